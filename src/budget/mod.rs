@@ -1,0 +1,2 @@
+//! zCDP bookkeeping and its conversions to (ε, δ)-DP.
+pub mod zcdp;

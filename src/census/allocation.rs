@@ -1,0 +1,302 @@
+//! Privacy-loss budget allocation files (TOML, DESIGN.md "Allocation files").
+//!
+//! ```toml
+//! name = "..."
+//! rho = "3.65"                 # total zCDP budget (with `share` levels)
+//! neighbors = "add-remove"     # or "replace"
+//! [[level]]
+//! name = "US"
+//! share = "0.02"               # fraction of rho for this level
+//! queries = 10                 # equal split; or query_shares = ["1/10", ...]; or query_rho = ["73/10000", ...]
+//! ```
+//!
+//! Every number is parsed exactly (decimal strings or fractions; TOML floats are read through their
+//! shortest decimal representation). Per query with zCDP budget ρ_q:
+//! * add/remove: one sensitivity-1 query, σ² = 1/(2ρ_q) (census-2020-more-private-fdp.txt §A.1, σ² = n/(2aρ));
+//! * replace: the record moves one cell down and one up, σ² = 1/ρ_q (the TopDown code's `inverse_scale`),
+//!   i.e. two unit shifts on two cells with the same σ² — accounted as two sensitivity-1 queries.
+
+use crate::num::parse_rational;
+use rug::Rational;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Neighbors {
+    AddRemove,
+    Replace,
+}
+
+impl Neighbors {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Neighbors::AddRemove => "add-remove",
+            Neighbors::Replace => "replace",
+        }
+    }
+}
+
+/// A group of i.i.d. discrete Gaussian mechanisms: `count` sensitivity-`mu` queries with noise N_Z(0, σ²).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MechGroup {
+    pub sigma2: Rational,
+    pub count: u32,
+    pub mu: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Level {
+    pub name: String,
+    /// Budget of the level (sum of its query budgets), exact.
+    pub rho: Rational,
+    /// Share of the total, when given.
+    pub share: Option<Rational>,
+    /// Per-query zCDP budgets as accounted under the file's neighbour relation.
+    pub query_rho: Vec<Rational>,
+    pub query_names: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub name: String,
+    pub source: Option<String>,
+    pub rho: Option<Rational>,
+    pub neighbors: Neighbors,
+    pub delta_reported: Option<Rational>,
+    pub levels: Vec<Level>,
+}
+
+fn num_field(v: &toml::Value, what: &str) -> Result<Rational, String> {
+    match v {
+        toml::Value::String(s) => parse_rational(s).map_err(|e| format!("{what}: {e}")),
+        toml::Value::Integer(i) => Ok(Rational::from(*i)),
+        toml::Value::Float(f) => {
+            if !f.is_finite() {
+                return Err(format!("{what}: not a finite number"));
+            }
+            parse_rational(&format!("{f}")).map_err(|e| format!("{what}: {e}"))
+        }
+        _ => Err(format!("{what}: expected a number or a decimal string")),
+    }
+}
+
+fn num_list(v: &toml::Value, what: &str) -> Result<Vec<Rational>, String> {
+    match v {
+        toml::Value::Array(a) => a.iter().enumerate().map(|(i, x)| num_field(x, &format!("{what}[{i}]"))).collect(),
+        _ => Err(format!("{what}: expected an array")),
+    }
+}
+
+impl Allocation {
+    pub fn from_path(path: &Path) -> Result<Allocation, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read allocation file '{}': {e}", path.display()))?;
+        Allocation::from_toml(&text).map_err(|e| format!("allocation file '{}': {e}", path.display()))
+    }
+
+    pub fn from_toml(text: &str) -> Result<Allocation, String> {
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error"))
+        })?;
+        let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("unnamed allocation").to_string();
+        let source = doc.get("source").and_then(|v| v.as_str()).map(|s| s.to_string());
+        let rho = doc.get("rho").map(|v| num_field(v, "rho")).transpose()?;
+        if let Some(r) = &rho {
+            if *r <= 0 {
+                return Err("rho must be positive".into());
+            }
+        }
+        let neighbors = match doc.get("neighbors") {
+            None => Neighbors::AddRemove,
+            Some(toml::Value::String(s)) => match s.as_str() {
+                "add-remove" | "add/remove" | "unbounded" => Neighbors::AddRemove,
+                "replace" | "bounded" => Neighbors::Replace,
+                other => return Err(format!("unknown neighbour relation '{other}' (expected \"add-remove\" or \"replace\")")),
+            },
+            Some(_) => return Err("neighbors must be a string".into()),
+        };
+        let delta_reported = doc.get("delta_reported").map(|v| num_field(v, "delta_reported")).transpose()?;
+        let lv = doc.get("level").and_then(|v| v.as_array()).ok_or("no [[level]] entries")?;
+        if lv.is_empty() {
+            return Err("no [[level]] entries".into());
+        }
+        let mut levels = Vec::new();
+        let mut share_sum = Rational::from(0);
+        for (i, l) in lv.iter().enumerate() {
+            let t = l.as_table().ok_or(format!("level {}: not a table", i + 1))?;
+            let lname = t.get("name").and_then(|v| v.as_str()).ok_or(format!("level {}: missing name", i + 1))?.to_string();
+            let ctx = |s: &str| format!("level '{lname}': {s}");
+            let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(|e| ctx(&e))?;
+            let queries = t.get("queries");
+            let qshares = t.get("query_shares");
+            let qrho = t.get("query_rho");
+            let names: Vec<String> = t
+                .get("query_names")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|x| x.as_str().map(|s| s.to_string())).collect())
+                .unwrap_or_default();
+            let forms = [queries.is_some(), qshares.is_some(), qrho.is_some()].iter().filter(|b| **b).count();
+            if forms != 1 {
+                return Err(ctx("give exactly one of `queries`, `query_shares`, `query_rho`"));
+            }
+            let query_rho: Vec<Rational> = if let Some(qr) = qrho {
+                if share.is_some() {
+                    return Err(ctx("`query_rho` gives absolute budgets; do not combine it with `share`"));
+                }
+                let v = num_list(qr, "query_rho").map_err(|e| ctx(&e))?;
+                if v.is_empty() {
+                    return Err(ctx("query_rho is empty"));
+                }
+                for (j, x) in v.iter().enumerate() {
+                    if *x <= 0 {
+                        return Err(ctx(&format!("query_rho[{j}] must be positive")));
+                    }
+                }
+                v
+            } else {
+                let share = share.clone().ok_or_else(|| ctx("missing `share`"))?;
+                if share <= 0 {
+                    return Err(ctx("share must be positive"));
+                }
+                let total = rho.clone().ok_or_else(|| ctx("`share` needs a top-level `rho`"))?;
+                share_sum += &share;
+                let level_rho = Rational::from(&share * &total);
+                if let Some(q) = queries {
+                    let n = q.as_integer().ok_or_else(|| ctx("queries must be an integer"))?;
+                    if n < 1 || n > 1_000_000 {
+                        return Err(ctx("queries must be between 1 and 1000000"));
+                    }
+                    vec![Rational::from(&level_rho / Rational::from(n)); n as usize]
+                } else {
+                    let qs = num_list(qshares.unwrap(), "query_shares").map_err(|e| ctx(&e))?;
+                    if qs.is_empty() {
+                        return Err(ctx("query_shares is empty"));
+                    }
+                    let mut s = Rational::from(0);
+                    for (j, x) in qs.iter().enumerate() {
+                        if *x <= 0 {
+                            return Err(ctx(&format!("query_shares[{j}] must be positive")));
+                        }
+                        s += x;
+                    }
+                    if s != 1 {
+                        return Err(ctx(&format!("query_shares sum to {} instead of 1", s)));
+                    }
+                    qs.iter().map(|x| Rational::from(x * &level_rho)).collect()
+                }
+            };
+            let lrho: Rational = query_rho.iter().fold(Rational::from(0), |a, b| a + b);
+            levels.push(Level { name: lname, rho: lrho, share, query_rho, query_names: names });
+        }
+        if share_sum > 1 {
+            return Err(format!("level shares sum to {} > 1: the levels would spend more than rho", share_sum));
+        }
+        let mut seen = BTreeMap::new();
+        for l in &levels {
+            if seen.insert(norm_name(&l.name), ()).is_some() {
+                return Err(format!("duplicate level name '{}'", l.name));
+            }
+        }
+        Ok(Allocation { name, source, rho, neighbors, delta_reported, levels })
+    }
+
+    /// Total zCDP budget actually spent (Σ of level budgets).
+    pub fn total_rho(&self) -> Rational {
+        self.levels.iter().fold(Rational::from(0), |a, l| a + &l.rho)
+    }
+
+    pub fn level(&self, name: &str) -> Result<&Level, String> {
+        let key = norm_name(name);
+        self.levels.iter().find(|l| norm_name(&l.name) == key).ok_or_else(|| {
+            let names: Vec<&str> = self.levels.iter().map(|l| l.name.as_str()).collect();
+            format!("unknown level '{name}' (levels: {})", names.join(", "))
+        })
+    }
+
+    /// The discrete Gaussian mechanisms of a level under this file's neighbour relation,
+    /// grouped by equal σ².
+    pub fn level_mechanisms(&self, level: &Level) -> Vec<MechGroup> {
+        group_mechanisms(&level.query_rho, self.neighbors)
+    }
+
+    /// All mechanisms of all levels, grouped by equal σ².
+    pub fn all_mechanisms(&self) -> Vec<MechGroup> {
+        let all: Vec<Rational> = self.levels.iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
+        group_mechanisms(&all, self.neighbors)
+    }
+}
+
+/// σ² per query and number of unit shifts, grouped: add/remove → (1/(2ρ_q), 1); replace → (1/ρ_q, 2).
+pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<MechGroup> {
+    let mut groups: Vec<MechGroup> = Vec::new();
+    for r in query_rho {
+        let (s2, k) = match nb {
+            Neighbors::AddRemove => (Rational::from(r.recip_ref()) / 2u32, 1u32),
+            Neighbors::Replace => (Rational::from(r.recip_ref()), 2u32),
+        };
+        if let Some(g) = groups.iter_mut().find(|g| g.sigma2 == s2) {
+            g.count += k;
+        } else {
+            groups.push(MechGroup { sigma2: s2, count: k, mu: 1 });
+        }
+    }
+    groups
+}
+
+/// Level names compare case-insensitively with spaces, '-' and '_' ignored.
+pub fn norm_name(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, ' ' | '_' | '-')).flat_map(|c| c.to_lowercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DHC: &str = r#"
+rho = "3.65"
+[[level]]
+name = "US"
+share = "0.02"
+queries = 10
+[[level]]
+name = "Tract Subset Group"
+share = 0.131
+queries = 10
+"#;
+
+    #[test]
+    fn sigma2_is_n_over_2_a_rho() {
+        let a = Allocation::from_toml(DHC).unwrap();
+        let us = a.level("us").unwrap();
+        let g = a.level_mechanisms(us);
+        assert_eq!(g.len(), 1);
+        // σ² = 10/(2·0.02·3.65) = 10/0.146 = 5000/73
+        assert_eq!(g[0].sigma2, Rational::from((5000, 73)));
+        assert_eq!(g[0].count, 10);
+        let t = a.level("tract_subset_group").unwrap();
+        assert_eq!(a.level_mechanisms(t)[0].sigma2, Rational::from(10) / (Rational::from(2) * Rational::from((131, 1000)) * Rational::from((365, 100))));
+    }
+
+    #[test]
+    fn replace_doubles_the_shifts_and_uses_inverse_rho() {
+        let a = Allocation::from_toml("neighbors = \"replace\"\n[[level]]\nname = \"B\"\nquery_rho = [\"11/10000\", \"11/10000\"]\n").unwrap();
+        let g = a.level_mechanisms(&a.levels[0]);
+        assert_eq!(g, vec![MechGroup { sigma2: Rational::from((10000, 11)), count: 4, mu: 1 }]);
+    }
+
+    #[test]
+    fn bad_files_are_rejected() {
+        let cases = [
+            ("rho = \"1\"\n[[level]]\nname=\"a\"\nshare=\"0.7\"\nqueries=1\n[[level]]\nname=\"b\"\nshare=\"0.4\"\nqueries=1\n", "sum to"),
+            ("rho = \"1\"\n[[level]]\nname=\"a\"\nshare=\"0.5\"\nquery_shares=[\"0.5\",\"0.4\"]\n", "sum to"),
+            ("neighbors=\"swap\"\n[[level]]\nname=\"a\"\nquery_rho=[\"1\"]\n", "unknown neighbour"),
+            ("[[level]]\nname=\"a\"\nquery_rho=[\"1/0\"]\n", "zero denominator"),
+            ("[[level]]\nname=\"a\"\nquery_rho=[\"-1\"]\n", "positive"),
+            ("rho = \"0\"\n[[level]]\nname=\"a\"\nshare=\"1\"\nqueries=1\n", "positive"),
+            ("this is not toml", "malformed"),
+        ];
+        for (text, want) in cases {
+            let e = Allocation::from_toml(text).unwrap_err();
+            assert!(e.contains(want), "{e:?} should mention {want:?}");
+        }
+    }
+}

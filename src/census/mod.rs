@@ -1,0 +1,4 @@
+//! Census allocation files, geolevels, and published values.
+pub mod allocation;
+
+pub use allocation::{Allocation, Level, MechGroup, Neighbors};

@@ -1,0 +1,180 @@
+//! Arguments shared by `epsilon` and `delta`: what is being accounted, the method, output format, precision.
+
+use crate::budget::zcdp;
+use crate::census::allocation::{group_mechanisms, Allocation, MechGroup, Neighbors};
+use crate::num::{parse_positive_rational, parse_rational, DEFAULT_PREC, MAX_PREC, MIN_PREC};
+use crate::report::Format;
+use clap::Args;
+use rug::Rational;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Method {
+    /// Exact lattice privacy-loss distribution, certified (the reference)
+    Lattice,
+    /// Bureau's conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke)
+    ZcdpBs,
+    /// Optimal zCDP conversion (Canonne–Kamath–Steinke)
+    ZcdpCks,
+}
+
+impl Method {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Lattice => "lattice",
+            Method::ZcdpBs => "zcdp-bs",
+            Method::ZcdpCks => "zcdp-cks",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TargetArgs {
+    /// Noise variance parameter σ² of N_Z(0, σ²) (decimal or fraction, e.g. 4.9995 or 5000/73)
+    #[arg(long, value_name = "S", conflicts_with_all = ["allocation", "mech"])]
+    pub sigma2: Option<String>,
+    /// Number of i.i.d. queries composed (with --sigma2)
+    #[arg(long, value_name = "N", requires = "sigma2")]
+    pub n: Option<String>,
+    /// Integer sensitivity μ ≥ 1 of each query (with --sigma2; add/remove neighbours)
+    #[arg(long, value_name = "MU", default_value = "1")]
+    pub sensitivity: String,
+    /// Allocation file (TOML, see DESIGN.md)
+    #[arg(long, value_name = "FILE", conflicts_with = "mech")]
+    pub allocation: Option<PathBuf>,
+    /// Geographic level of the allocation
+    #[arg(long, value_name = "NAME", requires = "allocation", conflicts_with = "overall")]
+    pub level: Option<String>,
+    /// Compose all levels of the allocation
+    #[arg(long, requires = "allocation")]
+    pub overall: bool,
+    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]`; repeat to compose several
+    #[arg(long, value_name = "SPEC")]
+    pub mech: Vec<String>,
+    /// Accounting method
+    #[arg(long, value_enum, default_value = "lattice")]
+    pub method: Method,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Working precision in bits (MPFR)
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
+    pub prec: u32,
+}
+
+/// What is being accounted: groups of i.i.d. discrete Gaussian mechanisms, with a label.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub label: String,
+    pub groups: Vec<MechGroup>,
+    pub neighbors: Neighbors,
+}
+
+impl Target {
+    pub fn rho(&self) -> Rational {
+        self.groups.iter().map(|g| zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b)
+    }
+
+    pub fn describe(&self) -> String {
+        self.groups
+            .iter()
+            .map(|g| format!("{} x N_Z(0, {}) sensitivity {}", g.count, g.sigma2, g.mu))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+fn parse_count(s: &str, what: &str) -> Result<u32, String> {
+    let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
+    if v < 1 || v > 1_000_000 {
+        return Err(format!("{what} must be an integer between 1 and 1000000, got '{s}'"));
+    }
+    Ok(v as u32)
+}
+
+/// Parse `dgauss:sigma2=S,n=N[,mu=M]`.
+pub fn parse_mech(spec: &str) -> Result<MechGroup, String> {
+    let body = spec.strip_prefix("dgauss:").ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]'"))?;
+    let (mut s2, mut n, mut mu) = (None, 1u32, 1u32);
+    for kv in body.split(',') {
+        let (k, v) = kv.split_once('=').ok_or_else(|| format!("mechanism '{spec}': expected key=value, got '{kv}'"))?;
+        match k.trim() {
+            "sigma2" => s2 = Some(parse_positive_rational(v, "sigma2")?),
+            "n" => n = parse_count(v, "n")?,
+            "mu" | "sensitivity" => mu = parse_count(v, "sensitivity")?,
+            other => return Err(format!("mechanism '{spec}': unknown key '{other}'")),
+        }
+    }
+    let sigma2 = s2.ok_or_else(|| format!("mechanism '{spec}': missing sigma2"))?;
+    Ok(MechGroup { sigma2, count: n, mu })
+}
+
+pub fn check_prec(p: u32) -> Result<u32, String> {
+    if !(MIN_PREC..=MAX_PREC).contains(&p) {
+        return Err(format!("--prec must be between {MIN_PREC} and {MAX_PREC} bits, got {p}"));
+    }
+    Ok(p)
+}
+
+/// Resolve the target from the arguments, validating everything before any computation.
+pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
+    check_prec(a.prec)?;
+    if let Some(s) = &a.sigma2 {
+        let sigma2 = parse_positive_rational(s, "sigma2")?;
+        let n = parse_count(a.n.as_deref().ok_or("--sigma2 needs --n")?, "n")?;
+        let mu = parse_count(&a.sensitivity, "sensitivity")?;
+        return Ok(Target {
+            label: format!("{n} x N_Z(0, {s}) sensitivity {mu}"),
+            groups: vec![MechGroup { sigma2, count: n, mu }],
+            neighbors: Neighbors::AddRemove,
+        });
+    }
+    if let Some(path) = &a.allocation {
+        let alloc = Allocation::from_path(path)?;
+        if a.overall {
+            return Ok(Target { label: format!("{} (overall)", alloc.name), groups: alloc.all_mechanisms(), neighbors: alloc.neighbors });
+        }
+        let name = a.level.as_deref().ok_or("--allocation needs --level NAME or --overall")?;
+        let level = alloc.level(name)?;
+        return Ok(Target {
+            label: format!("{} / {}", alloc.name, level.name),
+            groups: group_mechanisms(&level.query_rho, alloc.neighbors),
+            neighbors: alloc.neighbors,
+        });
+    }
+    if !a.mech.is_empty() {
+        let mut groups: Vec<MechGroup> = Vec::new();
+        for m in &a.mech {
+            let g = parse_mech(m)?;
+            if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {
+                x.count += g.count;
+            } else {
+                groups.push(g);
+            }
+        }
+        let label = a.mech.join(" + ");
+        return Ok(Target { label, groups, neighbors: Neighbors::AddRemove });
+    }
+    Err("nothing to account: give --sigma2 S --n N, --allocation FILE (--level NAME | --overall), or --mech SPEC".into())
+}
+
+/// δ strictly inside (0, 1).
+pub fn parse_delta(s: &str) -> Result<Rational, String> {
+    let d = parse_rational(s).map_err(|e| format!("delta: {e}"))?;
+    if d <= 0 || d >= 1 {
+        return Err(format!("delta must be in (0, 1), got '{s}'"));
+    }
+    Ok(d)
+}
+
+/// ε ≥ 0.
+pub fn parse_epsilon(s: &str) -> Result<Rational, String> {
+    let e = parse_rational(s).map_err(|e| format!("epsilon: {e}"))?;
+    if e < 0 {
+        return Err(format!("epsilon must be non-negative, got '{s}'"));
+    }
+    if e > 100_000 {
+        return Err(format!("epsilon must be at most 100000, got '{s}'"));
+    }
+    Ok(e)
+}

@@ -1,0 +1,70 @@
+//! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
+pub mod common;
+pub mod epsilon;
+pub mod reproduce;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tightdp",
+    version,
+    about = "Certified, exact privacy accounting for the 2020 US Census (discrete Gaussian compositions)",
+    long_about = "tightdp computes exact privacy profiles δ(ε), ε(δ) and trade-off functions of discrete \
+Gaussian mechanisms and their compositions, with certified error bounds (MPFR interval arithmetic), next \
+to the Census Bureau's zCDP-based figures.\n\nExamples:\n  tightdp epsilon --sigma2 5 --n 10 --delta 1e-11\n  \
+tightdp epsilon --allocation data/allocations/dhc-2022-08-25.toml --level State --delta 1e-11 --format json\n  \
+tightdp delta --sigma2 456.62 --n 10 --epsilon 1 --method zcdp-cks\n  tightdp reproduce --out results/"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// ε(δ): the smallest ε with (ε, δ)-DP, certified
+    Epsilon(epsilon::EpsilonArgs),
+    /// δ(ε): the privacy profile at ε, with both terms of Lemma A.9
+    Delta(epsilon::DeltaArgs),
+    /// Regenerate every table and figure into results/
+    Reproduce(reproduce::ReproduceArgs),
+}
+
+/// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    return 0;
+                }
+                _ => {
+                    let msg = e.to_string();
+                    let first = msg.lines().next().unwrap_or("invalid arguments").trim();
+                    let first = first.strip_prefix("error: ").unwrap_or(first);
+                    eprintln!("error: {first} (see --help)");
+                    return 2;
+                }
+            }
+        }
+    };
+    let res = match cli.cmd {
+        Command::Epsilon(a) => epsilon::run_epsilon(a),
+        Command::Delta(a) => epsilon::run_delta(a),
+        Command::Reproduce(a) => reproduce::run(a),
+    };
+    match res {
+        Ok(out) => {
+            print!("{out}");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {}", e.lines().next().unwrap_or("failed"));
+            2
+        }
+    }
+}

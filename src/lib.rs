@@ -1,0 +1,10 @@
+//! tightdp: certified, arbitrary-precision privacy accounting for the 2020 US Census.
+//!
+//! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
+pub mod budget;
+pub mod census;
+pub mod dist;
+pub mod num;
+pub mod pld;
+pub mod cli;
+pub mod report;

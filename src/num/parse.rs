@@ -1,0 +1,98 @@
+//! Exact parsing of decimal strings and fractions into `rug::Rational`.
+//!
+//! Accepted forms: `3.65`, `-0.5`, `1e-11`, `2.5E3`, `.5`, `104/4099`, `7`, and `a/b` where a and b
+//! are themselves decimals (e.g. `0.5/3`). No floating point is involved: `"0.1"` is exactly 1/10.
+
+use rug::ops::Pow;
+use rug::{Integer, Rational};
+
+/// Parse a decimal or fraction exactly. Errors name the offending text.
+pub fn parse_rational(s: &str) -> Result<Rational, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("empty number".to_string());
+    }
+    if let Some((a, b)) = t.split_once('/') {
+        let num = parse_decimal(a.trim()).map_err(|e| format!("invalid number '{t}': {e}"))?;
+        let den = parse_decimal(b.trim()).map_err(|e| format!("invalid number '{t}': {e}"))?;
+        if den == 0 {
+            return Err(format!("invalid number '{t}': zero denominator"));
+        }
+        return Ok(num / den);
+    }
+    parse_decimal(t).map_err(|e| format!("invalid number '{t}': {e}"))
+}
+
+/// Parse and require a strictly positive value.
+pub fn parse_positive_rational(s: &str, what: &str) -> Result<Rational, String> {
+    let q = parse_rational(s).map_err(|e| format!("{what}: {e}"))?;
+    if q <= 0 {
+        return Err(format!("{what} must be positive, got '{}'", s.trim()));
+    }
+    Ok(q)
+}
+
+fn parse_decimal(t: &str) -> Result<Rational, String> {
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => {
+            let e: i64 = t[i + 1..].parse().map_err(|_| "bad exponent".to_string())?;
+            (&t[..i], e)
+        }
+        None => (t, 0i64),
+    };
+    if exp.abs() > 100_000 {
+        return Err("exponent out of range".into());
+    }
+    let (neg, body) = match mant.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, mant.strip_prefix('+').unwrap_or(mant)),
+    };
+    let (int_part, frac_part) = match body.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (body, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return Err("no digits".into());
+    }
+    if !int_part.chars().all(|c| c.is_ascii_digit()) || !frac_part.chars().all(|c| c.is_ascii_digit()) {
+        return Err("not a decimal number".into());
+    }
+    let digits = format!("{int_part}{frac_part}");
+    let mut n = Integer::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 10).map_err(|e| e.to_string())?;
+    if neg {
+        n = -n;
+    }
+    let scale = exp - frac_part.len() as i64;
+    let ten = Integer::from(10);
+    let q = if scale >= 0 {
+        Rational::from(n * ten.pow(scale as u32))
+    } else {
+        Rational::from((n, ten.pow((-scale) as u32)))
+    };
+    Ok(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        assert_eq!(parse_rational("3.65").unwrap(), Rational::from((365, 100)));
+        assert_eq!(parse_rational("0.1").unwrap(), Rational::from((1, 10)));
+        assert_eq!(parse_rational("1e-11").unwrap(), Rational::from((1, 100_000_000_000i64)));
+        assert_eq!(parse_rational("-2.5E1").unwrap(), Rational::from(-25));
+        assert_eq!(parse_rational(".5").unwrap(), Rational::from((1, 2)));
+        assert_eq!(parse_rational("104/4099").unwrap(), Rational::from((104, 4099)));
+        assert_eq!(parse_rational(" 7 ").unwrap(), Rational::from(7));
+    }
+
+    #[test]
+    fn garbage_is_rejected() {
+        for bad in ["", "abc", "1.2.3", "NaN", "inf", "1/0", "1e", "--1", "1,5", "."] {
+            assert!(parse_rational(bad).is_err(), "accepted {bad:?}");
+        }
+        assert!(parse_positive_rational("0", "sigma2").is_err());
+        assert!(parse_positive_rational("-1", "sigma2").is_err());
+    }
+}

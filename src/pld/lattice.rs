@@ -1,0 +1,252 @@
+//! Certified distributions of integer-valued statistics: a window of interval masses plus a bound on
+//! the mass outside the window.
+//!
+//! The privacy loss of any composition of discrete Gaussian mechanisms on integer queries is an
+//! affine function of such a statistic (see `profile.rs`), so this is the lattice on which the
+//! privacy-loss distribution lives.
+
+use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
+use crate::dist::dgauss::GUARD_BITS;
+use crate::dist::DiscreteGaussian;
+use crate::num::Interval;
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// Distribution of an integer random variable V: for v in [min, min + len), P[V = v] ∈ [lo, hi];
+/// the total mass outside the window is at most `outside`.
+#[derive(Clone, Debug)]
+pub struct LatticeDist {
+    pub min: i64,
+    pub lo: Vec<Float>,
+    pub hi: Vec<Float>,
+    pub outside: Float,
+    pub prec: u32,
+}
+
+/// Upper-tail sums of a [`LatticeDist`]: P[V ≥ m] enclosed for every integer m.
+#[derive(Clone, Debug)]
+pub struct Survival {
+    pub min: i64,
+    /// `lo[i]` ≤ P[V ≥ min + i] (sum of lower masses in the window at and above).
+    pub lo: Vec<Float>,
+    /// `hi[i]` ≥ P[V ≥ min + i] (sum of upper masses plus all outside mass).
+    pub hi: Vec<Float>,
+    pub outside: Float,
+    pub prec: u32,
+}
+
+impl LatticeDist {
+    pub fn max(&self) -> i64 {
+        self.min + self.lo.len() as i64 - 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.lo.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lo.is_empty()
+    }
+
+    /// Certified P[V = v].
+    pub fn pmf(&self, v: i64) -> Interval {
+        if v < self.min || v > self.max() {
+            return Interval::new(Float::with_val(self.prec, 0), self.outside.clone());
+        }
+        let i = (v - self.min) as usize;
+        Interval::new(self.lo[i].clone(), self.hi[i].clone())
+    }
+
+    /// The law of S = X_1 + … + X_n for i.i.d. X_i ~ N_Z(0, σ²), built exactly from the residue-class
+    /// structure of the lattice sum (census-2020-more-private-fdp.txt eq. A.5):
+    ///
+    /// P[S = y] = D_{y mod n} · exp(-y²/(2nσ²)) / Z^n,
+    ///
+    /// because Σx_i² = y²/n + Σ(x_i − y/n)² and the inner lattice sum depends on y only through y mod n.
+    /// The n constants D_k are computed by the recursion W_m(k) = Σ_x w(x) W_{m−1}(k − x) over the number
+    /// of summands m (w(x) = exp(-x²/(2σ²)), W_m(z) = D^{(m)}_{z mod m} exp(-z²/(2mσ²))), truncating the
+    /// x-sum where the dropped weight is below 2^-(prec+GUARD_BITS) and adding a rigorous bound for it.
+    /// The window is |y| ≤ M with the mass beyond bounded by the Gaussian tail of each residue class.
+    pub fn iid_dgauss_sum(sigma2: &Rational, n: u32, prec: u32) -> LatticeDist {
+        assert!(n >= 1);
+        assert!(*sigma2 > 0);
+        let p = prec + 32;
+        let bits = prec + GUARD_BITS;
+        let dg = DiscreteGaussian { sigma2: sigma2.clone() };
+        let k = radius_for_bits(sigma2, bits);
+        let w = GaussTable::new(sigma2, k, p);
+        let tail_w = gauss_tail_upper(sigma2, k as u64 + 1, p); // Σ_{x>K} w(x)
+        let z = dg.normaliser_direct(p);
+
+        // D^{(m)}_r for r in 0..m, as (lo, hi); start with m = 1: D = [1].
+        let mut d_lo = vec![Float::with_val(p, 1)];
+        let mut d_hi = vec![Float::with_val(p, 1)];
+        // Upper bound on max_z W_m(z): W_m(z) ≤ Z^m (total unnormalised mass).
+        for m in 2..=n {
+            let prev = (m - 1) as i64;
+            let v_prev = Rational::from(sigma2 * Rational::from(prev));
+            let v_m = Rational::from(sigma2 * Rational::from(m));
+            // g_{m-1}(|z|) for |z| ≤ K + m.
+            let g = GaussTable::new(&v_prev, k + m as usize + 1, p);
+            let wmax_prev = z.powu(m - 1).hi;
+            let drop = Float::with_val_round(p, &tail_w * 2u32, Round::Up).0;
+            let drop = Float::with_val_round(p, &drop * &wmax_prev, Round::Up).0;
+            let g_m = GaussTable::new(&v_m, m as usize, p);
+            let mut nd_lo = Vec::with_capacity(m as usize);
+            let mut nd_hi = Vec::with_capacity(m as usize);
+            for r in 0..m as i64 {
+                let mut s_lo = Float::with_val(p, 0);
+                let mut s_hi = Float::with_val(p, 0);
+                for x in -(k as i64)..=(k as i64) {
+                    let zz = r - x;
+                    let cls = zz.rem_euclid(prev) as usize;
+                    let az = zz.unsigned_abs() as usize;
+                    let ax = x.unsigned_abs() as usize;
+                    let wp_lo = Float::with_val_round(p, &d_lo[cls] * &g.lo[az], Round::Down).0;
+                    let wp_hi = Float::with_val_round(p, &d_hi[cls] * &g.hi[az], Round::Up).0;
+                    s_lo = Float::with_val_round(p, &s_lo + Float::with_val_round(p, &w.lo[ax] * &wp_lo, Round::Down).0, Round::Down).0;
+                    s_hi = Float::with_val_round(p, &s_hi + Float::with_val_round(p, &w.hi[ax] * &wp_hi, Round::Up).0, Round::Up).0;
+                }
+                s_hi = Float::with_val_round(p, &s_hi + &drop, Round::Up).0;
+                // D^{(m)}_r = W_m(r) / exp(-r²/(2mσ²))
+                nd_lo.push(Float::with_val_round(p, &s_lo / &g_m.hi[r as usize], Round::Down).0);
+                nd_hi.push(Float::with_val_round(p, &s_hi / &g_m.lo[r as usize], Round::Up).0);
+            }
+            d_lo = nd_lo;
+            d_hi = nd_hi;
+        }
+
+        // Window |y| ≤ M for S.
+        let v_n = Rational::from(sigma2 * Rational::from(n));
+        let mm = radius_for_bits(&v_n, bits) + n as usize;
+        let g = GaussTable::new(&v_n, mm + 1, p);
+        let zn = z.powu(n);
+        let mut lo = Vec::with_capacity(2 * mm + 1);
+        let mut hi = Vec::with_capacity(2 * mm + 1);
+        for y in -(mm as i64)..=(mm as i64) {
+            let cls = y.rem_euclid(n as i64) as usize;
+            let ay = y.unsigned_abs() as usize;
+            let a = Float::with_val_round(p, &d_lo[cls] * &g.lo[ay], Round::Down).0;
+            let b = Float::with_val_round(p, &d_hi[cls] * &g.hi[ay], Round::Up).0;
+            lo.push(Float::with_val_round(prec, &a / &zn.hi, Round::Down).0);
+            hi.push(Float::with_val_round(prec, &b / &zn.lo, Round::Up).0);
+        }
+        // Mass outside: 2 · max_k D_k · Σ_{y > M} exp(-y²/(2nσ²)) / Z^n.
+        let mut dmax = d_hi[0].clone();
+        for d in &d_hi {
+            if *d > dmax {
+                dmax = d.clone();
+            }
+        }
+        let t = gauss_tail_upper(&v_n, mm as u64 + 1, p);
+        let out = Float::with_val_round(p, &t * &dmax, Round::Up).0;
+        let out = Float::with_val_round(p, &out * 2u32, Round::Up).0;
+        let out = Float::with_val_round(prec, &out / &zn.lo, Round::Up).0;
+        LatticeDist { min: -(mm as i64), lo, hi, outside: out, prec }
+    }
+
+    /// Upper-tail sums P[V ≥ m], accumulated from the top with outward rounding.
+    pub fn survival(&self) -> Survival {
+        let p = self.prec;
+        let n = self.len();
+        let mut lo = vec![Float::with_val(p, 0); n];
+        let mut hi = vec![Float::with_val(p, 0); n];
+        let mut slo = Float::with_val(p, 0);
+        let mut shi = self.outside.clone();
+        for i in (0..n).rev() {
+            slo = Float::with_val_round(p, &slo + &self.lo[i], Round::Down).0;
+            shi = Float::with_val_round(p, &shi + &self.hi[i], Round::Up).0;
+            lo[i] = slo.clone();
+            hi[i] = if shi > 1 { Float::with_val(p, 1) } else { shi.clone() };
+        }
+        Survival { min: self.min, lo, hi, outside: self.outside.clone(), prec: p }
+    }
+
+    /// Certified bounds on the total mass (should contain 1).
+    pub fn total_mass(&self) -> Interval {
+        let s = self.survival();
+        let lo = s.lo.first().cloned().unwrap_or_else(|| Float::with_val(self.prec, 0));
+        let mut hi = Float::with_val(self.prec, 0);
+        for h in &self.hi {
+            hi = Float::with_val_round(self.prec, &hi + h, Round::Up).0;
+        }
+        hi = Float::with_val_round(self.prec, &hi + &self.outside, Round::Up).0;
+        Interval::new(lo, hi)
+    }
+}
+
+impl Survival {
+    /// Certified P[V ≥ m].
+    pub fn ge(&self, m: i64) -> Interval {
+        let p = self.prec;
+        if m < self.min {
+            return Interval::new(self.lo[0].clone(), Float::with_val(p, 1));
+        }
+        let i = (m - self.min) as usize;
+        if i >= self.lo.len() {
+            return Interval::new(Float::with_val(p, 0), self.outside.clone());
+        }
+        Interval::new(self.lo[i].clone(), self.hi[i].clone())
+    }
+
+    /// Largest m for which the window still resolves P[V ≥ m] (beyond it only [0, outside] is known).
+    pub fn max_index(&self) -> i64 {
+        self.min + self.lo.len() as i64 - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_rational;
+
+    /// The residue-class construction against a plain n-fold convolution of the truncated pmf.
+    #[test]
+    fn residue_construction_matches_direct_convolution() {
+        let s2 = parse_rational("2.5").unwrap();
+        let n = 4u32;
+        let prec = 160;
+        let dist = LatticeDist::iid_dgauss_sum(&s2, n, prec);
+        // Direct convolution in high-precision floats (not certified; reference to ~1e-40).
+        let dg = DiscreteGaussian { sigma2: s2.clone() };
+        let z = dg.normaliser_direct(300).mid();
+        let k = 40i64;
+        let base: Vec<Float> = (-k..=k)
+            .map(|x| Float::with_val(300, -(Float::with_val(300, x * x) / 5u32)).exp() / &z)
+            .collect();
+        let mut acc = base.clone();
+        for _ in 1..n {
+            let mut out = vec![Float::with_val(300, 0); acc.len() + base.len() - 1];
+            for (i, a) in acc.iter().enumerate() {
+                for (j, b) in base.iter().enumerate() {
+                    out[i + j] += Float::with_val(300, a * b);
+                }
+            }
+            acc = out;
+        }
+        let off = n as i64 * k;
+        for y in [-30i64, -7, -1, 0, 1, 2, 3, 13, 29] {
+            let direct = &acc[(y + off) as usize];
+            let iv = dist.pmf(y);
+            let rel = Float::with_val(300, (Float::with_val(300, iv.mid()) - direct) / direct).abs();
+            assert!(rel < 1e-40, "y = {y}: {iv} vs {direct}");
+        }
+        let tm = dist.total_mass();
+        assert!(tm.contains(&Float::with_val(prec, 1)), "total mass {tm}");
+    }
+
+    #[test]
+    fn survival_is_monotone_and_symmetric() {
+        let s2 = parse_rational("5").unwrap();
+        let dist = LatticeDist::iid_dgauss_sum(&s2, 10, 128);
+        let s = dist.survival();
+        // P[V ≥ 1] = P[V ≤ -1] = (1 − P[V=0])/2
+        let a = s.ge(1);
+        let p0 = dist.pmf(0);
+        let b = Interval::one(128).sub(&p0).mul(&Interval::from_rational(&Rational::from((1, 2)), 128));
+        assert!(a.overlaps(&b));
+        for m in -20..20 {
+            assert!(s.ge(m).lo >= s.ge(m + 1).lo);
+        }
+    }
+}

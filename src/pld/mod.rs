@@ -1,0 +1,9 @@
+//! Lattice privacy-loss distributions: exact laws of the loss statistic, composition, and the
+//! privacy profile (δ(ε), ε(δ), trade-off knots) read off them.
+pub mod compose;
+pub mod lattice;
+pub mod profile;
+
+pub use compose::compose_groups;
+pub use lattice::{LatticeDist, Survival};
+pub use profile::{DeltaValue, Knot, PrivacyProfile};

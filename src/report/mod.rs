@@ -1,0 +1,5 @@
+//! Output: key/value records as table, CSV or JSON; atomic file writes; result tables.
+pub mod output;
+pub mod tables;
+
+pub use output::{Format, Record};
