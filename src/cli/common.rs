@@ -31,10 +31,10 @@ impl Method {
 #[derive(Args, Debug, Clone)]
 pub struct TargetArgs {
     /// Noise variance parameter σ² of N_Z(0, σ²) (decimal or fraction, e.g. 4.9995 or 5000/73)
-    #[arg(long, value_name = "S", conflicts_with_all = ["allocation", "mech"])]
+    #[arg(long, value_name = "S", allow_hyphen_values = true, conflicts_with_all = ["allocation", "mech"])]
     pub sigma2: Option<String>,
     /// Number of i.i.d. queries composed (with --sigma2)
-    #[arg(long, value_name = "N", requires = "sigma2")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "sigma2")]
     pub n: Option<String>,
     /// Integer sensitivity μ ≥ 1 of each query (with --sigma2; add/remove neighbours)
     #[arg(long, value_name = "MU", default_value = "1")]

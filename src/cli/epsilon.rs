@@ -16,7 +16,7 @@ pub struct EpsilonArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// δ in (0, 1), decimal or fraction
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
 }
 
@@ -25,7 +25,7 @@ pub struct DeltaArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// ε ≥ 0, decimal or fraction
-    #[arg(long, value_name = "E")]
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
     pub epsilon: String,
 }
 

@@ -43,10 +43,18 @@ pub fn run() -> i32 {
                     return 0;
                 }
                 _ => {
+                    // clap's message: a first line, maybe indented continuation lines, then usage.
                     let msg = e.to_string();
-                    let first = msg.lines().next().unwrap_or("invalid arguments").trim();
-                    let first = first.strip_prefix("error: ").unwrap_or(first);
-                    eprintln!("error: {first} (see --help)");
+                    let mut parts: Vec<String> = Vec::new();
+                    for (i, l) in msg.lines().enumerate() {
+                        if i > 0 && (l.trim().is_empty() || !l.starts_with(' ')) {
+                            break;
+                        }
+                        parts.push(l.trim().to_string());
+                    }
+                    let one = parts.join(" ");
+                    let one = one.strip_prefix("error: ").unwrap_or(&one);
+                    eprintln!("error: {one} (see --help)");
                     return 2;
                 }
             }

@@ -10,6 +10,7 @@ use crate::dist::dgauss::GUARD_BITS;
 use crate::dist::DiscreteGaussian;
 use crate::num::Interval;
 use rug::float::Round;
+use rug::ops::{AddAssignRound, AssignRound};
 use rug::{Float, Rational};
 
 /// Distribution of an integer random variable V: for v in [min, min + len), P[V = v] ∈ [lo, hi];
@@ -92,22 +93,38 @@ impl LatticeDist {
             let drop = Float::with_val_round(p, &tail_w * 2u32, Round::Up).0;
             let drop = Float::with_val_round(p, &drop * &wmax_prev, Round::Up).0;
             let g_m = GaussTable::new(&v_m, m as usize, p);
+            // W_{m-1}(z) for z in [-K, m-1+K], computed once per m.
+            let zmin = -(k as i64);
+            let zlen = 2 * k + m as usize;
+            let mut wl = Vec::with_capacity(zlen);
+            let mut wh = Vec::with_capacity(zlen);
+            for i in 0..zlen {
+                let zz = zmin + i as i64;
+                let cls = zz.rem_euclid(prev) as usize;
+                let az = zz.unsigned_abs() as usize;
+                wl.push(Float::with_val_round(p, &d_lo[cls] * &g.lo[az], Round::Down).0);
+                wh.push(Float::with_val_round(p, &d_hi[cls] * &g.hi[az], Round::Up).0);
+            }
             let mut nd_lo = Vec::with_capacity(m as usize);
             let mut nd_hi = Vec::with_capacity(m as usize);
+            let mut tl = Float::new(p);
+            let mut th = Float::new(p);
+            let mut pl = Float::new(p);
+            let mut ph = Float::new(p);
             for r in 0..m as i64 {
-                let mut s_lo = Float::with_val(p, 0);
-                let mut s_hi = Float::with_val(p, 0);
-                for x in -(k as i64)..=(k as i64) {
-                    let zz = r - x;
-                    let cls = zz.rem_euclid(prev) as usize;
-                    let az = zz.unsigned_abs() as usize;
-                    let ax = x.unsigned_abs() as usize;
-                    let wp_lo = Float::with_val_round(p, &d_lo[cls] * &g.lo[az], Round::Down).0;
-                    let wp_hi = Float::with_val_round(p, &d_hi[cls] * &g.hi[az], Round::Up).0;
-                    s_lo = Float::with_val_round(p, &s_lo + Float::with_val_round(p, &w.lo[ax] * &wp_lo, Round::Down).0, Round::Down).0;
-                    s_hi = Float::with_val_round(p, &s_hi + Float::with_val_round(p, &w.hi[ax] * &wp_hi, Round::Up).0, Round::Up).0;
+                // Σ_x w(|x|) W(r − x) = w(0) W(r) + Σ_{x≥1} w(x) (W(r − x) + W(r + x))
+                let c = (r - zmin) as usize;
+                let mut s_lo = Float::with_val_round(p, &w.lo[0] * &wl[c], Round::Down).0;
+                let mut s_hi = Float::with_val_round(p, &w.hi[0] * &wh[c], Round::Up).0;
+                for x in 1..=k {
+                    pl.assign_round(&wl[c - x] + &wl[c + x], Round::Down);
+                    ph.assign_round(&wh[c - x] + &wh[c + x], Round::Up);
+                    tl.assign_round(&w.lo[x] * &pl, Round::Down);
+                    th.assign_round(&w.hi[x] * &ph, Round::Up);
+                    s_lo.add_assign_round(&tl, Round::Down);
+                    s_hi.add_assign_round(&th, Round::Up);
                 }
-                s_hi = Float::with_val_round(p, &s_hi + &drop, Round::Up).0;
+                s_hi.add_assign_round(&drop, Round::Up);
                 // D^{(m)}_r = W_m(r) / exp(-r²/(2mσ²))
                 nd_lo.push(Float::with_val_round(p, &s_lo / &g_m.hi[r as usize], Round::Down).0);
                 nd_hi.push(Float::with_val_round(p, &s_hi / &g_m.lo[r as usize], Round::Up).0);

@@ -1,0 +1,175 @@
+//! End-to-end tests of the command-line contract (DESIGN.md).
+
+use assert_cmd::Command;
+use rug::Float;
+use std::path::PathBuf;
+
+fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn dhc() -> String {
+    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).expect("valid JSON")
+}
+
+fn f(v: &serde_json::Value, k: &str) -> Float {
+    let s = v[k].as_str().unwrap_or_else(|| panic!("field {k} missing or not a string"));
+    Float::with_val(300, Float::parse(s).unwrap())
+}
+
+fn sig_digits(s: &str) -> usize {
+    s.chars().filter(|c| c.is_ascii_digit()).collect::<String>().trim_start_matches('0').len()
+}
+
+/// census-2020-more-private-fdp.txt §3.1: state level, exact ε = 10.13 at δ = 1e-11 and 6.57 at 1e-5.
+#[test]
+fn epsilon_json_state_level_matches_paper_and_is_certified() {
+    for (delta, printed) in [("1e-11", "10.13"), ("1e-5", "6.57")] {
+        let out = bin()
+            .args(["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", delta, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v = json(&out.stdout);
+        assert_eq!(v["method"], "lattice");
+        let lo = f(&v, "epsilon_lo");
+        let hi = f(&v, "epsilon_hi");
+        assert!(lo <= hi);
+        assert!(Float::with_val(300, &hi - &lo) <= 1e-20, "bracket too wide");
+        assert!(sig_digits(v["epsilon_lo"].as_str().unwrap()) >= 25);
+        assert_eq!(format!("{:.2}", lo.to_f64()), printed);
+    }
+}
+
+#[test]
+fn epsilon_for_single_mechanism_and_methods() {
+    let out = bin().args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let lattice = f(&json(&out.stdout), "epsilon_lo");
+    let out = bin()
+        .args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-bs", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json(&out.stdout);
+    assert_eq!(v["method"], "zcdp-bs");
+    let bs = f(&v, "epsilon_lo");
+    assert_eq!(format!("{:.2}", bs.to_f64()), "11.07");
+    let out = bin()
+        .args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-cks", "--format", "json"])
+        .output()
+        .unwrap();
+    let cks = f(&json(&out.stdout), "epsilon_lo");
+    assert!(lattice < cks && cks < bs, "expected exact < CKS < Bun–Steinke");
+}
+
+#[test]
+fn delta_json_has_both_terms() {
+    let out = bin()
+        .args(["delta", "--sigma2", "5", "--n", "10", "--epsilon", "10.1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    let lo = f(&v, "delta_lo");
+    let hi = f(&v, "delta_hi");
+    let first = f(&v, "first_term_lo");
+    let second = f(&v, "second_term_lo");
+    assert!(lo <= hi && lo > 0);
+    // δ = first − second
+    let d = Float::with_val(300, &first - &second);
+    assert!(Float::with_val(300, &d - &lo).abs() < Float::with_val(300, &lo * 1e-30));
+    assert!(second > 0 && second < first);
+}
+
+#[test]
+fn csv_output_has_header() {
+    let out = bin().args(["epsilon", "--sigma2", "2", "--n", "3", "--delta", "1e-6", "--format", "csv"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.contains("epsilon_lo") && header.contains("epsilon_hi") && header.contains("method"));
+    assert_eq!(lines.count(), 1);
+}
+
+#[test]
+fn overall_composition_via_mech_terms() {
+    // Two terms with σ² 2 and 3: commensurate slopes 1/2, 1/3.
+    let out = bin()
+        .args(["delta", "--mech", "dgauss:sigma2=2,n=1", "--mech", "dgauss:sigma2=3,n=2", "--epsilon", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn assert_bad(args: &[&str], needle: &str) {
+    let out = bin().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "args {args:?}");
+    assert!(out.stdout.is_empty(), "stdout not empty for {args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "stderr must be one line: {err:?}");
+    assert!(err.to_lowercase().contains(&needle.to_lowercase()), "{err:?} should mention {needle:?}");
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2() {
+    let d = dhc();
+    assert_bad(&["epsilon", "--sigma2", "0", "--n", "10", "--delta", "1e-5"], "sigma2");
+    assert_bad(&["epsilon", "--sigma2", "-3", "--n", "10", "--delta", "1e-5"], "sigma2");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "0", "--delta", "1e-5"], "n must be");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "0"], "delta");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1"], "delta");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "-1e-5"], "delta");
+    assert_bad(&["epsilon", "--sigma2", "abc", "--n", "10", "--delta", "1e-5"], "sigma2");
+    assert_bad(&["epsilon", "--sigma2", "NaN", "--n", "10", "--delta", "1e-5"], "sigma2");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "ten", "--delta", "1e-5"], "n must be");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "x"], "delta");
+    assert_bad(&["delta", "--sigma2", "5", "--n", "10", "--epsilon", "-1"], "epsilon");
+    assert_bad(&["epsilon", "--allocation", &d, "--level", "Planet", "--delta", "1e-5"], "unknown level");
+    assert_bad(&["epsilon", "--allocation", "/nonexistent.toml", "--level", "US", "--delta", "1e-5"], "cannot read");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-5", "--prec", "8"], "prec");
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10"], "delta");
+    assert_bad(&["epsilon", "--delta", "1e-5"], "nothing to account");
+    assert_bad(&["delta", "--mech", "dgauss:sigma2=0,n=1", "--epsilon", "1"], "sigma2");
+}
+
+#[test]
+fn bad_allocation_files_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("malformed.toml", "rho = \n[[level", "malformed"),
+        ("over.toml", "rho = \"3.65\"\n[[level]]\nname = \"A\"\nshare = \"0.6\"\nqueries = 1\n[[level]]\nname = \"B\"\nshare = \"0.5\"\nqueries = 1\n", "sum to"),
+        ("noname.toml", "rho = \"1\"\n[[level]]\nshare = \"0.5\"\nqueries = 1\n", "missing name"),
+    ];
+    for (name, body, needle) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        assert_bad(&["epsilon", "--allocation", p.to_str().unwrap(), "--level", "A", "--delta", "1e-5"], needle);
+    }
+}
+
+#[test]
+fn reproduce_writes_geolevel_table_and_nothing_on_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let st = bin()
+        .args(["reproduce", "--out", out.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let table = std::fs::read_to_string(out.join("geolevel-epsilons.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 16);
+    // Bad data directory: exit 2 and no output directory created.
+    let out2 = dir.path().join("res2");
+    let st = bin().args(["reproduce", "--out", out2.to_str().unwrap(), "--data", "/nonexistent"]).output().unwrap();
+    assert_eq!(st.status.code(), Some(2));
+    assert!(!out2.exists());
+}
