@@ -60,7 +60,7 @@ Algorithm (deliberately NOT the residue-class / C_k recursion of the Rust code)
     bound reported is  (1+e^eps) err / (e^eps Bt)  + bracket width
     (|d delta/d eps| = e^eps Bt on the piece).
  7. Variance / normaliser (case e) are computed separately by direct
-    summation at dps = ceil(2 pi^2 s / ln 10) + 60 (so that s - Var, which is
+    summation at dps = max(120, ceil(2 pi^2 s / ln 10) + 60) (so that s - Var, which is
     ~ 8 pi^2 s^2 exp(-2 pi^2 s), is resolved to many digits even for
     s = 456.62 where it is ~1e-3911), using the exact multiplicative
     recurrence t_{x+1} = t_x g_x, g_{x+1} = g_x r^2, r = exp(-1/(2s)).
@@ -399,7 +399,7 @@ def eps_bs(s2, n, mu, delta):
 
 def z_var_direct(s2):
     s_f = float(s2)
-    dps = int(math.ceil(2 * math.pi ** 2 * s_f / math.log(10))) + 60
+    dps = max(120, int(math.ceil(2 * math.pi ** 2 * s_f / math.log(10))) + 60)
     with mp.workdps(dps):
         s = to_mpf(s2)
         r = mpmath.exp(-1 / (2 * s))

@@ -93,7 +93,11 @@ impl PrivacyProfile {
         let (a, b) = self.seg_ab(k);
         let e = Interval::from_rational(eps, self.p()).exp();
         let second = e.mul(&b);
-        let delta = a.sub(&second);
+        let mut delta = a.sub(&second);
+        if delta.lo < 0 {
+            // δ(ε) ≥ 0 always (it is a supremum over events including the empty one).
+            delta.lo = Float::with_val(self.p(), 0);
+        }
         DeltaValue { delta, first: a, second }
     }
 
