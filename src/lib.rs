@@ -2,6 +2,7 @@
 //!
 //! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
 pub mod budget;
+pub mod calibrate;
 pub mod census;
 pub mod dist;
 pub mod num;

@@ -1,4 +1,5 @@
 //! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
+pub mod calibrate;
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
@@ -27,6 +28,8 @@ pub enum Command {
     Epsilon(epsilon::EpsilonArgs),
     /// δ(ε): the privacy profile at ε, with both terms of Lemma A.9
     Delta(epsilon::DeltaArgs),
+    /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
+    Calibrate(calibrate::CalibrateArgs),
     /// Regenerate every table and figure into results/
     Reproduce(reproduce::ReproduceArgs),
 }
@@ -63,6 +66,7 @@ pub fn run() -> i32 {
     let res = match cli.cmd {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
+        Command::Calibrate(a) => calibrate::run(a),
         Command::Reproduce(a) => reproduce::run(a),
     };
     match res {

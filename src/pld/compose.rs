@@ -83,21 +83,179 @@ pub fn compose_groups(groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile,
         .iter()
         .map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu))
         .fold(Rational::from(0), |a, b| a + b);
-    // Build the per-group laws, then convolve in order of increasing scaled span.
-    let mut parts: Vec<(LatticeDist, i64)> = groups
+    // Build the per-group laws, then convolve in order of increasing scaled span, on symmetric half-laws
+    // with a relative-error bound (see `SymDist`).
+    let mut parts: Vec<(SymDist, i64)> = groups
         .iter()
         .zip(&w)
-        .map(|(g, wi)| (LatticeDist::iid_dgauss_sum(&g.sigma2, g.count, prec), wi.to_i64().expect("weight too large")))
+        .map(|(g, wi)| {
+            let d = LatticeDist::iid_dgauss_sum(&g.sigma2, g.count, prec);
+            (SymDist::from_lattice(&d), wi.to_i64().expect("weight too large"))
+        })
         .collect();
-    parts.sort_by_key(|(d, wi)| d.len() as i64 * wi);
+    parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
+    let trace = std::env::var_os("TIGHTDP_TRACE").is_some();
+    let t0 = std::time::Instant::now();
     let mut iter = parts.into_iter();
     let (first, w0) = iter.next().unwrap();
-    let mut acc = scale(&first, w0);
+    let mut acc = first.scaled(w0);
     for (d, wi) in iter {
-        acc = convolve_scaled(&acc, &d, wi);
-        acc = truncate(acc, prec + GUARD_BITS);
+        acc = acc.convolve(&d, wi).truncated(prec + GUARD_BITS);
+        if trace {
+            eprintln!("trace: convolved w={wi} half={} -> half {} e={} at {:?}", d.half_len(), acc.half_len(), acc.e.to_f64(), t0.elapsed());
+        }
     }
-    Ok(PrivacyProfile::from_dist(&acc, h, rho))
+    let prof = PrivacyProfile::from_dist(&acc.to_lattice(), h, rho);
+    if trace {
+        eprintln!("trace: profile ready at {:?}", t0.elapsed());
+    }
+    Ok(prof)
+}
+
+/// A law on ℤ symmetric about 0, stored as its non-negative half v[0..=M] of values computed with
+/// round-to-nearest, and one relative error bound e: the true P[V = ±y] lies in [v_y(1−e), v_y(1+e)];
+/// plus a bound on the total mass outside [−M, M].
+///
+/// Convolving non-negative sequences in floating point has a rigorous relative error bound: a sum of K
+/// non-negative products, each accumulated with one rounding (fused multiply-add), is within γ_K =
+/// K·u/(1 − K·u) of the exact sum relative to itself (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, §3.1), u = 2^-prec. With inputs known to relative e_a, e_b the output is known to
+/// (1+e_a)(1+e_b)/(1−γ_K) − 1. This halves the work of interval end points and symmetry halves it again.
+#[derive(Clone, Debug)]
+pub struct SymDist {
+    pub v: Vec<Float>,
+    pub e: Float,
+    pub outside: Float,
+    pub prec: u32,
+}
+
+/// Precision of the error-bound bookkeeping (upward rounded).
+const EPREC: u32 = 64;
+
+impl SymDist {
+    /// From a symmetric lattice law with window [−M, M] (lo/hi bounds).
+    pub fn from_lattice(d: &LatticeDist) -> SymDist {
+        assert_eq!(d.min, -d.max(), "SymDist needs a symmetric window");
+        let m = d.max() as usize;
+        let p = d.prec;
+        let mut e = Float::with_val(EPREC, 0);
+        let mut v = Vec::with_capacity(m + 1);
+        for y in 0..=m {
+            for i in [m + y, m - y] {
+                // hi ≤ lo(1 + e)  ⇔  e ≥ hi/lo − 1
+                assert!(d.lo[i] > 0, "zero lower mass in a window entry");
+                let r = Float::with_val_round(EPREC, Float::with_val_round(p, &d.hi[i] / &d.lo[m + y], Round::Up).0 - 1u32, Round::Up).0;
+                let r2 = Float::with_val_round(EPREC, 1u32 - Float::with_val_round(p, &d.lo[i] / &d.lo[m + y], Round::Down).0, Round::Up).0;
+                for x in [r, r2] {
+                    if x > e {
+                        e = x;
+                    }
+                }
+            }
+            v.push(d.lo[m + y].clone());
+        }
+        SymDist { v, e, outside: d.outside.clone(), prec: p }
+    }
+
+    pub fn half_len(&self) -> i64 {
+        self.v.len() as i64 - 1
+    }
+
+    /// Law of w·X (stride w).
+    pub fn scaled(&self, w: i64) -> SymDist {
+        if w == 1 {
+            return self.clone();
+        }
+        let m = self.half_len() as usize;
+        let mut v = vec![Float::with_val(self.prec, 0); m * w as usize + 1];
+        for (y, x) in self.v.iter().enumerate() {
+            v[y * w as usize] = x.clone();
+        }
+        SymDist { v, e: self.e.clone(), outside: self.outside.clone(), prec: self.prec }
+    }
+
+    /// Law of A + w·B (A = self), exact up to the tracked relative error; parallel over outputs.
+    pub fn convolve(&self, b: &SymDist, w: i64) -> SymDist {
+        let p = self.prec.max(b.prec);
+        let am = self.half_len();
+        let bm = b.half_len();
+        let om = am + w * bm;
+        let out: Vec<Float> = (0..(om + 1) as usize)
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|v| {
+                let v = v as i64;
+                let mut acc = Float::with_val(p, 0);
+                // |v − w·bv| ≤ am  ⇔  bv ∈ [⌈(v − am)/w⌉, ⌊(v + am)/w⌋]
+                let lo = div_ceil(v - am, w).max(-bm);
+                let hi = (v + am).div_euclid(w).min(bm);
+                let mut bv = lo;
+                while bv <= hi {
+                    let ai = (v - w * bv).unsigned_abs() as usize;
+                    let bi = bv.unsigned_abs() as usize;
+                    acc += &self.v[ai] * &b.v[bi];
+                    bv += 1;
+                }
+                acc
+            })
+            .collect();
+        // γ_K with K = 2·bm + 1 terms at most, u = 2^-p.
+        let k = Float::with_val(EPREC, 2 * bm + 1);
+        let u = Float::with_val(EPREC, Float::with_val(EPREC, 2).pow(-(p as i32)));
+        let ku = Float::with_val_round(EPREC, &k * &u, Round::Up).0;
+        // e_new = (1+e_a)(1+e_b)/(1−γ) − 1 = (e_a + e_b + e_a·e_b + γ)/(1 − γ), γ = Ku/(1 − Ku);
+        // evaluated on the small quantities themselves so that EPREC bits are relative to them.
+        let one = Float::with_val(EPREC, 1);
+        let gamma = Float::with_val_round(EPREC, &ku / Float::with_val_round(EPREC, &one - &ku, Round::Down).0, Round::Up).0;
+        let eab = Float::with_val_round(EPREC, &self.e * &b.e, Round::Up).0;
+        let mut num = Float::with_val_round(EPREC, &self.e + &b.e, Round::Up).0;
+        num = Float::with_val_round(EPREC, &num + &eab, Round::Up).0;
+        num = Float::with_val_round(EPREC, &num + &gamma, Round::Up).0;
+        let e = Float::with_val_round(EPREC, &num / Float::with_val_round(EPREC, &one - &gamma, Round::Down).0, Round::Up).0;
+        // If both summands lie in their windows the sum lies in this window.
+        let outside = Float::with_val_round(p, &self.outside + &b.outside, Round::Up).0;
+        SymDist { v: out, e, outside, prec: p }
+    }
+
+    /// Drop the symmetric ends whose certified mass is below 2^-bits, adding them to `outside`.
+    pub fn truncated(mut self, bits: u32) -> SymDist {
+        let p = self.prec;
+        let thresh = Float::with_val(p, Float::with_val(p, 2).pow(-(bits as i32)));
+        let fe = Float::with_val_round(p, 1u32 + Float::with_val(p, &self.e), Round::Up).0;
+        let mut keep = self.v.len();
+        while keep > 1 && Float::with_val_round(p, &self.v[keep - 1] * &fe, Round::Up).0 < thresh {
+            keep -= 1;
+        }
+        if keep == self.v.len() {
+            return self;
+        }
+        let mut out = self.outside.clone();
+        for x in &self.v[keep..] {
+            let hi = Float::with_val_round(p, x * &fe, Round::Up).0;
+            // both sides
+            out = Float::with_val_round(p, &out + Float::with_val_round(p, &hi * 2u32, Round::Up).0, Round::Up).0;
+        }
+        self.v.truncate(keep);
+        self.outside = out;
+        self
+    }
+
+    /// Expand to a full window with interval end points v(1 ∓ e).
+    pub fn to_lattice(&self) -> LatticeDist {
+        let p = self.prec;
+        let m = self.half_len();
+        let one = Float::with_val(p, 1);
+        let flo = Float::with_val_round(p, &one - Float::with_val(p, &self.e), Round::Down).0;
+        let fhi = Float::with_val_round(p, &one + Float::with_val(p, &self.e), Round::Up).0;
+        let mut lo = Vec::with_capacity(2 * m as usize + 1);
+        let mut hi = Vec::with_capacity(2 * m as usize + 1);
+        for y in -m..=m {
+            let x = &self.v[y.unsigned_abs() as usize];
+            lo.push(Float::with_val_round(p, x * &flo, Round::Down).0);
+            hi.push(Float::with_val_round(p, x * &fhi, Round::Up).0);
+        }
+        LatticeDist { min: -m, lo, hi, outside: self.outside.clone(), prec: p }
+    }
 }
 
 /// The law of w·X from the law of X (support spread out with stride w).
