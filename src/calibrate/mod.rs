@@ -70,14 +70,18 @@ pub fn calibrate_factor(
             return Err("calibration: target epsilon not reachable with larger noise".into());
         }
     }
-    // Illinois (regula falsi) on [a, b].
+    // Illinois (regula falsi) on [a, b]; stop when the estimate moves by less than the target width.
     let mut side = 0i32;
-    for _ in 0..100 {
-        let c = (a * fb - b * fa) / (fb - fa);
+    let mut c = (a * fb - b * fa) / (fb - fa);
+    let mut prev = f64::NAN;
+    for _ in 0..60 {
+        c = (a * fb - b * fa) / (fb - fa);
+        if (c - prev).abs() <= rel_width * 0.05 * c {
+            break;
+        }
+        prev = c;
         let fc = f(c, search_prec)?;
-        if fc == 0.0 || (b - a) / c < rel_width * 0.01 {
-            a = c;
-            b = c;
+        if fc == 0.0 {
             break;
         }
         if fc > 0.0 {
@@ -95,11 +99,7 @@ pub fn calibrate_factor(
             }
             side = -1;
         }
-        if (b - a).abs() <= rel_width * 0.01 * a.abs() {
-            break;
-        }
     }
-    let c = 0.5 * (a + b);
     // Certify: widen until ε(c_lo) > target > ε(c_hi) hold for the certified intervals.
     let mut w = rel_width / 2.0;
     for _ in 0..40 {

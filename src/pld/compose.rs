@@ -217,26 +217,28 @@ impl SymDist {
         SymDist { v: out, e, outside, prec: p }
     }
 
-    /// Drop the symmetric ends whose certified mass is below 2^-bits, adding them to `outside`.
+    /// Drop symmetric ends whose *total* certified mass (both sides) is below 2^-bits, adding it to
+    /// `outside`.
     pub fn truncated(mut self, bits: u32) -> SymDist {
         let p = self.prec;
         let thresh = Float::with_val(p, Float::with_val(p, 2).pow(-(bits as i32)));
         let fe = Float::with_val_round(p, 1u32 + Float::with_val(p, &self.e), Round::Up).0;
         let mut keep = self.v.len();
-        while keep > 1 && Float::with_val_round(p, &self.v[keep - 1] * &fe, Round::Up).0 < thresh {
+        let mut dropped = Float::with_val(p, 0);
+        while keep > 1 {
+            let hi = Float::with_val_round(p, &self.v[keep - 1] * &fe, Round::Up).0;
+            let next = Float::with_val_round(p, &dropped + Float::with_val_round(p, &hi * 2u32, Round::Up).0, Round::Up).0;
+            if next > thresh {
+                break;
+            }
+            dropped = next;
             keep -= 1;
         }
         if keep == self.v.len() {
             return self;
         }
-        let mut out = self.outside.clone();
-        for x in &self.v[keep..] {
-            let hi = Float::with_val_round(p, x * &fe, Round::Up).0;
-            // both sides
-            out = Float::with_val_round(p, &out + Float::with_val_round(p, &hi * 2u32, Round::Up).0, Round::Up).0;
-        }
         self.v.truncate(keep);
-        self.outside = out;
+        self.outside = Float::with_val_round(p, &self.outside + &dropped, Round::Up).0;
         self
     }
 
@@ -313,30 +315,37 @@ fn div_ceil(a: i64, b: i64) -> i64 {
     -((-a).div_euclid(b))
 }
 
-/// Drop window entries whose upper mass is below 2^-bits at both ends, adding them to the outside bound.
+/// Drop window entries at both ends whose total upper mass is below 2^-bits, adding it to the outside bound.
 pub fn truncate(mut d: LatticeDist, bits: u32) -> LatticeDist {
     let p = d.prec;
     let thresh = Float::with_val(p, Float::with_val(p, 2).pow(-(bits as i32)));
     let n = d.len();
-    let mut first = 0;
-    while first < n && d.hi[first] < thresh {
-        first += 1;
-    }
-    let mut last = n;
-    while last > first && d.hi[last - 1] < thresh {
-        last -= 1;
+    let (mut first, mut last) = (0usize, n);
+    let mut dropped = Float::with_val(p, 0);
+    loop {
+        // drop the smaller end entry while the running total stays below the threshold
+        if last - first <= 1 {
+            break;
+        }
+        let i = if d.hi[first] <= d.hi[last - 1] { first } else { last - 1 };
+        let next = Float::with_val_round(p, &dropped + &d.hi[i], Round::Up).0;
+        if next > thresh {
+            break;
+        }
+        dropped = next;
+        if i == first {
+            first += 1;
+        } else {
+            last -= 1;
+        }
     }
     if first == 0 && last == n {
         return d;
     }
-    let mut out = d.outside.clone();
-    for i in (0..first).chain(last..n) {
-        out = Float::with_val_round(p, &out + &d.hi[i], Round::Up).0;
-    }
     d.lo = d.lo[first..last].to_vec();
     d.hi = d.hi[first..last].to_vec();
     d.min += first as i64;
-    d.outside = out;
+    d.outside = Float::with_val_round(p, &d.outside + &dropped, Round::Up).0;
     d
 }
 

@@ -1,5 +1,6 @@
 //! Output: key/value records as table, CSV or JSON; atomic file writes; result tables.
 pub mod output;
+pub mod plot;
 pub mod tables;
 
 pub use output::{Format, Record};

@@ -1,0 +1,348 @@
+//! The figure pipeline: every figure is CSV data plus a PNG and an SVG drawn with `plotters`.
+//!
+//! One colour per accounting, used everywhere: the Bureau's zCDP accounting red, the exact accounting
+//! blue, the exact accounting with reduced noise black; other series take the secondary palette.
+//! Text uses the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence) through plotters' ab_glyph
+//! backend, so no system fontconfig is needed and the output does not depend on the machine.
+
+use crate::report::output::write_atomic;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+pub const BUREAU: RGBColor = RGBColor(214, 39, 40);
+pub const EXACT: RGBColor = RGBColor(31, 119, 180);
+pub const REDUCED: RGBColor = RGBColor(0, 0, 0);
+pub const OTHER: [RGBColor; 4] = [RGBColor(44, 160, 44), RGBColor(148, 103, 189), RGBColor(255, 127, 14), RGBColor(140, 86, 75)];
+
+static FONT: Once = Once::new();
+
+fn ensure_font() {
+    FONT.call_once(|| {
+        let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+        for style in [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique] {
+            let _ = plotters::style::register_font("sans-serif", style, bytes);
+        }
+    });
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub color: RGBColor,
+    pub dashed: bool,
+    /// Draw markers instead of a line.
+    pub markers: bool,
+}
+
+impl Series {
+    pub fn line(name: &str, color: RGBColor, points: Vec<(f64, f64)>) -> Series {
+        Series { name: name.to_string(), points, color, dashed: false, markers: false }
+    }
+    pub fn dashed(mut self) -> Series {
+        self.dashed = true;
+        self
+    }
+    pub fn markers(mut self) -> Series {
+        self.markers = true;
+        self
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Panel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_log: bool,
+    pub y_log: bool,
+    pub x_range: Option<(f64, f64)>,
+    pub y_range: Option<(f64, f64)>,
+    pub series: Vec<Series>,
+}
+
+impl Panel {
+    pub fn new(title: &str, x_label: &str, y_label: &str) -> Panel {
+        Panel {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            x_log: false,
+            y_log: false,
+            x_range: None,
+            y_range: None,
+            series: vec![],
+        }
+    }
+
+    fn range(&self, pick: fn(&(f64, f64)) -> f64, log: bool, fixed: Option<(f64, f64)>) -> (f64, f64) {
+        if let Some(r) = fixed {
+            return r;
+        }
+        let vals: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(pick))
+            .filter(|v| v.is_finite() && (!log || *v > 0.0))
+            .collect();
+        let lo = vals.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        if !lo.is_finite() || !hi.is_finite() {
+            return (if log { 1e-3 } else { 0.0 }, 1.0);
+        }
+        if log {
+            (lo, hi.max(lo * 10.0))
+        } else if hi > lo {
+            let pad = 0.03 * (hi - lo);
+            (lo - pad, hi + pad)
+        } else {
+            (lo - 1.0, hi + 1.0)
+        }
+    }
+}
+
+/// A figure: one or more panels in a grid, with a title.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub title: String,
+    pub panels: Vec<Panel>,
+    pub cols: usize,
+    pub panel_w: u32,
+    pub panel_h: u32,
+}
+
+impl Figure {
+    pub fn single(title: &str, p: Panel) -> Figure {
+        Figure { title: title.into(), panels: vec![p], cols: 1, panel_w: 900, panel_h: 620 }
+    }
+
+    pub fn grid(title: &str, panels: Vec<Panel>, cols: usize) -> Figure {
+        Figure { title: title.into(), panels, cols, panel_w: 520, panel_h: 400 }
+    }
+
+    fn size(&self) -> (u32, u32) {
+        let rows = self.panels.len().div_ceil(self.cols) as u32;
+        (self.panel_w * self.cols as u32, self.panel_h * rows + 50)
+    }
+
+    /// CSV of all series: panel,series,x,y.
+    pub fn csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(vec![]);
+        w.write_record(["panel", "series", "x", "y"]).unwrap();
+        for p in &self.panels {
+            for s in &p.series {
+                for (x, y) in &s.points {
+                    w.write_record([p.title.as_str(), s.name.as_str(), &format!("{x:e}"), &format!("{y:e}")]).unwrap();
+                }
+            }
+        }
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    }
+
+    /// Write `<stem>.csv`, `<stem>.png` and `<stem>.svg`.
+    pub fn write(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+        ensure_font();
+        let (w, h) = self.size();
+        let csv_path = stem.with_extension("csv");
+        write_atomic(&csv_path, self.csv().as_bytes())?;
+        let png_path = stem.with_extension("png");
+        let svg_path = stem.with_extension("svg");
+        let tmp_png = stem.with_extension("png.tmp.png");
+        {
+            let root = BitMapBackend::new(&tmp_png, (w, h)).into_drawing_area();
+            self.draw_on(&root).map_err(|e| format!("drawing {}: {e}", png_path.display()))?;
+            root.present().map_err(|e| format!("writing {}: {e}", png_path.display()))?;
+        }
+        std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+            self.draw_on(&root).map_err(|e| format!("drawing {}: {e}", svg_path.display()))?;
+            root.present().map_err(|e| format!("writing {}: {e}", svg_path.display()))?;
+        }
+        write_atomic(&svg_path, svg.as_bytes())?;
+        Ok(vec![csv_path, png_path, svg_path])
+    }
+
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (w, _) = self.size();
+        root.draw(&Text::new(self.title.clone(), ((w as i32) / 2 - (self.title.len() as i32) * 5, 12), ("sans-serif", 22).into_font()))
+            .map_err(|e| e.to_string())?;
+        let body = root.margin(45, 0, 0, 0);
+        let rows = self.panels.len().div_ceil(self.cols);
+        let areas = body.split_evenly((rows, self.cols));
+        for (p, area) in self.panels.iter().zip(areas.iter()) {
+            draw_panel(p, area)?;
+        }
+        Ok(())
+    }
+}
+
+fn draw_panel<DB: DrawingBackend>(p: &Panel, area: &DrawingArea<DB, Shift>) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let (x0, x1) = p.range(|t| t.0, p.x_log, p.x_range);
+    let (y0, y1) = p.range(|t| t.1, p.y_log, p.y_range);
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(p.x_label.clone())
+                .y_desc(p.y_label.clone())
+                .label_style(("sans-serif", 14))
+                .axis_desc_style(("sans-serif", 15))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(|e| e.to_string())?;
+            for s in &p.series {
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .cloned()
+                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!p.x_log || *x > 0.0) && (!p.y_log || *y > 0.0))
+                    .filter(|(x, y)| *x >= x0 && *x <= x1 && *y >= y0 && *y <= y1)
+                    .collect();
+                let color = s.color;
+                if s.markers {
+                    chart
+                        .draw_series(pts.iter().map(|pt| Circle::new(*pt, 3, color.filled())))
+                        .map_err(|e| e.to_string())?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+                } else if s.dashed {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
+                        .map_err(|e| e.to_string())?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                        .map_err(|e| e.to_string())?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                }
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(180, 180, 180))
+                .label_font(("sans-serif", 13))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }};
+    }
+    let mut b = ChartBuilder::on(area);
+    b.caption(p.title.clone(), ("sans-serif", 17)).margin(10).x_label_area_size(40).y_label_area_size(62);
+    match (p.x_log, p.y_log) {
+        (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| e.to_string())?),
+        (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|e| e.to_string())?),
+        (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|e| e.to_string())?),
+        (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| e.to_string())?),
+    }
+    Ok(())
+}
+
+/// Bar chart as a panel of rectangles: categories on x (0..n), grouped series side by side.
+pub fn bar_figure(title: &str, y_label: &str, categories: &[String], groups: &[(String, RGBColor, Vec<f64>)], stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    ensure_font();
+    let mut w = csv::Writer::from_writer(vec![]);
+    let mut header = vec!["category".to_string()];
+    header.extend(groups.iter().map(|g| g.0.clone()));
+    w.write_record(&header).unwrap();
+    for (i, c) in categories.iter().enumerate() {
+        let mut row = vec![c.clone()];
+        row.extend(groups.iter().map(|g| format!("{}", g.2[i])));
+        w.write_record(&row).unwrap();
+    }
+    let csv_path = stem.with_extension("csv");
+    write_atomic(&csv_path, &w.into_inner().unwrap())?;
+    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * 1.12;
+    let draw = |root: DrawingArea<_, Shift>| -> Result<(), String> { draw_bars(root, title, y_label, categories, groups, ymax) };
+    let png_path = stem.with_extension("png");
+    let tmp_png = stem.with_extension("png.tmp.png");
+    {
+        let root = BitMapBackend::new(&tmp_png, (1100, 560)).into_drawing_area();
+        draw(root)?;
+    }
+    std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1100, 560)).into_drawing_area();
+        draw_bars(root, title, y_label, categories, groups, ymax)?;
+    }
+    let svg_path = stem.with_extension("svg");
+    write_atomic(&svg_path, svg.as_bytes())?;
+    Ok(vec![csv_path, png_path, svg_path])
+}
+
+fn draw_bars<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, y_label: &str, cats: &[String], groups: &[(String, RGBColor, Vec<f64>)], ymax: f64) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = cats.len();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(60)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
+        .map_err(|e| e.to_string())?;
+    let labels: Vec<String> = cats.to_vec();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n * 2 + 1)
+        .x_label_formatter(&|x: &f64| {
+            let i = (*x - 0.5).round();
+            if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+                labels[i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(y_label)
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let k = groups.len() as f64;
+    let bw = 0.8 / k;
+    for (gi, (name, color, vals)) in groups.iter().enumerate() {
+        let c = *color;
+        chart
+            .draw_series(vals.iter().enumerate().map(|(i, v)| {
+                let x0 = i as f64 + 0.1 + gi as f64 * bw;
+                Rectangle::new([(x0, 0.0), (x0 + bw * 0.95, *v)], c.filled())
+            }))
+            .map_err(|e| e.to_string())?
+            .label(name.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+        for (i, v) in vals.iter().enumerate() {
+            let x0 = i as f64 + 0.1 + gi as f64 * bw;
+            chart
+                .draw_series(std::iter::once(Text::new(format!("{v:.2}"), (x0, *v + ymax * 0.01), ("sans-serif", 11).into_font())))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font(("sans-serif", 13))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
