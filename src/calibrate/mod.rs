@@ -47,8 +47,23 @@ pub fn calibrate_factor(
     prec: u32,
     rel_width: f64,
 ) -> Result<FactorBracket, String> {
-    let t = target.to_f64();
-    let f = |c: f64, p: u32| -> Result<f64, String> { Ok(eps_scaled(groups, &rat(c), delta, p)?.mid().to_f64() - t) };
+    calibrate_generic(&|c: &Rational, p: u32| eps_scaled(groups, c, delta, p), target, search_prec, prec, rel_width)
+}
+
+/// Certified root of g(c) = target for any g strictly decreasing in the variance factor c
+/// (g is evaluated as a certified interval at precision p).
+pub fn calibrate_generic(
+    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    target: &Float,
+    search_prec: u32,
+    prec: u32,
+    rel_width: f64,
+) -> Result<FactorBracket, String> {
+    // Search on log g when the target is tiny (a δ), on g itself otherwise (an ε).
+    let logscale = target.to_f64() < 1e-3;
+    let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
+    let t = tr(target.to_f64());
+    let f = |c: f64, p: u32| -> Result<f64, String> { Ok(tr(g(&rat(c), p)?.mid().to_f64()) - t) };
     // Bracket the root in log c: ε decreases as c grows.
     let (mut a, mut b) = (0.5f64, 1.0f64);
     let mut fa = f(a, search_prec)?;
@@ -105,8 +120,8 @@ pub fn calibrate_factor(
     for _ in 0..40 {
         let clo = rat(c * (1.0 - w));
         let chi = rat(c * (1.0 + w));
-        let elo = eps_scaled(groups, &clo, delta, prec)?;
-        let ehi = eps_scaled(groups, &chi, delta, prec)?;
+        let elo = g(&clo, prec)?;
+        let ehi = g(&chi, prec)?;
         if elo.lo > *target && ehi.hi < *target {
             return Ok(FactorBracket { lo: clo, hi: chi, eps_at_lo: elo, eps_at_hi: ehi });
         }

@@ -1,4 +1,6 @@
 //! Census allocation files, geolevels, and published values.
 pub mod allocation;
+pub mod recompute;
+pub mod verify;
 
 pub use allocation::{Allocation, Level, MechGroup, Neighbors};

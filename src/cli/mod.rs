@@ -3,6 +3,7 @@ pub mod calibrate;
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
+pub mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -30,6 +31,8 @@ pub enum Command {
     Delta(epsilon::DeltaArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
+    /// Recompute every published number (data/published.csv) and give a verdict
+    Verify(verify::VerifyArgs),
     /// Regenerate every table and figure into results/
     Reproduce(reproduce::ReproduceArgs),
 }
@@ -68,6 +71,13 @@ pub fn run() -> i32 {
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::Verify(a) => match verify::run(a) {
+            Ok((out, code)) => {
+                print!("{out}");
+                return code;
+            }
+            Err(e) => Err(e),
+        },
     };
     match res {
         Ok(out) => {

@@ -193,8 +193,12 @@ where
     macro_rules! body {
         ($chart:expr) => {{
             let mut chart = $chart;
+            let xl = p.x_log;
+            let yl = p.y_log;
             chart
                 .configure_mesh()
+                .x_label_formatter(&|v: &f64| tick(*v, xl))
+                .y_label_formatter(&|v: &f64| tick(*v, yl))
                 .x_desc(p.x_label.clone())
                 .y_desc(p.y_label.clone())
                 .label_style(("sans-serif", 14))
@@ -250,6 +254,20 @@ where
         (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| e.to_string())?),
     }
     Ok(())
+}
+
+/// Tick label: powers of ten on log axes ("1e-10"), short decimals on linear axes.
+fn tick(v: f64, log: bool) -> String {
+    if log {
+        let e = v.log10().round();
+        if (v.log10() - e).abs() < 1e-6 {
+            return format!("1e{}", e as i64);
+        }
+        return format!("{v:.0e}");
+    }
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    if s == "-0" { "0".into() } else { s }
 }
 
 /// Bar chart as a panel of rectangles: categories on x (0..n), grouped series side by side.

@@ -1,0 +1,227 @@
+//! `tightdp verify`: every published number in `data/published.csv`, recomputed by the library, with a
+//! verdict.
+//!
+//! Row format (CSV with header): `id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs`.
+//! * `quantity` names a computation (see [`compute`]); `inputs` are `key=value` pairs separated by `;`.
+//! * `rounding` says how the paper printed the value: `dpN` (N decimals), `sigN` (N significant digits),
+//!   `pctN` (a percentage with N decimals), `upper` (a stated upper bound), `order` (an order of
+//!   magnitude, one significant digit), `int` (an integer).
+//! * `explanation` (filled once investigated) says why a printed value differs; `alt_inputs` (optional)
+//!   are inputs overriding `inputs` under which the printed value *does* reproduce — the explanation as
+//!   a computation. Verify recomputes with them and reports whether they reproduce the printed value.
+//!
+//! Verdicts: `exact` (agrees to all printed digits with correct rounding), `rounded-differently`
+//! (agrees under another rounding rule — truncation or rounding up — named in the output), `differs`
+//! (does not agree; explained in the data file), `differs-unexplained`, and `pending` (the computation
+//! belongs to a capability not built yet).
+
+use rug::Float;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const COLUMNS: [&str; 9] = ["id", "paper", "location", "quantity", "inputs", "printed", "rounding", "explanation", "alt_inputs"];
+
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub line: usize,
+    pub id: String,
+    pub paper: String,
+    pub location: String,
+    pub quantity: String,
+    pub inputs: BTreeMap<String, String>,
+    pub printed: String,
+    pub rounding: Rounding,
+    pub explanation: String,
+    pub alt_inputs: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rounding {
+    Dp(u32),
+    Sig(u32),
+    Pct(u32),
+    Upper,
+    Order,
+    Int,
+}
+
+impl Rounding {
+    pub fn parse(s: &str) -> Result<Rounding, String> {
+        let num = |p: &str| s[p.len()..].parse::<u32>().map_err(|_| format!("unknown rounding '{s}'"));
+        match s {
+            "upper" => Ok(Rounding::Upper),
+            "order" => Ok(Rounding::Order),
+            "int" => Ok(Rounding::Int),
+            _ if s.starts_with("dp") => Ok(Rounding::Dp(num("dp")?)),
+            _ if s.starts_with("sig") => Ok(Rounding::Sig(num("sig")?)),
+            _ if s.starts_with("pct") => Ok(Rounding::Pct(num("pct")?)),
+            _ => Err(format!("unknown rounding '{s}'")),
+        }
+    }
+}
+
+fn parse_kv(s: &str, line: usize, what: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut m = BTreeMap::new();
+    for part in s.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| format!("line {line}: {what}: expected key=value, got '{part}'"))?;
+        m.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(m)
+}
+
+/// Parse the published-values file; any malformed row is an error naming its line.
+pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<Row>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let mut rd = csv::ReaderBuilder::new().has_headers(true).flexible(true).comment(Some(b'#')).from_reader(text.as_bytes());
+    let hdr = rd.headers().map_err(|e| format!("{}: bad header: {e}", path.display()))?.clone();
+    for c in COLUMNS {
+        if !hdr.iter().any(|h| h == c) {
+            return Err(format!("{}: missing column '{c}'", path.display()));
+        }
+    }
+    let idx = |c: &str| hdr.iter().position(|h| h == c).unwrap();
+    let mut rows = Vec::new();
+    let mut ids = BTreeMap::new();
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| format!("{}: {e}", path.display()))?;
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        let get = |c: &str| rec.get(idx(c)).unwrap_or("").trim().to_string();
+        for c in ["id", "paper", "location", "quantity", "printed", "rounding"] {
+            if get(c).is_empty() {
+                return Err(format!("{} line {line}: missing field '{c}'", path.display()));
+            }
+        }
+        let quantity = get("quantity");
+        if !known(&quantity) {
+            return Err(format!("{} line {line}: unknown quantity '{quantity}'", path.display()));
+        }
+        let printed = get("printed");
+        parse_printed(&printed).map_err(|e| format!("{} line {line}: {e}", path.display()))?;
+        let rounding = Rounding::parse(&get("rounding")).map_err(|e| format!("{} line {line}: {e}", path.display()))?;
+        let id = get("id");
+        if ids.insert(id.clone(), line).is_some() {
+            return Err(format!("{} line {line}: duplicate id '{id}'", path.display()));
+        }
+        rows.push(Row {
+            line,
+            id,
+            paper: get("paper"),
+            location: get("location"),
+            quantity,
+            inputs: parse_kv(&get("inputs"), line, "inputs").map_err(|e| format!("{}: {e}", path.display()))?,
+            printed,
+            rounding,
+            explanation: get("explanation"),
+            alt_inputs: parse_kv(&get("alt_inputs"), line, "alt_inputs").map_err(|e| format!("{}: {e}", path.display()))?,
+        });
+    }
+    Ok(rows)
+}
+
+/// The printed value as a number: accepts `11.07`, `8.50%`, `3e-37`, `5.8×10^-34`.
+pub fn parse_printed(s: &str) -> Result<Float, String> {
+    let t = s.trim().trim_end_matches('%').replace("×10^", "e").replace("x10^", "e");
+    let q = crate::num::parse_rational(&t).map_err(|_| format!("unparseable printed value '{s}'"))?;
+    Ok(Float::with_val(256, q))
+}
+
+/// Number of decimals in the printed mantissa (for dp/pct rows the rounding says it, this is a check).
+fn round_to(v: &Float, r: Rounding, printed_digits_hint: u32, mode: Mode) -> f64 {
+    let x = v.to_f64();
+    match r {
+        Rounding::Dp(n) | Rounding::Pct(n) => round_dec(x, n as i32, mode),
+        Rounding::Int => round_dec(x, 0, mode),
+        Rounding::Sig(n) => round_sig(x, n as i32, mode),
+        Rounding::Order => round_sig(x, 1, mode),
+        Rounding::Upper => round_sig(x, printed_digits_hint.max(1) as i32, mode),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    Nearest,
+    Trunc,
+    Up,
+}
+
+fn round_dec(x: f64, n: i32, mode: Mode) -> f64 {
+    let s = 10f64.powi(n);
+    let y = x * s;
+    let r = match mode {
+        Mode::Nearest => y.round(),
+        Mode::Trunc => y.trunc(),
+        Mode::Up => y.ceil(),
+    };
+    r / s
+}
+
+fn round_sig(x: f64, n: i32, mode: Mode) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let e = x.abs().log10().floor() as i32;
+    round_dec(x / 10f64.powi(e), n - 1, mode) * 10f64.powi(e)
+}
+
+fn sig_digits_of(s: &str) -> u32 {
+    let m = s.trim().trim_end_matches('%');
+    let m = m.split(['e', 'E', '×', 'x']).next().unwrap_or(m);
+    m.chars().filter(|c| c.is_ascii_digit()).collect::<String>().trim_start_matches('0').len().max(1) as u32
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1e-300)
+}
+
+/// Compare a recomputed value with the printed one. Returns (verdict, rule used or note).
+pub fn judge(printed: &str, r: Rounding, value: &Float) -> (String, String) {
+    let p = parse_printed(printed).unwrap().to_f64();
+    let hint = sig_digits_of(printed);
+    match r {
+        Rounding::Upper => {
+            if value.to_f64() <= p {
+                let tight = round_to(value, Rounding::Sig(hint), hint, Mode::Up);
+                if close(tight, p) {
+                    ("exact".into(), "upper bound, the value rounded up".into())
+                } else {
+                    ("rounded-differently".into(), format!("a valid upper bound, not the value rounded up ({})", fmt_g(tight)))
+                }
+            } else {
+                ("differs".into(), "stated upper bound is violated".into())
+            }
+        }
+        _ => {
+            if close(round_to(value, r, hint, Mode::Nearest), p) {
+                return ("exact".into(), "round to nearest".into());
+            }
+            for (m, name) in [(Mode::Trunc, "truncated, not rounded"), (Mode::Up, "rounded up")] {
+                if close(round_to(value, r, hint, m), p) {
+                    return ("rounded-differently".into(), name.into());
+                }
+            }
+            ("differs".into(), String::new())
+        }
+    }
+}
+
+fn fmt_g(x: f64) -> String {
+    if x != 0.0 && (x.abs() < 1e-4 || x.abs() >= 1e6) {
+        format!("{x:.6e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Display of a recomputed value with a few more digits than printed.
+pub fn show(value: &Float, r: Rounding, printed: &str) -> String {
+    let hint = sig_digits_of(printed);
+    let x = value.to_f64();
+    let digits = match r {
+        Rounding::Dp(n) | Rounding::Pct(n) => {
+            let int_digits = if x.abs() >= 1.0 { x.abs().log10().floor() as i32 + 1 } else { 0 };
+            (int_digits + n as i32 + 4).max(6) as usize
+        }
+        _ => (hint + 4) as usize,
+    };
+    crate::num::format::fmt_nearest(value, digits)
+}

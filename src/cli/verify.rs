@@ -1,0 +1,135 @@
+//! `tightdp verify`: recompute every published number in data/published.csv and give a verdict.
+
+use crate::census::recompute::{known, Ctx};
+use crate::census::verify::{judge, load, show};
+use crate::cli::common::check_prec;
+use crate::num::DEFAULT_PREC;
+use crate::report::output::{render_csv, render_rows, write_atomic};
+use crate::report::{Format, Record};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Published-values file
+    #[arg(long, value_name = "FILE", default_value = "data/published.csv")]
+    pub published: PathBuf,
+    /// Directory holding the bundled data (allocations)
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    pub data: PathBuf,
+    /// Where to write verification.csv
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+    /// Do not write results/verification.csv
+    #[arg(long)]
+    pub no_write: bool,
+    /// Output format of the printed table
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Working precision in bits
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
+    pub prec: u32,
+}
+
+/// Run verification; returns (rows, summary line, has_unexplained).
+pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
+    let rows = load(published, &known)?;
+    let ctx = Ctx::new(data, prec, 128);
+    let pb = ProgressBar::new(rows.len() as u64);
+    pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} {msg}").unwrap());
+    let mut out = Vec::new();
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for r in &rows {
+        pb.set_message(r.id.clone());
+        let mut rec = Record::new();
+        rec.push("id", r.id.clone());
+        rec.push("paper", r.paper.clone());
+        rec.push("location", r.location.clone());
+        rec.push("printed", r.printed.clone());
+        let (recomputed, mut verdict, mut rule) = match ctx.compute(&r.quantity, &r.inputs) {
+            Ok(None) => (String::new(), "pending".to_string(), "capability not built yet".to_string()),
+            Ok(Some(v)) => {
+                let (verdict, rule) = judge(&r.printed, r.rounding, &v);
+                (show(&v, r.rounding, &r.printed), verdict, rule)
+            }
+            Err(e) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
+        };
+        let mut alt = String::new();
+        if verdict == "differs" {
+            if r.explanation.is_empty() {
+                verdict = "differs-unexplained".into();
+            } else {
+                rule = r.explanation.clone();
+            }
+            if !r.alt_inputs.is_empty() {
+                let mut m = r.inputs.clone();
+                for (k, v) in &r.alt_inputs {
+                    m.insert(k.clone(), v.clone());
+                }
+                match ctx.compute(&r.quantity, &m) {
+                    Ok(Some(v)) => {
+                        let (v2, _) = judge(&r.printed, r.rounding, &v);
+                        let tag = if v2 == "exact" || v2 == "rounded-differently" { "reproduces" } else { "does not reproduce" };
+                        alt = format!("{} with {} ({tag})", show(&v, r.rounding, &r.printed), fmt_kv(&r.alt_inputs));
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Err(format!("{} line {}: {}: alt_inputs: {e}", published.display(), r.line, r.id)),
+                }
+            }
+        } else if verdict == "rounded-differently" && !r.explanation.is_empty() {
+            rule = format!("{rule}; {}", r.explanation);
+        }
+        *counts.entry(verdict.clone()).or_default() += 1;
+        rec.push("recomputed", recomputed);
+        rec.push("verdict", verdict);
+        rec.push("reason", rule);
+        rec.push("alternative", alt);
+        out.push(rec);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let unexplained = counts.get("differs-unexplained").copied().unwrap_or(0) > 0;
+    let summary = format!(
+        "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs-unexplained, {} pending",
+        out.len(),
+        counts.get("exact").unwrap_or(&0),
+        counts.get("rounded-differently").unwrap_or(&0),
+        counts.get("differs").unwrap_or(&0),
+        counts.get("differs-unexplained").unwrap_or(&0),
+        counts.get("pending").unwrap_or(&0)
+    );
+    Ok((out, summary, unexplained))
+}
+
+fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
+    m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+pub fn run(a: VerifyArgs) -> Result<(String, i32), String> {
+    let prec = check_prec(a.prec)?;
+    let (rows, summary, unexplained) = verify_rows(&a.published, &a.data, prec)?;
+    if !a.no_write {
+        write_atomic(&a.out.join("verification.csv"), render_csv(&rows).as_bytes())?;
+    }
+    let shown: Vec<Record> = if a.format == Format::Table {
+        rows.iter()
+            .map(|r| {
+                let mut x = Record::new();
+                for k in ["id", "printed", "recomputed", "verdict"] {
+                    x.push(k, r.get(k).unwrap_or("").to_string());
+                }
+                x
+            })
+            .collect()
+    } else {
+        rows.clone()
+    };
+    let mut text = render_rows(&shown, a.format);
+    if a.format == Format::Table {
+        text.push_str(&format!("\n{summary}\n"));
+    } else {
+        eprintln!("{summary}");
+    }
+    Ok((text, if unexplained { 1 } else { 0 }))
+}

@@ -1,0 +1,366 @@
+//! The f-DP paper's figures (census-2020-more-private-fdp.txt), regenerated as CSV + PNG + SVG.
+
+use crate::budget::zcdp;
+use crate::calibrate::{calibrate_factor, scale_groups};
+use crate::census::{Allocation, MechGroup};
+use crate::dist::DiscreteGaussian;
+use crate::num::parse_rational;
+use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
+use crate::report::plot::{bar_figure, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
+use rug::{Float, Rational};
+use std::path::{Path, PathBuf};
+
+fn rat(x: f64) -> Rational {
+    Rational::from_f64(x).unwrap()
+}
+
+/// δ(ε) (f64, for plotting) of a profile on a grid of ε.
+pub fn exact_curve(prof: &PrivacyProfile, eps: &[f64]) -> Vec<(f64, f64)> {
+    eps.iter().map(|&e| (e, prof.delta(&rat(e)).delta.mid().to_f64())).collect()
+}
+
+/// Bureau's δ(ε) = exp(−(ε−ρ)²/(4ρ)) (inverse of ε = ρ + 2√(ρ log 1/δ)).
+pub fn bureau_delta(rho: f64, e: f64) -> f64 {
+    if e <= rho {
+        1.0
+    } else {
+        (-(e - rho) * (e - rho) / (4.0 * rho)).exp()
+    }
+}
+
+/// ε grid from 0 to the larger of the two ε values at δ = 1e-15.
+fn eps_grid(prof: &PrivacyProfile, rho: f64, n: usize) -> Vec<f64> {
+    let d15 = parse_rational("1e-15").unwrap();
+    let e1 = prof.epsilon(&d15).map(|i| i.hi.to_f64()).unwrap_or(0.0);
+    let e2 = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
+    let top = e1.max(e2);
+    (0..=n).map(|i| top * i as f64 / n as f64).collect()
+}
+
+/// Exact trade-off knots thinned for plotting (consecutive kept points differ by ≥ `step` in α or β).
+pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
+    let (lo, hi) = prof.knots_window();
+    let mut out: Vec<(f64, f64)> = vec![(0.0, 1.0)];
+    let mut last = (0.0f64, 1.0f64);
+    for c in (lo..=hi).rev() {
+        let a = prof.surv.ge(c).mid().to_f64();
+        let b = prof.surv.ge(prof.d + 1 - c).mid().to_f64();
+        if (a - last.0).abs() >= step || (b - last.1).abs() >= step {
+            out.push((a, b));
+            last = (a, b);
+        }
+    }
+    out.push((1.0, 0.0));
+    out
+}
+
+/// Trade-off curve implied by the Bureau's (ε, δ_BS(ε)) statements for all ε:
+/// f(α) = sup_ε max(0, 1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) (Dong–Roth–Su Prop. 2.12 dual).
+pub fn bureau_tradeoff(rho: f64, n: usize) -> Vec<(f64, f64)> {
+    let eps: Vec<f64> = (0..=2000).map(|i| 60.0 * i as f64 / 2000.0).collect();
+    (0..=n)
+        .map(|i| {
+            let a = i as f64 / n as f64;
+            let mut best: f64 = 0.0;
+            for &e in &eps {
+                let d = bureau_delta(rho, e);
+                best = best.max(1.0 - d - e.exp() * a).max((-e).exp() * (1.0 - d - a));
+            }
+            (a, best)
+        })
+        .collect()
+}
+
+struct LevelData {
+    name: String,
+    rho: f64,
+    prof: PrivacyProfile,
+    reduced: PrivacyProfile,
+    factor: f64,
+}
+
+fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, String> {
+    let d11 = parse_rational("1e-11").unwrap();
+    let mut out = Vec::new();
+    for l in &alloc.levels {
+        let g = alloc.level_mechanisms(l);
+        let prof = compose_groups(&g, prec)?;
+        let target = zcdp::eps_bs(&l.rho, &d11, prec).mid();
+        let br = calibrate_factor(&g, &d11, &target, 128, prec, 1e-12)?;
+        let reduced = compose_groups(&scale_groups(&g, &br.lo), prec)?;
+        out.push(LevelData { name: l.name.clone(), rho: l.rho.to_f64(), prof, reduced, factor: br.lo.to_f64() });
+    }
+    Ok(out)
+}
+
+/// Figures 2, 3, 4, 5, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
+pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    progress("per-level profiles and Table 1 noise");
+    let levels = level_data(alloc, prec)?;
+    let log_grid: Vec<f64> = (0..=120).map(|i| 10f64.powf(-15.0 + 15.0 * i as f64 / 120.0)).collect();
+
+    // Figure 2: (ε, δ) curves per level.
+    progress("figure 2");
+    let panels: Vec<Panel> = levels
+        .iter()
+        .map(|l| {
+            let grid = eps_grid(&l.prof, l.rho, 160);
+            let mut p = Panel::new(&l.name, "ε", "δ(ε)");
+            p.y_log = true;
+            p.y_range = Some((1e-15, 1.0));
+            p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(l.rho, e))).collect()));
+            p.series.push(Series::line("exact (f-DP)", EXACT, exact_curve(&l.prof, &grid)));
+            p
+        })
+        .collect();
+    files.extend(Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4).write(&out.join("fig02-eps-delta-levels"))?);
+
+    // Figure 3: ε at δ = 1e-11 and 1e-5 per level.
+    progress("figure 3");
+    let mut groups = Vec::new();
+    for (d, light) in [("1e-11", false), ("1e-5", true)] {
+        let dr = parse_rational(d).unwrap();
+        let b: Vec<f64> = levels.iter().map(|l| zcdp::eps_bs(&rat(l.rho), &dr, 128).mid().to_f64()).collect();
+        let e: Vec<f64> = levels.iter().map(|l| l.prof.epsilon(&dr).unwrap().mid().to_f64()).collect();
+        let (cb, ce) = if light { (plotters::style::RGBColor(245, 150, 150), plotters::style::RGBColor(150, 190, 230)) } else { (BUREAU, EXACT) };
+        groups.push((format!("Bureau, δ = {d}"), cb, b));
+        groups.push((format!("exact, δ = {d}"), ce, e));
+    }
+    let cats: Vec<String> = levels.iter().map(|l| short(&l.name)).collect();
+    files.extend(bar_figure("Figure 3: ε per geographic level at δ = 1e-11 and δ = 1e-5", "ε", &cats, &groups, &out.join("fig03-eps-bars"))?);
+
+    // Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
+    progress("figures 4 and 5");
+    let panels: Vec<Panel> = levels
+        .iter()
+        .map(|l| {
+            let mut p = Panel::new(&format!("{} (σ² × {:.4})", l.name, l.factor), "type I error α", "type II error β");
+            p.x_range = Some((0.0, 1.0));
+            p.y_range = Some((0.0, 1.0));
+            p.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(l.rho, 400)));
+            p.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&l.prof, 2e-3)));
+            p.series.push(Series::line("exact, reduced noise", REDUCED, tradeoff_points(&l.reduced, 2e-3)).dashed());
+            p
+        })
+        .collect();
+    files.extend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4).write(&out.join("fig04-tradeoff-levels"))?);
+    let panels: Vec<Panel> = levels
+        .iter()
+        .map(|l| {
+            let grid = eps_grid(&l.reduced, l.rho, 160);
+            let mut p = Panel::new(&l.name, "ε", "δ(ε)");
+            p.y_log = true;
+            p.y_range = Some((1e-15, 1.0));
+            p.series.push(Series::line("Bureau (zCDP), published noise", BUREAU, grid.iter().map(|&e| (e, bureau_delta(l.rho, e))).collect()));
+            p.series.push(Series::line("exact, reduced noise (Table 1)", REDUCED, exact_curve(&l.reduced, &grid)));
+            p
+        })
+        .collect();
+    files.extend(Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4).write(&out.join("fig05-reduced-noise-levels"))?);
+
+    // Figures 14 and 15: improvement in ε against δ.
+    progress("figures 14 and 15");
+    let mut abs_p = Panel::new("ε_Bureau − ε_exact", "δ", "improvement in ε");
+    abs_p.x_log = true;
+    let mut rel_p = Panel::new("100 (1 − ε_exact/ε_Bureau)", "δ", "improvement in %");
+    rel_p.x_log = true;
+    for (i, l) in levels.iter().enumerate() {
+        let color = palette(i);
+        let mut a = Vec::new();
+        let mut r = Vec::new();
+        for &d in &log_grid {
+            if d >= 1.0 {
+                continue;
+            }
+            let dr = rat(d);
+            let b = zcdp::eps_bs(&rat(l.rho), &dr, 128).mid().to_f64();
+            let e = l.prof.epsilon(&dr).unwrap().mid().to_f64();
+            a.push((d, b - e));
+            r.push((d, 100.0 * (1.0 - e / b)));
+        }
+        abs_p.series.push(Series::line(&l.name, color, a));
+        rel_p.series.push(Series::line(&l.name, color, r));
+    }
+    files.extend(Figure::single("Figure 14: improvement in ε per level", abs_p).write(&out.join("fig14-improvement-eps"))?);
+    files.extend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p).write(&out.join("fig15-improvement-percent"))?);
+
+    // Figure 10: pmf of S_n (n = 2) vs its local-CLT approximation (Theorem A.11).
+    progress("figure 10");
+    let mut panels = Vec::new();
+    for s2 in ["5", "25"] {
+        let sigma2 = parse_rational(s2).unwrap();
+        let n = 2u32;
+        let dist = LatticeDist::iid_dgauss_sum(&sigma2, n, 128);
+        let bn = (sigma2.to_f64() * n as f64).sqrt();
+        let span = (5.0 * bn).ceil() as i64;
+        let exact: Vec<(f64, f64)> = (-span..=span).map(|y| (y as f64 / bn, dist.pmf(y).mid().to_f64())).collect();
+        let clt: Vec<(f64, f64)> = (-span..=span)
+            .map(|y| {
+                let z = y as f64 / bn;
+                (z, (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt() / bn)
+            })
+            .collect();
+        let mut p = Panel::new(&format!("σ² = {s2}, n = 2"), "y = (X₁+X₂)/(√n σ)", "mass");
+        p.series.push(Series::line("(1/Bₙ) ϕ(y)", REDUCED, clt));
+        p.series.push(Series::line("exact pmf of Sₙ", EXACT, exact).markers());
+        panels.push(p);
+        // residual panel
+        let resid: Vec<(f64, f64)> = (-span..=span)
+            .map(|y| {
+                let z = y as f64 / bn;
+                let e = Float::with_val(128, dist.pmf(y).mid());
+                let c = (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt() / bn;
+                (z, (e.to_f64() - c).abs().max(1e-300))
+            })
+            .collect();
+        let mut q = Panel::new(&format!("σ² = {s2}: |pmf − (1/Bₙ)ϕ|"), "y", "|residual|");
+        q.y_log = true;
+        q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid));
+        panels.push(q);
+    }
+    files.extend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2).write(&out.join("fig10-local-clt"))?);
+
+    // Overall: Figures 7, 12, 13.
+    progress("overall composition (figures 7, 12, 13)");
+    files.extend(overall_figures(alloc, out, overall_prec, progress)?);
+    Ok(files)
+}
+
+fn palette(i: usize) -> plotters::style::RGBColor {
+    const P: [plotters::style::RGBColor; 8] = [
+        plotters::style::RGBColor(31, 119, 180),
+        plotters::style::RGBColor(255, 127, 14),
+        plotters::style::RGBColor(44, 160, 44),
+        plotters::style::RGBColor(214, 39, 40),
+        plotters::style::RGBColor(148, 103, 189),
+        plotters::style::RGBColor(140, 86, 75),
+        plotters::style::RGBColor(227, 119, 194),
+        plotters::style::RGBColor(127, 127, 127),
+    ];
+    P[i % 8]
+}
+
+fn short(name: &str) -> String {
+    match name {
+        "Tract Subset Group" => "TSG".into(),
+        "Tract Subset" => "TS".into(),
+        "Optimized Block Group" => "OBG".into(),
+        other => other.into(),
+    }
+}
+
+/// Overall profiles: published noise, the paper's 8.59% uniform reduction, and the exact uniform factor.
+pub struct OverallData {
+    pub rho: f64,
+    pub same: PrivacyProfile,
+    pub paper: PrivacyProfile,
+    pub exact_factor: (Rational, Rational),
+    pub exact: PrivacyProfile,
+}
+
+pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String> {
+    let groups: Vec<MechGroup> = alloc.all_mechanisms();
+    let rho = alloc.total_rho();
+    let same = compose_groups(&groups, prec)?;
+    // The paper's §3.3: "variance proxy reduced by 8.59%".
+    let paper_factor = parse_rational("0.9141").unwrap();
+    let paper = compose_groups(&scale_groups(&groups, &paper_factor), prec)?;
+    let d10 = parse_rational("1e-10").unwrap();
+    let target = zcdp::eps_bs(&rho, &d10, prec).mid();
+    let br = calibrate_factor(&groups, &d10, &target, 96, prec, 1e-12)?;
+    let exact = compose_groups(&scale_groups(&groups, &br.lo), prec)?;
+    Ok(OverallData { rho: rho.to_f64(), same, paper, exact_factor: (br.lo, br.hi), exact })
+}
+
+fn overall_figures(alloc: &Allocation, out: &Path, prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
+    let od = overall_data(alloc, prec)?;
+    progress("overall curves");
+    let mut files = Vec::new();
+    let grid = eps_grid(&od.same, od.rho, 200);
+    let fac = od.exact_factor.0.to_f64();
+    let mut p = Panel::new("all eight levels composed (80 queries)", "ε", "δ(ε)");
+    p.y_log = true;
+    p.y_range = Some((1e-15, 1.0));
+    p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(od.rho, e))).collect()));
+    p.series.push(Series::line("exact, same noise", EXACT, exact_curve(&od.same, &grid)));
+    p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], exact_curve(&od.paper, &grid)).dashed());
+    p.series.push(Series::line(&format!("exact, σ² reduced {:.2}% (exact match at δ=1e-10)", 100.0 * (1.0 - fac)), REDUCED, exact_curve(&od.exact, &grid)).dashed());
+    files.extend(Figure::single("Figure 7: overall (ε, δ)-curves, DHC 2022-08-25", p).write(&out.join("fig07-overall-eps-delta"))?);
+    let mut t = Panel::new("all eight levels composed", "type I error α", "type II error β");
+    t.x_range = Some((0.0, 1.0));
+    t.y_range = Some((0.0, 1.0));
+    t.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(od.rho, 500)));
+    t.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&od.same, 1e-3)));
+    t.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], tradeoff_points(&od.paper, 1e-3)).dashed());
+    t.series.push(Series::line("exact, σ² reduced (exact match)", REDUCED, tradeoff_points(&od.exact, 1e-3)).dashed());
+    files.extend(Figure::single("Figure 12: overall trade-off functions", t).write(&out.join("fig12-overall-tradeoff"))?);
+    // Figure 13: zoom near the origin, log axes.
+    let mut z = Panel::new("zoom: small α", "type I error α", "type II error β");
+    z.x_log = true;
+    z.x_range = Some((1e-12, 1e-1));
+    z.y_range = Some((0.0, 1.0));
+    z.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff_log(od.rho)));
+    z.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&od.same)));
+    z.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], tradeoff_points_log(&od.paper)).dashed());
+    z.series.push(Series::line("exact, σ² reduced (exact match)", REDUCED, tradeoff_points_log(&od.exact)).dashed());
+    files.extend(Figure::single("Figure 13: overall trade-off functions near α = 0", z).write(&out.join("fig13-overall-tradeoff-zoom"))?);
+    Ok(files)
+}
+
+fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
+    let (lo, hi) = prof.knots_window();
+    let mut out = Vec::new();
+    let mut last_la = f64::NEG_INFINITY;
+    for c in (lo..=hi).rev() {
+        let a = prof.surv.ge(c).mid().to_f64();
+        if a < 1e-13 {
+            continue;
+        }
+        let la = a.log10();
+        if la - last_la >= 0.02 {
+            out.push((a, prof.surv.ge(prof.d + 1 - c).mid().to_f64()));
+            last_la = la;
+        }
+    }
+    out
+}
+
+fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
+    let eps: Vec<f64> = (0..=3000).map(|i| 60.0 * i as f64 / 3000.0).collect();
+    (0..=330)
+        .map(|i| {
+            let a = 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0);
+            let mut best: f64 = 0.0;
+            for &e in &eps {
+                let d = bureau_delta(rho, e);
+                best = best.max(1.0 - d - e.exp() * a).max((-e).exp() * (1.0 - d - a));
+            }
+            (a, best)
+        })
+        .collect()
+}
+
+/// Exact expected squared and absolute error of a released count y + X and of max(0, y + X),
+/// X ~ N_Z(0, σ²), for a true count y ≥ 0 (census-2020-more-private-fdp.txt Figures 6 and 8:
+/// computed from the pmf, not by simulation). Returns (MSE, MAE, MSE_pp, MAE_pp).
+pub fn count_errors(sigma2: &Rational, y: i64) -> (f64, f64, f64, f64) {
+    let dg = DiscreteGaussian { sigma2: sigma2.clone() };
+    let prec = 128;
+    let k = dg.radius(prec) as i64;
+    let z = dg.normaliser_theta(prec).mid();
+    let (mut mse, mut mae, mut msep, mut maep) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for x in -k..=k {
+        let e = Rational::from(x * x) / (Rational::from(2u32) * sigma2.clone());
+        let w = Float::with_val(prec, -Float::with_val(prec, &e)).exp();
+        let p = (w / &z).to_f64();
+        let xf = x as f64;
+        mse += p * xf * xf;
+        mae += p * xf.abs();
+        let released = (y + x).max(0) - y;
+        let rf = released as f64;
+        msep += p * rf * rf;
+        maep += p * rf.abs();
+    }
+    (mse, mae, msep, maep)
+}
