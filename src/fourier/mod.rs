@@ -105,7 +105,7 @@ impl MechLattice {
             .iter()
             .zip(&w)
             .map(|(g, wi)| {
-                // μ X has the law of X scaled by μ: weight w_i on S_i counts the μ_i already (slope μ/σ²).
+                // V = Σ_i w_i S_i with w_i = μ_i/(σ_i² h): the sensitivity enters through the slope (pld::profile).
                 LatticeGroup { k: wi.to_i64().expect("weight too large"), sigma2: g.sigma2.clone(), n: g.count }
             })
             .collect();
