@@ -51,7 +51,7 @@ pub fn calibrate_factor(
 }
 
 /// Certified root of g(c) = target for any g strictly decreasing in the variance factor c
-/// (g is evaluated as a certified interval at precision p).
+/// (g is evaluated as a certified interval at precision p); the search also uses g, at `search_prec`.
 pub fn calibrate_generic(
     g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
     target: &Float,
@@ -63,39 +63,60 @@ pub fn calibrate_generic(
     let logscale = target.to_f64() < 1e-3;
     let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
     let t = tr(target.to_f64());
-    let f = |c: f64, p: u32| -> Result<f64, String> { Ok(tr(g(&rat(c), p)?.mid().to_f64()) - t) };
-    // Bracket the root in log c: ε decreases as c grows.
+    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
+    let c = find_root(&search, rel_width)?;
+    certify(g, target, c, prec, rel_width)
+}
+
+/// Search with a fast uncertified function `search(c)` (decreasing in c, zero at the root), then certify
+/// with the certified `g` (decreasing in c) against `target`.
+pub fn calibrate_with(
+    search: &dyn Fn(f64) -> Result<f64, String>,
+    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    target: &Float,
+    prec: u32,
+    rel_width: f64,
+) -> Result<FactorBracket, String> {
+    let c = find_root(search, rel_width)?;
+    certify(g, target, c, prec, rel_width)
+}
+
+/// Root of a decreasing function by bracketing in factors of 2 and Illinois regula falsi.
+fn find_root(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64) -> Result<f64, String> {
     let (mut a, mut b) = (0.5f64, 1.0f64);
-    let mut fa = f(a, search_prec)?;
-    let mut fb = f(b, search_prec)?;
+    let mut fa = f(a)?;
+    let mut fb = f(b)?;
     let mut guard = 0;
     while fa < 0.0 {
+        b = a;
+        fb = fa;
         a /= 2.0;
-        fa = f(a, search_prec)?;
+        fa = f(a)?;
         guard += 1;
         if guard > 60 {
-            return Err("calibration: target epsilon not reachable with smaller noise".into());
+            return Err("calibration: target not reachable with smaller noise".into());
         }
     }
     while fb > 0.0 {
+        a = b;
+        fa = fb;
         b *= 2.0;
-        fb = f(b, search_prec)?;
+        fb = f(b)?;
         guard += 1;
         if guard > 120 {
-            return Err("calibration: target epsilon not reachable with larger noise".into());
+            return Err("calibration: target not reachable with larger noise".into());
         }
     }
-    // Illinois (regula falsi) on [a, b]; stop when the estimate moves by less than the target width.
     let mut side = 0i32;
     let mut c = (a * fb - b * fa) / (fb - fa);
     let mut prev = f64::NAN;
-    for _ in 0..60 {
+    for _ in 0..80 {
         c = (a * fb - b * fa) / (fb - fa);
         if (c - prev).abs() <= rel_width * 0.05 * c {
             break;
         }
         prev = c;
-        let fc = f(c, search_prec)?;
+        let fc = f(c)?;
         if fc == 0.0 {
             break;
         }
@@ -115,7 +136,11 @@ pub fn calibrate_generic(
             side = -1;
         }
     }
-    // Certify: widen until ε(c_lo) > target > ε(c_hi) hold for the certified intervals.
+    Ok(c)
+}
+
+/// Widen [c(1−w), c(1+w)] until g(c_lo) > target > g(c_hi) hold for the certified intervals.
+fn certify(g: &dyn Fn(&Rational, u32) -> Result<Interval, String>, target: &Float, c: f64, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
     let mut w = rel_width / 2.0;
     for _ in 0..40 {
         let clo = rat(c * (1.0 - w));
@@ -128,6 +153,29 @@ pub fn calibrate_generic(
         w *= 4.0;
     }
     Err("calibration: could not certify a bracket".into())
+}
+
+/// Uniform factor for a composition of many groups: the search runs on the fast Fourier inversion of
+/// δ_c(ε_target) (src/fourier/fast.rs, f64, relative accuracy ~1e-13), the bracket is certified by
+/// the lattice accountant. With `first_only`, only the first term of (A.9) is matched (the paper's §A.6
+/// procedure), at the given ε.
+pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, first_only: bool, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+    use crate::fourier::fast::{delta_fast, FastParams};
+    let fp = FastParams::default();
+    let ld = delta.to_f64().ln();
+    let search = |c: f64| -> Result<f64, String> {
+        let d = delta_fast(&scale_groups(groups, &rat(c)), eps_target, &fp)?;
+        let v = if first_only { d.first.value } else { d.delta };
+        Ok(v.max(1e-300).ln() - ld)
+    };
+    if first_only {
+        let g = |c: &Rational, p: u32| -> Result<Interval, String> { Ok(compose_groups(&scale_groups(groups, c), p)?.delta(eps_target).first) };
+        calibrate_with(&search, &g, &Float::with_val(prec, delta), prec, rel_width)
+    } else {
+        let target = Float::with_val(prec, eps_target);
+        let g = |c: &Rational, p: u32| eps_scaled(groups, c, delta, p);
+        calibrate_with(&search, &g, &target, prec, rel_width)
+    }
 }
 
 #[cfg(test)]

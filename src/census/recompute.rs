@@ -2,7 +2,7 @@
 //! Nothing here reads a printed value; every number comes from the library.
 
 use crate::budget::zcdp;
-use crate::calibrate::{calibrate_factor, calibrate_generic, scale_groups};
+use crate::calibrate::{calibrate_factor, calibrate_uniform, scale_groups};
 use crate::census::{Allocation, MechGroup};
 use crate::dist::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
@@ -165,21 +165,15 @@ impl Ctx {
                 let groups = a.all_mechanisms();
                 let rho = a.total_rho();
                 let delta = rat_in(m, "delta")?;
-                let eb = zcdp::eps_bs(&rho, &delta, p).mid();
-                let op = self.overall_prec;
-                let br = match get(m, "terms")? {
-                    "both" => calibrate_factor(&groups, &delta, &eb, 96, op, 1e-10)?,
-                    "first" => {
-                        // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ at
-                        // the Bureau's ε (an upper bound on δ, hence a smaller admissible reduction).
-                        let er = eb.to_rational().unwrap();
-                        let g = |c: &Rational, pr: u32| -> Result<Interval, String> {
-                            Ok(compose_groups(&scale_groups(&groups, c), pr)?.delta(&er).first)
-                        };
-                        calibrate_generic(&g, &Float::with_val(p, &delta), 96, op, 1e-10)?
-                    }
+                // ε at which to match: the Bureau's ε (exact), unless an `eps` input overrides it.
+                let eps = if m.contains_key("eps") { rat_in(m, "eps")? } else { zcdp::eps_bs(&rho, &delta, p).mid().to_rational().unwrap() };
+                let first = match get(m, "terms")? {
+                    "both" => false,
+                    // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
+                    "first" => true,
                     other => return Err(format!("terms must be both or first, got {other}")),
                 };
+                let br = calibrate_uniform(&groups, &delta, &eps, first, self.overall_prec, 1e-10)?;
                 Float::with_val(p, 1 - br.hi) * 100u32
             }
             "overall_first_term" => {

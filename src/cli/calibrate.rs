@@ -98,7 +98,7 @@ pub fn uniform_row(alloc: &Allocation, delta: &Rational, conv: Conversion, expli
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);
-    let br = calibrate_factor(&groups, delta, &target, 96, prec, REL_WIDTH)?;
+    let br = crate::calibrate::calibrate_uniform(&groups, delta, &target.to_rational().unwrap(), false, prec, REL_WIDTH)?;
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
     r.push("target_epsilon", fmt_nearest(&target, 20));

@@ -267,8 +267,8 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String
     let paper_factor = parse_rational("0.9141").unwrap();
     let paper = compose_groups(&scale_groups(&groups, &paper_factor), prec)?;
     let d10 = parse_rational("1e-10").unwrap();
-    let target = zcdp::eps_bs(&rho, &d10, prec).mid();
-    let br = calibrate_factor(&groups, &d10, &target, 96, prec, 1e-12)?;
+    let target = zcdp::eps_bs(&rho, &d10, prec).mid().to_rational().unwrap();
+    let br = crate::calibrate::calibrate_uniform(&groups, &d10, &target, false, prec, 1e-12)?;
     let exact = compose_groups(&scale_groups(&groups, &br.lo), prec)?;
     Ok(OverallData { rho: rho.to_f64(), same, paper, exact_factor: (br.lo, br.hi), exact })
 }
