@@ -179,25 +179,34 @@ pub fn prob_correct(
                             }
                         })
                     } else {
-                        let steps: Vec<(i64, Vec<f64>)> = (0..2)
+                        // X₂-steps P₂(·|k₁) on their windows (entries below 1e-18 dropped) and, per k₂,
+                        // e^{−B(k₂)} with B(k₂) = −(ρ₁/d)(2(y₁*−k₂+m)+1); then q(k₂) = 1/(1 + e^{−A}e^{−B(k₂)})
+                        // with A = ln(p/(1−p)) + ρ₁(2(x₁*−m)−1): no exponential in the inner loop.
+                        let steps: Vec<(Vec<f64>, Vec<f64>)> = (0..2)
                             .map(|i| {
                                 f.x2_step(&t.prior, f.m + i, x2s, y1s)
                                     .map(|(a, v)| {
                                         let l = logsumexp(&v);
-                                        (a, v.iter().map(|x| (x - l).exp()).collect())
+                                        let mut pw = Vec::new();
+                                        let mut eb = Vec::new();
+                                        for (j, x) in v.iter().enumerate() {
+                                            let pj = (x - l).exp();
+                                            if pj > 1e-18 {
+                                                let k2 = a + j as i64;
+                                                pw.push(pj);
+                                                eb.push((f.rd * (2 * (y1s - k2 + f.m) + 1) as f64).exp());
+                                            }
+                                        }
+                                        (pw, eb)
                                     })
                                     .ok_or_else(|| "the X2-step has no support".to_string())
                             })
                             .collect::<Result<_, _>>()?;
                         Box::new(move |x1s: i64| {
-                            // q(k₂) = σ(A + B(k₂)), A = lo + ρ₁(2(x₁*−m)−1), B = −(ρ₁/d)(2(y₁*−k₂+m)+1)
-                            let a_ = f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64;
-                            let q = |k2: i64| {
-                                let l = a_ - f.rd * (2 * (y1s - k2 + f.m) + 1) as f64;
-                                1.0 / (1.0 + (-l).exp())
-                            };
-                            let a: f64 = steps[0].1.iter().enumerate().map(|(j, p)| p * q(steps[0].0 + j as i64)).sum();
-                            let b: f64 = steps[1].1.iter().enumerate().map(|(j, p)| p * (1.0 - q(steps[1].0 + j as i64))).sum();
+                            let ea = (-(f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64)).exp();
+                            // q = 1/(1+u), 1 − q = u/(1+u) = 1/(1 + 1/u), u = e^{−A}e^{−B}
+                            let a: f64 = steps[0].0.iter().zip(&steps[0].1).map(|(p, eb)| p / (1.0 + ea * eb)).sum();
+                            let b: f64 = steps[1].0.iter().zip(&steps[1].1).map(|(p, eb)| p / (1.0 + 1.0 / (ea * eb))).sum();
                             if (a - b).abs() < 1e-10 * (a + b) {
                                 t.decide_sampler(&Data { x1s, x2s, y1s }, sampler)
                             } else if a > b {

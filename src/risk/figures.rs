@@ -69,7 +69,9 @@ pub fn figure2_3() -> Result<Vec<Record>, String> {
             let s = SingleLevel::new(p, 0, rho.clone())?;
             let mut r = Record::new();
             r.push("rho1", format!("{:.6e}", rho.to_f64())).push("prior", name);
-            r.push("marginal_posterior", f(&s.marginal(PREC))).push("risk", f(&s.risk(PREC)));
+            let m = s.marginal(PREC);
+            let risk = m.div(&Interval::from_rational(&s.p, PREC));
+            r.push("marginal_posterior", f(&m)).push("risk", f(&risk));
             r.push("threshold_xstar", s.threshold().to_string()).push("p_correct", f(&s.prob_correct(PREC)));
             rows.push(r);
         }

@@ -104,7 +104,8 @@ pub fn dg_pmf_f64(rho: f64) -> (i64, Vec<f64>) {
     (k, w)
 }
 
-/// f64 pmf of the sum of d i.i.d. DG(0, 1/(2ρ)) by exact convolution (entries below 1e-300 dropped).
+/// f64 pmf of the sum of d i.i.d. DG(0, 1/(2ρ)) by exact convolution (entries below 1e-300 dropped
+/// during the convolution, below 1e-22 of the mode at the end).
 /// Returns (offset, pmf) with pmf[i] = P[S = i + offset].
 pub fn dg_sum_pmf_f64(rho: f64, d: u32) -> (i64, Vec<f64>) {
     let (k, base) = dg_pmf_f64(rho);
@@ -127,7 +128,10 @@ pub fn dg_sum_pmf_f64(rho: f64, d: u32) -> (i64, Vec<f64>) {
         cur = next[first..=last].to_vec();
         off += first as i64;
     }
-    (off, cur)
+    let mx = cur.iter().cloned().fold(0.0f64, f64::max);
+    let first = cur.iter().position(|x| *x > 1e-22 * mx).unwrap_or(0);
+    let last = cur.iter().rposition(|x| *x > 1e-22 * mx).unwrap_or(cur.len() - 1);
+    (off + first as i64, cur[first..=last].to_vec())
 }
 
 /// log(Σ exp(xᵢ)) in f64, −∞ for an empty slice.
