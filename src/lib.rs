@@ -10,3 +10,4 @@ pub mod num;
 pub mod pld;
 pub mod cli;
 pub mod report;
+pub mod risk;

@@ -3,6 +3,7 @@ pub mod calibrate;
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
+pub mod risk;
 pub mod verify;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Regenerate every table and figure into results/
     Reproduce(reproduce::ReproduceArgs),
+    /// Bayesian disclosure risk of noisy counts (Kazan–Reiter): single level, hierarchy, tables, figures
+    Risk(risk::RiskArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -78,6 +81,7 @@ pub fn run() -> i32 {
             }
             Err(e) => Err(e),
         },
+        Command::Risk(a) => risk::run(a),
     };
     match res {
         Ok(out) => {

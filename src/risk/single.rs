@@ -1,0 +1,331 @@
+//! One level (KR §3.1), several levels with a target known to be unique (KR S1.1), and sequential
+//! releases (KR S5.8). Every value is a certified [`Interval`].
+//!
+//! Model: the adversary knows m = x_{1,−t}; prior P[X₁ = m+1] = p, P[X₁ = m] = 1 − p; the release is
+//! X₁* = X₁ + η, η ~ DG(0, 1/(2ρ)) with pmf e^{−ρη²}/Z(ρ), Z(ρ) = Σ_k e^{−ρk²}. The truth is x₁ = m+1.
+
+use crate::dist::DiscreteGaussian;
+use crate::num::Interval;
+use crate::risk::{check_p, check_rho};
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// KR's DG(0, 1/(2ρ)) as a [`DiscreteGaussian`] (σ² = 1/(2ρ)).
+pub fn kr_noise(rho: &Rational) -> DiscreteGaussian {
+    DiscreteGaussian::new(Rational::from(rho.recip_ref()) / 2u32).expect("rho > 0")
+}
+
+fn q(v: &Rational, prec: u32) -> Interval {
+    Interval::from_rational(v, prec)
+}
+
+/// Single-level setting: prior p, known count m, noise parameter ρ.
+#[derive(Clone, Debug)]
+pub struct SingleLevel {
+    pub p: Rational,
+    pub m: i64,
+    pub rho: Rational,
+}
+
+/// The Bayes decision (3.5) with the tie rule: Target = decide m+1; Other = decide m.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Target,
+    Other,
+    /// exact tie P = 1/2 (decided as m by the tie rule)
+    Tie,
+}
+
+impl SingleLevel {
+    pub fn new(p: Rational, m: i64, rho: Rational) -> Result<Self, String> {
+        check_p(&p)?;
+        check_rho(&rho, "rho")?;
+        Ok(SingleLevel { p, m, rho })
+    }
+
+    /// (1 − p)/p.
+    pub fn odds_against(&self) -> Rational {
+        Rational::from(1 - self.p.clone()) / self.p.clone()
+    }
+
+    /// P[X₁* = x* | X₁ = x] = e^{−ρ(x*−x)²}/Z(ρ) (KR eq. 2.1).
+    pub fn likelihood(&self, xstar: i64, x: i64, prec: u32) -> Interval {
+        let p = prec + 16;
+        let z = kr_noise(&self.rho).normaliser_theta(p);
+        let d = Rational::from(xstar - x);
+        let e = -(Rational::from(&d * &d) * &self.rho);
+        crate::dist::dgauss::round_to(&q(&e, p).exp().div(&z), prec)
+    }
+
+    /// (3.1) P[X₁ = m+1 | X₁* = x*] = 1 / (1 + ((1−p)/p)·e^{−ρ(2(x*−m)−1)}).
+    pub fn posterior(&self, xstar: i64, prec: u32) -> Interval {
+        let p = prec + 16;
+        let j = xstar - self.m;
+        let e = -(Rational::from(2 * j - 1) * &self.rho);
+        let t = q(&e, p).exp().mul(&q(&self.odds_against(), p));
+        let one = Interval::one(p);
+        crate::dist::dgauss::round_to(&one.div(&one.add(&t)), prec)
+    }
+
+    /// (3.2) R′(x*) = posterior / p.
+    pub fn risk_prime(&self, xstar: i64, prec: u32) -> Interval {
+        let p = prec + 16;
+        crate::dist::dgauss::round_to(&self.posterior(xstar, p).div(&q(&self.p, p)), prec)
+    }
+
+    /// (3.3) M = Σ_{x*} P[X₁ = m+1 | x*] P[X₁* = x* | X₁ = m+1], certified: the terms with |η| > K are
+    /// in [0, P[|η| > K]] because the posterior lies in [0, 1].
+    pub fn marginal(&self, prec: u32) -> Interval {
+        let p = prec + 16;
+        let dg = kr_noise(&self.rho);
+        let z = dg.normaliser_theta(p);
+        let k = dg.radius(prec) as i64;
+        let mut s = Interval::zero(p);
+        for eta in -k..=k {
+            let w = q(&-(Rational::from(eta * eta) * &self.rho), p).exp();
+            s = s.add(&self.posterior(self.m + 1 + eta, p).mul(&w));
+        }
+        let mut m = s.div(&z);
+        let tail = dg.tail_gt(&Rational::from(k), p); // P[η > K] = P[η < −K]
+        m.hi = Float::with_val_round(p, &m.hi + Float::with_val_round(p, &tail.hi * 2u32, Round::Up).0, Round::Up).0;
+        crate::dist::dgauss::round_to(&m, prec)
+    }
+
+    /// (3.4) R = M / p.
+    pub fn risk(&self, prec: u32) -> Interval {
+        let p = prec + 16;
+        crate::dist::dgauss::round_to(&self.marginal(p).div(&q(&self.p, p)), prec)
+    }
+
+    /// Bayes decision (3.5) at x*: decide m+1 iff ρ(2(x*−m)−1) > ln((1−p)/p). Never a tie for rational
+    /// p and ρ: for p = 1/2 the right side is 0 and ρ(2j−1) ≠ 0; otherwise ln((1−p)/p) is transcendental
+    /// (Lindemann) and cannot equal a rational. The comparison is certified (precision raised until
+    /// the enclosure of the logarithm separates).
+    pub fn decide(&self, xstar: i64) -> Decision {
+        let lhs = Rational::from(2 * (xstar - self.m) - 1) * &self.rho;
+        let oa = self.odds_against();
+        if oa == 1 {
+            return if lhs > 0 { Decision::Target } else { Decision::Other };
+        }
+        let mut prec = 128;
+        loop {
+            let l = q(&oa, prec).ln();
+            let r = q(&lhs, prec);
+            if r.lo > l.hi {
+                return Decision::Target;
+            }
+            if r.hi < l.lo {
+                return Decision::Other;
+            }
+            prec *= 2;
+            assert!(prec <= 1 << 20, "decision not separated: impossible for rational inputs");
+        }
+    }
+
+    /// x̃*: the smallest x* with decision m+1 (KR after eq. 3.6). The posterior is increasing in x*.
+    pub fn threshold(&self) -> i64 {
+        let lnq = self.odds_against().to_f64().ln();
+        let guess = (lnq / self.rho.to_f64() + 1.0) / 2.0;
+        let mut j = if guess.is_finite() { guess.floor() as i64 + self.m } else { self.m };
+        while self.decide(j) == Decision::Target {
+            j -= 1;
+        }
+        while self.decide(j) != Decision::Target {
+            j += 1;
+        }
+        j
+    }
+
+    /// (3.6) P[X̂₁ = m+1] = P[X₁* ≥ x̃* | X₁ = m+1] = P[η ≥ x̃* − m − 1], certified.
+    pub fn prob_correct(&self, prec: u32) -> Interval {
+        let t = self.threshold() - self.m - 2; // P[η > t] = P[η ≥ t+1]
+        kr_noise(&self.rho).tail_gt(&Rational::from(t), prec)
+    }
+}
+
+/// KR S1.1: target known to be unique at ℓ levels with parameters ρ₁..ρ_ℓ and releases x₁*..x_ℓ*:
+/// P[X₁ = m+1 | x*] = 1/(1 + ((1−p)/p) e^{−Σᵢ ρᵢ(2(xᵢ*−m)−1)}), certified.
+pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], prec: u32) -> Result<Interval, String> {
+    check_p(p)?;
+    if rhos.len() != xstars.len() || rhos.is_empty() {
+        return Err("need one released count per level".into());
+    }
+    let mut e = Rational::from(0);
+    for (r, x) in rhos.iter().zip(xstars) {
+        check_rho(r, "rho")?;
+        e -= Rational::from(2 * (x - m) - 1) * r;
+    }
+    let pp = prec + 16;
+    let oa = Rational::from(1 - p.clone()) / p.clone();
+    let t = q(&e, pp).exp().mul(&q(&oa, pp));
+    let one = Interval::one(pp);
+    Ok(crate::dist::dgauss::round_to(&one.div(&one.add(&t)), prec))
+}
+
+/// KR S1.1 marginal posterior E[P[X₁ = m+1 | X*] | x₁ = m+1] for ℓ levels, as bounds [lo, hi] in f64
+/// (a plotting/screening quantity). With ηᵢ the noises, the posterior is σ(c + Σρᵢ + 2W),
+/// W = Σ ρᵢηᵢ, c = ln(p/(1−p)). Small products of supports are enumerated exactly; otherwise the law
+/// of W is convolved on a grid of width h with every value rounded down (lower bound) and up (upper
+/// bound) — σ is increasing, so the two runs bracket the exact value. Dropped tails (< 1e-17 each)
+/// are added to the upper end.
+pub fn marginal_multi_f64(p: f64, rhos: &[f64]) -> (f64, f64) {
+    let c = (p / (1.0 - p)).ln() + rhos.iter().sum::<f64>();
+    let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let tables: Vec<(i64, Vec<f64>)> = rhos.iter().map(|r| crate::risk::dg_pmf_f64(*r)).collect();
+    let size: f64 = tables.iter().map(|(_, t)| t.len() as f64).product();
+    let dropped = 1e-17 * rhos.len() as f64;
+    if size <= 3.0e6 {
+        // exact enumeration of W
+        let mut pts: Vec<(f64, f64)> = vec![(0.0, 1.0)];
+        for ((k, t), r) in tables.iter().zip(rhos) {
+            let mut next = Vec::with_capacity(pts.len() * t.len());
+            for (w, pr) in &pts {
+                for (i, pk) in t.iter().enumerate() {
+                    let eta = i as i64 - k;
+                    next.push((w + r * eta as f64, pr * pk));
+                }
+            }
+            pts = next;
+        }
+        let v: f64 = pts.iter().map(|(w, pr)| pr * sig(c + 2.0 * w)).sum();
+        return (v, v + dropped);
+    }
+    let h = 2e-5;
+    let run = |up: bool| -> f64 {
+        // grid index i ↔ W = (i + off)·h
+        let mut off: i64 = 0;
+        let mut cur = vec![1.0f64];
+        for ((k, t), r) in tables.iter().zip(rhos) {
+            let steps: Vec<i64> = (0..t.len())
+                .map(|i| {
+                    let v = r * (i as i64 - k) as f64 / h;
+                    if up {
+                        v.ceil() as i64
+                    } else {
+                        v.floor() as i64
+                    }
+                })
+                .collect();
+            let smin = *steps.iter().min().unwrap();
+            let smax = *steps.iter().max().unwrap();
+            let mut next = vec![0.0f64; cur.len() + (smax - smin) as usize];
+            for (j, pk) in t.iter().enumerate() {
+                let s = (steps[j] - smin) as usize;
+                for (i, a) in cur.iter().enumerate() {
+                    next[i + s] += a * pk;
+                }
+            }
+            off += smin;
+            cur = next;
+        }
+        cur.iter().enumerate().map(|(i, pr)| pr * sig(c + 2.0 * (i as i64 + off) as f64 * h)).sum()
+    };
+    (run(false), run(true) + dropped)
+}
+
+/// One step of KR S5.8 (sequential releases).
+#[derive(Clone, Debug)]
+pub struct SequentialStep {
+    pub rho: Rational,
+    pub xstar: i64,
+    /// P[X₁ = m+1 | x₁₁*, …, x₁,ᵢ₋₁*] — the updated prior
+    pub prior: Interval,
+    /// P[X₁ = m+1 | x₁₁*, …, x₁ᵢ*]
+    pub posterior: Interval,
+    /// R′(x₁ᵢ* | earlier) = posterior / prior (S5.2)
+    pub conditional_risk: Interval,
+    /// R′(x₁₁*, …, x₁ᵢ*) = Π conditional risks = posterior / p (S5.7–S5.8)
+    pub cumulative_risk: Interval,
+}
+
+/// KR S5.8: the risk of sequential releases composes multiplicatively; each release updates the prior.
+/// Computed as a chain of one-level posteriors (3.1) with the updated prior; the final posterior equals
+/// the S1.1 posterior with all releases at once (checked in the tests).
+pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32) -> Result<Vec<SequentialStep>, String> {
+    check_p(p)?;
+    if releases.is_empty() {
+        return Err("no releases".into());
+    }
+    let pp = prec + 32;
+    let mut prior = q(p, pp);
+    let mut cum = Interval::one(pp);
+    let mut out = Vec::new();
+    let one = Interval::one(pp);
+    for (rho, x) in releases {
+        check_rho(rho, "rho")?;
+        // posterior = prior·L1 / (prior·L1 + (1−prior)·L0), L1/L0 = e^{ρ(2(x−m)−1)}
+        let lr = q(&(Rational::from(2 * (x - m) - 1) * rho), pp).exp();
+        let num = prior.mul(&lr);
+        let other = one.sub(&prior);
+        // num/(num + other) is increasing in num and decreasing in other: combine ends
+        let post = Interval::new(
+            Float::with_val_round(pp, &num.lo / Float::with_val_round(pp, &num.lo + &other.hi, Round::Up).0, Round::Down).0,
+            Float::with_val_round(pp, &num.hi / Float::with_val_round(pp, &num.hi + &other.lo, Round::Down).0, Round::Up).0,
+        );
+        let cr = post.div(&prior);
+        cum = cum.mul(&cr);
+        out.push(SequentialStep {
+            rho: rho.clone(),
+            xstar: *x,
+            prior: crate::dist::dgauss::round_to(&prior, prec),
+            posterior: crate::dist::dgauss::round_to(&post, prec),
+            conditional_risk: crate::dist::dgauss::round_to(&cr, prec),
+            cumulative_risk: crate::dist::dgauss::round_to(&cum, prec),
+        });
+        prior = post;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_rational;
+
+    fn r(s: &str) -> Rational {
+        parse_rational(s).unwrap()
+    }
+
+    #[test]
+    fn risk_single_posterior_is_bayes_rule() {
+        let s = SingleLevel::new(r("1/5"), 3, r("0.3")).unwrap();
+        for x in -3..8 {
+            let l1 = s.likelihood(x, 4, 128);
+            let l0 = s.likelihood(x, 3, 128);
+            let p = q(&s.p, 128);
+            let num = p.mul(&l1);
+            let bayes = num.div(&num.add(&Interval::one(128).sub(&p).mul(&l0)));
+            assert!(bayes.overlaps(&s.posterior(x, 128)));
+        }
+        // p = 1/2: P(correct) = (1 + 1/Z)/2 (the research notes' closed form)
+        let h = SingleLevel::new(r("1/2"), 0, r("0.099")).unwrap();
+        let z = kr_noise(&h.rho).normaliser_theta(128);
+        let one = Interval::one(128);
+        let closed = one.add(&one.div(&z)).mul(&q(&r("1/2"), 128));
+        assert!(closed.overlaps(&h.prob_correct(128)));
+        assert_eq!(h.threshold(), 1);
+    }
+
+    #[test]
+    fn risk_sequential_equals_joint_posterior() {
+        let p = r("1/10");
+        let rel = vec![(r("0.0992"), 2), (r("0.2465"), 1), (r("0.05"), -1)];
+        let steps = sequential(&p, 0, &rel, 128).unwrap();
+        let joint = posterior_multi(&p, 0, &[r("0.0992"), r("0.2465"), r("0.05")], &[2, 1, -1], 128).unwrap();
+        assert!(joint.overlaps(&steps[2].posterior));
+        let ratio = joint.div(&q(&p, 128));
+        assert!(ratio.overlaps(&steps[2].cumulative_risk));
+    }
+
+    #[test]
+    fn risk_multi_marginal_one_level_matches_certified() {
+        let s = SingleLevel::new(r("1/5"), 0, r("0.0992263542254750")).unwrap();
+        let m = s.marginal(128).to_f64();
+        let (lo, hi) = marginal_multi_f64(0.2, &[0.0992263542254750]);
+        assert!(lo - 1e-12 <= m && m <= hi + 1e-12, "{lo} {m} {hi}");
+        // binned path brackets the enumerated one
+        let rh = [0.0992, 0.2465, 0.0504, 0.0514, 0.0505];
+        let (a, b) = marginal_multi_f64(0.5, &rh);
+        assert!(a <= b && b - a < 1e-3, "{a} {b}");
+    }
+}
