@@ -17,6 +17,7 @@ pub const QUANTITIES: &[&str] = &[
     "sigma2_level",
     "rho_total",
     "rho_level",
+    "rho_query",
     "eps_bureau",
     "eps_cks",
     "eps_exact_level",
@@ -29,6 +30,8 @@ pub const QUANTITIES: &[&str] = &[
     "overall_first_term",
     "variance_deficit",
     "clt_residual_sup",
+    "kr_single_level",
+    "kr_two_level",
 ];
 
 /// Quantities whose computation belongs to capabilities not in this build: reported as `pending`.
@@ -38,8 +41,6 @@ pub const PENDING: &[&str] = &[
     "safetab_re_accounting",
     "safetab_p_threshold",
     "moe_ratio_pct",
-    "kr_single_level",
-    "kr_two_level",
 ];
 
 pub fn known(q: &str) -> bool {
@@ -133,8 +134,17 @@ impl Ctx {
         best.ok_or_else(|| "no levels".into())
     }
 
-    /// Recompute one quantity. `Ok(None)` means pending (capability not in this build).
+    /// Recompute one quantity. `Ok(None)` means pending (capability not in this build). An input
+    /// `scale=K` multiplies the result (e.g. 100 for a fraction printed as a percentage).
     pub fn compute(&self, q: &str, m: &In) -> Result<Option<Float>, String> {
+        let v = self.compute_raw(q, m)?;
+        match (v, m.get("scale")) {
+            (Some(v), Some(k)) => Ok(Some(v * Float::with_val(self.prec, parse_rational(k).map_err(|e| format!("scale: {e}"))?))),
+            (v, _) => Ok(v),
+        }
+    }
+
+    fn compute_raw(&self, q: &str, m: &In) -> Result<Option<Float>, String> {
         let p = self.prec;
         let v: Float = match q {
             "sigma2_level" => {
@@ -146,6 +156,15 @@ impl Ctx {
             }
             "rho_total" => Float::with_val(p, self.alloc(get(m, "alloc")?)?.total_rho()),
             "rho_level" => Float::with_val(p, self.level_groups(m)?.2),
+            "rho_query" => {
+                let a = self.alloc(get(m, "alloc")?)?;
+                let l = a.level(get(m, "level")?)?;
+                let qn = get(m, "query")?;
+                let i = l.query_names.iter().position(|n| n == qn).ok_or_else(|| format!("level '{}' has no query '{qn}'", l.name))?;
+                Float::with_val(p, &l.query_rho[i])
+            }
+            "kr_single_level" => kr_single(m, p)?,
+            "kr_two_level" => kr_two(m, p)?,
             "eps_bureau" => {
                 let rho = if m.contains_key("rho") { rat_in(m, "rho")? } else { self.level_groups(m)?.2 };
                 zcdp::eps_bs(&rho, &rat_in(m, "delta")?, p).mid()
@@ -195,9 +214,60 @@ impl Ctx {
     }
 }
 
+/// 100 (1 − ε_exact/ε_Bureau); with `round_eps=N` both ε are first rounded to N decimals (the way a
+/// reader would compute it from printed two-decimal values).
 fn pct_reduction(c: &Ctx, m: &In) -> Result<Float, String> {
     let (e, b) = c.level_eps(m)?;
-    Ok((Float::with_val(c.prec, 1) - e.mid() / b.mid()) * 100u32)
+    let (mut e, mut b) = (e.mid().to_f64(), b.mid().to_f64());
+    if let Some(n) = m.get("round_eps") {
+        let n: i32 = n.parse().map_err(|_| "round_eps must be an integer")?;
+        let s = 10f64.powi(n);
+        e = (e * s).round() / s;
+        b = (b * s).round() / s;
+    }
+    Ok(Float::with_val(c.prec, 100.0 * (1.0 - e / b)))
+}
+
+/// Kazan–Reiter single-level quantities (§3.1, eqs. 3.1–3.6) via src/risk.
+fn kr_single(m: &In, prec: u32) -> Result<Float, String> {
+    use crate::risk::single::SingleLevel;
+    let p = rat_in(m, "p")?;
+    let rho = rat_in(m, "rho")?;
+    let s = SingleLevel::new(p, 0, rho)?;
+    let x = |k: &str| -> Result<i64, String> { get(m, k)?.parse::<i64>().map_err(|_| format!("input '{k}' must be an integer")) };
+    let v = match get(m, "what")? {
+        "likelihood" => s.likelihood(x("xstar")?, x("x")?, prec),
+        "posterior" => s.posterior(x("xstar")?, prec),
+        "risk_prime" => s.risk_prime(x("xstar")?, prec),
+        "marginal" => s.marginal(prec),
+        "risk" => s.risk(prec),
+        "p_correct" => s.prob_correct(prec),
+        other => return Err(format!("unknown kr_single_level what='{other}'")),
+    };
+    Ok(v.mid())
+}
+
+/// Kazan–Reiter two-level posterior (§3.2, Tables 7–8) on the Table 6 data, exact enumeration of the
+/// model as written (`sampler=model`) or the exact stationary law of the paper's Gibbs sampler
+/// (`sampler=paper`).
+fn kr_two(m: &In, prec: u32) -> Result<Float, String> {
+    use crate::risk::hier::{Prior2, Sampler};
+    use crate::risk::paper::{table6_data, table6_model};
+    let t = table6_model(Prior2::Unbounded);
+    let d = table6_data();
+    let post = match get(m, "sampler")? {
+        "model" => t.posterior(&d, 8, prec),
+        "paper" => t.gibbs_stationary(&d, Sampler::Paper, 8, prec)?,
+        other => return Err(format!("unknown sampler '{other}'")),
+    };
+    match get(m, "what")? {
+        "p_x1" => Ok(post.p_target.mid()),
+        "p_x2" => {
+            let k: i64 = get(m, "k")?.parse().map_err(|_| "k must be an integer")?;
+            post.x2.iter().find(|(kk, _)| *kk == k).map(|(_, v)| v.mid()).ok_or_else(|| format!("no X2 = {k}"))
+        }
+        other => Err(format!("unknown kr_two_level what='{other}'")),
+    }
 }
 
 fn sigma2_pct(c: &Ctx, m: &In) -> Result<Float, String> {

@@ -125,18 +125,6 @@ pub fn parse_printed(s: &str) -> Result<Float, String> {
     Ok(Float::with_val(256, q))
 }
 
-/// Number of decimals in the printed mantissa (for dp/pct rows the rounding says it, this is a check).
-fn round_to(v: &Float, r: Rounding, printed_digits_hint: u32, mode: Mode) -> f64 {
-    let x = v.to_f64();
-    match r {
-        Rounding::Dp(n) | Rounding::Pct(n) => round_dec(x, n as i32, mode),
-        Rounding::Int => round_dec(x, 0, mode),
-        Rounding::Sig(n) => round_sig(x, n as i32, mode),
-        Rounding::Order => round_sig(x, 1, mode),
-        Rounding::Upper => round_sig(x, printed_digits_hint.max(1) as i32, mode),
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mode {
     Nearest,
@@ -144,23 +132,42 @@ pub enum Mode {
     Up,
 }
 
-fn round_dec(x: f64, n: i32, mode: Mode) -> f64 {
-    let s = 10f64.powi(n);
-    let y = x * s;
-    let r = match mode {
-        Mode::Nearest => y.round(),
-        Mode::Trunc => y.trunc(),
-        Mode::Up => y.ceil(),
+/// Round `v` to the printed resolution, exactly (MPFR value × 10^k rounded to an integer), and return
+/// the rounded value as an exact rational.
+fn round_exact(v: &Float, r: Rounding, sig_hint: u32, mode: Mode) -> rug::Rational {
+    use rug::ops::Pow;
+    use rug::{Integer, Rational};
+    let prec = v.prec().max(256);
+    // number of decimals k such that the printed resolution is 10^-k
+    let k: i64 = match r {
+        Rounding::Dp(n) | Rounding::Pct(n) => n as i64,
+        Rounding::Int => 0,
+        _ if v.is_zero() => 0,
+        Rounding::Sig(_) | Rounding::Order | Rounding::Upper => {
+            let n = match r {
+                Rounding::Sig(n) => n,
+                Rounding::Order => 1,
+                _ => sig_hint.max(1),
+            } as i64;
+            let e = Float::with_val(64, v.abs_ref()).log10().floor().to_f64() as i64;
+            n - 1 - e
+        }
     };
-    r / s
+    let scale = Rational::from(Integer::from(10).pow(k.unsigned_abs() as u32));
+    let scale = if k >= 0 { scale } else { scale.recip() };
+    let x = Float::with_val(prec, v * Float::with_val(prec, &scale));
+    let xi = match mode {
+        Mode::Nearest => x.round(),
+        Mode::Trunc => x.trunc(),
+        Mode::Up => x.ceil(),
+    };
+    Rational::from(xi.to_integer().unwrap()) / scale
 }
 
-fn round_sig(x: f64, n: i32, mode: Mode) -> f64 {
-    if x == 0.0 {
-        return 0.0;
-    }
-    let e = x.abs().log10().floor() as i32;
-    round_dec(x / 10f64.powi(e), n - 1, mode) * 10f64.powi(e)
+/// The printed value rounded to its own printed resolution (a decimal prints as itself; a fraction such
+/// as 17849145/1041158 is compared at the row's resolution).
+fn printed_rounded(p: &Float, r: Rounding, sig_hint: u32) -> rug::Rational {
+    round_exact(p, r, sig_hint, Mode::Nearest)
 }
 
 fn sig_digits_of(s: &str) -> u32 {
@@ -169,33 +176,30 @@ fn sig_digits_of(s: &str) -> u32 {
     m.chars().filter(|c| c.is_ascii_digit()).collect::<String>().trim_start_matches('0').len().max(1) as u32
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * b.abs().max(1e-300)
-}
-
 /// Compare a recomputed value with the printed one. Returns (verdict, rule used or note).
 pub fn judge(printed: &str, r: Rounding, value: &Float) -> (String, String) {
-    let p = parse_printed(printed).unwrap().to_f64();
+    let pf = parse_printed(printed).unwrap();
     let hint = sig_digits_of(printed);
     match r {
         Rounding::Upper => {
-            if value.to_f64() <= p {
-                let tight = round_to(value, Rounding::Sig(hint), hint, Mode::Up);
-                if close(tight, p) {
+            if *value <= pf {
+                let tight = round_exact(value, r, hint, Mode::Up);
+                if tight == printed_rounded(&pf, r, hint) {
                     ("exact".into(), "upper bound, the value rounded up".into())
                 } else {
-                    ("rounded-differently".into(), format!("a valid upper bound, not the value rounded up ({})", fmt_g(tight)))
+                    ("rounded-differently".into(), format!("a valid upper bound, not the value rounded up ({})", fmt_g(tight.to_f64())))
                 }
             } else {
                 ("differs".into(), "stated upper bound is violated".into())
             }
         }
         _ => {
-            if close(round_to(value, r, hint, Mode::Nearest), p) {
+            let want = printed_rounded(&pf, r, hint);
+            if round_exact(value, r, hint, Mode::Nearest) == want {
                 return ("exact".into(), "round to nearest".into());
             }
             for (m, name) in [(Mode::Trunc, "truncated, not rounded"), (Mode::Up, "rounded up")] {
-                if close(round_to(value, r, hint, m), p) {
+                if round_exact(value, r, hint, m) == want {
                     return ("rounded-differently".into(), name.into());
                 }
             }
