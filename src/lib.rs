@@ -8,3 +8,4 @@ pub mod num;
 pub mod pld;
 pub mod cli;
 pub mod report;
+pub mod topdown;

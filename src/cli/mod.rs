@@ -2,6 +2,7 @@
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
+pub mod topdown;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +30,8 @@ pub enum Command {
     Delta(epsilon::DeltaArgs),
     /// Regenerate every table and figure into results/
     Reproduce(reproduce::ReproduceArgs),
+    /// TopDown noisy measurements on a geographic spine: spines, measurements, certification, accuracy
+    Topdown(topdown::TopdownArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -64,6 +67,7 @@ pub fn run() -> i32 {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::Topdown(a) => topdown::run(a),
     };
     match res {
         Ok(out) => {
