@@ -11,3 +11,4 @@ pub mod pld;
 pub mod cli;
 pub mod report;
 pub mod risk;
+pub mod topdown;

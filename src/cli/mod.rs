@@ -5,6 +5,7 @@ pub mod epsilon;
 pub mod reproduce;
 pub mod risk;
 pub mod verify;
+pub mod topdown;
 
 use clap::{Parser, Subcommand};
 
@@ -38,6 +39,8 @@ pub enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Bayesian disclosure risk of noisy counts (Kazan–Reiter): single level, hierarchy, tables, figures
     Risk(risk::RiskArgs),
+    /// TopDown noisy measurements on a geographic spine: spines, measurements, certification, accuracy
+    Topdown(topdown::TopdownArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -82,6 +85,7 @@ pub fn run() -> i32 {
             Err(e) => Err(e),
         },
         Command::Risk(a) => risk::run(a),
+        Command::Topdown(a) => topdown::run(a),
     };
     match res {
         Ok(out) => {

@@ -1,0 +1,369 @@
+//! `tightdp topdown …`: geographic spines, TopDown noisy measurements, certification, accuracy.
+
+use crate::budget::zcdp;
+use crate::census::allocation::{Allocation, Neighbors};
+use crate::cli::common::{check_prec, parse_delta};
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
+use crate::num::{parse_rational, DEFAULT_PREC};
+use crate::report::output::render_rows;
+use crate::report::{Format, Record};
+use crate::topdown::certify::certify;
+use crate::topdown::estimate::{accuracy, TABLE1_BUREAU, TABLE1_REDUCED};
+use crate::topdown::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
+use crate::topdown::sampler::seeded;
+use crate::topdown::schema::{read_persons, synth_block, write_persons, Schema};
+use crate::topdown::spine::{Bypass, GeoSpec, Spine};
+use crate::topdown::write_streamed;
+use clap::{Args, Subcommand};
+use rug::{Float, Rational};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct TopdownArgs {
+    #[command(subcommand)]
+    pub cmd: TopdownCmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TopdownCmd {
+    /// Generate a synthetic block-level geography (deterministic from the seed)
+    GenGeography(GenGeoArgs),
+    /// Generate a synthetic person file for a geography
+    Persons(PersonsArgs),
+    /// Summarise a spine: geolevels, fan-outs, bypasses, off-spine entity distances
+    Spine(SpineArgs),
+    /// Noisy measurements: measurements.csv and manifest.json in --out-dir
+    Measure(MeasureArgs),
+    /// Exact ε(δ) of a measurement manifest (lattice accountant), next to the zCDP conversions
+    Certify(CertifyArgs),
+    /// MSE of tree-consistent WLS by geolevel and for off-spine entities: closed form and simulation
+    Accuracy(AccuracyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GenGeoArgs {
+    /// Geolevel names, top (root) first, blocks last
+    #[arg(long, default_value = "US,State,County,Tract,Optimized Block Group,Block")]
+    pub levels: String,
+    /// Fan-out per geolevel above the blocks: N or MIN-MAX, comma-separated
+    #[arg(long, default_value = "2,2-3,2-4,1-3,1-6")]
+    pub fanout: String,
+    /// Off-spine entity categories NAME:FRACTION (fraction of blocks inside some entity)
+    #[arg(long, default_value = "place:0.3,aian:0.1")]
+    pub ose: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct PersonsArgs {
+    #[arg(long, value_name = "FILE")]
+    pub geography: PathBuf,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Mean block population (uniform on 0..2·mean)
+    #[arg(long, default_value_t = 30)]
+    pub mean: u32,
+    /// Histogram schema: pl94 (8·2·2·63), small (3·2·2·4), scalar, or hhgq=..,votingage=..,hispanic=..,cenrace=..
+    #[arg(long, default_value = "small")]
+    pub schema: String,
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct SpineArgs {
+    #[arg(long, value_name = "FILE")]
+    pub geography: PathBuf,
+    #[arg(long, value_enum, default_value = "zcdp")]
+    pub bypass: Bypass,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct MeasureArgs {
+    #[arg(long, value_name = "FILE")]
+    pub geography: PathBuf,
+    /// Allocation file (levels by `share` + `queries` or `query_shares`; geolevels as in the spine)
+    #[arg(long, value_name = "FILE")]
+    pub allocation: PathBuf,
+    /// Person file (block, hhgq, votingage, hispanic, cenrace[, count])
+    #[arg(long, value_name = "FILE", conflicts_with = "synth_seed")]
+    pub persons: Option<PathBuf>,
+    /// Instead of a person file, generate the persons per block from this seed (as `topdown persons`)
+    #[arg(long, value_name = "SEED")]
+    pub synth_seed: Option<u64>,
+    /// Mean block population with --synth-seed
+    #[arg(long, default_value_t = 30)]
+    pub mean: u32,
+    /// Neighbour relation (default: the allocation file's): replace → σ² = 1/(ργα), add-remove → 1/(2ργα)
+    #[arg(long, value_parser = ["replace", "add-remove"])]
+    pub neighbors: Option<String>,
+    #[arg(long, default_value = "small")]
+    pub schema: String,
+    #[arg(long, value_enum, default_value = "zcdp")]
+    pub bypass: Bypass,
+    /// Noise seed (reproducible runs); default: from the operating system
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct CertifyArgs {
+    #[arg(long, value_name = "FILE")]
+    pub manifest: PathBuf,
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub delta: String,
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
+    pub prec: u32,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct AccuracyArgs {
+    #[arg(long, value_name = "FILE")]
+    pub geography: PathBuf,
+    /// Noise settings: bureau and/or reduced (Table 1 of the f-DP paper, 8 DHC geolevels)
+    #[arg(long, default_value = "bureau,reduced")]
+    pub noise: String,
+    /// Custom σ² per geolevel (one query), comma-separated, instead of --noise
+    #[arg(long, value_name = "LIST")]
+    pub sigma2: Option<String>,
+    #[arg(long, default_value_t = 400)]
+    pub trials: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value = "zcdp")]
+    pub bypass: Bypass,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Also write the table (CSV) to this file
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(a: TopdownArgs) -> Result<String, String> {
+    match a.cmd {
+        TopdownCmd::GenGeography(a) => gen_geography(a),
+        TopdownCmd::Persons(a) => persons(a),
+        TopdownCmd::Spine(a) => spine(a),
+        TopdownCmd::Measure(a) => run_measure(a),
+        TopdownCmd::Certify(a) => run_certify(a),
+        TopdownCmd::Accuracy(a) => run_accuracy(a),
+    }
+}
+
+fn gen_geography(a: GenGeoArgs) -> Result<String, String> {
+    let spec = GeoSpec::parse(&a.levels, &a.fanout, a.seed, &a.ose)?;
+    let n = write_streamed(&a.out, |w| spec.write(w))?;
+    Ok(format!("wrote {} blocks to {}\n", n, a.out.display()))
+}
+
+fn persons(a: PersonsArgs) -> Result<String, String> {
+    let schema = Schema::parse(&a.schema)?;
+    let sp = Spine::from_path(&a.geography)?;
+    if a.mean > 100_000 {
+        return Err("--mean must be at most 100000".into());
+    }
+    let ids: Vec<String> = sp.blocks.iter().map(|&b| sp.ids[b as usize].clone()).collect();
+    let n = write_streamed(&a.out, |w| write_persons(w, &ids, a.seed, a.mean, &schema))?;
+    Ok(format!("wrote {} persons in {} blocks to {}\n", n, ids.len(), a.out.display()))
+}
+
+fn spine(a: SpineArgs) -> Result<String, String> {
+    let mut sp = Spine::from_path(&a.geography)?;
+    let nby = sp.apply_bypass(a.bypass);
+    let sigs = sp.path_signatures()?;
+    let mut rows = Vec::new();
+    for s in sp.level_stats() {
+        let mut r = Record::new();
+        r.push("kind", "geolevel");
+        r.push("name", s.name.clone());
+        r.push("units", s.units.to_string());
+        r.push("measured", s.measured.to_string());
+        r.push("fanout_min", s.fanout_min.to_string());
+        r.push("fanout_mean", format!("{:.3}", s.fanout_mean));
+        r.push("fanout_max", s.fanout_max.to_string());
+        r.push("osed_mean", String::new());
+        r.push("osed_max", String::new());
+        rows.push(r);
+    }
+    for (k, cat) in sp.ose.iter().enumerate() {
+        let d: Vec<u64> = (0..cat.entities.len() as u32).map(|e| sp.osed(&sp.ose_members(k, e))).collect();
+        let mut r = Record::new();
+        r.push("kind", "off-spine");
+        r.push("name", cat.name.clone());
+        r.push("units", cat.entities.len().to_string());
+        r.push("measured", String::new());
+        r.push("fanout_min", String::new());
+        r.push("fanout_mean", String::new());
+        r.push("fanout_max", String::new());
+        r.push("osed_mean", if d.is_empty() { String::new() } else { format!("{:.3}", d.iter().sum::<u64>() as f64 / d.len() as f64) });
+        r.push("osed_max", d.iter().max().map(|x| x.to_string()).unwrap_or_default());
+        rows.push(r);
+    }
+    let mut out = render_rows(&rows, a.format);
+    if a.format == Format::Table {
+        out += &format!(
+            "blocks {}; bypass {}: {} geounits bypassed; {} distinct budget paths, each summing to 1 (Theorem 3)\n",
+            sp.blocks.len(),
+            a.bypass.as_str(),
+            nby,
+            sigs.len()
+        );
+    }
+    Ok(out)
+}
+
+fn run_measure(a: MeasureArgs) -> Result<String, String> {
+    let schema = Schema::parse(&a.schema)?;
+    let alloc = Allocation::from_path(&a.allocation)?;
+    let nb = match a.neighbors.as_deref() {
+        None => alloc.neighbors,
+        Some("replace") => Neighbors::Replace,
+        Some(_) => Neighbors::AddRemove,
+    };
+    let mut sp = Spine::from_path(&a.geography)?;
+    sp.apply_bypass(a.bypass);
+    let plan = Plan::new(&alloc, &sp, &schema, nb).map_err(|e| format!("allocation '{}': {e}", a.allocation.display()))?;
+    let persons = match (&a.persons, a.synth_seed) {
+        (Some(p), _) => {
+            let f = std::fs::File::open(p).map_err(|e| format!("cannot read person file '{}': {e}", p.display()))?;
+            let idx: std::collections::HashMap<&str, u32> = sp.blocks.iter().enumerate().map(|(i, &b)| (sp.ids[b as usize].as_str(), i as u32)).collect();
+            Persons::Table(read_persons(std::io::BufReader::new(f), &idx, &schema).map_err(|e| format!("'{}': {e}", p.display()))?)
+        }
+        (None, Some(seed)) => Persons::Synthetic { seed, mean: a.mean },
+        (None, None) => return Err("give --persons FILE or --synth-seed SEED".into()),
+    };
+    let t0 = std::time::Instant::now();
+    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed })?;
+    let secs = t0.elapsed().as_secs_f64();
+    let mut r = Record::new();
+    r.push("allocation", m.allocation.clone());
+    r.push("neighbors", m.neighbors.clone());
+    r.push("bypass", format!("{} ({} geounits)", m.bypass, m.bypassed_units));
+    r.push("blocks", m.blocks.to_string());
+    r.push("noise_entries", m.noise.len().to_string());
+    r.push("budget_paths", m.paths.len().to_string());
+    r.push("rows", m.rows.to_string());
+    r.push("measurements", a.out_dir.join("measurements.csv").display().to_string());
+    r.push("manifest", a.out_dir.join("manifest.json").display().to_string());
+    r.push("seconds", format!("{secs:.2}"));
+    Ok(r.render(a.format))
+}
+
+fn run_certify(a: CertifyArgs) -> Result<String, String> {
+    let delta = parse_delta(&a.delta)?;
+    let prec = check_prec(a.prec)?;
+    let m = read_manifest(&a.manifest)?;
+    let c = certify(&m, &delta, prec).map_err(|e| {
+        // still say what the zCDP accounting gives
+        let rho = parse_rational(&m.rho).unwrap_or_default();
+        let bs = zcdp::eps_bs(&rho, &delta, 128);
+        let (cks, _) = zcdp::eps_cks(&rho, &delta, 128);
+        format!(
+            "exact epsilon not available: {e} (zCDP conversions of rho = {}: Bun-Steinke {}, Canonne-Kamath-Steinke {})",
+            m.rho,
+            fmt_up(&bs.hi, 12),
+            fmt_up(&cks.hi, 12)
+        )
+    })?;
+    let mut r = Record::new();
+    r.push("allocation", m.allocation.clone());
+    r.push("neighbors", m.neighbors.clone());
+    r.push("bypass", m.bypass.clone());
+    r.push("neighbour_patterns", c.patterns.to_string());
+    r.push("worst_pattern", c.worst.clone());
+    r.push("rho", format!("{} = {}", c.rho, fmt_nearest(&Float::with_val(256, &c.rho), 30)));
+    r.push("delta", a.delta.trim());
+    r.push("epsilon_lo", fmt_down(&c.epsilon.lo, 40));
+    r.push("epsilon_hi", fmt_up(&c.epsilon.hi, 40));
+    let bs = zcdp::eps_bs(&c.rho, &delta, prec);
+    let (cks, _) = zcdp::eps_cks(&c.rho, &delta, prec);
+    r.push("epsilon_zcdp_bs", fmt_up(&bs.hi, 20));
+    r.push("epsilon_zcdp_cks", fmt_up(&cks.hi, 20));
+    r.push("method", "lattice (exact, certified); zCDP conversions for comparison");
+    Ok(r.render(a.format))
+}
+
+fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
+    let mut sp = Spine::from_path(&a.geography)?;
+    sp.apply_bypass(a.bypass);
+    if a.trials < 2 || a.trials > 10_000_000 {
+        return Err("--trials must be between 2 and 10000000".into());
+    }
+    let mut settings: Vec<(String, Vec<Rational>)> = Vec::new();
+    let parse_list = |l: &[&str]| -> Result<Vec<Rational>, String> {
+        l.iter()
+            .map(|s| {
+                let v = parse_rational(s.trim()).map_err(|e| format!("sigma2: {e}"))?;
+                if v <= 0 {
+                    return Err("sigma2 must be positive".to_string());
+                }
+                Ok(v)
+            })
+            .collect()
+    };
+    if let Some(s) = &a.sigma2 {
+        settings.push(("custom".into(), parse_list(&s.split(',').collect::<Vec<_>>())?));
+    } else {
+        for n in a.noise.split(',') {
+            match n.trim() {
+                "bureau" => settings.push(("bureau".into(), parse_list(&TABLE1_BUREAU)?)),
+                "reduced" => settings.push(("reduced".into(), parse_list(&TABLE1_REDUCED)?)),
+                o => return Err(format!("unknown --noise '{o}' (bureau, reduced)")),
+            }
+        }
+    }
+    for (name, s) in &settings {
+        if s.len() != sp.n_levels() {
+            return Err(format!("noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels()));
+        }
+    }
+    // true totals from synthetic persons (seed 1, mean 30), for the non-negative estimates
+    let schema = Schema::parse("scalar")?;
+    let mut truth = vec![0.0f64; sp.n_units()];
+    let mut people = Vec::new();
+    for &u in &sp.postorder() {
+        let b = sp.block_no[u as usize];
+        if b != crate::topdown::spine::NONE {
+            synth_block(1, b as u64, 30, &schema, &mut people);
+            truth[u as usize] = people.len() as f64;
+        }
+        let p = sp.parent[u as usize];
+        if p != crate::topdown::spine::NONE {
+            truth[p as usize] += truth[u as usize];
+        }
+    }
+    let mut rows = Vec::new();
+    let mut rng = seeded(a.seed);
+    for (name, s2) in &settings {
+        for row in accuracy(&sp, s2, &truth, a.trials, &mut rng)? {
+            let mut r = Record::new();
+            r.push("noise", name.clone());
+            r.push("kind", row.group.clone());
+            r.push("name", row.name.clone());
+            r.push("count", row.count.to_string());
+            r.push("osed_mean", format!("{:.3}", row.mean_osed));
+            r.push("mse_closed_form", format!("{:.6}", row.mse_closed));
+            r.push("mse_simulated", format!("{:.6}", row.mse_sim));
+            r.push("mc_se", format!("{:.6}", row.mse_sim_se));
+            r.push("z", format!("{:.2}", row.z()));
+            r.push("mse_nonneg_simulated", format!("{:.6}", row.mse_nonneg_sim));
+            rows.push(r);
+        }
+    }
+    if let Some(out) = &a.out {
+        let text = render_rows(&rows, Format::Csv);
+        crate::report::output::write_atomic(out, text.as_bytes())?;
+    }
+    Ok(render_rows(&rows, a.format))
+}

@@ -1,0 +1,393 @@
+//! TopDown noisy measurements on a spine (geographic-spines-topdown.txt Theorems 1 and 3).
+//!
+//! For every measured geounit u at geolevel l (share γ[u], = β[l] without bypass) and every query
+//! group i of level l with share α[i,l], each cell of Q[i]·x_u gets independent exact N_Z(0, σ²):
+//! * `replace` (bounded neighbours, the TDA's "modify one record"): σ² = 1/(ρ γ α) — Theorem 1(2),
+//!   the production `inverse_scale`; a changed record moves one cell down and one up (L2² = 2);
+//! * `add-remove`: σ² = 1/(2 ρ γ α) = n/(2aρ) for equal splits (census-2020-more-private-fdp.txt
+//!   §A.1); an added record moves one cell by one (L2² = 1).
+//!
+//! Measurements are streamed in post-order of the spine (children before parents), so memory is the
+//! block histograms plus one histogram per tree depth, whatever the number of levels and cells.
+
+use crate::census::allocation::{norm_name, Allocation, Neighbors};
+use crate::topdown::sampler::{os_seed, seeded, DgSampler};
+use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
+use crate::topdown::spine::{Spine, NONE};
+use rug::Rational;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const MANIFEST_FORMAT: &str = "tightdp-topdown-manifest/1";
+
+/// An allocation bound to a spine: shares per geolevel and query, and the noise formula.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub alloc_name: String,
+    pub rho: Rational,
+    pub neighbors: Neighbors,
+    pub beta: Vec<Rational>,
+    pub alpha: Vec<Vec<Rational>>,
+    pub queries: Vec<Vec<Query>>,
+    pub schema: Schema,
+}
+
+impl Plan {
+    pub fn new(alloc: &Allocation, spine: &Spine, schema: &Schema, neighbors: Neighbors) -> Result<Plan, String> {
+        let rho = alloc.rho.clone().ok_or("the allocation needs a total `rho` and level `share`s for TopDown")?;
+        if alloc.levels.len() != spine.n_levels() {
+            return Err(format!(
+                "the allocation has {} geolevels ({}) but the spine has {} ({})",
+                alloc.levels.len(),
+                alloc.levels.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", "),
+                spine.n_levels(),
+                spine.levels.join(", ")
+            ));
+        }
+        let mut beta = Vec::new();
+        let mut alpha = Vec::new();
+        let mut queries = Vec::new();
+        for (l, lv) in alloc.levels.iter().enumerate() {
+            if norm_name(&lv.name) != norm_name(&spine.levels[l]) {
+                return Err(format!("geolevel {} is '{}' in the allocation but '{}' in the spine", l + 1, lv.name, spine.levels[l]));
+            }
+            let share = lv.share.clone().ok_or_else(|| format!("level '{}': TopDown needs `share` (not `query_rho`)", lv.name))?;
+            let a: Vec<Rational> = lv.query_rho.iter().map(|q| Rational::from(q / &lv.rho)).collect();
+            let names: Vec<String> = if lv.query_names.len() == a.len() {
+                lv.query_names.clone()
+            } else {
+                (0..a.len()).map(|j| DEFAULT_QUERIES[j % DEFAULT_QUERIES.len()].to_string()).collect()
+            };
+            let qs = names.iter().map(|n| Query::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name))).collect::<Result<Vec<_>, _>>()?;
+            beta.push(share);
+            alpha.push(a);
+            queries.push(qs);
+        }
+        let sum: Rational = beta.iter().fold(Rational::new(), |s, b| s + b);
+        if sum != 1 {
+            return Err(format!("geolevel shares sum to {sum}, not 1 (Theorems 1 and 3 need Σ β[l] = 1)"));
+        }
+        Ok(Plan { alloc_name: alloc.name.clone(), rho, neighbors, beta, alpha, queries, schema: schema.clone() })
+    }
+
+    /// γ of a geounit at level l with budget span k: β[l] + … + β[l+k−1].
+    pub fn gamma(&self, l: usize, span: usize) -> Rational {
+        self.beta[l..l + span].iter().fold(Rational::new(), |s, b| s + b)
+    }
+
+    /// σ² of query i at level l for share γ.
+    pub fn sigma2(&self, l: usize, gamma: &Rational, i: usize) -> Rational {
+        sigma2_of(&self.rho, gamma, &self.alpha[l][i], self.neighbors)
+    }
+}
+
+/// σ² = 1/(ρ γ α) (replace) or 1/(2 ρ γ α) (add-remove).
+pub fn sigma2_of(rho: &Rational, gamma: &Rational, alpha: &Rational, nb: Neighbors) -> Rational {
+    let c = match nb {
+        Neighbors::Replace => 1u32,
+        Neighbors::AddRemove => 2u32,
+    };
+    let prec = Rational::from(rho * gamma) * alpha * c;
+    prec.recip()
+}
+
+pub fn shifts_per_record(nb: Neighbors) -> u32 {
+    match nb {
+        Neighbors::Replace => 2,
+        Neighbors::AddRemove => 1,
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NoiseEntry {
+    pub id: usize,
+    pub level: String,
+    pub level_index: usize,
+    /// Geolevels whose shares this measurement carries (more than one after a bypass).
+    pub span_levels: Vec<String>,
+    pub gamma: String,
+    pub query: String,
+    pub alpha: String,
+    pub sigma2: String,
+    pub cells: usize,
+    pub units: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PathEntry {
+    /// Noise entries met along the root-to-block path (one geounit each, in parallel over blocks).
+    pub noise_ids: Vec<usize>,
+    pub blocks: u64,
+    /// Σ γ along the path (Theorem 3: must be 1).
+    pub gamma_sum: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LevelEntry {
+    pub name: String,
+    pub beta: String,
+    pub units: usize,
+    pub measured_units: usize,
+    pub fanout_min: usize,
+    pub fanout_mean: f64,
+    pub fanout_max: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub allocation: String,
+    pub rho: String,
+    pub neighbors: String,
+    pub sensitivity_model: String,
+    pub noise_formula: String,
+    pub composition: String,
+    pub bypass: String,
+    pub bypassed_units: usize,
+    pub schema: String,
+    pub blocks: usize,
+    pub levels: Vec<LevelEntry>,
+    pub noise: Vec<NoiseEntry>,
+    pub paths: Vec<PathEntry>,
+    pub measurements_file: String,
+    pub rows: u64,
+    pub rng: String,
+}
+
+/// Build the manifest's noise table and paths (no data needed).
+pub fn noise_table(plan: &Plan, spine: &Spine) -> Result<(Vec<NoiseEntry>, Vec<PathEntry>, HashMap<(usize, usize), usize>), String> {
+    // units per (level, span)
+    let mut units: HashMap<(usize, usize), u64> = HashMap::new();
+    for u in 0..spine.n_units() {
+        if spine.span[u] > 0 {
+            *units.entry((spine.level[u] as usize, spine.span[u] as usize)).or_insert(0) += 1;
+        }
+    }
+    let mut keys: Vec<(usize, usize)> = units.keys().copied().collect();
+    keys.sort();
+    let mut entries = Vec::new();
+    let mut first_id = HashMap::new();
+    for &(l, k) in &keys {
+        let gamma = plan.gamma(l, k);
+        first_id.insert((l, k), entries.len());
+        for (i, q) in plan.queries[l].iter().enumerate() {
+            entries.push(NoiseEntry {
+                id: entries.len(),
+                level: spine.levels[l].clone(),
+                level_index: l,
+                span_levels: spine.levels[l..l + k].to_vec(),
+                gamma: gamma.to_string(),
+                query: q.name.clone(),
+                alpha: plan.alpha[l][i].to_string(),
+                sigma2: plan.sigma2(l, &gamma, i).to_string(),
+                cells: q.cells,
+                units: units[&(l, k)],
+            });
+        }
+    }
+    let sigs = spine.path_signatures()?;
+    let mut paths = Vec::new();
+    for (sig, blocks) in sigs {
+        let mut ids = Vec::new();
+        let mut gsum = Rational::new();
+        for &(l, k) in &sig {
+            let (l, k) = (l as usize, k as usize);
+            gsum += plan.gamma(l, k);
+            let f = first_id[&(l, k)];
+            ids.extend(f..f + plan.queries[l].len());
+        }
+        if gsum != 1 {
+            return Err(format!("internal: a block path has shares summing to {gsum} (Theorem 3 needs 1)"));
+        }
+        paths.push(PathEntry { noise_ids: ids, blocks, gamma_sum: gsum.to_string() });
+    }
+    Ok((entries, paths, first_id))
+}
+
+/// Where block histograms come from.
+pub enum Persons {
+    /// Block-major histograms read from a person file.
+    Table(Vec<u32>),
+    /// Generated on the fly per block (same persons as `topdown persons` writes with this seed).
+    Synthetic { seed: u64, mean: u32 },
+}
+
+pub struct MeasureOpts<'a> {
+    pub out_dir: &'a Path,
+    pub seed: Option<u64>,
+}
+
+/// Run the measurements: write `measurements.csv` and `manifest.json` into the output directory.
+/// Everything is validated before anything is written; the CSV is streamed to a temporary file and
+/// renamed at the end, so a failure leaves nothing behind.
+pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<Manifest, String> {
+    let (entries, paths, first_id) = noise_table(plan, spine)?;
+    let samplers: Vec<DgSampler> = entries
+        .iter()
+        .map(|e| DgSampler::new(&crate::num::parse_rational(&e.sigma2).unwrap()))
+        .collect::<Result<_, _>>()?;
+    std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
+    let csv_path = opts.out_dir.join("measurements.csv");
+    let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
+    let res = (|| -> Result<u64, String> {
+        let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 22, f);
+        let rows = stream(plan, spine, persons, &samplers, &first_id, opts.seed, &mut w).map_err(|e| format!("write failed: {e}"))?;
+        w.flush().map_err(|e| format!("write failed: {e}"))?;
+        Ok(rows)
+    })();
+    let rows = match res {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    let stats = spine.level_stats();
+    let levels = stats
+        .iter()
+        .enumerate()
+        .map(|(l, s)| LevelEntry {
+            name: s.name.clone(),
+            beta: plan.beta[l].to_string(),
+            units: s.units,
+            measured_units: s.measured,
+            fanout_min: s.fanout_min,
+            fanout_mean: (s.fanout_mean * 1000.0).round() / 1000.0,
+            fanout_max: s.fanout_max,
+        })
+        .collect();
+    let (sens, formula) = match plan.neighbors {
+        Neighbors::Replace => (
+            "replace: one record modified (bounded neighbours, geographic-spines-topdown.txt §2.1); in each query group of each geounit on the record's old and new block paths at most two cells move by 1 (L2^2 = 2); accounted as two unit shifts per noise entry on the union of two block paths",
+            "sigma2 = 1/(rho * gamma * alpha) (Theorem 1(2), Theorem 3(2))",
+        ),
+        Neighbors::AddRemove => (
+            "add-remove: one record added or removed; in each query group of each geounit on the record's block path one cell moves by 1 (L2^2 = 1); accounted as one unit shift per noise entry on one block path",
+            "sigma2 = 1/(2 * rho * gamma * alpha) = n/(2 a rho) for equal splits (census-2020-more-private-fdp.txt §A.1)",
+        ),
+    };
+    let bypassed = spine.span.iter().filter(|&&s| s == 0).count();
+    let manifest = Manifest {
+        format: MANIFEST_FORMAT.into(),
+        allocation: plan.alloc_name.clone(),
+        rho: plan.rho.to_string(),
+        neighbors: plan.neighbors.as_str().into(),
+        sensitivity_model: sens.into(),
+        noise_formula: formula.into(),
+        composition: "parallel over the geounits of a geolevel (disjoint blocks); sequential over query groups and along each block's root-to-block path; the gammas on every path sum to 1 (Theorem 3)".into(),
+        bypass: spine.bypass.as_str().into(),
+        bypassed_units: bypassed,
+        schema: plan.schema.describe(),
+        blocks: spine.blocks.len(),
+        levels,
+        noise: entries,
+        paths,
+        measurements_file: "measurements.csv".into(),
+        rows,
+        rng: if opts.seed.is_some() {
+            "ChaCha20 seeded by --seed (reproducible; use OS randomness for a real release)".into()
+        } else {
+            "ChaCha20 seeded from the operating system".into()
+        },
+    };
+    let json = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
+    if let Err(e) = std::fs::rename(&tmp, &csv_path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write '{}': {e}", csv_path.display()));
+    }
+    if let Err(e) = crate::report::output::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()) {
+        let _ = std::fs::remove_file(&csv_path);
+        return Err(e);
+    }
+    Ok(manifest)
+}
+
+fn stream<W: Write>(
+    plan: &Plan,
+    spine: &Spine,
+    persons: &Persons,
+    samplers: &[DgSampler],
+    first_id: &HashMap<(usize, usize), usize>,
+    seed: Option<u64>,
+    w: &mut W,
+) -> std::io::Result<u64> {
+    let mut rng = seeded(seed.unwrap_or_else(os_seed));
+    let nc = plan.schema.cells();
+    writeln!(w, "level,geounit,query,cell,value,noise_id")?;
+    let mut rows = 0u64;
+    let depth = spine.n_levels();
+    let mut acc: Vec<Vec<u64>> = vec![vec![0u64; nc]; depth];
+    let mut people = Vec::new();
+    let mut ans = Vec::new();
+    let mut line = String::with_capacity(128);
+    let mut stack: Vec<(u32, u32)> = vec![(spine.root, 0)];
+    acc[0].iter_mut().for_each(|x| *x = 0);
+    while let Some(&mut (u, ref mut i)) = stack.last_mut() {
+        let ch = spine.children(u);
+        if (*i as usize) < ch.len() {
+            let c = ch[*i as usize];
+            *i += 1;
+            let d = stack.len();
+            acc[d].iter_mut().for_each(|x| *x = 0);
+            stack.push((c, 0));
+            continue;
+        }
+        let d = stack.len() - 1;
+        let ui = u as usize;
+        let b = spine.block_no[ui];
+        if b != NONE {
+            match persons {
+                Persons::Table(h) => {
+                    for (x, &y) in acc[d].iter_mut().zip(&h[b as usize * nc..(b as usize + 1) * nc]) {
+                        *x = y as u64;
+                    }
+                }
+                Persons::Synthetic { seed, mean } => {
+                    synth_block(*seed, b as u64, *mean, &plan.schema, &mut people);
+                    for p in &people {
+                        acc[d][plan.schema.cell(*p)] += 1;
+                    }
+                }
+            }
+        }
+        let span = spine.span[ui] as usize;
+        if span > 0 {
+            let l = spine.level[ui] as usize;
+            let f = first_id[&(l, span)];
+            let lname = &spine.levels[l];
+            let gid = &spine.ids[ui];
+            for (qi, q) in plan.queries[l].iter().enumerate() {
+                q.answer(&acc[d], &mut ans);
+                let s = &samplers[f + qi];
+                for (cell, &a) in ans.iter().enumerate() {
+                    let y = a as i64 + s.sample(&mut rng);
+                    line.clear();
+                    use std::fmt::Write as _;
+                    let _ = writeln!(line, "{lname},{gid},{},{cell},{y},{}", q.name, f + qi);
+                    w.write_all(line.as_bytes())?;
+                    rows += 1;
+                }
+            }
+        }
+        if d > 0 {
+            let (lo, hi) = acc.split_at_mut(d);
+            for (x, y) in lo[d - 1].iter_mut().zip(hi[0].iter()) {
+                *x += *y;
+            }
+        }
+        stack.pop();
+    }
+    Ok(rows)
+}
+
+pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read manifest '{}': {e}", path.display()))?;
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| format!("manifest '{}': {e}", path.display()))?;
+    if m.format != MANIFEST_FORMAT {
+        return Err(format!("manifest '{}': unknown format '{}'", path.display(), m.format));
+    }
+    Ok(m)
+}
