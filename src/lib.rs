@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod census;
 pub mod dist;
+pub mod mech;
 pub mod num;
 pub mod pld;
 pub mod cli;
