@@ -2,6 +2,7 @@
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
+pub mod safetab_tables;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +30,8 @@ pub enum Command {
     Delta(epsilon::DeltaArgs),
     /// Regenerate every table and figure into results/
     Reproduce(reproduce::ReproduceArgs),
+    /// SafeTab-P Tables 6/7 and SafeTab (race & ethnicity) Tables 2/4, recomputed
+    SafetabTables(safetab_tables::SafetabTablesArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -64,6 +67,7 @@ pub fn run() -> i32 {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::SafetabTables(a) => safetab_tables::run(a),
     };
     match res {
         Ok(out) => {

@@ -2,3 +2,5 @@
 //! SafeTab (Detailed DHC race & ethnicity), synthetic persons, and run manifests.
 pub mod sampler;
 pub mod calib;
+pub mod account;
+pub mod safetab_re;
