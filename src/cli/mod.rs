@@ -3,6 +3,9 @@ pub mod common;
 pub mod epsilon;
 pub mod reproduce;
 pub mod safetab_tables;
+pub mod safetab_p;
+pub mod synth;
+pub mod certify;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +35,12 @@ pub enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// SafeTab-P Tables 6/7 and SafeTab (race & ethnicity) Tables 2/4, recomputed
     SafetabTables(safetab_tables::SafetabTablesArgs),
+    /// Run SafeTab-P (Detailed DHC-A) on a persons file
+    SafetabP(safetab_p::SafetabPArgs),
+    /// Synthetic persons and geography for SafeTab-P
+    Synth(synth::SynthArgs),
+    /// Certify a mechanism manifest: exact ε next to zCDP and pure-DP totals
+    Certify(certify::CertifyArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -68,6 +77,9 @@ pub fn run() -> i32 {
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::SafetabTables(a) => safetab_tables::run(a),
+        Command::SafetabP(a) => safetab_p::run(a),
+        Command::Synth(a) => synth::run(a),
+        Command::Certify(a) => certify::run(a),
     };
     match res {
         Ok(out) => {

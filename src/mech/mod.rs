@@ -4,3 +4,7 @@ pub mod sampler;
 pub mod calib;
 pub mod account;
 pub mod safetab_re;
+pub mod manifest;
+pub mod safetab_spec;
+pub mod safetab_p;
+pub mod synth;
