@@ -285,43 +285,38 @@ pub fn safetab_p_production(bounded: bool) -> Manifest {
     }
 }
 
-/// A SafeTab-P level: `two_stage` and `total_only` group counts (0, 0 = structure only, for the
-/// production certificate; a run records its actual counts and lists total-only when present).
-pub fn level_manifest(name: &str, rho: &Rational, s: u32, gamma: &Rational, two_stage: u64, total_only: u64) -> LevelManifest {
+/// The three noise variances of a SafeTab-P level (P Alg. 1–3): Stage 1 γρ/s, Stage 2 (1−γ)ρ/s,
+/// total-only ρ/s, each σ² = 1/(2ρ_count).
+pub fn safetab_p_sigma2(rho: &Rational, s: u32, gamma: &Rational) -> [Rational; 3] {
     let per_group = rho.clone() / Rational::from(s);
-    let sig = |r: Rational| rat_str(&(Rational::from(1) / (Rational::from(2) * r)));
-    let st1 = Noise {
-        query: "stage1-total".into(),
+    let sig = |r: Rational| Rational::from(1) / (Rational::from(2) * r);
+    [sig(gamma.clone() * per_group.clone()), sig((Rational::from(1) - gamma.clone()) * per_group.clone()), sig(per_group)]
+}
+
+/// A SafeTab-P level from its budget (production certificate: structure only, group counts 0).
+pub fn level_manifest(name: &str, rho: &Rational, s: u32, gamma: &Rational, two_stage: u64, total_only: u64) -> LevelManifest {
+    level_manifest_sigma2(name, &format!("rho={}", rat_str(rho)), s, &safetab_p_sigma2(rho, s, gamma), two_stage, total_only)
+}
+
+/// A SafeTab-P level from the variances the samplers actually used.
+pub fn level_manifest_sigma2(name: &str, budget: &str, s: u32, sig: &[Rational; 3], two_stage: u64, total_only: u64) -> LevelManifest {
+    let dg = |query: &str, s2: &Rational, adaptive: Option<&str>| Noise {
+        query: query.into(),
         distribution: "discrete-gaussian".into(),
-        sigma2: Some(sig(gamma.clone() * per_group.clone())),
+        sigma2: Some(rat_str(s2)),
         scale: None,
         sensitivity: 1,
-        adaptive_on: None,
+        adaptive_on: adaptive.map(|x| x.into()),
     };
-    let st2 = Noise {
-        query: "stage2-cells (total, sex x age4/9/23: one cell changes)".into(),
-        distribution: "discrete-gaussian".into(),
-        sigma2: Some(sig((Rational::from(1) - gamma.clone()) * per_group.clone())),
-        scale: None,
-        sensitivity: 1,
-        adaptive_on: Some("stage1-total".into()),
-    };
-    let mut structures = vec![Structure { kind: "two-stage-adaptive".into(), groups: two_stage, stages: vec![st1, st2] }];
+    let mut structures = vec![Structure {
+        kind: "two-stage-adaptive".into(),
+        groups: two_stage,
+        stages: vec![dg("stage1-total", &sig[0], None), dg("stage2-cells (total, sex x age4/9/23: one cell changes)", &sig[1], Some("stage1-total"))],
+    }];
     if total_only > 0 {
-        structures.push(Structure {
-            kind: "total-only".into(),
-            groups: total_only,
-            stages: vec![Noise {
-                query: "total".into(),
-                distribution: "discrete-gaussian".into(),
-                sigma2: Some(sig(per_group)),
-                scale: None,
-                sensitivity: 1,
-                adaptive_on: None,
-            }],
-        });
+        structures.push(Structure { kind: "total-only".into(), groups: total_only, stages: vec![dg("total", &sig[2], None)] });
     }
-    LevelManifest { name: name.into(), budget: format!("rho={}", rat_str(rho)), degree: s, structures }
+    LevelManifest { name: name.into(), budget: budget.into(), degree: s, structures }
 }
 
 /// Exact text of a rational: a terminating decimal when it has one, else "p/q".

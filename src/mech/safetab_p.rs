@@ -14,7 +14,7 @@
 //! drawn; any error aborts with the file line number, and nothing is written.
 
 use crate::mech::calib::suppression_threshold;
-use crate::mech::manifest::{level_manifest, Manifest};
+use crate::mech::manifest::{level_manifest_sigma2, Manifest};
 use crate::mech::safetab_spec::{block_key, Config, GeoLevel, Geography, Iterations, LevelSpec, NONE};
 use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
@@ -277,6 +277,8 @@ struct LevelOut {
     groups: u64,
     two_stage: u64,
     total_only: u64,
+    /// σ² of the samplers that ran: stage 1, stage 2, total-only
+    sigma2: [Rational; 3],
 }
 
 fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
@@ -291,7 +293,18 @@ fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64)
     let ids = &inp.geography.ids[&lc.spec.geo];
     let rt = lc.spec.geo.name();
     let [th1, th2, th3] = lc.spec.thresholds;
-    let mut o = LevelOut { t1: String::new(), t2: String::new(), t1_rows: 0, t2_rows: 0, suppressed: 0, draws: 0, groups: 0, two_stage: 0, total_only: 0 };
+    let mut o = LevelOut {
+        t1: String::new(),
+        t2: String::new(),
+        t1_rows: 0,
+        t2_rows: 0,
+        suppressed: 0,
+        draws: 0,
+        groups: 0,
+        two_stage: 0,
+        total_only: 0,
+        sigma2: [dg1.sigma2.clone(), dg2.sigma2.clone(), dg_total_only.sigma2.clone()],
+    };
     use std::fmt::Write as _;
     let ni = lc.iters.len();
     for gi in 0..lc.n_geo {
@@ -393,7 +406,7 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
         summary.t2_rows += o.t2_rows;
         summary.suppressed += o.suppressed;
         summary.noise_draws += o.draws;
-        summary.manifest.levels.push(level_manifest(&spec.name(), &spec.rho, cfg.stability, &cfg.gamma, o.two_stage, o.total_only));
+        summary.manifest.levels.push(level_manifest_sigma2(&spec.name(), &format!("rho={}", spec.rho_text), cfg.stability, &o.sigma2, o.two_stage, o.total_only));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
