@@ -6,6 +6,7 @@ pub mod safetab_tables;
 pub mod safetab_p;
 pub mod synth;
 pub mod certify;
+pub mod sample;
 
 use clap::{Parser, Subcommand};
 
@@ -41,6 +42,8 @@ pub enum Command {
     Synth(synth::SynthArgs),
     /// Certify a mechanism manifest: exact ε next to zCDP and pure-DP totals
     Certify(certify::CertifyArgs),
+    /// Draw from the exact discrete Gaussian / discrete Laplace samplers
+    Sample(sample::SampleArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -80,6 +83,7 @@ pub fn run() -> i32 {
         Command::SafetabP(a) => safetab_p::run(a),
         Command::Synth(a) => synth::run(a),
         Command::Certify(a) => certify::run(a),
+        Command::Sample(a) => sample::run(a),
     };
     match res {
         Ok(out) => {
