@@ -33,7 +33,7 @@ fn run_p(dir: &Path, persons: &Path, out: &Path, config: &Path, seed: Option<u64
 }
 
 #[test]
-fn synth_is_deterministic() {
+fn mech_synth_is_deterministic() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     synth(a.path(), 500, 9);
@@ -43,7 +43,7 @@ fn synth_is_deterministic() {
 }
 
 #[test]
-fn safetab_p_run_tables_and_manifest() {
+fn mech_safetab_p_run_tables_and_manifest() {
     let d = tempfile::tempdir().unwrap();
     synth(d.path(), 20_000, 4);
     let out = d.path().join("out");
@@ -86,7 +86,7 @@ fn safetab_p_run_tables_and_manifest() {
 
 /// Every kind of bad input: exit 2, one line naming the line number, no outputs written.
 #[test]
-fn safetab_p_bad_inputs() {
+fn mech_safetab_p_bad_inputs() {
     let d = tempfile::tempdir().unwrap();
     synth(d.path(), 50, 1);
     let good = std::fs::read_to_string(d.path().join("persons.csv")).unwrap();
@@ -133,7 +133,7 @@ fn safetab_p_bad_inputs() {
 /// A small configuration whose Stage-1/Stage-2 variances are commensurate (σ² = 50 and 50/9), so the
 /// exact lattice certificate is quick; doubling the budget must change the certificate.
 #[test]
-fn certify_follows_the_budget() {
+fn mech_certify_follows_the_budget() {
     let d = tempfile::tempdir().unwrap();
     synth(d.path(), 2_000, 2);
     let mut eps = Vec::new();
@@ -158,7 +158,7 @@ fn certify_follows_the_budget() {
 }
 
 #[test]
-fn safetab_tables_reproduce_printed_values() {
+fn mech_safetab_tables_reproduce_printed_values() {
     let a = bin().args(["safetab-tables", "--format", "csv"]).assert().success();
     let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
     // Table 7 (P), Table 6 (P), Table 4 (RE) printed values
