@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod census;
 pub mod dist;
 pub mod fourier;
+pub mod mech;
 pub mod num;
 pub mod pld;
 pub mod cli;

@@ -6,6 +6,11 @@ pub mod reproduce;
 pub mod risk;
 pub mod verify;
 pub mod topdown;
+pub mod safetab_tables;
+pub mod safetab_p;
+pub mod synth;
+pub mod certify;
+pub mod sample;
 
 use clap::{Parser, Subcommand};
 
@@ -41,6 +46,16 @@ pub enum Command {
     Risk(risk::RiskArgs),
     /// TopDown noisy measurements on a geographic spine: spines, measurements, certification, accuracy
     Topdown(topdown::TopdownArgs),
+    /// SafeTab-P Tables 6/7 and SafeTab (race & ethnicity) Tables 2/4, recomputed
+    SafetabTables(safetab_tables::SafetabTablesArgs),
+    /// Run SafeTab-P (Detailed DHC-A) on a persons file
+    SafetabP(safetab_p::SafetabPArgs),
+    /// Synthetic persons and geography for SafeTab-P
+    Synth(synth::SynthArgs),
+    /// Certify a mechanism manifest: exact ε next to zCDP and pure-DP totals
+    Certify(certify::CertifyArgs),
+    /// Draw from the exact discrete Gaussian / discrete Laplace samplers
+    Sample(sample::SampleArgs),
 }
 
 /// Run the CLI; returns the process exit status. Errors print one line on stderr and return 2.
@@ -86,6 +101,11 @@ pub fn run() -> i32 {
         },
         Command::Risk(a) => risk::run(a),
         Command::Topdown(a) => topdown::run(a),
+        Command::SafetabTables(a) => safetab_tables::run(a),
+        Command::SafetabP(a) => safetab_p::run(a),
+        Command::Synth(a) => synth::run(a),
+        Command::Certify(a) => certify::run(a),
+        Command::Sample(a) => sample::run(a),
     };
     match res {
         Ok(out) => {

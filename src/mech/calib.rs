@@ -1,0 +1,236 @@
+//! MOE → budget calibration and the printed tables of the SafeTab papers, in exact arithmetic.
+//!
+//! * DG calibration (safetab-detailed-dhc-race-ethnicity.txt eq. 37 / Cor. 4; safetab-p-detailed-dhc-a.txt
+//!   §6.1): per-count ρ_base = 1.96²/(2·MOE²) (the printed "1.92" is 1.9208 truncated); a level passes
+//!   ρ_i/s to each of its groups and spends (1−γ) of it on Step 2, so the level total is
+//!   ρ_i = s·ρ_base/(1−γ). The printed Total is round3(ρ_i) and the printed Step 2 is round3(0.9·printed
+//!   Total); bounded = 2 × printed unbounded (docs/research/safetab-numbers.md §1, §4).
+//! * Geometric calibration (RE eq. 38 / Cor. 2): ε_base = ln 20/(MOE+1); the printed totals are
+//!   reproduced by hypothesis H1 of the research notes: b = round2((MOE+1)/ln 20), ε_base = 1/b.
+//! * Suppression threshold (P eq. 12, Table 6): T = min{t ∈ ℤ : P[X ≤ t] ≥ p}, X ~ N_Z(0, σ²),
+//!   σ² = s/(2(1−γ)ρ); suppress when the noisy count is ≤ T.
+
+use crate::dist::DiscreteGaussian;
+use crate::num::Interval;
+use rug::{Integer, Rational};
+
+/// 1.96 as an exact rational (the papers' two-sided 95 % normal quantile, as printed).
+pub fn z95() -> Rational {
+    Rational::from((196, 100))
+}
+
+/// Round a rational to `places` decimals, ties to even (exact).
+pub fn round_half_even(q: &Rational, places: u32) -> Rational {
+    let scale = Integer::from(Integer::u_pow_u(10, places));
+    let x = Rational::from(q * &scale);
+    let fl = Integer::from(x.floor_ref());
+    let frac = Rational::from(&x - &fl);
+    let half = Rational::from((1, 2));
+    let r = if frac > half || (frac == half && fl.is_odd()) { fl + 1 } else { fl };
+    Rational::from((r, scale))
+}
+
+/// Exact decimal string of a rational with a terminating expansion, to `places` decimals.
+pub fn dec(q: &Rational, places: u32) -> String {
+    let r = round_half_even(q, places);
+    let scale = Integer::from(Integer::u_pow_u(10, places));
+    let n = Integer::from(r.numer() * &scale) / r.denom();
+    let neg = n < 0;
+    let s = Integer::from(n.abs_ref()).to_string();
+    let s = if s.len() <= places as usize { format!("{}{}", "0".repeat(places as usize + 1 - s.len()), s) } else { s };
+    let (a, b) = s.split_at(s.len() - places as usize);
+    let out = if places == 0 { a.to_string() } else { format!("{a}.{b}") };
+    if neg { format!("-{out}") } else { out }
+}
+
+/// Per-count ρ_base = 1.96²/(2·MOE²) (RE eq. 37 with 1.92 → 1.9208).
+pub fn rho_base(moe: u32) -> Rational {
+    let z = z95();
+    Rational::from(&z * &z) / Rational::from(2 * moe as u64 * moe as u64)
+}
+
+/// Exact level total ρ_i = s·ρ_base/(1−γ).
+pub fn dg_level_total(moe: u32, s: u32, gamma: &Rational) -> Rational {
+    rho_base(moe) * Rational::from(s) / (Rational::from(1) - gamma.clone())
+}
+
+/// One row of the budget table (P Table 7 / RE Table 4 DG column), printed values as exact decimals.
+#[derive(Clone, Debug)]
+pub struct DgBudgetRow {
+    pub moe: u32,
+    pub total_exact: Rational,
+    pub step2_exact: Rational,
+    pub total_u: Rational,
+    pub step2_u: Rational,
+    pub total_b: Rational,
+    pub step2_b: Rational,
+}
+
+/// Calibrate one MOE target with the printing rule that reproduces the papers.
+pub fn dg_budget_row(moe: u32, s: u32, gamma: &Rational) -> DgBudgetRow {
+    let total_exact = dg_level_total(moe, s, gamma);
+    let step2_exact = rho_base(moe) * Rational::from(s);
+    let total_u = round_half_even(&total_exact, 3);
+    let step2_u = round_half_even(&(Rational::from((9, 10)) * total_u.clone()), 3);
+    DgBudgetRow {
+        moe,
+        total_exact,
+        step2_exact,
+        total_b: Rational::from(2) * total_u.clone(),
+        step2_b: Rational::from(2) * step2_u.clone(),
+        total_u,
+        step2_u,
+    }
+}
+
+/// ⌊1.96·√(s/(2(1−γ)ρ))⌋ in exact arithmetic: the per-count 95 % MOE implied by a level total ρ.
+/// (Knife edge: ρ = 0.008 gives exactly 49; binary floating point returns 48.)
+pub fn implied_moe(rho: &Rational, s: u32, gamma: &Rational) -> Integer {
+    let z = z95();
+    let q = Rational::from(&z * &z) * Rational::from(s) / (Rational::from(2) * (Rational::from(1) - gamma.clone()) * rho.clone());
+    // ⌊√q⌋ = ⌊√⌊q⌋⌋
+    Integer::from(q.floor_ref()).sqrt()
+}
+
+/// Suppression threshold of P eq. (12): T = min{t : P[X ≤ t] ≥ p}, X ~ N_Z(0, s/(2(1−γ)ρ)).
+/// Each comparison is decided with certified intervals; the precision is raised if one is not.
+pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Rational) -> Result<i64, String> {
+    if *rho <= 0 {
+        return Err("rho must be positive".into());
+    }
+    if *p <= Rational::from((1, 2)) || *p >= 1 {
+        return Err("suppression probability must lie in (1/2, 1)".into());
+    }
+    let sigma2 = Rational::from(s) / (Rational::from(2) * (Rational::from(1) - gamma.clone()) * rho.clone());
+    let dg = DiscreteGaussian::new(sigma2)?;
+    let one_minus_p = Rational::from(1) - p.clone();
+    // P[X ≤ t] ≥ p  ⇔  P[X > t] ≤ 1 − p.
+    let ok = |t: i64| -> Result<bool, String> {
+        for prec in [128u32, 256, 1024, 4096] {
+            let tail = dg.tail_gt(&Rational::from(t), prec);
+            let thr = Interval::from_rational(&one_minus_p, prec);
+            if tail.hi <= thr.lo {
+                return Ok(true);
+            }
+            if tail.lo > thr.hi {
+                return Ok(false);
+            }
+        }
+        Err(format!("cannot decide P[X > {t}] against 1 - p (exact tie?)"))
+    };
+    let mut t = 0i64;
+    while !ok(t)? {
+        t += 1;
+    }
+    Ok(t)
+}
+
+/// Geometric calibration, hypothesis H1 of the research notes: b = round2((MOE+1)/ln 20), ε_base = 1/b.
+/// The rounding of the irrational (MOE+1)/ln 20 is decided with certified intervals.
+pub fn geometric_scale_h1(moe: u32) -> Result<Rational, String> {
+    let prec = 256;
+    let ln20 = Interval::from_i64(20, prec).ln();
+    let x = Interval::from_i64(moe as i64 + 1, prec).div(&ln20);
+    let lo = x.lo.to_rational().ok_or("nan")?;
+    let hi = x.hi.to_rational().ok_or("nan")?;
+    let (a, b) = (round_half_even(&lo, 2), round_half_even(&hi, 2));
+    if a != b {
+        return Err(format!("cannot decide round2((MOE+1)/ln 20) for MOE = {moe}"));
+    }
+    Ok(a)
+}
+
+/// ε_base = ln 20/(MOE+1) (RE eq. 38), certified.
+pub fn geometric_eps_base(moe: u32, prec: u32) -> Interval {
+    Interval::from_i64(20, prec).ln().div(&Interval::from_i64(moe as i64 + 1, prec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_rational;
+
+    fn q(s: &str) -> Rational {
+        parse_rational(s).unwrap()
+    }
+
+    /// safetab-p-detailed-dhc-a.txt Table 7, every printed digit (MOE 3 / 11 / 50).
+    #[test]
+    fn table7_reproduced() {
+        let g = q("0.1");
+        for (moe, s2u, tu, s2b, tb) in [
+            (3, "1.921", "2.134", "3.842", "4.268"),
+            (11, "0.143", "0.159", "0.286", "0.318"),
+            (50, "0.007", "0.008", "0.014", "0.016"),
+        ] {
+            let r = dg_budget_row(moe, 9, &g);
+            assert_eq!(dec(&r.step2_u, 3), s2u);
+            assert_eq!(dec(&r.total_u, 3), tu);
+            assert_eq!(dec(&r.step2_b, 3), s2b);
+            assert_eq!(dec(&r.total_b, 3), tb);
+        }
+        // Σ over the 11 levels: 2×MOE3, 4×MOE11, 5×MOE50 → 4.944 unbounded, 9.888 bounded (research notes §4).
+        let tot: Rational = [(3, 2), (11, 4), (50, 5)]
+            .iter()
+            .map(|&(m, c)| dg_budget_row(m, 9, &g).total_u * Rational::from(c))
+            .fold(Rational::from(0), |a, b| a + b);
+        assert_eq!(tot, q("4.944"));
+        assert_eq!(Rational::from(2) * tot, q("9.888"));
+    }
+
+    /// safetab-detailed-dhc-race-ethnicity.txt Table 4, DG column (MOE 6 / 11 / 50).
+    #[test]
+    fn re_table4_dg_reproduced() {
+        let g = q("0.1");
+        for (moe, s2, t) in [(6, "0.481", "0.534"), (11, "0.143", "0.159"), (50, "0.007", "0.008")] {
+            let r = dg_budget_row(moe, 9, &g);
+            assert_eq!(dec(&r.total_u, 3), t);
+            assert_eq!(dec(&r.step2_u, 3), s2);
+        }
+        // exact Step 2 of MOE 6 is 0.4802 → 0.480: the printed 0.481 is round3(0.9 × 0.534) (notes §1)
+        assert_eq!(dec(&dg_budget_row(6, 9, &g).step2_exact, 3), "0.480");
+    }
+
+    /// RE Table 4, geometric column, under H1 (research notes §2): totals 4.27 / 2.49 / 0.59.
+    #[test]
+    fn re_table4_geometric_h1() {
+        for (moe, b, t, s2) in [(6, "2.34", "4.27", "3.84"), (11, "4.01", "2.49", "2.24"), (50, "17.02", "0.59", "0.531")] {
+            let bb = geometric_scale_h1(moe).unwrap();
+            assert_eq!(bb, q(b));
+            let total = Rational::from(10) / bb;
+            assert_eq!(dec(&total, 2), t);
+            let step2 = Rational::from((9, 10)) * q(t);
+            let places = s2.split('.').nth(1).unwrap().len() as u32;
+            assert_eq!(dec(&step2, places), s2);
+        }
+        // eq. (38) unrounded gives 4.28 and 2.50 (the printed 4.27 and 2.49 do not follow from it)
+        let e = geometric_eps_base(6, 128).mul(&Interval::from_i64(10, 128));
+        assert!((e.to_f64() - 4.279617533649).abs() < 1e-11);
+    }
+
+    /// P Table 6: T = 93, 21, 11 for ρ = 0.008, 0.159, 0.543 at p = 0.9999.
+    #[test]
+    fn table6_reproduced() {
+        let g = q("0.1");
+        let p = q("0.9999");
+        for (rho, t) in [("0.008", 93), ("0.159", 21), ("0.543", 11), ("0.534", 11)] {
+            assert_eq!(suppression_threshold(&q(rho), 9, &g, &p).unwrap(), t, "ρ={rho}");
+        }
+    }
+
+    #[test]
+    fn implied_moes_and_knife_edge() {
+        let g = q("0.1");
+        assert_eq!(implied_moe(&q("2.134"), 9, &g), 3);
+        assert_eq!(implied_moe(&q("0.159"), 9, &g), 10);
+        assert_eq!(implied_moe(&q("0.008"), 9, &g), 49); // exactly 49 (σ = 25)
+    }
+
+    #[test]
+    fn rounding_helpers() {
+        assert_eq!(round_half_even(&q("0.0005"), 3), q("0"));
+        assert_eq!(round_half_even(&q("0.0015"), 3), q("0.002"));
+        assert_eq!(dec(&q("0.0076832"), 3), "0.008");
+        assert_eq!(dec(&q("-1.25"), 1), "-1.2");
+    }
+}

@@ -1,0 +1,434 @@
+//! SafeTab-P (safetab-p-detailed-dhc-a.txt, Algorithms 1–3, §4–6): person records → population groups
+//! per level → adaptive two-stage discrete Gaussian tabulation → post-processing and suppression.
+//!
+//! * Alg. 1: for each population-group level i (geography level × iteration level) with budget ρ_i,
+//!   each group gets ρ_i/s, s = Δ(g_i) = stability (9: 8 race codes + 1 ethnicity).
+//! * Alg. 2: TotalOnly groups (nation/state only): one noisy total with ρ_i/s. Others: Stage 1 noisy
+//!   total with γρ_i/s; then, by the Stage-1 value against Θ₁ < Θ₂ < Θ₃: total, Sex × Age4 (T02001),
+//!   Sex × Age9 (T02002) or Sex × Age23 (T02003), each with (1−γ)ρ_i/s.
+//! * Alg. 3: NoisyCount adds N_Z(0, 1/(2ρ)) to each cell (exact sampler, `sampler.rs`).
+//! * §5.3 post-processing: sex marginals and the T01001 total summed from the noisy cells; sub-state
+//!   groups receiving only a total are suppressed when the noisy total is ≤ T (eq. 12, Table 6).
+//!
+//! The whole input is validated (and tabulated exactly) in one streaming pass before any noise is
+//! drawn; any error aborts with the file line number, and nothing is written.
+
+use crate::mech::calib::suppression_threshold;
+use crate::mech::manifest::{level_manifest_sigma2, Manifest};
+use crate::mech::safetab_spec::{block_key, Config, GeoLevel, Geography, Iterations, LevelSpec, NONE};
+use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
+use rayon::prelude::*;
+use rug::Rational;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Start ages of the Age23 bins (T02003); Age9 (T02002) and Age4 (T02001) bins are unions of them.
+pub const AGE23: [u32; 23] = [0, 5, 10, 15, 18, 20, 21, 22, 25, 30, 35, 40, 45, 50, 55, 60, 62, 65, 67, 70, 75, 80, 85];
+pub const AGE9: [u32; 9] = [0, 5, 18, 25, 35, 45, 55, 65, 75];
+pub const AGE4: [u32; 4] = [0, 18, 45, 65];
+pub const MAX_AGE: u32 = 115;
+const CELLS: usize = 46;
+
+pub const PERSON_COLUMNS: [&str; 15] = [
+    "QAGE", "QSEX", "TABBLKST", "TABBLKCOU", "TABTRACTCE", "TABBLK", "QRACE1", "QRACE2", "QRACE3", "QRACE4", "QRACE5", "QRACE6", "QRACE7", "QRACE8", "QSPAN",
+];
+
+/// Inputs of a run.
+pub struct Inputs {
+    pub config: Config,
+    pub iterations: Iterations,
+    pub geography: Geography,
+}
+
+impl Inputs {
+    pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Result<Inputs, String> {
+        Ok(Inputs { config: Config::from_path(config)?, iterations: Iterations::load(iterations, codes)?, geography: Geography::load(geography)? })
+    }
+}
+
+/// Exact tabulation of one level: counts[(geo·n_iter + it)·46 + sex·23 + age23].
+struct LevelCounts {
+    spec: LevelSpec,
+    /// global iteration index → local index (None: not tabulated at this level)
+    local: Vec<Option<u32>>,
+    /// local → global
+    iters: Vec<u32>,
+    n_geo: usize,
+    counts: Vec<u32>,
+}
+
+/// Summary of a run.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub persons: u64,
+    pub groups: u64,
+    pub t1_rows: u64,
+    pub t2_rows: u64,
+    pub suppressed: u64,
+    pub noise_draws: u64,
+    pub manifest: Manifest,
+}
+
+fn age_bin_table() -> [u8; 116] {
+    let mut t = [0u8; 116];
+    for (a, slot) in t.iter_mut().enumerate() {
+        *slot = (AGE23.iter().rposition(|&s| s as usize <= a).unwrap()) as u8;
+    }
+    t
+}
+
+/// Validate and tabulate the persons file (one streaming pass; no noise).
+fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCounts>, u64), String> {
+    let cfg = &inp.config;
+    let its = &inp.iterations;
+    let geo = &inp.geography;
+    let mut levels: Vec<LevelCounts> = Vec::new();
+    let mut cells_total: u64 = 0;
+    for spec in &cfg.levels {
+        let mut local = vec![None; its.list.len()];
+        let mut iters = Vec::new();
+        for (g, it) in its.list.iter().enumerate() {
+            if it.detailed == spec.detailed && !(it.total_only && spec.geo.substate()) {
+                local[g] = Some(iters.len() as u32);
+                iters.push(g as u32);
+            }
+        }
+        let n_geo = geo.ids[&spec.geo].len();
+        let n = n_geo * iters.len() * CELLS;
+        cells_total += n as u64;
+        if cells_total > 400_000_000 {
+            return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
+        }
+        levels.push(LevelCounts { spec: spec.clone(), local, iters, n_geo, counts: vec![0u32; n] });
+    }
+    let file = std::fs::File::open(persons).map_err(|e| format!("cannot read '{}': {e}", persons.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let pb = if progress {
+        let pb = indicatif::ProgressBar::new(size);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("reading persons {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
+                .unwrap(),
+        );
+        Some(pb)
+    } else {
+        None
+    };
+    let reader: Box<dyn Read> = match &pb {
+        Some(pb) => Box::new(pb.wrap_read(std::io::BufReader::with_capacity(1 << 20, file))),
+        None => Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+    };
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
+    let pname = persons.display().to_string();
+    {
+        let h = rdr.byte_headers().map_err(|e| format!("{pname} line 1: {e}"))?;
+        let cols: Vec<&[u8]> = h.iter().collect();
+        if cols.len() != PERSON_COLUMNS.len() || cols.iter().zip(PERSON_COLUMNS).any(|(a, b)| *a != b.as_bytes()) {
+            return Err(format!("{pname} line 1: header must be {}", PERSON_COLUMNS.join(",")));
+        }
+    }
+    let ages = age_bin_table();
+    let s = cfg.stability as usize;
+    let mut rec = csv::ByteRecord::new();
+    let mut n: u64 = 0;
+    let mut codes: Vec<usize> = Vec::with_capacity(8);
+    let mut groups: [Vec<u32>; 2] = [Vec::with_capacity(16), Vec::with_capacity(16)];
+    let mut key_buf = String::new();
+    loop {
+        let line = n + 2;
+        match rdr.read_byte_record(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(format!("{pname} line {line}: malformed row ({e})")),
+        }
+        n += 1;
+        let f = |i: usize| rec.get(i).unwrap_or(b"");
+        let age = parse_u32(f(0)).ok_or_else(|| format!("{pname} line {line}: QAGE '{}' is not an integer", lossy(f(0))))?;
+        if age > MAX_AGE {
+            return Err(format!("{pname} line {line}: QAGE {age} outside 0–{MAX_AGE}"));
+        }
+        let sex = match f(1) {
+            b"1" => 0usize,
+            b"2" => 1usize,
+            o => return Err(format!("{pname} line {line}: QSEX must be 1 or 2, got '{}'", lossy(o))),
+        };
+        let key = block_key(f(2), f(3), f(4), f(5)).ok_or_else(|| format!("{pname} line {line}: malformed block id"))?;
+        let g = geo.blocks.get(&key).ok_or_else(|| {
+            format!("{pname} line {line}: block {}{}{}{} is not in the geography file", lossy(f(2)), lossy(f(3)), lossy(f(4)), lossy(f(5)))
+        })?;
+        // race codes
+        codes.clear();
+        for i in 6..14 {
+            let c = f(i);
+            if c.is_empty() {
+                continue;
+            }
+            if !codes.iter().any(|&j| f(j) == c) {
+                codes.push(i);
+            }
+        }
+        if f(6).is_empty() {
+            return Err(format!("{pname} line {line}: QRACE1 is empty"));
+        }
+        for lv in groups.iter_mut() {
+            lv.clear();
+        }
+        let mut alone: [Option<Option<u32>>; 2] = [None, None];
+        for &ci in &codes {
+            let c = f(ci);
+            key_buf.clear();
+            key_buf.push_str(std::str::from_utf8(c).map_err(|_| format!("{pname} line {line}: race code is not UTF-8"))?);
+            let m = its.race.get(key_buf.as_str()).ok_or_else(|| format!("{pname} line {line}: unknown race code '{key_buf}'"))?;
+            for l in 0..2 {
+                if let Some(a) = m.aoic[l] {
+                    if !groups[l].contains(&a) {
+                        groups[l].push(a);
+                    }
+                }
+                alone[l] = match alone[l] {
+                    None => Some(m.alone[l]),
+                    Some(prev) if prev == m.alone[l] => Some(prev),
+                    Some(_) => Some(None),
+                };
+            }
+        }
+        for l in 0..2 {
+            if let Some(Some(a)) = alone[l] {
+                groups[l].push(a);
+            }
+        }
+        let sp = f(14);
+        let sps = std::str::from_utf8(sp).unwrap_or("");
+        let em = its.eth.get(sps).ok_or_else(|| format!("{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
+        for l in 0..2 {
+            if let Some(a) = em.alone[l] {
+                groups[l].push(a);
+            }
+            if groups[l].len() > s {
+                return Err(format!("{pname} line {line}: record maps to {} groups in one level, above the stability {s}", groups[l].len()));
+            }
+        }
+        let cell = sex * 23 + ages[age as usize] as usize;
+        for lc in levels.iter_mut() {
+            let gi = match lc.spec.geo {
+                GeoLevel::Usa => 0,
+                GeoLevel::State => g[0],
+                GeoLevel::County => g[1],
+                GeoLevel::Tract => g[2],
+                GeoLevel::Place => g[3],
+                GeoLevel::Aiannh => g[4],
+            };
+            if gi == NONE {
+                continue;
+            }
+            let ni = lc.iters.len();
+            for &it in &groups[if lc.spec.detailed { 0 } else { 1 }] {
+                if let Some(li) = lc.local[it as usize] {
+                    lc.counts[(gi as usize * ni + li as usize) * CELLS + cell] += 1;
+                }
+            }
+        }
+        if n % (1 << 20) == 0 {
+            if let Some(pb) = &pb {
+                pb.set_message(format!("{n} persons"));
+            }
+        }
+    }
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    Ok((levels, n))
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).chars().take(40).collect()
+}
+
+fn parse_u32(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || b.len() > 9 {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u32;
+    }
+    Some(v)
+}
+
+/// Merge the 23 age bins of one sex into the bins starting at `starts`.
+fn merge_bins(cells23: &[u32], starts: &[u32]) -> Vec<i64> {
+    let mut out = vec![0i64; starts.len()];
+    for (k, &a) in AGE23.iter().enumerate() {
+        let j = starts.iter().rposition(|&s| s <= a).unwrap();
+        out[j] += cells23[k] as i64;
+    }
+    out
+}
+
+struct LevelOut {
+    t1: String,
+    t2: String,
+    t1_rows: u64,
+    t2_rows: u64,
+    suppressed: u64,
+    draws: u64,
+    groups: u64,
+    two_stage: u64,
+    total_only: u64,
+    /// σ² of the samplers that ran: stage 1, stage 2, total-only
+    sigma2: [Rational; 3],
+}
+
+fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
+    let cfg = &inp.config;
+    let s = Rational::from(cfg.stability);
+    let per_group = lc.spec.rho.clone() / s;
+    let g = cfg.gamma.clone();
+    let dg_total_only = DiscreteGaussianSampler::for_rho(&per_group)?;
+    let dg1 = DiscreteGaussianSampler::for_rho(&(g.clone() * per_group.clone()))?;
+    let dg2 = DiscreteGaussianSampler::for_rho(&((Rational::from(1) - g) * per_group.clone()))?;
+    let mut rng = src.rng;
+    let ids = &inp.geography.ids[&lc.spec.geo];
+    let rt = lc.spec.geo.name();
+    let [th1, th2, th3] = lc.spec.thresholds;
+    let mut o = LevelOut {
+        t1: String::new(),
+        t2: String::new(),
+        t1_rows: 0,
+        t2_rows: 0,
+        suppressed: 0,
+        draws: 0,
+        groups: 0,
+        two_stage: 0,
+        total_only: 0,
+        sigma2: [dg1.sigma2.clone(), dg2.sigma2.clone(), dg_total_only.sigma2.clone()],
+    };
+    use std::fmt::Write as _;
+    let ni = lc.iters.len();
+    for gi in 0..lc.n_geo {
+        for (li, &it) in lc.iters.iter().enumerate() {
+            o.groups += 1;
+            let iter = &inp.iterations.list[it as usize];
+            let base = (gi * ni + li) * CELLS;
+            let cells = &lc.counts[base..base + CELLS];
+            let total: i64 = cells.iter().map(|&c| c as i64).sum();
+            let rid = &ids[gi];
+            if iter.total_only && !lc.spec.geo.substate() {
+                o.total_only += 1;
+                let noisy = total + dg_total_only.sample(&mut rng);
+                o.draws += 1;
+                let _ = writeln!(o.t1, "{rid}|{rt}|{}|{noisy}", iter.code);
+                o.t1_rows += 1;
+                continue;
+            }
+            o.two_stage += 1;
+            let stage1 = total + dg1.sample(&mut rng);
+            o.draws += 1;
+            if stage1 < th1 {
+                let noisy = total + dg2.sample(&mut rng);
+                o.draws += 1;
+                if lc.spec.geo.substate() && noisy <= threshold {
+                    o.suppressed += 1;
+                } else {
+                    let _ = writeln!(o.t1, "{rid}|{rt}|{}|{noisy}", iter.code);
+                    o.t1_rows += 1;
+                }
+                continue;
+            }
+            let starts: &[u32] = if stage1 < th2 { &AGE4 } else if stage1 < th3 { &AGE9 } else { &AGE23 };
+            let mut grand = 0i64;
+            for sex in 0..2 {
+                let bins = merge_bins(&cells[sex * 23..sex * 23 + 23], starts);
+                let mut marg = 0i64;
+                for (j, b) in bins.iter().enumerate() {
+                    let noisy = b + dg2.sample(&mut rng);
+                    o.draws += 1;
+                    marg += noisy;
+                    let end = if j + 1 < starts.len() { starts[j + 1] - 1 } else { MAX_AGE };
+                    let _ = writeln!(o.t2, "{rid}|{rt}|{}|{}|{end}|{}|{noisy}", iter.code, starts[j], sex + 1);
+                    o.t2_rows += 1;
+                }
+                let _ = writeln!(o.t2, "{rid}|{rt}|{}|*|*|{}|{marg}", iter.code, sex + 1);
+                o.t2_rows += 1;
+                grand += marg;
+            }
+            let _ = writeln!(o.t1, "{rid}|{rt}|{}|{grand}", iter.code);
+            o.t1_rows += 1;
+        }
+    }
+    Ok(o)
+}
+
+/// Run SafeTab-P: validate + tabulate, then noise, then write `t1.txt`, `t2.txt` and `manifest.json`
+/// into `out` (all or nothing).
+pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Result<RunSummary, String> {
+    let cfg = &inp.config;
+    // thresholds (public: from the level budgets)
+    let thresholds: Vec<i64> = cfg
+        .levels
+        .iter()
+        .map(|l| if l.geo.substate() { suppression_threshold(&l.rho, cfg.stability, &cfg.gamma, &cfg.suppression_p) } else { Ok(i64::MIN) })
+        .collect::<Result<_, _>>()?;
+    let (levels, persons_n) = tabulate(inp, persons, progress)?;
+    // Only now is randomness touched.
+    let root = match seed {
+        Some(s) => NoiseSource::seeded(s),
+        None => NoiseSource::os()?,
+    };
+    let outs: Vec<LevelOut> = levels
+        .par_iter()
+        .enumerate()
+        .map(|(i, lc)| noise_level(lc, inp, root.substream(i as u64), thresholds[i]))
+        .collect::<Result<_, _>>()?;
+    drop(levels);
+    let mut summary = RunSummary {
+        persons: persons_n,
+        groups: 0,
+        t1_rows: 0,
+        t2_rows: 0,
+        suppressed: 0,
+        noise_draws: 0,
+        manifest: Manifest {
+            mechanism: "safetab-p".into(),
+            for_release: seed.is_none(),
+            seed,
+            neighbors: "add-remove".into(),
+            composition: "sequential".into(),
+            levels: Vec::new(),
+            notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
+        },
+    };
+    for (spec, o) in cfg.levels.iter().zip(&outs) {
+        summary.groups += o.groups;
+        summary.t1_rows += o.t1_rows;
+        summary.t2_rows += o.t2_rows;
+        summary.suppressed += o.suppressed;
+        summary.noise_draws += o.draws;
+        summary.manifest.levels.push(level_manifest_sigma2(&spec.name(), &format!("rho={}", spec.rho_text), cfg.stability, &o.sigma2, o.two_stage, o.total_only));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
+    let write = |name: &str, header: &str, parts: &mut dyn Iterator<Item = &String>| -> Result<(), String> {
+        let p = tmp(name);
+        let f = std::fs::File::create(&p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let go = || -> std::io::Result<()> {
+            writeln!(w, "{header}")?;
+            for s in parts {
+                w.write_all(s.as_bytes())?;
+            }
+            w.flush()
+        };
+        go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
+    };
+    write("t1.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT", &mut outs.iter().map(|o| &o.t1))?;
+    write("t2.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT", &mut outs.iter().map(|o| &o.t2))?;
+    let mj = summary.manifest.to_json();
+    std::fs::write(tmp("manifest.json"), mj).map_err(|e| format!("cannot write manifest: {e}"))?;
+    for n in ["t1.txt", "t2.txt", "manifest.json"] {
+        std::fs::rename(tmp(n), out.join(n)).map_err(|e| format!("cannot write '{}': {e}", out.join(n).display()))?;
+    }
+    Ok(summary)
+}

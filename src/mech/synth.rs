@@ -1,0 +1,130 @@
+//! Synthetic persons for SafeTab-P (`tightdp synth`): a geography of states → counties → tracts →
+//! blocks (with places and AIANNH areas), and persons with plausible age, sex, race and ethnicity mixes
+//! drawn from the synthetic code universe of data/safetab/ (race codes 1000–1049, ethnicity 2000–2009).
+//! Deterministic from the seed (ChaCha20); streamed to CSV. Not census data: every code is invented.
+
+use crate::mech::sampler::{uniform_below_u64, NoiseSource};
+use rand_chacha::rand_core::RngCore;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+#[derive(Clone, Debug)]
+pub struct SynthParams {
+    pub states: u32,
+    pub counties_per_state: u32,
+    pub tracts_per_county: u32,
+    pub blocks_per_tract: u32,
+    pub persons: u64,
+    pub seed: u64,
+}
+
+/// Draw an index with probability proportional to integer weights (cumulative table).
+struct Weighted {
+    cum: Vec<u64>,
+}
+
+impl Weighted {
+    fn new(w: &[u64]) -> Self {
+        let mut cum = Vec::with_capacity(w.len());
+        let mut s = 0;
+        for &x in w {
+            s += x;
+            cum.push(s);
+        }
+        Weighted { cum }
+    }
+    fn draw<R: RngCore>(&self, rng: &mut R) -> usize {
+        let u = uniform_below_u64(rng, *self.cum.last().unwrap());
+        self.cum.partition_point(|&c| c <= u)
+    }
+}
+
+/// Write `geography.txt` and `persons.csv` into `out`; returns (blocks, persons).
+pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), String> {
+    if p.states == 0 || p.states > 99 || p.counties_per_state == 0 || p.counties_per_state > 999 || p.tracts_per_county == 0 || p.blocks_per_tract == 0 || p.blocks_per_tract > 9999 {
+        return Err("synth: need 1–99 states, 1–999 counties per state, ≥ 1 tract per county, 1–9999 blocks per tract".into());
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    let mut src = NoiseSource::seeded(p.seed);
+    let rng = &mut src.rng;
+    // geography
+    let gpath = out.join("geography.txt");
+    let mut g = BufWriter::new(std::fs::File::create(&gpath).map_err(|e| format!("cannot write '{}': {e}", gpath.display()))?);
+    let mut blocks: Vec<(u32, u32, u32, u32)> = Vec::new();
+    let mut block_w: Vec<u64> = Vec::new();
+    writeln!(g, "TABBLKST|TABBLKCOU|TABTRACTCE|TABBLK|PLACEFP|AIANNHCE").map_err(|e| e.to_string())?;
+    let mut place_n = 0u32;
+    let mut aian_n = 0u32;
+    for st in 1..=p.states {
+        let st_w = 1 + uniform_below_u64(rng, 9); // states differ in size
+        for co in 1..=p.counties_per_state {
+            let co_w = 1 + uniform_below_u64(rng, 9);
+            for tr in 1..=p.tracts_per_county {
+                // about a third of tracts lie in a place, about 1 in 20 in an AIANNH area
+                let place = if uniform_below_u64(rng, 3) == 0 { place_n += 1; Some(place_n) } else { None };
+                let aian = if uniform_below_u64(rng, 20) == 0 { aian_n += 1; Some(aian_n % 9999 + 1) } else { None };
+                let tr_w = 1 + uniform_below_u64(rng, 4);
+                for bl in 1..=p.blocks_per_tract {
+                    let plc = place.map(|x| format!("{:05}", x % 99999)).unwrap_or_else(|| "99999".into());
+                    let plc = if plc == "99999" && place.is_some() { "00001".into() } else { plc };
+                    let ai = aian.map(|x| format!("{:04}", x.min(9998))).unwrap_or_else(|| "9999".into());
+                    writeln!(g, "{st:02}|{co:03}|{tr:06}|{bl:04}|{plc}|{ai}").map_err(|e| e.to_string())?;
+                    blocks.push((st, co, tr, bl));
+                    block_w.push(st_w * co_w * tr_w * (1 + uniform_below_u64(rng, 3)));
+                }
+            }
+        }
+    }
+    g.flush().map_err(|e| e.to_string())?;
+    drop(g);
+    let bw = Weighted::new(&block_w);
+    // age: roughly the US pyramid, weight per single year 0..=115
+    let age_w: Vec<u64> = (0..=115u64).map(|a| if a < 65 { 130 } else if a < 85 { 130 - (a - 64) * 5 } else if a < 100 { 25 - (a - 85) } else { 1 }).collect();
+    let aw = Weighted::new(&age_w);
+    // race codes 1000..1049: Zipf-like popularity; number of races 1 (90 %), 2 (8 %), 3–8 (2 %)
+    let code_w: Vec<u64> = (0..50u64).map(|k| 100_000 / (k + 1)).collect();
+    let cw = Weighted::new(&code_w);
+    let nr = Weighted::new(&[900, 80, 8, 5, 3, 2, 1, 1]);
+    let eth = Weighted::new(&[800, 60, 40, 30, 20, 15, 12, 10, 8, 5]);
+    let ppath = out.join("persons.csv");
+    let f = std::fs::File::create(&ppath).map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    writeln!(w, "{}", crate::mech::safetab_p::PERSON_COLUMNS.join(",")).map_err(|e| e.to_string())?;
+    let pb = if progress { Some(indicatif::ProgressBar::new(p.persons)) } else { None };
+    let mut line = String::with_capacity(128);
+    use std::fmt::Write as _;
+    for i in 0..p.persons {
+        let (st, co, tr, bl) = blocks[bw.draw(rng)];
+        let age = aw.draw(rng);
+        let sex = 1 + uniform_below_u64(rng, 2);
+        let k = nr.draw(rng) + 1;
+        let mut codes: Vec<usize> = Vec::with_capacity(k);
+        while codes.len() < k {
+            let c = cw.draw(rng);
+            if !codes.contains(&c) {
+                codes.push(c);
+            }
+        }
+        line.clear();
+        let _ = write!(line, "{age},{sex},{st:02},{co:03},{tr:06},{bl:04}");
+        for j in 0..8 {
+            if j < k {
+                let _ = write!(line, ",{}", 1000 + codes[j]);
+            } else {
+                line.push(',');
+            }
+        }
+        let _ = writeln!(line, ",{}", 2000 + eth.draw(rng));
+        w.write_all(line.as_bytes()).map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+        if let Some(pb) = &pb {
+            if i % 65536 == 0 {
+                pb.set_position(i);
+            }
+        }
+    }
+    w.flush().map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    Ok((blocks.len() as u64, p.persons))
+}

@@ -1,0 +1,168 @@
+//! End-to-end tests of the mechanism commands: synth, safetab-p, certify, safetab-tables.
+//! Reference values come from the papers (Tables 6/7) or docs/research/safetab_numbers.py.
+
+use assert_cmd::Command;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+fn data(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(p)
+}
+
+fn synth(dir: &Path, persons: u64, seed: u64) {
+    bin()
+        .args(["synth", "--out", dir.to_str().unwrap(), "--states", "2", "--counties", "2", "--tracts", "3", "--blocks", "2"])
+        .args(["--persons", &persons.to_string(), "--seed", &seed.to_string()])
+        .assert()
+        .success();
+}
+
+fn run_p(dir: &Path, persons: &Path, out: &Path, config: &Path, seed: Option<u64>) -> assert_cmd::assert::Assert {
+    let mut c = bin();
+    c.args(["safetab-p", "--persons", persons.to_str().unwrap(), "--geography", dir.join("geography.txt").to_str().unwrap()])
+        .args(["--config", config.to_str().unwrap(), "--iterations", data("iterations.txt").to_str().unwrap()])
+        .args(["--race-codes", data("race-codes.txt").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    if let Some(s) = seed {
+        c.args(["--seed", &s.to_string()]);
+    }
+    c.assert()
+}
+
+#[test]
+fn mech_synth_is_deterministic() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    synth(a.path(), 500, 9);
+    synth(b.path(), 500, 9);
+    assert_eq!(std::fs::read(a.path().join("persons.csv")).unwrap(), std::fs::read(b.path().join("persons.csv")).unwrap());
+    assert_eq!(std::fs::read(a.path().join("geography.txt")).unwrap(), std::fs::read(b.path().join("geography.txt")).unwrap());
+}
+
+#[test]
+fn mech_safetab_p_run_tables_and_manifest() {
+    let d = tempfile::tempdir().unwrap();
+    synth(d.path(), 20_000, 4);
+    let out = d.path().join("out");
+    let a = run_p(d.path(), &d.path().join("persons.csv"), &out, &data("config.toml"), Some(7)).success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(stdout.contains("NOT FOR RELEASE"));
+    let get = |k: &str| -> u64 { stdout.lines().find(|l| l.starts_with(k)).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap() };
+    let t1 = std::fs::read_to_string(out.join("t1.txt")).unwrap();
+    let t2 = std::fs::read_to_string(out.join("t2.txt")).unwrap();
+    assert_eq!(t1.lines().next().unwrap(), "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT");
+    assert_eq!(t2.lines().next().unwrap(), "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT");
+    // integral counts, no group released twice, every group either released or suppressed
+    let mut seen = HashSet::new();
+    for l in t1.lines().skip(1) {
+        let f: Vec<&str> = l.split('|').collect();
+        assert_eq!(f.len(), 4);
+        f[3].parse::<i64>().unwrap();
+        assert!(seen.insert((f[0].to_string(), f[1].to_string(), f[2].to_string())), "duplicate {l}");
+    }
+    for l in t2.lines().skip(1) {
+        let f: Vec<&str> = l.split('|').collect();
+        assert_eq!(f.len(), 7);
+        f[6].parse::<i64>().unwrap();
+    }
+    assert_eq!(seen.len() as u64 + get("suppressed"), get("groups"));
+    // suppression applies to sub-state total-only groups only: USA and STATE groups are all present
+    // (66 iterations → 54 detailed + 12 regional at USA; 2 states)
+    assert_eq!(seen.iter().filter(|k| k.1 == "USA").count(), 54 + 12);
+    assert_eq!(seen.iter().filter(|k| k.1 == "STATE").count(), 2 * (54 + 12));
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["for_release"], false);
+    assert_eq!(m["levels"].as_array().unwrap().len(), 11);
+    // σ² of Stage 1 at ρ = 2.134: 9/(2·0.1·2.134) = 22500/1067 (Alg. 1–3)
+    assert_eq!(m["levels"][0]["structures"][0]["stages"][0]["sigma2"], "22500/1067");
+    // same seed → same tables
+    let out2 = d.path().join("out2");
+    run_p(d.path(), &d.path().join("persons.csv"), &out2, &data("config.toml"), Some(7)).success();
+    assert_eq!(t1, std::fs::read_to_string(out2.join("t1.txt")).unwrap());
+}
+
+/// Every kind of bad input: exit 2, one line naming the line number, no outputs written.
+#[test]
+fn mech_safetab_p_bad_inputs() {
+    let d = tempfile::tempdir().unwrap();
+    synth(d.path(), 50, 1);
+    let good = std::fs::read_to_string(d.path().join("persons.csv")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("race", lines[3].replacen(",10", ",99", 1), "unknown race code"),
+        ("age", format!("116{}", &lines[3][lines[3].find(',').unwrap()..]), "QAGE 116"),
+        ("malformed", "1,2,3".to_string(), "line 4"),
+        ("block", {
+            let f: Vec<&str> = lines[3].split(',').collect();
+            let mut g = f.clone();
+            g[5] = "9999";
+            g.join(",")
+        }, "not in the geography"),
+        ("sex", {
+            let f: Vec<&str> = lines[3].split(',').collect();
+            let mut g = f.clone();
+            g[1] = "3";
+            g.join(",")
+        }, "QSEX"),
+    ];
+    for (name, bad, msg) in cases {
+        let mut body: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        body[3] = bad;
+        let p = d.path().join(format!("bad-{name}.csv"));
+        std::fs::write(&p, body.join("\n") + "\n").unwrap();
+        let out = d.path().join(format!("out-{name}"));
+        let a = run_p(d.path(), &p, &out, &data("config.toml"), Some(1)).code(2);
+        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(msg) && err.contains("line 4"), "{name}: {err}");
+        assert!(!out.join("t1.txt").exists() && !out.join("manifest.json").exists(), "{name}: output written");
+    }
+    // budget ≤ 0
+    let cfg = std::fs::read_to_string(data("config.toml")).unwrap().replacen("rho = \"0.159\"", "rho = \"0\"", 1);
+    let cp = d.path().join("bad.toml");
+    std::fs::write(&cp, cfg).unwrap();
+    let out = d.path().join("out-budget");
+    let a = run_p(d.path(), &d.path().join("persons.csv"), &out, &cp, Some(1)).code(2);
+    assert!(String::from_utf8(a.get_output().stderr.clone()).unwrap().contains("must be positive"));
+    assert!(!out.exists());
+}
+
+/// A small configuration whose Stage-1/Stage-2 variances are commensurate (σ² = 50 and 50/9), so the
+/// exact lattice certificate is quick; doubling the budget must change the certificate.
+#[test]
+fn mech_certify_follows_the_budget() {
+    let d = tempfile::tempdir().unwrap();
+    synth(d.path(), 2_000, 2);
+    let mut eps = Vec::new();
+    for rho in ["0.9", "1.8"] {
+        let cfg = format!(
+            "gamma = \"0.1\"\nstability = 9\nsuppression_p = \"0.9999\"\n[[level]]\ngeo = \"COUNTY\"\niterations = \"regional\"\nrho = \"{rho}\"\nthresholds = [10, 20, 30]\n"
+        );
+        let cp = d.path().join(format!("c{rho}.toml"));
+        std::fs::write(&cp, cfg).unwrap();
+        let out = d.path().join(format!("o{rho}"));
+        run_p(d.path(), &d.path().join("persons.csv"), &out, &cp, Some(3)).success();
+        let a = bin().args(["certify", out.join("manifest.json").to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).assert().success();
+        let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+        let row = if v.is_array() { v[0].clone() } else { v };
+        assert_eq!(row["zcdp_rho"], if rho == "0.9" { "0.900000000000" } else { "1.800000000000" });
+        let e: f64 = row["epsilon_exact_hi"].as_str().unwrap().parse().unwrap();
+        let bs: f64 = row["epsilon_bureau_bs"].as_str().unwrap().parse().unwrap();
+        assert!(e < bs);
+        eps.push(e);
+    }
+    assert!(eps[1] > eps[0] + 1.0, "{eps:?}");
+}
+
+#[test]
+fn mech_safetab_tables_reproduce_printed_values() {
+    let a = bin().args(["safetab-tables", "--format", "csv"]).assert().success();
+    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    // Table 7 (P), Table 6 (P), Table 4 (RE) printed values
+    for s in ["P-T7,Nation/State Detailed,3,1.921,2.134,3.842,4.268", "P-T6,0.008,93", "P-T6,0.159,21", "P-T6,0.543,11", "6,0.481,0.534"] {
+        assert!(out.contains(s), "missing {s}\n{out}");
+    }
+}
