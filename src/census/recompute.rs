@@ -32,16 +32,15 @@ pub const QUANTITIES: &[&str] = &[
     "clt_residual_sup",
     "kr_single_level",
     "kr_two_level",
-];
-
-/// Quantities whose computation belongs to capabilities not in this build: reported as `pending`.
-pub const PENDING: &[&str] = &[
     "safetab_dg_budget",
     "safetab_geom_budget",
     "safetab_re_accounting",
     "safetab_p_threshold",
     "moe_ratio_pct",
 ];
+
+/// Quantities whose computation belongs to capabilities not in this build: reported as `pending`.
+pub const PENDING: &[&str] = &[];
 
 pub fn known(q: &str) -> bool {
     QUANTITIES.contains(&q) || PENDING.contains(&q)
@@ -165,6 +164,19 @@ impl Ctx {
             }
             "kr_single_level" => kr_single(m, p)?,
             "kr_two_level" => kr_two(m, p)?,
+            "safetab_dg_budget" => safetab_dg(m, p)?,
+            "safetab_geom_budget" => safetab_geom(m, p)?,
+            "safetab_re_accounting" => safetab_re(m)?,
+            "safetab_p_threshold" => {
+                use crate::mech::calib::suppression_threshold;
+                let t = suppression_threshold(&rat_in(m, "rho")?, 9, &Rational::from((1, 10)), &rat_in(m, "p")?)?;
+                Float::with_val(p, t)
+            }
+            "moe_ratio_pct" => {
+                // MOE ∝ σ ∝ √(stability): 100 (1 − √(s_to/s_from)).
+                let r = rat_in(m, "stability_to")? / rat_in(m, "stability_from")?;
+                (Float::with_val(p, 1) - Float::with_val(p, r).sqrt()) * 100u32
+            }
             "eps_bureau" => {
                 let rho = if m.contains_key("rho") { rat_in(m, "rho")? } else { self.level_groups(m)?.2 };
                 zcdp::eps_bs(&rho, &rat_in(m, "delta")?, p).mid()
@@ -296,4 +308,63 @@ pub fn clt_residual_sup(sigma2: &Rational, n: u32) -> Result<Float, String> {
         }
     }
     Ok(best)
+}
+
+fn moe_in(m: &In) -> Result<u32, String> {
+    get(m, "moe")?.parse().map_err(|_| "moe must be a positive integer".to_string())
+}
+
+/// SafeTab / SafeTab-P discrete Gaussian budgets from an MOE target (safetab-detailed-dhc-race-ethnicity.txt
+/// eq. 37, safetab-p Table 7): level total ρ_i = s·ρ_base/(1−γ), Step 2 = s·ρ_base, ρ_base = 1.96²/(2 MOE²),
+/// s = 9, γ = 0.1 — exact values; `rule=printed` applies the papers' printing rule (Step 2 = 0.9 × the
+/// total *after* rounding it to 3 decimals).
+fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
+    use crate::mech::calib::{dg_budget_row, rho_base};
+    let moe = moe_in(m)?;
+    let row = dg_budget_row(moe, 9, &Rational::from((1, 10)));
+    let printed_rule = m.get("rule").map(|r| r == "printed").unwrap_or(false);
+    let v = match (get(m, "part")?, printed_rule) {
+        ("total", _) => row.total_exact,
+        ("step2", false) => rho_base(moe) * Rational::from(9),
+        ("step2", true) => row.step2_u,
+        (other, _) => return Err(format!("part must be total or step2, got {other}")),
+    };
+    Ok(Float::with_val(p, v))
+}
+
+/// SafeTab geometric budgets (eq. 38): ε_base = ln 20/(MOE+1), total 10 ε_base, Step 2 9 ε_base; with
+/// `scale=rounded` the noise scale b = (MOE+1)/ln 20 is first rounded to 2 decimals (ε_base = 1/b), and
+/// Step 2 = 0.9 × the printed (2-decimal) total.
+fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
+    use crate::mech::calib::{geometric_eps_base, geometric_scale_h1};
+    let moe = moe_in(m)?;
+    let rounded = m.get("noise_scale").map(|r| r == "rounded").unwrap_or(false);
+    let base = if rounded { Float::with_val(p, Rational::from(geometric_scale_h1(moe)?.recip_ref())) } else { geometric_eps_base(moe, p).mid() };
+    let total = Float::with_val(p, &base * 10u32);
+    Ok(match get(m, "part")? {
+        "total" => total,
+        "step2" if rounded => {
+            let t2 = Float::with_val(p, (Float::with_val(p, &total * 100u32)).round()) / 100u32;
+            t2 * Float::with_val(p, 0.9f64.to_string().parse::<f64>().unwrap()) // 0.9 × printed total
+        }
+        "step2" => Float::with_val(p, &base * 9u32),
+        other => return Err(format!("part must be total or step2, got {other}")),
+    })
+}
+
+/// SafeTab Table 2 (δ = 1e-10) from src/mech/safetab_re.rs: pure DP, RDP (eq. 39 with eq. 17, s = 9 or
+/// `s=10`), zCDP analytic and on the α grid.
+fn safetab_re(m: &In) -> Result<Float, String> {
+    let rows = crate::mech::safetab_re::table2(&parse_rational("1e-10").unwrap(), 128, false)?;
+    let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {
+        ("pure", _) => 0,
+        ("rdp", Some("10")) => 2,
+        ("rdp", _) => 1,
+        ("rdp_exact", _) => 3,
+        ("zcdp_analytic", _) => 4,
+        ("zcdp_grid", _) => 5,
+        (other, _) => return Err(format!("unknown SafeTab accounting '{other}'")),
+    };
+    let v = rows[idx].get("value_lo").ok_or("missing value")?;
+    Ok(Float::with_val(128, Float::parse(v).map_err(|e| e.to_string())?))
 }
