@@ -1,5 +1,6 @@
 //! Census allocation files, geolevels, and published values.
 pub mod allocation;
+pub mod certificate;
 pub mod recompute;
 pub mod verify;
 

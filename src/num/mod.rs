@@ -11,6 +11,6 @@ pub use parse::{parse_positive_rational, parse_rational};
 pub const DEFAULT_PREC: u32 = 256;
 
 /// Smallest precision accepted on the command line.
-pub const MIN_PREC: u32 = 64;
+pub const MIN_PREC: u32 = 53;
 /// Largest precision accepted on the command line.
 pub const MAX_PREC: u32 = 65536;

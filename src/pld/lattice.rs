@@ -69,10 +69,15 @@ impl LatticeDist {
     /// x-sum where the dropped weight is below 2^-(prec+GUARD_BITS) and adding a rigorous bound for it.
     /// The window is |y| ≤ M with the mass beyond bounded by the Gaussian tail of each residue class.
     pub fn iid_dgauss_sum(sigma2: &Rational, n: u32, prec: u32) -> LatticeDist {
+        Self::iid_dgauss_sum_bits(sigma2, n, prec, prec + GUARD_BITS)
+    }
+
+    /// As [`iid_dgauss_sum`](Self::iid_dgauss_sum) with an explicit truncation level: the mass left
+    /// outside the window is below about 2^-bits.
+    pub fn iid_dgauss_sum_bits(sigma2: &Rational, n: u32, prec: u32, bits: u32) -> LatticeDist {
         assert!(n >= 1);
         assert!(*sigma2 > 0);
-        let p = prec + 32;
-        let bits = prec + GUARD_BITS;
+        let p = prec.max(64) + 32;
         let dg = DiscreteGaussian { sigma2: sigma2.clone() };
         let k = radius_for_bits(sigma2, bits);
         let w = GaussTable::new(sigma2, k, p);

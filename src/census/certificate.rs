@@ -1,0 +1,92 @@
+//! Privacy certificates of Census production allocations (issue: "What the 2020 Census really spent").
+//!
+//! For one product or several released sequentially: total ρ as an exact fraction and a decimal, the
+//! zCDP-implied ε by Bun–Steinke (ρ + 2√(ρ log 1/δ)) and by Canonne–Kamath–Steinke (the conversion the
+//! Bureau's certificate uses), per-level ρ, the "block within geolevel" ε (all levels from the block up to
+//! that level), and the exact f-DP ε of the whole release from the lattice privacy-loss distribution,
+//! under the file's own neighbour relation (stated in every row).
+
+use crate::budget::zcdp;
+use crate::census::allocation::{Allocation, MechGroup};
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
+use crate::pld::compose::{estimated_window, MAX_WINDOW};
+use crate::pld::compose_groups;
+use crate::report::Record;
+use rug::{Float, Rational};
+
+fn rec(product: &str, nb: &str, quantity: &str, value: String, note: &str) -> Record {
+    let mut r = Record::new();
+    r.push("product", product);
+    r.push("neighbors", nb);
+    r.push("quantity", quantity);
+    r.push("value", value);
+    r.push("note", note);
+    r
+}
+
+fn dec(q: &Rational, d: usize) -> String {
+    fmt_nearest(&Float::with_val(256, q), d)
+}
+
+/// Exact ε(δ) of a set of groups when their loss slopes share a practical lattice; otherwise a reason.
+pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32) -> Result<(String, String, String), String> {
+    let est = estimated_window(groups, prec)?;
+    if est > MAX_WINDOW {
+        return Ok((String::new(), String::new(), format!("not computed: the per-query budgets share no practical lattice (~{est:.3e} entries); certified grid rounding not built yet")));
+    }
+    let prof = compose_groups(groups, prec)?;
+    let e = prof.epsilon(delta)?;
+    Ok((fmt_down(&e.lo, 20), fmt_up(&e.hi, 20), format!("lattice PLD, certified, prec {prec}, width {}", fmt_up(&e.width(), 2))))
+}
+
+pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool) -> Result<Vec<Record>, String> {
+    let mut rows = Vec::new();
+    let nbs: Vec<&str> = allocs.iter().map(|a| a.neighbors.as_str()).collect();
+    if nbs.windows(2).any(|w| w[0] != w[1]) {
+        return Err("products with different neighbour relations cannot be composed in one certificate".into());
+    }
+    let nb = nbs[0];
+    let name = allocs.iter().map(|a| a.name.clone()).collect::<Vec<_>>().join(" + ");
+    let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
+    rows.push(rec(&name, nb, "delta", dec(delta, 6), ""));
+    rows.push(rec(&name, nb, "rho_total", rho.to_string(), "exact fraction"));
+    rows.push(rec(&name, nb, "rho_total_decimal", dec(&rho, 20), ""));
+    let bs = zcdp::eps_bs(&rho, delta, prec);
+    rows.push(rec(&name, nb, "eps_zcdp_bun_steinke", fmt_up(&bs.hi, 12), "rho + 2 sqrt(rho log 1/delta)"));
+    let (cks, alpha) = zcdp::eps_cks(&rho, delta, prec);
+    rows.push(rec(&name, nb, "eps_zcdp_cks", fmt_up(&cks.hi, 14), &format!("Canonne-Kamath-Steinke, alpha* = {}", fmt_nearest(&alpha, 8))));
+    for a in allocs {
+        for l in &a.levels {
+            rows.push(rec(&a.name, nb, &format!("rho_level[{}]", l.name), l.rho.to_string(), &dec(&l.rho, 12)));
+        }
+        // Block within geolevel: levels from the last (block) up to each level.
+        let n = a.levels.len();
+        for k in (0..n).rev() {
+            let r: Rational = a.levels[k..].iter().map(|l| l.rho.clone()).fold(Rational::from(0), |x, y| x + y);
+            let (c, _) = zcdp::eps_cks(&r, delta, prec);
+            rows.push(rec(
+                &a.name,
+                nb,
+                &format!("eps_block_within[{}]", a.levels[k].name),
+                fmt_up(&c.hi, 12),
+                &format!("CKS at rho = {} (levels {}..{}); Bun-Steinke {}", dec(&r, 10), a.levels[n - 1].name, a.levels[k].name, fmt_up(&zcdp::eps_bs(&r, delta, prec).hi, 10)),
+            ));
+        }
+    }
+    if exact {
+        let mut groups: Vec<MechGroup> = Vec::new();
+        for a in allocs {
+            for g in a.all_mechanisms() {
+                if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {
+                    x.count += g.count;
+                } else {
+                    groups.push(g);
+                }
+            }
+        }
+        let (lo, hi, note) = exact_eps(&groups, delta, prec)?;
+        rows.push(rec(&name, nb, "eps_exact_lo", lo, &note));
+        rows.push(rec(&name, nb, "eps_exact_hi", hi, ""));
+    }
+    Ok(rows)
+}
