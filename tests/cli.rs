@@ -161,7 +161,7 @@ fn reproduce_writes_geolevel_table_and_nothing_on_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
     let st = bin()
-        .args(["reproduce", "--out", out.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap()])
+        .args(["reproduce", "--quick", "--out", out.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap()])
         .output()
         .unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));

@@ -32,6 +32,9 @@ pub struct ReproduceArgs {
     /// Skip figures (tables only)
     #[arg(long)]
     pub no_figures: bool,
+    /// Only the fast per-level tables (a smoke test of the pipeline; implies --no-figures)
+    #[arg(long)]
+    pub quick: bool,
 }
 
 fn rat(x: f64) -> Rational {
@@ -124,6 +127,59 @@ fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Result<String, Strin
     Ok(render_csv(&rows))
 }
 
+/// results/production-certificates.csv: what the 2020 Census really spent, per product, at δ = 1e-10.
+fn production_certificates(data: &std::path::Path) -> Result<String, String> {
+    use crate::census::certificate::exact_eps;
+    use crate::pld::compose::F64_PREC;
+    let d10 = parse_rational("1e-10").unwrap();
+    let mut rows = Vec::new();
+    let products: Vec<(&str, Vec<&str>, &str)> = vec![
+        ("Redistricting persons 2021", vec!["redistricting-persons-us-2021"], "17.14 (CKS certificate, 17849145/1041158); 17.91 often quoted"),
+        ("DHC persons 2023", vec!["dhc-persons-us-2023"], ""),
+        ("DHC units 2023", vec!["dhc-units-us-2023"], ""),
+        ("Redistricting persons 2021 + DHC persons 2023", vec!["redistricting-persons-us-2021", "dhc-persons-us-2023"], ""),
+    ];
+    for (name, files, reported) in products {
+        let allocs: Vec<Allocation> = files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
+        let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
+        let mut groups = Vec::new();
+        for a in &allocs {
+            groups.extend(a.all_mechanisms());
+        }
+        let (lo, hi, note) = exact_eps(&groups, &d10, F64_PREC)?;
+        let mut r = Record::new();
+        r.push("product", name);
+        r.push("neighbors", allocs[0].neighbors.as_str());
+        r.push("rho", rho.to_string());
+        r.push("rho_decimal", fmt_nearest(&Float::with_val(128, &rho), 12));
+        r.push("eps_reported_by_bureau", reported);
+        r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, &d10, 128).hi, 10));
+        r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, &d10, 128).0.hi, 12));
+        r.push("eps_exact_lo", lo);
+        r.push("eps_exact_hi", hi);
+        r.push("note", note);
+        rows.push(r);
+    }
+    for bounded in [false, true] {
+        let m = crate::mech::manifest::safetab_p_production(bounded);
+        let cert = crate::mech::manifest::certify(&m, &d10, F64_PREC)?;
+        let c = &cert[0];
+        let mut r = Record::new();
+        r.push("product", if bounded { "SafeTab-P (Table 7 budgets)" } else { "SafeTab-P (Table 7 budgets), unbounded accounting" });
+        r.push("neighbors", c.get("neighbors").unwrap_or(""));
+        r.push("rho", c.get("zcdp_rho").unwrap_or("").trim_end_matches('0').trim_end_matches('.').to_string());
+        r.push("rho_decimal", c.get("zcdp_rho").unwrap_or("").to_string());
+        r.push("eps_reported_by_bureau", "");
+        r.push("eps_zcdp_bun_steinke", c.get("epsilon_bureau_bs").unwrap_or("").to_string());
+        r.push("eps_zcdp_cks", c.get("epsilon_zcdp_cks").unwrap_or("").to_string());
+        r.push("eps_exact_lo", c.get("epsilon_exact_lo").unwrap_or("").to_string());
+        r.push("eps_exact_hi", c.get("epsilon_exact_hi").unwrap_or("").to_string());
+        r.push("note", "src/mech manifest model (stability 9, gamma 0.1, adaptive stage as a product), certified f64 engine");
+        rows.push(r);
+    }
+    Ok(render_csv(&rows))
+}
+
 pub fn run(a: ReproduceArgs) -> Result<String, String> {
     let prec = check_prec(a.prec)?;
     let oprec = check_prec(a.overall_prec)?;
@@ -138,16 +194,31 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     let geo = tables::geolevel_epsilons(&alloc, &deltas, prec)?;
     step("Table 1 calibration");
     let t1 = level_rows(&alloc, &deltas[0], Conversion::ZcdpBs, &None, prec)?;
+    if a.quick {
+        let mut log = String::new();
+        for (path, body) in [(a.out.join("geolevel-epsilons.csv"), render_csv(&geo)), (a.out.join("table1-calibration.csv"), render_csv(&t1))] {
+            write_atomic(&path, body.as_bytes())?;
+            log += &format!("wrote {}\n", path.display());
+        }
+        pb.finish_and_clear();
+        return Ok(log);
+    }
     step("exact accuracy of released counts");
     let acc = accuracy_table(&alloc, &t1)?;
     step("overall composition");
     let (ov, ovs) = overall_tables(&alloc, oprec)?;
+    step("production certificates");
+    let prod = production_certificates(&a.data)?;
+    step("verification of published numbers");
+    let (vrows, vsummary, _) = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)?;
     let mut files: Vec<(PathBuf, String)> = vec![
         (a.out.join("geolevel-epsilons.csv"), render_csv(&geo)),
         (a.out.join("table1-calibration.csv"), render_csv(&t1)),
         (a.out.join("accuracy-counts.csv"), acc),
         (a.out.join("overall-profile.csv"), ov),
         (a.out.join("overall-summary.csv"), ovs),
+        (a.out.join("production-certificates.csv"), prod),
+        (a.out.join("verification.csv"), render_csv(&vrows)),
     ];
     files.push((a.out.join("README.md"), results_readme(!a.no_figures)));
     let mut log = String::new();
@@ -161,7 +232,14 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
             log += &format!("wrote {}\n", f.display());
         }
     }
+    if !a.no_figures {
+        step("disclosure-risk figure data (Kazan-Reiter)");
+        for f in crate::risk::figures::figure_data(&a.out.join("risk"))? {
+            log += &format!("wrote {}\n", f.display());
+        }
+    }
     pb.finish_and_clear();
+    log += &format!("verify: {vsummary}\n");
     Ok(log)
 }
 
@@ -174,7 +252,10 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | table1-calibration.csv | per level: reduced σ² bracket so that exact ε(1e-11) = Bureau ε | Table 1 |\n\
 | accuracy-counts.csv | exact MSE/MAE of a released count, with/without max(0,·), Bureau vs reduced σ² | Figures 6, 8 |\n\
 | overall-profile.csv | overall δ(ε) (80 queries): Bureau, exact (certified, both terms), uniform reductions | Figure 7, §3.3 |\n\
-| overall-summary.csv | overall ε at δ = 1e-10, both terms, exact uniform variance reduction vs the paper's 8.59% | §3.3, App. A.6 |\n",
+| overall-summary.csv | overall ε at δ = 1e-10, both terms, exact uniform variance reduction vs the paper's 8.59% | §3.3, App. A.6 |\n\
+| production-certificates.csv | exact ε at δ = 1e-10 of the 2020 Census production releases next to the zCDP figures | ../shared/census-production, SafeTab-P Table 7 |\n\
+| verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
+| risk/*.csv | Kazan–Reiter disclosure-risk figure data (Figures 1–7, 12) | kazan-reiter-disclosure-risk.txt |\n",
     );
     if figs {
         s.push_str(
@@ -185,6 +266,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig05-reduced-noise-levels | (ε, δ) curves with Table 1 noise vs the Bureau's (cross at δ = 1e-11) | Figure 5 |\n\
 | fig07-overall-eps-delta | overall (ε, δ) curves: Bureau, exact, 8.59% and exact uniform reductions | Figure 7 |\n\
 | fig10-local-clt | pmf of Sₙ vs the local-CLT approximation, and the residual, σ² = 5, 25 | Figure 10 |\n\
+| fig11-acs-1890 | (ε, δ) curves of a 1890-fold composition (σ² = 100 each; the paper states no σ²) | Figure 11 |\n\
 | fig12-overall-tradeoff | overall trade-off functions | Figure 12 |\n\
 | fig13-overall-tradeoff-zoom | overall trade-off functions near α = 0 (log α) | Figure 13 |\n\
 | fig14-improvement-eps | ε_Bureau − ε_exact against δ per level | Figure 14 |\n\
