@@ -173,3 +173,81 @@ fn reproduce_writes_geolevel_table_and_nothing_on_error() {
     assert_eq!(st.status.code(), Some(2));
     assert!(!out2.exists());
 }
+
+/// Table 1 of census-2020-more-private-fdp.txt through the `calibrate` command (printed digits).
+#[test]
+fn calibrate_reproduces_table1() {
+    let out = bin().args(["calibrate", "--allocation", &dhc(), "--delta", "1e-11", "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    let rows = v.as_array().unwrap();
+    let want = [("US", "54.19", "20.88"), ("State", "4.25", "15.08"), ("County", "13.28", "17.58"), ("PEPG", "8.72", "16.62"), ("Tract Subset Group", "8.72", "16.62"), ("Tract Subset", "4.87", "15.33"), ("Optimized Block Group", "9.65", "16.89"), ("Block", "343.27", "24.82")];
+    for (r, (name, s2, pct)) in rows.iter().zip(want) {
+        assert_eq!(r["level"], name);
+        let lo: f64 = r["sigma2_reduced_lo"].as_str().unwrap().parse().unwrap();
+        let hi: f64 = r["sigma2_reduced_hi"].as_str().unwrap().parse().unwrap();
+        assert_eq!(format!("{lo:.2}"), s2);
+        assert_eq!(format!("{hi:.2}"), s2);
+        let p: f64 = r["reduction_percent_lo"].as_str().unwrap().parse().unwrap();
+        assert_eq!(format!("{p:.2}"), pct);
+    }
+}
+
+#[test]
+fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["verify", "--out", dir.path().to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--published", repo().join("data/published.csv").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("0 differs-unexplained"), "{text}");
+    assert!(dir.path().join("verification.csv").exists());
+    // malformed: unknown quantity on line 3, unparseable printed value on line 2
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,3.65,dp2,,\nb,p,l,no_such_thing,,1,dp2,,\n").unwrap();
+    let res = dir.path().join("res");
+    let o = bin().args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--out", res.to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("line 3") && err.contains("unknown quantity"), "{err}");
+    assert!(!res.exists());
+    std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,abc,dp2,,\n").unwrap();
+    let o = bin().args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--no-write"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8(o.stderr).unwrap().contains("line 2"));
+}
+
+/// ../shared/census-production/README.md: ρ = 293764/114921 and the CKS ε ≈ 17.14 of the Bureau's
+/// certificate; the exact ε of the DHC persons file is below both zCDP figures.
+#[test]
+fn certify_production_allocations() {
+    let red = repo().join("data/allocations/redistricting-persons-us-2021.toml");
+    let out = bin().args(["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    let get = |q: &str| v.as_array().unwrap().iter().find(|r| r["quantity"] == q).unwrap()["value"].as_str().unwrap().to_string();
+    assert_eq!(get("rho_total"), "293764/114921");
+    assert!(get("eps_zcdp_cks").starts_with("17.1435507"));
+    let dhcp = repo().join("data/allocations/dhc-persons-us-2023.toml");
+    let out = bin().args(["certify", "--allocation", dhcp.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    let get = |q: &str| v.as_array().unwrap().iter().find(|r| r["quantity"] == q).unwrap()["value"].as_str().unwrap().to_string();
+    let lo: f64 = get("eps_exact_lo").parse().unwrap();
+    let hi: f64 = get("eps_exact_hi").parse().unwrap();
+    let cks: f64 = get("eps_zcdp_cks").parse().unwrap();
+    assert!(lo <= hi && hi - lo <= 2e-6 && hi < cks);
+}
+
+/// The fast Fourier path against the lattice (two methods, one answer) on the state level.
+#[test]
+fn fourier_fast_agrees_with_lattice() {
+    let args = |m: &str| vec!["delta".to_string(), "--allocation".into(), dhc(), "--level".into(), "State".into(), "--epsilon".into(), "9".into(), "--method".into(), m.into(), "--format".into(), "json".into()];
+    let a = json(&bin().args(args("lattice")).output().unwrap().stdout);
+    let b = json(&bin().args(args("fourier-fast")).output().unwrap().stdout);
+    let x = f(&a, "delta_lo").to_f64();
+    let y = b["delta"].as_str().unwrap().parse::<f64>().unwrap();
+    assert!((x / y - 1.0).abs() < 1e-12, "{x} vs {y}");
+}

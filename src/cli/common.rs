@@ -16,6 +16,10 @@ pub enum Method {
     ZcdpBs,
     /// Optimal zCDP conversion (Canonne–Kamath–Steinke)
     ZcdpCks,
+    /// The paper's Fourier inversion (Props A.12–A.13, Facts A.14–A.15: Boole's rule, N = 10^7+1), delta only
+    Fourier,
+    /// Saddle-point Fourier inversion with periodic trapezoid and aliasing bound (src/fourier/fast.rs), delta only
+    FourierFast,
 }
 
 impl Method {
@@ -24,6 +28,8 @@ impl Method {
             Method::Lattice => "lattice",
             Method::ZcdpBs => "zcdp-bs",
             Method::ZcdpCks => "zcdp-cks",
+            Method::Fourier => "fourier",
+            Method::FourierFast => "fourier-fast",
         }
     }
 }

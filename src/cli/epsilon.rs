@@ -59,6 +59,9 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
             r.push("epsilon_hi", fmt_up(&e.hi, OUT_DIGITS));
             r.push("alpha", fmt_nearest(&alpha, 20));
         }
+        Method::Fourier | Method::FourierFast => {
+            return Err("the Fourier methods evaluate delta(epsilon); use `tightdp delta --method fourier`, or --method lattice for epsilon".into())
+        }
     }
     Ok(r.render(a.target.format))
 }
@@ -90,6 +93,35 @@ pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
             let d = zcdp::delta_bs(&rho, &eps, prec);
             r.push("delta_lo", fmt_down(&d.lo, OUT_DIGITS));
             r.push("delta_hi", fmt_up(&d.hi, OUT_DIGITS));
+        }
+        Method::Fourier => {
+            use crate::fourier::boole::{delta_fourier, BooleParams};
+            let p = BooleParams::default();
+            let pb = indicatif::ProgressBar::new(0);
+            pb.set_style(indicatif::ProgressStyle::with_template("Boole rule [{bar:30}] {percent}% {elapsed_precise}").unwrap());
+            let progress = |done: u64, total: u64| {
+                pb.set_length(total);
+                pb.set_position(done);
+            };
+            let d = delta_fourier(&t.groups, &eps, &p, &progress)?;
+            pb.finish_and_clear();
+            r.push("delta", format!("{:.17e}", d.delta));
+            r.push("first_term", format!("{:.17e}", d.first.value));
+            r.push("second_term", format!("{:.17e}", d.second));
+            r.push("error_bound_paper", format!("{:.3e}", d.bound));
+            r.push("error_terms_first", format!("{:?}", d.first.error_terms));
+            r.push("n_points", d.first.n_points.to_string());
+            r.push("note", "f64 quadrature; the paper's error terms exclude floating-point rounding (see docs/fourier-findings.md)");
+        }
+        Method::FourierFast => {
+            use crate::fourier::fast::{delta_fast, FastParams};
+            let p = FastParams { prec: Some(prec.min(256)), ..FastParams::default() };
+            let d = delta_fast(&t.groups, &eps, &p)?;
+            let (f, s2, dl) = d.mpfr.clone().unwrap();
+            r.push("delta", fmt_nearest(&dl, 30));
+            r.push("first_term", fmt_nearest(&f, 30));
+            r.push("second_term", fmt_nearest(&s2, 30));
+            r.push("error_bound", format!("{:.3e}", d.bound));
         }
         Method::ZcdpCks => {
             let (d, alpha) = zcdp::delta_cks(&rho, &eps, prec);
