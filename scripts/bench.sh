@@ -16,10 +16,49 @@ for a in "$@"; do
 done
 echo "== tightdp (cargo bench, release) on $(nproc) cores"
 cargo bench --locked --bench accountant -- "${args[@]}"
+cargo build --release --locked -q
+B=./target/release/tightdp
+A=data/allocations
+# timed NAME TARGET CMD...: wall time and peak memory of one command, next to its target.
+timed() {
+  local name="$1" target="$2"; shift 2
+  /usr/bin/time -f "%e %M" -o /tmp/tightdp-bench-time "$@" >/dev/null 2>&1 || echo "   ($name exited non-zero)"
+  local secs kb; read -r secs kb < <(tail -1 /tmp/tightdp-bench-time)
+  printf "%-58s %8s s %9s MB   target %s\n" "$name" "$secs" "$(awk "BEGIN{printf \"%.1f\", $kb/1024}")" "$target"
+}
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then
+  echo
+  echo "== whole commands (wall time, peak RSS)"
+  timed "overall eps(1e-10), certified, both terms, prec 256"  "<= 10 s, <= 2 GB" $B epsilon --allocation $A/dhc-2022-08-25.toml --overall --delta 1e-10
+  timed "overall eps(1e-10), certified f64 engine (--prec 53)"   "-"               $B epsilon --allocation $A/dhc-2022-08-25.toml --overall --delta 1e-10 --prec 53
+  timed "calibrate: Table 1, all 8 levels"                      "<= 2 s"          $B calibrate --allocation $A/dhc-2022-08-25.toml --delta 1e-11
+  timed "calibrate --uniform (overall, certified at prec 256)"  "-"               $B calibrate --allocation $A/dhc-2022-08-25.toml --delta 1e-10 --uniform
+  timed "delta --method fourier (paper, Boole N=10^7+1)"        "<= 5 min"        $B delta --allocation $A/dhc-2022-08-25.toml --overall --epsilon 20.838545 --method fourier
+  timed "delta --method fourier-fast (saddle point, MPFR)"      "-"               $B delta --allocation $A/dhc-2022-08-25.toml --overall --epsilon 20.838545 --method fourier-fast
+  timed "certify DHC persons 2023 (exact, --prec 53)"           "<= 30 s"         $B certify --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
+  timed "certify DHC units 2023 (exact, --prec 53)"             "<= 30 s"         $B certify --allocation $A/dhc-units-us-2023.toml --delta 1e-10
+  timed "certify redistricting 2021 (zCDP only)"                "<= 30 s"         $B certify --allocation $A/redistricting-persons-us-2021.toml --delta 1e-10
+  timed "certify SafeTab-P production (exact, --prec 53)"       "-"               $B certify safetab-p-production --delta 1e-10 --prec 53
+  timed "verify (122 published numbers)"                        "<= 60 s"         $B verify --no-write
+  tmpr=$(mktemp -d)
+  timed "reproduce (all tables, figures, verification)"         "<= 5 min"        $B reproduce --out "$tmpr"
+  rm -rf "$tmpr"
+fi
 if [ "$peers" = 1 ] && [ -x scripts/bench/peers.sh ]; then
   echo
-  echo "== Google dp_accounting (PLD), same inputs"
-  scripts/bench/peers.sh --quick
+  echo "== Google dp_accounting (PLD from_discrete_gaussian_mechanism, pessimistic/optimistic), same inputs"
+  echo "   (one case per process; time includes PLD construction and composition; peak = process RSS)"
+  scripts/bench/peers.sh
+fi
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *risk* ]]; then
+  echo
+  echo "== disclosure risk (Kazan-Reiter)"
+  cargo bench --locked --bench risk
+fi
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *topdown* ]]; then
+  echo
+  echo "== TopDown measurements"
+  ./scripts/bench-topdown.sh
 fi
 
 # Mechanisms (src/mech): exact sampler throughput and a SafeTab-P run on 10 million synthetic persons.
