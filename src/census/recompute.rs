@@ -37,6 +37,7 @@ pub const QUANTITIES: &[&str] = &[
     "safetab_re_accounting",
     "safetab_p_threshold",
     "moe_ratio_pct",
+    "safetab_improvement_pct",
 ];
 
 /// Quantities whose computation belongs to capabilities not in this build: reported as `pending`.
@@ -51,6 +52,7 @@ pub struct Ctx {
     pub prec: u32,
     pub overall_prec: u32,
     allocs: RefCell<BTreeMap<String, Allocation>>,
+    safetab_t2: RefCell<Option<Vec<crate::report::Record>>>,
     profiles: RefCell<BTreeMap<String, PrivacyProfile>>,
 }
 
@@ -66,7 +68,7 @@ fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
 
 impl Ctx {
     pub fn new(data: &Path, prec: u32, overall_prec: u32) -> Ctx {
-        Ctx { data: data.to_path_buf(), prec, overall_prec, allocs: RefCell::new(BTreeMap::new()), profiles: RefCell::new(BTreeMap::new()) }
+        Ctx { data: data.to_path_buf(), prec, overall_prec, allocs: RefCell::new(BTreeMap::new()), safetab_t2: RefCell::new(None), profiles: RefCell::new(BTreeMap::new()) }
     }
 
     fn alloc(&self, name: &str) -> Result<Allocation, String> {
@@ -166,7 +168,15 @@ impl Ctx {
             "kr_two_level" => kr_two(m, p)?,
             "safetab_dg_budget" => safetab_dg(m, p)?,
             "safetab_geom_budget" => safetab_geom(m, p)?,
-            "safetab_re_accounting" => safetab_re(m)?,
+            "safetab_re_accounting" => self.safetab_re(m)?,
+            "safetab_improvement_pct" => {
+                // RE §5: "improvement … 3% for the analytical bound and 7% for the experimental bound":
+                // 100 (1 − ε_DG/ε_geometric-RDP).
+                let geo = self.safetab_re(&[("what".to_string(), "rdp".to_string())].into_iter().chain(m.get("s").map(|v| ("s".to_string(), v.clone()))).collect())?;
+                let which = if get(m, "what")? == "analytic" { "zcdp_analytic" } else { "zcdp_grid" };
+                let dg = self.safetab_re(&[("what".to_string(), which.to_string())].into_iter().collect())?;
+                (Float::with_val(p, 1) - Float::with_val(p, dg / geo)) * 100u32
+            }
             "safetab_p_threshold" => {
                 use crate::mech::calib::suppression_threshold;
                 let t = suppression_threshold(&rat_in(m, "rho")?, 9, &Rational::from((1, 10)), &rat_in(m, "p")?)?;
@@ -323,12 +333,16 @@ fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
     let moe = moe_in(m)?;
     let row = dg_budget_row(moe, 9, &Rational::from((1, 10)));
     let printed_rule = m.get("rule").map(|r| r == "printed").unwrap_or(false);
+    let bounded = m.get("bounded").map(|b| b == "1").unwrap_or(false);
     let v = match (get(m, "part")?, printed_rule) {
-        ("total", _) => row.total_exact,
+        ("total", false) => row.total_exact,
+        ("total", true) => row.total_u,
         ("step2", false) => rho_base(moe) * Rational::from(9),
         ("step2", true) => row.step2_u,
         (other, _) => return Err(format!("part must be total or step2, got {other}")),
     };
+    // SafeTab-P Thm 2: bounded (replace) neighbours cost twice the budget.
+    let v = if bounded { v * Rational::from(2) } else { v };
     Ok(Float::with_val(p, v))
 }
 
@@ -352,19 +366,26 @@ fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
     })
 }
 
-/// SafeTab Table 2 (δ = 1e-10) from src/mech/safetab_re.rs: pure DP, RDP (eq. 39 with eq. 17, s = 9 or
-/// `s=10`), zCDP analytic and on the α grid.
-fn safetab_re(m: &In) -> Result<Float, String> {
-    let rows = crate::mech::safetab_re::table2(&parse_rational("1e-10").unwrap(), 128, false)?;
-    let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {
-        ("pure", _) => 0,
-        ("rdp", Some("10")) => 2,
-        ("rdp", _) => 1,
-        ("rdp_exact", _) => 3,
-        ("zcdp_analytic", _) => 4,
-        ("zcdp_grid", _) => 5,
-        (other, _) => return Err(format!("unknown SafeTab accounting '{other}'")),
-    };
-    let v = rows[idx].get("value_lo").ok_or("missing value")?;
-    Ok(Float::with_val(128, Float::parse(v).map_err(|e| e.to_string())?))
+impl Ctx {
+    /// SafeTab Table 2 (δ = 1e-10) from src/mech/safetab_re.rs (computed once): pure DP, RDP (eq. 39 with
+    /// eq. 17, s = 9 or `s=10`), zCDP analytic and on the α grid.
+    fn safetab_re(&self, m: &In) -> Result<Float, String> {
+        if self.safetab_t2.borrow().is_none() {
+            let rows = crate::mech::safetab_re::table2(&parse_rational("1e-10").unwrap(), 128, false)?;
+            *self.safetab_t2.borrow_mut() = Some(rows);
+        }
+        let b = self.safetab_t2.borrow();
+        let rows = b.as_ref().unwrap();
+        let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {
+            ("pure", _) => 0,
+            ("rdp", Some("10")) => 2,
+            ("rdp", _) => 1,
+            ("rdp_exact", _) => 3,
+            ("zcdp_analytic", _) => 4,
+            ("zcdp_grid", _) => 5,
+            (other, _) => return Err(format!("unknown SafeTab accounting '{other}'")),
+        };
+        let v = rows[idx].get("value_lo").ok_or("missing value")?;
+        Ok(Float::with_val(128, Float::parse(v).map_err(|e| e.to_string())?))
+    }
 }

@@ -1,4 +1,5 @@
 //! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
+pub mod accuracy;
 pub mod calibrate;
 pub mod common;
 pub mod epsilon;
@@ -38,6 +39,8 @@ pub enum Command {
     Delta(epsilon::DeltaArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
+    /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
+    Accuracy(accuracy::AccuracyArgs),
     /// Recompute every published number (data/published.csv) and give a verdict
     Verify(verify::VerifyArgs),
     /// Regenerate every table and figure into results/
@@ -91,6 +94,7 @@ pub fn run() -> i32 {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Verify(a) => match verify::run(a) {
             Ok((out, code)) => {
