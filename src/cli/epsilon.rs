@@ -38,7 +38,7 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
     r.push("target", t.label.clone());
     r.push("neighbors", t.neighbors.as_str());
     r.push("method", a.target.method.as_str());
-    r.push("rho", fmt_nearest(&Float::with_val(prec, &rho), OUT_DIGITS));
+    r.push("rho", fmt_nearest(&Float::with_val(prec.max(512), &rho), OUT_DIGITS));
     r.push("delta", a.delta.trim());
     match a.target.method {
         Method::Lattice => {
@@ -75,7 +75,7 @@ pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
     r.push("target", t.label.clone());
     r.push("neighbors", t.neighbors.as_str());
     r.push("method", a.target.method.as_str());
-    r.push("rho", fmt_nearest(&Float::with_val(prec, &rho), OUT_DIGITS));
+    r.push("rho", fmt_nearest(&Float::with_val(prec.max(512), &rho), OUT_DIGITS));
     r.push("epsilon", a.epsilon.trim());
     match a.target.method {
         Method::Lattice => {

@@ -237,6 +237,9 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
         for f in crate::risk::figures::figure_data(&a.out.join("risk"))? {
             log += &format!("wrote {}\n", f.display());
         }
+        for f in crate::report::csvplot::risk_figures(&a.out.join("risk"))? {
+            log += &format!("wrote {}\n", f.display());
+        }
     }
     pb.finish_and_clear();
     log += &format!("verify: {vsummary}\n");
@@ -255,7 +258,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | overall-summary.csv | overall ε at δ = 1e-10, both terms, exact uniform variance reduction vs the paper's 8.59% | §3.3, App. A.6 |\n\
 | production-certificates.csv | exact ε at δ = 1e-10 of the 2020 Census production releases next to the zCDP figures | ../shared/census-production, SafeTab-P Table 7 |\n\
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
-| risk/*.csv | Kazan–Reiter disclosure-risk figure data (Figures 1–7, 12) | kazan-reiter-disclosure-risk.txt |\n",
+| risk/*.csv, *.png, *.svg | Kazan–Reiter disclosure-risk figures and data (Figures 1–7, 12; Figure 4 as data) | kazan-reiter-disclosure-risk.txt |\n",
     );
     if figs {
         s.push_str(

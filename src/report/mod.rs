@@ -1,4 +1,5 @@
 //! Output: key/value records as table, CSV or JSON; atomic file writes; result tables.
+pub mod csvplot;
 pub mod figures;
 pub mod output;
 pub mod plot;
