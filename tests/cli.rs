@@ -278,3 +278,20 @@ fn accuracy_exact_and_simulated() {
     std::fs::write(&bad, "count\n3\n-2\n").unwrap();
     assert_bad(&["accuracy", "--allocation", &dhc(), "--level", "Block", "--counts", bad.to_str().unwrap()], "line 3");
 }
+
+/// Grid rounding: the certified bracket contains the exact lattice value on a commensurate input.
+#[test]
+fn grid_rounding_brackets_the_lattice() {
+    let args = |extra: &[&str]| {
+        let mut v = vec!["epsilon", "--mech", "dgauss:sigma2=5,n=10", "--mech", "dgauss:sigma2=456.62,n=10", "--delta", "1e-10", "--format", "json"];
+        v.extend_from_slice(extra);
+        v.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let exact = json(&bin().args(args(&[])).output().unwrap().stdout);
+    let out = bin().args(args(&["--grid", "1/200"])).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let g = json(&out.stdout);
+    assert_eq!(g["method"], "lattice-grid");
+    assert!(f(&g, "epsilon_lo") <= f(&exact, "epsilon_lo") && f(&exact, "epsilon_hi") <= f(&g, "epsilon_hi"));
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-10", "--grid", "0"], "grid");
+}

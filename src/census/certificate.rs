@@ -28,11 +28,21 @@ fn dec(q: &Rational, d: usize) -> String {
     fmt_nearest(&Float::with_val(256, q), d)
 }
 
+/// Loss grid (1/GRID_DEN) used when the budgets share no practical lattice.
+pub const GRID_DEN: u32 = 1000;
+
 /// Exact ε(δ) of a set of groups when their loss slopes share a practical lattice; otherwise a reason.
 pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32) -> Result<(String, String, String), String> {
     let est = estimated_window(groups, prec)?;
     if est > MAX_WINDOW {
-        return Ok((String::new(), String::new(), format!("not computed: the per-query budgets share no practical lattice (~{est:.3e} entries); certified grid rounding not built yet")));
+        // No practical common lattice: certified bracket by rounding every loss up and down to a grid.
+        let g = Rational::from((1, GRID_DEN));
+        let e = crate::pld::grid::epsilon_by_grid(groups, &g, delta)?;
+        return Ok((
+            fmt_down(&e.lo, 20),
+            fmt_up(&e.hi, 20),
+            format!("certified grid-rounding bracket (loss grid 1/{GRID_DEN}; the exact lattice would need ~{est:.3e} entries), width {}", fmt_up(&e.width(), 2)),
+        ));
     }
     let prof = compose_groups(groups, prec)?;
     let e = prof.epsilon(delta)?;

@@ -63,6 +63,10 @@ pub struct TargetArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// Round every group's loss up and down onto the grid of this width (loss units) and report the
+    /// certified bracket (for budgets that share no practical lattice); epsilon only
+    #[arg(long, value_name = "G")]
+    pub grid: Option<String>,
     /// Working precision in bits (MPFR)
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,

@@ -40,6 +40,16 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
     r.push("method", a.target.method.as_str());
     r.push("rho", fmt_nearest(&Float::with_val(prec.max(512), &rho), OUT_DIGITS));
     r.push("delta", a.delta.trim());
+    if let Some(gs) = &a.target.grid {
+        let g = crate::num::parse_positive_rational(gs, "grid")?;
+        let e = crate::pld::grid::epsilon_by_grid(&t.groups, &g, &delta)?;
+        r.fields[2].1 = "lattice-grid".into();
+        r.push("grid", gs.trim());
+        r.push("epsilon_lo", fmt_down(&e.lo, OUT_DIGITS));
+        r.push("epsilon_hi", fmt_up(&e.hi, OUT_DIGITS));
+        r.push("epsilon_width", fmt_up(&e.width(), 3));
+        return Ok(r.render(a.target.format));
+    }
     match a.target.method {
         Method::Lattice => {
             let prof = compose_groups(&t.groups, prec)?;
