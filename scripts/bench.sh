@@ -49,6 +49,9 @@ if [ "$peers" = 1 ] && [ -x scripts/bench/peers.sh ]; then
   echo "== Google dp_accounting (PLD from_discrete_gaussian_mechanism, pessimistic/optimistic), same inputs"
   echo "   (one case per process; time includes PLD construction and composition; peak = process RSS)"
   scripts/bench/peers.sh
+  echo
+  echo "== dp_accounting on the production allocations (independent cross-check of the certificates)"
+  "${TIGHTDP_VENV:-$HOME/.cache/tightdp/venv-peers}/bin/python" scripts/bench/dp_accounting_production.py --disc 1e-4
 fi
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *risk* ]]; then
   echo
