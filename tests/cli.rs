@@ -295,3 +295,14 @@ fn grid_rounding_brackets_the_lattice() {
     assert!(f(&g, "epsilon_lo") <= f(&exact, "epsilon_lo") && f(&exact, "epsilon_hi") <= f(&g, "epsilon_hi"));
     assert_bad(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-10", "--grid", "0"], "grid");
 }
+
+/// SafeTab-P Table 7 as an allocation file: the unbounded level budgets sum to 4.944 = 618/125.
+#[test]
+fn safetab_p_allocation_total() {
+    let f = repo().join("data/allocations/safetab-p-2023.toml");
+    let out = bin().args(["certify", "--allocation", f.to_str().unwrap(), "--delta", "1e-10", "--no-exact", "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    let rho = v.as_array().unwrap().iter().find(|r| r["quantity"] == "rho_total").unwrap()["value"].as_str().unwrap().to_string();
+    assert_eq!(rho, "618/125");
+}
