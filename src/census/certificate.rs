@@ -29,7 +29,7 @@ fn dec(q: &Rational, d: usize) -> String {
 }
 
 /// Loss grid (1/GRID_DEN) used when the budgets share no practical lattice.
-pub const GRID_DEN: u32 = 1000;
+pub const GRID_DEN: u32 = 20000;
 
 /// Exact ε(δ) of a set of groups when their loss slopes share a practical lattice; otherwise a reason.
 pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32) -> Result<(String, String, String), String> {

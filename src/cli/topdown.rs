@@ -290,7 +290,7 @@ fn run_certify(a: CertifyArgs) -> Result<String, String> {
     let (cks, _) = zcdp::eps_cks(&c.rho, &delta, prec);
     r.push("epsilon_zcdp_bs", fmt_up(&bs.hi, 20));
     r.push("epsilon_zcdp_cks", fmt_up(&cks.hi, 20));
-    r.push("method", "lattice (exact, certified; certified grid-rounding bracket, loss grid 1/1000, where the budgets share no practical lattice); zCDP conversions for comparison");
+    r.push("method", "lattice (exact, certified; certified grid-rounding bracket, loss grid 1/20000, where the budgets share no practical lattice); zCDP conversions for comparison");
     Ok(r.render(a.format))
 }
 

@@ -119,20 +119,27 @@ impl GridLaw {
             return Err(format!("grid too fine: the composition needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid"));
         }
         let (a, b) = if self.v.len() >= o.v.len() { (&self.v, &o.v) } else { (&o.v, &self.v) };
+        // The rounded group laws are sparse (stride ≈ slope/g): loop over the non-zero entries of b only.
+        let nz: Vec<(usize, f64)> = b.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(j, x)| (j, *x)).collect();
+        let alen = a.len();
         let out: Vec<f64> = (0..n)
             .into_par_iter()
             .with_min_len(512)
             .map(|k| {
-                let jlo = k.saturating_sub(a.len() - 1);
-                let jhi = k.min(b.len() - 1);
+                // j ∈ [k − (alen − 1), k]
+                let jlo = k.saturating_sub(alen - 1);
+                let start = nz.partition_point(|(j, _)| *j < jlo);
                 let mut acc = 0.0;
-                for j in jlo..=jhi {
-                    acc += a[k - j] * b[j];
+                for &(j, x) in &nz[start..] {
+                    if j > k {
+                        break;
+                    }
+                    acc += a[k - j] * x;
                 }
                 acc
             })
             .collect();
-        let e = rel_after(&self.e, &o.e, b.len() as u64);
+        let e = rel_after(&self.e, &o.e, nz.len().max(1) as u64);
         let outside = Float::with_val_round(EP, &self.outside + &o.outside, Round::Up).0;
         Ok(GridLaw { min: self.min + o.min, v: out, e, outside }.trimmed())
     }
