@@ -306,3 +306,27 @@ fn safetab_p_allocation_total() {
     let rho = v.as_array().unwrap().iter().find(|r| r["quantity"] == "rho_total").unwrap()["value"].as_str().unwrap().to_string();
     assert_eq!(rho, "618/125");
 }
+
+/// Theorem A.7 (n = 1): at the knots, β = Φ_Z(Φ_Z^{-1}(1 − α) − μ); with α = P[X ≥ c] that is
+/// P[X ≤ c − 1 − μ], computed here from the discrete Gaussian's own tails (a different code path).
+#[test]
+fn tradeoff_knots_match_theorem_a7() {
+    use tightdp::dist::DiscreteGaussian;
+    let out = bin().args(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    let dg = DiscreteGaussian::new(tightdp::num::parse_rational("2.5").unwrap()).unwrap();
+    let mut checked = 0;
+    for r in v.as_array().unwrap() {
+        let c: i64 = r["c"].as_str().unwrap().parse().unwrap();
+        // P[X ≤ c − 1 − μ] = 1 − P[X > c − 1 − μ]
+        let t = rug::Rational::from(c - 1 - 2);
+        let want = tightdp::num::Interval::one(200).sub(&dg.tail_gt(&t, 200));
+        let lo = f(r, "beta_lo");
+        let hi = f(r, "beta_hi");
+        assert!(lo <= want.hi && want.lo <= hi, "c = {c}: [{lo}, {hi}] vs {want}");
+        checked += 1;
+    }
+    assert!(checked > 20);
+    assert_bad(&["tradeoff", "--sigma2", "2", "--n", "1", "--alpha", "1.5"], "alpha");
+}

@@ -4,6 +4,7 @@ pub mod calibrate;
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
+pub mod tradeoff;
 pub mod risk;
 pub mod verify;
 pub mod topdown;
@@ -37,6 +38,8 @@ pub enum Command {
     Epsilon(epsilon::EpsilonArgs),
     /// δ(ε): the privacy profile at ε, with both terms of Lemma A.9
     Delta(epsilon::DeltaArgs),
+    /// Exact trade-off function: certified knots (α, β), or f(α) at given α
+    Tradeoff(tradeoff::TradeoffArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
@@ -94,6 +97,7 @@ pub fn run() -> i32 {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Tradeoff(a) => tradeoff::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Verify(a) => match verify::run(a) {
