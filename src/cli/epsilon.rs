@@ -1,7 +1,7 @@
 //! `tightdp epsilon` and `tightdp delta`.
 
 use crate::budget::zcdp;
-use crate::cli::common::{parse_delta, parse_epsilon, resolve, Method, TargetArgs};
+use crate::cli::common::{parse_delta, parse_epsilon, resolve, Method, Target, TargetArgs};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::pld::compose_groups;
 use crate::report::Record;
@@ -29,16 +29,22 @@ pub struct DeltaArgs {
     pub epsilon: String,
 }
 
+/// The fields every epsilon/delta record starts with: what is accounted, how, and its exact ρ.
+fn header(t: &Target, a: &TargetArgs) -> Record {
+    let mut r = Record::new();
+    r.push("target", t.label.clone());
+    r.push("neighbors", t.neighbors.as_str());
+    r.push("method", a.method.as_str());
+    r.push("rho", fmt_nearest(&Float::with_val(a.prec.max(512), &t.rho()), OUT_DIGITS));
+    r
+}
+
 pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let t = resolve(&a.target)?;
     let prec = a.target.prec;
     let rho = t.rho();
-    let mut r = Record::new();
-    r.push("target", t.label.clone());
-    r.push("neighbors", t.neighbors.as_str());
-    r.push("method", a.target.method.as_str());
-    r.push("rho", fmt_nearest(&Float::with_val(prec.max(512), &rho), OUT_DIGITS));
+    let mut r = header(&t, &a.target);
     r.push("delta", a.delta.trim());
     if let Some(gs) = &a.target.grid {
         let g = crate::num::parse_positive_rational(gs, "grid")?;
@@ -78,14 +84,13 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
 
 pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
     let eps = parse_epsilon(&a.epsilon)?;
+    if a.target.grid.is_some() {
+        return Err("--grid applies to `tightdp epsilon` (a certified epsilon bracket)".into());
+    }
     let t = resolve(&a.target)?;
     let prec = a.target.prec;
     let rho = t.rho();
-    let mut r = Record::new();
-    r.push("target", t.label.clone());
-    r.push("neighbors", t.neighbors.as_str());
-    r.push("method", a.target.method.as_str());
-    r.push("rho", fmt_nearest(&Float::with_val(prec.max(512), &rho), OUT_DIGITS));
+    let mut r = header(&t, &a.target);
     r.push("epsilon", a.epsilon.trim());
     match a.target.method {
         Method::Lattice => {
