@@ -71,6 +71,17 @@ pub fn bureau_tradeoff(rho: f64, n: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// One (ε, δ) panel: the Bureau's curve at ρ next to the exact curve of `prof`, δ on a log axis 1e-15..1.
+fn eps_delta_panel(name: &str, rho: f64, prof: &PrivacyProfile, labels: (&str, &str), color: plotters::style::RGBColor) -> Panel {
+    let grid = eps_grid(prof, rho, 160);
+    let mut p = Panel::new(name, "ε", "δ(ε)");
+    p.y_log = true;
+    p.y_range = Some((1e-15, 1.0));
+    p.series.push(Series::line(labels.0, BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
+    p.series.push(Series::line(labels.1, color, exact_curve(prof, &grid)));
+    p
+}
+
 struct LevelData {
     name: String,
     rho: f64,
@@ -102,18 +113,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
 
     // Figure 2: (ε, δ) curves per level.
     progress("figure 2");
-    let panels: Vec<Panel> = levels
-        .iter()
-        .map(|l| {
-            let grid = eps_grid(&l.prof, l.rho, 160);
-            let mut p = Panel::new(&l.name, "ε", "δ(ε)");
-            p.y_log = true;
-            p.y_range = Some((1e-15, 1.0));
-            p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(l.rho, e))).collect()));
-            p.series.push(Series::line("exact (f-DP)", EXACT, exact_curve(&l.prof, &grid)));
-            p
-        })
-        .collect();
+    let panels: Vec<Panel> = levels.iter().map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT)).collect();
     files.extend(Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4).write(&out.join("fig02-eps-delta-levels"))?);
 
     // Figure 3: ε at δ = 1e-11 and 1e-5 per level.
@@ -147,15 +147,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
     files.extend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4).write(&out.join("fig04-tradeoff-levels"))?);
     let panels: Vec<Panel> = levels
         .iter()
-        .map(|l| {
-            let grid = eps_grid(&l.reduced, l.rho, 160);
-            let mut p = Panel::new(&l.name, "ε", "δ(ε)");
-            p.y_log = true;
-            p.y_range = Some((1e-15, 1.0));
-            p.series.push(Series::line("Bureau (zCDP), published noise", BUREAU, grid.iter().map(|&e| (e, bureau_delta(l.rho, e))).collect()));
-            p.series.push(Series::line("exact, reduced noise (Table 1)", REDUCED, exact_curve(&l.reduced, &grid)));
-            p
-        })
+        .map(|l| eps_delta_panel(&l.name, l.rho, &l.reduced, ("Bureau (zCDP), published noise", "exact, reduced noise (Table 1)"), REDUCED))
         .collect();
     files.extend(Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4).write(&out.join("fig05-reduced-noise-levels"))?);
 
