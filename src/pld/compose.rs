@@ -138,6 +138,22 @@ pub struct SymDist {
 /// Precision of the error-bound bookkeeping (upward rounded).
 const EPREC: u32 = 64;
 
+/// Relative error bound after convolving non-negative laws known to relative e_a and e_b, when each
+/// output is a sum of at most K products rounded to nearest with unit roundoff u = 2^-unit_bits:
+/// (1+e_a)(1+e_b)/(1−γ_K) − 1 = (e_a + e_b + e_a·e_b + γ)/(1 − γ), γ = Ku/(1 − Ku) (Higham §3.1),
+/// evaluated on the small quantities themselves (rounded up) so EPREC bits are relative to them.
+pub(crate) fn convolved_rel_error(ea: &Float, eb: &Float, k: u64, unit_bits: u32) -> Float {
+    let u = Float::with_val(EPREC, Float::with_val(EPREC, 2).pow(-(unit_bits as i32)));
+    let ku = Float::with_val_round(EPREC, Float::with_val(EPREC, k) * &u, Round::Up).0;
+    let one = Float::with_val(EPREC, 1);
+    let gamma = Float::with_val_round(EPREC, &ku / Float::with_val_round(EPREC, &one - &ku, Round::Down).0, Round::Up).0;
+    let eab = Float::with_val_round(EPREC, ea * eb, Round::Up).0;
+    let mut num = Float::with_val_round(EPREC, ea + eb, Round::Up).0;
+    num = Float::with_val_round(EPREC, &num + &eab, Round::Up).0;
+    num = Float::with_val_round(EPREC, &num + &gamma, Round::Up).0;
+    Float::with_val_round(EPREC, &num / Float::with_val_round(EPREC, &one - &gamma, Round::Down).0, Round::Up).0
+}
+
 impl SymDist {
     /// From a symmetric lattice law with window [−M, M] (lo/hi bounds).
     pub fn from_lattice(d: &LatticeDist) -> SymDist {
@@ -206,18 +222,7 @@ impl SymDist {
             })
             .collect();
         // γ_K with K = 2·bm + 1 terms at most, u = 2^-p.
-        let k = Float::with_val(EPREC, 2 * bm + 1);
-        let u = Float::with_val(EPREC, Float::with_val(EPREC, 2).pow(-(p as i32)));
-        let ku = Float::with_val_round(EPREC, &k * &u, Round::Up).0;
-        // e_new = (1+e_a)(1+e_b)/(1−γ) − 1 = (e_a + e_b + e_a·e_b + γ)/(1 − γ), γ = Ku/(1 − Ku);
-        // evaluated on the small quantities themselves so that EPREC bits are relative to them.
-        let one = Float::with_val(EPREC, 1);
-        let gamma = Float::with_val_round(EPREC, &ku / Float::with_val_round(EPREC, &one - &ku, Round::Down).0, Round::Up).0;
-        let eab = Float::with_val_round(EPREC, &self.e * &b.e, Round::Up).0;
-        let mut num = Float::with_val_round(EPREC, &self.e + &b.e, Round::Up).0;
-        num = Float::with_val_round(EPREC, &num + &eab, Round::Up).0;
-        num = Float::with_val_round(EPREC, &num + &gamma, Round::Up).0;
-        let e = Float::with_val_round(EPREC, &num / Float::with_val_round(EPREC, &one - &gamma, Round::Down).0, Round::Up).0;
+        let e = convolved_rel_error(&self.e, &b.e, (2 * bm + 1) as u64, p);
         // If both summands lie in their windows the sum lies in this window.
         let outside = Float::with_val_round(p, &self.outside + &b.outside, Round::Up).0;
         SymDist { v: out, e, outside, prec: p }
@@ -346,16 +351,7 @@ impl SymF64 {
                 acc
             })
             .collect();
-        let k = Float::with_val(64, 2 * bm + 1);
-        let u = Float::with_val(64, Float::with_val(64, 2).pow(-53));
-        let ku = Float::with_val_round(64, &k * &u, Round::Up).0;
-        let one = Float::with_val(64, 1);
-        let gamma = Float::with_val_round(64, &ku / Float::with_val_round(64, &one - &ku, Round::Down).0, Round::Up).0;
-        let eab = Float::with_val_round(64, &self.e * &b.e, Round::Up).0;
-        let mut num = Float::with_val_round(64, &self.e + &b.e, Round::Up).0;
-        num = Float::with_val_round(64, &num + &eab, Round::Up).0;
-        num = Float::with_val_round(64, &num + &gamma, Round::Up).0;
-        let e = Float::with_val_round(64, &num / Float::with_val_round(64, &one - &gamma, Round::Down).0, Round::Up).0;
+        let e = convolved_rel_error(&self.e, &b.e, (2 * bm + 1) as u64, F64_PREC);
         let outside = Float::with_val_round(64, &self.outside + &b.outside, Round::Up).0;
         SymF64 { v: out, e, outside }.truncated()
     }
@@ -383,18 +379,8 @@ impl SymF64 {
 
     fn to_lattice(&self, prec: u32) -> LatticeDist {
         let p = prec.max(64);
-        let m = self.v.len() as i64 - 1;
-        let one = Float::with_val(p, 1);
-        let flo = Float::with_val_round(p, &one - Float::with_val(p, &self.e), Round::Down).0;
-        let fhi = Float::with_val_round(p, &one + Float::with_val(p, &self.e), Round::Up).0;
-        let mut lo = Vec::with_capacity(2 * m as usize + 1);
-        let mut hi = Vec::with_capacity(2 * m as usize + 1);
-        for y in -m..=m {
-            let x = Float::with_val(p, self.v[y.unsigned_abs() as usize]);
-            lo.push(Float::with_val_round(p, &x * &flo, Round::Down).0);
-            hi.push(Float::with_val_round(p, &x * &fhi, Round::Up).0);
-        }
-        LatticeDist { min: -m, lo, hi, outside: Float::with_val(p, &self.outside), prec: p }
+        let v = self.v.iter().map(|x| Float::with_val(p, *x)).collect();
+        SymDist { v, e: self.e.clone(), outside: Float::with_val(p, &self.outside), prec: p }.to_lattice()
     }
 }
 

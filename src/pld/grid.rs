@@ -34,18 +34,8 @@ pub struct GridLaw {
 
 const EP: u32 = 64;
 
-fn u53() -> Float {
-    Float::with_val(EP, Float::with_val(EP, 2).pow(-53))
-}
-
 fn rel_after(ea: &Float, eb: &Float, k: u64) -> Float {
-    let ku = Float::with_val_round(EP, Float::with_val(EP, k) * u53(), Round::Up).0;
-    let one = Float::with_val(EP, 1);
-    let gamma = Float::with_val_round(EP, &ku / Float::with_val_round(EP, &one - &ku, Round::Down).0, Round::Up).0;
-    let mut num = Float::with_val_round(EP, ea + eb, Round::Up).0;
-    num = Float::with_val_round(EP, &num + Float::with_val_round(EP, ea * eb, Round::Up).0, Round::Up).0;
-    num = Float::with_val_round(EP, &num + &gamma, Round::Up).0;
-    Float::with_val_round(EP, &num / Float::with_val_round(EP, &one - &gamma, Round::Down).0, Round::Up).0
+    crate::pld::compose::convolved_rel_error(ea, eb, k, crate::pld::compose::F64_PREC)
 }
 
 /// The rounded (up or down) Q-law of one group's loss on the grid gℤ.

@@ -57,10 +57,14 @@ pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
 /// Trade-off curve implied by the Bureau's (ε, δ_BS(ε)) statements for all ε:
 /// f(α) = sup_ε max(0, 1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) (Dong–Roth–Su Prop. 2.12 dual).
 pub fn bureau_tradeoff(rho: f64, n: usize) -> Vec<(f64, f64)> {
-    let eps: Vec<f64> = (0..=2000).map(|i| 60.0 * i as f64 / 2000.0).collect();
-    (0..=n)
-        .map(|i| {
-            let a = i as f64 / n as f64;
+    bureau_tradeoff_at(rho, (0..=n).map(|i| i as f64 / n as f64), 2000)
+}
+
+/// The Bureau's trade-off envelope at the given α, with ε on a grid of `eps_steps` steps over [0, 60].
+fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: usize) -> Vec<(f64, f64)> {
+    let eps: Vec<f64> = (0..=eps_steps).map(|i| 60.0 * i as f64 / eps_steps as f64).collect();
+    alphas
+        .map(|a| {
             let mut best: f64 = 0.0;
             for &e in &eps {
                 let d = bureau_delta(rho, e);
@@ -340,18 +344,7 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
 }
 
 fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
-    let eps: Vec<f64> = (0..=3000).map(|i| 60.0 * i as f64 / 3000.0).collect();
-    (0..=330)
-        .map(|i| {
-            let a = 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0);
-            let mut best: f64 = 0.0;
-            for &e in &eps {
-                let d = bureau_delta(rho, e);
-                best = best.max(1.0 - d - e.exp() * a).max((-e).exp() * (1.0 - d - a));
-            }
-            (a, best)
-        })
-        .collect()
+    bureau_tradeoff_at(rho, (0..=330).map(|i| 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0)), 3000)
 }
 
 /// Exact expected squared and absolute error of a released count y + X and of max(0, y + X),
