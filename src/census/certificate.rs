@@ -3,13 +3,16 @@
 //! For one product or several released sequentially: total ρ as an exact fraction and a decimal, the
 //! zCDP-implied ε by Bun–Steinke (ρ + 2√(ρ log 1/δ)) and by Canonne–Kamath–Steinke (the conversion the
 //! Bureau's certificate uses), per-level ρ, the "block within geolevel" ε (all levels from the block up to
-//! that level), and the exact f-DP ε of the whole release from the lattice privacy-loss distribution,
+//! that level), and the exact f-DP ε of the whole release — from the lattice privacy-loss distribution, or
+//! where the budgets share no practical lattice from the certified smoothed Fourier inversion —
 //! under the file's own neighbour relation (stated in every row).
 
 use crate::budget::zcdp;
 use crate::census::allocation::{Allocation, MechGroup};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::pld::compose::{estimated_window, MAX_WINDOW};
+use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+use crate::num::Interval;
 use crate::pld::compose_groups;
 use crate::report::Record;
 use rug::{Float, Rational};
@@ -28,28 +31,34 @@ fn dec(q: &Rational, d: usize) -> String {
     fmt_nearest(&Float::with_val(256, q), d)
 }
 
-/// Loss grid (1/GRID_DEN) used when the budgets share no practical lattice.
+/// Loss grid (1/GRID_DEN) of the grid-rounding cross-check (`tightdp epsilon --grid`).
 pub const GRID_DEN: u32 = 20000;
 
-/// Exact ε(δ) of a set of groups when their loss slopes share a practical lattice; otherwise a reason.
-pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32) -> Result<(String, String, String), String> {
+/// Default width of the certified ε bracket when the budgets share no practical lattice.
+pub const DEFAULT_WIDTH: f64 = 1e-9;
+
+/// Certified ε(δ) of a set of groups: the lattice privacy-loss distribution when the loss slopes share
+/// a practical lattice, otherwise the smoothed Fourier inversion (src/fourier/smooth.rs) with a bracket
+/// at most `width` wide. Returns the enclosure and a note saying which.
+pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64) -> Result<(Interval, String), String> {
     let est = estimated_window(groups, prec)?;
     if est > MAX_WINDOW {
-        // No practical common lattice: certified bracket by rounding every loss up and down to a grid.
-        let g = Rational::from((1, GRID_DEN));
-        let e = crate::pld::grid::epsilon_by_grid(groups, &g, delta)?;
-        return Ok((
-            fmt_down(&e.lo, 20),
-            fmt_up(&e.hi, 20),
-            format!("certified grid-rounding bracket (loss grid 1/{GRID_DEN}; the exact lattice would need ~{est:.3e} entries), width {}", fmt_up(&e.width(), 2)),
-        ));
+        let p = SmoothParams { width, ..Default::default() };
+        let e = epsilon_smooth(groups, delta, &p)?;
+        let note = format!(
+            "certified smoothed Fourier inversion (no practical common lattice: ~{est:.3e} entries), smoothing w = {:.2e}, width {:.1e}",
+            e.w,
+            e.width()
+        );
+        return Ok((e.interval(), note));
     }
     let prof = compose_groups(groups, prec)?;
     let e = prof.epsilon(delta)?;
-    Ok((fmt_down(&e.lo, 20), fmt_up(&e.hi, 20), format!("lattice PLD, certified, prec {prec}, width {}", fmt_up(&e.width(), 2))))
+    let note = format!("lattice PLD, certified, prec {prec}, width {}", fmt_up(&e.width(), 2));
+    Ok((e, note))
 }
 
-pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool) -> Result<Vec<Record>, String> {
+pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Result<Vec<Record>, String> {
     let mut rows = Vec::new();
     let nbs: Vec<&str> = allocs.iter().map(|a| a.neighbors.as_str()).collect();
     if nbs.windows(2).any(|w| w[0] != w[1]) {
@@ -94,9 +103,9 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 }
             }
         }
-        let (lo, hi, note) = exact_eps(&groups, delta, prec)?;
-        rows.push(rec(&name, nb, "eps_exact_lo", lo, &note));
-        rows.push(rec(&name, nb, "eps_exact_hi", hi, ""));
+        let (e, note) = exact_eps(&groups, delta, prec, width)?;
+        rows.push(rec(&name, nb, "eps_exact_lo", fmt_down(&e.lo, 20), &note));
+        rows.push(rec(&name, nb, "eps_exact_hi", fmt_up(&e.hi, 20), ""));
     }
     Ok(rows)
 }

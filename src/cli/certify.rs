@@ -25,6 +25,10 @@ pub struct CertifyArgs {
     /// δ in (0, 1)
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
+    /// Largest width of the certified ε bracket where the budgets share no practical lattice
+    /// (smoothed Fourier inversion; lattice results are narrower anyway)
+    #[arg(long, value_name = "W", default_value = "1e-9")]
+    pub width: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Working precision in bits (manifests: 96; allocations: 53 = the certified double-precision engine)
@@ -40,7 +44,8 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
         for p in &a.allocation {
             allocs.push(crate::census::Allocation::from_path(p)?);
         }
-        let rows = crate::census::certificate::certificate(&allocs, &delta, prec, !a.no_exact)?;
+        let width = crate::cli::common::parse_width(&a.width)?;
+        let rows = crate::census::certificate::certificate(&allocs, &delta, prec, !a.no_exact, width)?;
         return Ok(render_rows(&rows, a.format));
     }
     let prec = check_prec(a.prec.unwrap_or(96))?;

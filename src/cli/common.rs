@@ -20,6 +20,9 @@ pub enum Method {
     Fourier,
     /// Saddle-point Fourier inversion with periodic trapezoid and aliasing bound (src/fourier/fast.rs), delta only
     FourierFast,
+    /// Certified smoothed Fourier inversion (src/fourier/smooth.rs): a rigorous bracket for budgets that
+    /// share no practical lattice; its width is set by --width
+    Smoothed,
 }
 
 impl Method {
@@ -30,6 +33,7 @@ impl Method {
             Method::ZcdpCks => "zcdp-cks",
             Method::Fourier => "fourier",
             Method::FourierFast => "fourier-fast",
+            Method::Smoothed => "smoothed",
         }
     }
 }
@@ -67,9 +71,22 @@ pub struct TargetArgs {
     /// certified bracket (for budgets that share no practical lattice); epsilon only
     #[arg(long, value_name = "G")]
     pub grid: Option<String>,
+    /// Target width of the certified ε bracket of --method smoothed
+    #[arg(long, value_name = "W", default_value = "1e-9")]
+    pub width: String,
     /// Working precision in bits (MPFR)
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
+}
+
+/// A target bracket width (`--width`): a number in [MIN_WIDTH, 1].
+pub fn parse_width(s: &str) -> Result<f64, String> {
+    let w: f64 = s.trim().parse().map_err(|_| format!("--width must be a number, got '{s}'"))?;
+    let min = crate::fourier::smooth::MIN_WIDTH;
+    if !(w >= min && w <= 1.0) {
+        return Err(format!("--width must be between {min:e} and 1, got '{s}'"));
+    }
+    Ok(w)
 }
 
 /// What is being accounted: groups of i.i.d. discrete Gaussian mechanisms, with a label.

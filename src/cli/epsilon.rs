@@ -39,6 +39,12 @@ fn header(t: &Target, a: &TargetArgs) -> Record {
     r
 }
 
+/// Parameters of the smoothed inversion from the command line (--width).
+fn smooth_params(a: &TargetArgs) -> Result<crate::fourier::smooth::SmoothParams, String> {
+    let w = crate::cli::common::parse_width(&a.width)?;
+    Ok(crate::fourier::smooth::SmoothParams { width: w, ..Default::default() })
+}
+
 pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let t = resolve(&a.target)?;
@@ -74,6 +80,16 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
             r.push("epsilon_lo", fmt_down(&e.lo, OUT_DIGITS));
             r.push("epsilon_hi", fmt_up(&e.hi, OUT_DIGITS));
             r.push("alpha", fmt_nearest(&alpha, 20));
+        }
+        Method::Smoothed => {
+            let p = smooth_params(&a.target)?;
+            let e = crate::fourier::smooth::epsilon_smooth(&t.groups, &delta, &p)?;
+            r.push("epsilon_lo", fmt_down(&e.lo, OUT_DIGITS));
+            r.push("epsilon_hi", fmt_up(&e.hi, OUT_DIGITS));
+            r.push("epsilon_width", format!("{:.3e}", e.width()));
+            r.push("smoothing_w", format!("{:.3e}", e.w));
+            r.push("tilt_c", format!("{:.6}", e.c));
+            r.push("nodes", format!("{} ({} live)", e.nodes, e.live));
         }
         Method::Fourier | Method::FourierFast => {
             return Err("the Fourier methods evaluate delta(epsilon); use `tightdp delta --method fourier`, or --method lattice for epsilon".into())
@@ -137,6 +153,16 @@ pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
             r.push("first_term", fmt_nearest(&f, 30));
             r.push("second_term", fmt_nearest(&s2, 30));
             r.push("error_bound", format!("{:.3e}", d.bound));
+        }
+        Method::Smoothed => {
+            let mut p = smooth_params(&a.target)?;
+            p.w.get_or_insert(1e-4);
+            let d = crate::fourier::smooth::delta_smooth(&t.groups, &eps, &p)?;
+            r.push("delta_lo", fmt_down(&d.lo, OUT_DIGITS));
+            r.push("delta_hi", fmt_up(&d.hi, OUT_DIGITS));
+            r.push("smoothing_w", format!("{:.3e}", d.w));
+            r.push("tilt_c", format!("{:.6}", d.c));
+            r.push("nodes", format!("{} ({} live)", d.nodes, d.live));
         }
         Method::ZcdpCks => {
             let (d, alpha) = zcdp::delta_cks(&rho, &eps, prec);

@@ -146,7 +146,8 @@ fn production_certificates(data: &std::path::Path) -> Result<String, String> {
         for a in &allocs {
             groups.extend(a.all_mechanisms());
         }
-        let (lo, hi, note) = exact_eps(&groups, &d10, F64_PREC)?;
+        let (e, note) = exact_eps(&groups, &d10, F64_PREC, crate::census::certificate::DEFAULT_WIDTH)?;
+        let (lo, hi) = (crate::num::fmt_down(&e.lo, 20), fmt_up(&e.hi, 20));
         let mut r = Record::new();
         r.push("product", name);
         r.push("neighbors", allocs[0].neighbors.as_str());

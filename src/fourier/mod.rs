@@ -17,6 +17,7 @@
 pub mod boole;
 pub mod clt;
 pub mod fast;
+pub mod smooth;
 pub mod theta;
 
 use crate::census::allocation::MechGroup;

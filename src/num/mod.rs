@@ -1,4 +1,5 @@
 //! Numeric foundations: certified intervals over MPFR, exact decimal parsing, directed decimal output.
+pub mod ball;
 pub mod format;
 pub mod interval;
 pub mod parse;

@@ -14,7 +14,6 @@
 
 use crate::census::allocation::{MechGroup, Neighbors};
 use crate::num::{parse_rational, Interval};
-use crate::pld::compose_groups;
 use crate::topdown::measure::{sigma2_of, Manifest};
 use rug::Rational;
 
@@ -106,13 +105,8 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Certificate,
     let mut lo_max: Option<rug::Float> = None;
     for (label, groups) in &sets {
         // Budgets without a practical common lattice (e.g. the redistricting shares /4099, /4097, /241)
-        // get the certified grid-rounding bracket instead (src/pld/grid.rs, loss grid 1/1000).
-        let e = match crate::pld::compose::estimated_window(groups, prec)? {
-            w if w > crate::pld::compose::MAX_WINDOW => {
-                crate::pld::grid::epsilon_by_grid(groups, &Rational::from((1, crate::census::certificate::GRID_DEN)), delta)?
-            }
-            _ => compose_groups(groups, prec)?.epsilon(delta)?,
-        };
+        // get the certified smoothed Fourier bracket instead (src/fourier/smooth.rs).
+        let (e, _) = crate::census::certificate::exact_eps(groups, delta, prec, crate::census::certificate::DEFAULT_WIDTH)?;
         let rho = groups.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::new(), |a, b| a + b);
         if lo_max.as_ref().map_or(true, |l| e.lo > *l) {
             lo_max = Some(e.lo.clone());

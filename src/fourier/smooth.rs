@@ -1,0 +1,776 @@
+//! Certified privacy profile of a heterogeneous composition of discrete Gaussian mechanisms by
+//! *smoothed* Fourier inversion: the engine for budgets whose losses share no practical lattice
+//! (the 2021 redistricting allocation, per-query ρ over 4097·4099, 4102·4099 and 4099²).
+//! Derivations in docs/smoothed-fourier.md; every bound below is rigorous.
+//!
+//! **Setting.** Group q: n_q i.i.d. queries with noise N_Z(0, σ_q²) and sensitivity μ_q. One query's loss
+//! under P is L = (μ² − 2μX)/(2σ²), X ~ N_Z(0, σ²); the composition's loss is the sum, and
+//! δ(ε) = E_P[ψ(L − ε)] with ψ(y) = (1 − e^{−y})₊ (hockey-stick divergence, f-DP paper Lemma A.9).
+//!
+//! **1. Moment generating function** (Poisson summation, the θ-function form of (A.3)): for s = c + it,
+//!   M_q(s) = E e^{sL} = e^{sμ²/(2σ²)} e^{c²μ²/(2σ²)} Σ_k e^{−τ_k²/(2σ²)} e^{icμτ_k/σ²} / D_q(0),
+//!   τ_k = μt − 2πkσ², D_q(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ), so M_q(c) = e^{(c+c²)μ²/(2σ²)} D_q(c)/D_q(0)
+//!   and the tilted characteristic function is r_q(t) = M_q(c+it)/M_q(c), |r_q| ≤ 1.
+//!
+//! **2. Smoothing with second-order error.** W ~ N(0, w²), S(y) = E ψ(y + W), γ = λw (λ > 1). For all y
+//!   u(y) = S(y + w²/2) ≥ ψ(y) ≥ S(y) − β e^{−y²/(2γ²)} = v(y),
+//!   β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²)).
+//! Hence F_S(ε − w²/2) ≥ δ(ε) ≥ F_S(ε) − β F_B(ε), with F_S(x) = E ψ(L + W − x) and
+//! F_B(x) = E e^{−(L−x)²/(2γ²)}; the gap is O(w²) (≈ 5w² in ε for the Census compositions).
+//!
+//! **3. Inversion on Re s = c** (exponential tilting; ψ has Laplace transform 1/(s(s+1))):
+//!   F_S(x) = (1/2π) ∫ M(c+it) e^{w²s²/2} e^{−sx} / (s(s+1)) dt,
+//!   F_B(x) = γ√(2π) (1/2π) ∫ M(c+it) e^{γ²s²/2} e^{−sx} dt.
+//! The trapezoid rule with step h, T = 2π/h, returns exactly Σ_m e^{cmT} F(x + mT) (Poisson summation):
+//! the true value plus non-negative aliasing, bounded by e^{−cT}/(1 − e^{−cT}) for m ≤ −1 (F_S ≤ 1) and
+//! by a Chernoff bound at c′ > c for m ≥ 1. Nodes |t| > A are bounded with |M(c+it)| ≤ M(c) and the
+//! Gaussian factor. Each node is evaluated in f64 ball arithmetic (crate::num::ball); nodes where
+//! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound. Constants (M(c), β, the bounds) are
+//! MPFR intervals.
+
+use crate::census::allocation::MechGroup;
+use crate::num::ball::{up, Ball, CBall};
+use crate::num::Interval;
+use rayon::prelude::*;
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// MPFR precision of the constants.
+const CP: u32 = 128;
+/// Poisson terms kept: |τ| ≤ √(2σ²·LCUT), omitted mass ≤ 2e^{−LCUT}/(1 − e^{−2πR}) (rigorously added).
+const LCUT: f64 = 75.0;
+/// Nodes with |M(c+it)/M(c)| below this are kept only as a bound.
+const DEAD: f64 = 1e-30;
+/// Smallest σ²/μ² handled (the θ-series need O(1/σ) terms).
+const MIN_S2: f64 = 0.02;
+
+/// Narrowest ε bracket requested (the nodes and the bisection are in double precision).
+pub const MIN_WIDTH: f64 = 1e-11;
+
+/// Tuning of the smoothed inversion.
+#[derive(Clone, Debug)]
+pub struct SmoothParams {
+    /// Target width of the certified ε bracket; the smoothing w is chosen from it.
+    pub width: f64,
+    /// Smoothing standard deviation w (overrides the choice from `width`).
+    pub w: Option<f64>,
+    /// Width factor of the bump, γ = λw (λ > 1).
+    pub lambda: f64,
+    /// Tilt c (default: the saddle point).
+    pub c: Option<f64>,
+}
+
+impl Default for SmoothParams {
+    fn default() -> Self {
+        SmoothParams { width: 2e-6, w: None, lambda: 1.1, c: None }
+    }
+}
+
+/// A certified bracket and how it was obtained.
+#[derive(Clone, Debug)]
+pub struct SmoothResult {
+    pub lo: Float,
+    pub hi: Float,
+    pub w: f64,
+    pub c: f64,
+    pub h: f64,
+    pub nodes: usize,
+    pub live: usize,
+    pub attempts: u32,
+}
+
+impl SmoothResult {
+    pub fn width(&self) -> f64 {
+        Float::with_val_round(CP, &self.hi - &self.lo, Round::Up).0.to_f64_round(Round::Up)
+    }
+    pub fn interval(&self) -> Interval {
+        Interval::new(self.lo.clone(), self.hi.clone())
+    }
+}
+
+fn fl(x: f64) -> Float {
+    Float::with_val(CP, x)
+}
+
+fn iv(x: f64) -> Interval {
+    Interval::from_float(&fl(x), CP)
+}
+
+/// A ball enclosing an interval.
+fn ball_of(i: &Interval) -> Ball {
+    let m = i.mid().to_f64();
+    let mf = fl(m);
+    let a = Float::with_val_round(CP, &i.hi - &mf, Round::Up).0;
+    let b = Float::with_val_round(CP, &mf - &i.lo, Round::Up).0;
+    let r = if a > b { a } else { b };
+    Ball::new(m, up(r.to_f64_round(Round::Up).max(0.0)))
+}
+
+/// cos over an interval: |cos x − cos lo| ≤ x − lo.
+fn cos_iv(x: &Interval) -> Interval {
+    let w = x.width();
+    let lo = Float::with_val_round(CP, x.lo.cos_ref(), Round::Down).0;
+    let hi = Float::with_val_round(CP, x.lo.cos_ref(), Round::Up).0;
+    let lo = Float::with_val_round(CP, &lo - &w, Round::Down).0;
+    let hi = Float::with_val_round(CP, &hi + &w, Round::Up).0;
+    Interval::new(lo.max(&fl(-1.0)), hi.min(&fl(1.0)))
+}
+
+/// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified.
+fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
+    let pi = Interval::pi(CP);
+    let s2 = Interval::from_rational(sigma2, CP);
+    let a = pi.mul(&pi).mul(&s2).mul(&iv(2.0)); // 2π²σ²
+    let af = a.lo.to_f64();
+    // terms k ≥ 1 until 2π²k²σ² > 200 (e^{-200}); tail ≤ 2e^{−a(K+1)²}/(1 − e^{−a})
+    let kmax = ((200.0 / af).sqrt().ceil() as i64).max(1);
+    let mut sum = Interval::zero(CP);
+    let twopicmu = pi.mul(&iv(2.0 * c)).mul(&iv(mu as f64));
+    for k in 1..=kmax {
+        let kk = iv((k * k) as f64);
+        let term = a.mul(&kk).neg().exp().mul(&cos_iv(&twopicmu.mul(&iv(k as f64))));
+        sum = sum.add(&term);
+    }
+    let kf = (kmax + 1) as f64;
+    let tail_num = a.mul(&iv(kf * kf)).neg().exp();
+    let tail_den = Interval::one(CP).sub(&a.neg().exp());
+    let tail = tail_num.div(&tail_den);
+    let t = tail.hi.clone();
+    let widen = Interval::new(Float::with_val(CP, -&t), t);
+    Interval::one(CP).add(&sum.mul(&iv(2.0))).add(&widen.mul(&iv(2.0)))
+}
+
+/// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified.
+pub fn ln_mgf(groups: &[MechGroup], c: f64) -> Interval {
+    let mut acc = Interval::zero(CP);
+    for g in groups {
+        let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
+        let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
+        let dc = theta_d(&g.sigma2, c, g.mu);
+        let d0 = theta_d(&g.sigma2, 0.0, g.mu);
+        assert!(dc.lo > 0, "theta sum not positive");
+        let term = quad.add(&dc.ln()).sub(&d0.ln());
+        acc = acc.add(&term.mul(&iv(g.count as f64)));
+    }
+    acc
+}
+
+/// f64 estimate of ln M(c) (for choosing parameters only).
+fn ln_mgf_f64(groups: &[MechGroup], c: f64) -> f64 {
+    groups
+        .iter()
+        .map(|g| {
+            let s2 = g.sigma2.to_f64();
+            let mu = g.mu as f64;
+            let a = 2.0 * std::f64::consts::PI.powi(2) * s2;
+            let (mut dc, mut d0) = (1.0, 1.0);
+            for k in 1..=((200.0 / a).sqrt().ceil() as i64).max(1) {
+                let e = (-a * (k * k) as f64).exp();
+                dc += 2.0 * e * (2.0 * std::f64::consts::PI * k as f64 * c * mu).cos();
+                d0 += 2.0 * e;
+            }
+            g.count as f64 * ((c + c * c) * mu * mu / (2.0 * s2) + (dc / d0).ln())
+        })
+        .sum()
+}
+
+/// One group prepared for node evaluation at tilt c.
+struct Comp {
+    count: u32,
+    mu: f64,
+    inv2s2: Ball,
+    a: Ball,
+    b: Ball,
+    per: Ball,
+    rcut: f64,
+    tail: f64,
+    inv_d: Ball,
+    key: f64,
+}
+
+fn prepare(groups: &[MechGroup], c: f64) -> Result<Vec<Comp>, String> {
+    let pi = Interval::pi(CP);
+    let mut v = Vec::new();
+    for g in groups {
+        let s2 = Interval::from_rational(&g.sigma2, CP);
+        let s2f = g.sigma2.to_f64();
+        if s2f / (g.mu as f64).powi(2) < MIN_S2 {
+            return Err(format!("sigma2 = {} is too small for the smoothed Fourier engine (use the lattice method)", g.sigma2));
+        }
+        let mu = g.mu as f64;
+        let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
+        let a = inv2s2.mul(&iv(mu * mu));
+        let b = Interval::one(CP).div(&s2).mul(&iv(c)).mul(&iv(mu));
+        let per = pi.mul(&s2).mul(&iv(2.0));
+        let rcut = (2.0 * s2f * LCUT).sqrt();
+        let d = theta_d(&g.sigma2, c, g.mu);
+        let inv_d = Interval::one(CP).div(&d);
+        // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
+        let tail = 2.0 * (-LCUT).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
+        v.push(Comp {
+            count: g.count,
+            mu,
+            inv2s2: ball_of(&inv2s2),
+            a: ball_of(&a),
+            b: ball_of(&b),
+            per: ball_of(&per),
+            rcut,
+            tail,
+            inv_d: ball_of(&inv_d),
+            key: s2f / (mu * mu),
+        });
+    }
+    // widest (slowly oscillating) first: at large t they certify a negligible node soonest
+    v.sort_by(|x, y| y.key.partial_cmp(&x.key).unwrap());
+    Ok(v)
+}
+
+/// r_q(t) = M_q(c+it)/M_q(c) as a ball.
+fn comp_ratio(cp: &Comp, t: f64) -> CBall {
+    let xm = cp.mu * t;
+    let x = Ball::new(xm, crate::num::ball::U * xm.abs());
+    let p = cp.per.m;
+    let slack = cp.rcut * 1e-9 + 1e-9;
+    let kmin = ((xm - cp.rcut - slack) / p).floor() as i64;
+    let kmax = ((xm + cp.rcut + slack) / p).ceil() as i64;
+    let mut sum = CBall::ZERO;
+    let at = cp.a.mul(Ball::exact(t));
+    for k in kmin..=kmax {
+        let tau = x.sub(cp.per.mul(Ball::exact(k as f64)));
+        if tau.m.abs() - tau.r > cp.rcut * 1.5 {
+            continue; // beyond the kept window: covered by the tail bound (|τ| > R)
+        }
+        let e = tau.mul(tau).mul(cp.inv2s2).neg();
+        let ph = at.add(cp.b.mul(tau));
+        sum = sum.add(CBall::exp_of(e, ph));
+    }
+    sum.r = up(sum.r + cp.tail);
+    sum.scale(cp.inv_d)
+}
+
+/// The table of tilted characteristic-function values R(t_n) = M(c + i n h)/M(c), n = 0..=N.
+struct Table {
+    c: f64,
+    h: f64,
+    n_nodes: usize,
+    /// (n, R(t_n)) for nodes not certified negligible
+    live: Vec<(usize, CBall)>,
+    /// Σ ω_n·bound(|R(t_n)|) over the negligible nodes (ω_0 = 1, ω_n = 2)
+    dead: f64,
+}
+
+impl Table {
+    fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize) -> Table {
+        let chunk = 4096;
+        let parts: Vec<(Vec<(usize, CBall)>, f64)> = (0..(n_nodes + 1).div_ceil(chunk))
+            .into_par_iter()
+            .map(|ci| {
+                let mut live = Vec::new();
+                let mut dead = 0.0f64;
+                for n in ci * chunk..((ci + 1) * chunk).min(n_nodes + 1) {
+                    let t = n as f64 * h;
+                    let mut acc = CBall::ONE;
+                    let mut small = None;
+                    for cp in comps {
+                        let r = comp_ratio(cp, t);
+                        acc = acc.mul(r.powu(cp.count));
+                        let b = acc.abs_up();
+                        if b < DEAD {
+                            // remaining factors have modulus ≤ 1
+                            small = Some(b);
+                            break;
+                        }
+                    }
+                    let w = if n == 0 { 1.0 } else { 2.0 };
+                    match small {
+                        Some(b) => dead = up(dead + w * b),
+                        None => live.push((n, acc)),
+                    }
+                }
+                (live, dead)
+            })
+            .collect();
+        let mut live = Vec::new();
+        let mut dead = 0.0;
+        for (l, d) in parts {
+            live.extend(l);
+            dead = up(dead + d);
+        }
+        Table { c, h, n_nodes, live, dead }
+    }
+}
+
+/// x-independent node factors for F_S and F_B.
+struct Kernels {
+    w: f64,
+    gamma: f64,
+    ks: Vec<(f64, CBall, CBall)>,
+}
+
+impl Kernels {
+    fn new(tab: &Table, w: f64, gamma: f64) -> Kernels {
+        let c = tab.c;
+        let ks = tab
+            .live
+            .par_iter()
+            .map(|&(n, r)| {
+                let t = n as f64 * tab.h;
+                let tb = Ball::exact(t);
+                let cb = Ball::exact(c);
+                let t2 = tb.mul(tb);
+                let c2 = cb.mul(cb);
+                let w2 = Ball::exact(w).mul(Ball::exact(w));
+                let g2 = Ball::exact(gamma).mul(Ball::exact(gamma));
+                let half = Ball::exact(0.5);
+                // e^{w²(c+it)²/2} = e^{w²(c²−t²)/2} · e^{i w² c t}
+                let es = CBall::exp_of(w2.mul(c2.sub(t2)).mul(half), w2.mul(cb).mul(tb));
+                let eb = CBall::exp_of(g2.mul(c2.sub(t2)).mul(half), g2.mul(cb).mul(tb));
+                // 1/((c+it)(c+1+it)) with (c+it)(c+1+it) = c(c+1) − t² + i t(2c+1)
+                let den = CBall::new(c * (c + 1.0) - t * t, t * (2.0 * c + 1.0), 0.0);
+                let den = CBall { r: up(crate::num::ball::U * 2.0 * (den.re.abs() + den.im.abs() + t * t)), ..den };
+                let ps = r.mul(es).mul(den.inv());
+                let pb = r.mul(eb);
+                (t, ps, pb)
+            })
+            .collect();
+        Kernels { w, gamma, ks }
+    }
+
+    /// Σ_n ω_n Re[K(t_n) e^{−i t_n x}] for both kernels, as balls (negligible nodes bounded).
+    fn sums(&self, tab: &Table, x: f64) -> (Ball, Ball) {
+        let (mut ss, mut sb) = (Ball::exact(0.0), Ball::exact(0.0));
+        for &(t, ps, pb) in &self.ks {
+            let ph = Ball::exact(t).mul(Ball::exact(x)).neg();
+            let e = CBall::cis(ph);
+            let wgt = if t == 0.0 { 1.0 } else { 2.0 };
+            let (zs, zb) = (ps.mul(e), pb.mul(e));
+            ss = ss.add(Ball { m: wgt * zs.re, r: wgt * zs.r });
+            sb = sb.add(Ball { m: wgt * zb.re, r: wgt * zb.r });
+        }
+        // negligible nodes: |K_S| ≤ e^{w²c²/2}/(c(c+1)), |K_B| ≤ e^{γ²c²/2}
+        let c = tab.c;
+        let ks_max = (self.w * self.w * c * c / 2.0).exp() / (c * (c + 1.0)) * 1.001;
+        let kb_max = (self.gamma * self.gamma * c * c / 2.0).exp() * 1.001;
+        ss.r = up(ss.r + tab.dead * ks_max);
+        sb.r = up(sb.r + tab.dead * kb_max);
+        (ss, sb)
+    }
+}
+
+/// Everything needed to evaluate certified bounds of δ at any x near the design point.
+pub struct Engine {
+    tab: Table,
+    ker: Kernels,
+    ln_m: Interval,
+    /// ln M(c′) for the Chernoff aliasing bound, with c′
+    chern: Vec<(f64, Interval)>,
+    beta: Interval,
+    a_max: f64,
+}
+
+impl Engine {
+    /// Build for tilt c, smoothing w, bump factor λ, step h, last node N.
+    fn new(groups: &[MechGroup], c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
+        let comps = prepare(groups, c)?;
+        let tab = Table::build(&comps, c, h, n_nodes);
+        let gamma = lambda * w;
+        let ker = Kernels::new(&tab, w, gamma);
+        let ln_m = ln_mgf(groups, c);
+        let chern = [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0].iter().map(|&cp| (cp, ln_mgf(groups, cp))).collect();
+        // β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²))
+        let wi = iv(w);
+        let w2 = wi.mul(&wi);
+        let l2 = iv(lambda).mul(&iv(lambda));
+        let phi0 = Interval::one(CP).div(&Interval::pi(CP).mul(&iv(2.0)).sqrt());
+        let expo = w2.div(&iv(2.0)).add(&w2.div(&l2.sub(&Interval::one(CP)).mul(&iv(2.0)))).add(&w2.div(&l2.mul(&iv(2.0))));
+        let beta = wi.mul(&phi0.add(&wi)).mul(&expo.exp());
+        let a_max = tab.n_nodes as f64 * h;
+        Ok(Engine { tab, ker, ln_m, chern, beta, a_max })
+    }
+
+    /// Certified bounds [lo, hi] on F_S(x) and an upper bound on F_B(x).
+    fn f_bounds(&self, x: f64) -> (Interval, Float) {
+        let c = self.tab.c;
+        let (ss, sb) = self.ker.sums(&self.tab, x);
+        let pref = self.ln_m.sub(&iv(c).mul(&iv(x))).exp(); // M(c) e^{−cx}
+        let two_pi = Interval::pi(CP).mul(&iv(2.0));
+        let hfac = iv(self.tab.h).div(&two_pi);
+        let base = pref.mul(&hfac);
+        let fs = base.mul(&Interval::new(fl(ss.lo()), fl(ss.hi())));
+        let (w, g) = (self.ker.w, self.ker.gamma);
+        let a = iv(self.a_max);
+        let pi = Interval::pi(CP);
+        // truncation |t| > A: (1/π) M(c)e^{−cx} e^{w²c²/2} e^{−w²A²/2}/A
+        let wc = iv(w).mul(&iv(c));
+        let wa = iv(w).mul(&a);
+        let trunc_s = pref.mul(&wc.mul(&wc).sub(&wa.mul(&wa)).div(&iv(2.0)).exp()).div(&a).div(&pi);
+        // bump: (1/π) γ√(2π) M(c)e^{−cx} e^{γ²c²/2} e^{−γ²A²/2}/(γ²A)
+        let gc = iv(g).mul(&iv(c));
+        let ga = iv(g).mul(&a);
+        let sq2pi = two_pi.sqrt();
+        let trunc_b = pref
+            .mul(&iv(g))
+            .mul(&sq2pi)
+            .mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp())
+            .div(&iv(g).mul(&iv(g)).mul(&a))
+            .div(&pi);
+        // aliasing (m ≤ −1): e^{−cT}/(1 − e^{−cT}); (m ≥ 1): min over c′ of M(c′)e^{c′²w²/2}e^{−c′x} e^{−(c′−c)T}/(1 − e^{−(c′−c)T})
+        let tt = two_pi.div(&iv(self.tab.h));
+        let ect = iv(c).mul(&tt).neg().exp();
+        let alias_lo = ect.div(&Interval::one(CP).sub(&ect));
+        let mut alias_hi: Option<Float> = None;
+        for (cp, lm) in &self.chern {
+            let cpw = iv(*cp).mul(&iv(w));
+            let e = lm.add(&cpw.mul(&cpw).div(&iv(2.0))).sub(&iv(*cp).mul(&iv(x)));
+            let q = iv(*cp).sub(&iv(c)).mul(&tt).neg().exp();
+            let b = e.exp().mul(&q).div(&Interval::one(CP).sub(&q));
+            if alias_hi.as_ref().map_or(true, |v| b.hi < *v) {
+                alias_hi = Some(b.hi.clone());
+            }
+        }
+        let alias = alias_lo.hi.clone() + alias_hi.unwrap();
+        let lo = Float::with_val_round(CP, &fs.lo - &trunc_s.hi, Round::Down).0;
+        let lo = Float::with_val_round(CP, &lo - &alias, Round::Down).0;
+        let hi = Float::with_val_round(CP, &fs.hi + &trunc_s.hi, Round::Up).0;
+        // F_B upper: aliasing is non-negative, so the rule itself is an upper bound
+        let fb = base.mul(&iv(g)).mul(&sq2pi).mul(&Interval::new(fl(sb.lo()), fl(sb.hi())));
+        let fb_hi = Float::with_val_round(CP, &fb.hi + &trunc_b.hi, Round::Up).0;
+        (Interval::new(lo, hi), fb_hi)
+    }
+
+    /// Certified upper bound of δ(ε) for any ε ≥ `eps` (uses u(y) = S(y + w²/2)).
+    pub fn delta_hi(&self, eps: f64) -> Float {
+        let w = self.ker.w;
+        let sh = w * w / 2.0;
+        // x ≤ ε − w²/2 (any shift ≥ w²/2 keeps u ≥ ψ)
+        let x = eps - sh * (1.0 + 1e-9) - crate::num::ball::U * eps.abs() * 4.0;
+        self.f_bounds(x).0.hi
+    }
+
+    /// Certified lower bound of δ(ε) for any ε ≤ `eps` (uses v(y) = S(y) − β e^{−y²/(2γ²)}).
+    pub fn delta_lo(&self, eps: f64) -> Float {
+        let (fs, fb) = self.f_bounds(eps);
+        let b = Float::with_val_round(CP, &self.beta.hi * &fb, Round::Up).0;
+        Float::with_val_round(CP, &fs.lo - &b, Round::Down).0
+    }
+
+    pub fn live(&self) -> usize {
+        self.tab.live.len()
+    }
+}
+
+/// Saddle point: the c > 0 minimising ln M(c) − cε − ln(c(c+1)).
+pub fn saddle(groups: &[MechGroup], eps: f64) -> f64 {
+    let f = |c: f64| ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln();
+    let (mut a, mut b) = (1e-3f64, 60.0f64);
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..200 {
+        let x1 = b - g * (b - a);
+        let x2 = a + g * (b - a);
+        if f(x1) < f(x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    (0.5 * (a + b)).max(0.05)
+}
+
+/// Saddle-point estimate of δ(ε) (parameter choice only).
+fn delta_estimate(groups: &[MechGroup], eps: f64) -> f64 {
+    let c = saddle(groups, eps);
+    let var: f64 = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
+    (ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln()).exp() / (2.0 * std::f64::consts::PI * var).sqrt()
+}
+
+/// Node spacing and count for tilt c, smoothing w, and the δ scale of interest.
+fn design(groups: &[MechGroup], c: f64, w: f64, eps: f64, dscale: f64) -> (f64, usize) {
+    let tol = 1e-5 * dscale * w * w;
+    // aliasing e^{−cT} ≤ tol
+    let t_per = (1.0 / tol).ln() / c;
+    let h = ((2.0 * std::f64::consts::PI / t_per) * 1048576.0).floor() / 1048576.0;
+    // truncation (1/π) pref e^{w²c²/2} e^{−w²A²/2}/A ≤ tol
+    let lpref = ln_mgf_f64(groups, c) - c * eps + w * w * c * c / 2.0;
+    let mut a = 10.0 / w;
+    for _ in 0..4 {
+        let v = 2.0 * (lpref - (std::f64::consts::PI * tol * a).ln());
+        a = v.max(1.0).sqrt() / w;
+    }
+    (h, (a / h).ceil() as usize)
+}
+
+/// Certified bracket of δ(ε) by smoothed inversion.
+pub fn delta_smooth(groups: &[MechGroup], eps: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
+    let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
+    let c = p.c.unwrap_or_else(|| saddle(groups, e_dn));
+    let w = p.w.unwrap_or(1e-4);
+    let mut dscale = delta_estimate(groups, e_dn).max(1e-300) * 1e-3;
+    for attempt in 1..=4 {
+        let (h, n) = design(groups, c, w, e_dn, dscale);
+        let eng = Engine::new(groups, c, w, p.lambda, h, n)?;
+        let hi = eng.delta_hi(e_dn);
+        let lo = eng.delta_lo(e_up);
+        let lo = if lo < 0 { Float::with_val(CP, 0) } else { lo };
+        // if δ came out far below the design scale, the aliasing tolerance was too loose: redo
+        if hi.to_f64() < dscale * 1e-2 && attempt < 4 {
+            dscale = hi.to_f64().max(1e-300) * 1e-3;
+            continue;
+        }
+        return Ok(SmoothResult { lo, hi, w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt });
+    }
+    unreachable!()
+}
+
+/// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
+/// `p.width` wide (or the attempts run out; the bracket is certified either way).
+pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    let d = delta.to_f64();
+    if !(d > 0.0 && d < 1.0) {
+        return Err("delta must be in (0, 1)".into());
+    }
+    if !(p.width >= MIN_WIDTH) {
+        return Err(format!("the smoothed inversion's bracket width must be at least {MIN_WIDTH:e} (double-precision nodes)"));
+    }
+    // starting point: ε of the saddle-point estimate
+    let (mut a, mut b) = (0.0f64, 1.0f64);
+    while delta_estimate(groups, b) > d {
+        b *= 2.0;
+        if b > 1e6 {
+            return Err("epsilon estimate diverged".into());
+        }
+    }
+    for _ in 0..80 {
+        let m = 0.5 * (a + b);
+        if delta_estimate(groups, m) > d {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    let mut eps0 = 0.5 * (a + b);
+    let mut c = p.c.unwrap_or_else(|| saddle(groups, eps0));
+    let lam = p.lambda;
+    let mut w = p.w.unwrap_or_else(|| (0.5 * p.width / (4.0 * (c + 1.0) * (1.0 / (2.0 * c) + lam))).sqrt());
+    let dq = Float::with_val(CP, delta);
+    let mut last: Option<SmoothResult> = None;
+    for attempt in 1..=5u32 {
+        let (h, n) = design(groups, c, w, eps0, d);
+        let eng = Engine::new(groups, c, w, lam, h, n)?;
+        // bisection resolution: well below the target width, above the f64 spacing at ε
+        let step = (p.width * 1e-3).max(16.0 * f64::EPSILON * eps0.abs().max(1.0));
+        // ε_hi: smallest x with δ_hi(x) ≤ δ
+        let (mut lo_x, mut hi_x) = (eps0 - 0.25, eps0 + 0.25);
+        let mut k = 0;
+        while eng.delta_hi(hi_x) > dq {
+            hi_x += 0.5 * (1 << k.min(6)) as f64;
+            k += 1;
+            if k > 60 {
+                return Err("smoothed inversion: no upper bracket found".into());
+            }
+        }
+        k = 0;
+        while eng.delta_hi(lo_x) <= dq && lo_x > 0.0 {
+            lo_x -= 0.5 * (1 << k.min(6)) as f64;
+            k += 1;
+        }
+        while hi_x - lo_x > step {
+            let m = 0.5 * (lo_x + hi_x);
+            if eng.delta_hi(m) <= dq {
+                hi_x = m;
+            } else {
+                lo_x = m;
+            }
+        }
+        let eps_hi = hi_x;
+        // ε_lo: largest x with δ_lo(x) ≥ δ
+        let (mut lo_x, mut hi_x) = (eps_hi - 10.0 * step - 0.01, eps_hi);
+        k = 0;
+        while eng.delta_lo(lo_x) < dq {
+            lo_x -= 0.01 * (1 << k.min(10)) as f64;
+            k += 1;
+            if k > 60 || lo_x < 0.0 {
+                lo_x = 0.0;
+                break;
+            }
+        }
+        while hi_x - lo_x > step {
+            let m = 0.5 * (lo_x + hi_x);
+            if eng.delta_lo(m) >= dq {
+                lo_x = m;
+            } else {
+                hi_x = m;
+            }
+        }
+        let res = SmoothResult { lo: fl(lo_x), hi: fl(eps_hi), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
+        let width = res.width();
+        let mid = 0.5 * (lo_x + eps_hi);
+        let c_new = p.c.unwrap_or_else(|| saddle(groups, mid));
+        let recentre = (c_new - c).abs() > 0.2 * c;
+        if width <= p.width && !recentre {
+            return Ok(res);
+        }
+        if !recentre && p.w.is_none() {
+            w *= (p.width / width).sqrt() * 0.8;
+        }
+        eps0 = mid;
+        c = c_new;
+        last = Some(res);
+        if p.w.is_some() && !recentre {
+            break;
+        }
+    }
+    Ok(last.unwrap())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mg(s2: &str, n: u32, mu: u32) -> MechGroup {
+        MechGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
+    }
+
+    /// ψ ≤ u and v ≤ ψ (section 2 of the module doc), checked pointwise with MPFR and the closed form
+    /// S(y) = Φ(y/w) − e^{−y + w²/2} Φ(y/w − w) — an independent evaluation of the smoothed hockey stick.
+    #[test]
+    fn smoothing_bounds_hold_pointwise() {
+        let p = 200;
+        let phi = |z: &Float| -> Float {
+            // Φ(z) = erfc(−z/√2)/2
+            let s = Float::with_val(p, -z.clone()) / Float::with_val(p, 2).sqrt();
+            s.erfc() / 2u32
+        };
+        for &(w, lam) in &[(1e-2f64, 1.1f64), (3e-3, 1.1), (1e-3, 1.5), (1e-4, 1.05)] {
+            let wf = Float::with_val(p, w);
+            let s_of = |y: &Float| -> Float {
+                let a = phi(&Float::with_val(p, y / &wf));
+                let e = Float::with_val(p, -y.clone() + Float::with_val(p, &wf * &wf) / 2u32).exp();
+                let b = phi(&Float::with_val(p, Float::with_val(p, y / &wf) - &wf));
+                a - e * b
+            };
+            let g = lam * w;
+            let beta = w * (w * w / 2.0).exp() * (1.0 / (2.0 * std::f64::consts::PI).sqrt() + w) * (w * w / (2.0 * (lam * lam - 1.0)) + w * w / (2.0 * lam * lam)).exp();
+            for i in -4000..=4000 {
+                let y = Float::with_val(p, i as f64 * w / 400.0);
+                let psi = if y > 0 { Float::with_val(p, 1) - Float::with_val(p, -y.clone()).exp() } else { Float::with_val(p, 0) };
+                let u = s_of(&Float::with_val(p, &y + Float::with_val(p, wf.square_ref()) / 2u32));
+                let bump = Float::with_val(p, -Float::with_val(p, y.square_ref()) / (2.0 * g * g)).exp() * beta;
+                let v = s_of(&y) - bump;
+                assert!(u >= psi, "u < psi at y = {y} (w = {w})");
+                assert!(v <= psi, "v > psi at y = {y} (w = {w})");
+            }
+        }
+    }
+
+    /// ln M(c) from the θ-series against the direct sum Σ_x p(x) e^{cL(x)} in MPFR.
+    #[test]
+    fn mgf_theta_matches_direct_sum() {
+        for &(s2, mu) in &[("0.3", 1u32), ("6/5", 1), ("5", 2), ("100", 1), ("7919/3", 3)] {
+            let g = mg(s2, 1, mu);
+            for &c in &[0.4f64, 1.3, 2.7] {
+                let th = ln_mgf(&[g.clone()], c);
+                let s2f = Float::with_val(200, &g.sigma2);
+                let muf = mu as f64;
+                let (mut z, mut m) = (Float::with_val(200, 0), Float::with_val(200, 0));
+                let r = (60.0 * s2f.to_f64().sqrt()) as i64 + 60;
+                for x in -r..=r {
+                    let px = Float::with_val(200, -(x * x) as f64 / 2.0) / &s2f;
+                    let px = px.exp();
+                    let l = Float::with_val(200, muf * muf - 2.0 * muf * x as f64) / Float::with_val(200, &s2f * 2u32);
+                    m += Float::with_val(200, &px * Float::with_val(200, l * c).exp());
+                    z += px;
+                }
+                let direct = (m / z).ln();
+                let tol = Float::with_val(200, 1e-30);
+                assert!(th.lo <= Float::with_val(200, &direct + &tol) && Float::with_val(200, &direct - &tol) <= th.hi, "{s2} {mu} {c}: {direct} not in {th}");
+                assert!(th.width() < 1e-25);
+            }
+        }
+    }
+
+    /// r_q(t) in ball arithmetic against the direct complex sum Σ_x p(x) e^{(c+it)L(x)} / M(c) (MPFR).
+    #[test]
+    fn tilted_charfn_matches_direct_sum() {
+        let c = 1.7;
+        for &(s2, mu) in &[("6/5", 1u32), ("37/4", 2), ("300", 1)] {
+            let g = mg(s2, 1, mu);
+            let comps = prepare(&[g.clone()], c).unwrap();
+            let s2f = Float::with_val(200, &g.sigma2);
+            let muf = mu as f64;
+            for &t in &[0.0f64, 0.375, 3.0, 17.25, 123.5, 4096.125] {
+                let r = comp_ratio(&comps[0], t);
+                let (mut re, mut im, mut m) = (Float::with_val(200, 0), Float::with_val(200, 0), Float::with_val(200, 0));
+                let rr = (60.0 * s2f.to_f64().sqrt()) as i64 + 60;
+                for x in -rr..=rr {
+                    let px = (Float::with_val(200, -(x * x) as f64 / 2.0) / &s2f).exp();
+                    let l = Float::with_val(200, muf * muf - 2.0 * muf * x as f64) / Float::with_val(200, &s2f * 2u32);
+                    let mag = Float::with_val(200, &px * Float::with_val(200, &l * c).exp());
+                    let ph = Float::with_val(200, &l * t);
+                    re += Float::with_val(200, &mag * Float::with_val(200, ph.cos_ref()));
+                    im += Float::with_val(200, &mag * Float::with_val(200, ph.sin_ref()));
+                    m += mag;
+                }
+                let dre = Float::with_val(200, &re / &m) - r.re;
+                let dim = Float::with_val(200, &im / &m) - r.im;
+                let d = (Float::with_val(200, dre.square_ref()) + Float::with_val(200, dim.square_ref())).sqrt().to_f64();
+                assert!(d <= r.r, "{s2} mu {mu} t {t}: distance {d} > radius {}", r.r);
+                assert!(r.r < 1e-9, "radius {} too wide", r.r);
+            }
+        }
+    }
+
+    /// Distance from ε to the nearest atom of the composed loss (offset Σ nμ²/(2σ²) + step·ℤ).
+    fn atom_distance(gs: &[MechGroup], eps: &Rational) -> f64 {
+        let slopes: Vec<Rational> = gs.iter().map(|g| Rational::from(2 * g.mu) / (Rational::from(2) * g.sigma2.clone())).collect();
+        let (step, _) = crate::pld::compose::common_step(&slopes);
+        let off: Rational = gs.iter().map(|g| Rational::from(g.count * g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())).fold(Rational::from(0), |a, b| a + b);
+        let k = (Rational::from(eps - off) / step.clone()).to_f64();
+        (k - k.round()).abs() * step.to_f64()
+    }
+
+    /// Certified δ brackets contain the exact lattice δ (crate::pld, an independent method), and away from
+    /// the loss atoms the bracket is second-order narrow. (When ε sits on an atom, the bump term picks up
+    /// β × the atom's mass, β ≈ 0.4w: first order, still certified.)
+    #[test]
+    fn delta_bracket_contains_lattice_value() {
+        let cases = [vec![mg("5", 3, 1)], vec![mg("2", 2, 1), mg("3", 4, 1), mg("7/2", 1, 2)], vec![mg("1/2", 6, 1), mg("9", 5, 1)]];
+        let mut narrow_checked = 0;
+        for gs in &cases {
+            let prof = crate::pld::compose_groups(gs, 128).unwrap();
+            for &e in &["1/2", "2", "37/10", "3.75", "4.31"] {
+                let eps = crate::num::parse_rational(e).unwrap();
+                let exact = prof.delta(&eps).delta;
+                let r = delta_smooth(gs, &eps, &SmoothParams { w: Some(3e-4), ..Default::default() }).unwrap();
+                assert!(r.lo <= exact.lo && exact.hi <= r.hi, "{gs:?} eps {e}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+                if atom_distance(gs, &eps) > 20.0 * 1.1 * 3e-4 {
+                    // second order: gap ≈ w²·(P[L>ε]/2 + λ f(ε)) ≪ 1e-4·δ at w = 3e-4
+                    let rel = (Float::with_val(CP, &r.hi - &r.lo) / &exact.hi).to_f64();
+                    assert!(rel < 1e-4, "{gs:?} eps {e}: relative width {rel}");
+                    narrow_checked += 1;
+                }
+            }
+        }
+        assert!(narrow_checked >= 5, "only {narrow_checked} off-atom cases");
+    }
+
+    /// Certified ε brackets contain the lattice ε and are no wider than asked.
+    #[test]
+    fn epsilon_bracket_contains_lattice_value() {
+        let cases = [
+            vec![mg("2", 20, 1), mg("3", 40, 1), mg("7/2", 10, 2)],
+            vec![mg("1/2", 6, 1), mg("9", 50, 1), mg("45", 200, 1)],
+            vec![mg("50000/10001", 10, 1)],
+        ];
+        for gs in &cases {
+            let prof = crate::pld::compose_groups(gs, 128).unwrap();
+            for &d in &["1e-10", "1e-5"] {
+                let delta = crate::num::parse_rational(d).unwrap();
+                let exact = prof.epsilon(&delta).unwrap();
+                let r = epsilon_smooth(gs, &delta, &SmoothParams { width: 1e-7, ..Default::default() }).unwrap();
+                assert!(r.lo <= exact.lo && exact.hi <= r.hi, "{gs:?} delta {d}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+                assert!(r.width() <= 1e-7, "{gs:?} delta {d}: width {}", r.width());
+            }
+        }
+    }
+}
