@@ -37,7 +37,13 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then
   timed "delta --method fourier-fast (saddle point, MPFR)"      "-"               $B delta --allocation $A/dhc-2022-08-25.toml --overall --epsilon 20.838545 --method fourier-fast
   timed "certify DHC persons 2023 (exact, --prec 53)"           "<= 30 s"         $B certify --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
   timed "certify DHC units 2023 (exact, --prec 53)"             "<= 30 s"         $B certify --allocation $A/dhc-units-us-2023.toml --delta 1e-10
-  timed "certify redistricting 2021 (zCDP only)"                "<= 30 s"         $B certify --allocation $A/redistricting-persons-us-2021.toml --delta 1e-10
+  timed "certify redistricting 2021 (exact, smoothed, width 1e-9)" "<= 30 s"        $B certify --allocation $A/redistricting-persons-us-2021.toml --delta 1e-10
+  timed "certify redistricting 2021 + DHC persons 2023"         "<= 30 s"         $B certify --allocation $A/redistricting-persons-us-2021.toml --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
+  timed "certify SafeTab-P allocation file (exact per level)"   "<= 30 s"         $B certify --allocation $A/safetab-p-2023.toml --delta 1e-10
+  timed "redistricting 2021 eps: grid 1/20000 (old method)"     "-"               $B epsilon --allocation $A/redistricting-persons-us-2021.toml --overall --delta 1e-10 --grid 1/20000
+  timed "redistricting 2021 eps: smoothed, width 2e-6"          "-"               $B epsilon --allocation $A/redistricting-persons-us-2021.toml --overall --delta 1e-10 --method smoothed --width 2e-6
+  timed "redistricting 2021 eps: smoothed, width 1e-10"         "-"               $B epsilon --allocation $A/redistricting-persons-us-2021.toml --overall --delta 1e-10 --method smoothed --width 1e-10
+  timed "overall DHC 2022 eps(1e-10): smoothed, width 1e-9"     "-"               $B epsilon --allocation $A/dhc-2022-08-25.toml --overall --delta 1e-10 --method smoothed
   timed "certify SafeTab-P production (exact, --prec 53)"       "-"               $B certify safetab-p-production --delta 1e-10 --prec 53
   timed "verify (122 published numbers)"                        "<= 60 s"         $B verify --no-write
   tmpr=$(mktemp -d)

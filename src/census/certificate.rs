@@ -90,6 +90,19 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 fmt_up(&c.hi, 12),
                 &format!("CKS at rho = {} (levels {}..{}); Bun-Steinke {}", dec(&r, 10), a.levels[n - 1].name, a.levels[k].name, fmt_up(&zcdp::eps_bs(&r, delta, prec).hi, 10)),
             ));
+            if exact {
+                // the exact f-DP ε of the same levels, next to the zCDP figure
+                let qr: Vec<Rational> = a.levels[k..].iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
+                let groups = crate::census::allocation::group_mechanisms(&qr, a.neighbors);
+                let (e, note) = exact_eps(&groups, delta, prec, width)?;
+                rows.push(rec(
+                    &a.name,
+                    nb,
+                    &format!("eps_exact_block_within[{}]", a.levels[k].name),
+                    fmt_up(&e.hi, 12),
+                    &format!("certified [{}, {}]; {note}", fmt_down(&e.lo, 14), fmt_up(&e.hi, 14)),
+                ));
+            }
         }
     }
     if exact {
