@@ -300,6 +300,8 @@ fn smoothed_inversion_contains_lattice_values() {
         let s = run("smoothed", "delta", e);
         assert!(f(&s, "delta_lo") <= f(&l, "delta_lo") && f(&l, "delta_hi") <= f(&s, "delta_hi"), "delta at {e}");
     }
+    // a loss on a coarse lattice (3 queries) at large δ: the smoothed method declines with one clear line
+    assert_bad(&["epsilon", "--sigma2", "5", "--n", "3", "--delta", "0.3", "--method", "smoothed"], "lattice method");
 }
 
 /// The fast Fourier path against the lattice (two methods, one answer) on the state level.
