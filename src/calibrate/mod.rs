@@ -161,6 +161,9 @@ fn certify(g: &dyn Fn(&Rational, u32) -> Result<Interval, String>, target: &Floa
 /// procedure), at the given ε.
 pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, first_only: bool, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
     use crate::fourier::fast::{delta_fast, FastParams};
+    if !first_only && crate::pld::compose::estimated_window(groups, prec)? > crate::pld::compose::MAX_WINDOW {
+        return calibrate_uniform_smoothed(groups, delta, eps_target, prec, rel_width);
+    }
     let fp = FastParams::default();
     let ld = delta.to_f64().ln();
     let search = |c: f64| -> Result<f64, String> {
@@ -176,6 +179,22 @@ pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Ra
         let g = |c: &Rational, p: u32| eps_scaled(groups, c, delta, p);
         calibrate_with(&search, &g, &target, prec, rel_width)
     }
+}
+
+/// Uniform factor for budgets without a practical common lattice (e.g. the 2021 redistricting file):
+/// search on the smoothed Fourier inversion at a coarse width, certify with its 1e-10-wide brackets
+/// (src/fourier/smooth.rs). The certified factor bracket is as narrow as those ε brackets allow.
+fn calibrate_uniform_smoothed(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+    use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+    let t = eps_target.to_f64();
+    let coarse = SmoothParams { width: 1e-7, ..Default::default() };
+    let search = |c: f64| -> Result<f64, String> {
+        let e = epsilon_smooth(&scale_groups(groups, &rat(c)), delta, &coarse)?;
+        Ok(0.5 * (e.lo.to_f64() + e.hi.to_f64()) - t)
+    };
+    let fine = SmoothParams { width: 1e-10, ..Default::default() };
+    let g = |c: &Rational, _p: u32| -> Result<Interval, String> { Ok(epsilon_smooth(&scale_groups(groups, c), delta, &fine)?.interval()) };
+    calibrate_with(&search, &g, &Float::with_val(prec, eps_target), prec, rel_width.max(1e-10))
 }
 
 #[cfg(test)]

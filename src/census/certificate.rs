@@ -41,7 +41,22 @@ pub const DEFAULT_WIDTH: f64 = 1e-9;
 /// a practical lattice, otherwise the smoothed Fourier inversion (src/fourier/smooth.rs) with a bracket
 /// at most `width` wide. Returns the enclosure and a note saying which.
 pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64) -> Result<(Interval, String), String> {
+    exact_eps_with(groups, delta, prec, width, MAX_WINDOW)
+}
+
+/// Lattice entries above which the block-within-geolevel rows use the (faster) smoothed inversion.
+pub const FAST_WINDOW: u64 = 100_000;
+
+/// As [`exact_eps`], but the smoothed inversion is tried first whenever the lattice would exceed
+/// `lattice_max` entries (falling back to the lattice when the smoothed method declines).
+pub fn exact_eps_with(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64, lattice_max: u64) -> Result<(Interval, String), String> {
     let est = estimated_window(groups, prec)?;
+    if est > lattice_max && est <= MAX_WINDOW {
+        if let Ok(e) = epsilon_smooth(groups, delta, &SmoothParams { width, ..Default::default() }) {
+            let note = format!("certified smoothed Fourier inversion, smoothing w = {:.2e}, width {:.1e}", e.w, e.width());
+            return Ok((e.interval(), note));
+        }
+    }
     if est > MAX_WINDOW {
         let p = SmoothParams { width, ..Default::default() };
         let e = epsilon_smooth(groups, delta, &p)?;
@@ -94,7 +109,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 // the exact f-DP ε of the same levels, next to the zCDP figure
                 let qr: Vec<Rational> = a.levels[k..].iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
                 let groups = crate::census::allocation::group_mechanisms(&qr, a.neighbors);
-                let (e, note) = exact_eps(&groups, delta, prec, width)?;
+                let (e, note) = exact_eps_with(&groups, delta, prec, width, FAST_WINDOW)?;
                 rows.push(rec(
                     &a.name,
                     nb,
