@@ -182,9 +182,9 @@ pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Ra
 }
 
 /// Uniform factor for budgets without a practical common lattice (e.g. the 2021 redistricting file):
-/// search on the smoothed Fourier inversion at a coarse width, certify with its 1e-10-wide brackets
-/// (src/fourier/smooth.rs). The certified factor bracket is as narrow as those ε brackets allow.
-fn calibrate_uniform_smoothed(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+/// search on the smoothed Fourier inversion at a coarse width, certify with its ε brackets
+/// (src/fourier/smooth.rs). The certified factor bracket is as narrow as those 1e-9-wide ε brackets allow.
+pub fn calibrate_uniform_smoothed(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
     use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
     let t = eps_target.to_f64();
     let coarse = SmoothParams { width: 1e-7, ..Default::default() };
@@ -192,7 +192,7 @@ fn calibrate_uniform_smoothed(groups: &[MechGroup], delta: &Rational, eps_target
         let e = epsilon_smooth(&scale_groups(groups, &rat(c)), delta, &coarse)?;
         Ok(0.5 * (e.lo.to_f64() + e.hi.to_f64()) - t)
     };
-    let fine = SmoothParams { width: 1e-10, ..Default::default() };
+    let fine = SmoothParams { width: 1e-9, ..Default::default() };
     let g = |c: &Rational, _p: u32| -> Result<Interval, String> { Ok(epsilon_smooth(&scale_groups(groups, c), delta, &fine)?.interval()) };
     calibrate_with(&search, &g, &Float::with_val(prec, eps_target), prec, rel_width.max(1e-10))
 }
@@ -221,5 +221,21 @@ mod tests {
         // Independent reference: scripts/reference/dg_reference_values.csv, sigma2_red_at_eps_bs for State
         // = 4.24538… (mpmath root finding on the exact-integer convolution).
         assert!((red_lo - 4.24538).abs() < 1e-5);
+    }
+
+    /// The smoothed calibration (used for budgets without a lattice) against the lattice calibration on the
+    /// DHC 2022-08-25 composition, which has one: the two certified factor brackets must intersect (the
+    /// f-DP paper's §3.3 setting; our both-terms reduction is 12.28%, README).
+    #[test]
+    fn uniform_smoothed_agrees_with_lattice() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/allocations/dhc-2022-08-25.toml");
+        let alloc = crate::census::Allocation::from_path(&path).unwrap();
+        let groups = alloc.all_mechanisms();
+        let delta = parse_rational("1e-10").unwrap();
+        let target = zcdp::eps_bs(&alloc.total_rho(), &delta, 256).mid().to_rational().unwrap();
+        let lat = calibrate_uniform(&groups, &delta, &target, false, 53, 1e-9).unwrap();
+        let smo = calibrate_uniform_smoothed(&groups, &delta, &target, 256, 1e-9).unwrap();
+        assert!(lat.lo <= smo.hi && smo.lo <= lat.hi, "lattice [{}, {}] vs smoothed [{}, {}]", lat.lo.to_f64(), lat.hi.to_f64(), smo.lo.to_f64(), smo.hi.to_f64());
+        assert_eq!(format!("{:.2}", 100.0 * (1.0 - smo.lo.to_f64())), "12.28");
     }
 }

@@ -580,8 +580,13 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
     let dq = Float::with_val(CP, delta);
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
-        let (h, n) = design(groups, c, w, eps0, ld)?;
-        let eng = Engine::new(groups, c, w, lam, h, n)?;
+        // a later, narrower attempt that would be too costly returns the (certified) bracket already found
+        let built = design(groups, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(groups, c, w, lam, h, n)?)));
+        let (h, n, eng) = match (built, last.take()) {
+            (Ok(b), _) => b,
+            (Err(_), Some(prev)) => return Ok(prev),
+            (Err(e), None) => return Err(e),
+        };
         // bisection resolution: well below the target width, above the f64 spacing at ε
         let step = (p.width * 1e-3).max(16.0 * f64::EPSILON * eps0.abs().max(1.0));
         // ε_hi: smallest x with δ_hi(x) ≤ δ
