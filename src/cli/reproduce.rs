@@ -305,7 +305,9 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig03-eps-bars | ε at δ = 1e-11 and 1e-5 per level | Figure 3 |\n\
 | fig04-tradeoff-levels | trade-off functions per level: Bureau, exact, exact with Table 1 noise | Figure 4 |\n\
 | fig05-reduced-noise-levels | (ε, δ) curves with Table 1 noise vs the Bureau's (cross at δ = 1e-11) | Figure 5 |\n\
+| fig06-accuracy-reduction | exact MSE/MAE reductions per level with Table 1 noise, without and with max(0, ·) (true count 1) | Figure 6 (the paper's are Monte Carlo on PA 2010 counts) |\n\
 | fig07-overall-eps-delta | overall (ε, δ) curves: Bureau, exact, 8.59% and exact uniform reductions | Figure 7 |\n\
+| fig08-block-mse | exact block-level MSE of max(0, y + X) against the true count y, Bureau vs Table 1 noise | Figure 8 (the paper's are by race group on PA 2010 blocks) |\n\
 | fig10-local-clt | pmf of Sₙ vs the local-CLT approximation, and the residual, σ² = 5, 25 | Figure 10 |\n\
 | fig11-acs-1890 | (ε, δ) curves of a 1890-fold composition (σ² = 100 each; the paper states no σ²) | Figure 11 |\n\
 | fig12-overall-tradeoff | overall trade-off functions | Figure 12 |\n\

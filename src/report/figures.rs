@@ -92,6 +92,8 @@ struct LevelData {
     prof: PrivacyProfile,
     reduced: PrivacyProfile,
     factor: f64,
+    /// the level's σ² and the Table 1 reduced σ², when the level has one noise variance
+    sigma2: Option<(Rational, Rational)>,
 }
 
 fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, String> {
@@ -103,12 +105,13 @@ fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, String> {
         let target = zcdp::eps_bs(&l.rho, &d11, prec).mid();
         let br = calibrate_factor(&g, &d11, &target, 128, prec, 1e-12)?;
         let reduced = compose_groups(&scale_groups(&g, &br.lo), prec)?;
-        out.push(LevelData { name: l.name.clone(), rho: l.rho.to_f64(), prof, reduced, factor: br.lo.to_f64() });
+        let sigma2 = if g.len() == 1 { Some((g[0].sigma2.clone(), Rational::from(&g[0].sigma2 * &br.lo))) } else { None };
+        out.push(LevelData { name: l.name.clone(), rho: l.rho.to_f64(), prof, reduced, factor: br.lo.to_f64(), sigma2 });
     }
     Ok(out)
 }
 
-/// Figures 2, 3, 4, 5, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
+/// Figures 2, 3, 4, 5, 6, 8, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
 pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     progress("per-level profiles and Table 1 noise");
@@ -180,6 +183,34 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
     }
     files.extend(Figure::single("Figure 14: improvement in ε per level", abs_p).write(&out.join("fig14-improvement-eps"))?);
     files.extend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p).write(&out.join("fig15-improvement-percent"))?);
+
+    // Figure 6 (exact analogue): MSE and MAE reductions per level with the Table 1 noise, without
+    // post-processing (independent of the counts) and with max(0, ·) at a true count of 1. The paper's
+    // values are Monte Carlo estimates on Pennsylvania 2010 counts, which are not bundled.
+    progress("figures 6 and 8");
+    let one: Vec<&LevelData> = levels.iter().filter(|l| l.sigma2.is_some()).collect();
+    let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 4];
+    for l in &one {
+        let (s, r) = l.sigma2.as_ref().unwrap();
+        let (a, b, c, d) = count_errors(s, 1);
+        let (a2, b2, c2, d2) = count_errors(r, 1);
+        for (k, (x, y)) in [(a, a2), (b, b2), (c, c2), (d, d2)].into_iter().enumerate() {
+            cols[k].push(100.0 * (1.0 - y / x));
+        }
+    }
+    let names = ["MSE, no post-processing", "MAE, no post-processing", "MSE, max(0, ·), true count 1", "MAE, max(0, ·), true count 1"];
+    let g6: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
+    let cats6: Vec<String> = one.iter().map(|l| short(&l.name)).collect();
+    files.extend(bar_figure("Figure 6 (exact): error reduction per level with the Table 1 noise", "reduction of the error, %", &cats6, &g6, &out.join("fig06-accuracy-reduction"))?);
+    // Figure 8 (exact analogue): block-level MSE after max(0, ·) against the true count.
+    if let Some(blk) = one.iter().find(|l| short(&l.name) == "Block").or(one.last()) {
+        let (s, r) = blk.sigma2.as_ref().unwrap();
+        let ys: Vec<i64> = (0..=30).collect();
+        let mut p = Panel::new(&format!("{} level: σ² = {:.3} (Bureau) vs {:.3} (Table 1)", blk.name, s.to_f64(), r.to_f64()), "true count y", "MSE of max(0, y + X)");
+        p.series.push(Series::line("Bureau noise", BUREAU, ys.iter().map(|&y| (y as f64, count_errors(s, y).2)).collect()).markers());
+        p.series.push(Series::line("reduced noise (same ε at δ = 1e-11)", REDUCED, ys.iter().map(|&y| (y as f64, count_errors(r, y).2)).collect()).markers());
+        files.extend(Figure::single("Figure 8 (exact): MSE of a block count after non-negative post-processing", p).write(&out.join("fig08-block-mse"))?);
+    }
 
     // Figure 10: pmf of S_n (n = 2) vs its local-CLT approximation (Theorem A.11).
     progress("figure 10");

@@ -284,7 +284,7 @@ pub fn bar_figure(title: &str, y_label: &str, categories: &[String], groups: &[(
     }
     let csv_path = stem.with_extension("csv");
     write_atomic(&csv_path, &w.into_inner().unwrap())?;
-    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * 1.12;
+    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * 1.32; // headroom for the legend
     let draw = |root: DrawingArea<_, Shift>| -> Result<(), String> { draw_bars(root, title, y_label, categories, groups, ymax) };
     let png_path = stem.with_extension("png");
     let tmp_png = stem.with_extension("png.tmp.png");
