@@ -1,24 +1,15 @@
 //! Benchmarks of the accountant (run by scripts/bench.sh; not timed tests).
 //! Prints one line per case: name, median and min wall time over repetitions, and the target.
 
-use std::time::Instant;
+mod common;
+use common::time;
 use tightdp::census::Allocation;
 use tightdp::num::{parse_rational, DEFAULT_PREC};
 use tightdp::pld::compose_groups;
 
-fn time<F: FnMut()>(reps: usize, mut f: F) -> (f64, f64) {
-    let mut v = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        f();
-        v.push(t.elapsed().as_secs_f64());
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (v[v.len() / 2], v[0])
-}
 
 fn main() {
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let filter = common::filter();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let alloc = Allocation::from_path(&root.join("data/allocations/dhc-2022-08-25.toml")).unwrap();
     println!("{:<58} {:>12} {:>12} {:>10}", "case", "median_ms", "min_ms", "target_ms");
@@ -38,5 +29,27 @@ fn main() {
             });
             println!("{:<58} {:>12.3} {:>12.3} {:>10}", name, med * 1e3, min * 1e3, 20);
         }
+    }
+    // Incommensurate budgets: the 2021 redistricting file, certified smoothed inversion vs grid rounding.
+    let red = Allocation::from_path(&root.join("data/allocations/redistricting-persons-us-2021.toml")).unwrap();
+    let groups = red.all_mechanisms();
+    let d10 = parse_rational("1e-10").unwrap();
+    for width in [2e-6, 1e-9] {
+        let name = format!("redistricting-2021/smoothed/width={width:e}");
+        if want(&name) {
+            let p = tightdp::fourier::smooth::SmoothParams { width, ..Default::default() };
+            let (med, min) = time(5, || {
+                std::hint::black_box(tightdp::fourier::smooth::epsilon_smooth(&groups, &d10, &p).unwrap());
+            });
+            println!("{:<58} {:>12.3} {:>12.3} {:>10}", name, med * 1e3, min * 1e3, 30000);
+        }
+    }
+    let name = "redistricting-2021/grid=1/20000";
+    if want(name) {
+        let g = parse_rational("1/20000").unwrap();
+        let (med, min) = time(1, || {
+            std::hint::black_box(tightdp::pld::grid::epsilon_by_grid(&groups, &g, &d10).unwrap());
+        });
+        println!("{:<58} {:>12.3} {:>12.3} {:>10}", name, med * 1e3, min * 1e3, "-");
     }
 }

@@ -1,23 +1,14 @@
 //! Benchmarks of the disclosure-risk module (Kazan–Reiter); not timed tests.
 //! Targets (issue 9): each table ≤ 1 s; the Figure 5/6 sweeps ≤ 60 s.
 
-use std::time::Instant;
+mod common;
+use common::time;
 use tightdp::num::DEFAULT_PREC;
 use tightdp::risk::{figures, hier::Prior2, paper};
 
-fn time<F: FnMut()>(reps: usize, mut f: F) -> (f64, f64) {
-    let mut v = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        f();
-        v.push(t.elapsed().as_secs_f64());
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (v[v.len() / 2], v[0])
-}
 
 fn main() {
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let filter = common::filter();
     let want = |name: &str| filter.as_ref().map_or(true, |f| name.contains(f.as_str()));
     println!("{:<40} {:>12} {:>12} {:>10}", "case", "median_ms", "min_ms", "target_ms");
     let p = DEFAULT_PREC;
