@@ -128,11 +128,12 @@ fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Result<String, Strin
 }
 
 /// results/production-certificates.csv: what the 2020 Census really spent, per product, at δ = 1e-10.
-fn production_certificates(data: &std::path::Path) -> Result<String, String> {
+fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(String, [f64; 3])>), String> {
     use crate::census::certificate::exact_eps;
     use crate::pld::compose::F64_PREC;
     let d10 = parse_rational("1e-10").unwrap();
     let mut rows = Vec::new();
+    let mut plot = Vec::new();
     let products: Vec<(&str, Vec<&str>, &str)> = vec![
         ("Redistricting persons 2021", vec!["redistricting-persons-us-2021"], "17.14 (CKS certificate, 17849145/1041158); 17.91 often quoted"),
         ("DHC persons 2023", vec!["dhc-persons-us-2023"], ""),
@@ -148,6 +149,8 @@ fn production_certificates(data: &std::path::Path) -> Result<String, String> {
         }
         let (e, note) = exact_eps(&groups, &d10, F64_PREC, crate::census::certificate::DEFAULT_WIDTH)?;
         let (lo, hi) = (crate::num::fmt_down(&e.lo, 20), fmt_up(&e.hi, 20));
+        let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi.to_f64()];
+        plot.push((name.to_string(), bars));
         let mut r = Record::new();
         r.push("product", name);
         r.push("neighbors", allocs[0].neighbors.as_str());
@@ -176,9 +179,14 @@ fn production_certificates(data: &std::path::Path) -> Result<String, String> {
         r.push("eps_exact_lo", c.get("epsilon_exact_lo").unwrap_or("").to_string());
         r.push("eps_exact_hi", c.get("epsilon_exact_hi").unwrap_or("").to_string());
         r.push("note", "src/mech manifest model (stability 9, gamma 0.1, adaptive stage as a product), certified f64 engine");
+        let num = |k: &str| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
+        plot.push((
+            if bounded { "SafeTab-P (replace)".to_string() } else { "SafeTab-P (add-remove)".to_string() },
+            [num("epsilon_bureau_bs"), num("epsilon_zcdp_cks"), num("epsilon_exact_hi")],
+        ));
         rows.push(r);
     }
-    Ok(render_csv(&rows))
+    Ok((render_csv(&rows), plot))
 }
 
 /// results/production-calibration.csv: how much less noise each production release needed for the same
@@ -242,7 +250,7 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     step("overall composition");
     let (ov, ovs) = overall_tables(&alloc, oprec)?;
     step("production certificates");
-    let prod = production_certificates(&a.data)?;
+    let (prod, prod_plot) = production_certificates(&a.data)?;
     step("production calibration");
     let pcal = production_calibration(&a.data)?;
     step("verification of published numbers");
@@ -264,6 +272,20 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
         log += &format!("wrote {}\n", path.display());
     }
     if !a.no_figures {
+        // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
+        let cats: Vec<String> = prod_plot.iter().map(|(n, _)| n.replace("Redistricting persons 2021", "Redistricting 2021").replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")).collect();
+        let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
+            ("zCDP, Bun–Steinke", crate::report::plot::BUREAU),
+            ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
+            ("exact f-DP (certified)", crate::report::plot::EXACT),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
+        .collect();
+        for f in crate::report::plot::bar_figure("What the 2020 Census production releases spent: ε at δ = 1e-10", "ε", &cats, &groups, &a.out.join("production-epsilons"))? {
+            log += &format!("wrote {}\n", f.display());
+        }
         let figs = figures::write_all(&alloc, &a.out, prec, oprec, &|m| step(m))?;
         for f in figs {
             log += &format!("wrote {}\n", f.display());
@@ -294,6 +316,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | overall-profile.csv | overall δ(ε) (80 queries): Bureau, exact (certified, both terms), uniform reductions | Figure 7, §3.3 |\n\
 | overall-summary.csv | overall ε at δ = 1e-10, both terms, exact uniform variance reduction vs the paper's 8.59% | §3.3, App. A.6 |\n\
 | production-certificates.csv | exact ε at δ = 1e-10 of the 2020 Census production releases next to the zCDP figures | ../shared/census-production, SafeTab-P Table 7 |\n\
+| production-epsilons | bar chart of production-certificates.csv: Bun–Steinke, CKS and exact ε per release | ../shared/census-production |\n\
 | production-calibration.csv | one variance factor per production release keeping its zCDP-implied ε (CKS, Bun–Steinke) exactly: the noise it did not need | ../shared/census-production |\n\
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
 | risk/*.csv, *.png, *.svg | Kazan–Reiter disclosure-risk figures and data (Figures 1–7, 12; Figure 4 as data) | kazan-reiter-disclosure-risk.txt |\n",
