@@ -11,8 +11,14 @@
 //! * [`clt`] — the local CLT of Theorem A.11: the ϕ-approximation of the pmf of S_n, the residual
 //!   r_{n,σ} bounded as in Fact C.1 (Ω₁, Ω₂, Ω₃) and computed directly.
 //!
-//! Everything here is a *cross-check* of the lattice accountant (`crate::pld`), which is the reference.
-//! Values are f64 (or MPFR where stated) with computed error bounds; they are not certified intervals.
+//! * [`smooth`] — the certified smoothed inversion: the hockey stick sandwiched between two Gaussian-
+//!   smoothed functions (second-order gap), inverted on a tilted line with one-signed aliasing and
+//!   bounded truncation, nodes in ball arithmetic. Rigorous brackets; the engine for budgets with no
+//!   practical common lattice (the 2021 redistricting file), checked against the lattice where one exists.
+//!
+//! `boole`, `fast` and `clt` are *cross-checks* of the lattice accountant (`crate::pld`), which is the
+//! reference: f64 (or MPFR where stated) with computed error bounds, not certified intervals. `smooth`
+//! returns certified intervals.
 
 pub mod boole;
 pub mod clt;

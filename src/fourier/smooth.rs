@@ -803,4 +803,41 @@ mod tests {
             }
         }
     }
+
+    /// Random compositions (fixed seed): 2–4 groups, σ² = a/b with small b (so a lattice exists), counts
+    /// 1–12, sensitivities 1–2, δ ∈ {1e-3, 1e-6, 1e-9}: the certified ε bracket always contains the lattice
+    /// value (or the engine declines with its clear error on coarse lattices; at least 6 cases must run).
+    #[test]
+    fn random_compositions_contain_lattice_epsilon() {
+        let mut state: u64 = 0x2545F4914F6CDD1D;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let mut checked = 0;
+        for case in 0..12 {
+            let k = 2 + next(3) as usize;
+            let gs: Vec<MechGroup> = (0..k)
+                .map(|_| {
+                    let b = 1 + next(4);
+                    let a = b * (2 + next(30)) + next(b);
+                    MechGroup { sigma2: Rational::from((a, b)), count: 1 + next(12) as u32, mu: 1 + next(2) as u32 }
+                })
+                .collect();
+            let d = ["1e-3", "1e-6", "1e-9"][case % 3];
+            let delta = crate::num::parse_rational(d).unwrap();
+            let Ok(prof) = crate::pld::compose_groups(&gs, 96) else { continue };
+            let exact = prof.epsilon(&delta).unwrap();
+            match epsilon_smooth(&gs, &delta, &SmoothParams { width: 1e-5, ..Default::default() }) {
+                Ok(r) => {
+                    assert!(r.lo <= exact.lo && exact.hi <= r.hi, "case {case} {gs:?} delta {d}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+                    checked += 1;
+                }
+                Err(e) => assert!(e.contains("lattice method"), "case {case}: unexpected error {e}"),
+            }
+        }
+        assert!(checked >= 6, "only {checked} random cases ran");
+    }
 }
