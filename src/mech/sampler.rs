@@ -174,6 +174,96 @@ pub fn discrete_laplace_ts<R: RngCore>(rng: &mut R, t: &Integer, s: &Integer) ->
     }
 }
 
+// ---- Native-integer fast path -------------------------------------------------------------------
+// The same algorithms on u64/u128 operands. Each function consumes exactly the random words its
+// `Integer` counterpart consumes (same rejection rules, same word order), so both paths produce the
+// same samples from the same stream (tested draw for draw); the fast path only avoids allocations.
+
+/// [`uniform_below`] for n < 2^128.
+fn uniform_below_u128<R: RngCore>(rng: &mut R, n: u128) -> u128 {
+    debug_assert!(n >= 1);
+    if n <= u64::MAX as u128 {
+        return uniform_below_u64(rng, n as u64) as u128;
+    }
+    let top = 128 - n.leading_zeros() - 64; // bits used in the most significant word
+    loop {
+        let w0 = rng.next_u64();
+        let mut w1 = rng.next_u64();
+        if top < 64 {
+            w1 &= (1u64 << top) - 1;
+        }
+        let u = (w0 as u128) | ((w1 as u128) << 64);
+        if u < n {
+            return u;
+        }
+    }
+}
+
+/// [`bernoulli_exp_unit`] for num ≤ den < 2^128.
+fn bernoulli_exp_unit_u128<R: RngCore>(rng: &mut R, num: u128, den: u128) -> bool {
+    if num <= u64::MAX as u128 && den <= u64::MAX as u128 {
+        let (n, d) = (num as u64, den as u64);
+        let mut k: u64 = 1;
+        loop {
+            let u = match d.checked_mul(k) {
+                Some(dk) => uniform_below_u64(rng, dk) as u128,
+                None => uniform_below_u128(rng, d as u128 * k as u128),
+            };
+            if u >= n as u128 {
+                break;
+            }
+            k += 1;
+        }
+        return k % 2 == 1;
+    }
+    let mut k: u128 = 1;
+    loop {
+        // `bernoulli(num, den·k)`: u64 operands never occur here (den > 2^64)
+        let accept = match den.checked_mul(k) {
+            Some(dk) => uniform_below_u128(rng, dk) < num,
+            None => uniform_below(rng, &(Integer::from(den) * Integer::from(k))) < num,
+        };
+        if !accept {
+            break;
+        }
+        k += 1;
+    }
+    k % 2 == 1
+}
+
+/// [`bernoulli_exp`] for num, den < 2^128.
+fn bernoulli_exp_u128<R: RngCore>(rng: &mut R, num: u128, den: u128) -> bool {
+    if num <= den {
+        return bernoulli_exp_unit_u128(rng, num, den);
+    }
+    for _ in 0..num / den {
+        if !bernoulli_exp_unit_u128(rng, 1, 1) {
+            return false;
+        }
+    }
+    bernoulli_exp_unit_u128(rng, num % den, den)
+}
+
+/// [`discrete_laplace_ts`] with s = 1 and t < 2^63.
+fn discrete_laplace_t_u64<R: RngCore>(rng: &mut R, t: u64) -> i64 {
+    loop {
+        let u = uniform_below_u64(rng, t);
+        if !bernoulli_exp_unit_u128(rng, u as u128, t as u128) {
+            continue;
+        }
+        let mut v: u64 = 0;
+        while bernoulli_exp_unit_u128(rng, 1, 1) {
+            v += 1;
+        }
+        let y = u as i64 + t as i64 * v as i64;
+        let b = rng.next_u32() & 1 == 1;
+        if b && y == 0 {
+            continue;
+        }
+        return if b { -y } else { y };
+    }
+}
+
 /// A discrete Laplace (two-sided geometric) sampler with exact rational scale b > 0:
 /// P[Y = y] = (1 − e^{−1/b})/(1 + e^{−1/b}) · e^{−|y|/b}. The geometric mechanism with parameter ε
 /// uses b = 1/ε (SafeTab: Pr[y] ∝ e^{−ε|y|}).
@@ -209,6 +299,8 @@ pub struct DiscreteGaussianSampler {
     q: Integer,
     /// denominator of the acceptance exponent: 2·p·q·t²
     den: Integer,
+    /// (t, p, q, den) as native integers when they fit with room (den < 2^100): the fast path
+    small: Option<(u64, u128, u128, u128)>,
 }
 
 impl DiscreteGaussianSampler {
@@ -220,7 +312,11 @@ impl DiscreteGaussianSampler {
         let t = fl.sqrt() + 1u32; // ⌊√⌊x⌋⌋ = ⌊√x⌋ for x ≥ 0
         let (p, q) = sigma2.clone().into_numer_denom();
         let den = Integer::from(2u32) * &p * &q * Integer::from(&t * &t);
-        Ok(DiscreteGaussianSampler { sigma2, t, p, q, den })
+        let small = match (t.to_u64(), p.to_u128(), q.to_u128(), den.to_u128()) {
+            (Some(tt), Some(pp), Some(qq), Some(dd)) if tt < (1 << 40) && dd < (1u128 << 100) => Some((tt, pp, qq, dd)),
+            _ => None,
+        };
+        Ok(DiscreteGaussianSampler { sigma2, t, p, q, den, small })
     }
 
     /// The discrete Gaussian with σ² = 1/(2ρ) (zCDP budget ρ for a sensitivity-1 count; CKS Thm 4).
@@ -232,6 +328,30 @@ impl DiscreteGaussianSampler {
     }
 
     pub fn sample<R: RngCore>(&self, rng: &mut R) -> i64 {
+        if let Some((t, p, q, den)) = self.small {
+            loop {
+                let y = discrete_laplace_t_u64(rng, t);
+                // γ = (|y|·t·q − p)² / (2·p·q·t²), in u128 when it fits (else the Integer acceptance,
+                // which consumes the same words)
+                let a = (y.unsigned_abs() as u128).checked_mul(t as u128).and_then(|x| x.checked_mul(q));
+                let num = a.and_then(|a| a.abs_diff(p).checked_mul(a.abs_diff(p)));
+                let accept = match num {
+                    Some(n) => bernoulli_exp_u128(rng, n, den),
+                    None => {
+                        let a = Integer::from(y.unsigned_abs()) * &self.t * &self.q - &self.p;
+                        bernoulli_exp(rng, &Integer::from(a.square_ref()), &self.den)
+                    }
+                };
+                if accept {
+                    return y;
+                }
+            }
+        }
+        self.sample_big(rng)
+    }
+
+    /// The same draw with `Integer` arithmetic throughout (the reference for the fast path).
+    pub fn sample_big<R: RngCore>(&self, rng: &mut R) -> i64 {
         let one = Integer::from(1);
         loop {
             let y = discrete_laplace_ts(rng, &self.t, &one);
@@ -253,6 +373,23 @@ mod tests {
 
     fn q(s: &str) -> Rational {
         parse_rational(s).unwrap()
+    }
+
+    /// The native-integer fast path consumes the same random words as the `Integer` reference and so
+    /// returns the same samples from the same stream (σ² from tiny to the block-level 456.62, the
+    /// redistricting-sized 1/ρ_q, and one beyond the fast path's range).
+    #[test]
+    fn fast_and_integer_paths_agree_draw_for_draw() {
+        for s2 in ["1/3", "5000/73", "45662/100", "1", "114921/293764", "16793603/1666368", "7919", "1234567891234/7"] {
+            let s = DiscreteGaussianSampler::new(q(s2)).unwrap();
+            let mut a = NoiseSource::seeded(7).rng;
+            let mut b = NoiseSource::seeded(7).rng;
+            for _ in 0..3000 {
+                assert_eq!(s.sample(&mut a), s.sample_big(&mut b), "sigma2 = {s2}");
+            }
+            // and the streams are at the same position afterwards
+            assert_eq!(a.next_u64(), b.next_u64(), "sigma2 = {s2}: different word consumption");
+        }
     }
 
     /// Upper 0.1% point of χ²_k by the Wilson–Hilferty approximation (accurate to < 1% for k ≥ 3):

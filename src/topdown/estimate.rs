@@ -17,7 +17,7 @@
 //! R_u = Σ_c R_c + Σ_c λ_c² V_c − (Σ_c λ_c V_c)²/S_u; then Var = R_root + λ_root² E_root.
 //! The off-spine entity distance (eqs. 4.1–4.4, `Spine::osed`) counts the geounits such a sum needs.
 
-use crate::topdown::sampler::{DgSampler, NoiseRng};
+use crate::topdown::sampler::{DiscreteGaussianSampler, NoiseRng};
 use crate::topdown::spine::{Spine, NONE};
 use rug::Rational;
 
@@ -244,7 +244,7 @@ impl AccuracyRow {
 pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials: usize, rng: &mut NoiseRng) -> Result<Vec<AccuracyRow>, String> {
     let s2 = unit_sigma2(spine, level_sigma2);
     // exact DG variance of each distinct σ² (certified, then rounded to f64)
-    let mut cache: Vec<(Rational, f64, DgSampler)> = Vec::new();
+    let mut cache: Vec<(Rational, f64, DiscreteGaussianSampler)> = Vec::new();
     let mut which = vec![usize::MAX; spine.n_units()];
     for (u, s) in s2.iter().enumerate() {
         if let Some(s) = s {
@@ -252,7 +252,7 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
                 Some(k) => k,
                 None => {
                     let var = crate::dist::dgauss::DiscreteGaussian::new(s.clone())?.variance_direct(128).to_f64();
-                    cache.push((s.clone(), var, DgSampler::new(s)?));
+                    cache.push((s.clone(), var, DiscreteGaussianSampler::new(s.clone())?));
                     cache.len() - 1
                 }
             };

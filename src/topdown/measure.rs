@@ -11,7 +11,7 @@
 //! block histograms plus one histogram per tree depth, whatever the number of levels and cells.
 
 use crate::census::allocation::{norm_name, Allocation, Neighbors};
-use crate::topdown::sampler::{os_seed, seeded, DgSampler};
+use crate::topdown::sampler::{os_seed, seeded, DiscreteGaussianSampler};
 use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
 use crate::topdown::spine::{Spine, NONE};
 use rug::Rational;
@@ -224,9 +224,9 @@ pub struct MeasureOpts<'a> {
 /// renamed at the end, so a failure leaves nothing behind.
 pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<Manifest, String> {
     let (entries, paths, first_id) = noise_table(plan, spine)?;
-    let samplers: Vec<DgSampler> = entries
+    let samplers: Vec<DiscreteGaussianSampler> = entries
         .iter()
-        .map(|e| DgSampler::new(&crate::num::parse_rational(&e.sigma2).unwrap()))
+        .map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap()))
         .collect::<Result<_, _>>()?;
     std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
@@ -309,7 +309,7 @@ fn stream<W: Write>(
     plan: &Plan,
     spine: &Spine,
     persons: &Persons,
-    samplers: &[DgSampler],
+    samplers: &[DiscreteGaussianSampler],
     first_id: &HashMap<(usize, usize), usize>,
     seed: Option<u64>,
     w: &mut W,
