@@ -28,9 +28,18 @@ pub fn scale_groups(groups: &[MechGroup], c: &Rational) -> Vec<MechGroup> {
     groups.iter().map(|g| MechGroup { sigma2: Rational::from(&g.sigma2 * c), count: g.count, mu: g.mu }).collect()
 }
 
-/// Exact ε(δ) of the groups with all σ² scaled by c.
+/// Exact ε(δ) of the groups with all σ² scaled by c: the lattice accountant, or — when its lattice would
+/// exceed `FAST_WINDOW` entries (e.g. a redistricting level, whose queries have many budgets) — the
+/// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines).
 pub fn eps_scaled(groups: &[MechGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
-    compose_groups(&scale_groups(groups, c), prec)?.epsilon(delta)
+    use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+    let g = scale_groups(groups, c);
+    if crate::pld::compose::estimated_window(&g, prec)? > crate::census::certificate::FAST_WINDOW {
+        if let Ok(e) = epsilon_smooth(&g, delta, &SmoothParams { width: 1e-10, ..Default::default() }) {
+            return Ok(e.interval());
+        }
+    }
+    compose_groups(&g, prec)?.epsilon(delta)
 }
 
 fn rat(x: f64) -> Rational {
