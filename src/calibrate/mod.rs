@@ -30,16 +30,11 @@ pub fn scale_groups(groups: &[MechGroup], c: &Rational) -> Vec<MechGroup> {
 
 /// Exact ε(δ) of the groups with all σ² scaled by c: the lattice accountant, or — when its lattice would
 /// exceed `FAST_WINDOW` entries (e.g. a redistricting level, whose queries have many budgets) — the
-/// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines).
+/// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
+/// the engine choice of the certificates, `census::certificate::exact_eps_with`.
 pub fn eps_scaled(groups: &[MechGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
-    use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
-    let g = scale_groups(groups, c);
-    if crate::pld::compose::estimated_window(&g, prec)? > crate::census::certificate::FAST_WINDOW {
-        if let Ok(e) = epsilon_smooth(&g, delta, &SmoothParams { width: 1e-10, ..Default::default() }) {
-            return Ok(e.interval());
-        }
-    }
-    compose_groups(&g, prec)?.epsilon(delta)
+    use crate::census::certificate::{exact_eps_with, FAST_WINDOW};
+    Ok(exact_eps_with(&scale_groups(groups, c), delta, prec, 1e-10, FAST_WINDOW)?.0)
 }
 
 fn rat(x: f64) -> Rational {

@@ -51,21 +51,17 @@ pub const FAST_WINDOW: u64 = 100_000;
 /// `lattice_max` entries (falling back to the lattice when the smoothed method declines).
 pub fn exact_eps_with(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64, lattice_max: u64) -> Result<(Interval, String), String> {
     let est = estimated_window(groups, prec)?;
-    if est > lattice_max && est <= MAX_WINDOW {
-        if let Ok(e) = epsilon_smooth(groups, delta, &SmoothParams { width, ..Default::default() }) {
-            let note = format!("certified smoothed Fourier inversion, smoothing w = {:.2e}, width {:.1e}", e.w, e.width());
-            return Ok((e.interval(), note));
+    if est > lattice_max.min(MAX_WINDOW) {
+        match epsilon_smooth(groups, delta, &SmoothParams { width, ..Default::default() }) {
+            Ok(e) => {
+                let why = if est > MAX_WINDOW { format!(" (no practical common lattice: ~{est:.3e} entries)") } else { String::new() };
+                let note = format!("certified smoothed Fourier inversion{why}, smoothing w = {:.2e}, width {:.1e}", e.w, e.width());
+                return Ok((e.interval(), note));
+            }
+            // no lattice to fall back to
+            Err(err) if est > MAX_WINDOW => return Err(err),
+            Err(_) => {}
         }
-    }
-    if est > MAX_WINDOW {
-        let p = SmoothParams { width, ..Default::default() };
-        let e = epsilon_smooth(groups, delta, &p)?;
-        let note = format!(
-            "certified smoothed Fourier inversion (no practical common lattice: ~{est:.3e} entries), smoothing w = {:.2e}, width {:.1e}",
-            e.w,
-            e.width()
-        );
-        return Ok((e.interval(), note));
     }
     let prof = compose_groups(groups, prec)?;
     let e = prof.epsilon(delta)?;

@@ -58,7 +58,7 @@ fn target_for(rho: &Rational, delta: &Rational, conv: Conversion, explicit: &Opt
     }
 }
 
-fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket) {
+pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket) {
     if let Some(s2) = base {
         r.push("sigma2_published", fmt_nearest(&Float::with_val(256, s2), 12));
         r.push("sigma2_reduced_lo", fmt_down(&Float::with_val(256, Rational::from(s2 * &br.lo)), 20));

@@ -212,10 +212,7 @@ fn production_calibration(data: &std::path::Path) -> Result<String, String> {
             r.push("neighbors", alloc.neighbors.as_str());
             r.push("target", conv);
             r.push("target_epsilon", fmt_nearest(&target, 14));
-            r.push("factor_lo", crate::num::fmt_down(&Float::with_val(256, &br.lo), 12));
-            r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 12));
-            r.push("variance_reduction_percent_lo", crate::num::fmt_down(&(Float::with_val(256, 1 - Rational::from(&br.hi)) * 100u32), 8));
-            r.push("variance_reduction_percent_hi", fmt_up(&(Float::with_val(256, 1 - Rational::from(&br.lo)) * 100u32), 8));
+            crate::cli::calibrate::push_bracket(&mut r, None, &br);
             rows.push(r);
         }
     }

@@ -320,18 +320,18 @@ struct Kernels {
 impl Kernels {
     fn new(tab: &Table, w: f64, gamma: f64) -> Kernels {
         let c = tab.c;
+        let cb = Ball::exact(c);
+        let c2 = cb.mul(cb);
+        let w2 = Ball::exact(w).mul(Ball::exact(w));
+        let g2 = Ball::exact(gamma).mul(Ball::exact(gamma));
+        let half = Ball::exact(0.5);
         let ks = tab
             .live
             .par_iter()
             .map(|&(n, r)| {
                 let t = n as f64 * tab.h;
                 let tb = Ball::exact(t);
-                let cb = Ball::exact(c);
                 let t2 = tb.mul(tb);
-                let c2 = cb.mul(cb);
-                let w2 = Ball::exact(w).mul(Ball::exact(w));
-                let g2 = Ball::exact(gamma).mul(Ball::exact(gamma));
-                let half = Ball::exact(0.5);
                 // e^{w²(c+it)²/2} = e^{w²(c²−t²)/2} · e^{i w² c t}
                 let es = CBall::exp_of(w2.mul(c2.sub(t2)).mul(half), w2.mul(cb).mul(tb));
                 let eb = CBall::exp_of(g2.mul(c2.sub(t2)).mul(half), g2.mul(cb).mul(tb));
@@ -546,6 +546,20 @@ pub fn delta_smooth(groups: &[MechGroup], eps: &Rational, p: &SmoothParams) -> R
     unreachable!()
 }
 
+/// Bisection between a point where `good` holds and one where it does not, down to `step`; returns the
+/// last point where `good` was verified (each endpoint of an ε bracket is certified by its own test).
+fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bool) -> f64 {
+    while (good_x - bad_x).abs() > step {
+        let m = 0.5 * (good_x + bad_x);
+        if good(m) {
+            good_x = m;
+        } else {
+            bad_x = m;
+        }
+    }
+    good_x
+}
+
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
 pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
@@ -604,17 +618,9 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
             lo_x -= 0.5 * (1 << k.min(6)) as f64;
             k += 1;
         }
-        while hi_x - lo_x > step {
-            let m = 0.5 * (lo_x + hi_x);
-            if eng.delta_hi(m) <= dq {
-                hi_x = m;
-            } else {
-                lo_x = m;
-            }
-        }
-        let eps_hi = hi_x;
+        let eps_hi = boundary(hi_x, lo_x, step, |x| eng.delta_hi(x) <= dq);
         // ε_lo: largest x with δ_lo(x) ≥ δ
-        let (mut lo_x, mut hi_x) = (eps_hi - 10.0 * step - 0.01, eps_hi);
+        let mut lo_x = eps_hi - 10.0 * step - 0.01;
         k = 0;
         while eng.delta_lo(lo_x) < dq {
             lo_x -= 0.01 * (1 << k.min(10)) as f64;
@@ -624,14 +630,7 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
                 break;
             }
         }
-        while hi_x - lo_x > step {
-            let m = 0.5 * (lo_x + hi_x);
-            if eng.delta_lo(m) >= dq {
-                lo_x = m;
-            } else {
-                hi_x = m;
-            }
-        }
+        let lo_x = boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq);
         let res = SmoothResult { lo: fl(lo_x), hi: fl(eps_hi), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
