@@ -102,26 +102,9 @@ pub fn bernoulli<R: RngCore>(rng: &mut R, num: &Integer, den: &Integer) -> bool 
 
 /// Bernoulli(exp(−num/den)) for 0 ≤ num/den ≤ 1 (CKS Algorithm 1, first part).
 fn bernoulli_exp_unit<R: RngCore>(rng: &mut R, num: &Integer, den: &Integer) -> bool {
-    // Fast path: everything in u64 (den·K must fit; K rarely exceeds a few units).
+    // Fast path: u64 operands (the native version; it draws the same words as the loop below).
     if let (Some(n), Some(d)) = (num.to_u64(), den.to_u64()) {
-        let mut k: u64 = 1;
-        loop {
-            match d.checked_mul(k) {
-                Some(dk) => {
-                    if uniform_below_u64(rng, dk) >= n {
-                        break;
-                    }
-                }
-                None => {
-                    let dk = Integer::from(d) * k;
-                    if uniform_below(rng, &dk) >= n {
-                        break;
-                    }
-                }
-            }
-            k += 1;
-        }
-        return k % 2 == 1;
+        return bernoulli_exp_unit_u128(rng, n as u128, d as u128);
     }
     let mut k = Integer::from(1);
     loop {

@@ -106,6 +106,22 @@ impl F64 {
     }
 }
 
+/// The exact-posterior decision on x₁* given (x₂*, y₁*): the sign of the log posterior odds
+/// l = lo + r₁(2(x₁* − m) − 1) + G(x₂*, y₁*), with near-ties (|l| < 1e-8) settled by `decide_exact`.
+fn exact_decider<'a>(f: &'a F64, t: &'a TwoLevel, x2s: i64, y1s: i64) -> Box<dyn Fn(i64) -> (Decision, bool) + 'a> {
+    let g = f.g(&t.prior, x2s, y1s);
+    Box::new(move |x1s: i64| {
+        let l = f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64 + g;
+        if l.is_finite() && l.abs() < 1e-8 {
+            t.decide_exact(&Data { x1s, x2s, y1s })
+        } else if l > 0.0 {
+            (Decision::Target, true)
+        } else {
+            (Decision::Other, true)
+        }
+    })
+}
+
 /// P(correct decision) for the truth (x₁, x₂), x₁ ∈ {m, m+1}, optionally restricted to a window of
 /// (x₂*, y₁*) (the paper's −3 ≤ x₂* ≤ 5, −30 ≤ y₁* ≤ 30).
 pub fn prob_correct(
@@ -151,33 +167,11 @@ pub fn prob_correct(
             out.mass += w;
             // per x₁*: the decision
             let decide: Box<dyn Fn(i64) -> (Decision, bool)> = match proc {
-                Procedure::Exact => {
-                    let g = f.g(&t.prior, x2s, y1s);
-                    Box::new(move |x1s: i64| {
-                        let l = f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64 + g;
-                        if l.is_finite() && l.abs() < 1e-8 {
-                            t.decide_exact(&Data { x1s, x2s, y1s })
-                        } else if l > 0.0 {
-                            (Decision::Target, true)
-                        } else {
-                            (Decision::Other, true)
-                        }
-                    })
-                }
+                Procedure::Exact => exact_decider(&f, t, x2s, y1s),
                 Procedure::Gibbs(sampler) => {
                     if sampler == Sampler::Correct {
                         // the correct sampler's stationary law is the posterior
-                        let g = f.g(&t.prior, x2s, y1s);
-                        Box::new(move |x1s: i64| {
-                            let l = f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64 + g;
-                            if l.is_finite() && l.abs() < 1e-8 {
-                                t.decide_exact(&Data { x1s, x2s, y1s })
-                            } else if l > 0.0 {
-                                (Decision::Target, true)
-                            } else {
-                                (Decision::Other, true)
-                            }
-                        })
+                        exact_decider(&f, t, x2s, y1s)
                     } else {
                         // X₂-steps P₂(·|k₁) on their windows (entries below 1e-18 dropped) and, per k₂,
                         // e^{−B(k₂)} with B(k₂) = −(ρ₁/d)(2(y₁*−k₂+m)+1); then q(k₂) = 1/(1 + e^{−A}e^{−B(k₂)})
