@@ -94,7 +94,9 @@ pub fn eps_cks(rho: &Rational, delta: &Rational, prec: u32) -> (Interval, Float)
     let hi = Float::with_val(p, 4.0 * guess + 10.0);
     let f = |a: &Float| cks_eps_at(a, &r, &l, p).mid();
     let a = golden_min(lo, hi, p, &f);
-    (crate::dist::dgauss::round_to(&cks_eps_at(&a, &r, &l, p), prec), a)
+    // (ε, δ)-DP for some ε < 0 implies (0, δ)-DP: the conversion's ε is max(0, objective)
+    let e = cks_eps_at(&a, &r, &l, p).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, f64::INFINITY));
+    (crate::dist::dgauss::round_to(&e, prec), a)
 }
 
 /// CKS δ(ε) and the optimising α.

@@ -69,6 +69,9 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
             r.push("epsilon_lo", fmt_down(&e.lo, OUT_DIGITS));
             r.push("epsilon_hi", fmt_up(&e.hi, OUT_DIGITS));
             r.push("epsilon_width", fmt_up(&e.width(), 3));
+            if e.width() > Float::with_val(64, &e.hi * 1e-9f64) {
+                r.push("note", "certified but wide: the lattice window is too shallow for this delta/epsilon; raise --prec");
+            }
         }
         Method::ZcdpBs => {
             let e = zcdp::eps_bs(&rho, &delta, prec);

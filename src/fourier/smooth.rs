@@ -631,7 +631,8 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
             }
         }
         let lo_x = boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq);
-        let res = SmoothResult { lo: fl(lo_x), hi: fl(eps_hi), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
+        // ε(δ) ≥ 0: a certified upper end below 0 means δ(0) ≤ δ(eps_hi) ≤ δ (δ is non-increasing), so ε = 0
+        let res = SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
         let c_new = p.c.unwrap_or_else(|| saddle(groups, mid));

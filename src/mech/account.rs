@@ -183,40 +183,14 @@ impl PurePld {
         self.unit.mul(&Interval::from_i64(self.min + i as i64, self.prec()))
     }
 
-    /// ε(δ): on [unit·k_{j−1}, unit·k_j) δ(ε) = A_j − e^ε B_j with A_j = P[K ≥ k_j],
-    /// B_j = E[e^{−L}; K ≥ k_j], so ε = ln((A_j − δ)/B_j) on the right segment.
+    /// ε(δ), certified: bisection on exact rationals with certain comparisons only
+    /// (`pld::search::bisect_epsilon`); δ(ε) = 0 beyond the largest loss, which starts the search.
     pub fn epsilon(&self, delta: &Rational) -> Result<Interval, String> {
         let p = self.prec();
-        let d = Interval::from_rational(delta, p);
-        if self.delta(&Rational::from(0)).hi <= d.lo {
-            return Ok(Interval::zero(p));
-        }
-        // suffix sums from the top
-        let n = self.pmf.len();
-        let mut a = vec![Interval::zero(p); n + 1];
-        let mut b = vec![Interval::zero(p); n + 1];
-        for i in (0..n).rev() {
-            let k = self.min + i as i64;
-            let l = self.unit.mul(&Interval::from_i64(k, p));
-            a[i] = a[i + 1].add(&self.pmf[i]);
-            b[i] = b[i + 1].add(&self.pmf[i].mul(&l.neg().exp()));
-        }
-        // scan segments from the top: segment j spans [unit·k_{j−1}, unit·k_j), k_j = min + j
-        for j in (1..n).rev() {
-            let k_prev = self.min + j as i64 - 1;
-            if k_prev < 0 {
-                break;
-            }
-            let left = self.unit.mul(&Interval::from_i64(k_prev, p));
-            let dl = a[j].sub(&left.exp().mul(&b[j]));
-            if dl.mid() >= d.mid() {
-                let num = a[j].sub(&d);
-                let e = num.div(&b[j]).ln();
-                let right = self.unit.mul(&Interval::from_i64(k_prev + 1, p));
-                return Ok(e.clamp_to(&left.lo, &right.hi));
-            }
-        }
-        Err("δ is above δ(0)".into())
+        let top = self.max_loss().hi;
+        let start = Rational::from_f64(top.to_f64().max(1e-300) * 2.0 + 1e-12).ok_or("maximal loss out of range")?;
+        let rel = 2f64.powi(-(p.min(1000) as i32 - 16)).max(1e-300);
+        crate::pld::search::bisect_epsilon(&|e: &Rational| self.delta(e), delta, &start, rel, p)
     }
 }
 

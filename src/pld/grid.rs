@@ -208,8 +208,8 @@ impl GridProfile {
         }
     }
 
-    /// Smallest ε ≥ 0 with δ(ε) ≤ δ for this rounded profile, enclosed: bisection on the segments between
-    /// grid points, then the closed form ε = ln((A − δ)/B) on the segment.
+    /// Smallest ε ≥ 0 with δ(ε) ≤ δ for this rounded profile, enclosed: certified bisection on the grid
+    /// points (`search::knot_bracket`), then the closed form ε = ln((A − δ)/B) on the end segments.
     pub fn epsilon(&self, delta: &Rational) -> Result<Interval, String> {
         let p = self.prec;
         let dl = Interval::from_rational(delta, p);
@@ -217,39 +217,38 @@ impl GridProfile {
         if d_at(0).hi <= dl.lo {
             return Ok(Interval::zero(p));
         }
-        let (mut lo, mut hi) = (0i64, self.min + self.a.len() as i64);
-        if d_at(hi).lo > dl.hi {
-            return Err("delta below the resolution of the grid window".into());
+        let kmax = self.min + self.a.len() as i64;
+        let (a, b) = crate::pld::search::knot_bracket(0, kmax, |j| d_at(j).lo > dl.hi, |j| d_at(j).hi < dl.lo)
+            .ok_or("delta below the resolution of the grid window")?;
+        if b == 0 {
+            return Ok(Interval::zero(p));
         }
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if d_at(mid).mid() > dl.mid() {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
+        let knot = |k: i64| Interval::from_rational(&(Rational::from(k) * self.g.clone()), p);
+        let lo = match a {
+            None => Float::with_val(p, 0),
+            Some(a) => self.solve_segment(a, &dl).map(|iv| iv.lo).unwrap_or_else(|| knot(a + 1).lo),
+        };
+        let hi = self.solve_segment(b - 1, &dl).map(|iv| iv.hi).unwrap_or_else(|| knot(b - 1).hi);
+        if lo > hi {
+            return Err("internal error: the certified grid epsilon bracket is empty".into());
         }
-        let mut out: Option<Interval> = None;
-        for k in (lo - 1).max(0)..=lo + 1 {
-            // segment ε ∈ [g k, g(k+1)): δ = A − e^ε B with (A, B) at index k + 1
-            let (a, b) = self.ab(k + 1);
-            let s = Interval::from_rational(&(Rational::from(k) * self.g.clone()), p);
-            let e = Interval::from_rational(&(Rational::from(k + 1) * self.g.clone()), p);
-            let num = a.sub(&dl);
-            if num.hi <= 0 {
-                continue;
-            }
-            let l = if num.lo <= 0 || b.hi <= 0 { s.lo.clone() } else { num.div(&Interval::new(b.hi.clone(), b.hi.clone())).ln().lo.max(&s.lo).clone() };
-            let h = if b.lo <= 0 { e.hi.clone() } else { Interval::new(num.hi.clone(), num.hi.clone()).div(&Interval::new(b.lo.clone(), b.lo.clone())).ln().hi.min(&e.hi).clone() };
-            if l <= h {
-                let iv = Interval::new(l, h);
-                out = Some(match out {
-                    None => iv,
-                    Some(o) => o.hull(&iv),
-                });
-            }
+        Ok(Interval::new(lo, hi))
+    }
+
+    /// Solutions of δ(ε) = δ in the segment ε ∈ [g k, g(k+1)), where δ = A − e^ε B with (A, B) at index
+    /// k + 1; None if certainly none.
+    fn solve_segment(&self, k: i64, dl: &Interval) -> Option<Interval> {
+        let p = self.prec;
+        let (a, b) = self.ab(k + 1);
+        let s = Interval::from_rational(&(Rational::from(k) * self.g.clone()), p);
+        let e = Interval::from_rational(&(Rational::from(k + 1) * self.g.clone()), p);
+        let num = a.sub(dl);
+        if num.hi <= 0 {
+            return None;
         }
-        out.ok_or_else(|| "no grid segment solves delta(eps) = delta".to_string())
+        let l = if num.lo <= 0 || b.hi <= 0 { s.lo.clone() } else { num.div(&Interval::new(b.hi.clone(), b.hi.clone())).ln().lo.max(&s.lo).clone() };
+        let h = if b.lo <= 0 { e.hi.clone() } else { Interval::new(num.hi.clone(), num.hi.clone()).div(&Interval::new(b.lo.clone(), b.lo.clone())).ln().hi.min(&e.hi).clone() };
+        (l <= h).then(|| Interval::new(l, h))
     }
 }
 

@@ -4,6 +4,7 @@ pub mod compose;
 pub mod grid;
 pub mod lattice;
 pub mod profile;
+pub mod search;
 
 pub use compose::compose_groups;
 pub use lattice::{LatticeDist, Survival};

@@ -18,6 +18,7 @@
 
 use crate::num::Interval;
 use crate::pld::lattice::{LatticeDist, Survival};
+use crate::pld::search;
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
@@ -113,7 +114,15 @@ impl PrivacyProfile {
         self.segment_of(&Rational::from(0))
     }
 
-    /// Smallest ε ≥ 0 with δ(ε) ≤ δ, certified. Errors if δ ∉ (0, 1) or δ is beyond the resolved window.
+    /// Smallest ε ≥ 0 with δ(ε) ≤ δ, certified: the returned interval provably contains it, or an error
+    /// says why no bracket could be certified. Errors if δ ∉ (0, 1).
+    ///
+    /// δ(ε) is continuous and non-increasing, so a knot ε_a with δ(ε_a) > δ *certainly* (interval lower end
+    /// above δ) proves ε* > ε_a, and a knot ε_b with δ(ε_b) < δ certainly proves ε* < ε_b. Both ends are
+    /// found by bisection on these certain predicates — never on midpoints — so whatever the widths of the
+    /// enclosures, the bracket [ε_a, ε_b] holds the truth; the closed form on the first and last segment
+    /// (`solve_segment`) then narrows it. A wide bracket means the enclosures are too coarse (precision
+    /// or truncation depth), and its width says so; it is never wrong.
     pub fn epsilon(&self, delta: &Rational) -> Result<Interval, String> {
         if *delta <= 0 || *delta >= 1 {
             return Err(format!("delta must be in (0, 1), got {}", delta));
@@ -125,51 +134,48 @@ impl PrivacyProfile {
         if d0.hi <= dl.lo {
             return Ok(Interval::zero(p));
         }
+        // Certain predicates on knots: δ(ε_k) > δ, and δ(ε_k) < δ. Beyond the window's last resolved knot
+        // the enclosures only widen, so the upper end must be found within it.
         let kmax = self.surv.max_index() - self.d - 1;
-        if kmax <= k0 || self.delta_at_knot(kmax).lo > dl.hi {
-            return Err(format!(
-                "delta = {} is below what the lattice window resolves at this precision; raise --prec",
-                crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6)
-            ));
+        let (a, b) = search::knot_bracket(k0, kmax, |k| self.delta_at_knot(k).lo > dl.hi, |k| self.delta_at_knot(k).hi < dl.lo)
+            .ok_or_else(|| {
+                format!(
+                    "delta = {} is below what the lattice window resolves (truncation depth {} bits): \
+                     no certified upper end for epsilon",
+                    crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6),
+                    self.window_bits()
+                )
+            })?;
+        if b <= k0 {
+            return Ok(Interval::zero(p));
         }
-        // Binary search: f(lo) > δ ≥ f(hi) on midpoints.
-        let (mut lo, mut hi) = (k0, kmax);
-        let dmid = dl.mid();
-        while hi - lo > 1 {
-            let m = lo + (hi - lo) / 2;
-            if self.delta_at_knot(m).mid() > dmid {
-                lo = m;
-            } else {
-                hi = m;
-            }
+        // ε* ∈ (ε_a, ε_b) (or [0, ε_b)), i.e. in segments a..=b−1; every solution inside segment k lies in
+        // solve_segment(k), and a segment with no solution pushes the bound to its far end.
+        let first = a.unwrap_or(k0);
+        let zero = Rational::from(0);
+        let lo_end = match self.solve_segment(first, &dl) {
+            Some(iv) => iv.lo,
+            None => Interval::from_rational(&self.knot_eps(first + 1).max(zero.clone()), p).lo,
+        };
+        let lo_end = if a.is_none() { Float::with_val(p, 0) } else { lo_end };
+        let last = b - 1;
+        let hi_end = match self.solve_segment(last, &dl) {
+            Some(iv) => iv.hi,
+            None => Interval::from_rational(&self.knot_eps(last).max(zero.clone()), p).hi,
+        };
+        if lo_end > hi_end {
+            return Err("internal error: the certified epsilon bracket is empty".to_string());
         }
-        let kstar = lo;
-        // Certify: the solution lies in segments [a, b] once δ(ε_a) > δ and δ(ε_{b+1}) < δ hold certainly.
-        let mut a = kstar;
-        let mut b = kstar;
-        for _ in 0..64 {
-            let left_ok = a <= k0 || self.delta_at_knot(a).lo > dl.hi;
-            let right_ok = b + 1 > kmax || self.delta_at_knot(b + 1).hi < dl.lo;
-            if left_ok && right_ok {
-                break;
-            }
-            if !left_ok {
-                a -= 1;
-            }
-            if !right_ok {
-                b += 1;
-            }
+        let lo_end = if lo_end < 0 { Float::with_val(p, 0) } else { lo_end };
+        Ok(Interval::new(lo_end, hi_end))
+    }
+
+    /// Bits of mass below which the window was truncated (for messages): −log2(outside).
+    pub fn window_bits(&self) -> i64 {
+        if self.surv.outside <= 0 {
+            return i64::MAX;
         }
-        let mut out: Option<Interval> = None;
-        for k in a..=b {
-            if let Some(iv) = self.solve_segment(k, &dl) {
-                out = Some(match out {
-                    None => iv,
-                    Some(o) => o.hull(&iv),
-                });
-            }
-        }
-        out.ok_or_else(|| "internal error: no segment solves δ(ε) = δ".to_string())
+        -Float::with_val(64, self.surv.outside.log2_ref()).to_f64().ceil() as i64
     }
 
     /// Solutions of A_k − e^ε B_k = δ within segment k ∩ [0, ∞), enclosed; None if certainly empty.

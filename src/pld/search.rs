@@ -1,0 +1,164 @@
+//! Certified searches for ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} on a privacy profile known only through
+//! certified enclosures of δ(·).
+//!
+//! δ(ε) is continuous and non-increasing in ε (a supremum of affine functions of e^ε that decrease in
+//! ε). So a point x with δ(x) > δ *certainly* (the enclosure's lower end above δ) proves ε* > x, and a
+//! point y with δ(y) < δ certainly proves ε* < y. Every search here moves its ends only on such certain
+//! comparisons, never on midpoints of enclosures: however wide the enclosures are, the bracket it
+//! returns holds ε*. Too coarse enclosures give a wide bracket (or a refusal), never a wrong one.
+//! (OpenDP's `PrivacyCurve::epsilon` follows the same rule: it returns only end points it has checked.)
+
+use crate::num::Interval;
+use rug::{Float, Rational};
+
+/// Knots k0 < … ≤ kmax of a piecewise profile, with certain predicates `above(k)`: δ(ε_k) > δ and
+/// `below(k)`: δ(ε_k) < δ (ε_k increasing in k). Returns (a, b): `b` a knot with `below(b)` and
+/// `a` (if any) a knot < b with `above(a)`, each found by bisection on its own predicate so that
+/// ε* ∈ (ε_a, ε_b) (or [0, ε_b) when a is None). None if `below(kmax)` fails: nothing in the window
+/// certifies an upper end.
+pub fn knot_bracket(k0: i64, kmax: i64, above: impl Fn(i64) -> bool, below: impl Fn(i64) -> bool) -> Option<(Option<i64>, i64)> {
+    if kmax < k0 || !below(kmax) {
+        return None;
+    }
+    // smallest-ish b with below(b): invariant !below(lo) (or lo = k0 − 1), below(hi)
+    let (mut lo, mut hi) = (k0 - 1, kmax);
+    while hi - lo > 1 {
+        let m = lo + (hi - lo) / 2;
+        if below(m) {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    let b = hi;
+    if b == k0 || !above(k0) {
+        return Some((None, b));
+    }
+    // largest-ish a < b with above(a): invariant above(lo), !above(hi) or hi = b
+    let (mut lo, mut hi) = (k0, b);
+    while hi - lo > 1 {
+        let m = lo + (hi - lo) / 2;
+        if above(m) {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    Some((Some(lo), b))
+}
+
+/// Certified ε(δ) by bisection on exact dyadic rationals, for a profile given only as a certified
+/// enclosure `delta_at(ε)` of δ(ε). `eps_hi` is any ε known (or guessed) to satisfy δ(eps_hi) < δ;
+/// it is checked, and doubled up to `max_doublings` times if it does not. The two ends are refined
+/// separately, each on its own certain predicate, until the bracket is narrower than `rel_tol`
+/// relative to its upper end or no test point can be decided.
+pub fn bisect_epsilon(
+    delta_at: &dyn Fn(&Rational) -> Interval,
+    delta: &Rational,
+    eps_hi: &Rational,
+    rel_tol: f64,
+    prec: u32,
+) -> Result<Interval, String> {
+    let dl = Interval::from_rational(delta, prec);
+    let above = |x: &Rational| delta_at(x).lo > dl.hi;
+    let below = |x: &Rational| delta_at(x).hi < dl.lo;
+    let zero = Rational::from(0);
+    if delta_at(&zero).hi <= dl.lo {
+        return Ok(Interval::zero(prec));
+    }
+    let mut hi = if *eps_hi > 0 { eps_hi.clone() } else { Rational::from(1) };
+    let mut n = 0;
+    while !below(&hi) {
+        hi *= 2u32;
+        n += 1;
+        if n > 64 {
+            return Err("no certified upper end for epsilon: the enclosures of delta(eps) are too coarse".into());
+        }
+    }
+    let mut lo = zero;
+    // refine the upper end between lo and hi
+    let tol = |a: &Rational, b: &Rational| {
+        let w = Rational::from(b - a);
+        w <= Rational::from_f64(rel_tol).unwrap_or_default() * b.clone()
+    };
+    let (mut ulo, mut uhi) = (lo.clone(), hi.clone());
+    for _ in 0..4 * prec {
+        if tol(&ulo, &uhi) {
+            break;
+        }
+        let m = Rational::from(&ulo + &uhi) / 2u32;
+        if below(&m) {
+            uhi = m;
+        } else {
+            ulo = m;
+        }
+    }
+    hi = uhi;
+    // refine the lower end between 0 and hi (invariant: llo is 0, or above(llo) — a rejected midpoint only
+    // narrows the search, it is never returned)
+    {
+        let (mut llo, mut lhi) = (lo.clone(), hi.clone());
+        for _ in 0..4 * prec {
+            if tol(&llo, &lhi) {
+                break;
+            }
+            let m = Rational::from(&llo + &lhi) / 2u32;
+            if above(&m) {
+                llo = m;
+            } else {
+                lhi = m;
+            }
+        }
+        lo = llo;
+    }
+    let lo_f = Interval::from_rational(&lo, prec).lo;
+    let hi_f = Interval::from_rational(&hi, prec).hi;
+    Ok(Interval::new(if lo_f < 0 { Float::with_val(prec, 0) } else { lo_f }, hi_f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// δ(ε) = e^{−ε} (a stand-in profile with a known inverse): ε(δ) = ln(1/δ).
+    #[test]
+    fn bisection_brackets_a_known_inverse() {
+        let p = 128;
+        let f = |e: &Rational| Interval::from_rational(e, p).neg().exp();
+        for d in ["0.5", "1e-5", "1e-40"] {
+            let dq = crate::num::parse_rational(d).unwrap();
+            let e = bisect_epsilon(&f, &dq, &Rational::from(1), 1e-30, p).unwrap();
+            let truth = Interval::from_rational(&dq, p).ln().neg();
+            assert!(e.contains_interval(&truth), "δ={d}: {e} vs {truth}");
+            assert!(e.width().to_f64() < 1e-25 * truth.hi.to_f64());
+        }
+    }
+
+    /// Coarse enclosures (±10% relative) must widen the bracket, never move it off the truth.
+    #[test]
+    fn coarse_enclosures_give_wide_but_true_brackets() {
+        let p = 128;
+        let f = |e: &Rational| {
+            let v = Interval::from_rational(e, p).neg().exp();
+            Interval::new(Float::with_val(p, &v.lo * 0.9f64), Float::with_val(p, &v.hi * 1.1f64))
+        };
+        let dq = crate::num::parse_rational("1e-5").unwrap();
+        let e = bisect_epsilon(&f, &dq, &Rational::from(1), 1e-30, p).unwrap();
+        let truth = Interval::from_rational(&dq, p).ln().neg();
+        assert!(e.contains_interval(&truth), "{e} vs {truth}");
+        assert!(e.width().to_f64() > 0.05);
+    }
+
+    /// knot_bracket on a step profile where the enclosures around the crossing are undecided.
+    #[test]
+    fn knot_bracket_skips_undecided_knots() {
+        // δ(ε_k) = 100 − k, δ = 50.5, enclosures ±3 wide: undecided for k in 47..=53
+        let d = 50.5;
+        let above = |k: i64| (100 - k) as f64 - 3.0 > d;
+        let below = |k: i64| (100 - k) as f64 + 3.0 < d;
+        let (a, b) = knot_bracket(0, 100, above, below).unwrap();
+        let a = a.unwrap();
+        assert!(above(a) && below(b) && a < 50 && b > 49, "a={a} b={b}");
+        assert!(knot_bracket(0, 40, above, below).is_none());
+    }
+}
