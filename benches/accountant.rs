@@ -7,7 +7,6 @@ use tightdp::census::Allocation;
 use tightdp::num::{parse_rational, DEFAULT_PREC};
 use tightdp::pld::compose_groups;
 
-
 fn main() {
     let filter = common::filter();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

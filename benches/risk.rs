@@ -6,7 +6,6 @@ use common::time;
 use tightdp::num::DEFAULT_PREC;
 use tightdp::risk::{figures, hier::Prior2, paper};
 
-
 fn main() {
     let filter = common::filter();
     let want = |name: &str| filter.as_ref().map_or(true, |f| name.contains(f.as_str()));
@@ -14,19 +13,90 @@ fn main() {
     let p = DEFAULT_PREC;
     let rho1 = paper::rho_block();
     let cases: Vec<(&str, usize, f64, Box<dyn Fn()>)> = vec![
-        ("risk/table2+epsilon", 5, 1000.0, Box::new(move || {
-            std::hint::black_box((paper::table2(p), paper::epsilon_record(p)));
-        })),
-        ("risk/table4", 5, 1000.0, { let r = rho1.clone(); Box::new(move || { std::hint::black_box(paper::table4(&r, p).unwrap()); }) }),
-        ("risk/table5+decisions", 5, 1000.0, { let r = rho1.clone(); Box::new(move || { std::hint::black_box(paper::table5(&r, p).unwrap()); }) }),
-        ("risk/tables7-8 (incl. 2x1e4 MC)", 5, 1000.0, Box::new(move || { std::hint::black_box(paper::tables78(p, 1, 10000).unwrap()); })),
-        ("risk/figure1", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure1().unwrap()); })),
-        ("risk/figure2-3", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure2_3().unwrap()); })),
-        ("risk/figure4", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure4(Prior2::Unbounded).unwrap()); })),
-        ("risk/figure5 sweep", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure5().unwrap()); })),
-        ("risk/figure6 sweep", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure6().unwrap()); })),
-        ("risk/figure7", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure7().unwrap()); })),
-        ("risk/figure12", 1, 60000.0, Box::new(|| { std::hint::black_box(figures::figure12().unwrap()); })),
+        (
+            "risk/table2+epsilon",
+            5,
+            1000.0,
+            Box::new(move || {
+                std::hint::black_box((paper::table2(p), paper::epsilon_record(p)));
+            }),
+        ),
+        ("risk/table4", 5, 1000.0, {
+            let r = rho1.clone();
+            Box::new(move || {
+                std::hint::black_box(paper::table4(&r, p).unwrap());
+            })
+        }),
+        ("risk/table5+decisions", 5, 1000.0, {
+            let r = rho1.clone();
+            Box::new(move || {
+                std::hint::black_box(paper::table5(&r, p).unwrap());
+            })
+        }),
+        (
+            "risk/tables7-8 (incl. 2x1e4 MC)",
+            5,
+            1000.0,
+            Box::new(move || {
+                std::hint::black_box(paper::tables78(p, 1, 10000).unwrap());
+            }),
+        ),
+        (
+            "risk/figure1",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure1().unwrap());
+            }),
+        ),
+        (
+            "risk/figure2-3",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure2_3().unwrap());
+            }),
+        ),
+        (
+            "risk/figure4",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure4(Prior2::Unbounded).unwrap());
+            }),
+        ),
+        (
+            "risk/figure5 sweep",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure5().unwrap());
+            }),
+        ),
+        (
+            "risk/figure6 sweep",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure6().unwrap());
+            }),
+        ),
+        (
+            "risk/figure7",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure7().unwrap());
+            }),
+        ),
+        (
+            "risk/figure12",
+            1,
+            60000.0,
+            Box::new(|| {
+                std::hint::black_box(figures::figure12().unwrap());
+            }),
+        ),
     ];
     for (name, reps, target, f) in cases {
         if !want(name) {

@@ -10,10 +10,7 @@ use tightdp::pld::compose::compose_groups;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    let cases = [
-        ("3.65", "0.9485*21.97", 9.98031801991766837e-11),
-        ("3.99299857783612", "21.97", 9.99899512121806981e-11),
-    ];
+    let cases = [("3.65", "0.9485*21.97", 9.98031801991766837e-11), ("3.99299857783612", "21.97", 9.99899512121806981e-11)];
     for (rho_s, eps_s, published) in cases {
         let rho = parse_rational(rho_s).unwrap();
         let eps = if eps_s.contains('*') {
@@ -79,9 +76,14 @@ fn main() {
             let mut s = 0.0f64;
             for l in 1..=(n - 1) / 4 {
                 let x = |i: u64| f.eval(i as f64 * h);
-                s += 2.0 * h / 45.0 * (7.0 * x(4 * l - 4) + 32.0 * x(4 * l - 3) + 12.0 * x(4 * l - 2) + 32.0 * x(4 * l - 1) + 7.0 * x(4 * l));
+                s += 2.0 * h / 45.0
+                    * (7.0 * x(4 * l - 4) + 32.0 * x(4 * l - 3) + 12.0 * x(4 * l - 2) + 32.0 * x(4 * l - 1) + 7.0 * x(4 * l));
             }
-            println!("Boole N={n} naive sequential f64 sum ({:.1} s) = {s:.17e}  rel. to lattice {:+.3e}", t0.elapsed().as_secs_f64(), s / lat1 - 1.0);
+            println!(
+                "Boole N={n} naive sequential f64 sum ({:.1} s) = {s:.17e}  rel. to lattice {:+.3e}",
+                t0.elapsed().as_secs_f64(),
+                s / lat1 - 1.0
+            );
         }
         // ν vs exact law at 256 bits: the actual Prop. A.12 error
         {
@@ -89,9 +91,14 @@ fn main() {
             let pn = FastParams { source: CharSource::Nu, ..pe.clone() };
             let ve = fast::first_term_fast(&groups, &t_eps, 1000, &pe).unwrap().value_mpfr.unwrap();
             let vn = fast::first_term_fast(&groups, &t_eps, 1000, &pn).unwrap().value_mpfr.unwrap();
-            println!("exact (256 bits) = {}
+            println!(
+                "exact (256 bits) = {}
 nu    (256 bits) = {}
-|nu − exact| = {:.3e}", ve.to_string_radix(10, Some(50)), vn.to_string_radix(10, Some(50)), Float::with_val(256, &vn - &ve).abs().to_f64());
+|nu − exact| = {:.3e}",
+                ve.to_string_radix(10, Some(50)),
+                vn.to_string_radix(10, Some(50)),
+                Float::with_val(256, &vn - &ve).abs().to_f64()
+            );
         }
         // the same Boole sum in MPFR at small N (f64 evaluation error of the faithful integrand)
         let n = 40_001u64;
@@ -103,7 +110,10 @@ nu    (256 bits) = {}
         let fv = boole::boole_sum(&f, 0.01, n, &boole::no_progress);
         println!(
             "Boole N={n} MPFR-128 ({:.1} s) = {}  f64 = {:.17e}  rel {:.2e}",
-            t0.elapsed().as_secs_f64(), mp.to_string_radix(10, Some(25)), fv, fv / mp.to_f64() - 1.0
+            t0.elapsed().as_secs_f64(),
+            mp.to_string_radix(10, Some(25)),
+            fv,
+            fv / mp.to_f64() - 1.0
         );
         let _ = t_hi;
     }
@@ -120,6 +130,9 @@ nu    (256 bits) = {}
         let (_, sup, arg) = clt::residual_direct(n, &Rational::from(s2), 120, 320);
         let r = clt::residual_sup(n, &Rational::from(s2), 256);
         let rf = clt::residual_fourier(n, &Rational::from(s2), arg, 320);
-        println!("n={n} σ²={s2}: direct sup |P − ϕ/B| = {sup:.3e} at x={arg}; Fourier-integral residual there {rf:.3e}; Ω₁+Ω₂+Ω₃ = {:.3e}", r.total);
+        println!(
+            "n={n} σ²={s2}: direct sup |P − ϕ/B| = {sup:.3e} at x={arg}; Fourier-integral residual there {rf:.3e}; Ω₁+Ω₂+Ω₃ = {:.3e}",
+            r.total
+        );
     }
 }

@@ -4,12 +4,12 @@
 pub mod budget;
 pub mod calibrate;
 pub mod census;
+pub mod cli;
 pub mod dist;
 pub mod fourier;
 pub mod mech;
 pub mod num;
 pub mod pld;
-pub mod cli;
 pub mod report;
 pub mod risk;
 pub mod topdown;

@@ -33,10 +33,8 @@ fn sig_digits(s: &str) -> usize {
 #[test]
 fn epsilon_json_state_level_matches_paper_and_is_certified() {
     for (delta, printed) in [("1e-11", "10.13"), ("1e-5", "6.57")] {
-        let out = bin()
-            .args(["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", delta, "--format", "json"])
-            .output()
-            .unwrap();
+        let out =
+            bin().args(["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", delta, "--format", "json"]).output().unwrap();
         assert!(out.status.success());
         let v = json(&out.stdout);
         assert_eq!(v["method"], "lattice");
@@ -72,10 +70,7 @@ fn epsilon_for_single_mechanism_and_methods() {
 
 #[test]
 fn delta_json_has_both_terms() {
-    let out = bin()
-        .args(["delta", "--sigma2", "5", "--n", "10", "--epsilon", "10.1", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = bin().args(["delta", "--sigma2", "5", "--n", "10", "--epsilon", "10.1", "--format", "json"]).output().unwrap();
     assert!(out.status.success());
     let v = json(&out.stdout);
     let lo = f(&v, "delta_lo");
@@ -181,7 +176,16 @@ fn calibrate_reproduces_table1() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let rows = v.as_array().unwrap();
-    let want = [("US", "54.19", "20.88"), ("State", "4.25", "15.08"), ("County", "13.28", "17.58"), ("PEPG", "8.72", "16.62"), ("Tract Subset Group", "8.72", "16.62"), ("Tract Subset", "4.87", "15.33"), ("Optimized Block Group", "9.65", "16.89"), ("Block", "343.27", "24.82")];
+    let want = [
+        ("US", "54.19", "20.88"),
+        ("State", "4.25", "15.08"),
+        ("County", "13.28", "17.58"),
+        ("PEPG", "8.72", "16.62"),
+        ("Tract Subset Group", "8.72", "16.62"),
+        ("Tract Subset", "4.87", "15.33"),
+        ("Optimized Block Group", "9.65", "16.89"),
+        ("Block", "343.27", "24.82"),
+    ];
     for (r, (name, s2, pct)) in rows.iter().zip(want) {
         assert_eq!(r["level"], name);
         let lo: f64 = r["sigma2_reduced_lo"].as_str().unwrap().parse().unwrap();
@@ -197,7 +201,15 @@ fn calibrate_reproduces_table1() {
 fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["verify", "--out", dir.path().to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--published", repo().join("data/published.csv").to_str().unwrap()])
+        .args([
+            "verify",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--data",
+            repo().join("data").to_str().unwrap(),
+            "--published",
+            repo().join("data/published.csv").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -208,13 +220,31 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,3.65,dp2,,\nb,p,l,no_such_thing,,1,dp2,,\n").unwrap();
     let res = dir.path().join("res");
-    let o = bin().args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--out", res.to_str().unwrap()]).output().unwrap();
+    let o = bin()
+        .args([
+            "verify",
+            "--published",
+            bad.to_str().unwrap(),
+            "--data",
+            repo().join("data").to_str().unwrap(),
+            "--out",
+            res.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("line 3") && err.contains("unknown quantity"), "{err}");
     assert!(!res.exists());
-    std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,abc,dp2,,\n").unwrap();
-    let o = bin().args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--no-write"]).output().unwrap();
+    std::fs::write(
+        &bad,
+        "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,abc,dp2,,\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--no-write"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8(o.stderr).unwrap().contains("line 2"));
 }
@@ -267,7 +297,20 @@ fn redistricting_exact_epsilon_cross_checked() {
     assert!(f(&g, "epsilon_lo") <= lo && hi <= f(&g, "epsilon_hi"), "outside the grid bracket");
     // a coarser requested width gives a (certified) bracket no wider than asked, containing the fine one
     let w = bin()
-        .args(["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "smoothed", "--width", "2e-6", "--format", "json"])
+        .args([
+            "epsilon",
+            "--allocation",
+            red.to_str().unwrap(),
+            "--overall",
+            "--delta",
+            "1e-10",
+            "--method",
+            "smoothed",
+            "--width",
+            "2e-6",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
@@ -276,7 +319,10 @@ fn redistricting_exact_epsilon_cross_checked() {
     let (wl, wh) = (f(&w, "epsilon_lo"), f(&w, "epsilon_hi"));
     assert!(Float::with_val(300, &wh - &wl) <= 2e-6 && wl <= hi && lo <= wh);
     assert_bad(&["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--width", "0"], "width");
-    assert_bad(&["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "smoothed", "--width", "abc"], "width");
+    assert_bad(
+        &["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "smoothed", "--width", "abc"],
+        "width",
+    );
 }
 
 /// Smoothed inversion against the lattice reference on the DHC 2022-08-25 composition (ε(1e-10) =
@@ -284,7 +330,18 @@ fn redistricting_exact_epsilon_cross_checked() {
 #[test]
 fn smoothed_inversion_contains_lattice_values() {
     let run = |m: &str, cmd: &str, val: &str| {
-        let mut a = vec![cmd.to_string(), "--allocation".into(), dhc(), "--overall".into(), "--method".into(), m.into(), "--format".into(), "json".into(), "--prec".into(), "53".into()];
+        let mut a = vec![
+            cmd.to_string(),
+            "--allocation".into(),
+            dhc(),
+            "--overall".into(),
+            "--method".into(),
+            m.into(),
+            "--format".into(),
+            "json".into(),
+            "--prec".into(),
+            "53".into(),
+        ];
         a.push(if cmd == "epsilon" { "--delta".into() } else { "--epsilon".into() });
         a.push(val.into());
         let o = bin().args(a).output().unwrap();
@@ -307,7 +364,21 @@ fn smoothed_inversion_contains_lattice_values() {
 /// The fast Fourier path against the lattice (two methods, one answer) on the state level.
 #[test]
 fn fourier_fast_agrees_with_lattice() {
-    let args = |m: &str| vec!["delta".to_string(), "--allocation".into(), dhc(), "--level".into(), "State".into(), "--epsilon".into(), "9".into(), "--method".into(), m.into(), "--format".into(), "json".into()];
+    let args = |m: &str| {
+        vec![
+            "delta".to_string(),
+            "--allocation".into(),
+            dhc(),
+            "--level".into(),
+            "State".into(),
+            "--epsilon".into(),
+            "9".into(),
+            "--method".into(),
+            m.into(),
+            "--format".into(),
+            "json".into(),
+        ]
+    };
     let a = json(&bin().args(args("lattice")).output().unwrap().stdout);
     let b = json(&bin().args(args("fourier-fast")).output().unwrap().stdout);
     let x = f(&a, "delta_lo").to_f64();
@@ -322,7 +393,21 @@ fn fourier_fast_agrees_with_lattice() {
 fn accuracy_exact_and_simulated() {
     let counts = repo().join("data/accuracy/example-block-counts.csv");
     let out = bin()
-        .args(["accuracy", "--allocation", &dhc(), "--level", "Block", "--counts", counts.to_str().unwrap(), "--trials", "10", "--seed", "3", "--format", "json"])
+        .args([
+            "accuracy",
+            "--allocation",
+            &dhc(),
+            "--level",
+            "Block",
+            "--counts",
+            counts.to_str().unwrap(),
+            "--trials",
+            "10",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -346,7 +431,17 @@ fn accuracy_exact_and_simulated() {
 #[test]
 fn grid_rounding_brackets_the_lattice() {
     let args = |extra: &[&str]| {
-        let mut v = vec!["epsilon", "--mech", "dgauss:sigma2=5,n=10", "--mech", "dgauss:sigma2=456.62,n=10", "--delta", "1e-10", "--format", "json"];
+        let mut v = vec![
+            "epsilon",
+            "--mech",
+            "dgauss:sigma2=5,n=10",
+            "--mech",
+            "dgauss:sigma2=456.62,n=10",
+            "--delta",
+            "1e-10",
+            "--format",
+            "json",
+        ];
         v.extend_from_slice(extra);
         v.into_iter().map(String::from).collect::<Vec<_>>()
     };
@@ -363,7 +458,10 @@ fn grid_rounding_brackets_the_lattice() {
 #[test]
 fn safetab_p_allocation_total() {
     let f = repo().join("data/allocations/safetab-p-2023.toml");
-    let out = bin().args(["certify", "--allocation", f.to_str().unwrap(), "--delta", "1e-10", "--no-exact", "--format", "json"]).output().unwrap();
+    let out = bin()
+        .args(["certify", "--allocation", f.to_str().unwrap(), "--delta", "1e-10", "--no-exact", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let rho = v.as_array().unwrap().iter().find(|r| r["quantity"] == "rho_total").unwrap()["value"].as_str().unwrap().to_string();
@@ -375,7 +473,10 @@ fn safetab_p_allocation_total() {
 #[test]
 fn tradeoff_knots_match_theorem_a7() {
     use tightdp::dist::DiscreteGaussian;
-    let out = bin().args(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"]).output().unwrap();
+    let out = bin()
+        .args(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let dg = DiscreteGaussian::new(tightdp::num::parse_rational("2.5").unwrap()).unwrap();

@@ -95,18 +95,26 @@ fn mech_safetab_p_bad_inputs() {
         ("race", lines[3].replacen(",10", ",99", 1), "unknown race code"),
         ("age", format!("116{}", &lines[3][lines[3].find(',').unwrap()..]), "QAGE 116"),
         ("malformed", "1,2,3".to_string(), "line 4"),
-        ("block", {
-            let f: Vec<&str> = lines[3].split(',').collect();
-            let mut g = f.clone();
-            g[5] = "9999";
-            g.join(",")
-        }, "not in the geography"),
-        ("sex", {
-            let f: Vec<&str> = lines[3].split(',').collect();
-            let mut g = f.clone();
-            g[1] = "3";
-            g.join(",")
-        }, "QSEX"),
+        (
+            "block",
+            {
+                let f: Vec<&str> = lines[3].split(',').collect();
+                let mut g = f.clone();
+                g[5] = "9999";
+                g.join(",")
+            },
+            "not in the geography",
+        ),
+        (
+            "sex",
+            {
+                let f: Vec<&str> = lines[3].split(',').collect();
+                let mut g = f.clone();
+                g[1] = "3";
+                g.join(",")
+            },
+            "QSEX",
+        ),
     ];
     for (name, bad, msg) in cases {
         let mut body: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
@@ -145,7 +153,8 @@ fn mech_certify_follows_the_budget() {
         std::fs::write(&cp, cfg).unwrap();
         let out = d.path().join(format!("o{rho}"));
         run_p(d.path(), &d.path().join("persons.csv"), &out, &cp, Some(3)).success();
-        let a = bin().args(["certify", out.join("manifest.json").to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).assert().success();
+        let a =
+            bin().args(["certify", out.join("manifest.json").to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).assert().success();
         let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
         let row = if v.is_array() { v[0].clone() } else { v };
         assert_eq!(row["zcdp_rho"], if rho == "0.9" { "0.900000000000" } else { "1.800000000000" });

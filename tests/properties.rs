@@ -122,7 +122,8 @@ fn smoothed_overlaps_lattice() {
     let strat = (24u32..=500, prop::collection::vec((1u32..=8, 5u32..=40), 2..=3), 3u32..=40);
     runner
         .run(&strat, |(s, gs, k)| {
-            let groups: Vec<MechGroup> = gs.iter().map(|&(kk, n)| MechGroup { sigma2: Rational::from((s, 10 * kk)), count: n, mu: 1 }).collect();
+            let groups: Vec<MechGroup> =
+                gs.iter().map(|&(kk, n)| MechGroup { sigma2: Rational::from((s, 10 * kk)), count: n, mu: 1 }).collect();
             let d = Rational::from((1, rug::Integer::from(10).pow(k)));
             let lat = compose_groups(&groups, 256).and_then(|p| p.epsilon(&d));
             let smo = epsilon_smooth(&groups, &d, &SmoothParams { width: 1e-6, ..Default::default() });

@@ -72,15 +72,7 @@ fn epsilon_and_delta_agree_with_reference_to_40_digits() {
             checked += 1;
             continue;
         }
-        assert!(
-            agree(&iv.mid(), &r.value, 1e-40),
-            "{} {} {}: tightdp {} vs reference {}",
-            r.case,
-            r.quantity,
-            r.arg,
-            iv,
-            r.value
-        );
+        assert!(agree(&iv.mid(), &r.value, 1e-40), "{} {} {}: tightdp {} vs reference {}", r.case, r.quantity, r.arg, iv, r.value);
         checked += 1;
     }
     assert!(checked >= 30, "only {checked} reference rows checked");

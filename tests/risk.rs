@@ -31,11 +31,14 @@ fn repo() -> PathBuf {
 #[test]
 fn risk_epsilon_17_91_from_rho_2_56() {
     let e = zcdp::eps_bs(&r("2.56"), &r("1e-10"), 256);
-    assert!(e.contains(&rug::Float::with_val(256, rug::Float::parse("17.915282919001859864").unwrap())) || close(e.to_f64(), 17.9152829190019, 1e-12));
+    assert!(
+        e.contains(&rug::Float::with_val(256, rug::Float::parse("17.915282919001859864").unwrap()))
+            || close(e.to_f64(), 17.9152829190019, 1e-12)
+    );
     assert!(close(e.to_f64(), 17.9152829190019, 1e-12));
     assert_eq!((e.to_f64() * 100.0).floor() / 100.0, 17.91); // truncated
     assert_eq!(format!("{:.2}", e.to_f64()), "17.92"); // rounded
-    // with the production ρ = 293764/114921: 17.9001845450982 (BS), CKS 17.1435507435959 (script)
+                                                       // with the production ρ = 293764/114921: 17.9001845450982 (BS), CKS 17.1435507435959 (script)
     let e2 = zcdp::eps_bs(&r("293764/114921"), &r("1e-10"), 256);
     assert!(close(e2.to_f64(), 17.9001845450982, 1e-12));
     // the same from the allocation file through the accountant's Bun–Steinke path
@@ -121,7 +124,9 @@ fn risk_correct_decision_059_030_028() {
     assert_eq!(b.threshold(), 2);
     assert!(rounds_to(&b.prob_correct(128), "0.28"));
     assert!(close(b.prob_correct(128).to_f64(), 0.281490345261, 1e-12));
-    for (p, thr, val) in [("1/5", 8, 0.00175218514391), ("1/10", 12, 1.20567549117e-6), ("1/50", 21, 1.04670796786e-18), ("1/864", 35, 2.71745805567e-51)] {
+    for (p, thr, val) in
+        [("1/5", 8, 0.00175218514391), ("1/10", 12, 1.20567549117e-6), ("1/50", 21, 1.04670796786e-18), ("1/864", 35, 2.71745805567e-51)]
+    {
         let s = SingleLevel::new(r(p), 0, paper::rho_block()).unwrap();
         assert_eq!(s.threshold(), thr);
         let v = s.prob_correct(128).to_f64();
@@ -218,7 +223,10 @@ fn risk_cli_outputs_and_bad_input() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["printed_posterior"], "0.524");
     assert_eq!(v[0]["reproduces"], "true");
-    let out = bin().args(["risk", "hierarchy", "--x1star", "2", "--x2star", "1", "--ystar", "-1", "--paper-sampler", "--format", "csv"]).output().unwrap();
+    let out = bin()
+        .args(["risk", "hierarchy", "--x1star", "2", "--x2star", "1", "--ystar", "-1", "--paper-sampler", "--format", "csv"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("0.57770159681"));
     let bad: &[&[&str]] = &[

@@ -106,12 +106,31 @@ fn measurements_are_reproducible_and_complete() {
     for k in 0..2 {
         let out = dir.path().join(format!("m{k}"));
         // redistricting has 6 geolevels; this geography 4 → error first
-        let a = td().args(["topdown", "measure", "--seed", "5", "--geography"]).arg(&geo).arg("--allocation").arg(&alloc).arg("--persons").arg(&persons).arg("--out-dir").arg(&out).assert().code(2);
+        let a = td()
+            .args(["topdown", "measure", "--seed", "5", "--geography"])
+            .arg(&geo)
+            .arg("--allocation")
+            .arg(&alloc)
+            .arg("--persons")
+            .arg(&persons)
+            .arg("--out-dir")
+            .arg(&out)
+            .assert()
+            .code(2);
         assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("geolevels"));
         assert!(!out.exists());
         let sub = dir.path().join("sub.toml");
         std::fs::write(&sub, SUB4).unwrap();
-        td().args(["topdown", "measure", "--seed", "5", "--geography"]).arg(&geo).arg("--allocation").arg(&sub).arg("--persons").arg(&persons).arg("--out-dir").arg(&out).assert().success();
+        td().args(["topdown", "measure", "--seed", "5", "--geography"])
+            .arg(&geo)
+            .arg("--allocation")
+            .arg(&sub)
+            .arg("--persons")
+            .arg(&persons)
+            .arg("--out-dir")
+            .arg(&out)
+            .assert()
+            .success();
         csvs.push(std::fs::read_to_string(out.join("measurements.csv")).unwrap());
         let m = json(&std::fs::read(out.join("manifest.json")).unwrap());
         let rows = m["rows"].as_u64().unwrap();
@@ -144,10 +163,29 @@ fn bad_input_fails_cleanly() {
     let first_block = std::fs::read_to_string(&good_geo).unwrap().lines().nth(1).unwrap().split(',').next().unwrap().to_string();
     std::fs::write(&neg, format!("block,hhgq,votingage,hispanic,cenrace,count\n{first_block},0,0,0,0,-1\n")).unwrap();
     let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
-        (vec!["--geography".into(), unknown.into(), "--allocation".into(), alloc.clone().into(), "--synth-seed".into(), "1".into()], "unknown parent"),
-        (vec!["--geography".into(), cycle.into(), "--allocation".into(), alloc.clone().into(), "--synth-seed".into(), "1".into()], "two geolevels"),
-        (vec!["--geography".into(), good_geo.clone().into(), "--allocation".into(), bad_alloc.into(), "--synth-seed".into(), "1".into()], "sum to"),
-        (vec!["--geography".into(), good_geo.clone().into(), "--allocation".into(), alloc.clone().into(), "--persons".into(), neg.into()], "negative count"),
+        (
+            vec!["--geography".into(), unknown.into(), "--allocation".into(), alloc.clone().into(), "--synth-seed".into(), "1".into()],
+            "unknown parent",
+        ),
+        (
+            vec!["--geography".into(), cycle.into(), "--allocation".into(), alloc.clone().into(), "--synth-seed".into(), "1".into()],
+            "two geolevels",
+        ),
+        (
+            vec!["--geography".into(), good_geo.clone().into(), "--allocation".into(), bad_alloc.into(), "--synth-seed".into(), "1".into()],
+            "sum to",
+        ),
+        (
+            vec![
+                "--geography".into(),
+                good_geo.clone().into(),
+                "--allocation".into(),
+                alloc.clone().into(),
+                "--persons".into(),
+                neg.into(),
+            ],
+            "negative count",
+        ),
     ];
     for (k, (args, want)) in cases.into_iter().enumerate() {
         let out = d.join(format!("out{k}"));
@@ -163,7 +201,14 @@ fn bad_input_fails_cleanly() {
     let a = td().args(["topdown", "spine", "--geography"]).arg(&selfloop).assert().code(2);
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("cycle"));
     let out = d.join("ok");
-    td().args(["topdown", "measure", "--synth-seed", "1", "--geography"]).arg(&good_geo).arg("--allocation").arg(&alloc).arg("--out-dir").arg(&out).assert().success();
+    td().args(["topdown", "measure", "--synth-seed", "1", "--geography"])
+        .arg(&good_geo)
+        .arg("--allocation")
+        .arg(&alloc)
+        .arg("--out-dir")
+        .arg(&out)
+        .assert()
+        .success();
     let man = std::fs::read_to_string(out.join("manifest.json")).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&man).unwrap();
     v["noise"][0]["sigma2"] = serde_json::Value::String("1".into());

@@ -144,7 +144,13 @@ fn find_root(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64) -> Result<f
 }
 
 /// Widen [c(1−w), c(1+w)] until g(c_lo) > target > g(c_hi) hold for the certified intervals.
-fn certify(g: &dyn Fn(&Rational, u32) -> Result<Interval, String>, target: &Float, c: f64, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+fn certify(
+    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    target: &Float,
+    c: f64,
+    prec: u32,
+    rel_width: f64,
+) -> Result<FactorBracket, String> {
     let mut w = rel_width / 2.0;
     for _ in 0..40 {
         let clo = rat(c * (1.0 - w));
@@ -163,7 +169,14 @@ fn certify(g: &dyn Fn(&Rational, u32) -> Result<Interval, String>, target: &Floa
 /// δ_c(ε_target) (src/fourier/fast.rs, f64, relative accuracy ~1e-13), the bracket is certified by
 /// the lattice accountant. With `first_only`, only the first term of (A.9) is matched (the paper's §A.6
 /// procedure), at the given ε.
-pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, first_only: bool, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+pub fn calibrate_uniform(
+    groups: &[MechGroup],
+    delta: &Rational,
+    eps_target: &Rational,
+    first_only: bool,
+    prec: u32,
+    rel_width: f64,
+) -> Result<FactorBracket, String> {
     use crate::fourier::fast::{delta_fast, FastParams};
     if !first_only && crate::pld::compose::estimated_window(groups, prec)? > crate::pld::compose::MAX_WINDOW {
         return calibrate_uniform_smoothed(groups, delta, eps_target, prec, rel_width);
@@ -176,7 +189,8 @@ pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Ra
         Ok(v.max(1e-300).ln() - ld)
     };
     if first_only {
-        let g = |c: &Rational, p: u32| -> Result<Interval, String> { Ok(compose_groups(&scale_groups(groups, c), p)?.delta(eps_target).first) };
+        let g =
+            |c: &Rational, p: u32| -> Result<Interval, String> { Ok(compose_groups(&scale_groups(groups, c), p)?.delta(eps_target).first) };
         calibrate_with(&search, &g, &Float::with_val(prec, delta), prec, rel_width)
     } else {
         let target = Float::with_val(prec, eps_target);
@@ -188,7 +202,13 @@ pub fn calibrate_uniform(groups: &[MechGroup], delta: &Rational, eps_target: &Ra
 /// Uniform factor for budgets without a practical common lattice (e.g. the 2021 redistricting file):
 /// search on the smoothed Fourier inversion at a coarse width, certify with its ε brackets
 /// (src/fourier/smooth.rs). The certified factor bracket is as narrow as those 1e-9-wide ε brackets allow.
-pub fn calibrate_uniform_smoothed(groups: &[MechGroup], delta: &Rational, eps_target: &Rational, prec: u32, rel_width: f64) -> Result<FactorBracket, String> {
+pub fn calibrate_uniform_smoothed(
+    groups: &[MechGroup],
+    delta: &Rational,
+    eps_target: &Rational,
+    prec: u32,
+    rel_width: f64,
+) -> Result<FactorBracket, String> {
     use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
     let t = eps_target.to_f64();
     let coarse = SmoothParams { width: 1e-7, ..Default::default() };
@@ -239,7 +259,14 @@ mod tests {
         let target = zcdp::eps_bs(&alloc.total_rho(), &delta, 256).mid().to_rational().unwrap();
         let lat = calibrate_uniform(&groups, &delta, &target, false, 53, 1e-9).unwrap();
         let smo = calibrate_uniform_smoothed(&groups, &delta, &target, 256, 1e-9).unwrap();
-        assert!(lat.lo <= smo.hi && smo.lo <= lat.hi, "lattice [{}, {}] vs smoothed [{}, {}]", lat.lo.to_f64(), lat.hi.to_f64(), smo.lo.to_f64(), smo.hi.to_f64());
+        assert!(
+            lat.lo <= smo.hi && smo.lo <= lat.hi,
+            "lattice [{}, {}] vs smoothed [{}, {}]",
+            lat.lo.to_f64(),
+            lat.hi.to_f64(),
+            smo.lo.to_f64(),
+            smo.hi.to_f64()
+        );
         assert_eq!(format!("{:.2}", 100.0 * (1.0 - smo.lo.to_f64())), "12.28");
     }
 }

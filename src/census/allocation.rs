@@ -94,9 +94,9 @@ impl Allocation {
     }
 
     pub fn from_toml(text: &str) -> Result<Allocation, String> {
-        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error"))
-        })?;
+        let doc: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
         let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("unnamed allocation").to_string();
         let source = doc.get("source").and_then(|v| v.as_str()).map(|s| s.to_string());
         let rho = doc.get("rho").map(|v| num_field(v, "rho")).transpose()?;
@@ -273,12 +273,16 @@ queries = 10
         assert_eq!(g[0].sigma2, Rational::from((5000, 73)));
         assert_eq!(g[0].count, 10);
         let t = a.level("tract_subset_group").unwrap();
-        assert_eq!(a.level_mechanisms(t)[0].sigma2, Rational::from(10) / (Rational::from(2) * Rational::from((131, 1000)) * Rational::from((365, 100))));
+        assert_eq!(
+            a.level_mechanisms(t)[0].sigma2,
+            Rational::from(10) / (Rational::from(2) * Rational::from((131, 1000)) * Rational::from((365, 100)))
+        );
     }
 
     #[test]
     fn replace_doubles_the_shifts_and_uses_inverse_rho() {
-        let a = Allocation::from_toml("neighbors = \"replace\"\n[[level]]\nname = \"B\"\nquery_rho = [\"11/10000\", \"11/10000\"]\n").unwrap();
+        let a =
+            Allocation::from_toml("neighbors = \"replace\"\n[[level]]\nname = \"B\"\nquery_rho = [\"11/10000\", \"11/10000\"]\n").unwrap();
         let g = a.level_mechanisms(&a.levels[0]);
         assert_eq!(g, vec![MechGroup { sigma2: Rational::from((10000, 11)), count: 4, mu: 1 }]);
     }

@@ -9,10 +9,10 @@
 
 use crate::budget::zcdp;
 use crate::census::allocation::{Allocation, MechGroup};
-use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::pld::compose::{estimated_window, MAX_WINDOW};
 use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::Interval;
+use crate::pld::compose::{estimated_window, MAX_WINDOW};
 use crate::pld::compose_groups;
 use crate::report::Record;
 use rug::{Float, Rational};
@@ -49,7 +49,13 @@ pub const FAST_WINDOW: u64 = 100_000;
 
 /// As [`exact_eps`], but the smoothed inversion is tried first whenever the lattice would exceed
 /// `lattice_max` entries (falling back to the lattice when the smoothed method declines).
-pub fn exact_eps_with(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64, lattice_max: u64) -> Result<(Interval, String), String> {
+pub fn exact_eps_with(
+    groups: &[MechGroup],
+    delta: &Rational,
+    prec: u32,
+    width: f64,
+    lattice_max: u64,
+) -> Result<(Interval, String), String> {
     let est = estimated_window(groups, prec)?;
     if est > lattice_max.min(MAX_WINDOW) {
         match epsilon_smooth(groups, delta, &SmoothParams { width, ..Default::default() }) {
@@ -99,7 +105,13 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 nb,
                 &format!("eps_block_within[{}]", a.levels[k].name),
                 fmt_up(&c.hi, 12),
-                &format!("CKS at rho = {} (levels {}..{}); Bun-Steinke {}", dec(&r, 10), a.levels[n - 1].name, a.levels[k].name, fmt_up(&zcdp::eps_bs(&r, delta, prec).hi, 10)),
+                &format!(
+                    "CKS at rho = {} (levels {}..{}); Bun-Steinke {}",
+                    dec(&r, 10),
+                    a.levels[n - 1].name,
+                    a.levels[k].name,
+                    fmt_up(&zcdp::eps_bs(&r, delta, prec).hi, 10)
+                ),
             ));
             if exact {
                 // the exact f-DP ε of the same levels, next to the zCDP figure

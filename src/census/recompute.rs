@@ -68,7 +68,14 @@ fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
 
 impl Ctx {
     pub fn new(data: &Path, prec: u32, overall_prec: u32) -> Ctx {
-        Ctx { data: data.to_path_buf(), prec, overall_prec, allocs: RefCell::new(BTreeMap::new()), safetab_t2: RefCell::new(None), profiles: RefCell::new(BTreeMap::new()) }
+        Ctx {
+            data: data.to_path_buf(),
+            prec,
+            overall_prec,
+            allocs: RefCell::new(BTreeMap::new()),
+            safetab_t2: RefCell::new(None),
+            profiles: RefCell::new(BTreeMap::new()),
+        }
     }
 
     fn alloc(&self, name: &str) -> Result<Allocation, String> {
@@ -172,7 +179,12 @@ impl Ctx {
             "safetab_improvement_pct" => {
                 // RE §5: "improvement … 3% for the analytical bound and 7% for the experimental bound":
                 // 100 (1 − ε_DG/ε_geometric-RDP).
-                let geo = self.safetab_re(&[("what".to_string(), "rdp".to_string())].into_iter().chain(m.get("s").map(|v| ("s".to_string(), v.clone()))).collect())?;
+                let geo = self.safetab_re(
+                    &[("what".to_string(), "rdp".to_string())]
+                        .into_iter()
+                        .chain(m.get("s").map(|v| ("s".to_string(), v.clone())))
+                        .collect(),
+                )?;
                 let which = if get(m, "what")? == "analytic" { "zcdp_analytic" } else { "zcdp_grid" };
                 let dg = self.safetab_re(&[("what".to_string(), which.to_string())].into_iter().collect())?;
                 (Float::with_val(p, 1) - Float::with_val(p, dg / geo)) * 100u32
@@ -207,7 +219,8 @@ impl Ctx {
                 let rho = a.total_rho();
                 let delta = rat_in(m, "delta")?;
                 // ε at which to match: the Bureau's ε (exact), unless an `eps` input overrides it.
-                let eps = if m.contains_key("eps") { rat_in(m, "eps")? } else { zcdp::eps_bs(&rho, &delta, p).mid().to_rational().unwrap() };
+                let eps =
+                    if m.contains_key("eps") { rat_in(m, "eps")? } else { zcdp::eps_bs(&rho, &delta, p).mid().to_rational().unwrap() };
                 let first = match get(m, "terms")? {
                     "both" => false,
                     // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
@@ -353,7 +366,8 @@ fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
     use crate::mech::calib::{geometric_eps_base, geometric_scale_h1};
     let moe = moe_in(m)?;
     let rounded = m.get("noise_scale").map(|r| r == "rounded").unwrap_or(false);
-    let base = if rounded { Float::with_val(p, Rational::from(geometric_scale_h1(moe)?.recip_ref())) } else { geometric_eps_base(moe, p).mid() };
+    let base =
+        if rounded { Float::with_val(p, Rational::from(geometric_scale_h1(moe)?.recip_ref())) } else { geometric_eps_base(moe, p).mid() };
     let total = Float::with_val(p, &base * 10u32);
     Ok(match get(m, "part")? {
         "total" => total,

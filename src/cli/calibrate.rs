@@ -74,7 +74,13 @@ pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket)
 }
 
 /// Per-level calibration rows (Table 1 of census-2020-more-private-fdp.txt for the 2022-08-25 file).
-pub fn level_rows(alloc: &Allocation, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Result<Vec<Record>, String> {
+pub fn level_rows(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<Vec<Record>, String> {
     let mut rows = Vec::new();
     for level in &alloc.levels {
         let groups = alloc.level_mechanisms(level);
@@ -94,7 +100,13 @@ pub fn level_rows(alloc: &Allocation, delta: &Rational, conv: Conversion, explic
 }
 
 /// One common factor for all levels so that the overall exact ε matches the overall target.
-pub fn uniform_row(alloc: &Allocation, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Result<Record, String> {
+pub fn uniform_row(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<Record, String> {
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);

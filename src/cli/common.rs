@@ -103,11 +103,7 @@ impl Target {
     }
 
     pub fn describe(&self) -> String {
-        self.groups
-            .iter()
-            .map(|g| format!("{} x N_Z(0, {}) sensitivity {}", g.count, g.sigma2, g.mu))
-            .collect::<Vec<_>>()
-            .join(" + ")
+        self.groups.iter().map(|g| format!("{} x N_Z(0, {}) sensitivity {}", g.count, g.sigma2, g.mu)).collect::<Vec<_>>().join(" + ")
     }
 }
 

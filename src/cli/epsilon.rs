@@ -95,7 +95,9 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
             r.push("nodes", format!("{} ({} live)", e.nodes, e.live));
         }
         Method::Fourier | Method::FourierFast => {
-            return Err("the Fourier methods evaluate delta(epsilon); use `tightdp delta --method fourier`, or --method lattice for epsilon".into())
+            return Err(
+                "the Fourier methods evaluate delta(epsilon); use `tightdp delta --method fourier`, or --method lattice for epsilon".into(),
+            )
         }
     }
     Ok(r.render(a.target.format))

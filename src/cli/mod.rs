@@ -1,18 +1,18 @@
 //! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
 pub mod accuracy;
 pub mod calibrate;
+pub mod certify;
 pub mod common;
 pub mod epsilon;
 pub mod reproduce;
-pub mod tradeoff;
 pub mod risk;
-pub mod verify;
-pub mod topdown;
-pub mod safetab_tables;
 pub mod safetab_p;
-pub mod synth;
-pub mod certify;
+pub mod safetab_tables;
 pub mod sample;
+pub mod synth;
+pub mod topdown;
+pub mod tradeoff;
+pub mod verify;
 
 use clap::{Parser, Subcommand};
 

@@ -82,7 +82,11 @@ fn overall_tables(alloc: &Allocation, prec: u32) -> Result<(String, String), Str
     push("eps_reduction_percent_delta_1e-10", fmt_nearest(&red, 12), "100 (1 - eps_exact/eps_bureau)");
     push("first_term_at_eps_exact", fmt_nearest(&at.first.mid(), 20), "P[L_Q > eps]: the term the paper evaluates");
     push("second_term_at_eps_exact", fmt_nearest(&at.second.mid(), 20), "e^eps P[L_P > eps]: the paper's 'second term', dropped there");
-    push("uniform_variance_factor_lo", fmt_down(&Float::with_val(prec, &od.exact_factor.0), 20), "exact both-term match of eps_bureau at delta = 1e-10");
+    push(
+        "uniform_variance_factor_lo",
+        fmt_down(&Float::with_val(prec, &od.exact_factor.0), 20),
+        "exact both-term match of eps_bureau at delta = 1e-10",
+    );
     push("uniform_variance_factor_hi", fmt_up(&Float::with_val(prec, &od.exact_factor.1), 20), "");
     let ur = (1.0 - od.exact_factor.1.to_f64()) * 100.0;
     push("uniform_variance_reduction_percent", format!("{ur:.6}"), "paper: 8.59% (first term only)");
@@ -135,13 +139,18 @@ fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(Strin
     let mut rows = Vec::new();
     let mut plot = Vec::new();
     let products: Vec<(&str, Vec<&str>, &str)> = vec![
-        ("Redistricting persons 2021", vec!["redistricting-persons-us-2021"], "17.14 (CKS certificate, 17849145/1041158); 17.91 often quoted"),
+        (
+            "Redistricting persons 2021",
+            vec!["redistricting-persons-us-2021"],
+            "17.14 (CKS certificate, 17849145/1041158); 17.91 often quoted",
+        ),
         ("DHC persons 2023", vec!["dhc-persons-us-2023"], ""),
         ("DHC units 2023", vec!["dhc-units-us-2023"], ""),
         ("Redistricting persons 2021 + DHC persons 2023", vec!["redistricting-persons-us-2021", "dhc-persons-us-2023"], ""),
     ];
     for (name, files, reported) in products {
-        let allocs: Vec<Allocation> = files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
+        let allocs: Vec<Allocation> =
+            files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
         let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
         let mut groups = Vec::new();
         for a in &allocs {
@@ -235,7 +244,9 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     let t1 = level_rows(&alloc, &deltas[0], Conversion::ZcdpBs, &None, prec)?;
     if a.quick {
         let mut log = String::new();
-        for (path, body) in [(a.out.join("geolevel-epsilons.csv"), render_csv(&geo)), (a.out.join("table1-calibration.csv"), render_csv(&t1))] {
+        for (path, body) in
+            [(a.out.join("geolevel-epsilons.csv"), render_csv(&geo)), (a.out.join("table1-calibration.csv"), render_csv(&t1))]
+        {
             write_atomic(&path, body.as_bytes())?;
             log += &format!("wrote {}\n", path.display());
         }
@@ -270,7 +281,13 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     }
     if !a.no_figures {
         // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
-        let cats: Vec<String> = prod_plot.iter().map(|(n, _)| n.replace("Redistricting persons 2021", "Redistricting 2021").replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")).collect();
+        let cats: Vec<String> = prod_plot
+            .iter()
+            .map(|(n, _)| {
+                n.replace("Redistricting persons 2021", "Redistricting 2021")
+                    .replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")
+            })
+            .collect();
         let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
             ("zCDP, Bun–Steinke", crate::report::plot::BUREAU),
             ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
@@ -280,7 +297,13 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
         .enumerate()
         .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
         .collect();
-        for f in crate::report::plot::bar_figure("What the 2020 Census production releases spent: ε at δ = 1e-10", "ε", &cats, &groups, &a.out.join("production-epsilons"))? {
+        for f in crate::report::plot::bar_figure(
+            "What the 2020 Census production releases spent: ε at δ = 1e-10",
+            "ε",
+            &cats,
+            &groups,
+            &a.out.join("production-epsilons"),
+        )? {
             log += &format!("wrote {}\n", f.display());
         }
         let figs = figures::write_all(&alloc, &a.out, prec, oprec, &|m| step(m))?;

@@ -264,7 +264,14 @@ fn dec(d: Decision, m: i64) -> String {
 
 impl ModelArgs {
     fn build(&self) -> Result<(TwoLevel, Procedure), String> {
-        let t = TwoLevel::new(prob(&self.p)?, self.m, rho(&self.rho1, "rho1")?, rho(&self.rho2, "rho2")?, d_of(self.d)?, Prior2::parse(&self.prior)?)?;
+        let t = TwoLevel::new(
+            prob(&self.p)?,
+            self.m,
+            rho(&self.rho1, "rho1")?,
+            rho(&self.rho2, "rho2")?,
+            d_of(self.d)?,
+            Prior2::parse(&self.prior)?,
+        )?;
         let proc = if self.paper_sampler { Procedure::Gibbs(Sampler::Paper) } else { Procedure::Exact };
         Ok((t, proc))
     }
@@ -375,7 +382,10 @@ fn hierarchy(h: HierArgs) -> Result<String, String> {
             }
             let s = if h.model.paper_sampler { Sampler::Paper } else { Sampler::Correct };
             let mc = t.gibbs_mc(&d, s, h.draws, h.burn_in, h.seed, h.k2_rows)?;
-            r.push("method", format!("Gibbs Monte Carlo, {} sampler, {} draws after {} burn-in, seed {}", s.as_str(), mc.draws, mc.burn_in, mc.seed));
+            r.push(
+                "method",
+                format!("Gibbs Monte Carlo, {} sampler, {} draws after {} burn-in, seed {}", s.as_str(), mc.draws, mc.burn_in, mc.seed),
+            );
             r.push("p_x1_target", format!("{:.6}", mc.p_target));
             r.push("p_x1_target_se", format!("{:.6}", mc.p_target_se));
             for (k, v, se) in mc.x2 {

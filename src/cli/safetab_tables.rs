@@ -30,12 +30,18 @@ pub fn run(a: SafetabTablesArgs) -> Result<String, String> {
     let mut out = String::new();
     // SafeTab-P Table 7
     let mut t7 = Vec::new();
-    for (levels, moe) in [("Nation/State Detailed", 3u32), ("County/Tract/Place/AIANNH Detailed", 11), ("Nation/State/County/Tract/Place Regional", 50)] {
+    for (levels, moe) in
+        [("Nation/State Detailed", 3u32), ("County/Tract/Place/AIANNH Detailed", 11), ("Nation/State/County/Tract/Place Regional", 50)]
+    {
         let r = calib::dg_budget_row(moe, 9, &g);
         let mut x = Record::new();
-        x.push("table", "P-T7").push("levels", levels).push("moe", moe.to_string())
-            .push("step2_unbounded", calib::dec(&r.step2_u, 3)).push("total_unbounded", calib::dec(&r.total_u, 3))
-            .push("step2_bounded", calib::dec(&r.step2_b, 3)).push("total_bounded", calib::dec(&r.total_b, 3))
+        x.push("table", "P-T7")
+            .push("levels", levels)
+            .push("moe", moe.to_string())
+            .push("step2_unbounded", calib::dec(&r.step2_u, 3))
+            .push("total_unbounded", calib::dec(&r.total_u, 3))
+            .push("step2_bounded", calib::dec(&r.step2_b, 3))
+            .push("total_bounded", calib::dec(&r.total_b, 3))
             .push("total_exact", calib::dec(&r.total_exact, 12))
             .push("implied_moe", calib::implied_moe(&r.total_u, 9, &g).to_string());
         t7.push(x);

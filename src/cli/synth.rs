@@ -27,7 +27,14 @@ pub struct SynthArgs {
 }
 
 pub fn run(a: SynthArgs) -> Result<String, String> {
-    let p = SynthParams { states: a.states, counties_per_state: a.counties, tracts_per_county: a.tracts, blocks_per_tract: a.blocks, persons: a.persons, seed: a.seed };
+    let p = SynthParams {
+        states: a.states,
+        counties_per_state: a.counties,
+        tracts_per_county: a.tracts,
+        blocks_per_tract: a.blocks,
+        persons: a.persons,
+        seed: a.seed,
+    };
     let (b, n) = synth(&p, &a.out, std::io::stderr().is_terminal())?;
     Ok(format!("wrote {} ({b} blocks) and {} ({n} persons)\n", a.out.join("geography.txt").display(), a.out.join("persons.csv").display()))
 }

@@ -237,7 +237,8 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     let persons = match (&a.persons, a.synth_seed) {
         (Some(p), _) => {
             let f = std::fs::File::open(p).map_err(|e| format!("cannot read person file '{}': {e}", p.display()))?;
-            let idx: std::collections::HashMap<&str, u32> = sp.blocks.iter().enumerate().map(|(i, &b)| (sp.ids[b as usize].as_str(), i as u32)).collect();
+            let idx: std::collections::HashMap<&str, u32> =
+                sp.blocks.iter().enumerate().map(|(i, &b)| (sp.ids[b as usize].as_str(), i as u32)).collect();
             Persons::Table(read_persons(std::io::BufReader::new(f), &idx, &schema).map_err(|e| format!("'{}': {e}", p.display()))?)
         }
         (None, Some(seed)) => Persons::Synthetic { seed, mean: a.mean },

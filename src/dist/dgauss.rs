@@ -159,18 +159,12 @@ impl DiscreteGaussian {
         }
         // Tail Σ_{y>k} y² g(y): ratio ((y+1)/y)² exp(-(2y+1)/(2σ²)) ≤ ((k+2)/(k+1))² exp(-(2k+3)/(2σ²)).
         let kk = (k + 1) as i64;
-        let first = Interval::from_rational(
-            &-(Rational::from(kk * kk) / (Rational::from(2u32) * &self.sigma2)),
-            p,
-        )
-        .exp()
-        .mul(&Interval::from_i64(kk * kk, p));
-        let r = Interval::from_rational(
-            &-(Rational::from(2 * kk + 1) / (Rational::from(2u32) * &self.sigma2)),
-            p,
-        )
-        .exp()
-        .mul(&Interval::from_rational(&Rational::from(((kk + 1) * (kk + 1), kk * kk)), p));
+        let first = Interval::from_rational(&-(Rational::from(kk * kk) / (Rational::from(2u32) * &self.sigma2)), p)
+            .exp()
+            .mul(&Interval::from_i64(kk * kk, p));
+        let r = Interval::from_rational(&-(Rational::from(2 * kk + 1) / (Rational::from(2u32) * &self.sigma2)), p)
+            .exp()
+            .mul(&Interval::from_rational(&Rational::from(((kk + 1) * (kk + 1), kk * kk)), p));
         assert!(r.hi < 1, "variance tail ratio not below one");
         let tail = first.div(&Interval::one(p).sub(&r));
         hi = Float::with_val_round(p, &hi + &tail.hi, Round::Up).0;
@@ -259,10 +253,7 @@ fn sq(d: &Interval) -> Interval {
 
 /// Round an interval outward to a lower precision.
 pub fn round_to(x: &Interval, prec: u32) -> Interval {
-    Interval::new(
-        Float::with_val_round(prec, &x.lo, Round::Down).0,
-        Float::with_val_round(prec, &x.hi, Round::Up).0,
-    )
+    Interval::new(Float::with_val_round(prec, &x.lo, Round::Down).0, Float::with_val_round(prec, &x.hi, Round::Up).0)
 }
 
 trait PowuSigned {

@@ -27,7 +27,7 @@
 
 use crate::census::allocation::MechGroup;
 use crate::fourier::theta::{self, ln_periodized, ln_sup_periodized, periodized_mpfr, pi_f};
-use crate::fourier::{first_above, paper_lattice, ceil_i64, LatticeGroup, MechLattice};
+use crate::fourier::{ceil_i64, first_above, paper_lattice, LatticeGroup, MechLattice};
 use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
@@ -373,13 +373,7 @@ pub fn delta_fourier(mechs: &[MechGroup], eps: &Rational, p: &BooleParams, progr
     let second_prob = boole_tail(&ml.groups, &m2, p, progress)?;
     let e = eps.to_f64().exp();
     let second = e * second_prob.value;
-    Ok(FourierDelta {
-        delta: first.value - second,
-        bound: first.error_bound + e * second_prob.error_bound,
-        second,
-        first,
-        second_prob,
-    })
+    Ok(FourierDelta { delta: first.value - second, bound: first.error_bound + e * second_prob.error_bound, second, first, second_prob })
 }
 
 #[cfg(test)]

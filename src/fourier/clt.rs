@@ -118,7 +118,13 @@ pub fn residual_sup(n: u32, sigma2: &Rational, prec: u32) -> ResidualBound {
         let (pm1, _) = ratio_pow_m1(&t, &sigma, n, p);
         let g = Float::with_val(p, -Float::with_val(p, &t * &t) / 2u32).exp();
         let v = Float::with_val(p, g * pm1.abs());
-        let w = if i == 0 || i == m { 1 } else if i % 2 == 1 { 4 } else { 2 };
+        let w = if i == 0 || i == m {
+            1
+        } else if i % 2 == 1 {
+            4
+        } else {
+            2
+        };
         acc += Float::with_val(p, v * w as u32);
     }
     let integral = Float::with_val(p, Float::with_val(p, acc * &hstep) / 3u32) / &pib + &o3;

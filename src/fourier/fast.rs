@@ -114,11 +114,9 @@ impl Setup {
                 groups.iter().map(|g| g.n as f64).collect(),
                 groups.iter().map(|g| theta0(g.sigma2_f64()).ln()).collect(),
             ),
-            CharSource::Nu => (
-                groups.iter().map(|g| g.b2()).collect(),
-                groups.iter().map(|_| 1.0).collect(),
-                groups.iter().map(|_| 0.0).collect(),
-            ),
+            CharSource::Nu => {
+                (groups.iter().map(|g| g.b2()).collect(), groups.iter().map(|_| 1.0).collect(), groups.iter().map(|_| 0.0).collect())
+            }
         };
         Setup { ks, vs, ns, ln_norm }
     }

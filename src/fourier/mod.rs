@@ -59,11 +59,7 @@ pub fn var_proxy(groups: &[LatticeGroup]) -> f64 {
 
 /// The paper's input (a_i, σ_i², n_i) and t_ε on the lattice ℤ/L: k_i = a_i L must be integers.
 /// Returns the groups and the threshold m = t_ε L (exact).
-pub fn paper_lattice(
-    groups: &[(Rational, Rational, u32)],
-    t_eps: &Rational,
-    l: u32,
-) -> Result<(Vec<LatticeGroup>, Rational), String> {
+pub fn paper_lattice(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32) -> Result<(Vec<LatticeGroup>, Rational), String> {
     if groups.is_empty() {
         return Err("empty group list".into());
     }
@@ -104,10 +100,7 @@ impl MechLattice {
         }
         let slopes: Vec<Rational> = mechs.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
         let (h, w) = common_step(&slopes);
-        let rho = mechs
-            .iter()
-            .map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu))
-            .fold(Rational::from(0), |a, b| a + b);
+        let rho = mechs.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b);
         let groups = mechs
             .iter()
             .zip(&w)

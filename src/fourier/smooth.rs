@@ -418,12 +418,8 @@ impl Engine {
         let gc = iv(g).mul(&iv(c));
         let ga = iv(g).mul(&a);
         let sq2pi = two_pi.sqrt();
-        let trunc_b = pref
-            .mul(&iv(g))
-            .mul(&sq2pi)
-            .mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp())
-            .div(&iv(g).mul(&iv(g)).mul(&a))
-            .div(&pi);
+        let trunc_b =
+            pref.mul(&iv(g)).mul(&sq2pi).mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp()).div(&iv(g).mul(&iv(g)).mul(&a)).div(&pi);
         // aliasing (m ≤ −1): e^{−cT}/(1 − e^{−cT}); (m ≥ 1): min over c′ of M(c′)e^{c′²w²/2}e^{−c′x} e^{−(c′−c)T}/(1 − e^{−(c′−c)T})
         let tt = two_pi.div(&iv(self.tab.h));
         let ect = iv(c).mul(&tt).neg().exp();
@@ -632,7 +628,8 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
         }
         let lo_x = boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq);
         // ε(δ) ≥ 0: a certified upper end below 0 means δ(0) ≤ δ(eps_hi) ≤ δ (δ is non-increasing), so ε = 0
-        let res = SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
+        let res =
+            SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
         let c_new = p.c.unwrap_or_else(|| saddle(groups, mid));
@@ -680,7 +677,10 @@ mod tests {
                 a - e * b
             };
             let g = lam * w;
-            let beta = w * (w * w / 2.0).exp() * (1.0 / (2.0 * std::f64::consts::PI).sqrt() + w) * (w * w / (2.0 * (lam * lam - 1.0)) + w * w / (2.0 * lam * lam)).exp();
+            let beta = w
+                * (w * w / 2.0).exp()
+                * (1.0 / (2.0 * std::f64::consts::PI).sqrt() + w)
+                * (w * w / (2.0 * (lam * lam - 1.0)) + w * w / (2.0 * lam * lam)).exp();
             for i in -4000..=4000 {
                 let y = Float::with_val(p, i as f64 * w / 400.0);
                 let psi = if y > 0 { Float::with_val(p, 1) - Float::with_val(p, -y.clone()).exp() } else { Float::with_val(p, 0) };
@@ -713,7 +713,10 @@ mod tests {
                 }
                 let direct = (m / z).ln();
                 let tol = Float::with_val(200, 1e-30);
-                assert!(th.lo <= Float::with_val(200, &direct + &tol) && Float::with_val(200, &direct - &tol) <= th.hi, "{s2} {mu} {c}: {direct} not in {th}");
+                assert!(
+                    th.lo <= Float::with_val(200, &direct + &tol) && Float::with_val(200, &direct - &tol) <= th.hi,
+                    "{s2} {mu} {c}: {direct} not in {th}"
+                );
                 assert!(th.width() < 1e-25);
             }
         }
@@ -754,7 +757,10 @@ mod tests {
     fn atom_distance(gs: &[MechGroup], eps: &Rational) -> f64 {
         let slopes: Vec<Rational> = gs.iter().map(|g| Rational::from(2 * g.mu) / (Rational::from(2) * g.sigma2.clone())).collect();
         let (step, _) = crate::pld::compose::common_step(&slopes);
-        let off: Rational = gs.iter().map(|g| Rational::from(g.count * g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())).fold(Rational::from(0), |a, b| a + b);
+        let off: Rational = gs
+            .iter()
+            .map(|g| Rational::from(g.count * g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone()))
+            .fold(Rational::from(0), |a, b| a + b);
         let k = (Rational::from(eps - off) / step.clone()).to_f64();
         (k - k.round()).abs() * step.to_f64()
     }
@@ -832,7 +838,13 @@ mod tests {
             let exact = prof.epsilon(&delta).unwrap();
             match epsilon_smooth(&gs, &delta, &SmoothParams { width: 1e-5, ..Default::default() }) {
                 Ok(r) => {
-                    assert!(r.lo <= exact.lo && exact.hi <= r.hi, "case {case} {gs:?} delta {d}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+                    assert!(
+                        r.lo <= exact.lo && exact.hi <= r.hi,
+                        "case {case} {gs:?} delta {d}: lattice {} not in [{}, {}]",
+                        exact.lo,
+                        r.lo,
+                        r.hi
+                    );
                     checked += 1;
                 }
                 Err(e) => assert!(e.contains("lattice method"), "case {case}: unexpected error {e}"),

@@ -142,11 +142,7 @@ impl PurePld {
                     hi[k] = Float::with_val_round(prec, &hi[k] + &u, Round::Up).0;
                 }
             }
-            acc = PurePld {
-                unit: unit.clone(),
-                min: new_min,
-                pmf: lo.into_iter().zip(hi).map(|(l, u)| Interval::new(l, u)).collect(),
-            };
+            acc = PurePld { unit: unit.clone(), min: new_min, pmf: lo.into_iter().zip(hi).map(|(l, u)| Interval::new(l, u)).collect() };
         }
         // drop exact zeros (lattice points not reachable)
         Ok(acc)
@@ -236,7 +232,8 @@ mod tests {
     /// Two counts with different ε against a brute-force sum over the four loss outcomes.
     #[test]
     fn two_counts_brute_force() {
-        let pld = PurePld::build(&[GeoComponent { r: q("0.3"), m: 1 }, GeoComponent { r: q("0.5"), m: 2 }], &Interval::one(128), 128).unwrap();
+        let pld =
+            PurePld::build(&[GeoComponent { r: q("0.3"), m: 1 }, GeoComponent { r: q("0.5"), m: 2 }], &Interval::one(128), 128).unwrap();
         let pe = |e: f64| 1.0 / (1.0 + (-e).exp());
         let eps = 0.4;
         let mut d = 0.0;
@@ -244,7 +241,8 @@ mod tests {
             for s2 in [-1.0, 1.0] {
                 for s3 in [-1.0, 1.0] {
                     let l: f64 = s1 * 0.3 + s2 * 0.5 + s3 * 0.5;
-                    let pr = [(s1, 0.3), (s2, 0.5), (s3, 0.5)].iter().map(|&(s, e)| if s > 0.0 { pe(e) } else { 1.0 - pe(e) }).product::<f64>();
+                    let pr =
+                        [(s1, 0.3), (s2, 0.5), (s3, 0.5)].iter().map(|&(s, e)| if s > 0.0 { pe(e) } else { 1.0 - pe(e) }).product::<f64>();
                     if l > eps {
                         d += pr * (1.0 - (eps - l).exp());
                     }

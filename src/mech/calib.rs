@@ -40,7 +40,11 @@ pub fn dec(q: &Rational, places: u32) -> String {
     let s = if s.len() <= places as usize { format!("{}{}", "0".repeat(places as usize + 1 - s.len()), s) } else { s };
     let (a, b) = s.split_at(s.len() - places as usize);
     let out = if places == 0 { a.to_string() } else { format!("{a}.{b}") };
-    if neg { format!("-{out}") } else { out }
+    if neg {
+        format!("-{out}")
+    } else {
+        out
+    }
 }
 
 /// Per-count ρ_base = 1.96²/(2·MOE²) (RE eq. 37 with 1.92 → 1.9208).
@@ -158,11 +162,9 @@ mod tests {
     #[test]
     fn table7_reproduced() {
         let g = q("0.1");
-        for (moe, s2u, tu, s2b, tb) in [
-            (3, "1.921", "2.134", "3.842", "4.268"),
-            (11, "0.143", "0.159", "0.286", "0.318"),
-            (50, "0.007", "0.008", "0.014", "0.016"),
-        ] {
+        for (moe, s2u, tu, s2b, tb) in
+            [(3, "1.921", "2.134", "3.842", "4.268"), (11, "0.143", "0.159", "0.286", "0.318"), (50, "0.007", "0.008", "0.014", "0.016")]
+        {
             let r = dg_budget_row(moe, 9, &g);
             assert_eq!(dec(&r.step2_u, 3), s2u);
             assert_eq!(dec(&r.total_u, 3), tu);

@@ -123,7 +123,11 @@ impl Manifest {
     }
 
     fn factor(&self) -> u32 {
-        if self.neighbors == "replace" { 2 } else { 1 }
+        if self.neighbors == "replace" {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -281,7 +285,9 @@ pub fn safetab_p_production(bounded: bool) -> Manifest {
         neighbors: if bounded { "replace".into() } else { "add-remove".into() },
         composition: "sequential".into(),
         levels: lv,
-        notes: Some("two-stage structure for every group; total-only groups (nation/state) are certified by `safetab-p` run manifests".into()),
+        notes: Some(
+            "two-stage structure for every group; total-only groups (nation/state) are certified by `safetab-p` run manifests".into(),
+        ),
     }
 }
 
@@ -311,7 +317,10 @@ pub fn level_manifest_sigma2(name: &str, budget: &str, s: u32, sig: &[Rational; 
     let mut structures = vec![Structure {
         kind: "two-stage-adaptive".into(),
         groups: two_stage,
-        stages: vec![dg("stage1-total", &sig[0], None), dg("stage2-cells (total, sex x age4/9/23: one cell changes)", &sig[1], Some("stage1-total"))],
+        stages: vec![
+            dg("stage1-total", &sig[0], None),
+            dg("stage2-cells (total, sex x age4/9/23: one cell changes)", &sig[1], Some("stage1-total")),
+        ],
     }];
     if total_only > 0 {
         structures.push(Structure { kind: "total-only".into(), groups: total_only, stages: vec![dg("total", &sig[2], None)] });
@@ -373,7 +382,14 @@ mod tests {
                 structures: vec![Structure {
                     kind: "total-only".into(),
                     groups: 5,
-                    stages: vec![Noise { query: "total".into(), distribution: "discrete-laplace".into(), sigma2: None, scale: Some(b.into()), sensitivity: 1, adaptive_on: None }],
+                    stages: vec![Noise {
+                        query: "total".into(),
+                        distribution: "discrete-laplace".into(),
+                        sigma2: None,
+                        scale: Some(b.into()),
+                        sensitivity: 1,
+                        adaptive_on: None,
+                    }],
                 }],
             }],
             notes: None,

@@ -30,7 +30,21 @@ pub const MAX_AGE: u32 = 115;
 const CELLS: usize = 46;
 
 pub const PERSON_COLUMNS: [&str; 15] = [
-    "QAGE", "QSEX", "TABBLKST", "TABBLKCOU", "TABTRACTCE", "TABBLK", "QRACE1", "QRACE2", "QRACE3", "QRACE4", "QRACE5", "QRACE6", "QRACE7", "QRACE8", "QSPAN",
+    "QAGE",
+    "QSEX",
+    "TABBLKST",
+    "TABBLKCOU",
+    "TABTRACTCE",
+    "TABBLK",
+    "QRACE1",
+    "QRACE2",
+    "QRACE3",
+    "QRACE4",
+    "QRACE5",
+    "QRACE6",
+    "QRACE7",
+    "QRACE8",
+    "QSPAN",
 ];
 
 /// Inputs of a run.
@@ -42,7 +56,11 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Result<Inputs, String> {
-        Ok(Inputs { config: Config::from_path(config)?, iterations: Iterations::load(iterations, codes)?, geography: Geography::load(geography)? })
+        Ok(Inputs {
+            config: Config::from_path(config)?,
+            iterations: Iterations::load(iterations, codes)?,
+            geography: Geography::load(geography)?,
+        })
     }
 }
 
@@ -204,7 +222,10 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
                 groups[l].push(a);
             }
             if groups[l].len() > s {
-                return Err(format!("{pname} line {line}: record maps to {} groups in one level, above the stability {s}", groups[l].len()));
+                return Err(format!(
+                    "{pname} line {line}: record maps to {} groups in one level, above the stability {s}",
+                    groups[l].len()
+                ));
             }
         }
         let cell = sex * 23 + ages[age as usize] as usize;
@@ -337,7 +358,13 @@ fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64)
                 }
                 continue;
             }
-            let starts: &[u32] = if stage1 < th2 { &AGE4 } else if stage1 < th3 { &AGE9 } else { &AGE23 };
+            let starts: &[u32] = if stage1 < th2 {
+                &AGE4
+            } else if stage1 < th3 {
+                &AGE9
+            } else {
+                &AGE23
+            };
             let mut grand = 0i64;
             for sex in 0..2 {
                 let bins = merge_bins(&cells[sex * 23..sex * 23 + 23], starts);
@@ -406,7 +433,14 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
         summary.t2_rows += o.t2_rows;
         summary.suppressed += o.suppressed;
         summary.noise_draws += o.draws;
-        summary.manifest.levels.push(level_manifest_sigma2(&spec.name(), &format!("rho={}", spec.rho_text), cfg.stability, &o.sigma2, o.two_stage, o.total_only));
+        summary.manifest.levels.push(level_manifest_sigma2(
+            &spec.name(),
+            &format!("rho={}", spec.rho_text),
+            cfg.stability,
+            &o.sigma2,
+            o.two_stage,
+            o.total_only,
+        ));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };

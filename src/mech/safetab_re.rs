@@ -31,7 +31,14 @@ pub fn gamma() -> Rational {
 
 /// Printed totals of Table 4: ε = 4.27, 2.49, 0.59 and ρ = 0.534, 0.159, 0.008 per level.
 pub fn printed_eps() -> Vec<Rational> {
-    LEVEL_MOES.iter().map(|&m| match m { 6 => Rational::from((427, 100)), 11 => Rational::from((249, 100)), _ => Rational::from((59, 100)) }).collect()
+    LEVEL_MOES
+        .iter()
+        .map(|&m| match m {
+            6 => Rational::from((427, 100)),
+            11 => Rational::from((249, 100)),
+            _ => Rational::from((59, 100)),
+        })
+        .collect()
 }
 
 pub fn printed_rho() -> Vec<Rational> {
@@ -92,7 +99,11 @@ pub fn geo_components(eps_r: &[Rational], s: u32, gamma: &Rational, single: bool
 
 fn rec(item: &str, printed: &str, v: &Interval, note: &str) -> Record {
     let mut r = Record::new();
-    r.push("item", item).push("printed", printed).push("value_lo", fmt_down(&v.lo, 12)).push("value_hi", fmt_up(&v.hi, 12)).push("note", note);
+    r.push("item", item)
+        .push("printed", printed)
+        .push("value_lo", fmt_down(&v.lo, 12))
+        .push("value_hi", fmt_up(&v.hi, 12))
+        .push("note", note);
     r
 }
 
@@ -100,7 +111,9 @@ fn rec(item: &str, printed: &str, v: &Interval, note: &str) -> Record {
 pub fn table4() -> Result<Vec<Record>, String> {
     let mut rows = Vec::new();
     let g = gamma();
-    for (moe, pst2, ptot, gst2, gtot) in [(6u32, "0.481", "0.534", "3.84", "4.27"), (11, "0.143", "0.159", "2.24", "2.49"), (50, "0.007", "0.008", "0.531", "0.59")] {
+    for (moe, pst2, ptot, gst2, gtot) in
+        [(6u32, "0.481", "0.534", "3.84", "4.27"), (11, "0.143", "0.159", "2.24", "2.49"), (50, "0.007", "0.008", "0.531", "0.59")]
+    {
         let r = calib::dg_budget_row(moe, S, &g);
         let b = calib::geometric_scale_h1(moe)?;
         let gt = Rational::from(10) / b.clone();
@@ -134,9 +147,21 @@ pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>
     let pure: Rational = eps.iter().fold(Rational::from(0), |a, b| a + b);
     rows.push(rec("geometric: pure DP (sum eps_i)", "15.3", &Interval::from_rational(&pure, prec), "exact"));
     for (name, s, tau, printed, note) in [
-        ("geometric: RDP eq.39 with eq.17, s=9 (as stated)", 9u32, tau_geometric_eq17 as fn(&Interval, &Interval) -> Interval, "13.2", "differs: printed 13.2 not reproduced"),
+        (
+            "geometric: RDP eq.39 with eq.17, s=9 (as stated)",
+            9u32,
+            tau_geometric_eq17 as fn(&Interval, &Interval) -> Interval,
+            "13.2",
+            "differs: printed 13.2 not reproduced",
+        ),
         ("geometric: RDP eq.39 with eq.17, s=10", 10, tau_geometric_eq17, "13.2", "reproduces 13.2 (s=10 coding slip?)"),
-        ("geometric: RDP with the exact discrete-Laplace divergence, s=9", 9, tau_geometric_exact, "-", "valid RDP bound (eq.17 under-estimates D_alpha)"),
+        (
+            "geometric: RDP with the exact discrete-Laplace divergence, s=9",
+            9,
+            tau_geometric_exact,
+            "-",
+            "valid RDP bound (eq.17 under-estimates D_alpha)",
+        ),
     ] {
         let (v, a) = grid_min(prec, delta, &|al| geometric_rdp(al, &epsi, s, &tau));
         rows.push(rec(name, printed, &v, &format!("{note}; alpha*={}", calib::dec(&a, 2))));
@@ -146,7 +171,10 @@ pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>
     let (v, a) = zcdp_grid_eps(&rho, delta, prec);
     rows.push(rec("dg: zCDP experimental (eq.7 on alpha grid)", "12.2", &v, &format!("exact; alpha*={}", calib::dec(&a, 2))));
     // exact profiles, geometric
-    for (single, name) in [(false, "geometric: EXACT (lattice PLD), two-stage groups"), (true, "geometric: EXACT (lattice PLD), worst case: total-only groups")] {
+    for (single, name) in [
+        (false, "geometric: EXACT (lattice PLD), two-stage groups"),
+        (true, "geometric: EXACT (lattice PLD), worst case: total-only groups"),
+    ] {
         let pld = PurePld::build(&geo_components(&eps, S, &gamma(), single), &Interval::one(prec), prec)?;
         rows.push(rec(name, "-", &pld.epsilon(delta)?, "tight for the stated structure"));
     }

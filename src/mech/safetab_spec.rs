@@ -96,7 +96,8 @@ pub struct Config {
 impl Config {
     pub fn from_path(p: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-        let raw: RawConfig = toml::from_str(&text).map_err(|e| format!("{}: {}", p.display(), e.to_string().lines().next().unwrap_or("")))?;
+        let raw: RawConfig =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", p.display(), e.to_string().lines().next().unwrap_or("")))?;
         let gamma = parse_rational(&raw.gamma).map_err(|e| format!("config gamma: {e}"))?;
         if gamma <= 0 || gamma >= 1 {
             return Err("config gamma must lie in (0, 1)".into());
@@ -126,7 +127,13 @@ impl Config {
             if !detailed && geo == GeoLevel::Aiannh {
                 return Err("config: the (AIANNH, regional) level is not part of SafeTab-P".into());
             }
-            let spec = LevelSpec { geo, detailed, rho, rho_text: l.rho.trim().to_string(), thresholds: [l.thresholds[0], l.thresholds[1], l.thresholds[2]] };
+            let spec = LevelSpec {
+                geo,
+                detailed,
+                rho,
+                rho_text: l.rho.trim().to_string(),
+                thresholds: [l.thresholds[0], l.thresholds[1], l.thresholds[2]],
+            };
             if levels.iter().any(|x: &LevelSpec| x.name() == spec.name()) {
                 return Err(format!("config: level {} listed twice", spec.name()));
             }
@@ -239,7 +246,12 @@ impl Iterations {
                 if *prev as usize != i {
                     return Err(format!(
                         "{} line {line}: code {} is in two {} {} groups ({} and {}): stability would exceed the bound",
-                        codes_path.display(), f[1], if it.detailed { "detailed" } else { "regional" }, if it.alone { "Alone" } else { "AOIC" }, list[*prev as usize].code, it.code
+                        codes_path.display(),
+                        f[1],
+                        if it.detailed { "detailed" } else { "regional" },
+                        if it.alone { "Alone" } else { "AOIC" },
+                        list[*prev as usize].code,
+                        it.code
                     ));
                 }
             }
@@ -297,8 +309,20 @@ impl Geography {
             let st = get(GeoLevel::State, f[0].clone(), &mut ids);
             let cou = get(GeoLevel::County, format!("{}{}", f[0], f[1]), &mut ids);
             let tr = get(GeoLevel::Tract, format!("{}{}{}", f[0], f[1], f[2]), &mut ids);
-            let pl = if f[4] == "99999" { NONE } else if f[4].len() == 5 && f[4].bytes().all(|c| c.is_ascii_digit()) { get(GeoLevel::Place, format!("{}{}", f[0], f[4]), &mut ids) } else { return Err(format!("{} line {line}: malformed PLACEFP '{}'", p.display(), f[4])) };
-            let ai = if f[5] == "9999" { NONE } else if f[5].len() == 4 && f[5].bytes().all(|c| c.is_ascii_digit()) { get(GeoLevel::Aiannh, f[5].clone(), &mut ids) } else { return Err(format!("{} line {line}: malformed AIANNHCE '{}'", p.display(), f[5])) };
+            let pl = if f[4] == "99999" {
+                NONE
+            } else if f[4].len() == 5 && f[4].bytes().all(|c| c.is_ascii_digit()) {
+                get(GeoLevel::Place, format!("{}{}", f[0], f[4]), &mut ids)
+            } else {
+                return Err(format!("{} line {line}: malformed PLACEFP '{}'", p.display(), f[4]));
+            };
+            let ai = if f[5] == "9999" {
+                NONE
+            } else if f[5].len() == 4 && f[5].bytes().all(|c| c.is_ascii_digit()) {
+                get(GeoLevel::Aiannh, f[5].clone(), &mut ids)
+            } else {
+                return Err(format!("{} line {line}: malformed AIANNHCE '{}'", p.display(), f[5]));
+            };
             if blocks.insert(key, [st, cou, tr, pl, ai]).is_some() {
                 return Err(format!("{} line {line}: duplicate block", p.display()));
             }

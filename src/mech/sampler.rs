@@ -31,9 +31,7 @@ impl NoiseSource {
     /// Keyed from the operating system's CSPRNG.
     pub fn os() -> Result<Self, String> {
         let mut key = [0u8; 32];
-        rand_core::OsRng
-            .try_fill_bytes(&mut key)
-            .map_err(|e| format!("cannot read the operating system's random source: {e}"))?;
+        rand_core::OsRng.try_fill_bytes(&mut key).map_err(|e| format!("cannot read the operating system's random source: {e}"))?;
         Ok(NoiseSource { rng: ChaCha20Rng::from_seed(key), seeded: false })
     }
 
@@ -520,9 +518,18 @@ mod tests {
     #[test]
     fn seeded_streams_reproduce_and_differ() {
         let s = DiscreteGaussianSampler::new(q("5")).unwrap();
-        let a: Vec<i64> = { let mut r = NoiseSource::seeded(42); (0..50).map(|_| s.sample(&mut r.rng)).collect() };
-        let b: Vec<i64> = { let mut r = NoiseSource::seeded(42); (0..50).map(|_| s.sample(&mut r.rng)).collect() };
-        let c: Vec<i64> = { let mut r = NoiseSource::seeded(42).substream(1); (0..50).map(|_| s.sample(&mut r.rng)).collect() };
+        let a: Vec<i64> = {
+            let mut r = NoiseSource::seeded(42);
+            (0..50).map(|_| s.sample(&mut r.rng)).collect()
+        };
+        let b: Vec<i64> = {
+            let mut r = NoiseSource::seeded(42);
+            (0..50).map(|_| s.sample(&mut r.rng)).collect()
+        };
+        let c: Vec<i64> = {
+            let mut r = NoiseSource::seeded(42).substream(1);
+            (0..50).map(|_| s.sample(&mut r.rng)).collect()
+        };
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert!(NoiseSource::seeded(1).seeded && !NoiseSource::os().unwrap().seeded);

@@ -41,7 +41,14 @@ impl Weighted {
 
 /// Write `geography.txt` and `persons.csv` into `out`; returns (blocks, persons).
 pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), String> {
-    if p.states == 0 || p.states > 99 || p.counties_per_state == 0 || p.counties_per_state > 999 || p.tracts_per_county == 0 || p.blocks_per_tract == 0 || p.blocks_per_tract > 9999 {
+    if p.states == 0
+        || p.states > 99
+        || p.counties_per_state == 0
+        || p.counties_per_state > 999
+        || p.tracts_per_county == 0
+        || p.blocks_per_tract == 0
+        || p.blocks_per_tract > 9999
+    {
         return Err("synth: need 1–99 states, 1–999 counties per state, ≥ 1 tract per county, 1–9999 blocks per tract".into());
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
@@ -61,8 +68,18 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
             let co_w = 1 + uniform_below_u64(rng, 9);
             for tr in 1..=p.tracts_per_county {
                 // about a third of tracts lie in a place, about 1 in 20 in an AIANNH area
-                let place = if uniform_below_u64(rng, 3) == 0 { place_n += 1; Some(place_n) } else { None };
-                let aian = if uniform_below_u64(rng, 20) == 0 { aian_n += 1; Some(aian_n % 9999 + 1) } else { None };
+                let place = if uniform_below_u64(rng, 3) == 0 {
+                    place_n += 1;
+                    Some(place_n)
+                } else {
+                    None
+                };
+                let aian = if uniform_below_u64(rng, 20) == 0 {
+                    aian_n += 1;
+                    Some(aian_n % 9999 + 1)
+                } else {
+                    None
+                };
                 let tr_w = 1 + uniform_below_u64(rng, 4);
                 for bl in 1..=p.blocks_per_tract {
                     let plc = place.map(|x| format!("{:05}", x % 99999)).unwrap_or_else(|| "99999".into());
@@ -79,7 +96,19 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     drop(g);
     let bw = Weighted::new(&block_w);
     // age: roughly the US pyramid, weight per single year 0..=115
-    let age_w: Vec<u64> = (0..=115u64).map(|a| if a < 65 { 130 } else if a < 85 { 130 - (a - 64) * 5 } else if a < 100 { 25 - (a - 85) } else { 1 }).collect();
+    let age_w: Vec<u64> = (0..=115u64)
+        .map(|a| {
+            if a < 65 {
+                130
+            } else if a < 85 {
+                130 - (a - 64) * 5
+            } else if a < 100 {
+                25 - (a - 85)
+            } else {
+                1
+            }
+        })
+        .collect();
     let aw = Weighted::new(&age_w);
     // race codes 1000..1049: Zipf-like popularity; number of races 1 (90 %), 2 (8 %), 3–8 (2 %)
     let code_w: Vec<u64> = (0..50u64).map(|k| 100_000 / (k + 1)).collect();

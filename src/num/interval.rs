@@ -229,8 +229,20 @@ impl Interval {
 
     /// Clamp both ends into [a, b] (used to intersect an enclosure with a known range).
     pub fn clamp_to(&self, a: &Float, b: &Float) -> Interval {
-        let lo = if &self.lo < a { a.clone() } else if &self.lo > b { b.clone() } else { self.lo.clone() };
-        let hi = if &self.hi > b { b.clone() } else if &self.hi < a { a.clone() } else { self.hi.clone() };
+        let lo = if &self.lo < a {
+            a.clone()
+        } else if &self.lo > b {
+            b.clone()
+        } else {
+            self.lo.clone()
+        };
+        let hi = if &self.hi > b {
+            b.clone()
+        } else if &self.hi < a {
+            a.clone()
+        } else {
+            self.hi.clone()
+        };
         Interval { lo, hi }
     }
 }
@@ -248,12 +260,7 @@ impl MulAssignRound for Float {
 
 impl fmt::Display for Interval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[{}, {}]",
-            crate::num::format::fmt_down(&self.lo, 30),
-            crate::num::format::fmt_up(&self.hi, 30)
-        )
+        write!(f, "[{}, {}]", crate::num::format::fmt_down(&self.lo, 30), crate::num::format::fmt_up(&self.hi, 30))
     }
 }
 

@@ -64,11 +64,7 @@ fn parse_decimal(t: &str) -> Result<Rational, String> {
     }
     let scale = exp - frac_part.len() as i64;
     let ten = Integer::from(10);
-    let q = if scale >= 0 {
-        Rational::from(n * ten.pow(scale as u32))
-    } else {
-        Rational::from((n, ten.pow((-scale) as u32)))
-    };
+    let q = if scale >= 0 { Rational::from(n * ten.pow(scale as u32)) } else { Rational::from((n, ten.pow((-scale) as u32))) };
     Ok(q)
 }
 

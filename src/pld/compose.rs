@@ -82,10 +82,7 @@ pub fn compose_groups(groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile,
     }
     let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
     let (h, w) = common_step(&slopes);
-    let rho: Rational = groups
-        .iter()
-        .map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu))
-        .fold(Rational::from(0), |a, b| a + b);
+    let rho: Rational = groups.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b);
     if prec == F64_PREC {
         return compose_f64(groups, &w, h, rho);
     }
@@ -108,7 +105,13 @@ pub fn compose_groups(groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile,
     for (d, wi) in iter {
         acc = acc.convolve(&d, wi).truncated(prec + GUARD_BITS);
         if trace {
-            eprintln!("trace: convolved w={wi} half={} -> half {} e={} at {:?}", d.half_len(), acc.half_len(), acc.e.to_f64(), t0.elapsed());
+            eprintln!(
+                "trace: convolved w={wi} half={} -> half {} e={} at {:?}",
+                d.half_len(),
+                acc.half_len(),
+                acc.e.to_f64(),
+                t0.elapsed()
+            );
         }
     }
     let prof = PrivacyProfile::from_dist(&acc.to_lattice(), h, rho);
@@ -507,10 +510,7 @@ mod tests {
     fn split_group_equals_whole() {
         let s2 = q("3.5");
         let whole = PrivacyProfile::iid_dgauss(&s2, 5, 1, 160);
-        let parts = vec![
-            MechGroup { sigma2: s2.clone(), count: 2, mu: 1 },
-            MechGroup { sigma2: q("7/2"), count: 3, mu: 1 },
-        ];
+        let parts = vec![MechGroup { sigma2: s2.clone(), count: 2, mu: 1 }, MechGroup { sigma2: q("7/2"), count: 3, mu: 1 }];
         // Same σ² in both groups: common_step gives w = (1, 1).
         let comp = {
             let (h, w) = common_step(&[Rational::from(1) / s2.clone(), Rational::from(1) / s2.clone()]);

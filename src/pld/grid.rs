@@ -165,7 +165,8 @@ impl GridProfile {
         let mut w = Interval::from_rational(&(Rational::from(-top) * g.clone()), prec).exp();
         for k in (0..n).rev() {
             let x = Float::with_val(prec, law.v[k]);
-            let q = Interval::new(Float::with_val_round(prec, &x * &flo, Round::Down).0, Float::with_val_round(prec, &x * &fhi, Round::Up).0);
+            let q =
+                Interval::new(Float::with_val_round(prec, &x * &flo, Round::Down).0, Float::with_val_round(prec, &x * &fhi, Round::Up).0);
             sa = sa.add(&q);
             sb = sb.add(&q.mul(&w));
             a[k] = sa.clone();
@@ -246,8 +247,16 @@ impl GridProfile {
         if num.hi <= 0 {
             return None;
         }
-        let l = if num.lo <= 0 || b.hi <= 0 { s.lo.clone() } else { num.div(&Interval::new(b.hi.clone(), b.hi.clone())).ln().lo.max(&s.lo).clone() };
-        let h = if b.lo <= 0 { e.hi.clone() } else { Interval::new(num.hi.clone(), num.hi.clone()).div(&Interval::new(b.lo.clone(), b.lo.clone())).ln().hi.min(&e.hi).clone() };
+        let l = if num.lo <= 0 || b.hi <= 0 {
+            s.lo.clone()
+        } else {
+            num.div(&Interval::new(b.hi.clone(), b.hi.clone())).ln().lo.max(&s.lo).clone()
+        };
+        let h = if b.lo <= 0 {
+            e.hi.clone()
+        } else {
+            Interval::new(num.hi.clone(), num.hi.clone()).div(&Interval::new(b.lo.clone(), b.lo.clone())).ln().hi.min(&e.hi).clone()
+        };
         (l <= h).then(|| Interval::new(l, h))
     }
 }

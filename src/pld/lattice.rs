@@ -5,8 +5,8 @@
 //! affine function of such a statistic (see `profile.rs`), so this is the lattice on which the
 //! privacy-loss distribution lives.
 
-use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::dist::dgauss::GUARD_BITS;
+use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::dist::DiscreteGaussian;
 use crate::num::Interval;
 use rug::float::Round;
@@ -233,9 +233,7 @@ mod tests {
         let dg = DiscreteGaussian { sigma2: s2.clone() };
         let z = dg.normaliser_direct(300).mid();
         let k = 40i64;
-        let base: Vec<Float> = (-k..=k)
-            .map(|x| Float::with_val(300, -(Float::with_val(300, x * x) / 5u32)).exp() / &z)
-            .collect();
+        let base: Vec<Float> = (-k..=k).map(|x| Float::with_val(300, -(Float::with_val(300, x * x) / 5u32)).exp() / &z).collect();
         let mut acc = base.clone();
         for _ in 1..n {
             let mut out = vec![Float::with_val(300, 0); acc.len() + base.len() - 1];

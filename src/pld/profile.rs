@@ -224,9 +224,7 @@ impl PrivacyProfile {
 
     /// Exact knots (α, β) of the trade-off function for c in [c_lo, c_hi].
     pub fn knots(&self, c_lo: i64, c_hi: i64) -> Vec<Knot> {
-        (c_lo..=c_hi)
-            .map(|c| Knot { c, alpha: self.surv.ge(c), beta: self.surv.ge(self.d + 1 - c) })
-            .collect()
+        (c_lo..=c_hi).map(|c| Knot { c, alpha: self.surv.ge(c), beta: self.surv.ge(self.d + 1 - c) }).collect()
     }
 
     /// All knots with α and β both inside the resolved window, thinned to at most `max_points` for plotting.

@@ -2,7 +2,7 @@
 //! `risk::figures::figure_data` writes): one panel per y column (or per value of a facet column),
 //! one series per value of a group column.
 
-use crate::report::plot::{Figure, Panel, Series, EXACT, OTHER, REDUCED, BUREAU};
+use crate::report::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -53,7 +53,11 @@ pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Result<Vec<Path
                 (Some(f), _) => format!("{f} = {facet}: {}", spec.ys[k]),
                 (None, _) => spec.ys[k].to_string(),
             };
-            let mut p = Panel::new(&title, spec.x, if spec.group.is_none() && spec.ys.len() > 1 && spec.facet.is_none() { "value" } else { spec.ys[k] });
+            let mut p = Panel::new(
+                &title,
+                spec.x,
+                if spec.group.is_none() && spec.ys.len() > 1 && spec.facet.is_none() { "value" } else { spec.ys[k] },
+            );
             p.x_log = spec.x_log;
             p.y_log = spec.y_log;
             for (i, (g, pts)) in series.iter().enumerate() {
@@ -88,13 +92,90 @@ pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Result<Vec<Path
 /// PNG/SVG for the Kazan–Reiter figure data in `dir` (written by `risk::figures::figure_data`).
 pub fn risk_figures(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let specs: Vec<(&str, CsvPlot)> = vec![
-        ("kr-figure1", CsvPlot { title: "KR Figure 1: posterior and relative risk R′ vs x* (single level)", x: "xstar", ys: &["posterior", "risk_prime"], group: Some("prior"), facet: None, x_log: false, y_log: false }),
-        ("kr-figure2-3", CsvPlot { title: "KR Figures 2–3: marginal posterior, risk and P(correct decision) vs ρ₁", x: "rho1", ys: &["marginal_posterior", "risk", "p_correct"], group: Some("prior"), facet: None, x_log: true, y_log: false }),
-        ("kr-figure5", CsvPlot { title: "KR Figure 5: P(correct decision) vs true x₂ (exact, paper's sampler, no hierarchy)", x: "x2", ys: &["p_correct_exact", "p_correct_paper_sampler", "p_correct_no_hier"], group: None, facet: None, x_log: false, y_log: false }),
-        ("kr-figure6", CsvPlot { title: "KR Figure 6: P(correct decision) vs x₂ for several ρ₂", x: "x2", ys: &["p_correct_exact", "p_correct_paper_sampler"], group: Some("rho2"), facet: None, x_log: false, y_log: false }),
-        ("kr-figure7", CsvPlot { title: "KR Figure 7: risk as levels are added (target unique at each level)", x: "levels", ys: &["risk_hi"], group: Some("prior"), facet: None, x_log: false, y_log: false }),
-        ("kr-figure12-left", CsvPlot { title: "KR Figure 12 (left): risk after block-level post-processing", x: "x2tilde", ys: &["risk_postprocessed", "risk_raw_x1star_y1star", "risk_x1star_only"], group: None, facet: None, x_log: false, y_log: false }),
-        ("kr-figure12-right", CsvPlot { title: "KR Figure 12 (right): post-processed risk for several ρ₁", x: "x2tilde", ys: &["risk_postprocessed"], group: Some("rho1"), facet: None, x_log: false, y_log: false }),
+        (
+            "kr-figure1",
+            CsvPlot {
+                title: "KR Figure 1: posterior and relative risk R′ vs x* (single level)",
+                x: "xstar",
+                ys: &["posterior", "risk_prime"],
+                group: Some("prior"),
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure2-3",
+            CsvPlot {
+                title: "KR Figures 2–3: marginal posterior, risk and P(correct decision) vs ρ₁",
+                x: "rho1",
+                ys: &["marginal_posterior", "risk", "p_correct"],
+                group: Some("prior"),
+                facet: None,
+                x_log: true,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure5",
+            CsvPlot {
+                title: "KR Figure 5: P(correct decision) vs true x₂ (exact, paper's sampler, no hierarchy)",
+                x: "x2",
+                ys: &["p_correct_exact", "p_correct_paper_sampler", "p_correct_no_hier"],
+                group: None,
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure6",
+            CsvPlot {
+                title: "KR Figure 6: P(correct decision) vs x₂ for several ρ₂",
+                x: "x2",
+                ys: &["p_correct_exact", "p_correct_paper_sampler"],
+                group: Some("rho2"),
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure7",
+            CsvPlot {
+                title: "KR Figure 7: risk as levels are added (target unique at each level)",
+                x: "levels",
+                ys: &["risk_hi"],
+                group: Some("prior"),
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure12-left",
+            CsvPlot {
+                title: "KR Figure 12 (left): risk after block-level post-processing",
+                x: "x2tilde",
+                ys: &["risk_postprocessed", "risk_raw_x1star_y1star", "risk_x1star_only"],
+                group: None,
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
+        (
+            "kr-figure12-right",
+            CsvPlot {
+                title: "KR Figure 12 (right): post-processed risk for several ρ₁",
+                x: "x2tilde",
+                ys: &["risk_postprocessed"],
+                group: Some("rho1"),
+                facet: None,
+                x_log: false,
+                y_log: false,
+            },
+        ),
     ];
     let mut out = Vec::new();
     for (stem, spec) in specs {

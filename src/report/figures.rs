@@ -120,8 +120,12 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
 
     // Figure 2: (ε, δ) curves per level.
     progress("figure 2");
-    let panels: Vec<Panel> = levels.iter().map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT)).collect();
-    files.extend(Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4).write(&out.join("fig02-eps-delta-levels"))?);
+    let panels: Vec<Panel> =
+        levels.iter().map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT)).collect();
+    files.extend(
+        Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4)
+            .write(&out.join("fig02-eps-delta-levels"))?,
+    );
 
     // Figure 3: ε at δ = 1e-11 and 1e-5 per level.
     progress("figure 3");
@@ -130,12 +134,19 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
         let dr = parse_rational(d).unwrap();
         let b: Vec<f64> = levels.iter().map(|l| zcdp::eps_bs(&rat(l.rho), &dr, 128).mid().to_f64()).collect();
         let e: Vec<f64> = levels.iter().map(|l| l.prof.epsilon(&dr).unwrap().mid().to_f64()).collect();
-        let (cb, ce) = if light { (plotters::style::RGBColor(245, 150, 150), plotters::style::RGBColor(150, 190, 230)) } else { (BUREAU, EXACT) };
+        let (cb, ce) =
+            if light { (plotters::style::RGBColor(245, 150, 150), plotters::style::RGBColor(150, 190, 230)) } else { (BUREAU, EXACT) };
         groups.push((format!("Bureau, δ = {d}"), cb, b));
         groups.push((format!("exact, δ = {d}"), ce, e));
     }
     let cats: Vec<String> = levels.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure("Figure 3: ε per geographic level at δ = 1e-11 and δ = 1e-5", "ε", &cats, &groups, &out.join("fig03-eps-bars"))?);
+    files.extend(bar_figure(
+        "Figure 3: ε per geographic level at δ = 1e-11 and δ = 1e-5",
+        "ε",
+        &cats,
+        &groups,
+        &out.join("fig03-eps-bars"),
+    )?);
 
     // Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
     progress("figures 4 and 5");
@@ -151,12 +162,18 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
             p
         })
         .collect();
-    files.extend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4).write(&out.join("fig04-tradeoff-levels"))?);
+    files.extend(
+        Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4)
+            .write(&out.join("fig04-tradeoff-levels"))?,
+    );
     let panels: Vec<Panel> = levels
         .iter()
         .map(|l| eps_delta_panel(&l.name, l.rho, &l.reduced, ("Bureau (zCDP), published noise", "exact, reduced noise (Table 1)"), REDUCED))
         .collect();
-    files.extend(Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4).write(&out.join("fig05-reduced-noise-levels"))?);
+    files.extend(
+        Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4)
+            .write(&out.join("fig05-reduced-noise-levels"))?,
+    );
 
     // Figures 14 and 15: improvement in ε against δ.
     progress("figures 14 and 15");
@@ -199,17 +216,34 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
         }
     }
     let names = ["MSE, no post-processing", "MAE, no post-processing", "MSE, max(0, ·), true count 1", "MAE, max(0, ·), true count 1"];
-    let g6: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
+    let g6: Vec<(String, plotters::style::RGBColor, Vec<f64>)> =
+        names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
     let cats6: Vec<String> = one.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure("Figure 6 (exact): error reduction per level with the Table 1 noise", "reduction of the error, %", &cats6, &g6, &out.join("fig06-accuracy-reduction"))?);
+    files.extend(bar_figure(
+        "Figure 6 (exact): error reduction per level with the Table 1 noise",
+        "reduction of the error, %",
+        &cats6,
+        &g6,
+        &out.join("fig06-accuracy-reduction"),
+    )?);
     // Figure 8 (exact analogue): block-level MSE after max(0, ·) against the true count.
     if let Some(blk) = one.iter().find(|l| short(&l.name) == "Block").or(one.last()) {
         let (s, r) = blk.sigma2.as_ref().unwrap();
         let ys: Vec<i64> = (0..=30).collect();
-        let mut p = Panel::new(&format!("{} level: σ² = {:.3} (Bureau) vs {:.3} (Table 1)", blk.name, s.to_f64(), r.to_f64()), "true count y", "MSE of max(0, y + X)");
+        let mut p = Panel::new(
+            &format!("{} level: σ² = {:.3} (Bureau) vs {:.3} (Table 1)", blk.name, s.to_f64(), r.to_f64()),
+            "true count y",
+            "MSE of max(0, y + X)",
+        );
         p.series.push(Series::line("Bureau noise", BUREAU, ys.iter().map(|&y| (y as f64, count_errors(s, y).2)).collect()).markers());
-        p.series.push(Series::line("reduced noise (same ε at δ = 1e-11)", REDUCED, ys.iter().map(|&y| (y as f64, count_errors(r, y).2)).collect()).markers());
-        files.extend(Figure::single("Figure 8 (exact): MSE of a block count after non-negative post-processing", p).write(&out.join("fig08-block-mse"))?);
+        p.series.push(
+            Series::line("reduced noise (same ε at δ = 1e-11)", REDUCED, ys.iter().map(|&y| (y as f64, count_errors(r, y).2)).collect())
+                .markers(),
+        );
+        files.extend(
+            Figure::single("Figure 8 (exact): MSE of a block count after non-negative post-processing", p)
+                .write(&out.join("fig08-block-mse"))?,
+        );
     }
 
     // Figure 10: pmf of S_n (n = 2) vs its local-CLT approximation (Theorem A.11).
@@ -333,7 +367,14 @@ fn overall_figures(alloc: &Allocation, out: &Path, prec: u32, progress: &dyn Fn(
     p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(od.rho, e))).collect()));
     p.series.push(Series::line("exact, same noise", EXACT, exact_curve(&od.same, &grid)));
     p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], exact_curve(&od.paper, &grid)).dashed());
-    p.series.push(Series::line(&format!("exact, σ² reduced {:.2}% (exact match at δ=1e-10)", 100.0 * (1.0 - fac)), REDUCED, exact_curve(&od.exact, &grid)).dashed());
+    p.series.push(
+        Series::line(
+            &format!("exact, σ² reduced {:.2}% (exact match at δ=1e-10)", 100.0 * (1.0 - fac)),
+            REDUCED,
+            exact_curve(&od.exact, &grid),
+        )
+        .dashed(),
+    );
     files.extend(Figure::single("Figure 7: overall (ε, δ)-curves, DHC 2022-08-25", p).write(&out.join("fig07-overall-eps-delta"))?);
     let mut t = Panel::new("all eight levels composed", "type I error α", "type II error β");
     t.x_range = Some((0.0, 1.0));

@@ -87,7 +87,8 @@ pub fn render_table_rows(rows: &[Record]) -> String {
     }
     let mut s = String::new();
     let line = |cells: Vec<&str>| -> String {
-        cells.iter().enumerate().map(|(i, c)| format!("{:<w$}", c, w = widths[i])).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
+        cells.iter().enumerate().map(|(i, c)| format!("{:<w$}", c, w = widths[i])).collect::<Vec<_>>().join("  ").trim_end().to_string()
+            + "\n"
     };
     s += &line(keys.clone());
     for r in rows {
@@ -111,11 +112,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
         }
     }
-    let tmp = path.with_extension(format!(
-        "{}.tmp{}",
-        path.extension().and_then(|e| e.to_str()).unwrap_or(""),
-        std::process::id()
-    ));
+    let tmp = path.with_extension(format!("{}.tmp{}", path.extension().and_then(|e| e.to_str()).unwrap_or(""), std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
         f.write_all(contents).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;

@@ -81,12 +81,8 @@ impl Panel {
         if let Some(r) = fixed {
             return r;
         }
-        let vals: Vec<f64> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(pick))
-            .filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .collect();
+        let vals: Vec<f64> =
+            self.series.iter().flat_map(|s| s.points.iter().map(pick)).filter(|v| v.is_finite() && (!log || *v > 0.0)).collect();
         let lo = vals.iter().cloned().fold(f64::INFINITY, f64::min);
         let hi = vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         if !lo.is_finite() || !hi.is_finite() {
@@ -267,11 +263,21 @@ fn tick(v: f64, log: bool) -> String {
     }
     let s = format!("{v:.4}");
     let s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    if s == "-0" { "0".into() } else { s }
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
 }
 
 /// Bar chart as a panel of rectangles: categories on x (0..n), grouped series side by side.
-pub fn bar_figure(title: &str, y_label: &str, categories: &[String], groups: &[(String, RGBColor, Vec<f64>)], stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+pub fn bar_figure(
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    groups: &[(String, RGBColor, Vec<f64>)],
+    stem: &Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
     ensure_font();
     let mut w = csv::Writer::from_writer(vec![]);
     let mut header = vec!["category".to_string()];
@@ -303,7 +309,14 @@ pub fn bar_figure(title: &str, y_label: &str, categories: &[String], groups: &[(
     Ok(vec![csv_path, png_path, svg_path])
 }
 
-fn draw_bars<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, y_label: &str, cats: &[String], groups: &[(String, RGBColor, Vec<f64>)], ymax: f64) -> Result<(), String>
+fn draw_bars<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    y_label: &str,
+    cats: &[String],
+    groups: &[(String, RGBColor, Vec<f64>)],
+    ymax: f64,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {

@@ -93,9 +93,7 @@ impl F64 {
         let c = (self.r2 * x2s as f64 + self.rd * (y1s + k1) as f64) / tau;
         let (a, b) = k2_window(prior, k1, c, tau)?;
         let lp = log_prior_w(prior, k1);
-        let v = (a..=b)
-            .map(|k2| lp - self.r2 * ((x2s - k2) as f64).powi(2) - self.rd * ((y1s - k2 + k1) as f64).powi(2))
-            .collect();
+        let v = (a..=b).map(|k2| lp - self.r2 * ((x2s - k2) as f64).powi(2) - self.rd * ((y1s - k2 + k1) as f64).powi(2)).collect();
         Some((a, v))
     }
 

@@ -393,7 +393,9 @@ impl TwoLevel {
             // both X₂-steps are the point mass: the stationary P equals q(K) = the exact posterior
             return self.decide_exact(dt);
         }
-        self.decide_by_intervals(|prec| self.gibbs_stationary(dt, sampler, 0, prec).map(|x| x.p_target).unwrap_or_else(|_| Interval::zero(prec)))
+        self.decide_by_intervals(|prec| {
+            self.gibbs_stationary(dt, sampler, 0, prec).map(|x| x.p_target).unwrap_or_else(|_| Interval::zero(prec))
+        })
     }
 
     fn decide_by_intervals(&self, f: impl Fn(u32) -> Interval) -> (Decision, bool) {
@@ -432,10 +434,13 @@ impl TwoLevel {
                 return Err(format!("the X2-step has no support for X1 = {}", self.m + i as i64));
             }
             let mut acc = 0.0;
-            cdf[i] = w.iter().map(|x| {
-                acc += x / s;
-                acc
-            }).collect();
+            cdf[i] = w
+                .iter()
+                .map(|x| {
+                    acc += x / s;
+                    acc
+                })
+                .collect();
         }
         let qv: Vec<f64> = (0..pc.n)
             .map(|j| {
@@ -484,10 +489,12 @@ impl TwoLevel {
             (mu, (var / nb as f64).sqrt())
         };
         let p_target = stat(batch_t);
-        let x2 = (0..nx2).map(|k| {
-            let (a, b) = stat(batch_x2.iter().map(|r| r[k]).collect());
-            (self.m + k as i64, a, b)
-        }).collect();
+        let x2 = (0..nx2)
+            .map(|k| {
+                let (a, b) = stat(batch_x2.iter().map(|r| r[k]).collect());
+                (self.m + k as i64, a, b)
+            })
+            .collect();
         Ok(GibbsMc { draws: used, burn_in, seed, p_target: p_target.0, p_target_se: p_target.1, x2 })
     }
 }

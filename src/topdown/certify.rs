@@ -39,7 +39,10 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<MechGroup>)>, Str
         }
         let want = sigma2_of(&rho, &g, &a, nb);
         if want != s {
-            return Err(format!("manifest noise {k}: sigma2 {s} does not match 1/(c·rho·gamma·alpha) = {want} for {} neighbours", nb.as_str()));
+            return Err(format!(
+                "manifest noise {k}: sigma2 {s} does not match 1/(c·rho·gamma·alpha) = {want} for {} neighbours",
+                nb.as_str()
+            ));
         }
         s2.push(s);
     }

@@ -241,7 +241,13 @@ impl AccuracyRow {
 
 /// Closed-form and simulated MSE by geolevel and by off-spine entity category.
 /// `truth` is the true count per unit (for the non-negative estimates; WLS errors do not depend on it).
-pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials: usize, rng: &mut NoiseRng) -> Result<Vec<AccuracyRow>, String> {
+pub fn accuracy(
+    spine: &Spine,
+    level_sigma2: &[Rational],
+    truth: &[f64],
+    trials: usize,
+    rng: &mut NoiseRng,
+) -> Result<Vec<AccuracyRow>, String> {
     let s2 = unit_sigma2(spine, level_sigma2);
     // exact DG variance of each distinct σ² (certified, then rounded to f64)
     let mut cache: Vec<(Rational, f64, DiscreteGaussianSampler)> = Vec::new();
@@ -347,7 +353,16 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
             let o = es.iter().map(|e| e.osed as f64).sum::<f64>() / es.len() as f64;
             ("off-spine".to_string(), spine.ose[k].name.clone(), es.len(), o, c)
         };
-        rows.push(AccuracyRow { group, name, count, mean_osed: osed, mse_closed: closed, mse_sim: mean, mse_sim_se: se, mse_nonneg_sim: sum_nn[g] / t });
+        rows.push(AccuracyRow {
+            group,
+            name,
+            count,
+            mean_osed: osed,
+            mse_closed: closed,
+            mse_sim: mean,
+            mse_sim_se: se,
+            mse_nonneg_sim: sum_nn[g] / t,
+        });
     }
     Ok(rows)
 }
@@ -451,7 +466,8 @@ mod tests {
     fn simulated_and_closed_form_mse_agree() {
         let mut sp = spine(21);
         sp.apply_bypass(Bypass::Zcdp);
-        let s2: Vec<Rational> = ["6849/100", "5", "1612/100", "1046/100", "45662/100"].iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
+        let s2: Vec<Rational> =
+            ["6849/100", "5", "1612/100", "1046/100", "45662/100"].iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
         let truth = vec![0.0; sp.n_units()];
         let mut rng = seeded(5);
         let rows = accuracy(&sp, &s2, &truth, 600, &mut rng).unwrap();

@@ -60,7 +60,10 @@ impl Plan {
             } else {
                 (0..a.len()).map(|j| DEFAULT_QUERIES[j % DEFAULT_QUERIES.len()].to_string()).collect()
             };
-            let qs = names.iter().map(|n| Query::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name))).collect::<Result<Vec<_>, _>>()?;
+            let qs = names
+                .iter()
+                .map(|n| Query::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name)))
+                .collect::<Result<Vec<_>, _>>()?;
             beta.push(share);
             alpha.push(a);
             queries.push(qs);
@@ -224,10 +227,8 @@ pub struct MeasureOpts<'a> {
 /// renamed at the end, so a failure leaves nothing behind.
 pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<Manifest, String> {
     let (entries, paths, first_id) = noise_table(plan, spine)?;
-    let samplers: Vec<DiscreteGaussianSampler> = entries
-        .iter()
-        .map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap()))
-        .collect::<Result<_, _>>()?;
+    let samplers: Vec<DiscreteGaussianSampler> =
+        entries.iter().map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap())).collect::<Result<_, _>>()?;
     std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));

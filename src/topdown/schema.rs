@@ -28,8 +28,10 @@ impl Schema {
         }
         let mut card = [1u32; 4];
         for part in s.split(',') {
-            let (k, v) = part.split_once('=').ok_or_else(|| format!("--schema: expected pl94, small, scalar or NAME=N,..., got '{part}'"))?;
-            let i = attr_index(k.trim()).ok_or_else(|| format!("--schema: unknown attribute '{}' (hhgq, votingage, hispanic, cenrace)", k.trim()))?;
+            let (k, v) =
+                part.split_once('=').ok_or_else(|| format!("--schema: expected pl94, small, scalar or NAME=N,..., got '{part}'"))?;
+            let i = attr_index(k.trim())
+                .ok_or_else(|| format!("--schema: unknown attribute '{}' (hhgq, votingage, hispanic, cenrace)", k.trim()))?;
             let n: u32 = v.trim().parse().map_err(|_| format!("--schema: bad cardinality '{v}'"))?;
             if !(1..=1000).contains(&n) {
                 return Err(format!("--schema: cardinality of {} must be between 1 and 1000", ATTRS[i]));
@@ -205,7 +207,11 @@ pub fn write_persons<W: Write>(w: W, block_ids: &[String], seed: u64, mean: u32,
 
 /// Read a person file into block histograms (block number → cells). Columns: `block` and the
 /// four attributes (any order), optionally `count` (a non-negative weight for aggregated rows).
-pub fn read_persons<R: std::io::Read>(r: R, block_index: &std::collections::HashMap<&str, u32>, schema: &Schema) -> Result<Vec<u32>, String> {
+pub fn read_persons<R: std::io::Read>(
+    r: R,
+    block_index: &std::collections::HashMap<&str, u32>,
+    schema: &Schema,
+) -> Result<Vec<u32>, String> {
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(r);
     let hdr = rdr.headers().map_err(|e| format!("bad header: {e}"))?.clone();
     let col = |name: &str| hdr.iter().position(|h| h.trim().eq_ignore_ascii_case(name));
@@ -240,7 +246,9 @@ pub fn read_persons<R: std::io::Read>(r: R, block_index: &std::collections::Hash
             return Err(format!("person file line {line}: negative count {cnt}"));
         }
         let slot = &mut hist[bi as usize * nc + schema.cell(v)];
-        *slot = slot.checked_add(u32::try_from(cnt).map_err(|_| format!("person file line {line}: count too large"))?).ok_or_else(|| format!("person file line {line}: count overflow"))?;
+        *slot = slot
+            .checked_add(u32::try_from(cnt).map_err(|_| format!("person file line {line}: count too large"))?)
+            .ok_or_else(|| format!("person file line {line}: count overflow"))?;
     }
     Ok(hist)
 }

@@ -157,11 +157,7 @@ impl Spine {
                 let col = if li + 1 == nl { 0 } else { li + 1 };
                 let id = rec[col].trim();
                 if id.is_empty() {
-                    return Err(format!(
-                        "line {row}: block '{}' has an unknown parent: empty {} id",
-                        rec[0].trim(),
-                        levels[li]
-                    ));
+                    return Err(format!("line {row}: block '{}' has an unknown parent: empty {} id", rec[0].trim(), levels[li]));
                 }
                 if let Some(&prev) = chain.iter().find(|&&u| ids[u as usize] == id) {
                     return Err(format!(
@@ -184,19 +180,14 @@ impl Spine {
                         if parent[u as usize] != par {
                             return Err(format!(
                                 "line {row}: {} '{id}' has two parents, '{}' and '{}'",
-                                levels[li],
-                                ids[parent[u as usize] as usize],
-                                ids[par as usize]
+                                levels[li], ids[parent[u as usize] as usize], ids[par as usize]
                             ));
                         }
                         u
                     }
                     None => {
                         if li == 0 && !ids.is_empty() {
-                            return Err(format!(
-                                "line {row}: a second root '{id}' at {} (the spine needs a single root)",
-                                levels[0]
-                            ));
+                            return Err(format!("line {row}: a second root '{id}' at {} (the spine needs a single root)", levels[0]));
                         }
                         let u = ids.len() as u32;
                         if u == NONE {
@@ -239,7 +230,14 @@ impl Spine {
         Spine::assemble(levels, ids, level, parent, blocks, ose)
     }
 
-    fn assemble(levels: Vec<String>, ids: Vec<String>, level: Vec<u8>, parent: Vec<u32>, blocks: Vec<u32>, ose: Vec<OseCategory>) -> Result<Spine, String> {
+    fn assemble(
+        levels: Vec<String>,
+        ids: Vec<String>,
+        level: Vec<u8>,
+        parent: Vec<u32>,
+        blocks: Vec<u32>,
+        ose: Vec<OseCategory>,
+    ) -> Result<Spine, String> {
         let n = ids.len();
         let mut count = vec![0u32; n + 1];
         for &p in &parent {
@@ -268,7 +266,20 @@ impl Spine {
             return Err(format!("the spine needs exactly one root, found {}", roots.len()));
         }
         let span = vec![1u8; n];
-        Ok(Spine { levels, ids, level, parent, child_start, child_idx, root: roots[0] as u32, blocks, block_no, ose, span, bypass: Bypass::None })
+        Ok(Spine {
+            levels,
+            ids,
+            level,
+            parent,
+            child_start,
+            child_idx,
+            root: roots[0] as u32,
+            blocks,
+            block_no,
+            ose,
+            span,
+            bypass: Bypass::None,
+        })
     }
 
     /// Apply a bypass rule (Algorithm 3 of the spines paper, zCDP branch): from the level above the
@@ -494,8 +505,14 @@ impl GeoSpec {
         // iterative DFS: stack of (level, id, remaining children)
         let mut path: Vec<String> = vec![self.levels[0].clone()];
         fn rec<W: Write>(
-            spec: &GeoSpec, rng: &mut rand_chacha::ChaCha8Rng, w: &mut W, path: &mut Vec<String>, width: &[usize],
-            ose_cur: &mut [Option<String>], ose_count: &mut [u64], nblocks: &mut u64,
+            spec: &GeoSpec,
+            rng: &mut rand_chacha::ChaCha8Rng,
+            w: &mut W,
+            path: &mut Vec<String>,
+            width: &[usize],
+            ose_cur: &mut [Option<String>],
+            ose_count: &mut [u64],
+            nblocks: &mut u64,
         ) -> std::io::Result<()> {
             let l = path.len() - 1; // level of the last element
             let nl = spec.levels.len();
@@ -530,11 +547,7 @@ impl GeoSpec {
             let (a, b) = spec.fanout[l];
             let n = if a == b { a } else { rng.gen_range(a..=b) };
             for i in 0..n {
-                let id = if l == 0 {
-                    format!("{:0w$}", i + 1, w = width[l])
-                } else {
-                    format!("{}{:0w$}", path[l], i + 1, w = width[l])
-                };
+                let id = if l == 0 { format!("{:0w$}", i + 1, w = width[l]) } else { format!("{}{:0w$}", path[l], i + 1, w = width[l]) };
                 path.push(id);
                 rec(spec, rng, w, path, width, ose_cur, ose_count, nblocks)?;
                 path.pop();
