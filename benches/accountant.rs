@@ -12,7 +12,7 @@ fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let alloc = Allocation::from_path(&root.join("data/allocations/dhc-2022-08-25.toml")).unwrap();
     println!("{:<58} {:>12} {:>12} {:>10}", "case", "median_ms", "min_ms", "target_ms");
-    let want = |name: &str| filter.as_ref().map_or(true, |f| name.contains(f.as_str()));
+    let want = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     for level in &alloc.levels {
         for d in ["1e-11", "1e-5"] {
             let name = format!("level-epsilon/{}/delta={d}/prec={DEFAULT_PREC}", level.name.replace(' ', "_"));

@@ -8,7 +8,7 @@ use tightdp::risk::{figures, hier::Prior2, paper};
 
 fn main() {
     let filter = common::filter();
-    let want = |name: &str| filter.as_ref().map_or(true, |f| name.contains(f.as_str()));
+    let want = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     println!("{:<40} {:>12} {:>12} {:>10}", "case", "median_ms", "min_ms", "target_ms");
     let p = DEFAULT_PREC;
     let rho1 = paper::rho_block();
@@ -102,7 +102,7 @@ fn main() {
         if !want(name) {
             continue;
         }
-        let (med, min) = time(reps, || f());
+        let (med, min) = time(reps, f);
         println!("{:<40} {:>12.1} {:>12.1} {:>10}", name, med * 1e3, min * 1e3, target);
     }
 }

@@ -90,7 +90,7 @@ proptest! {
         if let Ok(b) = compose_groups(&groups, 192).and_then(|p| p.epsilon(&d)) {
             prop_assert!(a.overlaps(&b), "prec {p1}: {a} vs prec 192 {b}");
         }
-        if d > Rational::from((1, 1u64 << 60)) {
+        if d > (1, 1u64 << 60) {
             if let Ok(b) = tightdp::pld::grid::epsilon_by_grid(&groups, &Rational::from((1, 64)), &d) {
                 prop_assert!(a.overlaps(&b), "prec {p1}: {a} vs grid {b}");
             }
@@ -105,7 +105,7 @@ proptest! {
         if let (Ok(a), Ok(b)) = (prof.epsilon(&lo_d), prof.epsilon(&hi_d)) {
             prop_assert!(a.hi >= b.lo, "eps({lo_d}) = {a} < eps({hi_d}) = {b}");
         }
-        let noisier: Vec<MechGroup> = groups.iter().map(|g| MechGroup { sigma2: Rational::from(&g.sigma2 * Rational::from((3, 2))), count: g.count, mu: g.mu }).collect();
+        let noisier: Vec<MechGroup> = groups.iter().map(|g| MechGroup { sigma2: (&g.sigma2 * Rational::from((3, 2))), count: g.count, mu: g.mu }).collect();
         if let (Ok(a), Ok(b)) = (prof.epsilon(&hi_d), compose_groups(&noisier, p1).and_then(|p| p.epsilon(&hi_d))) {
             prop_assert!(b.lo <= a.hi, "1.5 x sigma2 gives {b} > {a}");
         }

@@ -162,10 +162,10 @@ impl Allocation {
                 let level_rho = Rational::from(&share * &total);
                 if let Some(q) = queries {
                     let n = q.as_integer().ok_or_else(|| ctx("queries must be an integer"))?;
-                    if n < 1 || n > 1_000_000 {
+                    if !(1..=1_000_000).contains(&n) {
                         return Err(ctx("queries must be between 1 and 1000000"));
                     }
-                    vec![Rational::from(&level_rho / Rational::from(n)); n as usize]
+                    vec![&level_rho / Rational::from(n); n as usize]
                 } else {
                     let qs = num_list(qshares.unwrap(), "query_shares").map_err(|e| ctx(&e))?;
                     if qs.is_empty() {

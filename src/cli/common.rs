@@ -109,7 +109,7 @@ impl Target {
 
 fn parse_count(s: &str, what: &str) -> Result<u32, String> {
     let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
-    if v < 1 || v > 1_000_000 {
+    if !(1..=1_000_000).contains(&v) {
         return Err(format!("{what} must be an integer between 1 and 1000000, got '{s}'"));
     }
     Ok(v as u32)

@@ -238,7 +238,7 @@ fn rho(s: &str, what: &str) -> Result<Rational, String> {
 }
 
 fn d_of(d: i64) -> Result<u32, String> {
-    if d < 1 || d > 100_000 {
+    if !(1..=100_000).contains(&d) {
         return Err(format!("d (number of sibling blocks) must be an integer in [1, 100000], got {d}"));
     }
     Ok(d as u32)

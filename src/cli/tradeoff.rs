@@ -32,7 +32,7 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
     if let Some(list) = &a.alpha {
         for s in list.split(',') {
             let al = parse_rational(s.trim()).map_err(|e| format!("alpha: {e}"))?;
-            if al < 0 || al > 1 {
+            if !(0..=1).contains(&al) {
                 return Err(format!("alpha must be in [0, 1], got '{}'", s.trim()));
             }
             let f = prof.tradeoff_f64(al.to_f64());

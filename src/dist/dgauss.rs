@@ -267,11 +267,11 @@ impl PowuSigned for Interval {
             round_to(&self.powu(n), prec)
         } else if self.hi <= 0 {
             let a = self.neg().powu(n);
-            round_to(&if n % 2 == 0 { a } else { a.neg() }, prec)
+            round_to(&if n.is_multiple_of(2) { a } else { a.neg() }, prec)
         } else {
             let m = self.neg().hull(self);
             let mag = Interval::new(Float::with_val(m.prec(), 0), m.hi.clone()).powu(n);
-            let lo = if n % 2 == 0 { Float::with_val(prec, 0) } else { -mag.hi.clone() };
+            let lo = if n.is_multiple_of(2) { Float::with_val(prec, 0) } else { -mag.hi.clone() };
             round_to(&Interval::new(lo, mag.hi), prec)
         }
     }

@@ -51,7 +51,7 @@ pub fn gauss_tail_upper(v: &Rational, m: u64, prec: u32) -> Float {
     let m_r = Rational::from(m);
     let expo = Rational::from(&m_r * &m_r) / (Rational::from(2u32) * v);
     let gm = Interval::from_rational(&-expo, prec).exp();
-    let ratio_e = Rational::from(2u32 * Rational::from(m) + 1u32) / (Rational::from(2u32) * v);
+    let ratio_e = (2u32 * Rational::from(m) + 1u32) / (Rational::from(2u32) * v);
     let ratio = Interval::from_rational(&-ratio_e, prec).exp();
     let denom = Float::with_val_round(prec, 1 - &ratio.hi, Round::Down).0;
     Float::with_val_round(prec, &gm.hi / &denom, Round::Up).0

@@ -182,7 +182,7 @@ impl Acc {
 
 /// Composite Boole's rule of F on [0, upper] with N points (Fact A.15), parallel (rayon), f64.
 pub fn boole_sum(f: &Integrand, upper: f64, n_points: u64, progress: Progress) -> f64 {
-    assert!(n_points >= 5 && (n_points - 1) % 4 == 0, "N − 1 must be a multiple of 4");
+    assert!(n_points >= 5 && (n_points - 1).is_multiple_of(4), "N − 1 must be a multiple of 4");
     let panels = (n_points - 1) / 4;
     let h = upper / (n_points - 1) as f64;
     let chunk = 4096u64;
@@ -222,7 +222,7 @@ pub fn boole_sum(f: &Integrand, upper: f64, n_points: u64, progress: Progress) -
 
 /// The same Boole sum in MPFR (slow: for spot checks with small N).
 pub fn boole_sum_mpfr(groups: &[LatticeGroup], a: i64, b: i64, upper: &Float, n_points: u64, prec: u32) -> Float {
-    assert!((n_points - 1) % 4 == 0);
+    assert!((n_points - 1).is_multiple_of(4));
     let p = prec;
     let h = Float::with_val(p, upper / (n_points - 1) as f64);
     let vals: Vec<Float> = (0..n_points)
@@ -332,12 +332,12 @@ pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progre
     if *m <= 0 {
         return Err("the paper's Boole path needs t_ε > 0 (window [t_ε L, 6 t_ε L])".into());
     }
-    if p.n_points < 5 || (p.n_points - 1) % 4 != 0 {
+    if p.n_points < 5 || !(p.n_points - 1).is_multiple_of(4) {
         return Err("n_points − 1 must be a positive multiple of 4".into());
     }
     let t0 = Instant::now();
     let a = first_above(m);
-    let cut = Rational::from(m * Rational::from_f64(p.upper_factor).ok_or("bad upper_factor")?);
+    let cut = m * Rational::from_f64(p.upper_factor).ok_or("bad upper_factor")?;
     let b = ceil_i64(&cut);
     let f = Integrand::new(groups, a, b);
     let value = boole_sum(&f, p.upper, p.n_points, progress);

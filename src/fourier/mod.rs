@@ -68,14 +68,14 @@ pub fn paper_lattice(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: 
         if *s2 <= 0 || *n == 0 || *a <= 0 {
             return Err("each group needs a_i > 0, σ_i² > 0, n_i ≥ 1".into());
         }
-        let k = Rational::from(a * Rational::from(l));
+        let k = a * Rational::from(l);
         if *k.denom() != 1 {
             return Err(format!("a_i·L = {} is not an integer (Prop. A.13 needs a_i L ∈ ℤ)", k));
         }
         let k = k.numer().to_i64().ok_or("a_i·L out of range")?;
         out.push(LatticeGroup { k, sigma2: s2.clone(), n: *n });
     }
-    Ok((out, Rational::from(t_eps * Rational::from(l))))
+    Ok((out, (t_eps * Rational::from(l))))
 }
 
 /// The composition of `MechGroup`s as the lattice statistic of eq. (A.9), generalised: the loss is

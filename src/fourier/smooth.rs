@@ -430,7 +430,7 @@ impl Engine {
             let e = lm.add(&cpw.mul(&cpw).div(&iv(2.0))).sub(&iv(*cp).mul(&iv(x)));
             let q = iv(*cp).sub(&iv(c)).mul(&tt).neg().exp();
             let b = e.exp().mul(&q).div(&Interval::one(CP).sub(&q));
-            if alias_hi.as_ref().map_or(true, |v| b.hi < *v) {
+            if alias_hi.as_ref().is_none_or(|v| b.hi < *v) {
                 alias_hi = Some(b.hi.clone());
             }
         }
@@ -699,7 +699,7 @@ mod tests {
         for &(s2, mu) in &[("0.3", 1u32), ("6/5", 1), ("5", 2), ("100", 1), ("7919/3", 3)] {
             let g = mg(s2, 1, mu);
             for &c in &[0.4f64, 1.3, 2.7] {
-                let th = ln_mgf(&[g.clone()], c);
+                let th = ln_mgf(std::slice::from_ref(&g), c);
                 let s2f = Float::with_val(200, &g.sigma2);
                 let muf = mu as f64;
                 let (mut z, mut m) = (Float::with_val(200, 0), Float::with_val(200, 0));
@@ -728,7 +728,7 @@ mod tests {
         let c = 1.7;
         for &(s2, mu) in &[("6/5", 1u32), ("37/4", 2), ("300", 1)] {
             let g = mg(s2, 1, mu);
-            let comps = prepare(&[g.clone()], c).unwrap();
+            let comps = prepare(std::slice::from_ref(&g), c).unwrap();
             let s2f = Float::with_val(200, &g.sigma2);
             let muf = mu as f64;
             for &t in &[0.0f64, 0.375, 3.0, 17.25, 123.5, 4096.125] {
@@ -761,7 +761,7 @@ mod tests {
             .iter()
             .map(|g| Rational::from(g.count * g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone()))
             .fold(Rational::from(0), |a, b| a + b);
-        let k = (Rational::from(eps - off) / step.clone()).to_f64();
+        let k = ((eps - off) / step.clone()).to_f64();
         (k - k.round()).abs() * step.to_f64()
     }
 

@@ -65,7 +65,7 @@ pub fn grid_min(prec: u32, delta: &Rational, f: &dyn Fn(&Interval) -> Interval) 
     for a in alpha_grid() {
         let ai = Interval::from_rational(&a, prec);
         let e = rdp_to_eps(&ai, &f(&ai), delta);
-        if best.as_ref().map_or(true, |(b, _)| e.mid() < b.mid()) {
+        if best.as_ref().is_none_or(|(b, _)| e.mid() < b.mid()) {
             best = Some((e, a));
         }
     }
@@ -226,7 +226,7 @@ mod tests {
         assert!(pld.delta(&q("1")).hi == 0);
         assert!((pld.max_loss().to_f64() - 1.0).abs() < 1e-30);
         let eps = pld.epsilon(&q("0.1")).unwrap().to_f64();
-        assert!((eps - ((e1 - 0.1 * (1.0 + e1)) as f64).ln()).abs() < 1e-12);
+        assert!((eps - (e1 - 0.1 * (1.0 + e1)).ln()).abs() < 1e-12);
     }
 
     /// Two counts with different ε against a brute-force sum over the four loss outcomes.

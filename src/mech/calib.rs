@@ -102,7 +102,7 @@ pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Ratio
     if *rho <= 0 {
         return Err("rho must be positive".into());
     }
-    if *p <= Rational::from((1, 2)) || *p >= 1 {
+    if Rational::from(p * 2u32) <= 1 || *p >= 1 {
         return Err("suppression probability must lie in (1/2, 1)".into());
     }
     let sigma2 = Rational::from(s) / (Rational::from(2) * (Rational::from(1) - gamma.clone()) * rho.clone());

@@ -221,13 +221,13 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Vec<Record>,
             rho_max = rho.clone();
         }
         if any_lap {
-            if pure_max.as_ref().map_or(true, |p| pure > *p) {
+            if pure_max.as_ref().is_none_or(|p| pure > *p) {
                 pure_max = Some(pure.clone());
             }
         } else {
             pure_max = None;
         }
-        if best.as_ref().map_or(true, |(b, _)| exact.mid() > b.mid()) {
+        if best.as_ref().is_none_or(|(b, _)| exact.mid() > b.mid()) {
             best = Some((exact, label.join(",")));
         }
     }

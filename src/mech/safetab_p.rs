@@ -248,7 +248,7 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
                 }
             }
         }
-        if n % (1 << 20) == 0 {
+        if n.is_multiple_of(1 << 20) {
             if let Some(pb) = &pb {
                 pb.set_message(format!("{n} persons"));
             }

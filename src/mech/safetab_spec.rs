@@ -106,7 +106,7 @@ impl Config {
             return Err("config stability must be ≥ 1".into());
         }
         let sp = parse_rational(&raw.suppression_p).map_err(|e| format!("config suppression_p: {e}"))?;
-        if sp <= Rational::from((1, 2)) || sp >= 1 {
+        if sp <= (1, 2) || sp >= 1 {
             return Err("config suppression_p must lie in (1/2, 1)".into());
         }
         let mut levels = Vec::new();

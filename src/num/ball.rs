@@ -283,7 +283,7 @@ mod tests {
             let b = CBall::new(g.next() * 4.0 - 2.0, g.next() * 4.0 - 2.0, g.next() * 1e-11);
             let th = Ball::new((g.next() - 0.5) * 1e5, g.next() * 1e-9);
             // points on the boundary of a and b
-            let phi = g.next() * 6.283185307179586;
+            let phi = g.next() * std::f64::consts::TAU;
             let (ar, ai) = (f(a.re) + f(a.r * phi.cos()), f(a.im) + f(a.r * phi.sin()));
             let (br, bi) = (f(b.re) - f(b.r * phi.sin()), f(b.im) + f(b.r * phi.cos()));
             let m = a.mul(b);

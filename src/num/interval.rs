@@ -139,10 +139,10 @@ impl Interval {
         for (a, b) in cands {
             let l = Float::with_val_round(p, a * b, Round::Down).0;
             let h = Float::with_val_round(p, a * b, Round::Up).0;
-            if lo.as_ref().map_or(true, |x| l < *x) {
+            if lo.as_ref().is_none_or(|x| l < *x) {
                 lo = Some(l);
             }
-            if hi.as_ref().map_or(true, |x| h > *x) {
+            if hi.as_ref().is_none_or(|x| h > *x) {
                 hi = Some(h);
             }
         }
@@ -159,10 +159,10 @@ impl Interval {
         for (a, b) in cands {
             let l = Float::with_val_round(p, a / b, Round::Down).0;
             let h = Float::with_val_round(p, a / b, Round::Up).0;
-            if lo.as_ref().map_or(true, |x| l < *x) {
+            if lo.as_ref().is_none_or(|x| l < *x) {
                 lo = Some(l);
             }
-            if hi.as_ref().map_or(true, |x| h > *x) {
+            if hi.as_ref().is_none_or(|x| h > *x) {
                 hi = Some(h);
             }
         }

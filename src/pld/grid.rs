@@ -44,7 +44,7 @@ pub fn group_law(g: &MechGroup, grid: &Rational, up: bool) -> Result<GridLaw, St
     let slope = Rational::from(g.mu) / g.sigma2.clone();
     let rho = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2u32) * g.sigma2.clone());
     let idx = |s: i64| -> i64 {
-        let x = (Rational::from(&slope * Rational::from(s)) + &rho) / grid.clone();
+        let x = ((&slope * Rational::from(s)) + &rho) / grid.clone();
         let r = if up { Integer::from(x.ceil_ref()) } else { Integer::from(x.floor_ref()) };
         r.to_i64().expect("grid index out of range")
     };

@@ -90,8 +90,8 @@ impl LatticeDist {
         // Upper bound on max_z W_m(z): W_m(z) ≤ Z^m (total unnormalised mass).
         for m in 2..=n {
             let prev = (m - 1) as i64;
-            let v_prev = Rational::from(sigma2 * Rational::from(prev));
-            let v_m = Rational::from(sigma2 * Rational::from(m));
+            let v_prev = sigma2 * Rational::from(prev);
+            let v_m = sigma2 * Rational::from(m);
             // g_{m-1}(|z|) for |z| ≤ K + m.
             let g = GaussTable::new(&v_prev, k + m as usize + 1, p);
             let wmax_prev = z.powu(m - 1).hi;
@@ -139,7 +139,7 @@ impl LatticeDist {
         }
 
         // Window |y| ≤ M for S.
-        let v_n = Rational::from(sigma2 * Rational::from(n));
+        let v_n = sigma2 * Rational::from(n);
         let mm = radius_for_bits(&v_n, bits) + n as usize;
         let g = GaussTable::new(&v_n, mm + 1, p);
         let zn = z.powu(n);

@@ -74,7 +74,7 @@ impl PrivacyProfile {
 
     /// ε_k = hk + ρ, the left end of segment k (exact).
     pub fn knot_eps(&self, k: i64) -> Rational {
-        Rational::from(&self.h * Rational::from(k)) + &self.rho
+        (&self.h * Rational::from(k)) + &self.rho
     }
 
     /// Segment containing ε (ε ≥ 0 exact): k = ⌊(ε − ρ)/h⌋.

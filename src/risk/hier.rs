@@ -188,7 +188,7 @@ impl TwoLevel {
         if i == 1 {
             self.p.clone()
         } else {
-            Rational::from(1 - self.p.clone())
+            1 - self.p.clone()
         }
     }
 
@@ -217,7 +217,7 @@ impl TwoLevel {
     fn pieces(&self, dt: &Data, prec: u32) -> Pieces {
         let (k2_lo, k2_hi) = self.window(dt, prec);
         let n = (k2_hi - k2_lo + 1) as usize;
-        let rd = Rational::from(&self.rho1 / Rational::from(self.d));
+        let rd = &self.rho1 / Rational::from(self.d);
         let ex1 = [0usize, 1].map(|i| {
             let k1 = self.m + i as i64;
             let a = Rational::from(dt.x1s - k1);

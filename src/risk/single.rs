@@ -45,7 +45,7 @@ impl SingleLevel {
 
     /// (1 − p)/p.
     pub fn odds_against(&self) -> Rational {
-        Rational::from(1 - self.p.clone()) / self.p.clone()
+        (1 - self.p.clone()) / self.p.clone()
     }
 
     /// P[X₁* = x* | X₁ = x] = e^{−ρ(x*−x)²}/Z(ρ) (KR eq. 2.1).
@@ -156,7 +156,7 @@ pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], 
         e -= Rational::from(2 * (x - m) - 1) * r;
     }
     let pp = prec + 16;
-    let oa = Rational::from(1 - p.clone()) / p.clone();
+    let oa = (1 - p.clone()) / p.clone();
     let t = q(&e, pp).exp().mul(&q(&oa, pp));
     let one = Interval::one(pp);
     Ok(crate::dist::dgauss::round_to(&one.div(&one.add(&t)), prec))

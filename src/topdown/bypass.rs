@@ -21,7 +21,7 @@ pub enum Noise {
 /// Gauss–Jordan inverse with partial pivoting (small dense symmetric positive definite matrices).
 pub fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let n = m.len();
-    let mut a: Vec<Vec<f64>> = m.iter().map(|r| r.clone()).collect();
+    let mut a: Vec<Vec<f64>> = m.to_vec();
     let mut inv: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect();
     for col in 0..n {
         let piv = (col..n).max_by(|&i, &j| a[i][col].abs().partial_cmp(&a[j][col].abs()).unwrap())?;
@@ -119,7 +119,7 @@ mod tests {
             for gc in 1..20u32 {
                 let (gl, gc) = (Rational::from(2), Rational::from((gc, 3)));
                 let lhs = Rational::from(&gl + &gc).square();
-                let rhs = Rational::from(gl.clone().square() * c) + gc.clone().square();
+                let rhs = (gl.clone().square() * c) + gc.clone().square();
                 assert_eq!(lhs >= rhs, Rational::from(&gc * 2u32) >= Rational::from(&gl * (c - 1)));
             }
         }

@@ -111,10 +111,10 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Certificate,
         // get the certified smoothed Fourier bracket instead (src/fourier/smooth.rs).
         let (e, _) = crate::census::certificate::exact_eps(groups, delta, prec, crate::census::certificate::DEFAULT_WIDTH)?;
         let rho = groups.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::new(), |a, b| a + b);
-        if lo_max.as_ref().map_or(true, |l| e.lo > *l) {
+        if lo_max.as_ref().is_none_or(|l| e.lo > *l) {
             lo_max = Some(e.lo.clone());
         }
-        if best.as_ref().map_or(true, |(b, _, _)| e.hi > b.hi) {
+        if best.as_ref().is_none_or(|(b, _, _)| e.hi > b.hi) {
             best = Some((e, rho, label.clone()));
         }
     }
