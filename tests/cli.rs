@@ -472,7 +472,7 @@ fn safetab_p_allocation_total() {
 /// P[X ≤ c − 1 − μ], computed here from the discrete Gaussian's own tails (a different code path).
 #[test]
 fn tradeoff_knots_match_theorem_a7() {
-    use tightdp::dist::DiscreteGaussian;
+    use tightdp::noise::DiscreteGaussian;
     let out = bin()
         .args(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"])
         .output()

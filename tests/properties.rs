@@ -17,13 +17,13 @@ use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Float, Rational};
 use tightdp::budget::zcdp;
-use tightdp::census::allocation::MechGroup;
+use tightdp::model::GaussGroup;
 use tightdp::pld::compose_groups;
 
 /// A composition of one to three groups with σ²_i = S/k_i for a random S and k_i ∈ 1..=8 (so the loss
 /// slopes μ_i k_i/S share the step 1/S: a practical common lattice), σ² ∈ [0.3, 400], n and μ bounded so
 /// one lattice costs well under a second.
-fn composition() -> impl Strategy<Value = Vec<MechGroup>> {
+fn composition() -> impl Strategy<Value = Vec<GaussGroup>> {
     // S in [2.4, 400], so every S/k is in [0.3, 400] without clamping (a clamped σ² would break the
     // common step and make the lattice impractical)
     let base = (24u32..=4000).prop_map(|num| Rational::from((num, 10)));
@@ -34,7 +34,7 @@ fn composition() -> impl Strategy<Value = Vec<MechGroup>> {
                 let s2 = Rational::from(&s / k);
                 // large n only with small σ² (the residue recursion costs ~ n²·σ)
                 let cap = ((3.0e4 / s2.to_f64().sqrt()).sqrt() as u32).clamp(1, 2000);
-                MechGroup { sigma2: s2, count: n.min(cap), mu }
+                GaussGroup { sigma2: s2, count: n.min(cap), mu }
             })
             .collect()
     })
@@ -48,7 +48,7 @@ fn prec() -> impl Strategy<Value = u32> {
     prop_oneof![Just(53u32), Just(64), Just(96), Just(128), Just(200), Just(320)]
 }
 
-fn rho(groups: &[MechGroup]) -> Rational {
+fn rho(groups: &[GaussGroup]) -> Rational {
     groups.iter().map(|g| zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b)
 }
 
@@ -104,7 +104,7 @@ proptest! {
         if let (Ok(a), Ok(b)) = (prof.epsilon(&lo_d), prof.epsilon(&hi_d)) {
             prop_assert!(a.hi >= b.lo, "eps({lo_d}) = {a} < eps({hi_d}) = {b}");
         }
-        let noisier: Vec<MechGroup> = groups.iter().map(|g| MechGroup { sigma2: (&g.sigma2 * Rational::from((3, 2))), count: g.count, mu: g.mu }).collect();
+        let noisier: Vec<GaussGroup> = groups.iter().map(|g| GaussGroup { sigma2: (&g.sigma2 * Rational::from((3, 2))), count: g.count, mu: g.mu }).collect();
         if let (Ok(a), Ok(b)) = (prof.epsilon(&hi_d), compose_groups(&noisier, p1).and_then(|p| p.epsilon(&hi_d))) {
             prop_assert!(b.lo <= a.hi, "1.5 x sigma2 gives {b} > {a}");
         }
@@ -121,8 +121,8 @@ fn smoothed_overlaps_lattice() {
     let strat = (24u32..=500, prop::collection::vec((1u32..=8, 5u32..=40), 2..=3), 3u32..=40);
     runner
         .run(&strat, |(s, gs, k)| {
-            let groups: Vec<MechGroup> =
-                gs.iter().map(|&(kk, n)| MechGroup { sigma2: Rational::from((s, 10 * kk)), count: n, mu: 1 }).collect();
+            let groups: Vec<GaussGroup> =
+                gs.iter().map(|&(kk, n)| GaussGroup { sigma2: Rational::from((s, 10 * kk)), count: n, mu: 1 }).collect();
             let d = Rational::from((1, rug::Integer::from(10).pow(k)));
             let lat = compose_groups(&groups, 256).and_then(|p| p.epsilon(&d));
             let smo = epsilon_smooth(&groups, &d, &SmoothParams { width: 1e-6, ..Default::default() });
@@ -140,7 +140,7 @@ fn smoothed_overlaps_lattice() {
 /// squaring, no residue-class recursion; abs_err_bound covers its truncation and rounding).
 struct RefRow {
     case: String,
-    groups: Vec<MechGroup>,
+    groups: Vec<GaussGroup>,
     laplace: bool,
     quantity: String,
     arg: Rational,
@@ -164,7 +164,7 @@ fn reference_rows() -> Vec<RefRow> {
                     laplace = true;
                     continue;
                 }
-                groups.push(MechGroup { sigma2: q(kv["sigma2"]), count: kv["n"].parse().unwrap(), mu: kv["mu"].parse().unwrap() });
+                groups.push(GaussGroup { sigma2: q(kv["sigma2"]), count: kv["n"].parse().unwrap(), mu: kv["mu"].parse().unwrap() });
             }
             RefRow {
                 case: r[0].to_string(),

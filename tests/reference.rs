@@ -8,7 +8,7 @@
 
 use rug::{Float, Rational};
 use tightdp::budget::zcdp;
-use tightdp::dist::DiscreteGaussian;
+use tightdp::noise::DiscreteGaussian;
 use tightdp::num::parse_rational;
 use tightdp::pld::PrivacyProfile;
 

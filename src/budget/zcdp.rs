@@ -96,7 +96,7 @@ pub fn eps_cks(rho: &Rational, delta: &Rational, prec: u32) -> (Interval, Float)
     let a = golden_min(lo, hi, p, &f);
     // (ε, δ)-DP for some ε < 0 implies (0, δ)-DP: the conversion's ε is max(0, objective)
     let e = cks_eps_at(&a, &r, &l, p).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, f64::INFINITY));
-    (crate::dist::dgauss::round_to(&e, prec), a)
+    (crate::noise::dgauss::round_to(&e, prec), a)
 }
 
 /// CKS δ(ε) and the optimising α.
@@ -114,7 +114,7 @@ pub fn delta_cks(rho: &Rational, eps: &Rational, prec: u32) -> (Interval, Float)
     let d = ld.exp();
     let one = Interval::one(p);
     let d = if d.lo >= 1 { one } else { d };
-    (crate::dist::dgauss::round_to(&d, prec), a)
+    (crate::noise::dgauss::round_to(&d, prec), a)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! then *certified*: two factors c_lo < c_hi are returned with ε(c_lo) > target > ε(c_hi) proven by the
 //! certified accountant, so the true calibrated factor lies in [c_lo, c_hi].
 
-use crate::census::allocation::MechGroup;
+use crate::model::GaussGroup;
 use crate::num::Interval;
 use crate::pld::compose_groups;
 use rug::{Float, Rational};
@@ -24,15 +24,15 @@ pub struct FactorBracket {
     pub eps_at_hi: Interval,
 }
 
-pub fn scale_groups(groups: &[MechGroup], c: &Rational) -> Vec<MechGroup> {
-    groups.iter().map(|g| MechGroup { sigma2: Rational::from(&g.sigma2 * c), count: g.count, mu: g.mu }).collect()
+pub fn scale_groups(groups: &[GaussGroup], c: &Rational) -> Vec<GaussGroup> {
+    groups.iter().map(|g| GaussGroup { sigma2: Rational::from(&g.sigma2 * c), count: g.count, mu: g.mu }).collect()
 }
 
 /// Exact ε(δ) of the groups with all σ² scaled by c: the lattice accountant, or — when its lattice would
 /// exceed `FAST_WINDOW` entries (e.g. a redistricting level, whose queries have many budgets) — the
 /// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
 /// the engine choice of the certificates, `census::certificate::exact_eps_with`.
-pub fn eps_scaled(groups: &[MechGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
+pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
     use crate::census::certificate::{exact_eps_with, FAST_WINDOW};
     Ok(exact_eps_with(&scale_groups(groups, c), delta, prec, 1e-10, FAST_WINDOW)?.0)
 }
@@ -44,7 +44,7 @@ fn rat(x: f64) -> Rational {
 /// Find c with ε(δ; c) = target. `search_prec` is used while searching (cheap), `prec` to certify the
 /// final bracket, whose relative width is about `rel_width`.
 pub fn calibrate_factor(
-    groups: &[MechGroup],
+    groups: &[GaussGroup],
     delta: &Rational,
     target: &Float,
     search_prec: u32,
@@ -170,7 +170,7 @@ fn certify(
 /// the lattice accountant. With `first_only`, only the first term of (A.9) is matched (the paper's §A.6
 /// procedure), at the given ε.
 pub fn calibrate_uniform(
-    groups: &[MechGroup],
+    groups: &[GaussGroup],
     delta: &Rational,
     eps_target: &Rational,
     first_only: bool,
@@ -203,7 +203,7 @@ pub fn calibrate_uniform(
 /// search on the smoothed Fourier inversion at a coarse width, certify with its ε brackets
 /// (src/fourier/smooth.rs). The certified factor bracket is as narrow as those 1e-9-wide ε brackets allow.
 pub fn calibrate_uniform_smoothed(
-    groups: &[MechGroup],
+    groups: &[GaussGroup],
     delta: &Rational,
     eps_target: &Rational,
     prec: u32,
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn table1_state_level() {
         let s2 = parse_rational("50000/10001").unwrap();
-        let groups = vec![MechGroup { sigma2: s2.clone(), count: 10, mu: 1 }];
+        let groups = vec![GaussGroup { sigma2: s2.clone(), count: 10, mu: 1 }];
         let delta = parse_rational("1e-11").unwrap();
         let rho = zcdp::rho_of(&s2, 10, 1);
         let target = zcdp::eps_bs(&rho, &delta, 256).mid();

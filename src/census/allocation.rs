@@ -16,33 +16,11 @@
 //! * replace: the record moves one cell down and one up, σ² = 1/ρ_q (the TopDown code's `inverse_scale`),
 //!   i.e. two unit shifts on two cells with the same σ² — accounted as two sensitivity-1 queries.
 
+use crate::model::{GaussGroup, Neighbors};
 use crate::num::parse_rational;
 use rug::Rational;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Neighbors {
-    AddRemove,
-    Replace,
-}
-
-impl Neighbors {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Neighbors::AddRemove => "add-remove",
-            Neighbors::Replace => "replace",
-        }
-    }
-}
-
-/// A group of i.i.d. discrete Gaussian mechanisms: `count` sensitivity-`mu` queries with noise N_Z(0, σ²).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MechGroup {
-    pub sigma2: Rational,
-    pub count: u32,
-    pub mu: u32,
-}
 
 #[derive(Clone, Debug)]
 pub struct Level {
@@ -214,20 +192,20 @@ impl Allocation {
 
     /// The discrete Gaussian mechanisms of a level under this file's neighbour relation,
     /// grouped by equal σ².
-    pub fn level_mechanisms(&self, level: &Level) -> Vec<MechGroup> {
+    pub fn level_mechanisms(&self, level: &Level) -> Vec<GaussGroup> {
         group_mechanisms(&level.query_rho, self.neighbors)
     }
 
     /// All mechanisms of all levels, grouped by equal σ².
-    pub fn all_mechanisms(&self) -> Vec<MechGroup> {
+    pub fn all_mechanisms(&self) -> Vec<GaussGroup> {
         let all: Vec<Rational> = self.levels.iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
         group_mechanisms(&all, self.neighbors)
     }
 }
 
 /// σ² per query and number of unit shifts, grouped: add/remove → (1/(2ρ_q), 1); replace → (1/ρ_q, 2).
-pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<MechGroup> {
-    let mut groups: Vec<MechGroup> = Vec::new();
+pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<GaussGroup> {
+    let mut groups: Vec<GaussGroup> = Vec::new();
     for r in query_rho {
         let (s2, k) = match nb {
             Neighbors::AddRemove => (Rational::from(r.recip_ref()) / 2u32, 1u32),
@@ -236,7 +214,7 @@ pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<MechGroup>
         if let Some(g) = groups.iter_mut().find(|g| g.sigma2 == s2) {
             g.count += k;
         } else {
-            groups.push(MechGroup { sigma2: s2, count: k, mu: 1 });
+            groups.push(GaussGroup { sigma2: s2, count: k, mu: 1 });
         }
     }
     groups
@@ -284,7 +262,7 @@ queries = 10
         let a =
             Allocation::from_toml("neighbors = \"replace\"\n[[level]]\nname = \"B\"\nquery_rho = [\"11/10000\", \"11/10000\"]\n").unwrap();
         let g = a.level_mechanisms(&a.levels[0]);
-        assert_eq!(g, vec![MechGroup { sigma2: Rational::from((10000, 11)), count: 4, mu: 1 }]);
+        assert_eq!(g, vec![GaussGroup { sigma2: Rational::from((10000, 11)), count: 4, mu: 1 }]);
     }
 
     #[test]

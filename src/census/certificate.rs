@@ -8,8 +8,9 @@
 //! under the file's own neighbour relation (stated in every row).
 
 use crate::budget::zcdp;
-use crate::census::allocation::{Allocation, MechGroup};
+use crate::census::allocation::Allocation;
 use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+use crate::model::GaussGroup;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::Interval;
 use crate::pld::compose::{estimated_window, MAX_WINDOW};
@@ -40,7 +41,7 @@ pub const DEFAULT_WIDTH: f64 = 1e-9;
 /// Certified ε(δ) of a set of groups: the lattice privacy-loss distribution when the loss slopes share
 /// a practical lattice, otherwise the smoothed Fourier inversion (src/fourier/smooth.rs) with a bracket
 /// at most `width` wide. Returns the enclosure and a note saying which.
-pub fn exact_eps(groups: &[MechGroup], delta: &Rational, prec: u32, width: f64) -> Result<(Interval, String), String> {
+pub fn exact_eps(groups: &[GaussGroup], delta: &Rational, prec: u32, width: f64) -> Result<(Interval, String), String> {
     exact_eps_with(groups, delta, prec, width, MAX_WINDOW)
 }
 
@@ -50,7 +51,7 @@ pub const FAST_WINDOW: u64 = 100_000;
 /// As [`exact_eps`], but the smoothed inversion is tried first whenever the lattice would exceed
 /// `lattice_max` entries (falling back to the lattice when the smoothed method declines).
 pub fn exact_eps_with(
-    groups: &[MechGroup],
+    groups: &[GaussGroup],
     delta: &Rational,
     prec: u32,
     width: f64,
@@ -129,7 +130,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
         }
     }
     if exact {
-        let mut groups: Vec<MechGroup> = Vec::new();
+        let mut groups: Vec<GaussGroup> = Vec::new();
         for a in allocs {
             for g in a.all_mechanisms() {
                 if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {

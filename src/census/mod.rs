@@ -4,4 +4,4 @@ pub mod certificate;
 pub mod recompute;
 pub mod verify;
 
-pub use allocation::{Allocation, Level, MechGroup, Neighbors};
+pub use allocation::{Allocation, Level};

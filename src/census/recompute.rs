@@ -3,8 +3,9 @@
 
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, calibrate_uniform, scale_groups};
-use crate::census::{Allocation, MechGroup};
-use crate::dist::DiscreteGaussian;
+use crate::census::Allocation;
+use crate::model::GaussGroup;
+use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
 use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
 use rug::{Float, Rational};
@@ -87,14 +88,14 @@ impl Ctx {
         Ok(a)
     }
 
-    fn level_groups(&self, m: &In) -> Result<(Allocation, Vec<MechGroup>, Rational), String> {
+    fn level_groups(&self, m: &In) -> Result<(Allocation, Vec<GaussGroup>, Rational), String> {
         let a = self.alloc(get(m, "alloc")?)?;
         let l = a.level(get(m, "level")?)?.clone();
         let g = a.level_mechanisms(&l);
         Ok((a, g, l.rho))
     }
 
-    fn profile(&self, key: &str, groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile, String> {
+    fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
         let k = format!("{key}@{prec}");
         if let Some(p) = self.profiles.borrow().get(&k) {
             return Ok(p.clone());

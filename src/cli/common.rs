@@ -1,7 +1,7 @@
 //! Arguments shared by `epsilon` and `delta`: what is being accounted, the method, output format, precision.
 
-use crate::budget::zcdp;
-use crate::census::allocation::{group_mechanisms, Allocation, MechGroup, Neighbors};
+use crate::census::allocation::{group_mechanisms, Allocation};
+use crate::model::{GaussGroup, Neighbors};
 use crate::num::{parse_positive_rational, parse_rational, DEFAULT_PREC, MAX_PREC, MIN_PREC};
 use crate::report::Format;
 use clap::Args;
@@ -93,13 +93,13 @@ pub fn parse_width(s: &str) -> Result<f64, String> {
 #[derive(Clone, Debug)]
 pub struct Target {
     pub label: String,
-    pub groups: Vec<MechGroup>,
+    pub groups: Vec<GaussGroup>,
     pub neighbors: Neighbors,
 }
 
 impl Target {
     pub fn rho(&self) -> Rational {
-        self.groups.iter().map(|g| zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b)
+        crate::model::gauss_rho(&self.groups)
     }
 
     pub fn describe(&self) -> String {
@@ -116,7 +116,7 @@ fn parse_count(s: &str, what: &str) -> Result<u32, String> {
 }
 
 /// Parse `dgauss:sigma2=S,n=N[,mu=M]`.
-pub fn parse_mech(spec: &str) -> Result<MechGroup, String> {
+pub fn parse_mech(spec: &str) -> Result<GaussGroup, String> {
     let body = spec.strip_prefix("dgauss:").ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]'"))?;
     let (mut s2, mut n, mut mu) = (None, 1u32, 1u32);
     for kv in body.split(',') {
@@ -129,7 +129,7 @@ pub fn parse_mech(spec: &str) -> Result<MechGroup, String> {
         }
     }
     let sigma2 = s2.ok_or_else(|| format!("mechanism '{spec}': missing sigma2"))?;
-    Ok(MechGroup { sigma2, count: n, mu })
+    Ok(GaussGroup { sigma2, count: n, mu })
 }
 
 pub fn check_prec(p: u32) -> Result<u32, String> {
@@ -148,7 +148,7 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
         let mu = parse_count(&a.sensitivity, "sensitivity")?;
         return Ok(Target {
             label: format!("{n} x N_Z(0, {s}) sensitivity {mu}"),
-            groups: vec![MechGroup { sigma2, count: n, mu }],
+            groups: vec![GaussGroup { sigma2, count: n, mu }],
             neighbors: Neighbors::AddRemove,
         });
     }
@@ -166,7 +166,7 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
         });
     }
     if !a.mech.is_empty() {
-        let mut groups: Vec<MechGroup> = Vec::new();
+        let mut groups: Vec<GaussGroup> = Vec::new();
         for m in &a.mech {
             let g = parse_mech(m)?;
             if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {

@@ -1,8 +1,9 @@
 //! `tightdp topdown …`: geographic spines, TopDown noisy measurements, certification, accuracy.
 
 use crate::budget::zcdp;
-use crate::census::allocation::{Allocation, Neighbors};
+use crate::census::allocation::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
+use crate::model::Neighbors;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::{parse_rational, DEFAULT_PREC};
 use crate::report::output::render_rows;

@@ -25,9 +25,9 @@
 //! * f_X̄i is evaluated in the dual (θ / Poisson) form, which is identical to the paper's cosine series
 //!   and needs 1–3 terms instead of up to ~600.
 
-use crate::census::allocation::MechGroup;
 use crate::fourier::theta::{self, ln_periodized, ln_sup_periodized, periodized_mpfr, pi_f};
 use crate::fourier::{ceil_i64, first_above, paper_lattice, LatticeGroup, MechLattice};
+use crate::model::GaussGroup;
 use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
@@ -366,7 +366,7 @@ pub fn first_term(
 /// δ(ε) of a composition by the paper's method: both terms of (A.9), thresholds (ε ∓ ρ)/h on the
 /// lattice of the loss (for the DHC: t_ε L with t_ε = (n/2)(ε/ρ ∓ 1), L = 10³, a_i L = w_i).
 /// The progress callback sees the first term's panels, then the second's.
-pub fn delta_fourier(mechs: &[MechGroup], eps: &Rational, p: &BooleParams, progress: Progress) -> Result<FourierDelta, String> {
+pub fn delta_fourier(mechs: &[GaussGroup], eps: &Rational, p: &BooleParams, progress: Progress) -> Result<FourierDelta, String> {
     let ml = MechLattice::new(mechs)?;
     let (m1, m2) = ml.thresholds(eps);
     let first = boole_tail(&ml.groups, &m1, p, progress)?;
@@ -379,8 +379,8 @@ pub fn delta_fourier(mechs: &[MechGroup], eps: &Rational, p: &BooleParams, progr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::census::allocation::MechGroup;
     use crate::fourier::dhc_table3_groups;
+    use crate::model::GaussGroup;
     use crate::num::parse_rational;
 
     /// The closed-form window sum equals the paper's printed bracket/2 and the direct cosine sum.
@@ -439,9 +439,9 @@ mod tests {
     #[test]
     fn fourier_boole_vs_lattice_subcomposition() {
         let rho = parse_rational("3.65").unwrap();
-        let mechs: Vec<MechGroup> = [("0.02", 10u32), ("0.274", 10), ("0.085", 10), ("0.131", 20)]
+        let mechs: Vec<GaussGroup> = [("0.02", 10u32), ("0.274", 10), ("0.085", 10), ("0.131", 20)]
             .iter()
-            .map(|(a, n)| MechGroup {
+            .map(|(a, n)| GaussGroup {
                 sigma2: Rational::from(10) / (Rational::from(2) * parse_rational(a).unwrap() * rho.clone()),
                 count: *n,
                 mu: 1,

@@ -26,9 +26,9 @@
 //! φ(t) = Π_i ψ_i(k_i t)^{n_i}, ψ(s) = Σ_j e^{-σ²(s−2πj)²/2}/θ₃(0, e^{-2π²σ²}) (A.3), so no
 //! Prop. A.12 (local-CLT) error is incurred at all; `CharSource::Nu` uses the paper's ν instead.
 
-use crate::census::allocation::MechGroup;
 use crate::fourier::theta::{ln_periodized_c, ln_sup_periodized, periodized_c_mpfr, pi_f, theta0, theta0_mpfr, CF};
 use crate::fourier::{first_above, paper_lattice, var_proxy, LatticeGroup, MechLattice};
+use crate::model::GaussGroup;
 use num_complex::Complex64;
 use rayon::prelude::*;
 use rug::{Float, Rational};
@@ -299,7 +299,7 @@ pub fn first_term_fast(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l
 }
 
 /// δ(ε) = P[V > (ε−ρ)/h] − e^ε P[V > (ε+ρ)/h] (A.9) by the fast variant.
-pub fn delta_fast(mechs: &[MechGroup], eps: &Rational, p: &FastParams) -> Result<FastDelta, String> {
+pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Result<FastDelta, String> {
     let ml = MechLattice::new(mechs)?;
     let (m1, m2) = ml.thresholds(eps);
     let first = tail_gt(&ml.groups, &m1, p);
@@ -331,10 +331,10 @@ mod tests {
     use crate::num::parse_rational;
     use crate::pld::compose::compose_groups;
 
-    fn mechs(spec: &[(&str, u32)], rho: &str) -> Vec<MechGroup> {
+    fn mechs(spec: &[(&str, u32)], rho: &str) -> Vec<GaussGroup> {
         let rho = parse_rational(rho).unwrap();
         spec.iter()
-            .map(|(a, n)| MechGroup {
+            .map(|(a, n)| GaussGroup {
                 sigma2: Rational::from(10) / (Rational::from(2) * parse_rational(a).unwrap() * rho.clone()),
                 count: *n,
                 mu: 1,
@@ -368,7 +368,7 @@ mod tests {
     /// Small case with a negative threshold (symmetry flip) against the lattice.
     #[test]
     fn fourier_fast_small_and_flip() {
-        let ms = vec![MechGroup { sigma2: Rational::from(3), count: 4, mu: 1 }, MechGroup { sigma2: Rational::from(6), count: 2, mu: 1 }];
+        let ms = vec![GaussGroup { sigma2: Rational::from(3), count: 4, mu: 1 }, GaussGroup { sigma2: Rational::from(6), count: 2, mu: 1 }];
         let prof = compose_groups(&ms, 128).unwrap();
         for eps in ["0", "0.5", "3"] {
             let e = parse_rational(eps).unwrap();

@@ -26,7 +26,7 @@ pub mod fast;
 pub mod smooth;
 pub mod theta;
 
-use crate::census::allocation::MechGroup;
+use crate::model::GaussGroup;
 use crate::pld::compose::common_step;
 use rug::{Integer, Rational};
 
@@ -78,7 +78,7 @@ pub fn paper_lattice(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: 
     Ok((out, (t_eps * Rational::from(l))))
 }
 
-/// The composition of `MechGroup`s as the lattice statistic of eq. (A.9), generalised: the loss is
+/// The composition of `GaussGroup`s as the lattice statistic of eq. (A.9), generalised: the loss is
 /// L = h·V ∓ ρ with V = Σ_i w_i S_i, w_i = μ_i/(σ_i² h) coprime integers (the lattice accountant's
 /// `common_step`), ρ = Σ n_i μ_i²/(2σ_i²). The two thresholds of (A.9) on this lattice are
 /// m∓ = (ε ∓ ρ)/h, i.e. t_ε L = (n/2)(ε/ρ ∓ 1)·L in the paper's DHC notation (a_i L = w_i, L = 10³).
@@ -89,7 +89,7 @@ pub struct MechLattice {
 }
 
 impl MechLattice {
-    pub fn new(mechs: &[MechGroup]) -> Result<MechLattice, String> {
+    pub fn new(mechs: &[GaussGroup]) -> Result<MechLattice, String> {
         if mechs.is_empty() {
             return Err("empty mechanism list".into());
         }
@@ -100,7 +100,7 @@ impl MechLattice {
         }
         let slopes: Vec<Rational> = mechs.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
         let (h, w) = common_step(&slopes);
-        let rho = mechs.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b);
+        let rho = crate::model::gauss_rho(mechs);
         let groups = mechs
             .iter()
             .zip(&w)
@@ -144,7 +144,7 @@ pub fn dhc_table3_groups(rho: &Rational) -> Vec<(Rational, Rational, u32)> {
         .collect()
 }
 
-/// The same groups as `MechGroup`s (for the lattice accountant).
-pub fn dhc_table3_mechs(rho: &Rational) -> Vec<MechGroup> {
-    dhc_table3_groups(rho).into_iter().map(|(_, s2, n)| MechGroup { sigma2: s2, count: n, mu: 1 }).collect()
+/// The same groups as `GaussGroup`s (for the lattice accountant).
+pub fn dhc_table3_mechs(rho: &Rational) -> Vec<GaussGroup> {
+    dhc_table3_groups(rho).into_iter().map(|(_, s2, n)| GaussGroup { sigma2: s2, count: n, mu: 1 }).collect()
 }

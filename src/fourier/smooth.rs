@@ -28,7 +28,7 @@
 //! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound. Constants (M(c), β, the bounds) are
 //! MPFR intervals.
 
-use crate::census::allocation::MechGroup;
+use crate::model::GaussGroup;
 use crate::num::ball::{up, Ball, CBall};
 use crate::num::Interval;
 use rayon::prelude::*;
@@ -141,7 +141,7 @@ fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
 }
 
 /// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified.
-pub fn ln_mgf(groups: &[MechGroup], c: f64) -> Interval {
+pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
     let mut acc = Interval::zero(CP);
     for g in groups {
         let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
@@ -156,7 +156,7 @@ pub fn ln_mgf(groups: &[MechGroup], c: f64) -> Interval {
 }
 
 /// f64 estimate of ln M(c) (for choosing parameters only).
-fn ln_mgf_f64(groups: &[MechGroup], c: f64) -> f64 {
+fn ln_mgf_f64(groups: &[GaussGroup], c: f64) -> f64 {
     groups
         .iter()
         .map(|g| {
@@ -188,7 +188,7 @@ struct Comp {
     key: f64,
 }
 
-fn prepare(groups: &[MechGroup], c: f64) -> Result<Vec<Comp>, String> {
+fn prepare(groups: &[GaussGroup], c: f64) -> Result<Vec<Comp>, String> {
     let pi = Interval::pi(CP);
     let mut v = Vec::new();
     for g in groups {
@@ -380,7 +380,7 @@ pub struct Engine {
 
 impl Engine {
     /// Build for tilt c, smoothing w, bump factor λ, step h, last node N.
-    fn new(groups: &[MechGroup], c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
+    fn new(groups: &[GaussGroup], c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
         let comps = prepare(groups, c)?;
         let tab = Table::build(&comps, c, h, n_nodes)?;
         let gamma = lambda * w;
@@ -466,7 +466,7 @@ impl Engine {
 }
 
 /// Saddle point: the c > 0 minimising ln M(c) − cε − ln(c(c+1)).
-pub fn saddle(groups: &[MechGroup], eps: f64) -> f64 {
+pub fn saddle(groups: &[GaussGroup], eps: f64) -> f64 {
     let f = |c: f64| ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln();
     let (mut a, mut b) = (1e-3f64, 60.0f64);
     let g = 0.5 * (5f64.sqrt() - 1.0);
@@ -483,7 +483,7 @@ pub fn saddle(groups: &[MechGroup], eps: f64) -> f64 {
 }
 
 /// Saddle-point estimate of ln δ(ε) (parameter choice only).
-fn ln_delta_estimate(groups: &[MechGroup], eps: f64) -> f64 {
+fn ln_delta_estimate(groups: &[GaussGroup], eps: f64) -> f64 {
     let c = saddle(groups, eps);
     let var: f64 = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
     ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * var).ln()
@@ -496,7 +496,7 @@ pub const MAX_LIVE: usize = 1_000_000;
 pub const MAX_NODES: usize = 50_000_000;
 
 /// Node spacing and count for tilt c, smoothing w, and the δ scale of interest (as a logarithm).
-fn design(groups: &[MechGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, usize), String> {
+fn design(groups: &[GaussGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, usize), String> {
     // tolerance of the aliasing and truncation terms: 1e-5·δ·w² (the smoothing gap is ~10 δ w²)
     let ln_tol = (1e-5f64).ln() + ln_dscale + 2.0 * w.ln();
     // aliasing e^{−cT} ≤ tol
@@ -519,7 +519,7 @@ fn design(groups: &[MechGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Res
 }
 
 /// Certified bracket of δ(ε) by smoothed inversion.
-pub fn delta_smooth(groups: &[MechGroup], eps: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
     let c = p.c.unwrap_or_else(|| saddle(groups, e_dn));
@@ -558,7 +558,7 @@ fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bo
 
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
-pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
     let d = delta.to_f64();
     if !(d > 0.0 && d < 1.0) {
         return Err("delta must be in (0, 1)".into());
@@ -654,8 +654,8 @@ pub fn epsilon_smooth(groups: &[MechGroup], delta: &Rational, p: &SmoothParams) 
 mod tests {
     use super::*;
 
-    fn mg(s2: &str, n: u32, mu: u32) -> MechGroup {
-        MechGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
+    fn mg(s2: &str, n: u32, mu: u32) -> GaussGroup {
+        GaussGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
     }
 
     /// ψ ≤ u and v ≤ ψ (section 2 of the module doc), checked pointwise with MPFR and the closed form
@@ -754,7 +754,7 @@ mod tests {
     }
 
     /// Distance from ε to the nearest atom of the composed loss (offset Σ nμ²/(2σ²) + step·ℤ).
-    fn atom_distance(gs: &[MechGroup], eps: &Rational) -> f64 {
+    fn atom_distance(gs: &[GaussGroup], eps: &Rational) -> f64 {
         let slopes: Vec<Rational> = gs.iter().map(|g| Rational::from(2 * g.mu) / (Rational::from(2) * g.sigma2.clone())).collect();
         let (step, _) = crate::pld::compose::common_step(&slopes);
         let off: Rational = gs
@@ -825,11 +825,11 @@ mod tests {
         let mut checked = 0;
         for case in 0..12 {
             let k = 2 + next(3) as usize;
-            let gs: Vec<MechGroup> = (0..k)
+            let gs: Vec<GaussGroup> = (0..k)
                 .map(|_| {
                     let b = 1 + next(4);
                     let a = b * (2 + next(30)) + next(b);
-                    MechGroup { sigma2: Rational::from((a, b)), count: 1 + next(12) as u32, mu: 1 + next(2) as u32 }
+                    GaussGroup { sigma2: Rational::from((a, b)), count: 1 + next(12) as u32, mu: 1 + next(2) as u32 }
                 })
                 .collect();
             let d = ["1e-3", "1e-6", "1e-9"][case % 3];

@@ -10,7 +10,7 @@
 //! * Suppression threshold (P eq. 12, Table 6): T = min{t ∈ ℤ : P[X ≤ t] ≥ p}, X ~ N_Z(0, σ²),
 //!   σ² = s/(2(1−γ)ρ); suppress when the noisy count is ≤ T.
 
-use crate::dist::DiscreteGaussian;
+use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
 use rug::{Integer, Rational};
 

@@ -22,8 +22,8 @@
 //! safetab_re.rs; for discrete Gaussian noise neither dominates in general.)
 
 use crate::budget::zcdp::{eps_bs, eps_cks};
-use crate::census::allocation::MechGroup;
 use crate::mech::account::{GeoComponent, PurePld};
+use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, parse_rational, Interval};
 use crate::report::output::Record;
 use rug::Rational;
@@ -172,7 +172,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Vec<Record>,
     let mut any_dg = false;
     let mut any_lap = false;
     for choice in 0..n_choices {
-        let mut dg: Vec<MechGroup> = Vec::new();
+        let mut dg: Vec<GaussGroup> = Vec::new();
         let mut lap: Vec<GeoComponent> = Vec::new();
         let mut rho = Rational::from(0);
         let mut pure = Rational::from(0);
@@ -190,7 +190,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Vec<Record>,
                         if let Some(g) = dg.iter_mut().find(|g| g.sigma2 == s2 && g.mu == mu) {
                             g.count += count;
                         } else {
-                            dg.push(MechGroup { sigma2: s2, count, mu });
+                            dg.push(GaussGroup { sigma2: s2, count, mu });
                         }
                     }
                     Parsed::Lap(b) => {

@@ -13,9 +13,9 @@
 //! worst case is s single counts per level; both structures are reported.
 
 use crate::budget::zcdp::eps_bs;
-use crate::census::allocation::MechGroup;
 use crate::mech::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zcdp_grid_eps, GeoComponent, PurePld};
 use crate::mech::calib;
+use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, Interval};
 use crate::report::output::Record;
 use rug::Rational;
@@ -64,8 +64,8 @@ pub fn geometric_rdp(a: &Interval, eps: &[Interval], s: u32, tau: &dyn Fn(&Inter
 
 /// DG mechanism groups of the whole release: per level s Step-1 counts with ρ = γρ_i/s and s Step-2
 /// counts with (1−γ)ρ_i/s (σ² = 1/(2ρ)); `neighbours_factor` = 2 for bounded (replace) neighbours.
-pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor: u32) -> Vec<MechGroup> {
-    let mut out: Vec<MechGroup> = Vec::new();
+pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor: u32) -> Vec<GaussGroup> {
+    let mut out: Vec<GaussGroup> = Vec::new();
     for r in rhos {
         for share in [gamma.clone(), Rational::from(1) - gamma.clone()] {
             let rq = share * r.clone() / Rational::from(s);
@@ -73,7 +73,7 @@ pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor:
             if let Some(g) = out.iter_mut().find(|g| g.sigma2 == sigma2) {
                 g.count += s * neighbours_factor;
             } else {
-                out.push(MechGroup { sigma2, count: s * neighbours_factor, mu: 1 });
+                out.push(GaussGroup { sigma2, count: s * neighbours_factor, mu: 1 });
             }
         }
     }

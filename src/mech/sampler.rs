@@ -349,7 +349,7 @@ impl DiscreteGaussianSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::DiscreteGaussian;
+    use crate::noise::DiscreteGaussian;
     use crate::num::parse_rational;
 
     fn q(s: &str) -> Rational {

@@ -7,8 +7,8 @@
 //! per-group laws (each from the residue construction), with certified outward rounding and the mass
 //! dropped at every truncation added to the bound on the mass outside the window.
 
-use crate::census::allocation::MechGroup;
-use crate::dist::dgauss::GUARD_BITS;
+use crate::model::GaussGroup;
+use crate::noise::dgauss::GUARD_BITS;
 use crate::pld::lattice::LatticeDist;
 use crate::pld::profile::PrivacyProfile;
 use rayon::prelude::*;
@@ -40,7 +40,7 @@ pub fn common_step(slopes: &[Rational]) -> (Rational, Vec<Integer>) {
 }
 
 /// Estimated window of the composed lattice (entries), before any truncation.
-pub fn estimated_window(groups: &[MechGroup], prec: u32) -> Result<u64, String> {
+pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
     let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
     let (_, w) = common_step(&slopes);
     let mut total: f64 = 0.0;
@@ -56,7 +56,7 @@ pub fn estimated_window(groups: &[MechGroup], prec: u32) -> Result<u64, String> 
 }
 
 /// The privacy profile of the composition of all groups (add/remove sensitivity μ_i per query).
-pub fn compose_groups(groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile, String> {
+pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
     if groups.is_empty() {
         return Err("empty mechanism list".into());
     }
@@ -82,7 +82,7 @@ pub fn compose_groups(groups: &[MechGroup], prec: u32) -> Result<PrivacyProfile,
     }
     let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
     let (h, w) = common_step(&slopes);
-    let rho: Rational = groups.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::from(0), |a, b| a + b);
+    let rho: Rational = crate::model::gauss_rho(groups);
     if prec == F64_PREC {
         return compose_f64(groups, &w, h, rho);
     }
@@ -387,7 +387,7 @@ impl SymF64 {
     }
 }
 
-fn compose_f64(groups: &[MechGroup], w: &[Integer], h: Rational, rho: Rational) -> Result<PrivacyProfile, String> {
+fn compose_f64(groups: &[GaussGroup], w: &[Integer], h: Rational, rho: Rational) -> Result<PrivacyProfile, String> {
     let mut parts: Vec<(SymF64, i64)> = groups
         .iter()
         .zip(w)
@@ -510,7 +510,7 @@ mod tests {
     fn split_group_equals_whole() {
         let s2 = q("3.5");
         let whole = PrivacyProfile::iid_dgauss(&s2, 5, 1, 160);
-        let parts = vec![MechGroup { sigma2: s2.clone(), count: 2, mu: 1 }, MechGroup { sigma2: q("7/2"), count: 3, mu: 1 }];
+        let parts = vec![GaussGroup { sigma2: s2.clone(), count: 2, mu: 1 }, GaussGroup { sigma2: q("7/2"), count: 3, mu: 1 }];
         // Same σ² in both groups: common_step gives w = (1, 1).
         let comp = {
             let (h, w) = common_step(&[Rational::from(1) / s2.clone(), Rational::from(1) / s2.clone()]);
@@ -532,10 +532,10 @@ mod tests {
     /// two noise values (Lemma A.9 evaluated directly on ℤ², independent code path).
     #[test]
     fn heterogeneous_pair_matches_brute_force() {
-        let g = vec![MechGroup { sigma2: q("2"), count: 1, mu: 1 }, MechGroup { sigma2: q("3"), count: 1, mu: 1 }];
+        let g = vec![GaussGroup { sigma2: q("2"), count: 1, mu: 1 }, GaussGroup { sigma2: q("3"), count: 1, mu: 1 }];
         let prof = compose_groups(&g, 160).unwrap();
-        let d1 = crate::dist::DiscreteGaussian { sigma2: q("2") };
-        let d2 = crate::dist::DiscreteGaussian { sigma2: q("3") };
+        let d1 = crate::noise::DiscreteGaussian { sigma2: q("2") };
+        let d2 = crate::noise::DiscreteGaussian { sigma2: q("3") };
         let p = 160;
         for e in ["0.25", "1", "2.5"] {
             let eps = q(e);
@@ -567,9 +567,9 @@ mod tests {
     #[test]
     fn f64_engine_brackets_the_mpfr_engine() {
         let g = vec![
-            MechGroup { sigma2: q("5000/73"), count: 10, mu: 1 },
-            MechGroup { sigma2: q("50000/10001"), count: 10, mu: 1 },
-            MechGroup { sigma2: q("100000/219"), count: 10, mu: 1 },
+            GaussGroup { sigma2: q("5000/73"), count: 10, mu: 1 },
+            GaussGroup { sigma2: q("50000/10001"), count: 10, mu: 1 },
+            GaussGroup { sigma2: q("100000/219"), count: 10, mu: 1 },
         ];
         let fast = compose_groups(&g, F64_PREC).unwrap();
         let slow = compose_groups(&g, 160).unwrap();
@@ -588,7 +588,7 @@ mod tests {
 
     #[test]
     fn refuses_huge_windows() {
-        let g = vec![MechGroup { sigma2: q("1/1000003"), count: 1, mu: 1 }, MechGroup { sigma2: q("999983"), count: 1, mu: 1 }];
+        let g = vec![GaussGroup { sigma2: q("1/1000003"), count: 1, mu: 1 }, GaussGroup { sigma2: q("999983"), count: 1, mu: 1 }];
         // slopes 1000003 and 1/999983: step 1/999983, weights ~1e12 — must be refused with an estimate.
         let e = compose_groups(&g, 128).unwrap_err();
         assert!(e.contains("entries"), "{e}");

@@ -10,7 +10,7 @@
 //! The rounded laws live on one integer lattice (grid indices) and are convolved with the certified
 //! double-precision engine (relative error bound, truncation at 2^-160 of mass).
 
-use crate::census::allocation::MechGroup;
+use crate::model::GaussGroup;
 use crate::num::Interval;
 use crate::pld::compose::TRUNC_BITS_F64;
 use crate::pld::lattice::LatticeDist;
@@ -39,7 +39,7 @@ fn rel_after(ea: &Float, eb: &Float, k: u64) -> Float {
 }
 
 /// The rounded (up or down) Q-law of one group's loss on the grid gℤ.
-pub fn group_law(g: &MechGroup, grid: &Rational, up: bool) -> Result<GridLaw, String> {
+pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, String> {
     let d = LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, TRUNC_BITS_F64);
     let slope = Rational::from(g.mu) / g.sigma2.clone();
     let rho = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2u32) * g.sigma2.clone());
@@ -263,7 +263,7 @@ impl GridProfile {
 
 /// Certified ε(δ) bracket of a composition by grid rounding: [ε of the rounded-down law (lo end),
 /// ε of the rounded-up law (hi end)].
-pub fn epsilon_by_grid(groups: &[MechGroup], grid: &Rational, delta: &Rational) -> Result<Interval, String> {
+pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational) -> Result<Interval, String> {
     let mut ends = Vec::new();
     for up in [false, true] {
         let mut laws: Vec<GridLaw> = groups.iter().map(|g| group_law(g, grid, up)).collect::<Result<_, _>>()?;
@@ -288,7 +288,7 @@ mod tests {
     #[test]
     fn grid_bracket_contains_exact_lattice_value() {
         let q = |s: &str| parse_rational(s).unwrap();
-        let g = vec![MechGroup { sigma2: q("5000/73"), count: 10, mu: 1 }, MechGroup { sigma2: q("50000/10001"), count: 10, mu: 1 }];
+        let g = vec![GaussGroup { sigma2: q("5000/73"), count: 10, mu: 1 }, GaussGroup { sigma2: q("50000/10001"), count: 10, mu: 1 }];
         let exact = compose_groups(&g, 128).unwrap().epsilon(&q("1e-10")).unwrap();
         let mut last = f64::INFINITY;
         for grid in ["1/100", "1/1000"] {

@@ -5,9 +5,9 @@
 //! affine function of such a statistic (see `profile.rs`), so this is the lattice on which the
 //! privacy-loss distribution lives.
 
-use crate::dist::dgauss::GUARD_BITS;
-use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
-use crate::dist::DiscreteGaussian;
+use crate::noise::dgauss::GUARD_BITS;
+use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
+use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
 use rug::float::Round;
 use rug::ops::{AddAssignRound, AssignRound};

@@ -2,8 +2,9 @@
 
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, scale_groups};
-use crate::census::{Allocation, MechGroup};
-use crate::dist::DiscreteGaussian;
+use crate::census::Allocation;
+use crate::model::GaussGroup;
+use crate::noise::DiscreteGaussian;
 use crate::num::parse_rational;
 use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
 use crate::report::plot::{bar_figure, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
@@ -291,7 +292,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
     progress("figure 11");
     {
         let s2 = parse_rational("100").unwrap();
-        let groups: Vec<MechGroup> = (0..30).map(|_| MechGroup { sigma2: s2.clone(), count: 63, mu: 1 }).collect();
+        let groups: Vec<GaussGroup> = (0..30).map(|_| GaussGroup { sigma2: s2.clone(), count: 63, mu: 1 }).collect();
         let prof = crate::pld::compose::compose_groups(&groups, crate::pld::compose::F64_PREC)?;
         let rho = 1890.0 / 200.0;
         let grid = eps_grid(&prof, rho, 160);
@@ -342,7 +343,7 @@ pub struct OverallData {
 }
 
 pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String> {
-    let groups: Vec<MechGroup> = alloc.all_mechanisms();
+    let groups: Vec<GaussGroup> = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let same = compose_groups(&groups, prec)?;
     // The paper's §3.3: "variance proxy reduced by 8.59%".

@@ -15,8 +15,8 @@
 //!   reproduces the paper's Tables 7 and 8 (docs/risk-findings.md);
 //! * [`TwoLevel::gibbs_mc`] — the sampler run as Monte Carlo, seeded, with batch-means standard errors.
 
-use crate::dist::dgauss::round_to;
-use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits};
+use crate::noise::dgauss::round_to;
+use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits};
 use crate::num::Interval;
 use crate::risk::single::Decision;
 use crate::risk::{check_p, check_rho, Rng};

@@ -4,7 +4,7 @@
 //! Model: the adversary knows m = x_{1,−t}; prior P[X₁ = m+1] = p, P[X₁ = m] = 1 − p; the release is
 //! X₁* = X₁ + η, η ~ DG(0, 1/(2ρ)) with pmf e^{−ρη²}/Z(ρ), Z(ρ) = Σ_k e^{−ρk²}. The truth is x₁ = m+1.
 
-use crate::dist::DiscreteGaussian;
+use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
 use crate::risk::{check_p, check_rho};
 use rug::float::Round;
@@ -54,7 +54,7 @@ impl SingleLevel {
         let z = kr_noise(&self.rho).normaliser_theta(p);
         let d = Rational::from(xstar - x);
         let e = -(Rational::from(&d * &d) * &self.rho);
-        crate::dist::dgauss::round_to(&q(&e, p).exp().div(&z), prec)
+        crate::noise::dgauss::round_to(&q(&e, p).exp().div(&z), prec)
     }
 
     /// (3.1) P[X₁ = m+1 | X₁* = x*] = 1 / (1 + ((1−p)/p)·e^{−ρ(2(x*−m)−1)}).
@@ -64,13 +64,13 @@ impl SingleLevel {
         let e = -(Rational::from(2 * j - 1) * &self.rho);
         let t = q(&e, p).exp().mul(&q(&self.odds_against(), p));
         let one = Interval::one(p);
-        crate::dist::dgauss::round_to(&one.div(&one.add(&t)), prec)
+        crate::noise::dgauss::round_to(&one.div(&one.add(&t)), prec)
     }
 
     /// (3.2) R′(x*) = posterior / p.
     pub fn risk_prime(&self, xstar: i64, prec: u32) -> Interval {
         let p = prec + 16;
-        crate::dist::dgauss::round_to(&self.posterior(xstar, p).div(&q(&self.p, p)), prec)
+        crate::noise::dgauss::round_to(&self.posterior(xstar, p).div(&q(&self.p, p)), prec)
     }
 
     /// (3.3) M = Σ_{x*} P[X₁ = m+1 | x*] P[X₁* = x* | X₁ = m+1], certified: the terms with |η| > K are
@@ -88,13 +88,13 @@ impl SingleLevel {
         let mut m = s.div(&z);
         let tail = dg.tail_gt(&Rational::from(k), p); // P[η > K] = P[η < −K]
         m.hi = Float::with_val_round(p, &m.hi + Float::with_val_round(p, &tail.hi * 2u32, Round::Up).0, Round::Up).0;
-        crate::dist::dgauss::round_to(&m, prec)
+        crate::noise::dgauss::round_to(&m, prec)
     }
 
     /// (3.4) R = M / p.
     pub fn risk(&self, prec: u32) -> Interval {
         let p = prec + 16;
-        crate::dist::dgauss::round_to(&self.marginal(p).div(&q(&self.p, p)), prec)
+        crate::noise::dgauss::round_to(&self.marginal(p).div(&q(&self.p, p)), prec)
     }
 
     /// Bayes decision (3.5) at x*: decide m+1 iff ρ(2(x*−m)−1) > ln((1−p)/p). Never a tie for rational
@@ -159,7 +159,7 @@ pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], 
     let oa = (1 - p.clone()) / p.clone();
     let t = q(&e, pp).exp().mul(&q(&oa, pp));
     let one = Interval::one(pp);
-    Ok(crate::dist::dgauss::round_to(&one.div(&one.add(&t)), prec))
+    Ok(crate::noise::dgauss::round_to(&one.div(&one.add(&t)), prec))
 }
 
 /// KR S1.1 marginal posterior E[P[X₁ = m+1 | X*] | x₁ = m+1] for ℓ levels, as bounds [lo, hi] in f64
@@ -267,10 +267,10 @@ pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32)
         out.push(SequentialStep {
             rho: rho.clone(),
             xstar: *x,
-            prior: crate::dist::dgauss::round_to(&prior, prec),
-            posterior: crate::dist::dgauss::round_to(&post, prec),
-            conditional_risk: crate::dist::dgauss::round_to(&cr, prec),
-            cumulative_risk: crate::dist::dgauss::round_to(&cum, prec),
+            prior: crate::noise::dgauss::round_to(&prior, prec),
+            posterior: crate::noise::dgauss::round_to(&post, prec),
+            conditional_risk: crate::noise::dgauss::round_to(&cr, prec),
+            cumulative_risk: crate::noise::dgauss::round_to(&cum, prec),
         });
         prior = post;
     }

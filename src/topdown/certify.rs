@@ -12,13 +12,13 @@
 //! Each composition goes through `pld::compose_groups` (the lattice accountant), so without bypass
 //! the result is the allocation's `all_mechanisms()` composition exactly.
 
-use crate::census::allocation::{MechGroup, Neighbors};
+use crate::model::{GaussGroup, Neighbors};
 use crate::num::{parse_rational, Interval};
 use crate::topdown::measure::{sigma2_of, Manifest};
 use rug::Rational;
 
 /// The mechanism groups of one worst-case neighbour pattern per path signature (pair).
-pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<MechGroup>)>, String> {
+pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, String> {
     let nb = match m.neighbors.as_str() {
         "replace" => Neighbors::Replace,
         "add-remove" => Neighbors::AddRemove,
@@ -57,21 +57,21 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<MechGroup>)>, Str
             return Err(format!("manifest path {k}: shares sum to {} (Theorem 3 needs 1)", p.gamma_sum));
         }
     }
-    let group = |ids: &[&[usize]]| -> Vec<MechGroup> {
-        let mut g: Vec<MechGroup> = Vec::new();
+    let group = |ids: &[&[usize]]| -> Vec<GaussGroup> {
+        let mut g: Vec<GaussGroup> = Vec::new();
         for list in ids {
             for &i in *list {
                 if let Some(x) = g.iter_mut().find(|x| x.sigma2 == s2[i]) {
                     x.count += 1;
                 } else {
-                    g.push(MechGroup { sigma2: s2[i].clone(), count: 1, mu: 1 });
+                    g.push(GaussGroup { sigma2: s2[i].clone(), count: 1, mu: 1 });
                 }
             }
         }
         g.sort_by(|a, b| a.sigma2.cmp(&b.sigma2));
         g
     };
-    let mut out: Vec<(String, Vec<MechGroup>)> = Vec::new();
+    let mut out: Vec<(String, Vec<GaussGroup>)> = Vec::new();
     let n = m.paths.len();
     for i in 0..n {
         match nb {
@@ -84,7 +84,7 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<MechGroup>)>, Str
         }
     }
     // identical compositions need one evaluation
-    let mut uniq: Vec<(String, Vec<MechGroup>)> = Vec::new();
+    let mut uniq: Vec<(String, Vec<GaussGroup>)> = Vec::new();
     for (l, g) in out {
         if !uniq.iter().any(|(_, h)| *h == g) {
             uniq.push((l, g));
@@ -110,7 +110,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Certificate,
         // Budgets without a practical common lattice (e.g. the redistricting shares /4099, /4097, /241)
         // get the certified smoothed Fourier bracket instead (src/fourier/smooth.rs).
         let (e, _) = crate::census::certificate::exact_eps(groups, delta, prec, crate::census::certificate::DEFAULT_WIDTH)?;
-        let rho = groups.iter().map(|g| crate::budget::zcdp::rho_of(&g.sigma2, g.count, g.mu)).fold(Rational::new(), |a, b| a + b);
+        let rho = crate::model::gauss_rho(&groups);
         if lo_max.as_ref().is_none_or(|l| e.lo > *l) {
             lo_max = Some(e.lo.clone());
         }

@@ -10,7 +10,8 @@
 //! Measurements are streamed in post-order of the spine (children before parents), so memory is the
 //! block histograms plus one histogram per tree depth, whatever the number of levels and cells.
 
-use crate::census::allocation::{norm_name, Allocation, Neighbors};
+use crate::census::allocation::{norm_name, Allocation};
+use crate::model::Neighbors;
 use crate::topdown::sampler::{os_seed, seeded, DiscreteGaussianSampler};
 use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
 use crate::topdown::spine::{Spine, NONE};

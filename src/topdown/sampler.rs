@@ -23,7 +23,7 @@ pub fn os_seed() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::dgauss::DiscreteGaussian;
+    use crate::noise::dgauss::DiscreteGaussian;
     use rug::{Integer, Rational};
 
     #[test]

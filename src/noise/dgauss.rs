@@ -7,7 +7,7 @@
 //! identity Var = σ² − 8π²σ⁴ Σ_k k² q^{k²} / θ₃(0, q), q = e^{-2π²σ²}, obtained by differentiating
 //! Z(σ) = √(2π)σ·θ₃ in σ: E[X²] = σ³ Z'(σ)/Z(σ)).
 
-use crate::dist::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
+use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::num::Interval;
 use rug::float::Round;
 use rug::ops::Pow;
