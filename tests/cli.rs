@@ -482,7 +482,8 @@ fn tradeoff_knots_match_theorem_a7() {
     let dg = DiscreteGaussian::new(tightdp::num::parse_rational("2.5").unwrap()).unwrap();
     let mut checked = 0;
     for r in v.as_array().unwrap() {
-        let c: i64 = r["c"].as_str().unwrap().parse().unwrap();
+        // knot k rejects for L ≥ ρ + hk; for one query that is X ≥ c with c = D + k, D = nμ = 2
+        let c: i64 = r["k"].as_str().unwrap().parse::<i64>().unwrap() + 2;
         // P[X ≤ c − 1 − μ] = 1 − P[X > c − 1 − μ]
         let t = rug::Rational::from(c - 1 - 2);
         let want = tightdp::num::Interval::one(200).sub(&dg.tail_gt(&t, 200));

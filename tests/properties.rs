@@ -17,7 +17,8 @@ use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Float, Rational};
 use tightdp::budget::zcdp;
-use tightdp::model::GaussGroup;
+use tightdp::model::{GaussGroup, Group, Noise};
+use tightdp::pld::compose::{lattice_profile, LatticeOpts};
 use tightdp::pld::compose_groups;
 
 /// A composition of one to three groups with σ²_i = S/k_i for a random S and k_i ∈ 1..=8 (so the loss
@@ -140,8 +141,7 @@ fn smoothed_overlaps_lattice() {
 /// squaring, no residue-class recursion; abs_err_bound covers its truncation and rounding).
 struct RefRow {
     case: String,
-    groups: Vec<GaussGroup>,
-    laplace: bool,
+    groups: Vec<Group>,
     quantity: String,
     arg: Rational,
     value: Float,
@@ -156,20 +156,15 @@ fn reference_rows() -> Vec<RefRow> {
         .map(|r| {
             let r = r.unwrap();
             let mut groups = Vec::new();
-            let mut laplace = false;
             for term in r[1].split(';') {
                 let (kind, body) = term.split_once(':').unwrap();
                 let kv: std::collections::HashMap<&str, &str> = body.split(',').map(|x| x.split_once('=').unwrap()).collect();
-                if kind == "dlap" {
-                    laplace = true;
-                    continue;
-                }
-                groups.push(GaussGroup { sigma2: q(kv["sigma2"]), count: kv["n"].parse().unwrap(), mu: kv["mu"].parse().unwrap() });
+                let (n, mu) = (kv["n"].parse().unwrap(), kv["mu"].parse().unwrap());
+                groups.push(if kind == "dlap" { Group::laplace(q(kv["scale"]), n, mu) } else { Group::gaussian(q(kv["sigma2"]), n, mu) });
             }
             RefRow {
                 case: r[0].to_string(),
                 groups,
-                laplace,
                 quantity: r[2].to_string(),
                 arg: q(&r[3]),
                 value: Float::with_val(256, Float::parse(&r[4]).unwrap()),
@@ -179,22 +174,24 @@ fn reference_rows() -> Vec<RefRow> {
         .collect()
 }
 
-/// Every ε(δ) and δ(ε) bracket the lattice engine gives on the reference cases (the large n and
-/// tiny δ among them) holds the independent value — at the default precision and with the f64 engine. An
+/// Every ε(δ), δ(ε) and f(α) bracket the lattice engine gives on the reference cases (the large n
+/// and tiny δ, discrete Laplace and mixed compositions among them) holds the independent value — at the default precision and with the f64 engine. An
 /// engine may refuse; it may not miss. (Cases whose residue recursion or convolution would take minutes, n > 200 or more than 8 groups, or
 /// whose window cannot be allocated, σ² > 1e12, are skipped here.)
 #[test]
 fn brackets_hold_the_independent_reference_values() {
     let mut checked = 0;
     for r in reference_rows() {
-        if r.laplace || r.groups.len() > 8 || r.groups.iter().any(|g| g.count > 200 || g.sigma2 > 1e12) {
+        let huge = |g: &Group| matches!(&g.noise, Noise::Gaussian { sigma2 } if *sigma2 > 1e12);
+        if r.groups.len() > 8 || r.groups.iter().any(|g| g.count > 200 || huge(g)) {
             continue;
         }
         for prec in [53u32, 256] {
-            let Ok(prof) = compose_groups(&r.groups, prec) else { continue };
+            let Ok(prof) = lattice_profile(&r.groups, &LatticeOpts::new(prec)) else { continue };
             let got = match r.quantity.as_str() {
                 "eps_of_delta" => prof.epsilon(&r.arg),
                 "delta_of_eps" => Ok(prof.delta(&r.arg).delta),
+                "tradeoff" => prof.tradeoff(&r.arg),
                 _ => continue,
             };
             let Ok(got) = got else { continue };

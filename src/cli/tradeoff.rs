@@ -35,10 +35,11 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
             if !(0..=1).contains(&al) {
                 return Err(format!("alpha must be in [0, 1], got '{}'", s.trim()));
             }
-            let f = prof.tradeoff_f64(al.to_f64());
+            let f = prof.tradeoff(&al)?;
             let mut r = Record::new();
             r.push("alpha", s.trim());
-            r.push("beta", format!("{f:.17e}"));
+            r.push("beta_lo", fmt_down(&f.lo, 25));
+            r.push("beta_hi", fmt_up(&f.hi, 25));
             rows.push(r);
         }
         return Ok(render_rows(&rows, a.target.format));
@@ -51,7 +52,7 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
             continue;
         }
         let mut r = Record::new();
-        r.push("c", k.c.to_string());
+        r.push("k", k.k.to_string());
         r.push("alpha_lo", fmt_down(&k.alpha.lo, 25));
         r.push("alpha_hi", fmt_up(&k.alpha.hi, 25));
         r.push("beta_lo", fmt_down(&k.beta.lo, 25));

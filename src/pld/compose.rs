@@ -7,7 +7,7 @@
 //! per-group laws (each from the residue construction), with certified outward rounding and the mass
 //! dropped at every truncation added to the bound on the mass outside the window.
 
-use crate::model::GaussGroup;
+use crate::model::{GaussGroup, Group, Noise};
 use crate::noise::dgauss::GUARD_BITS;
 use crate::pld::lattice::LatticeDist;
 use crate::pld::profile::PrivacyProfile;
@@ -39,86 +39,154 @@ pub fn common_step(slopes: &[Rational]) -> (Rational, Vec<Integer>) {
     (h, w)
 }
 
-/// Estimated window of the composed lattice (entries), before any truncation.
-pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
-    let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
-    let (_, w) = common_step(&slopes);
-    let mut total: f64 = 0.0;
-    for (g, wi) in groups.iter().zip(&w) {
-        let sd = (g.sigma2.to_f64() * g.count as f64).sqrt();
-        let half = sd * (2.0 * (prec + GUARD_BITS) as f64 * std::f64::consts::LN_2).sqrt() + g.count as f64;
-        total += 2.0 * half * wi.to_f64();
-    }
-    if !total.is_finite() || total >= u64::MAX as f64 / 2.0 || w.iter().any(|x| x.to_i64().is_none()) {
-        return Ok(u64::MAX);
-    }
-    Ok(total.ceil() as u64 + 1)
+/// What a lattice engine is asked for: the working precision (`F64_PREC` selects the certified
+/// double-precision convolution) and the truncation depth: the window keeps all but about 2^-depth of the
+/// mass of the loss statistic. The depth bounds what can be resolved: a tail probability below 2^-depth,
+/// or a second term e^ε·P[…] with e^ε·2^-depth above δ, is only known to be at most the outside mass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatticeOpts {
+    pub prec: u32,
+    pub depth: u32,
 }
 
-/// The privacy profile of the composition of all groups (add/remove sensitivity μ_i per query).
+impl LatticeOpts {
+    /// The default depth: prec + GUARD_BITS for MPFR, TRUNC_BITS_F64 for the f64 engine.
+    pub fn new(prec: u32) -> LatticeOpts {
+        LatticeOpts { prec, depth: if prec == F64_PREC { TRUNC_BITS_F64 } else { prec + GUARD_BITS } }
+    }
+}
+
+/// Loss slope of one shift in the statistic T of `LatticeDist`: μ/σ² (discrete Gaussian), 2/b (Laplace).
+fn slope(g: &Group) -> Rational {
+    match &g.noise {
+        Noise::Gaussian { sigma2 } => Rational::from(g.mu) / sigma2.clone(),
+        Noise::Laplace { scale } => Rational::from(2u32) / scale.clone(),
+    }
+}
+
+/// Offset of a group's loss under the alternative: n μ²/(2σ²) (discrete Gaussian), −n μ/b (Laplace).
+fn offset(g: &Group) -> Rational {
+    match &g.noise {
+        Noise::Gaussian { .. } => g.rho(),
+        Noise::Laplace { scale } => -(Rational::from(g.count) * Rational::from(g.mu) / scale.clone()),
+    }
+}
+
+/// Estimated window (entries) of the composed lattice at truncation depth `depth`, before truncation;
+/// u64::MAX when it does not fit.
+pub fn estimated_window_shifts(shifts: &[Group], depth: u32) -> u64 {
+    let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
+    let (_, w) = common_step(&slopes);
+    let mut total: f64 = 0.0;
+    for (g, wi) in shifts.iter().zip(&w) {
+        let span = match &g.noise {
+            Noise::Gaussian { sigma2 } => {
+                let sd = (sigma2.to_f64() * g.count as f64).sqrt();
+                2.0 * (sd * (2.0 * depth as f64 * std::f64::consts::LN_2).sqrt() + g.count as f64)
+            }
+            Noise::Laplace { .. } => g.count as f64 * g.mu as f64,
+        };
+        total += span * wi.to_f64();
+    }
+    if !total.is_finite() || total >= u64::MAX as f64 / 2.0 || w.iter().any(|x| x.to_i64().is_none()) {
+        return u64::MAX;
+    }
+    total.ceil() as u64 + 1
+}
+
+/// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
+pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
+    let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
+    Ok(estimated_window_shifts(&shifts, LatticeOpts::new(prec).depth))
+}
+
+/// The privacy profile of discrete Gaussian groups (one shift per query) at the default depth.
 pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
-    if groups.is_empty() {
+    let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
+    lattice_profile(&shifts, &LatticeOpts::new(prec))
+}
+
+/// The privacy profile of a composition of shifts (`model::Composition::shifts`): the exact law of the
+/// loss statistic V on the common lattice of the slopes, then δ, ε and f read off it (`profile.rs`).
+/// Discrete Gaussian groups are convolved as symmetric half-laws (MPFR or f64, relative-error bound);
+/// discrete Laplace groups, whose statistics live on {0, …, nμ}, are convolved in with outward rounding.
+pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
+    if shifts.is_empty() {
         return Err("empty mechanism list".into());
     }
-    for g in groups {
-        if g.sigma2 <= 0 {
-            return Err("sigma2 must be positive".into());
+    for g in shifts {
+        match &g.noise {
+            Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return Err("sigma2 must be positive".into()),
+            Noise::Laplace { scale } if *scale <= 0 => return Err("the discrete Laplace scale must be positive".into()),
+            _ => {}
         }
         if g.count == 0 || g.mu == 0 {
             return Err("each mechanism needs n ≥ 1 and sensitivity ≥ 1".into());
         }
     }
-    if groups.len() == 1 {
-        let g = &groups[0];
-        return Ok(PrivacyProfile::iid_dgauss(&g.sigma2, g.count, g.mu, prec));
-    }
-    let est = estimated_window(groups, prec)?;
+    let est = estimated_window_shifts(shifts, opts.depth);
     if est > MAX_WINDOW {
+        let bytes = if opts.prec == F64_PREC { 8.0 } else { 2.0 * (opts.prec as f64 / 8.0 + 32.0) };
         return Err(format!(
-            "the composed lattice would need about {est} entries (limit {MAX_WINDOW}, ~{} GB at this precision): \
-             the loss slopes are not commensurate on a practical lattice",
-            est as f64 * 2.0 * (prec as f64 / 8.0 + 32.0) / 1e9
+            "the lattice would need about {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
+             commensurate on a practical lattice, or the noise is too large for one",
+            if est == u64::MAX { "more than 1.8e19".to_string() } else { format!("{est:.3e}") },
+            est as f64 * bytes / 1e9
         ));
     }
-    let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
-    let (h, w) = common_step(&slopes);
-    let rho: Rational = crate::model::gauss_rho(groups);
+    let (h, w) = common_step(&shifts.iter().map(slope).collect::<Vec<_>>());
+    let c = shifts.iter().fold(Rational::from(0), |a, g| a + offset(g));
+    let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or("lattice weight too large")).collect::<Result<_, _>>()?;
+    // the discrete Gaussian part, then each discrete Laplace group convolved in
+    let mut gauss: Vec<(GaussGroup, i64)> = Vec::new();
+    let mut lap: Vec<(&Group, i64)> = Vec::new();
+    for (g, &wi) in shifts.iter().zip(&w) {
+        match &g.noise {
+            Noise::Gaussian { sigma2 } => {
+                let count = u32::try_from(g.count).map_err(|_| format!("{} queries are too many for the lattice engine", g.count))?;
+                gauss.push((GaussGroup { sigma2: sigma2.clone(), count, mu: g.mu }, wi));
+            }
+            Noise::Laplace { .. } => lap.push((g, wi)),
+        }
+    }
+    let mut acc = if gauss.is_empty() { None } else { Some(gauss_law(&gauss, opts)?) };
+    let lap_prec = opts.prec.max(64);
+    for (g, wi) in lap {
+        let Noise::Laplace { scale } = &g.noise else { unreachable!() };
+        let s = LatticeDist::dlap_shift_sum(scale, g.mu, g.count, lap_prec)?;
+        acc = Some(match acc {
+            None => scale_law(&s, wi),
+            Some(a) => convolve_scaled(&a, &s, wi),
+        });
+    }
+    PrivacyProfile::from_dist(&acc.expect("at least one group"), h, c)
+}
+
+/// The law of Σ w_i S_i over discrete Gaussian groups (S_i the sum of a group's n_i noises), symmetric.
+fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<LatticeDist, String> {
+    let (prec, depth) = (opts.prec, opts.depth);
+    if groups.len() == 1 {
+        let (g, wi) = &groups[0];
+        let p = if prec == F64_PREC { 64 } else { prec };
+        return Ok(scale_law(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, p, depth), *wi));
+    }
     if prec == F64_PREC {
-        return compose_f64(groups, &w, h, rho);
+        return Ok(compose_f64(groups, depth));
     }
     // Build the per-group laws, then convolve in order of increasing scaled span, on symmetric half-laws
     // with a relative-error bound (see `SymDist`).
     let mut parts: Vec<(SymDist, i64)> = groups
         .iter()
-        .zip(&w)
-        .map(|(g, wi)| {
-            let d = LatticeDist::iid_dgauss_sum(&g.sigma2, g.count, prec);
-            (SymDist::from_lattice(&d), wi.to_i64().expect("weight too large"))
-        })
+        .map(|(g, wi)| (SymDist::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, prec, depth)), *wi))
         .collect();
     parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
-    let trace = std::env::var_os("TIGHTDP_TRACE").is_some();
-    let t0 = std::time::Instant::now();
     let mut iter = parts.into_iter();
     let (first, w0) = iter.next().unwrap();
     let mut acc = first.scaled(w0);
     for (d, wi) in iter {
-        acc = acc.convolve(&d, wi).truncated(prec + GUARD_BITS);
-        if trace {
-            eprintln!(
-                "trace: convolved w={wi} half={} -> half {} e={} at {:?}",
-                d.half_len(),
-                acc.half_len(),
-                acc.e.to_f64(),
-                t0.elapsed()
-            );
-        }
+        acc = acc.convolve(&d, wi).truncated(depth);
     }
-    let prof = PrivacyProfile::from_dist(&acc.to_lattice(), h, rho);
-    if trace {
-        eprintln!("trace: profile ready at {:?}", t0.elapsed());
-    }
-    Ok(prof)
+    Ok(acc.to_lattice())
 }
 
 /// A law on ℤ symmetric about 0, stored as its non-negative half v[0..=M] of values computed with
@@ -332,7 +400,7 @@ impl SymF64 {
         SymF64 { v, e: self.e.clone(), outside: self.outside.clone() }
     }
 
-    fn convolve(&self, b: &SymF64, w: i64) -> SymF64 {
+    fn convolve(&self, b: &SymF64, w: i64, depth: u32) -> SymF64 {
         let am = self.v.len() as i64 - 1;
         let bm = b.v.len() as i64 - 1;
         let om = am + w * bm;
@@ -356,12 +424,12 @@ impl SymF64 {
             .collect();
         let e = convolved_rel_error(&self.e, &b.e, (2 * bm + 1) as u64, F64_PREC);
         let outside = Float::with_val_round(64, &self.outside + &b.outside, Round::Up).0;
-        SymF64 { v: out, e, outside }.truncated()
+        SymF64 { v: out, e, outside }.truncated(depth)
     }
 
-    /// Cumulative truncation at 2^-TRUNC_BITS_F64, and the underflow floor.
-    fn truncated(mut self) -> SymF64 {
-        let thresh = Float::with_val(64, Float::with_val(64, 2).pow(-(TRUNC_BITS_F64 as i32)));
+    /// Cumulative truncation at 2^-depth, and the underflow floor.
+    fn truncated(mut self, depth: u32) -> SymF64 {
+        let thresh = Float::with_val(64, Float::with_val(64, 2).pow(-(depth as i32)));
         let fe = Float::with_val_round(64, 1u32 + Float::with_val(64, &self.e), Round::Up).0;
         let mut keep = self.v.len();
         let mut dropped = Float::with_val(64, 0);
@@ -387,27 +455,23 @@ impl SymF64 {
     }
 }
 
-fn compose_f64(groups: &[GaussGroup], w: &[Integer], h: Rational, rho: Rational) -> Result<PrivacyProfile, String> {
+fn compose_f64(groups: &[(GaussGroup, i64)], depth: u32) -> LatticeDist {
     let mut parts: Vec<(SymF64, i64)> = groups
         .iter()
-        .zip(w)
-        .map(|(g, wi)| {
-            let d = LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, TRUNC_BITS_F64);
-            (SymF64::from_lattice(&d), wi.to_i64().expect("weight too large"))
-        })
+        .map(|(g, wi)| (SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, depth)), *wi))
         .collect();
     parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
     let mut iter = parts.into_iter();
     let (first, w0) = iter.next().unwrap();
     let mut acc = first.scaled(w0);
     for (d, wi) in iter {
-        acc = acc.convolve(&d, wi);
+        acc = acc.convolve(&d, wi, depth);
     }
-    Ok(PrivacyProfile::from_dist(&acc.to_lattice(64), h, rho))
+    acc.to_lattice(64)
 }
 
 /// The law of w·X from the law of X (support spread out with stride w).
-pub fn scale(d: &LatticeDist, w: i64) -> LatticeDist {
+pub fn scale_law(d: &LatticeDist, w: i64) -> LatticeDist {
     if w == 1 {
         return d.clone();
     }
@@ -518,7 +582,7 @@ mod tests {
             let a = LatticeDist::iid_dgauss_sum(&s2, 2, 160);
             let b = LatticeDist::iid_dgauss_sum(&s2, 3, 160);
             let c = truncate(convolve_scaled(&a, &b, 1), 184);
-            PrivacyProfile::from_dist(&c, h, crate::budget::zcdp::rho_of(&s2, 5, 1))
+            PrivacyProfile::from_dist(&c, h, crate::budget::zcdp::rho_of(&s2, 5, 1)).unwrap()
         };
         let _ = parts;
         for e in ["0.5", "2", "4"] {

@@ -24,16 +24,20 @@ pub struct LatticeDist {
     pub prec: u32,
 }
 
-/// Upper-tail sums of a [`LatticeDist`]: P[V ≥ m] enclosed for every integer m.
+/// Tail sums of a [`LatticeDist`]: P[V ≥ m] and P[V ≤ m] enclosed for every integer m. For a law
+/// symmetric about 0 (every composition of discrete Gaussians) the lower tail is read off the upper one,
+/// P[V ≤ m] = P[V ≥ −m], and not stored.
 #[derive(Clone, Debug)]
-pub struct Survival {
-    pub min: i64,
-    /// `lo[i]` ≤ P[V ≥ min + i] (sum of lower masses in the window at and above).
-    pub lo: Vec<Float>,
-    /// `hi[i]` ≥ P[V ≥ min + i] (sum of upper masses plus all outside mass).
-    pub hi: Vec<Float>,
-    pub outside: Float,
-    pub prec: u32,
+pub struct Tails {
+    min: i64,
+    /// `up_lo[i]` ≤ P[V ≥ min + i] ≤ `up_hi[i]` (sums of lower masses; of upper masses plus the outside mass)
+    up_lo: Vec<Float>,
+    up_hi: Vec<Float>,
+    /// the same for P[V ≤ min + i], empty when the law is symmetric
+    low_lo: Vec<Float>,
+    low_hi: Vec<Float>,
+    outside: Float,
+    prec: u32,
 }
 
 impl LatticeDist {
@@ -167,27 +171,86 @@ impl LatticeDist {
         LatticeDist { min: -(mm as i64), lo, hi, outside: out, prec }
     }
 
-    /// Upper-tail sums P[V ≥ m], accumulated from the top with outward rounding.
-    pub fn survival(&self) -> Survival {
-        let p = self.prec;
-        let n = self.len();
-        let mut lo = vec![Float::with_val(p, 0); n];
-        let mut hi = vec![Float::with_val(p, 0); n];
-        let mut slo = Float::with_val(p, 0);
-        let mut shi = self.outside.clone();
-        for i in (0..n).rev() {
-            slo = Float::with_val_round(p, &slo + &self.lo[i], Round::Down).0;
-            shi = Float::with_val_round(p, &shi + &self.hi[i], Round::Up).0;
-            lo[i] = slo.clone();
-            hi[i] = if shi > 1 { Float::with_val(p, 1) } else { shi.clone() };
+    /// The privacy-loss statistic of one discrete Laplace shift under the alternative: for noise
+    /// X ~ DLap(b) and sensitivity μ the loss at output y = x + μ is (|y| − |y − μ|)/b = (2T − μ)/b with
+    /// T = clamp(x + μ, 0, μ) ∈ {0, …, μ}: P[T = 0] = P[X ≤ −μ], P[T = j] = P[X = j − μ] (0 < j < μ),
+    /// P[T = μ] = P[X ≥ 0]. The law of the sum of n such statistics, by binary powering of exact
+    /// convolutions (outward rounding, no truncation: the support is {0, …, nμ}).
+    pub fn dlap_shift_sum(scale: &Rational, mu: u32, n: u64, prec: u32) -> Result<LatticeDist, String> {
+        (mu as u64).checked_mul(n).filter(|&s| s < crate::pld::compose::MAX_WINDOW).ok_or_else(|| {
+            format!("{n} discrete Laplace shifts of sensitivity {mu} need a lattice of {} entries", (mu as f64) * (n as f64))
+        })?;
+        let d = crate::noise::dlaplace::DiscreteLaplace::new(scale.clone())?;
+        let m = mu as i64;
+        let law: Vec<Interval> = (0..=m)
+            .map(|j| {
+                if j == 0 {
+                    d.cdf(-m, prec)
+                } else if j == m {
+                    d.tail_ge(0, prec)
+                } else {
+                    d.pmf(j - m, prec)
+                }
+            })
+            .collect();
+        let base = LatticeDist {
+            min: 0,
+            lo: law.iter().map(|i| i.lo.clone()).collect(),
+            hi: law.iter().map(|i| i.hi.clone()).collect(),
+            outside: Float::with_val(prec, 0),
+            prec,
+        };
+        let mut acc: Option<LatticeDist> = None;
+        let mut pw = base;
+        let mut k = n;
+        loop {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    None => pw.clone(),
+                    Some(a) => crate::pld::compose::convolve_scaled(&a, &pw, 1),
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                break;
+            }
+            pw = crate::pld::compose::convolve_scaled(&pw, &pw, 1);
         }
-        Survival { min: self.min, lo, hi, outside: self.outside.clone(), prec: p }
+        Ok(acc.expect("n >= 1"))
+    }
+
+    /// True if the window is symmetric about 0 with equal enclosures at ±y (checked, not assumed).
+    pub fn is_symmetric(&self) -> bool {
+        self.min == -self.max()
+            && (0..self.len()).all(|i| self.lo[i] == self.lo[self.len() - 1 - i] && self.hi[i] == self.hi[self.len() - 1 - i])
+    }
+
+    /// Tail sums in both directions, accumulated from each end with outward rounding.
+    pub fn tails(&self) -> Tails {
+        let p = self.prec;
+        let one = Float::with_val(p, 1);
+        let accumulate = |order: &mut dyn Iterator<Item = usize>| {
+            let n = self.len();
+            let mut lo = vec![Float::with_val(p, 0); n];
+            let mut hi = vec![Float::with_val(p, 0); n];
+            let mut slo = Float::with_val(p, 0);
+            let mut shi = self.outside.clone();
+            for i in order {
+                slo = Float::with_val_round(p, &slo + &self.lo[i], Round::Down).0;
+                shi = Float::with_val_round(p, &shi + &self.hi[i], Round::Up).0;
+                lo[i] = if slo > one { one.clone() } else { slo.clone() };
+                hi[i] = if shi > one { one.clone() } else { shi.clone() };
+            }
+            (lo, hi)
+        };
+        let (up_lo, up_hi) = accumulate(&mut (0..self.len()).rev());
+        let (low_lo, low_hi) = if self.is_symmetric() { (Vec::new(), Vec::new()) } else { accumulate(&mut (0..self.len())) };
+        Tails { min: self.min, up_lo, up_hi, low_lo, low_hi, outside: self.outside.clone(), prec: p }
     }
 
     /// Certified bounds on the total mass (should contain 1).
     pub fn total_mass(&self) -> Interval {
-        let s = self.survival();
-        let lo = s.lo.first().cloned().unwrap_or_else(|| Float::with_val(self.prec, 0));
+        let lo = self.tails().ge(self.min).lo;
         let mut hi = Float::with_val(self.prec, 0);
         for h in &self.hi {
             hi = Float::with_val_round(self.prec, &hi + h, Round::Up).0;
@@ -197,23 +260,53 @@ impl LatticeDist {
     }
 }
 
-impl Survival {
+impl Tails {
     /// Certified P[V ≥ m].
     pub fn ge(&self, m: i64) -> Interval {
         let p = self.prec;
         if m < self.min {
-            return Interval::new(self.lo[0].clone(), Float::with_val(p, 1));
+            return Interval::new(self.up_lo[0].clone(), Float::with_val(p, 1));
         }
         let i = (m - self.min) as usize;
-        if i >= self.lo.len() {
+        if i >= self.up_lo.len() {
             return Interval::new(Float::with_val(p, 0), self.outside.clone());
         }
-        Interval::new(self.lo[i].clone(), self.hi[i].clone())
+        Interval::new(self.up_lo[i].clone(), self.up_hi[i].clone())
     }
 
-    /// Largest m for which the window still resolves P[V ≥ m] (beyond it only [0, outside] is known).
+    /// Certified P[V ≤ m].
+    pub fn le(&self, m: i64) -> Interval {
+        if self.low_lo.is_empty() {
+            return self.ge(-m);
+        }
+        let p = self.prec;
+        let n = self.low_lo.len();
+        if m < self.min {
+            return Interval::new(Float::with_val(p, 0), self.outside.clone());
+        }
+        let i = (m - self.min) as usize;
+        if i >= n {
+            return Interval::new(self.low_lo[n - 1].clone(), Float::with_val(p, 1));
+        }
+        Interval::new(self.low_lo[i].clone(), self.low_hi[i].clone())
+    }
+
+    /// Smallest and largest m of the window (beyond it only [0, outside] is known of the far tail).
+    pub fn min_index(&self) -> i64 {
+        self.min
+    }
+
     pub fn max_index(&self) -> i64 {
-        self.min + self.lo.len() as i64 - 1
+        self.min + self.up_lo.len() as i64 - 1
+    }
+
+    /// Bound on the mass outside the window.
+    pub fn outside(&self) -> &Float {
+        &self.outside
+    }
+
+    pub fn prec(&self) -> u32 {
+        self.prec
     }
 }
 
@@ -259,7 +352,7 @@ mod tests {
     fn survival_is_monotone_and_symmetric() {
         let s2 = parse_rational("5").unwrap();
         let dist = LatticeDist::iid_dgauss_sum(&s2, 10, 128);
-        let s = dist.survival();
+        let s = dist.tails();
         // P[V ≥ 1] = P[V ≤ -1] = (1 − P[V=0])/2
         let a = s.ge(1);
         let p0 = dist.pmf(0);

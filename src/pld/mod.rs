@@ -7,5 +7,5 @@ pub mod profile;
 pub mod search;
 
 pub use compose::compose_groups;
-pub use lattice::{LatticeDist, Survival};
+pub use lattice::{LatticeDist, Tails};
 pub use profile::{DeltaValue, Knot, PrivacyProfile};

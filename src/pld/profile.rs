@@ -1,103 +1,137 @@
-//! Privacy profiles δ(ε), ε(δ) and trade-off functions of discrete Gaussian compositions on the lattice.
+//! Privacy profiles δ(ε), ε(δ) and trade-off functions of compositions whose privacy loss lives on a
+//! lattice: discrete Gaussian and discrete Laplace noise on integer queries.
 //!
-//! For mechanisms M_i(D) + N_Z(0, σ_i²) on integer queries with sensitivities μ_i, the privacy loss of
-//! the composition under the null is L = Σ μ_i X_i/σ_i² − ρ and under the alternative L = Σ μ_i X_i/σ_i² + ρ,
-//! with ρ = Σ μ_i²/(2σ_i²) (census-2020-more-private-fdp.txt eq. A.9; the loss of one query is
-//! (2μx − μ²)/(2σ²)). When every μ_i/σ_i² is an integer multiple w_i of a common step h, the statistic
-//! V = Σ w_i X_i is integer-valued and symmetric and, by Lemma A.9 (Prop. 3.2 of its ref. 60),
+//! Under the alternative Q the privacy loss of every shift is an affine function of an integer statistic:
+//! for N_Z(0, σ²) and sensitivity μ, L = (μ/σ²)X + μ²/(2σ²) with X ~ N_Z(0, σ²)
+//! (census-2020-more-private-fdp.txt eq. A.9; one query's loss is (2μx ± μ²)/(2σ²)); for DLap(b),
+//! L = (2T − μ)/b with T = clamp(X + μ, 0, μ) (`LatticeDist::dlap_shift_sum`). When every slope is an
+//! integer multiple w_i of one step h (always, for rationals), the composed loss under Q is
 //!
-//!   δ(ε) = P[V > (ε − ρ)/h] − e^ε · P[V > (ε + ρ)/h]                                   (both terms)
+//!   L = hV + c,   V = Σ w_i T_i ∈ ℤ,   c = Σ n_i μ_i²/(2σ_i²) − Σ n_j μ_j/b_j,
 //!
-//! For one level (n i.i.d. queries, σ², μ) this is Proposition A.10 / Theorem A.7: V = ΣX_i, h = μ/σ².
-//! D := 2ρ/h is an integer (= Σ n_i μ_i w_i), the alternative is V shifted by D, and the likelihood-ratio
-//! test that rejects for V ≥ c has errors (α, β) = (P[V ≥ c], P[V ≥ D + 1 − c]): the exact knots of the
-//! trade-off function (Theorem A.7 for n = 1 and its n-fold extension A.5/A.6).
+//! and D := 2c/h is an integer (each group contributes ±n_i μ_i w_i). For symmetric noise the loss under
+//! the null P has the law of −L under Q (y ↦ μ − y exchanges P and Q), so with both tails of V:
 //!
-//! Between consecutive knots ε_k = hk + ρ the two probabilities are constant, so δ(ε) = A_k − e^ε B_k
-//! there and ε(δ) = ln((A_k − δ)/B_k) in closed form on the right segment: no bisection on ε at all.
+//!   δ(ε) = P_Q[L > ε] − e^ε P_P[L > ε] = P[V > (ε − c)/h] − e^ε · P[V < (−ε − c)/h]        (both terms)
+//!
+//! (Lemma A.9 of the f-DP paper, Prop. 3.2 of its ref. 60). For discrete Gaussians V is symmetric and
+//! c = ρ, which gives the paper's P[V > (ε − ρ)/h] − e^ε P[V > (ε + ρ)/h]. The formula holds for every real
+//! ε, negative ones included (the trade-off function needs them).
+//!
+//! Knots: on ε ∈ [c + hk, c + h(k+1)) both probabilities are constant, A_k = P[V ≥ k + 1] and
+//! B_k = P[V ≤ −D − k − 1], so δ(ε) = A_k − e^ε B_k and ε(δ) = ln((A_k − δ)/B_k) in closed form on the
+//! right segment. The likelihood-ratio test that rejects for L ≥ c + hk has errors
+//! α_k = P_P[L ≥ c + hk] = P[V ≤ −D − k] and β_k = P_Q[L < c + hk] = P[V ≤ k − 1]: the vertices of the
+//! trade-off function (Theorem A.7 for one query; A.5/A.6 for n), which between vertices is the supporting
+//! line f(α) = 1 − δ(t) − e^t α at the loss value t = c + hk (Dong–Roth–Su 2022, Prop. 2.12, the
+//! duality f(α) = sup_ε 1 − δ(ε) − e^ε α).
 
 use crate::num::Interval;
-use crate::pld::lattice::{LatticeDist, Survival};
+use crate::pld::lattice::{LatticeDist, Tails};
 use crate::pld::search;
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
-/// A privacy profile on a loss lattice: L = hV ∓ ρ with V integer, symmetric, law given by `surv`.
+/// A privacy profile on a loss lattice: under the alternative L = hV + c with V integer, both tails of V
+/// enclosed in `tails`.
 #[derive(Clone, Debug)]
 pub struct PrivacyProfile {
-    pub surv: Survival,
-    pub h: Rational,
-    pub rho: Rational,
-    pub d: i64,
-    pub prec: u32,
+    tails: Tails,
+    h: Rational,
+    c: Rational,
+    d: i64,
+    prec: u32,
 }
 
 /// δ(ε) with both of its terms.
 #[derive(Clone, Debug)]
 pub struct DeltaValue {
     pub delta: Interval,
-    /// P[L_Q > ε] = P[V > (ε − ρ)/h]
+    /// P_Q[L > ε] = P[V > (ε − c)/h]
     pub first: Interval,
-    /// e^ε P[L_P > ε] = e^ε P[V > (ε + ρ)/h]
+    /// e^ε P_P[L > ε] = e^ε P[V < (−ε − c)/h]
     pub second: Interval,
 }
 
-/// One knot of the trade-off function: type I error α and type II error β.
+/// One vertex of the trade-off function: the test rejecting for L ≥ c + hk, with its type I error α and
+/// type II error β.
 #[derive(Clone, Debug)]
 pub struct Knot {
-    pub c: i64,
+    pub k: i64,
     pub alpha: Interval,
     pub beta: Interval,
 }
 
+fn floor_i64(x: &Rational) -> Result<i64, String> {
+    Integer::from(x.floor_ref()).to_i64().ok_or_else(|| "a lattice index is out of range".to_string())
+}
+
 impl PrivacyProfile {
-    /// n i.i.d. N_Z(0, σ²) queries with sensitivity μ (add/remove neighbours): V = Σ X_i, h = μ/σ²,
-    /// ρ = nμ²/(2σ²), D = nμ.
+    /// n i.i.d. N_Z(0, σ²) queries with sensitivity μ (one shift each): V = Σ X_i, h = μ/σ²,
+    /// c = ρ = nμ²/(2σ²), D = nμ. The window is truncated at 2^-(prec + GUARD_BITS) of mass.
     pub fn iid_dgauss(sigma2: &Rational, n: u32, mu: u32, prec: u32) -> PrivacyProfile {
         let dist = LatticeDist::iid_dgauss_sum(sigma2, n, prec);
         let h = Rational::from(mu) / sigma2.clone();
-        let rho = Rational::from(n) * Rational::from(mu) * Rational::from(mu) / (Rational::from(2u32) * sigma2.clone());
-        PrivacyProfile::from_dist(&dist, h, rho)
+        let rho = crate::model::GaussGroup { sigma2: sigma2.clone(), count: n, mu }.rho();
+        PrivacyProfile::from_dist(&dist, h, rho).expect("one discrete Gaussian group has an integer D")
     }
 
-    /// From the law of V, the step h and ρ (2ρ/h must be an integer).
-    pub fn from_dist(dist: &LatticeDist, h: Rational, rho: Rational) -> PrivacyProfile {
-        let dq = Rational::from(2u32) * rho.clone() / h.clone();
-        assert!(dq.denom() == &Integer::from(1), "2ρ/h is not an integer");
-        let d = dq.numer().to_i64().expect("D out of range");
-        PrivacyProfile { surv: dist.survival(), h, rho, d, prec: dist.prec }
+    /// From the law of V under the alternative, the step h and the offset c (2c/h must be an integer).
+    pub fn from_dist(dist: &LatticeDist, h: Rational, c: Rational) -> Result<PrivacyProfile, String> {
+        let dq = Rational::from(2u32) * c.clone() / h.clone();
+        if dq.denom() != &Integer::from(1) {
+            return Err("internal error: 2c/h is not an integer".into());
+        }
+        let d = dq.numer().to_i64().ok_or("the loss lattice offset is out of range")?;
+        Ok(PrivacyProfile { tails: dist.tails(), h, c, d, prec: dist.prec })
     }
 
-    fn p(&self) -> u32 {
+    pub fn prec(&self) -> u32 {
         self.prec
     }
 
-    /// ε_k = hk + ρ, the left end of segment k (exact).
+    /// The lattice step h of the loss and its offset c under the alternative (ρ for discrete Gaussians).
+    pub fn step(&self) -> &Rational {
+        &self.h
+    }
+
+    pub fn offset(&self) -> &Rational {
+        &self.c
+    }
+
+    pub fn tails(&self) -> &Tails {
+        &self.tails
+    }
+
+    /// ε_k = c + hk, the left end of segment k (exact).
     pub fn knot_eps(&self, k: i64) -> Rational {
-        (&self.h * Rational::from(k)) + &self.rho
+        (&self.h * Rational::from(k)) + &self.c
     }
 
-    /// Segment containing ε (ε ≥ 0 exact): k = ⌊(ε − ρ)/h⌋.
-    pub fn segment_of(&self, eps: &Rational) -> i64 {
-        let x = Rational::from(eps - &self.rho) / &self.h;
-        let f = Rational::from(x.floor_ref());
-        f.numer().to_i64().expect("segment index out of range")
+    /// Segment containing ε: k = ⌊(ε − c)/h⌋.
+    pub fn segment_of(&self, eps: &Rational) -> Result<i64, String> {
+        floor_i64(&(Rational::from(eps - &self.c) / &self.h))
     }
 
+    /// (A_k, B_k) = (P[V ≥ k + 1], P[V ≤ −D − k − 1]).
     fn seg_ab(&self, k: i64) -> (Interval, Interval) {
-        (self.surv.ge(k + 1), self.surv.ge(k + 1 + self.d))
+        (self.tails.ge(k.saturating_add(1)), self.tails.le((-self.d).saturating_sub(k).saturating_sub(1)))
     }
 
-    /// δ(ε) for an exact ε, with both terms (Lemma A.9).
+    /// δ(ε) for an exact ε (any sign), with both terms.
     pub fn delta(&self, eps: &Rational) -> DeltaValue {
-        let k = self.segment_of(eps);
+        // an index out of i64 range means a tail of mass 0 in the window: saturate
+        let k = self.segment_of(eps).unwrap_or(if *eps > 0 { i64::MAX / 2 } else { i64::MIN / 2 });
         let (a, b) = self.seg_ab(k);
-        let e = Interval::from_rational(eps, self.p()).exp();
+        let e = Interval::from_rational(eps, self.prec).exp();
         let second = e.mul(&b);
         let mut delta = a.sub(&second);
         if delta.lo < 0 {
-            // δ(ε) ≥ 0 always (it is a supremum over events including the empty one).
-            delta.lo = Float::with_val(self.p(), 0);
+            // δ(ε) ≥ 0 always (a supremum over events including the empty one)
+            delta.lo = Float::with_val(self.prec, 0);
+        }
+        if delta.hi < 0 {
+            delta.hi = Float::with_val(self.prec, 0);
         }
         DeltaValue { delta, first: a, second }
     }
@@ -107,11 +141,6 @@ impl PrivacyProfile {
         let ek = self.knot_eps(k);
         let e = if ek < 0 { Rational::from(0) } else { ek };
         self.delta(&e).delta
-    }
-
-    /// The segment index containing ε = 0.
-    fn k0(&self) -> i64 {
-        self.segment_of(&Rational::from(0))
     }
 
     /// Smallest ε ≥ 0 with δ(ε) ≤ δ, certified: the returned interval provably contains it, or an error
@@ -127,16 +156,16 @@ impl PrivacyProfile {
         if *delta <= 0 || *delta >= 1 {
             return Err(format!("delta must be in (0, 1), got {}", delta));
         }
-        let p = self.p();
+        let p = self.prec;
         let dl = Interval::from_rational(delta, p);
-        let k0 = self.k0();
+        let k0 = self.segment_of(&Rational::from(0))?;
         let d0 = self.delta(&Rational::from(0)).delta;
         if d0.hi <= dl.lo {
             return Ok(Interval::zero(p));
         }
-        // Certain predicates on knots: δ(ε_k) > δ, and δ(ε_k) < δ. Beyond the window's last resolved knot
-        // the enclosures only widen, so the upper end must be found within it.
-        let kmax = self.surv.max_index() - self.d - 1;
+        // Certain predicates on knots: δ(ε_k) > δ, and δ(ε_k) < δ. At the window's top knot A_k is only the
+        // outside mass; if even there δ is not certainly below δ, the window is too shallow.
+        let kmax = self.tails.max_index();
         let (a, b) = search::knot_bracket(k0, kmax, |k| self.delta_at_knot(k).lo > dl.hi, |k| self.delta_at_knot(k).hi < dl.lo)
             .ok_or_else(|| {
                 format!(
@@ -172,15 +201,16 @@ impl PrivacyProfile {
 
     /// Bits of mass below which the window was truncated (for messages): −log2(outside).
     pub fn window_bits(&self) -> i64 {
-        if self.surv.outside <= 0 {
+        let o = self.tails.outside();
+        if *o <= 0 {
             return i64::MAX;
         }
-        -Float::with_val(64, self.surv.outside.log2_ref()).to_f64().ceil() as i64
+        -Float::with_val(64, o.log2_ref()).to_f64().ceil() as i64
     }
 
     /// Solutions of A_k − e^ε B_k = δ within segment k ∩ [0, ∞), enclosed; None if certainly empty.
     fn solve_segment(&self, k: i64, dl: &Interval) -> Option<Interval> {
-        let p = self.p();
+        let p = self.prec;
         let (a, b) = self.seg_ab(k);
         let start = self.knot_eps(k);
         let start = if start < 0 { Rational::from(0) } else { start };
@@ -222,41 +252,116 @@ impl PrivacyProfile {
         Some(Interval::new(lo, hi))
     }
 
-    /// Exact knots (α, β) of the trade-off function for c in [c_lo, c_hi].
-    pub fn knots(&self, c_lo: i64, c_hi: i64) -> Vec<Knot> {
-        (c_lo..=c_hi).map(|c| Knot { c, alpha: self.surv.ge(c), beta: self.surv.ge(self.d + 1 - c) }).collect()
+    /// The vertices (α_k, β_k) of the trade-off function for k in [k_lo, k_hi].
+    pub fn knots(&self, k_lo: i64, k_hi: i64) -> Vec<Knot> {
+        (k_lo..=k_hi).map(|k| Knot { k, alpha: self.alpha_k(k), beta: self.tails.le(k.saturating_sub(1)) }).collect()
     }
 
-    /// All knots with α and β both inside the resolved window, thinned to at most `max_points` for plotting.
+    /// α_k = P_P[L ≥ c + hk] = P[V ≤ −D − k].
+    fn alpha_k(&self, k: i64) -> Interval {
+        self.tails.le((-self.d).saturating_sub(k))
+    }
+
+    /// The range of k whose α_k and β_k both lie inside the resolved window.
     pub fn knots_window(&self) -> (i64, i64) {
-        let lo = self.surv.min;
-        let hi = self.surv.max_index();
-        // β index d + 1 − c must also be resolved: c ≥ d + 1 − hi.
-        (lo.max(self.d + 1 - hi), hi.min(self.d + 1 - lo))
+        let (lo, hi) = (self.tails.min_index(), self.tails.max_index());
+        // β_k = P[V ≤ k − 1] resolved for k − 1 in [lo, hi]; α_k = P[V ≤ −D − k] for −D − k in [lo, hi]
+        ((lo + 1).max(-self.d - hi), (hi + 1).min(-self.d - lo))
     }
 
-    /// Trade-off function f(α) (f64, for plotting): piecewise-linear interpolation between exact knots.
-    pub fn tradeoff_f64(&self, alpha: f64) -> f64 {
-        let (lo, hi) = self.knots_window();
-        // α(c) = P[V ≥ c] decreases in c; find c with α(c+1) ≤ alpha ≤ α(c).
-        let (mut a, mut b) = (lo, hi);
-        while b - a > 1 {
-            let m = a + (b - a) / 2;
-            if self.surv.ge(m).mid().to_f64() >= alpha {
-                a = m;
+    /// Certified f(α) of the exact trade-off function, for α ∈ [0, 1] exact.
+    ///
+    /// f(1) = 0 and f(0) = 1 exactly (every loss is finite). Otherwise the vertex segment holding α is found
+    /// by certified bisection on α_k (decreasing in k): k is certainly too small when α_{k+1} > α, certainly
+    /// too large when α_k < α. On its segment f(α) = 1 − δ(t_k) − e^{t_k} α with t_k = c + hk, and every
+    /// other k gives a lower bound of the same form (the duality above), so f(α) lies between the largest
+    /// lower end and the largest upper end over the candidates. With more than 64 undecided candidates the
+    /// upper end falls back to the bound f(α) ≤ 1 − α.
+    pub fn tradeoff(&self, alpha: &Rational) -> Result<Interval, String> {
+        let p = self.prec;
+        if *alpha < 0 || *alpha > 1 {
+            return Err(format!("alpha must be in [0, 1], got {alpha}"));
+        }
+        if *alpha == 1 {
+            return Ok(Interval::zero(p));
+        }
+        if *alpha == 0 {
+            return Ok(Interval::one(p));
+        }
+        let a = Interval::from_rational(alpha, p);
+        let (lo_w, hi_w) = (self.tails.min_index(), self.tails.max_index());
+        // k from where α_k = 1 (−D − k ≥ hi_w) to where α_k ≈ outside (−D − k < lo_w)
+        let (kmin, kmax) = ((-self.d).saturating_sub(hi_w).saturating_sub(1), (-self.d).saturating_sub(lo_w).saturating_add(1));
+        let too_small = |k: i64| self.alpha_k(k.saturating_add(1)).lo > a.hi;
+        let too_large = |k: i64| self.alpha_k(k).hi < a.lo;
+        // first k not certainly too small, last k not certainly too large (bisection on certain predicates)
+        let first = {
+            let (mut lo, mut hi) = (kmin, kmax + 1);
+            while hi - lo > 1 {
+                let m = lo + (hi - lo) / 2;
+                if too_small(m) {
+                    lo = m;
+                } else {
+                    hi = m;
+                }
+            }
+            if too_small(lo) {
+                hi
             } else {
-                b = m;
+                lo
+            }
+        };
+        let last = {
+            let (mut lo, mut hi) = (first - 1, kmax);
+            if !too_large(hi) {
+                hi = kmax;
+            } else {
+                while hi - lo > 1 {
+                    let m = lo + (hi - lo) / 2;
+                    if too_large(m) {
+                        hi = m;
+                    } else {
+                        lo = m;
+                    }
+                }
+                hi -= 1;
+            }
+            hi.max(first)
+        };
+        let one = Interval::one(p);
+        let line = |k: i64| {
+            let t = self.knot_eps(k);
+            one.sub(&self.delta(&t).delta).sub(&Interval::from_rational(&t, p).exp().mul(&a))
+        };
+        let trivial_hi = Float::with_val_round(p, 1 - &a.lo, Round::Up).0;
+        let n = last.saturating_sub(first).saturating_add(1);
+        let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, f64::NEG_INFINITY));
+        let cands: Vec<i64> = if n <= 64 { (first..=last).collect() } else { vec![first, last] };
+        for k in cands {
+            let v = line(k);
+            if v.lo > lo {
+                lo = v.lo.clone();
+            }
+            if v.hi > hi {
+                hi = v.hi.clone();
             }
         }
-        let a0 = self.surv.ge(a).mid().to_f64();
-        let a1 = self.surv.ge(a + 1).mid().to_f64();
-        let b0 = self.surv.ge(self.d + 1 - a).mid().to_f64();
-        let b1 = self.surv.ge(self.d - a).mid().to_f64();
-        if (a0 - a1).abs() < f64::MIN_POSITIVE {
-            return b0;
+        if n > 64 || hi > trivial_hi {
+            hi = trivial_hi;
         }
-        let t = (a0 - alpha) / (a0 - a1);
-        b0 + t * (b1 - b0)
+        if hi < 0 {
+            hi = Float::with_val(p, 0);
+        }
+        if lo > hi {
+            return Err("internal error: the certified f(alpha) bracket is empty".into());
+        }
+        Ok(Interval::new(lo, hi))
+    }
+
+    /// f(α) as an f64 (for plotting): the midpoint of the certified bracket.
+    pub fn tradeoff_f64(&self, alpha: f64) -> f64 {
+        let Some(a) = Rational::from_f64(alpha.clamp(0.0, 1.0)) else { return f64::NAN };
+        self.tradeoff(&a).map(|i| i.mid().to_f64()).unwrap_or(f64::NAN)
     }
 }
 
@@ -333,7 +438,8 @@ mod tests {
         // f is symmetric: the knot set {(α,β)} is closed under swapping (α, β).
         let ks = prof.knots(-3, 6);
         for k in &ks {
-            let mirror = prof.d + 1 - k.c;
+            // α_k = P[V ≤ −D − k] and β_k = P[V ≤ k − 1]: the mirror of k is 1 − D − k
+            let mirror = 1 - prof.d - k.k;
             let m = prof.knots(mirror, mirror).pop().unwrap();
             assert!(m.alpha.overlaps(&k.beta) && m.beta.overlaps(&k.alpha));
         }

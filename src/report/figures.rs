@@ -43,9 +43,9 @@ pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
     let (lo, hi) = prof.knots_window();
     let mut out: Vec<(f64, f64)> = vec![(0.0, 1.0)];
     let mut last = (0.0f64, 1.0f64);
-    for c in (lo..=hi).rev() {
-        let a = prof.surv.ge(c).mid().to_f64();
-        let b = prof.surv.ge(prof.d + 1 - c).mid().to_f64();
+    for k in prof.knots(lo, hi).into_iter().rev() {
+        let a = k.alpha.mid().to_f64();
+        let b = k.beta.mid().to_f64();
         if (a - last.0).abs() >= step || (b - last.1).abs() >= step {
             out.push((a, b));
             last = (a, b);
@@ -402,14 +402,14 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
     let (lo, hi) = prof.knots_window();
     let mut out = Vec::new();
     let mut last_la = f64::NEG_INFINITY;
-    for c in (lo..=hi).rev() {
-        let a = prof.surv.ge(c).mid().to_f64();
+    for k in prof.knots(lo, hi).into_iter().rev() {
+        let a = k.alpha.mid().to_f64();
         if a < 1e-13 {
             continue;
         }
         let la = a.log10();
         if la - last_la >= 0.02 {
-            out.push((a, prof.surv.ge(prof.d + 1 - c).mid().to_f64()));
+            out.push((a, k.beta.mid().to_f64()));
             last_la = la;
         }
     }
