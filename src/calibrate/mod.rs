@@ -33,8 +33,13 @@ pub fn scale_groups(groups: &[GaussGroup], c: &Rational) -> Vec<GaussGroup> {
 /// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
 /// the engine choice of the certificates, `census::certificate::exact_eps_with`.
 pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
-    use crate::census::certificate::{exact_eps_with, FAST_WINDOW};
-    Ok(exact_eps_with(&scale_groups(groups, c), delta, prec, 1e-10, FAST_WINDOW)?.0)
+    use crate::census::certificate::{exact_eps, FAST_WINDOW};
+    // the groups are shifts already: compose them as add/remove queries
+    let comp = crate::model::Composition::new(
+        scale_groups(groups, c).iter().map(crate::model::Group::from).collect(),
+        crate::model::Neighbors::AddRemove,
+    )?;
+    Ok(exact_eps(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
 }
 
 fn rat(x: f64) -> Rational {

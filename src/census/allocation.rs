@@ -16,7 +16,7 @@
 //! * replace: the record moves one cell down and one up, σ² = 1/ρ_q (the TopDown code's `inverse_scale`),
 //!   i.e. two unit shifts on two cells with the same σ² — accounted as two sensitivity-1 queries.
 
-use crate::model::{GaussGroup, Neighbors};
+use crate::model::{Composition, GaussGroup, Group, Neighbors};
 use crate::num::parse_rational;
 use rug::Rational;
 use std::collections::BTreeMap;
@@ -190,6 +190,17 @@ impl Allocation {
         })
     }
 
+    /// The composition of one level's queries.
+    pub fn level_composition(&self, level: &Level) -> Result<Composition, String> {
+        queries_composition(&level.query_rho, self.neighbors)
+    }
+
+    /// The composition of all levels.
+    pub fn composition(&self) -> Result<Composition, String> {
+        let all: Vec<Rational> = self.levels.iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
+        queries_composition(&all, self.neighbors)
+    }
+
     /// The discrete Gaussian mechanisms of a level under this file's neighbour relation,
     /// grouped by equal σ².
     pub fn level_mechanisms(&self, level: &Level) -> Vec<GaussGroup> {
@@ -203,21 +214,29 @@ impl Allocation {
     }
 }
 
-/// σ² per query and number of unit shifts, grouped: add/remove → (1/(2ρ_q), 1); replace → (1/ρ_q, 2).
+/// The composition of queries with these zCDP budgets under the file's neighbour relation: σ² = 1/(2ρ_q)
+/// for add/remove, σ² = 1/ρ_q for replace (whose two shifts per query `Composition::shifts` makes).
+pub fn queries_composition(query_rho: &[Rational], nb: Neighbors) -> Result<Composition, String> {
+    let groups = query_rho
+        .iter()
+        .map(|r| {
+            if *r <= 0 {
+                return Err(format!("a query budget must be positive, got {r}"));
+            }
+            let s2 = match nb {
+                Neighbors::AddRemove => Rational::from(r.recip_ref()) / 2u32,
+                Neighbors::Replace => Rational::from(r.recip_ref()),
+            };
+            Ok(Group::gaussian(s2, 1, 1))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Composition::new(groups, nb)
+}
+
+/// The discrete Gaussian shifts of these queries, grouped by σ² (add/remove: one per query at 1/(2ρ_q);
+/// replace: two per query at 1/ρ_q).
 pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<GaussGroup> {
-    let mut groups: Vec<GaussGroup> = Vec::new();
-    for r in query_rho {
-        let (s2, k) = match nb {
-            Neighbors::AddRemove => (Rational::from(r.recip_ref()) / 2u32, 1u32),
-            Neighbors::Replace => (Rational::from(r.recip_ref()), 2u32),
-        };
-        if let Some(g) = groups.iter_mut().find(|g| g.sigma2 == s2) {
-            g.count += k;
-        } else {
-            groups.push(GaussGroup { sigma2: s2, count: k, mu: 1 });
-        }
-    }
-    groups
+    queries_composition(query_rho, nb).and_then(|c| c.gauss_shifts()).unwrap_or_default()
 }
 
 /// Level names compare case-insensitively with spaces, '-' and '_' ignored.

@@ -7,14 +7,11 @@
 //! where the budgets share no practical lattice from the certified smoothed Fourier inversion —
 //! under the file's own neighbour relation (stated in every row).
 
+use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp;
 use crate::census::allocation::Allocation;
-use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
-use crate::model::GaussGroup;
+use crate::model::Composition;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::num::Interval;
-use crate::pld::compose::{estimated_window, MAX_WINDOW};
-use crate::pld::compose_groups;
 use crate::report::Record;
 use rug::{Float, Rational};
 
@@ -38,42 +35,15 @@ pub const GRID_DEN: u32 = 20000;
 /// Default width of the certified ε bracket when the budgets share no practical lattice.
 pub const DEFAULT_WIDTH: f64 = 1e-9;
 
-/// Certified ε(δ) of a set of groups: the lattice privacy-loss distribution when the loss slopes share
-/// a practical lattice, otherwise the smoothed Fourier inversion (src/fourier/smooth.rs) with a bracket
-/// at most `width` wide. Returns the enclosure and a note saying which.
-pub fn exact_eps(groups: &[GaussGroup], delta: &Rational, prec: u32, width: f64) -> Result<(Interval, String), String> {
-    exact_eps_with(groups, delta, prec, width, MAX_WINDOW)
-}
-
 /// Lattice entries above which the block-within-geolevel rows use the (faster) smoothed inversion.
 pub const FAST_WINDOW: u64 = 100_000;
 
-/// As [`exact_eps`], but the smoothed inversion is tried first whenever the lattice would exceed
-/// `lattice_max` entries (falling back to the lattice when the smoothed method declines).
-pub fn exact_eps_with(
-    groups: &[GaussGroup],
-    delta: &Rational,
-    prec: u32,
-    width: f64,
-    lattice_max: u64,
-) -> Result<(Interval, String), String> {
-    let est = estimated_window(groups, prec)?;
-    if est > lattice_max.min(MAX_WINDOW) {
-        match epsilon_smooth(groups, delta, &SmoothParams { width, ..Default::default() }) {
-            Ok(e) => {
-                let why = if est > MAX_WINDOW { format!(" (no practical common lattice: ~{est:.3e} entries)") } else { String::new() };
-                let note = format!("certified smoothed Fourier inversion{why}, smoothing w = {:.2e}, width {:.1e}", e.w, e.width());
-                return Ok((e.interval(), note));
-            }
-            // no lattice to fall back to
-            Err(err) if est > MAX_WINDOW => return Err(err),
-            Err(_) => {}
-        }
-    }
-    let prof = compose_groups(groups, prec)?;
-    let e = prof.epsilon(delta)?;
-    let note = format!("lattice PLD, certified, prec {prec}, width {}", fmt_up(&e.width(), 2));
-    Ok((e, note))
+/// Certified ε(δ) of a composition through the accountant at working precision `prec` (53: the f64
+/// lattice), the smoothed inversion (bracket at most `width` wide) where no practical lattice exists or
+/// the lattice exceeds `lattice_max` entries.
+pub fn exact_eps(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Result<Certified, String> {
+    let opts = Options { prec: Some(prec), width: Some(width), lattice_max, ..Options::default() };
+    Accountant::new(comp.clone(), opts)?.epsilon(delta)
 }
 
 pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Result<Vec<Record>, String> {
@@ -117,32 +87,26 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
             if exact {
                 // the exact f-DP ε of the same levels, next to the zCDP figure
                 let qr: Vec<Rational> = a.levels[k..].iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
-                let groups = crate::census::allocation::group_mechanisms(&qr, a.neighbors);
-                let (e, note) = exact_eps_with(&groups, delta, prec, width, FAST_WINDOW)?;
+                let comp = crate::census::allocation::queries_composition(&qr, a.neighbors)?;
+                let e = exact_eps(&comp, delta, prec, width, Some(FAST_WINDOW))?;
                 rows.push(rec(
                     &a.name,
                     nb,
                     &format!("eps_exact_block_within[{}]", a.levels[k].name),
-                    fmt_up(&e.hi, 12),
-                    &format!("certified [{}, {}]; {note}", fmt_down(&e.lo, 14), fmt_up(&e.hi, 14)),
+                    fmt_up(e.hi(), 12),
+                    &format!("certified [{}, {}]; {}", fmt_down(e.lo(), 14), fmt_up(e.hi(), 14), e.describe()),
                 ));
             }
         }
     }
     if exact {
-        let mut groups: Vec<GaussGroup> = Vec::new();
-        for a in allocs {
-            for g in a.all_mechanisms() {
-                if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {
-                    x.count += g.count;
-                } else {
-                    groups.push(g);
-                }
-            }
+        let mut comp = allocs[0].composition()?;
+        for a in &allocs[1..] {
+            comp = comp.compose(&a.composition()?)?;
         }
-        let (e, note) = exact_eps(&groups, delta, prec, width)?;
-        rows.push(rec(&name, nb, "eps_exact_lo", fmt_down(&e.lo, 20), &note));
-        rows.push(rec(&name, nb, "eps_exact_hi", fmt_up(&e.hi, 20), ""));
+        let e = exact_eps(&comp, delta, prec, width, None)?;
+        rows.push(rec(&name, nb, "eps_exact_lo", fmt_down(e.lo(), 20), &e.describe()));
+        rows.push(rec(&name, nb, "eps_exact_hi", fmt_up(e.hi(), 20), ""));
     }
     Ok(rows)
 }

@@ -1,41 +1,17 @@
 //! Arguments shared by `epsilon` and `delta`: what is being accounted, the method, output format, precision.
 
-use crate::census::allocation::{group_mechanisms, Allocation};
-use crate::model::{GaussGroup, Neighbors};
-use crate::num::{parse_positive_rational, parse_rational, DEFAULT_PREC, MAX_PREC, MIN_PREC};
+use crate::account::{Accountant, Method, Options};
+use crate::census::allocation::Allocation;
+use crate::model::{Composition, Group, Neighbors};
+use crate::num::{parse_positive_rational, parse_rational, MAX_PREC, MIN_PREC};
 use crate::report::Format;
 use clap::Args;
 use rug::Rational;
 use std::path::PathBuf;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Method {
-    /// Exact lattice privacy-loss distribution, certified (the reference)
-    Lattice,
-    /// Bureau's conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke)
-    ZcdpBs,
-    /// Optimal zCDP conversion (Canonne–Kamath–Steinke)
-    ZcdpCks,
-    /// The paper's Fourier inversion (Props A.12–A.13, Facts A.14–A.15: Boole's rule, N = 10^7+1), delta only
-    Fourier,
-    /// Saddle-point Fourier inversion with periodic trapezoid and aliasing bound (src/fourier/fast.rs), delta only
-    FourierFast,
-    /// Certified smoothed Fourier inversion (src/fourier/smooth.rs): a rigorous bracket for budgets that
-    /// share no practical lattice; its width is set by --width
-    Smoothed,
-}
-
-impl Method {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Method::Lattice => "lattice",
-            Method::ZcdpBs => "zcdp-bs",
-            Method::ZcdpCks => "zcdp-cks",
-            Method::Fourier => "fourier",
-            Method::FourierFast => "fourier-fast",
-            Method::Smoothed => "smoothed",
-        }
-    }
+/// `--method`: one of `account::Method` (auto, lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast).
+pub fn parse_method(s: &str) -> Result<Method, String> {
+    Method::parse(s)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -58,25 +34,37 @@ pub struct TargetArgs {
     /// Compose all levels of the allocation
     #[arg(long, requires = "allocation")]
     pub overall: bool,
-    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]`; repeat to compose several
+    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]` (discrete Gaussian) or `dlap:scale=B,n=N[,mu=M]`
+    /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}); repeat and mix to compose several
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
-    /// Accounting method
-    #[arg(long, value_enum, default_value = "lattice")]
+    /// Neighbour relation for --sigma2 and --mech (allocation files carry their own): add-remove (one shift
+    /// of μ per query) or replace (two shifts per query)
+    #[arg(long, value_name = "REL", default_value = "add-remove")]
+    pub neighbors: String,
+    /// Method: auto (the accountant picks the certified engine: MPFR lattice, f64 lattice or smoothed
+    /// inversion), lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast (approximate)
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
     pub method: Method,
+    /// Correct significant digits asked of every certified bracket; precision and truncation depth are
+    /// raised until the bracket meets it, or the output says why not
+    #[arg(long, value_name = "D", default_value_t = crate::account::DEFAULT_DIGITS)]
+    pub digits: u32,
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Round every group's loss up and down onto the grid of this width (loss units) and report the
-    /// certified bracket (for budgets that share no practical lattice); epsilon only
+    /// certified bracket (an independent, slower cross-check; implies --method grid); epsilon only
     #[arg(long, value_name = "G")]
     pub grid: Option<String>,
-    /// Target width of the certified ε bracket of --method smoothed
-    #[arg(long, value_name = "W", default_value = "1e-9")]
-    pub width: String,
-    /// Working precision in bits (MPFR)
-    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
-    pub prec: u32,
+    /// Target width of the certified ε bracket of the smoothed inversion (default: from --digits, at least
+    /// 1e-10; the floor is 1e-11, its nodes being double precision)
+    #[arg(long, value_name = "W")]
+    pub width: Option<String>,
+    /// Expert override of the working precision in bits (53 selects the certified f64 lattice engine,
+    /// ~12 digits); by default it follows --digits
+    #[arg(long, value_name = "BITS")]
+    pub prec: Option<u32>,
 }
 
 /// A target bracket width (`--width`): a number in [MIN_WIDTH, 1].
@@ -89,47 +77,63 @@ pub fn parse_width(s: &str) -> Result<f64, String> {
     Ok(w)
 }
 
-/// What is being accounted: groups of i.i.d. discrete Gaussian mechanisms, with a label.
+/// What is being accounted: a composition, with a label.
 #[derive(Clone, Debug)]
 pub struct Target {
     pub label: String,
-    pub groups: Vec<GaussGroup>,
-    pub neighbors: Neighbors,
+    pub comp: Composition,
 }
 
-impl Target {
-    pub fn rho(&self) -> Rational {
-        crate::model::gauss_rho(&self.groups)
-    }
-
-    pub fn describe(&self) -> String {
-        self.groups.iter().map(|g| format!("{} x N_Z(0, {}) sensitivity {}", g.count, g.sigma2, g.mu)).collect::<Vec<_>>().join(" + ")
-    }
-}
-
-fn parse_count(s: &str, what: &str) -> Result<u32, String> {
+fn parse_count(s: &str, what: &str) -> Result<u64, String> {
     let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
     if !(1..=1_000_000).contains(&v) {
         return Err(format!("{what} must be an integer between 1 and 1000000, got '{s}'"));
     }
+    Ok(v as u64)
+}
+
+fn parse_sensitivity(s: &str) -> Result<u32, String> {
+    let v: i64 = s.trim().parse().map_err(|_| format!("sensitivity must be a positive integer, got '{s}'"))?;
+    if !(1..=1_000_000).contains(&v) {
+        return Err(format!("sensitivity must be an integer between 1 and 1000000, got '{s}'"));
+    }
     Ok(v as u32)
 }
 
-/// Parse `dgauss:sigma2=S,n=N[,mu=M]`.
-pub fn parse_mech(spec: &str) -> Result<GaussGroup, String> {
-    let body = spec.strip_prefix("dgauss:").ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]'"))?;
-    let (mut s2, mut n, mut mu) = (None, 1u32, 1u32);
+/// Parse `dgauss:sigma2=S,n=N[,mu=M]` or `dlap:scale=B,n=N[,mu=M]` (each key at most once).
+pub fn parse_mech(spec: &str) -> Result<Group, String> {
+    let (kind, body) = spec
+        .split_once(':')
+        .ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]' or 'dlap:scale=B,n=N[,mu=M]'"))?;
+    let param = match kind.trim() {
+        "dgauss" => "sigma2",
+        "dlap" => "scale",
+        other => return Err(format!("mechanism '{spec}': unknown noise '{other}' (dgauss or dlap)")),
+    };
+    let (mut x, mut n, mut mu) = (None, None, None);
     for kv in body.split(',') {
         let (k, v) = kv.split_once('=').ok_or_else(|| format!("mechanism '{spec}': expected key=value, got '{kv}'"))?;
-        match k.trim() {
-            "sigma2" => s2 = Some(parse_positive_rational(v, "sigma2")?),
-            "n" => n = parse_count(v, "n")?,
-            "mu" | "sensitivity" => mu = parse_count(v, "sensitivity")?,
+        let k = k.trim();
+        let dup = |set: bool| if set { Err(format!("mechanism '{spec}': key '{k}' given twice")) } else { Ok(()) };
+        match k {
+            _ if k == param => {
+                dup(x.is_some())?;
+                x = Some(parse_positive_rational(v, param)?);
+            }
+            "n" => {
+                dup(n.is_some())?;
+                n = Some(parse_count(v, "n")?);
+            }
+            "mu" | "sensitivity" => {
+                dup(mu.is_some())?;
+                mu = Some(parse_sensitivity(v)?);
+            }
             other => return Err(format!("mechanism '{spec}': unknown key '{other}'")),
         }
     }
-    let sigma2 = s2.ok_or_else(|| format!("mechanism '{spec}': missing sigma2"))?;
-    Ok(GaussGroup { sigma2, count: n, mu })
+    let x = x.ok_or_else(|| format!("mechanism '{spec}': missing {param}"))?;
+    let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
+    Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
 }
 
 pub fn check_prec(p: u32) -> Result<u32, String> {
@@ -141,44 +145,53 @@ pub fn check_prec(p: u32) -> Result<u32, String> {
 
 /// Resolve the target from the arguments, validating everything before any computation.
 pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
-    check_prec(a.prec)?;
+    if let Some(p) = a.prec {
+        check_prec(p)?;
+    }
+    if a.level.is_some() && a.allocation.is_none() {
+        return Err("--level needs --allocation".into());
+    }
+    let nb = Neighbors::parse(&a.neighbors)?;
     if let Some(s) = &a.sigma2 {
         let sigma2 = parse_positive_rational(s, "sigma2")?;
         let n = parse_count(a.n.as_deref().ok_or("--sigma2 needs --n")?, "n")?;
-        let mu = parse_count(&a.sensitivity, "sensitivity")?;
-        return Ok(Target {
-            label: format!("{n} x N_Z(0, {s}) sensitivity {mu}"),
-            groups: vec![GaussGroup { sigma2, count: n, mu }],
-            neighbors: Neighbors::AddRemove,
-        });
+        let mu = parse_sensitivity(&a.sensitivity)?;
+        let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
+        return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp });
     }
     if let Some(path) = &a.allocation {
+        if a.neighbors.trim() != "add-remove" {
+            return Err("--neighbors applies to --sigma2 and --mech; an allocation file states its own".into());
+        }
         let alloc = Allocation::from_path(path)?;
         if a.overall {
-            return Ok(Target { label: format!("{} (overall)", alloc.name), groups: alloc.all_mechanisms(), neighbors: alloc.neighbors });
+            return Ok(Target { label: format!("{} (overall)", alloc.name), comp: alloc.composition()? });
         }
         let name = a.level.as_deref().ok_or("--allocation needs --level NAME or --overall")?;
         let level = alloc.level(name)?;
-        return Ok(Target {
-            label: format!("{} / {}", alloc.name, level.name),
-            groups: group_mechanisms(&level.query_rho, alloc.neighbors),
-            neighbors: alloc.neighbors,
-        });
+        return Ok(Target { label: format!("{} / {}", alloc.name, level.name), comp: alloc.level_composition(level)? });
     }
     if !a.mech.is_empty() {
-        let mut groups: Vec<GaussGroup> = Vec::new();
-        for m in &a.mech {
-            let g = parse_mech(m)?;
-            if let Some(x) = groups.iter_mut().find(|x| x.sigma2 == g.sigma2 && x.mu == g.mu) {
-                x.count += g.count;
-            } else {
-                groups.push(g);
-            }
-        }
-        let label = a.mech.join(" + ");
-        return Ok(Target { label, groups, neighbors: Neighbors::AddRemove });
+        let groups = a.mech.iter().map(|m| parse_mech(m)).collect::<Result<Vec<_>, _>>()?;
+        return Ok(Target { label: a.mech.join(" + "), comp: Composition::new(groups, nb)? });
     }
     Err("nothing to account: give --sigma2 S --n N, --allocation FILE (--level NAME | --overall), or --mech SPEC".into())
+}
+
+/// The accountant for the arguments: method, digits, precision, smoothed width and grid.
+pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
+    let width = a.width.as_deref().map(parse_width).transpose()?;
+    let grid = a.grid.as_deref().map(|g| parse_positive_rational(g, "grid")).transpose()?;
+    let method = if grid.is_some() {
+        if !matches!(a.method, Method::Auto | Method::Grid) {
+            return Err("--grid selects the grid method; it cannot be combined with another --method".into());
+        }
+        Method::Grid
+    } else {
+        a.method
+    };
+    let opts = Options { method, digits: a.digits, prec: a.prec, width, grid, ..Options::default() };
+    Accountant::new(t.comp.clone(), opts)
 }
 
 /// δ strictly inside (0, 1).

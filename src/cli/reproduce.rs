@@ -152,13 +152,14 @@ fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(Strin
         let allocs: Vec<Allocation> =
             files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
         let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
-        let mut groups = Vec::new();
-        for a in &allocs {
-            groups.extend(a.all_mechanisms());
+        let mut comp = allocs[0].composition()?;
+        for a in &allocs[1..] {
+            comp = comp.compose(&a.composition()?)?;
         }
-        let (e, note) = exact_eps(&groups, &d10, F64_PREC, crate::census::certificate::DEFAULT_WIDTH)?;
-        let (lo, hi) = (crate::num::fmt_down(&e.lo, 20), fmt_up(&e.hi, 20));
-        let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi.to_f64()];
+        let e = exact_eps(&comp, &d10, F64_PREC, crate::census::certificate::DEFAULT_WIDTH, None)?;
+        let note = e.describe();
+        let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
+        let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi().to_f64()];
         plot.push((name.to_string(), bars));
         let mut r = Record::new();
         r.push("product", name);

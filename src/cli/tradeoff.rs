@@ -1,13 +1,12 @@
-//! `tightdp tradeoff`: the exact trade-off function as its knots (α, β) = (P[V ≥ c], P[V ≥ D+1−c])
-//! (census-2020-more-private-fdp.txt Theorem A.7 for n = 1, eqs. A.5/A.6 for n ≥ 1), certified, and
-//! f(α) at requested type I errors by linear interpolation between knots (f is piecewise linear).
+//! `tightdp tradeoff`: the exact trade-off function — its vertices (α_k, β_k), the errors of the
+//! likelihood-ratio tests (census-2020-more-private-fdp.txt Theorem A.7 for n = 1, eqs. A.5/A.6 for n ≥ 1),
+//! or f(α) at requested type I errors — as certified brackets from the accountant.
 
-use crate::cli::common::{resolve, TargetArgs};
+use crate::cli::common::{accountant, resolve, TargetArgs};
+use crate::cli::epsilon::{header, out_digits, push_bracket};
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
-use crate::pld::compose_groups;
 use crate::report::output::render_rows;
-use crate::report::Record;
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -23,35 +22,33 @@ pub struct TradeoffArgs {
 }
 
 pub fn run(a: TradeoffArgs) -> Result<String, String> {
-    if a.target.grid.is_some() || a.target.method != crate::cli::common::Method::Lattice {
-        return Err("tradeoff uses the exact lattice accountant (no --method or --grid)".into());
-    }
     let t = resolve(&a.target)?;
-    let prof = compose_groups(&t.groups, a.target.prec)?;
+    let acc = accountant(&a.target, &t)?;
     let mut rows = Vec::new();
     if let Some(list) = &a.alpha {
-        for s in list.split(',') {
-            let al = parse_rational(s.trim()).map_err(|e| format!("alpha: {e}"))?;
-            if !(0..=1).contains(&al) {
-                return Err(format!("alpha must be in [0, 1], got '{}'", s.trim()));
-            }
-            let f = prof.tradeoff(&al)?;
-            let mut r = Record::new();
-            r.push("alpha", s.trim());
-            r.push("beta_lo", fmt_down(&f.lo, 25));
-            r.push("beta_hi", fmt_up(&f.hi, 25));
+        let alphas = list
+            .split(',')
+            .map(|s| {
+                let al = parse_rational(s.trim()).map_err(|e| format!("alpha: {e}"))?;
+                if !(0..=1).contains(&al) {
+                    return Err(format!("alpha must be in [0, 1], got '{}'", s.trim()));
+                }
+                Ok((s.trim().to_string(), al))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        for (s, al) in alphas {
+            let f = acc.tradeoff(&al)?;
+            let mut r = header(&t);
+            r.push("method", f.engine().as_str());
+            r.push("trust", f.trust().as_str());
+            r.push("alpha", s);
+            push_bracket(&mut r, "beta", &f, out_digits(&a.target));
             rows.push(r);
         }
         return Ok(render_rows(&rows, a.target.format));
     }
-    let (lo, hi) = prof.knots_window();
-    let knots: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| k.alpha.hi > 1e-300 && k.beta.hi > 1e-300).collect();
-    let step = if a.points == 0 || knots.len() <= a.points { 1 } else { knots.len().div_ceil(a.points) };
-    for (i, k) in knots.iter().enumerate() {
-        if i % step != 0 && i + 1 != knots.len() {
-            continue;
-        }
-        let mut r = Record::new();
+    for k in acc.knots(a.points)? {
+        let mut r = crate::report::Record::new();
         r.push("k", k.k.to_string());
         r.push("alpha_lo", fmt_down(&k.alpha.lo, 25));
         r.push("alpha_hi", fmt_up(&k.alpha.hi, 25));

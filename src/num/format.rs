@@ -54,6 +54,16 @@ fn fmt_dir(x: &Float, digits: usize, r: Round) -> String {
     }
 }
 
+/// A rational for messages: its exact fraction when short, else 6 significant digits.
+pub fn fmt_rational(q: &rug::Rational) -> String {
+    let s = q.to_string();
+    if s.len() <= 24 {
+        s
+    } else {
+        fmt_nearest(&Float::with_val(64, q), 6)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -94,6 +94,37 @@ pub fn estimated_window_shifts(shifts: &[Group], depth: u32) -> u64 {
     total.ceil() as u64 + 1
 }
 
+/// Estimated multiply-adds of `lattice_profile` (for engine choice and refusals, not a guarantee):
+/// residue recursion n²K or binary powering ~2nK² per Gaussian group (K its one-query half-window),
+/// plus one convolution per further group (accumulated half-window × the group's window).
+pub fn estimated_ops(shifts: &[Group], depth: u32) -> f64 {
+    let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
+    let (_, w) = common_step(&slopes);
+    let mut ops = 0.0;
+    let mut acc_half = 0.0f64;
+    for (g, wi) in shifts.iter().zip(&w) {
+        let wi = wi.to_f64();
+        let (own, half) = match &g.noise {
+            Noise::Gaussian { sigma2 } => {
+                let k = (2.0 * sigma2.to_f64() * depth as f64 * std::f64::consts::LN_2).sqrt().max(2.0);
+                let n = g.count as f64;
+                let own = if n <= POWER_FROM as f64 || n <= 2.0 * k { n * n * k } else { 2.0 * n * k * k };
+                (own, n.sqrt() * k + n)
+            }
+            Noise::Laplace { .. } => {
+                let span = g.count as f64 * g.mu as f64;
+                (span * span.log2().max(1.0), span)
+            }
+        };
+        ops += own;
+        if acc_half > 0.0 {
+            ops += acc_half * (2.0 * half + 1.0);
+        }
+        acc_half += half * wi;
+    }
+    ops
+}
+
 /// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
 pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
@@ -165,7 +196,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
 /// The law of Σ w_i S_i over discrete Gaussian groups (S_i the sum of a group's n_i noises), symmetric.
 fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<LatticeDist, String> {
     let (prec, depth) = (opts.prec, opts.depth);
-    if groups.len() == 1 {
+    if groups.len() == 1 && !use_power(&groups[0].0.sigma2, groups[0].0.count, depth) {
         let (g, wi) = &groups[0];
         let p = if prec == F64_PREC { 64 } else { prec };
         return Ok(scale_law(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, p, depth), *wi));
@@ -175,10 +206,11 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
     }
     // Build the per-group laws, then convolve in order of increasing scaled span, on symmetric half-laws
     // with a relative-error bound (see `SymDist`).
-    let mut parts: Vec<(SymDist, i64)> = groups
-        .iter()
-        .map(|(g, wi)| (SymDist::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, prec, depth)), *wi))
-        .collect();
+    let mut parts: Vec<(SymDist, i64)> = groups.iter().map(|(g, wi)| (group_law_mpfr(g, prec, depth), *wi)).collect();
+    if parts.len() == 1 {
+        let (d, wi) = parts.pop().unwrap();
+        return Ok(d.scaled(wi).to_lattice());
+    }
     parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
     let mut iter = parts.into_iter();
     let (first, w0) = iter.next().unwrap();
@@ -187,6 +219,27 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
         acc = acc.convolve(&d, wi).truncated(depth);
     }
     Ok(acc.to_lattice())
+}
+
+/// Groups of at most this many queries are always built by the residue-class recursion (eq. A.5).
+pub const POWER_FROM: u32 = 24;
+
+/// Binary powering for a group of n queries of N_Z(0, σ²) at truncation depth `depth`: when n exceeds
+/// both POWER_FROM and 2K (K the one-query half-window), where its cost ~2nK² falls below the residue
+/// recursion's n²K. Below that the recursion is both cheaper and tighter (directed rounding per entry).
+pub fn use_power(sigma2: &Rational, n: u32, depth: u32) -> bool {
+    n > POWER_FROM && n as usize > 2 * crate::noise::gauss_terms::radius_for_bits(sigma2, depth)
+}
+
+/// The law of a group's sum S = X_1 + … + X_n as a symmetric half-law: the residue construction for small
+/// n, else binary powering of the one-query law (cost ~ n·K² instead of n²·K for a window of K per query;
+/// each squaring is a convolution with the same relative-error bound, truncated at 2^-depth).
+fn group_law_mpfr(g: &GaussGroup, prec: u32, depth: u32) -> SymDist {
+    if !use_power(&g.sigma2, g.count, depth) {
+        return SymDist::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, prec, depth));
+    }
+    let one = SymDist::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, prec, depth));
+    one.power(g.count, depth)
 }
 
 /// A law on ℤ symmetric about 0, stored as its non-negative half v[0..=M] of values computed with
@@ -252,6 +305,28 @@ impl SymDist {
 
     pub fn half_len(&self) -> i64 {
         self.v.len() as i64 - 1
+    }
+
+    /// The law of the sum of n independent copies, by binary powering (square and multiply), truncated at
+    /// 2^-depth after every convolution.
+    pub fn power(&self, n: u32, depth: u32) -> SymDist {
+        let mut acc: Option<SymDist> = None;
+        let mut base = self.clone();
+        let mut k = n;
+        loop {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    None => base.clone(),
+                    Some(a) => a.convolve(&base, 1).truncated(depth),
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                break;
+            }
+            base = base.convolve(&base, 1).truncated(depth);
+        }
+        acc.expect("n >= 1")
     }
 
     /// Law of w·X (stride w).
@@ -388,6 +463,26 @@ impl SymF64 {
         SymF64 { v, e: up(e), outside: out }
     }
 
+    fn power(&self, n: u32, depth: u32) -> SymF64 {
+        let mut acc: Option<SymF64> = None;
+        let mut base = self.scaled(1);
+        let mut k = n;
+        loop {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    None => base.scaled(1),
+                    Some(a) => a.convolve(&base, 1, depth),
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                break;
+            }
+            base = base.convolve(&base, 1, depth);
+        }
+        acc.expect("n >= 1")
+    }
+
     fn scaled(&self, w: i64) -> SymF64 {
         if w == 1 {
             return SymF64 { v: self.v.clone(), e: self.e.clone(), outside: self.outside.clone() };
@@ -458,7 +553,14 @@ impl SymF64 {
 fn compose_f64(groups: &[(GaussGroup, i64)], depth: u32) -> LatticeDist {
     let mut parts: Vec<(SymF64, i64)> = groups
         .iter()
-        .map(|(g, wi)| (SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, depth)), *wi))
+        .map(|(g, wi)| {
+            let law = if !use_power(&g.sigma2, g.count, depth) {
+                SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, depth))
+            } else {
+                SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, 64, depth)).power(g.count, depth)
+            };
+            (law, *wi)
+        })
         .collect();
     parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
     let mut iter = parts.into_iter();

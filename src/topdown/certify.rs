@@ -109,7 +109,8 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Certificate,
     for (label, groups) in &sets {
         // Budgets without a practical common lattice (e.g. the redistricting shares /4099, /4097, /241)
         // get the certified smoothed Fourier bracket instead (src/fourier/smooth.rs).
-        let (e, _) = crate::census::certificate::exact_eps(groups, delta, prec, crate::census::certificate::DEFAULT_WIDTH)?;
+        let comp = crate::model::Composition::new(groups.iter().map(crate::model::Group::from).collect(), Neighbors::AddRemove)?;
+        let e = crate::census::certificate::exact_eps(&comp, delta, prec, crate::census::certificate::DEFAULT_WIDTH, None)?.interval();
         let rho = crate::model::gauss_rho(groups);
         if lo_max.as_ref().is_none_or(|l| e.lo > *l) {
             lo_max = Some(e.lo.clone());

@@ -1,0 +1,200 @@
+//! The one certified result type, and the uncertified estimate type the approximate methods return.
+//!
+//! A [`Certified`] value is a bracket [lo, hi] that provably holds the quantity it names (or, for the
+//! zCDP conversions, a quantity that is a valid upper bound: [`Trust::Bound`]). It can only be built
+//! inside `account` from an engine's certified enclosure, its invariant lo ≤ hi is checked on
+//! construction and its fields are private — so an approximate method (the paper's Boole pipeline, the
+//! saddle-point inversion, plotting helpers) cannot produce one: they return an [`Estimate`]. This follows
+//! OpenDP's practice of putting the trust level in the type.
+
+use crate::num::format::{fmt_down, fmt_up};
+use crate::num::Interval;
+use rug::float::Round;
+use rug::Float;
+use std::fmt;
+
+/// The engine that produced a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// exact lattice privacy-loss distribution, MPFR interval arithmetic
+    Lattice,
+    /// the same lattice, convolved in double precision with a rigorous relative-error bound
+    LatticeF64,
+    /// certified smoothed Fourier inversion (src/fourier/smooth.rs)
+    Smoothed,
+    /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
+    Grid,
+    /// an exact identity, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
+    Closed,
+    /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
+    ZcdpBs,
+    /// optimal zCDP conversion (Canonne–Kamath–Steinke)
+    ZcdpCks,
+    /// the paper's Boole-rule Fourier inversion (approximate)
+    Fourier,
+    /// saddle-point Fourier inversion with an aliasing bound (approximate)
+    FourierFast,
+}
+
+impl Engine {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Engine::Lattice => "lattice",
+            Engine::LatticeF64 => "lattice-f64",
+            Engine::Smoothed => "smoothed",
+            Engine::Grid => "grid",
+            Engine::Closed => "closed-form",
+            Engine::ZcdpBs => "zcdp-bs",
+            Engine::ZcdpCks => "zcdp-cks",
+            Engine::Fourier => "fourier",
+            Engine::FourierFast => "fourier-fast",
+        }
+    }
+}
+
+/// What a certified bracket holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// the exact value of the quantity (the tight f-DP guarantee)
+    Exact,
+    /// a valid upper bound on it (a zCDP conversion), itself enclosed
+    Bound,
+}
+
+impl Trust {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Trust::Exact => "certified",
+            Trust::Bound => "certified-bound",
+        }
+    }
+}
+
+/// A certified bracket with the engine that produced it.
+#[derive(Clone, Debug)]
+pub struct Certified {
+    lo: Float,
+    hi: Float,
+    engine: Engine,
+    trust: Trust,
+    detail: String,
+    note: Option<String>,
+}
+
+impl Certified {
+    /// From an engine's certified enclosure. Refuses an empty or NaN bracket.
+    pub(in crate::account) fn new(iv: Interval, engine: Engine, trust: Trust, detail: String) -> Result<Certified, String> {
+        if iv.lo.is_nan() || iv.hi.is_nan() || iv.lo > iv.hi {
+            return Err(format!("internal error: {} produced an invalid bracket [{}, {}]", engine.as_str(), iv.lo, iv.hi));
+        }
+        Ok(Certified { lo: iv.lo, hi: iv.hi, engine, trust, detail, note: None })
+    }
+
+    pub(in crate::account) fn with_note(mut self, note: String) -> Certified {
+        self.note = Some(note);
+        self
+    }
+
+    pub fn lo(&self) -> &Float {
+        &self.lo
+    }
+
+    pub fn hi(&self) -> &Float {
+        &self.hi
+    }
+
+    pub fn interval(&self) -> Interval {
+        Interval::new(self.lo.clone(), self.hi.clone())
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    pub fn trust(&self) -> Trust {
+        self.trust
+    }
+
+    /// How it was computed (precision, truncation depth, smoothing, …).
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// One line for notes: engine, detail, width.
+    pub fn describe(&self) -> String {
+        let mut s = format!("{} ({})", self.engine.as_str(), self.trust.as_str());
+        if !self.detail.is_empty() {
+            s.push_str(&format!(", {}", self.detail));
+        }
+        s.push_str(&format!(", width {}", fmt_up(&self.width(), 2)));
+        s
+    }
+
+    /// Set when the bracket is wider than asked, saying why.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    pub fn width(&self) -> Float {
+        Float::with_val_round(self.lo.prec().max(self.hi.prec()), &self.hi - &self.lo, Round::Up).0
+    }
+
+    /// log10 of the relative width (hi − lo)/max(|lo|, |hi|), in MPFR so that values like 1e-431 keep
+    /// their digits: −∞ for a point, +∞ for a bracket of positive width around 0.
+    pub fn log10_rel_width(&self) -> f64 {
+        if self.hi == self.lo {
+            return f64::NEG_INFINITY;
+        }
+        let m = if self.hi.clone().abs() > self.lo.clone().abs() { self.hi.clone().abs() } else { self.lo.clone().abs() };
+        if m == 0 {
+            return f64::INFINITY;
+        }
+        let r = Float::with_val_round(64, self.width() / &m, Round::Up).0;
+        r.log10().to_f64()
+    }
+
+    /// Relative width (hi − lo)/max(|lo|, |hi|) as an f64 (0 when below f64's range).
+    pub fn rel_width(&self) -> f64 {
+        10f64.powf(self.log10_rel_width())
+    }
+
+    /// Correct significant digits: ⌊−log10(relative width)⌋, capped at 1000.
+    pub fn digits(&self) -> u32 {
+        let l = self.log10_rel_width();
+        if l >= 0.0 || l.is_nan() {
+            0
+        } else {
+            (-l).floor().min(1000.0) as u32
+        }
+    }
+
+    /// True if the bracket has at least `digits` correct significant digits.
+    pub fn meets(&self, digits: u32) -> bool {
+        self.log10_rel_width() <= -(digits as f64)
+    }
+
+    /// Lower end rounded down, upper end rounded up, to `digits` significant digits.
+    pub fn lo_str(&self, digits: usize) -> String {
+        fmt_down(&self.lo, digits)
+    }
+
+    pub fn hi_str(&self, digits: usize) -> String {
+        fmt_up(&self.hi, digits)
+    }
+}
+
+impl fmt::Display for Certified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}] ({}, {})", self.lo_str(25), self.hi_str(25), self.engine.as_str(), self.trust.as_str())
+    }
+}
+
+/// An approximate value with its method's error estimate: not certified (f64 quadrature whose error
+/// terms exclude floating-point rounding, or a bound that holds only under its method's assumptions).
+#[derive(Clone, Debug)]
+pub struct Estimate {
+    pub value: f64,
+    pub error_bound: f64,
+    pub engine: Engine,
+    pub detail: String,
+}
