@@ -46,7 +46,7 @@ fn delta() -> impl Strategy<Value = Rational> {
 }
 
 fn prec() -> impl Strategy<Value = u32> {
-    prop_oneof![Just(53u32), Just(64), Just(96), Just(128), Just(200), Just(320)]
+    prop_oneof![Just(53u32), Just(64), Just(96), Just(106), Just(128), Just(200), Just(320)]
 }
 
 fn rho(groups: &[GaussGroup]) -> Rational {
@@ -186,7 +186,7 @@ fn brackets_hold_the_independent_reference_values() {
         if r.groups.len() > 8 || r.groups.iter().any(|g| g.count > 200 || huge(g)) {
             continue;
         }
-        for prec in [53u32, 256] {
+        for prec in [53u32, 106, 256] {
             let Ok(prof) = lattice_profile(&r.groups, &LatticeOpts::new(prec)) else { continue };
             let got = match r.quantity.as_str() {
                 "eps_of_delta" => prof.epsilon(&r.arg),

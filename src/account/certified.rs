@@ -20,6 +20,8 @@ pub enum Engine {
     Lattice,
     /// the same lattice, convolved in double precision with a rigorous relative-error bound
     LatticeF64,
+    /// the same lattice, convolved in double-double arithmetic (~106 bits) with a rigorous relative-error bound
+    LatticeDD,
     /// certified smoothed Fourier inversion (src/fourier/smooth.rs)
     Smoothed,
     /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
@@ -41,6 +43,7 @@ impl Engine {
         match self {
             Engine::Lattice => "lattice",
             Engine::LatticeF64 => "lattice-f64",
+            Engine::LatticeDD => "lattice-dd",
             Engine::Smoothed => "smoothed",
             Engine::Grid => "grid",
             Engine::Closed => "closed-form",
@@ -128,6 +131,25 @@ impl Certified {
         }
         s.push_str(&format!(", width {}", fmt_up(&self.width(), 2)));
         s
+    }
+
+    /// The certified value of max_i x_i from certified brackets of each x_i (a worst case over neighbour
+    /// patterns or structures): [max lo_i, max hi_i] holds max_i x_i whenever each bracket holds its x_i.
+    /// Engine, trust, detail and note are those of the bracket with the largest upper end; the index of
+    /// that bracket is returned with it. The one worst-case combinator of the crate.
+    pub fn max_of(items: &[Certified]) -> Result<(Certified, usize), String> {
+        let (k, top) = items
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.hi.partial_cmp(&b.1.hi).unwrap_or(std::cmp::Ordering::Equal))
+            .ok_or("internal error: worst case of nothing")?;
+        let lo = items.iter().map(|c| &c.lo).max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)).unwrap();
+        let mut c = top.clone();
+        c.lo = Float::with_val(c.lo.prec().max(lo.prec()), lo);
+        if c.lo > c.hi {
+            return Err("internal error: inconsistent brackets in a worst case".into());
+        }
+        Ok((c, k))
     }
 
     /// Set when the bracket is wider than asked, saying why.

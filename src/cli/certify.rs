@@ -31,7 +31,7 @@ pub struct CertifyArgs {
     pub width: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits (manifests: 96; allocations: 53 = the certified double-precision engine)
+    /// Working precision in bits, an expert override (manifests: chosen by the accountant for 20 digits; allocations: 53 = the certified double-precision engine)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
 }
@@ -48,7 +48,7 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
         let rows = crate::census::certificate::certificate(&allocs, &delta, prec, !a.no_exact, width)?;
         return Ok(render_rows(&rows, a.format));
     }
-    let prec = check_prec(a.prec.unwrap_or(96))?;
+    let prec = a.prec.map(check_prec).transpose()?;
     let m = match a.manifest.as_deref().unwrap_or("") {
         "safetab-p-production" => safetab_p_production(false),
         "safetab-p-production-bounded" => safetab_p_production(true),

@@ -133,8 +133,6 @@ fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Result<String, Strin
 
 /// results/production-certificates.csv: what the 2020 Census really spent, per product, at δ = 1e-10.
 fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(String, [f64; 3])>), String> {
-    use crate::census::certificate::exact_eps;
-    use crate::pld::compose::F64_PREC;
     let d10 = parse_rational("1e-10").unwrap();
     let mut rows = Vec::new();
     let mut plot = Vec::new();
@@ -156,7 +154,8 @@ fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(Strin
         for a in &allocs[1..] {
             comp = comp.compose(&a.composition()?)?;
         }
-        let e = exact_eps(&comp, &d10, F64_PREC, crate::census::certificate::DEFAULT_WIDTH, None)?;
+        let opts = crate::account::Options { width: Some(crate::census::certificate::DEFAULT_WIDTH), ..Default::default() };
+        let e = crate::account::Accountant::new(comp, opts)?.epsilon(&d10)?;
         let note = e.describe();
         let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
         let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi().to_f64()];
@@ -176,7 +175,7 @@ fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(Strin
     }
     for bounded in [false, true] {
         let m = crate::mech::manifest::safetab_p_production(bounded);
-        let cert = crate::mech::manifest::certify(&m, &d10, F64_PREC)?;
+        let cert = crate::mech::manifest::certify(&m, &d10, None)?;
         let c = &cert[0];
         let mut r = Record::new();
         r.push("product", if bounded { "SafeTab-P (Table 7 budgets)" } else { "SafeTab-P (Table 7 budgets), unbounded accounting" });
@@ -188,7 +187,10 @@ fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(Strin
         r.push("eps_zcdp_cks", c.get("epsilon_zcdp_cks").unwrap_or("").to_string());
         r.push("eps_exact_lo", c.get("epsilon_exact_lo").unwrap_or("").to_string());
         r.push("eps_exact_hi", c.get("epsilon_exact_hi").unwrap_or("").to_string());
-        r.push("note", "src/mech manifest model (stability 9, gamma 0.1, adaptive stage as a product), certified f64 engine");
+        r.push(
+            "note",
+            format!("src/mech manifest model (stability 9, gamma 0.1, adaptive stage as a product); {}", c.get("detail").unwrap_or("")),
+        );
         let num = |k: &str| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
         plot.push((
             if bounded { "SafeTab-P (replace)".to_string() } else { "SafeTab-P (add-remove)".to_string() },

@@ -5,7 +5,7 @@ use crate::census::allocation::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
 use crate::model::Neighbors;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::num::{parse_rational, DEFAULT_PREC};
+use crate::num::parse_rational;
 use crate::report::output::render_rows;
 use crate::report::{Format, Record};
 use crate::topdown::certify::certify;
@@ -122,8 +122,9 @@ pub struct CertifyArgs {
     pub manifest: PathBuf,
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
-    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
-    pub prec: u32,
+    /// working precision in bits (expert override; default: the accountant chooses for 20 digits)
+    #[arg(long, value_name = "BITS")]
+    pub prec: Option<u32>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -264,7 +265,7 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
 
 fn run_certify(a: CertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
-    let prec = check_prec(a.prec)?;
+    let prec = a.prec.map(check_prec).transpose()?;
     let m = read_manifest(&a.manifest)?;
     let c = certify(&m, &delta, prec).map_err(|e| {
         // still say what the zCDP accounting gives
@@ -286,13 +287,18 @@ fn run_certify(a: CertifyArgs) -> Result<String, String> {
     r.push("worst_pattern", c.worst.clone());
     r.push("rho", format!("{} = {}", c.rho, fmt_nearest(&Float::with_val(256, &c.rho), 30)));
     r.push("delta", a.delta.trim());
-    r.push("epsilon_lo", fmt_down(&c.epsilon.lo, 40));
-    r.push("epsilon_hi", fmt_up(&c.epsilon.hi, 40));
-    let bs = zcdp::eps_bs(&c.rho, &delta, prec);
-    let (cks, _) = zcdp::eps_cks(&c.rho, &delta, prec);
+    r.push("epsilon_lo", fmt_down(c.epsilon.lo(), 40));
+    r.push("epsilon_hi", fmt_up(c.epsilon.hi(), 40));
+    let bs = zcdp::eps_bs(&c.rho, &delta, 256);
+    let (cks, _) = zcdp::eps_cks(&c.rho, &delta, 256);
     r.push("epsilon_zcdp_bs", fmt_up(&bs.hi, 20));
     r.push("epsilon_zcdp_cks", fmt_up(&cks.hi, 20));
-    r.push("method", "lattice (exact, certified; certified grid-rounding bracket, loss grid 1/20000, where the budgets share no practical lattice); zCDP conversions for comparison");
+    r.push("method", c.epsilon.engine().as_str());
+    r.push("trust", c.epsilon.trust().as_str());
+    r.push("detail", c.epsilon.describe());
+    if let Some(n) = c.epsilon.note() {
+        r.push("note", n);
+    }
     Ok(r.render(a.format))
 }
 

@@ -21,10 +21,10 @@
 //! and the larger ε is reported. (For geometric noise the total-only structure dominates, see
 //! safetab_re.rs; for discrete Gaussian noise neither dominates in general.)
 
+use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp::{eps_bs, eps_cks};
-use crate::mech::account::{GeoComponent, PurePld};
-use crate::model::GaussGroup;
-use crate::num::{fmt_down, fmt_up, parse_rational, Interval};
+use crate::model::{Composition, Group, Neighbors, Noise as ModelNoise};
+use crate::num::{fmt_down, fmt_up, parse_rational};
 use crate::report::output::Record;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
@@ -121,14 +121,6 @@ impl Manifest {
         }
         Ok(())
     }
-
-    fn factor(&self) -> u32 {
-        if self.neighbors == "replace" {
-            2
-        } else {
-            1
-        }
-    }
 }
 
 enum Parsed {
@@ -158,99 +150,72 @@ impl Noise {
     }
 }
 
-/// The certificate of a manifest: zCDP / pure-DP totals and exact ε at δ.
-pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Vec<Record>, String> {
-    m.validate()?;
-    let f = m.factor();
-    // Choices: for each level with several structures, which one the worst case uses. Evaluate the
-    // "all first" and "all last" extremes jointly (see module docs).
-    let n_choices = m.levels.iter().map(|l| l.structures.len()).max().unwrap_or(1);
-    let mut rows = Vec::new();
-    let mut best: Option<(Interval, String)> = None;
-    let mut rho_max = Rational::from(0);
-    let mut pure_max: Option<Rational> = Some(Rational::from(0));
-    let mut any_dg = false;
-    let mut any_lap = false;
-    for choice in 0..n_choices {
-        let mut dg: Vec<GaussGroup> = Vec::new();
-        let mut lap: Vec<GeoComponent> = Vec::new();
-        let mut rho = Rational::from(0);
-        let mut pure = Rational::from(0);
-        let mut label = Vec::new();
-        for l in &m.levels {
-            let s = &l.structures[choice.min(l.structures.len() - 1)];
-            label.push(format!("{}:{}", l.name, s.kind));
-            let count = l.degree * f;
-            for n in &s.stages {
-                match n.parsed()? {
-                    Parsed::Dg(s2) => {
-                        any_dg = true;
-                        let mu = n.sensitivity;
-                        rho += Rational::from(count) * Rational::from(mu * mu) / (Rational::from(2) * s2.clone());
-                        if let Some(g) = dg.iter_mut().find(|g| g.sigma2 == s2 && g.mu == mu) {
-                            g.count += count;
-                        } else {
-                            dg.push(GaussGroup { sigma2: s2, count, mu });
-                        }
-                    }
-                    Parsed::Lap(b) => {
-                        any_lap = true;
-                        if n.sensitivity != 1 {
-                            return Err("discrete-laplace noise is certified for sensitivity 1 only".into());
-                        }
-                        let r = Rational::from(1) / b;
-                        pure += Rational::from(count) * r.clone();
-                        if let Some(g) = lap.iter_mut().find(|g| g.r == r) {
-                            g.m += count;
-                        } else {
-                            lap.push(GeoComponent { r, m: count });
-                        }
-                    }
-                }
-            }
-        }
-        if any_dg && any_lap {
-            return Err("manifests mixing discrete Gaussian and discrete Laplace noise are not supported".into());
-        }
-        let exact = if !dg.is_empty() {
-            crate::pld::compose_groups(&dg, prec)?.epsilon(delta)?
-        } else {
-            PurePld::build(&lap, &Interval::one(prec), prec)?.epsilon(delta)?
-        };
-        if rho > rho_max {
-            rho_max = rho.clone();
-        }
-        if any_lap {
-            if pure_max.as_ref().is_none_or(|p| pure > *p) {
-                pure_max = Some(pure.clone());
-            }
-        } else {
-            pure_max = None;
-        }
-        if best.as_ref().is_none_or(|(b, _)| exact.mid() > b.mid()) {
-            best = Some((exact, label.join(",")));
+/// The composition a manifest describes when each level uses its `choice`-th structure (the last one
+/// where a level has fewer), with the structure labels; counts are per query of the add/remove relation,
+/// the model doubles them under replace (safetab-p §4, Theorem 2).
+pub fn composition(m: &Manifest, choice: usize) -> Result<(Composition, String), String> {
+    let mut groups = Vec::new();
+    let mut label = Vec::new();
+    for l in &m.levels {
+        let s = &l.structures[choice.min(l.structures.len() - 1)];
+        label.push(format!("{}:{}", l.name, s.kind));
+        for n in &s.stages {
+            let noise = match n.parsed()? {
+                Parsed::Dg(sigma2) => ModelNoise::Gaussian { sigma2 },
+                Parsed::Lap(scale) => ModelNoise::Laplace { scale },
+            };
+            groups.push(Group { noise, count: u64::from(l.degree), mu: n.sensitivity });
         }
     }
-    let (exact, which) = best.unwrap();
+    Ok((Composition::new(groups, Neighbors::parse(&m.neighbors)?)?, label.join(",")))
+}
+
+/// The certificate of a manifest: zCDP / pure-DP totals and exact ε at δ (the accountant, `prec` an
+/// expert override). A level with several structures is certified at each extreme, jointly across
+/// levels, and the worst case taken by the one combinator `Certified::max_of`.
+pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<Record>, String> {
+    m.validate()?;
+    let n_choices = m.levels.iter().map(|l| l.structures.len()).max().unwrap_or(1);
+    let mut results = Vec::new();
+    let mut labels = Vec::new();
+    let mut rho_max = Rational::from(0);
+    let mut pure_max: Option<Rational> = None;
+    let mut any_dg = false;
+    for choice in 0..n_choices {
+        let (comp, label) = composition(m, choice)?;
+        any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
+        let rho = comp.rho();
+        if rho > rho_max {
+            rho_max = rho;
+        }
+        if let Some(p) = comp.pure_epsilon() {
+            if pure_max.as_ref().is_none_or(|q| p > *q) {
+                pure_max = Some(p);
+            }
+        }
+        let opts = Options { prec, ..Options::default() };
+        results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
+        labels.push(label);
+    }
+    let (exact, k) = Certified::max_of(&results)?;
+    let p = exact.lo().prec().max(128);
     let mut r = Record::new();
     r.push("mechanism", m.mechanism.clone()).push("neighbors", m.neighbors.clone()).push("for_release", m.for_release.to_string());
-    r.push("delta", crate::num::format::fmt_nearest(&rug::Float::with_val(prec, delta), 6));
+    r.push("delta", crate::num::format::fmt_nearest(&rug::Float::with_val(p, delta), 6));
     if any_dg {
-        let rq = rho_max.clone();
-        r.push("zcdp_rho", crate::mech::calib::dec(&rq, 12));
-        let bs = eps_bs(&rq, delta, prec);
-        r.push("epsilon_bureau_bs", fmt_up(&bs.hi, 15));
-        let (cks, _) = eps_cks(&rq, delta, prec);
-        r.push("epsilon_zcdp_cks", fmt_up(&cks.hi, 15));
+        r.push("zcdp_rho", crate::mech::calib::dec(&rho_max, 12));
+        r.push("epsilon_bureau_bs", fmt_up(&eps_bs(&rho_max, delta, p).hi, 15));
+        r.push("epsilon_zcdp_cks", fmt_up(&eps_cks(&rho_max, delta, p).0.hi, 15));
         r.push("epsilon_pure", "inf");
-    } else if let Some(p) = pure_max {
-        r.push("epsilon_pure", crate::mech::calib::dec(&p, 12));
+    } else if let Some(pe) = pure_max {
+        r.push("epsilon_pure", crate::mech::calib::dec(&pe, 12));
     }
-    r.push("epsilon_exact_lo", fmt_down(&exact.lo, 20));
-    r.push("epsilon_exact_hi", fmt_up(&exact.hi, 20));
-    r.push("worst_structure", if n_choices > 1 { which } else { "single structure per level".into() });
-    rows.push(r);
-    Ok(rows)
+    r.push("epsilon_exact_lo", fmt_down(exact.lo(), 20));
+    r.push("epsilon_exact_hi", fmt_up(exact.hi(), 20));
+    r.push("method", exact.engine().as_str());
+    r.push("detail", exact.describe());
+    r.push("worst_structure", if n_choices > 1 { labels[k].clone() } else { "single structure per level".into() });
+    Ok(vec![r])
 }
 
 /// The SafeTab-P production manifest (safetab-p-detailed-dhc-a.txt Table 7, unbounded totals; 11 levels,
@@ -395,12 +360,50 @@ mod tests {
             notes: None,
         };
         let d = parse_rational("1e-6").unwrap();
-        let a = certify(&mk("2"), &d, 128).unwrap();
-        let b = certify(&mk("1"), &d, 128).unwrap();
+        let a = certify(&mk("2"), &d, None).unwrap();
+        let b = certify(&mk("1"), &d, None).unwrap();
         assert_eq!(a[0].get("epsilon_pure"), Some("1.500000000000"));
         assert_eq!(b[0].get("epsilon_pure"), Some("3.000000000000"));
         let ea: f64 = a[0].get("epsilon_exact_hi").unwrap().parse().unwrap();
         let eb: f64 = b[0].get("epsilon_exact_hi").unwrap().parse().unwrap();
         assert!(ea < 1.5 && eb < 3.0 && ea < eb);
+    }
+
+    /// SafeTab's geometric variant: the manifest path (the accountant's lattice with discrete Laplace
+    /// shifts) gives the same exact ε as the pure-DP privacy-loss law of src/mech/account.rs, which sums
+    /// the geometric losses directly; the brackets must intersect and both be narrow.
+    #[test]
+    fn laplace_manifest_matches_pure_pld() {
+        use crate::mech::account::{GeoComponent, PurePld};
+        use crate::num::Interval;
+        for (nb, f) in [("add-remove", 1u32), ("replace", 2)] {
+            let mut m = safetab_p_production(false);
+            m.neighbors = nb.into();
+            m.levels.truncate(2);
+            for (i, l) in m.levels.iter_mut().enumerate() {
+                l.degree = 2 + i as u32;
+                l.structures.truncate(1);
+                for st in &mut l.structures {
+                    for n in &mut st.stages {
+                        n.distribution = "discrete-laplace".into();
+                        n.sigma2 = None;
+                        n.scale = Some(format!("{}/3", 7 + i));
+                        n.sensitivity = 1;
+                    }
+                }
+            }
+            let d = parse_rational("1e-9").unwrap();
+            let rows = certify(&m, &d, None).unwrap();
+            let lo: f64 = rows[0].get("epsilon_exact_lo").unwrap().parse().unwrap();
+            let hi: f64 = rows[0].get("epsilon_exact_hi").unwrap().parse().unwrap();
+            let mut comps = Vec::new();
+            for (i, l) in m.levels.iter().enumerate() {
+                let stages = l.structures[0].stages.len() as u32;
+                comps.push(GeoComponent { r: Rational::from((3, 7 + i as u32)), m: l.degree * f * stages });
+            }
+            let e = PurePld::build(&comps, &Interval::one(256), 256).unwrap().epsilon(&d).unwrap();
+            assert!(lo <= e.hi.to_f64() && e.lo.to_f64() <= hi, "{nb}: [{lo}, {hi}] vs {e}");
+            assert!(hi - lo < 1e-12 && (e.hi.to_f64() - e.lo.to_f64()) < 1e-12);
+        }
     }
 }

@@ -9,6 +9,8 @@
 
 use crate::model::{GaussGroup, Group, Noise};
 use crate::noise::dgauss::GUARD_BITS;
+use crate::num::dd::DD;
+use crate::pld::fixed::{Scalar, SymHalf};
 use crate::pld::lattice::LatticeDist;
 use crate::pld::profile::PrivacyProfile;
 use rayon::prelude::*;
@@ -180,6 +182,12 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
             Noise::Laplace { .. } => lap.push((g, wi)),
         }
     }
+    if !gauss.is_empty() && opts.prec == F64_PREC {
+        return fixed_profile::<f64>(&gauss, &lap, opts.depth, 64, h, c);
+    }
+    if !gauss.is_empty() && opts.prec == DD_PREC {
+        return fixed_profile::<DD>(&gauss, &lap, opts.depth, 128, h, c);
+    }
     let mut acc = if gauss.is_empty() { None } else { Some(gauss_law(&gauss, opts)?) };
     let lap_prec = opts.prec.max(64);
     for (g, wi) in lap {
@@ -198,11 +206,7 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
     let (prec, depth) = (opts.prec, opts.depth);
     if groups.len() == 1 && !use_power(&groups[0].0.sigma2, groups[0].0.count, depth) {
         let (g, wi) = &groups[0];
-        let p = if prec == F64_PREC { 64 } else { prec };
-        return Ok(scale_law(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, p, depth), *wi));
-    }
-    if prec == F64_PREC {
-        return Ok(compose_f64(groups, depth));
+        return Ok(scale_law(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, prec, depth), *wi));
     }
     // Build the per-group laws, then convolve in order of increasing scaled span, on symmetric half-laws
     // with a relative-error bound (see `SymDist`).
@@ -219,6 +223,55 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
         acc = acc.convolve(&d, wi).truncated(depth);
     }
     Ok(acc.to_lattice())
+}
+
+/// Σ w_i S_i over discrete Gaussian groups in a fixed-precision engine (f64 or double-double).
+fn fixed_half<S: Scalar>(groups: &[(GaussGroup, i64)], depth: u32, src_prec: u32) -> SymHalf<S> {
+    let mut parts: Vec<(SymHalf<S>, i64)> = groups
+        .iter()
+        .map(|(g, wi)| {
+            let law = if !use_power(&g.sigma2, g.count, depth) {
+                SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, src_prec, depth))
+            } else {
+                SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, src_prec, depth)).power(g.count, depth)
+            };
+            (law, *wi)
+        })
+        .collect();
+    parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
+    let mut iter = parts.into_iter();
+    let (first, w0) = iter.next().expect("at least one group");
+    let mut acc = first.scaled(w0);
+    let trace = std::env::var_os("TIGHTDP_TRACE").is_some();
+    for (d, wi) in iter {
+        if trace {
+            eprintln!("trace: convolve half {} with half {} at stride {wi}", acc.v.len(), d.v.len());
+        }
+        acc = acc.convolve(&d, wi, depth);
+    }
+    acc
+}
+
+/// The profile from a fixed-precision engine: tails straight from the half-law when every group is
+/// Gaussian, else its MPFR window convolved with the Laplace groups.
+fn fixed_profile<S: Scalar>(
+    gauss: &[(GaussGroup, i64)],
+    lap: &[(&Group, i64)],
+    depth: u32,
+    src_prec: u32,
+    h: Rational,
+    c: Rational,
+) -> Result<PrivacyProfile, String> {
+    let half = fixed_half::<S>(gauss, depth, src_prec);
+    if lap.is_empty() {
+        return PrivacyProfile::from_tails(half.tails(), h, c);
+    }
+    let mut acc = half.to_lattice(128);
+    for &(g, wi) in lap {
+        let Noise::Laplace { scale } = &g.noise else { unreachable!() };
+        acc = convolve_scaled(&acc, &LatticeDist::dlap_shift_sum(scale, g.mu, g.count, 128)?, wi);
+    }
+    PrivacyProfile::from_dist(&acc, h, c)
 }
 
 /// Groups of at most this many queries are always built by the residue-class recursion (eq. A.5).
@@ -271,11 +324,17 @@ pub(crate) fn convolved_rel_error(ea: &Float, eb: &Float, k: u64, unit_bits: u32
     let ku = Float::with_val_round(EPREC, Float::with_val(EPREC, k) * &u, Round::Up).0;
     let one = Float::with_val(EPREC, 1);
     let gamma = Float::with_val_round(EPREC, &ku / Float::with_val_round(EPREC, &one - &ku, Round::Down).0, Round::Up).0;
+    convolved_rel_error_gamma(ea, eb, &gamma)
+}
+
+/// (1 + e_a)(1 + e_b)/(1 − γ) − 1 for a computed sum of non-negative products with relative error ≤ γ.
+pub(crate) fn convolved_rel_error_gamma(ea: &Float, eb: &Float, gamma: &Float) -> Float {
+    let one = Float::with_val(EPREC, 1);
     let eab = Float::with_val_round(EPREC, ea * eb, Round::Up).0;
     let mut num = Float::with_val_round(EPREC, ea + eb, Round::Up).0;
     num = Float::with_val_round(EPREC, &num + &eab, Round::Up).0;
-    num = Float::with_val_round(EPREC, &num + &gamma, Round::Up).0;
-    Float::with_val_round(EPREC, &num / Float::with_val_round(EPREC, &one - &gamma, Round::Down).0, Round::Up).0
+    num = Float::with_val_round(EPREC, &num + gamma, Round::Up).0;
+    Float::with_val_round(EPREC, &num / Float::with_val_round(EPREC, &one - gamma, Round::Down).0, Round::Up).0
 }
 
 impl SymDist {
@@ -425,152 +484,8 @@ impl SymDist {
 pub const F64_PREC: u32 = 53;
 /// Truncation level (bits of mass) of the f64 engine.
 pub const TRUNC_BITS_F64: u32 = 160;
-
-/// Symmetric half-law in f64 with a relative error bound e (true mass in [v(1−e), v(1+e)]).
-struct SymF64 {
-    v: Vec<f64>,
-    e: Float,
-    outside: Float,
-}
-
-/// Entries below this are moved to `outside` so no product can underflow (keeps Higham's bound valid).
-const F64_FLOOR: f64 = 1e-140;
-
-fn up(x: Float) -> Float {
-    x
-}
-
-impl SymF64 {
-    fn from_lattice(d: &LatticeDist) -> SymF64 {
-        let s = SymDist::from_lattice(d);
-        let mut out = s.outside.clone();
-        let mut v = Vec::with_capacity(s.v.len());
-        let fe = Float::with_val_round(64, 1u32 + Float::with_val(64, &s.e), Round::Up).0;
-        let mut keep = s.v.len();
-        // drop tiny tail entries (both sides) into the outside bound
-        while keep > 1 && s.v[keep - 1].to_f64() < F64_FLOOR {
-            let hi = Float::with_val_round(64, &s.v[keep - 1] * &fe, Round::Up).0;
-            out = Float::with_val_round(64, &out + Float::with_val_round(64, &hi * 2u32, Round::Up).0, Round::Up).0;
-            keep -= 1;
-        }
-        for x in &s.v[..keep] {
-            v.push(x.to_f64());
-        }
-        // conversion to nearest f64: relative error ≤ 2^-53
-        let u = Float::with_val(64, Float::with_val(64, 2).pow(-53));
-        let e = Float::with_val_round(64, &s.e + &u, Round::Up).0;
-        let e = Float::with_val_round(64, &e + Float::with_val_round(64, &s.e * &u, Round::Up).0, Round::Up).0;
-        SymF64 { v, e: up(e), outside: out }
-    }
-
-    fn power(&self, n: u32, depth: u32) -> SymF64 {
-        let mut acc: Option<SymF64> = None;
-        let mut base = self.scaled(1);
-        let mut k = n;
-        loop {
-            if k & 1 == 1 {
-                acc = Some(match acc {
-                    None => base.scaled(1),
-                    Some(a) => a.convolve(&base, 1, depth),
-                });
-            }
-            k >>= 1;
-            if k == 0 {
-                break;
-            }
-            base = base.convolve(&base, 1, depth);
-        }
-        acc.expect("n >= 1")
-    }
-
-    fn scaled(&self, w: i64) -> SymF64 {
-        if w == 1 {
-            return SymF64 { v: self.v.clone(), e: self.e.clone(), outside: self.outside.clone() };
-        }
-        let m = self.v.len() - 1;
-        let mut v = vec![0.0; m * w as usize + 1];
-        for (y, x) in self.v.iter().enumerate() {
-            v[y * w as usize] = *x;
-        }
-        SymF64 { v, e: self.e.clone(), outside: self.outside.clone() }
-    }
-
-    fn convolve(&self, b: &SymF64, w: i64, depth: u32) -> SymF64 {
-        let am = self.v.len() as i64 - 1;
-        let bm = b.v.len() as i64 - 1;
-        let om = am + w * bm;
-        let a = &self.v;
-        let bv_ = &b.v;
-        let out: Vec<f64> = (0..(om + 1) as usize)
-            .into_par_iter()
-            .with_min_len(256)
-            .map(|v| {
-                let v = v as i64;
-                let lo = div_ceil(v - am, w).max(-bm);
-                let hi = (v + am).div_euclid(w).min(bm);
-                let mut acc = 0.0f64;
-                let mut bv = lo;
-                while bv <= hi {
-                    acc += a[(v - w * bv).unsigned_abs() as usize] * bv_[bv.unsigned_abs() as usize];
-                    bv += 1;
-                }
-                acc
-            })
-            .collect();
-        let e = convolved_rel_error(&self.e, &b.e, (2 * bm + 1) as u64, F64_PREC);
-        let outside = Float::with_val_round(64, &self.outside + &b.outside, Round::Up).0;
-        SymF64 { v: out, e, outside }.truncated(depth)
-    }
-
-    /// Cumulative truncation at 2^-depth, and the underflow floor.
-    fn truncated(mut self, depth: u32) -> SymF64 {
-        let thresh = Float::with_val(64, Float::with_val(64, 2).pow(-(depth as i32)));
-        let fe = Float::with_val_round(64, 1u32 + Float::with_val(64, &self.e), Round::Up).0;
-        let mut keep = self.v.len();
-        let mut dropped = Float::with_val(64, 0);
-        while keep > 1 {
-            let x = self.v[keep - 1];
-            let hi = Float::with_val_round(64, Float::with_val_round(64, x, Round::Up).0 * &fe, Round::Up).0;
-            let next = Float::with_val_round(64, &dropped + Float::with_val_round(64, &hi * 2u32, Round::Up).0, Round::Up).0;
-            if next > thresh && x >= F64_FLOOR {
-                break;
-            }
-            dropped = next;
-            keep -= 1;
-        }
-        self.v.truncate(keep);
-        self.outside = Float::with_val_round(64, &self.outside + &dropped, Round::Up).0;
-        self
-    }
-
-    fn to_lattice(&self, prec: u32) -> LatticeDist {
-        let p = prec.max(64);
-        let v = self.v.iter().map(|x| Float::with_val(p, *x)).collect();
-        SymDist { v, e: self.e.clone(), outside: Float::with_val(p, &self.outside), prec: p }.to_lattice()
-    }
-}
-
-fn compose_f64(groups: &[(GaussGroup, i64)], depth: u32) -> LatticeDist {
-    let mut parts: Vec<(SymF64, i64)> = groups
-        .iter()
-        .map(|(g, wi)| {
-            let law = if !use_power(&g.sigma2, g.count, depth) {
-                SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, depth))
-            } else {
-                SymF64::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, 64, depth)).power(g.count, depth)
-            };
-            (law, *wi)
-        })
-        .collect();
-    parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
-    let mut iter = parts.into_iter();
-    let (first, w0) = iter.next().unwrap();
-    let mut acc = first.scaled(w0);
-    for (d, wi) in iter {
-        acc = acc.convolve(&d, wi, depth);
-    }
-    acc.to_lattice(64)
-}
+/// `--prec 106` selects the double-double engine (`pld::fixed`): ~25 digits at a few times the f64 cost.
+pub const DD_PREC: u32 = 106;
 
 /// The law of w·X from the law of X (support spread out with stride w).
 pub fn scale_law(d: &LatticeDist, w: i64) -> LatticeDist {
@@ -623,7 +538,7 @@ pub fn convolve_scaled(a: &LatticeDist, b: &LatticeDist, w: i64) -> LatticeDist 
     LatticeDist { min, lo, hi, outside, prec: p }
 }
 
-fn div_ceil(a: i64, b: i64) -> i64 {
+pub(crate) fn div_ceil(a: i64, b: i64) -> i64 {
     -((-a).div_euclid(b))
 }
 

@@ -8,6 +8,7 @@
 use crate::noise::dgauss::GUARD_BITS;
 use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::noise::DiscreteGaussian;
+use crate::num::dd::DD;
 use crate::num::Interval;
 use rug::float::Round;
 use rug::ops::{AddAssignRound, AssignRound};
@@ -24,20 +25,25 @@ pub struct LatticeDist {
     pub prec: u32,
 }
 
-/// Tail sums of a [`LatticeDist`]: P[V ≥ m] and P[V ≤ m] enclosed for every integer m. For a law
-/// symmetric about 0 (every composition of discrete Gaussians) the lower tail is read off the upper one,
-/// P[V ≤ m] = P[V ≥ −m], and not stored.
+/// Tail sums of a lattice law: P[V ≥ m] and P[V ≤ m] enclosed for every integer m. Stored as MPFR
+/// interval end points (the MPFR engine), or for the fixed-precision engines as double-double values with
+/// one relative error bound (no MPFR copy of the window). For a law symmetric about 0 (every composition
+/// of discrete Gaussians) the lower tail is read off the upper one, P[V ≤ m] = P[V ≥ −m], and not stored.
 #[derive(Clone, Debug)]
 pub struct Tails {
     min: i64,
-    /// `up_lo[i]` ≤ P[V ≥ min + i] ≤ `up_hi[i]` (sums of lower masses; of upper masses plus the outside mass)
-    up_lo: Vec<Float>,
-    up_hi: Vec<Float>,
-    /// the same for P[V ≤ min + i], empty when the law is symmetric
-    low_lo: Vec<Float>,
-    low_hi: Vec<Float>,
+    store: Store,
     outside: Float,
     prec: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Store {
+    /// `up_lo[i]` ≤ P[V ≥ min + i] ≤ `up_hi[i]` (sums of lower masses; of upper masses plus the outside
+    /// mass); the same for P[V ≤ min + i] in `low_*`, empty when the law is symmetric
+    Mpfr { up_lo: Vec<Float>, up_hi: Vec<Float>, low_lo: Vec<Float>, low_hi: Vec<Float> },
+    /// P[V ≥ min + i] ∈ [up_i(1 − rel), up_i(1 + rel) + outside], symmetric laws only
+    Dd { up: Vec<DD>, rel: Float },
 }
 
 impl LatticeDist {
@@ -245,7 +251,7 @@ impl LatticeDist {
         };
         let (up_lo, up_hi) = accumulate(&mut (0..self.len()).rev());
         let (low_lo, low_hi) = if self.is_symmetric() { (Vec::new(), Vec::new()) } else { accumulate(&mut (0..self.len())) };
-        Tails { min: self.min, up_lo, up_hi, low_lo, low_hi, outside: self.outside.clone(), prec: p }
+        Tails { min: self.min, store: Store::Mpfr { up_lo, up_hi, low_lo, low_hi }, outside: self.outside.clone(), prec: p }
     }
 
     /// Certified bounds on the total mass (should contain 1).
@@ -261,34 +267,66 @@ impl LatticeDist {
 }
 
 impl Tails {
+    /// Tails of a symmetric law on [min, −min] from double-double upper sums with a relative bound.
+    pub fn from_dd(min: i64, up: Vec<DD>, rel: Float, outside: Float) -> Tails {
+        Tails { min, store: Store::Dd { up, rel }, outside, prec: 128 }
+    }
+
+    fn len(&self) -> usize {
+        match &self.store {
+            Store::Mpfr { up_lo, .. } => up_lo.len(),
+            Store::Dd { up, .. } => up.len(),
+        }
+    }
+
+    /// The enclosure of the stored upper sum at window index i (in range).
+    fn up_at(&self, i: usize) -> Interval {
+        match &self.store {
+            Store::Mpfr { up_lo, up_hi, .. } => Interval::new(up_lo[i].clone(), up_hi[i].clone()),
+            Store::Dd { up, rel } => self.dd_interval(&up[i], rel),
+        }
+    }
+
+    fn dd_interval(&self, v: &DD, rel: &Float) -> Interval {
+        let p = self.prec;
+        let x = v.to_float();
+        let one = Float::with_val(p, 1);
+        let lo = Float::with_val_round(p, &x * Float::with_val_round(p, &one - rel, Round::Down).0, Round::Down).0;
+        let hi = Float::with_val_round(p, &x * Float::with_val_round(p, &one + rel, Round::Up).0, Round::Up).0;
+        let hi = Float::with_val_round(p, &hi + &self.outside, Round::Up).0;
+        let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
+        Interval::new(lo, if hi > one { one } else { hi })
+    }
+
     /// Certified P[V ≥ m].
     pub fn ge(&self, m: i64) -> Interval {
         let p = self.prec;
         if m < self.min {
-            return Interval::new(self.up_lo[0].clone(), Float::with_val(p, 1));
+            return Interval::new(self.up_at(0).lo, Float::with_val(p, 1));
         }
         let i = (m - self.min) as usize;
-        if i >= self.up_lo.len() {
+        if i >= self.len() {
             return Interval::new(Float::with_val(p, 0), self.outside.clone());
         }
-        Interval::new(self.up_lo[i].clone(), self.up_hi[i].clone())
+        self.up_at(i)
     }
 
     /// Certified P[V ≤ m].
     pub fn le(&self, m: i64) -> Interval {
-        if self.low_lo.is_empty() {
+        let Store::Mpfr { low_lo, low_hi, .. } = &self.store else { return self.ge(-m) };
+        if low_lo.is_empty() {
             return self.ge(-m);
         }
         let p = self.prec;
-        let n = self.low_lo.len();
+        let n = low_lo.len();
         if m < self.min {
             return Interval::new(Float::with_val(p, 0), self.outside.clone());
         }
         let i = (m - self.min) as usize;
         if i >= n {
-            return Interval::new(self.low_lo[n - 1].clone(), Float::with_val(p, 1));
+            return Interval::new(low_lo[n - 1].clone(), Float::with_val(p, 1));
         }
-        Interval::new(self.low_lo[i].clone(), self.low_hi[i].clone())
+        Interval::new(low_lo[i].clone(), low_hi[i].clone())
     }
 
     /// Smallest and largest m of the window (beyond it only [0, outside] is known of the far tail).
@@ -297,7 +335,7 @@ impl Tails {
     }
 
     pub fn max_index(&self) -> i64 {
-        self.min + self.up_lo.len() as i64 - 1
+        self.min + self.len() as i64 - 1
     }
 
     /// Bound on the mass outside the window.

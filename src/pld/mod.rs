@@ -1,6 +1,7 @@
 //! Lattice privacy-loss distributions: exact laws of the loss statistic, composition, and the
 //! privacy profile (δ(ε), ε(δ), trade-off knots) read off them.
 pub mod compose;
+pub mod fixed;
 pub mod grid;
 pub mod lattice;
 pub mod profile;

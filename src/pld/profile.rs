@@ -78,12 +78,18 @@ impl PrivacyProfile {
 
     /// From the law of V under the alternative, the step h and the offset c (2c/h must be an integer).
     pub fn from_dist(dist: &LatticeDist, h: Rational, c: Rational) -> Result<PrivacyProfile, String> {
+        PrivacyProfile::from_tails(dist.tails(), h, c)
+    }
+
+    /// From both tails of V under the alternative (the fixed-precision engines build them directly).
+    pub fn from_tails(tails: Tails, h: Rational, c: Rational) -> Result<PrivacyProfile, String> {
         let dq = Rational::from(2u32) * c.clone() / h.clone();
         if dq.denom() != &Integer::from(1) {
             return Err("internal error: 2c/h is not an integer".into());
         }
         let d = dq.numer().to_i64().ok_or("the loss lattice offset is out of range")?;
-        Ok(PrivacyProfile { tails: dist.tails(), h, c, d, prec: dist.prec })
+        let prec = tails.prec();
+        Ok(PrivacyProfile { tails, h, c, d, prec })
     }
 
     pub fn prec(&self) -> u32 {

@@ -12,8 +12,9 @@
 //! Each composition goes through `pld::compose_groups` (the lattice accountant), so without bypass
 //! the result is the allocation's `all_mechanisms()` composition exactly.
 
+use crate::account::{Accountant, Certified, Options};
 use crate::model::{GaussGroup, Neighbors};
-use crate::num::{parse_rational, Interval};
+use crate::num::parse_rational;
 use crate::topdown::measure::{sigma2_of, Manifest};
 use rug::Rational;
 
@@ -94,32 +95,23 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
 }
 
 pub struct Certificate {
-    pub epsilon: Interval,
+    pub epsilon: Certified,
     pub rho: Rational,
     pub worst: String,
     pub patterns: usize,
 }
 
 /// Exact ε(δ): the maximum over neighbour patterns of the lattice accountant's ε.
-pub fn certify(m: &Manifest, delta: &Rational, prec: u32) -> Result<Certificate, String> {
+pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Certificate, String> {
     let sets = mechanism_sets(m)?;
-    // ε = max over patterns; enclosure [max lo, max hi]; the reported pattern is the one with max hi
-    let mut best: Option<(Interval, Rational, String)> = None;
-    let mut lo_max: Option<rug::Float> = None;
-    for (label, groups) in &sets {
-        // Budgets without a practical common lattice (e.g. the redistricting shares /4099, /4097, /241)
-        // get the certified smoothed Fourier bracket instead (src/fourier/smooth.rs).
+    // ε = max over patterns (Certified::max_of); the reported pattern is the one with max hi
+    let mut results = Vec::new();
+    for (_, groups) in &sets {
         let comp = crate::model::Composition::new(groups.iter().map(crate::model::Group::from).collect(), Neighbors::AddRemove)?;
-        let e = crate::census::certificate::exact_eps(&comp, delta, prec, crate::census::certificate::DEFAULT_WIDTH, None)?.interval();
-        let rho = crate::model::gauss_rho(groups);
-        if lo_max.as_ref().is_none_or(|l| e.lo > *l) {
-            lo_max = Some(e.lo.clone());
-        }
-        if best.as_ref().is_none_or(|(b, _, _)| e.hi > b.hi) {
-            best = Some((e, rho, label.clone()));
-        }
+        let opts = Options { prec, width: Some(crate::census::certificate::DEFAULT_WIDTH), ..Options::default() };
+        results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
     }
-    let (e, rho, worst) = best.unwrap();
-    let epsilon = Interval::new(lo_max.unwrap(), e.hi);
-    Ok(Certificate { epsilon, rho, worst, patterns: sets.len() })
+    let (e, k) = Certified::max_of(&results)?;
+    let rho = crate::model::gauss_rho(&sets[k].1);
+    Ok(Certificate { epsilon: e, rho, worst: sets[k].0.clone(), patterns: sets.len() })
 }
