@@ -12,7 +12,9 @@
 pub mod bypass;
 pub mod certify;
 pub mod estimate;
+pub mod l2;
 pub mod measure;
+pub mod rounding;
 pub mod sampler;
 pub mod schema;
 pub mod spine;
