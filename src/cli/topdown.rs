@@ -38,6 +38,8 @@ pub enum TopdownCmd {
     Certify(CertifyArgs),
     /// MSE of tree-consistent WLS by geolevel and for off-spine entities: closed form and simulation
     Accuracy(AccuracyArgs),
+    /// TopDown estimation: integer, non-negative, consistent histograms of every geounit from a run
+    Postprocess(PostprocessArgs),
 }
 
 #[derive(Args, Debug)]
@@ -45,7 +47,7 @@ pub struct GenGeoArgs {
     /// Geolevel names, top (root) first, blocks last
     #[arg(long, default_value = "US,State,County,Tract,Optimized Block Group,Block")]
     pub levels: String,
-    /// Fan-out per geolevel above the blocks: N or MIN-MAX, comma-separated
+    /// Fan-out per geolevel above the blocks: N or MIN-MAX, comma-separated (a leading 1 for the single root is allowed)
     #[arg(long, default_value = "2,2-3,2-4,1-3,1-6")]
     pub fanout: String,
     /// Off-spine entity categories NAME:FRACTION (fraction of blocks inside some entity)
@@ -109,6 +111,14 @@ pub struct MeasureArgs {
     /// Noise seed (reproducible runs); default: from the operating system
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Geolevels whose exact totals go to invariants.csv (published without noise), top levels first,
+    /// or `none`; default: US and State where the spine has them
+    #[arg(long, value_name = "LEVELS")]
+    pub invariants: Option<String>,
+    /// TESTING ONLY, NOT PRIVATE: write the exact counts without noise (the manifest says so and
+    /// `certify` refuses the run)
+    #[arg(long)]
+    pub no_noise: bool,
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
     #[arg(long, value_enum, default_value = "table")]
@@ -150,6 +160,24 @@ pub struct AccuracyArgs {
     pub out: Option<PathBuf>,
 }
 
+#[derive(Args, Debug)]
+pub struct PostprocessArgs {
+    /// Run directory written by `topdown measure` (manifest.json, measurements.csv, geography.csv, invariants.csv)
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+    /// Output CSV: level,geounit,parent,cell,count
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// δ of the certified ε reported for the run
+    #[arg(long, value_name = "D", default_value = "1e-10", allow_hyphen_values = true)]
+    pub delta: String,
+    /// Precision of the certified ε (53: the certified double-precision engine)
+    #[arg(long, value_name = "BITS", default_value_t = 53)]
+    pub prec: u32,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
 pub fn run(a: TopdownArgs) -> Result<String, String> {
     match a.cmd {
         TopdownCmd::GenGeography(a) => gen_geography(a),
@@ -158,6 +186,7 @@ pub fn run(a: TopdownArgs) -> Result<String, String> {
         TopdownCmd::Measure(a) => run_measure(a),
         TopdownCmd::Certify(a) => run_certify(a),
         TopdownCmd::Accuracy(a) => run_accuracy(a),
+        TopdownCmd::Postprocess(a) => run_postprocess(a),
     }
 }
 
@@ -244,8 +273,9 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
         (None, Some(seed)) => Persons::Synthetic { seed, mean: a.mean },
         (None, None) => return Err("give --persons FILE or --synth-seed SEED".into()),
     };
+    let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
-    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed })?;
+    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
     let secs = t0.elapsed().as_secs_f64();
     let mut r = Record::new();
     r.push("allocation", m.allocation.clone());
@@ -256,6 +286,10 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     r.push("budget_paths", m.paths.len().to_string());
     r.push("rows", m.rows.to_string());
     r.push("measurements", a.out_dir.join("measurements.csv").display().to_string());
+    r.push("invariants", a.out_dir.join(crate::topdown::rundir::INVARIANTS_FILE).display().to_string());
+    if a.no_noise {
+        r.push("noise", "NONE (--no-noise): exact counts, NOT PRIVATE, for testing only");
+    }
     r.push("manifest", a.out_dir.join("manifest.json").display().to_string());
     r.push("seconds", format!("{secs:.2}"));
     Ok(r.render(a.format))
@@ -367,4 +401,80 @@ fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
         crate::report::output::write_atomic(out, text.as_bytes())?;
     }
     Ok(render_rows(&rows, a.format))
+}
+
+/// Geolevels with invariants: a list of names (a top part of the spine), `none`, or by default US and
+/// State where present.
+fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String> {
+    let mut out: Vec<usize> = Vec::new();
+    match arg.map(str::trim) {
+        Some("none") | Some("") => return Ok(out),
+        None => {
+            for n in ["US", "State"] {
+                if let Some(l) = sp.level_index(n) {
+                    out.push(l);
+                }
+            }
+        }
+        Some(list) => {
+            for n in list.split(',') {
+                let l = sp
+                    .level_index(n.trim())
+                    .ok_or_else(|| format!("--invariants: '{}' is not a geolevel of the spine ({})", n.trim(), sp.levels.join(", ")))?;
+                out.push(l);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    if out.iter().enumerate().any(|(i, &l)| i != l) {
+        return Err(format!(
+            "--invariants: invariant geolevels must be the top ones of the spine ({}), without gaps",
+            sp.levels.iter().take(out.len().max(1)).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
+    let delta = parse_delta(&a.delta)?;
+    let prec = check_prec(a.prec)?;
+    let t0 = std::time::Instant::now();
+    let (run, m) = crate::topdown::rundir::load_run(&a.run)?;
+    let t_load = t0.elapsed().as_secs_f64();
+    let (est, stats) = crate::topdown::postprocess::postprocess(&run)?;
+    let t_solve = t0.elapsed().as_secs_f64() - t_load;
+    let rows = write_streamed(&a.out, |w| crate::topdown::postprocess::write_estimates(&run, &est, w))?;
+    let secs = t0.elapsed().as_secs_f64();
+    let n_inv = run.invariant.iter().filter(|&&t| t >= 0).count();
+    let mut r = Record::new();
+    r.push("allocation", m.allocation.clone());
+    r.push("geounits", run.spine.n_units().to_string());
+    r.push("blocks", run.spine.blocks.len().to_string());
+    r.push("cells", run.schema.cells().to_string());
+    r.push("parents_solved", stats.solved.to_string());
+    r.push("parents_copied", stats.copied.to_string());
+    r.push("invariants", n_inv.to_string());
+    r.push("checked", "non-negative integers; every parent = sum of its children in every cell; invariants exact");
+    r.push("rows", rows.to_string());
+    r.push("out", a.out.display().to_string());
+    r.push("seconds_read", format!("{t_load:.2}"));
+    r.push("seconds_solve", format!("{t_solve:.2}"));
+    r.push("seconds", format!("{secs:.2}"));
+    // the guarantee: post-processing of the measurements does not change it
+    match certify(&m, &delta, prec) {
+        Ok(c) => {
+            r.push("delta", a.delta.trim());
+            r.push("epsilon_lo", fmt_down(&c.epsilon.lo, 20));
+            r.push("epsilon_hi", fmt_up(&c.epsilon.hi, 20));
+            r.push(
+                "privacy",
+                "unchanged by post-processing: the output is a function of the noisy measurements (certified epsilon above), the public geography and the invariants; the invariants are published exactly, outside the guarantee",
+            );
+        }
+        Err(e) => {
+            r.push("privacy", format!("NOT CERTIFIED: {e}"));
+        }
+    }
+    Ok(r.render(a.format))
 }
