@@ -539,3 +539,72 @@ fn readme_topdown_example_runs_as_written() {
     let run = post.iter().position(|w| w == "--run").map(|i| dir.path().join(&post[i + 1])).unwrap();
     check_contract(&read_estimates(&out), &run.join("invariants.csv"));
 }
+
+#[test]
+fn spine_algorithm2_reports_distances_before_and_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let geo = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/topdown/redistricting-small.csv");
+    let out = dir.path().join("alg2.csv");
+    let a = td()
+        .args(["topdown", "spine", "--alg2", "--fanout-cutoff", "2", "--format", "json", "--geography"])
+        .arg(&geo)
+        .arg("--alg2-out")
+        .arg(&out)
+        .assert()
+        .success();
+    let rows = json(&a.get_output().stdout);
+    let rows = rows.as_array().unwrap();
+    let names: Vec<&str> = rows.iter().filter(|r| r["kind"] == "geolevel").map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["US", "State", "County", "Tract Group", "Tract", "Optimized Block Group", "Block"]);
+    for r in rows.iter().filter(|r| r["kind"] == "off-spine") {
+        let after: f64 = r["osed_mean"].as_str().unwrap().parse().unwrap();
+        let before: f64 = r["osed_mean_before"].as_str().unwrap().parse().unwrap();
+        assert!(after >= 1.0 && before >= 1.0, "{r}");
+    }
+    // the redefined geography is a valid geography file with the same blocks
+    let a = td().args(["topdown", "spine", "--format", "json", "--geography"]).arg(&out).assert().success();
+    let rows2 = json(&a.get_output().stdout);
+    let blocks = |v: &serde_json::Value| v.as_array().unwrap().iter().find(|r| r["name"] == "Block").unwrap()["units"].clone();
+    assert_eq!(blocks(&rows2), serde_json::json!("128"));
+    // no county level: one line, exit 2
+    let a = td().args(["topdown", "spine", "--alg2", "--county-level", "Nowhere", "--geography"]).arg(&geo).assert().code(2);
+    assert_eq!(String::from_utf8_lossy(&a.get_output().stderr).trim_end().lines().count(), 1);
+}
+
+#[test]
+fn postprocess_accuracy_simulation() {
+    let geo = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/topdown/dhc-small.csv");
+    let a = td()
+        .args([
+            "topdown",
+            "accuracy",
+            "--postprocess",
+            "--noise",
+            "bureau,reduced,uniform",
+            "--trials",
+            "6",
+            "--format",
+            "json",
+            "--geography",
+        ])
+        .arg(&geo)
+        .assert()
+        .success();
+    let rows = json(&a.get_output().stdout);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 3 * 8, "cells and totals, three noise settings, eight geolevels");
+    let f = |r: &serde_json::Value, k: &str| -> f64 { r[k].as_str().unwrap().parse().unwrap() };
+    for r in rows {
+        // the US and State totals are invariants: exact
+        if r["query"] == "total" && (r["level"] == "US" || r["level"] == "State") {
+            assert_eq!(f(r, "mse_topdown"), 0.0, "{r}");
+            assert!(f(r, "mse_noisy") > 0.0);
+        }
+        // max(0, ·) never increases an error against a non-negative truth
+        assert!(f(r, "mae_nonneg") <= f(r, "mae_noisy") + 1e-9, "{r}");
+        // blocks: TopDown's counts are far closer than the block measurements (σ² = 456.6 for the Bureau)
+        if r["level"] == "Block" && r["query"] == "cell" {
+            assert!(f(r, "mse_topdown") < f(r, "mse_noisy") / 10.0, "{r}");
+        }
+    }
+}

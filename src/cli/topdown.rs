@@ -81,6 +81,21 @@ pub struct SpineArgs {
     pub geography: PathBuf,
     #[arg(long, value_enum, default_value = "zcdp")]
     pub bypass: Bypass,
+    /// Apply Algorithm 2 of the spines paper first: optimized block groups and greedy tract groups;
+    /// the table is then of the redefined spine, with the off-spine entity distances before and after
+    #[arg(long)]
+    pub alg2: bool,
+    /// Algorithm 2: at most ⌊√n⌋ + CUTOFF blocks per optimized block group and tracts per tract group
+    #[arg(long, value_name = "CUTOFF", default_value_t = 2, requires = "alg2")]
+    pub fanout_cutoff: u32,
+    /// Algorithm 2: the county geolevel (the tract geolevel must be directly below it)
+    #[arg(long, default_value = "County", requires = "alg2")]
+    pub county_level: String,
+    #[arg(long, default_value = "Tract", requires = "alg2")]
+    pub tract_level: String,
+    /// Algorithm 2: write the redefined geography to this file
+    #[arg(long, value_name = "FILE", requires = "alg2")]
+    pub alg2_out: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -158,6 +173,14 @@ pub struct AccuracyArgs {
     /// Also write the table (CSV) to this file
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Simulate TopDown's final integer counts (post-processing) instead of the closed-form WLS: MAE/MSE
+    /// per geolevel of the noisy measurements, max(0,·) and TopDown, for Bureau / Table 1 / uniform
+    /// −12.28% noise (--noise bureau,reduced,uniform), ten DHC queries per geolevel
+    #[arg(long)]
+    pub postprocess: bool,
+    /// With --postprocess: histogram schema
+    #[arg(long, default_value = crate::topdown::pp_accuracy::BENCH_SCHEMA, requires = "postprocess")]
+    pub schema: String,
 }
 
 #[derive(Args, Debug)]
@@ -209,6 +232,15 @@ fn persons(a: PersonsArgs) -> Result<String, String> {
 
 fn spine(a: SpineArgs) -> Result<String, String> {
     let mut sp = Spine::from_path(&a.geography)?;
+    let mut alg2 = None;
+    if a.alg2 {
+        let r = crate::topdown::spine_alg2::redefine(&sp, &a.county_level, &a.tract_level, a.fanout_cutoff)?;
+        if let Some(out) = &a.alg2_out {
+            crate::report::output::write_atomic(out, r.csv.as_bytes())?;
+        }
+        sp = r.spine.clone();
+        alg2 = Some(r);
+    }
     let nby = sp.apply_bypass(a.bypass);
     let sigs = sp.path_signatures()?;
     let mut rows = Vec::new();
@@ -237,9 +269,29 @@ fn spine(a: SpineArgs) -> Result<String, String> {
         r.push("fanout_max", String::new());
         r.push("osed_mean", if d.is_empty() { String::new() } else { format!("{:.3}", d.iter().sum::<u64>() as f64 / d.len() as f64) });
         r.push("osed_max", d.iter().max().map(|x| x.to_string()).unwrap_or_default());
+        if let Some(al) = &alg2 {
+            let b = &al.osed_before[k];
+            r.push(
+                "osed_mean_before",
+                if b.is_empty() { String::new() } else { format!("{:.3}", b.iter().sum::<u64>() as f64 / b.len() as f64) },
+            );
+            r.push("osed_max_before", b.iter().max().map(|x| x.to_string()).unwrap_or_default());
+        }
         rows.push(r);
     }
+    if alg2.is_some() {
+        for r in rows.iter_mut().filter(|r| r.get("kind") == Some("geolevel")) {
+            r.push("osed_mean_before", String::new());
+            r.push("osed_max_before", String::new());
+        }
+    }
     let mut out = render_rows(&rows, a.format);
+    if let (Some(al), Format::Table) = (&alg2, a.format) {
+        out += &format!(
+            "Algorithm 2 (fanout_cutoff {}): {} optimized block groups, {} tract groups ({} greedy merges); off-spine entity distances after, and before (osed_*_before)\n",
+            a.fanout_cutoff, al.block_groups, al.tract_groups, al.merges
+        );
+    }
     if a.format == Format::Table {
         out += &format!(
             "blocks {}; bypass {}: {} geounits bypassed; {} distinct budget paths, each summing to 1 (Theorem 3)\n",
@@ -334,6 +386,9 @@ fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
     sp.apply_bypass(a.bypass);
     if a.trials < 2 || a.trials > 10_000_000 {
         return Err("--trials must be between 2 and 10000000".into());
+    }
+    if a.postprocess {
+        return run_pp_accuracy(a, &sp);
     }
     let mut settings: Vec<(String, Vec<Rational>)> = Vec::new();
     let parse_list = |l: &[&str]| -> Result<Vec<Rational>, String> {
@@ -477,4 +532,51 @@ fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
         }
     }
     Ok(r.render(a.format))
+}
+
+fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
+    use crate::topdown::pp_accuracy::{dhc_settings, render, simulate};
+    if a.trials > 100_000 {
+        return Err("--trials (noise draws) with --postprocess must be at most 100000".into());
+    }
+    let schema = Schema::parse(&a.schema)?;
+    let alloc = Allocation::from_toml(include_str!("../../data/allocations/dhc-2022-08-25.toml"))?;
+    let all = dhc_settings(&alloc)?;
+    let mut settings = Vec::new();
+    if let Some(s) = &a.sigma2 {
+        let v: Vec<Rational> =
+            s.split(',').map(|x| parse_rational(x.trim()).map_err(|e| format!("sigma2: {e}"))).collect::<Result<_, _>>()?;
+        if v.iter().any(|x| *x <= 0) {
+            return Err("sigma2 must be positive".into());
+        }
+        settings.push(("custom".to_string(), v));
+    } else {
+        for n in a.noise.split(',') {
+            let n = n.trim();
+            let s = all.iter().find(|(k, _)| k == n).ok_or_else(|| format!("unknown --noise '{n}' (bureau, reduced, uniform)"))?;
+            settings.push(s.clone());
+        }
+    }
+    for (name, s) in &settings {
+        if s.len() != sp.n_levels() {
+            return Err(format!("noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels()));
+        }
+    }
+    let rows = simulate(sp, &schema, &settings, a.trials as u64, a.seed)?;
+    let csv = render(&rows);
+    if let Some(out) = &a.out {
+        crate::report::output::write_atomic(out, csv.as_bytes())?;
+    }
+    let recs: Vec<Record> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut r = Record::new();
+            for (k, v) in csv.lines().next().unwrap().split(',').zip(l.split(',')) {
+                r.push(k, v.to_string());
+            }
+            r
+        })
+        .collect();
+    Ok(render_rows(&recs, a.format))
 }

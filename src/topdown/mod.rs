@@ -24,6 +24,7 @@ pub mod rundir;
 pub mod sampler;
 pub mod schema;
 pub mod spine;
+pub mod spine_alg2;
 
 use std::io::Write;
 use std::path::Path;
