@@ -362,7 +362,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig13-overall-tradeoff-zoom | overall trade-off functions near α = 0 (log α) | Figure 13 |\n\
 | fig14-improvement-eps | ε_Bureau − ε_exact against δ per level | Figure 14 |\n\
 | fig15-improvement-percent | improvement in percent against δ per level | Figure 15 |\n\
-| topdown-postprocess-accuracy | MAE per detailed cell of TopDown's final counts per geolevel: Bureau, Table 1 and uniform noise, next to the noisy measurement | issue 18 |\n",
+| topdown-postprocess-mae | MAE per detailed cell of TopDown's final counts per geolevel: Bureau, Table 1 and uniform noise, next to the noisy measurement | issue 18 |\n",
         );
     }
     s

@@ -252,7 +252,7 @@ pub fn write_results(data: &std::path::Path, out: &std::path::Path, seeds: u64, 
             "mean absolute error per cell (persons)",
             &cats,
             &groups,
-            &out.join("topdown-postprocess-accuracy"),
+            &out.join("topdown-postprocess-mae"),
         )?);
     }
     Ok(files)
