@@ -302,6 +302,20 @@ mod tests {
     }
 
     #[test]
+    fn integer_fallback_reaches_the_same_optimum() {
+        // the branch-and-bound model (used only if a simplex value came out fractional)
+        let x = [1.6, 0.7, 0.2, 0.4, 1.3, 0.8];
+        let p = [2i64, 2, 1];
+        let totals = [Some(2), None];
+        let r = Rounding { n: 3, x: &x, parent: Some(&p), totals: &totals };
+        let a = round(&r).unwrap();
+        let b = solve_lp(&r, &x, true).unwrap();
+        check(&r, &b).unwrap();
+        let best = all_feasible(&r).iter().map(|z| l1(&x, z)).fold(f64::INFINITY, f64::min);
+        assert!((l1(&x, &a) - best).abs() < 1e-9 && (l1(&x, &b) - best).abs() < 1e-9, "{a:?} {b:?} {best}");
+    }
+
+    #[test]
     fn integral_input_is_kept_and_bad_input_is_an_error() {
         let x = [2.0, 0.0, 1.0, 3.0];
         let p = [3i64, 3];
