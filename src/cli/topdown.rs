@@ -39,6 +39,8 @@ pub enum TopdownCmd {
     Certify(CertifyArgs),
     /// MSE of tree-consistent WLS by geolevel and for off-spine entities: closed form and simulation
     Accuracy(AccuracyArgs),
+    /// TopDown estimation: integer, non-negative, consistent histograms of every geounit from a run
+    Postprocess(PostprocessArgs),
 }
 
 #[derive(Args, Debug)]
@@ -46,7 +48,7 @@ pub struct GenGeoArgs {
     /// Geolevel names, top (root) first, blocks last
     #[arg(long, default_value = "US,State,County,Tract,Optimized Block Group,Block")]
     pub levels: String,
-    /// Fan-out per geolevel above the blocks: N or MIN-MAX, comma-separated
+    /// Fan-out per geolevel above the blocks: N or MIN-MAX, comma-separated (a leading 1 for the single root is allowed)
     #[arg(long, default_value = "2,2-3,2-4,1-3,1-6")]
     pub fanout: String,
     /// Off-spine entity categories NAME:FRACTION (fraction of blocks inside some entity)
@@ -80,6 +82,21 @@ pub struct SpineArgs {
     pub geography: PathBuf,
     #[arg(long, value_enum, default_value = "zcdp")]
     pub bypass: Bypass,
+    /// Apply Algorithm 2 of the spines paper first: optimized block groups and greedy tract groups;
+    /// the table is then of the redefined spine, with the off-spine entity distances before and after
+    #[arg(long)]
+    pub alg2: bool,
+    /// Algorithm 2: at most ⌊√n⌋ + CUTOFF blocks per optimized block group and tracts per tract group
+    #[arg(long, value_name = "CUTOFF", default_value_t = 2, requires = "alg2")]
+    pub fanout_cutoff: u32,
+    /// Algorithm 2: the county geolevel (the tract geolevel must be directly below it)
+    #[arg(long, default_value = "County", requires = "alg2")]
+    pub county_level: String,
+    #[arg(long, default_value = "Tract", requires = "alg2")]
+    pub tract_level: String,
+    /// Algorithm 2: write the redefined geography to this file
+    #[arg(long, value_name = "FILE", requires = "alg2")]
+    pub alg2_out: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -110,6 +127,14 @@ pub struct MeasureArgs {
     /// Noise seed (reproducible runs); default: from the operating system
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Geolevels whose exact totals go to invariants.csv (published without noise), top levels first,
+    /// or `none`; default: US and State where the spine has them
+    #[arg(long, value_name = "LEVELS")]
+    pub invariants: Option<String>,
+    /// TESTING ONLY, NOT PRIVATE: write the exact counts without noise (the manifest says so and
+    /// `certify` refuses the run)
+    #[arg(long)]
+    pub no_noise: bool,
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
     #[arg(long, value_enum, default_value = "table")]
@@ -150,6 +175,32 @@ pub struct AccuracyArgs {
     /// Also write the table (CSV) to this file
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Simulate TopDown's final integer counts (post-processing) instead of the closed-form WLS: MAE/MSE
+    /// per geolevel of the noisy measurements, max(0,·) and TopDown, for Bureau / Table 1 / uniform
+    /// −12.28% noise (--noise bureau,reduced,uniform), ten DHC queries per geolevel
+    #[arg(long)]
+    pub postprocess: bool,
+    /// With --postprocess: histogram schema
+    #[arg(long, default_value = crate::topdown::pp_accuracy::BENCH_SCHEMA, requires = "postprocess")]
+    pub schema: String,
+}
+
+#[derive(Args, Debug)]
+pub struct PostprocessArgs {
+    /// Run directory written by `topdown measure` (manifest.json, measurements.csv, geography.csv, invariants.csv)
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+    /// Output CSV: level,geounit,parent,cell,count
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// δ of the certified ε reported for the run
+    #[arg(long, value_name = "D", default_value = "1e-10", allow_hyphen_values = true)]
+    pub delta: String,
+    /// Precision of the certified ε (53: the certified double-precision engine)
+    #[arg(long, value_name = "BITS", default_value_t = 53)]
+    pub prec: u32,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
 }
 
 pub fn run(a: TopdownArgs) -> Result<String, String> {
@@ -160,6 +211,7 @@ pub fn run(a: TopdownArgs) -> Result<String, String> {
         TopdownCmd::Measure(a) => run_measure(a),
         TopdownCmd::Certify(a) => run_certify(a),
         TopdownCmd::Accuracy(a) => run_accuracy(a),
+        TopdownCmd::Postprocess(a) => run_postprocess(a),
     }
 }
 
@@ -182,6 +234,15 @@ fn persons(a: PersonsArgs) -> Result<String, String> {
 
 fn spine(a: SpineArgs) -> Result<String, String> {
     let mut sp = Spine::from_path(&a.geography)?;
+    let mut alg2 = None;
+    if a.alg2 {
+        let r = crate::topdown::spine_alg2::redefine(&sp, &a.county_level, &a.tract_level, a.fanout_cutoff)?;
+        if let Some(out) = &a.alg2_out {
+            crate::report::output::write_atomic(out, r.csv.as_bytes())?;
+        }
+        sp = r.spine.clone();
+        alg2 = Some(r);
+    }
     let nby = sp.apply_bypass(a.bypass);
     let sigs = sp.path_signatures()?;
     let mut rows = Vec::new();
@@ -210,9 +271,29 @@ fn spine(a: SpineArgs) -> Result<String, String> {
         r.push("fanout_max", String::new());
         r.push("osed_mean", if d.is_empty() { String::new() } else { format!("{:.3}", d.iter().sum::<u64>() as f64 / d.len() as f64) });
         r.push("osed_max", d.iter().max().map(|x| x.to_string()).unwrap_or_default());
+        if let Some(al) = &alg2 {
+            let b = &al.osed_before[k];
+            r.push(
+                "osed_mean_before",
+                if b.is_empty() { String::new() } else { format!("{:.3}", b.iter().sum::<u64>() as f64 / b.len() as f64) },
+            );
+            r.push("osed_max_before", b.iter().max().map(|x| x.to_string()).unwrap_or_default());
+        }
         rows.push(r);
     }
+    if alg2.is_some() {
+        for r in rows.iter_mut().filter(|r| r.get("kind") == Some("geolevel")) {
+            r.push("osed_mean_before", String::new());
+            r.push("osed_max_before", String::new());
+        }
+    }
     let mut out = render_rows(&rows, a.format);
+    if let (Some(al), Format::Table) = (&alg2, a.format) {
+        out += &format!(
+            "Algorithm 2 (fanout_cutoff {}): {} optimized block groups, {} tract groups ({} greedy merges); off-spine entity distances after, and before (osed_*_before)\n",
+            a.fanout_cutoff, al.block_groups, al.tract_groups, al.merges
+        );
+    }
     if a.format == Format::Table {
         out += &format!(
             "blocks {}; bypass {}: {} geounits bypassed; {} distinct budget paths, each summing to 1 (Theorem 3)\n",
@@ -246,8 +327,9 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
         (None, Some(seed)) => Persons::Synthetic { seed, mean: a.mean },
         (None, None) => return Err("give --persons FILE or --synth-seed SEED".into()),
     };
+    let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
-    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed })?;
+    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
     let secs = t0.elapsed().as_secs_f64();
     let mut r = Record::new();
     r.push("allocation", m.allocation.clone());
@@ -258,6 +340,10 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     r.push("budget_paths", m.paths.len().to_string());
     r.push("rows", m.rows.to_string());
     r.push("measurements", a.out_dir.join("measurements.csv").display().to_string());
+    r.push("invariants", a.out_dir.join(crate::topdown::rundir::INVARIANTS_FILE).display().to_string());
+    if a.no_noise {
+        r.push("noise", "NONE (--no-noise): exact counts, NOT PRIVATE, for testing only");
+    }
     r.push("manifest", a.out_dir.join("manifest.json").display().to_string());
     r.push("seconds", format!("{secs:.2}"));
     Ok(r.render(a.format))
@@ -307,6 +393,9 @@ fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
     sp.apply_bypass(a.bypass);
     if a.trials < 2 || a.trials > 10_000_000 {
         return Err("--trials must be between 2 and 10000000".into());
+    }
+    if a.postprocess {
+        return run_pp_accuracy(a, &sp);
     }
     let mut settings: Vec<(String, Vec<Rational>)> = Vec::new();
     let parse_list = |l: &[&str]| -> Result<Vec<Rational>, String> {
@@ -374,4 +463,127 @@ fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
         crate::report::output::write_atomic(out, text.as_bytes())?;
     }
     Ok(render_rows(&rows, a.format))
+}
+
+/// Geolevels with invariants: a list of names (a top part of the spine), `none`, or by default US and
+/// State where present.
+fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String> {
+    let mut out: Vec<usize> = Vec::new();
+    match arg.map(str::trim) {
+        Some("none") | Some("") => return Ok(out),
+        None => {
+            for n in ["US", "State"] {
+                if let Some(l) = sp.level_index(n) {
+                    out.push(l);
+                }
+            }
+        }
+        Some(list) => {
+            for n in list.split(',') {
+                let l = sp
+                    .level_index(n.trim())
+                    .ok_or_else(|| format!("--invariants: '{}' is not a geolevel of the spine ({})", n.trim(), sp.levels.join(", ")))?;
+                out.push(l);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    if out.iter().enumerate().any(|(i, &l)| i != l) {
+        return Err(format!(
+            "--invariants: invariant geolevels must be the top ones of the spine ({}), without gaps",
+            sp.levels.iter().take(out.len().max(1)).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
+    let delta = parse_delta(&a.delta)?;
+    let prec = check_prec(a.prec)?;
+    let t0 = std::time::Instant::now();
+    let (run, m) = crate::topdown::rundir::load_run(&a.run)?;
+    let t_load = t0.elapsed().as_secs_f64();
+    let (est, stats) = crate::topdown::postprocess::postprocess(&run)?;
+    let t_solve = t0.elapsed().as_secs_f64() - t_load;
+    let rows = write_streamed(&a.out, |w| crate::topdown::postprocess::write_estimates(&run, &est, w))?;
+    let secs = t0.elapsed().as_secs_f64();
+    let n_inv = run.invariant.iter().filter(|&&t| t >= 0).count();
+    let mut r = Record::new();
+    r.push("allocation", m.allocation.clone());
+    r.push("geounits", run.spine.n_units().to_string());
+    r.push("blocks", run.spine.blocks.len().to_string());
+    r.push("cells", run.schema.cells().to_string());
+    r.push("parents_solved", stats.solved.to_string());
+    r.push("parents_copied", stats.copied.to_string());
+    r.push("invariants", n_inv.to_string());
+    r.push("checked", "non-negative integers; every parent = sum of its children in every cell; invariants exact");
+    r.push("rows", rows.to_string());
+    r.push("out", a.out.display().to_string());
+    r.push("seconds_read", format!("{t_load:.2}"));
+    r.push("seconds_solve", format!("{t_solve:.2}"));
+    r.push("seconds", format!("{secs:.2}"));
+    // the guarantee: post-processing of the measurements does not change it
+    match certify(&m, &delta, prec) {
+        Ok(c) => {
+            r.push("delta", a.delta.trim());
+            r.push("epsilon_lo", fmt_down(&c.epsilon.lo, 20));
+            r.push("epsilon_hi", fmt_up(&c.epsilon.hi, 20));
+            r.push(
+                "privacy",
+                "unchanged by post-processing: the output is a function of the noisy measurements (certified epsilon above), the public geography and the invariants; the invariants are published exactly, outside the guarantee",
+            );
+        }
+        Err(e) => {
+            r.push("privacy", format!("NOT CERTIFIED: {e}"));
+        }
+    }
+    Ok(r.render(a.format))
+}
+
+fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
+    use crate::topdown::pp_accuracy::{dhc_settings, render, simulate};
+    if a.trials > 100_000 {
+        return Err("--trials (noise draws) with --postprocess must be at most 100000".into());
+    }
+    let schema = Schema::parse(&a.schema)?;
+    let alloc = Allocation::from_toml(include_str!("../../data/allocations/dhc-2022-08-25.toml"))?;
+    let all = dhc_settings(&alloc)?;
+    let mut settings = Vec::new();
+    if let Some(s) = &a.sigma2 {
+        let v: Vec<Rational> =
+            s.split(',').map(|x| parse_rational(x.trim()).map_err(|e| format!("sigma2: {e}"))).collect::<Result<_, _>>()?;
+        if v.iter().any(|x| *x <= 0) {
+            return Err("sigma2 must be positive".into());
+        }
+        settings.push(("custom".to_string(), v));
+    } else {
+        for n in a.noise.split(',') {
+            let n = n.trim();
+            let s = all.iter().find(|(k, _)| k == n).ok_or_else(|| format!("unknown --noise '{n}' (bureau, reduced, uniform)"))?;
+            settings.push(s.clone());
+        }
+    }
+    for (name, s) in &settings {
+        if s.len() != sp.n_levels() {
+            return Err(format!("noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels()));
+        }
+    }
+    let rows = simulate(sp, &schema, &settings, a.trials as u64, a.seed)?;
+    let csv = render(&rows);
+    if let Some(out) = &a.out {
+        crate::report::output::write_atomic(out, csv.as_bytes())?;
+    }
+    let recs: Vec<Record> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut r = Record::new();
+            for (k, v) in csv.lines().next().unwrap().split(',').zip(l.split(',')) {
+                r.push(k, v.to_string());
+            }
+            r
+        })
+        .collect();
+    Ok(render_rows(&recs, a.format))
 }

@@ -25,6 +25,9 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
         "add-remove" => Neighbors::AddRemove,
         o => return Err(format!("manifest: unknown neighbour relation '{o}'")),
     };
+    if m.noise_free {
+        return Err("this run was measured with --no-noise: its measurements are the exact counts and it is not private".into());
+    }
     let rho = parse_rational(&m.rho).map_err(|e| format!("manifest rho: {e}"))?;
     // re-derive every σ² from (ρ, γ, α) and the neighbour relation: the manifest must be consistent
     let mut s2 = Vec::with_capacity(m.noise.len());

@@ -158,6 +158,14 @@ pub struct Manifest {
     pub measurements_file: String,
     pub rows: u64,
     pub rng: String,
+    /// `--no-noise`: the measurements are the exact counts. Not private; `certify` refuses such a run.
+    #[serde(default)]
+    pub noise_free: bool,
+    /// The run's geography and invariants (rundir.rs), for post-processing.
+    #[serde(default)]
+    pub geography_file: String,
+    #[serde(default)]
+    pub invariants_file: String,
 }
 
 /// Build the manifest's noise table and paths (no data needed).
@@ -221,6 +229,10 @@ pub enum Persons {
 pub struct MeasureOpts<'a> {
     pub out_dir: &'a Path,
     pub seed: Option<u64>,
+    /// Measure without noise (testing only: NOT PRIVATE).
+    pub no_noise: bool,
+    /// Geolevels whose exact totals are written to `invariants.csv`.
+    pub invariant_levels: Vec<usize>,
 }
 
 /// Run the measurements: write `measurements.csv` and `manifest.json` into the output directory.
@@ -233,10 +245,12 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
     std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
+    let mut invariants: Vec<(u32, u64)> = Vec::new();
     let res = (|| -> Result<u64, String> {
         let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 22, f);
-        let rows = stream(plan, spine, persons, &samplers, &first_id, opts.seed, &mut w).map_err(|e| format!("write failed: {e}"))?;
+        let rows =
+            stream(plan, spine, persons, &samplers, &first_id, opts, &mut invariants, &mut w).map_err(|e| format!("write failed: {e}"))?;
         w.flush().map_err(|e| format!("write failed: {e}"))?;
         Ok(rows)
     })();
@@ -289,7 +303,12 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         paths,
         measurements_file: "measurements.csv".into(),
         rows,
-        rng: if opts.seed.is_some() {
+        noise_free: opts.no_noise,
+        geography_file: crate::topdown::rundir::GEOGRAPHY_FILE.into(),
+        invariants_file: crate::topdown::rundir::INVARIANTS_FILE.into(),
+        rng: if opts.no_noise {
+            "none: --no-noise, the measurements are the exact counts (NOT PRIVATE; for testing only)".into()
+        } else if opts.seed.is_some() {
             "ChaCha20 seeded by --seed (reproducible; use OS randomness for a real release)".into()
         } else {
             "ChaCha20 seeded from the operating system".into()
@@ -300,8 +319,18 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         let _ = std::fs::remove_file(&tmp);
         return Err(format!("cannot write '{}': {e}", csv_path.display()));
     }
-    if let Err(e) = crate::report::output::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()) {
+    // the run's geography and invariants, then the manifest last
+    let side = [crate::topdown::rundir::GEOGRAPHY_FILE, crate::topdown::rundir::INVARIANTS_FILE];
+    let written = crate::topdown::write_streamed(&opts.out_dir.join(side[0]), |w| crate::topdown::rundir::write_geography(spine, w))
+        .and_then(|_| {
+            crate::topdown::write_streamed(&opts.out_dir.join(side[1]), |w| crate::topdown::rundir::write_invariants(spine, &invariants, w))
+        })
+        .and_then(|_| crate::report::output::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
+    if let Err(e) = written {
         let _ = std::fs::remove_file(&csv_path);
+        for f in side {
+            let _ = std::fs::remove_file(opts.out_dir.join(f));
+        }
         return Err(e);
     }
     Ok(manifest)
@@ -313,10 +342,11 @@ fn stream<W: Write>(
     persons: &Persons,
     samplers: &[DiscreteGaussianSampler],
     first_id: &HashMap<(usize, usize), usize>,
-    seed: Option<u64>,
+    opts: &MeasureOpts,
+    invariants: &mut Vec<(u32, u64)>,
     w: &mut W,
 ) -> std::io::Result<u64> {
-    let mut rng = seeded(seed.unwrap_or_else(os_seed));
+    let mut rng = seeded(opts.seed.unwrap_or_else(os_seed));
     let nc = plan.schema.cells();
     writeln!(w, "level,geounit,query,cell,value,noise_id")?;
     let mut rows = 0u64;
@@ -355,6 +385,9 @@ fn stream<W: Write>(
                 }
             }
         }
+        if opts.invariant_levels.contains(&(spine.level[ui] as usize)) {
+            invariants.push((u, acc[d].iter().sum()));
+        }
         let span = spine.span[ui] as usize;
         if span > 0 {
             let l = spine.level[ui] as usize;
@@ -365,7 +398,7 @@ fn stream<W: Write>(
                 q.answer(&acc[d], &mut ans);
                 let s = &samplers[f + qi];
                 for (cell, &a) in ans.iter().enumerate() {
-                    let y = a as i64 + s.sample(&mut rng);
+                    let y = if opts.no_noise { a as i64 } else { a as i64 + s.sample(&mut rng) };
                     line.clear();
                     use std::fmt::Write as _;
                     let _ = writeln!(line, "{lname},{gid},{},{cell},{y},{}", q.name, f + qi);

@@ -8,14 +8,23 @@
 //! * `measure`: the noisy measurements (Theorems 1 and 3) streamed to CSV, and their manifest;
 //! * `certify`: exact ε(δ) of a manifest through the lattice accountant;
 //! * `estimate`: tree-consistent WLS, exact variances on and off the spine, simulation;
-//! * `bypass`: the bypass statements of §5 checked on the WLS variance matrix.
+//! * `bypass`: the bypass statements of §5 checked on the WLS variance matrix;
+//! * `postprocess`, `l2`, `rounding`, `rundir`: TopDown's estimation — per parent, top down, weighted
+//!   non-negative least squares under the parent and invariant constraints, then L1-optimal integer
+//!   rounding — on a run directory written by `measure`.
 pub mod bypass;
 pub mod certify;
 pub mod estimate;
+pub mod l2;
 pub mod measure;
+pub mod postprocess;
+pub mod pp_accuracy;
+pub mod rounding;
+pub mod rundir;
 pub mod sampler;
 pub mod schema;
 pub mod spine;
+pub mod spine_alg2;
 
 use std::io::Write;
 use std::path::Path;

@@ -458,9 +458,18 @@ impl GeoSpec {
         if levels.len() < 2 || levels.iter().any(|l| l.is_empty() || l.starts_with("ose:")) {
             return Err("--levels needs at least two non-empty geolevel names, top first".into());
         }
-        let fan: Vec<&str> = fanout.split(',').map(|s| s.trim()).collect();
+        let mut fan: Vec<&str> = fanout.split(',').map(|s| s.trim()).collect();
+        // one entry per geolevel is accepted too when the first is 1: the number of roots
+        if fan.len() == levels.len() && fan[0] == "1" {
+            fan.remove(0);
+        }
         if fan.len() != levels.len() - 1 {
-            return Err(format!("--fanout needs {} entries (one per geolevel above the blocks), got {}", levels.len() - 1, fan.len()));
+            return Err(format!(
+                "--fanout needs {} entries (one per geolevel above the blocks), or {} starting with 1 (the single root), got {}",
+                levels.len() - 1,
+                levels.len(),
+                fan.len()
+            ));
         }
         let mut fanout = Vec::new();
         for f in fan {
@@ -636,6 +645,15 @@ mod tests {
         assert_eq!(s.osed(&m(&[0, 1, 2, 3])), 2);
         assert_eq!(s.osed(&m(&[0, 3, 4, 5])), 3);
         assert_eq!(s.osed(&m(&[0, 1, 2, 3, 4, 5, 6])), 1);
+    }
+
+    #[test]
+    fn fanout_may_count_the_root() {
+        let a = GeoSpec::parse("US,State,County", "1,2,3", 1, "").unwrap();
+        let b = GeoSpec::parse("US,State,County", "2,3", 1, "").unwrap();
+        assert_eq!(a.fanout, b.fanout);
+        assert!(GeoSpec::parse("US,State,County", "2,2,3", 1, "").unwrap_err().contains("starting with 1"));
+        assert!(GeoSpec::parse("US,State,County", "3", 1, "").is_err());
     }
 
     #[test]

@@ -1,0 +1,416 @@
+//! TopDown post-processing: from the noisy measurements of every geounit to integer, non-negative,
+//! hierarchically consistent detailed histograms that keep the invariants exactly.
+//!
+//! The algorithm of Abowd et al., "The 2020 Census Disclosure Avoidance System TopDown Algorithm"
+//! (HDSR 2022, §5 "the estimation step"; geographic-spines-topdown.txt §1): the root is estimated
+//! first from its own measurements; then, geolevel by geolevel, top down, every parent's children are
+//! estimated given the parent's fixed integer histogram:
+//!
+//! 1. L2 (`l2.rs`): weighted non-negative least squares over the children's detailed histograms,
+//!    weights 1/σ² of each query, subject to Σ children = parent cell by cell and the invariant totals;
+//! 2. L1 (`rounding.rs`): the L1-closest non-negative integer histograms satisfying the same
+//!    constraints.
+//!
+//! Parents of a level are independent given the level above, and are solved in parallel (rayon). As in
+//! the production code (`programs/nodes/manipulate_nodes.py`, `geoimp_wrapper`), a single child copies
+//! its parent (the bypass of Algorithm 3 measured the parent with the child's budget too) and an empty
+//! parent gives empty children; only cells non-zero in the parent are variables
+//! (`optimizer.py`, `findDesiredIndices`). The result is checked before it is written (`check`):
+//! non-negative integers, every parent equal to the sum of its children in every cell, the invariants
+//! exact.
+//!
+//! Post-processing reads nothing but the noisy measurements, the public geography and the invariants,
+//! so it does not change the privacy guarantee of the measurements (post-processing immunity); the
+//! invariants themselves are published exactly and are outside the guarantee, as in production.
+
+use crate::topdown::l2;
+use crate::topdown::rounding::{self, Rounding};
+use crate::topdown::schema::{Query, Schema};
+use crate::topdown::spine::{Spine, NONE};
+use rayon::prelude::*;
+use std::io::Write;
+
+/// One noise entry of a measurement group: a query of the level, its σ² (the weight is 1/σ²), and
+/// where its answers sit in a unit's measurement vector.
+#[derive(Clone, Debug)]
+pub struct GroupEntry {
+    pub noise_id: usize,
+    /// Index into `RunData::queries`.
+    pub query: usize,
+    pub sigma2: f64,
+    pub offset: usize,
+}
+
+/// The measurements of the units of one geolevel and budget span: every unit of the group has the
+/// same queries with the same noise.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub level: usize,
+    pub span: usize,
+    pub entries: Vec<GroupEntry>,
+    /// Length of a unit's measurement vector (Σ query cells).
+    pub len: usize,
+}
+
+/// Everything post-processing needs: the spine (with its bypass), the schema, the queries, the
+/// measurement groups, per unit its group and measurements, and the invariant totals.
+#[derive(Clone, Debug)]
+pub struct RunData {
+    pub spine: Spine,
+    pub schema: Schema,
+    pub queries: Vec<Query>,
+    pub groups: Vec<Group>,
+    /// Group of each unit (NONE: not measured, span 0).
+    pub unit_group: Vec<u32>,
+    /// Offset of each measured unit's vector in `values`.
+    pub unit_off: Vec<usize>,
+    pub values: Vec<f64>,
+    /// Invariant total of each unit, or −1.
+    pub invariant: Vec<i64>,
+}
+
+impl RunData {
+    /// Lay out the measurement vectors for the spine's measured units (values NaN until filled).
+    /// `groups` must hold one group for every (level, span) of a measured unit.
+    pub fn new(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>) -> Result<RunData, String> {
+        let nu = spine.n_units();
+        let mut unit_group = vec![NONE; nu];
+        let mut unit_off = vec![0usize; nu];
+        let mut total = 0usize;
+        for u in 0..nu {
+            let k = spine.span[u] as usize;
+            if k == 0 {
+                continue;
+            }
+            let l = spine.level[u] as usize;
+            let g = groups.iter().position(|g| g.level == l && g.span == k).ok_or_else(|| {
+                format!("no measurements are declared for geolevel '{}' with budget span {k} (geounit '{}')", spine.levels[l], spine.ids[u])
+            })?;
+            unit_group[u] = g as u32;
+            unit_off[u] = total;
+            total += groups[g].len;
+        }
+        let invariant = vec![-1i64; nu];
+        Ok(RunData { spine, schema, queries, groups, unit_group, unit_off, values: vec![f64::NAN; total], invariant })
+    }
+
+    /// The measurement vector of a measured unit.
+    pub fn unit_values(&self, u: usize) -> Option<&[f64]> {
+        let g = self.unit_group[u];
+        if g == NONE {
+            return None;
+        }
+        let o = self.unit_off[u];
+        Some(&self.values[o..o + self.groups[g as usize].len])
+    }
+
+    /// Invariants must sit on a top part of the tree: a unit with an invariant has a parent with one
+    /// (or is the root), all its siblings have one, and siblings' totals add up to their parent's.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let sp = &self.spine;
+        for u in 0..sp.n_units() {
+            if self.invariant[u] < 0 {
+                continue;
+            }
+            let p = sp.parent[u];
+            if p == NONE {
+                continue;
+            }
+            if self.invariant[p as usize] < 0 {
+                return Err(format!(
+                    "invariant for {} '{}' but none for its parent '{}': invariants must cover the geolevels above them",
+                    sp.levels[sp.level[u] as usize], sp.ids[u], sp.ids[p as usize]
+                ));
+            }
+            let ch = sp.children(p);
+            if let Some(&c) = ch.iter().find(|&&c| self.invariant[c as usize] < 0) {
+                return Err(format!(
+                    "invariant for '{}' but none for its sibling '{}': invariants must cover all children of a parent",
+                    sp.ids[u], sp.ids[c as usize]
+                ));
+            }
+        }
+        for u in 0..sp.n_units() {
+            let ch = sp.children(u as u32);
+            if self.invariant[u] >= 0 && !ch.is_empty() && self.invariant[ch[0] as usize] >= 0 {
+                let s: i64 = ch.iter().map(|&c| self.invariant[c as usize]).sum();
+                if s != self.invariant[u] {
+                    return Err(format!(
+                        "the invariant totals of the children of '{}' add up to {s}, not to its invariant {}",
+                        sp.ids[u], self.invariant[u]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Statistics of a post-processing run.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Parents solved by L2 + rounding (the root counts as one).
+    pub solved: usize,
+    /// Parents with a single child (copied) or an empty histogram (zeros).
+    pub copied: usize,
+}
+
+/// Run TopDown post-processing. Returns the detailed histogram of every unit (unit-major, cells of the
+/// schema), checked by `check`.
+pub fn postprocess(run: &RunData) -> Result<(Vec<i64>, Stats), String> {
+    let sp = &run.spine;
+    let nc = run.schema.cells();
+    let nu = sp.n_units();
+    if run.unit_group.len() != nu || run.invariant.len() != nu {
+        return Err("internal: run data does not match the spine".into());
+    }
+    if let Some(i) = run.values.iter().position(|v| !v.is_finite()) {
+        return Err(format!("measurement {i} is missing or not a finite number"));
+    }
+    run.check_invariants()?;
+    let mut est = vec![0i64; nu * nc];
+    let mut stats = Stats::default();
+    // the root: its own measurements, no parent
+    let root = sp.root as usize;
+    let y = family(run, None, &[sp.root]).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
+    est[root * nc..(root + 1) * nc].copy_from_slice(&y);
+    stats.solved += 1;
+    let mut by_level: Vec<Vec<u32>> = vec![Vec::new(); sp.n_levels()];
+    for u in 0..nu {
+        by_level[sp.level[u] as usize].push(u as u32);
+    }
+    for parents in by_level.iter().take(sp.n_levels() - 1) {
+        let results: Vec<Result<(Vec<i64>, bool), String>> = parents
+            .par_iter()
+            .map(|&u| {
+                let ui = u as usize;
+                let p = &est[ui * nc..(ui + 1) * nc];
+                let ch = sp.children(u);
+                if ch.len() == 1 {
+                    return Ok((p.to_vec(), false));
+                }
+                if p.iter().all(|&v| v == 0) {
+                    return Ok((vec![0; nc * ch.len()], false));
+                }
+                family(run, Some(p), ch).map(|y| (y, true)).map_err(|e| format!("parent '{}': {e}", sp.ids[ui]))
+            })
+            .collect();
+        for (&u, r) in parents.iter().zip(results) {
+            let (y, solved) = r?;
+            if solved {
+                stats.solved += 1;
+            } else {
+                stats.copied += 1;
+            }
+            for (i, &c) in sp.children(u).iter().enumerate() {
+                let c = c as usize;
+                est[c * nc..(c + 1) * nc].copy_from_slice(&y[i * nc..(i + 1) * nc]);
+            }
+        }
+    }
+    check(run, &est)?;
+    Ok((est, stats))
+}
+
+/// L2 then L1 for the children `ch` of a parent with histogram `parent` (None: the root, ch = [root]).
+/// Returns the children's histograms, child-major.
+fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32]) -> Result<Vec<i64>, String> {
+    let nc = run.schema.cells();
+    // variables: the cells non-zero in the parent (all at the root)
+    let live: Vec<usize> = (0..nc).filter(|&k| parent.is_none_or(|p| p[k] > 0)).collect();
+    let nk = live.len();
+    let mut children = Vec::with_capacity(ch.len());
+    let mut totals = Vec::with_capacity(ch.len());
+    for &c in ch {
+        let c = c as usize;
+        let inv = run.invariant[c];
+        let total = (inv >= 0).then_some(inv);
+        totals.push(total);
+        let mut terms = Vec::new();
+        if let Some(vals) = run.unit_values(c) {
+            let g = &run.groups[run.unit_group[c] as usize];
+            for e in &g.entries {
+                let q = &run.queries[e.query];
+                // answer cells reached by a live cell, renumbered
+                let mut remap = vec![u32::MAX; q.cells];
+                let mut rows = 0u32;
+                let mut map = Vec::with_capacity(nk);
+                let mut y = Vec::new();
+                for &k in &live {
+                    let j = q.map[k] as usize;
+                    if remap[j] == u32::MAX {
+                        remap[j] = rows;
+                        rows += 1;
+                        y.push(vals[e.offset + j]);
+                    }
+                    map.push(remap[j]);
+                }
+                terms.push(l2::Term { map, rows: rows as usize, weight: 1.0 / e.sigma2, y });
+            }
+        }
+        children.push(l2::Child { terms, total: total.map(|t| t as f64) });
+    }
+    let pl: Option<Vec<i64>> = parent.map(|p| live.iter().map(|&k| p[k]).collect());
+    let prob = l2::Problem { n: nk, children, parent: pl.as_ref().map(|p| p.iter().map(|&v| v as f64).collect()) };
+    let x = l2::solve(&prob)?;
+    let y = rounding::round(&Rounding { n: nk, x: &x, parent: pl.as_deref(), totals: &totals })?;
+    let mut out = vec![0i64; nc * ch.len()];
+    for i in 0..ch.len() {
+        for (j, &k) in live.iter().enumerate() {
+            out[i * nc + k] = y[i * nk + j];
+        }
+    }
+    Ok(out)
+}
+
+/// The output contract: non-negative integers, every parent equal to the sum of its children in every
+/// cell, the invariants exact.
+pub fn check(run: &RunData, est: &[i64]) -> Result<(), String> {
+    let sp = &run.spine;
+    let nc = run.schema.cells();
+    if est.len() != sp.n_units() * nc {
+        return Err("estimates do not cover every geounit".into());
+    }
+    if let Some(i) = est.iter().position(|&v| v < 0) {
+        return Err(format!("negative count at geounit '{}'", sp.ids[i / nc]));
+    }
+    for u in 0..sp.n_units() {
+        let ch = sp.children(u as u32);
+        if !ch.is_empty() {
+            for k in 0..nc {
+                let s: i64 = ch.iter().map(|&c| est[c as usize * nc + k]).sum();
+                if s != est[u * nc + k] {
+                    return Err(format!("geounit '{}', cell {k}: children add up to {s}, not {}", sp.ids[u], est[u * nc + k]));
+                }
+            }
+        }
+        if run.invariant[u] >= 0 {
+            let t: i64 = est[u * nc..(u + 1) * nc].iter().sum();
+            if t != run.invariant[u] {
+                return Err(format!("geounit '{}': total {t} but the invariant is {}", sp.ids[u], run.invariant[u]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write `level,geounit,parent,cell,count`, geolevel by geolevel from the top, units in spine order.
+pub fn write_estimates(run: &RunData, est: &[i64], w: &mut dyn Write) -> Result<u64, String> {
+    let sp = &run.spine;
+    let nc = run.schema.cells();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+    let e = |e: std::io::Error| format!("write failed: {e}");
+    writeln!(w, "level,geounit,parent,cell,count").map_err(e)?;
+    let mut rows = 0u64;
+    let mut line = String::with_capacity(128);
+    for l in 0..sp.n_levels() {
+        for u in (0..sp.n_units()).filter(|&u| sp.level[u] as usize == l) {
+            let p = sp.parent[u];
+            let pid = if p == NONE { "" } else { sp.ids[p as usize].as_str() };
+            for k in 0..nc {
+                use std::fmt::Write as _;
+                line.clear();
+                let _ = writeln!(line, "{},{},{},{k},{}", csv_field(&sp.levels[l]), csv_field(&sp.ids[u]), csv_field(pid), est[u * nc + k]);
+                w.write_all(line.as_bytes()).map_err(e)?;
+                rows += 1;
+            }
+        }
+    }
+    w.flush().map_err(e)?;
+    Ok(rows)
+}
+
+/// Quote a CSV field when it needs it.
+pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topdown::pp_accuracy::{fill, layout, set_invariants, truth_histograms};
+    use crate::topdown::sampler::DiscreteGaussianSampler;
+    use crate::topdown::schema::DEFAULT_QUERIES;
+    use crate::topdown::spine::{Bypass, GeoSpec};
+    use rug::Rational;
+
+    fn spine(seed: u64, bypass: Bypass) -> Spine {
+        let spec = GeoSpec::parse("US,State,County,Tract,Block", "3,1-3,1-3,1-5", seed, "").unwrap();
+        let mut buf = Vec::new();
+        spec.write(&mut buf).unwrap();
+        let mut s = Spine::from_reader(&buf[..]).unwrap();
+        s.apply_bypass(bypass);
+        s
+    }
+
+    fn run(sp: &Spine, schema: &str) -> (RunData, Vec<u64>, Vec<DiscreteGaussianSampler>) {
+        let schema = Schema::parse(schema).unwrap();
+        let s2: Vec<Rational> = ["20", "3", "7", "5", "40"].iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
+        let (r, sig) = layout(sp, &schema, &DEFAULT_QUERIES, &s2).unwrap();
+        let truth = truth_histograms(sp, &schema, 4, 6);
+        let samplers = sig.into_iter().map(|s| DiscreteGaussianSampler::new(s).unwrap()).collect();
+        (r, truth, samplers)
+    }
+
+    #[test]
+    fn without_noise_the_output_is_the_input() {
+        for (seed, bypass, inv) in [(1, Bypass::Zcdp, 2), (2, Bypass::None, 0), (3, Bypass::Zcdp, 1)] {
+            let sp = spine(seed, bypass);
+            let (mut r, truth, _) = run(&sp, "hhgq=3,votingage=2,hispanic=2");
+            fill(&mut r, &truth, None, 0);
+            set_invariants(&mut r, &truth, inv);
+            let (est, stats) = postprocess(&r).unwrap();
+            assert!(stats.solved > 3);
+            let t: Vec<i64> = truth.iter().map(|&v| v as i64).collect();
+            assert_eq!(est, t, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn noisy_output_meets_the_contract() {
+        for seed in 0..6u64 {
+            let sp = spine(10 + seed, if seed % 2 == 0 { Bypass::Zcdp } else { Bypass::None });
+            let (mut r, truth, samplers) = run(&sp, "small");
+            fill(&mut r, &truth, Some(&samplers), seed);
+            set_invariants(&mut r, &truth, 2);
+            let (est, _) = postprocess(&r).unwrap();
+            let nc = r.schema.cells();
+            // checked here directly, not through `check`
+            assert!(est.iter().all(|&v| v >= 0));
+            for u in 0..sp.n_units() {
+                let ch = sp.children(u as u32);
+                for k in 0..nc {
+                    if !ch.is_empty() {
+                        assert_eq!(ch.iter().map(|&c| est[c as usize * nc + k]).sum::<i64>(), est[u * nc + k]);
+                    }
+                }
+                if sp.level[u] < 2 {
+                    assert_eq!(est[u * nc..(u + 1) * nc].iter().sum::<i64>() as u64, truth[u * nc..(u + 1) * nc].iter().sum::<u64>());
+                }
+            }
+            // not the truth: there is noise
+            assert_ne!(est.iter().map(|&v| v as u64).collect::<Vec<_>>(), truth);
+        }
+    }
+
+    #[test]
+    fn inconsistent_invariants_and_missing_values_are_errors() {
+        let sp = spine(5, Bypass::Zcdp);
+        let (mut r, truth, _) = run(&sp, "scalar");
+        fill(&mut r, &truth, None, 0);
+        set_invariants(&mut r, &truth, 2);
+        let st = sp.children(sp.root)[0] as usize;
+        r.invariant[st] += 1;
+        assert!(postprocess(&r).unwrap_err().contains("add up to"));
+        set_invariants(&mut r, &truth, 2);
+        r.invariant[sp.root as usize] = -1;
+        assert!(postprocess(&r).unwrap_err().contains("parent"));
+        set_invariants(&mut r, &truth, 2);
+        r.values[0] = f64::NAN;
+        assert!(postprocess(&r).unwrap_err().contains("finite"));
+    }
+}

@@ -1,0 +1,332 @@
+//! The L1 step of TopDown: controlled rounding of the L2 solution to non-negative integers that again
+//! sum to the parent, keep the invariants, and are closest to the L2 solution in L1.
+//!
+//! Production design (uscensusbureau/DAS_2020_Redistricting_Production_Code, read for the ideas, no
+//! code taken): `programs/optimization/simple_rounder.py` (`GeoRound`, the `CELLWISE_ROUNDER`) writes
+//! every child cell as ⌊x̃⌋ + b with b binary and minimises Σ (1 − 2·frac(x̃))·b — which is Σ|x − x̃| up
+//! to a constant — subject to the parent constraints and the invariants on the leftovers
+//! (`optimizer.py`, `addConstraint` with `rounder=True`), over the cells non-zero in the parent. It
+//! solves that as a binary program with Gurobi.
+//!
+//! Here the same problem is solved without restricting x to ⌊x̃⌋ or ⌈x̃⌉ (the L1-closest integer
+//! point over all non-negative integers, as the tests check by exhaustive search): |x − x̃| is convex
+//! and piecewise linear with integer breakpoints on the integers, so each cell is split into three
+//! segments x = a + b + d with a ∈ [0, ⌊x̃⌋] at cost −1, b ∈ [0, 1] at cost 1 − 2·frac(x̃) (only when
+//! x̃ is fractional) and d ≥ 0 at cost +1; the costs increase, so an optimum fills them in order and
+//! Σ cost + Σ x̃ = Σ|x − x̃|. The constraints — Σ_c x_{c,k} = p_k per cell, 1ᵀx_c = T_c per invariant
+//! — form the incidence matrix of a bipartite graph (a transportation problem), which is totally
+//! unimodular; with integer bounds and right-hand sides every vertex of the LP is integral, so the
+//! simplex optimum is the integer optimum. The LP is solved with microlp (a bounded-variable simplex),
+//! its values are rounded to the nearest integers and the result is checked exactly in integer
+//! arithmetic; should a value not come out integral, the same model is solved again with integer
+//! variables (microlp's branch and bound).
+
+use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp, Variable};
+
+/// The rounding problem of one parent: `x` holds the m children's L2 histograms (child-major, n cells
+/// each), `parent` the parent's fixed integer histogram (None at the root), `totals` the invariants.
+pub struct Rounding<'a> {
+    pub n: usize,
+    pub x: &'a [f64],
+    pub parent: Option<&'a [i64]>,
+    pub totals: &'a [Option<i64>],
+}
+
+/// Σ|y − x̃|.
+pub fn l1(x: &[f64], y: &[i64]) -> f64 {
+    x.iter().zip(y).map(|(a, &b)| (a - b as f64).abs()).sum()
+}
+
+pub fn round(r: &Rounding) -> Result<Vec<i64>, String> {
+    let n = r.n;
+    let m = r.totals.len();
+    if r.x.len() != n * m {
+        return Err(format!("rounding: {} values for {m} children of {n} cells", r.x.len()));
+    }
+    if r.x.iter().any(|v| !v.is_finite()) {
+        return Err("rounding: the L2 solution has a non-finite value".into());
+    }
+    if r.totals.iter().flatten().any(|&t| t < 0) {
+        return Err("rounding: negative invariant total".into());
+    }
+    // the L2 solution is non-negative up to its tolerance
+    let xt: Vec<f64> = r.x.iter().map(|&v| v.max(0.0)).collect();
+    if let Some(p) = r.parent {
+        if p.len() != n || p.iter().any(|&v| v < 0) {
+            return Err("rounding: the parent histogram must have n non-negative cells".into());
+        }
+        let sp: i64 = p.iter().sum();
+        let st: i64 = r.totals.iter().flatten().sum();
+        let all = r.totals.iter().all(|t| t.is_some());
+        if (all && st != sp) || st > sp {
+            return Err(format!("rounding: the invariant totals ({st}) do not fit the parent's total ({sp})"));
+        }
+    }
+    // no constraint at all (root without invariant): each cell to its nearest integer
+    if r.parent.is_none() && r.totals.iter().all(|t| t.is_none()) {
+        return Ok(xt.iter().map(|&v| v.round() as i64).collect());
+    }
+    if let Ok(y) = solve_lp(r, &xt, false) {
+        return Ok(y);
+    }
+    solve_lp(r, &xt, true)
+}
+
+/// Cells that are variables: with a parent, the cells non-zero in the parent (the others are 0).
+fn cell_live(r: &Rounding, k: usize) -> bool {
+    r.parent.is_none_or(|p| p[k] > 0)
+}
+
+fn solve_lp(r: &Rounding, xt: &[f64], integer: bool) -> Result<Vec<i64>, String> {
+    let n = r.n;
+    let m = r.totals.len();
+    let mut lp = Lp::new(OptimizationDirection::Minimize);
+    // segments of each live cell: (variable, which cell)
+    let mut segs: Vec<Vec<Variable>> = vec![Vec::new(); n * m];
+    let add = |lp: &mut Lp, cost: f64, hi: f64| -> Variable {
+        if integer {
+            lp.add_integer_var(cost, (0, hi.min(i32::MAX as f64) as i32))
+        } else {
+            lp.add_var(cost, (0.0, hi))
+        }
+    };
+    for c in 0..m {
+        // a cell can hold at most the parent's cell, or the child's total
+        let cap_total = r.totals[c].map(|t| t as f64);
+        for k in 0..n {
+            if !cell_live(r, k) {
+                continue;
+            }
+            let cap = match (r.parent, cap_total) {
+                (Some(p), Some(t)) => (p[k] as f64).min(t),
+                (Some(p), None) => p[k] as f64,
+                (None, Some(t)) => t,
+                (None, None) => f64::INFINITY,
+            };
+            let v = xt[c * n + k];
+            let fl = v.floor();
+            let f = v - fl;
+            let s = &mut segs[c * n + k];
+            if fl >= 1.0 {
+                s.push(add(&mut lp, -1.0, fl.min(cap)));
+            }
+            if f > 0.0 && fl < cap {
+                s.push(add(&mut lp, 1.0 - 2.0 * f, 1.0));
+            }
+            let rest = cap - fl - if f > 0.0 { 1.0 } else { 0.0 };
+            if rest > 0.0 {
+                s.push(add(&mut lp, 1.0, rest));
+            }
+        }
+    }
+    if let Some(p) = r.parent {
+        for k in 0..n {
+            if p[k] == 0 {
+                continue;
+            }
+            let e: Vec<(Variable, f64)> = (0..m).flat_map(|c| segs[c * n + k].iter().map(|&v| (v, 1.0))).collect();
+            lp.add_constraint(&e[..], ComparisonOp::Eq, p[k] as f64);
+        }
+    }
+    let with_total: Vec<usize> = (0..m).filter(|&c| r.totals[c].is_some()).collect();
+    // every child's total and the parent given: one row is implied by the others
+    let skip_last = r.parent.is_some() && with_total.len() == m;
+    for (i, &c) in with_total.iter().enumerate() {
+        if skip_last && i + 1 == with_total.len() {
+            break;
+        }
+        let e: Vec<(Variable, f64)> = (0..n).flat_map(|k| segs[c * n + k].iter().map(|&v| (v, 1.0))).collect();
+        lp.add_constraint(&e[..], ComparisonOp::Eq, r.totals[c].unwrap() as f64);
+    }
+    let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
+        .map_err(|_| "rounding: the LP solver failed".to_string())?
+        .map_err(|e| format!("rounding: {e}"))?
+        .into_solution()
+        .map_err(|_| "rounding: the LP solver stopped early".to_string())?;
+    let mut y = vec![0i64; n * m];
+    for (i, s) in segs.iter().enumerate() {
+        let mut t = 0i64;
+        for &v in s {
+            let val = sol.var_value(v);
+            let ri = val.round();
+            if (val - ri).abs() > 1e-6 {
+                return Err(format!("rounding: LP value {val} is not integral"));
+            }
+            t += ri as i64;
+        }
+        y[i] = t;
+    }
+    check(r, &y)?;
+    Ok(y)
+}
+
+/// The constraints, exactly: y ≥ 0, Σ_c y_c = parent, 1ᵀy_c = T_c.
+pub fn check(r: &Rounding, y: &[i64]) -> Result<(), String> {
+    let n = r.n;
+    let m = r.totals.len();
+    if y.iter().any(|&v| v < 0) {
+        return Err("rounding: negative count".into());
+    }
+    if let Some(p) = r.parent {
+        for k in 0..n {
+            if (0..m).map(|c| y[c * n + k]).sum::<i64>() != p[k] {
+                return Err(format!("rounding: cell {k} does not add up to the parent"));
+            }
+        }
+    }
+    for c in 0..m {
+        if let Some(t) = r.totals[c] {
+            if y[c * n..(c + 1) * n].iter().sum::<i64>() != t {
+                return Err(format!("rounding: child {c} misses its invariant total {t}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// All ways to write `total` as an ordered sum of `parts` non-negative integers.
+    fn compositions(total: i64, parts: usize) -> Vec<Vec<i64>> {
+        if parts == 1 {
+            return vec![vec![total]];
+        }
+        let mut out = Vec::new();
+        for first in 0..=total {
+            for mut rest in compositions(total - first, parts - 1) {
+                rest.insert(0, first);
+                out.push(rest);
+            }
+        }
+        out
+    }
+
+    /// Every non-negative integer m×n table meeting the constraints, by enumeration: with a parent,
+    /// every split of each parent cell among the children; at the root (one child with a total), every
+    /// split of the total among the cells.
+    fn all_feasible(r: &Rounding) -> Vec<Vec<i64>> {
+        let (n, m) = (r.n, r.totals.len());
+        let mut out = Vec::new();
+        match r.parent {
+            None => {
+                for y in compositions(r.totals[0].unwrap(), n) {
+                    out.push(y);
+                }
+            }
+            Some(p) => {
+                let per_cell: Vec<Vec<Vec<i64>>> = (0..n).map(|k| compositions(p[k], m)).collect();
+                let mut idx = vec![0usize; n];
+                loop {
+                    let mut y = vec![0i64; n * m];
+                    for k in 0..n {
+                        for c in 0..m {
+                            y[c * n + k] = per_cell[k][idx[k]][c];
+                        }
+                    }
+                    if check(r, &y).is_ok() {
+                        out.push(y);
+                    }
+                    let mut k = 0;
+                    while k < n {
+                        idx[k] += 1;
+                        if idx[k] < per_cell[k].len() {
+                            break;
+                        }
+                        idx[k] = 0;
+                        k += 1;
+                    }
+                    if k == n {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn optimal_against_exhaustive_search() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut strict = 0;
+        for case in 0..300 {
+            let root = case % 5 == 0;
+            let (n, m) = if root { (rng.gen_range(2..=4), 1) } else { (rng.gen_range(1..=3), rng.gen_range(2..=3)) };
+            // an integer table, then a random zero-margin perturbation: x̃ ≥ 0 with integer margins
+            let base: Vec<i64> = (0..n * m).map(|_| rng.gen_range(0..=3)).collect();
+            let mut x: Vec<f64> = base.iter().map(|&v| v as f64).collect();
+            if m >= 2 && n >= 2 {
+                for _ in 0..3 {
+                    let (c1, c2) = (rng.gen_range(0..m), rng.gen_range(0..m));
+                    let (k1, k2) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                    if c1 == c2 || k1 == k2 {
+                        continue;
+                    }
+                    let t = rng.gen_range(0.0..1.5);
+                    let (a, b, c, d) = (c1 * n + k1, c2 * n + k2, c1 * n + k2, c2 * n + k1);
+                    if x[c] >= t && x[d] >= t {
+                        x[a] += t;
+                        x[b] += t;
+                        x[c] -= t;
+                        x[d] -= t;
+                    }
+                }
+            } else {
+                // one child or one cell: fractional values, margins kept by the constraints chosen below
+                for v in x.iter_mut() {
+                    *v += rng.gen_range(0.0..1.0);
+                }
+            }
+            let parent: Vec<i64> = (0..n).map(|k| (0..m).map(|c| base[c * n + k]).sum()).collect();
+            let totals: Vec<Option<i64>> =
+                (0..m).map(|c| if root || rng.gen_bool(0.6) { Some(base[c * n..(c + 1) * n].iter().sum()) } else { None }).collect();
+            let r = Rounding { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
+            let y = round(&r).unwrap();
+            check(&r, &y).unwrap();
+            let feas = all_feasible(&r);
+            let best = feas.iter().map(|z| l1(&x, z)).fold(f64::INFINITY, f64::min);
+            assert!((l1(&x, &y) - best).abs() < 1e-9, "case {case}: {y:?} has L1 {} but the optimum is {best} (x̃ = {x:?})", l1(&x, &y));
+            // the floor/ceiling restriction of the production rounder gives the same optimum here
+            let boxed = feas
+                .iter()
+                .filter(|z| z.iter().zip(&x).all(|(&v, &t)| v as f64 >= t.floor() - 1e-12 && v as f64 <= t.ceil() + 1e-12))
+                .map(|z| l1(&x, z))
+                .fold(f64::INFINITY, f64::min);
+            if (boxed - best).abs() < 1e-9 {
+                strict += 1;
+            }
+        }
+        assert_eq!(strict, 300, "floor/ceiling rounding reached the unrestricted optimum in every case");
+    }
+
+    #[test]
+    fn integer_fallback_reaches_the_same_optimum() {
+        // the branch-and-bound model (used only if a simplex value came out fractional)
+        let x = [1.6, 0.7, 0.2, 0.4, 1.3, 0.8];
+        let p = [2i64, 2, 1];
+        let totals = [Some(2), None];
+        let r = Rounding { n: 3, x: &x, parent: Some(&p), totals: &totals };
+        let a = round(&r).unwrap();
+        let b = solve_lp(&r, &x, true).unwrap();
+        check(&r, &b).unwrap();
+        let best = all_feasible(&r).iter().map(|z| l1(&x, z)).fold(f64::INFINITY, f64::min);
+        assert!((l1(&x, &a) - best).abs() < 1e-9 && (l1(&x, &b) - best).abs() < 1e-9, "{a:?} {b:?} {best}");
+    }
+
+    #[test]
+    fn integral_input_is_kept_and_bad_input_is_an_error() {
+        let x = [2.0, 0.0, 1.0, 3.0];
+        let p = [3i64, 3];
+        let y = round(&Rounding { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(4)] }).unwrap();
+        assert_eq!(y, vec![2, 0, 1, 3]);
+        // invariant totals that do not add up to the parent
+        assert!(round(&Rounding { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(5)] }).is_err());
+        assert!(round(&Rounding { n: 2, x: &[f64::NAN, 0.0], parent: None, totals: &[None] }).is_err());
+        // root without invariant: nearest integers
+        assert_eq!(round(&Rounding { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[None] }).unwrap(), vec![0, 3, 7]);
+        // root with invariant: one unit moved where it costs least
+        assert_eq!(round(&Rounding { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[Some(11)] }).unwrap(), vec![1, 3, 7]);
+    }
+}
