@@ -196,9 +196,9 @@ pub struct PostprocessArgs {
     /// δ of the certified ε reported for the run
     #[arg(long, value_name = "D", default_value = "1e-10", allow_hyphen_values = true)]
     pub delta: String,
-    /// Precision of the certified ε (53: the certified double-precision engine)
-    #[arg(long, value_name = "BITS", default_value_t = 53)]
-    pub prec: u32,
+    /// Precision of the certified ε in bits, an expert override (default: the accountant chooses for 20 digits)
+    #[arg(long, value_name = "BITS")]
+    pub prec: Option<u32>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -500,7 +500,7 @@ fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String>
 
 fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
-    let prec = check_prec(a.prec)?;
+    let prec = a.prec.map(check_prec).transpose()?;
     let t0 = std::time::Instant::now();
     let (run, m) = crate::topdown::rundir::load_run(&a.run)?;
     let t_load = t0.elapsed().as_secs_f64();
@@ -527,8 +527,9 @@ fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     match certify(&m, &delta, prec) {
         Ok(c) => {
             r.push("delta", a.delta.trim());
-            r.push("epsilon_lo", fmt_down(&c.epsilon.lo, 20));
-            r.push("epsilon_hi", fmt_up(&c.epsilon.hi, 20));
+            r.push("epsilon_lo", fmt_down(c.epsilon.lo(), 20));
+            r.push("epsilon_hi", fmt_up(c.epsilon.hi(), 20));
+            r.push("epsilon_method", c.epsilon.describe());
             r.push(
                 "privacy",
                 "unchanged by post-processing: the output is a function of the noisy measurements (certified epsilon above), the public geography and the invariants; the invariants are published exactly, outside the guarantee",
