@@ -5,6 +5,7 @@ pub mod budget;
 pub mod calibrate;
 pub mod census;
 pub mod cli;
+pub mod data;
 pub mod dist;
 pub mod fourier;
 pub mod mech;
