@@ -1,6 +1,7 @@
 //! tightdp: certified, arbitrary-precision privacy accounting for the 2020 US Census.
 //!
 //! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
+pub mod accuracy;
 pub mod budget;
 pub mod calibrate;
 pub mod census;
