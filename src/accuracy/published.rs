@@ -165,14 +165,8 @@ impl Evaluator {
         let seed: u64 = get(m, "seed")?.parse().map_err(|_| "seed must be an integer".to_string())?;
         let src = NoiseSource::seeded(seed);
         let map = m.get("level").map(|l| vec![(geo.name().replace(' ', "-"), l.clone())]).unwrap_or_default();
-        let opt = regression::Options {
-            trials,
-            batch: 3,
-            exact_sampler: false,
-            source: &src,
-            delta: parse_rational(get(m, "delta")?)?,
-            map,
-        };
+        let opt =
+            regression::Options { trials, batch: 3, exact_sampler: false, source: &src, delta: parse_rational(get(m, "delta")?)?, map };
         let fit = regression::study(std::slice::from_ref(&lv), &alloc, &opt)?;
         let r = &fit[0].runs;
         Ok(Eval::Value(100.0 * (1.0 - r[1].mae / r[0].mae)))
@@ -197,7 +191,8 @@ mod tests {
     fn fig6_without_postprocessing_is_the_variance_reduction() {
         let ev = Evaluator::new(&repo_data(), Path::new("/nonexistent"));
         for (level, want) in [("State", "15.08"), ("Block", "24.82")] {
-            let v = ev.evaluate("fig6_reduction_pct", &inputs(&format!("alloc=dhc-2022-08-25;level={level};metric=mse;pp=none;delta=1e-11")));
+            let v =
+                ev.evaluate("fig6_reduction_pct", &inputs(&format!("alloc=dhc-2022-08-25;level={level};metric=mse;pp=none;delta=1e-11")));
             match v.unwrap() {
                 Eval::Value(x) => assert_eq!(format!("{x:.2}"), want),
                 other => panic!("{other:?}"),

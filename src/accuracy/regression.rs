@@ -214,7 +214,8 @@ pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &Options) -> Result<V
             let red: Vec<f64> = (0..nb)
                 .filter_map(|b| {
                     let m = |r: &NoiseRun| -> Option<f64> {
-                        let v: Vec<f64> = r.deltas[b * opt.batch..(b + 1) * opt.batch].iter().map(|d| d.map(f64::abs)).collect::<Option<_>>()?;
+                        let v: Vec<f64> =
+                            r.deltas[b * opt.batch..(b + 1) * opt.batch].iter().map(|d| d.map(f64::abs)).collect::<Option<_>>()?;
                         Some(v.iter().sum::<f64>() / v.len() as f64)
                     };
                     Some(100.0 * (1.0 - m(&runs[1])? / m(&runs[0])?))

@@ -135,9 +135,9 @@ impl RaceTable {
 
     pub fn name(self) -> &'static str {
         match self {
-            RaceTable::P8 => "P8 (NHGIS H72001-H72009)",
-            RaceTable::P3 => "P3 (NHGIS H7X001-H7X008)",
-            RaceTable::P1 => "P1 (NHGIS H7V001)",
+            RaceTable::P8 => "P8, NHGIS H72001-H72009",
+            RaceTable::P3 => "P3, NHGIS H7X001-H7X008",
+            RaceTable::P1 => "P1, NHGIS H7V001",
         }
     }
 
