@@ -277,20 +277,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod speed {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn speed_probe() {
-        let t = DgTable::new(&Rational::from((45662, 100))).unwrap();
-        let counts: Vec<u32> = (0..421545u32 * 9).map(|i| [0, 0, 1, 4, 17, 60, 300][(i % 7) as usize]).collect();
-        let lv = NhgisLevel { geo: Geo::Block, table: RaceTable::P8, units: 421545, counts, states: vec![], files: vec![] };
-        let src = NoiseSource::seeded(5);
-        let a = AliasDg::new(&t);
-        let t0 = std::time::Instant::now();
-        let s = simulate(&lv, &a, 100, &src, 1);
-        eprintln!("3.8e8 draws: {:?} ({})", t0.elapsed(), s[0]);
-    }
-}

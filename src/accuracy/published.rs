@@ -48,6 +48,7 @@ pub struct Evaluator {
     nhgis: RefCell<BTreeMap<String, Result<Vec<nhgis::NhgisLevel>, String>>>,
     acs: RefCell<Option<Result<Vec<acs::AcsLevel>, String>>>,
     allocs: RefCell<BTreeMap<String, Allocation>>,
+    sigma2: RefCell<BTreeMap<String, (rug::Rational, rug::Rational)>>,
 }
 
 impl Evaluator {
@@ -58,6 +59,7 @@ impl Evaluator {
             nhgis: RefCell::new(BTreeMap::new()),
             acs: RefCell::new(None),
             allocs: RefCell::new(BTreeMap::new()),
+            sigma2: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -68,6 +70,17 @@ impl Evaluator {
         let a = Allocation::from_path(&self.data.join("allocations").join(format!("{name}.toml")))?;
         self.allocs.borrow_mut().insert(name.to_string(), a.clone());
         Ok(a)
+    }
+
+    /// Table 1's pair of σ² for an allocation level (calibrated once per level and δ).
+    fn table1(&self, alloc: &str, level: &str, delta: &str) -> Result<(rug::Rational, rug::Rational), String> {
+        let key = format!("{alloc}|{level}|{delta}");
+        if let Some(v) = self.sigma2.borrow().get(&key) {
+            return Ok(v.clone());
+        }
+        let v = table1_sigma2(&self.alloc(alloc)?, level, &parse_rational(delta)?)?;
+        self.sigma2.borrow_mut().insert(key, v.clone());
+        Ok(v)
     }
 
     fn nhgis_levels(&self, state: &str, table: Option<nhgis::RaceTable>) -> Result<Option<Vec<nhgis::NhgisLevel>>, String> {
@@ -108,9 +121,7 @@ impl Evaluator {
     }
 
     fn fig6(&self, m: &In) -> Result<Eval, String> {
-        let alloc = self.alloc(get(m, "alloc")?)?;
-        let delta = parse_rational(get(m, "delta")?)?;
-        let (sb, sr) = table1_sigma2(&alloc, get(m, "level")?, &delta)?;
+        let (sb, sr) = self.table1(get(m, "alloc")?, get(m, "level")?, get(m, "delta")?)?;
         let (tb, tr) = (DgTable::new(&sb)?, DgTable::new(&sr)?);
         let k = match get(m, "metric")? {
             "mse" => 0,

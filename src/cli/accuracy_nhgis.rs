@@ -43,6 +43,15 @@ pub struct NhgisArgs {
     pub label: Option<String>,
 }
 
+/// An exact expectation with 12 significant digits.
+fn sig12(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let d = (11 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.d$}")
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.6}")).unwrap_or_default()
 }
@@ -71,7 +80,7 @@ pub fn records(studies: &[LevelStudy], for_release: bool) -> Vec<Record> {
             r.push("counts", (if group.is_none() { st.units * st.table.cells() } else { st.units }).to_string());
             r.push("trials", st.trials.to_string());
             for (k, m) in METRICS.iter().enumerate() {
-                r.push(&format!("{m}_exact"), format!("{:.6}", g.exact[k]));
+                r.push(&format!("{m}_exact"), sig12(g.exact[k]));
                 r.push(&format!("{m}_sim"), opt(g.sim.map(|s| s[k])));
                 r.push(&format!("{m}_sim_se"), opt(g.se.map(|s| s[k])));
             }

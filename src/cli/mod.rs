@@ -7,6 +7,7 @@ pub mod common;
 pub mod downstream;
 pub mod epsilon;
 pub mod reproduce;
+pub mod reproduce_realdata;
 pub mod risk;
 pub mod safetab_p;
 pub mod safetab_tables;

@@ -450,14 +450,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.csv");
         std::fs::write(&p, "GISJOIN,H7V001\nG420,1\n").unwrap();
-        assert!(read(&[p.clone()]).unwrap_err().contains("no column 'S1501_C01_007E'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("no column 'S1501_C01_007E'"));
         std::fs::write(&p, "GEO_ID,S1501_C01_007E,S1501_C01_008E\n0400000US42,1,2\n").unwrap();
-        assert!(read(&[p.clone()]).unwrap_err().contains("no column 'S1501_C01_009E'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("no column 'S1501_C01_009E'"));
         std::fs::write(&p, [s1501_header(), s1501_row("0400000US42", [1, 1, 1, 1, 1, 1, 1], "abc")].join("\n")).unwrap();
-        let e = read(&[p.clone()]).unwrap_err();
+        let e = read(std::slice::from_ref(&p)).unwrap_err();
         assert!(e.contains("line 2") && e.contains("S1501_C01_059E"), "{e}");
         std::fs::write(&p, [s1501_header(), s1501_row("9700000US42", [1, 1, 1, 1, 1, 1, 1], "1")].join("\n")).unwrap();
-        assert!(read(&[p.clone()]).unwrap_err().contains("GEO_ID '9700000US42'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("GEO_ID '9700000US42'"));
         std::fs::write(
             &p,
             [s1501_header(), s1501_row("0400000US42", [1, 1, 1, 1, 1, 1, 1], "1"), s1501_row("0400000US42", [1; 7], "2")].join("\n"),

@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(lv[1].units, 2);
         assert_eq!(lv[1].cell(1, 1), 7);
         // P1 on request; a state filter that matches nothing is an error
-        let p1 = read(&[plain.clone()], Some(RaceTable::P1), None).unwrap();
+        let p1 = read(std::slice::from_ref(&plain), Some(RaceTable::P1), None).unwrap();
         assert_eq!(p1[0].counts, vec![10, 7]);
         assert!(read(&[plain], None, Some("01")).unwrap_err().contains("no units of state 01"));
     }
@@ -384,7 +384,7 @@ mod tests {
         let e = read(&[part], None, None).unwrap_err();
         assert!(e.contains("no column 'H72004'"), "{e}");
         let bad = write(d.path(), "b.csv", "GISJOIN,H7V001\nG420,12\nG4200010,-3\n");
-        let e = read(&[bad.clone()], None, None).unwrap_err();
+        let e = read(std::slice::from_ref(&bad), None, None).unwrap_err();
         assert!(e.contains("line 3") && e.contains("H7V001"), "{e}");
         let dup = write(d.path(), "d.csv", "GISJOIN,H7V001\nG420,12\nG420,12\n");
         assert!(read(&[dup], None, None).unwrap_err().contains("duplicate GISJOIN"));
