@@ -122,24 +122,31 @@ def write_nhgis(out, blocks_target, rng):
     levels = {k: [] for k in ("state", "county", "tract", "blck_grp", "block")}
     n_counties = max(3, round(6 * (blocks_target / 3000) ** 0.5))
     per_county = blocks_target / n_counties
+    n_tracts = max(1, round(per_county / 75))
+    # blocks per block group (3 per tract), adjusted to sum to exactly blocks_target
+    sizes = [max(1, round(per_county / n_tracts / 3 * rng.uniform(0.6, 1.4))) for _ in range(n_counties * n_tracts * 3)]
+    i = 0
+    while sum(sizes) != blocks_target:
+        step = 1 if sum(sizes) < blocks_target else -1
+        if sizes[i % len(sizes)] + step >= 1:
+            sizes[i % len(sizes)] += step
+        i += 1
+    sizes = iter(sizes)
     state_tot = [0] * 72
-    made = 0
     for ci in range(n_counties):
         cty = "%03d" % (2 * ci + 1)
         county_tot = [0] * 72
-        n_tracts = max(1, round(per_county / 75))
         for ti in range(n_tracts):
             tr = "%06d" % (100 * (ti + 1))
             prof = race_profile(rng)
             tract_tot = [0] * 72
             for bi, bg in enumerate("123"):
                 bg_tot = [0] * 72
-                n_blocks = max(1, round(per_county / n_tracts / 3 * rng.uniform(0.6, 1.4)))
+                n_blocks = next(sizes)
                 for k in range(n_blocks):
                     bl = "%s%03d" % (bg, k)
                     p8 = block_p8(rng, draw_block_population(rng), prof)
                     levels["block"].append(nhgis_row("block", (STATE_FIPS, cty, tr, bg, bl), "Block %s" % bl, p8))
-                    made += 1
                     bg_tot = [a + b for a, b in zip(bg_tot, p8)]
                 levels["blck_grp"].append(nhgis_row("blck_grp", (STATE_FIPS, cty, tr, bg, ""), "Block Group %s" % bg, bg_tot))
                 tract_tot = [a + b for a, b in zip(tract_tot, bg_tot)]
