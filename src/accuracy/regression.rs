@@ -85,7 +85,7 @@ pub fn noisy_slope<D: Draw, R: rand_chacha::rand_core::RngCore>(areas: &[AcsArea
 /// First-order E|β̂_σ − β̂| for noise variance `var` (module doc).
 pub fn linear_mae(areas: &[AcsArea], var: f64) -> f64 {
     let n = areas.len() as f64;
-    let x: Vec<f64> = areas.iter().map(|a| share_pct(&a.counts).unwrap()).collect();
+    let x: Vec<f64> = areas.iter().map(|a| share_pct(&a.counts).unwrap_or(f64::NAN)).collect();
     let y: Vec<f64> = areas.iter().map(|a| a.earnings).collect();
     let Some(beta) = ols_slope(&x, &y) else { return f64::NAN };
     let mx = x.iter().sum::<f64>() / n;

@@ -21,7 +21,7 @@ pub const DEFAULT_ALLOCATION: &str = "data/allocations/dhc-2022-08-25.toml";
 pub struct NhgisArgs {
     /// NHGIS CSV extracts of the 2010 SF1 (ds172) or the privacy-protected demonstration data, one or
     /// more levels (state, county, tract, block group, block); read instead of --counts
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "counts")]
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["counts", "level"])]
     pub nhgis: Vec<PathBuf>,
     /// Race table: p8 (nine cells H72001–H72009, the paper's), p3 (H7X001–H7X008), p1 (H7V001), auto
     #[arg(long, value_name = "TABLE", default_value = "auto")]

@@ -118,7 +118,7 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let rows = panels.len().div_ceil(cols) as u32;
     let legend = legend_entries(panels);
     let legend_rows = legend_layout(&legend, panel_w * cols as u32).len() as u32;
-    let header = 44 + 26 * legend_rows;
+    let header = 44 + title_extra(title) + 26 * legend_rows;
     let size = (panel_w * cols as u32, panel_h * rows + header);
     let png_path = stem.with_extension("png");
     let tmp_png = stem.with_extension("png.tmp.png");
@@ -137,6 +137,22 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let svg_path = stem.with_extension("svg");
     write_atomic(&svg_path, svg.as_bytes())?;
     Ok(vec![csv_path, png_path, svg_path])
+}
+
+/// A title "main — source" is drawn on two lines: the second, smaller, names the data.
+fn split_title(title: &str) -> (&str, Option<&str>) {
+    match title.split_once(" — ") {
+        Some((a, b)) => (a, Some(b)),
+        None => (title, None),
+    }
+}
+
+fn title_extra(title: &str) -> u32 {
+    if split_title(title).1.is_some() {
+        22
+    } else {
+        0
+    }
 }
 
 fn legend_entries(panels: &[BarPanel]) -> Vec<(String, RGBColor, Kind)> {
@@ -185,10 +201,15 @@ where
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let (w, _) = root.dim_in_pixel();
     let centre = Pos::new(HPos::Center, VPos::Top);
-    root.draw(&Text::new(title.to_string(), (w as i32 / 2, 10), TextStyle::from(("sans-serif", 21).into_font()).pos(centre)))
+    let (main, sub) = split_title(title);
+    root.draw(&Text::new(main.to_string(), (w as i32 / 2, 10), TextStyle::from(("sans-serif", 21).into_font()).pos(centre)))
         .map_err(|e| e.to_string())?;
+    if let Some(sub) = sub {
+        root.draw(&Text::new(format!("data: {sub}"), (w as i32 / 2, 38), TextStyle::from(("sans-serif", 16).into_font()).pos(centre)))
+            .map_err(|e| e.to_string())?;
+    }
     for (r, row) in legend_layout(legend, w).iter().enumerate() {
-        let y = 44 + 26 * r as i32 + 8;
+        let y = 44 + title_extra(title) as i32 + 26 * r as i32 + 8;
         let mut x = 20i32;
         for &i in row {
             let (name, color, kind) = &legend[i];

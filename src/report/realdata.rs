@@ -57,7 +57,7 @@ pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Result<Vec<Pa
             let red = reduction_pct(b.pooled.exact[k0], r.pooled.exact[k0], None).0;
             let red_pp = reduction_pct(b.pooled.exact[k1], r.pooled.exact[k1], None).0;
             panels.push(BarPanel {
-                title: format!("{} {metric}, σ² {} → {}: −{red:.2}%, −{red_pp:.2}%", st.geo.name(), s2(&b.sigma2), s2(&r.sigma2)),
+                title: format!("{} {metric}, σ² {} → {}: −{red:.2}%; max(0,·): −{red_pp:.2}%", st.geo.name(), s2(&b.sigma2), s2(&r.sigma2)),
                 y_label: unit.into(),
                 categories: cats,
                 series,
@@ -69,7 +69,7 @@ pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Result<Vec<Pa
         &format!("Figure 6: error of released counts per level, Bureau vs Table 1 noise — {source}"),
         &panels,
         studies.len().max(1),
-        (430, 380),
+        (500, 380),
         stem,
     )
 }
