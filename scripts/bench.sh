@@ -70,6 +70,24 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *topdown* ]]; then
   ./scripts/bench-topdown.sh
 fi
 
+# Accuracy on real-data layouts (Figures 6, 8, 9 of census-2020-more-private-fdp.txt): a synthetic NHGIS
+# block extract of Pennsylvania's size (421,545 blocks, P8's nine race cells), 1,000 trials of both the
+# Bureau's and Table 1's noise (2 x 3.8e9 draws), exact expectations included; and the ACS regression.
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *accuracy* ]]; then
+  echo
+  echo "== accuracy --nhgis / downstream --acs on the real-data layouts (synthetic data)"
+  cargo build --release --locked -q
+  tmpa=$(mktemp -d)
+  python3 scripts/make_synthetic_extracts.py "$tmpa" --blocks 421545 >/dev/null
+  timed "accuracy --nhgis: 421,545 blocks x 9 counts x 1000 trials, 2 noises" "<= 60 s on 2 cores" \
+    $B accuracy --nhgis "$tmpa/nhgis/nhgis0000_ds172_2010_block.csv" --trials 1000 --seed 1
+  timed "accuracy --nhgis: all 5 levels of that extract, 1000 trials"        "-" \
+    $B accuracy --nhgis "$tmpa"/nhgis/*.csv --trials 1000 --seed 1
+  timed "downstream --acs: 7 synthetic ACS levels x 2000 trials, 2 noises"    "-" \
+    $B downstream --acs data/synthetic-extracts/acs/* --trials 2000 --seed 1
+  rm -rf "$tmpa"
+fi
+
 # Mechanisms (src/mech): exact sampler throughput and a SafeTab-P run on 10 million synthetic persons.
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mech* ]]; then
   echo

@@ -2,10 +2,12 @@
 //!
 //! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
 pub mod account;
+pub mod accuracy;
 pub mod budget;
 pub mod calibrate;
 pub mod census;
 pub mod cli;
+pub mod data;
 pub mod fourier;
 pub mod mech;
 pub mod model;

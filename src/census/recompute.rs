@@ -45,7 +45,7 @@ pub const QUANTITIES: &[&str] = &[
 pub const PENDING: &[&str] = &[];
 
 pub fn known(q: &str) -> bool {
-    QUANTITIES.contains(&q) || PENDING.contains(&q)
+    QUANTITIES.contains(&q) || PENDING.contains(&q) || crate::accuracy::published::handles(q)
 }
 
 pub struct Ctx {

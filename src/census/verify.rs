@@ -12,8 +12,10 @@
 //!
 //! Verdicts: `exact` (agrees to all printed digits with correct rounding), `rounded-differently`
 //! (agrees under another rounding rule — truncation or rounding up — named in the output), `differs`
-//! (does not agree; explained in the data file), `differs-unexplained`, and `pending` (the computation
-//! belongs to a capability not built yet).
+//! (does not agree; explained in the data file), `differs-unexplained`, `pending` (the computation
+//! belongs to a capability not built yet), and `needs-data` (the value depends on the paper's data —
+//! NHGIS / ACS extracts the user must download — which are not in the extracts directory;
+//! `crate::accuracy::published`).
 
 use rug::Float;
 use std::collections::BTreeMap;

@@ -19,15 +19,15 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
-    /// Allocation file (TOML)
+    /// Allocation file (TOML); with --nhgis the default is data/allocations/dhc-2022-08-25.toml
     #[arg(long, value_name = "FILE")]
-    pub allocation: PathBuf,
-    /// Level whose noise is applied to the counts
+    pub allocation: Option<PathBuf>,
+    /// Level whose noise is applied to the counts (with --counts)
     #[arg(long, value_name = "NAME")]
-    pub level: String,
+    pub level: Option<String>,
     /// CSV of true counts (one row per unit)
     #[arg(long, value_name = "FILE")]
-    pub counts: PathBuf,
+    pub counts: Option<PathBuf>,
     /// Column holding the counts
     #[arg(long, value_name = "NAME", default_value = "count")]
     pub column: String,
@@ -42,6 +42,9 @@ pub struct AccuracyArgs {
     pub seed: Option<u64>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// Figures 6 and 8 from NHGIS extracts (src/cli/accuracy_nhgis.rs)
+    #[command(flatten)]
+    pub nhgis: crate::cli::accuracy_nhgis::NhgisArgs,
 }
 
 /// Read the counts column; any non-integer or negative entry is an error naming its line.
@@ -67,15 +70,21 @@ pub fn read_counts(path: &PathBuf, column: &str) -> Result<Vec<i64>, String> {
 }
 
 pub fn run(a: AccuracyArgs) -> Result<String, String> {
+    if !a.nhgis.nhgis.is_empty() {
+        return crate::cli::accuracy_nhgis::run(&a);
+    }
+    let (Some(alloc_path), Some(level_name), Some(counts_path)) = (&a.allocation, &a.level, &a.counts) else {
+        return Err("accuracy needs --allocation, --level and --counts (or --nhgis FILE…)".into());
+    };
     let prec = check_prec(256)?;
     let delta = parse_delta(&a.delta)?;
-    let alloc = Allocation::from_path(&a.allocation)?;
-    let level = alloc.level(&a.level)?.clone();
+    let alloc = Allocation::from_path(alloc_path)?;
+    let level = alloc.level(level_name)?.clone();
     let groups = alloc.level_mechanisms(&level);
     if groups.len() != 1 {
         return Err(format!("level '{}' has heterogeneous variances; accuracy needs one σ²", level.name));
     }
-    let counts = read_counts(&a.counts, &a.column)?;
+    let counts = read_counts(counts_path, &a.column)?;
     let s2 = groups[0].sigma2.clone();
     let target = zcdp::eps_bs(&level.rho, &delta, prec).mid();
     let br = calibrate_factor(&groups, &delta, &target, 128, prec, 1e-12)?;

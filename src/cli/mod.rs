@@ -1,10 +1,13 @@
 //! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
 pub mod accuracy;
+pub mod accuracy_nhgis;
 pub mod calibrate;
 pub mod certify;
 pub mod common;
+pub mod downstream;
 pub mod epsilon;
 pub mod reproduce;
+pub mod reproduce_realdata;
 pub mod risk;
 pub mod safetab_p;
 pub mod safetab_tables;
@@ -44,6 +47,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
     Accuracy(accuracy::AccuracyArgs),
+    /// Downstream regression on noisy ACS counts (Figure 9): slope MAE, Bureau vs reduced noise
+    Downstream(downstream::DownstreamArgs),
     /// Recompute every published number (data/published.csv) and give a verdict
     Verify(verify::VerifyArgs),
     /// Regenerate every table and figure into results/
@@ -100,6 +105,7 @@ pub fn run() -> i32 {
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
+        Command::Downstream(a) => downstream::run(a),
         Command::Verify(a) => match verify::run(a) {
             Ok((out, code)) => {
                 print!("{out}");

@@ -276,7 +276,7 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
         (a.out.join("production-calibration.csv"), pcal),
         (a.out.join("verification.csv"), render_csv(&vrows)),
     ];
-    files.push((a.out.join("README.md"), results_readme(!a.no_figures)));
+    files.push((a.out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
     let mut log = String::new();
     for (path, body) in &files {
         write_atomic(path, body.as_bytes())?;
@@ -320,6 +320,10 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
             log += &format!("wrote {}\n", f.display());
         }
         for f in crate::report::csvplot::risk_figures(&a.out.join("risk"))? {
+            log += &format!("wrote {}\n", f.display());
+        }
+        step("Figures 6, 8, 9 on the synthetic extracts");
+        for f in crate::cli::reproduce_realdata::synthetic(&a.data, &a.out)? {
             log += &format!("wrote {}\n", f.display());
         }
     }

@@ -18,6 +18,10 @@ pub struct VerifyArgs {
     /// Directory holding the bundled data (allocations)
     #[arg(long, value_name = "DIR", default_value = "data")]
     pub data: PathBuf,
+    /// Directory of the user's downloaded extracts (NHGIS, ACS) for the rows that need data
+    /// (default: <data>/extracts)
+    #[arg(long, value_name = "DIR")]
+    pub extracts: Option<PathBuf>,
     /// Where to write verification.csv
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
@@ -34,8 +38,15 @@ pub struct VerifyArgs {
 
 /// Run verification; returns (rows, summary line, has_unexplained).
 pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
+    verify_rows_with(published, data, &data.join("extracts"), prec)
+}
+
+/// As `verify_rows`, with the user's extracts (NHGIS, ACS) in `extracts`: rows of quantities that need
+/// them are recomputed when they are there, and judged `needs-data` otherwise.
+pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
     let rows = load(published, &known)?;
     let ctx = Ctx::new(data, prec, 128);
+    let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
     pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} {msg}").unwrap());
     let mut out = Vec::new();
@@ -47,13 +58,24 @@ pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Reco
         rec.push("paper", r.paper.clone());
         rec.push("location", r.location.clone());
         rec.push("printed", r.printed.clone());
-        let (recomputed, mut verdict, mut rule) = match ctx.compute(&r.quantity, &r.inputs) {
+        let computed = if crate::accuracy::published::handles(&r.quantity) {
+            use crate::accuracy::published::Eval;
+            match user_data.evaluate(&r.quantity, &r.inputs) {
+                Ok(Eval::Value(v)) => Ok(Some(rug::Float::with_val(prec, v))),
+                Ok(Eval::NeedsData(why)) => Err(Ok(why)),
+                Err(e) => Err(Err(e)),
+            }
+        } else {
+            ctx.compute(&r.quantity, &r.inputs).map_err(Err)
+        };
+        let (recomputed, mut verdict, mut rule) = match computed {
+            Err(Ok(why)) => (String::new(), "needs-data".to_string(), format!("{why} (README: real data)")),
+            Err(Err(e)) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
             Ok(None) => (String::new(), "pending".to_string(), "capability not built yet".to_string()),
             Ok(Some(v)) => {
                 let (verdict, rule) = judge(&r.printed, r.rounding, &v);
                 (show(&v, r.rounding, &r.printed), verdict, rule)
             }
-            Err(e) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
         };
         let mut alt = String::new();
         if verdict == "differs" {
@@ -91,13 +113,19 @@ pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Reco
     pb.finish_and_clear();
     let unexplained = counts.get("differs-unexplained").copied().unwrap_or(0) > 0;
     let summary = format!(
-        "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs-unexplained, {} pending",
+        "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs-unexplained, {} pending, {} needs-data{}",
         out.len(),
         counts.get("exact").unwrap_or(&0),
         counts.get("rounded-differently").unwrap_or(&0),
         counts.get("differs").unwrap_or(&0),
         counts.get("differs-unexplained").unwrap_or(&0),
-        counts.get("pending").unwrap_or(&0)
+        counts.get("pending").unwrap_or(&0),
+        counts.get("needs-data").unwrap_or(&0),
+        if counts.contains_key("needs-data") {
+            format!(" (the paper's own data: put the NHGIS/ACS extracts in {})", extracts.display())
+        } else {
+            String::new()
+        }
     );
     Ok((out, summary, unexplained))
 }
@@ -108,7 +136,8 @@ fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
 
 pub fn run(a: VerifyArgs) -> Result<(String, i32), String> {
     let prec = check_prec(a.prec)?;
-    let (rows, summary, unexplained) = verify_rows(&a.published, &a.data, prec)?;
+    let extracts = a.extracts.clone().unwrap_or_else(|| a.data.join("extracts"));
+    let (rows, summary, unexplained) = verify_rows_with(&a.published, &a.data, &extracts, prec)?;
     if !a.no_write {
         write_atomic(&a.out.join("verification.csv"), render_csv(&rows).as_bytes())?;
     }

@@ -18,7 +18,7 @@ pub const OTHER: [RGBColor; 4] = [RGBColor(44, 160, 44), RGBColor(148, 103, 189)
 
 static FONT: Once = Once::new();
 
-fn ensure_font() {
+pub(crate) fn ensure_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
         for style in [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique] {
