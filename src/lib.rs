@@ -3,6 +3,7 @@
 //! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
 pub mod account;
 pub mod accuracy;
+pub mod app;
 pub mod budget;
 pub mod calibrate;
 pub mod census;
@@ -14,6 +15,7 @@ pub mod model;
 pub mod noise;
 pub mod num;
 pub mod pld;
+pub mod record;
 pub mod report;
 pub mod risk;
 pub mod topdown;

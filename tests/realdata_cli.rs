@@ -1,14 +1,14 @@
 //! End-to-end tests of the real-data path (census-2020-more-private-fdp.txt Figures 6, 8, 9) on the
 //! synthetic extracts of data/synthetic-extracts/ (same layouts as the NHGIS and ACS downloads).
-//! Expected values come from the existing closed forms (`report::figures::count_errors`, the θ-series
+//! Expected values come from the existing closed forms (`app::figure_data::count_errors`, the θ-series
 //! variance of `dist::DiscreteGaussian`) and from the files read here with plain CSV code — never from the
 //! code under test.
 
 use assert_cmd::Command;
 use rug::Rational;
 use std::path::{Path, PathBuf};
+use tightdp::app::figure_data::count_errors;
 use tightdp::noise::DiscreteGaussian;
-use tightdp::report::figures::count_errors;
 
 fn bin() -> Command {
     Command::cargo_bin("tightdp").unwrap()

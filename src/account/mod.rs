@@ -92,6 +92,22 @@ pub const DEFAULT_DIGITS: u32 = 20;
 /// Largest accuracy request.
 pub const MAX_DIGITS: u32 = 1000;
 /// Work above which `Auto` leaves the MPFR lattice for the f64 one (estimated seconds on this machine).
+/// Width of the certified smoothed ε bracket certificates ask for where the budgets share no practical
+/// lattice.
+pub const CERT_WIDTH: f64 = 1e-9;
+
+/// Lattice entries above which calibration and the block-within-geolevel rows use the (faster) smoothed
+/// inversion.
+pub const FAST_WINDOW: u64 = 100_000;
+
+/// Certified ε(δ) of a composition at a fixed working precision `prec` (53: the f64 lattice), the
+/// smoothed inversion (bracket at most `width` wide) where no practical lattice exists or the lattice
+/// exceeds `lattice_max` entries.
+pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Result<Certified, String> {
+    let opts = Options { prec: Some(prec), width: Some(width), lattice_max, ..Options::default() };
+    Accountant::new(comp.clone(), opts)?.epsilon(delta)
+}
+
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
 /// Narrowest smoothed bracket `Auto` asks for (the smoothed nodes are in double precision).
 pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-10;

@@ -15,7 +15,7 @@
 use crate::accuracy::noise::{AliasDg, DgTable, Draw};
 use crate::accuracy::{mean_se, table1_sigma2, Allocation};
 use crate::data::nhgis::{Geo, NhgisLevel, RaceTable};
-use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
 use std::collections::HashMap;

@@ -18,7 +18,7 @@
 //! `--exact-sampler` uses the CKS sampler instead (same statistics, ~30× slower).
 
 use crate::accuracy::DiscreteGaussian;
-use crate::mech::sampler::DiscreteGaussianSampler;
+use crate::noise::sampler::DiscreteGaussianSampler;
 use rand_chacha::rand_core::RngCore;
 use rug::{Float, Rational};
 
@@ -206,7 +206,7 @@ impl Draw for DiscreteGaussianSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mech::sampler::NoiseSource;
+    use crate::noise::sampler::NoiseSource;
 
     #[test]
     fn table_moments_match_the_theta_series() {

@@ -16,7 +16,7 @@ use crate::accuracy::counts;
 use crate::accuracy::noise::DgTable;
 use crate::accuracy::{regression, table1_sigma2, Allocation};
 use crate::data::{acs, nhgis};
-use crate::mech::sampler::NoiseSource;
+use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
 use std::cell::RefCell;
 use std::collections::BTreeMap;

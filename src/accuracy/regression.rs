@@ -24,7 +24,7 @@ use crate::accuracy::counts::chunk_rng;
 use crate::accuracy::noise::{AliasDg, DgTable, Draw};
 use crate::accuracy::{mean_se, table1_sigma2, Allocation};
 use crate::data::acs::{AcsArea, AcsGeo, AcsLevel};
-use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
 

@@ -31,15 +31,15 @@ pub fn scale_groups(groups: &[GaussGroup], c: &Rational) -> Vec<GaussGroup> {
 /// Exact ε(δ) of the groups with all σ² scaled by c: the lattice accountant, or — when its lattice would
 /// exceed `FAST_WINDOW` entries (e.g. a redistricting level, whose queries have many budgets) — the
 /// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
-/// the engine choice of the certificates, `census::certificate::exact_eps_with`.
+/// the engine choice of the certificates, `account::epsilon_at`.
 pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
-    use crate::census::certificate::{exact_eps, FAST_WINDOW};
+    use crate::account::{epsilon_at, FAST_WINDOW};
     // the groups are shifts already: compose them as add/remove queries
     let comp = crate::model::Composition::new(
         scale_groups(groups, c).iter().map(crate::model::Group::from).collect(),
         crate::model::Neighbors::AddRemove,
     )?;
-    Ok(exact_eps(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
+    Ok(epsilon_at(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
 }
 
 fn rat(x: f64) -> Rational {

@@ -1,7 +1,4 @@
-//! Census allocation files, geolevels, and published values.
+//! Census allocation files: geolevels, their noise and budgets, parsed into the mechanism model.
 pub mod allocation;
-pub mod certificate;
-pub mod recompute;
-pub mod verify;
 
 pub use allocation::{Allocation, Level};

@@ -2,16 +2,16 @@
 //! (census-2020-more-private-fdp.txt Figures 6 and 8), exactly from the pmf and by simulation with the
 //! exact sampler, for a CSV of true counts (for example block population counts downloaded from NHGIS).
 
+use crate::app::figure_data::count_errors;
 use crate::budget::zcdp;
 use crate::calibrate::calibrate_factor;
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
-use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use crate::num::format::fmt_nearest;
 use crate::num::parse_rational;
-use crate::report::figures::count_errors;
-use crate::report::output::render_rows;
-use crate::report::{Format, Record};
+use crate::record::render_rows;
+use crate::record::{Format, Record};
 use clap::Args;
 use rug::{Float, Rational};
 use std::collections::BTreeMap;

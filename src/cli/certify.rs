@@ -6,8 +6,8 @@
 
 use crate::cli::common::{check_prec, parse_delta};
 use crate::mech::manifest::{certify, safetab_p_production, Manifest};
-use crate::report::output::render_rows;
-use crate::report::Format;
+use crate::record::render_rows;
+use crate::record::Format;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -45,7 +45,7 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
             allocs.push(crate::census::Allocation::from_path(p)?);
         }
         let width = crate::cli::common::parse_width(&a.width)?;
-        let rows = crate::census::certificate::certificate(&allocs, &delta, prec, !a.no_exact, width)?;
+        let rows = crate::app::certificate::certificate(&allocs, &delta, prec, !a.no_exact, width)?;
         return Ok(render_rows(&rows, a.format));
     }
     let prec = a.prec.map(check_prec).transpose()?;

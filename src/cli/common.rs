@@ -2,9 +2,10 @@
 
 use crate::account::{Accountant, Method, Options};
 use crate::census::allocation::Allocation;
+pub use crate::model::spec::{parse_count, parse_mech, parse_sensitivity};
 use crate::model::{Composition, Group, Neighbors};
 use crate::num::{parse_positive_rational, parse_rational, MAX_PREC, MIN_PREC};
-use crate::report::Format;
+use crate::record::Format;
 use clap::Args;
 use rug::Rational;
 use std::path::PathBuf;
@@ -82,58 +83,6 @@ pub fn parse_width(s: &str) -> Result<f64, String> {
 pub struct Target {
     pub label: String,
     pub comp: Composition,
-}
-
-fn parse_count(s: &str, what: &str) -> Result<u64, String> {
-    let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
-    if !(1..=1_000_000).contains(&v) {
-        return Err(format!("{what} must be an integer between 1 and 1000000, got '{s}'"));
-    }
-    Ok(v as u64)
-}
-
-fn parse_sensitivity(s: &str) -> Result<u32, String> {
-    let v: i64 = s.trim().parse().map_err(|_| format!("sensitivity must be a positive integer, got '{s}'"))?;
-    if !(1..=1_000_000).contains(&v) {
-        return Err(format!("sensitivity must be an integer between 1 and 1000000, got '{s}'"));
-    }
-    Ok(v as u32)
-}
-
-/// Parse `dgauss:sigma2=S,n=N[,mu=M]` or `dlap:scale=B,n=N[,mu=M]` (each key at most once).
-pub fn parse_mech(spec: &str) -> Result<Group, String> {
-    let (kind, body) = spec
-        .split_once(':')
-        .ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]' or 'dlap:scale=B,n=N[,mu=M]'"))?;
-    let param = match kind.trim() {
-        "dgauss" => "sigma2",
-        "dlap" => "scale",
-        other => return Err(format!("mechanism '{spec}': unknown noise '{other}' (dgauss or dlap)")),
-    };
-    let (mut x, mut n, mut mu) = (None, None, None);
-    for kv in body.split(',') {
-        let (k, v) = kv.split_once('=').ok_or_else(|| format!("mechanism '{spec}': expected key=value, got '{kv}'"))?;
-        let k = k.trim();
-        let dup = |set: bool| if set { Err(format!("mechanism '{spec}': key '{k}' given twice")) } else { Ok(()) };
-        match k {
-            _ if k == param => {
-                dup(x.is_some())?;
-                x = Some(parse_positive_rational(v, param)?);
-            }
-            "n" => {
-                dup(n.is_some())?;
-                n = Some(parse_count(v, "n")?);
-            }
-            "mu" | "sensitivity" => {
-                dup(mu.is_some())?;
-                mu = Some(parse_sensitivity(v)?);
-            }
-            other => return Err(format!("mechanism '{spec}': unknown key '{other}'")),
-        }
-    }
-    let x = x.ok_or_else(|| format!("mechanism '{spec}': missing {param}"))?;
-    let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
-    Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
 }
 
 pub fn check_prec(p: u32) -> Result<u32, String> {

@@ -3,7 +3,7 @@
 use crate::account::{Certified, Method};
 use crate::cli::common::{accountant, parse_delta, parse_epsilon, resolve, Target, TargetArgs};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::report::Record;
+use crate::record::Record;
 use clap::Args;
 use rug::Float;
 

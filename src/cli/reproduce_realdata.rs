@@ -5,9 +5,9 @@
 
 use crate::accuracy::{counts, regression, Allocation};
 use crate::data::{acs, files_in, nhgis};
-use crate::mech::sampler::NoiseSource;
+use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
-use crate::report::output::{render_csv, write_atomic};
+use crate::record::{render_csv, write_atomic};
 use crate::report::realdata;
 use std::path::{Path, PathBuf};
 

@@ -3,8 +3,8 @@
 use crate::cli::common::{check_prec, parse_delta};
 use crate::mech::{calib, safetab_re};
 use crate::num::parse_rational;
-use crate::report::output::{render_rows, Record};
-use crate::report::Format;
+use crate::record::Format;
+use crate::record::{render_rows, Record};
 use clap::Args;
 
 #[derive(Args, Debug)]

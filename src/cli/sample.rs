@@ -1,6 +1,6 @@
 //! `tightdp sample`: draw from the exact samplers (discrete Gaussian by σ², discrete Laplace by scale).
 
-use crate::mech::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
 use crate::num::parse_positive_rational;
 use clap::Args;
 

@@ -6,8 +6,8 @@ use crate::cli::common::{check_prec, parse_delta};
 use crate::model::Neighbors;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
-use crate::report::output::render_rows;
-use crate::report::{Format, Record};
+use crate::record::render_rows;
+use crate::record::{Format, Record};
 use crate::topdown::certify::certify;
 use crate::topdown::estimate::{accuracy, TABLE1_BUREAU, TABLE1_REDUCED};
 use crate::topdown::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
@@ -238,7 +238,7 @@ fn spine(a: SpineArgs) -> Result<String, String> {
     if a.alg2 {
         let r = crate::topdown::spine_alg2::redefine(&sp, &a.county_level, &a.tract_level, a.fanout_cutoff)?;
         if let Some(out) = &a.alg2_out {
-            crate::report::output::write_atomic(out, r.csv.as_bytes())?;
+            crate::record::write_atomic(out, r.csv.as_bytes())?;
         }
         sp = r.spine.clone();
         alg2 = Some(r);
@@ -460,7 +460,7 @@ fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
     }
     if let Some(out) = &a.out {
         let text = render_rows(&rows, Format::Csv);
-        crate::report::output::write_atomic(out, text.as_bytes())?;
+        crate::record::write_atomic(out, text.as_bytes())?;
     }
     Ok(render_rows(&rows, a.format))
 }
@@ -573,7 +573,7 @@ fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
     let rows = simulate(sp, &schema, &settings, a.trials as u64, a.seed)?;
     let csv = render(&rows);
     if let Some(out) = &a.out {
-        crate::report::output::write_atomic(out, csv.as_bytes())?;
+        crate::record::write_atomic(out, csv.as_bytes())?;
     }
     let recs: Vec<Record> = csv
         .lines()

@@ -6,7 +6,7 @@ use crate::cli::common::{accountant, resolve, TargetArgs};
 use crate::cli::epsilon::{header, out_digits, push_bracket};
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
-use crate::report::output::render_rows;
+use crate::record::render_rows;
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -48,7 +48,7 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
         return Ok(render_rows(&rows, a.target.format));
     }
     for k in acc.knots(a.points)? {
-        let mut r = crate::report::Record::new();
+        let mut r = crate::record::Record::new();
         r.push("k", k.k.to_string());
         r.push("alpha_lo", fmt_down(&k.alpha.lo, 25));
         r.push("alpha_hi", fmt_up(&k.alpha.hi, 25));

@@ -1,11 +1,11 @@
 //! `tightdp verify`: recompute every published number in data/published.csv and give a verdict.
 
-use crate::census::recompute::{known, Ctx};
-use crate::census::verify::{judge, load, show};
+use crate::app::recompute::{known, Ctx};
+use crate::app::verify::{judge, load, show};
 use crate::cli::common::check_prec;
 use crate::num::DEFAULT_PREC;
-use crate::report::output::{render_csv, render_rows, write_atomic};
-use crate::report::{Format, Record};
+use crate::record::{render_csv, render_rows, write_atomic};
+use crate::record::{Format, Record};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};

@@ -25,7 +25,7 @@ use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp::{eps_bs, eps_cks};
 use crate::model::{Composition, Group, Neighbors, Noise as ModelNoise};
 use crate::num::{fmt_down, fmt_up, parse_rational};
-use crate::report::output::Record;
+use crate::record::Record;
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 

@@ -16,7 +16,7 @@
 use crate::mech::calib::suppression_threshold;
 use crate::mech::manifest::{level_manifest_sigma2, Manifest};
 use crate::mech::safetab_spec::{block_key, Config, GeoLevel, Geography, Iterations, LevelSpec, NONE};
-use crate::mech::sampler::{DiscreteGaussianSampler, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
 use std::io::{BufWriter, Read, Write};

@@ -17,7 +17,7 @@ use crate::mech::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zc
 use crate::mech::calib;
 use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, Interval};
-use crate::report::output::Record;
+use crate::record::Record;
 use rug::Rational;
 
 pub const S: u32 = 9;

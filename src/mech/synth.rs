@@ -3,7 +3,7 @@
 //! drawn from the synthetic code universe of data/safetab/ (race codes 1000–1049, ethnicity 2000–2009).
 //! Deterministic from the seed (ChaCha20); streamed to CSV. Not census data: every code is invented.
 
-use crate::mech::sampler::{uniform_below_u64, NoiseSource};
+use crate::noise::sampler::{uniform_below_u64, NoiseSource};
 use rand_chacha::rand_core::RngCore;
 use std::io::{BufWriter, Write};
 use std::path::Path;

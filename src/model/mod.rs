@@ -13,6 +13,8 @@
 //! Every engine consumes the *shifts* ([`Composition::shifts`]): the privacy loss of the composition is
 //! the sum of one loss per shift. This module holds the only group merging and the only ρ sum.
 
+pub mod spec;
+
 use rug::Rational;
 
 /// The neighbour relation between data sets.

@@ -3,7 +3,7 @@
 //! plotted values + PNG + SVG, bundled font, the house colours. The legend is drawn once, in a strip
 //! under the title, so it never covers data.
 
-use crate::report::output::write_atomic;
+use crate::record::write_atomic;
 use crate::report::plot::ensure_font;
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -1,12 +1,11 @@
 //! The f-DP paper's figures (census-2020-more-private-fdp.txt), regenerated as CSV + PNG + SVG.
 
+use crate::app::figure_data::{count_errors, level_data, overall_data, LevelData};
 use crate::budget::zcdp;
-use crate::calibrate::{calibrate_factor, scale_groups};
 use crate::census::Allocation;
 use crate::model::GaussGroup;
-use crate::noise::DiscreteGaussian;
 use crate::num::parse_rational;
-use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
+use crate::pld::{LatticeDist, PrivacyProfile};
 use crate::report::plot::{bar_figure, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
@@ -85,31 +84,6 @@ fn eps_delta_panel(name: &str, rho: f64, prof: &PrivacyProfile, labels: (&str, &
     p.series.push(Series::line(labels.0, BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
     p.series.push(Series::line(labels.1, color, exact_curve(prof, &grid)));
     p
-}
-
-struct LevelData {
-    name: String,
-    rho: f64,
-    prof: PrivacyProfile,
-    reduced: PrivacyProfile,
-    factor: f64,
-    /// the level's σ² and the Table 1 reduced σ², when the level has one noise variance
-    sigma2: Option<(Rational, Rational)>,
-}
-
-fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, String> {
-    let d11 = parse_rational("1e-11").unwrap();
-    let mut out = Vec::new();
-    for l in &alloc.levels {
-        let g = alloc.level_mechanisms(l);
-        let prof = compose_groups(&g, prec)?;
-        let target = zcdp::eps_bs(&l.rho, &d11, prec).mid();
-        let br = calibrate_factor(&g, &d11, &target, 128, prec, 1e-12)?;
-        let reduced = compose_groups(&scale_groups(&g, &br.lo), prec)?;
-        let sigma2 = if g.len() == 1 { Some((g[0].sigma2.clone(), Rational::from(&g[0].sigma2 * &br.lo))) } else { None };
-        out.push(LevelData { name: l.name.clone(), rho: l.rho.to_f64(), prof, reduced, factor: br.lo.to_f64(), sigma2 });
-    }
-    Ok(out)
 }
 
 /// Figures 2, 3, 4, 5, 6, 8, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
@@ -333,29 +307,6 @@ fn short(name: &str) -> String {
     }
 }
 
-/// Overall profiles: published noise, the paper's 8.59% uniform reduction, and the exact uniform factor.
-pub struct OverallData {
-    pub rho: f64,
-    pub same: PrivacyProfile,
-    pub paper: PrivacyProfile,
-    pub exact_factor: (Rational, Rational),
-    pub exact: PrivacyProfile,
-}
-
-pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String> {
-    let groups: Vec<GaussGroup> = alloc.all_mechanisms();
-    let rho = alloc.total_rho();
-    let same = compose_groups(&groups, prec)?;
-    // The paper's §3.3: "variance proxy reduced by 8.59%".
-    let paper_factor = parse_rational("0.9141").unwrap();
-    let paper = compose_groups(&scale_groups(&groups, &paper_factor), prec)?;
-    let d10 = parse_rational("1e-10").unwrap();
-    let target = zcdp::eps_bs(&rho, &d10, prec).mid().to_rational().unwrap();
-    let br = crate::calibrate::calibrate_uniform(&groups, &d10, &target, false, prec, 1e-12)?;
-    let exact = compose_groups(&scale_groups(&groups, &br.lo), prec)?;
-    Ok(OverallData { rho: rho.to_f64(), same, paper, exact_factor: (br.lo, br.hi), exact })
-}
-
 fn overall_figures(alloc: &Allocation, out: &Path, prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
     let od = overall_data(alloc, prec)?;
     progress("overall curves");
@@ -418,28 +369,4 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
 
 fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
     bureau_tradeoff_at(rho, (0..=330).map(|i| 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0)), 3000)
-}
-
-/// Exact expected squared and absolute error of a released count y + X and of max(0, y + X),
-/// X ~ N_Z(0, σ²), for a true count y ≥ 0 (census-2020-more-private-fdp.txt Figures 6 and 8:
-/// computed from the pmf, not by simulation). Returns (MSE, MAE, MSE_pp, MAE_pp).
-pub fn count_errors(sigma2: &Rational, y: i64) -> (f64, f64, f64, f64) {
-    let dg = DiscreteGaussian { sigma2: sigma2.clone() };
-    let prec = 128;
-    let k = dg.radius(prec) as i64;
-    let z = dg.normaliser_theta(prec).mid();
-    let (mut mse, mut mae, mut msep, mut maep) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    for x in -k..=k {
-        let e = Rational::from(x * x) / (Rational::from(2u32) * sigma2.clone());
-        let w = Float::with_val(prec, -Float::with_val(prec, &e)).exp();
-        let p = (w / &z).to_f64();
-        let xf = x as f64;
-        mse += p * xf * xf;
-        mae += p * xf.abs();
-        let released = (y + x).max(0) - y;
-        let rf = released as f64;
-        msep += p * rf * rf;
-        maep += p * rf.abs();
-    }
-    (mse, mae, msep, maep)
 }

@@ -1,10 +1,7 @@
-//! Output: key/value records as table, CSV or JSON; atomic file writes; result tables.
+//! Figures: every drawing (plotters) of the data the applications compute. Formatting only.
 pub mod bars;
 pub mod csvplot;
 pub mod figures;
-pub mod output;
 pub mod plot;
 pub mod realdata;
-pub mod tables;
-
-pub use output::{Format, Record};
+pub mod topdown;

@@ -5,7 +5,7 @@
 //! Text uses the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence) through plotters' ab_glyph
 //! backend, so no system fontconfig is needed and the output does not depend on the machine.
 
-use crate::report::output::write_atomic;
+use crate::record::write_atomic;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;

@@ -3,8 +3,8 @@
 //! (the paper's captions say 0.099 / 0.247), p = 1/2 and d = 27 where the paper does.
 
 use crate::num::Interval;
-use crate::report::output::{render_csv, write_atomic};
-use crate::report::Record;
+use crate::record::Record;
+use crate::record::{render_csv, write_atomic};
 use crate::risk::decisions::{decision_map, prob_correct, Procedure};
 use crate::risk::hier::{Prior2, Sampler, TwoLevel};
 use crate::risk::paper::{self, priors};

@@ -6,7 +6,7 @@
 use crate::budget::zcdp;
 use crate::num::format::fmt_nearest;
 use crate::num::{parse_rational, Interval};
-use crate::report::Record;
+use crate::record::Record;
 use crate::risk::hier::{Data, Prior2, Sampler, TwoLevel};
 use crate::risk::single::SingleLevel;
 use rug::float::Round;

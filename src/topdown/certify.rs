@@ -111,7 +111,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Cert
     let mut results = Vec::new();
     for (_, groups) in &sets {
         let comp = crate::model::Composition::new(groups.iter().map(crate::model::Group::from).collect(), Neighbors::AddRemove)?;
-        let opts = Options { prec, width: Some(crate::census::certificate::DEFAULT_WIDTH), ..Options::default() };
+        let opts = Options { prec, width: Some(crate::account::CERT_WIDTH), ..Options::default() };
         results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
     }
     let (e, k) = Certified::max_of(&results)?;

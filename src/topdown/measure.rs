@@ -325,7 +325,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         .and_then(|_| {
             crate::topdown::write_streamed(&opts.out_dir.join(side[1]), |w| crate::topdown::rundir::write_invariants(spine, &invariants, w))
         })
-        .and_then(|_| crate::report::output::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
+        .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&csv_path);
         for f in side {

@@ -225,49 +225,19 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
     Ok(vec![("bureau".into(), bureau), ("reduced".into(), reduced), ("uniform".into(), uniform)])
 }
 
-/// Table (CSV) and figure (CSV + PNG + SVG) of TopDown accuracy on a bundled geography; used by
-/// `reproduce`.
-pub fn write_results(data: &std::path::Path, out: &std::path::Path, seeds: u64, figures: bool) -> Result<Vec<std::path::PathBuf>, String> {
+/// The TopDown accuracy rows on the bundled dhc-small geography (Bureau, Table 1 and uniform noise,
+/// `seeds` noise draws); `reproduce` writes them as results/topdown-postprocess-accuracy.csv and
+/// `report::topdown` draws them.
+pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<Row>, String> {
     let alloc = crate::census::allocation::Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let mut spine = Spine::from_path(&data.join("topdown/dhc-small.csv"))?;
     spine.apply_bypass(crate::topdown::spine::Bypass::Zcdp);
     let schema = Schema::parse(BENCH_SCHEMA)?;
-    let rows = simulate(&spine, &schema, &dhc_settings(&alloc)?, seeds, 1)?;
-    let csv = render(&rows);
-    let path = out.join("topdown-postprocess-accuracy.csv");
-    crate::report::output::write_atomic(&path, csv.as_bytes())?;
-    let mut files = vec![path];
-    if figures {
-        let cell: Vec<&Row> = rows.iter().filter(|r| r.query == "cell").collect();
-        let cats: Vec<String> = cell.iter().filter(|r| r.noise == "bureau").map(|r| short(&r.level)).collect();
-        let pick = |noise: &str, f: fn(&Row) -> f64| -> Vec<f64> { cell.iter().filter(|r| r.noise == noise).map(|r| f(r)).collect() };
-        let groups = vec![
-            ("noisy measurement, Bureau noise".to_string(), crate::report::plot::OTHER[2], pick("bureau", |r| r.noisy.0)),
-            ("TopDown, Bureau noise".to_string(), crate::report::plot::BUREAU, pick("bureau", |r| r.topdown.0)),
-            ("TopDown, Table 1 reduced noise".to_string(), crate::report::plot::REDUCED, pick("reduced", |r| r.topdown.0)),
-            ("TopDown, uniform −12.28% variance".to_string(), crate::report::plot::EXACT, pick("uniform", |r| r.topdown.0)),
-        ];
-        files.extend(crate::report::plot::bar_figure(
-            &format!("TopDown final counts: mean absolute error per detailed cell ({seeds} noise draws, 205 blocks, 10 cells)"),
-            "mean absolute error per cell (persons)",
-            &cats,
-            &groups,
-            &out.join("topdown-postprocess-mae"),
-        )?);
-    }
-    Ok(files)
+    simulate(&spine, &schema, &dhc_settings(&alloc)?, seeds, 1)
 }
 
 /// The 10-cell histogram of the accuracy table and the benchmark.
 pub const BENCH_SCHEMA: &str = "hhgq=5,votingage=2";
-
-fn short(level: &str) -> String {
-    match level {
-        "Tract Subset Group" => "Tract Subset Gr.".into(),
-        "Optimized Block Group" => "Opt. Block Group".into(),
-        o => o.into(),
-    }
-}
 
 pub fn render(rows: &[Row]) -> String {
     let mut s =

@@ -1,18 +1,17 @@
 //! Noise for TopDown: the project's exact discrete Gaussian sampler
-//! ([`crate::mech::sampler::DiscreteGaussianSampler`], CKS 2020 Algorithms 1–3 in exact integer
+//! ([`crate::noise::sampler::DiscreteGaussianSampler`], CKS 2020 Algorithms 1–3 in exact integer
 //! arithmetic with a native-integer fast path) driven by a ChaCha20 stream.
 
 use rand::RngCore;
 
-pub use crate::mech::sampler::DiscreteGaussianSampler;
+pub use crate::noise::sampler::DiscreteGaussianSampler;
 
-/// The project's seeded generator for noise: ChaCha20 (a cryptographic stream; the seed makes runs
-/// reproducible, `os_seed` draws one from the operating system).
+/// The project's one generator for noise (`crate::noise::sampler::NoiseSource`): ChaCha20, a
+/// cryptographic stream; the seed makes runs reproducible, `os_seed` draws one from the operating system.
 pub type NoiseRng = rand_chacha::ChaCha20Rng;
 
 pub fn seeded(seed: u64) -> NoiseRng {
-    use rand::SeedableRng;
-    NoiseRng::seed_from_u64(seed)
+    crate::noise::sampler::NoiseSource::seeded(seed).rng
 }
 
 pub fn os_seed() -> u64 {

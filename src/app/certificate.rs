@@ -7,12 +7,10 @@
 //! where the budgets share no practical lattice from the certified smoothed Fourier inversion —
 //! under the file's own neighbour relation (stated in every row).
 
-use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp;
 use crate::census::allocation::Allocation;
-use crate::model::Composition;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::report::Record;
+use crate::record::Record;
 use rug::{Float, Rational};
 
 fn rec(product: &str, nb: &str, quantity: &str, value: String, note: &str) -> Record {
@@ -32,19 +30,7 @@ fn dec(q: &Rational, d: usize) -> String {
 /// Loss grid (1/GRID_DEN) of the grid-rounding cross-check (`tightdp epsilon --grid`).
 pub const GRID_DEN: u32 = 20000;
 
-/// Default width of the certified ε bracket when the budgets share no practical lattice.
-pub const DEFAULT_WIDTH: f64 = 1e-9;
-
-/// Lattice entries above which the block-within-geolevel rows use the (faster) smoothed inversion.
-pub const FAST_WINDOW: u64 = 100_000;
-
-/// Certified ε(δ) of a composition through the accountant at working precision `prec` (53: the f64
-/// lattice), the smoothed inversion (bracket at most `width` wide) where no practical lattice exists or
-/// the lattice exceeds `lattice_max` entries.
-pub fn exact_eps(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Result<Certified, String> {
-    let opts = Options { prec: Some(prec), width: Some(width), lattice_max, ..Options::default() };
-    Accountant::new(comp.clone(), opts)?.epsilon(delta)
-}
+pub use crate::account::{epsilon_at as exact_eps, CERT_WIDTH as DEFAULT_WIDTH, FAST_WINDOW};
 
 pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Result<Vec<Record>, String> {
     let mut rows = Vec::new();

@@ -5,7 +5,7 @@ use crate::census::Allocation;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::Interval;
 use crate::pld::compose_groups;
-use crate::report::Record;
+use crate::record::Record;
 use rug::{Float, Rational};
 
 /// Significant digits printed for certified values in result tables.

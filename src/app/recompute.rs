@@ -53,7 +53,7 @@ pub struct Ctx {
     pub prec: u32,
     pub overall_prec: u32,
     allocs: RefCell<BTreeMap<String, Allocation>>,
-    safetab_t2: RefCell<Option<Vec<crate::report::Record>>>,
+    safetab_t2: RefCell<Option<Vec<crate::record::Record>>>,
     profiles: RefCell<BTreeMap<String, PrivacyProfile>>,
 }
 

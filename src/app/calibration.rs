@@ -1,0 +1,89 @@
+//! Per-level and uniform calibration rows (`tightdp calibrate`, the paper's Table 1): the certified
+//! largest variance reduction whose exact ε matches the zCDP-implied target.
+
+use crate::budget::zcdp;
+use crate::calibrate::{calibrate_factor, FactorBracket};
+use crate::census::Allocation;
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
+use crate::record::Record;
+use rug::{Float, Rational};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Conversion {
+    /// ε = ρ + 2√(ρ log 1/δ) (the Bureau's)
+    ZcdpBs,
+    /// Canonne–Kamath–Steinke optimal conversion
+    ZcdpCks,
+}
+
+pub const REL_WIDTH: f64 = 1e-12;
+
+fn target_for(rho: &Rational, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Float {
+    if let Some(t) = explicit {
+        return Float::with_val(prec, t);
+    }
+    match conv {
+        Conversion::ZcdpBs => zcdp::eps_bs(rho, delta, prec).mid(),
+        Conversion::ZcdpCks => zcdp::eps_cks(rho, delta, prec).0.mid(),
+    }
+}
+
+pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket) {
+    if let Some(s2) = base {
+        r.push("sigma2_published", fmt_nearest(&Float::with_val(256, s2), 12));
+        r.push("sigma2_reduced_lo", fmt_down(&Float::with_val(256, Rational::from(s2 * &br.lo)), 20));
+        r.push("sigma2_reduced_hi", fmt_up(&Float::with_val(256, Rational::from(s2 * &br.hi)), 20));
+    }
+    r.push("factor_lo", fmt_down(&Float::with_val(256, &br.lo), 20));
+    r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 20));
+    // reduction = 1 − factor (in percent): the hi factor gives the low reduction.
+    let red_lo = Float::with_val(256, 1 - Rational::from(&br.hi)) * 100u32;
+    let red_hi = Float::with_val(256, 1 - Rational::from(&br.lo)) * 100u32;
+    r.push("reduction_percent_lo", fmt_down(&red_lo, 16));
+    r.push("reduction_percent_hi", fmt_up(&red_hi, 16));
+}
+
+/// Per-level calibration rows (Table 1 of census-2020-more-private-fdp.txt for the 2022-08-25 file).
+pub fn level_rows(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<Vec<Record>, String> {
+    let mut rows = Vec::new();
+    for level in &alloc.levels {
+        let groups = alloc.level_mechanisms(level);
+        let target = target_for(&level.rho, delta, conv, explicit, prec);
+        let br = calibrate_factor(&groups, delta, &target, 128, prec, REL_WIDTH)?;
+        let mut r = Record::new();
+        r.push("level", level.name.clone());
+        r.push("target_epsilon", fmt_nearest(&target, 20));
+        let base = if groups.len() == 1 { Some(&groups[0].sigma2) } else { None };
+        push_bracket(&mut r, base, &br);
+        if base.is_none() {
+            r.push("sigma2_published", "heterogeneous");
+        }
+        rows.push(r);
+    }
+    Ok(rows)
+}
+
+/// One common factor for all levels so that the overall exact ε matches the overall target.
+pub fn uniform_row(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<Record, String> {
+    let groups = alloc.all_mechanisms();
+    let rho = alloc.total_rho();
+    let target = target_for(&rho, delta, conv, explicit, prec);
+    let br = crate::calibrate::calibrate_uniform(&groups, delta, &target.to_rational().unwrap(), false, prec, REL_WIDTH)?;
+    let mut r = Record::new();
+    r.push("level", "overall (uniform factor)");
+    r.push("target_epsilon", fmt_nearest(&target, 20));
+    push_bracket(&mut r, None, &br);
+    Ok(r)
+}

@@ -1,0 +1,107 @@
+//! Layers only point down. Every module of `src/` has a rank; a `crate::x` path in a module's code (its
+//! `#[cfg(test)]` part and comments aside) must name a module of the same or a lower rank. A new
+//! top-level module must be given a rank here.
+//!
+//! num, record (a row of named fields and its renderings; atomic writes) → noise → model → engines
+//! (pld, fourier, budget) → account → calibrate → inputs (census allocation files, data readers) →
+//! mechanisms and analyses (mech, topdown, risk, accuracy) → app (verification, certificates, figure
+//! data, tables) → report (figures: drawing only) → cli (parse, call, render).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const RANKS: &[(&str, u32)] = &[
+    ("num", 0),
+    ("record", 0),
+    ("noise", 1),
+    ("model", 2),
+    ("budget", 3),
+    ("pld", 3),
+    ("fourier", 3),
+    ("account", 4),
+    ("calibrate", 5),
+    ("census", 6),
+    ("data", 6),
+    ("mech", 7),
+    ("topdown", 7),
+    ("risk", 7),
+    ("accuracy", 7),
+    ("app", 8),
+    ("report", 9),
+    ("cli", 10),
+];
+
+/// The code of a file without comments and without its `#[cfg(test)]` tail (test modules sit last).
+fn code(text: &str) -> String {
+    let body = match text.find("#[cfg(test)]") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    body.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn imports_point_down() {
+    let ranks: BTreeMap<&str, u32> = RANKS.iter().cloned().collect();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for p in &all {
+        let rel = p.strip_prefix(&src).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_str().unwrap();
+        let module = first.trim_end_matches(".rs");
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let Some(&r) = ranks.get(module) else {
+            violations.push(format!("{}: module '{module}' has no rank in tests/layering.rs", rel.display()));
+            continue;
+        };
+        let text = std::fs::read_to_string(p).unwrap();
+        for target in crate_paths(&code(&text)) {
+            checked += 1;
+            if let Some(&t) = ranks.get(target.as_str()) {
+                if t > r {
+                    violations.push(format!("{}: {module} (rank {r}) imports crate::{target} (rank {t})", rel.display()));
+                }
+            }
+        }
+    }
+    violations.sort();
+    violations.dedup();
+    assert!(checked > 200, "only {checked} crate paths found: is the scan working?");
+    assert!(violations.is_empty(), "imports that point up:\n{}", violations.join("\n"));
+}
+
+/// The scan itself: it sees an upward import, and ignores comments and test modules.
+#[test]
+fn the_scan_sees_an_upward_import() {
+    let text = "use crate::num::Interval;\n// crate::cli in a comment\nfn f() { crate::report::plot::x(); }\n#[cfg(test)]\nmod tests { use crate::cli; }\n";
+    assert_eq!(crate_paths(&code(text)), vec!["num".to_string(), "report".to_string()]);
+}
