@@ -54,7 +54,8 @@ pub fn push_bracket(r: &mut Record, name: &str, c: &Certified, digits: usize) {
     r.push(&format!("{name}_lo"), fmt_down(c.lo(), digits));
     r.push(&format!("{name}_hi"), fmt_up(c.hi(), digits));
     r.push(&format!("{name}_width"), fmt_up(&c.width(), 3));
-    r.push("digits", c.digits().min(999).to_string());
+    // a zero-width bracket is the exact value (e.g. f(1) = 0)
+    r.push("digits", if c.lo() == c.hi() { "exact".to_string() } else { c.digits().to_string() });
     if !c.detail().is_empty() {
         r.push("detail", c.detail());
     }
