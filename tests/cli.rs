@@ -500,3 +500,24 @@ fn tradeoff_knots_match_theorem_a7() {
     assert!(checked > 20);
     assert_bad(&["tradeoff", "--sigma2", "2", "--n", "1", "--alpha", "1.5"], "alpha");
 }
+
+/// Inputs that used to panic (exit 101) or abort (robustness issue §4) now end with one line on stderr
+/// and exit status 2, whatever the cause.
+#[test]
+fn former_panics_exit_2_with_one_line() {
+    let cases: &[&[&str]] = &[
+        &["epsilon", "--sigma2", "5", "--n", "3", "--delta", "1e-5", "--grid", "1e-300"],
+        &["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1", "--method", "fourier"],
+        &["sample", "--sigma2", "1e300", "--n", "3", "--seed", "1"],
+        &["sample", "--scale", "1e300", "--n", "3", "--seed", "1"],
+        &["risk", "decisions", "--rho1", "1e-300"],
+        &["epsilon", "--sigma2", "1e30", "--n", "1", "--delta", "1e-40", "--method", "lattice"],
+    ];
+    for args in cases {
+        let out = bin().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+}

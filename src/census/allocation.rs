@@ -75,6 +75,11 @@ impl Allocation {
         let doc: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
+        // unknown keys are refused: a misspelt key (e.g. `neighbours`) would silently change the accounting
+        const TOP: &[&str] = &["name", "source", "rho", "neighbors", "delta_reported", "certificate_epsilon", "level"];
+        if let Some(k) = doc.keys().find(|k| !TOP.contains(&k.as_str())) {
+            return Err(format!("unknown key '{k}' (expected one of {})", TOP.join(", ")));
+        }
         let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("unnamed allocation").to_string();
         let source = doc.get("source").and_then(|v| v.as_str()).map(|s| s.to_string());
         let rho = doc.get("rho").map(|v| num_field(v, "rho")).transpose()?;
@@ -103,6 +108,10 @@ impl Allocation {
             let t = l.as_table().ok_or(format!("level {}: not a table", i + 1))?;
             let lname = t.get("name").and_then(|v| v.as_str()).ok_or(format!("level {}: missing name", i + 1))?.to_string();
             let ctx = |s: &str| format!("level '{lname}': {s}");
+            const LEVEL: &[&str] = &["name", "share", "queries", "query_shares", "query_rho", "query_names"];
+            if let Some(k) = t.keys().find(|k| !LEVEL.contains(&k.as_str())) {
+                return Err(ctx(&format!("unknown key '{k}' (expected one of {})", LEVEL.join(", "))));
+            }
             let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(|e| ctx(&e))?;
             let queries = t.get("queries");
             let qshares = t.get("query_shares");
@@ -299,5 +308,18 @@ queries = 10
             let e = Allocation::from_toml(text).unwrap_err();
             assert!(e.contains(want), "{e:?} should mention {want:?}");
         }
+    }
+
+    /// A misspelt key is refused with its name (the British `neighbours` would otherwise silently give
+    /// add/remove accounting to a replace release).
+    #[test]
+    fn unknown_keys_are_refused() {
+        let top = "neighbours = \"replace\"\n[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\n";
+        let e = Allocation::from_toml(top).unwrap_err();
+        assert!(e.contains("unknown key 'neighbours'"), "{e}");
+        let lvl = "[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\nquerys = 5\n";
+        let e = Allocation::from_toml(lvl).unwrap_err();
+        assert!(e.contains("level 'A': unknown key 'querys'"), "{e}");
+        assert!(Allocation::from_toml("[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\n").is_ok());
     }
 }

@@ -30,6 +30,7 @@ use rug::Rational;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Noise {
     /// what the addition perturbs, e.g. "stage1-total", "stage2-cells"
     pub query: String,
@@ -47,6 +48,7 @@ pub struct Noise {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Structure {
     /// "two-stage-adaptive" or "total-only"
     pub kind: String,
@@ -56,6 +58,7 @@ pub struct Structure {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct LevelManifest {
     pub name: String,
     /// the level budget as configured (zCDP ρ or pure ε), for reference
@@ -66,6 +69,7 @@ pub struct LevelManifest {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub mechanism: String,
     /// false for --seed runs: reproducible noise, not for release

@@ -105,6 +105,7 @@ pub fn shifts_per_record(nb: Neighbors) -> u32 {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct NoiseEntry {
     pub id: usize,
     pub level: String,
@@ -120,6 +121,7 @@ pub struct NoiseEntry {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct PathEntry {
     /// Noise entries met along the root-to-block path (one geounit each, in parallel over blocks).
     pub noise_ids: Vec<usize>,
@@ -129,6 +131,7 @@ pub struct PathEntry {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct LevelEntry {
     pub name: String,
     pub beta: String,
@@ -140,6 +143,7 @@ pub struct LevelEntry {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub format: String,
     pub allocation: String,
