@@ -1,0 +1,61 @@
+//! Every console example of the README runs as written: each `$ tightdp …` line of a ```console block is
+//! run (by `sh`, in a scratch directory holding a link to `data/`, blocks in order so later commands see
+//! the files earlier ones wrote) and must exit 0; every output line the README shows under it (other
+//! than `...`) must appear in the command's output, verbatim.
+
+use std::path::Path;
+use std::process::Command;
+
+struct Example {
+    command: String,
+    shown: Vec<String>,
+}
+
+fn console_blocks(readme: &str) -> Vec<Vec<Example>> {
+    let mut blocks = Vec::new();
+    let mut rest = readme;
+    while let Some(i) = rest.find("```console\n") {
+        rest = &rest[i + "```console\n".len()..];
+        let end = rest.find("```").expect("unterminated console block");
+        let mut ex: Vec<Example> = Vec::new();
+        for line in rest[..end].lines() {
+            if let Some(cmd) = line.strip_prefix("$ ") {
+                ex.push(Example { command: cmd.to_string(), shown: Vec::new() });
+            } else if let Some(last) = ex.last_mut() {
+                if line.trim() != "..." && !line.trim().is_empty() {
+                    last.shown.push(line.trim_end().to_string());
+                }
+            }
+        }
+        blocks.push(ex);
+        rest = &rest[end + 3..];
+    }
+    blocks
+}
+
+#[test]
+fn readme_console_examples_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_tightdp");
+    let dir = std::env::temp_dir().join(format!("tightdp-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(root.join("data"), dir.join("data")).unwrap();
+    let mut ran = 0;
+    for block in console_blocks(&readme) {
+        for ex in block {
+            let cmd = ex.command.strip_prefix("tightdp ").unwrap_or_else(|| panic!("README example is not a tightdp command: {}", ex.command));
+            let out = Command::new("sh").arg("-c").arg(format!("'{bin}' {cmd}")).current_dir(&dir).output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "README example failed: $ {}\n{}", ex.command, String::from_utf8_lossy(&out.stderr));
+            let lines: Vec<&str> = stdout.lines().map(|l| l.trim_end()).collect();
+            for want in &ex.shown {
+                assert!(lines.contains(&want.as_str()), "README example $ {}\nshows the line\n{want}\nwhich the command does not print; it printed:\n{stdout}", ex.command);
+            }
+            ran += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ran >= 10, "only {ran} README examples found");
+}
