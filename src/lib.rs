@@ -4,6 +4,7 @@
 pub mod account;
 pub mod accuracy;
 pub mod app;
+pub mod attack;
 pub mod budget;
 pub mod calibrate;
 pub mod census;

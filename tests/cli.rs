@@ -521,3 +521,31 @@ fn former_panics_exit_2_with_one_line() {
         assert!(err.starts_with("error: "), "{args:?}: {err}");
     }
 }
+
+/// `tightdp attack`: certified JSON fields, the sentence table, and bad input (FPR ∉ [0, 1], prior ∉ (0, 1)).
+/// The values are checked against an independent Neyman–Pearson enumeration in src/attack; here the
+/// CLI contract: TPR at FPR 1e-3 for the state level lies between the FPR and the Bureau-implied TPR.
+#[test]
+fn attack_json_and_bad_input() {
+    let out = bin()
+        .args(["attack", "--allocation", &dhc(), "--level", "State", "--fpr", "1e-3", "--prior", "0.5", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    let lo = f(&v["per_fpr"][0], "tpr_lo");
+    let hi = f(&v["per_fpr"][0], "tpr_hi");
+    let bureau: f64 = v["per_fpr"][0]["tpr_bureau"].as_str().unwrap().parse().unwrap();
+    assert!(lo <= hi && lo > 1e-3 && hi.to_f64() < bureau);
+    // Bayes success at p = 1/2 is (1 + advantage)/2
+    let adv = f(&v, "advantage_lo");
+    let b = f(&v["per_prior"][0], "bayes_success_hi");
+    assert!((b.to_f64() - (1.0 + adv.to_f64()) / 2.0).abs() < 1e-15);
+    let out = bin().args(["attack", "--sigma2", "5", "--n", "3", "--fpr", "0.001"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("an attacker who accepts 1 false alarm in 1000 catches at most"));
+    for bad in [&["--fpr", "1.5"][..], &["--prior", "0"][..], &["--prior", "1"][..], &["--fpr", "-0.1"][..]] {
+        let out = bin().args(["attack", "--sigma2", "5", "--n", "3"]).args(bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
+    }
+}

@@ -26,6 +26,7 @@ const RANKS: &[(&str, u32)] = &[
     ("topdown", 7),
     ("risk", 7),
     ("accuracy", 7),
+    ("attack", 7),
     ("app", 8),
     ("report", 9),
     ("cli", 10),

@@ -45,13 +45,18 @@ fn readme_console_examples_run_as_written() {
     let mut ran = 0;
     for block in console_blocks(&readme) {
         for ex in block {
-            let cmd = ex.command.strip_prefix("tightdp ").unwrap_or_else(|| panic!("README example is not a tightdp command: {}", ex.command));
+            let cmd =
+                ex.command.strip_prefix("tightdp ").unwrap_or_else(|| panic!("README example is not a tightdp command: {}", ex.command));
             let out = Command::new("sh").arg("-c").arg(format!("'{bin}' {cmd}")).current_dir(&dir).output().unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "README example failed: $ {}\n{}", ex.command, String::from_utf8_lossy(&out.stderr));
             let lines: Vec<&str> = stdout.lines().map(|l| l.trim_end()).collect();
             for want in &ex.shown {
-                assert!(lines.contains(&want.as_str()), "README example $ {}\nshows the line\n{want}\nwhich the command does not print; it printed:\n{stdout}", ex.command);
+                assert!(
+                    lines.contains(&want.as_str()),
+                    "README example $ {}\nshows the line\n{want}\nwhich the command does not print; it printed:\n{stdout}",
+                    ex.command
+                );
             }
             ran += 1;
         }

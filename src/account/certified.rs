@@ -133,6 +133,14 @@ impl Certified {
         s
     }
 
+    /// A quantity derived from certified ones by outward-rounded interval arithmetic (`iv` must enclose
+    /// it whenever the inputs enclose theirs): same engine and trust, the given detail.
+    pub fn derived(&self, iv: Interval, detail: String) -> Result<Certified, String> {
+        let mut c = Certified::new(iv, self.engine, self.trust, detail)?;
+        c.note = self.note.clone();
+        Ok(c)
+    }
+
     /// The certified value of max_i x_i from certified brackets of each x_i (a worst case over neighbour
     /// patterns or structures): [max lo_i, max hi_i] holds max_i x_i whenever each bracket holds its x_i.
     /// Engine, trust, detail and note are those of the bracket with the largest upper end; the index of

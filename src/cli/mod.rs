@@ -1,6 +1,7 @@
 //! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
 pub mod accuracy;
 pub mod accuracy_nhgis;
+pub mod attack;
 pub mod calibrate;
 pub mod certify;
 pub mod common;
@@ -43,6 +44,8 @@ pub enum Command {
     Delta(epsilon::DeltaArgs),
     /// Exact trade-off function: certified knots (α, β), or f(α) at given α
     Tradeoff(tradeoff::TradeoffArgs),
+    /// What an attacker can do: certified TPR at given FPRs, advantage, Bayes success of the best membership test
+    Attack(attack::AttackArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
@@ -103,6 +106,7 @@ pub fn run() -> i32 {
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Tradeoff(a) => tradeoff::run(a),
+        Command::Attack(a) => attack::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Downstream(a) => downstream::run(a),

@@ -67,6 +67,8 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     let (prod, prod_plot) = crate::app::production::production_certificates(&a.data)?;
     step("production calibration");
     let pcal = crate::app::production::production_calibration(&a.data)?;
+    step("attack risk per level");
+    let attack_rows = crate::app::attack_table::attack_risk(&alloc)?;
     step("verification of published numbers");
     let (vrows, vsummary, _) = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)?;
     let mut files: Vec<(PathBuf, String)> = vec![
@@ -78,6 +80,7 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
         (a.out.join("production-certificates.csv"), prod),
         (a.out.join("production-calibration.csv"), pcal),
         (a.out.join("verification.csv"), render_csv(&vrows)),
+        (a.out.join("attack-risk.csv"), render_csv(&attack_rows)),
     ];
     files.push((a.out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
     let mut log = String::new();
@@ -110,6 +113,9 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
             &groups,
             &a.out.join("production-epsilons"),
         )? {
+            log += &format!("wrote {}\n", f.display());
+        }
+        for f in crate::report::attack::figure(&attack_rows, &a.out.join("attack-risk-levels"))? {
             log += &format!("wrote {}\n", f.display());
         }
         let figs = figures::write_all(&alloc, &a.out, prec, oprec, &|m| step(m))?;
@@ -162,6 +168,8 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | production-epsilons | bar chart of production-certificates.csv: Bun–Steinke, CKS and exact ε per release | ../shared/census-production |\n\
 | production-calibration.csv | one variance factor per production release keeping its zCDP-implied ε (CKS, Bun–Steinke) exactly: the noise it did not need | ../shared/census-production |\n\
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
+| attack-risk.csv | per level and overall: certified TPR of the best membership test at FPR 1e-4, 1e-3, 1e-2, the advantage max(TPR − FPR), the Bayes success at priors 0.5 and 1e-3, next to what the Bureau's zCDP accounting allows | Dong–Roth–Su 2022; Kulynych et al. 2024 (src/attack) |\n\
+| attack-risk-levels | bar chart of attack-risk.csv: TPR at FPR 1/1000 and advantage per level, exact vs the Bureau's accounting | src/attack |\n\
 | topdown-postprocess-accuracy.csv | TopDown final counts (L2 + rounding) vs noisy measurements and max(0,·): MAE/MSE per geolevel, cells and totals, Bureau / Table 1 / uniform −12.28% noise, 50 noise draws on data/topdown/dhc-small.csv | geographic-spines-topdown.txt; Abowd et al. 2022 |
 | risk/*.csv, *.png, *.svg | Kazan–Reiter disclosure-risk figures and data (Figures 1–7, 12; Figure 4 as data) | kazan-reiter-disclosure-risk.txt |\n",
     );

@@ -1,0 +1,259 @@
+//! What an attacker can do: certified operational measures of a composition's tight f-DP guarantee.
+//!
+//! A membership test between neighbouring data sets has a type I error α (false positive rate, FPR) and
+//! a type II error β; its power is the true positive rate TPR = 1 − β. The trade-off function f(α) is the
+//! smallest β of any test at level α (Dong, Roth and Su 2022, "Gaussian differential privacy", JRSS-B,
+//! Definition 2.1). Following Kulynych et al. 2024 ("Attack-aware noise calibration for differential
+//! privacy", NeurIPS; the `riskcal` package), the operational measures are read off f:
+//!
+//! * **TPR at FPR α**: 1 − f(α) (the most powerful test at that false-alarm rate);
+//! * **FPR at TPR t**: the smallest α with 1 − f(α) ≥ t, i.e. f⁻¹(1 − t) = f(1 − t) since the
+//!   trade-off of these symmetric mechanisms is symmetric (f = f⁻¹; Dong–Roth–Su Prop. 2.4);
+//! * **advantage** sup_tests (TPR − FPR) = 1 − min_α (α + f(α)) = δ(0) (Dong–Roth–Su Prop. 2.12 with
+//!   ε = 0: δ(ε) = 1 + f*(−e^ε));
+//! * **Bayes success** of the best membership test for a prior p of membership:
+//!   max_α [p (1 − f(α)) + (1 − p)(1 − α)] = 1 − p · min_α [f(α) + ((1 − p)/p) α]. By the duality above,
+//!   min_α [f(α) + e^ε α] = 1 − δ(ε), so for p ≤ 1/2 (ε = ln((1 − p)/p) ≥ 0) the success is
+//!   1 − p (1 − δ(ln((1 − p)/p))), and by the symmetry f = f⁻¹ the case p > 1/2 is the same with p and
+//!   1 − p exchanged: success = 1 − m (1 − δ(|ln((1 − p)/p)|)), m = min(p, 1 − p). No privacy (δ ≡ 1)
+//!   gives 1; perfect privacy (δ(ε) = 0 for ε ≥ 0) gives max(p, 1 − p), the trivial guess.
+//! * **posterior** of the attacker who flags a record at FPR α: p·TPR / (p·TPR + (1 − p)·α).
+//!
+//! Every measure is a certified bracket from the accountant's certified f(α) and δ(ε) brackets, carried
+//! through outward-rounded interval arithmetic (δ at the irrational ε = ln((1 − p)/p) through its
+//! monotonicity: δ(ε) ∈ [δ(ε_hi).lo, δ(ε_lo).hi] for rationals ε_lo ≤ ε ≤ ε_hi).
+//!
+//! The Bureau's side: its accounting reports the family of (ε_BS(δ), δ) pairs of the zCDP conversion
+//! ε = ρ + 2√(ρ log 1/δ). An (ε, δ)-DP guarantee implies f(α) ≥ max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α))
+//! (Dong–Roth–Su Prop. 2.5); the family implies the supremum over δ. `bureau_tradeoff` evaluates that
+//! supremum on a grid of δ in double precision: the grid's supremum is below the true one, so the TPR it
+//! implies is at or above the Bureau-implied bound — an approximation in the Bureau's favour, labelled so.
+
+use crate::account::{Accountant, Certified};
+use crate::num::Interval;
+use rug::{Float, Rational};
+
+/// Working precision of the derived brackets.
+const PREC: u32 = 256;
+
+/// The attack advantage sup (TPR − FPR) = δ(0), certified.
+pub fn advantage(acc: &Accountant) -> Result<Certified, String> {
+    let d = acc.delta(&Rational::from(0))?.delta;
+    let detail = format!("delta(0); {}", d.describe());
+    d.derived(d.interval(), detail)
+}
+
+/// TPR of the most powerful test at FPR α: 1 − f(α), certified.
+pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Result<Certified, String> {
+    check_unit("FPR", alpha)?;
+    let f = acc.tradeoff(alpha)?;
+    let iv = Interval::one(PREC).sub(&f.interval());
+    f.derived(iv, format!("1 - f(alpha); {}", f.describe()))
+}
+
+/// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
+pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Result<Certified, String> {
+    check_unit("TPR", t)?;
+    let f = acc.tradeoff(&(Rational::from(1) - t.clone()))?;
+    let d = format!("f(1 - t), the trade-off being symmetric; {}", f.describe());
+    f.derived(f.interval(), d)
+}
+
+/// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
+pub fn min_total_error(acc: &Accountant) -> Result<Certified, String> {
+    let a = advantage(acc)?;
+    a.derived(Interval::one(PREC).sub(&a.interval()), "1 - delta(0)".into())
+}
+
+/// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
+pub fn bayes_success(acc: &Accountant, p: &Rational) -> Result<Certified, String> {
+    if !(*p > 0 && *p < 1) {
+        return Err(format!("the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p)));
+    }
+    let one = Rational::from(1);
+    let half = Rational::from((1, 2));
+    let m = if *p <= half { p.clone() } else { one.clone() - p.clone() };
+    // ε* = ln((1 − m)/m) ≥ 0, enclosed by rationals
+    let ratio = (one.clone() - m.clone()) / m.clone();
+    let e = Interval::from_rational(&ratio, PREC).ln();
+    let (elo, ehi) = (exact(&e.lo)?, exact(&e.hi)?);
+    let elo = if elo < 0 { Rational::from(0) } else { elo };
+    let d_hi_eps = acc.delta(&ehi)?.delta; // δ at the larger ε: the smaller δ
+    let d_lo_eps = acc.delta(&elo)?.delta;
+    let delta = Interval::new(d_hi_eps.lo().clone(), d_lo_eps.hi().clone());
+    // 1 − m (1 − δ)
+    let iv = Interval::one(PREC).sub(&Interval::one(PREC).sub(&delta).mul_rational(&m));
+    d_lo_eps.derived(iv, format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", d_lo_eps.describe()))
+}
+
+/// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
+pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Result<Certified, String> {
+    if !(*p > 0 && *p < 1) {
+        return Err(format!("the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p)));
+    }
+    if *alpha == 0 {
+        return Err("the posterior at FPR 0 is undefined (no record is flagged by chance)".into());
+    }
+    let t = tpr_at_fpr(acc, alpha)?;
+    let pt = t.interval().mul_rational(p);
+    let fa = Interval::from_rational(&((Rational::from(1) - p.clone()) * alpha.clone()), PREC);
+    // p·TPR/(p·TPR + (1−p)α) is increasing in TPR: evaluate at both ends
+    let at = |x: &Float| -> Interval {
+        let xi = Interval::from_float(x, PREC);
+        xi.div(&xi.add(&fa))
+    };
+    let (lo, hi) = (at(&pt.lo), at(&pt.hi));
+    t.derived(Interval::new(lo.lo, hi.hi), format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe()))
+}
+
+fn check_unit(what: &str, x: &Rational) -> Result<(), String> {
+    if *x < 0 || *x > 1 {
+        return Err(format!("the {what} must be in [0, 1], got {}", crate::num::format::fmt_rational(x)));
+    }
+    Ok(())
+}
+
+/// The exact value of a finite MPFR bound (a dyadic rational).
+fn exact(x: &Float) -> Result<Rational, String> {
+    x.to_rational().ok_or_else(|| "internal error: non-finite bound".to_string())
+}
+
+/// The trade-off implied by the Bureau's accounting (the (ε_BS(δ), δ) family of zCDP ρ), at α, in double
+/// precision on a grid of 2000 δ values log-spaced in [1e-300, 1): an approximation in the Bureau's
+/// favour (see the module notes), not a certified value.
+pub fn bureau_tradeoff(rho: f64, alpha: f64) -> f64 {
+    let mut best = 0.0f64;
+    for i in 0..2000 {
+        let ld = -300.0 * (1.0 - i as f64 / 1999.0);
+        let delta = 10f64.powf(ld).min(1.0 - 1e-16);
+        let eps = rho + 2.0 * (rho * (1.0 / delta).ln()).sqrt();
+        let a = 1.0 - delta - eps.exp() * alpha;
+        let b = (-eps).exp() * (1.0 - delta - alpha);
+        best = best.max(a).max(b);
+    }
+    best
+}
+
+/// The Bureau-implied advantage: 1 − min_α (α + f_B(α)), on a grid of α (approximate, see above).
+pub fn bureau_advantage(rho: f64) -> f64 {
+    let mut m = 1.0f64;
+    for i in 0..=2000 {
+        let a = i as f64 / 4000.0; // the minimum of α + f(α) sits at α ≤ 1/2 for symmetric f
+        m = m.min(a + bureau_tradeoff(rho, a));
+    }
+    1.0 - m
+}
+
+/// Bayes success implied by the Bureau's accounting for prior p: 1 − min_α [p f_B(α) + (1 − p) α].
+pub fn bureau_bayes_success(rho: f64, p: f64) -> f64 {
+    let mut m = f64::INFINITY;
+    for i in 0..=4000 {
+        let a = (i as f64 / 4000.0).powi(3);
+        m = m.min(p * bureau_tradeoff(rho, a) + (1.0 - p) * a);
+    }
+    1.0 - m.min(p.min(1.0 - p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::account::Options;
+    use crate::model::Composition;
+
+    /// Independent reference: the pair P = law of (X1, X2), Q = law of (X1 + 1, X2 + 1), X_i ~ N_Z(0, σ²)
+    /// enumerated on [-R, R]² in double precision from exp(−x²/(2σ²)) with a directly summed normaliser
+    /// (no lattice, no θ-function, no privacy profile). Neyman–Pearson: sort outcomes by Q/P.
+    struct Np {
+        p: Vec<f64>,
+        q: Vec<f64>,
+    }
+
+    fn reference(sigma2: f64) -> Np {
+        let r = 25i64; // the mass beyond 25 is below e^-200: far under the double-precision tolerance
+        let w = |x: i64| (-(x * x) as f64 / (2.0 * sigma2)).exp();
+        let z: f64 = (-r - 1..=r + 1).map(w).sum();
+        let pmf = |x: i64| w(x) / z;
+        let mut cells: Vec<(f64, f64)> = Vec::new();
+        for a in -r..=r {
+            for b in -r..=r {
+                cells.push((pmf(a) * pmf(b), pmf(a - 1) * pmf(b - 1)));
+            }
+        }
+        cells.sort_by(|x, y| (y.1 / y.0).partial_cmp(&(x.1 / x.0)).unwrap());
+        Np { p: cells.iter().map(|c| c.0).collect(), q: cells.iter().map(|c| c.1).collect() }
+    }
+
+    impl Np {
+        /// TPR of the most powerful (randomised) test at FPR α.
+        fn tpr(&self, alpha: f64) -> f64 {
+            let (mut fp, mut tp) = (0.0, 0.0);
+            for (p, q) in self.p.iter().zip(&self.q) {
+                if fp + p <= alpha {
+                    fp += p;
+                    tp += q;
+                } else {
+                    return tp + q * (alpha - fp) / p;
+                }
+            }
+            tp
+        }
+        fn advantage(&self) -> f64 {
+            self.p.iter().zip(&self.q).map(|(p, q)| (q - p).max(0.0)).sum()
+        }
+        /// max over tests of prior·TPR + (1 − prior)(1 − FPR) = Σ max(prior·Q, (1 − prior)·P)
+        fn bayes(&self, prior: f64) -> f64 {
+            self.p.iter().zip(&self.q).map(|(p, q)| (prior * q).max((1.0 - prior) * p)).sum()
+        }
+    }
+
+    fn within(c: &Certified, x: f64, tol: f64) -> bool {
+        c.lo().to_f64() - tol <= x && x <= c.hi().to_f64() + tol
+    }
+
+    #[test]
+    fn measures_match_neyman_pearson_on_a_product_space() {
+        let sigma2 = 1.5;
+        let np = reference(sigma2);
+        let comp = Composition::gaussian(Rational::from((3, 2)), 2, 1).unwrap();
+        let acc = Accountant::new(comp, Options::default()).unwrap();
+        let tol = 1e-12; // the reference is double precision
+        let adv = advantage(&acc).unwrap();
+        assert!(within(&adv, np.advantage(), tol), "advantage {adv} vs {}", np.advantage());
+        for a in ["1/10000", "1/1000", "1/100", "1/10", "1/2"] {
+            let alpha = crate::num::parse_rational(a).unwrap();
+            let t = tpr_at_fpr(&acc, &alpha).unwrap();
+            let want = np.tpr(alpha.to_f64());
+            assert!(within(&t, want, tol), "TPR at {a}: {t} vs {want}");
+            let f = fpr_at_tpr(&acc, &t.lo().to_rational().unwrap()).unwrap();
+            assert!(f.hi().to_f64() <= alpha.to_f64() + tol, "FPR at TPR({a}) = {f} exceeds {a}");
+        }
+        for pr in ["1/2", "1/1000", "9/10"] {
+            let p = crate::num::parse_rational(pr).unwrap();
+            let b = bayes_success(&acc, &p).unwrap();
+            let want = np.bayes(p.to_f64());
+            assert!(within(&b, want, tol), "Bayes success at p = {pr}: {b} vs {want}");
+        }
+        let m = min_total_error(&acc).unwrap();
+        assert!(within(&m, 1.0 - np.advantage(), tol));
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
+        let acc = Accountant::new(Composition::gaussian(Rational::from(2), 1, 1).unwrap(), Options::default()).unwrap();
+        assert!(tpr_at_fpr(&acc, &Rational::from(2)).is_err());
+        assert!(bayes_success(&acc, &Rational::from(0)).is_err());
+        assert!(bayes_success(&acc, &Rational::from(1)).is_err());
+        assert!(posterior_at_fpr(&acc, &Rational::from(0), &Rational::from((1, 2))).is_err());
+    }
+
+    /// The Bureau-implied measures are weaker (larger attack success) than the exact ones.
+    #[test]
+    fn bureau_side_is_weaker() {
+        let acc = Accountant::new(Composition::gaussian(Rational::from((50000, 10001)), 10, 1).unwrap(), Options::default()).unwrap();
+        let rho = acc.rho().to_f64();
+        let exact = advantage(&acc).unwrap().hi().to_f64();
+        assert!(bureau_advantage(rho) > exact, "{} vs {exact}", bureau_advantage(rho));
+        let t = tpr_at_fpr(&acc, &Rational::from((1, 1000))).unwrap().hi().to_f64();
+        assert!(1.0 - bureau_tradeoff(rho, 1e-3) > t);
+    }
+}

@@ -1,0 +1,25 @@
+//! The attack-risk figure (results/attack-risk): per geolevel, the largest true positive rate of a
+//! membership test at 1 false alarm in 1000 and the attack advantage, exact (certified upper ends) next
+//! to what the Bureau's zCDP accounting allows.
+use crate::record::Record;
+use crate::report::plot::{bar_figure, BUREAU, EXACT};
+use plotters::style::RGBColor;
+use std::path::{Path, PathBuf};
+
+pub fn figure(rows: &[Record], stem: &Path) -> Result<Vec<PathBuf>, String> {
+    let cats: Vec<String> = rows.iter().map(|r| r.get("level").unwrap_or("").replace("all levels (overall)", "overall")).collect();
+    let col = |k: &str| -> Vec<f64> { rows.iter().map(|r| r.get(k).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)).collect() };
+    let groups = vec![
+        ("TPR at FPR 1/1000, Bureau's accounting".to_string(), RGBColor(245, 150, 150), col("tpr_at_fpr_1e-3_bureau")),
+        ("TPR at FPR 1/1000, exact".to_string(), RGBColor(150, 190, 230), col("tpr_at_fpr_1e-3_hi")),
+        ("advantage TPR − FPR, Bureau's accounting".to_string(), BUREAU, col("advantage_bureau")),
+        ("advantage TPR − FPR, exact".to_string(), EXACT, col("advantage_hi")),
+    ];
+    bar_figure(
+        "What a membership attacker can do per geographic level (DHC 2022-08-25): exact vs the Bureau's accounting",
+        "probability",
+        &cats,
+        &groups,
+        stem,
+    )
+}
