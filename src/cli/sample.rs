@@ -30,11 +30,21 @@ pub fn run(a: SampleArgs) -> Result<String, String> {
     };
     let draw: Box<dyn Fn(&mut NoiseSource) -> i64> = match (&a.sigma2, &a.scale) {
         (Some(s), None) => {
-            let d = DiscreteGaussianSampler::new(parse_positive_rational(s, "sigma2")?)?;
+            let s2 = parse_positive_rational(s, "sigma2")?;
+            // draws are i64: beyond σ ≈ 1e17 a draw of 40σ (probability e^-800) could still exceed it
+            if s2 > 1e34 {
+                return Err(format!("sigma2 = {} is too large: draws would not fit in 64-bit integers (limit 1e34)", s.trim()));
+            }
+            let d = DiscreteGaussianSampler::new(s2)?;
             Box::new(move |r| d.sample(&mut r.rng))
         }
         (None, Some(b)) => {
-            let d = DiscreteLaplace::new(parse_positive_rational(b, "scale")?)?;
+            let sc = parse_positive_rational(b, "scale")?;
+            // a draw exceeds 1e3·scale with probability e^-1000: keep 1e3·scale within i64
+            if sc > 1e15 {
+                return Err(format!("scale = {} is too large: draws would not fit in 64-bit integers (limit 1e15)", b.trim()));
+            }
+            let d = DiscreteLaplace::new(sc)?;
             Box::new(move |r| d.sample(&mut r.rng))
         }
         _ => return Err("give exactly one of --sigma2 or --scale".into()),

@@ -65,19 +65,23 @@ pub fn geometric_rdp(a: &Interval, eps: &[Interval], s: u32, tau: &dyn Fn(&Inter
 /// DG mechanism groups of the whole release: per level s Step-1 counts with ρ = γρ_i/s and s Step-2
 /// counts with (1−γ)ρ_i/s (σ² = 1/(2ρ)); `neighbours_factor` = 2 for bounded (replace) neighbours.
 pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor: u32) -> Vec<GaussGroup> {
-    let mut out: Vec<GaussGroup> = Vec::new();
+    let mut groups = Vec::new();
     for r in rhos {
         for share in [gamma.clone(), Rational::from(1) - gamma.clone()] {
             let rq = share * r.clone() / Rational::from(s);
             let sigma2 = Rational::from(1) / (Rational::from(2) * rq);
-            if let Some(g) = out.iter_mut().find(|g| g.sigma2 == sigma2) {
-                g.count += s * neighbours_factor;
-            } else {
-                out.push(GaussGroup { sigma2, count: s * neighbours_factor, mu: 1 });
-            }
+            groups.push(crate::model::Group::gaussian(sigma2, u64::from(s) * u64::from(neighbours_factor), 1));
         }
     }
-    out
+    // the one group merge (model::merge); counts here are far below model::MAX_COUNT and u32
+    crate::model::merge(groups)
+        .expect("counts below MAX_COUNT")
+        .into_iter()
+        .map(|g| match g.noise {
+            crate::model::Noise::Gaussian { sigma2 } => GaussGroup { sigma2, count: g.count as u32, mu: g.mu },
+            crate::model::Noise::Laplace { .. } => unreachable!("only Gaussian groups are built here"),
+        })
+        .collect()
 }
 
 /// Geometric components (ε = c·r): two-stage (γ, 1−γ) or single-count structure per level.

@@ -43,14 +43,16 @@ pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, S
     let d = LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, TRUNC_BITS_F64);
     let slope = Rational::from(g.mu) / g.sigma2.clone();
     let rho = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2u32) * g.sigma2.clone());
-    let idx = |s: i64| -> i64 {
+    let too_fine = || format!("grid too fine: one group alone needs more than {MAX_GRID_WINDOW} grid points; use a coarser --grid");
+    let idx = |s: i64| -> Result<i64, String> {
         let x = ((&slope * Rational::from(s)) + &rho) / grid.clone();
         let r = if up { Integer::from(x.ceil_ref()) } else { Integer::from(x.floor_ref()) };
-        r.to_i64().expect("grid index out of range")
+        // an index beyond i64 means far more grid points than the window allows
+        r.to_i64().ok_or_else(too_fine)
     };
-    let lo_i = idx(d.min);
-    let hi_i = idx(d.max());
-    let n = (hi_i - lo_i + 1) as u64;
+    let lo_i = idx(d.min)?;
+    let hi_i = idx(d.max())?;
+    let n = hi_i.checked_sub(lo_i).and_then(|w| w.checked_add(1)).ok_or_else(too_fine)? as u64;
     if n > MAX_GRID_WINDOW {
         return Err(format!("grid too fine: one group alone needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid"));
     }
@@ -58,7 +60,7 @@ pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, S
     let mut e = Float::with_val(EP, 0);
     for (k, (lo, hi)) in d.lo.iter().zip(&d.hi).enumerate() {
         let s = d.min + k as i64;
-        let j = (idx(s) - lo_i) as usize;
+        let j = (idx(s)? - lo_i) as usize;
         // accumulate masses falling on the same grid point (a sum of ≤ a few positive terms)
         v[j] += lo.to_f64();
         let r = Float::with_val_round(EP, Float::with_val_round(64, hi / lo, Round::Up).0 - 1u32, Round::Up).0;
