@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): tightdp's accountant, then the peers on the same inputs, side by side.
 #   ./scripts/bench.sh              all benchmarks, peers included (installs dp-accounting in a scratch venv)
+#   ./scripts/bench.sh --quick      the side-by-side table only (tightdp measured, dp_accounting recorded), < 1 min
 #   ./scripts/bench.sh --no-peers   tightdp only
 #   ./scripts/bench.sh FILTER       only cases whose name contains FILTER
 set -euo pipefail
@@ -14,6 +15,34 @@ for a in "$@"; do
     *) args+=("$a") ;;
   esac
 done
+if [ "${args[*]:-}" = "--quick" ] || [[ "${args[*]:-}" == *table* ]]; then
+  # the side-by-side table only (dp_accounting's recorded numbers; --peers in the full run re-measures them)
+  cargo build --release --locked -q
+  python3 scripts/bench/table.py
+  exit 0
+fi
+echo "== one side-by-side table (tightdp measured now; dp_accounting measured by peers.sh)"
+cargo build --release --locked -q
+if [ "$peers" = 1 ]; then python3 scripts/bench/table.py --peers || true; else python3 scripts/bench/table.py || true; fi
+echo
+echo "== Python package: per-call overhead (target <= 1 ms over the Rust computation)"
+V=target/pyvenv
+if [ -x "$V/bin/python" ] && "$V/bin/python" -c "import tightdp" 2>/dev/null; then
+  "$V/bin/python" - <<'PY'
+import time, tightdp
+c = tightdp.DiscreteGaussian("50000/10001", n=10)
+c.epsilon("1e-11")                      # builds and caches the law
+n = 2000
+t = time.perf_counter()
+for _ in range(n):
+    c.epsilon("1e-11")                  # cached law: the Rust work is a few microseconds
+dt = (time.perf_counter() - t) / n
+print(f"python call, cached law: {dt*1e6:.1f} us per call (overhead bound; target <= 1000 us: {'OK' if dt <= 1e-3 else 'MISSED'})")
+PY
+else
+  echo "(run ./scripts/test.sh first: it builds the package into $V)"
+fi
+echo
 echo "== tightdp (cargo bench, release) on $(nproc) cores"
 cargo bench --locked --bench accountant -- "${args[@]}"
 cargo build --release --locked -q
