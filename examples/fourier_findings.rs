@@ -23,7 +23,7 @@ fn main() {
         let t_hi = Rational::from(5) * (Rational::from(&eps / &rho) + 1u32);
         let groups = dhc_table3_groups(&rho);
         let (lg, m) = paper_lattice(&groups, &t_eps, 1000).unwrap();
-        println!("t_eps = {:.12}  t_eps*L = {:.6}  first lattice point A = {}", t_eps.to_f64(), m.to_f64(), first_above(&m));
+        println!("t_eps = {:.12}  t_eps*L = {:.6}  first lattice point A = {}", t_eps.to_f64(), m.to_f64(), first_above(&m).unwrap());
         // lattice reference
         let t0 = Instant::now();
         let prof = compose_groups(&dhc_table3_mechs(&rho), 128).unwrap();
@@ -67,7 +67,7 @@ fn main() {
         }
         // the paper's loop literally: sequential, uncompensated f64 sum over the panels (Fact A.15)
         if !quick {
-            let a = first_above(&m);
+            let a = first_above(&m).unwrap();
             let b = (m.to_f64() * 6.0).ceil() as i64;
             let f = boole::Integrand::new(&lg, a, b);
             let n = 10_000_001u64;
@@ -102,7 +102,7 @@ nu    (256 bits) = {}
         }
         // the same Boole sum in MPFR at small N (f64 evaluation error of the faithful integrand)
         let n = 40_001u64;
-        let a = first_above(&m);
+        let a = first_above(&m).unwrap();
         let b = (m.to_f64() * 6.0).ceil() as i64;
         let t0 = Instant::now();
         let mp = boole::boole_sum_mpfr(&lg, a, b, &Float::with_val(128, 0.01), n, 128);

@@ -19,4 +19,5 @@ pub mod pld;
 pub mod record;
 pub mod report;
 pub mod risk;
+pub mod rundir;
 pub mod topdown;

@@ -512,14 +512,59 @@ fn former_panics_exit_2_with_one_line() {
         &["sample", "--scale", "1e300", "--n", "3", "--seed", "1"],
         &["risk", "decisions", "--rho1", "1e-300"],
         &["epsilon", "--sigma2", "1e30", "--n", "1", "--delta", "1e-40", "--method", "lattice"],
+        // robustness issue §4: the remaining panics, aborts and hangs, each refused up front
+        &["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"],
+        &["risk", "table5", "--rho", "1e-300"],
+        &["risk", "single", "--p", "0.5", "--rho", "1e300"],
+        &["risk", "single", "--p", "0.5", "--rho", "1e-11"],
+        &["risk", "single", "--p", "0.5", "--xstar", "9223372036854775807"],
+        &["risk", "hierarchy", "--x1star", "1", "--x2star", "1", "--ystar", "2", "--prior", "uniform:1000000000"],
+        &["risk", "hierarchy", "--x1star", "1", "--x2star", "1", "--ystar", "2", "--method", "mc", "--burn-in", "18446744073709551615"],
+        &["epsilon", "--sigma2", "1e-300", "--n", "1", "--delta", "1e-5", "--method", "smoothed"],
+        &["calibrate", "--target-epsilon", "1e-3", "--delta", "1e-10", "--allocation", "data/allocations/dhc-2022-08-25.toml"],
+        &["synth", "--out", "/nonexistent-dir/x", "--tracts", "4294967295"],
+        &["topdown", "gen-geography", "--levels", "US,State,County,Tract", "--fanout", "100000,100000,100000", "--out", "/tmp/never.csv"],
     ];
     for args in cases {
-        let out = bin().args(*args).output().unwrap();
+        let out = bin().current_dir(repo()).args(*args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("error: "), "{args:?}: {err}");
     }
+}
+
+/// Robustness issue §6: messages that said the wrong thing now say what is wrong.
+#[test]
+fn refusals_say_what_is_wrong() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-400", "--method", "smoothed"],
+            "below the smoothed inversion's double-precision range",
+        ),
+        (&["risk", "single", "--p", "0.5", "--m", "-1"], "m is a count and must be non-negative"),
+        (&["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"], "more than 1.8e19 entries"),
+        (&["epsilon", "--level", "Block", "--sigma2", "5", "--n", "1", "--delta", "1e-5"], "--level needs --allocation"),
+    ];
+    for (args, want) in cases {
+        let out = bin().current_dir(repo()).args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err} should say {want:?}");
+    }
+    // a count too large for i64 is "too large", not "not an integer"
+    let t = tempfile::tempdir().unwrap();
+    let c = t.path().join("c.csv");
+    std::fs::write(&c, "count\n18446744073709551615\n").unwrap();
+    let out = bin()
+        .current_dir(repo())
+        .args(["accuracy", "--allocation", "data/allocations/dhc-2022-08-25.toml", "--level", "Block", "--counts", c.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is too large"), "{}", String::from_utf8_lossy(&out.stderr));
+    // a composition no engine resolves to the digits asked is printed with a note, not silently
+    let out = bin().args(["epsilon", "--sigma2", "1e-11", "--n", "1", "--delta", "1e-5"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("wider than the 20 digits asked"));
 }
 
 /// `tightdp attack`: certified JSON fields, the sentence table, and bad input (FPR ∉ [0, 1], prior ∉ (0, 1)).

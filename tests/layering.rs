@@ -2,7 +2,8 @@
 //! `#[cfg(test)]` part and comments aside) must name a module of the same or a lower rank. A new
 //! top-level module must be given a rank here.
 //!
-//! num, record (a row of named fields and its renderings; atomic writes) → noise → model → engines
+//! num, record (a row of named fields and its renderings; atomic writes), rundir (all-or-nothing run
+//! directories) → noise → model → engines
 //! (pld, fourier, budget) → account → calibrate → inputs (census allocation files, data readers) →
 //! mechanisms and analyses (mech, topdown, risk, accuracy) → app (verification, certificates, figure
 //! data, tables) → report (figures: drawing only) → cli (parse, call, render).
@@ -13,6 +14,7 @@ use std::path::Path;
 const RANKS: &[(&str, u32)] = &[
     ("num", 0),
     ("record", 0),
+    ("rundir", 0),
     ("noise", 1),
     ("model", 2),
     ("budget", 3),

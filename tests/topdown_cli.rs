@@ -184,7 +184,7 @@ fn bad_input_fails_cleanly() {
                 "--persons".into(),
                 neg.into(),
             ],
-            "negative count",
+            "count -1 is negative",
         ),
     ];
     for (k, (args, want)) in cases.into_iter().enumerate() {

@@ -398,10 +398,13 @@ impl Accountant {
         let window = estimated_window_shifts(&self.shifts, o.depth);
         let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
         let gauss_only = !self.comp.has_laplace();
+        let smoothed_range_error =
+            if gauss_only { self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()) } else { None };
+        let smoothed_ok = smoothed_range_error.is_none();
         if self.opts.method == Method::Lattice {
             return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
         }
-        if gauss_only && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
+        if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
             return Ok(AutoEngine::Smoothed);
         }
         if window <= MAX_WINDOW {
@@ -416,20 +419,29 @@ impl Accountant {
                 return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
             }
             let f = LatticeOpts { prec: F64_PREC, depth: o.depth.min(F64_MAX_DEPTH) };
-            if self.estimated_seconds(&f) <= self.opts.time_budget || !gauss_only {
+            if self.estimated_seconds(&f) <= self.opts.time_budget || !gauss_only || !smoothed_ok {
                 return Ok(AutoEngine::Lattice { mpfr: false });
             }
             return Ok(AutoEngine::Smoothed);
         }
         if gauss_only {
+            if let Some(why) = smoothed_range_error {
+                return Err(format!(
+                    "no certified engine handles this composition: the lattice would need about {} entries \
+                     (limit {MAX_WINDOW}) and {}",
+                    crate::pld::compose::describe_entries(window),
+                    why.trim_end_matches("; use --method auto")
+                ));
+            }
             return Ok(AutoEngine::Smoothed);
         }
         if window_f64 <= MAX_WINDOW {
             return Ok(AutoEngine::Lattice { mpfr: false });
         }
         Err(format!(
-            "no certified engine handles this composition: its loss slopes share no practical lattice (~{window:.3e} entries) \
-             and the smoothed inversion handles discrete Gaussian noise only"
+            "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
+             and the smoothed inversion handles discrete Gaussian noise only",
+            crate::pld::compose::describe_entries(window)
         ))
     }
 
@@ -464,7 +476,11 @@ impl Accountant {
         }
         let window = estimated_window_shifts(&self.shifts, o.depth);
         if window > MAX_WINDOW {
-            return Err(format!("the lattice at truncation depth {} would need about {window:.3e} entries (limit {MAX_WINDOW})", o.depth));
+            return Err(format!(
+                "the lattice at truncation depth {} would need about {} entries (limit {MAX_WINDOW})",
+                o.depth,
+                crate::pld::compose::describe_entries(window)
+            ));
         }
         let prof = Arc::new(lattice_profile(&self.shifts, o)?);
         let mut cache = self.cache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;

@@ -181,7 +181,20 @@ fn summarise(lv: &NhgisLevel, sums: &[u64], trials: usize) -> (Vec<([f64; 4], Op
 }
 
 /// The whole study: each level present, Bureau and reduced noise, exact and (K ≥ 1) simulated.
+/// Most noise draws a simulation may take (about a minute on one core): counts × trials above it is
+/// refused before anything is drawn.
+pub const MAX_DRAWS: u128 = 1_000_000_000;
+
+pub fn check_draws(units: u128, trials: u32) -> Result<(), String> {
+    let n = units * trials as u128 * 2;
+    if n > MAX_DRAWS {
+        return Err(format!("{units} counts x {trials} trials x 2 noise levels would take {n} draws (limit {MAX_DRAWS}); lower --trials"));
+    }
+    Ok(())
+}
+
 pub fn study(levels: &[NhgisLevel], alloc: &Allocation, opt: &Options) -> Result<Vec<LevelStudy>, String> {
+    check_draws(levels.iter().map(|lv| (lv.units * lv.table.cells()) as u128).sum(), opt.trials)?;
     let mut out = Vec::new();
     for (li, lv) in levels.iter().enumerate() {
         let level = allocation_level(lv.geo, &opt.map)?;

@@ -56,8 +56,45 @@ pub fn calibrate_factor(
     prec: u32,
     rel_width: f64,
 ) -> Result<FactorBracket, String> {
-    calibrate_generic(&|c: &Rational, p: u32| eps_scaled(groups, c, delta, p), target, search_prec, prec, rel_width)
+    let g = |c: &Rational, p: u32| eps_scaled(groups, c, delta, p);
+    // Start the search at the factor where the Bun–Steinke bound meets the target: the exact ε lies
+    // below that bound, so the root is at or below c_BS and usually within a factor 4 of it — a few
+    // evaluations instead of doubling from 1 (a target of ε = 1e-3 needs c ≈ 1e7).
+    let rho = crate::model::gauss_rho(groups).to_f64();
+    let l = (1.0 / delta.to_f64()).ln();
+    let e = target.to_f64();
+    let rho_t = ((l + e).sqrt() - l.sqrt()).powi(2);
+    let c_bs = rho / rho_t;
+    // (near 1 the doubling from 1 takes as few steps; keeping it there keeps earlier results identical)
+    let start = if c_bs.is_finite() && !(1.0 / 16.0..=16.0).contains(&c_bs) { c_bs } else { 1.0 };
+    if start > MAX_FACTOR {
+        return Err(format!(
+            "calibration: epsilon = {e} needs the variances multiplied by about {start:.3e} (beyond the supported {MAX_FACTOR:e})"
+        ));
+    }
+    // each of the ~30 certified evaluations of a 1e-12-wide factor bracket needs a lattice (the smoothed
+    // inversion cannot resolve ε to ε·1e-12): refuse up front when that lattice is impractically large
+    let window = crate::pld::compose::estimated_window(&scale_groups(groups, &rat(c_bs.max(1.0))), prec)?;
+    if window > CALIBRATION_WINDOW {
+        return Err(format!(
+            "calibration: epsilon = {e} needs the variances multiplied by about {c_bs:.3e}, where each certified evaluation \
+             needs a lattice of about {window:.2e} entries (limit {CALIBRATION_WINDOW:e}); ask for a larger target"
+        ));
+    }
+    let logscale = target.to_f64() < 1e-3;
+    let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
+    let t = tr(e);
+    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
+    let c = find_root_from(&search, rel_width, start)?;
+    certify(&g, target, c, prec, rel_width)
 }
+
+/// Largest lattice (entries) a per-level calibration evaluates (~1 s per evaluation at 20 digits).
+pub const CALIBRATION_WINDOW: u64 = 1_000_000;
+
+/// Largest variance factor a calibration searches: 1e12 (σ grows by 1e6; the lattice and smoothed
+/// engines stay within their ranges).
+pub const MAX_FACTOR: f64 = 1e12;
 
 /// Certified root of g(c) = target for any g strictly decreasing in the variance factor c
 /// (g is evaluated as a certified interval at precision p); the search also uses g, at `search_prec`.
@@ -92,7 +129,12 @@ pub fn calibrate_with(
 
 /// Root of a decreasing function by bracketing in factors of 2 and Illinois regula falsi.
 fn find_root(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64) -> Result<f64, String> {
-    let (mut a, mut b) = (0.5f64, 1.0f64);
+    find_root_from(f, rel_width, 1.0)
+}
+
+/// The same, bracketing from [start/2, start].
+fn find_root_from(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64, start: f64) -> Result<f64, String> {
+    let (mut a, mut b) = (start / 2.0, start);
     let mut fa = f(a)?;
     let mut fb = f(b)?;
     let mut guard = 0;

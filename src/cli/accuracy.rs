@@ -57,10 +57,7 @@ pub fn read_counts(path: &PathBuf, column: &str) -> Result<Vec<i64>, String> {
         let rec = rec.map_err(|e| format!("'{}': {e}", path.display()))?;
         let line = rec.position().map(|p| p.line()).unwrap_or(0);
         let v = rec.get(idx).unwrap_or("").trim();
-        let c: i64 = v.parse().map_err(|_| format!("'{}' line {line}: count '{v}' is not an integer", path.display()))?;
-        if c < 0 {
-            return Err(format!("'{}' line {line}: negative count {c}", path.display()));
-        }
+        let c = crate::num::parse::parse_count_field(v, "count").map_err(|e| format!("'{}' line {line}: {e}", path.display()))?;
         out.push(c);
     }
     if out.is_empty() {
@@ -85,6 +82,7 @@ pub fn run(a: AccuracyArgs) -> Result<String, String> {
         return Err(format!("level '{}' has heterogeneous variances; accuracy needs one σ²", level.name));
     }
     let counts = read_counts(counts_path, &a.column)?;
+    crate::accuracy::counts::check_draws(counts.len() as u128, a.trials)?;
     let s2 = groups[0].sigma2.clone();
     let target = zcdp::eps_bs(&level.rho, &delta, prec).mid();
     let br = calibrate_factor(&groups, &delta, &target, 128, prec, 1e-12)?;
@@ -119,8 +117,9 @@ pub fn run(a: AccuracyArgs) -> Result<String, String> {
             for &y in &counts {
                 for _ in 0..a.trials {
                     let x = sampler.sample(&mut src.rng);
-                    let pp = ((y + x).max(0) - y) as f64;
-                    let e = [(x * x) as f64, (x as f64).abs(), pp * pp, pp.abs()];
+                    // i128/f64: a count up to 1e15 plus a draw up to ~1e19 cannot overflow
+                    let pp = ((y as i128 + x as i128).max(0) - y as i128) as f64;
+                    let e = [(x as f64) * (x as f64), (x as f64).abs(), pp * pp, pp.abs()];
                     for k in 0..4 {
                         sim[k] += e[k];
                         sq[k] += e[k] * e[k];

@@ -32,9 +32,30 @@ pub struct ReproduceArgs {
     /// Only the fast per-level tables (a smoke test of the pipeline; implies --no-figures)
     #[arg(long)]
     pub quick: bool,
+    /// Replace a non-empty --out that does not hold an earlier run of the same `reproduce` command
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<String, String> {
+    // All or nothing: everything is written into a staging directory beside --out and swapped into
+    // place at the end with its completion marker; an interrupted or failed run leaves --out as it was.
+    let command = if a.quick {
+        "reproduce --quick"
+    } else if a.no_figures {
+        "reproduce --no-figures"
+    } else {
+        "reproduce"
+    };
+    let run = crate::rundir::RunDir::begin(&a.out, command, a.force)?;
+    let staged = format!("{}/", run.path().display());
+    let log = build(&a, run.path())?;
+    run.commit()?;
+    // the log names the files where they now are
+    Ok(log.replace(&staged, &format!("{}/", a.out.display())))
+}
+
+fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     let prec = check_prec(a.prec)?;
     let oprec = check_prec(a.overall_prec)?;
     let alloc = Allocation::from_path(&a.data.join("allocations/dhc-2022-08-25.toml"))?;
@@ -50,9 +71,7 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     let t1 = level_rows(&alloc, &deltas[0], Conversion::ZcdpBs, &None, prec)?;
     if a.quick {
         let mut log = String::new();
-        for (path, body) in
-            [(a.out.join("geolevel-epsilons.csv"), render_csv(&geo)), (a.out.join("table1-calibration.csv"), render_csv(&t1))]
-        {
+        for (path, body) in [(out.join("geolevel-epsilons.csv"), render_csv(&geo)), (out.join("table1-calibration.csv"), render_csv(&t1))] {
             write_atomic(&path, body.as_bytes())?;
             log += &format!("wrote {}\n", path.display());
         }
@@ -72,17 +91,17 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     step("verification of published numbers");
     let (vrows, vsummary, _) = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)?;
     let mut files: Vec<(PathBuf, String)> = vec![
-        (a.out.join("geolevel-epsilons.csv"), render_csv(&geo)),
-        (a.out.join("table1-calibration.csv"), render_csv(&t1)),
-        (a.out.join("accuracy-counts.csv"), acc),
-        (a.out.join("overall-profile.csv"), ov),
-        (a.out.join("overall-summary.csv"), ovs),
-        (a.out.join("production-certificates.csv"), prod),
-        (a.out.join("production-calibration.csv"), pcal),
-        (a.out.join("verification.csv"), render_csv(&vrows)),
-        (a.out.join("attack-risk.csv"), render_csv(&attack_rows)),
+        (out.join("geolevel-epsilons.csv"), render_csv(&geo)),
+        (out.join("table1-calibration.csv"), render_csv(&t1)),
+        (out.join("accuracy-counts.csv"), acc),
+        (out.join("overall-profile.csv"), ov),
+        (out.join("overall-summary.csv"), ovs),
+        (out.join("production-certificates.csv"), prod),
+        (out.join("production-calibration.csv"), pcal),
+        (out.join("verification.csv"), render_csv(&vrows)),
+        (out.join("attack-risk.csv"), render_csv(&attack_rows)),
     ];
-    files.push((a.out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
+    files.push((out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
     let mut log = String::new();
     for (path, body) in &files {
         write_atomic(path, body.as_bytes())?;
@@ -111,43 +130,66 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
             "ε",
             &cats,
             &groups,
-            &a.out.join("production-epsilons"),
+            &out.join("production-epsilons"),
         )? {
             log += &format!("wrote {}\n", f.display());
         }
-        for f in crate::report::attack::figure(&attack_rows, &a.out.join("attack-risk-levels"))? {
+        for f in crate::report::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
             log += &format!("wrote {}\n", f.display());
         }
-        let figs = figures::write_all(&alloc, &a.out, prec, oprec, &|m| step(m))?;
+        let figs = figures::write_all(&alloc, out, prec, oprec, &|m| step(m))?;
         for f in figs {
             log += &format!("wrote {}\n", f.display());
         }
     }
     if !a.no_figures {
         step("disclosure-risk figure data (Kazan-Reiter)");
-        for f in crate::risk::figures::figure_data(&a.out.join("risk"))? {
+        for f in crate::risk::figures::figure_data(&out.join("risk"))? {
             log += &format!("wrote {}\n", f.display());
         }
-        for f in crate::report::csvplot::risk_figures(&a.out.join("risk"))? {
+        for f in crate::report::csvplot::risk_figures(&out.join("risk"))? {
             log += &format!("wrote {}\n", f.display());
         }
         step("Figures 6, 8, 9 on the synthetic extracts");
-        for f in crate::cli::reproduce_realdata::synthetic(&a.data, &a.out)? {
+        for f in crate::cli::reproduce_realdata::synthetic(&a.data, out)? {
             log += &format!("wrote {}\n", f.display());
         }
     }
     step("TopDown post-processing accuracy (simulated, dhc-small)");
     {
         let rows = crate::topdown::pp_accuracy::bundled_results(&a.data, 50)?;
-        let path = a.out.join("topdown-postprocess-accuracy.csv");
+        let path = out.join("topdown-postprocess-accuracy.csv");
         crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
         let mut files = vec![path];
         if !a.no_figures {
-            files.extend(crate::report::topdown::mae_figure(&rows, 50, &a.out.join("topdown-postprocess-mae"))?);
+            files.extend(crate::report::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
         }
         for f in files {
             log += &format!("wrote {}\n", f.display());
         }
+    }
+    step("TopDown accuracy, closed form vs simulation (dhc-small)");
+    {
+        // the README's `tightdp topdown accuracy --geography data/topdown/dhc-small.csv --trials 4000`
+        #[derive(clap::Parser)]
+        struct W {
+            #[command(flatten)]
+            a: crate::cli::topdown::AccuracyArgs,
+        }
+        let geo = a.data.join("topdown/dhc-small.csv");
+        let w = <W as clap::Parser>::try_parse_from([
+            "accuracy",
+            "--geography",
+            geo.to_str().ok_or("non-UTF-8 data path")?,
+            "--trials",
+            "4000",
+            "--format",
+            "csv",
+        ])
+        .map_err(|e| e.to_string())?;
+        let path = out.join("topdown-accuracy-dhc-small.csv");
+        write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
+        log += &format!("wrote {}\n", path.display());
     }
     pb.finish_and_clear();
     log += &format!("verify: {vsummary}\n");
@@ -170,6 +212,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
 | attack-risk.csv | per level and overall: certified TPR of the best membership test at FPR 1e-4, 1e-3, 1e-2, the advantage max(TPR − FPR), the Bayes success at priors 0.5 and 1e-3, next to what the Bureau's zCDP accounting allows | Dong–Roth–Su 2022; Kulynych et al. 2024 (src/attack) |\n\
 | attack-risk-levels | bar chart of attack-risk.csv: TPR at FPR 1/1000 and advantage per level, exact vs the Bureau's accounting | src/attack |\n\
+| topdown-accuracy-dhc-small.csv | TopDown estimates on data/topdown/dhc-small.csv: MSE per geolevel and off-spine aggregate, closed form vs 4000 simulated runs (z-score), Bureau and Table 1 noise | geographic-spines-topdown.txt (`tightdp topdown accuracy --trials 4000`) |\n\
 | topdown-postprocess-accuracy.csv | TopDown final counts (L2 + rounding) vs noisy measurements and max(0,·): MAE/MSE per geolevel, cells and totals, Bureau / Table 1 / uniform −12.28% noise, 50 noise draws on data/topdown/dhc-small.csv | geographic-spines-topdown.txt; Abowd et al. 2022 |
 | risk/*.csv, *.png, *.svg | Kazan–Reiter disclosure-risk figures and data (Figures 1–7, 12; Figure 4 as data) | kazan-reiter-disclosure-risk.txt |\n",
     );

@@ -322,6 +322,9 @@ fn single(a: SingleArgs) -> Result<String, String> {
         (rho(&s, "rho")?, "--rho".to_string())
     };
     let s = SingleLevel::new(p, a.m, r)?;
+    for x in &a.xstar {
+        crate::risk::check_count(*x, "xstar", false)?;
+    }
     if !a.xstar.is_empty() {
         let rows: Vec<Record> = a
             .xstar
@@ -352,6 +355,10 @@ fn hierarchy(h: HierArgs) -> Result<String, String> {
     let prec = check_prec(h.out.prec)?;
     let (t, proc) = h.model.build()?;
     let d = Data { x1s: h.x1s, x2s: h.x2s, y1s: h.y1s };
+    t.check_data(&d, prec + 32)?;
+    if h.k2_rows > 1_000_000 {
+        return Err(format!("--k2-rows {} is too many rows to print (at most 1000000)", h.k2_rows));
+    }
     let mut r = Record::new();
     r.push("prior_x2", t.prior.describe());
     match h.method {
@@ -379,6 +386,9 @@ fn hierarchy(h: HierArgs) -> Result<String, String> {
         HierMethod::Mc => {
             if h.draws < 50 || h.draws > 100_000_000 {
                 return Err("draws must be between 50 and 100000000".into());
+            }
+            if h.burn_in > 100_000_000 {
+                return Err(format!("--burn-in {} is beyond the supported 100000000 iterations", h.burn_in));
             }
             let s = if h.model.paper_sampler { Sampler::Paper } else { Sampler::Correct };
             let mc = t.gibbs_mc(&d, s, h.draws, h.burn_in, h.seed, h.k2_rows)?;

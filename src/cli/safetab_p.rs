@@ -28,12 +28,18 @@ pub struct SafetabPArgs {
     /// Reproducible noise from this seed: the output is marked NOT FOR RELEASE
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Replace a non-empty --out that does not hold an earlier `safetab-p` run
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: SafetabPArgs) -> Result<String, String> {
     let inp = Inputs::load(&a.config, &a.iterations, &a.race_codes, &a.geography)?;
     let t0 = std::time::Instant::now();
-    let s = run_p(&inp, &a.persons, &a.out, a.seed, std::io::stderr().is_terminal())?;
+    // a mechanism releases nothing on error: the tables are staged and swapped into place at the end
+    let run = crate::rundir::RunDir::begin(&a.out, "safetab-p", a.force)?;
+    let s = run_p(&inp, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal())?;
+    run.commit()?;
     let mut o = String::new();
     if a.seed.is_some() {
         o += "WARNING: seeded run — reproducible noise, NOT FOR RELEASE\n";

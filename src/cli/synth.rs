@@ -24,6 +24,9 @@ pub struct SynthArgs {
     pub persons: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Replace a non-empty --out that does not hold an earlier `synth` run
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: SynthArgs) -> Result<String, String> {
@@ -35,6 +38,9 @@ pub fn run(a: SynthArgs) -> Result<String, String> {
         persons: a.persons,
         seed: a.seed,
     };
-    let (b, n) = synth(&p, &a.out, std::io::stderr().is_terminal())?;
+    // all or nothing: written into a staging directory, swapped into place at the end
+    let run = crate::rundir::RunDir::begin(&a.out, "synth", a.force)?;
+    let (b, n) = synth(&p, run.path(), std::io::stderr().is_terminal())?;
+    run.commit()?;
     Ok(format!("wrote {} ({b} blocks) and {} ({n} persons)\n", a.out.join("geography.txt").display(), a.out.join("persons.csv").display()))
 }

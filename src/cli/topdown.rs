@@ -137,6 +137,9 @@ pub struct MeasureArgs {
     pub no_noise: bool,
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
+    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run
+    #[arg(long)]
+    pub force: bool,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -329,7 +332,10 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     };
     let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
-    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: &a.out_dir, seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
+    // the run directory is released all or nothing (staged, swapped into place at the end)
+    let run = crate::rundir::RunDir::begin(&a.out_dir, "topdown measure", a.force)?;
+    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: run.path(), seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
+    run.commit()?;
     let secs = t0.elapsed().as_secs_f64();
     let mut r = Record::new();
     r.push("allocation", m.allocation.clone());
@@ -388,7 +394,7 @@ fn run_certify(a: CertifyArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
+pub fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
     let mut sp = Spine::from_path(&a.geography)?;
     sp.apply_bypass(a.bypass);
     if a.trials < 2 || a.trials > 10_000_000 {

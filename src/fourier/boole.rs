@@ -336,9 +336,9 @@ pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progre
         return Err("n_points − 1 must be a positive multiple of 4".into());
     }
     let t0 = Instant::now();
-    let a = first_above(m);
+    let a = first_above(m)?;
     let cut = m * Rational::from_f64(p.upper_factor).ok_or("bad upper_factor")?;
-    let b = ceil_i64(&cut);
+    let b = ceil_i64(&cut)?;
     let f = Integrand::new(groups, a, b);
     let value = boole_sum(&f, p.upper, p.n_points, progress);
     let errs = error_terms(groups, a, b, cut.to_f64(), p);
@@ -423,7 +423,7 @@ mod tests {
         let t = Rational::from(5) * (eps / rho - 1u32);
         let (lg, m) = paper_lattice(&groups, &t, 1000).unwrap();
         let p = BooleParams::default();
-        let a = first_above(&m);
+        let a = first_above(&m).unwrap();
         let cut = m.to_f64() * 6.0;
         let b = cut.ceil() as i64;
         let e = error_terms(&lg, a, b, cut, &p);

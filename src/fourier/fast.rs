@@ -288,22 +288,22 @@ fn tail_ge_mpfr(groups: &[LatticeGroup], a: i64, lambda: f64, m: u64, ls: &[u64]
 }
 
 /// P[V > m] = P[V ≥ ⌊m⌋ + 1].
-pub fn tail_gt(groups: &[LatticeGroup], m: &Rational, p: &FastParams) -> FastValue {
-    tail_ge(groups, first_above(m), p)
+pub fn tail_gt(groups: &[LatticeGroup], m: &Rational, p: &FastParams) -> Result<FastValue, String> {
+    Ok(tail_ge(groups, first_above(m)?, p))
 }
 
 /// The paper's first term P[Σ_i a_i Σ_j X_ij > t_ε] for groups (a_i, σ_i², n_i) on ℤ/L.
 pub fn first_term_fast(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32, p: &FastParams) -> Result<FastValue, String> {
     let (lg, m) = paper_lattice(groups, t_eps, l)?;
-    Ok(tail_gt(&lg, &m, p))
+    tail_gt(&lg, &m, p)
 }
 
 /// δ(ε) = P[V > (ε−ρ)/h] − e^ε P[V > (ε+ρ)/h] (A.9) by the fast variant.
 pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Result<FastDelta, String> {
     let ml = MechLattice::new(mechs)?;
     let (m1, m2) = ml.thresholds(eps);
-    let first = tail_gt(&ml.groups, &m1, p);
-    let second_prob = tail_gt(&ml.groups, &m2, p);
+    let first = tail_gt(&ml.groups, &m1, p)?;
+    let second_prob = tail_gt(&ml.groups, &m2, p)?;
     let e = eps.to_f64().exp();
     let mpfr = match (&first.value_mpfr, &second_prob.value_mpfr) {
         (Some(f), Some(s)) => {

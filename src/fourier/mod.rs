@@ -121,14 +121,20 @@ impl MechLattice {
 }
 
 /// Smallest integer strictly above x (the first lattice point of {V > x}).
-pub fn first_above(x: &Rational) -> i64 {
+pub fn first_above(x: &Rational) -> Result<i64, String> {
     let f = Integer::from(x.floor_ref());
-    f.to_i64().expect("threshold out of range") + 1
+    f.to_i64().and_then(|v| v.checked_add(1)).ok_or_else(out_of_range)
 }
 
 /// ⌈x⌉ as i64.
-pub fn ceil_i64(x: &Rational) -> i64 {
-    Integer::from(x.ceil_ref()).to_i64().expect("threshold out of range")
+pub fn ceil_i64(x: &Rational) -> Result<i64, String> {
+    Integer::from(x.ceil_ref()).to_i64().ok_or_else(out_of_range)
+}
+
+fn out_of_range() -> String {
+    "the Fourier lattice threshold (epsilon ± rho)/h is beyond the 64-bit index range (sigma2 too large for \
+     the Fourier methods); use --method auto"
+        .into()
 }
 
 /// Parse the paper's DHC groups (Table 3; PEPG + TSG merged as n = 20 at 13.1 %) with σ_i² = 10/(2 a_i ρ).

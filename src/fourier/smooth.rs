@@ -510,7 +510,12 @@ fn design(groups: &[GaussGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Re
         a = v.max(1.0).sqrt() / w;
     }
     let n = a / h;
-    if !(h > 0.0) || !(n < MAX_NODES as f64) {
+    if !(h > 0.0 && n > 0.0 && n.is_finite()) {
+        return Err(format!(
+            "the smoothed inversion has no valid quadrature here (tilt c = {c:.3}, step {h:.3e}: epsilon or delta outside its range); use the lattice method"
+        ));
+    }
+    if !(n < MAX_NODES as f64) {
         return Err(format!(
             "the smoothed inversion would need {n:.2e} nodes here (tilt c = {c:.3}: epsilon small or delta large); use the lattice method"
         ));
@@ -518,8 +523,26 @@ fn design(groups: &[GaussGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Re
     Ok((h, n.ceil() as usize))
 }
 
+/// Range of σ²/μ² the double-precision design of the smoothed inversion handles: outside it the
+/// cumulants (∝ μ²/σ²) overflow or vanish in f64 and the node search does not terminate in practice.
+pub const SIGMA2_RANGE: (f64, f64) = (1e-6, 1e15);
+
+pub fn check_groups(groups: &[GaussGroup]) -> Result<(), String> {
+    for g in groups {
+        let s = g.sigma2.to_f64() / (g.mu as f64 * g.mu as f64);
+        if !(SIGMA2_RANGE.0..=SIGMA2_RANGE.1).contains(&s) {
+            return Err(format!(
+                "the smoothed inversion handles sigma2/sensitivity² in [{:e}, {:e}] (double-precision design), got {s:.3e}; use --method auto",
+                SIGMA2_RANGE.0, SIGMA2_RANGE.1
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Certified bracket of δ(ε) by smoothed inversion.
 pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    check_groups(groups)?;
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
     let c = p.c.unwrap_or_else(|| saddle(groups, e_dn));
@@ -559,7 +582,14 @@ fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bo
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
 pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    check_groups(groups)?;
     let d = delta.to_f64();
+    if *delta > 0 && *delta < 1 && !(d >= 1e-300) {
+        return Err(format!(
+            "delta = {} is below the smoothed inversion's double-precision range (1e-300); use --method lattice or auto",
+            crate::num::format::fmt_rational(delta)
+        ));
+    }
     if !(d > 0.0 && d < 1.0) {
         return Err("delta must be in (0, 1)".into());
     }

@@ -39,6 +39,11 @@ impl Weighted {
     }
 }
 
+/// Most blocks of a synthetic geography (six times the US's ~8 million).
+pub const MAX_BLOCKS: u64 = 50_000_000;
+/// Most synthetic persons (three times the US population; persons.csv of ~45 GB).
+pub const MAX_PERSONS: u64 = 1_000_000_000;
+
 /// Write `geography.txt` and `persons.csv` into `out`; returns (blocks, persons).
 pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), String> {
     if p.states == 0
@@ -50,6 +55,22 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
         || p.blocks_per_tract > 9999
     {
         return Err("synth: need 1–99 states, 1–999 counties per state, ≥ 1 tract per county, 1–9999 blocks per tract".into());
+    }
+    // sizes before anything is written: one geography line per block (~40 bytes, held in memory too),
+    // one CSV line per person (~45 bytes)
+    let blocks = p.states as u128 * p.counties_per_state as u128 * p.tracts_per_county as u128 * p.blocks_per_tract as u128;
+    if blocks > MAX_BLOCKS as u128 {
+        return Err(format!(
+            "synth: {blocks} blocks (about {:.1} GB) exceed the limit of {MAX_BLOCKS} (the US has about 8e6 blocks)",
+            blocks as f64 * 40.0 / 1e9
+        ));
+    }
+    if p.persons > MAX_PERSONS {
+        return Err(format!(
+            "synth: {} persons (about {:.0} GB of persons.csv) exceed the limit of {MAX_PERSONS} (the US has about 3.3e8)",
+            p.persons,
+            p.persons as f64 * 45.0 / 1e9
+        ));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let mut src = NoiseSource::seeded(p.seed);

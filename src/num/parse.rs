@@ -23,6 +23,29 @@ pub fn parse_rational(s: &str) -> Result<Rational, String> {
     parse_decimal(t).map_err(|e| format!("invalid number '{t}': {e}"))
 }
 
+/// Largest count accepted in a data file (a person or unit count, a cell of a table): 10¹⁵, far above
+/// any Census count and small enough that a count plus noise, or a sum of a few counts, stays in i64.
+pub const COUNT_FIELD_MAX: i64 = 1_000_000_000_000_000;
+
+/// Parse a non-negative integer count field; the message says whether the text is not an integer, is
+/// negative, or is an integer too large to be a count (`what` names the field, e.g. "count").
+pub fn parse_count_field(s: &str, what: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let digits = t.strip_prefix('+').unwrap_or(t);
+    let neg = digits.starts_with('-');
+    let body = digits.strip_prefix('-').unwrap_or(digits);
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{what} '{t}' is not an integer"));
+    }
+    if neg && body.bytes().any(|b| b != b'0') {
+        return Err(format!("{what} {t} is negative"));
+    }
+    match body.parse::<i64>() {
+        Ok(v) if v <= COUNT_FIELD_MAX => Ok(v),
+        _ => Err(format!("{what} {t} is too large (at most {COUNT_FIELD_MAX})")),
+    }
+}
+
 /// Parse and require a strictly positive value.
 pub fn parse_positive_rational(s: &str, what: &str) -> Result<Rational, String> {
     let q = parse_rational(s).map_err(|e| format!("{what}: {e}"))?;
@@ -71,6 +94,19 @@ fn parse_decimal(t: &str) -> Result<Rational, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_fields_say_what_is_wrong() {
+        assert_eq!(parse_count_field(" 42 ", "count"), Ok(42));
+        assert_eq!(parse_count_field("-0", "count"), Ok(0));
+        assert!(parse_count_field("4.2", "count").unwrap_err().contains("not an integer"));
+        assert!(parse_count_field("", "count").unwrap_err().contains("not an integer"));
+        assert!(parse_count_field("-3", "count").unwrap_err().contains("negative"));
+        let e = parse_count_field("18446744073709551615", "count").unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+        assert!(parse_count_field("1000000000000000", "count").is_ok());
+        assert!(parse_count_field("1000000000000001", "count").unwrap_err().contains("too large"));
+    }
 
     #[test]
     fn decimals_are_exact() {

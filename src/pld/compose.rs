@@ -18,6 +18,16 @@ use rug::float::Round;
 use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 
+/// An entry-count estimate for messages: the estimators saturate at u64::MAX, which is printed as a
+/// lower bound rather than as a number.
+pub fn describe_entries(est: u64) -> String {
+    if est == u64::MAX {
+        "more than 1.8e19".to_string()
+    } else {
+        format!("{est:.3e}")
+    }
+}
+
 /// Largest lattice window (entries) a composition may allocate before it is refused.
 pub const MAX_WINDOW: u64 = 40_000_000;
 
@@ -163,7 +173,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
         return Err(format!(
             "the lattice would need about {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
              commensurate on a practical lattice, or the noise is too large for one",
-            if est == u64::MAX { "more than 1.8e19".to_string() } else { format!("{est:.3e}") },
+            describe_entries(est),
             est as f64 * bytes / 1e9
         ));
     }

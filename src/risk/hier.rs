@@ -19,7 +19,7 @@ use crate::noise::dgauss::round_to;
 use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits};
 use crate::num::Interval;
 use crate::risk::single::Decision;
-use crate::risk::{check_p, check_rho, Rng};
+use crate::risk::{check_count, check_p, check_rho, Rng};
 use rug::float::Round;
 use rug::{Float, Rational};
 use std::collections::BTreeMap;
@@ -168,15 +168,20 @@ fn add_hi(x: &Interval, t: &Float, prec: u32) -> Interval {
     Interval::new(x.lo.clone(), Float::with_val_round(prec, &x.hi + t, Round::Up).0)
 }
 
+/// Largest enumeration window of X₂ (values of k₂) in the exact and Monte Carlo posteriors.
+pub const WINDOW_MAX: u64 = 2_000_000;
+
 impl TwoLevel {
     pub fn new(p: Rational, m: i64, rho1: Rational, rho2: Rational, d: u32, prior: Prior2) -> Result<TwoLevel, String> {
         check_p(&p)?;
         check_rho(&rho1, "rho1")?;
         check_rho(&rho2, "rho2")?;
+        check_count(m, "m", true)?;
         if d < 1 {
             return Err("d (number of sibling blocks) must be at least 1".into());
         }
         if let Some(u) = prior.upper() {
+            check_count(u, "the prior's bound", false)?;
             if u < m {
                 return Err(format!("prior {} has no support at or above m = {m}", prior.describe()));
             }
@@ -200,6 +205,23 @@ impl TwoLevel {
         -(Rational::from(&a * &a) * &self.rho1)
             - Rational::from(&b * &b) * &self.rho2
             - Rational::from(&c * &c) * &self.rho1 / Rational::from(self.d)
+    }
+
+    /// Refuse released counts out of range and an enumeration window of X₂ larger than WINDOW_MAX
+    /// points (each point holds a few certified exponentials, ~1 KB at 256 bits).
+    pub fn check_data(&self, dt: &Data, prec: u32) -> Result<(), String> {
+        check_count(dt.x1s, "x1star", false)?;
+        check_count(dt.x2s, "x2star", false)?;
+        check_count(dt.y1s, "ystar", false)?;
+        let (lo, hi) = self.window(dt, prec);
+        let n = hi as i128 - lo as i128 + 1;
+        if n > WINDOW_MAX as i128 {
+            return Err(format!(
+                "the posterior would enumerate {n} values of X2 (about {:.1} GB; limit {WINDOW_MAX}): narrow the prior of X2 or bring x2star nearer m",
+                n as f64 * 1e3 * 1e-9
+            ));
+        }
+        Ok(())
     }
 
     fn window(&self, dt: &Data, prec: u32) -> (i64, i64) {

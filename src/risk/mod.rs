@@ -41,10 +41,38 @@ pub fn check_p(p: &Rational) -> Result<(), String> {
     Ok(())
 }
 
-/// Validate a privacy parameter ρ > 0.
+/// Smallest and largest KR ρ accepted: noise variance 1/(2ρ) from 5e-7 to 5e7. Below, the certified
+/// tables of the noise law need more than ~10⁵ entries per unit of ρ^{-1/2} (ρ = 1e-8 already takes
+/// ~7 s); above, the likelihoods e^{−ρ k²} underflow every precision for k ≠ 0 and evaluating them
+/// exactly takes minutes (ρ = 1e10: 16 s) while the answer is the noiseless one.
+pub const RHO_MIN: f64 = 1e-8;
+pub const RHO_MAX: f64 = 1e6;
+
+/// Largest |count| accepted for a known count m or a released noisy count: far above any Census
+/// count, and small enough that sums and squares of a few of them stay exact in i64/i128.
+pub const COUNT_MAX: i64 = 1_000_000_000_000;
+
+/// Validate a privacy parameter ρ ∈ [RHO_MIN, RHO_MAX].
 pub fn check_rho(rho: &Rational, what: &str) -> Result<(), String> {
     if *rho <= 0 {
         return Err(format!("{what} must be positive, got {rho}"));
+    }
+    let r = rho.to_f64();
+    if !(RHO_MIN..=RHO_MAX).contains(&r) {
+        return Err(format!(
+            "{what} = {r:.3e} is outside the supported range [{RHO_MIN:e}, {RHO_MAX:e}] (noise variance 1/(2{what}) from 5e-7 to 5e7)"
+        ));
+    }
+    Ok(())
+}
+
+/// Validate a count (known count m ≥ 0 when `nonneg`, or a released noisy count): |x| ≤ COUNT_MAX.
+pub fn check_count(x: i64, what: &str, nonneg: bool) -> Result<(), String> {
+    if nonneg && x < 0 {
+        return Err(format!("{what} is a count and must be non-negative, got {x}"));
+    }
+    if x.unsigned_abs() > COUNT_MAX as u64 {
+        return Err(format!("{what} = {x} is beyond the supported range of counts (|x| <= {COUNT_MAX})"));
     }
     Ok(())
 }

@@ -14,14 +14,15 @@ use crate::risk::dg_pmf_f64;
 
 /// f(x₁*, y₁*, x̃₂) of (S6.3).
 pub fn block_estimate(x1s: i64, y1s: i64, x2t: i64, d: u32) -> i64 {
-    let den = d as i64 + 1;
-    let n = d as i64 * x1s + (x2t - y1s); // x̄₁ = n/den
+    // i128: d·x₁* and x̃₂·(d+1) stay exact for every i64 input.
+    let den = d as i128 + 1;
+    let n = d as i128 * x1s as i128 + (x2t as i128 - y1s as i128); // x̄₁ = n/den
     if n < 0 {
         0
-    } else if n > x2t * den {
+    } else if n > x2t as i128 * den {
         x2t
     } else {
-        (2 * n + den).div_euclid(2 * den)
+        (2 * n + den).div_euclid(2 * den) as i64
     }
 }
 
@@ -63,13 +64,15 @@ pub fn postproc_risk(p: f64, rho1: f64, d: u32, x2: i64, x2t: i64) -> Result<Pos
     if x2 < 1 || x2t < 0 {
         return Err("need x2 >= 1 (the target is counted) and x2tilde >= 0".into());
     }
+    crate::risk::check_count(x2, "x2", true)?;
+    crate::risk::check_count(x2t, "x2tilde", true)?;
     let (k1r, p1) = dg_pmf_f64(rho1);
     let (kyr, py) = dg_pmf_f64(rho1 / d as f64);
     let lo = (p / (1.0 - p)).ln();
     let rd = rho1 / d as f64;
-    let n = (x2t + 1) as usize;
-    // L[k1][x̃₁]
-    let mut lik = [vec![0.0f64; n], vec![0.0f64; n]];
+    // L[x̃₁] = [L(k₁ = 0), L(k₁ = 1)], only at the reachable x̃₁ (at most |pmf₁|·|pmf_y| of them, however
+    // large x̃₂ is), in increasing x̃₁ as the sum below needs.
+    let mut lik: std::collections::BTreeMap<i64, [f64; 2]> = std::collections::BTreeMap::new();
     let mut raw = 0.0;
     for k1 in 0..2i64 {
         for (i, w1) in p1.iter().enumerate() {
@@ -77,7 +80,7 @@ pub fn postproc_risk(p: f64, rho1: f64, d: u32, x2: i64, x2t: i64) -> Result<Pos
             for (j, wy) in py.iter().enumerate() {
                 let y1s = (x2 - k1) + j as i64 - kyr;
                 let w = w1 * wy;
-                lik[k1 as usize][block_estimate(x1s, y1s, x2t, d) as usize] += w;
+                lik.entry(block_estimate(x1s, y1s, x2t, d)).or_insert([0.0; 2])[k1 as usize] += w;
                 if k1 == 1 {
                     let l = lo + rho1 * (2 * x1s - 1) as f64 - rd * (2 * (y1s - x2) + 1) as f64;
                     raw += w / (1.0 + (-l).exp());
@@ -86,8 +89,8 @@ pub fn postproc_risk(p: f64, rho1: f64, d: u32, x2: i64, x2t: i64) -> Result<Pos
         }
     }
     let mut pp = 0.0;
-    for x in 0..n {
-        let (a, b) = (lik[1][x], lik[0][x]);
+    for l in lik.values() {
+        let (a, b) = (l[1], l[0]);
         if a > 0.0 {
             pp += p * a / (p * a + (1.0 - p) * b) * a;
         }

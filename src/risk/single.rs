@@ -6,7 +6,7 @@
 
 use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
-use crate::risk::{check_p, check_rho};
+use crate::risk::{check_count, check_p, check_rho};
 use rug::float::Round;
 use rug::{Float, Rational};
 
@@ -40,6 +40,7 @@ impl SingleLevel {
     pub fn new(p: Rational, m: i64, rho: Rational) -> Result<Self, String> {
         check_p(&p)?;
         check_rho(&rho, "rho")?;
+        check_count(m, "m", true)?;
         Ok(SingleLevel { p, m, rho })
     }
 
@@ -151,8 +152,10 @@ pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], 
         return Err("need one released count per level".into());
     }
     let mut e = Rational::from(0);
+    check_count(m, "m", true)?;
     for (r, x) in rhos.iter().zip(xstars) {
         check_rho(r, "rho")?;
+        check_count(*x, "xstar", false)?;
         e -= Rational::from(2 * (x - m) - 1) * r;
     }
     let pp = prec + 16;
@@ -251,8 +254,10 @@ pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32)
     let mut cum = Interval::one(pp);
     let mut out = Vec::new();
     let one = Interval::one(pp);
+    check_count(m, "m", true)?;
     for (rho, x) in releases {
         check_rho(rho, "rho")?;
+        check_count(*x, "xstar", false)?;
         // posterior = prior·L1 / (prior·L1 + (1−prior)·L0), L1/L0 = e^{ρ(2(x−m)−1)}
         let lr = q(&(Rational::from(2 * (x - m) - 1) * rho), pp).exp();
         let num = prior.mul(&lr);

@@ -240,11 +240,8 @@ pub fn read_persons<R: std::io::Read>(
         }
         let cnt: i64 = match ccol {
             None => 1,
-            Some(c) => rec[c].trim().parse().map_err(|_| format!("person file line {line}: count '{}' is not an integer", &rec[c]))?,
+            Some(c) => crate::num::parse::parse_count_field(&rec[c], "count").map_err(|e| format!("person file line {line}: {e}"))?,
         };
-        if cnt < 0 {
-            return Err(format!("person file line {line}: negative count {cnt}"));
-        }
         let slot = &mut hist[bi as usize * nc + schema.cell(v)];
         *slot = slot
             .checked_add(u32::try_from(cnt).map_err(|_| format!("person file line {line}: count too large"))?)
@@ -287,7 +284,7 @@ mod tests {
         let h = read_persons(&buf[..], &idx, &s).unwrap();
         assert_eq!(h.iter().map(|&x| x as u64).sum::<u64>(), n);
         let bad = "block,hhgq,votingage,hispanic,cenrace,count\nb1,0,0,0,0,-2\n";
-        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().contains("negative count"));
+        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().contains("count -2 is negative"));
         let bad = "block,hhgq,votingage,hispanic,cenrace\nzz,0,0,0,0\n";
         assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().contains("unknown block"));
     }

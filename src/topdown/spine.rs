@@ -441,6 +441,10 @@ impl Spine {
     }
 }
 
+/// Most blocks a generated geography may have (the maximal fan-outs multiplied): 5×10⁷, six times the
+/// ~8 million blocks of the US.
+pub const MAX_BLOCKS: u64 = 50_000_000;
+
 /// Parameters of a synthetic geography.
 #[derive(Clone, Debug)]
 pub struct GeoSpec {
@@ -481,6 +485,15 @@ impl GeoSpec {
             }
             fanout.push((a, b));
         }
+        // the largest possible number of blocks (product of the maximal fan-outs), before anything is
+        // drawn or written: each block is one CSV line of ~60 bytes
+        let most: f64 = fanout.iter().map(|&(_, b)| b as f64).product();
+        if most > MAX_BLOCKS as f64 {
+            return Err(format!(
+                "--fanout allows up to {most:.3e} blocks (about {:.1} GB of geography); the limit is {MAX_BLOCKS:e} (the US has about 8e6 blocks)",
+                most * 60.0 / 1e9
+            ));
+        }
         let mut oses = Vec::new();
         if !ose.trim().is_empty() {
             for part in ose.split(',') {
@@ -495,7 +508,6 @@ impl GeoSpec {
         Ok(GeoSpec { levels, fanout, seed, ose: oses })
     }
 
-    /// Number of blocks the spec produces (exact, by running the fan-out draws).
     /// Write the geography CSV (streamed, deterministic from the seed).
     pub fn write<W: Write>(&self, w: W) -> Result<u64, String> {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
