@@ -562,6 +562,19 @@ fn refusals_say_what_is_wrong() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("is too large"), "{}", String::from_utf8_lossy(&out.stderr));
+    // published rows with rho = 0 or delta = 0 (they used to panic): one line naming the input
+    let header = std::fs::read_to_string(repo().join("data/published.csv")).unwrap().lines().next().unwrap().to_string();
+    for (row, want) in [
+        ("x,p,\"l\",eps_cks,rho=0;delta=1e-10,1.0,dp2,,", "'rho' must be positive"),
+        ("x,p,\"l\",eps_cks,rho=1;delta=0,1.0,dp2,,", "'delta' must be in (0, 1)"),
+    ] {
+        let f = t.path().join("pub.csv");
+        std::fs::write(&f, format!("{header}\n{row}\n")).unwrap();
+        let out = bin().current_dir(repo()).args(["verify", "--published", f.to_str().unwrap()]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{err}");
+    }
     // a composition no engine resolves to the digits asked is printed with a note, not silently
     let out = bin().args(["epsilon", "--sigma2", "1e-11", "--n", "1", "--delta", "1e-5"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("wider than the 20 digits asked"));

@@ -164,6 +164,14 @@ fn mech_certify_follows_the_budget() {
         eps.push(e);
     }
     assert!(eps[1] > eps[0] + 1.0, "{eps:?}");
+    // a budget edited to contradict the listed noise is refused (robustness issue §3)
+    let m = d.path().join("o0.9/manifest.json");
+    let text = std::fs::read_to_string(&m).unwrap().replace("\"rho=0.9\"", "\"rho=1.8\"");
+    let f = d.path().join("edited.json");
+    std::fs::write(&f, text).unwrap();
+    let a = bin().args(["certify", f.to_str().unwrap(), "--delta", "1e-10"]).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("not the recorded budget 'rho=1.8'"), "{err}");
 }
 
 #[test]

@@ -210,11 +210,53 @@ fn bad_input_fails_cleanly() {
         .assert()
         .success();
     let man = std::fs::read_to_string(out.join("manifest.json")).unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(&man).unwrap();
-    v["noise"][0]["sigma2"] = serde_json::Value::String("1".into());
-    std::fs::write(out.join("manifest.json"), v.to_string()).unwrap();
-    let a = td().args(["topdown", "certify", "--delta", "1e-10", "--manifest"]).arg(out.join("manifest.json")).assert().code(2);
-    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("does not match"));
+    // `certify` (the general command) accepts a TopDown manifest and gives topdown certify's bracket
+    let general =
+        td().args(["certify", "--delta", "1e-10", "--prec", "53", "--format", "json"]).arg(out.join("manifest.json")).assert().success();
+    let special = td()
+        .args(["topdown", "certify", "--delta", "1e-10", "--prec", "53", "--format", "json", "--manifest"])
+        .arg(out.join("manifest.json"))
+        .assert()
+        .success();
+    assert_eq!(general.get_output().stdout, special.get_output().stdout);
+    let tampered = |edit: &dyn Fn(&mut serde_json::Value), want: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&man).unwrap();
+        edit(&mut v);
+        let f = d.join("tampered.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let a = td().args(["topdown", "certify", "--delta", "1e-10", "--manifest"]).arg(&f).assert().code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err} should say {want:?}");
+    };
+    tampered(&|v| v["noise"][0]["sigma2"] = serde_json::Value::String("1".into()), "does not match");
+    // the Block level's noise removed from every path, the recorded share sums left at 1
+    let n_entries = v_len(&man);
+    let last_level = |v: &serde_json::Value| v["noise"][n_entries - 1]["level"].as_str().unwrap().to_string();
+    tampered(
+        &|v| {
+            let lvl = last_level(v);
+            let ids: Vec<u64> = v["noise"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["level"].as_str() == Some(&lvl))
+                .map(|e| e["id"].as_u64().unwrap())
+                .collect();
+            for p in v["paths"].as_array_mut().unwrap() {
+                let kept: Vec<serde_json::Value> =
+                    p["noise_ids"].as_array().unwrap().iter().filter(|i| !ids.contains(&i.as_u64().unwrap())).cloned().collect();
+                p["noise_ids"] = serde_json::Value::Array(kept);
+            }
+        },
+        "noise missing from the manifest",
+    );
+    tampered(&|v| v["rho"] = serde_json::Value::String("nan".into()), "manifest rho");
+}
+
+fn v_len(man: &str) -> usize {
+    let v: serde_json::Value = serde_json::from_str(man).unwrap();
+    v["noise"].as_array().unwrap().len()
 }
 
 #[test]

@@ -63,8 +63,20 @@ fn get<'a>(m: &'a In, k: &str) -> Result<&'a str, String> {
     m.get(k).map(|s| s.as_str()).ok_or_else(|| format!("missing input '{k}'"))
 }
 
+/// A rational input, range-checked by its name: a zCDP ρ, an ε or a σ² must be positive, a δ or a
+/// prior p must lie in (0, 1) (the formulas divide by them or take their logarithm).
 fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
-    parse_rational(get(m, k)?).map_err(|e| format!("input '{k}': {e}"))
+    let v = parse_rational(get(m, k)?).map_err(|e| format!("input '{k}': {e}"))?;
+    let bad = match k {
+        "rho" | "rho1" | "rho2" | "sigma2" | "eps" => v <= 0,
+        "delta" | "p" => v <= 0 || v >= 1,
+        _ => false,
+    };
+    if bad {
+        let range = if matches!(k, "delta" | "p") { "in (0, 1)" } else { "positive" };
+        return Err(format!("input '{k}' must be {range}, got {}", get(m, k)?));
+    }
+    Ok(v)
 }
 
 impl Ctx {

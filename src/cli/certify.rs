@@ -9,7 +9,7 @@ use crate::mech::manifest::{certify, safetab_p_production, Manifest};
 use crate::record::render_rows;
 use crate::record::Format;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CertifyArgs {
@@ -36,6 +36,13 @@ pub struct CertifyArgs {
     pub prec: Option<u32>,
 }
 
+/// True when the file is JSON whose `format` names a TopDown measurement manifest.
+fn is_topdown_manifest(p: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(p) else { return false };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
+    v.get("format").and_then(|f| f.as_str()).is_some_and(|f| f.starts_with("tightdp-topdown-manifest"))
+}
+
 pub fn run(a: CertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     if !a.allocation.is_empty() {
@@ -49,6 +56,15 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
         return Ok(render_rows(&rows, a.format));
     }
     let prec = a.prec.map(check_prec).transpose()?;
+    // a TopDown run's manifest (format tightdp-topdown-manifest/…) is certified by `topdown certify`
+    if let Some(p) = a.manifest.as_deref().filter(|p| is_topdown_manifest(Path::new(p))) {
+        return crate::cli::topdown::run_certify(crate::cli::topdown::CertifyArgs {
+            manifest: PathBuf::from(p),
+            delta: a.delta.clone(),
+            prec: a.prec,
+            format: a.format,
+        });
+    }
     let m = match a.manifest.as_deref().unwrap_or("") {
         "safetab-p-production" => safetab_p_production(false),
         "safetab-p-production-bounded" => safetab_p_production(true),

@@ -355,13 +355,16 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-fn run_certify(a: CertifyArgs) -> Result<String, String> {
+pub fn run_certify(a: CertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let m = read_manifest(&a.manifest)?;
     let c = certify(&m, &delta, prec).map_err(|e| {
-        // still say what the zCDP accounting gives
-        let rho = parse_rational(&m.rho).unwrap_or_default();
+        // still say what the zCDP accounting gives (when the manifest's ρ is a usable number)
+        let rho = match parse_rational(&m.rho) {
+            Ok(r) if r > 0 => r,
+            _ => return format!("exact epsilon not available: {e}"),
+        };
         let bs = zcdp::eps_bs(&rho, &delta, 128);
         let (cks, _) = zcdp::eps_cks(&rho, &delta, 128);
         format!(

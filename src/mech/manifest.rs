@@ -122,6 +122,52 @@ impl Manifest {
                     }
                 }
             }
+            l.check_budget()?;
+        }
+        Ok(())
+    }
+}
+
+impl LevelManifest {
+    /// A recorded budget `rho=R` (zCDP) or `eps=E` (pure DP) must be what the listed noise spends: for
+    /// every structure, degree × Σ_stages Δ²/(2σ²) = R (a discrete Gaussian of variance σ² and
+    /// sensitivity Δ is Δ²/(2σ²)-zCDP, Canonne–Kamath–Steinke 2020 Thm 14), or degree × Σ Δ/b = E (a
+    /// discrete Laplace of scale b is Δ/b-DP). The certificate is computed from the noise; a budget that
+    /// contradicts it means the file was edited or written by something else, and is refused.
+    /// Other budget texts are free-form notes.
+    fn check_budget(&self) -> Result<(), String> {
+        let (kind, want) = if let Some(r) = self.budget.strip_prefix("rho=") {
+            ("rho", parse_rational(r).map_err(|e| format!("level {}: budget: {e}", self.name))?)
+        } else if let Some(e) = self.budget.strip_prefix("eps=") {
+            ("eps", parse_rational(e).map_err(|e| format!("level {}: budget: {e}", self.name))?)
+        } else {
+            return Ok(());
+        };
+        for (k, st) in self.structures.iter().enumerate() {
+            let mut spent = Rational::from(0);
+            for n in &st.stages {
+                let d = Rational::from(n.sensitivity);
+                match (kind, n.parsed()?) {
+                    ("rho", Parsed::Dg(s2)) => spent += Rational::from(&d * &d) / (Rational::from(2) * s2),
+                    ("eps", Parsed::Lap(b)) => spent += d / b,
+                    _ => {
+                        return Err(format!(
+                            "level {}: budget '{}' does not fit its {} noise (rho= is for discrete Gaussian, eps= for discrete Laplace)",
+                            self.name, self.budget, n.distribution
+                        ))
+                    }
+                }
+            }
+            spent *= Rational::from(self.degree);
+            if spent != want {
+                return Err(format!(
+                    "level {} structure {k} ({}): its noise spends {kind} = {} per person, not the recorded budget '{}'",
+                    self.name,
+                    st.kind,
+                    crate::num::format::fmt_rational(&spent),
+                    self.budget
+                ));
+            }
         }
         Ok(())
     }

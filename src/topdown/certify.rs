@@ -29,8 +29,12 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
         return Err("this run was measured with --no-noise: its measurements are the exact counts and it is not private".into());
     }
     let rho = parse_rational(&m.rho).map_err(|e| format!("manifest rho: {e}"))?;
+    if rho <= 0 {
+        return Err(format!("manifest rho must be positive, got {}", m.rho));
+    }
     // re-derive every σ² from (ρ, γ, α) and the neighbour relation: the manifest must be consistent
     let mut s2 = Vec::with_capacity(m.noise.len());
+    let mut share = Vec::with_capacity(m.noise.len());
     for (k, e) in m.noise.iter().enumerate() {
         if e.id != k {
             return Err(format!("manifest: noise entry {k} has id {}", e.id));
@@ -49,6 +53,7 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
             ));
         }
         s2.push(s);
+        share.push(g * a);
     }
     if m.paths.is_empty() {
         return Err("manifest: no block paths".into());
@@ -59,6 +64,16 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
         }
         if parse_rational(&p.gamma_sum).ok() != Some(Rational::from(1)) {
             return Err(format!("manifest path {k}: shares sum to {} (Theorem 3 needs 1)", p.gamma_sum));
+        }
+        // recompute the claim from the noise actually listed: the shares γ·α of a block path's noise
+        // entries sum to 1 (every geolevel's every query measured once on the path, Theorem 3); a path
+        // whose listed noise carries less has measurements the manifest does not account for
+        let listed = p.noise_ids.iter().fold(Rational::from(0), |acc, &i| acc + &share[i]);
+        if listed != 1 {
+            return Err(format!(
+                "manifest path {k}: its listed noise carries shares gamma·alpha summing to {listed}, not the recorded {} (noise missing from the manifest?)",
+                p.gamma_sum
+            ));
         }
     }
     let group = |ids: &[&[usize]]| -> Vec<GaussGroup> {
