@@ -105,6 +105,11 @@ pub fn render_rows(rows: &[Record], f: Format) -> String {
     }
 }
 
+/// A message on one line: line breaks (e.g. inside a quoted key of a parser's error) escaped as `\n`.
+pub fn one_line(s: &str) -> String {
+    s.trim_end().replace('\r', "\\r").replace('\n', "\\n")
+}
+
 /// Write a file atomically: to a temporary sibling, then rename (nothing half-written on failure).
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
     if let Some(dir) = path.parent() {

@@ -131,7 +131,7 @@ pub fn run() -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}", e.lines().next().unwrap_or("failed"));
+            eprintln!("error: {}", if e.trim().is_empty() { "failed".to_string() } else { crate::record::one_line(&e) });
             2
         }
     }

@@ -61,8 +61,8 @@ fn csv_reader(path: &Path) -> Result<csv::Reader<std::fs::File>, String> {
 
 fn json_rows(path: &Path) -> Result<Vec<Vec<String>>, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    let v: serde_json::Value =
-        serde_json::from_slice(strip_bom(&text)).map_err(|e| format!("'{}': not a Census API JSON array: {e}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_slice(strip_bom(&text))
+        .map_err(|e| crate::record::one_line(&format!("'{}': not a Census API JSON array: {e}", path.display())))?;
     let arr = v.as_array().ok_or_else(|| format!("'{}': not a Census API JSON array", path.display()))?;
     let mut out = Vec::with_capacity(arr.len());
     for (i, row) in arr.iter().enumerate() {

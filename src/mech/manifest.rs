@@ -92,7 +92,8 @@ impl Manifest {
 
     pub fn from_path(p: &std::path::Path) -> Result<Manifest, String> {
         let t = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-        let m: Manifest = serde_json::from_str(&t).map_err(|e| format!("{}: invalid manifest: {e}", p.display()))?;
+        let m: Manifest =
+            serde_json::from_str(&t).map_err(|e| crate::record::one_line(&format!("{}: invalid manifest: {e}", p.display())))?;
         m.validate()?;
         Ok(m)
     }
@@ -433,6 +434,9 @@ mod tests {
             for (i, l) in m.levels.iter_mut().enumerate() {
                 l.degree = 2 + i as u32;
                 l.structures.truncate(1);
+                // the budget the edited noise spends: degree × (two stages of 3/(7+i))
+                let stages = l.structures[0].stages.len() as u32;
+                l.budget = format!("eps={}", Rational::from(((2 + i as u32) * stages * 3, 7 + i as u32)));
                 for st in &mut l.structures {
                     for n in &mut st.stages {
                         n.distribution = "discrete-laplace".into();

@@ -424,7 +424,7 @@ fn stream<W: Write>(
 
 pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read manifest '{}': {e}", path.display()))?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| format!("manifest '{}': {e}", path.display()))?;
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| crate::record::one_line(&format!("manifest '{}': {e}", path.display())))?;
     if m.format != MANIFEST_FORMAT {
         return Err(format!("manifest '{}': unknown format '{}'", path.display(), m.format));
     }
