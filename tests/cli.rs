@@ -607,3 +607,41 @@ fn attack_json_and_bad_input() {
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
     }
 }
+
+/// Issue 17 §4: noise calibrated to an attack target. Independent reference: for 10 queries of one
+/// variance σ² the composition is close to the Gaussian mechanism with μ = √(10/σ²) (the discrete
+/// Gaussian's trade-off matches the continuous one to ~1e-4 at these σ²), whose advantage is
+/// 2Φ(μ/2) − 1 and TPR at FPR α is 1 − Φ(Φ⁻¹(1 − α) − μ) (Dong–Roth–Su 2022, §2.3). Advantage 0.1:
+/// μ/2 = Φ⁻¹(0.55) = 0.1256613 → σ² = 158.32; TPR 0.01 at FPR 0.001: μ = 3.0902323 − 2.3263479 →
+/// σ² = 17.137 (values of Φ⁻¹ from Python's statistics.NormalDist().inv_cdf).
+#[test]
+fn calibrate_to_attack_targets() {
+    let run = |args: &[&str]| {
+        let out = bin().args(["calibrate", "--allocation", &dhc(), "--format", "json"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out.stdout)
+    };
+    let v = run(&["--target-advantage", "0.1"]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    for r in rows {
+        let s: f64 = r["sigma2_calibrated_lo"].as_str().unwrap().parse().unwrap();
+        assert!((s / 158.32 - 1.0).abs() < 2e-3, "{r}");
+        let red: f64 = r["epsilon_rule_reduction_percent_lo"].as_str().unwrap().parse().unwrap();
+        assert!(red > 10.0 && red < 30.0, "{r}");
+    }
+    let v = run(&["--target-tpr", "0.01", "--at-fpr", "0.001"]);
+    let block = v.as_array().unwrap().iter().find(|r| r["level"] == "Block").unwrap().clone();
+    let s: f64 = block["sigma2_calibrated_lo"].as_str().unwrap().parse().unwrap();
+    assert!((s / 17.137 - 1.0).abs() < 2e-3, "{block}");
+    // the published Block noise gives TPR 0.163% at FPR 1/1000, below 1%: a reduction (factor < 1)
+    let lo: f64 = block["reduction_percent_lo"].as_str().unwrap().parse().unwrap();
+    assert!(lo > 90.0, "{block}");
+    // targets no noise level can meet
+    for bad in [&["--target-tpr", "0.0005", "--at-fpr", "0.001"][..], &["--target-advantage", "0"][..], &["--target-advantage", "1"][..]] {
+        let out = bin().args(["calibrate", "--allocation", &dhc()]).args(bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}

@@ -12,7 +12,7 @@ use rug::Rational;
 const FPRS: [(&str, (u32, u32)); 3] = [("1e-4", (1, 10000)), ("1e-3", (1, 1000)), ("1e-2", (1, 100))];
 const PRIORS: [(&str, (u32, u32)); 2] = [("0.5", (1, 2)), ("1e-3", (1, 1000))];
 
-fn row(name: &str, comp: Composition) -> Result<Record, String> {
+fn row(name: &str, comp: Composition, reduced: Composition) -> Result<Record, String> {
     let acc = Accountant::new(comp, Options::default())?;
     let rho = acc.rho().to_f64();
     let mut r = Record::new();
@@ -35,16 +35,44 @@ fn row(name: &str, comp: Composition) -> Result<Record, String> {
         r.push(&format!("bayes_success_p{s}_hi"), fmt_up(c.hi(), d));
         r.push(&format!("bayes_success_p{s}_bureau"), format!("{:.8}", attack::bureau_bayes_success(rho, a as f64 / b as f64)));
     }
+    // the same attacker against the reduced noise of the paper's Table 1 (exact ε(1e-11) = the Bureau's ε,
+    // per level; the low end of the certified variance factor, so these are upper ends of the risk)
+    let acc = Accountant::new(reduced, Options::default())?;
+    for (s, (a, b)) in FPRS {
+        let c = attack::tpr_at_fpr(&acc, &Rational::from((a, b)))?;
+        r.push(&format!("tpr_at_fpr_{s}_reduced_hi"), fmt_up(c.hi(), d));
+    }
+    r.push("advantage_reduced_hi", fmt_up(attack::advantage(&acc)?.hi(), d));
     r.push("method", adv.engine().as_str());
     Ok(r)
+}
+
+/// The Table 1 variance factor of a level (the low end of its certified bracket): exact ε(1e-11) equal to
+/// the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published noise (census-2020-more-private-fdp.txt §3.2).
+fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<crate::model::GaussGroup>, String> {
+    let groups = alloc.level_mechanisms(l);
+    let delta = Rational::from((1, 100_000_000_000u64));
+    let target = crate::budget::zcdp::eps_bs(&l.rho, &delta, 256).mid();
+    let br = crate::calibrate::calibrate_factor(&groups, &delta, &target, 128, 256, crate::app::calibration::REL_WIDTH)?;
+    Ok(crate::calibrate::scale_groups(&groups, &br.lo))
+}
+
+fn shifts(groups: &[crate::model::GaussGroup]) -> Result<Composition, String> {
+    Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)
 }
 
 /// One row per level of the allocation and one for all levels together.
 pub fn attack_risk(alloc: &Allocation) -> Result<Vec<Record>, String> {
     let mut rows = Vec::new();
     for l in &alloc.levels {
-        rows.push(row(&l.name, alloc.level_composition(l)?)?);
+        rows.push(row(&l.name, alloc.level_composition(l)?, shifts(&table1_groups(alloc, l)?)?)?);
     }
-    rows.push(row("all levels (overall)", alloc.composition()?)?);
+    // overall: the per-level Table 1 variances share no practical lattice, so the overall row takes the
+    // paper's other rule (§3.3): one factor on all variances keeping the overall Bureau ε at 1e-11
+    let all = alloc.all_mechanisms();
+    let delta = Rational::from((1, 100_000_000_000u64));
+    let target = crate::budget::zcdp::eps_bs(&alloc.total_rho(), &delta, 256).mid().to_rational().ok_or("non-finite target")?;
+    let br = crate::calibrate::calibrate_uniform(&all, &delta, &target, false, 256, crate::app::calibration::REL_WIDTH)?;
+    rows.push(row("all levels (overall)", alloc.composition()?, shifts(&crate::calibrate::scale_groups(&all, &br.lo))?)?);
     Ok(rows)
 }

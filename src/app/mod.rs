@@ -2,6 +2,7 @@
 //! published number, the recomputation behind it, and the tables `reproduce` writes. Layer: above the
 //! mechanisms (`mech`, `topdown`, `risk`, `accuracy`) and the input parsers (`census`, `data`); below
 //! `report` (figures) and `cli`.
+pub mod attack_calibration;
 pub mod attack_table;
 pub mod calibration;
 pub mod certificate;

@@ -1,5 +1,6 @@
 //! `tightdp calibrate`: per-level (Table 1) or uniform variance reductions that keep a target ε.
 
+use crate::app::attack_calibration::AttackTarget;
 pub use crate::app::calibration::{level_rows, push_bracket, uniform_row, Conversion, REL_WIDTH};
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
@@ -14,12 +15,23 @@ pub struct CalibrateArgs {
     /// Allocation file (TOML)
     #[arg(long, value_name = "FILE")]
     pub allocation: PathBuf,
-    /// δ at which the exact ε is matched to the target
+    /// δ at which the exact ε is matched to the target (with an attack target: δ of the ε-based
+    /// reduction printed beside it, default 1e-11 as in the paper's Table 1)
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
-    pub delta: String,
+    pub delta: Option<String>,
     /// Explicit target ε (default: the zCDP-implied ε of the published noise at the same δ)
     #[arg(long, value_name = "E", allow_hyphen_values = true)]
     pub target_epsilon: Option<String>,
+    /// Calibrate to an attack target instead of ε: the largest noise reduction keeping the certified
+    /// advantage sup(TPR − FPR) at or below A
+    #[arg(long, value_name = "A", conflicts_with_all = ["target_epsilon", "target_tpr"])]
+    pub target_advantage: Option<String>,
+    /// Calibrate to an attack target: TPR of the best membership test at FPR --at-fpr at or below T
+    #[arg(long, value_name = "T", requires = "at_fpr", conflicts_with = "target_epsilon")]
+    pub target_tpr: Option<String>,
+    /// The FPR of --target-tpr
+    #[arg(long, value_name = "F", requires = "target_tpr")]
+    pub at_fpr: Option<String>,
     /// Conversion that defines the default target
     #[arg(long, value_enum, default_value = "zcdp-bs")]
     pub conversion: Conversion,
@@ -37,7 +49,24 @@ pub struct CalibrateArgs {
 /// Relative width of the certified factor bracket.
 pub fn run(a: CalibrateArgs) -> Result<String, String> {
     let prec = check_prec(a.prec)?;
-    let delta = parse_delta(&a.delta)?;
+    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| format!("{what}: {e}"));
+    let attack = match (&a.target_advantage, &a.target_tpr, &a.at_fpr) {
+        (Some(v), _, _) => Some(AttackTarget::Advantage(num(v, "target-advantage")?)),
+        (None, Some(t), Some(f)) => Some(AttackTarget::Tpr { tpr: num(t, "target-tpr")?, fpr: num(f, "at-fpr")? }),
+        _ => None,
+    };
+    if let Some(t) = attack {
+        t.check()?;
+        let alloc = Allocation::from_path(&a.allocation)?;
+        let rows = if a.uniform {
+            vec![crate::app::attack_calibration::uniform_row(&alloc, &t, prec)?]
+        } else {
+            let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
+            crate::app::attack_calibration::level_rows(&alloc, &t, &d, prec)?
+        };
+        return Ok(render_rows(&rows, a.format));
+    }
+    let delta = parse_delta(a.delta.as_deref().ok_or("calibrate needs --delta (or an attack target: --target-advantage, --target-tpr)")?)?;
     let explicit = match &a.target_epsilon {
         Some(s) => {
             let e = parse_rational(s).map_err(|e| format!("target-epsilon: {e}"))?;

@@ -290,7 +290,9 @@ pub fn bar_figure(
     }
     let csv_path = stem.with_extension("csv");
     write_atomic(&csv_path, &w.into_inner().unwrap())?;
-    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * 1.32; // headroom for the legend
+    // headroom for the legend above the tallest bar: its height grows with the number of entries
+    let headroom = 1.32 + 0.09 * groups.len().saturating_sub(4) as f64;
+    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * headroom;
     let draw = |root: DrawingArea<_, Shift>| -> Result<(), String> { draw_bars(root, title, y_label, categories, groups, ymax) };
     let png_path = stem.with_extension("png");
     let tmp_png = stem.with_extension("png.tmp.png");
