@@ -220,7 +220,11 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("0 differs-unexplained"), "{text}");
-    assert!(dir.path().join("verification.csv").exists());
+    // Kazan–Reiter Table 4's mass column reproduces only under another reading than its caption
+    assert!(text.contains("5 differs: caption"), "{text}");
+    let csv = std::fs::read_to_string(dir.path().join("verification.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("kr-t4-mass-x1,")).unwrap();
+    assert!(row.contains("differs: caption") && row.contains("with x=0 (reproduces)"), "{row}");
     // malformed: unknown quantity on line 3, unparseable printed value on line 2
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,3.65,dp2,,\nb,p,l,no_such_thing,,1,dp2,,\n").unwrap();

@@ -12,7 +12,9 @@
 //!
 //! Verdicts: `exact` (agrees to all printed digits with correct rounding), `rounded-differently`
 //! (agrees under another rounding rule — truncation or rounding up — named in the output), `differs`
-//! (does not agree; explained in the data file), `differs-unexplained`, `pending` (the computation
+//! (does not agree; explained in the data file), `differs: caption` (does not agree under the reading
+//! the paper's caption states, but reproduces under the reading in `alt_inputs` — a finding about the
+//! paper; the explanation starts with `caption:`), `differs-unexplained`, `pending` (the computation
 //! belongs to a capability not built yet), and `needs-data` (the value depends on the paper's data —
 //! NHGIS / ACS extracts the user must download — which are not in the extracts directory;
 //! `crate::accuracy::published`).

@@ -229,8 +229,8 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig10-local-clt | pmf of Sₙ vs the local-CLT approximation, and the residual, σ² = 5, 25 | Figure 10 |\n\
 | fig11-acs-1890 | (ε, δ) curves of a 1890-fold composition (σ² = 100 each; the paper states no σ²) | Figure 11 |\n\
 | fig12-overall-tradeoff | overall trade-off functions | Figure 12 |\n\
-| fig13-overall-tradeoff-zoom | overall trade-off functions near α = 0 (log α) | Figure 13 |\n\
-| fig14-improvement-eps | ε_Bureau − ε_exact against δ per level | Figure 14 |\n\
+| fig13-county-tradeoff-zoom | County trade-off functions near α = 0 (log α): Bureau, exact at the published noise, σ² reduced 8.59% (the caption), σ² reduced by Table 1 | Figure 13 (Appendix E) |\n\
+| fig14-improvement-eps | per level, δ (y, log) against the improvement ε_Bureau − ε_exact (x), the caption's axes | Figure 14 |\n\
 | fig15-improvement-percent | improvement in percent against δ per level | Figure 15 |\n\
 | topdown-postprocess-mae | MAE per detailed cell of TopDown's final counts per geolevel: Bureau, Table 1 and uniform noise, next to the noisy measurement | issue 18 |\n",
         );

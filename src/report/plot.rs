@@ -61,6 +61,8 @@ pub struct Panel {
     pub x_range: Option<(f64, f64)>,
     pub y_range: Option<(f64, f64)>,
     pub series: Vec<Series>,
+    /// Put the legend in the lower left corner (where the data leave room) instead of the upper right.
+    pub legend_lower_left: bool,
 }
 
 impl Panel {
@@ -74,6 +76,7 @@ impl Panel {
             x_range: None,
             y_range: None,
             series: vec![],
+            legend_lower_left: false,
         }
     }
 
@@ -236,7 +239,7 @@ where
                 .background_style(WHITE.mix(0.85))
                 .border_style(RGBColor(180, 180, 180))
                 .label_font(("sans-serif", 13))
-                .position(SeriesLabelPosition::UpperRight)
+                .position(if p.legend_lower_left { SeriesLabelPosition::LowerLeft } else { SeriesLabelPosition::UpperRight })
                 .draw()
                 .map_err(|e| e.to_string())?;
         }};
