@@ -83,35 +83,20 @@ pub fn production_rho(rho_query: &Rational) -> Rational {
     Rational::from(rho_query / 2u32)
 }
 
-/// Deterministic pseudo-random numbers for the Monte Carlo modes (xoshiro256**, seeded by SplitMix64).
+/// Deterministic pseudo-random numbers for the Monte Carlo modes: the one RNG stack of the crate
+/// (`noise::sampler::NoiseSource`, ChaCha20 keyed by the seed), read as uniforms.
 #[derive(Clone, Debug)]
 pub struct Rng {
-    s: [u64; 4],
+    inner: rand_chacha::ChaCha20Rng,
 }
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        Rng { s: [next(), next(), next(), next()] }
+        Rng { inner: crate::noise::sampler::NoiseSource::seeded(seed).rng }
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        let r = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        r
+        rand_core::RngCore::next_u64(&mut self.inner)
     }
 
     /// Uniform in [0, 1) with 53 random bits.

@@ -76,28 +76,29 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
             ));
         }
     }
-    let group = |ids: &[&[usize]]| -> Vec<GaussGroup> {
-        let mut g: Vec<GaussGroup> = Vec::new();
-        for list in ids {
-            for &i in *list {
-                if let Some(x) = g.iter_mut().find(|x| x.sigma2 == s2[i]) {
-                    x.count += 1;
-                } else {
-                    g.push(GaussGroup { sigma2: s2[i].clone(), count: 1, mu: 1 });
+    // one unit shift per listed noise entry, merged by the one model::merge (equal σ² summed, checked)
+    let group = |ids: &[&[usize]]| -> Result<Vec<GaussGroup>, String> {
+        let shifts = ids.iter().flat_map(|list| list.iter().map(|&i| crate::model::Group::gaussian(s2[i].clone(), 1, 1)));
+        let mut g: Vec<GaussGroup> = crate::model::merge(shifts)?
+            .into_iter()
+            .map(|x| match x.noise {
+                crate::model::Noise::Gaussian { sigma2 } => {
+                    Ok(GaussGroup { sigma2, count: u32::try_from(x.count).map_err(|_| "too many noise entries on a path")?, mu: x.mu })
                 }
-            }
-        }
+                _ => Err("internal: a TopDown path holds only discrete Gaussian noise".to_string()),
+            })
+            .collect::<Result<_, String>>()?;
         g.sort_by(|a, b| a.sigma2.cmp(&b.sigma2));
-        g
+        Ok(g)
     };
     let mut out: Vec<(String, Vec<GaussGroup>)> = Vec::new();
     let n = m.paths.len();
     for i in 0..n {
         match nb {
-            Neighbors::AddRemove => out.push((format!("path {i}"), group(&[&m.paths[i].noise_ids]))),
+            Neighbors::AddRemove => out.push((format!("path {i}"), group(&[&m.paths[i].noise_ids])?)),
             Neighbors::Replace => {
                 for j in i..n {
-                    out.push((format!("paths {i}+{j}"), group(&[&m.paths[i].noise_ids, &m.paths[j].noise_ids])));
+                    out.push((format!("paths {i}+{j}"), group(&[&m.paths[i].noise_ids, &m.paths[j].noise_ids])?));
                 }
             }
         }
