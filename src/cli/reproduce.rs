@@ -227,7 +227,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig07-overall-eps-delta | overall (ε, δ) curves: Bureau, exact, 8.59% and exact uniform reductions | Figure 7 |\n\
 | fig08-block-mse | exact block-level MSE of max(0, y + X) against the true count y, Bureau vs Table 1 noise | Figure 8 (the paper's are by race group on PA 2010 blocks) |\n\
 | fig10-local-clt | pmf of Sₙ vs the local-CLT approximation, and the residual, σ² = 5, 25 | Figure 10 |\n\
-| fig11-acs-1890 | (ε, δ) curves of a 1890-fold composition (σ² = 100 each; the paper states no σ²) | Figure 11 |\n\
+| fig11-acs-1890 | (ε, δ) curves of the 1890-fold ACS compositions, σ² = 25 and 100 per query (the paper states no σ²; the values are those of the authors' notebook, github.com/BuxinSu/Census_2020_Privacy) | Figure 11 |\n\
 | fig12-overall-tradeoff | overall trade-off functions | Figure 12 |\n\
 | fig13-county-tradeoff-zoom | County trade-off functions near α = 0 (log α): Bureau, exact at the published noise, σ² reduced 8.59% (the caption), σ² reduced by Table 1 | Figure 13 (Appendix E) |\n\
 | fig14-improvement-eps | per level, δ (y, log) against the improvement ε_Bureau − ε_exact (x), the caption's axes | Figure 14 |\n\

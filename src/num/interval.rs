@@ -227,6 +227,29 @@ impl Interval {
         Interval { lo, hi }
     }
 
+    /// sin x and cos x enclosed through the 1-Lipschitz bound: for x ∈ [lo, hi],
+    /// |f(x) − f(lo)| ≤ hi − lo, with f(lo) rounded down and up by MPFR (correctly rounded), clamped to [−1, 1].
+    pub fn sin(&self) -> Interval {
+        self.lipschitz_trig(|x, r| x.sin_round(r))
+    }
+
+    /// See [`Interval::sin`].
+    pub fn cos(&self) -> Interval {
+        self.lipschitz_trig(|x, r| x.cos_round(r))
+    }
+
+    fn lipschitz_trig(&self, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {
+        let p = self.prec();
+        let w = Float::with_val_round(p, &self.hi - &self.lo, Round::Up).0;
+        let mut lo = self.lo.clone();
+        f(&mut lo, Round::Down);
+        let mut hi = self.lo.clone();
+        f(&mut hi, Round::Up);
+        lo = Float::with_val_round(p, &lo - &w, Round::Down).0;
+        hi = Float::with_val_round(p, &hi + &w, Round::Up).0;
+        Interval { lo, hi }.clamp_to(&Float::with_val(p, -1), &Float::with_val(p, 1))
+    }
+
     /// Clamp both ends into [a, b] (used to intersect an enclosure with a known range).
     pub fn clamp_to(&self, a: &Float, b: &Float) -> Interval {
         let lo = if &self.lo < a {

@@ -15,8 +15,22 @@ fn rat(x: f64) -> Rational {
 }
 
 /// δ(ε) (f64, for plotting) of a profile on a grid of ε.
-pub fn exact_curve(prof: &PrivacyProfile, eps: &[f64]) -> Vec<(f64, f64)> {
-    eps.iter().map(|&e| (e, prof.delta(&rat(e)).delta.mid().to_f64())).collect()
+/// Certified δ(ε) on a grid, plotted at the bracket's midpoint — refused when a bracket is not known to
+/// six digits (a profile truncated too shallowly for e^ε · second term), rather than drawing a mid-point
+/// that may be far from the truth.
+pub fn exact_curve(prof: &PrivacyProfile, eps: &[f64]) -> Result<Vec<(f64, f64)>, String> {
+    eps.iter()
+        .map(|&e| {
+            let d = prof.delta(&rat(e)).delta;
+            let (lo, hi) = (d.lo.to_f64(), d.hi.to_f64());
+            if hi > 0.0 && (hi - lo) > 1e-6 * hi {
+                return Err(format!(
+                    "figure: delta({e}) is only known to lie in [{lo:.6e}, {hi:.6e}]; the profile's truncation depth is too shallow to plot it"
+                ));
+            }
+            Ok((e, d.mid().to_f64()))
+        })
+        .collect()
 }
 
 /// Bureau's δ(ε) = exp(−(ε−ρ)²/(4ρ)) (inverse of ε = ρ + 2√(ρ log 1/δ)).
@@ -76,14 +90,20 @@ fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: us
 }
 
 /// One (ε, δ) panel: the Bureau's curve at ρ next to the exact curve of `prof`, δ on a log axis 1e-15..1.
-fn eps_delta_panel(name: &str, rho: f64, prof: &PrivacyProfile, labels: (&str, &str), color: plotters::style::RGBColor) -> Panel {
+fn eps_delta_panel(
+    name: &str,
+    rho: f64,
+    prof: &PrivacyProfile,
+    labels: (&str, &str),
+    color: plotters::style::RGBColor,
+) -> Result<Panel, String> {
     let grid = eps_grid(prof, rho, 160);
     let mut p = Panel::new(name, "ε", "δ(ε)");
     p.y_log = true;
     p.y_range = Some((1e-15, 1.0));
     p.series.push(Series::line(labels.0, BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
-    p.series.push(Series::line(labels.1, color, exact_curve(prof, &grid)));
-    p
+    p.series.push(Series::line(labels.1, color, exact_curve(prof, &grid)?));
+    Ok(p)
 }
 
 /// Figures 2, 3, 4, 5, 6, 8, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
@@ -95,8 +115,10 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
 
     // Figure 2: (ε, δ) curves per level.
     progress("figure 2");
-    let panels: Vec<Panel> =
-        levels.iter().map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT)).collect();
+    let panels: Vec<Panel> = levels
+        .iter()
+        .map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT))
+        .collect::<Result<_, _>>()?;
     files.extend(
         Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4)
             .write(&out.join("fig02-eps-delta-levels"))?,
@@ -144,7 +166,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
     let panels: Vec<Panel> = levels
         .iter()
         .map(|l| eps_delta_panel(&l.name, l.rho, &l.reduced, ("Bureau (zCDP), published noise", "exact, reduced noise (Table 1)"), REDUCED))
-        .collect();
+        .collect::<Result<_, _>>()?;
     files.extend(
         Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4)
             .write(&out.join("fig05-reduced-noise-levels"))?,
@@ -264,22 +286,36 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
     }
     files.extend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2).write(&out.join("fig10-local-clt"))?);
 
-    // Figure 11: a many-fold composition as for the ACS (n = 1890). The paper does not state σ²; we use
-    // σ² = 100 per query (ρ = 1890/200 = 9.45), composed exactly in 30 blocks of 63 with the certified
-    // double-precision engine.
+    // Figure 11: the ACS 5-year comparison, n = 1890 queries. The paper does not state σ²; the authors'
+    // notebook (github.com/BuxinSu/Census_2020_Privacy, Figures/log_delta_eps_curve.ipynb, commit 9956194,
+    // removed in 6d297d3) draws two panels, σ² = 25 and σ² = 100 per query, log δ from 1e-15 to 1. Composed
+    // exactly in 30 blocks of 63 with the certified double-precision engine.
     progress("figure 11");
     {
-        let s2 = parse_rational("100").unwrap();
-        let groups: Vec<GaussGroup> = (0..30).map(|_| GaussGroup { sigma2: s2.clone(), count: 63, mu: 1 }).collect();
-        let prof = crate::pld::compose::compose_groups(&groups, crate::pld::compose::F64_PREC)?;
-        let rho = 1890.0 / 200.0;
-        let grid = eps_grid(&prof, rho, 160);
-        let mut p = Panel::new("n = 1890 queries, σ² = 100 each (ρ = 9.45)", "ε", "δ(ε)");
-        p.y_log = true;
-        p.y_range = Some((1e-15, 1.0));
-        p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
-        p.series.push(Series::line("exact (f-DP)", EXACT, exact_curve(&prof, &grid)));
-        files.extend(Figure::single("Figure 11: a 1890-fold composition (ACS-like)", p).write(&out.join("fig11-acs-1890"))?);
+        let mut panels = Vec::new();
+        for s2 in ["25", "100"] {
+            let sigma2 = parse_rational(s2).unwrap();
+            let groups: Vec<GaussGroup> = (0..30).map(|_| GaussGroup { sigma2: sigma2.clone(), count: 63, mu: 1 }).collect();
+            let rho = 1890.0 / (2.0 * sigma2.to_f64());
+            // δ(ε) = first − e^ε·second: the second term must be resolved below 2^-(ε log2 e + 60), so the
+            // lattice is truncated that deep (ε up to the Bureau's ε at δ = 1e-15).
+            let eps_top = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
+            let depth = crate::pld::compose::TRUNC_BITS_F64 + (eps_top * std::f64::consts::LOG2_E).ceil() as u32;
+            let shifts: Vec<crate::model::Group> = groups.iter().map(crate::model::Group::from).collect();
+            let opts = crate::pld::compose::LatticeOpts { prec: crate::pld::compose::F64_PREC, depth };
+            let prof = crate::pld::compose::lattice_profile(&shifts, &opts)?;
+            let grid = eps_grid(&prof, rho, 160);
+            let mut p = Panel::new(&format!("n = 1890 queries, σ² = {s2} each (ρ = {rho})"), "privacy loss ε", "δ(ε) (log scale)");
+            p.y_log = true;
+            p.y_range = Some((1e-15, 1.0));
+            p.legend_lower_left = true;
+            p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
+            p.series.push(Series::line("exact (f-DP)", EXACT, exact_curve(&prof, &grid)?));
+            panels.push(p);
+        }
+        files.extend(
+            Figure::grid("Figure 11: the ACS 5-year comparison, 1890-fold compositions", panels, 2).write(&out.join("fig11-acs-1890"))?,
+        );
     }
 
     // Overall: Figures 7, 12, 13.
@@ -345,13 +381,13 @@ fn overall_figures(alloc: &Allocation, out: &Path, prec: u32, progress: &dyn Fn(
     p.y_log = true;
     p.y_range = Some((1e-15, 1.0));
     p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(od.rho, e))).collect()));
-    p.series.push(Series::line("exact, same noise", EXACT, exact_curve(&od.same, &grid)));
-    p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], exact_curve(&od.paper, &grid)).dashed());
+    p.series.push(Series::line("exact, same noise", EXACT, exact_curve(&od.same, &grid)?));
+    p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], exact_curve(&od.paper, &grid)?).dashed());
     p.series.push(
         Series::line(
             &format!("exact, σ² reduced {:.2}% (exact match at δ=1e-10)", 100.0 * (1.0 - fac)),
             REDUCED,
-            exact_curve(&od.exact, &grid),
+            exact_curve(&od.exact, &grid)?,
         )
         .dashed(),
     );
@@ -387,4 +423,26 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
 
 fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
     bureau_tradeoff_at(rho, (0..=330).map(|i| 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0)), 3000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pld::compose::{lattice_profile, LatticeOpts, F64_PREC, TRUNC_BITS_F64};
+
+    /// Figure 11's σ² = 25 panel at ε = 88.05: at the f64 engine's default depth the bracket of δ is
+    /// [0, 2.3e-9] (the second term, times e^88, is unresolved) and the curve is refused instead of drawn
+    /// at a wrong mid-point; truncated deep enough, it agrees with `tightdp delta --sigma2 25 --n 1890
+    /// --epsilon 88.05` (2.217860649e-9, double-double lattice, 20 digits).
+    #[test]
+    fn exact_curve_refuses_unresolved_brackets() {
+        let g = GaussGroup { sigma2: parse_rational("25").unwrap(), count: 63, mu: 1 };
+        let shifts: Vec<crate::model::Group> = (0..30).map(|_| crate::model::Group::from(&g)).collect();
+        let shallow = lattice_profile(&shifts, &LatticeOpts::new(F64_PREC)).unwrap();
+        let err = exact_curve(&shallow, &[88.05]).unwrap_err();
+        assert!(err.contains("too shallow"), "{err}");
+        let deep = lattice_profile(&shifts, &LatticeOpts { prec: F64_PREC, depth: TRUNC_BITS_F64 + 160 }).unwrap();
+        let v = exact_curve(&deep, &[88.05]).unwrap()[0].1;
+        assert!((v - 2.217860649e-9).abs() < 1e-9 * 2.217860649e-9 * 1e3, "{v}");
+    }
 }
