@@ -398,7 +398,7 @@ impl Ctx {
     /// eq. 17, s = 9 or `s=10`), zCDP analytic and on the α grid.
     fn safetab_re(&self, m: &In) -> Result<Float, String> {
         if self.safetab_t2.borrow().is_none() {
-            let rows = crate::mech::safetab_re::table2(&parse_rational("1e-10").unwrap(), 128, false)?;
+            let rows = crate::mech::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?;
             *self.safetab_t2.borrow_mut() = Some(rows);
         }
         let b = self.safetab_t2.borrow();

@@ -45,7 +45,7 @@ pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Reco
 /// them are recomputed when they are there, and judged `needs-data` otherwise.
 pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
     let rows = load(published, &known)?;
-    let ctx = Ctx::new(data, prec, 128);
+    let ctx = Ctx::new(data, prec, crate::pld::compose::DD_PREC);
     let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
     pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} {msg}").unwrap());

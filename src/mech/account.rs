@@ -85,12 +85,16 @@ pub struct GeoComponent {
     pub m: u32,
 }
 
-/// The exact law of the privacy loss L = unit·K (K integer) of a composition of geometric counts.
+/// The exact law of the privacy loss L = unit·K (K integer) of a composition of geometric counts, with
+/// its suffix sums Σ_{j≥i} P[j] and Σ_{j≥i} P[j] e^{−unit·j} (outward rounded, summed from the top), so
+/// that δ(ε) costs O(log N) instead of one exponential per lattice point above ε.
 #[derive(Clone, Debug)]
 pub struct PurePld {
     pub unit: Interval,
     pub min: i64,
     pub pmf: Vec<Interval>,
+    tail_p: Vec<Interval>,
+    tail_pe: Vec<Interval>,
 }
 
 impl PurePld {
@@ -109,7 +113,7 @@ impl PurePld {
             return Err(format!("loss lattice would need {span:.0} entries; parameters not commensurate"));
         }
         let unit = c.mul(&Interval::from_rational(&h, prec));
-        let mut acc = PurePld { unit: unit.clone(), min: 0, pmf: vec![Interval::one(prec)] };
+        let mut acc = (0i64, vec![Interval::one(prec)]);
         for (g, wi) in comps.iter().zip(&w) {
             let wi = wi.to_i64().ok_or("lattice weight too large")?;
             let eps = c.mul(&Interval::from_rational(&g.r, prec));
@@ -128,13 +132,13 @@ impl PurePld {
                 coef = coef * Rational::from(m - j) / Rational::from(j + 1);
             }
             // value of this block: wi·(2j − m)
-            let new_min = acc.min - wi * m;
-            let new_len = acc.pmf.len() + (2 * wi * m) as usize;
+            let new_min = acc.0 - wi * m;
+            let new_len = acc.1.len() + (2 * wi * m) as usize;
             let mut lo = vec![Float::with_val(prec, 0); new_len];
             let mut hi = vec![Float::with_val(prec, 0); new_len];
             for (j, bj) in binom.iter().enumerate() {
                 let off = (2 * wi * j as i64) as usize;
-                for (i, a) in acc.pmf.iter().enumerate() {
+                for (i, a) in acc.1.iter().enumerate() {
                     let l = Float::with_val_round(prec, &a.lo * &bj.lo, Round::Down).0;
                     let u = Float::with_val_round(prec, &a.hi * &bj.hi, Round::Up).0;
                     let k = i + off;
@@ -142,30 +146,60 @@ impl PurePld {
                     hi[k] = Float::with_val_round(prec, &hi[k] + &u, Round::Up).0;
                 }
             }
-            acc = PurePld { unit: unit.clone(), min: new_min, pmf: lo.into_iter().zip(hi).map(|(l, u)| Interval::new(l, u)).collect() };
+            acc = (new_min, lo.into_iter().zip(hi).map(|(l, u)| Interval::new(l, u)).collect());
         }
-        // drop exact zeros (lattice points not reachable)
-        Ok(acc)
+        let (min, pmf) = acc;
+        let n = pmf.len();
+        let mut tail_p = vec![Interval::zero(prec); n + 1];
+        let mut tail_pe = vec![Interval::zero(prec); n + 1];
+        for i in (0..n).rev() {
+            let l = unit.mul(&Interval::from_i64(min + i as i64, prec));
+            tail_p[i] = tail_p[i + 1].add(&pmf[i]);
+            tail_pe[i] = tail_pe[i + 1].add(&pmf[i].mul(&l.neg().exp()));
+        }
+        Ok(PurePld { unit, min, pmf, tail_p, tail_pe })
+    }
+
+    /// Loss at lattice index i (enclosed).
+    fn loss(&self, i: usize) -> Interval {
+        self.unit.mul(&Interval::from_i64(self.min + i as i64, self.prec()))
     }
 
     fn prec(&self) -> u32 {
         self.unit.prec()
     }
 
-    /// δ(ε) = Σ_{k: unit·k > ε} P[k](1 − e^{ε − unit·k}).
+    /// δ(ε) = Σ_{k: unit·k > ε} P[k](1 − e^{ε − unit·k}): the lattice points certainly above ε through the
+    /// suffix sums, Σ P − e^ε Σ P e^{−l} (each term non-negative, so the lower end is clamped at 0); the
+    /// few whose enclosed loss straddles ε (unit not exactly representable) term by term, clamped at 0.
     pub fn delta(&self, eps: &Rational) -> Interval {
         let p = self.prec();
         let e = Interval::from_rational(eps, p);
-        let mut acc = Interval::zero(p);
-        for (i, pk) in self.pmf.iter().enumerate().rev() {
-            let k = self.min + i as i64;
-            let l = self.unit.mul(&Interval::from_i64(k, p));
+        let n = self.pmf.len();
+        // first index whose loss is certainly above ε (losses increase with the index)
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let m = (lo + hi) / 2;
+            if self.loss(m).lo > e.hi {
+                hi = m;
+            } else {
+                lo = m + 1;
+            }
+        }
+        let first = lo;
+        let mut acc = self.tail_p[first].sub(&e.exp().mul(&self.tail_pe[first]));
+        let zero = Float::with_val(p, 0);
+        if acc.lo < 0 {
+            acc = Interval::new(zero.clone(), acc.hi.max(&zero).clone());
+        }
+        for i in (0..first).rev() {
+            let l = self.loss(i);
             if l.hi <= e.lo {
                 break;
             }
             let term = Interval::one(p).sub(&e.sub(&l).exp());
-            let term = if term.lo < 0 { Interval::new(Float::with_val(p, 0), term.hi.max(&Float::with_val(p, 0)).clone()) } else { term };
-            acc = acc.add(&pk.mul(&term));
+            let term = if term.lo < 0 { Interval::new(zero.clone(), term.hi.max(&zero).clone()) } else { term };
+            acc = acc.add(&self.pmf[i].mul(&term));
         }
         acc
     }
