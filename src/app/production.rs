@@ -13,8 +13,7 @@ fn rat(x: f64) -> Rational {
 }
 /// results/overall-profile.csv: the overall (ε, δ) curve, exact (certified, both terms) vs Bureau and
 /// under the two uniform reductions; plus results/overall-summary.csv.
-pub fn overall_tables(alloc: &Allocation, prec: u32) -> Result<(String, String), String> {
-    let od = crate::app::figure_data::overall_data(alloc, prec)?;
+pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallData, prec: u32) -> Result<(String, String), String> {
     let rho = alloc.total_rho();
     let mut rows = Vec::new();
     for i in 0..=120 {

@@ -118,38 +118,65 @@ fn exact(x: &Float) -> Result<Rational, String> {
     x.to_rational().ok_or_else(|| "internal error: non-finite bound".to_string())
 }
 
+/// The Bureau's accounting as a family of (ε_BS(δ), δ) pairs of zCDP ρ, on a grid of 2000 δ values
+/// log-spaced in [1e-300, 1) (each pair's ε, e^ε and e^−ε computed once, then shared by every α).
+struct BureauCurve {
+    delta: Vec<f64>,
+    exp_eps: Vec<f64>,
+    exp_neg_eps: Vec<f64>,
+}
+
+impl BureauCurve {
+    fn new(rho: f64) -> BureauCurve {
+        let (mut delta, mut exp_eps, mut exp_neg_eps) = (Vec::with_capacity(2000), Vec::with_capacity(2000), Vec::with_capacity(2000));
+        for i in 0..2000 {
+            let ld = -300.0 * (1.0 - i as f64 / 1999.0);
+            let d = 10f64.powf(ld).min(1.0 - 1e-16);
+            let eps = rho + 2.0 * (rho * (1.0 / d).ln()).sqrt();
+            delta.push(d);
+            exp_eps.push(eps.exp());
+            exp_neg_eps.push((-eps).exp());
+        }
+        BureauCurve { delta, exp_eps, exp_neg_eps }
+    }
+
+    /// f_B(α) = sup over the pairs of max(1 − δ − e^ε α, e^−ε (1 − δ − α)) (Dong–Roth–Su, Prop. 2.5).
+    fn tradeoff(&self, alpha: f64) -> f64 {
+        let mut best = 0.0f64;
+        for ((d, ee), en) in self.delta.iter().zip(&self.exp_eps).zip(&self.exp_neg_eps) {
+            let a = 1.0 - d - ee * alpha;
+            let b = en * (1.0 - d - alpha);
+            best = best.max(a).max(b);
+        }
+        best
+    }
+}
+
 /// The trade-off implied by the Bureau's accounting (the (ε_BS(δ), δ) family of zCDP ρ), at α, in double
 /// precision on a grid of 2000 δ values log-spaced in [1e-300, 1): an approximation in the Bureau's
 /// favour (see the module notes), not a certified value.
 pub fn bureau_tradeoff(rho: f64, alpha: f64) -> f64 {
-    let mut best = 0.0f64;
-    for i in 0..2000 {
-        let ld = -300.0 * (1.0 - i as f64 / 1999.0);
-        let delta = 10f64.powf(ld).min(1.0 - 1e-16);
-        let eps = rho + 2.0 * (rho * (1.0 / delta).ln()).sqrt();
-        let a = 1.0 - delta - eps.exp() * alpha;
-        let b = (-eps).exp() * (1.0 - delta - alpha);
-        best = best.max(a).max(b);
-    }
-    best
+    BureauCurve::new(rho).tradeoff(alpha)
 }
 
 /// The Bureau-implied advantage: 1 − min_α (α + f_B(α)), on a grid of α (approximate, see above).
 pub fn bureau_advantage(rho: f64) -> f64 {
+    let c = BureauCurve::new(rho);
     let mut m = 1.0f64;
     for i in 0..=2000 {
         let a = i as f64 / 4000.0; // the minimum of α + f(α) sits at α ≤ 1/2 for symmetric f
-        m = m.min(a + bureau_tradeoff(rho, a));
+        m = m.min(a + c.tradeoff(a));
     }
     1.0 - m
 }
 
 /// Bayes success implied by the Bureau's accounting for prior p: 1 − min_α [p f_B(α) + (1 − p) α].
 pub fn bureau_bayes_success(rho: f64, p: f64) -> f64 {
+    let c = BureauCurve::new(rho);
     let mut m = f64::INFINITY;
     for i in 0..=4000 {
         let a = (i as f64 / 4000.0).powi(3);
-        m = m.min(p * bureau_tradeoff(rho, a) + (1.0 - p) * a);
+        m = m.min(p * c.tradeoff(a) + (1.0 - p) * a);
     }
     1.0 - m.min(p.min(1.0 - p))
 }

@@ -35,6 +35,9 @@ pub struct ReproduceArgs {
     /// Replace a non-empty --out that does not hold an earlier run of the same `reproduce` command
     #[arg(long)]
     pub force: bool,
+    /// Print each step's wall time to stderr (where the time goes)
+    #[arg(long)]
+    pub timings: bool,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<String, String> {
@@ -62,7 +65,16 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     let pb = ProgressBar::new_spinner();
     pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").unwrap());
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
-    let step = |m: &str| pb.set_message(m.to_string());
+    let started = std::time::Instant::now();
+    let last = std::sync::Mutex::new((std::time::Instant::now(), String::from("start")));
+    let step = |m: &str| {
+        if a.timings {
+            let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
+            pb.suspend(|| eprintln!("reproduce: {:7.2} s  {}", l.0.elapsed().as_secs_f64(), l.1));
+            *l = (std::time::Instant::now(), m.to_string());
+        }
+        pb.set_message(m.to_string())
+    };
     let deltas = vec![parse_rational("1e-11").unwrap(), parse_rational("1e-5").unwrap()];
     // Tables first, all in memory.
     step("per-level epsilons");
@@ -80,16 +92,64 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     }
     step("exact accuracy of released counts");
     let acc = crate::app::production::accuracy_table(&alloc, &t1)?;
-    step("overall composition");
-    let (ov, ovs) = crate::app::production::overall_tables(&alloc, oprec)?;
-    step("production certificates");
-    let (prod, prod_plot) = crate::app::production::production_certificates(&a.data)?;
-    step("production calibration");
-    let pcal = crate::app::production::production_calibration(&a.data)?;
-    step("attack risk per level");
-    let attack_rows = crate::app::attack_table::attack_risk(&alloc)?;
-    step("verification of published numbers");
-    let (vrows, vsummary, _) = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)?;
+    // The independent heavy computations run side by side (rayon; each is deterministic, so the files
+    // do not depend on the schedule).
+    step("overall composition, production certificates and calibration, attack risk, verification (in parallel)");
+    let timed = |name: &str, t: std::time::Instant| {
+        if a.timings {
+            pb.suspend(|| eprintln!("reproduce: {:7.2} s  ({name}, in parallel)", t.elapsed().as_secs_f64()));
+        }
+    };
+    let ((od, (prod, pcal)), (attack_rows, verified)) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    let t = std::time::Instant::now();
+                    let r = crate::app::figure_data::overall_data(&alloc, oprec);
+                    timed("overall composition", t);
+                    r
+                },
+                || {
+                    rayon::join(
+                        || {
+                            let t = std::time::Instant::now();
+                            let r = crate::app::production::production_certificates(&a.data);
+                            timed("production certificates", t);
+                            r
+                        },
+                        || {
+                            let t = std::time::Instant::now();
+                            let r = crate::app::production::production_calibration(&a.data);
+                            timed("production calibration", t);
+                            r
+                        },
+                    )
+                },
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    let t = std::time::Instant::now();
+                    let r = crate::app::attack_table::attack_risk(&alloc);
+                    timed("attack risk", t);
+                    r
+                },
+                || {
+                    let t = std::time::Instant::now();
+                    let r = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec);
+                    timed("verification", t);
+                    r
+                },
+            )
+        },
+    );
+    let od = od?;
+    let (ov, ovs) = crate::app::production::overall_tables(&alloc, &od, oprec)?;
+    let (prod, prod_plot) = prod?;
+    let pcal = pcal?;
+    let attack_rows = attack_rows?;
+    let (vrows, vsummary, _) = verified?;
     let mut files: Vec<(PathBuf, String)> = vec![
         (out.join("geolevel-epsilons.csv"), render_csv(&geo)),
         (out.join("table1-calibration.csv"), render_csv(&t1)),
@@ -107,89 +167,110 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
         write_atomic(path, body.as_bytes())?;
         log += &format!("wrote {}\n", path.display());
     }
-    if !a.no_figures {
-        // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
-        let cats: Vec<String> = prod_plot
-            .iter()
-            .map(|(n, _)| {
-                n.replace("Redistricting persons 2021", "Redistricting 2021")
-                    .replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")
-            })
-            .collect();
-        let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
-            ("zCDP, Bun–Steinke", crate::report::plot::BUREAU),
-            ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
-            ("exact f-DP (certified)", crate::report::plot::EXACT),
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
-        .collect();
-        for f in crate::report::plot::bar_figure(
-            "What the 2020 Census production releases spent: ε at δ = 1e-10",
-            "ε",
-            &cats,
-            &groups,
-            &out.join("production-epsilons"),
-        )? {
-            log += &format!("wrote {}\n", f.display());
-        }
-        for f in crate::report::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
-            log += &format!("wrote {}\n", f.display());
-        }
-        let figs = figures::write_all(&alloc, out, prec, oprec, &|m| step(m))?;
-        for f in figs {
-            log += &format!("wrote {}\n", f.display());
-        }
-    }
-    if !a.no_figures {
-        step("disclosure-risk figure data (Kazan-Reiter)");
-        for f in crate::risk::figures::figure_data(&out.join("risk"))? {
-            log += &format!("wrote {}\n", f.display());
-        }
-        for f in crate::report::csvplot::risk_figures(&out.join("risk"))? {
-            log += &format!("wrote {}\n", f.display());
-        }
-        step("Figures 6, 8, 9 on the synthetic extracts");
-        for f in crate::cli::reproduce_realdata::synthetic(&a.data, out)? {
-            log += &format!("wrote {}\n", f.display());
-        }
-    }
-    step("TopDown post-processing accuracy (simulated, dhc-small)");
-    {
-        let rows = crate::topdown::pp_accuracy::bundled_results(&a.data, 50)?;
-        let path = out.join("topdown-postprocess-accuracy.csv");
-        crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
-        let mut files = vec![path];
+    // Figures, the disclosure-risk data and the TopDown simulations are independent: side by side.
+    let figures_part = || -> Result<String, String> {
+        let mut log = String::new();
         if !a.no_figures {
-            files.extend(crate::report::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
+            // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
+            let cats: Vec<String> = prod_plot
+                .iter()
+                .map(|(n, _)| {
+                    n.replace("Redistricting persons 2021", "Redistricting 2021")
+                        .replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")
+                })
+                .collect();
+            let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
+                ("zCDP, Bun–Steinke", crate::report::plot::BUREAU),
+                ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
+                ("exact f-DP (certified)", crate::report::plot::EXACT),
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
+            .collect();
+            for f in crate::report::plot::bar_figure(
+                "What the 2020 Census production releases spent: ε at δ = 1e-10",
+                "ε",
+                &cats,
+                &groups,
+                &out.join("production-epsilons"),
+            )? {
+                log += &format!("wrote {}\n", f.display());
+            }
+            for f in crate::report::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
+                log += &format!("wrote {}\n", f.display());
+            }
+            let figs = figures::write_all(&alloc, out, prec, &od, &|m| step(m))?;
+            for f in figs {
+                log += &format!("wrote {}\n", f.display());
+            }
         }
-        for f in files {
-            log += &format!("wrote {}\n", f.display());
+        Ok(log)
+    };
+    let risk_part = || -> Result<String, String> {
+        let mut log = String::new();
+        if !a.no_figures {
+            step("disclosure-risk figure data (Kazan-Reiter)");
+            for f in crate::risk::figures::figure_data(&out.join("risk"))? {
+                log += &format!("wrote {}\n", f.display());
+            }
+            for f in crate::report::csvplot::risk_figures(&out.join("risk"))? {
+                log += &format!("wrote {}\n", f.display());
+            }
+            step("Figures 6, 8, 9 on the synthetic extracts");
+            for f in crate::cli::reproduce_realdata::synthetic(&a.data, out)? {
+                log += &format!("wrote {}\n", f.display());
+            }
         }
-    }
-    step("TopDown accuracy, closed form vs simulation (dhc-small)");
-    {
-        // the README's `tightdp topdown accuracy --geography data/topdown/dhc-small.csv --trials 4000`
-        #[derive(clap::Parser)]
-        struct W {
-            #[command(flatten)]
-            a: crate::cli::topdown::AccuracyArgs,
+        Ok(log)
+    };
+    let topdown_part = || -> Result<String, String> {
+        let mut log = String::new();
+        step("TopDown post-processing accuracy (simulated, dhc-small)");
+        {
+            let rows = crate::topdown::pp_accuracy::bundled_results(&a.data, 50)?;
+            let path = out.join("topdown-postprocess-accuracy.csv");
+            crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
+            let mut files = vec![path];
+            if !a.no_figures {
+                files.extend(crate::report::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
+            }
+            for f in files {
+                log += &format!("wrote {}\n", f.display());
+            }
         }
-        let geo = a.data.join("topdown/dhc-small.csv");
-        let w = <W as clap::Parser>::try_parse_from([
-            "accuracy",
-            "--geography",
-            geo.to_str().ok_or("non-UTF-8 data path")?,
-            "--trials",
-            "4000",
-            "--format",
-            "csv",
-        ])
-        .map_err(|e| e.to_string())?;
-        let path = out.join("topdown-accuracy-dhc-small.csv");
-        write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
-        log += &format!("wrote {}\n", path.display());
+        step("TopDown accuracy, closed form vs simulation (dhc-small)");
+        {
+            // the README's `tightdp topdown accuracy --geography data/topdown/dhc-small.csv --trials 4000`
+            #[derive(clap::Parser)]
+            struct W {
+                #[command(flatten)]
+                a: crate::cli::topdown::AccuracyArgs,
+            }
+            let geo = a.data.join("topdown/dhc-small.csv");
+            let w = <W as clap::Parser>::try_parse_from([
+                "accuracy",
+                "--geography",
+                geo.to_str().ok_or("non-UTF-8 data path")?,
+                "--trials",
+                "4000",
+                "--format",
+                "csv",
+            ])
+            .map_err(|e| e.to_string())?;
+            let path = out.join("topdown-accuracy-dhc-small.csv");
+            write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
+            log += &format!("wrote {}\n", path.display());
+        }
+        Ok(log)
+    };
+    let (l1, (l2, l3)) = rayon::join(figures_part, || rayon::join(risk_part, topdown_part));
+    log += &l1?;
+    log += &l2?;
+    log += &l3?;
+    step("done");
+    if a.timings {
+        eprintln!("reproduce: {:7.2} s  in all", started.elapsed().as_secs_f64());
     }
     pb.finish_and_clear();
     log += &format!("verify: {vsummary}\n");

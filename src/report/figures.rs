@@ -1,6 +1,6 @@
 //! The f-DP paper's figures (census-2020-more-private-fdp.txt), regenerated as CSV + PNG + SVG.
 
-use crate::app::figure_data::{count_errors, level_data, overall_data, LevelData};
+use crate::app::figure_data::{count_errors, level_data, LevelData};
 use crate::budget::zcdp;
 use crate::census::Allocation;
 use crate::model::GaussGroup;
@@ -107,7 +107,14 @@ fn eps_delta_panel(
 }
 
 /// Figures 2, 3, 4, 5, 6, 8, 14, 15 (per level), 10 (local CLT), and the overall Figures 7, 12, 13.
-pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
+/// `od`: the overall composition (computed once by the caller, shared with the overall tables).
+pub fn write_all(
+    alloc: &Allocation,
+    out: &Path,
+    prec: u32,
+    od: &crate::app::figure_data::OverallData,
+    progress: &dyn Fn(&str),
+) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     progress("per-level profiles and Table 1 noise");
     let levels = level_data(alloc, prec)?;
@@ -320,7 +327,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32, overall_prec: u32, p
 
     // Overall: Figures 7, 12, 13.
     progress("overall composition (figures 7, 12, 13)");
-    files.extend(overall_figures(alloc, out, overall_prec, progress)?);
+    files.extend(overall_figures(od, out, progress)?);
     // Figure 13 (Appendix E): "zoomed-in trade-off functions for County …, under the same noise level or
     // after reducing the variance proxy by 8.59%" — near α = 0 on a log axis, where the curves meet; with
     // the County's Table 1 noise (§3.2, the reduction Figure 4 draws) as well.
@@ -371,8 +378,7 @@ fn short(name: &str) -> String {
     }
 }
 
-fn overall_figures(alloc: &Allocation, out: &Path, prec: u32, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
-    let od = overall_data(alloc, prec)?;
+fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
     progress("overall curves");
     let mut files = Vec::new();
     let grid = eps_grid(&od.same, od.rho, 200);
