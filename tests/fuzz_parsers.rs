@@ -106,6 +106,16 @@ proptest! {
         }
     }
 
+    /// `tightdp safetab` configurations (mutated shipped files, both noise kinds): Ok or one line.
+    #[test]
+    fn safetab_configs_never_panic(at in 0usize..3500, cut in 0usize..20, insert in texty(), dg in any::<bool>()) {
+        let name = if dg { "safetab-dgauss.toml" } else { "safetab-geometric.toml" };
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(name)).unwrap();
+        if let Err(e) = tightdp::mech::safetab::ReConfig::parse(&mutate(&text, at, cut, &insert), name) {
+            prop_assert!(one_line(&e), "{e:?}");
+        }
+    }
+
     #[test]
     fn manifests_never_panic(at in 0usize..3000, cut in 0usize..20, insert in texty()) {
         let m = tightdp::mech::manifest::safetab_p_production(false);

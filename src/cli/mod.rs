@@ -10,6 +10,7 @@ pub mod epsilon;
 pub mod reproduce;
 pub mod reproduce_realdata;
 pub mod risk;
+pub mod safetab;
 pub mod safetab_p;
 pub mod safetab_tables;
 pub mod sample;
@@ -64,6 +65,8 @@ pub enum Command {
     SafetabTables(safetab_tables::SafetabTablesArgs),
     /// Run SafeTab-P (Detailed DHC-A) on a persons file
     SafetabP(safetab_p::SafetabPArgs),
+    /// Run SafeTab (Detailed DHC race & ethnicity) with geometric or discrete Gaussian noise on a persons file
+    Safetab(safetab::SafetabArgs),
     /// Synthetic persons and geography for SafeTab-P
     Synth(synth::SynthArgs),
     /// Certify a mechanism manifest: exact ε next to zCDP and pure-DP totals
@@ -121,6 +124,7 @@ pub fn run() -> i32 {
         Command::Topdown(a) => topdown::run(a),
         Command::SafetabTables(a) => safetab_tables::run(a),
         Command::SafetabP(a) => safetab_p::run(a),
+        Command::Safetab(a) => safetab::run(a),
         Command::Synth(a) => synth::run(a),
         Command::Certify(a) => certify::run(a),
         Command::Sample(a) => sample::run(a),

@@ -149,6 +149,103 @@ pub fn geometric_eps_base(moe: u32, prec: u32) -> Interval {
     Interval::from_i64(20, prec).ln().div(&Interval::from_i64(moe as i64 + 1, prec))
 }
 
+/// Floor of a certified positive interval, raising the precision until the floor is decided.
+fn certified_floor(f: &dyn Fn(u32) -> Interval, what: &str) -> Result<i64, String> {
+    for prec in [128u32, 256, 1024, 4096] {
+        let x = f(prec);
+        let (lo, hi) = (x.lo.clone().floor(), x.hi.clone().floor());
+        if lo == hi {
+            return lo.to_integer().and_then(|i| i.to_i64()).ok_or_else(|| format!("{what}: out of range"));
+        }
+    }
+    Err(format!("{what}: the floor cannot be decided (value at an integer?)"))
+}
+
+/// The 95 % margin of error of a two-sided geometric count of scale b (P[y] ∝ e^{−|y|/b}) *as the
+/// paper prints it*: ⌊b·ln(40/(1+e^{1/b}))⌋ (RE eq. 36 and the closing paragraph of §D.3, where a
+/// Step-2 cell of level i has b = s/((1−γ)ε_i) and a TotalOnly total b = s/ε_i).
+pub fn geometric_moe_paper(b: &Rational) -> Result<i64, String> {
+    if *b <= 0 {
+        return Err("geometric scale must be positive".into());
+    }
+    certified_floor(
+        &|p| {
+            let bi = Interval::from_rational(b, p);
+            let e = Interval::one(p).div(&bi).exp();
+            bi.mul(&Interval::from_i64(40, p).div(&Interval::one(p).add(&e)).ln())
+        },
+        "geometric MOE",
+    )
+}
+
+/// P[|Y| ≤ m] for the two-sided geometric of scale b: 1 − 2·r^{m+1}/(1+r), r = e^{−1/b} (RE eq. 34 is
+/// an equality at integers).
+pub fn geometric_coverage(b: &Rational, m: i64, prec: u32) -> Interval {
+    let d = crate::noise::dlaplace::DiscreteLaplace { scale: b.clone() };
+    Interval::one(prec).sub(&d.tail_ge(m.saturating_add(1), prec).mul(&Interval::from_i64(2, prec)))
+}
+
+/// Certified decision of `coverage(m) ≥ 19/20`.
+fn covers95(cov: &dyn Fn(u32) -> Interval) -> Result<bool, String> {
+    for prec in [128u32, 256, 1024, 4096] {
+        let c = cov(prec);
+        let t = Interval::from_rational(&Rational::from((19, 20)), prec);
+        if c.lo >= t.hi {
+            return Ok(true);
+        }
+        if c.hi < t.lo {
+            return Ok(false);
+        }
+    }
+    Err("coverage equals 95 % to 4096 bits: cannot decide".into())
+}
+
+/// Smallest m ≥ 0 with P[|Y| ≤ m] ≥ 95 %, searched from a start guess `g` (the search walks down
+/// while m − 1 still covers, then up until m covers; every step a certified decision).
+fn smallest_covering(g: i64, cov: &dyn Fn(i64, u32) -> Interval) -> Result<i64, String> {
+    let mut m = g.max(0);
+    while m > 0 && covers95(&|p| cov(m - 1, p))? {
+        m -= 1;
+    }
+    while !covers95(&|p| cov(m, p))? {
+        m = m.checked_add(1).ok_or("MOE out of range")?;
+    }
+    Ok(m)
+}
+
+/// The exact 95 % margin of error of a geometric count: the smallest integer m with P[|Y| ≤ m] ≥ 0.95,
+/// from the closed-form tail (noise::dlaplace). It equals ⌈b·ln(40/(1+e^{1/b}))⌉ — the ceiling, where
+/// the paper's eq. 36 prints a floor (docs/research/safetab-numbers.md §2).
+pub fn geometric_moe_exact(b: &Rational) -> Result<i64, String> {
+    let g = geometric_moe_paper(b)?;
+    smallest_covering(g, &|m, p| geometric_coverage(b, m, p))
+}
+
+/// The 95 % margin of error of a discrete Gaussian count as the paper prints it: ⌊1.96·σ⌋ (RE §E.2,
+/// Corollary 3; with σ² = s/(2(1−γ)ρ_i) for a Step-2 cell).
+pub fn dg_moe_paper(sigma2: &Rational) -> Result<i64, String> {
+    if *sigma2 <= 0 {
+        return Err("sigma2 must be positive".into());
+    }
+    let z = z95();
+    // ⌊1.96σ⌋ = ⌊√(1.96²σ²)⌋ = ⌊√⌊1.96²σ²⌋⌋ (exact)
+    let q = Rational::from(&z * &z) * sigma2.clone();
+    Integer::from(q.floor_ref()).sqrt().to_i64().ok_or_else(|| "MOE out of range".into())
+}
+
+/// P[|X| ≤ m] for X ~ N_Z(0, σ²), certified (noise::dgauss tails).
+pub fn dg_coverage(sigma2: &Rational, m: i64, prec: u32) -> Result<Interval, String> {
+    let d = DiscreteGaussian::new(sigma2.clone())?;
+    Ok(Interval::one(prec).sub(&d.tail_gt(&Rational::from(m), prec).mul(&Interval::from_i64(2, prec))))
+}
+
+/// The exact 95 % margin of error of a discrete Gaussian count: the smallest m with P[|X| ≤ m] ≥ 0.95.
+pub fn dg_moe_exact(sigma2: &Rational) -> Result<i64, String> {
+    let d = DiscreteGaussian::new(sigma2.clone())?;
+    let g = dg_moe_paper(sigma2)?;
+    smallest_covering(g, &|m, p| Interval::one(p).sub(&d.tail_gt(&Rational::from(m), p).mul(&Interval::from_i64(2, p))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

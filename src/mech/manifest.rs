@@ -322,24 +322,51 @@ pub fn level_manifest(name: &str, rho: &Rational, s: u32, gamma: &Rational, two_
 
 /// A SafeTab-P level from the variances the samplers actually used.
 pub fn level_manifest_sigma2(name: &str, budget: &str, s: u32, sig: &[Rational; 3], two_stage: u64, total_only: u64) -> LevelManifest {
-    let dg = |query: &str, s2: &Rational, adaptive: Option<&str>| Noise {
-        query: query.into(),
-        distribution: "discrete-gaussian".into(),
-        sigma2: Some(rat_str(s2)),
-        scale: None,
-        sensitivity: 1,
-        adaptive_on: adaptive.map(|x| x.into()),
-    };
+    let dists = [0, 1, 2].map(|k| NoiseLaw::DiscreteGaussian { sigma2: sig[k].clone() });
+    level_manifest_noise(name, budget, s, &dists, two_stage, total_only)
+}
+
+/// The law of one noise addition, as a manifest records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoiseLaw {
+    /// N_Z(0, σ²)
+    DiscreteGaussian { sigma2: Rational },
+    /// P[y] ∝ e^{−|y|/b} (the two-sided geometric of RE Alg. 4 with b = 1/ε)
+    DiscreteLaplace { scale: Rational },
+}
+
+impl NoiseLaw {
+    /// The manifest entry of a sensitivity-1 count perturbed by this law.
+    pub fn entry(&self, query: &str, adaptive_on: Option<&str>) -> Noise {
+        let (distribution, sigma2, scale) = match self {
+            NoiseLaw::DiscreteGaussian { sigma2 } => ("discrete-gaussian", Some(rat_str(sigma2)), None),
+            NoiseLaw::DiscreteLaplace { scale } => ("discrete-laplace", None, Some(rat_str(scale))),
+        };
+        Noise {
+            query: query.into(),
+            distribution: distribution.into(),
+            sigma2,
+            scale,
+            sensitivity: 1,
+            adaptive_on: adaptive_on.map(|x| x.into()),
+        }
+    }
+}
+
+/// A level of a two-stage adaptive tabulation (SafeTab-P / SafeTab Alg. 2) from the laws its samplers
+/// used: `law` = [Stage 1 total, Stage 2 cells, TotalOnly total]; the total-only structure is listed
+/// when the level has total-only groups.
+pub fn level_manifest_noise(name: &str, budget: &str, s: u32, law: &[NoiseLaw; 3], two_stage: u64, total_only: u64) -> LevelManifest {
     let mut structures = vec![Structure {
         kind: "two-stage-adaptive".into(),
         groups: two_stage,
         stages: vec![
-            dg("stage1-total", &sig[0], None),
-            dg("stage2-cells (total, sex x age4/9/23: one cell changes)", &sig[1], Some("stage1-total")),
+            law[0].entry("stage1-total", None),
+            law[1].entry("stage2-cells (total, sex x age4/9/23: one cell changes)", Some("stage1-total")),
         ],
     }];
     if total_only > 0 {
-        structures.push(Structure { kind: "total-only".into(), groups: total_only, stages: vec![dg("total", &sig[2], None)] });
+        structures.push(Structure { kind: "total-only".into(), groups: total_only, stages: vec![law[2].entry("total", None)] });
     }
     LevelManifest { name: name.into(), budget: budget.into(), degree: s, structures }
 }

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod calib;
 pub mod manifest;
+pub mod safetab;
 pub mod safetab_p;
 pub mod safetab_re;
 pub mod safetab_spec;

@@ -27,7 +27,8 @@ pub const AGE23: [u32; 23] = [0, 5, 10, 15, 18, 20, 21, 22, 25, 30, 35, 40, 45, 
 pub const AGE9: [u32; 9] = [0, 5, 18, 25, 35, 45, 55, 65, 75];
 pub const AGE4: [u32; 4] = [0, 18, 45, 65];
 pub const MAX_AGE: u32 = 115;
-const CELLS: usize = 46;
+/// Sex × Age23 cells of one group.
+pub const CELLS: usize = 46;
 
 pub const PERSON_COLUMNS: [&str; 15] = [
     "QAGE",
@@ -64,15 +65,25 @@ impl Inputs {
     }
 }
 
+/// Which population groups one level tabulates (shared by SafeTab-P and SafeTab): the level's geography
+/// and iteration level, and whether TOTAL_ONLY iterations are tabulated at it (SafeTab-P: only at
+/// USA/STATE; SafeTab (race & ethnicity): everywhere, RE Alg. 2 has no geographic restriction).
+#[derive(Clone, Copy, Debug)]
+pub struct TabLevel {
+    pub geo: GeoLevel,
+    pub detailed: bool,
+    pub include_total_only: bool,
+}
+
 /// Exact tabulation of one level: counts[(geo·n_iter + it)·46 + sex·23 + age23].
-struct LevelCounts {
-    spec: LevelSpec,
+pub struct LevelCounts {
+    pub level: TabLevel,
     /// global iteration index → local index (None: not tabulated at this level)
-    local: Vec<Option<u32>>,
+    pub local: Vec<Option<u32>>,
     /// local → global
-    iters: Vec<u32>,
-    n_geo: usize,
-    counts: Vec<u32>,
+    pub iters: Vec<u32>,
+    pub n_geo: usize,
+    pub counts: Vec<u32>,
 }
 
 /// Summary of a run.
@@ -97,16 +108,29 @@ fn age_bin_table() -> [u8; 116] {
 
 /// Validate and tabulate the persons file (one streaming pass; no noise).
 fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCounts>, u64), String> {
-    let cfg = &inp.config;
-    let its = &inp.iterations;
-    let geo = &inp.geography;
+    let specs: Vec<TabLevel> =
+        inp.config.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: !l.geo.substate() }).collect();
+    tabulate_levels(&specs, inp.config.stability, &inp.iterations, &inp.geography, persons, progress)
+}
+
+/// Validate and tabulate the persons file for the given levels (one streaming pass; no noise): header,
+/// QAGE 0–115, QSEX 1/2, block in the geography, race/ethnicity codes known, ≤ `stability` groups per
+/// record and level. Errors name the file line. Shared by SafeTab-P and SafeTab (race & ethnicity).
+pub fn tabulate_levels(
+    specs: &[TabLevel],
+    stability: u32,
+    its: &Iterations,
+    geo: &Geography,
+    persons: &Path,
+    progress: bool,
+) -> Result<(Vec<LevelCounts>, u64), String> {
     let mut levels: Vec<LevelCounts> = Vec::new();
     let mut cells_total: u64 = 0;
-    for spec in &cfg.levels {
+    for spec in specs {
         let mut local = vec![None; its.list.len()];
         let mut iters = Vec::new();
         for (g, it) in its.list.iter().enumerate() {
-            if it.detailed == spec.detailed && !(it.total_only && spec.geo.substate()) {
+            if it.detailed == spec.detailed && (spec.include_total_only || !it.total_only) {
                 local[g] = Some(iters.len() as u32);
                 iters.push(g as u32);
             }
@@ -117,7 +141,7 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
         if cells_total > 400_000_000 {
             return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
         }
-        levels.push(LevelCounts { spec: spec.clone(), local, iters, n_geo, counts: vec![0u32; n] });
+        levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
     }
     let file = std::fs::File::open(persons).map_err(|e| format!("cannot read '{}': {e}", persons.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -145,7 +169,7 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
         }
     }
     let ages = age_bin_table();
-    let s = cfg.stability as usize;
+    let s = stability as usize;
     let mut rec = csv::ByteRecord::new();
     let mut n: u64 = 0;
     let mut codes: Vec<usize> = Vec::with_capacity(8);
@@ -230,7 +254,7 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
         }
         let cell = sex * 23 + ages[age as usize] as usize;
         for lc in levels.iter_mut() {
-            let gi = match lc.spec.geo {
+            let gi = match lc.level.geo {
                 GeoLevel::Usa => 0,
                 GeoLevel::State => g[0],
                 GeoLevel::County => g[1],
@@ -242,9 +266,11 @@ fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCo
                 continue;
             }
             let ni = lc.iters.len();
-            for &it in &groups[if lc.spec.detailed { 0 } else { 1 }] {
+            for &it in &groups[if lc.level.detailed { 0 } else { 1 }] {
                 if let Some(li) = lc.local[it as usize] {
-                    lc.counts[(gi as usize * ni + li as usize) * CELLS + cell] += 1;
+                    let c = &mut lc.counts[(gi as usize * ni + li as usize) * CELLS + cell];
+                    // a cell holds at most the number of records: refuse rather than wrap past u32
+                    *c = c.checked_add(1).ok_or_else(|| format!("{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
                 }
             }
         }
@@ -279,7 +305,7 @@ fn parse_u32(b: &[u8]) -> Option<u32> {
 }
 
 /// Merge the 23 age bins of one sex into the bins starting at `starts`.
-fn merge_bins(cells23: &[u32], starts: &[u32]) -> Vec<i64> {
+pub fn merge_bins(cells23: &[u32], starts: &[u32]) -> Vec<i64> {
     let mut out = vec![0i64; starts.len()];
     for (k, &a) in AGE23.iter().enumerate() {
         let j = starts.iter().rposition(|&s| s <= a).unwrap();
@@ -302,18 +328,18 @@ struct LevelOut {
     sigma2: [Rational; 3],
 }
 
-fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
+fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
     let cfg = &inp.config;
     let s = Rational::from(cfg.stability);
-    let per_group = lc.spec.rho.clone() / s;
+    let per_group = spec.rho.clone() / s;
     let g = cfg.gamma.clone();
     let dg_total_only = DiscreteGaussianSampler::for_rho(&per_group)?;
     let dg1 = DiscreteGaussianSampler::for_rho(&(g.clone() * per_group.clone()))?;
     let dg2 = DiscreteGaussianSampler::for_rho(&((Rational::from(1) - g) * per_group.clone()))?;
     let mut rng = src.rng;
-    let ids = &inp.geography.ids[&lc.spec.geo];
-    let rt = lc.spec.geo.name();
-    let [th1, th2, th3] = lc.spec.thresholds;
+    let ids = &inp.geography.ids[&spec.geo];
+    let rt = spec.geo.name();
+    let [th1, th2, th3] = spec.thresholds;
     let mut o = LevelOut {
         t1: String::new(),
         t2: String::new(),
@@ -336,7 +362,7 @@ fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64)
             let cells = &lc.counts[base..base + CELLS];
             let total: i64 = cells.iter().map(|&c| c as i64).sum();
             let rid = &ids[gi];
-            if iter.total_only && !lc.spec.geo.substate() {
+            if iter.total_only && !spec.geo.substate() {
                 o.total_only += 1;
                 let noisy = total + dg_total_only.sample(&mut rng);
                 o.draws += 1;
@@ -350,7 +376,7 @@ fn noise_level(lc: &LevelCounts, inp: &Inputs, src: NoiseSource, threshold: i64)
             if stage1 < th1 {
                 let noisy = total + dg2.sample(&mut rng);
                 o.draws += 1;
-                if lc.spec.geo.substate() && noisy <= threshold {
+                if spec.geo.substate() && noisy <= threshold {
                     o.suppressed += 1;
                 } else {
                     let _ = writeln!(o.t1, "{rid}|{rt}|{}|{noisy}", iter.code);
@@ -407,7 +433,7 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
     let outs: Vec<LevelOut> = levels
         .par_iter()
         .enumerate()
-        .map(|(i, lc)| noise_level(lc, inp, root.substream(i as u64), thresholds[i]))
+        .map(|(i, lc)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
         .collect::<Result<_, _>>()?;
     drop(levels);
     let mut summary = RunSummary {

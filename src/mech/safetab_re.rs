@@ -22,7 +22,8 @@ use rug::Rational;
 
 pub const S: u32 = 9;
 
-/// Table 4 MOE targets of the 7 levels: (Nation, State) 6, (County, Tract) 11, 3 Regional levels 50.
+/// Table 4 MOE targets of the 7 levels: (Nation, State) Detailed 6, (County, AIANNH) Detailed 11,
+/// (Nation, State, County) Regional 50.
 pub const LEVEL_MOES: [u32; 7] = [6, 6, 11, 11, 50, 50, 50];
 
 pub fn gamma() -> Rational {
