@@ -268,13 +268,13 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     log += &l1?;
     log += &l2?;
     log += &l3?;
-    step("done");
-    if a.timings {
-        eprintln!("reproduce: {:7.2} s  in all", started.elapsed().as_secs_f64());
-    }
     step("SafeTab (race & ethnicity), geometric noise, on synthetic persons");
     for f in safetab_example(&a.data, out)? {
         log += &format!("wrote {}\n", f.display());
+    }
+    step("done");
+    if a.timings {
+        eprintln!("reproduce: {:7.2} s  in all", started.elapsed().as_secs_f64());
     }
     pb.finish_and_clear();
     log += &format!("verify: {vsummary}\n");
