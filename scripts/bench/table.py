@@ -161,7 +161,7 @@ def main():
             if r["status"] == "ok":
                 total += 1
                 inside += Decimal(r["epsilon_lower"]) <= Decimal(r["epsilon_continuous_exact"]) <= Decimal(r["epsilon_upper"])
-    print(f"prv_accountant's [lower, upper] holds the exact continuous ε in {inside} of its {total} recorded rows (all levels).")
+    print(f"prv_accountant's [lower, upper] holds the exact continuous ε in {inside} of its {total} rows (all levels, this CSV).")
     print("ratio: peer seconds / tightdp seconds (tightdp's time includes process start; below 1 ms of work it is the floor);")
     print("  peer seconds are in-process (no imports), peer MB = process peak RSS incl. ~100 MB interpreter+numpy+scipy.")
     print("targets: <=1s tightdp; >=1000x faster than dp_accounting; acc: tightdp's width <= dp_accounting's error.")
