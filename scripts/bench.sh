@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks (not tests): tightdp's accountant, then the peers on the same inputs, side by side.
-#   ./scripts/bench.sh              all benchmarks, peers included (installs dp-accounting in a scratch venv)
-#   ./scripts/bench.sh --quick      the side-by-side table only (tightdp measured, dp_accounting recorded), < 1 min
+#   ./scripts/bench.sh              all benchmarks, peers included (installs dp-accounting and prv-accountant
+#                                   in a scratch venv; the table re-measures both, prv_accountant ~5 min)
+#   ./scripts/bench.sh --quick      the side-by-side table only (tightdp measured, dp_accounting and
+#                                   prv_accountant recorded), < 1 min
 #   ./scripts/bench.sh --no-peers   tightdp only
 #   ./scripts/bench.sh FILTER       only cases whose name contains FILTER
 set -euo pipefail
@@ -16,12 +18,12 @@ for a in "$@"; do
   esac
 done
 if [ "${args[*]:-}" = "--quick" ] || [[ "${args[*]:-}" == *table* ]]; then
-  # the side-by-side table only (dp_accounting's recorded numbers; --peers in the full run re-measures them)
+  # the side-by-side table only (the peers' recorded numbers; --peers in the full run re-measures them)
   cargo build --release --locked -q
   python3 scripts/bench/table.py
   exit 0
 fi
-echo "== one side-by-side table (tightdp measured now; dp_accounting measured by peers.sh)"
+echo "== one side-by-side table (tightdp measured now; dp_accounting and prv_accountant measured by peers.sh)"
 cargo build --release --locked -q
 if [ "$peers" = 1 ]; then python3 scripts/bench/table.py --peers || true; else python3 scripts/bench/table.py || true; fi
 echo

@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
-# Peer benchmark: Google's dp_accounting (PLD accountant) on the same discrete-Gaussian cases that
-# tightdp certifies. Creates a scratch venv OUTSIDE the repo (default
-# ${TIGHTDP_VENV:-$HOME/.cache/tightdp/venv-peers}), installs dp-accounting from PyPI once, then runs
-# dp_accounting_bench.py with all arguments passed through, e.g.
+# Peer benchmarks on the same cases that tightdp certifies:
+#   * Google's dp_accounting (PLD accountant, discrete Gaussian)           -> dp_accounting_bench.py
+#   * Microsoft's prv_accountant (PRV accountant, continuous Gaussian with
+#     the same sigma, beside the exact continuous eps from mpmath)         -> prv_accountant_bench.py (--prv)
+# Creates a scratch venv OUTSIDE the repo (default ${TIGHTDP_VENV:-$HOME/.cache/tightdp/venv-peers}),
+# installs the pinned peers from PyPI once, then runs one bench with the remaining arguments, e.g.
 #   scripts/bench/peers.sh --quick
 #   scripts/bench/peers.sh --out scripts/bench/dp_accounting_results.csv
-# Set DP_ACCOUNTING_VERSION to pin another version (default: the one the recorded results used).
+#   scripts/bench/peers.sh --prv --quick
+#   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv
+# Without --prv it runs dp_accounting_bench.py exactly as before.
+# Set DP_ACCOUNTING_VERSION / PRV_ACCOUNTANT_VERSION / MPMATH_VERSION to pin other versions (defaults:
+# the ones the recorded results used).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${TIGHTDP_VENV:-$HOME/.cache/tightdp/venv-peers}"
 version="${DP_ACCOUNTING_VERSION:-0.6.0}"
+prv_version="${PRV_ACCOUNTANT_VERSION:-0.2.0}"
+mpmath_version="${MPMATH_VERSION:-1.4.1}"
 py="${PYTHON:-python3}"
+
+bench="$here/dp_accounting_bench.py"
+if [ "${1:-}" = "--prv" ]; then
+  shift
+  bench="$here/prv_accountant_bench.py"
+fi
 
 if [ ! -x "$venv/bin/python" ]; then
   echo "peers: creating venv at $venv" >&2
   mkdir -p "$(dirname "$venv")"
   "$py" -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import dp_accounting, sys; from importlib.metadata import version; sys.exit(0 if version('dp-accounting') == '$version' else 1)" >/dev/null 2>&1; then
-  echo "peers: installing dp-accounting==$version into $venv" >&2
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "dp-accounting==$version" >&2
+# has PKG VERSION: is exactly that version installed in the venv?
+has() {
+  "$venv/bin/python" -c "import sys; from importlib.metadata import version; sys.exit(0 if version('$1') == '$2' else 1)" >/dev/null 2>&1
+}
+want=()
+has dp-accounting "$version" || want+=("dp-accounting==$version")
+has prv-accountant "$prv_version" || want+=("prv-accountant==$prv_version")
+has mpmath "$mpmath_version" || want+=("mpmath==$mpmath_version")
+if [ ${#want[@]} -gt 0 ]; then
+  echo "peers: installing ${want[*]} into $venv" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${want[@]}" >&2
 fi
-exec "$venv/bin/python" "$here/dp_accounting_bench.py" "$@"
+exec "$venv/bin/python" "$bench" "$@"
