@@ -204,7 +204,7 @@ fn kr_figure3(dir: &Path) -> Result<Figure, String> {
     let mut a = Panel::new(
         "probability of a correct decision under 0-1 loss (3.6)",
         "block privacy parameter ρ₁ (log scale)",
-        "P[X̂₁ = 1 | x₁ = 1]",
+        "P(adversary decides X₁ = 1 | x₁ = 1)",
     );
     a.series = prior_series(&t, "rho1", "p_correct")?;
     a.x_log = true;
@@ -403,7 +403,7 @@ fn kr_figure12_left(dir: &Path) -> Result<Figure, String> {
     a.series.push(Series::line("without post-processing, from (x₁*, y₁*)", PURPLE, t.points("x2tilde", "risk_raw_x1star_y1star", &all)?));
     a.series
         .push(Series::line("without post-processing, from x₁* alone (3.4)", GREY, t.points("x2tilde", "risk_x1star_only", &all)?).dashed());
-    let mut f = Figure::single("KR Figure 12 (left): risk after block-level post-processing against x̃₂ (ρ₁ = 0.099, p = 1/2, x₂ = 1)", a);
+    let mut f = Figure::single("KR Figure 12 (left): post-processed risk against x̃₂ (ρ₁ = 0.099, p = 1/2, x₂ = 1)", a);
     f.legend_below = true;
     Ok(f)
 }

@@ -257,8 +257,9 @@ impl Figure {
     {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (w, _) = self.size();
-        root.draw(&Text::new(self.title.clone(), ((w as i32) / 2 - (self.title.len() as i32) * 5, 12), ("sans-serif", 22).into_font()))
-            .map_err(|e| e.to_string())?;
+        // centred by characters (not bytes: ρ, ₁, … are several bytes each), ~11 px per character at 22 pt
+        let tx = ((w as i32) / 2 - (self.title.chars().count() as i32) * 11 / 2).max(6);
+        root.draw(&Text::new(self.title.clone(), (tx, 12), ("sans-serif", 22).into_font())).map_err(|e| e.to_string())?;
         let lh = self.legend_h();
         let body = root.margin(45, lh, 0, 0);
         let rows = self.panels.len().div_ceil(self.cols);
