@@ -54,7 +54,7 @@ fn main() {
             1,
             60000.0,
             Box::new(|| {
-                std::hint::black_box(figures::figure2_3().unwrap());
+                std::hint::black_box(figures::figure2_and_3().unwrap());
             }),
         ),
         (

@@ -33,6 +33,7 @@ pub const QUANTITIES: &[&str] = &[
     "clt_residual_sup",
     "kr_single_level",
     "kr_two_level",
+    "kr_decisions",
     "safetab_dg_budget",
     "safetab_geom_budget",
     "safetab_re_accounting",
@@ -186,6 +187,7 @@ impl Ctx {
             }
             "kr_single_level" => kr_single(m, p)?,
             "kr_two_level" => kr_two(m, p)?,
+            "kr_decisions" => kr_decisions(m, p)?,
             "safetab_dg_budget" => safetab_dg(m, p)?,
             "safetab_geom_budget" => safetab_geom(m, p)?,
             "safetab_re_accounting" => self.safetab_re(m)?,
@@ -316,6 +318,37 @@ fn kr_two(m: &In, prec: u32) -> Result<Float, String> {
         }
         other => Err(format!("unknown kr_two_level what='{other}'")),
     }
+}
+
+/// Kazan–Reiter §4.3 / S4 (Figures 4, 10, 11): the probability of a correct decision with the
+/// hierarchy, and the mass where it turns a wrong decision right (`gain`) or a right one wrong
+/// (`loss`), summed exactly over all the noisy data (`risk::decisions::prob_correct`, f64 screening
+/// with exact tie detection). Model of the figures: p = 1/2, d = 27, Table 2 ρ₁, ρ₂; inputs `prior`
+/// (unbounded | uniform:N | point:K), `procedure` (model = exact posterior of the model as written,
+/// paper = the paper's Gibbs sampler's stationary law), truth `x1`, `x2` (default 1, 1).
+fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
+    use crate::risk::decisions::{prob_correct, Procedure};
+    use crate::risk::hier::{Prior2, Sampler, TwoLevel};
+    use crate::risk::paper::{rho_block, rho_obg};
+    let prior = Prior2::parse(get(m, "prior")?)?;
+    let proc = match get(m, "procedure")? {
+        "model" => Procedure::Exact,
+        "paper" => Procedure::Gibbs(Sampler::Paper),
+        other => return Err(format!("unknown procedure '{other}' (model or paper)")),
+    };
+    let int = |k: &str| -> Result<i64, String> {
+        m.get(k).map(|v| v.parse::<i64>().map_err(|_| format!("input '{k}' must be an integer"))).unwrap_or(Ok(1))
+    };
+    let t = TwoLevel::new(Rational::from((1, 2)), 0, rho_block(), rho_obg(), 27, prior)?;
+    let c = prob_correct(&t, proc, int("x1")?, int("x2")?, None)?;
+    let v = match get(m, "what")? {
+        "p_correct" => c.p_correct,
+        "gain" => c.gain,
+        "loss" => c.loss,
+        "net" => c.gain - c.loss,
+        other => return Err(format!("unknown kr_decisions what='{other}'")),
+    };
+    Ok(Float::with_val(prec, v))
 }
 
 fn sigma2_pct(c: &Ctx, m: &In) -> Result<Float, String> {

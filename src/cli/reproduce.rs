@@ -330,7 +330,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | topdown-postprocess-accuracy.csv | TopDown final counts (L2 + rounding) vs noisy measurements and max(0,·): MAE/MSE per geolevel, cells and totals, Bureau / Table 1 / uniform −12.28% noise, 50 noise draws on data/topdown/dhc-small.csv | geographic-spines-topdown.txt; Abowd et al. 2022 |
 | safetab-geometric/ | `tightdp safetab` (RE Alg. 1–4, geometric noise, `data/safetab/safetab-geometric.toml` = RE Table 4 budgets) on 5 000 synthetic persons, seeded (not for release): t1.txt (totals), t2.txt (Sex × Age cells), moe.csv (paper vs exact 95 % MOE per level and count), manifest.json | safetab-detailed-dhc-race-ethnicity.txt |
 | safetab-geometric-certificate.csv | `tightdp certify` of that manifest at δ = 1e-10: pure ε 15.29 and the exact ε (worst structure: TotalOnly groups at every level) | RE Theorem 1, Table 2 |
-| risk/*.csv, *.png, *.svg | Kazan–Reiter disclosure-risk figures and data (Figures 1–7, 12; Figure 4 as data) | kazan-reiter-disclosure-risk.txt |\n",
+| risk/kr-decisions-pcorrect.csv | P(correct decision) with/without the hierarchy, gain, loss, per prior of Figures 4, 10, 11 and procedure (model as written, paper's sampler), exact sums over the data | kazan-reiter-disclosure-risk.txt §4.3, S4 |\n",
     );
     if figs {
         s.push_str(
@@ -348,6 +348,18 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | fig13-county-tradeoff-zoom | County trade-off functions near α = 0 (log α): Bureau, exact at the published noise, σ² reduced 8.59% (the caption), σ² reduced by Table 1 | Figure 13 (Appendix E) |\n\
 | fig14-improvement-eps | per level, δ (y, log) against the improvement ε_Bureau − ε_exact (x), the caption's axes | Figure 14 |\n\
 | fig15-improvement-percent | improvement in percent against δ per level | Figure 15 |\n\
+| risk/kr-figure1 | posterior P[X₁ = 1 \\| x₁*] and risk R′ against x₁*, five priors | Kazan–Reiter Figure 1 |\n\
+| risk/kr-figure2 | marginal posterior and risk R against ρ₁ (log), dashed ρ₁ = 0.099 | Kazan–Reiter Figure 2 |\n\
+| risk/kr-figure3 | P(correct decision) under 0-1 loss against ρ₁ (log), dashed ρ₁ = 0.099 | Kazan–Reiter Figure 3 |\n\
+| risk/kr-figure4 | decision tiles (y₁* × x₂*, one panel per x₁*), colour = the paper's sampler, × = the exact posterior decides otherwise | Kazan–Reiter Figure 4 |\n\
+| risk/kr-figure5 | P(correct) against the true x₂: paper's sampler and exact posterior, dashed: no hierarchy, mean over x₂ ≥ 4 | Kazan–Reiter Figure 5 |\n\
+| risk/kr-figure6 | P(correct) against ρ₂ (log) for x₂ ∈ {1, 10, 100}, dashed: no hierarchy, ρ₂ = 0.247 | Kazan–Reiter Figure 6 |\n\
+| risk/kr-figure7 | marginal posterior and risk, target unique at ℓ = 1..6 levels | Kazan–Reiter Figure 7 (S1.1) |\n\
+| risk/kr-figure8 | certified variance σ² of DG(0, s) against s (log–log), dashed σ² = s, ρ = 1/(2s) on the upper axis; s − σ² | Kazan–Reiter Figure 8 (S2) |\n\
+| risk/kr-figure9 | pmf of the sum of n DG(0, 1/(2ρ)) (exact convolution) beside DG(0, n/(2ρ)), ρ ∈ {0.099, 1}, n ∈ {27, 5} | Kazan–Reiter Figure 9 (S2) |\n\
+| risk/kr-figure10 | decision tiles, prior Unif{k₁, …} (top, = Figure 4) and Unif{k₁, …, 10} (bottom) | Kazan–Reiter Figure 10 (S4) |\n\
+| risk/kr-figure11 | decision tiles, prior mass at X₂ = 1 (top) and X₂ = 25 (bottom) | Kazan–Reiter Figure 11 (S4) |\n\
+| risk/kr-figure12-left, -right | risk after block-level post-processing against x̃₂ and against ρ₁ (dashed ρ₁ = 0.099) | Kazan–Reiter Figure 12 (S6) |\n\
 | topdown-postprocess-mae | MAE per detailed cell of TopDown's final counts per geolevel: Bureau, Table 1 and uniform noise, next to the noisy measurement | issue 18 |\n",
         );
     }

@@ -55,7 +55,7 @@ pub enum RiskCmd {
     Sequential(MultiArgs),
     /// Post-processing by block-level least squares (KR S6, Figure 12)
     Postproc(PpArgs),
-    /// Write the CSV data of Figures 1–7 and 12
+    /// Write the CSV data of Figures 1–12 and draw them (PNG, SVG)
     Figures(FigArgs),
 }
 
@@ -303,7 +303,8 @@ pub fn run(a: RiskArgs) -> Result<String, String> {
         RiskCmd::Sequential(m) => seq(m),
         RiskCmd::Postproc(p) => pp(p),
         RiskCmd::Figures(f) => {
-            let files = crate::risk::figures::figure_data(&f.out)?;
+            let mut files = crate::risk::figures::figure_data(&f.out)?;
+            files.extend(crate::report::csvplot::risk_figures(&f.out)?);
             Ok(files.iter().map(|p| format!("wrote {}\n", p.display())).collect())
         }
     }

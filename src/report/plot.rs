@@ -35,11 +35,29 @@ pub struct Series {
     pub dashed: bool,
     /// Draw markers instead of a line.
     pub markers: bool,
+    /// Draw an × at each point instead of a line (e.g. tiles where another procedure disagrees).
+    pub cross: bool,
+    /// Draw each point as a filled unit tile [x − ½, x + ½] × [y − ½, y + ½] (decision maps).
+    pub tile: bool,
+    /// Draw each point as a bar from 0 to y over [x + offset, x + offset + width] (pmf histograms).
+    pub bar: Option<(f64, f64)>,
 }
 
 impl Series {
     pub fn line(name: &str, color: RGBColor, points: Vec<(f64, f64)>) -> Series {
-        Series { name: name.to_string(), points, color, dashed: false, markers: false }
+        Series { name: name.to_string(), points, color, dashed: false, markers: false, cross: false, tile: false, bar: None }
+    }
+    pub fn cross(mut self) -> Series {
+        self.cross = true;
+        self
+    }
+    pub fn tiles(mut self) -> Series {
+        self.tile = true;
+        self
+    }
+    pub fn bars(mut self, offset: f64, width: f64) -> Series {
+        self.bar = Some((offset, width));
+        self
     }
     pub fn dashed(mut self) -> Series {
         self.dashed = true;
@@ -63,6 +81,13 @@ pub struct Panel {
     pub series: Vec<Series>,
     /// Put the legend in the lower left corner (where the data leave room) instead of the upper right.
     pub legend_lower_left: bool,
+    /// Dashed vertical reference lines (x, legend name, colour), spanning the panel's y range.
+    pub vlines: Vec<(f64, String, RGBColor)>,
+    /// Dashed horizontal reference lines (y, legend name, colour), spanning the panel's x range.
+    pub hlines: Vec<(f64, String, RGBColor)>,
+    /// A second x axis along the top: its title and labelled ticks at positions of the bottom axis
+    /// (e.g. ρ = 1/(2s) over an s axis).
+    pub top_axis: Option<(String, Vec<(f64, String)>)>,
 }
 
 impl Panel {
@@ -77,6 +102,9 @@ impl Panel {
             y_range: None,
             series: vec![],
             legend_lower_left: false,
+            vlines: vec![],
+            hlines: vec![],
+            top_axis: None,
         }
     }
 
@@ -110,20 +138,70 @@ pub struct Figure {
     pub cols: usize,
     pub panel_w: u32,
     pub panel_h: u32,
+    /// One legend for the whole figure in a strip below the panels (off the data), instead of a
+    /// legend inside each panel: every distinct series / reference-line name once.
+    pub legend_below: bool,
+}
+
+/// Legend entries per row of the strip below the panels: as many columns as the longest name allows
+/// (about 8 px per character at the legend font, plus the key), at most 4.
+fn legend_per_row(entries: &[(String, RGBColor, LegendStyle)], w: u32) -> usize {
+    let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(1) as u32;
+    ((w.saturating_sub(40)) / (longest * 8 + 50)).clamp(1, 4) as usize
 }
 
 impl Figure {
     pub fn single(title: &str, p: Panel) -> Figure {
-        Figure { title: title.into(), panels: vec![p], cols: 1, panel_w: 900, panel_h: 620 }
+        Figure { title: title.into(), panels: vec![p], cols: 1, panel_w: 900, panel_h: 620, legend_below: false }
     }
 
     pub fn grid(title: &str, panels: Vec<Panel>, cols: usize) -> Figure {
-        Figure { title: title.into(), panels, cols, panel_w: 520, panel_h: 400 }
+        Figure { title: title.into(), panels, cols, panel_w: 520, panel_h: 400, legend_below: false }
+    }
+
+    /// The legend entries of the figure-level legend: (name, colour, style), first occurrence kept.
+    fn legend_entries(&self) -> Vec<(String, RGBColor, LegendStyle)> {
+        let mut out: Vec<(String, RGBColor, LegendStyle)> = Vec::new();
+        let mut add = |n: &str, c: RGBColor, st: LegendStyle| {
+            if !n.is_empty() && !out.iter().any(|(m, _, _)| m == n) {
+                out.push((n.to_string(), c, st));
+            }
+        };
+        for p in &self.panels {
+            for s in &p.series {
+                let st = if s.tile || s.bar.is_some() {
+                    LegendStyle::Square
+                } else if s.cross {
+                    LegendStyle::Cross
+                } else if s.markers {
+                    LegendStyle::Dot
+                } else if s.dashed {
+                    LegendStyle::Dashed
+                } else {
+                    LegendStyle::Line
+                };
+                add(&s.name, s.color, st);
+            }
+            for (_, n, c) in p.vlines.iter().chain(&p.hlines) {
+                add(n, *c, LegendStyle::Dashed);
+            }
+        }
+        out
+    }
+
+    fn legend_h(&self) -> u32 {
+        if self.legend_below {
+            let e = self.legend_entries();
+            let w = self.panel_w * self.cols as u32;
+            10 + 24 * e.len().div_ceil(legend_per_row(&e, w)).max(1) as u32
+        } else {
+            0
+        }
     }
 
     fn size(&self) -> (u32, u32) {
         let rows = self.panels.len().div_ceil(self.cols) as u32;
-        (self.panel_w * self.cols as u32, self.panel_h * rows + 50)
+        (self.panel_w * self.cols as u32, self.panel_h * rows + 50 + self.legend_h())
     }
 
     /// CSV of all series: panel,series,x,y.
@@ -142,10 +220,18 @@ impl Figure {
 
     /// Write `<stem>.csv`, `<stem>.png` and `<stem>.svg`.
     pub fn write(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
-        ensure_font();
-        let (w, h) = self.size();
         let csv_path = stem.with_extension("csv");
         write_atomic(&csv_path, self.csv().as_bytes())?;
+        let mut out = vec![csv_path];
+        out.extend(self.write_pictures(stem)?);
+        Ok(out)
+    }
+
+    /// Write only `<stem>.png` and `<stem>.svg` (when the data CSV is written elsewhere, e.g. the
+    /// figure-data files of `risk::figures`, which must not be replaced by the plotted series).
+    pub fn write_pictures(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+        ensure_font();
+        let (w, h) = self.size();
         let png_path = stem.with_extension("png");
         let svg_path = stem.with_extension("svg");
         let tmp_png = stem.with_extension("png.tmp.png");
@@ -162,7 +248,7 @@ impl Figure {
             root.present().map_err(|e| format!("writing {}: {e}", svg_path.display()))?;
         }
         write_atomic(&svg_path, svg.as_bytes())?;
-        Ok(vec![csv_path, png_path, svg_path])
+        Ok(vec![png_path, svg_path])
     }
 
     fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
@@ -171,24 +257,73 @@ impl Figure {
     {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (w, _) = self.size();
-        root.draw(&Text::new(self.title.clone(), ((w as i32) / 2 - (self.title.len() as i32) * 5, 12), ("sans-serif", 22).into_font()))
-            .map_err(|e| e.to_string())?;
-        let body = root.margin(45, 0, 0, 0);
+        // centred by characters (not bytes: ρ, ₁, … are several bytes each), ~11 px per character at 22 pt
+        let tx = ((w as i32) / 2 - (self.title.chars().count() as i32) * 11 / 2).max(6);
+        root.draw(&Text::new(self.title.clone(), (tx, 12), ("sans-serif", 22).into_font())).map_err(|e| e.to_string())?;
+        let lh = self.legend_h();
+        let body = root.margin(45, lh, 0, 0);
         let rows = self.panels.len().div_ceil(self.cols);
         let areas = body.split_evenly((rows, self.cols));
         for (p, area) in self.panels.iter().zip(areas.iter()) {
-            draw_panel(p, area)?;
+            draw_panel(p, area, !self.legend_below)?;
+        }
+        if self.legend_below {
+            let (_, h) = self.size();
+            let entries = self.legend_entries();
+            let per_row = legend_per_row(&entries, w);
+            let col_w = (w as i32 - 40) / per_row as i32;
+            let top = h as i32 - lh as i32 + 4;
+            for (i, (name, c, st)) in entries.iter().enumerate() {
+                let x = 20 + (i % per_row) as i32 * col_w;
+                let y = top + (i / per_row) as i32 * 24 + 10;
+                draw_legend_key(root, *st, *c, x, y)?;
+                root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| e.to_string())?;
+            }
         }
         Ok(())
     }
 }
 
-fn draw_panel<DB: DrawingBackend>(p: &Panel, area: &DrawingArea<DB, Shift>) -> Result<(), String>
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LegendStyle {
+    Line,
+    Dashed,
+    Dot,
+    Cross,
+    Square,
+}
+
+fn draw_legend_key<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, st: LegendStyle, c: RGBColor, x: i32, y: i32) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
-    let (x0, x1) = p.range(|t| t.0, p.x_log, p.x_range);
-    let (y0, y1) = p.range(|t| t.1, p.y_log, p.y_range);
+    let r = match st {
+        LegendStyle::Line => root.draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))),
+        LegendStyle::Dashed => {
+            root.draw(&PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))).map_err(|e| e.to_string())?;
+            root.draw(&PathElement::new(vec![(x + 14, y), (x + 24, y)], c.stroke_width(2)))
+        }
+        LegendStyle::Dot => root.draw(&Circle::new((x + 12, y), 4, c.filled())),
+        LegendStyle::Cross => root.draw(&Cross::new((x + 12, y), 5, c.stroke_width(2))),
+        LegendStyle::Square => root.draw(&Rectangle::new([(x + 4, y - 8), (x + 20, y + 8)], c.filled())),
+    };
+    r.map_err(|e| e.to_string())
+}
+
+fn draw_panel<DB: DrawingBackend>(p: &Panel, area: &DrawingArea<DB, Shift>, own_legend: bool) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    // automatic ranges include the reference lines (a dashed baseline outside the data stays visible)
+    let mut q = Panel::new("", "", "");
+    q.series = p.series.clone();
+    let any = p.series.iter().find_map(|s| s.points.iter().find(|(x, y)| x.is_finite() && y.is_finite()).copied());
+    if let Some((ax, ay)) = any {
+        let refs = p.hlines.iter().map(|h| (ax, h.0)).chain(p.vlines.iter().map(|v| (v.0, ay))).collect();
+        q.series.push(Series::line("", BLACK, refs));
+    }
+    let (x0, x1) = q.range(|t| t.0, p.x_log, p.x_range);
+    let (y0, y1) = q.range(|t| t.1, p.y_log, p.y_range);
     macro_rules! body {
         ($chart:expr) => {{
             let mut chart = $chart;
@@ -205,47 +340,103 @@ where
                 .light_line_style(RGBColor(235, 235, 235))
                 .draw()
                 .map_err(|e| e.to_string())?;
+            let inside = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0);
             for s in &p.series {
                 let pts: Vec<(f64, f64)> = s
                     .points
                     .iter()
                     .cloned()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!p.x_log || *x > 0.0) && (!p.y_log || *y > 0.0))
-                    .filter(|(x, y)| *x >= x0 && *x <= x1 && *y >= y0 && *y <= y1)
+                    .filter(|(x, y)| inside(*x, *y))
+                    .filter(|(x, y)| s.tile || s.bar.is_some() || (*x >= x0 && *x <= x1 && *y >= y0 && *y <= y1))
                     .collect();
                 let color = s.color;
-                if s.markers {
-                    chart
-                        .draw_series(pts.iter().map(|pt| Circle::new(*pt, 3, color.filled())))
-                        .map_err(|e| e.to_string())?
-                        .label(s.name.clone())
-                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+                let drawn = if s.tile {
+                    chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], color.filled())))
+                } else if let Some((off, w)) = s.bar {
+                    chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x + off, y0.max(0.0)), (x + off + w, *y)], color.filled())))
+                } else if s.cross {
+                    chart.draw_series(pts.iter().map(|pt| Cross::new(*pt, 4, color.stroke_width(2))))
+                } else if s.markers {
+                    chart.draw_series(pts.iter().map(|pt| Circle::new(*pt, 3, color.filled())))
                 } else if s.dashed {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
-                        .map_err(|e| e.to_string())?
-                        .label(s.name.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                    chart.draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
                 } else {
-                    chart
-                        .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                        .map_err(|e| e.to_string())?
-                        .label(s.name.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                    chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                };
+                let ann = drawn.map_err(|e| e.to_string())?.label(s.name.clone());
+                if s.tile || s.bar.is_some() {
+                    ann.legend(move |(x, y)| Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()));
+                } else if s.cross {
+                    ann.legend(move |(x, y)| Cross::new((x + 10, y), 4, color.stroke_width(2)));
+                } else if s.markers {
+                    ann.legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+                } else {
+                    ann.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
                 }
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .label_font(("sans-serif", 13))
-                .position(if p.legend_lower_left { SeriesLabelPosition::LowerLeft } else { SeriesLabelPosition::UpperRight })
-                .draw()
-                .map_err(|e| e.to_string())?;
+            // reference lines: dashed, across the whole panel
+            let refs: Vec<(Vec<(f64, f64)>, &String, RGBColor)> = p
+                .vlines
+                .iter()
+                .filter(|(x, _, _)| *x >= x0 && *x <= x1)
+                .map(|(x, n, c)| (vec![(*x, y0), (*x, y1)], n, *c))
+                .chain(p.hlines.iter().filter(|(y, _, _)| *y >= y0 && *y <= y1).map(|(y, n, c)| (vec![(x0, *y), (x1, *y)], n, *c)))
+                .collect();
+            for (pts, name, color) in refs {
+                chart
+                    .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
+                    .map_err(|e| e.to_string())?
+                    .label(name.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            }
+            if let Some((title, ticks)) = &p.top_axis {
+                // a second axis along the top edge of the plotting area, in the label area reserved above it
+                let (bx, by) = area.get_base_pixel();
+                let font = ("sans-serif", 14).into_font();
+                let mut right = 0;
+                for (x, label) in ticks {
+                    if *x < x0 || *x > x1 {
+                        continue;
+                    }
+                    let (px, py) = chart.backend_coord(&(*x, y1));
+                    let (px, py) = (px - bx, py - by);
+                    area.draw(&PathElement::new(vec![(px, py), (px, py - 6)], BLACK.stroke_width(1))).map_err(|e| e.to_string())?;
+                    let tw = label.chars().count() as i32 * 8;
+                    area.draw(&Text::new(label.clone(), (px - tw / 2, py - 24), font.clone())).map_err(|e| e.to_string())?;
+                    right = right.max(px);
+                }
+                let (lx, ly) = chart.backend_coord(&(x0, y1));
+                let (rx, _) = chart.backend_coord(&(x1, y1));
+                area.draw(&PathElement::new(vec![(lx - bx, ly - by), (rx - bx, ly - by)], BLACK.stroke_width(1)))
+                    .map_err(|e| e.to_string())?;
+                let tw = title.chars().count() as i32 * 8;
+                area.draw(&Text::new(title.clone(), ((lx + rx) / 2 - bx - tw / 2, ly - by - 46), ("sans-serif", 15).into_font()))
+                    .map_err(|e| e.to_string())?;
+            }
+            if own_legend {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(RGBColor(180, 180, 180))
+                    .label_font(("sans-serif", 13))
+                    .position(if p.legend_lower_left { SeriesLabelPosition::LowerLeft } else { SeriesLabelPosition::UpperRight })
+                    .draw()
+                    .map_err(|e| e.to_string())?;
+            }
         }};
     }
     let mut b = ChartBuilder::on(area);
-    b.caption(p.title.clone(), ("sans-serif", 17)).margin(10).x_label_area_size(40).y_label_area_size(62);
+    b.margin(10).x_label_area_size(40).y_label_area_size(62);
+    if p.top_axis.is_some() {
+        // room above the plotting area for the panel title and the second axis (both drawn by hand: a
+        // top label area would repeat the bottom axis' labels there)
+        b.margin_top(88);
+        let (w, _) = area.dim_in_pixel();
+        let tw = p.title.chars().count() as i32 * 8;
+        area.draw(&Text::new(p.title.clone(), (w as i32 / 2 - tw / 2, 6), ("sans-serif", 17).into_font())).map_err(|e| e.to_string())?;
+    } else {
+        b.caption(p.title.clone(), ("sans-serif", 17));
+    }
     match (p.x_log, p.y_log) {
         (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| e.to_string())?),
         (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|e| e.to_string())?),
