@@ -6,5 +6,6 @@ pub mod manifest;
 pub mod safetab_p;
 pub mod safetab_re;
 pub mod safetab_spec;
+pub mod suppression;
 pub use crate::noise::sampler;
 pub mod synth;

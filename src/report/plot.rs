@@ -225,7 +225,12 @@ where
                         .draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
                         .map_err(|e| e.to_string())?
                         .label(s.name.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                        // a dashed sample in the legend too (two dashes), so dashed and solid series differ
+                        .legend(move |(x, y)| {
+                            EmptyElement::at((x, y))
+                                + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+                                + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
+                        });
                 } else {
                     chart
                         .draw_series(LineSeries::new(pts, color.stroke_width(2)))
