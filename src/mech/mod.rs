@@ -2,6 +2,7 @@
 //! SafeTab (Detailed DHC race & ethnicity), synthetic persons, and run manifests.
 pub mod account;
 pub mod calib;
+pub mod coterminous;
 pub mod manifest;
 pub mod safetab_p;
 pub mod safetab_re;
