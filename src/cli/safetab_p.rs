@@ -1,6 +1,6 @@
 //! `tightdp safetab-p`: run SafeTab-P on a persons file; writes t1.txt, t2.txt and manifest.json.
 
-use crate::mech::safetab_p::{run as run_p, Inputs};
+use crate::mech::safetab_p::{run_with, Inputs};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -31,6 +31,11 @@ pub struct SafetabPArgs {
     /// Replace a non-empty --out that does not hold an earlier `safetab-p` run
     #[arg(long)]
     pub force: bool,
+    /// Skip Algorithm 4 (coterminous geographies, §5.3.3): release the independent counts of
+    /// geographic entities with identical blocks as drawn (by default the highest unsuppressed one
+    /// is copied to the others, as in production)
+    #[arg(long)]
+    pub no_coterminous: bool,
 }
 
 pub fn run(a: SafetabPArgs) -> Result<String, String> {
@@ -38,15 +43,24 @@ pub fn run(a: SafetabPArgs) -> Result<String, String> {
     let t0 = std::time::Instant::now();
     // a mechanism releases nothing on error: the tables are staged and swapped into place at the end
     let run = crate::rundir::RunDir::begin(&a.out, "safetab-p", a.force)?;
-    let s = run_p(&inp, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal())?;
+    let s = run_with(&inp, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal(), !a.no_coterminous)?;
     run.commit()?;
     let mut o = String::new();
     if a.seed.is_some() {
         o += "WARNING: seeded run — reproducible noise, NOT FOR RELEASE\n";
     }
     o += &format!(
-        "persons {}\ngroups {}\nt1_rows {}\nt2_rows {}\nsuppressed {}\nnoise_draws {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, manifest.json\n",
-        s.persons, s.groups, s.t1_rows, s.t2_rows, s.suppressed, s.noise_draws, t0.elapsed().as_secs_f64(), a.out.display()
+        "persons {}\ngroups {}\nt1_rows {}\nt2_rows {}\nsuppressed {}\nnoise_draws {}\ncoterminous_sets {}\ncoterminous_replaced {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, manifest.json\n",
+        s.persons,
+        s.groups,
+        s.t1_rows,
+        s.t2_rows,
+        s.suppressed,
+        s.noise_draws,
+        if a.no_coterminous { "skipped (--no-coterminous)".to_string() } else { s.coterminous_sets.to_string() },
+        s.coterminous_replaced,
+        t0.elapsed().as_secs_f64(),
+        a.out.display()
     );
     Ok(o)
 }

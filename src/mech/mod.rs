@@ -2,10 +2,12 @@
 //! SafeTab (Detailed DHC race & ethnicity), synthetic persons, and run manifests.
 pub mod account;
 pub mod calib;
+pub mod coterminous;
 pub mod manifest;
 pub mod safetab;
 pub mod safetab_p;
 pub mod safetab_re;
 pub mod safetab_spec;
+pub mod suppression;
 pub use crate::noise::sampler;
 pub mod synth;

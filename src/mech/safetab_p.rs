@@ -8,12 +8,15 @@
 //!   Sex × Age9 (T02002) or Sex × Age23 (T02003), each with (1−γ)ρ_i/s.
 //! * Alg. 3: NoisyCount adds N_Z(0, 1/(2ρ)) to each cell (exact sampler, `sampler.rs`).
 //! * §5.3 post-processing: sex marginals and the T01001 total summed from the noisy cells; sub-state
-//!   groups receiving only a total are suppressed when the noisy total is ≤ T (eq. 12, Table 6).
+//!   groups receiving only a total are suppressed when the noisy total is ≤ T (eq. 12, Table 6);
+//!   then Algorithm 4 (§5.3.3, `coterminous.rs`): each set of coterminous population groups takes
+//!   the counts of its hierarchically highest unsuppressed member.
 //!
 //! The whole input is validated (and tabulated exactly) in one streaming pass before any noise is
 //! drawn; any error aborts with the file line number, and nothing is written.
 
 use crate::mech::calib::suppression_threshold;
+use crate::mech::coterminous;
 use crate::mech::manifest::{level_manifest_sigma2, Manifest};
 use crate::mech::safetab_spec::{block_key, Config, GeoLevel, Geography, Iterations, LevelSpec, NONE};
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
@@ -95,6 +98,9 @@ pub struct RunSummary {
     pub t2_rows: u64,
     pub suppressed: u64,
     pub noise_draws: u64,
+    /// Algorithm 4: sets of coterminous population groups, and groups whose counts were replaced
+    pub coterminous_sets: u64,
+    pub coterminous_replaced: u64,
     pub manifest: Manifest,
 }
 
@@ -314,12 +320,18 @@ pub fn merge_bins(cells23: &[u32], starts: &[u32]) -> Vec<i64> {
     out
 }
 
+/// What a population group releases (its "counts" in Algorithm 4's sense).
+#[derive(Clone, Debug, PartialEq)]
+enum Counts {
+    /// T01001 total only
+    Total(i64),
+    /// Sex × Age: the bin starts (Age4, Age9 or Age23) and the noisy cells per sex
+    SexAge(&'static [u32], [Vec<i64>; 2]),
+}
+
 struct LevelOut {
-    t1: String,
-    t2: String,
-    t1_rows: u64,
-    t2_rows: u64,
-    suppressed: u64,
+    /// per group (index geo·n_iter + local iteration): None = suppressed
+    groups_out: Vec<Option<Counts>>,
     draws: u64,
     groups: u64,
     two_stage: u64,
@@ -328,6 +340,7 @@ struct LevelOut {
     sigma2: [Rational; 3],
 }
 
+/// Algorithms 1–3 for one level plus the suppression of §5.3.2 (noisy total ≤ T).
 fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
     let cfg = &inp.config;
     let s = Rational::from(cfg.stability);
@@ -337,23 +350,16 @@ fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSourc
     let dg1 = DiscreteGaussianSampler::for_rho(&(g.clone() * per_group.clone()))?;
     let dg2 = DiscreteGaussianSampler::for_rho(&((Rational::from(1) - g) * per_group.clone()))?;
     let mut rng = src.rng;
-    let ids = &inp.geography.ids[&spec.geo];
-    let rt = spec.geo.name();
     let [th1, th2, th3] = spec.thresholds;
+    let ni = lc.iters.len();
     let mut o = LevelOut {
-        t1: String::new(),
-        t2: String::new(),
-        t1_rows: 0,
-        t2_rows: 0,
-        suppressed: 0,
+        groups_out: Vec::with_capacity(lc.n_geo * ni),
         draws: 0,
         groups: 0,
         two_stage: 0,
         total_only: 0,
         sigma2: [dg1.sigma2.clone(), dg2.sigma2.clone(), dg_total_only.sigma2.clone()],
     };
-    use std::fmt::Write as _;
-    let ni = lc.iters.len();
     for gi in 0..lc.n_geo {
         for (li, &it) in lc.iters.iter().enumerate() {
             o.groups += 1;
@@ -361,13 +367,11 @@ fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSourc
             let base = (gi * ni + li) * CELLS;
             let cells = &lc.counts[base..base + CELLS];
             let total: i64 = cells.iter().map(|&c| c as i64).sum();
-            let rid = &ids[gi];
             if iter.total_only && !spec.geo.substate() {
                 o.total_only += 1;
                 let noisy = total + dg_total_only.sample(&mut rng);
                 o.draws += 1;
-                let _ = writeln!(o.t1, "{rid}|{rt}|{}|{noisy}", iter.code);
-                o.t1_rows += 1;
+                o.groups_out.push(Some(Counts::Total(noisy)));
                 continue;
             }
             o.two_stage += 1;
@@ -376,47 +380,129 @@ fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSourc
             if stage1 < th1 {
                 let noisy = total + dg2.sample(&mut rng);
                 o.draws += 1;
-                if spec.geo.substate() && noisy <= threshold {
-                    o.suppressed += 1;
-                } else {
-                    let _ = writeln!(o.t1, "{rid}|{rt}|{}|{noisy}", iter.code);
-                    o.t1_rows += 1;
-                }
+                let suppressed = spec.geo.substate() && noisy <= threshold;
+                o.groups_out.push(if suppressed { None } else { Some(Counts::Total(noisy)) });
                 continue;
             }
-            let starts: &[u32] = if stage1 < th2 {
+            let starts: &'static [u32] = if stage1 < th2 {
                 &AGE4
             } else if stage1 < th3 {
                 &AGE9
             } else {
                 &AGE23
             };
-            let mut grand = 0i64;
-            for sex in 0..2 {
+            let mut noisy_cells: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+            for (sex, out) in noisy_cells.iter_mut().enumerate() {
                 let bins = merge_bins(&cells[sex * 23..sex * 23 + 23], starts);
-                let mut marg = 0i64;
-                for (j, b) in bins.iter().enumerate() {
-                    let noisy = b + dg2.sample(&mut rng);
+                for b in bins {
+                    out.push(b + dg2.sample(&mut rng));
                     o.draws += 1;
-                    marg += noisy;
-                    let end = if j + 1 < starts.len() { starts[j + 1] - 1 } else { MAX_AGE };
-                    let _ = writeln!(o.t2, "{rid}|{rt}|{}|{}|{end}|{}|{noisy}", iter.code, starts[j], sex + 1);
-                    o.t2_rows += 1;
                 }
-                let _ = writeln!(o.t2, "{rid}|{rt}|{}|*|*|{}|{marg}", iter.code, sex + 1);
-                o.t2_rows += 1;
-                grand += marg;
             }
-            let _ = writeln!(o.t1, "{rid}|{rt}|{}|{grand}", iter.code);
-            o.t1_rows += 1;
+            o.groups_out.push(Some(Counts::SexAge(starts, noisy_cells)));
         }
     }
     Ok(o)
 }
 
+struct Rendered {
+    t1: String,
+    t2: String,
+    t1_rows: u64,
+    t2_rows: u64,
+    suppressed: u64,
+}
+
+/// t1/t2 rows of one level (§5.3.1: sex marginals and the total are sums of the noisy cells).
+fn render_level(lc: &LevelCounts, inp: &Inputs, groups_out: &[Option<Counts>]) -> Rendered {
+    use std::fmt::Write as _;
+    let ids = &inp.geography.ids[&lc.level.geo];
+    let rt = lc.level.geo.name();
+    let ni = lc.iters.len();
+    let mut r = Rendered { t1: String::new(), t2: String::new(), t1_rows: 0, t2_rows: 0, suppressed: 0 };
+    for gi in 0..lc.n_geo {
+        for (li, &it) in lc.iters.iter().enumerate() {
+            let code = &inp.iterations.list[it as usize].code;
+            let rid = &ids[gi];
+            match &groups_out[gi * ni + li] {
+                None => r.suppressed += 1,
+                Some(Counts::Total(noisy)) => {
+                    let _ = writeln!(r.t1, "{rid}|{rt}|{code}|{noisy}");
+                    r.t1_rows += 1;
+                }
+                Some(Counts::SexAge(starts, cells)) => {
+                    let mut grand = 0i64;
+                    for (sex, row) in cells.iter().enumerate() {
+                        let mut marg = 0i64;
+                        for (j, noisy) in row.iter().enumerate() {
+                            marg += noisy;
+                            let end = if j + 1 < starts.len() { starts[j + 1] - 1 } else { MAX_AGE };
+                            let _ = writeln!(r.t2, "{rid}|{rt}|{code}|{}|{end}|{}|{noisy}", starts[j], sex + 1);
+                            r.t2_rows += 1;
+                        }
+                        let _ = writeln!(r.t2, "{rid}|{rt}|{code}|*|*|{}|{marg}", sex + 1);
+                        r.t2_rows += 1;
+                        grand += marg;
+                    }
+                    let _ = writeln!(r.t1, "{rid}|{rt}|{code}|{grand}");
+                    r.t1_rows += 1;
+                }
+            }
+        }
+    }
+    r
+}
+
+/// The sets of coterminous population groups (Algorithm 4's 𝒞) as flat indices into the
+/// concatenation of the levels' group vectors, each ordered by R (`coterminous::ORDER`): for each set
+/// of coterminous geographic entities and each iteration, the groups of that iteration tabulated at
+/// those entities (a level must be configured and tabulate the iteration; TotalOnly iterations are
+/// not tabulated below state).
+fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize>> {
+    let mut offset = Vec::with_capacity(levels.len());
+    let mut acc = 0usize;
+    for lc in levels {
+        offset.push(acc);
+        acc += lc.n_geo * lc.iters.len();
+    }
+    let mut sets = Vec::new();
+    for geo_set in coterminous::coterminous_geographies(&inp.geography) {
+        for it in 0..inp.iterations.list.len() {
+            let detailed = inp.iterations.list[it].detailed;
+            let mut members = Vec::new();
+            for &(level, e) in &geo_set {
+                let found = levels.iter().enumerate().find(|(_, lc)| lc.level.geo == level && lc.level.detailed == detailed);
+                if let Some((l, lc)) = found {
+                    if let Some(li) = lc.local[it] {
+                        members.push(offset[l] + e as usize * lc.iters.len() + li as usize);
+                    }
+                }
+            }
+            if members.len() >= 2 {
+                sets.push(members);
+            }
+        }
+    }
+    sets
+}
+
 /// Run SafeTab-P: validate + tabulate, then noise, then write `t1.txt`, `t2.txt` and `manifest.json`
 /// into `out` (all or nothing).
 pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Result<RunSummary, String> {
+    run_with(inp, persons, out, seed, progress, true)
+}
+
+/// [`run`], with Algorithm 4 (coterminous geographies, §5.3.3) applied after suppression when
+/// `coterminous` is true (the production post-processing) or skipped (the output of Algorithms 1–3
+/// and §5.3.1–5.3.2 only).
+pub fn run_with(
+    inp: &Inputs,
+    persons: &Path,
+    out: &Path,
+    seed: Option<u64>,
+    progress: bool,
+    coterminous: bool,
+) -> Result<RunSummary, String> {
     let cfg = &inp.config;
     // thresholds (public: from the level budgets)
     let thresholds: Vec<i64> = cfg
@@ -430,11 +516,25 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let outs: Vec<LevelOut> = levels
+    let mut outs: Vec<LevelOut> = levels
         .par_iter()
         .enumerate()
         .map(|(i, lc)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
         .collect::<Result<_, _>>()?;
+    // Algorithm 4 (post-processing of the released output; public sets and order)
+    let mut coterminous_replaced = 0u64;
+    let mut coterminous_sets = 0u64;
+    if coterminous {
+        let sets = coterminous_group_sets(&levels, inp);
+        coterminous_sets = sets.len() as u64;
+        let mut flat: Vec<Option<Counts>> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.groups_out)).collect();
+        coterminous_replaced = coterminous::algorithm4(&mut flat, &sets) as u64;
+        let mut it = flat.into_iter();
+        for (o, lc) in outs.iter_mut().zip(&levels) {
+            o.groups_out = it.by_ref().take(lc.n_geo * lc.iters.len()).collect();
+        }
+    }
+    let rendered: Vec<Rendered> = levels.par_iter().zip(outs.par_iter()).map(|(lc, o)| render_level(lc, inp, &o.groups_out)).collect();
     drop(levels);
     let mut summary = RunSummary {
         persons: persons_n,
@@ -443,6 +543,8 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
         t2_rows: 0,
         suppressed: 0,
         noise_draws: 0,
+        coterminous_sets,
+        coterminous_replaced,
         manifest: Manifest {
             mechanism: "safetab-p".into(),
             for_release: seed.is_none(),
@@ -453,11 +555,11 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
             notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
         },
     };
-    for (spec, o) in cfg.levels.iter().zip(&outs) {
+    for ((spec, o), r) in cfg.levels.iter().zip(&outs).zip(&rendered) {
         summary.groups += o.groups;
-        summary.t1_rows += o.t1_rows;
-        summary.t2_rows += o.t2_rows;
-        summary.suppressed += o.suppressed;
+        summary.t1_rows += r.t1_rows;
+        summary.t2_rows += r.t2_rows;
+        summary.suppressed += r.suppressed;
         summary.noise_draws += o.draws;
         summary.manifest.levels.push(level_manifest_sigma2(
             &spec.name(),
@@ -483,8 +585,8 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
         };
         go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
     };
-    write("t1.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT", &mut outs.iter().map(|o| &o.t1))?;
-    write("t2.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT", &mut outs.iter().map(|o| &o.t2))?;
+    write("t1.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT", &mut rendered.iter().map(|o| &o.t1))?;
+    write("t2.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT", &mut rendered.iter().map(|o| &o.t2))?;
     let mj = summary.manifest.to_json();
     std::fs::write(tmp("manifest.json"), mj).map_err(|e| format!("cannot write manifest: {e}"))?;
     for n in ["t1.txt", "t2.txt", "manifest.json"] {

@@ -5,4 +5,5 @@ pub mod csvplot;
 pub mod figures;
 pub mod plot;
 pub mod realdata;
+pub mod safetab_p;
 pub mod topdown;

@@ -370,6 +370,13 @@ where
                     ann.legend(move |(x, y)| Cross::new((x + 10, y), 4, color.stroke_width(2)));
                 } else if s.markers {
                     ann.legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+                } else if s.dashed {
+                    // a dashed sample in the legend too (two dashes), so dashed and solid series differ
+                    ann.legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+                            + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
+                    });
                 } else {
                     ann.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
                 }
@@ -387,7 +394,11 @@ where
                     .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
                     .map_err(|e| e.to_string())?
                     .label(name.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+                            + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
+                    });
             }
             if let Some((title, ticks)) = &p.top_axis {
                 // a second axis along the top edge of the plotting area, in the label area reserved above it
