@@ -115,32 +115,40 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
         ("DHC units 2023", vec!["dhc-units-us-2023"], ""),
         ("Redistricting persons 2021 + DHC persons 2023", vec!["redistricting-persons-us-2021", "dhc-persons-us-2023"], ""),
     ];
-    for (name, files, reported) in products {
-        let allocs: Vec<Allocation> =
-            files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
-        let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
-        let mut comp = allocs[0].composition()?;
-        for a in &allocs[1..] {
-            comp = comp.compose(&a.composition()?)?;
-        }
-        let opts = crate::account::Options { width: Some(crate::app::certificate::DEFAULT_WIDTH), ..Default::default() };
-        let e = crate::account::Accountant::new(comp, opts)?.epsilon(&d10)?;
-        let note = e.describe();
-        let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
-        let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi().to_f64()];
-        plot.push((name.to_string(), bars));
-        let mut r = Record::new();
-        r.push("product", name);
-        r.push("neighbors", allocs[0].neighbors.as_str());
-        r.push("rho", rho.to_string());
-        r.push("rho_decimal", fmt_nearest(&Float::with_val(128, &rho), 12));
-        r.push("eps_reported_by_bureau", reported);
-        r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, &d10, 128).hi, 10));
-        r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, &d10, 128).0.hi, 12));
-        r.push("eps_exact_lo", lo);
-        r.push("eps_exact_hi", hi);
-        r.push("note", note);
+    use rayon::prelude::*;
+    // the four releases are independent: certified side by side, rows in the order above
+    let done: Vec<(Record, (String, [f64; 3]))> = products
+        .par_iter()
+        .map(|(name, files, reported)| -> Result<(Record, (String, [f64; 3])), String> {
+            let allocs: Vec<Allocation> =
+                files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
+            let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
+            let mut comp = allocs[0].composition()?;
+            for a in &allocs[1..] {
+                comp = comp.compose(&a.composition()?)?;
+            }
+            let opts = crate::account::Options { width: Some(crate::app::certificate::DEFAULT_WIDTH), ..Default::default() };
+            let e = crate::account::Accountant::new(comp, opts)?.epsilon(&d10)?;
+            let note = e.describe();
+            let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
+            let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi().to_f64()];
+            let mut r = Record::new();
+            r.push("product", *name);
+            r.push("neighbors", allocs[0].neighbors.as_str());
+            r.push("rho", rho.to_string());
+            r.push("rho_decimal", fmt_nearest(&Float::with_val(128, &rho), 12));
+            r.push("eps_reported_by_bureau", *reported);
+            r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, &d10, 128).hi, 10));
+            r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, &d10, 128).0.hi, 12));
+            r.push("eps_exact_lo", lo);
+            r.push("eps_exact_hi", hi);
+            r.push("note", note);
+            Ok((r, (name.to_string(), bars)))
+        })
+        .collect::<Result<_, _>>()?;
+    for (r, p) in done {
         rows.push(r);
+        plot.push(p);
     }
     for bounded in [false, true] {
         let m = crate::mech::manifest::safetab_p_production(bounded);
@@ -175,27 +183,34 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
 /// (CKS, the conversion of the Bureau's certificates, and Bun–Steinke). Certified factor brackets from the
 /// smoothed Fourier inversion (all three files share one method; src/calibrate).
 pub fn production_calibration(data: &std::path::Path) -> Result<String, String> {
+    use rayon::prelude::*;
     let d10 = parse_rational("1e-10").unwrap();
-    let mut rows = Vec::new();
+    let mut jobs = Vec::new();
     for (name, file) in [
         ("Redistricting persons 2021", "redistricting-persons-us-2021"),
         ("DHC persons 2023", "dhc-persons-us-2023"),
         ("DHC units 2023", "dhc-units-us-2023"),
     ] {
         let alloc = Allocation::from_path(&data.join(format!("allocations/{file}.toml")))?;
-        let groups = alloc.all_mechanisms();
         let rho = alloc.total_rho();
         for (conv, target) in [("zcdp-cks", zcdp::eps_cks(&rho, &d10, 256).0.mid()), ("zcdp-bs", zcdp::eps_bs(&rho, &d10, 256).mid())] {
-            let t = target.to_rational().unwrap();
-            let br = crate::calibrate::calibrate_uniform_smoothed(&groups, &d10, &t, 256, 1e-10)?;
-            let mut r = Record::new();
-            r.push("product", name);
-            r.push("neighbors", alloc.neighbors.as_str());
-            r.push("target", conv);
-            r.push("target_epsilon", fmt_nearest(&target, 14));
-            crate::app::calibration::push_bracket(&mut r, None, &br);
-            rows.push(r);
+            jobs.push((name, alloc.clone(), conv, target));
         }
     }
+    // six independent searches, side by side (rows in the order above)
+    let rows: Vec<Record> = jobs
+        .par_iter()
+        .map(|(name, alloc, conv, target)| -> Result<Record, String> {
+            let t = target.to_rational().ok_or("non-finite target")?;
+            let br = crate::calibrate::calibrate_uniform_smoothed(&alloc.all_mechanisms(), &d10, &t, 256, 1e-10)?;
+            let mut r = Record::new();
+            r.push("product", *name);
+            r.push("neighbors", alloc.neighbors.as_str());
+            r.push("target", *conv);
+            r.push("target_epsilon", fmt_nearest(target, 14));
+            crate::app::calibration::push_bracket(&mut r, None, &br);
+            Ok(r)
+        })
+        .collect::<Result<_, _>>()?;
     Ok(render_csv(&rows))
 }
