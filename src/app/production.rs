@@ -185,16 +185,19 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
 pub fn production_calibration(data: &std::path::Path) -> Result<String, String> {
     use rayon::prelude::*;
     let d10 = parse_rational("1e-10").unwrap();
-    let mut jobs = Vec::new();
-    for (name, file) in [
+    let releases: Vec<(&str, Allocation)> = [
         ("Redistricting persons 2021", "redistricting-persons-us-2021"),
         ("DHC persons 2023", "dhc-persons-us-2023"),
         ("DHC units 2023", "dhc-units-us-2023"),
-    ] {
-        let alloc = Allocation::from_path(&data.join(format!("allocations/{file}.toml")))?;
+    ]
+    .into_iter()
+    .map(|(name, file)| Ok((name, Allocation::from_path(&data.join(format!("allocations/{file}.toml")))?)))
+    .collect::<Result<_, String>>()?;
+    let mut jobs = Vec::new();
+    for (name, alloc) in &releases {
         let rho = alloc.total_rho();
         for (conv, target) in [("zcdp-cks", zcdp::eps_cks(&rho, &d10, 256).0.mid()), ("zcdp-bs", zcdp::eps_bs(&rho, &d10, 256).mid())] {
-            jobs.push((name, alloc.clone(), conv, target));
+            jobs.push((*name, alloc, conv, target));
         }
     }
     // six independent searches, side by side (rows in the order above)

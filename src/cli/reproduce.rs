@@ -95,51 +95,29 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     // The independent heavy computations run side by side (rayon; each is deterministic, so the files
     // do not depend on the schedule).
     step("overall composition, production certificates and calibration, attack risk, verification (in parallel)");
-    let timed = |name: &str, t: std::time::Instant| {
-        if a.timings {
-            pb.suspend(|| eprintln!("reproduce: {:7.2} s  ({name}, in parallel)", t.elapsed().as_secs_f64()));
-        }
-    };
     let ((od, (prod, pcal)), (attack_rows, verified)) = rayon::join(
         || {
             rayon::join(
-                || {
-                    let t = std::time::Instant::now();
-                    let r = crate::app::figure_data::overall_data(&alloc, oprec);
-                    timed("overall composition", t);
-                    r
-                },
+                || run_timed(a.timings, &pb, "overall composition", || crate::app::figure_data::overall_data(&alloc, oprec)),
                 || {
                     rayon::join(
                         || {
-                            let t = std::time::Instant::now();
-                            let r = crate::app::production::production_certificates(&a.data);
-                            timed("production certificates", t);
-                            r
+                            run_timed(a.timings, &pb, "production certificates", || {
+                                crate::app::production::production_certificates(&a.data)
+                            })
                         },
-                        || {
-                            let t = std::time::Instant::now();
-                            let r = crate::app::production::production_calibration(&a.data);
-                            timed("production calibration", t);
-                            r
-                        },
+                        || run_timed(a.timings, &pb, "production calibration", || crate::app::production::production_calibration(&a.data)),
                     )
                 },
             )
         },
         || {
             rayon::join(
+                || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk(&alloc)),
                 || {
-                    let t = std::time::Instant::now();
-                    let r = crate::app::attack_table::attack_risk(&alloc);
-                    timed("attack risk", t);
-                    r
-                },
-                || {
-                    let t = std::time::Instant::now();
-                    let r = crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec);
-                    timed("verification", t);
-                    r
+                    run_timed(a.timings, &pb, "verification", || {
+                        crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)
+                    })
                 },
             )
         },
@@ -317,6 +295,16 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<
     let cpath = out.join("safetab-geometric-certificate.csv");
     write_atomic(&cpath, render_csv(&cert).as_bytes())?;
     Ok(["t1.txt", "t2.txt", "moe.csv", "manifest.json"].iter().map(|f| dir.join(f)).chain([cpath]).collect())
+}
+
+/// Run `f`; with `--timings`, print its wall time (it runs beside other steps: "in parallel").
+fn run_timed<T>(timings: bool, pb: &ProgressBar, name: &str, f: impl FnOnce() -> T) -> T {
+    let t = std::time::Instant::now();
+    let r = f();
+    if timings {
+        pb.suspend(|| eprintln!("reproduce: {:7.2} s  ({name}, in parallel)", t.elapsed().as_secs_f64()));
+    }
+    r
 }
 
 fn results_readme(figs: bool) -> String {

@@ -448,22 +448,9 @@ pub fn run(
         per_level.push((o.s.groups - o.s.total_only, o.s.total_only));
     }
     let m = manifest(cfg, &per_level, seed);
-    let write = |name: &str, header: &str, body: &mut dyn Iterator<Item = &String>| -> Result<(), String> {
-        use std::io::Write as _;
-        let p = out.join(name);
-        let f = std::fs::File::create(&p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        let go = || -> std::io::Result<()> {
-            writeln!(w, "{header}")?;
-            for b in body {
-                w.write_all(b.as_bytes())?;
-            }
-            w.flush()
-        };
-        go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
-    };
-    write("t1.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT", &mut outs.iter().map(|o| &o.t1))?;
-    write("t2.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT", &mut outs.iter().map(|o| &o.t2))?;
+    use crate::mech::safetab_p::{write_table, T1_HEADER, T2_HEADER};
+    write_table(&out.join("t1.txt"), T1_HEADER, &mut outs.iter().map(|o| &o.t1))?;
+    write_table(&out.join("t2.txt"), T2_HEADER, &mut outs.iter().map(|o| &o.t2))?;
     let p = out.join("moe.csv");
     std::fs::write(&p, render_rows(&moe, Format::Csv)).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
     let p = out.join("manifest.json");

@@ -486,6 +486,24 @@ fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize
     sets
 }
 
+/// Headers of the released tables (SafeTab-P and SafeTab share the layout).
+pub const T1_HEADER: &str = "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT";
+pub const T2_HEADER: &str = "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT";
+
+/// Write a `|`-separated table: the header line, then the pre-rendered row blocks in order.
+pub fn write_table(p: &Path, header: &str, parts: &mut dyn Iterator<Item = &String>) -> Result<(), String> {
+    let f = std::fs::File::create(p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let go = || -> std::io::Result<()> {
+        writeln!(w, "{header}")?;
+        for s in parts {
+            w.write_all(s.as_bytes())?;
+        }
+        w.flush()
+    };
+    go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
+}
+
 /// Run SafeTab-P: validate + tabulate, then noise, then write `t1.txt`, `t2.txt` and `manifest.json`
 /// into `out` (all or nothing).
 pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Result<RunSummary, String> {
@@ -572,21 +590,8 @@ pub fn run_with(
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
-    let write = |name: &str, header: &str, parts: &mut dyn Iterator<Item = &String>| -> Result<(), String> {
-        let p = tmp(name);
-        let f = std::fs::File::create(&p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
-        let go = || -> std::io::Result<()> {
-            writeln!(w, "{header}")?;
-            for s in parts {
-                w.write_all(s.as_bytes())?;
-            }
-            w.flush()
-        };
-        go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
-    };
-    write("t1.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT", &mut rendered.iter().map(|o| &o.t1))?;
-    write("t2.txt", "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT", &mut rendered.iter().map(|o| &o.t2))?;
+    write_table(&tmp("t1.txt"), T1_HEADER, &mut rendered.iter().map(|o| &o.t1))?;
+    write_table(&tmp("t2.txt"), T2_HEADER, &mut rendered.iter().map(|o| &o.t2))?;
     let mj = summary.manifest.to_json();
     std::fs::write(tmp("manifest.json"), mj).map_err(|e| format!("cannot write manifest: {e}"))?;
     for n in ["t1.txt", "t2.txt", "manifest.json"] {
