@@ -29,7 +29,7 @@
 //! MPFR intervals.
 
 use crate::model::GaussGroup;
-use crate::num::ball::{up, Ball, CBall};
+use crate::num::ball::{up, Ball, CBall, ETA, LIBM_REL, U};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
@@ -155,23 +155,55 @@ pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
     acc
 }
 
-/// f64 estimate of ln M(c) (for choosing parameters only).
-fn ln_mgf_f64(groups: &[GaussGroup], c: f64) -> f64 {
-    groups
-        .iter()
-        .map(|g| {
-            let s2 = g.sigma2.to_f64();
-            let mu = g.mu as f64;
-            let a = 2.0 * std::f64::consts::PI.powi(2) * s2;
-            let (mut dc, mut d0) = (1.0, 1.0);
-            for k in 1..=((200.0 / a).sqrt().ceil() as i64).max(1) {
-                let e = (-a * (k * k) as f64).exp();
-                dc += 2.0 * e * (2.0 * std::f64::consts::PI * k as f64 * c * mu).cos();
-                d0 += 2.0 * e;
-            }
-            g.count as f64 * ((c + c * c) * mu * mu / (2.0 * s2) + (dc / d0).ln())
-        })
-        .sum()
+/// The groups in double precision, for choosing parameters only (tilt, node spacing, starting ε): the
+/// θ-series weights e^{−2π²k²σ²} and D(0) are computed once, not at every one of the thousands of
+/// evaluations of ln M(c) a saddle-point search makes.
+struct Shape {
+    parts: Vec<ShapePart>,
+    /// Σ n μ²/σ²: the variance of the loss (continuous approximation)
+    var: f64,
+}
+
+struct ShapePart {
+    count: f64,
+    mu: f64,
+    s2: f64,
+    /// e^{−2π²k²σ²}, k = 1..=K
+    e: Vec<f64>,
+    /// D(0) = 1 + 2 Σ_k e_k
+    d0: f64,
+}
+
+impl Shape {
+    fn new(groups: &[GaussGroup]) -> Shape {
+        let parts = groups
+            .iter()
+            .map(|g| {
+                let s2 = g.sigma2.to_f64();
+                let a = 2.0 * std::f64::consts::PI.powi(2) * s2;
+                let e: Vec<f64> = (1..=((200.0 / a).sqrt().ceil() as i64).max(1)).map(|k| (-a * (k * k) as f64).exp()).collect();
+                let d0 = e.iter().fold(1.0, |d, &x| d + 2.0 * x);
+                ShapePart { count: g.count as f64, mu: g.mu as f64, s2, e, d0 }
+            })
+            .collect();
+        let var = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
+        Shape { parts, var }
+    }
+
+    /// f64 estimate of ln M(c) = Σ_q n_q [(c + c²)μ²/(2σ²) + ln(D_q(c)/D_q(0))].
+    fn ln_mgf(&self, c: f64) -> f64 {
+        self.parts
+            .iter()
+            .map(|g| {
+                let mut dc = 1.0;
+                // weights that underflowed to 0 add ±0 (σ² ≳ 38): skip their cosines
+                for (k, &e) in g.e.iter().enumerate().take_while(|(_, &e)| e != 0.0) {
+                    dc += 2.0 * e * (2.0 * std::f64::consts::PI * (k + 1) as f64 * c * g.mu).cos();
+                }
+                g.count * ((c + c * c) * g.mu * g.mu / (2.0 * g.s2) + (dc / g.d0).ln())
+            })
+            .sum()
+    }
 }
 
 /// One group prepared for node evaluation at tilt c.
@@ -259,6 +291,105 @@ struct Table {
     dead: f64,
 }
 
+/// Upper bound of sup |r_q(t)| over t ∈ [t0, t1] (0 ≤ t0 ≤ t1), certified: every Poisson term has
+/// modulus e^{−τ_k²/(2σ²)} with τ_k = μt − 2πkσ², so over the block it is at most e^{−d_k²/(2σ²)}, d_k the
+/// distance from 0 to the range of τ_k; terms with |τ_k| > R throughout are covered by the tail bound, as
+/// in `comp_ratio`. |r_q| ≤ 1 always (|M(c+it)| ≤ M(c)), so the bound is capped at 1.
+fn comp_block_sup(cp: &Comp, t0: f64, t1: f64) -> f64 {
+    // μt over the block, widened for the rounding of the products
+    let x_lo = (cp.mu * t0) * (1.0 - U) - ETA;
+    let x_hi = (cp.mu * t1) * (1.0 + U) + ETA;
+    let p = cp.per.m;
+    let slack = cp.rcut * 1e-9 + 1e-9;
+    let kmin = ((x_lo - cp.rcut - slack) / p).floor() as i64 - 1;
+    let kmax = ((x_hi + cp.rcut + slack) / p).ceil() as i64 + 1;
+    if kmax - kmin > 4096 {
+        return 1.0; // a block this wide in units of the period certifies nothing: caller splits
+    }
+    let inv2s2_lo = cp.inv2s2.lo();
+    let mut sum = cp.tail;
+    for k in kmin..=kmax {
+        let kp = cp.per.mul(Ball::exact(k as f64));
+        // τ_k ∈ [x_lo − kp.hi, x_hi − kp.lo]
+        let lo = x_lo - kp.hi();
+        let hi = x_hi - kp.lo();
+        let d = if lo > 0.0 {
+            lo * (1.0 - U)
+        } else if hi < 0.0 {
+            -hi * (1.0 - U)
+        } else {
+            0.0
+        };
+        let y = d * d * inv2s2_lo * (1.0 - 4.0 * U);
+        sum = up(sum + Ball::exact(-y).exp().hi());
+    }
+    up(sum * (cp.inv_d.m + cp.inv_d.r)).min(1.0)
+}
+
+/// Upper bound of sup |R(t)| = Π_q sup |r_q(t)|^{n_q} over t ∈ [t0, t1], in logarithms (rounded up);
+/// stops early once below ln DEAD (the remaining factors are at most 1).
+fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64) -> f64 {
+    let mut ln_b = 0.0f64;
+    for cp in comps {
+        let s = comp_block_sup(cp, t0, t1);
+        if s <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        // ln s rounded up (libm error ≤ LIBM_REL relative, plus an absolute allowance), times n_q
+        let l = s.ln();
+        let l_up = l + LIBM_REL * l.abs() + 1e-300;
+        let term = l_up * cp.count as f64;
+        ln_b = ln_b + term;
+        ln_b += U * ln_b.abs() + U * term.abs();
+        if ln_b < DEAD.ln() - 1.0 {
+            break;
+        }
+    }
+    ln_b
+}
+
+/// Nodes n0..=n1 (t_n = n·h): blocks whose certified sup |R| is below DEAD are bounded as a whole (most
+/// of the nodes at narrow smoothing, far from t = 0), the others split down to single nodes, which are
+/// evaluated as balls. Live nodes are pushed in increasing n.
+fn scan_nodes(comps: &[Comp], h: f64, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, dead: &mut f64) {
+    if n1 > n0 {
+        let ln_b = block_ln_sup(comps, n0 as f64 * h, n1 as f64 * h);
+        if ln_b < DEAD.ln() {
+            let b = (ln_b.exp() * (1.0 + 2.0 * LIBM_REL)).max(0.0) + ETA;
+            // weights ω_0 = 1, ω_n = 2
+            let w = 2.0 * (n1 - n0 + 1) as f64 - if n0 == 0 { 1.0 } else { 0.0 };
+            *dead = up(*dead + w * b);
+            return;
+        }
+        if n1 - n0 >= 8 {
+            let m = n0 + (n1 - n0) / 2;
+            scan_nodes(comps, h, n0, m, live, dead);
+            scan_nodes(comps, h, m + 1, n1, live, dead);
+            return;
+        }
+    }
+    for n in n0..=n1 {
+        let t = n as f64 * h;
+        let mut acc = CBall::ONE;
+        let mut small = None;
+        for cp in comps {
+            let r = comp_ratio(cp, t);
+            acc = acc.mul(r.powu(cp.count));
+            let b = acc.abs_up();
+            if b < DEAD {
+                // remaining factors have modulus ≤ 1
+                small = Some(b);
+                break;
+            }
+        }
+        let w = if n == 0 { 1.0 } else { 2.0 };
+        match small {
+            Some(b) => *dead = up(*dead + w * b),
+            None => live.push((n, acc)),
+        }
+    }
+}
+
 impl Table {
     fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize) -> Result<Table, String> {
         let chunk = 4096;
@@ -271,26 +402,7 @@ impl Table {
                     return (live, 0.0);
                 }
                 let mut dead = 0.0f64;
-                for n in ci * chunk..((ci + 1) * chunk).min(n_nodes + 1) {
-                    let t = n as f64 * h;
-                    let mut acc = CBall::ONE;
-                    let mut small = None;
-                    for cp in comps {
-                        let r = comp_ratio(cp, t);
-                        acc = acc.mul(r.powu(cp.count));
-                        let b = acc.abs_up();
-                        if b < DEAD {
-                            // remaining factors have modulus ≤ 1
-                            small = Some(b);
-                            break;
-                        }
-                    }
-                    let w = if n == 0 { 1.0 } else { 2.0 };
-                    match small {
-                        Some(b) => dead = up(dead + w * b),
-                        None => live.push((n, acc)),
-                    }
-                }
+                scan_nodes(comps, h, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
                 n_live.fetch_add(live.len(), std::sync::atomic::Ordering::Relaxed);
                 (live, dead)
             })
@@ -467,7 +579,11 @@ impl Engine {
 
 /// Saddle point: the c > 0 minimising ln M(c) − cε − ln(c(c+1)).
 pub fn saddle(groups: &[GaussGroup], eps: f64) -> f64 {
-    let f = |c: f64| ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln();
+    saddle_of(&Shape::new(groups), eps)
+}
+
+fn saddle_of(sh: &Shape, eps: f64) -> f64 {
+    let f = |c: f64| sh.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
     let (mut a, mut b) = (1e-3f64, 60.0f64);
     let g = 0.5 * (5f64.sqrt() - 1.0);
     for _ in 0..200 {
@@ -483,10 +599,9 @@ pub fn saddle(groups: &[GaussGroup], eps: f64) -> f64 {
 }
 
 /// Saddle-point estimate of ln δ(ε) (parameter choice only).
-fn ln_delta_estimate(groups: &[GaussGroup], eps: f64) -> f64 {
-    let c = saddle(groups, eps);
-    let var: f64 = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
-    ln_mgf_f64(groups, c) - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * var).ln()
+fn ln_delta_estimate(sh: &Shape, eps: f64) -> f64 {
+    let c = saddle_of(sh, eps);
+    sh.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln()
 }
 
 /// Largest number of non-negligible nodes kept (each costs a term in every δ evaluation).
@@ -496,14 +611,14 @@ pub const MAX_LIVE: usize = 1_000_000;
 pub const MAX_NODES: usize = 50_000_000;
 
 /// Node spacing and count for tilt c, smoothing w, and the δ scale of interest (as a logarithm).
-fn design(groups: &[GaussGroup], c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, usize), String> {
+fn design(sh: &Shape, c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, usize), String> {
     // tolerance of the aliasing and truncation terms: 1e-5·δ·w² (the smoothing gap is ~10 δ w²)
     let ln_tol = (1e-5f64).ln() + ln_dscale + 2.0 * w.ln();
     // aliasing e^{−cT} ≤ tol
     let t_per = -ln_tol / c;
     let h = ((2.0 * std::f64::consts::PI / t_per) * 1048576.0).floor() / 1048576.0;
     // truncation (1/π) pref e^{w²c²/2} e^{−w²A²/2}/A ≤ tol
-    let lpref = ln_mgf_f64(groups, c) - c * eps + w * w * c * c / 2.0;
+    let lpref = sh.ln_mgf(c) - c * eps + w * w * c * c / 2.0;
     let mut a = 10.0 / w;
     for _ in 0..4 {
         let v = 2.0 * (lpref - std::f64::consts::PI.ln() - ln_tol - a.ln());
@@ -545,11 +660,12 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
     check_groups(groups)?;
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
-    let c = p.c.unwrap_or_else(|| saddle(groups, e_dn));
+    let sh = Shape::new(groups);
+    let c = p.c.unwrap_or_else(|| saddle_of(&sh, e_dn));
     let w = p.w.unwrap_or(1e-4);
-    let mut ln_dscale = ln_delta_estimate(groups, e_dn) - 1e3f64.ln();
+    let mut ln_dscale = ln_delta_estimate(&sh, e_dn) - 1e3f64.ln();
     for attempt in 1..=4 {
-        let (h, n) = design(groups, c, w, e_dn, ln_dscale)?;
+        let (h, n) = design(&sh, c, w, e_dn, ln_dscale)?;
         let eng = Engine::new(groups, c, w, p.lambda, h, n)?;
         let hi = eng.delta_hi(e_dn);
         let lo = eng.delta_lo(e_up);
@@ -599,7 +715,8 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     // starting point: ε of the saddle-point estimate
     let (mut a, mut b) = (0.0f64, 1.0f64);
     let ld = d.ln();
-    while ln_delta_estimate(groups, b) > ld {
+    let sh = Shape::new(groups);
+    while ln_delta_estimate(&sh, b) > ld {
         b *= 2.0;
         if b > 1e6 {
             return Err("epsilon estimate diverged".into());
@@ -607,21 +724,25 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     }
     for _ in 0..80 {
         let m = 0.5 * (a + b);
-        if ln_delta_estimate(groups, m) > ld {
+        if m == a || m == b {
+            // adjacent doubles: re-testing an end point reproduces its verdict, nothing moves any more
+            break;
+        }
+        if ln_delta_estimate(&sh, m) > ld {
             a = m;
         } else {
             b = m;
         }
     }
     let mut eps0 = 0.5 * (a + b);
-    let mut c = p.c.unwrap_or_else(|| saddle(groups, eps0));
+    let mut c = p.c.unwrap_or_else(|| saddle_of(&sh, eps0));
     let lam = p.lambda;
     let mut w = p.w.unwrap_or_else(|| (0.5 * p.width / (4.0 * (c + 1.0) * (1.0 / (2.0 * c) + lam))).sqrt());
     let dq = Float::with_val(CP, delta);
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
         // a later, narrower attempt that would be too costly returns the (certified) bracket already found
-        let built = design(groups, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(groups, c, w, lam, h, n)?)));
+        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(groups, c, w, lam, h, n)?)));
         let (h, n, eng) = match (built, last.take()) {
             (Ok(b), _) => b,
             (Err(_), Some(prev)) => return Ok(prev),
@@ -662,7 +783,7 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
             SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
-        let c_new = p.c.unwrap_or_else(|| saddle(groups, mid));
+        let c_new = p.c.unwrap_or_else(|| saddle_of(&sh, mid));
         let recentre = (c_new - c).abs() > 0.2 * c;
         if width <= p.width && !recentre {
             return Ok(res);
@@ -759,28 +880,77 @@ mod tests {
         for &(s2, mu) in &[("6/5", 1u32), ("37/4", 2), ("300", 1)] {
             let g = mg(s2, 1, mu);
             let comps = prepare(std::slice::from_ref(&g), c).unwrap();
-            let s2f = Float::with_val(200, &g.sigma2);
-            let muf = mu as f64;
             for &t in &[0.0f64, 0.375, 3.0, 17.25, 123.5, 4096.125] {
                 let r = comp_ratio(&comps[0], t);
-                let (mut re, mut im, mut m) = (Float::with_val(200, 0), Float::with_val(200, 0), Float::with_val(200, 0));
-                let rr = (60.0 * s2f.to_f64().sqrt()) as i64 + 60;
-                for x in -rr..=rr {
-                    let px = (Float::with_val(200, -(x * x) as f64 / 2.0) / &s2f).exp();
-                    let l = Float::with_val(200, muf * muf - 2.0 * muf * x as f64) / Float::with_val(200, &s2f * 2u32);
-                    let mag = Float::with_val(200, &px * Float::with_val(200, &l * c).exp());
-                    let ph = Float::with_val(200, &l * t);
-                    re += Float::with_val(200, &mag * Float::with_val(200, ph.cos_ref()));
-                    im += Float::with_val(200, &mag * Float::with_val(200, ph.sin_ref()));
-                    m += mag;
-                }
-                let dre = Float::with_val(200, &re / &m) - r.re;
-                let dim = Float::with_val(200, &im / &m) - r.im;
+                let (re, im) = direct_ratio(&g, c, t);
+                let dre = re - r.re;
+                let dim = im - r.im;
                 let d = (Float::with_val(200, dre.square_ref()) + Float::with_val(200, dim.square_ref())).sqrt().to_f64();
                 assert!(d <= r.r, "{s2} mu {mu} t {t}: distance {d} > radius {}", r.r);
                 assert!(r.r < 1e-9, "radius {} too wide", r.r);
             }
         }
+    }
+
+    /// r(t) = M(c+it)/M(c) of one query by the direct sum over the noise values (200 bits; independent of
+    /// the θ-series): (Re, Im).
+    fn direct_ratio(g: &GaussGroup, c: f64, t: f64) -> (Float, Float) {
+        let s2f = Float::with_val(200, &g.sigma2);
+        let muf = g.mu as f64;
+        let (mut re, mut im, mut m) = (Float::with_val(200, 0), Float::with_val(200, 0), Float::with_val(200, 0));
+        let rr = (60.0 * s2f.to_f64().sqrt()) as i64 + 60;
+        for x in -rr..=rr {
+            let px = (Float::with_val(200, -(x * x) as f64 / 2.0) / &s2f).exp();
+            let l = Float::with_val(200, muf * muf - 2.0 * muf * x as f64) / Float::with_val(200, &s2f * 2u32);
+            let mag = Float::with_val(200, &px * Float::with_val(200, &l * c).exp());
+            let ph = Float::with_val(200, &l * t);
+            re += Float::with_val(200, &mag * Float::with_val(200, ph.cos_ref()));
+            im += Float::with_val(200, &mag * Float::with_val(200, ph.sin_ref()));
+            m += mag;
+        }
+        (Float::with_val(200, &re / &m), Float::with_val(200, &im / &m))
+    }
+
+    /// The block bound of the node scan dominates |r(t)| at every point of the block (direct sums), for
+    /// blocks near and away from the periods 2πσ²/μ, narrow and wide; a composition's block bound dominates
+    /// the product of the points' moduli and certifies some block negligible (below 1e-30).
+    #[test]
+    fn block_bound_dominates_pointwise_values() {
+        let c = 1.3;
+        let groups = [mg("6/5", 1, 1), mg("37/4", 1, 2), mg("300", 1, 1)];
+        for g in &groups {
+            let comps = prepare(std::slice::from_ref(g), c).unwrap();
+            let per = 2.0 * std::f64::consts::PI * g.sigma2.to_f64() / g.mu as f64;
+            for &(t0, len) in &[(0.0, 0.5), (0.3, 2.0), (per - 0.05, 0.1), (per * 3.0 + 0.7, 0.01), (11.0, 40.0), (0.9 * per, 0.05 * per)] {
+                let ln_b = block_ln_sup(&comps, t0, t0 + len);
+                for i in 0..=16 {
+                    let t = t0 + len * i as f64 / 16.0;
+                    let (re, im) = direct_ratio(g, c, t);
+                    let m = (Float::with_val(200, re.square_ref()) + Float::with_val(200, im.square_ref())).sqrt().to_f64();
+                    assert!(m.ln() <= ln_b + 1e-12, "σ² {} block [{t0}, {}]: |r({t})| = {m:e} > bound {:e}", g.sigma2, t0 + len, ln_b.exp());
+                }
+            }
+        }
+        // a composition: Π |r_q|^{n_q} at each point against the joint bound
+        let comp_groups = vec![mg("6/5", 30, 1), mg("37/4", 20, 2), mg("300", 50, 1)];
+        let comps = prepare(&comp_groups, c).unwrap();
+        let mut certified_small = false;
+        for &(t0, len) in &[(2.0, 3.0), (20.0, 1.0), (100.0, 50.0)] {
+            let ln_b = block_ln_sup(&comps, t0, t0 + len);
+            for i in 0..=8 {
+                let t = t0 + len * i as f64 / 8.0;
+                let ln_m: f64 = comp_groups
+                    .iter()
+                    .map(|g| {
+                        let (re, im) = direct_ratio(g, c, t);
+                        g.count as f64 * (Float::with_val(200, re.square_ref()) + Float::with_val(200, im.square_ref())).sqrt().to_f64().ln()
+                    })
+                    .sum();
+                assert!(ln_m <= ln_b + 1e-9, "block [{t0}, {}]: ln|R({t})| = {ln_m} > {ln_b}", t0 + len);
+            }
+            certified_small |= ln_b < DEAD.ln();
+        }
+        assert!(certified_small, "the block bound never certified a negligible block");
     }
 
     /// Distance from ε to the nearest atom of the composed loss (offset Σ nμ²/(2σ²) + step·ℤ).
