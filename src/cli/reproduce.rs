@@ -23,8 +23,9 @@ pub struct ReproduceArgs {
     /// Working precision in bits for the per-level tables
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
-    /// Working precision for the overall (80-query) compositions behind figures and curves
-    #[arg(long, value_name = "BITS", default_value_t = 128)]
+    /// Working precision for the overall (80-query) compositions behind figures and curves (106: the
+    /// double-double engine with its rigorous bound; any other value: MPFR at that many bits)
+    #[arg(long, value_name = "BITS", default_value_t = crate::pld::compose::DD_PREC)]
     pub overall_prec: u32,
     /// Skip figures (tables only)
     #[arg(long)]
@@ -123,7 +124,8 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
         },
     );
     let od = od?;
-    let (ov, ovs) = crate::app::production::overall_tables(&alloc, &od, oprec)?;
+    // the Bureau's curves and the summary's arithmetic in MPFR, at least 128 bits whatever the engine
+    let (ov, ovs) = crate::app::production::overall_tables(&alloc, &od, oprec.max(128))?;
     let (prod, prod_plot) = prod?;
     let pcal = pcal?;
     let attack_rows = attack_rows?;

@@ -145,8 +145,13 @@ pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String>
 
 /// The privacy profile of discrete Gaussian groups (one shift per query) at the default depth.
 pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
+    compose_groups_with(groups, &LatticeOpts::new(prec))
+}
+
+/// The privacy profile of discrete Gaussian groups (one shift per query) with the given engine and depth.
+pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
-    lattice_profile(&shifts, &LatticeOpts::new(prec))
+    lattice_profile(&shifts, opts)
 }
 
 /// The privacy profile of a composition of shifts (`model::Composition::shifts`): the exact law of the
