@@ -18,8 +18,8 @@ use crate::accuracy::{regression, table1_sigma2, Allocation};
 use crate::data::{acs, nhgis};
 use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 use std::path::{Path, PathBuf};
 
 pub const QUANTITIES: &[&str] = &["fig6_reduction_pct", "fig9_mae_reduction_pct"];
@@ -45,10 +45,10 @@ fn get<'a>(m: &'a In, k: &str) -> Result<&'a str, String> {
 pub struct Evaluator {
     pub data: PathBuf,
     pub extracts: PathBuf,
-    nhgis: RefCell<BTreeMap<String, Result<Vec<nhgis::NhgisLevel>, String>>>,
-    acs: RefCell<Option<Result<Vec<acs::AcsLevel>, String>>>,
-    allocs: RefCell<BTreeMap<String, Allocation>>,
-    sigma2: RefCell<BTreeMap<String, (rug::Rational, rug::Rational)>>,
+    nhgis: Mutex<BTreeMap<String, Result<Vec<nhgis::NhgisLevel>, String>>>,
+    acs: Mutex<Option<Result<Vec<acs::AcsLevel>, String>>>,
+    allocs: Mutex<BTreeMap<String, Allocation>>,
+    sigma2: Mutex<BTreeMap<String, (rug::Rational, rug::Rational)>>,
 }
 
 impl Evaluator {
@@ -56,30 +56,30 @@ impl Evaluator {
         Evaluator {
             data: data.to_path_buf(),
             extracts: extracts.to_path_buf(),
-            nhgis: RefCell::new(BTreeMap::new()),
-            acs: RefCell::new(None),
-            allocs: RefCell::new(BTreeMap::new()),
-            sigma2: RefCell::new(BTreeMap::new()),
+            nhgis: Mutex::new(BTreeMap::new()),
+            acs: Mutex::new(None),
+            allocs: Mutex::new(BTreeMap::new()),
+            sigma2: Mutex::new(BTreeMap::new()),
         }
     }
 
     fn alloc(&self, name: &str) -> Result<Allocation, String> {
-        if let Some(a) = self.allocs.borrow().get(name) {
+        if let Some(a) = self.allocs.lock().unwrap_or_else(PoisonError::into_inner).get(name) {
             return Ok(a.clone());
         }
         let a = Allocation::from_path(&self.data.join("allocations").join(format!("{name}.toml")))?;
-        self.allocs.borrow_mut().insert(name.to_string(), a.clone());
+        self.allocs.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_string(), a.clone());
         Ok(a)
     }
 
     /// Table 1's pair of σ² for an allocation level (calibrated once per level and δ).
     fn table1(&self, alloc: &str, level: &str, delta: &str) -> Result<(rug::Rational, rug::Rational), String> {
         let key = format!("{alloc}|{level}|{delta}");
-        if let Some(v) = self.sigma2.borrow().get(&key) {
+        if let Some(v) = self.sigma2.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(v.clone());
         }
         let v = table1_sigma2(&self.alloc(alloc)?, level, &parse_rational(delta)?)?;
-        self.sigma2.borrow_mut().insert(key, v.clone());
+        self.sigma2.lock().unwrap_or_else(PoisonError::into_inner).insert(key, v.clone());
         Ok(v)
     }
 
@@ -89,11 +89,12 @@ impl Evaluator {
             return Ok(None);
         }
         let key = format!("{state}|{table:?}");
-        if !self.nhgis.borrow().contains_key(&key) {
+        let mut cache = self.nhgis.lock().unwrap_or_else(PoisonError::into_inner);
+        if !cache.contains_key(&key) {
             let r = nhgis::read(&files, table, Some(state));
-            self.nhgis.borrow_mut().insert(key.clone(), r);
+            cache.insert(key.clone(), r);
         }
-        match self.nhgis.borrow().get(&key).unwrap() {
+        match cache.get(&key).unwrap() {
             Ok(v) => Ok(Some(v.clone())),
             // no units of this state: the extracts are someone else's data
             Err(e) if e.starts_with("no units of state") => Ok(Some(Vec::new())),
@@ -106,10 +107,11 @@ impl Evaluator {
         if files.is_empty() {
             return Ok(None);
         }
-        if self.acs.borrow().is_none() {
-            *self.acs.borrow_mut() = Some(acs::read(&files));
+        let mut cache = self.acs.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.is_none() {
+            *cache = Some(acs::read(&files));
         }
-        self.acs.borrow().as_ref().unwrap().clone().map(Some)
+        cache.as_ref().unwrap().clone().map(Some)
     }
 
     pub fn evaluate(&self, q: &str, m: &In) -> Result<Eval, String> {

@@ -9,7 +9,7 @@ use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
 use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
 use rug::{Float, Rational};
-use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -53,9 +53,14 @@ pub struct Ctx {
     pub data: PathBuf,
     pub prec: u32,
     pub overall_prec: u32,
-    allocs: RefCell<BTreeMap<String, Allocation>>,
-    safetab_t2: RefCell<Option<Vec<crate::record::Record>>>,
-    profiles: RefCell<BTreeMap<String, PrivacyProfile>>,
+    allocs: Mutex<BTreeMap<String, Allocation>>,
+    safetab_t2: Mutex<Option<Vec<crate::record::Record>>>,
+    profiles: Mutex<BTreeMap<String, PrivacyProfile>>,
+}
+
+/// A cache's lock (the caches hold finished values only: a panic elsewhere leaves them consistent).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 type In = BTreeMap<String, String>;
@@ -86,18 +91,18 @@ impl Ctx {
             data: data.to_path_buf(),
             prec,
             overall_prec,
-            allocs: RefCell::new(BTreeMap::new()),
-            safetab_t2: RefCell::new(None),
-            profiles: RefCell::new(BTreeMap::new()),
+            allocs: Mutex::new(BTreeMap::new()),
+            safetab_t2: Mutex::new(None),
+            profiles: Mutex::new(BTreeMap::new()),
         }
     }
 
     fn alloc(&self, name: &str) -> Result<Allocation, String> {
-        if let Some(a) = self.allocs.borrow().get(name) {
+        if let Some(a) = lock(&self.allocs).get(name) {
             return Ok(a.clone());
         }
         let a = Allocation::from_path(&self.data.join("allocations").join(format!("{name}.toml")))?;
-        self.allocs.borrow_mut().insert(name.to_string(), a.clone());
+        lock(&self.allocs).insert(name.to_string(), a.clone());
         Ok(a)
     }
 
@@ -110,11 +115,11 @@ impl Ctx {
 
     fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
         let k = format!("{key}@{prec}");
-        if let Some(p) = self.profiles.borrow().get(&k) {
+        if let Some(p) = lock(&self.profiles).get(&k) {
             return Ok(p.clone());
         }
         let p = compose_groups(groups, prec)?;
-        self.profiles.borrow_mut().insert(k, p.clone());
+        lock(&self.profiles).insert(k, p.clone());
         Ok(p)
     }
 
@@ -430,11 +435,11 @@ impl Ctx {
     /// SafeTab Table 2 (δ = 1e-10) from src/mech/safetab_re.rs (computed once): pure DP, RDP (eq. 39 with
     /// eq. 17, s = 9 or `s=10`), zCDP analytic and on the α grid.
     fn safetab_re(&self, m: &In) -> Result<Float, String> {
-        if self.safetab_t2.borrow().is_none() {
-            let rows = crate::mech::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?;
-            *self.safetab_t2.borrow_mut() = Some(rows);
+        // held while computing: the rows that need the table wait for it rather than compute it again
+        let mut b = lock(&self.safetab_t2);
+        if b.is_none() {
+            *b = Some(crate::mech::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?);
         }
-        let b = self.safetab_t2.borrow();
         let rows = b.as_ref().unwrap();
         let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {
             ("pure", _) => 0,

@@ -34,6 +34,9 @@ pub struct VerifyArgs {
     /// Working precision in bits
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
+    /// Print each row's wall time to stderr (where the time goes; rows run side by side)
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Run verification; returns (rows, summary line, has_unexplained).
@@ -44,79 +47,46 @@ pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Reco
 /// As `verify_rows`, with the user's extracts (NHGIS, ACS) in `extracts`: rows of quantities that need
 /// them are recomputed when they are there, and judged `needs-data` otherwise.
 pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
+    verify_rows_timed(published, data, extracts, prec, false)
+}
+
+/// As `verify_rows_with`; the rows are recomputed side by side (rayon; each row's value does not depend on
+/// the schedule, the table keeps the file's order), and with `timings` each row's wall time goes to stderr.
+pub fn verify_rows_timed(
+    published: &Path,
+    data: &Path,
+    extracts: &Path,
+    prec: u32,
+    timings: bool,
+) -> Result<(Vec<Record>, String, bool), String> {
+    use rayon::prelude::*;
     let rows = load(published, &known)?;
     let ctx = Ctx::new(data, prec, crate::pld::compose::DD_PREC);
     let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
-    pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} {msg}").unwrap());
+    pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len}").unwrap());
+    let done: Vec<Result<(Record, String, f64), String>> = rows
+        .par_iter()
+        .with_max_len(1)
+        .map(|r| {
+            let t = std::time::Instant::now();
+            let v = verify_row(r, &ctx, &user_data, published, prec);
+            pb.inc(1);
+            v.map(|(rec, verdict)| (rec, verdict, t.elapsed().as_secs_f64()))
+        })
+        .collect();
+    pb.finish_and_clear();
     let mut out = Vec::new();
     let mut counts = std::collections::BTreeMap::<String, usize>::new();
-    for r in &rows {
-        pb.set_message(r.id.clone());
-        let mut rec = Record::new();
-        rec.push("id", r.id.clone());
-        rec.push("paper", r.paper.clone());
-        rec.push("location", r.location.clone());
-        rec.push("printed", r.printed.clone());
-        let computed = if crate::accuracy::published::handles(&r.quantity) {
-            use crate::accuracy::published::Eval;
-            match user_data.evaluate(&r.quantity, &r.inputs) {
-                Ok(Eval::Value(v)) => Ok(Some(rug::Float::with_val(prec, v))),
-                Ok(Eval::NeedsData(why)) => Err(Ok(why)),
-                Err(e) => Err(Err(e)),
-            }
-        } else {
-            ctx.compute(&r.quantity, &r.inputs).map_err(Err)
-        };
-        let (recomputed, mut verdict, mut rule) = match computed {
-            Err(Ok(why)) => (String::new(), "needs-data".to_string(), format!("{why} (README: real data)")),
-            Err(Err(e)) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
-            Ok(None) => (String::new(), "pending".to_string(), "capability not built yet".to_string()),
-            Ok(Some(v)) => {
-                let (verdict, rule) = judge(&r.printed, r.rounding, &v);
-                (show(&v, r.rounding, &r.printed), verdict, rule)
-            }
-        };
-        let mut alt = String::new();
-        if verdict == "differs" {
-            if r.explanation.is_empty() {
-                verdict = "differs-unexplained".into();
-            } else {
-                rule = r.explanation.clone();
-            }
-            if !r.alt_inputs.is_empty() {
-                let mut m = r.inputs.clone();
-                for (k, v) in &r.alt_inputs {
-                    m.insert(k.clone(), v.clone());
-                }
-                match ctx.compute(&r.quantity, &m) {
-                    Ok(Some(v)) => {
-                        let (v2, _) = judge(&r.printed, r.rounding, &v);
-                        let reproduces = v2 == "exact" || v2 == "rounded-differently";
-                        let tag = if reproduces { "reproduces" } else { "does not reproduce" };
-                        alt = format!("{} with {} ({tag})", show(&v, r.rounding, &r.printed), fmt_kv(&r.alt_inputs));
-                        // a printed number that reproduces only under another reading than the paper's
-                        // caption states is a finding of its own
-                        if reproduces && verdict == "differs" && r.explanation.starts_with("caption:") {
-                            verdict = "differs: caption".into();
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => return Err(format!("{} line {}: {}: alt_inputs: {e}", published.display(), r.line, r.id)),
-                }
-            }
-        } else if verdict == "rounded-differently" && !r.explanation.is_empty() {
-            rule = format!("{rule}; {}", r.explanation);
+    for (r, d) in rows.iter().zip(done) {
+        // the first failing row in the file's order names the error
+        let (rec, verdict, secs) = d?;
+        if timings {
+            eprintln!("verify: {secs:7.3} s  {}", r.id);
         }
-        *counts.entry(verdict.clone()).or_default() += 1;
-        rec.push("recomputed", recomputed);
-        rec.push("verdict", verdict);
-        rec.push("reason", rule);
-        rec.push("alternative", alt);
+        *counts.entry(verdict).or_default() += 1;
         out.push(rec);
-        pb.inc(1);
     }
-    pb.finish_and_clear();
     let unexplained = counts.get("differs-unexplained").copied().unwrap_or(0) > 0;
     let summary = format!(
         "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs: caption, {} differs-unexplained, {} pending, {} needs-data{}",
@@ -137,6 +107,76 @@ pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u3
     Ok((out, summary, unexplained))
 }
 
+/// One published row: recompute it (and its alternative reading), judge it; the record and its verdict.
+fn verify_row(
+    r: &crate::app::verify::Row,
+    ctx: &Ctx,
+    user_data: &crate::accuracy::published::Evaluator,
+    published: &Path,
+    prec: u32,
+) -> Result<(Record, String), String> {
+    let mut rec = Record::new();
+    rec.push("id", r.id.clone());
+    rec.push("paper", r.paper.clone());
+    rec.push("location", r.location.clone());
+    rec.push("printed", r.printed.clone());
+    let computed = if crate::accuracy::published::handles(&r.quantity) {
+        use crate::accuracy::published::Eval;
+        match user_data.evaluate(&r.quantity, &r.inputs) {
+            Ok(Eval::Value(v)) => Ok(Some(rug::Float::with_val(prec, v))),
+            Ok(Eval::NeedsData(why)) => Err(Ok(why)),
+            Err(e) => Err(Err(e)),
+        }
+    } else {
+        ctx.compute(&r.quantity, &r.inputs).map_err(Err)
+    };
+    let (recomputed, mut verdict, mut rule) = match computed {
+        Err(Ok(why)) => (String::new(), "needs-data".to_string(), format!("{why} (README: real data)")),
+        Err(Err(e)) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
+        Ok(None) => (String::new(), "pending".to_string(), "capability not built yet".to_string()),
+        Ok(Some(v)) => {
+            let (verdict, rule) = judge(&r.printed, r.rounding, &v);
+            (show(&v, r.rounding, &r.printed), verdict, rule)
+        }
+    };
+    let mut alt = String::new();
+    if verdict == "differs" {
+        if r.explanation.is_empty() {
+            verdict = "differs-unexplained".into();
+        } else {
+            rule = r.explanation.clone();
+        }
+        if !r.alt_inputs.is_empty() {
+            let mut m = r.inputs.clone();
+            for (k, v) in &r.alt_inputs {
+                m.insert(k.clone(), v.clone());
+            }
+            match ctx.compute(&r.quantity, &m) {
+                Ok(Some(v)) => {
+                    let (v2, _) = judge(&r.printed, r.rounding, &v);
+                    let reproduces = v2 == "exact" || v2 == "rounded-differently";
+                    let tag = if reproduces { "reproduces" } else { "does not reproduce" };
+                    alt = format!("{} with {} ({tag})", show(&v, r.rounding, &r.printed), fmt_kv(&r.alt_inputs));
+                    // a printed number that reproduces only under another reading than the paper's
+                    // caption states is a finding of its own
+                    if reproduces && verdict == "differs" && r.explanation.starts_with("caption:") {
+                        verdict = "differs: caption".into();
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => return Err(format!("{} line {}: {}: alt_inputs: {e}", published.display(), r.line, r.id)),
+            }
+        }
+    } else if verdict == "rounded-differently" && !r.explanation.is_empty() {
+        rule = format!("{rule}; {}", r.explanation);
+    }
+    rec.push("recomputed", recomputed);
+    rec.push("verdict", verdict.clone());
+    rec.push("reason", rule);
+    rec.push("alternative", alt);
+    Ok((rec, verdict))
+}
+
 fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
     m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
@@ -144,7 +184,7 @@ fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
 pub fn run(a: VerifyArgs) -> Result<(String, i32), String> {
     let prec = check_prec(a.prec)?;
     let extracts = a.extracts.clone().unwrap_or_else(|| a.data.join("extracts"));
-    let (rows, summary, unexplained) = verify_rows_with(&a.published, &a.data, &extracts, prec)?;
+    let (rows, summary, unexplained) = verify_rows_timed(&a.published, &a.data, &extracts, prec, a.timings)?;
     if !a.no_write {
         write_atomic(&a.out.join("verification.csv"), render_csv(&rows).as_bytes())?;
     }
