@@ -19,8 +19,8 @@ use crate::data::{acs, nhgis};
 use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 pub const QUANTITIES: &[&str] = &["fig6_reduction_pct", "fig9_mae_reduction_pct"];
 

@@ -9,9 +9,9 @@ use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
 use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
 use rug::{Float, Rational};
-use std::sync::{Mutex, MutexGuard};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 /// Quantities implemented in this build.
 pub const QUANTITIES: &[&str] = &[

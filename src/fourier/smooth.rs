@@ -339,7 +339,7 @@ fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64) -> f64 {
         let l = s.ln();
         let l_up = l + LIBM_REL * l.abs() + 1e-300;
         let term = l_up * cp.count as f64;
-        ln_b = ln_b + term;
+        ln_b += term;
         ln_b += U * ln_b.abs() + U * term.abs();
         if ln_b < DEAD.ln() - 1.0 {
             break;
@@ -927,7 +927,13 @@ mod tests {
                     let t = t0 + len * i as f64 / 16.0;
                     let (re, im) = direct_ratio(g, c, t);
                     let m = (Float::with_val(200, re.square_ref()) + Float::with_val(200, im.square_ref())).sqrt().to_f64();
-                    assert!(m.ln() <= ln_b + 1e-12, "σ² {} block [{t0}, {}]: |r({t})| = {m:e} > bound {:e}", g.sigma2, t0 + len, ln_b.exp());
+                    assert!(
+                        m.ln() <= ln_b + 1e-12,
+                        "σ² {} block [{t0}, {}]: |r({t})| = {m:e} > bound {:e}",
+                        g.sigma2,
+                        t0 + len,
+                        ln_b.exp()
+                    );
                 }
             }
         }
@@ -943,7 +949,8 @@ mod tests {
                     .iter()
                     .map(|g| {
                         let (re, im) = direct_ratio(g, c, t);
-                        g.count as f64 * (Float::with_val(200, re.square_ref()) + Float::with_val(200, im.square_ref())).sqrt().to_f64().ln()
+                        g.count as f64
+                            * (Float::with_val(200, re.square_ref()) + Float::with_val(200, im.square_ref())).sqrt().to_f64().ln()
                     })
                     .sum();
                 assert!(ln_m <= ln_b + 1e-9, "block [{t0}, {}]: ln|R({t})| = {ln_m} > {ln_b}", t0 + len);

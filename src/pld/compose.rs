@@ -253,11 +253,14 @@ fn fixed_half<S: Scalar>(groups: &[(GaussGroup, i64)], depth: u32, src_prec: u32
             (law, *wi)
         })
         .collect();
-    parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
+    parts.sort_by_key(|(d, wi)| (*wi, d.v.len()));
     let mut iter = parts.into_iter();
     let (first, w0) = iter.next().expect("at least one group");
-    let mut acc = first.scaled(w0);
     let trace = std::env::var_os("TIGHTDP_TRACE").is_some();
+    if trace {
+        eprintln!("trace: first half {} at stride {w0}", first.v.len());
+    }
+    let mut acc = first.scaled(w0);
     for (d, wi) in iter {
         if trace {
             eprintln!("trace: convolve half {} with half {} at stride {wi}", acc.v.len(), d.v.len());
@@ -279,7 +282,7 @@ fn fixed_profile<S: Scalar>(
 ) -> Result<PrivacyProfile, String> {
     let half = fixed_half::<S>(gauss, depth, src_prec);
     if lap.is_empty() {
-        return PrivacyProfile::from_tails(half.tails(), h, c);
+        return PrivacyProfile::from_tails(half.into_tails(), h, c);
     }
     let mut acc = half.to_lattice(128);
     for &(g, wi) in lap {
