@@ -242,15 +242,28 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
 
 /// Σ w_i S_i over discrete Gaussian groups in a fixed-precision engine (f64 or double-double).
 fn fixed_half<S: Scalar>(groups: &[(GaussGroup, i64)], depth: u32, src_prec: u32) -> SymHalf<S> {
-    let mut parts: Vec<(SymHalf<S>, i64)> = groups
-        .iter()
-        .map(|(g, wi)| {
-            let law = if !use_power(&g.sigma2, g.count, depth) {
+    // each distinct (σ², n) law once (a figure composes 30 equal blocks), the distinct ones side by side
+    let mut distinct: Vec<&GaussGroup> = Vec::new();
+    for (g, _) in groups {
+        if !distinct.iter().any(|d| d.sigma2 == g.sigma2 && d.count == g.count) {
+            distinct.push(g);
+        }
+    }
+    let laws: Vec<SymHalf<S>> = distinct
+        .par_iter()
+        .map(|g| {
+            if !use_power(&g.sigma2, g.count, depth) {
                 SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, src_prec, depth))
             } else {
                 SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, src_prec, depth)).power(g.count, depth)
-            };
-            (law, *wi)
+            }
+        })
+        .collect();
+    let mut parts: Vec<(SymHalf<S>, i64)> = groups
+        .iter()
+        .map(|(g, wi)| {
+            let k = distinct.iter().position(|d| d.sigma2 == g.sigma2 && d.count == g.count).expect("listed above");
+            (laws[k].clone(), *wi)
         })
         .collect();
     parts.sort_by_key(|(d, wi)| (*wi, d.v.len()));

@@ -358,6 +358,7 @@ fn has_fma() -> bool {
 }
 
 /// A symmetric half-law in a fixed-precision scalar with a relative error bound and the outside mass.
+#[derive(Clone)]
 pub struct SymHalf<S: Scalar> {
     /// v[i] ≈ P[V = ±i·step]; V is 0 off the multiples of `step`
     pub v: Vec<S>,
