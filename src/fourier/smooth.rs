@@ -142,17 +142,52 @@ fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
 
 /// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified.
 pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
-    let mut acc = Interval::zero(CP);
-    for g in groups {
-        let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
-        let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
-        let dc = theta_d(&g.sigma2, c, g.mu);
-        let d0 = theta_d(&g.sigma2, 0.0, g.mu);
-        assert!(dc.lo > 0, "theta sum not positive");
-        let term = quad.add(&dc.ln()).sub(&d0.ln());
-        acc = acc.add(&term.mul(&iv(g.count as f64)));
+    Thetas::new(groups).ln_mgf(c)
+}
+
+/// The θ-sums D_q(c) of a composition's groups and their logarithms, each computed once per group and
+/// tilt: an ε search builds several engines at one tilt, and each needs D(c), D(0) and four Chernoff tilts.
+struct Thetas<'a> {
+    groups: &'a [GaussGroup],
+    /// (group, tilt bits) → (D_q(c), ln D_q(c) once asked for)
+    memo: std::cell::RefCell<std::collections::HashMap<(usize, u64), (Interval, Option<Interval>)>>,
+}
+
+impl<'a> Thetas<'a> {
+    fn new(groups: &'a [GaussGroup]) -> Thetas<'a> {
+        Thetas { groups, memo: Default::default() }
     }
-    acc
+
+    /// D_q(c) of group i.
+    fn d(&self, i: usize, c: f64) -> Interval {
+        let g = &self.groups[i];
+        self.memo.borrow_mut().entry((i, c.to_bits())).or_insert_with(|| (theta_d(&g.sigma2, c, g.mu), None)).0.clone()
+    }
+
+    /// ln D_q(c) of group i (D_q(c) > 0: the tilted mass of a probability law).
+    fn ln_d(&self, i: usize, c: f64) -> Interval {
+        let d = self.d(i, c);
+        let mut memo = self.memo.borrow_mut();
+        let entry = memo.get_mut(&(i, c.to_bits())).expect("just computed");
+        entry
+            .1
+            .get_or_insert_with(|| {
+                assert!(d.lo > 0, "theta sum not positive");
+                d.ln()
+            })
+            .clone()
+    }
+
+    fn ln_mgf(&self, c: f64) -> Interval {
+        let mut acc = Interval::zero(CP);
+        for (i, g) in self.groups.iter().enumerate() {
+            let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
+            let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
+            let term = quad.add(&self.ln_d(i, c)).sub(&self.ln_d(i, 0.0));
+            acc = acc.add(&term.mul(&iv(g.count as f64)));
+        }
+        acc
+    }
 }
 
 /// The groups in double precision, for choosing parameters only (tilt, node spacing, starting ε): the
@@ -168,7 +203,7 @@ struct ShapePart {
     count: f64,
     mu: f64,
     s2: f64,
-    /// e^{−2π²k²σ²}, k = 1..=K
+    /// e^{−2π²k²σ²}, k = 1..=K, without the trailing ones that cannot change D(c) in f64
     e: Vec<f64>,
     /// D(0) = 1 + 2 Σ_k e_k
     d0: f64,
@@ -181,8 +216,14 @@ impl Shape {
             .map(|g| {
                 let s2 = g.sigma2.to_f64();
                 let a = 2.0 * std::f64::consts::PI.powi(2) * s2;
-                let e: Vec<f64> = (1..=((200.0 / a).sqrt().ceil() as i64).max(1)).map(|k| (-a * (k * k) as f64).exp()).collect();
+                let mut e: Vec<f64> = (1..=((200.0 / a).sqrt().ceil() as i64).max(1)).map(|k| (-a * (k * k) as f64).exp()).collect();
                 let d0 = e.iter().fold(1.0, |d, &x| d + 2.0 * x);
+                // D(c) = 1 + Σ 2e_k cos(…) stays ≥ 1/2 when Σ 2e_k ≤ 1/2; then a term with 2e_k < 2^-55 is
+                // below half an ulp of the running sum and adding it changes nothing (nor do the smaller
+                // ones after it): those cosines are not needed
+                if 2.0 * e.iter().sum::<f64>() <= 0.5 {
+                    e.truncate(e.iter().take_while(|&&x| 2.0 * x >= 2f64.powi(-55)).count());
+                }
                 ShapePart { count: g.count as f64, mu: g.mu as f64, s2, e, d0 }
             })
             .collect();
@@ -196,8 +237,7 @@ impl Shape {
             .iter()
             .map(|g| {
                 let mut dc = 1.0;
-                // weights that underflowed to 0 add ±0 (σ² ≳ 38): skip their cosines
-                for (k, &e) in g.e.iter().enumerate().take_while(|(_, &e)| e != 0.0) {
+                for (k, &e) in g.e.iter().enumerate() {
                     dc += 2.0 * e * (2.0 * std::f64::consts::PI * (k + 1) as f64 * c * g.mu).cos();
                 }
                 g.count * ((c + c * c) * g.mu * g.mu / (2.0 * g.s2) + (dc / g.d0).ln())
@@ -220,10 +260,15 @@ struct Comp {
     key: f64,
 }
 
+#[cfg(test)]
 fn prepare(groups: &[GaussGroup], c: f64) -> Result<Vec<Comp>, String> {
+    prepare_with(&Thetas::new(groups), c)
+}
+
+fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
     let pi = Interval::pi(CP);
     let mut v = Vec::new();
-    for g in groups {
+    for (i, g) in th.groups.iter().enumerate() {
         let s2 = Interval::from_rational(&g.sigma2, CP);
         let s2f = g.sigma2.to_f64();
         if s2f / (g.mu as f64).powi(2) < MIN_S2 {
@@ -235,7 +280,7 @@ fn prepare(groups: &[GaussGroup], c: f64) -> Result<Vec<Comp>, String> {
         let b = Interval::one(CP).div(&s2).mul(&iv(c)).mul(&iv(mu));
         let per = pi.mul(&s2).mul(&iv(2.0));
         let rcut = (2.0 * s2f * LCUT).sqrt();
-        let d = theta_d(&g.sigma2, c, g.mu);
+        let d = th.d(i, c);
         let inv_d = Interval::one(CP).div(&d);
         // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
         let tail = 2.0 * (-LCUT).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
@@ -492,13 +537,13 @@ pub struct Engine {
 
 impl Engine {
     /// Build for tilt c, smoothing w, bump factor λ, step h, last node N.
-    fn new(groups: &[GaussGroup], c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
-        let comps = prepare(groups, c)?;
+    fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
+        let comps = prepare_with(th, c)?;
         let tab = Table::build(&comps, c, h, n_nodes)?;
         let gamma = lambda * w;
         let ker = Kernels::new(&tab, w, gamma);
-        let ln_m = ln_mgf(groups, c);
-        let chern = [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0].iter().map(|&cp| (cp, ln_mgf(groups, cp))).collect();
+        let ln_m = th.ln_mgf(c);
+        let chern = [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0].iter().map(|&cp| (cp, th.ln_mgf(cp))).collect();
         // β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²))
         let wi = iv(w);
         let w2 = wi.mul(&wi);
@@ -661,12 +706,13 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
     let sh = Shape::new(groups);
+    let th = Thetas::new(groups);
     let c = p.c.unwrap_or_else(|| saddle_of(&sh, e_dn));
     let w = p.w.unwrap_or(1e-4);
     let mut ln_dscale = ln_delta_estimate(&sh, e_dn) - 1e3f64.ln();
     for attempt in 1..=4 {
         let (h, n) = design(&sh, c, w, e_dn, ln_dscale)?;
-        let eng = Engine::new(groups, c, w, p.lambda, h, n)?;
+        let eng = Engine::new(&th, c, w, p.lambda, h, n)?;
         let hi = eng.delta_hi(e_dn);
         let lo = eng.delta_lo(e_up);
         let lo = if lo < 0 { Float::with_val(CP, 0) } else { lo };
@@ -716,6 +762,7 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     let (mut a, mut b) = (0.0f64, 1.0f64);
     let ld = d.ln();
     let sh = Shape::new(groups);
+    let th = Thetas::new(groups);
     while ln_delta_estimate(&sh, b) > ld {
         b *= 2.0;
         if b > 1e6 {
@@ -742,7 +789,7 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
         // a later, narrower attempt that would be too costly returns the (certified) bracket already found
-        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(groups, c, w, lam, h, n)?)));
+        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(&th, c, w, lam, h, n)?)));
         let (h, n, eng) = match (built, last.take()) {
             (Ok(b), _) => b,
             (Err(_), Some(prev)) => return Ok(prev),
