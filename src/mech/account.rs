@@ -60,11 +60,18 @@ pub fn rdp_to_eps(a: &Interval, tau: &Interval, delta: &Rational) -> Interval {
 
 /// min over the α grid of `conv(α, f(α))`; returns the certified value at the best grid point and α*.
 /// (The value at any α is a valid ε; the minimiser is chosen on midpoints.)
-pub fn grid_min(prec: u32, delta: &Rational, f: &dyn Fn(&Interval) -> Interval) -> (Interval, Rational) {
+pub fn grid_min(prec: u32, delta: &Rational, f: &(dyn Fn(&Interval) -> Interval + Sync)) -> (Interval, Rational) {
+    use rayon::prelude::*;
+    // the α are evaluated side by side, the minimum taken in grid order (the first of equal midpoints)
+    let values: Vec<(Interval, Rational)> = alpha_grid()
+        .into_par_iter()
+        .map(|a| {
+            let ai = Interval::from_rational(&a, prec);
+            (rdp_to_eps(&ai, &f(&ai), delta), a)
+        })
+        .collect();
     let mut best: Option<(Interval, Rational)> = None;
-    for a in alpha_grid() {
-        let ai = Interval::from_rational(&a, prec);
-        let e = rdp_to_eps(&ai, &f(&ai), delta);
+    for (e, a) in values {
         if best.as_ref().is_none_or(|(b, _)| e.mid() < b.mid()) {
             best = Some((e, a));
         }
