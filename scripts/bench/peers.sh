@@ -9,6 +9,7 @@
 #   scripts/bench/peers.sh --out scripts/bench/dp_accounting_results.csv
 #   scripts/bench/peers.sh --prv --quick
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv
+#   cargo bench --bench table -- --groups | scripts/bench/peers.sh --rows --out scripts/bench/peer_rows_results.csv
 # Without --prv it runs dp_accounting_bench.py exactly as before.
 # Set DP_ACCOUNTING_VERSION / PRV_ACCOUNTANT_VERSION / MPMATH_VERSION to pin other versions (defaults:
 # the ones the recorded results used).
@@ -24,6 +25,10 @@ bench="$here/dp_accounting_bench.py"
 if [ "${1:-}" = "--prv" ]; then
   shift
   bench="$here/prv_accountant_bench.py"
+elif [ "${1:-}" = "--rows" ]; then
+  # both peers on every row of the side-by-side table (inputs: `cargo bench --bench table -- --groups`)
+  shift
+  bench="$here/peer_rows.py"
 fi
 
 if [ ! -x "$venv/bin/python" ]; then
