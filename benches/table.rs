@@ -36,6 +36,7 @@ fn workloads() -> Vec<(&'static str, Composition, &'static str)> {
 }
 
 fn main() {
+    tightdp::cli::keep_freed_memory(); // as the command does
     let filter = common::filter();
     let groups_only = std::env::args().any(|a| a == "--groups");
     for (name, comp, delta) in workloads() {
