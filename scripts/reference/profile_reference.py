@@ -997,6 +997,12 @@ Profile lines: tau = target, B = fixed-point bits, len = lattice length,
 EQ = certified L1 error of the final PLD."""
 
 
+def case8():
+    # depths just past the double-double engine's floor (tightdp tries it there first, issue #15)
+    do_eps("8", [DG(1, 280)], "1e-10")
+    do_eps("8", [DG("37.7", 10000)], "1e-10")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--cases", default="1,2,3,4,5,6,7")
@@ -1016,7 +1022,7 @@ def main():
     if not ok:
         log("selfcheck FAILED -- not writing the CSV")
         sys.exit(1)
-    fns = {"1": case1, "2": case2, "3": case3, "4": case4, "5": case5, "6": case6, "7": case7}
+    fns = {"1": case1, "2": case2, "3": case3, "4": case4, "5": case5, "6": case6, "7": case7, "8": case8}
     for c in args.cases.split(","):
         t0 = time.time()
         log(f"=== case {c}")
