@@ -17,6 +17,7 @@
 //! R_u = Σ_c R_c + Σ_c λ_c² V_c − (Σ_c λ_c V_c)²/S_u; then Var = R_root + λ_root² E_root.
 //! The off-spine entity distance (eqs. 4.1–4.4, `Spine::osed`) counts the geounits such a sum needs.
 
+use crate::topdown::bisect;
 use crate::topdown::sampler::{DiscreteGaussianSampler, NoiseRng};
 use crate::topdown::spine::{Spine, NONE};
 use rug::Rational;
@@ -169,6 +170,7 @@ pub fn nonnegative(w: &TreeWls, xhat: &[f64], out: &mut Vec<f64>) {
     out.resize(sp.n_units(), 0.0);
     let r = sp.root as usize;
     out[r] = xhat[r].max(0.0);
+    let mut terms: Vec<(f64, f64)> = Vec::new();
     for &u in w.post.iter().rev() {
         let ch = sp.children(u);
         if ch.is_empty() {
@@ -179,24 +181,50 @@ pub fn nonnegative(w: &TreeWls, xhat: &[f64], out: &mut Vec<f64>) {
             out[ch[0] as usize] = target;
             continue;
         }
-        let f = |mu: f64| -> f64 { ch.iter().map(|&c| (xhat[c as usize] + w.up_var[c as usize] * mu).max(0.0)).sum() };
-        let vmin = ch.iter().map(|&c| w.up_var[c as usize]).fold(f64::INFINITY, f64::min);
-        let span = ch.iter().map(|&c| xhat[c as usize].abs()).sum::<f64>() + target.abs() + 1.0;
-        let (mut lo, mut hi) = (-span / vmin, span / vmin);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if f(mid) < target {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        let mu = 0.5 * (lo + hi);
-        let vals: Vec<f64> = ch.iter().map(|&c| (xhat[c as usize] + w.up_var[c as usize] * mu).max(0.0)).collect();
+        // (x̂_c, V_c) of the children, side by side
+        terms.clear();
+        terms.extend(ch.iter().map(|&c| (xhat[c as usize], w.up_var[c as usize])));
+        let f = |mu: f64| -> f64 { terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).sum() };
+        let vmin = terms.iter().map(|&(_, v)| v).fold(f64::INFINITY, f64::min);
+        let span = terms.iter().map(|&(x, _)| x.abs()).sum::<f64>() + target.abs() + 1.0;
+        // μ: 200 bisection steps on f(μ) < target over ±span/vmin (`bisect`: the same result from far
+        // fewer evaluations of f; the predicate is monotone, as f in floating point is non-decreasing
+        // in μ — every rounding in it is)
+        let guess = projection_root(&terms, target);
+        let mu = bisect::bisection(-span / vmin, span / vmin, 200, |mu| f(mu) < target, guess);
+        let vals: Vec<f64> = terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).collect();
         let s: f64 = vals.iter().sum();
         for (&c, v) in ch.iter().zip(vals) {
             out[c as usize] = if s > 0.0 { v * target / s } else { target / ch.len() as f64 };
         }
+    }
+}
+
+/// The root of Σ max(0, a_c + v_c μ) = target (v_c > 0) in real arithmetic, by Newton's method from
+/// the right (the function is convex, increasing and piecewise linear: finitely many steps); −∞ when
+/// the function never goes below the target (target ≤ 0). Only a starting point for `bisection`.
+fn projection_root(terms: &[(f64, f64)], target: f64) -> f64 {
+    if !(target > 0.0) {
+        return f64::NEG_INFINITY;
+    }
+    // Σ a_c and Σ v_c over the terms positive at μ (all of them to start with)
+    let sums = |mu: Option<f64>| {
+        terms.iter().filter(|&&(a, v)| mu.is_none_or(|mu| a + v * mu > 0.0)).fold((0.0, 0.0), |(sa, sv), &(a, v)| (sa + a, sv + v))
+    };
+    let (sa, sv) = sums(None);
+    let mut mu = (target - sa) / sv;
+    for _ in 0..64 {
+        let (sa, sv) = sums(Some(mu));
+        let next = (target - sa) / sv;
+        if !next.is_finite() || next == mu {
+            break;
+        }
+        mu = next;
+    }
+    if mu.is_nan() {
+        0.0
+    } else {
+        mu
     }
 }
 

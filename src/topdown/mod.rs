@@ -7,11 +7,13 @@
 //! * `sampler`: exact discrete Gaussian sampler (Canonne–Kamath–Steinke);
 //! * `measure`: the noisy measurements (Theorems 1 and 3) streamed to CSV, and their manifest;
 //! * `certify`: exact ε(δ) of a manifest through the lattice accountant;
-//! * `estimate`: tree-consistent WLS, exact variances on and off the spine, simulation;
+//! * `estimate`: tree-consistent WLS, exact variances on and off the spine, simulation (`bisect`: the
+//!   bisection of its non-negativity step, bit for bit from far fewer evaluations);
 //! * `bypass`: the bypass statements of §5 checked on the WLS variance matrix;
 //! * `postprocess`, `l2`, `rounding`, `rundir`: TopDown's estimation — per parent, top down, weighted
 //!   non-negative least squares under the parent and invariant constraints, then L1-optimal integer
 //!   rounding — on a run directory written by `measure`.
+mod bisect;
 pub mod bypass;
 pub mod certify;
 pub mod estimate;
