@@ -18,6 +18,7 @@ pub mod bypass;
 pub mod certify;
 pub mod estimate;
 pub mod l2;
+mod l2_dense;
 pub mod measure;
 pub mod postprocess;
 pub mod pp_accuracy;

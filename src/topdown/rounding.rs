@@ -38,6 +38,19 @@ pub fn l1(x: &[f64], y: &[i64]) -> f64 {
 }
 
 pub fn round(r: &Rounding) -> Result<Vec<i64>, String> {
+    let xt = validate(r)?;
+    // no constraint at all (root without invariant): each cell to its nearest integer
+    if r.parent.is_none() && r.totals.iter().all(|t| t.is_none()) {
+        return Ok(xt.iter().map(|&v| v.round() as i64).collect());
+    }
+    if let Ok(y) = solve_lp(r, &xt, false) {
+        return Ok(y);
+    }
+    solve_lp(r, &xt, true)
+}
+
+/// The input checks of `round`; returns x̃ = max(x, 0).
+fn validate(r: &Rounding) -> Result<Vec<f64>, String> {
     let n = r.n;
     let m = r.totals.len();
     if r.x.len() != n * m {
@@ -62,14 +75,7 @@ pub fn round(r: &Rounding) -> Result<Vec<i64>, String> {
             return Err(format!("rounding: the invariant totals ({st}) do not fit the parent's total ({sp})"));
         }
     }
-    // no constraint at all (root without invariant): each cell to its nearest integer
-    if r.parent.is_none() && r.totals.iter().all(|t| t.is_none()) {
-        return Ok(xt.iter().map(|&v| v.round() as i64).collect());
-    }
-    if let Ok(y) = solve_lp(r, &xt, false) {
-        return Ok(y);
-    }
-    solve_lp(r, &xt, true)
+    Ok(xt)
 }
 
 /// Cells that are variables: with a parent, the cells non-zero in the parent (the others are 0).
@@ -182,6 +188,241 @@ pub fn check(r: &Rounding, y: &[i64]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The L1-closest table by successive shortest paths, a cheaper route than the simplex for
+/// `unique_optimum` to certify: every live cell starts at its nearest integer (each unit step then
+/// costs ≥ 0, so no cycle of steps has a negative cost), and the parent cells and invariant totals
+/// that do not yet add up are balanced one unit at a time along cheapest paths of unit steps (the
+/// bipartite graph of `unique_optimum`), which keeps every cycle non-negative, so the end point is
+/// optimal (min-cost flow with convex costs). None if some imbalance cannot be routed or a shortest
+/// path search does not settle.
+pub fn round_by_paths(r: &Rounding) -> Option<Vec<i64>> {
+    let n = r.n;
+    let m = r.totals.len();
+    let xt = validate(r).ok()?;
+    let mut y: Vec<i64> = xt.iter().map(|&v| v.round() as i64).collect();
+    for c in 0..m {
+        for k in 0..n {
+            if !cell_live(r, k) {
+                y[c * n + k] = 0;
+            }
+        }
+    }
+    // excess of each constrained node (cells, children; free node z last): units it must still send
+    // along steps (a step cell → child adds a unit to that cell, child → cell takes one away)
+    let z = n + m;
+    let mut excess = vec![0i64; z + 1];
+    if let Some(p) = r.parent {
+        for k in 0..n {
+            excess[k] = p[k] - (0..m).map(|c| y[c * n + k]).sum::<i64>();
+        }
+    }
+    for c in 0..m {
+        if let Some(t) = r.totals[c] {
+            excess[n + c] = y[c * n..(c + 1) * n].iter().sum::<i64>() - t;
+        }
+    }
+    excess[z] = -excess[..z].iter().sum::<i64>();
+    let has_z = r.parent.is_none() || r.totals.iter().any(|t| t.is_none());
+    if !has_z && excess[z] != 0 {
+        return None;
+    }
+    let nodes = z + 1;
+    // arcs: (from, to, cell index or usize::MAX for a free arc, adds a unit)
+    let mut arcs: Vec<(usize, usize, usize)> = Vec::new();
+    for c in 0..m {
+        for k in 0..n {
+            if cell_live(r, k) {
+                arcs.push((k, n + c, c * n + k));
+            }
+        }
+    }
+    let live_arcs = arcs.len();
+    if r.parent.is_none() {
+        arcs.extend((0..n).map(|k| (k, z, usize::MAX)));
+    }
+    arcs.extend((0..m).filter(|&c| r.totals[c].is_none()).map(|c| (n + c, z, usize::MAX)));
+    let mut dist = vec![0.0f64; nodes];
+    let mut pred: Vec<Option<(usize, bool)>> = vec![None; nodes];
+    // cost of each arc's unit step forward (adding to its cell) and back (None at 0); free arcs 0
+    let mut cost: Vec<(f64, Option<f64>)> = vec![(0.0, Some(0.0)); arcs.len()];
+    while excess.iter().any(|&e| e > 0) {
+        for (i, &(_, _, cell)) in arcs[..live_arcs].iter().enumerate() {
+            cost[i] = steps(xt[cell], y[cell]);
+        }
+        // Bellman–Ford from every node with excess
+        for v in 0..nodes {
+            dist[v] = if excess[v] > 0 { 0.0 } else { f64::INFINITY };
+            pred[v] = None;
+        }
+        let mut settled = false;
+        for _ in 0..=nodes {
+            let mut changed = false;
+            for (i, &(a, b, _)) in arcs.iter().enumerate() {
+                let (up, down) = cost[i];
+                if dist[a] + up < dist[b] - 1e-12 {
+                    dist[b] = dist[a] + up;
+                    pred[b] = Some((i, true));
+                    changed = true;
+                }
+                if let Some(d) = down {
+                    if dist[b] + d < dist[a] - 1e-12 {
+                        dist[a] = dist[b] + d;
+                        pred[a] = Some((i, false));
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                settled = true;
+                break;
+            }
+        }
+        if !settled {
+            return None;
+        }
+        let sink = (0..nodes).filter(|&v| excess[v] < 0 && dist[v].is_finite()).min_by(|&a, &b| dist[a].total_cmp(&dist[b]))?;
+        // walk back to the source, applying the unit steps
+        let mut v = sink;
+        let mut guard = 0;
+        while let Some((i, forward)) = pred[v] {
+            let (a, b, cell) = arcs[i];
+            if i < live_arcs {
+                y[cell] += if forward { 1 } else { -1 };
+            }
+            v = if forward { a } else { b };
+            guard += 1;
+            if guard > nodes {
+                return None;
+            }
+        }
+        excess[v] -= 1;
+        excess[sink] += 1;
+    }
+    check(r, &y).ok()?;
+    Some(y)
+}
+
+/// The change of |v − x̃| when a cell at v goes up by one, and down by one (None at 0).
+fn steps(xt: f64, v: i64) -> (f64, Option<f64>) {
+    let d = |t: i64| (t as f64 - xt).abs();
+    (d(v + 1) - d(v), (v >= 1).then(|| d(v - 1) - d(v)))
+}
+
+/// Whether `y` is the only L1-closest integer table to x̃ = max(x, 0), by more than `margin`: every
+/// other non-negative integer table meeting the constraints is farther from x̃, in L1, by more than
+/// `margin`. Then `y` is also the only optimum for any x̃′ with Σ|x̃′ − x̃| < `margin` / 2 (a cycle's
+/// cost moves by at most twice that), so an exact solver of the rounding problem returns `y` there.
+///
+/// The certificate (no approximation in the logic; float costs): the difference of two feasible
+/// tables is an integer circulation in the bipartite graph of cells and children (a cell without a
+/// parent row, a child without an invariant total, joined to a free node z), and it splits into unit
+/// simple cycles of the same signs, whose costs add up to at most the difference of the L1 distances
+/// (Σ|· − x̃| is separable and convex). A unit cycle at `y` costs Σ (|y ± 1 − x̃| − |y − x̃|) over its
+/// cells. With node potentials from Bellman–Ford every step has a reduced cost ≥ 0 (none: a negative
+/// cycle, `y` is not optimal) and a cycle costs the sum of its reduced costs; so if no cycle consists
+/// of steps with reduced cost ≤ `margin`, every cycle costs more than `margin`. Such cycles are
+/// looked for by contracting the edges tight in both directions (a tight cycle if one closes a loop)
+/// and searching the remaining tight steps for a directed cycle.
+pub fn unique_optimum(r: &Rounding, y: &[i64], margin: f64) -> bool {
+    let n = r.n;
+    let m = r.totals.len();
+    if r.x.len() != n * m || y.len() != n * m {
+        return false;
+    }
+    // nodes: cells 0..n, children n..n + m, z = n + m. An edge (a, b, up, down): the step a → b (cost
+    // `up`) adds one to its cell, b → a (`down`, None at 0) takes one away; free edges cost 0.
+    let z = n + m;
+    let nodes = z + 1;
+    let mut edges: Vec<(usize, usize, f64, Option<f64>)> = Vec::with_capacity(n * m + n + m);
+    for c in 0..m {
+        for k in 0..n {
+            if !cell_live(r, k) {
+                continue;
+            }
+            let (up, down) = steps(r.x[c * n + k].max(0.0), y[c * n + k]);
+            edges.push((k, n + c, up, down));
+        }
+    }
+    if r.parent.is_none() {
+        edges.extend((0..n).map(|k| (k, z, 0.0, Some(0.0))));
+    }
+    edges.extend((0..m).filter(|&c| r.totals[c].is_none()).map(|c| (n + c, z, 0.0, Some(0.0))));
+    // potentials: shortest distances from a virtual source joined to every node at cost 0
+    let mut pi = vec![0.0f64; nodes];
+    let mut settled = false;
+    for _ in 0..=nodes {
+        let mut changed = false;
+        for &(a, b, up, down) in &edges {
+            if pi[a] + up < pi[b] - 1e-12 {
+                pi[b] = pi[a] + up;
+                changed = true;
+            }
+            if let Some(dn) = down {
+                if pi[b] + dn < pi[a] - 1e-12 {
+                    pi[a] = pi[b] + dn;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            settled = true;
+            break;
+        }
+    }
+    if !settled {
+        return false;
+    }
+    // contract the edges tight both ways; a tight loop if one joins an already joined pair
+    let mut comp: Vec<usize> = (0..nodes).collect();
+    fn find(comp: &mut [usize], mut a: usize) -> usize {
+        while comp[a] != a {
+            comp[a] = comp[comp[a]];
+            a = comp[a];
+        }
+        a
+    }
+    let tight = |a: usize, b: usize, cost: f64| cost + pi[a] - pi[b] <= margin;
+    let mut one_way: Vec<(usize, usize)> = Vec::new();
+    for &(a, b, up, down) in &edges {
+        let fwd = tight(a, b, up);
+        let bwd = down.is_some_and(|dn| tight(b, a, dn));
+        if fwd && bwd {
+            let (ca, cb) = (find(&mut comp, a), find(&mut comp, b));
+            if ca == cb {
+                return false;
+            }
+            comp[ca] = cb;
+        } else if fwd {
+            one_way.push((a, b));
+        } else if bwd {
+            one_way.push((b, a));
+        }
+    }
+    // the one-way tight steps between the contracted nodes must not form a cycle (Kahn's algorithm)
+    let mut indeg = vec![0usize; nodes];
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    for &(a, b) in &one_way {
+        let (ca, cb) = (find(&mut comp, a), find(&mut comp, b));
+        if ca == cb {
+            return false;
+        }
+        out[ca].push(cb);
+        indeg[cb] += 1;
+    }
+    let mut stack: Vec<usize> = (0..nodes).filter(|&v| indeg[v] == 0).collect();
+    let mut removed = 0;
+    while let Some(v) = stack.pop() {
+        removed += 1;
+        for &w in &out[v] {
+            indeg[w] -= 1;
+            if indeg[w] == 0 {
+                stack.push(w);
+            }
+        }
+    }
+    removed == nodes
 }
 
 #[cfg(test)]
@@ -299,6 +540,57 @@ mod tests {
             }
         }
         assert_eq!(strict, 300, "floor/ceiling rounding reached the unrestricted optimum in every case");
+    }
+
+    #[test]
+    fn shortest_paths_and_the_uniqueness_certificate_against_exhaustive_search() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let (mut unique, mut ties) = (0, 0);
+        for case in 0..400 {
+            let root = case % 5 == 0;
+            let (n, m) = if root { (rng.gen_range(2..=4), 1) } else { (rng.gen_range(1..=3), rng.gen_range(2..=3)) };
+            let base: Vec<i64> = (0..n * m).map(|_| rng.gen_range(0..=3)).collect();
+            // zero-margin moves of a coarse size (ties happen) or any size, or fractional noise
+            let mut x: Vec<f64> = base.iter().map(|&v| v as f64).collect();
+            if m >= 2 && n >= 2 {
+                for _ in 0..3 {
+                    let (c1, c2) = (rng.gen_range(0..m), rng.gen_range(0..m));
+                    let (k1, k2) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                    let t = if case % 2 == 0 { 0.5 } else { rng.gen_range(0.0..1.5) };
+                    let (a, b, c, d) = (c1 * n + k1, c2 * n + k2, c1 * n + k2, c2 * n + k1);
+                    if c1 != c2 && k1 != k2 && x[c] >= t && x[d] >= t {
+                        x[a] += t;
+                        x[b] += t;
+                        x[c] -= t;
+                        x[d] -= t;
+                    }
+                }
+            } else {
+                for v in x.iter_mut() {
+                    *v += if case % 2 == 0 { 0.5 } else { rng.gen_range(0.0..1.0) };
+                }
+            }
+            let parent: Vec<i64> = (0..n).map(|k| (0..m).map(|c| base[c * n + k]).sum()).collect();
+            let totals: Vec<Option<i64>> =
+                (0..m).map(|c| if root || rng.gen_bool(0.5) { Some(base[c * n..(c + 1) * n].iter().sum()) } else { None }).collect();
+            let r = Rounding { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
+            let y = round_by_paths(&r).unwrap_or_else(|| panic!("case {case}: no table"));
+            check(&r, &y).unwrap();
+            let feas = all_feasible(&r);
+            let best = feas.iter().map(|z| l1(&x, z)).fold(f64::INFINITY, f64::min);
+            assert!((l1(&x, &y) - best).abs() < 1e-9, "case {case}: {y:?} is not L1-closest to {x:?}");
+            let second = feas.iter().filter(|z| **z != y).map(|z| l1(&x, z)).fold(f64::INFINITY, f64::min);
+            let margin = 1e-3;
+            if unique_optimum(&r, &y, margin) {
+                unique += 1;
+                assert!(second > best + margin, "case {case}: certified unique but {second} vs {best}");
+            } else {
+                ties += 1;
+                // only a cycle of steps each within the margin stops the certificate
+                assert!(second <= best + margin * (n + m + 1) as f64 + 1e-9, "case {case}: {second} vs {best}");
+            }
+        }
+        assert!(unique > 150 && ties > 20, "{unique} unique, {ties} ties");
     }
 
     #[test]
