@@ -80,11 +80,12 @@ pub fn uniform_below_u64<R: RngCore>(rng: &mut R, m: u64) -> u64 {
     if m.is_power_of_two() {
         return rng.next_u64() & (m - 1);
     }
-    // Accept x < zone = m·⌊2^64/m⌋, then x mod m is uniform.
-    let zone = u64::MAX - (u64::MAX % m + 1) % m;
+    // Accept x < zone = m·⌊2^64/m⌋, then x mod m is uniform. The zone takes two divisions, and is
+    // only needed when x is within m of the top (below that, x ≤ zone for sure): the same draws.
+    let zone = || u64::MAX - (u64::MAX % m + 1) % m;
     loop {
         let x = rng.next_u64();
-        if x <= zone {
+        if x <= u64::MAX - m || x <= zone() {
             return x % m;
         }
     }
