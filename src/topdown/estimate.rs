@@ -184,14 +184,7 @@ pub fn nonnegative(w: &TreeWls, xhat: &[f64], out: &mut Vec<f64>) {
         // (x̂_c, V_c) of the children, side by side
         terms.clear();
         terms.extend(ch.iter().map(|&c| (xhat[c as usize], w.up_var[c as usize])));
-        let f = |mu: f64| -> f64 { terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).sum() };
-        let vmin = terms.iter().map(|&(_, v)| v).fold(f64::INFINITY, f64::min);
-        let span = terms.iter().map(|&(x, _)| x.abs()).sum::<f64>() + target.abs() + 1.0;
-        // μ: 200 bisection steps on f(μ) < target over ±span/vmin (`bisect`: the same result from far
-        // fewer evaluations of f; the predicate is monotone, as f in floating point is non-decreasing
-        // in μ — every rounding in it is)
-        let guess = projection_root(&terms, target);
-        let mu = bisect::bisection(-span / vmin, span / vmin, 200, |mu| f(mu) < target, guess);
+        let mu = projection_mu(&terms, target);
         let vals: Vec<f64> = terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).collect();
         let s: f64 = vals.iter().sum();
         for (&c, v) in ch.iter().zip(vals) {
@@ -200,9 +193,88 @@ pub fn nonnegative(w: &TreeWls, xhat: &[f64], out: &mut Vec<f64>) {
     }
 }
 
+/// The μ of `nonnegative` for children (x̂_c, V_c): 200 bisection steps on f(μ) < target over
+/// ±span/vmin with f(μ) = Σ max(0, x̂_c + V_c μ) — computed by `bisect`, the same result from far
+/// fewer evaluations of f (the predicate is monotone: f in floating point is non-decreasing in μ, as
+/// every rounding in it is).
+fn projection_mu(terms: &[(f64, f64)], target: f64) -> f64 {
+    let f = |mu: f64| -> f64 { terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).sum() };
+    let vmin = terms.iter().map(|&(_, v)| v).fold(f64::INFINITY, f64::min);
+    let span = terms.iter().map(|&(x, _)| x.abs()).sum::<f64>() + target.abs() + 1.0;
+    let guess = turning_guess(terms, target, &f);
+    bisect::bisection(-span / vmin, span / vmin, 200, |mu| f(mu) < target, guess)
+}
+
+/// Where f(μ) = Σ max(0, a_c + v_c μ), evaluated in floating point as `nonnegative` does, first
+/// reaches `target`: a starting point for `bisect::bisection`, exact in the common case that
+/// `near_zero_turn` handles, else the root in real arithmetic.
+fn turning_guess(terms: &[(f64, f64)], target: f64, f: &impl Fn(f64) -> f64) -> f64 {
+    let root = projection_root(terms, target);
+    near_zero_turn(terms, target, f, root).unwrap_or(root)
+}
+
+/// The turning point when no child is near its clamp at 0, so that the children's x̂ already add up
+/// to the target but for rounding and the root μ is within rounding distance of 0. There f is a step
+/// function of μ that changes only where a single term a_c + v_c·μ (a_c > 0) rounds to the next
+/// float (`first_reaching`); walking those steps outward from 0 in order, the first one at which
+/// f(μ) < target changes is the turning point. None outside that case or if the walk is long (the
+/// caller's search then starts from the real root; either way `bisection` checks what it is given).
+fn near_zero_turn(terms: &[(f64, f64)], target: f64, f: &impl Fn(f64) -> f64, root: f64) -> Option<f64> {
+    let sv: f64 = terms.iter().map(|&(_, v)| v).sum();
+    let reach = root.abs() + 4.0 * (target.next_up() - target) / sv;
+    // every term far from 0 over the walk: a_c > 0 only steps by rounding, a_c < 0 stays clamped
+    if !(reach.is_finite() && terms.iter().all(|&(a, v)| a.abs() > 2f64.powi(30) * v * reach)) {
+        return None;
+    }
+    let up = f(0.0) < target;
+    // per term with a_c > 0: the value its next step reaches and where (the step below 0 at which
+    // it regains a_c, a value lower each further step down)
+    let mut steps: Vec<(usize, f64, f64)> = Vec::with_capacity(terms.len());
+    for (c, &(a, v)) in terms.iter().enumerate() {
+        if a > 0.0 {
+            let y = if up { a.next_up() } else { a };
+            steps.push((c, y, first_reaching(a, v, y)?));
+        }
+    }
+    for _ in 0..64 {
+        // the step nearest to 0 in the walk's direction
+        let i = (0..steps.len()).min_by(|&i, &j| {
+            let (x, y) = (steps[i].2, steps[j].2);
+            if up {
+                x.total_cmp(&y)
+            } else {
+                y.total_cmp(&x)
+            }
+        })?;
+        let (c, y, mu) = steps[i];
+        if up && !(f(mu) < target) || !up && f(mu.next_down()) < target {
+            return Some(mu);
+        }
+        let (a, v) = terms[c];
+        let y = if up { y.next_up() } else { y.next_down() };
+        steps[i] = (c, y, first_reaching(a, v, y)?);
+    }
+    None
+}
+
+/// The smallest float μ with a + v·μ ≥ y in floating point (v > 0): from the rounding boundary in
+/// real arithmetic, a few floats either way.
+fn first_reaching(a: f64, v: f64, y: f64) -> Option<f64> {
+    let reaches = |mu: f64| a + v * mu >= y;
+    let mut mu = ((y - a) - 0.5 * (y - y.next_down())) / v;
+    for _ in 0..64 {
+        match (reaches(mu), reaches(mu.next_down())) {
+            (true, false) => return Some(mu),
+            (true, true) => mu = mu.next_down(),
+            (false, _) => mu = mu.next_up(),
+        }
+    }
+    None
+}
+
 /// The root of Σ max(0, a_c + v_c μ) = target (v_c > 0) in real arithmetic, by Newton's method from
 /// the right (the function is convex, increasing and piecewise linear: finitely many steps); −∞ when
-/// the function never goes below the target (target ≤ 0). Only a starting point for `bisection`.
+/// the function never goes below the target (target ≤ 0).
 fn projection_root(terms: &[(f64, f64)], target: f64) -> f64 {
     if !(target > 0.0) {
         return f64::NEG_INFINITY;
@@ -487,6 +559,38 @@ mod tests {
                     assert!((s - xh[u as usize]).abs() < 1e-9);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn projection_mu_is_the_plain_bisection() {
+        // the 200-step loop `nonnegative` was written with, on children with and without clamping,
+        // targets at their sum (rounding distance from μ = 0) and away from it
+        let plain = |terms: &[(f64, f64)], target: f64| {
+            let f = |mu: f64| -> f64 { terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).sum() };
+            let vmin = terms.iter().map(|&(_, v)| v).fold(f64::INFINITY, f64::min);
+            let span = terms.iter().map(|&(x, _)| x.abs()).sum::<f64>() + target.abs() + 1.0;
+            crate::topdown::bisect::naive(-span / vmin, span / vmin, 200, |mu| f(mu) < target)
+        };
+        let mut rng = seeded(17);
+        use rand::Rng;
+        for case in 0..20_000 {
+            let k = rng.gen_range(2..7);
+            let terms: Vec<(f64, f64)> = (0..k)
+                .map(|_| {
+                    let a = if case % 3 == 0 { rng.gen_range(-20.0..60.0) } else { rng.gen_range(0.5..3000.0) };
+                    (a, rng.gen_range(0.5..500.0))
+                })
+                .collect();
+            let sum: f64 = terms.iter().map(|&(a, _)| a.max(0.0)).sum();
+            let target = match case % 5 {
+                0 => sum,
+                1 => sum.next_up(),
+                2 => sum * (1.0 + rng.gen_range(-1e-15..1e-15)),
+                3 => rng.gen_range(0.0..=2.0 * sum),
+                _ => [0.0, sum.round()][case % 2],
+            };
+            assert_eq!(projection_mu(&terms, target).to_bits(), plain(&terms, target).to_bits(), "{terms:?} {target}");
         }
     }
 
