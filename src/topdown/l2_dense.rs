@@ -11,17 +11,20 @@
 //! the held cells, a child without measurements) or an iteration that does not settle gives None:
 //! the interior point is needed there.
 
-use crate::topdown::l2::Problem;
+use crate::topdown::l2::{Problem, Term};
 
 /// Active-set rounds before giving up (the interior point then decides).
 const MAX_ROUNDS: usize = 30;
 
 /// The problem in dense form (see the module comment).
-pub(crate) struct Dense {
+struct Dense {
     n: usize,
     m: usize,
     /// H_c, row-major, child after child.
     h: Vec<f64>,
+    /// The first child with the same H (the same queries and weights, as siblings of one geolevel
+    /// have): blocks with the same free cells share their inverse.
+    same_h: Vec<usize>,
     g: Vec<f64>,
     parent_rows: bool,
     /// Row of child c's invariant total, if it is one of the equality rows.
@@ -30,15 +33,29 @@ pub(crate) struct Dense {
 }
 
 impl Dense {
-    pub(crate) fn new(p: &Problem, scale: f64) -> Dense {
+    /// `share`: siblings with the same queries take the first one's H and inverses (false: every
+    /// block built and inverted on its own, the tests' reference).
+    fn new(p: &Problem, scale: f64, share: bool) -> Dense {
         let (n, m) = (p.n, p.children.len());
         let mut h = vec![0.0; m * n * n];
         let mut g = vec![0.0; m * n];
+        let mut same_h: Vec<usize> = (0..m).collect();
+        let same_queries =
+            |a: &[Term], b: &[Term]| a.len() == b.len() && a.iter().zip(b).all(|(s, t)| s.weight == t.weight && s.map == t.map);
         for (c, ch) in p.children.iter().enumerate() {
-            let hc = &mut h[c * n * n..(c + 1) * n * n];
             for t in &ch.terms {
                 for k in 0..n {
                     g[c * n + k] -= 2.0 * t.weight * t.y[t.map[k] as usize] / scale;
+                }
+            }
+            if let Some(c0) = (0..c).find(|&c0| share && same_h[c0] == c0 && same_queries(&p.children[c0].terms, &ch.terms)) {
+                same_h[c] = c0;
+                h.copy_within(c0 * n * n..(c0 + 1) * n * n, c * n * n);
+                continue;
+            }
+            let hc = &mut h[c * n * n..(c + 1) * n * n];
+            for t in &ch.terms {
+                for k in 0..n {
                     for l in 0..n {
                         if t.map[k] == t.map[l] {
                             hc[k * n + l] += 2.0 * t.weight;
@@ -62,87 +79,169 @@ impl Dense {
             total_row[c] = Some(rhs.len());
             rhs.push(p.children[c].total.unwrap() / scale);
         }
-        Dense { n, m, h, g, parent_rows: p.parent.is_some(), total_row, rhs }
+        Dense { n, m, h, same_h, g, parent_rows: p.parent.is_some(), total_row, rhs }
     }
 
-    /// The equality rows variable (c, k) appears in.
-    fn rows(&self, c: usize, k: usize) -> impl Iterator<Item = usize> {
-        (self.parent_rows.then_some(k)).into_iter().chain(self.total_row[c])
-    }
-
-    /// Minimise with the `held` cells at 0 subject to the equality rows: the cells (held ones 0) and
-    /// the row multipliers ν (H x + g + Eᵀν = 0 on the free cells). None when a child's free block or
-    /// the Schur complement is singular (rows made dependent or empty by the held cells).
-    pub(crate) fn solve_held(&self, held: &[bool]) -> Option<(Vec<f64>, Vec<f64>)> {
-        let (n, r) = (self.n, self.rhs.len());
-        let mut s = vec![0.0; r * r];
-        let mut t = vec![0.0; r];
-        // per child: free cells, H_F⁻¹ and H_F⁻¹ g_F
-        let mut blocks = Vec::with_capacity(self.m);
-        for c in 0..self.m {
-            let free: Vec<usize> = (0..n).filter(|&k| !held[c * n + k]).collect();
-            let f = free.len();
-            let hc = &self.h[c * n * n..(c + 1) * n * n];
-            let mut hf: Vec<f64> = free.iter().flat_map(|&k| free.iter().map(move |&l| hc[k * n + l])).collect();
-            cholesky(&mut hf, f, 0.0)?;
-            let inv = chol_inverse(&hf, f);
-            let gf: Vec<f64> = free.iter().map(|&k| self.g[c * n + k]).collect();
-            let u: Vec<f64> = (0..f).map(|a| (0..f).map(|b| inv[a * f + b] * gf[b]).sum()).collect();
+    /// Minimise with the `held` cells at 0 subject to the equality rows: the cells (held ones 0) in
+    /// `w.x` and the row multipliers ν (H x + g + Eᵀν = 0 on the free cells) in `w.nu`. None when a
+    /// child's free block or the Schur complement is singular (rows made dependent or empty by the
+    /// held cells). The parent rows of a child's block are its free cells themselves, its total row
+    /// (if any) their sum.
+    fn solve_held(&self, held: &[bool], w: &mut Work) -> Option<()> {
+        let (n, m, r) = (self.n, self.m, self.rhs.len());
+        w.s.clear();
+        w.s.resize(r * r, 0.0);
+        w.nu.clear();
+        w.nu.resize(r, 0.0);
+        w.free.resize(m * n, 0);
+        w.nfree.resize(m, 0);
+        w.inv_of.resize(m, 0);
+        w.inv.resize(m * n * n, 0.0);
+        w.u.resize(m * n, 0.0);
+        // S = Σ_c E_c H_F⁻¹ E_cᵀ and −E H⁻¹g (into ν) over the children's free blocks
+        for c in 0..m {
+            let mut f = 0;
+            for k in 0..n {
+                if !held[c * n + k] {
+                    w.free[c * n + f] = k;
+                    f += 1;
+                }
+            }
+            w.nfree[c] = f;
+            let free = &w.free[c * n..c * n + f];
+            // H_F⁻¹: an earlier sibling's with the same H and free cells, else factored here
+            let shared =
+                (0..c).find(|&c0| w.inv_of[c0] == c0 && self.same_h[c0] == self.same_h[c] && w.free[c0 * n..c0 * n + w.nfree[c0]] == *free);
+            w.inv_of[c] = shared.unwrap_or(c);
+            if shared.is_none() {
+                let hc = &self.h[c * n * n..(c + 1) * n * n];
+                w.hf.clear();
+                w.hf.extend(free.iter().flat_map(|&k| free.iter().map(move |&l| hc[k * n + l])));
+                cholesky(&mut w.hf, f, 0.0)?;
+                chol_inverse(&w.hf, f, &mut w.inv[c * n * n..c * n * n + f * f], &mut w.col);
+            }
+            let i0 = w.inv_of[c] * n * n;
+            let inv = &w.inv[i0..i0 + f * f];
+            let u = &mut w.u[c * n..c * n + f];
             for a in 0..f {
-                for ra in self.rows(c, free[a]) {
-                    t[ra] += u[a];
+                u[a] = (0..f).map(|b| inv[a * f + b] * self.g[c * n + free[b]]).sum();
+            }
+            if self.parent_rows {
+                for a in 0..f {
+                    w.nu[free[a]] -= u[a];
                     for b in 0..f {
-                        for rb in self.rows(c, free[b]) {
-                            s[ra * r + rb] += inv[a * f + b];
-                        }
+                        w.s[free[a] * r + free[b]] += inv[a * f + b];
                     }
                 }
             }
-            blocks.push((free, inv, u));
-        }
-        // S ν = −E H⁻¹g − e
-        let mut nu: Vec<f64> = (0..r).map(|i| -t[i] - self.rhs[i]).collect();
-        if r > 0 {
-            let dmax = (0..r).map(|i| s[i * r + i]).fold(0.0, f64::max);
-            cholesky(&mut s, r, 1e-10 * dmax)?;
-            chol_solve(&s, r, &mut nu);
-        }
-        let mut x = vec![0.0; self.m * n];
-        for (c, (free, inv, u)) in blocks.iter().enumerate() {
-            let f = free.len();
-            let etnu: Vec<f64> = free.iter().map(|&k| self.rows(c, k).map(|ri| nu[ri]).sum()).collect();
-            for a in 0..f {
-                x[c * n + free[a]] = -(u[a] + (0..f).map(|b| inv[a * f + b] * etnu[b]).sum::<f64>());
+            if let Some(tr) = self.total_row[c] {
+                // the lower triangle only (all `cholesky` reads: the total rows come after the parent
+                // rows), each entry summed in the order of the plain double loop over (a, b)
+                for a in 0..f {
+                    w.nu[tr] -= u[a];
+                    for b in 0..f {
+                        if self.parent_rows {
+                            w.s[tr * r + free[b]] += inv[a * f + b];
+                        }
+                        w.s[tr * r + tr] += inv[a * f + b];
+                    }
+                }
             }
         }
-        Some((x, nu))
+        // S ν = −E H⁻¹g − e
+        for (v, e) in w.nu.iter_mut().zip(&self.rhs) {
+            *v -= e;
+        }
+        if r > 0 {
+            let dmax = (0..r).map(|i| w.s[i * r + i]).fold(0.0, f64::max);
+            cholesky(&mut w.s, r, 1e-10 * dmax)?;
+            chol_solve(&w.s, r, &mut w.nu);
+        }
+        // x_F = −H_F⁻¹ (g_F + E_Fᵀν)
+        w.x.clear();
+        w.x.resize(m * n, 0.0);
+        for c in 0..m {
+            let f = w.nfree[c];
+            let free = &w.free[c * n..c * n + f];
+            let i0 = w.inv_of[c] * n * n;
+            let inv = &w.inv[i0..i0 + f * f];
+            w.col.clear();
+            w.col.extend(free.iter().map(|&k| self.row_multipliers(&w.nu, c, k)));
+            for a in 0..f {
+                w.x[c * n + free[a]] = -(w.u[c * n + a] + (0..f).map(|b| inv[a * f + b] * w.col[b]).sum::<f64>());
+            }
+        }
+        Some(())
+    }
+
+    /// (Eᵀν) at cell (c, k): the multipliers of its parent row and its child's total row, summed as
+    /// `Iterator::sum` does (from −0.0, so even a zero keeps its sign).
+    fn row_multipliers(&self, nu: &[f64], c: usize, k: usize) -> f64 {
+        let mut v = -0.0;
+        if self.parent_rows {
+            v += nu[k];
+        }
+        if let Some(tr) = self.total_row[c] {
+            v += nu[tr];
+        }
+        v
     }
 
     /// Reduced gradient (H x + g + Eᵀν) of cell (c, k): the multiplier of x_{c,k} ≥ 0 when it is held.
-    pub(crate) fn multiplier(&self, x: &[f64], nu: &[f64], c: usize, k: usize) -> f64 {
+    fn multiplier(&self, x: &[f64], nu: &[f64], c: usize, k: usize) -> f64 {
         let n = self.n;
         let hk = &self.h[(c * n + k) * n..(c * n + k + 1) * n];
         let hx: f64 = hk.iter().zip(&x[c * n..(c + 1) * n]).map(|(a, b)| a * b).sum();
-        hx + self.g[c * n + k] + self.rows(c, k).map(|ri| nu[ri]).sum::<f64>()
+        hx + self.g[c * n + k] + self.row_multipliers(nu, c, k)
     }
+}
+
+/// Scratch space of `Dense::solve_held`, reused across children and rounds.
+#[derive(Default)]
+struct Work {
+    /// Free cells of each child (n slots per child, the first `nfree[c]` used).
+    free: Vec<usize>,
+    nfree: Vec<usize>,
+    /// H_F, factored in place.
+    hf: Vec<f64>,
+    /// H_F⁻¹ of each child (n² slots per child; `inv_of[c]`: the child whose slot holds c's) and
+    /// H_F⁻¹ g_F (n slots).
+    inv: Vec<f64>,
+    inv_of: Vec<usize>,
+    u: Vec<f64>,
+    col: Vec<f64>,
+    /// The Schur complement, then its factor.
+    s: Vec<f64>,
+    nu: Vec<f64>,
+    x: Vec<f64>,
 }
 
 /// The optimum's cells (child-major, scaled units): the primal–dual active-set iteration from no
 /// cell held — hold the free cells that came out negative, release the held cells with a negative
 /// multiplier — until nothing changes (then x ≥ 0 and the multipliers of the held cells are ≥ 0).
 pub(crate) fn optimum(p: &Problem, scale: f64) -> Option<Vec<f64>> {
-    let d = Dense::new(p, scale);
-    let nx = d.n * d.m;
-    let mut held = vec![false; nx];
-    for _ in 0..MAX_ROUNDS {
-        let (x, nu) = d.solve_held(&held)?;
-        let next: Vec<bool> = (0..nx).map(|v| if held[v] { d.multiplier(&x, &nu, v / d.n, v % d.n) > 0.0 } else { x[v] < 0.0 }).collect();
-        if next == held {
-            return Some(x);
+    let mut w = Work::default();
+    Dense::new(p, scale, true).settle(&mut w)?;
+    Some(w.x)
+}
+
+impl Dense {
+    /// The iteration of `optimum`; the optimum is left in `w.x`.
+    fn settle(&self, w: &mut Work) -> Option<()> {
+        let nx = self.n * self.m;
+        let (mut held, mut next) = (vec![false; nx], vec![false; nx]);
+        for _ in 0..MAX_ROUNDS {
+            self.solve_held(&held, w)?;
+            for v in 0..nx {
+                next[v] = if held[v] { self.multiplier(&w.x, &w.nu, v / self.n, v % self.n) > 0.0 } else { w.x[v] < 0.0 };
+            }
+            if next == held {
+                return Some(());
+            }
+            std::mem::swap(&mut held, &mut next);
         }
-        held = next;
+        None
     }
-    None
 }
 
 /// In-place Cholesky factor (lower, row-major) of a symmetric f × f matrix; None when a pivot is not
@@ -187,17 +286,83 @@ fn chol_solve(l: &[f64], f: usize, b: &mut [f64]) {
     }
 }
 
-/// (L Lᵀ)⁻¹, row-major.
-fn chol_inverse(l: &[f64], f: usize) -> Vec<f64> {
-    let mut inv = vec![0.0; f * f];
-    let mut e = vec![0.0; f];
+/// (L Lᵀ)⁻¹ into `inv` (row-major, f × f), `e` a work column.
+fn chol_inverse(l: &[f64], f: usize, inv: &mut [f64], e: &mut Vec<f64>) {
     for j in 0..f {
-        e.iter_mut().for_each(|v| *v = 0.0);
+        e.clear();
+        e.resize(f, 0.0);
         e[j] = 1.0;
-        chol_solve(l, f, &mut e);
+        chol_solve(l, f, e);
         for i in 0..f {
             inv[i * f + j] = e[i];
         }
     }
-    inv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topdown::l2::Child;
+    use rand::{Rng, SeedableRng};
+
+    /// Children of one parent as a geolevel has them: the same queries (detailed, total, a two-way
+    /// marginal) with the same weights, different noisy answers; some invariant totals.
+    fn siblings(rng: &mut rand_chacha::ChaCha8Rng, n: usize, m: usize, root: bool) -> Problem {
+        let weights: Vec<f64> = (0..3).map(|_| rng.gen_range(0.2..2.0)).collect();
+        let maps: [Vec<u32>; 3] = [(0..n as u32).collect(), vec![0; n], (0..n as u32).map(|k| k % 2).collect()];
+        let truth: Vec<Vec<f64>> = (0..m).map(|_| (0..n).map(|_| rng.gen_range(0..4) as f64).collect()).collect();
+        let children = truth
+            .iter()
+            .map(|tr| {
+                let terms = maps
+                    .iter()
+                    .zip(&weights)
+                    .map(|(map, &weight)| {
+                        let rows = *map.iter().max().unwrap() as usize + 1;
+                        let mut y = vec![0.0; rows];
+                        for k in 0..n {
+                            y[map[k] as usize] += tr[k];
+                        }
+                        y.iter_mut().for_each(|v| *v += rng.gen_range(-3.0..3.0));
+                        Term { map: map.clone(), rows, weight, y }
+                    })
+                    .collect();
+                let total = (root || rng.gen_bool(0.5)).then(|| tr.iter().sum());
+                Child { terms, total }
+            })
+            .collect();
+        let parent = (!root).then(|| (0..n).map(|k| truth.iter().map(|t| t[k]).sum()).collect());
+        Problem { n, children, parent }
+    }
+
+    #[test]
+    fn shared_inverses_give_the_same_optimum_bit_for_bit() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+        let (mut settled, mut shared_with_held) = (0, 0);
+        for case in 0..400 {
+            let root = case % 8 == 0;
+            let (n, m) = if root { (rng.gen_range(2..=8), 1) } else { (rng.gen_range(2..=8), rng.gen_range(2..=8)) };
+            let p = siblings(&mut rng, n, m, root);
+            let scale = 4.0;
+            let (shared, alone) = (Dense::new(&p, scale, true), Dense::new(&p, scale, false));
+            assert!(shared.same_h.iter().all(|&c0| c0 == 0), "case {case}: the siblings are alike");
+            assert_eq!(shared.h, alone.h, "case {case}");
+            let (mut ws, mut wa) = (Work::default(), Work::default());
+            let (rs, ra) = (shared.settle(&mut ws), alone.settle(&mut wa));
+            assert_eq!(rs.is_some(), ra.is_some(), "case {case}");
+            if rs.is_none() {
+                continue;
+            }
+            settled += 1;
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ws.x), bits(&wa.x), "case {case}");
+            assert!((0..m).all(|c| wa.inv_of[c] == c), "case {case}");
+            // the last round: a child that shares an earlier sibling's inverse with held cells
+            if (0..m).any(|c| ws.inv_of[c] != c && ws.nfree[c] < n) {
+                shared_with_held += 1;
+            }
+        }
+        assert!(settled > 350, "{settled}");
+        assert!(shared_with_held > 20, "{shared_with_held}");
+    }
 }

@@ -275,6 +275,7 @@ impl Family {
         let nk = live.len();
         let mut children = Vec::with_capacity(ch.len());
         let mut totals = Vec::with_capacity(ch.len());
+        let mut remap: Vec<u32> = Vec::new();
         for &c in ch {
             let c = c as usize;
             let inv = run.invariant[c];
@@ -286,10 +287,11 @@ impl Family {
                 for e in &g.entries {
                     let q = &run.queries[e.query];
                     // answer cells reached by a live cell, renumbered
-                    let mut remap = vec![u32::MAX; q.cells];
+                    remap.clear();
+                    remap.resize(q.cells, u32::MAX);
                     let mut rows = 0u32;
                     let mut map = Vec::with_capacity(nk);
-                    let mut y = Vec::new();
+                    let mut y = Vec::with_capacity(nk.min(q.cells));
                     for &k in &live {
                         let j = q.map[k] as usize;
                         if remap[j] == u32::MAX {
