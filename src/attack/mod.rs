@@ -143,10 +143,62 @@ impl BureauCurve {
     /// f_B(α) = sup over the pairs of max(1 − δ − e^ε α, e^−ε (1 − δ − α)) (Dong–Roth–Su, Prop. 2.5).
     fn tradeoff(&self, alpha: f64) -> f64 {
         let mut best = 0.0f64;
-        for ((d, ee), en) in self.delta.iter().zip(&self.exp_eps).zip(&self.exp_neg_eps) {
-            let a = 1.0 - d - ee * alpha;
-            let b = en * (1.0 - d - alpha);
-            best = best.max(a).max(b);
+        for i in 0..self.delta.len() {
+            best = best.max(self.pair(i, alpha));
+        }
+        best
+    }
+
+    /// max(1 − δ − e^ε α, e^−ε (1 − δ − α)) of pair i, in double precision.
+    #[inline]
+    fn pair(&self, i: usize, alpha: f64) -> f64 {
+        let (d, ee, en) = (self.delta[i], self.exp_eps[i], self.exp_neg_eps[i]);
+        let a = 1.0 - d - ee * alpha;
+        let b = en * (1.0 - d - alpha);
+        a.max(b)
+    }
+}
+
+/// [`BureauCurve::tradeoff`] at a non-decreasing sequence of α, with the same values. Each pair's
+/// value as computed is non-increasing in α (α enters through ee·α and 1 − δ − α, both rounded
+/// monotonically), so its value at an earlier α bounds it now: a pair whose bound is not above the
+/// running maximum cannot change it (the maximum of floats does not depend on the order) and is
+/// skipped. Starting from the pair that gave the last maximum, few pairs are evaluated per α.
+struct TradeoffSweep<'a> {
+    curve: &'a BureauCurve,
+    /// each pair's value at the α where it was last evaluated
+    bound: Vec<f64>,
+    last_alpha: f64,
+    argmax: usize,
+}
+
+impl<'a> TradeoffSweep<'a> {
+    fn new(curve: &'a BureauCurve) -> TradeoffSweep<'a> {
+        TradeoffSweep { curve, bound: vec![f64::INFINITY; curve.delta.len()], last_alpha: f64::NEG_INFINITY, argmax: 0 }
+    }
+
+    fn tradeoff(&mut self, alpha: f64) -> f64 {
+        if !(alpha >= self.last_alpha) {
+            // out of order (or NaN): no bound carries over
+            self.bound.iter_mut().for_each(|b| *b = f64::INFINITY);
+        }
+        self.last_alpha = alpha;
+        let c = self.curve;
+        let mut best = 0.0f64;
+        if !c.delta.is_empty() {
+            let v = c.pair(self.argmax, alpha);
+            self.bound[self.argmax] = v;
+            best = best.max(v);
+        }
+        for i in 0..self.bound.len() {
+            if self.bound[i] > best {
+                let v = c.pair(i, alpha);
+                self.bound[i] = v;
+                if v > best {
+                    best = v;
+                    self.argmax = i;
+                }
+            }
         }
         best
     }
@@ -162,10 +214,11 @@ pub fn bureau_tradeoff(rho: f64, alpha: f64) -> f64 {
 /// The Bureau-implied advantage: 1 − min_α (α + f_B(α)), on a grid of α (approximate, see above).
 pub fn bureau_advantage(rho: f64) -> f64 {
     let c = BureauCurve::new(rho);
+    let mut f = TradeoffSweep::new(&c);
     let mut m = 1.0f64;
     for i in 0..=2000 {
         let a = i as f64 / 4000.0; // the minimum of α + f(α) sits at α ≤ 1/2 for symmetric f
-        m = m.min(a + c.tradeoff(a));
+        m = m.min(a + f.tradeoff(a));
     }
     1.0 - m
 }
@@ -173,10 +226,11 @@ pub fn bureau_advantage(rho: f64) -> f64 {
 /// Bayes success implied by the Bureau's accounting for prior p: 1 − min_α [p f_B(α) + (1 − p) α].
 pub fn bureau_bayes_success(rho: f64, p: f64) -> f64 {
     let c = BureauCurve::new(rho);
+    let mut f = TradeoffSweep::new(&c);
     let mut m = f64::INFINITY;
     for i in 0..=4000 {
         let a = (i as f64 / 4000.0).powi(3);
-        m = m.min(p * c.tradeoff(a) + (1.0 - p) * a);
+        m = m.min(p * f.tradeoff(a) + (1.0 - p) * a);
     }
     1.0 - m.min(p.min(1.0 - p))
 }
@@ -271,6 +325,23 @@ mod tests {
         assert!(bayes_success(&acc, &Rational::from(0)).is_err());
         assert!(bayes_success(&acc, &Rational::from(1)).is_err());
         assert!(posterior_at_fpr(&acc, &Rational::from(0), &Rational::from((1, 2))).is_err());
+    }
+
+    /// The sweep gives the direct maximum bit for bit, along the grids of the Bureau measures and after
+    /// a step back in α.
+    #[test]
+    fn tradeoff_sweep_matches_the_direct_maximum() {
+        for rho in [0.01, 0.3, 2.63, 15.0] {
+            let c = BureauCurve::new(rho);
+            let mut s = TradeoffSweep::new(&c);
+            for i in 0..=4000 {
+                let a = (i as f64 / 4000.0).powi(3);
+                assert_eq!(s.tradeoff(a).to_bits(), c.tradeoff(a).to_bits(), "rho {rho}, alpha {a}");
+            }
+            for a in [0.25, 0.0, 1e-4, 1e-4, 0.5] {
+                assert_eq!(s.tradeoff(a).to_bits(), c.tradeoff(a).to_bits(), "rho {rho}, alpha {a}");
+            }
+        }
     }
 
     /// The Bureau-implied measures are weaker (larger attack success) than the exact ones.

@@ -118,22 +118,41 @@ impl DiscreteGaussian {
 
     /// Certified upper tail P[X > t] for a real (rational) threshold t.
     pub fn tail_gt(&self, t: &Rational, prec: u32) -> Interval {
+        self.tails_gt(std::slice::from_ref(t), prec).pop().expect("one threshold")
+    }
+
+    /// [`Self::tail_gt`] at several thresholds, the same intervals: one normaliser and one table of
+    /// weights serve them all (the table's entries do not depend on its length, and each tail sums
+    /// its own range of it in the same order).
+    pub fn tails_gt(&self, ts: &[Rational], prec: u32) -> Vec<Interval> {
         let p = prec + 16;
-        let m = Rational::from(t.floor_ref()).numer().to_i64().expect("threshold out of range") + 1; // P[X ≥ m]
         let z = self.normaliser_theta(p);
-        if m <= 0 {
-            // P[X ≥ m] = 1 − P[X ≥ 1 − m] (symmetry)
-            let upper = self.tail_ge_unnormalised(1 - m, p).div(&z);
-            return round_to(&Interval::one(p).sub(&upper), prec);
-        }
-        round_to(&self.tail_ge_unnormalised(m, p).div(&z), prec)
+        // P[X ≥ m] for m ≥ 1, and for m ≤ 0 through P[X ≥ m] = 1 − P[X ≥ 1 − m] (symmetry)
+        let ms: Vec<i64> = ts.iter().map(|t| Rational::from(t.floor_ref()).numer().to_i64().expect("threshold out of range") + 1).collect();
+        let kmax = ms.iter().map(|&m| self.tail_radius(if m <= 0 { 1 - m } else { m }, p)).max().unwrap_or(0);
+        let table = GaussTable::new(&self.sigma2, kmax, p);
+        ms.iter()
+            .map(|&m| {
+                if m <= 0 {
+                    let upper = self.tail_ge_unnormalised(&table, 1 - m, p).div(&z);
+                    round_to(&Interval::one(p).sub(&upper), prec)
+                } else {
+                    round_to(&self.tail_ge_unnormalised(&table, m, p).div(&z), prec)
+                }
+            })
+            .collect()
+    }
+
+    /// The last weight summed by [`Self::tail_ge_unnormalised`] for Σ_{x ≥ m}.
+    fn tail_radius(&self, m: i64, prec: u32) -> usize {
+        self.radius(prec).max(m as usize + 2)
     }
 
     /// Σ_{x ≥ m} exp(-x²/(2σ²)) for m ≥ 1, certified.
-    fn tail_ge_unnormalised(&self, m: i64, prec: u32) -> Interval {
+    /// `t` is a table of the weights at `prec` reaching at least [`Self::tail_radius`].
+    fn tail_ge_unnormalised(&self, t: &GaussTable, m: i64, prec: u32) -> Interval {
         assert!(m >= 1);
-        let k = self.radius(prec).max(m as usize + 2);
-        let t = GaussTable::new(&self.sigma2, k, prec);
+        let k = self.tail_radius(m, prec);
         let mut lo = Float::with_val(prec, 0);
         let mut hi = Float::with_val(prec, 0);
         for y in (m as usize..=k).rev() {

@@ -5,11 +5,11 @@
 use crate::num::Interval;
 use crate::record::Record;
 use crate::record::{render_csv, write_atomic};
-use crate::risk::decisions::{decision_map, prob_correct, Procedure};
+use crate::risk::decisions::{decision_map, Decisions, Procedure};
 use crate::risk::hier::{Prior2, Sampler, TwoLevel};
 use crate::risk::paper::{self, priors};
 use crate::risk::postproc::postproc_risk;
-use crate::risk::single::{marginal_multi_f64, Decision, SingleLevel};
+use crate::risk::single::{marginal_multi_f64_prefixes, Decision, MarginalTerms, SingleLevel};
 use rug::Rational;
 use std::path::{Path, PathBuf};
 
@@ -68,17 +68,20 @@ pub fn figure2_and_3() -> Result<(Vec<Record>, Vec<Record>), String> {
     grid.push(paper::rho_block());
     grid.sort();
     for rho in grid {
-        for (name, p) in priors() {
-            let s = SingleLevel::new(p, 0, rho.clone())?;
-            let m = s.marginal(PREC);
+        let terms = MarginalTerms::new(0, &rho, PREC);
+        let models =
+            priors().into_iter().map(|(name, p)| Ok((name, SingleLevel::new(p, 0, rho.clone())?))).collect::<Result<Vec<_>, String>>()?;
+        let pc = SingleLevel::prob_correct_many(&models.iter().map(|(_, s)| s).collect::<Vec<_>>(), PREC);
+        for ((name, s), pc) in models.iter().zip(&pc) {
+            let m = s.marginal_with(&terms);
             let risk = m.div(&Interval::from_rational(&s.p, PREC));
             let mut r = Record::new();
-            r.push("rho1", format!("{:.6e}", rho.to_f64())).push("prior", name);
+            r.push("rho1", format!("{:.6e}", rho.to_f64())).push("prior", *name);
             r.push("marginal_posterior", f(&m)).push("risk", f(&risk));
             f2.push(r);
             let mut r = Record::new();
-            r.push("rho1", format!("{:.6e}", rho.to_f64())).push("prior", name);
-            r.push("threshold_xstar", s.threshold().to_string()).push("p_correct", f(&s.prob_correct(PREC)));
+            r.push("rho1", format!("{:.6e}", rho.to_f64())).push("prior", *name);
+            r.push("threshold_xstar", s.threshold().to_string()).push("p_correct", f(pc));
             f3.push(r);
         }
     }
@@ -167,13 +170,14 @@ pub fn decision_summary() -> Result<Vec<Record>, String> {
             continue; // = Figure 4
         }
         let t = decision_model(prior.clone())?;
+        let mut decisions = Decisions::new(&t);
         let mut truths = vec![(1, 1)];
         if prior == Prior2::Point(25) {
             truths.push((0, 0));
         }
         for (x1, x2) in truths {
             for proc in [Procedure::Exact, Procedure::Gibbs(Sampler::Paper)] {
-                let c = prob_correct(&t, proc, x1, x2, None)?;
+                let c = decisions.prob_correct(proc, x1, x2, None)?;
                 let mut r = Record::new();
                 let figure = if fig == "4" { "4 (= 10 top)".to_string() } else { format!("{fig} {panel}") };
                 r.push("figure", figure).push("prior_x2", prior.describe());
@@ -191,10 +195,11 @@ pub fn decision_summary() -> Result<Vec<Record>, String> {
 /// Figure 5: P(correct) against the true x₂ (x₁ = 1), both procedures, and without hierarchy.
 pub fn figure5() -> Result<Vec<Record>, String> {
     let t = paper::table6_model(Prior2::Unbounded);
+    let mut decisions = Decisions::new(&t);
     let mut rows = Vec::new();
     for x2 in 1..=30 {
-        let a = prob_correct(&t, Procedure::Exact, 1, x2, None)?;
-        let b = prob_correct(&t, Procedure::Gibbs(Sampler::Paper), 1, x2, None)?;
+        let a = decisions.prob_correct(Procedure::Exact, 1, x2, None)?;
+        let b = decisions.prob_correct(Procedure::Gibbs(Sampler::Paper), 1, x2, None)?;
         let mut r = Record::new();
         r.push("x2", x2.to_string());
         r.push("p_correct_exact", g(a.p_correct)).push("p_correct_paper_sampler", g(b.p_correct));
@@ -212,9 +217,10 @@ pub fn figure6() -> Result<Vec<Record>, String> {
     grid.sort();
     for rho2 in grid {
         let t = TwoLevel::new(Rational::from((1, 2)), 0, paper::rho_block(), rho2.clone(), 27, Prior2::Unbounded)?;
+        let mut decisions = Decisions::new(&t);
         for x2 in [1, 10, 100] {
-            let a = prob_correct(&t, Procedure::Exact, 1, x2, None)?;
-            let b = prob_correct(&t, Procedure::Gibbs(Sampler::Paper), 1, x2, None)?;
+            let a = decisions.prob_correct(Procedure::Exact, 1, x2, None)?;
+            let b = decisions.prob_correct(Procedure::Gibbs(Sampler::Paper), 1, x2, None)?;
             let mut r = Record::new();
             r.push("rho2", format!("{:.6e}", rho2.to_f64())).push("x2", x2.to_string());
             r.push("p_correct_exact", g(a.p_correct)).push("p_correct_paper_sampler", g(b.p_correct));
@@ -230,13 +236,14 @@ pub fn figure6() -> Result<Vec<Record>, String> {
 pub fn figure7() -> Result<Vec<Record>, String> {
     let order = [5usize, 4, 3, 2, 1, 0];
     let rhos: Vec<f64> = order.iter().map(|i| paper::rho_gvhr(*i).to_f64()).collect();
+    let ps: Vec<(&str, f64)> = priors().into_iter().map(|(name, p)| (name, p.to_f64())).collect();
+    let bounds = marginal_multi_f64_prefixes(&ps.iter().map(|(_, p)| *p).collect::<Vec<_>>(), &rhos);
     let mut rows = Vec::new();
-    for (name, p) in priors() {
-        let pf = p.to_f64();
+    for ((name, pf), b) in ps.iter().zip(&bounds) {
         for l in 1..=6 {
-            let (lo, hi) = marginal_multi_f64(pf, &rhos[..l]);
+            let (lo, hi) = b[l - 1];
             let mut r = Record::new();
-            r.push("prior", name).push("levels", l.to_string()).push("level_added", paper::TABLE2[order[l - 1]].0);
+            r.push("prior", *name).push("levels", l.to_string()).push("level_added", paper::TABLE2[order[l - 1]].0);
             r.push("marginal_posterior_lo", g(lo)).push("marginal_posterior_hi", g(hi));
             r.push("risk_lo", g(lo / pf)).push("risk_hi", g(hi / pf));
             rows.push(r);

@@ -22,7 +22,9 @@ use crate::risk::single::Decision;
 use crate::risk::{check_count, check_p, check_rho, Rng};
 use rug::float::Round;
 use rug::{Float, Rational};
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// Prior of X₂ | X₁ = k₁ (KR S4).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,13 +147,74 @@ struct Pieces {
     /// P(k₁)·e^{−ρ₁(x₁*−k₁)²}, i = k₁ − m
     ex1: [Interval; 2],
     /// e^{−(ρ₁/d)(y₁* − k₂ + k₁)²}
-    ey: [Vec<Interval>; 2],
+    ey: [Vec<Rc<Interval>>; 2],
     /// e^{−ρ₂(x₂* − k₂)²}
-    ex2: Vec<Interval>,
+    ex2: Vec<Rc<Interval>>,
     /// prior weights
     pw: [Vec<Rational>; 2],
     /// upper bound on Σ over k₂ beyond the window of prior·e^{−ρ₂(x₂*−k₂)²}·e^{−(ρ₁/d)(…)²} (≤ 1·gauss tail)
     tail: Float,
+}
+
+/// The certified factors of the likelihood: e^{−ρc²} for ρ ∈ {ρ₁, ρ₁/d, ρ₂} and an integer c, and the
+/// bound on the k₂ beyond the window, at a working precision. A posterior at one data point needs a
+/// few hundred of them; a decision map (4 × 9 × 61 points, each decided at two precisions) asks for
+/// the same few hundred again and again, so [`Factors::cached`] computes each one once and hands out
+/// copies (the same MPFR operations on the same exact arguments, hence the same intervals).
+pub struct Factors {
+    cache: Option<RefCell<FactorCache>>,
+}
+
+#[derive(Default)]
+struct FactorCache {
+    /// the parameters seen (ρ for the exponentials, the variance for the tail bounds): key slot = index
+    params: Vec<Rational>,
+    gauss: HashMap<(u32, usize, i64), Rc<Interval>>,
+    tails: HashMap<(u32, usize, u64), Float>,
+}
+
+impl FactorCache {
+    fn slot(&mut self, x: &Rational) -> usize {
+        match self.params.iter().position(|q| q == x) {
+            Some(i) => i,
+            None => {
+                self.params.push(x.clone());
+                self.params.len() - 1
+            }
+        }
+    }
+}
+
+impl Factors {
+    /// Every factor computed when asked (one-off posteriors).
+    pub fn once() -> Factors {
+        Factors { cache: None }
+    }
+
+    /// Each factor computed once and kept (decision maps: many data points of one model).
+    pub fn cached() -> Factors {
+        Factors { cache: Some(RefCell::new(FactorCache::default())) }
+    }
+
+    /// e^{−ρc²}, enclosed at `prec` (shared, not copied, when cached).
+    fn gauss(&self, rho: &Rational, c: i64, prec: u32) -> Rc<Interval> {
+        let compute = || {
+            let c = Rational::from(c);
+            Rc::new(Interval::from_rational(&-(Rational::from(&c * &c) * rho), prec).exp())
+        };
+        let Some(cache) = &self.cache else { return compute() };
+        let mut cache = cache.borrow_mut();
+        let key = (prec, cache.slot(rho), c);
+        cache.gauss.entry(key).or_insert_with(compute).clone()
+    }
+
+    /// [`gauss_tail_upper`]`(v, m, prec)`.
+    fn tail(&self, v: &Rational, m: u64, prec: u32) -> Float {
+        let Some(cache) = &self.cache else { return gauss_tail_upper(v, m, prec) };
+        let mut cache = cache.borrow_mut();
+        let key = (prec, cache.slot(v), m);
+        cache.tails.entry(key).or_insert_with(|| gauss_tail_upper(v, m, prec)).clone()
+    }
 }
 
 fn frac(x: &Interval, y: &Interval, prec: u32) -> Interval {
@@ -164,9 +227,33 @@ fn frac(x: &Interval, y: &Interval, prec: u32) -> Interval {
     Interval::new(lo, if hi > one { one } else { hi })
 }
 
+/// x times a prior weight w. A weight of 1 (every weight of the unbounded prior) leaves x as it is:
+/// the product rounds exactly, so skipping it gives the same interval.
+fn times_weight(x: Interval, w: &Rational) -> Interval {
+    if *w == 1 {
+        x
+    } else {
+        x.mul_rational(w)
+    }
+}
+
 fn add_hi(x: &Interval, t: &Float, prec: u32) -> Interval {
     Interval::new(x.lo.clone(), Float::with_val_round(prec, &x.hi + t, Round::Up).0)
 }
+
+/// The decision of a certified enclosure of P[X₁ = m+1 | D] that excludes 1/2 (None if it does not).
+pub fn separated(p: &Interval) -> Option<Decision> {
+    if p.lo > 0.5 {
+        Some(Decision::Target)
+    } else if p.hi < 0.5 {
+        Some(Decision::Other)
+    } else {
+        None
+    }
+}
+
+/// The precision of the first certified enclosure of a decision (doubled while it straddles 1/2).
+const FIRST_PREC: u32 = 128;
 
 /// Largest enumeration window of X₂ (values of k₂) in the exact and Monte Carlo posteriors.
 pub const WINDOW_MAX: u64 = 2_000_000;
@@ -236,44 +323,35 @@ impl TwoLevel {
         (lo, hi)
     }
 
-    fn pieces(&self, dt: &Data, prec: u32) -> Pieces {
+    fn pieces(&self, dt: &Data, prec: u32, f: &Factors) -> Pieces {
         let (k2_lo, k2_hi) = self.window(dt, prec);
         let n = (k2_hi - k2_lo + 1) as usize;
         let rd = &self.rho1 / Rational::from(self.d);
-        let ex1 = [0usize, 1].map(|i| {
-            let k1 = self.m + i as i64;
-            let a = Rational::from(dt.x1s - k1);
-            Interval::from_rational(&-(Rational::from(&a * &a) * &self.rho1), prec).exp().mul_rational(&self.pk1(i))
-        });
+        let ex1 = [0usize, 1].map(|i| f.gauss(&self.rho1, dt.x1s - (self.m + i as i64), prec).mul_rational(&self.pk1(i)));
         let ey = [0usize, 1].map(|i| {
             let k1 = self.m + i as i64;
-            (0..n)
-                .map(|j| {
-                    let c = Rational::from(dt.y1s - (k2_lo + j as i64) + k1);
-                    Interval::from_rational(&-(Rational::from(&c * &c) * &rd), prec).exp()
-                })
-                .collect::<Vec<_>>()
+            (0..n).map(|j| f.gauss(&rd, dt.y1s - (k2_lo + j as i64) + k1, prec)).collect::<Vec<_>>()
         });
-        let ex2 = (0..n)
-            .map(|j| {
-                let b = Rational::from(dt.x2s - (k2_lo + j as i64));
-                Interval::from_rational(&-(Rational::from(&b * &b) * &self.rho2), prec).exp()
-            })
-            .collect();
+        let ex2 = (0..n).map(|j| f.gauss(&self.rho2, dt.x2s - (k2_lo + j as i64), prec)).collect();
         let pw = [0usize, 1].map(|i| (0..n).map(|j| self.prior.weight(self.m + i as i64, k2_lo + j as i64)).collect::<Vec<_>>());
         let tail = if self.prior.is_finite() {
             Float::with_val(prec, 0)
         } else {
             let v = Rational::from(self.rho2.recip_ref()) / 2u32;
-            gauss_tail_upper(&v, (k2_hi + 1 - dt.x2s) as u64, prec)
+            f.tail(&v, (k2_hi + 1 - dt.x2s) as u64, prec)
         };
         Pieces { k2_lo, n, ex1, ey, ex2, pw, tail }
     }
 
     /// Exact posterior by enumeration, certified: P[X₁ = m+1 | D] and P[X₂ = k₂ | D] for k₂ ∈ [m, m+nx2).
     pub fn posterior(&self, dt: &Data, nx2: usize, prec: u32) -> Posterior2 {
+        self.posterior_with(dt, nx2, prec, &Factors::once())
+    }
+
+    /// [`TwoLevel::posterior`] with the likelihood factors from `f`.
+    pub fn posterior_with(&self, dt: &Data, nx2: usize, prec: u32, f: &Factors) -> Posterior2 {
         let p = prec + 32;
-        let pc = self.pieces(dt, p);
+        let pc = self.pieces(dt, p, f);
         let mut w: [Vec<Interval>; 2] = [Vec::new(), Vec::new()];
         let mut a = [Interval::zero(p), Interval::zero(p)];
         for i in 0..2 {
@@ -281,7 +359,7 @@ impl TwoLevel {
                 let x = if pc.pw[i][j] == 0 {
                     Interval::zero(p)
                 } else {
-                    pc.ex1[i].mul(&pc.ey[i][j]).mul(&pc.ex2[j]).mul_rational(&pc.pw[i][j])
+                    times_weight(pc.ex1[i].mul(&pc.ey[i][j]).mul(&pc.ex2[j]), &pc.pw[i][j])
                 };
                 a[i] = a[i].add(&x);
                 w[i].push(x);
@@ -309,14 +387,19 @@ impl TwoLevel {
     /// (1 − P)·P₂(·|m) + P·P₂(·|m+1). q is the X₁-step's probability of m+1 given k₂ (3.8), P₂ the
     /// X₂-step (3.9) on the prior's support.
     pub fn gibbs_stationary(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32) -> Result<Posterior2, String> {
+        self.gibbs_stationary_with(dt, sampler, nx2, prec, &Factors::once())
+    }
+
+    /// [`TwoLevel::gibbs_stationary`] with the likelihood factors from `f`.
+    pub fn gibbs_stationary_with(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32, f: &Factors) -> Result<Posterior2, String> {
         let p = prec + 32;
-        let pc = self.pieces(dt, p);
+        let pc = self.pieces(dt, p, f);
         // X₂-step weights v_i(k₂) = prior·e^{−ρ₂(…)²}·e^{−(ρ₁/d)(…)²}
         let mut v: [Vec<Interval>; 2] = [Vec::new(), Vec::new()];
         let mut wsum = [Interval::zero(p), Interval::zero(p)];
         for i in 0..2 {
             for j in 0..pc.n {
-                let x = if pc.pw[i][j] == 0 { Interval::zero(p) } else { pc.ex2[j].mul(&pc.ey[i][j]).mul_rational(&pc.pw[i][j]) };
+                let x = if pc.pw[i][j] == 0 { Interval::zero(p) } else { times_weight(pc.ex2[j].mul(&pc.ey[i][j]), &pc.pw[i][j]) };
                 wsum[i] = wsum[i].add(&x);
                 v[i].push(x);
             }
@@ -332,7 +415,7 @@ impl TwoLevel {
                         let base = pc.ex1[i].mul(&pc.ey[i][j]);
                         match sampler {
                             Sampler::Paper => base,
-                            Sampler::Correct => base.mul_rational(&pc.pw[i][j]),
+                            Sampler::Correct => times_weight(base, &pc.pw[i][j]),
                         }
                     })
                     .collect();
@@ -344,11 +427,12 @@ impl TwoLevel {
             })
             .collect();
         let one = Interval::one(p);
+        let (zero_f, one_f) = (Float::with_val(p, 0), Float::with_val(p, 1));
         let mut an = Interval::zero(p);
         let mut bn = Interval::zero(p);
         for j in 0..pc.n {
             an = an.add(&v[0][j].mul(&qv[j]));
-            bn = bn.add(&v[1][j].mul(&one.sub(&qv[j]).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))));
+            bn = bn.add(&v[1][j].mul(&one.sub(&qv[j]).clamp_to(&zero_f, &one_f)));
         }
         // dropped k₂ beyond the window contribute [0, tail] to numerators and denominators
         let t = &pc.tail;
@@ -401,27 +485,42 @@ impl TwoLevel {
     /// Returns the decision and whether it was resolved (false only if an unbounded-prior posterior
     /// could not be separated from 1/2 at 4096 bits; it is then reported as a tie).
     pub fn decide_exact(&self, dt: &Data) -> (Decision, bool) {
+        self.decide_exact_with(dt, &Factors::once())
+    }
+
+    /// [`TwoLevel::decide_exact`] with the likelihood factors from `f`.
+    pub fn decide_exact_with(&self, dt: &Data, f: &Factors) -> (Decision, bool) {
+        // A certified posterior separated from 1/2 settles the decision and rules out an exact tie, so
+        // the (rational) tie test runs only when the first enclosure is not separated: the same answer.
+        if let Some(d) = separated(&self.posterior_with(dt, 0, FIRST_PREC, f).p_target) {
+            return (d, true);
+        }
         if let Some(t) = self.exact_tie(dt) {
             if t {
                 return (Decision::Tie, true);
             }
         }
-        self.decide_by_intervals(|prec| self.posterior(dt, 0, prec).p_target)
+        self.decide_by_intervals(|prec| self.posterior_with(dt, 0, prec, f).p_target)
     }
 
     /// Decision from the stationary law of a Gibbs sampler (what a long MCMC run converges to).
     pub fn decide_sampler(&self, dt: &Data, sampler: Sampler) -> (Decision, bool) {
+        self.decide_sampler_with(dt, sampler, &Factors::once())
+    }
+
+    /// [`TwoLevel::decide_sampler`] with the likelihood factors from `f`.
+    pub fn decide_sampler_with(&self, dt: &Data, sampler: Sampler, f: &Factors) -> (Decision, bool) {
         if let Prior2::Point(_) = self.prior {
             // both X₂-steps are the point mass: the stationary P equals q(K) = the exact posterior
-            return self.decide_exact(dt);
+            return self.decide_exact_with(dt, f);
         }
         self.decide_by_intervals(|prec| {
-            self.gibbs_stationary(dt, sampler, 0, prec).map(|x| x.p_target).unwrap_or_else(|_| Interval::zero(prec))
+            self.gibbs_stationary_with(dt, sampler, 0, prec, f).map(|x| x.p_target).unwrap_or_else(|_| Interval::zero(prec))
         })
     }
 
     fn decide_by_intervals(&self, f: impl Fn(u32) -> Interval) -> (Decision, bool) {
-        let mut prec = 128;
+        let mut prec = FIRST_PREC;
         while prec <= 4096 {
             let v = f(prec);
             if v.lo > 0.5 {
@@ -446,7 +545,7 @@ impl TwoLevel {
             return Err("draws must be at least 50".into());
         }
         let prec = 64;
-        let pc = self.pieces(dt, prec);
+        let pc = self.pieces(dt, prec, &Factors::once());
         let f = |x: &Interval| x.to_f64();
         let mut cdf: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for i in 0..2 {

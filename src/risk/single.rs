@@ -61,10 +61,20 @@ impl SingleLevel {
     /// (3.1) P[X₁ = m+1 | X₁* = x*] = 1 / (1 + ((1−p)/p)·e^{−ρ(2(x*−m)−1)}).
     pub fn posterior(&self, xstar: i64, prec: u32) -> Interval {
         let p = prec + 16;
+        self.posterior_of(&self.lr_factor(xstar, p), &q(&self.odds_against(), p), prec)
+    }
+
+    /// e^{−ρ(2(x* − m) − 1)}, the likelihood ratio of X₁ = m against m+1, enclosed at `p`.
+    fn lr_factor(&self, xstar: i64, p: u32) -> Interval {
         let j = xstar - self.m;
-        let e = -(Rational::from(2 * j - 1) * &self.rho);
-        let t = q(&e, p).exp().mul(&q(&self.odds_against(), p));
-        let one = Interval::one(p);
+        q(&-(Rational::from(2 * j - 1) * &self.rho), p).exp()
+    }
+
+    /// (3.1) from the likelihood ratio `lr` ([`Self::lr_factor`]) and the odds (1 − p)/p, both enclosed
+    /// at prec + 16.
+    fn posterior_of(&self, lr: &Interval, odds: &Interval, prec: u32) -> Interval {
+        let t = lr.mul(odds);
+        let one = Interval::one(prec + 16);
         crate::noise::dgauss::round_to(&one.div(&one.add(&t)), prec)
     }
 
@@ -77,18 +87,24 @@ impl SingleLevel {
     /// (3.3) M = Σ_{x*} P[X₁ = m+1 | x*] P[X₁* = x* | X₁ = m+1], certified: the terms with |η| > K are
     /// in [0, P[|η| > K]] because the posterior lies in [0, 1].
     pub fn marginal(&self, prec: u32) -> Interval {
-        let p = prec + 16;
-        let dg = kr_noise(&self.rho);
-        let z = dg.normaliser_theta(p);
-        let k = dg.radius(prec) as i64;
-        let mut s = Interval::zero(p);
-        for eta in -k..=k {
-            let w = q(&-(Rational::from(eta * eta) * &self.rho), p).exp();
-            s = s.add(&self.posterior(self.m + 1 + eta, p).mul(&w));
+        self.marginal_with(&MarginalTerms::new(self.m, &self.rho, prec))
+    }
+
+    /// [`Self::marginal`] from its prior-free terms (computed for this m, ρ and precision; otherwise
+    /// afresh).
+    pub fn marginal_with(&self, terms: &MarginalTerms) -> Interval {
+        let prec = terms.prec;
+        if terms.m != self.m || terms.rho != self.rho {
+            return self.marginal(prec);
         }
-        let mut m = s.div(&z);
-        let tail = dg.tail_gt(&Rational::from(k), p); // P[η > K] = P[η < −K]
-        m.hi = Float::with_val_round(p, &m.hi + Float::with_val_round(p, &tail.hi * 2u32, Round::Up).0, Round::Up).0;
+        let p = prec + 16;
+        let odds = q(&self.odds_against(), p + 16);
+        let mut s = Interval::zero(p);
+        for (w, lr) in &terms.weights {
+            s = s.add(&self.posterior_of(lr, &odds, p).mul(w));
+        }
+        let mut m = s.div(&terms.z);
+        m.hi = Float::with_val_round(p, &m.hi + Float::with_val_round(p, &terms.tail.hi * 2u32, Round::Up).0, Round::Up).0;
         crate::noise::dgauss::round_to(&m, prec)
     }
 
@@ -139,8 +155,46 @@ impl SingleLevel {
 
     /// (3.6) P[X̂₁ = m+1] = P[X₁* ≥ x̃* | X₁ = m+1] = P[η ≥ x̃* − m − 1], certified.
     pub fn prob_correct(&self, prec: u32) -> Interval {
-        let t = self.threshold() - self.m - 2; // P[η > t] = P[η ≥ t+1]
-        kr_noise(&self.rho).tail_gt(&Rational::from(t), prec)
+        Self::prob_correct_many(&[self], prec).pop().expect("one model")
+    }
+
+    /// [`Self::prob_correct`] of models sharing ρ (e.g. the priors of Figure 3), the same intervals:
+    /// the tails of one noise law at their thresholds.
+    pub fn prob_correct_many(models: &[&SingleLevel], prec: u32) -> Vec<Interval> {
+        let Some(first) = models.first() else { return Vec::new() };
+        if models.iter().any(|s| s.rho != first.rho) {
+            return models.iter().map(|s| s.prob_correct(prec)).collect();
+        }
+        let ts: Vec<Rational> = models.iter().map(|s| Rational::from(s.threshold() - s.m - 2)).collect(); // P[η > t] = P[η ≥ t+1]
+        kr_noise(&first.rho).tails_gt(&ts, prec)
+    }
+}
+
+/// The prior-free terms of the marginal posterior (3.3) at one (m, ρ, precision): the normaliser Z(ρ),
+/// for η = −K..=K the noise weight e^{−ρη²} and the likelihood ratio at x* = m+1+η, and P[η > K]. A
+/// sweep over priors (Figure 2) computes them once per ρ; [`SingleLevel::marginal_with`] does the rest
+/// with the same operations as [`SingleLevel::marginal`].
+pub struct MarginalTerms {
+    m: i64,
+    rho: Rational,
+    prec: u32,
+    z: Interval,
+    /// (e^{−ρη²} at prec + 16, e^{−ρ(2η+1)} at prec + 32)
+    weights: Vec<(Interval, Interval)>,
+    tail: Interval,
+}
+
+impl MarginalTerms {
+    pub fn new(m: i64, rho: &Rational, prec: u32) -> MarginalTerms {
+        let p = prec + 16;
+        let dg = kr_noise(rho);
+        let z = dg.normaliser_theta(p);
+        let k = dg.radius(prec) as i64;
+        // the likelihood ratios through a model with any prior (they do not depend on it)
+        let s = SingleLevel { p: Rational::from((1, 2)), m, rho: rho.clone() };
+        let weights = (-k..=k).map(|eta| (q(&-(Rational::from(eta * eta) * rho), p).exp(), s.lr_factor(m + 1 + eta, p + 16))).collect();
+        let tail = dg.tail_gt(&Rational::from(k), p); // P[η > K] = P[η < −K]
+        MarginalTerms { m, rho: rho.clone(), prec, z, weights, tail }
     }
 }
 
@@ -172,33 +226,64 @@ pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], 
 /// bound) — σ is increasing, so the two runs bracket the exact value. Dropped tails (< 1e-17 each)
 /// are added to the upper end.
 pub fn marginal_multi_f64(p: f64, rhos: &[f64]) -> (f64, f64) {
-    let c = (p / (1.0 - p)).ln() + rhos.iter().sum::<f64>();
+    match marginal_multi_f64_prefixes(&[p], rhos)[0].last() {
+        Some(b) => *b,
+        None => {
+            // no level: W = 0, the posterior is the prior σ(ln(p/(1 − p)))
+            let v = 1.0 / (1.0 + (-(p / (1.0 - p)).ln()).exp());
+            (v, v)
+        }
+    }
+}
+
+/// [`marginal_multi_f64`] for every prior of `ps` and every prefix of the levels:
+/// `out[i][l − 1] = marginal_multi_f64(ps[i], &rhos[..l])`, the same values. The law of W over the
+/// first l levels (enumerated or binned) is the one over l − 1 levels with one more level, and it does
+/// not depend on the prior: each is built once, and only the final sums run per prior.
+pub fn marginal_multi_f64_prefixes(ps: &[f64], rhos: &[f64]) -> Vec<Vec<(f64, f64)>> {
     let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
     let tables: Vec<(i64, Vec<f64>)> = rhos.iter().map(|r| crate::risk::dg_pmf_f64(*r)).collect();
-    let size: f64 = tables.iter().map(|(_, t)| t.len() as f64).product();
-    let dropped = 1e-17 * rhos.len() as f64;
-    if size <= 3.0e6 {
-        // exact enumeration of W
-        let mut pts: Vec<(f64, f64)> = vec![(0.0, 1.0)];
-        for ((k, t), r) in tables.iter().zip(rhos) {
-            let mut next = Vec::with_capacity(pts.len() * t.len());
-            for (w, pr) in &pts {
-                for (i, pk) in t.iter().enumerate() {
-                    let eta = i as i64 - k;
-                    next.push((w + r * eta as f64, pr * pk));
-                }
-            }
-            pts = next;
+    let mut out = vec![Vec::with_capacity(rhos.len()); ps.len()];
+    // the levels whose product of supports is small enough to enumerate W exactly
+    let mut enumerated = 0;
+    let mut size = 1.0f64;
+    for (_, t) in &tables {
+        size *= t.len() as f64;
+        if size > 3.0e6 {
+            break;
         }
-        let v: f64 = pts.iter().map(|(w, pr)| pr * sig(c + 2.0 * w)).sum();
-        return (v, v + dropped);
+        enumerated += 1;
     }
+    let c_of = |p: f64, l: usize| (p / (1.0 - p)).ln() + rhos[..l].iter().sum::<f64>();
+    let dropped = |l: usize| 1e-17 * l as f64;
+    // exact enumeration of W
+    let mut pts: Vec<(f64, f64)> = vec![(0.0, 1.0)];
+    for (l, ((k, t), r)) in tables.iter().zip(rhos).take(enumerated).enumerate() {
+        let mut next = Vec::with_capacity(pts.len() * t.len());
+        for (w, pr) in &pts {
+            for (i, pk) in t.iter().enumerate() {
+                let eta = i as i64 - k;
+                next.push((w + r * eta as f64, pr * pk));
+            }
+        }
+        pts = next;
+        for (o, &p) in out.iter_mut().zip(ps) {
+            let c = c_of(p, l + 1);
+            let v: f64 = pts.iter().map(|(w, pr)| pr * sig(c + 2.0 * w)).sum();
+            o.push((v, v + dropped(l + 1)));
+        }
+    }
+    if enumerated == rhos.len() {
+        return out;
+    }
+    // the law of W convolved on a grid of width h, every value rounded down (lower bound) and up
     let h = 2e-5;
-    let run = |up: bool| -> f64 {
-        // grid index i ↔ W = (i + off)·h
+    let run = |up: bool| -> Vec<Vec<f64>> {
+        // grid index i ↔ W = (i + off)·h; sums[l − 1 − enumerated][prior]
+        let mut sums = Vec::new();
         let mut off: i64 = 0;
         let mut cur = vec![1.0f64];
-        for ((k, t), r) in tables.iter().zip(rhos) {
+        for (l, ((k, t), r)) in tables.iter().zip(rhos).enumerate() {
             let steps: Vec<i64> = (0..t.len())
                 .map(|i| {
                     let v = r * (i as i64 - k) as f64 / h;
@@ -220,10 +305,21 @@ pub fn marginal_multi_f64(p: f64, rhos: &[f64]) -> (f64, f64) {
             }
             off += smin;
             cur = next;
+            if l + 1 > enumerated {
+                let c: Vec<f64> = ps.iter().map(|&p| c_of(p, l + 1)).collect();
+                let sum = |c: f64| -> f64 { cur.iter().enumerate().map(|(i, pr)| pr * sig(c + 2.0 * (i as i64 + off) as f64 * h)).sum() };
+                sums.push(c.iter().map(|&c| sum(c)).collect());
+            }
         }
-        cur.iter().enumerate().map(|(i, pr)| pr * sig(c + 2.0 * (i as i64 + off) as f64 * h)).sum()
+        sums
     };
-    (run(false), run(true) + dropped)
+    let (lo, hi) = (run(false), run(true));
+    for (j, (lo, hi)) in lo.iter().zip(&hi).enumerate() {
+        for (i, o) in out.iter_mut().enumerate() {
+            o.push((lo[i], hi[i] + dropped(enumerated + j + 1)));
+        }
+    }
+    out
 }
 
 /// One step of KR S5.8 (sequential releases).
