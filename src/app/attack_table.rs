@@ -3,6 +3,7 @@
 
 use crate::account::{Accountant, Options};
 use crate::attack;
+use crate::calibrate::FactorBracket;
 use crate::census::Allocation;
 use crate::model::Composition;
 use crate::num::format::{fmt_down, fmt_up};
@@ -47,13 +48,16 @@ fn row(name: &str, comp: Composition, reduced: Composition) -> Result<Record, St
     Ok(r)
 }
 
+/// Working precision of the Table 1 calibrations of the levels.
+pub const TABLE1_PREC: u32 = 256;
+
 /// The Table 1 variance factor of a level (the low end of its certified bracket): exact ε(1e-11) equal to
 /// the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published noise (census-2020-more-private-fdp.txt §3.2).
 fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<crate::model::GaussGroup>, String> {
     let groups = alloc.level_mechanisms(l);
     let delta = Rational::from((1, 100_000_000_000u64));
-    let target = crate::budget::zcdp::eps_bs(&l.rho, &delta, 256).mid();
-    let br = crate::calibrate::calibrate_factor(&groups, &delta, &target, 128, 256, crate::app::calibration::REL_WIDTH)?;
+    let target = crate::budget::zcdp::eps_bs(&l.rho, &delta, TABLE1_PREC).mid();
+    let br = crate::calibrate::calibrate_factor(&groups, &delta, &target, 128, TABLE1_PREC, crate::app::calibration::REL_WIDTH)?;
     Ok(crate::calibrate::scale_groups(&groups, &br.lo))
 }
 
@@ -63,9 +67,24 @@ fn shifts(groups: &[crate::model::GaussGroup]) -> Result<Composition, String> {
 
 /// One row per level of the allocation and one for all levels together.
 pub fn attack_risk(alloc: &Allocation) -> Result<Vec<Record>, String> {
+    attack_risk_with(alloc, None)
+}
+
+/// [`attack_risk`], with the levels' Table 1 factor brackets when they are at hand: those of
+/// `app::calibration::level_brackets` at δ = 1e-11, the Bureau's ε (`Conversion::ZcdpBs`) and
+/// [`TABLE1_PREC`] bits, one per level in order — the calibrations [`table1_groups`] would repeat (`reproduce`
+/// computes them for table1-calibration.csv).
+pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[FactorBracket]>) -> Result<Vec<Record>, String> {
+    if table1.is_some_and(|t| t.len() != alloc.levels.len()) {
+        return Err("internal error: one Table 1 bracket per level expected".into());
+    }
     let mut rows = Vec::new();
-    for l in &alloc.levels {
-        rows.push(row(&l.name, alloc.level_composition(l)?, shifts(&table1_groups(alloc, l)?)?)?);
+    for (i, l) in alloc.levels.iter().enumerate() {
+        let reduced = match table1 {
+            Some(t) => crate::calibrate::scale_groups(&alloc.level_mechanisms(l), &t[i].lo),
+            None => table1_groups(alloc, l)?,
+        };
+        rows.push(row(&l.name, alloc.level_composition(l)?, shifts(&reduced)?)?);
     }
     // overall: the per-level Table 1 variances share no practical lattice, so the overall row takes the
     // paper's other rule (§3.3): one factor on all variances keeping the overall Bureau ε at 1e-11

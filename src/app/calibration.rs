@@ -51,22 +51,45 @@ pub fn level_rows(
     explicit: &Option<Rational>,
     prec: u32,
 ) -> Result<Vec<Record>, String> {
+    Ok(rows_of_brackets(alloc, &level_brackets(alloc, delta, conv, explicit, prec)?))
+}
+
+/// The per-level calibrations behind [`level_rows`]: (target ε, certified factor bracket) per level.
+pub fn level_brackets(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<Vec<(Float, FactorBracket)>, String> {
+    alloc
+        .levels
+        .iter()
+        .map(|level| {
+            let groups = alloc.level_mechanisms(level);
+            let target = target_for(&level.rho, delta, conv, explicit, prec);
+            let br = calibrate_factor(&groups, delta, &target, 128, prec, REL_WIDTH)?;
+            Ok((target, br))
+        })
+        .collect()
+}
+
+/// The rows of [`level_rows`] from its brackets.
+pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, FactorBracket)]) -> Vec<Record> {
     let mut rows = Vec::new();
-    for level in &alloc.levels {
+    for (level, (target, br)) in alloc.levels.iter().zip(brackets) {
         let groups = alloc.level_mechanisms(level);
-        let target = target_for(&level.rho, delta, conv, explicit, prec);
-        let br = calibrate_factor(&groups, delta, &target, 128, prec, REL_WIDTH)?;
         let mut r = Record::new();
         r.push("level", level.name.clone());
-        r.push("target_epsilon", fmt_nearest(&target, 20));
+        r.push("target_epsilon", fmt_nearest(target, 20));
         let base = if groups.len() == 1 { Some(&groups[0].sigma2) } else { None };
-        push_bracket(&mut r, base, &br);
+        push_bracket(&mut r, base, br);
         if base.is_none() {
             r.push("sigma2_published", "heterogeneous");
         }
         rows.push(r);
     }
-    Ok(rows)
+    rows
 }
 
 /// One common factor for all levels so that the overall exact ε matches the overall target.

@@ -163,43 +163,60 @@ impl BureauCurve {
 /// value as computed is non-increasing in α (α enters through ee·α and 1 − δ − α, both rounded
 /// monotonically), so its value at an earlier α bounds it now: a pair whose bound is not above the
 /// running maximum cannot change it (the maximum of floats does not depend on the order) and is
-/// skipped. Starting from the pair that gave the last maximum, few pairs are evaluated per α.
+/// skipped. The bounds sit in a max-heap, so only the few pairs above the maximum are evaluated.
 struct TradeoffSweep<'a> {
     curve: &'a BureauCurve,
-    /// each pair's value at the α where it was last evaluated
-    bound: Vec<f64>,
+    /// (bound, pair): each pair's value at the α where it was last evaluated (+∞ before)
+    heap: std::collections::BinaryHeap<(Bound, usize)>,
     last_alpha: f64,
-    argmax: usize,
+}
+
+/// An f64 ordered by `total_cmp`. A bound is NaN only after a NaN α, and the next α (NaN or not) starts
+/// afresh: NaN bounds never order the search.
+#[derive(Clone, Copy, PartialEq)]
+struct Bound(f64);
+
+impl Eq for Bound {}
+
+impl PartialOrd for Bound {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Bound {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
 }
 
 impl<'a> TradeoffSweep<'a> {
     fn new(curve: &'a BureauCurve) -> TradeoffSweep<'a> {
-        TradeoffSweep { curve, bound: vec![f64::INFINITY; curve.delta.len()], last_alpha: f64::NEG_INFINITY, argmax: 0 }
+        TradeoffSweep { curve, heap: Self::fresh(curve), last_alpha: f64::NEG_INFINITY }
+    }
+
+    fn fresh(curve: &BureauCurve) -> std::collections::BinaryHeap<(Bound, usize)> {
+        (0..curve.delta.len()).map(|i| (Bound(f64::INFINITY), i)).collect()
     }
 
     fn tradeoff(&mut self, alpha: f64) -> f64 {
         if !(alpha >= self.last_alpha) {
             // out of order (or NaN): no bound carries over
-            self.bound.iter_mut().for_each(|b| *b = f64::INFINITY);
+            self.heap = Self::fresh(self.curve);
         }
         self.last_alpha = alpha;
-        let c = self.curve;
         let mut best = 0.0f64;
-        if !c.delta.is_empty() {
-            let v = c.pair(self.argmax, alpha);
-            self.bound[self.argmax] = v;
-            best = best.max(v);
-        }
-        for i in 0..self.bound.len() {
-            if self.bound[i] > best {
-                let v = c.pair(i, alpha);
-                self.bound[i] = v;
-                if v > best {
-                    best = v;
-                    self.argmax = i;
-                }
+        let mut seen = Vec::new();
+        while let Some(&(Bound(b), i)) = self.heap.peek() {
+            if !(b > best) {
+                break;
             }
+            self.heap.pop();
+            let v = self.curve.pair(i, alpha);
+            best = best.max(v);
+            seen.push((Bound(v), i));
         }
+        self.heap.extend(seen);
         best
     }
 }

@@ -1,9 +1,10 @@
 //! `tightdp reproduce`: the main job — every table, figure and the verification, into one directory.
 //! Everything is computed first and written at the end (atomically per file): a failure writes nothing.
 
+use crate::app::calibration::{level_brackets, rows_of_brackets};
 use crate::app::tables;
 use crate::census::Allocation;
-use crate::cli::calibrate::{level_rows, Conversion};
+use crate::cli::calibrate::Conversion;
 use crate::cli::common::check_prec;
 use crate::num::{parse_rational, DEFAULT_PREC};
 use crate::record::{render_csv, write_atomic};
@@ -81,7 +82,11 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     step("per-level epsilons");
     let geo = tables::geolevel_epsilons(&alloc, &deltas, prec)?;
     step("Table 1 calibration");
-    let t1 = level_rows(&alloc, &deltas[0], Conversion::ZcdpBs, &None, prec)?;
+    let t1_brackets = level_brackets(&alloc, &deltas[0], Conversion::ZcdpBs, &None, prec)?;
+    let t1 = rows_of_brackets(&alloc, &t1_brackets);
+    // the attack table's per-level reduced noise is this calibration (at its precision): shared, not redone
+    let t1_factors: Vec<_> = t1_brackets.into_iter().map(|(_, br)| br).collect();
+    let t1_for_attack = (prec == crate::app::attack_table::TABLE1_PREC).then_some(t1_factors.as_slice());
     if a.quick {
         let mut log = String::new();
         for (path, body) in [(out.join("geolevel-epsilons.csv"), render_csv(&geo)), (out.join("table1-calibration.csv"), render_csv(&t1))] {
@@ -114,7 +119,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
         },
         || {
             rayon::join(
-                || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk(&alloc)),
+                || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk_with(&alloc, t1_for_attack)),
                 || {
                     run_timed(a.timings, &pb, "verification", || {
                         crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)

@@ -53,6 +53,62 @@ pub struct CorrectProb {
     pub mass: f64,
 }
 
+impl CorrectProb {
+    /// Add the probabilities w·p₁ of one data point with decisions `cell`, p₁[i] the probability of
+    /// x₁* = x1s0 + i, `nohier[i]` its no-hierarchy decision (false below `nh_from`, true from there), for
+    /// the truth x₁ = m+1 (`target`) or m. The same sums, in the same order, as adding x₁* one by one;
+    /// the runs of x₁* with one decision and one no-hierarchy decision are added as runs.
+    fn add_cell(&mut self, w: f64, p1: &[f64], x1s0: i64, cell: &Cell, nohier: &[bool], nh_from: usize, target: bool) {
+        let n1 = p1.len();
+        let at = |x1s: i64| (x1s - x1s0).clamp(0, n1 as i64) as usize;
+        let (b1, b2) = (at(cell.first_not_other), at(cell.first_target));
+        let mut cuts = [0, b1, b2, nh_from, n1];
+        cuts.sort_unstable();
+        for run in cuts.windows(2) {
+            let (a, b) = (run[0], run[1]);
+            if a >= b1 && b <= b2 {
+                // the ties (and anything else evaluated between Other and Target), one by one
+                for i1 in a..b {
+                    let (dec, ok) = cell.get(x1s0 + i1 as i64);
+                    self.add_run(w, &p1[i1..i1 + 1], dec, ok, target, nohier[i1]);
+                }
+            } else {
+                let dec = if b <= b1 { Decision::Other } else { Decision::Target };
+                self.add_run(w, &p1[a..b], dec, true, target, a >= nh_from);
+            }
+        }
+    }
+
+    /// Add the probabilities w·p₁ of a run of x₁* with one decision `dec` (certified: `ok`) and one
+    /// no-hierarchy decision (`no_hier_target`: m+1 decided), for the truth x₁ = m+1 (`target`) or m,
+    /// each in order of x₁*.
+    fn add_run(&mut self, w: f64, p1: &[f64], dec: Decision, ok: bool, target: bool, no_hier_target: bool) {
+        let hier_right = (dec == Decision::Target) == target;
+        let nh_right = no_hier_target == target;
+        for w1 in p1 {
+            let ww = w * w1;
+            if hier_right {
+                self.p_correct += ww;
+            }
+            if nh_right {
+                self.p_correct_no_hier += ww;
+            }
+            if hier_right && !nh_right {
+                self.gain += ww;
+            }
+            if !hier_right && nh_right {
+                self.loss += ww;
+            }
+            if dec == Decision::Tie {
+                self.tie_mass += ww;
+            }
+            if !ok {
+                self.unresolved_mass += ww;
+            }
+        }
+    }
+}
+
 struct F64 {
     lo: f64,
     r1: f64,
@@ -103,8 +159,16 @@ impl F64 {
 
     /// lp − ρ₂(x₂* − k₂)² − (ρ₁/d)(y₁* + k₁ − k₂)² on the window.
     fn log_weights(&self, key: &StepKey) -> Vec<f64> {
+        let mut v = Vec::new();
+        self.log_weights_into(key, &mut v);
+        v
+    }
+
+    /// [`F64::log_weights`] into `v`.
+    fn log_weights_into(&self, key: &StepKey, v: &mut Vec<f64>) {
         let lp = f64::from_bits(key.lp);
-        (key.a..=key.b).map(|k2| lp - self.r2 * ((key.x2s - k2) as f64).powi(2) - self.rd * ((key.s - k2) as f64).powi(2)).collect()
+        v.clear();
+        v.extend((key.a..=key.b).map(|k2| lp - self.r2 * ((key.x2s - k2) as f64).powi(2) - self.rd * ((key.s - k2) as f64).powi(2)));
     }
 
     /// G(x₂*, y₁*) = ln S_{m+1} − ln S_m of the exact posterior.
@@ -139,10 +203,11 @@ struct Step {
 }
 
 impl Step {
-    /// `lse`, when known, is the logsumexp of these log-weights computed before (the same value).
-    fn new(f: &F64, key: &StepKey, lse: Option<f64>, with_probs: bool) -> Step {
-        let v = f.log_weights(key);
-        let lse = lse.unwrap_or_else(|| logsumexp(&v));
+    /// `lse`, when known, is the logsumexp of these log-weights computed before (the same value);
+    /// `v` is scratch space.
+    fn new(f: &F64, key: &StepKey, lse: Option<f64>, with_probs: bool, v: &mut Vec<f64>) -> Step {
+        f.log_weights_into(key, v);
+        let lse = lse.unwrap_or_else(|| logsumexp(v));
         let probs = with_probs.then(|| {
             let mut probs = Vec::with_capacity(v.len());
             for (j, x) in v.iter().enumerate() {
@@ -283,7 +348,7 @@ pub fn prob_correct(
     x2: i64,
     window: Option<((i64, i64), (i64, i64))>,
 ) -> Result<CorrectProb, String> {
-    Decisions::new(t).prob_correct(proc, x1, x2, window)
+    Decisions::new(t, &[proc]).prob_correct(proc, x1, x2, window)
 }
 
 /// Which decisions: the exact posterior's (also the correct sampler's, whose stationary law is the
@@ -349,14 +414,18 @@ pub struct Decisions<'a> {
     seen: Vec<Option<(Decision, bool)>>,
     pw: [Vec<f64>; 2],
     ebs: [Vec<f64>; 2],
+    log_w: Vec<f64>,
     /// the step of k₁ = m+1 of the last data point evaluated, for its neighbour along y₁*
     recent: Option<(StepKey, Rc<Step>)>,
-    /// where the last point's decisions turned from Other: where to start the next search
-    hint: i64,
+    /// per kind, where the last point's decisions turned from Other: where to start the next search
+    hint: [i64; 2],
+    /// the kinds evaluated together at each point
+    joint: [bool; 2],
 }
 
 impl<'a> Decisions<'a> {
-    pub fn new(t: &'a TwoLevel) -> Decisions<'a> {
+    /// The decisions of `procs` (the procedures that will be asked; others are evaluated when asked).
+    pub fn new(t: &'a TwoLevel, procs: &[Procedure]) -> Decisions<'a> {
         let f = F64::new(t);
         let pmfs = [dg_pmf_f64(f.r1), dg_pmf_f64(f.r2), dg_sum_pmf_f64(f.r1, t.d)];
         let k1r = pmfs[0].0;
@@ -373,8 +442,10 @@ impl<'a> Decisions<'a> {
             seen: Vec::new(),
             pw: [Vec::new(), Vec::new()],
             ebs: [Vec::new(), Vec::new()],
+            log_w: Vec::new(),
             recent: None,
-            hint: t.m,
+            hint: [t.m; 2],
+            joint: [0, 1].map(|k| procs.iter().any(|p| kind(*p) == k)),
         }
     }
 
@@ -418,6 +489,11 @@ impl<'a> Decisions<'a> {
         // no-hierarchy decision (never a tie for rational p, ρ₁: see single::SingleLevel::decide)
         let f = &self.f;
         let nohier: Vec<bool> = (0..p1.len()).map(|i1| f.log_odds(x1 + i1 as i64 - k1r, 0.0) > 0.0).collect();
+        // (the log odds increase with x₁*, each operation rounded monotonically: false, then true)
+        let nh_from = nohier.partition_point(|nh| !nh);
+        if !nohier[nh_from..].iter().all(|nh| *nh) {
+            return Err("internal error: the no-hierarchy decisions are not monotone in x1*".into());
+        }
         let (ylo, yhi) = (y1 + yoff, y1 + yoff + py.len() as i64 - 1);
         for (i2, w2) in p2.iter().enumerate() {
             let x2s = x2 + i2 as i64 - k2r;
@@ -439,33 +515,10 @@ impl<'a> Decisions<'a> {
                     continue;
                 }
                 out.mass += w;
-                // per x₁*: the decision
+                // per x₁*: the decision, constant on runs of x₁* (Other, ties, Target; the
+                // no-hierarchy decision turns at `nh_from`)
                 let cell = self.cell(kind, row, x2s, y1s)?;
-                for (i1, w1) in p1.iter().enumerate() {
-                    let x1s = x1 + i1 as i64 - k1r;
-                    let ww = w * w1;
-                    let (dec, ok) = cell.get(x1s);
-                    let hier_right = (dec == Decision::Target) == target;
-                    let nh_right = nohier[i1] == target;
-                    if hier_right {
-                        out.p_correct += ww;
-                    }
-                    if nh_right {
-                        out.p_correct_no_hier += ww;
-                    }
-                    if hier_right && !nh_right {
-                        out.gain += ww;
-                    }
-                    if !hier_right && nh_right {
-                        out.loss += ww;
-                    }
-                    if dec == Decision::Tie {
-                        out.tie_mass += ww;
-                    }
-                    if !ok {
-                        out.unresolved_mass += ww;
-                    }
-                }
+                out.add_cell(w, p1, x1 - k1r, cell, &nohier, nh_from, target);
             }
         }
         Ok(out)
@@ -490,65 +543,83 @@ impl<'a> Decisions<'a> {
         i
     }
 
-    /// The decisions of `kind` at (x₂*, y₁*) (`row` its row, covering y₁*), evaluated on first use.
+    /// The decisions of `kind` at (x₂*, y₁*) (`row` its row, covering y₁*), evaluated on first use,
+    /// together with those of the other procedures asked for that are not known there yet.
     fn cell(&mut self, kind: usize, row: usize, x2s: i64, y1s: i64) -> Result<&Cell, String> {
         let i = (y1s - self.rows[row].y0) as usize;
-        if self.rows[row].points[i].cells[kind].is_none() {
-            let lse = self.rows[row].points[i].lse;
-            let (lse, cell) = self.evaluate(kind, x2s, y1s, lse)?;
-            self.hint = cell.first_not_other;
+        let pt = &self.rows[row].points[i];
+        if pt.cells[kind].is_none() {
+            let want = [0, 1].map(|k| pt.cells[k].is_none() && (k == kind || self.joint[k]));
+            let (lse, cells) = self.evaluate(want, x2s, y1s, pt.lse);
             let pt = &mut self.rows[row].points[i];
             pt.lse = Some(lse);
-            pt.cells[kind] = Some(cell);
+            for (k, c) in cells.into_iter().enumerate() {
+                match c {
+                    Some(Ok(c)) => pt.cells[k] = Some(c),
+                    // the error belongs to the procedure asked; another one's waits until it is asked
+                    Some(Err(e)) if k == kind => return Err(e),
+                    _ => {}
+                }
+            }
         }
         Ok(self.rows[row].points[i].cells[kind].as_ref().expect("evaluated"))
     }
 
     /// The X₂-step for k₁ at (x₂*, y₁*) (None: no support), reusing the step of the data point
     /// evaluated just before, or its logsumexp computed earlier.
-    fn step(&self, k1: i64, x2s: i64, y1s: i64, lse: Option<f64>, with_probs: bool) -> Option<(StepKey, Rc<Step>)> {
+    fn step(&mut self, k1: i64, x2s: i64, y1s: i64, lse: Option<f64>, with_probs: bool) -> Option<(StepKey, Rc<Step>)> {
         let key = self.f.step_key(&self.t.prior, k1, x2s, y1s)?;
         if let Some((k, s)) = &self.recent {
             if *k == key && (s.probs.is_some() || !with_probs) {
                 return Some((key, s.clone()));
             }
         }
-        Some((key, Rc::new(Step::new(&self.f, &key, lse, with_probs))))
+        Some((key, Rc::new(Step::new(&self.f, &key, lse, with_probs, &mut self.log_w))))
     }
 
-    fn evaluate(&mut self, kind: usize, x2s: i64, y1s: i64, lse: Option<[f64; 2]>) -> Result<([f64; 2], Cell), String> {
+    /// The decisions of the kinds in `want` at (x₂*, y₁*) (`lse`: its ln S if known), from the same
+    /// X₂-steps; and the ln S.
+    fn evaluate(&mut self, want: [bool; 2], x2s: i64, y1s: i64, lse: Option<[f64; 2]>) -> ([f64; 2], [Option<Result<Cell, String>>; 2]) {
         let m = self.f.m;
-        let paper = kind == 1;
-        let s0 = self.step(m, x2s, y1s, lse.map(|l| l[0]), paper).map(|(_, s)| s);
-        let s1 = self.step(m + 1, x2s, y1s, lse.map(|l| l[1]), paper);
+        let s0 = self.step(m, x2s, y1s, lse.map(|l| l[0]), want[1]).map(|(_, s)| s);
+        let s1 = self.step(m + 1, x2s, y1s, lse.map(|l| l[1]), want[1]);
         // the next point along y₁* may use this step of k₁ = m+1 as its step of k₁ = m
         self.recent = s1.clone();
         let s1 = s1.map(|(_, s)| s);
         let ln_s = |s: &Option<Rc<Step>>| s.as_ref().map(|s| s.lse).unwrap_or(f64::NEG_INFINITY);
         let lse = [ln_s(&s0), ln_s(&s1)];
+        let exact = want[0].then(|| Ok(self.exact_cell(x2s, y1s, lse)));
+        let paper = want[1].then(|| self.paper_cell(x2s, y1s, [&s0, &s1]));
+        (lse, [exact, paper])
+    }
+
+    /// The exact posterior's decisions: the sign of the log posterior odds l = lo + r₁(2(x₁* − m) − 1)
+    /// + G, G = ln S_{m+1} − ln S_m, near-ties (|l| < 1e-8) settled by `decide_exact`.
+    fn exact_cell(&mut self, x2s: i64, y1s: i64, lse: [f64; 2]) -> Cell {
         let (lo, hi) = self.x1s_range;
-        let hint = self.hint;
-        if !paper {
-            // the exact posterior: the sign of the log posterior odds l = lo + r₁(2(x₁* − m) − 1) + G,
-            // G = ln S_{m+1} − ln S_m, near-ties (|l| < 1e-8) settled by `decide_exact`
-            let (t, f, fac) = (self.t, &self.f, &self.fac);
-            let g = lse[1] - lse[0];
-            let cell = monotone_cell(lo, hi, hint, &mut self.seen, |x1s| {
-                let l = f.log_odds(x1s, g);
-                if l.is_finite() && l.abs() < 1e-8 {
-                    t.decide_exact_with(&Data { x1s, x2s, y1s }, fac)
-                } else if l > 0.0 {
-                    (Decision::Target, true)
-                } else {
-                    (Decision::Other, true)
-                }
-            });
-            return Ok((lse, cell));
-        }
-        // the paper's sampler: X₂-steps P₂(·|k₁) on their windows (entries below 1e-18 dropped) and, per
-        // k₂, e^{−B(k₂)} with B(k₂) = −(ρ₁/d)(2(y₁*−k₂+m)+1); then q(k₂) = 1/(1 + e^{−A}e^{−B(k₂)}) with
-        // A = ln(p/(1−p)) + ρ₁(2(x₁*−m)−1): no exponential in the inner loop.
-        for (i, s) in [&s0, &s1].into_iter().enumerate() {
+        let (t, f, fac) = (self.t, &self.f, &self.fac);
+        let g = lse[1] - lse[0];
+        let cell = monotone_cell(lo, hi, self.hint[0], &mut self.seen, |x1s| {
+            let l = f.log_odds(x1s, g);
+            if l.is_finite() && l.abs() < 1e-8 {
+                t.decide_exact_with(&Data { x1s, x2s, y1s }, fac)
+            } else if l > 0.0 {
+                (Decision::Target, true)
+            } else {
+                (Decision::Other, true)
+            }
+        });
+        self.hint[0] = cell.first_not_other;
+        cell
+    }
+
+    /// The paper's sampler's decisions: X₂-steps P₂(·|k₁) on their windows (entries below 1e-18
+    /// dropped) and, per k₂, e^{−B(k₂)} with B(k₂) = −(ρ₁/d)(2(y₁*−k₂+m)+1); then
+    /// q(k₂) = 1/(1 + e^{−A}e^{−B(k₂)}) with A = ln(p/(1−p)) + ρ₁(2(x₁*−m)−1): no exponential in the
+    /// inner loop.
+    fn paper_cell(&mut self, x2s: i64, y1s: i64, steps: [&Option<Rc<Step>>; 2]) -> Result<Cell, String> {
+        let m = self.f.m;
+        for (i, s) in steps.into_iter().enumerate() {
             let s = s.as_ref().ok_or_else(|| "the X2-step has no support".to_string())?;
             let probs = s.probs.as_ref().expect("steps of the paper's sampler carry their weights");
             let z = |k2: i64| 2 * (y1s - k2 + m) + 1;
@@ -560,10 +631,11 @@ impl<'a> Decisions<'a> {
             self.ebs[i].clear();
             self.ebs[i].extend(probs.iter().map(|(k2, _)| self.eb.get(z(*k2))));
         }
+        let (lo, hi) = self.x1s_range;
         let (t, f, fac) = (self.t, &self.f, &self.fac);
         let sampler = Sampler::Paper;
         let (pw, ebs) = (&self.pw, &self.ebs);
-        let cell = monotone_cell(lo, hi, hint, &mut self.seen, |x1s| {
+        let cell = monotone_cell(lo, hi, self.hint[1], &mut self.seen, |x1s| {
             let ea = (-(f.lo + f.r1 * (2 * (x1s - f.m) - 1) as f64)).exp();
             // q = 1/(1+u), 1 − q = u/(1+u) = 1/(1 + 1/u), u = e^{−A}e^{−B}
             let a: f64 = pw[0].iter().zip(&ebs[0]).map(|(p, eb)| p / (1.0 + ea * eb)).sum();
@@ -576,7 +648,8 @@ impl<'a> Decisions<'a> {
                 (Decision::Other, true)
             }
         });
-        Ok((lse, cell))
+        self.hint[1] = cell.first_not_other;
+        Ok(cell)
     }
 }
 
@@ -620,4 +693,82 @@ pub fn decision_map(t: &TwoLevel, proc: Procedure, x1s: &[i64], x2r: (i64, i64),
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(c: &CorrectProb) -> [u64; 7] {
+        [c.p_correct, c.p_correct_no_hier, c.gain, c.loss, c.tie_mass, c.unresolved_mass, c.mass].map(f64::to_bits)
+    }
+
+    /// `add_cell` (runs of x₁*) gives the sums of adding x₁* one by one, bit for bit, wherever the
+    /// cell's boundaries and the no-hierarchy turn fall (inside, at the ends, outside the x₁* range).
+    #[test]
+    fn runs_add_as_one_by_one() {
+        let p1 = [0.013, 0.1171, 0.2293, 0.3007, 0.1913, 0.1011, 0.0477];
+        let (n1, x1s0, w) = (p1.len(), 10i64, 0.3711);
+        let kinds = [(Decision::Tie, true), (Decision::Tie, false), (Decision::Other, true), (Decision::Target, false)];
+        for fno in x1s0 - 2..=x1s0 + n1 as i64 + 2 {
+            for ft in fno..=x1s0 + n1 as i64 + 2 {
+                let between: Vec<(Decision, bool)> = (fno..ft).map(|x| kinds[(x * 7 + fno) as usize % 4]).collect();
+                let cell = Cell { first_not_other: fno, first_target: ft, between };
+                for nh_from in 0..=n1 {
+                    let nohier: Vec<bool> = (0..n1).map(|i| i >= nh_from).collect();
+                    for target in [false, true] {
+                        let mut got = CorrectProb::default();
+                        got.add_cell(w, &p1, x1s0, &cell, &nohier, nh_from, target);
+                        // one by one, as the sum over x₁* reads
+                        let mut want = CorrectProb::default();
+                        for (i1, w1) in p1.iter().enumerate() {
+                            let (dec, ok) = cell.get(x1s0 + i1 as i64);
+                            let ww = w * w1;
+                            let hier_right = (dec == Decision::Target) == target;
+                            let nh_right = nohier[i1] == target;
+                            if hier_right {
+                                want.p_correct += ww;
+                            }
+                            if nh_right {
+                                want.p_correct_no_hier += ww;
+                            }
+                            if hier_right && !nh_right {
+                                want.gain += ww;
+                            }
+                            if !hier_right && nh_right {
+                                want.loss += ww;
+                            }
+                            if dec == Decision::Tie {
+                                want.tie_mass += ww;
+                            }
+                            if !ok {
+                                want.unresolved_mass += ww;
+                            }
+                        }
+                        assert_eq!(bits(&got), bits(&want), "cell [{fno}, {ft}), no-hierarchy from {nh_from}, target {target}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The decisions of both procedures evaluated together at each data point (as the figures ask) give
+    /// each procedure's P(correct) bit for bit as a fresh evaluation of that procedure alone, in either
+    /// order of asking.
+    #[test]
+    fn joint_decisions_match_one_procedure_alone() {
+        let t = crate::risk::paper::table6_model(Prior2::Unbounded);
+        let procs = [Procedure::Exact, Procedure::Gibbs(Sampler::Paper)];
+        let cases = [(1, 1), (1, 3), (0, 2), (1, 10)];
+        let alone: Vec<Vec<[u64; 7]>> =
+            procs.iter().map(|p| cases.iter().map(|&(x1, x2)| bits(&prob_correct(&t, *p, x1, x2, None).unwrap())).collect()).collect();
+        for order in [[0, 1], [1, 0]] {
+            let mut d = Decisions::new(&t, &procs);
+            for (c, &(x1, x2)) in cases.iter().enumerate() {
+                for k in order {
+                    assert_eq!(bits(&d.prob_correct(procs[k], x1, x2, None).unwrap()), alone[k][c], "{:?} at ({x1}, {x2})", procs[k]);
+                }
+            }
+        }
+    }
 }

@@ -170,13 +170,13 @@ pub fn decision_summary() -> Result<Vec<Record>, String> {
             continue; // = Figure 4
         }
         let t = decision_model(prior.clone())?;
-        let mut decisions = Decisions::new(&t);
+        let mut decisions = Decisions::new(&t, &PROCEDURES);
         let mut truths = vec![(1, 1)];
         if prior == Prior2::Point(25) {
             truths.push((0, 0));
         }
         for (x1, x2) in truths {
-            for proc in [Procedure::Exact, Procedure::Gibbs(Sampler::Paper)] {
+            for proc in PROCEDURES {
                 let c = decisions.prob_correct(proc, x1, x2, None)?;
                 let mut r = Record::new();
                 let figure = if fig == "4" { "4 (= 10 top)".to_string() } else { format!("{fig} {panel}") };
@@ -192,10 +192,13 @@ pub fn decision_summary() -> Result<Vec<Record>, String> {
     Ok(rows)
 }
 
+/// The procedures compared in Figures 5, 6 and the P(correct) summary.
+const PROCEDURES: [Procedure; 2] = [Procedure::Exact, Procedure::Gibbs(Sampler::Paper)];
+
 /// Figure 5: P(correct) against the true x₂ (x₁ = 1), both procedures, and without hierarchy.
 pub fn figure5() -> Result<Vec<Record>, String> {
     let t = paper::table6_model(Prior2::Unbounded);
-    let mut decisions = Decisions::new(&t);
+    let mut decisions = Decisions::new(&t, &PROCEDURES);
     let mut rows = Vec::new();
     for x2 in 1..=30 {
         let a = decisions.prob_correct(Procedure::Exact, 1, x2, None)?;
@@ -217,7 +220,7 @@ pub fn figure6() -> Result<Vec<Record>, String> {
     grid.sort();
     for rho2 in grid {
         let t = TwoLevel::new(Rational::from((1, 2)), 0, paper::rho_block(), rho2.clone(), 27, Prior2::Unbounded)?;
-        let mut decisions = Decisions::new(&t);
+        let mut decisions = Decisions::new(&t, &PROCEDURES);
         for x2 in [1, 10, 100] {
             let a = decisions.prob_correct(Procedure::Exact, 1, x2, None)?;
             let b = decisions.prob_correct(Procedure::Gibbs(Sampler::Paper), 1, x2, None)?;

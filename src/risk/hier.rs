@@ -159,8 +159,8 @@ struct Pieces {
 /// The certified factors of the likelihood: e^{−ρc²} for ρ ∈ {ρ₁, ρ₁/d, ρ₂} and an integer c, and the
 /// bound on the k₂ beyond the window, at a working precision. A posterior at one data point needs a
 /// few hundred of them; a decision map (4 × 9 × 61 points, each decided at two precisions) asks for
-/// the same few hundred again and again, so [`Factors::cached`] computes each one once and hands out
-/// copies (the same MPFR operations on the same exact arguments, hence the same intervals).
+/// the same few hundred again and again, so [`Factors::cached`] computes each one once and shares it
+/// (the same MPFR operations on the same exact arguments, hence the same intervals).
 pub struct Factors {
     cache: Option<RefCell<FactorCache>>,
 }
