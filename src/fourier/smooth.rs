@@ -25,8 +25,9 @@
 //! the true value plus non-negative aliasing, bounded by e^{−cT}/(1 − e^{−cT}) for m ≤ −1 (F_S ≤ 1) and
 //! by a Chernoff bound at c′ > c for m ≥ 1. Nodes |t| > A are bounded with |M(c+it)| ≤ M(c) and the
 //! Gaussian factor. Each node is evaluated in f64 ball arithmetic (crate::num::ball); nodes where
-//! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound. Constants (M(c), β, the bounds) are
-//! MPFR intervals.
+//! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound. The θ-sums, ln M(c) and the bounds
+//! are balls too (their x-independent constants computed once in MPFR), so that an ε search, which
+//! evaluates the bounds some 40 times, costs microseconds per evaluation beyond the live nodes.
 
 use crate::model::GaussGroup;
 use crate::num::ball::{up, Ball, CBall, ETA, LIBM_REL, U};
@@ -107,6 +108,7 @@ fn ball_of(i: &Interval) -> Ball {
 }
 
 /// cos over an interval: |cos x − cos lo| ≤ x − lo.
+#[cfg(test)]
 fn cos_iv(x: &Interval) -> Interval {
     let w = x.width();
     let lo = Float::with_val_round(CP, x.lo.cos_ref(), Round::Down).0;
@@ -116,7 +118,9 @@ fn cos_iv(x: &Interval) -> Interval {
     Interval::new(lo.max(&fl(-1.0)), hi.min(&fl(1.0)))
 }
 
-/// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified.
+/// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified in MPFR
+/// (the reference of [`theta_s_ball`]).
+#[cfg(test)]
 fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     let pi = Interval::pi(CP);
     let s2 = Interval::from_rational(sigma2, CP);
@@ -140,53 +144,136 @@ fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     Interval::one(CP).add(&sum.mul(&iv(2.0))).add(&widen.mul(&iv(2.0)))
 }
 
-/// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified.
+/// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified in MPFR: the reference
+/// the ball evaluation of [`Thetas`] is checked against.
+#[cfg(test)]
 pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
-    Thetas::new(groups).ln_mgf(c)
+    let mut acc = Interval::zero(CP);
+    for g in groups {
+        let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
+        let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
+        let term = quad.add(&theta_d(&g.sigma2, c, g.mu).ln()).sub(&theta_d(&g.sigma2, 0.0, g.mu).ln());
+        acc = acc.add(&term.mul(&iv(g.count as f64)));
+    }
+    acc
 }
 
-/// The θ-sums D_q(c) of a composition's groups and their logarithms, each computed once per group and
-/// tilt: an ε search builds several engines at one tilt, and each needs D(c), D(0) and four Chernoff tilts.
+/// D(c) − 1 = 2 Σ_{k≥1} e^{−a k²} cos(2πkcμ), a = 2π²σ², in ball arithmetic (kept apart from the 1: for
+/// wide groups it is tiny, and ln D = log1p of it stays exact to its own ulps, where an ulp of 1 per query
+/// would add up over the ~10⁵ queries of an allocation). The same series and tail bound as [`theta_d`],
+/// ~100× cheaper than 128-bit MPFR. The radius of D is ~1e-15 relative where the terms do not cancel and
+/// ~1e-12 at worst (σ²/μ² = 0.02, the smallest the engine takes, at half-integer cμ):
+/// it widens ln M by at most ~n·1e-12 and so the ε bracket by ~n·1e-12/c.
+fn theta_s_ball(a: Ball, c: f64, mu: u32) -> Ball {
+    let kmax = ((200.0 / a.lo()).sqrt().ceil() as i64).max(1);
+    // 2π in f64 is within half an ulp of the true value
+    let two_pi = Ball::new(std::f64::consts::TAU, U * std::f64::consts::TAU);
+    let mut sum = Ball::exact(0.0);
+    for k in 1..=kmax {
+        let e = a.mul(Ball::exact((k * k) as f64)).neg().exp();
+        // cos(2π·ckμ) = cos(2π·frac(ckμ)): the product c·kμ is p + r exactly (r by a fused multiply-add),
+        // p − round(p) is exact, so the reduced argument is known to an ulp of itself instead of an ulp of
+        // ckμ (which at large tilts would swamp a θ-sum that nearly cancels)
+        let m = (k * mu as i64) as f64;
+        let p = c * m;
+        let r = c.mul_add(m, -p);
+        let frac = Ball::exact(p - p.round()).add(Ball::exact(r));
+        sum = sum.add(e.mul(two_pi.mul(frac).cos()));
+    }
+    // omitted terms k > K: 2 Σ e^{−ak²} ≤ 2 e^{−a(K+1)²}/(1 − e^{−a})
+    let kf = (kmax + 1) as f64;
+    let num = a.mul(Ball::exact(kf * kf)).neg().exp().hi();
+    let den = Ball::exact(1.0).sub(a.neg().exp()).lo();
+    let tail = up(num / den);
+    let m = 2.0 * sum.m;
+    Ball { m, r: up(2.0 * sum.r + 2.0 * tail + U * m.abs()) }
+}
+
+/// 1 + s as a ball with the exact rounding error of the sum (Knuth's TwoSum) instead of an ulp of 1: D_q(c)
+/// of a wide group is 1 + (tiny), often exactly 1.
+fn one_plus(s: Ball) -> Ball {
+    let m = 1.0 + s.m;
+    let bb = m - 1.0;
+    let err = (1.0 - (m - bb)) + (s.m - bb); // 1 + s.m = m + err exactly
+    Ball { m, r: up(s.r + err.abs()) }
+}
+
+/// 1/(1 + s) as a tight ball (None if 1 + s may reach 0): the tilted characteristic function of a group is
+/// raised to the power n_q (up to ~10⁵ queries), and with it the relative radius of this factor, so it
+/// carries the exact residual of the division (q·m − 1, by a fused multiply-add) rather than an ulp.
+fn inv_one_plus(s: Ball) -> Option<Ball> {
+    let d = one_plus(s);
+    let dlo = (d.m - d.r) * (1.0 - U);
+    if !(dlo > 0.0) {
+        return None;
+    }
+    let q = 1.0 / d.m;
+    let e = q.mul_add(d.m, -1.0); // q·m − 1, exactly representable
+                                  // |1/x − q| ≤ |1/x − 1/m| + |1/m − q| ≤ r/(m·(m − r)) + |e|/m
+    let r = d.r / (d.m * dlo) * (1.0 + 4.0 * U) + e.abs() / d.m * (1.0 + 2.0 * U);
+    Some(Ball { m: q, r: up(r) })
+}
+
+/// The θ-sums D_q(c) of a composition's groups and their logarithms, in ball arithmetic, each computed
+/// once per group and tilt: an ε search builds several engines at one tilt, and each needs D(c), D(0)
+/// and four Chernoff tilts.
 struct Thetas<'a> {
     groups: &'a [GaussGroup],
-    /// (group, tilt bits) → (D_q(c), ln D_q(c) once asked for)
-    memo: std::cell::RefCell<std::collections::HashMap<(usize, u64), (Interval, Option<Interval>)>>,
+    /// per group: a = 2π²σ² and μ²/(2σ²) (from MPFR, once)
+    consts: Vec<(Ball, Ball)>,
+    /// (group, tilt bits) → (D_q(c) − 1, ln D_q(c) once asked for)
+    memo: std::cell::RefCell<std::collections::HashMap<(usize, u64), (Ball, Option<Ball>)>>,
 }
 
 impl<'a> Thetas<'a> {
     fn new(groups: &'a [GaussGroup]) -> Thetas<'a> {
-        Thetas { groups, memo: Default::default() }
+        let pi = Interval::pi(CP);
+        let consts = groups
+            .iter()
+            .map(|g| {
+                let s2 = Interval::from_rational(&g.sigma2, CP);
+                let a = pi.mul(&pi).mul(&s2).mul(&iv(2.0));
+                let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
+                (ball_of(&a), ball_of(&Interval::from_rational(&q, CP)))
+            })
+            .collect();
+        Thetas { groups, consts, memo: Default::default() }
+    }
+
+    /// D_q(c) − 1 of group i.
+    fn s(&self, i: usize, c: f64) -> Ball {
+        let (a, _) = self.consts[i];
+        let mu = self.groups[i].mu;
+        self.memo.borrow_mut().entry((i, c.to_bits())).or_insert_with(|| (theta_s_ball(a, c, mu), None)).0
     }
 
     /// D_q(c) of group i.
-    fn d(&self, i: usize, c: f64) -> Interval {
-        let g = &self.groups[i];
-        self.memo.borrow_mut().entry((i, c.to_bits())).or_insert_with(|| (theta_d(&g.sigma2, c, g.mu), None)).0.clone()
+    #[cfg(test)]
+    fn d(&self, i: usize, c: f64) -> Ball {
+        one_plus(self.s(i, c))
     }
 
     /// ln D_q(c) of group i (D_q(c) > 0: the tilted mass of a probability law).
-    fn ln_d(&self, i: usize, c: f64) -> Interval {
-        let d = self.d(i, c);
+    fn ln_d(&self, i: usize, c: f64) -> Result<Ball, String> {
+        let s = self.s(i, c);
         let mut memo = self.memo.borrow_mut();
         let entry = memo.get_mut(&(i, c.to_bits())).expect("just computed");
-        entry
-            .1
-            .get_or_insert_with(|| {
-                assert!(d.lo > 0, "theta sum not positive");
-                d.ln()
-            })
-            .clone()
+        if entry.1.is_none() {
+            entry.1 =
+                Some(s.ln_1p().ok_or_else(|| format!("the theta sum of sigma2 = {} is not certified positive", self.groups[i].sigma2))?);
+        }
+        Ok(entry.1.expect("just set"))
     }
 
-    fn ln_mgf(&self, c: f64) -> Interval {
-        let mut acc = Interval::zero(CP);
+    fn ln_mgf(&self, c: f64) -> Result<Ball, String> {
+        let cb = Ball::exact(c);
+        let mut acc = Ball::exact(0.0);
         for (i, g) in self.groups.iter().enumerate() {
-            let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
-            let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
-            let term = quad.add(&self.ln_d(i, c)).sub(&self.ln_d(i, 0.0));
-            acc = acc.add(&term.mul(&iv(g.count as f64)));
+            let quad = cb.add(cb.mul(cb)).mul(self.consts[i].1);
+            let term = quad.add(self.ln_d(i, c)?).sub(self.ln_d(i, 0.0)?);
+            acc = acc.add(term.mul(Ball::exact(g.count as f64)));
         }
-        acc
+        Ok(acc)
     }
 }
 
@@ -229,6 +316,24 @@ impl Shape {
             .collect();
         let var = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
         Shape { parts, var }
+    }
+
+    /// f64 estimates of ln M(c) and of its derivative Σ_q n_q [(1 + 2c)μ²/(2σ²) + D_q′(c)/D_q(c)],
+    /// D_q′(c) = −Σ_k 2e_k·2πkμ sin(2πkcμ).
+    fn ln_mgf_d(&self, c: f64) -> (f64, f64) {
+        let (mut k_sum, mut d_sum) = (0.0, 0.0);
+        for g in &self.parts {
+            let (mut dc, mut ddc) = (1.0, 0.0);
+            for (k, &e) in g.e.iter().enumerate() {
+                let f = 2.0 * std::f64::consts::PI * (k + 1) as f64 * g.mu;
+                let (s, co) = (f * c).sin_cos();
+                dc += 2.0 * e * co;
+                ddc -= 2.0 * e * f * s;
+            }
+            k_sum += g.count * ((c + c * c) * g.mu * g.mu / (2.0 * g.s2) + (dc / g.d0).ln());
+            d_sum += g.count * ((1.0 + 2.0 * c) * g.mu * g.mu / (2.0 * g.s2) + ddc / dc);
+        }
+        (k_sum, d_sum)
     }
 
     /// f64 estimate of ln M(c) = Σ_q n_q [(c + c²)μ²/(2σ²) + ln(D_q(c)/D_q(0))].
@@ -280,8 +385,7 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
         let b = Interval::one(CP).div(&s2).mul(&iv(c)).mul(&iv(mu));
         let per = pi.mul(&s2).mul(&iv(2.0));
         let rcut = (2.0 * s2f * LCUT).sqrt();
-        let d = th.d(i, c);
-        let inv_d = Interval::one(CP).div(&d);
+        let inv_d = inv_one_plus(th.s(i, c)).ok_or_else(|| format!("the theta sum of sigma2 = {} is not certified positive", g.sigma2))?;
         // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
         let tail = 2.0 * (-LCUT).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
         v.push(Comp {
@@ -293,7 +397,7 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
             per: ball_of(&per),
             rcut,
             tail,
-            inv_d: ball_of(&inv_d),
+            inv_d,
             key: s2f / (mu * mu),
         });
     }
@@ -439,19 +543,24 @@ impl Table {
     fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize) -> Result<Table, String> {
         let chunk = 4096;
         let n_live = std::sync::atomic::AtomicUsize::new(0);
-        let parts: Vec<(Vec<(usize, CBall)>, f64)> = (0..(n_nodes + 1).div_ceil(chunk))
-            .into_par_iter()
-            .map(|ci| {
-                let mut live = Vec::new();
-                if n_live.load(std::sync::atomic::Ordering::Relaxed) > MAX_LIVE {
-                    return (live, 0.0);
-                }
-                let mut dead = 0.0f64;
-                scan_nodes(comps, h, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
-                n_live.fetch_add(live.len(), std::sync::atomic::Ordering::Relaxed);
-                (live, dead)
-            })
-            .collect();
+        let one = |ci: usize| {
+            let mut live = Vec::new();
+            if n_live.load(std::sync::atomic::Ordering::Relaxed) > MAX_LIVE {
+                return (live, 0.0);
+            }
+            let mut dead = 0.0f64;
+            scan_nodes(comps, h, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
+            n_live.fetch_add(live.len(), std::sync::atomic::Ordering::Relaxed);
+            (live, dead)
+        };
+        let chunks = (n_nodes + 1).div_ceil(chunk);
+        // a small table in the calling thread: handing a few chunks to the pool costs more (thread
+        // wake-ups, ~30% of a 1e-3-wide query) than the parallel scan saves
+        let parts: Vec<(Vec<(usize, CBall)>, f64)> = if chunks * comps.len() <= SERIAL_WORK {
+            (0..chunks).map(one).collect()
+        } else {
+            (0..chunks).into_par_iter().map(one).collect()
+        };
         if n_live.into_inner() > MAX_LIVE {
             return Err(format!(
                 "the smoothed inversion is inefficient here (more than {MAX_LIVE} non-negligible nodes: the loss is close to a coarse lattice); use the lattice method"
@@ -482,24 +591,21 @@ impl Kernels {
         let w2 = Ball::exact(w).mul(Ball::exact(w));
         let g2 = Ball::exact(gamma).mul(Ball::exact(gamma));
         let half = Ball::exact(0.5);
-        let ks = tab
-            .live
-            .par_iter()
-            .map(|&(n, r)| {
-                let t = n as f64 * tab.h;
-                let tb = Ball::exact(t);
-                let t2 = tb.mul(tb);
-                // e^{w²(c+it)²/2} = e^{w²(c²−t²)/2} · e^{i w² c t}
-                let es = CBall::exp_of(w2.mul(c2.sub(t2)).mul(half), w2.mul(cb).mul(tb));
-                let eb = CBall::exp_of(g2.mul(c2.sub(t2)).mul(half), g2.mul(cb).mul(tb));
-                // 1/((c+it)(c+1+it)) with (c+it)(c+1+it) = c(c+1) − t² + i t(2c+1)
-                let den = CBall::new(c * (c + 1.0) - t * t, t * (2.0 * c + 1.0), 0.0);
-                let den = CBall { r: up(crate::num::ball::U * 2.0 * (den.re.abs() + den.im.abs() + t * t)), ..den };
-                let ps = r.mul(es).mul(den.inv());
-                let pb = r.mul(eb);
-                (t, ps, pb)
-            })
-            .collect();
+        let node = |&(n, r): &(usize, CBall)| {
+            let t = n as f64 * tab.h;
+            let tb = Ball::exact(t);
+            let t2 = tb.mul(tb);
+            // e^{w²(c+it)²/2} = e^{w²(c²−t²)/2} · e^{i w² c t}
+            let es = CBall::exp_of(w2.mul(c2.sub(t2)).mul(half), w2.mul(cb).mul(tb));
+            let eb = CBall::exp_of(g2.mul(c2.sub(t2)).mul(half), g2.mul(cb).mul(tb));
+            // 1/((c+it)(c+1+it)) with (c+it)(c+1+it) = c(c+1) − t² + i t(2c+1)
+            let den = CBall::new(c * (c + 1.0) - t * t, t * (2.0 * c + 1.0), 0.0);
+            let den = CBall { r: up(crate::num::ball::U * 2.0 * (den.re.abs() + den.im.abs() + t * t)), ..den };
+            let ps = r.mul(es).mul(den.inv());
+            let pb = r.mul(eb);
+            (t, ps, pb)
+        };
+        let ks = if tab.live.len() <= SERIAL_NODES { tab.live.iter().map(node).collect() } else { tab.live.par_iter().map(node).collect() };
         Kernels { w, gamma, ks }
     }
 
@@ -528,77 +634,102 @@ impl Kernels {
 pub struct Engine {
     tab: Table,
     ker: Kernels,
-    ln_m: Interval,
-    /// ln M(c′) for the Chernoff aliasing bound, with c′
-    chern: Vec<(f64, Interval)>,
-    beta: Interval,
-    a_max: f64,
+    /// ln M(c)
+    ln_m: Ball,
+    /// h/(2π)
+    hfac: Ball,
+    /// γ√(2π)
+    g_s2pi: Ball,
+    /// truncation |t| > A of F_S over M(c)e^{−cx}: (1/π) e^{w²c²/2} e^{−w²A²/2}/A
+    trunc_s: Ball,
+    /// the same for F_B: (1/π) γ√(2π) e^{γ²c²/2} e^{−γ²A²/2}/(γ²A)
+    trunc_b: Ball,
+    /// aliasing m ≤ −1: e^{−cT}/(1 − e^{−cT}), rounded up
+    alias_lo: f64,
+    /// aliasing m ≥ 1 at the Chernoff tilts c′: (c′, ln M(c′) + c′²w²/2, e^{−(c′−c)T}/(1 − e^{−(c′−c)T}) rounded up)
+    chern: Vec<(f64, Ball, f64)>,
+    /// β rounded up
+    beta: f64,
+}
+
+/// An MPFR interval's upper end as an f64, rounded up.
+fn hi_f64(i: &Interval) -> f64 {
+    i.hi.to_f64_round(Round::Up)
 }
 
 impl Engine {
-    /// Build for tilt c, smoothing w, bump factor λ, step h, last node N.
+    /// Build for tilt c, smoothing w, bump factor λ, step h, last node N. The x-independent constants are
+    /// computed once in MPFR and kept as balls; the θ-sums and ln M are balls ([`Thetas`]).
     fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
         let comps = prepare_with(th, c)?;
         let tab = Table::build(&comps, c, h, n_nodes)?;
         let gamma = lambda * w;
         let ker = Kernels::new(&tab, w, gamma);
-        let ln_m = th.ln_mgf(c);
-        let chern = [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0].iter().map(|&cp| (cp, th.ln_mgf(cp))).collect();
+        let ln_m = th.ln_mgf(c)?;
+        let pi = Interval::pi(CP);
+        let two_pi = pi.mul(&iv(2.0));
+        let tt = two_pi.div(&iv(h));
+        let mut chern = Vec::new();
+        for cp in [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0] {
+            let cpw = iv(cp).mul(&iv(w));
+            let e0 = th.ln_mgf(cp)?.add(ball_of(&cpw.mul(&cpw).div(&iv(2.0))));
+            let q = iv(cp).sub(&iv(c)).mul(&tt).neg().exp();
+            chern.push((cp, e0, hi_f64(&q.div(&Interval::one(CP).sub(&q)))));
+        }
         // β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²))
         let wi = iv(w);
         let w2 = wi.mul(&wi);
         let l2 = iv(lambda).mul(&iv(lambda));
-        let phi0 = Interval::one(CP).div(&Interval::pi(CP).mul(&iv(2.0)).sqrt());
+        let phi0 = Interval::one(CP).div(&two_pi.sqrt());
         let expo = w2.div(&iv(2.0)).add(&w2.div(&l2.sub(&Interval::one(CP)).mul(&iv(2.0)))).add(&w2.div(&l2.mul(&iv(2.0))));
-        let beta = wi.mul(&phi0.add(&wi)).mul(&expo.exp());
-        let a_max = tab.n_nodes as f64 * h;
-        Ok(Engine { tab, ker, ln_m, chern, beta, a_max })
-    }
-
-    /// Certified bounds [lo, hi] on F_S(x) and an upper bound on F_B(x).
-    fn f_bounds(&self, x: f64) -> (Interval, Float) {
-        let c = self.tab.c;
-        let (ss, sb) = self.ker.sums(&self.tab, x);
-        let pref = self.ln_m.sub(&iv(c).mul(&iv(x))).exp(); // M(c) e^{−cx}
-        let two_pi = Interval::pi(CP).mul(&iv(2.0));
-        let hfac = iv(self.tab.h).div(&two_pi);
-        let base = pref.mul(&hfac);
-        let fs = base.mul(&Interval::new(fl(ss.lo()), fl(ss.hi())));
-        let (w, g) = (self.ker.w, self.ker.gamma);
-        let a = iv(self.a_max);
-        let pi = Interval::pi(CP);
-        // truncation |t| > A: (1/π) M(c)e^{−cx} e^{w²c²/2} e^{−w²A²/2}/A
+        let beta = hi_f64(&wi.mul(&phi0.add(&wi)).mul(&expo.exp()));
+        let a = iv(tab.n_nodes as f64 * h);
         let wc = iv(w).mul(&iv(c));
         let wa = iv(w).mul(&a);
-        let trunc_s = pref.mul(&wc.mul(&wc).sub(&wa.mul(&wa)).div(&iv(2.0)).exp()).div(&a).div(&pi);
-        // bump: (1/π) γ√(2π) M(c)e^{−cx} e^{γ²c²/2} e^{−γ²A²/2}/(γ²A)
-        let gc = iv(g).mul(&iv(c));
-        let ga = iv(g).mul(&a);
-        let sq2pi = two_pi.sqrt();
-        let trunc_b =
-            pref.mul(&iv(g)).mul(&sq2pi).mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp()).div(&iv(g).mul(&iv(g)).mul(&a)).div(&pi);
-        // aliasing (m ≤ −1): e^{−cT}/(1 − e^{−cT}); (m ≥ 1): min over c′ of M(c′)e^{c′²w²/2}e^{−c′x} e^{−(c′−c)T}/(1 − e^{−(c′−c)T})
-        let tt = two_pi.div(&iv(self.tab.h));
+        let trunc_s = wc.mul(&wc).sub(&wa.mul(&wa)).div(&iv(2.0)).exp().div(&a).div(&pi);
+        let gi = iv(gamma);
+        let g_s2pi = gi.mul(&two_pi.sqrt());
+        let gc = gi.mul(&iv(c));
+        let ga = gi.mul(&a);
+        let trunc_b = g_s2pi.mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp()).div(&gi.mul(&gi).mul(&a)).div(&pi);
         let ect = iv(c).mul(&tt).neg().exp();
-        let alias_lo = ect.div(&Interval::one(CP).sub(&ect));
-        let mut alias_hi: Option<Float> = None;
-        for (cp, lm) in &self.chern {
-            let cpw = iv(*cp).mul(&iv(w));
-            let e = lm.add(&cpw.mul(&cpw).div(&iv(2.0))).sub(&iv(*cp).mul(&iv(x)));
-            let q = iv(*cp).sub(&iv(c)).mul(&tt).neg().exp();
-            let b = e.exp().mul(&q).div(&Interval::one(CP).sub(&q));
-            if alias_hi.as_ref().is_none_or(|v| b.hi < *v) {
-                alias_hi = Some(b.hi.clone());
-            }
-        }
-        let alias = alias_lo.hi.clone() + alias_hi.unwrap();
-        let lo = Float::with_val_round(CP, &fs.lo - &trunc_s.hi, Round::Down).0;
-        let lo = Float::with_val_round(CP, &lo - &alias, Round::Down).0;
-        let hi = Float::with_val_round(CP, &fs.hi + &trunc_s.hi, Round::Up).0;
+        let alias_lo = hi_f64(&ect.div(&Interval::one(CP).sub(&ect)));
+        Ok(Engine {
+            tab,
+            ker,
+            ln_m,
+            hfac: ball_of(&iv(h).div(&two_pi)),
+            g_s2pi: ball_of(&g_s2pi),
+            trunc_s: ball_of(&trunc_s),
+            trunc_b: ball_of(&trunc_b),
+            alias_lo,
+            chern,
+            beta,
+        })
+    }
+
+    /// Certified bounds [lo, hi] on F_S(x) and an upper bound on F_B(x), in ball arithmetic. Where a
+    /// quantity leaves the f64 range (x far below the design point, where M(c)e^{−cx} overflows) the
+    /// bound returned is the trivial one (lo −∞, hi +∞), which is valid and only tells the searches
+    /// "not certified here".
+    fn f_bounds(&self, x: f64) -> (f64, f64, f64) {
+        let c = self.tab.c;
+        let (ss, sb) = self.ker.sums(&self.tab, x);
+        let xb = Ball::exact(x);
+        let pref = self.ln_m.sub(Ball::exact(c).mul(xb)).exp(); // M(c) e^{−cx}
+        let base = pref.mul(self.hfac);
+        let fs = base.mul(ss);
+        let trunc_s = pref.mul(self.trunc_s).hi();
+        // aliasing (m ≥ 1): min over c′ of M(c′)e^{c′²w²/2}e^{−c′x} · e^{−(c′−c)T}/(1 − e^{−(c′−c)T})
+        let alias_hi =
+            self.chern.iter().map(|&(cp, e0, q)| up(e0.sub(Ball::exact(cp).mul(xb)).exp().hi() * q)).fold(f64::INFINITY, f64::min);
+        let alias = up(self.alias_lo + alias_hi);
+        let lo = Ball::exact(fs.lo()).sub(Ball::exact(trunc_s)).sub(Ball::exact(alias)).lo();
+        let hi = Ball::exact(fs.hi()).add(Ball::exact(trunc_s)).hi();
         // F_B upper: aliasing is non-negative, so the rule itself is an upper bound
-        let fb = base.mul(&iv(g)).mul(&sq2pi).mul(&Interval::new(fl(sb.lo()), fl(sb.hi())));
-        let fb_hi = Float::with_val_round(CP, &fb.hi + &trunc_b.hi, Round::Up).0;
-        (Interval::new(lo, hi), fb_hi)
+        let fb_hi = base.mul(self.g_s2pi).mul(sb).add(pref.mul(self.trunc_b)).hi();
+        let finite = |v: f64, inf: f64| if v.is_finite() { v } else { inf };
+        (finite(lo, f64::NEG_INFINITY), finite(hi, f64::INFINITY), finite(fb_hi, f64::INFINITY))
     }
 
     /// Certified upper bound of δ(ε) for any ε ≥ `eps` (uses u(y) = S(y + w²/2)).
@@ -607,14 +738,16 @@ impl Engine {
         let sh = w * w / 2.0;
         // x ≤ ε − w²/2 (any shift ≥ w²/2 keeps u ≥ ψ)
         let x = eps - sh * (1.0 + 1e-9) - crate::num::ball::U * eps.abs() * 4.0;
-        self.f_bounds(x).0.hi
+        fl(self.f_bounds(x).1)
     }
 
     /// Certified lower bound of δ(ε) for any ε ≤ `eps` (uses v(y) = S(y) − β e^{−y²/(2γ²)}).
     pub fn delta_lo(&self, eps: f64) -> Float {
-        let (fs, fb) = self.f_bounds(eps);
-        let b = Float::with_val_round(CP, &self.beta.hi * &fb, Round::Up).0;
-        Float::with_val_round(CP, &fs.lo - &b, Round::Down).0
+        let (fs_lo, _, fb_hi) = self.f_bounds(eps);
+        // fs_lo − β·fb_hi, rounded down (−∞ when either is not certified)
+        let b = Ball::exact(self.beta).mul(Ball::exact(fb_hi)).hi();
+        let v = Ball::exact(fs_lo).sub(Ball::exact(b)).lo();
+        fl(if v.is_nan() { f64::NEG_INFINITY } else { v })
     }
 
     pub fn live(&self) -> usize {
@@ -634,10 +767,16 @@ fn saddle_of(sh: &Shape, eps: f64) -> f64 {
     for _ in 0..200 {
         let x1 = b - g * (b - a);
         let x2 = a + g * (b - a);
+        let before = (a, b);
         if f(x1) < f(x2) {
             b = x2;
         } else {
             a = x1;
+        }
+        // an unchanged (a, b) is a fixed point of this deterministic step (~80 steps from [1e-3, 60]):
+        // the remaining iterations would return the same tilt
+        if (a, b) == before {
+            break;
         }
     }
     (0.5 * (a + b)).max(0.05)
@@ -648,6 +787,11 @@ fn ln_delta_estimate(sh: &Shape, eps: f64) -> f64 {
     let c = saddle_of(sh, eps);
     sh.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln()
 }
+
+/// Table scans of at most this many chunk × group units run in the calling thread.
+const SERIAL_WORK: usize = 8;
+/// Kernels of at most this many live nodes are formed in the calling thread.
+const SERIAL_NODES: usize = 2048;
 
 /// Largest number of non-negligible nodes kept (each costs a term in every δ evaluation).
 pub const MAX_LIVE: usize = 1_000_000;
@@ -727,6 +871,45 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
     unreachable!()
 }
 
+/// A certified end of an ε bracket found by the secant method: `gap(x)` = ln(bound at x) − ln δ (None
+/// where the bound is not positive) is close to linear in x with slope ≈ −c, so a few secant steps from
+/// `x0` find its root r; then points ever further outside it (r + side·m, m = step/1024, 8× larger each
+/// time) are tested with `good` (the certificate) and the first that passes is returned. None if the iteration does not settle or
+/// no candidate passes (the caller then bisects). ~6 evaluations of the bound instead of ~35.
+fn verified_crossing(gap: impl Fn(f64) -> Option<f64>, x0: f64, c: f64, step: f64, side: f64, good: impl Fn(f64) -> bool) -> Option<f64> {
+    let (mut xa, mut fa) = (x0, gap(x0)?);
+    let mut xb = xa + fa / c.max(1e-3);
+    let mut root = None;
+    for _ in 0..12 {
+        let fb = gap(xb)?;
+        if (xb - xa).abs() <= 0.25 * step {
+            root = Some(xb);
+            break;
+        }
+        let slope = (fb - fa) / (xb - xa);
+        if !(slope < 0.0 && slope.is_finite()) {
+            return None;
+        }
+        let next = xb - fb / slope;
+        if !next.is_finite() || (next - xb).abs() > 50.0 {
+            return None;
+        }
+        (xa, fa, xb) = (xb, fb, next);
+    }
+    let r = root?;
+    // the secant root is accurate far below `step` (to ~1e-13 relative where the bound is smooth): the
+    // first candidate is a thousandth of a step outside it, the next ones 8× further out each
+    let mut m = (step / 1024.0).max(4.0 * f64::EPSILON * r.abs());
+    for _ in 0..8 {
+        let x = r + side * m;
+        if good(x) {
+            return Some(x);
+        }
+        m *= 8.0;
+    }
+    None
+}
+
 /// Bisection between a point where `good` holds and one where it does not, down to `step`; returns the
 /// last point where `good` was verified (each endpoint of an ε bracket is certified by its own test).
 fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bool) -> f64 {
@@ -739,6 +922,61 @@ fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bo
         }
     }
     good_x
+}
+
+/// The ε where the saddle-point estimate of ln δ(ε) equals `ld`, searched along the tilt: the saddle c of
+/// ε solves K′(c) = ε + (2c + 1)/(c(c + 1)) (K = ln M), so ε(c) is explicit and increasing (K″ > 0) and the
+/// estimate K(c) − cε(c) − ln(c(c + 1)) − ½ln(2π·var) decreasing in c; a bisection on c costs ~60
+/// evaluations of K, where one on ε costs a tilt search (~160) each. None when the root's tilt is outside
+/// the range [0.05, 60] of [`saddle_of`] (then the bisection on ε decides). Parameter choice only.
+fn eps_estimate_by_tilt(sh: &Shape, ld: f64) -> Option<f64> {
+    let at = |c: f64| {
+        let (k, dk) = sh.ln_mgf_d(c);
+        let eps = dk - (2.0 * c + 1.0) / (c * (c + 1.0));
+        (eps, k - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln())
+    };
+    let (mut a, mut b) = (0.05f64, 60.0f64);
+    // φ(c) = the estimate at ε(c) has φ′(c) = −c·ε′(c) < 0 for every c > 0 (whatever the sign of ε(c))
+    if !(at(a).1 > ld && at(b).1 < ld) {
+        return None;
+    }
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if m == a || m == b {
+            break;
+        }
+        if at(m).1 > ld {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    let e = at(0.5 * (a + b)).0;
+    (e.is_finite() && e > 0.0).then_some(e)
+}
+
+/// The same ε by bisection on ε, each step a tilt search (the general case).
+fn eps_estimate_by_bisection(sh: &Shape, ld: f64) -> Result<f64, String> {
+    let (mut a, mut b) = (0.0f64, 1.0f64);
+    while ln_delta_estimate(sh, b) > ld {
+        b *= 2.0;
+        if b > 1e6 {
+            return Err("epsilon estimate diverged".into());
+        }
+    }
+    for _ in 0..80 {
+        let m = 0.5 * (a + b);
+        if m == a || m == b {
+            // adjacent doubles: re-testing an end point reproduces its verdict, nothing moves any more
+            break;
+        }
+        if ln_delta_estimate(sh, m) > ld {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Ok(0.5 * (a + b))
 }
 
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
@@ -759,29 +997,13 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
         return Err(format!("the smoothed inversion's bracket width must be at least {MIN_WIDTH:e} (double-precision nodes)"));
     }
     // starting point: ε of the saddle-point estimate
-    let (mut a, mut b) = (0.0f64, 1.0f64);
     let ld = d.ln();
     let sh = Shape::new(groups);
     let th = Thetas::new(groups);
-    while ln_delta_estimate(&sh, b) > ld {
-        b *= 2.0;
-        if b > 1e6 {
-            return Err("epsilon estimate diverged".into());
-        }
-    }
-    for _ in 0..80 {
-        let m = 0.5 * (a + b);
-        if m == a || m == b {
-            // adjacent doubles: re-testing an end point reproduces its verdict, nothing moves any more
-            break;
-        }
-        if ln_delta_estimate(&sh, m) > ld {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    let mut eps0 = 0.5 * (a + b);
+    let mut eps0 = match eps_estimate_by_tilt(&sh, ld) {
+        Some(e) => e,
+        None => eps_estimate_by_bisection(&sh, ld)?,
+    };
     let mut c = p.c.unwrap_or_else(|| saddle_of(&sh, eps0));
     let lam = p.lambda;
     let mut w = p.w.unwrap_or_else(|| (0.5 * p.width / (4.0 * (c + 1.0) * (1.0 / (2.0 * c) + lam))).sqrt());
@@ -797,34 +1019,49 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
         };
         // bisection resolution: well below the target width, above the f64 spacing at ε
         let step = (p.width * 1e-3).max(16.0 * f64::EPSILON * eps0.abs().max(1.0));
-        // ε_hi: smallest x with δ_hi(x) ≤ δ
-        let (mut lo_x, mut hi_x) = (eps0 - 0.25, eps0 + 0.25);
-        let mut k = 0;
-        while eng.delta_hi(hi_x) > dq {
-            hi_x += 0.5 * (1 << k.min(6)) as f64;
-            k += 1;
-            if k > 60 {
-                return Err("smoothed inversion: no upper bracket found".into());
+        // ε_hi: smallest x with δ_hi(x) ≤ δ — by the secant method, then verified; by bisection if that fails
+        let ln_gap = |v: Float| {
+            let v = v.to_f64();
+            (v > 0.0 && v.is_finite()).then(|| v.ln() - ld)
+        };
+        let eps_hi = match verified_crossing(|x| ln_gap(eng.delta_hi(x)), eps0, c, step, 1.0, |x| eng.delta_hi(x) <= dq) {
+            Some(x) => x,
+            None => {
+                let (mut lo_x, mut hi_x) = (eps0 - 0.25, eps0 + 0.25);
+                let mut k = 0;
+                while eng.delta_hi(hi_x) > dq {
+                    hi_x += 0.5 * (1 << k.min(6)) as f64;
+                    k += 1;
+                    if k > 60 {
+                        return Err("smoothed inversion: no upper bracket found".into());
+                    }
+                }
+                k = 0;
+                while eng.delta_hi(lo_x) <= dq && lo_x > 0.0 {
+                    lo_x -= 0.5 * (1 << k.min(6)) as f64;
+                    k += 1;
+                }
+                boundary(hi_x, lo_x, step, |x| eng.delta_hi(x) <= dq)
             }
-        }
-        k = 0;
-        while eng.delta_hi(lo_x) <= dq && lo_x > 0.0 {
-            lo_x -= 0.5 * (1 << k.min(6)) as f64;
-            k += 1;
-        }
-        let eps_hi = boundary(hi_x, lo_x, step, |x| eng.delta_hi(x) <= dq);
-        // ε_lo: largest x with δ_lo(x) ≥ δ
-        let mut lo_x = eps_hi - 10.0 * step - 0.01;
-        k = 0;
-        while eng.delta_lo(lo_x) < dq {
-            lo_x -= 0.01 * (1 << k.min(10)) as f64;
-            k += 1;
-            if k > 60 || lo_x < 0.0 {
-                lo_x = 0.0;
-                break;
+        };
+        // ε_lo: largest x with δ_lo(x) ≥ δ, the same way
+        let start = eps_hi - 10.0 * step - 0.01;
+        let lo_x = match verified_crossing(|x| ln_gap(eng.delta_lo(x)), start, c, step, -1.0, |x| eng.delta_lo(x) >= dq) {
+            Some(x) if x <= eps_hi => x,
+            _ => {
+                let mut lo_x = start;
+                let mut k = 0;
+                while eng.delta_lo(lo_x) < dq {
+                    lo_x -= 0.01 * (1 << k.min(10)) as f64;
+                    k += 1;
+                    if k > 60 || lo_x < 0.0 {
+                        lo_x = 0.0;
+                        break;
+                    }
+                }
+                boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq)
             }
-        }
-        let lo_x = boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq);
+        };
         // ε(δ) ≥ 0: a certified upper end below 0 means δ(0) ≤ δ(eps_hi) ≤ δ (δ is non-increasing), so ε = 0
         let res =
             SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
@@ -917,6 +1154,62 @@ mod tests {
                 );
                 assert!(th.width() < 1e-25);
             }
+        }
+    }
+
+    /// The secant search returns only points its certificate accepted, close to the crossing, and gives up
+    /// (so that the caller bisects) when the bound is not a decreasing function near it.
+    #[test]
+    fn verified_crossing_returns_certified_points_near_the_root() {
+        // ln δ(x) − ln δ₀ = −c(x − r)(1 + (x − r)²/10): smooth, decreasing, not linear
+        for &(r, c) in &[(9.6f64, 4.5f64), (45.4, 1.26), (0.3, 0.05), (1e3, 30.0)] {
+            let gap = |x: f64| Some(-c * (x - r) * (1.0 + (x - r).powi(2) / 10.0));
+            let step = 1e-6;
+            let hi = verified_crossing(gap, r + 0.7, c, step, 1.0, |x| x >= r).unwrap();
+            assert!(hi >= r && hi - r <= step, "upper end {hi} for root {r}");
+            let lo = verified_crossing(gap, r - 0.3, c, step, -1.0, |x| x <= r).unwrap();
+            assert!(lo <= r && r - lo <= step, "lower end {lo} for root {r}");
+            // a certificate that never passes near the root: no answer
+            assert!(verified_crossing(gap, r + 0.7, c, step, 1.0, |x| x >= r + 1.0).is_none());
+        }
+        // increasing (a bound that is not a privacy profile): no answer
+        assert!(verified_crossing(|x| Some(x - 3.0), 1.0, 2.0, 1e-6, 1.0, |_| true).is_none());
+        // undefined bound: no answer
+        assert!(verified_crossing(|_| None, 1.0, 2.0, 1e-6, 1.0, |_| true).is_none());
+    }
+
+    /// The ball θ-sums and ln M(c) that the engine uses against the 128-bit MPFR ones (which the test
+    /// above checks against the direct sum): the narrow MPFR interval must lie inside the ball, and the
+    /// ball must stay narrow (its radius is what the engine adds to every bound).
+    #[test]
+    fn ball_thetas_enclose_the_mpfr_ones() {
+        let groups = [mg("0.02", 3, 1), mg("0.3", 7, 1), mg("6/5", 1, 1), mg("5", 40, 2), mg("50000/10001", 10, 1), mg("7919/3", 1000, 3)];
+        let th = Thetas::new(&groups);
+        let inside = |b: Ball, i: &Interval| Float::with_val(CP, b.lo()) <= i.lo && i.hi <= Float::with_val(CP, b.hi());
+        for (i, g) in groups.iter().enumerate() {
+            for &c in &[0.0f64, 0.05, 0.4, 1.3, 2.7, 13.25, 59.5] {
+                let exact = theta_d(&g.sigma2, c, g.mu);
+                let b = th.d(i, c);
+                assert!(inside(b, &exact), "D: sigma2 {} c {c}: {exact} not inside {b:?}", g.sigma2);
+                // worst here: σ² = 0.02 at half-integer cμ, where the θ-sum cancels to ~1% of its terms
+                assert!(b.r <= 1e-11 * b.m.abs(), "D: sigma2 {} c {c}: radius {} too wide", g.sigma2, b.r);
+            }
+        }
+        for &c in &[0.05f64, 0.4, 1.3, 2.7, 13.25] {
+            let exact = ln_mgf(&groups, c);
+            let b = th.ln_mgf(c).unwrap();
+            assert!(inside(b, &exact), "ln M({c}): {exact} not inside {b:?}");
+            assert!(b.r <= 1e-12 * b.m.abs().max(1.0), "ln M({c}): radius {} too wide", b.r);
+        }
+        // wide groups with many queries (redistricting-like: σ² = 4097·4099): ln D(c) − ln D(0) is ~0 and
+        // must not cost an ulp of 1 per query
+        let wide = [mg("16793603", 100_000, 1), mg("4102", 3000, 1)];
+        let th = Thetas::new(&wide);
+        for &c in &[0.3f64, 2.8416] {
+            let exact = ln_mgf(&wide, c);
+            let b = th.ln_mgf(c).unwrap();
+            assert!(inside(b, &exact), "ln M({c}): {exact} not inside {b:?}");
+            assert!(b.r <= 1e-14 * b.m.abs(), "wide groups, ln M({c}) = {}: radius {} too wide", b.m, b.r);
         }
     }
 

@@ -74,6 +74,33 @@ impl Ball {
         // e^{self.m} ≤ m·(1 + 2·LIBM_REL)
         Ball { m, r: up(m * (1.0 + 2.0 * LIBM_REL) * e + 2.0 * LIBM_REL * m) }
     }
+    /// ln x for a ball of positive reals (None if it reaches 0): |ln x − ln m| ≤ r/(m − r) for
+    /// |x − m| ≤ r (mean value theorem, 1/ξ ≤ 1/(m − r)); the computed ln m has error ≤ LIBM_REL·|ln m|.
+    pub fn ln(self) -> Option<Ball> {
+        let lo = self.lo();
+        if !(lo > 0.0) || !self.m.is_finite() {
+            return None;
+        }
+        let l = self.m.ln();
+        let prop = if self.r == 0.0 { 0.0 } else { self.r / lo };
+        Some(Ball { m: l, r: up(prop + LIBM_REL * l.abs()) })
+    }
+    /// ln(1 + x) for a ball above −1 (None otherwise): |ln(1 + x) − ln(1 + m)| ≤ r/(1 + m − r); the
+    /// computed log1p(m) has error ≤ LIBM_REL·|log1p m|. For x near 0 the radius stays ~r, where ln of
+    /// the ball 1 + x would add an ulp of 1.
+    pub fn ln_1p(self) -> Option<Ball> {
+        let den = (1.0 + self.lo()) * (1.0 - U);
+        if !(den > 0.0) || !self.m.is_finite() {
+            return None;
+        }
+        let l = self.m.ln_1p();
+        let prop = if self.r == 0.0 { 0.0 } else { self.r / den };
+        Some(Ball { m: l, r: up(prop + LIBM_REL * l.abs()) })
+    }
+    /// cos x: |cos x − cos m| ≤ |x − m|; the computed cos m has abs error ≤ LIBM_REL.
+    pub fn cos(self) -> Ball {
+        Ball { m: self.m.cos(), r: up(self.r + LIBM_REL) }
+    }
     /// A ball that contains [lo, hi].
     pub fn from_bounds(lo: f64, hi: f64) -> Ball {
         debug_assert!(lo <= hi);
@@ -239,6 +266,16 @@ mod tests {
                     let x = (u - 0.5) * 4e6;
                     (x, x.cos(), f(x).cos())
                 }
+                3 if i % 8 == 3 => {
+                    // ln over the range the θ-sums and bounds use: near 1 and over many binades
+                    let x = if i % 16 == 3 { 0.5 + u } else { (u * 1400.0 - 700.0).exp() };
+                    (x, x.ln(), f(x).ln())
+                }
+                3 if i % 8 == 7 => {
+                    // log1p near 0 (θ-sums of wide groups) and beyond
+                    let x = if i % 16 == 7 { (u * 700.0 - 690.0).exp() * if u < 0.5 { -1.0 } else { 1.0 } } else { u * 4.0 - 0.9 };
+                    (x, x.ln_1p(), f(x).ln_1p())
+                }
                 _ => {
                     let x = u;
                     (x, x.exp_m1(), f(x).exp_m1())
@@ -270,6 +307,13 @@ mod tests {
                     assert!(contains(a.sub(b), &Float::with_val(P, &xa - &xb)));
                     assert!(contains(a.mul(b), &Float::with_val(P, &xa * &xb)));
                     assert!(contains(a.exp(), &Float::with_val(P, xa.exp_ref())));
+                    assert!(contains(a.cos(), &Float::with_val(P, xa.cos_ref())));
+                    let pa = Ball::new(a.m.abs() + 1e-9, a.r);
+                    let xp = f(pa.m) + f(sa * pa.r);
+                    assert!(contains(pa.ln().unwrap(), &Float::with_val(P, xp.ln_ref())));
+                    let s = Ball::new(a.m * 1e-3, a.r * 1e-3);
+                    let xs = f(s.m) + f(sa * s.r);
+                    assert!(contains(s.ln_1p().unwrap(), &Float::with_val(P, xs.ln_1p_ref())));
                 }
             }
         }
