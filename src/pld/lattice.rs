@@ -90,35 +90,44 @@ impl LatticeDist {
         let p = prec.max(64) + 32;
         let dg = DiscreteGaussian { sigma2: sigma2.clone() };
         let k = radius_for_bits(sigma2, bits);
-        let w = GaussTable::new(sigma2, k, p);
+        // Gaussian tables g_v(z) = exp(-z²/(2v)): one per variance v = mσ², built once and long enough for
+        // both of its uses (the divisor of step m, the W_{m} of step m + 1); a table's entries do not depend
+        // on its length, so sharing changes no bit
+        let mut g_prev = GaussTable::new(sigma2, k + 2, p);
+        let w = GaussTable { lo: g_prev.lo[..=k].to_vec(), hi: g_prev.hi[..=k].to_vec() };
         let tail_w = gauss_tail_upper(sigma2, k as u64 + 1, p); // Σ_{x>K} w(x)
         let z = dg.normaliser_direct(p);
 
         // D^{(m)}_r for r in 0..m, as (lo, hi); start with m = 1: D = [1].
         let mut d_lo = vec![Float::with_val(p, 1)];
         let mut d_hi = vec![Float::with_val(p, 1)];
+        // W_{m-1}(z) for z in [-K, m-1+K], rebuilt in place at every m
+        let mut wl: Vec<Float> = Vec::with_capacity(2 * k + n as usize);
+        let mut wh: Vec<Float> = Vec::with_capacity(2 * k + n as usize);
         // Upper bound on max_z W_m(z): W_m(z) ≤ Z^m (total unnormalised mass).
         for m in 2..=n {
             let prev = (m - 1) as i64;
-            let v_prev = sigma2 * Rational::from(prev);
             let v_m = sigma2 * Rational::from(m);
-            // g_{m-1}(|z|) for |z| ≤ K + m.
-            let g = GaussTable::new(&v_prev, k + m as usize + 1, p);
+            // g_{m-1}(|z|) for |z| ≤ K + m (built at the previous step, or above for m = 2).
+            let g = &g_prev;
             let wmax_prev = z.powu(m - 1).hi;
             let drop = Float::with_val_round(p, &tail_w * 2u32, Round::Up).0;
             let drop = Float::with_val_round(p, &drop * &wmax_prev, Round::Up).0;
-            let g_m = GaussTable::new(&v_m, m as usize, p);
+            // g_m, long enough to serve as g_{(m+1)-1} at the next step
+            let g_m = GaussTable::new(&v_m, k + m as usize + 2, p);
             // W_{m-1}(z) for z in [-K, m-1+K], computed once per m.
             let zmin = -(k as i64);
             let zlen = 2 * k + m as usize;
-            let mut wl = Vec::with_capacity(zlen);
-            let mut wh = Vec::with_capacity(zlen);
+            while wl.len() < zlen {
+                wl.push(Float::new(p));
+                wh.push(Float::new(p));
+            }
             for i in 0..zlen {
                 let zz = zmin + i as i64;
                 let cls = zz.rem_euclid(prev) as usize;
                 let az = zz.unsigned_abs() as usize;
-                wl.push(Float::with_val_round(p, &d_lo[cls] * &g.lo[az], Round::Down).0);
-                wh.push(Float::with_val_round(p, &d_hi[cls] * &g.hi[az], Round::Up).0);
+                wl[i].assign_round(&d_lo[cls] * &g.lo[az], Round::Down);
+                wh[i].assign_round(&d_hi[cls] * &g.hi[az], Round::Up);
             }
             let mut nd_lo = Vec::with_capacity(m as usize);
             let mut nd_hi = Vec::with_capacity(m as usize);
@@ -126,7 +135,9 @@ impl LatticeDist {
             let mut th = Float::new(p);
             let mut pl = Float::new(p);
             let mut ph = Float::new(p);
-            for r in 0..m as i64 {
+            // S_m is symmetric, so P[S_m = −r] = P[S_m = r] gives D_{m−r} = D_r (1 ≤ r < m): only
+            // r ≤ m/2 is summed, the other half copied
+            for r in 0..=(m / 2) as i64 {
                 // Σ_x w(|x|) W(r − x) = w(0) W(r) + Σ_{x≥1} w(x) (W(r − x) + W(r + x))
                 let c = (r - zmin) as usize;
                 let mut s_lo = Float::with_val_round(p, &w.lo[0] * &wl[c], Round::Down).0;
@@ -144,8 +155,13 @@ impl LatticeDist {
                 nd_lo.push(Float::with_val_round(p, &s_lo / &g_m.hi[r as usize], Round::Down).0);
                 nd_hi.push(Float::with_val_round(p, &s_hi / &g_m.lo[r as usize], Round::Up).0);
             }
+            for r in (m / 2 + 1) as usize..m as usize {
+                nd_lo.push(nd_lo[m as usize - r].clone());
+                nd_hi.push(nd_hi[m as usize - r].clone());
+            }
             d_lo = nd_lo;
             d_hi = nd_hi;
+            g_prev = g_m;
         }
 
         // Window |y| ≤ M for S.
