@@ -2,7 +2,7 @@
 //!
 //! For every workload (the rows of `scripts/bench/table.py`) and every certified configuration — the
 //! default request (20 digits, automatic engine), the certified f64 lattice (`prec: 53`, ~12 digits) and
-//! the smoothed inversion at widths 1e-3 … 1e-8, the cheap answers at a peer's accuracy — one JSON line: the library call `Accountant::new(..).epsilon(δ)`
+//! the smoothed inversion at widths 1e-2 … 1e-8, the cheap answers at a peer's accuracy — one JSON line: the library call `Accountant::new(..).epsilon(δ)`
 //! timed from a fresh accountant (no cache), the median of repetitions, and the certified bracket. The
 //! peers are timed the same way: in-process, construction + composition + query, no imports.
 //!
@@ -58,7 +58,7 @@ fn main() {
         let d = parse_rational(delta).unwrap();
         let mut configs =
             vec![("default".to_string(), Options::default()), ("prec:53".to_string(), Options { prec: Some(53), ..Options::default() })];
-        for w in [1e-3, 1e-4, 1e-5, 1e-6, 1e-8] {
+        for w in [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8] {
             configs.push((format!("smoothed:{w:e}"), Options { method: Method::Smoothed, width: Some(w), ..Options::default() }));
         }
         for (config, opts) in configs {

@@ -103,26 +103,13 @@ def _run_prv(spec):
 
 
 def continuous_epsilon(shifts, delta, dps=50):
-    """Exact eps of the continuous Gaussian composition (Balle & Wang 2018, Thm 8), 30 digits."""
-    from mpmath import mp, mpf, sqrt, exp, ncdf, nstr
+    """Exact eps of the continuous Gaussian composition with the same shifts (Balle & Wang 2018, Thm 8):
+    mu^2 = sum of n m^2 / sigma^2, exactly, then prv_accountant_bench's bisection (30 digits)."""
+    from mpmath import mp, mpf
+    from prv_accountant_bench import exact_continuous_epsilon
     with mp.workdps(dps):
-        mu = sqrt(sum(mpf(n) * mpf(m) ** 2 / (mpf(Fraction(s2).numerator) / Fraction(s2).denominator)
-                      for s2, n, m in shifts))
-        d = mpf(delta)
-
-        def delta_of(eps):
-            return ncdf(-eps / mu + mu / 2) - exp(eps) * ncdf(-eps / mu - mu / 2)
-
-        lo, hi = mpf(0), mpf(1)
-        while delta_of(hi) > d:
-            lo, hi = hi, 2 * hi
-        for _ in range(dps * 4):
-            mid = (lo + hi) / 2
-            if delta_of(mid) > d:
-                lo = mid
-            else:
-                hi = mid
-        return nstr((lo + hi) / 2, 30, strip_zeros=False)
+        mu2 = sum(mpf(n) * mpf(m) ** 2 * Fraction(s2).denominator / Fraction(s2).numerator for s2, n, m in shifts)
+        return exact_continuous_epsilon(mu2, delta, dps)
 
 
 def main(argv=None):

@@ -5,7 +5,7 @@ exactly the same compositions, one block of lines per workload, targets judged.
 tightdp (measured now):
   * `cargo bench --bench table` (benches/table.rs): in-process time of `Accountant::new(..).epsilon(δ)` from a
     fresh accountant, for the default request (20 digits) and for cheaper certified configurations (the
-    f64 lattice, the smoothed inversion at widths 1e-3 ... 1e-8), each with its certified bracket;
+    f64 lattice, the smoothed inversion at widths 1e-2 ... 1e-8), each with its certified bracket;
   * the command a user types (`tightdp epsilon ... --format json`, or `certify` for SafeTab-P): wall time
     including process start, and peak memory (/usr/bin/time).
 Peers (recorded in scripts/bench/peer_rows_results.csv by
@@ -63,15 +63,21 @@ ROWS = {
 }
 
 
-def run_command(args):
-    """(wall seconds incl. process start, peak MB) of one tightdp command."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        t0 = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name, B, *args, "--format", "json"],
-                             capture_output=True, text=True)
-        secs = time.perf_counter() - t0
-        kb = open(t.name).read().split()[-1]
-    return secs, int(kb) / 1024, (None if out.returncode == 0 else out.stderr.strip())
+def run_command(args, repeats=3):
+    """(median wall seconds incl. process start, largest peak MB) of a tightdp command run `repeats` times
+    (one run alone is at the mercy of the machine's other load)."""
+    runs = []
+    for _ in range(repeats):
+        with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+            t0 = time.perf_counter()
+            out = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name, B, *args, "--format", "json"],
+                                 capture_output=True, text=True)
+            secs = time.perf_counter() - t0
+            kb = open(t.name).read().split()[-1]
+        if out.returncode != 0:
+            return secs, int(kb) / 1024, out.stderr.strip()
+        runs.append((secs, int(kb) / 1024))
+    return sorted(r[0] for r in runs)[len(runs) // 2], max(r[1] for r in runs), None
 
 
 def bench_lines(filter_=None):
@@ -220,7 +226,7 @@ def main():
         print(f"{'':38}   other certified configurations: {others}{'; ' + fails if fails else ''}")
         print()
     print("s in-proc: median in-process seconds of the default request (benches/table.rs); s cmd: the command as a user")
-    print("  types it (process start included); MB: its peak memory; width: certified bracket width; dig: correct digits.")
+    print("  types it (process start included, median of 3 runs); MB: its peak memory; width: certified bracket width; dig: correct digits.")
     print("error: |peer's ε − tightdp's certified ε| (prv: against the discrete truth, own error and model gap shown).")
     print("tightdp at ≤ that error: the fastest certified configuration whose bracket width is at most that error.")
     print("ratio: peer CPU seconds / that configuration's in-process seconds.")
