@@ -214,6 +214,11 @@ fn inv_one_plus(s: Ball) -> Option<Ball> {
     Some(Ball { m: q, r: up(r) })
 }
 
+/// The error when a group's θ-sum D_q(c) (a positive mass) is not certified positive in double precision.
+fn not_positive(g: &GaussGroup) -> String {
+    format!("the theta sum of sigma2 = {} is not certified positive", g.sigma2)
+}
+
 /// The θ-sums D_q(c) of a composition's groups and their logarithms, in ball arithmetic, each computed
 /// once per group and tilt: an ε search builds several engines at one tilt, and each needs D(c), D(0)
 /// and four Chernoff tilts.
@@ -259,8 +264,7 @@ impl<'a> Thetas<'a> {
         let mut memo = self.memo.borrow_mut();
         let entry = memo.get_mut(&(i, c.to_bits())).expect("just computed");
         if entry.1.is_none() {
-            entry.1 =
-                Some(s.ln_1p().ok_or_else(|| format!("the theta sum of sigma2 = {} is not certified positive", self.groups[i].sigma2))?);
+            entry.1 = Some(s.ln_1p().ok_or_else(|| not_positive(&self.groups[i]))?);
         }
         Ok(entry.1.expect("just set"))
     }
@@ -385,7 +389,7 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
         let b = Interval::one(CP).div(&s2).mul(&iv(c)).mul(&iv(mu));
         let per = pi.mul(&s2).mul(&iv(2.0));
         let rcut = (2.0 * s2f * LCUT).sqrt();
-        let inv_d = inv_one_plus(th.s(i, c)).ok_or_else(|| format!("the theta sum of sigma2 = {} is not certified positive", g.sigma2))?;
+        let inv_d = inv_one_plus(th.s(i, c)).ok_or_else(|| not_positive(g))?;
         // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
         let tail = 2.0 * (-LCUT).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
         v.push(Comp {
@@ -785,7 +789,30 @@ fn saddle_of(sh: &Shape, eps: f64) -> f64 {
 /// Saddle-point estimate of ln δ(ε) (parameter choice only).
 fn ln_delta_estimate(sh: &Shape, eps: f64) -> f64 {
     let c = saddle_of(sh, eps);
-    sh.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln()
+    estimate_at(sh, sh.ln_mgf(c), c, eps)
+}
+
+/// The saddle-point estimate of ln δ(ε) at tilt c, given K = ln M(c): K − cε − ln(c(c + 1)) − ½ln(2π·var).
+fn estimate_at(sh: &Shape, k: f64, c: f64, eps: f64) -> f64 {
+    k - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln()
+}
+
+/// Bisection of [a, b] for a decreasing quantity: `above(x)` says it is still above the target at x (then
+/// x becomes the new a). Stops at adjacent doubles — re-testing an end point would reproduce its verdict,
+/// nothing moves any more — or after `iters` steps; returns the final (a, b).
+fn bisect_decreasing(mut a: f64, mut b: f64, iters: usize, above: impl Fn(f64) -> bool) -> (f64, f64) {
+    for _ in 0..iters {
+        let m = 0.5 * (a + b);
+        if m == a || m == b {
+            break;
+        }
+        if above(m) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    (a, b)
 }
 
 /// Table scans of at most this many chunk × group units run in the calling thread.
@@ -933,49 +960,28 @@ fn eps_estimate_by_tilt(sh: &Shape, ld: f64) -> Option<f64> {
     let at = |c: f64| {
         let (k, dk) = sh.ln_mgf_d(c);
         let eps = dk - (2.0 * c + 1.0) / (c * (c + 1.0));
-        (eps, k - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln())
+        (eps, estimate_at(sh, k, c, eps))
     };
-    let (mut a, mut b) = (0.05f64, 60.0f64);
+    let (a, b) = (0.05f64, 60.0f64);
     // φ(c) = the estimate at ε(c) has φ′(c) = −c·ε′(c) < 0 for every c > 0 (whatever the sign of ε(c))
     if !(at(a).1 > ld && at(b).1 < ld) {
         return None;
     }
-    for _ in 0..200 {
-        let m = 0.5 * (a + b);
-        if m == a || m == b {
-            break;
-        }
-        if at(m).1 > ld {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
+    let (a, b) = bisect_decreasing(a, b, 200, |c| at(c).1 > ld);
     let e = at(0.5 * (a + b)).0;
     (e.is_finite() && e > 0.0).then_some(e)
 }
 
 /// The same ε by bisection on ε, each step a tilt search (the general case).
 fn eps_estimate_by_bisection(sh: &Shape, ld: f64) -> Result<f64, String> {
-    let (mut a, mut b) = (0.0f64, 1.0f64);
+    let mut b = 1.0f64;
     while ln_delta_estimate(sh, b) > ld {
         b *= 2.0;
         if b > 1e6 {
             return Err("epsilon estimate diverged".into());
         }
     }
-    for _ in 0..80 {
-        let m = 0.5 * (a + b);
-        if m == a || m == b {
-            // adjacent doubles: re-testing an end point reproduces its verdict, nothing moves any more
-            break;
-        }
-        if ln_delta_estimate(sh, m) > ld {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
+    let (a, b) = bisect_decreasing(0.0, b, 80, |e| ln_delta_estimate(sh, e) > ld);
     Ok(0.5 * (a + b))
 }
 

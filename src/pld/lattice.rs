@@ -93,8 +93,8 @@ impl LatticeDist {
         // Gaussian tables g_v(z) = exp(-z²/(2v)): one per variance v = mσ², built once and long enough for
         // both of its uses (the divisor of step m, the W_{m} of step m + 1); a table's entries do not depend
         // on its length, so sharing changes no bit
-        let mut g_prev = GaussTable::new(sigma2, k + 2, p);
-        let w = GaussTable { lo: g_prev.lo[..=k].to_vec(), hi: g_prev.hi[..=k].to_vec() };
+        let w = GaussTable::new(sigma2, k + 2, p); // w(x), x ≤ K, and g_1 of step m = 2
+        let mut g_prev: Option<GaussTable> = None;
         let tail_w = gauss_tail_upper(sigma2, k as u64 + 1, p); // Σ_{x>K} w(x)
         let z = dg.normaliser_direct(p);
 
@@ -108,8 +108,8 @@ impl LatticeDist {
         for m in 2..=n {
             let prev = (m - 1) as i64;
             let v_m = sigma2 * Rational::from(m);
-            // g_{m-1}(|z|) for |z| ≤ K + m (built at the previous step, or above for m = 2).
-            let g = &g_prev;
+            // g_{m-1}(|z|) for |z| ≤ K + m (built at the previous step, or w for m = 2).
+            let g = g_prev.as_ref().unwrap_or(&w);
             let wmax_prev = z.powu(m - 1).hi;
             let drop = Float::with_val_round(p, &tail_w * 2u32, Round::Up).0;
             let drop = Float::with_val_round(p, &drop * &wmax_prev, Round::Up).0;
@@ -161,7 +161,7 @@ impl LatticeDist {
             }
             d_lo = nd_lo;
             d_hi = nd_hi;
-            g_prev = g_m;
+            g_prev = Some(g_m);
         }
 
         // Window |y| ≤ M for S.
