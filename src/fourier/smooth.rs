@@ -25,12 +25,13 @@
 //! the true value plus non-negative aliasing, bounded by e^{−cT}/(1 − e^{−cT}) for m ≤ −1 (F_S ≤ 1) and
 //! by a Chernoff bound at c′ > c for m ≥ 1. Nodes |t| > A are bounded with |M(c+it)| ≤ M(c) and the
 //! Gaussian factor. Each node is evaluated in f64 ball arithmetic (crate::num::ball); nodes where
-//! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound. The θ-sums, ln M(c) and the bounds
-//! are balls too (their x-independent constants computed once in MPFR), so that an ε search, which
-//! evaluates the bounds some 40 times, costs microseconds per evaluation beyond the live nodes.
+//! |M(c+it)/M(c)| is certified below 1e-30 are kept only as a bound (for a loose ε request, a level set
+//! by its width: [`NodeSettings`]). The θ-sums, ln M(c) and the bounds are balls too (only the per-group
+//! σ² constants, h/(2π) and cμ/σ² come from MPFR, whose one-ulp radius they keep), so that an ε search,
+//! which evaluates the bounds ~10 times, costs microseconds per evaluation beyond the live nodes.
 
 use crate::model::GaussGroup;
-use crate::num::ball::{up, Ball, CBall, ETA, LIBM_REL, U};
+use crate::num::ball::{up, Ball, CBall, ETA, LIBM_REL, PI, SQRT_TAU, TAU, U};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
@@ -40,7 +41,8 @@ use rug::{Float, Rational};
 const CP: u32 = 128;
 /// Poisson terms kept: |τ| ≤ √(2σ²·LCUT), omitted mass ≤ 2e^{−LCUT}/(1 − e^{−2πR}) (rigorously added).
 const LCUT: f64 = 75.0;
-/// Nodes with |M(c+it)/M(c)| below this are kept only as a bound.
+/// Nodes with |M(c+it)/M(c)| below this are kept only as a bound (for loose requests a level from the
+/// width, see [`NodeSettings`]).
 const DEAD: f64 = 1e-30;
 /// Smallest σ²/μ² handled (the θ-series need O(1/σ) terms).
 const MIN_S2: f64 = 0.02;
@@ -224,10 +226,26 @@ fn not_positive(g: &GaussGroup) -> String {
 /// and four Chernoff tilts.
 struct Thetas<'a> {
     groups: &'a [GaussGroup],
-    /// per group: a = 2π²σ² and μ²/(2σ²) (from MPFR, once)
-    consts: Vec<(Ball, Ball)>,
+    /// per group, from MPFR once per composition (every later quantity is a ball)
+    consts: Vec<GroupConsts>,
     /// (group, tilt bits) → (D_q(c) − 1, ln D_q(c) once asked for)
     memo: std::cell::RefCell<std::collections::HashMap<(usize, u64), (Ball, Option<Ball>)>>,
+}
+
+/// The σ²-dependent constants of one group, as balls.
+#[derive(Clone, Copy)]
+struct GroupConsts {
+    /// 2π²σ² (the θ-series exponent)
+    a: Ball,
+    /// μ²/(2σ²)
+    q: Ball,
+    /// 1/(2σ²)
+    inv2s2: Ball,
+    /// μ/σ² as an unevaluated sum hi + lo of two doubles, within `mu_s2_r` of the true value
+    mu_s2: (f64, f64),
+    mu_s2_r: f64,
+    /// 2πσ² (the period of the Poisson terms in μt)
+    per: Ball,
 }
 
 impl<'a> Thetas<'a> {
@@ -237,9 +255,17 @@ impl<'a> Thetas<'a> {
             .iter()
             .map(|g| {
                 let s2 = Interval::from_rational(&g.sigma2, CP);
-                let a = pi.mul(&pi).mul(&s2).mul(&iv(2.0));
-                let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
-                (ball_of(&a), ball_of(&Interval::from_rational(&q, CP)))
+                let mu = g.mu as f64;
+                let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
+                let (mu_s2, mu_s2_r) = two_f64(&inv2s2.mul(&iv(2.0 * mu)));
+                GroupConsts {
+                    a: ball_of(&pi.mul(&pi).mul(&s2).mul(&iv(2.0))),
+                    q: ball_of(&Interval::from_rational(&(Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP)),
+                    inv2s2: ball_of(&inv2s2),
+                    mu_s2,
+                    mu_s2_r,
+                    per: ball_of(&pi.mul(&s2).mul(&iv(2.0))),
+                }
             })
             .collect();
         Thetas { groups, consts, memo: Default::default() }
@@ -247,7 +273,7 @@ impl<'a> Thetas<'a> {
 
     /// D_q(c) − 1 of group i.
     fn s(&self, i: usize, c: f64) -> Ball {
-        let (a, _) = self.consts[i];
+        let a = self.consts[i].a;
         let mu = self.groups[i].mu;
         self.memo.borrow_mut().entry((i, c.to_bits())).or_insert_with(|| (theta_s_ball(a, c, mu), None)).0
     }
@@ -273,7 +299,7 @@ impl<'a> Thetas<'a> {
         let cb = Ball::exact(c);
         let mut acc = Ball::exact(0.0);
         for (i, g) in self.groups.iter().enumerate() {
-            let quad = cb.add(cb.mul(cb)).mul(self.consts[i].1);
+            let quad = cb.add(cb.mul(cb)).mul(self.consts[i].q);
             let term = quad.add(self.ln_d(i, c)?).sub(self.ln_d(i, 0.0)?);
             acc = acc.add(term.mul(Ball::exact(g.count as f64)));
         }
@@ -355,6 +381,33 @@ impl Shape {
     }
 }
 
+/// An MPFR interval as hi + lo (two doubles) and a bound on its distance from every point of the interval.
+fn two_f64(i: &Interval) -> ((f64, f64), f64) {
+    let mid = i.mid();
+    let hi = mid.to_f64();
+    let rest = Float::with_val(CP, &mid - hi);
+    let lo = rest.to_f64();
+    let gap = Float::with_val_round(CP, &rest - lo, Round::Up).0.abs();
+    let spread = Float::with_val_round(CP, i.width(), Round::Up).0;
+    ((hi, lo), Float::with_val_round(CP, &gap + &spread, Round::Up).0.to_f64_round(Round::Up))
+}
+
+/// c·(hi + lo) for an f64 c as a ball whose radius is about the distance of its f64 centre from the true
+/// product (an ulp/2), as MPFR would give: b = cμ/σ² multiplies τ up to ~10⁶ in the phases of the far
+/// nodes, where an extra ulp of b widens every one of them (and moves the production brackets). The
+/// product c·hi = p + e exactly (fused multiply-add), p + (e + c·lo) = m + err exactly (TwoSum).
+fn scale_two_f64((hi, lo): (f64, f64), r: f64, c: f64) -> Ball {
+    let p = c * hi;
+    let e = c.mul_add(hi, -p);
+    let cl = c * lo;
+    let t = e + cl;
+    let m = p + t;
+    let bb = m - p;
+    let err = (p - (m - bb)) + (t - bb);
+    // |true − m| ≤ |err| + |e + c·lo − t| + |c·lo − cl| + |c|·r
+    Ball { m, r: up(err.abs() + U * (t.abs() + cl.abs()) + c.abs() * r) }
+}
+
 /// One group prepared for node evaluation at tilt c.
 struct Comp {
     count: u32,
@@ -375,19 +428,14 @@ fn prepare(groups: &[GaussGroup], c: f64) -> Result<Vec<Comp>, String> {
 }
 
 fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
-    let pi = Interval::pi(CP);
     let mut v = Vec::new();
     for (i, g) in th.groups.iter().enumerate() {
-        let s2 = Interval::from_rational(&g.sigma2, CP);
+        let k = th.consts[i];
         let s2f = g.sigma2.to_f64();
         if s2f / (g.mu as f64).powi(2) < MIN_S2 {
             return Err(format!("sigma2 = {} is too small for the smoothed Fourier engine (use the lattice method)", g.sigma2));
         }
         let mu = g.mu as f64;
-        let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
-        let a = inv2s2.mul(&iv(mu * mu));
-        let b = Interval::one(CP).div(&s2).mul(&iv(c)).mul(&iv(mu));
-        let per = pi.mul(&s2).mul(&iv(2.0));
         let rcut = (2.0 * s2f * LCUT).sqrt();
         let inv_d = inv_one_plus(th.s(i, c)).ok_or_else(|| not_positive(g))?;
         // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
@@ -395,10 +443,10 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
         v.push(Comp {
             count: g.count,
             mu,
-            inv2s2: ball_of(&inv2s2),
-            a: ball_of(&a),
-            b: ball_of(&b),
-            per: ball_of(&per),
+            inv2s2: k.inv2s2,
+            a: k.q,
+            b: scale_two_f64(k.mu_s2, k.mu_s2_r, c),
+            per: k.per,
             rcut,
             tail,
             inv_d,
@@ -480,8 +528,8 @@ fn comp_block_sup(cp: &Comp, t0: f64, t1: f64) -> f64 {
 }
 
 /// Upper bound of sup |R(t)| = Π_q sup |r_q(t)|^{n_q} over t ∈ [t0, t1], in logarithms (rounded up);
-/// stops early once below ln DEAD (the remaining factors are at most 1).
-fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64) -> f64 {
+/// stops early once below `ln_dead` − 1 (the remaining factors are at most 1).
+fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64, ln_dead: f64) -> f64 {
     let mut ln_b = 0.0f64;
     for cp in comps {
         let s = comp_block_sup(cp, t0, t1);
@@ -494,20 +542,42 @@ fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64) -> f64 {
         let term = l_up * cp.count as f64;
         ln_b += term;
         ln_b += U * ln_b.abs() + U * term.abs();
-        if ln_b < DEAD.ln() - 1.0 {
+        if ln_b < ln_dead - 1.0 {
             break;
         }
     }
     ln_b
 }
 
-/// Nodes n0..=n1 (t_n = n·h): blocks whose certified sup |R| is below DEAD are bounded as a whole (most
-/// of the nodes at narrow smoothing, far from t = 0), the others split down to single nodes, which are
-/// evaluated as balls. Live nodes are pushed in increasing n.
-fn scan_nodes(comps: &[Comp], h: f64, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, dead: &mut f64) {
-    if n1 > n0 {
-        let ln_b = block_ln_sup(comps, n0 as f64 * h, n1 as f64 * h);
-        if ln_b < DEAD.ln() {
+/// What a node scan needs: the prepared groups, the node step, the loss variance Σ n_q μ_q²/σ_q², and
+/// the level below which |R(t_n)| is kept only as a bound.
+struct Scan<'a> {
+    comps: &'a [Comp],
+    h: f64,
+    var: f64,
+    dead: f64,
+}
+
+/// Nodes n0..=n1 (t_n = n·h): blocks whose certified sup |R| is below the dead level are bounded as a
+/// whole (most of the nodes at narrow smoothing, far from t = 0), the others split down to single nodes,
+/// which are evaluated as balls. Live nodes are pushed in increasing n. The variance only decides where a
+/// block certificate is worth trying: where ½·var·t² is below ln(1/dead) − 8, |R(t)| ≈ e^{−var·t²/2} is
+/// far above the dead level at the block's first node, the certificate would fail, and the nodes are
+/// evaluated directly (what is certified does not depend on it).
+fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, dead: &mut f64) {
+    let (comps, h) = (sc.comps, sc.h);
+    let ln_dead = sc.dead.ln();
+    let t0 = n0 as f64 * h;
+    if n1 > n0 && 0.5 * sc.var * t0 * t0 < -ln_dead - 8.0 {
+        if n1 - n0 >= 8 {
+            let m = n0 + (n1 - n0) / 2;
+            scan_nodes(sc, n0, m, live, dead);
+            scan_nodes(sc, m + 1, n1, live, dead);
+            return;
+        }
+    } else if n1 > n0 {
+        let ln_b = block_ln_sup(comps, n0 as f64 * h, n1 as f64 * h, ln_dead);
+        if ln_b < ln_dead {
             let b = (ln_b.exp() * (1.0 + 2.0 * LIBM_REL)).max(0.0) + ETA;
             // weights ω_0 = 1, ω_n = 2
             let w = 2.0 * (n1 - n0 + 1) as f64 - if n0 == 0 { 1.0 } else { 0.0 };
@@ -516,8 +586,8 @@ fn scan_nodes(comps: &[Comp], h: f64, n0: usize, n1: usize, live: &mut Vec<(usiz
         }
         if n1 - n0 >= 8 {
             let m = n0 + (n1 - n0) / 2;
-            scan_nodes(comps, h, n0, m, live, dead);
-            scan_nodes(comps, h, m + 1, n1, live, dead);
+            scan_nodes(sc, n0, m, live, dead);
+            scan_nodes(sc, m + 1, n1, live, dead);
             return;
         }
     }
@@ -529,7 +599,7 @@ fn scan_nodes(comps: &[Comp], h: f64, n0: usize, n1: usize, live: &mut Vec<(usiz
             let r = comp_ratio(cp, t);
             acc = acc.mul(r.powu(cp.count));
             let b = acc.abs_up();
-            if b < DEAD {
+            if b < sc.dead {
                 // remaining factors have modulus ≤ 1
                 small = Some(b);
                 break;
@@ -544,8 +614,10 @@ fn scan_nodes(comps: &[Comp], h: f64, n0: usize, n1: usize, live: &mut Vec<(usiz
 }
 
 impl Table {
-    fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize) -> Result<Table, String> {
+    fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize, dead: f64) -> Result<Table, String> {
         let chunk = 4096;
+        let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
+        let sc = Scan { comps, h, var, dead };
         let n_live = std::sync::atomic::AtomicUsize::new(0);
         let one = |ci: usize| {
             let mut live = Vec::new();
@@ -553,7 +625,7 @@ impl Table {
                 return (live, 0.0);
             }
             let mut dead = 0.0f64;
-            scan_nodes(comps, h, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
+            scan_nodes(&sc, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
             n_live.fetch_add(live.len(), std::sync::atomic::Ordering::Relaxed);
             (live, dead)
         };
@@ -585,10 +657,44 @@ struct Kernels {
     w: f64,
     gamma: f64,
     ks: Vec<(f64, CBall, CBall)>,
+    /// e^{−i t_n x} is formed from the previous node's for up to this many consecutive nodes (0: always
+    /// by libm), see [`Kernels::sums`]
+    restart: usize,
+}
+
+/// Smallest requested ε-bracket width that takes the loose [`NodeSettings`]; narrower requests (the
+/// production brackets) keep the strict ones.
+const LOOSE_WIDTH: f64 = 1e-8;
+/// Run length of the phase recurrence before it restarts from libm.
+const RESTART: usize = 16;
+
+/// How much accuracy the node work may give up for speed, from the requested ε-bracket width. Both only
+/// widen the certified bracket, never invalidate it.
+/// - `dead`: nodes with |R(t_n)| below it are kept only as a bound. At most 2N such nodes add at most
+///   2N·dead·max|K| to the sums' radius; a loose request takes dead = 1e-6·width/N (δ-relative ~1e-6 of
+///   the width, so the bracket widens by ~1e-6 of itself), between 1e-30 and 1e-12.
+/// - `restart`: the phases e^{−i t_n x} are formed by recurrence for up to this many consecutive nodes;
+///   each step adds ~4e-15 to their radius, so 16 steps widen δ by ~1e-13 relative, below 1e-4 of a
+///   loose width. Strict: 0 (libm's sine and cosine at every node), dead = 1e-30.
+#[derive(Clone, Copy)]
+struct NodeSettings {
+    dead: f64,
+    restart: usize,
+}
+
+impl NodeSettings {
+    const STRICT: NodeSettings = NodeSettings { dead: DEAD, restart: 0 };
+
+    fn for_width(width: Option<f64>, n_nodes: usize) -> NodeSettings {
+        match width {
+            Some(w) if w >= LOOSE_WIDTH => NodeSettings { dead: (w * 1e-6 / (n_nodes.max(1) as f64)).clamp(DEAD, 1e-12), restart: RESTART },
+            _ => NodeSettings::STRICT,
+        }
+    }
 }
 
 impl Kernels {
-    fn new(tab: &Table, w: f64, gamma: f64) -> Kernels {
+    fn new(tab: &Table, w: f64, gamma: f64, restart: usize) -> Kernels {
         let c = tab.c;
         let cb = Ball::exact(c);
         let c2 = cb.mul(cb);
@@ -610,19 +716,33 @@ impl Kernels {
             (t, ps, pb)
         };
         let ks = if tab.live.len() <= SERIAL_NODES { tab.live.iter().map(node).collect() } else { tab.live.par_iter().map(node).collect() };
-        Kernels { w, gamma, ks }
+        Kernels { w, gamma, ks, restart }
     }
 
-    /// Σ_n ω_n Re[K(t_n) e^{−i t_n x}] for both kernels, as balls (negligible nodes bounded).
-    fn sums(&self, tab: &Table, x: f64) -> (Ball, Ball) {
+    /// Σ_n ω_n Re[K(t_n) e^{−i t_n x}] for the kernel of F_S and, when `with_b`, of F_B, as balls
+    /// (negligible nodes bounded). The phases e^{−i t_n x}: at consecutive nodes (t_n = n·h exactly) the
+    /// next is the previous times e^{−ihx}, for up to `restart` steps, then again libm's sine and cosine
+    /// (which otherwise cost more than the rest of the sum).
+    fn sums(&self, tab: &Table, x: f64, with_b: bool) -> (Ball, Ball) {
         let (mut ss, mut sb) = (Ball::exact(0.0), Ball::exact(0.0));
-        for &(t, ps, pb) in &self.ks {
-            let ph = Ball::exact(t).mul(Ball::exact(x)).neg();
-            let e = CBall::cis(ph);
+        let step = CBall::cis(Ball::exact(tab.h).mul(Ball::exact(x)).neg());
+        let (mut e, mut prev, mut run) = (CBall::ONE, usize::MAX, 0usize);
+        for (&(t, ps, pb), &(n, _)) in self.ks.iter().zip(&tab.live) {
+            if run < self.restart && prev != usize::MAX && n == prev + 1 {
+                e = e.mul(step);
+                run += 1;
+            } else {
+                e = CBall::cis(Ball::exact(t).mul(Ball::exact(x)).neg());
+                run = 0;
+            }
+            prev = n;
             let wgt = if t == 0.0 { 1.0 } else { 2.0 };
-            let (zs, zb) = (ps.mul(e), pb.mul(e));
+            let zs = ps.mul(e);
             ss = ss.add(Ball { m: wgt * zs.re, r: wgt * zs.r });
-            sb = sb.add(Ball { m: wgt * zb.re, r: wgt * zb.r });
+            if with_b {
+                let zb = pb.mul(e);
+                sb = sb.add(Ball { m: wgt * zb.re, r: wgt * zb.r });
+            }
         }
         // negligible nodes: |K_S| ≤ e^{w²c²/2}/(c(c+1)), |K_B| ≤ e^{γ²c²/2}
         let c = tab.c;
@@ -656,56 +776,72 @@ pub struct Engine {
     beta: f64,
 }
 
-/// An MPFR interval's upper end as an f64, rounded up.
-fn hi_f64(i: &Interval) -> f64 {
-    i.hi.to_f64_round(Round::Up)
+/// The upper end of a ball, +∞ when there is none or it is not a number.
+fn hi_or_inf(b: Option<Ball>) -> f64 {
+    match b.map(|b| b.hi()) {
+        Some(v) if !v.is_nan() => v,
+        _ => f64::INFINITY,
+    }
 }
 
 impl Engine {
-    /// Build for tilt c, smoothing w, bump factor λ, step h, last node N. The x-independent constants are
-    /// computed once in MPFR and kept as balls; the θ-sums and ln M are balls ([`Thetas`]).
-    fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Engine, String> {
+    /// Build for tilt c, smoothing w, bump factor λ, step h, last node N, and the requested ε-bracket
+    /// width (None for a δ bracket), which sets the [`NodeSettings`]. The x-independent constants are
+    /// balls; the θ-sums and ln M too ([`Thetas`]).
+    fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize, width: Option<f64>) -> Result<Engine, String> {
         let comps = prepare_with(th, c)?;
-        let tab = Table::build(&comps, c, h, n_nodes)?;
+        let ns = NodeSettings::for_width(width, n_nodes);
+        let tab = Table::build(&comps, c, h, n_nodes, ns.dead)?;
         let gamma = lambda * w;
-        let ker = Kernels::new(&tab, w, gamma);
+        let ker = Kernels::new(&tab, w, gamma, ns.restart);
         let ln_m = th.ln_mgf(c)?;
-        let pi = Interval::pi(CP);
-        let two_pi = pi.mul(&iv(2.0));
-        let tt = two_pi.div(&iv(h));
+        // the constants below in ball arithmetic (a ball that cannot be formed — a divisor not away from
+        // 0, an overflow — gives the trivial bound +∞, which the searches read as "not certified here")
+        let one = Ball::exact(1.0);
+        let half = Ball::exact(0.5);
+        let tt = TAU.div(Ball::exact(h)).ok_or("smoothed inversion: node step not positive")?;
+        // q/(1 − q) rounded up, for q = e^{−x} with x > 0
+        let geometric = |x: Ball| {
+            let q = x.neg().exp();
+            hi_or_inf(q.div(one.sub(q)))
+        };
         let mut chern = Vec::new();
         for cp in [c + 0.5, c + 1.0, 1.5 * c + 1.0, 2.0 * c + 1.0] {
-            let cpw = iv(cp).mul(&iv(w));
-            let e0 = th.ln_mgf(cp)?.add(ball_of(&cpw.mul(&cpw).div(&iv(2.0))));
-            let q = iv(cp).sub(&iv(c)).mul(&tt).neg().exp();
-            chern.push((cp, e0, hi_f64(&q.div(&Interval::one(CP).sub(&q)))));
+            let cpw = Ball::exact(cp).mul(Ball::exact(w));
+            let e0 = th.ln_mgf(cp)?.add(cpw.mul(cpw).mul(half));
+            chern.push((cp, e0, geometric(Ball::exact(cp).sub(Ball::exact(c)).mul(tt))));
         }
-        // β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²))
-        let wi = iv(w);
-        let w2 = wi.mul(&wi);
-        let l2 = iv(lambda).mul(&iv(lambda));
-        let phi0 = Interval::one(CP).div(&two_pi.sqrt());
-        let expo = w2.div(&iv(2.0)).add(&w2.div(&l2.sub(&Interval::one(CP)).mul(&iv(2.0)))).add(&w2.div(&l2.mul(&iv(2.0))));
-        let beta = hi_f64(&wi.mul(&phi0.add(&wi)).mul(&expo.exp()));
-        let a = iv(tab.n_nodes as f64 * h);
-        let wc = iv(w).mul(&iv(c));
-        let wa = iv(w).mul(&a);
-        let trunc_s = wc.mul(&wc).sub(&wa.mul(&wa)).div(&iv(2.0)).exp().div(&a).div(&pi);
-        let gi = iv(gamma);
-        let g_s2pi = gi.mul(&two_pi.sqrt());
-        let gc = gi.mul(&iv(c));
-        let ga = gi.mul(&a);
-        let trunc_b = g_s2pi.mul(&gc.mul(&gc).sub(&ga.mul(&ga)).div(&iv(2.0)).exp()).div(&gi.mul(&gi).mul(&a)).div(&pi);
-        let ect = iv(c).mul(&tt).neg().exp();
-        let alias_lo = hi_f64(&ect.div(&Interval::one(CP).sub(&ect)));
+        // β = w e^{w²/2} (φ(0) + w) exp(w²/(2(λ²−1)) + w²/(2λ²)), φ(0) = 1/√(2π)
+        let wi = Ball::exact(w);
+        let w2 = wi.mul(wi);
+        let l2 = Ball::exact(lambda).mul(Ball::exact(lambda));
+        let beta = (|| {
+            let phi0 = one.div(SQRT_TAU)?;
+            let expo = w2.mul(half).add(w2.div(l2.sub(one).mul(Ball::exact(2.0)))?).add(w2.div(l2.mul(Ball::exact(2.0)))?);
+            Some(wi.mul(phi0.add(wi)).mul(expo.exp()))
+        })();
+        let beta = hi_or_inf(beta);
+        let a = Ball::exact(tab.n_nodes as f64).mul(Ball::exact(h));
+        let wc = wi.mul(Ball::exact(c));
+        let wa = wi.mul(a);
+        // (1/π) e^{(w²c² − w²A²)/2}/A and (1/π) γ√(2π) e^{(γ²c² − γ²A²)/2}/(γ²A)
+        let trunc_s = wc.mul(wc).sub(wa.mul(wa)).mul(half).exp().div(a.mul(PI));
+        let gi = Ball::exact(gamma);
+        let g_s2pi = gi.mul(SQRT_TAU);
+        let gc = gi.mul(Ball::exact(c));
+        let ga = gi.mul(a);
+        let trunc_b = g_s2pi.mul(gc.mul(gc).sub(ga.mul(ga)).mul(half).exp()).div(gi.mul(gi).mul(a).mul(PI));
+        let alias_lo = geometric(Ball::exact(c).mul(tt));
+        let infinite = Ball::new(0.0, f64::INFINITY);
         Ok(Engine {
             tab,
             ker,
             ln_m,
-            hfac: ball_of(&iv(h).div(&two_pi)),
-            g_s2pi: ball_of(&g_s2pi),
-            trunc_s: ball_of(&trunc_s),
-            trunc_b: ball_of(&trunc_b),
+            // h/(2π) multiplies every δ bound: its radius is kept at MPFR's (an ulp of the f64), one division
+            hfac: ball_of(&iv(h).div(&Interval::pi(CP).mul(&iv(2.0)))),
+            g_s2pi,
+            trunc_s: trunc_s.unwrap_or(infinite),
+            trunc_b: trunc_b.unwrap_or(infinite),
             alias_lo,
             chern,
             beta,
@@ -716,23 +852,26 @@ impl Engine {
     /// quantity leaves the f64 range (x far below the design point, where M(c)e^{−cx} overflows) the
     /// bound returned is the trivial one (lo −∞, hi +∞), which is valid and only tells the searches
     /// "not certified here".
-    fn f_bounds(&self, x: f64) -> (f64, f64, f64) {
+    fn f_bounds(&self, x: f64, with_lo: bool) -> (f64, f64, f64) {
         let c = self.tab.c;
-        let (ss, sb) = self.ker.sums(&self.tab, x);
+        let (ss, sb) = self.ker.sums(&self.tab, x, with_lo);
         let xb = Ball::exact(x);
         let pref = self.ln_m.sub(Ball::exact(c).mul(xb)).exp(); // M(c) e^{−cx}
         let base = pref.mul(self.hfac);
         let fs = base.mul(ss);
         let trunc_s = pref.mul(self.trunc_s).hi();
+        let finite = |v: f64, inf: f64| if v.is_finite() { v } else { inf };
+        let hi = Ball::exact(fs.hi()).add(Ball::exact(trunc_s)).hi();
+        if !with_lo {
+            return (f64::NEG_INFINITY, finite(hi, f64::INFINITY), f64::INFINITY);
+        }
         // aliasing (m ≥ 1): min over c′ of M(c′)e^{c′²w²/2}e^{−c′x} · e^{−(c′−c)T}/(1 − e^{−(c′−c)T})
         let alias_hi =
             self.chern.iter().map(|&(cp, e0, q)| up(e0.sub(Ball::exact(cp).mul(xb)).exp().hi() * q)).fold(f64::INFINITY, f64::min);
         let alias = up(self.alias_lo + alias_hi);
         let lo = Ball::exact(fs.lo()).sub(Ball::exact(trunc_s)).sub(Ball::exact(alias)).lo();
-        let hi = Ball::exact(fs.hi()).add(Ball::exact(trunc_s)).hi();
         // F_B upper: aliasing is non-negative, so the rule itself is an upper bound
         let fb_hi = base.mul(self.g_s2pi).mul(sb).add(pref.mul(self.trunc_b)).hi();
-        let finite = |v: f64, inf: f64| if v.is_finite() { v } else { inf };
         (finite(lo, f64::NEG_INFINITY), finite(hi, f64::INFINITY), finite(fb_hi, f64::INFINITY))
     }
 
@@ -742,12 +881,12 @@ impl Engine {
         let sh = w * w / 2.0;
         // x ≤ ε − w²/2 (any shift ≥ w²/2 keeps u ≥ ψ)
         let x = eps - sh * (1.0 + 1e-9) - crate::num::ball::U * eps.abs() * 4.0;
-        fl(self.f_bounds(x).1)
+        fl(self.f_bounds(x, false).1)
     }
 
     /// Certified lower bound of δ(ε) for any ε ≤ `eps` (uses v(y) = S(y) − β e^{−y²/(2γ²)}).
     pub fn delta_lo(&self, eps: f64) -> Float {
-        let (fs_lo, _, fb_hi) = self.f_bounds(eps);
+        let (fs_lo, _, fb_hi) = self.f_bounds(eps, true);
         // fs_lo − β·fb_hi, rounded down (−∞ when either is not certified)
         let b = Ball::exact(self.beta).mul(Ball::exact(fb_hi)).hi();
         let v = Ball::exact(fs_lo).sub(Ball::exact(b)).lo();
@@ -883,7 +1022,7 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
     let mut ln_dscale = ln_delta_estimate(&sh, e_dn) - 1e3f64.ln();
     for attempt in 1..=4 {
         let (h, n) = design(&sh, c, w, e_dn, ln_dscale)?;
-        let eng = Engine::new(&th, c, w, p.lambda, h, n)?;
+        let eng = Engine::new(&th, c, w, p.lambda, h, n, None)?;
         let hi = eng.delta_hi(e_dn);
         let lo = eng.delta_lo(e_up);
         let lo = if lo < 0 { Float::with_val(CP, 0) } else { lo };
@@ -1017,7 +1156,7 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
         // a later, narrower attempt that would be too costly returns the (certified) bracket already found
-        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(&th, c, w, lam, h, n)?)));
+        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(&th, c, w, lam, h, n, Some(p.width))?)));
         let (h, n, eng) = match (built, last.take()) {
             (Ok(b), _) => b,
             (Err(_), Some(prev)) => return Ok(prev),
@@ -1101,6 +1240,33 @@ mod tests {
 
     /// ψ ≤ u and v ≤ ψ (section 2 of the module doc), checked pointwise with MPFR and the closed form
     /// S(y) = Φ(y/w) − e^{−y + w²/2} Φ(y/w − w) — an independent evaluation of the smoothed hockey stick.
+    /// b = cμ/σ² from the two-double μ/σ²: the ball holds the 256-bit product and its radius is at most an
+    /// ulp of its centre (as tight as the MPFR ball it replaces).
+    #[test]
+    fn scaled_two_double_holds_the_product_within_an_ulp() {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2000 {
+            let s2 = Rational::from(((next() % 10_000_000) + 1, (next() % 1000) + 1));
+            let mu = 1 + (next() % 3) as u32;
+            let c = (next() % 1_000_000) as f64 / 997.0 + 1e-3;
+            let g = GaussGroup { sigma2: s2.clone(), count: 1, mu };
+            let th = Thetas::new(std::slice::from_ref(&g));
+            let k = th.consts[0];
+            let b = scale_two_f64(k.mu_s2, k.mu_s2_r, c);
+            let exact = Float::with_val(256, Float::with_val(256, &(Rational::from(mu) / s2.clone())) * c);
+            let d = Float::with_val(256, &exact - b.m).abs().to_f64();
+            assert!(d <= b.r, "c = {c}, sigma2 = {s2}, mu = {mu}: |b − exact| = {d:e} > radius {:e}", b.r);
+            let ulp = f64::EPSILON * b.m.abs();
+            assert!(b.r <= ulp, "c = {c}, sigma2 = {s2}: radius {:e} above an ulp {ulp:e}", b.r);
+        }
+    }
+
     #[test]
     fn smoothing_bounds_hold_pointwise() {
         let p = 200;
@@ -1268,7 +1434,7 @@ mod tests {
             let comps = prepare(std::slice::from_ref(g), c).unwrap();
             let per = 2.0 * std::f64::consts::PI * g.sigma2.to_f64() / g.mu as f64;
             for &(t0, len) in &[(0.0, 0.5), (0.3, 2.0), (per - 0.05, 0.1), (per * 3.0 + 0.7, 0.01), (11.0, 40.0), (0.9 * per, 0.05 * per)] {
-                let ln_b = block_ln_sup(&comps, t0, t0 + len);
+                let ln_b = block_ln_sup(&comps, t0, t0 + len, DEAD.ln());
                 for i in 0..=16 {
                     let t = t0 + len * i as f64 / 16.0;
                     let (re, im) = direct_ratio(g, c, t);
@@ -1288,7 +1454,7 @@ mod tests {
         let comps = prepare(&comp_groups, c).unwrap();
         let mut certified_small = false;
         for &(t0, len) in &[(2.0, 3.0), (20.0, 1.0), (100.0, 50.0)] {
-            let ln_b = block_ln_sup(&comps, t0, t0 + len);
+            let ln_b = block_ln_sup(&comps, t0, t0 + len, DEAD.ln());
             for i in 0..=8 {
                 let t = t0 + len * i as f64 / 8.0;
                 let ln_m: f64 = comp_groups
@@ -1364,8 +1530,10 @@ mod tests {
     }
 
     /// Random compositions (fixed seed): 2–4 groups, σ² = a/b with small b (so a lattice exists), counts
-    /// 1–12, sensitivities 1–2, δ ∈ {1e-3, 1e-6, 1e-9}: the certified ε bracket always contains the lattice
-    /// value (or the engine declines with its clear error on coarse lattices; at least 6 cases must run).
+    /// 1–12, sensitivities 1–2, δ ∈ {1e-3, 1e-6, 1e-9}, requested widths 1e-2 and 1e-5 (node phases by
+    /// recurrence, dead level from the width) and 1e-9 (libm phases, dead level 1e-30): the certified ε
+    /// bracket always contains the lattice value (or the engine declines with its clear error on coarse
+    /// lattices; at least 6 cases must run).
     #[test]
     fn random_compositions_contain_lattice_epsilon() {
         let mut state: u64 = 0x2545F4914F6CDD1D;
@@ -1389,11 +1557,12 @@ mod tests {
             let delta = crate::num::parse_rational(d).unwrap();
             let Ok(prof) = crate::pld::compose_groups(&gs, 96) else { continue };
             let exact = prof.epsilon(&delta).unwrap();
-            match epsilon_smooth(&gs, &delta, &SmoothParams { width: 1e-5, ..Default::default() }) {
+            let width = [1e-2, 1e-5, 1e-9][(case / 3) % 3];
+            match epsilon_smooth(&gs, &delta, &SmoothParams { width, ..Default::default() }) {
                 Ok(r) => {
                     assert!(
                         r.lo <= exact.lo && exact.hi <= r.hi,
-                        "case {case} {gs:?} delta {d}: lattice {} not in [{}, {}]",
+                        "case {case} {gs:?} delta {d} width {width:e}: lattice {} not in [{}, {}]",
                         exact.lo,
                         r.lo,
                         r.hi

@@ -27,6 +27,13 @@ pub fn up(r: f64) -> f64 {
     r * (1.0 + 4.0 * U) + ETA
 }
 
+/// π: the f64 constant is within 1.3e-16 of it.
+pub const PI: Ball = Ball { m: std::f64::consts::PI, r: 2e-16 };
+/// 2π: the f64 constant is within 2.5e-16 of it.
+pub const TAU: Ball = Ball { m: std::f64::consts::TAU, r: 4e-16 };
+/// √(2π) = 2.50662827463100050241…: the f64 literal is within half an ulp (2.3e-16) of it.
+pub const SQRT_TAU: Ball = Ball { m: 2.5066282746310002, r: 4e-16 };
+
 /// A real ball `[m − r, m + r]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ball {
@@ -68,9 +75,17 @@ impl Ball {
         Ball { m, r: up(self.m.abs() * o.r + o.m.abs() * self.r + self.r * o.r + U * m.abs()) }
     }
     /// e^x: |e^x − e^m| ≤ e^m·expm1(r) for |x − m| ≤ r; the computed e^m has relative error ≤ LIBM_REL.
+    /// For r ≤ 1, expm1(r) = r + r²/2 + … ≤ r + r² (the tail Σ_{k≥2} r^k/k! ≤ (e − 2)r²), which spares
+    /// the radius a libm call.
     pub fn exp(self) -> Ball {
         let m = self.m.exp();
-        let e = if self.r == 0.0 { 0.0 } else { self.r.exp_m1() * (1.0 + LIBM_REL) };
+        let e = if self.r == 0.0 {
+            0.0
+        } else if self.r <= 1.0 {
+            (self.r + self.r * self.r) * (1.0 + 2.0 * U)
+        } else {
+            self.r.exp_m1() * (1.0 + LIBM_REL)
+        };
         // e^{self.m} ≤ m·(1 + 2·LIBM_REL)
         Ball { m, r: up(m * (1.0 + 2.0 * LIBM_REL) * e + 2.0 * LIBM_REL * m) }
     }
@@ -89,6 +104,18 @@ impl Ball {
     /// cos x: |cos x − cos m| ≤ |x − m|; the computed cos m has abs error ≤ LIBM_REL.
     pub fn cos(self) -> Ball {
         Ball { m: self.m.cos(), r: up(self.r + LIBM_REL) }
+    }
+    /// x / y for a divisor ball away from 0 (`None` when it may contain 0): |x'/y' − m_x/m_y| ≤
+    /// (r_x|m_y| + |m_x| r_y)/(|m_y|(|m_y| − r_y)) for |x' − m_x| ≤ r_x, |y' − m_y| ≤ r_y.
+    pub fn div(self, o: Ball) -> Option<Ball> {
+        let d = o.m.abs();
+        let dlo = (d - o.r) * (1.0 - U);
+        if !(dlo > 0.0) || !self.m.is_finite() {
+            return None;
+        }
+        let m = self.m / o.m;
+        let prop = (self.r * d + self.m.abs() * o.r) / (d * dlo);
+        Some(Ball { m, r: up(prop + U * m.abs()) })
     }
     /// A ball that contains [lo, hi].
     pub fn from_bounds(lo: f64, hi: f64) -> Ball {
@@ -303,6 +330,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn constants_hold_their_values() {
+        let pi = Float::with_val(P, rug::float::Constant::Pi);
+        assert!(contains(PI, &pi));
+        assert!(contains(TAU, &Float::with_val(P, &pi * 2u32)));
+        assert!(contains(SQRT_TAU, &Float::with_val(P, &pi * 2u32).sqrt()));
+    }
+
+    #[test]
+    fn division_encloses() {
+        let mut g = Xs(4242);
+        for _ in 0..20_000 {
+            let a = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-10);
+            let b = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-3);
+            let q = match a.div(b) {
+                Some(q) => q,
+                None => {
+                    assert!(b.m.abs() <= b.r * (1.0 + 1e-12), "refused a divisor away from 0: {b:?}");
+                    continue;
+                }
+            };
+            for &sa in &[-1.0, 1.0] {
+                for &sb in &[-1.0, 1.0] {
+                    let xa = f(a.m) + f(sa * a.r);
+                    let xb = f(b.m) + f(sb * b.r);
+                    assert!(contains(q, &Float::with_val(P, &xa / &xb)));
+                }
+            }
+        }
+        assert!(Ball::exact(1.0).div(Ball::new(0.5, 0.5)).is_none());
     }
 
     #[test]
