@@ -568,15 +568,10 @@ fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, d
     let (comps, h) = (sc.comps, sc.h);
     let ln_dead = sc.dead.ln();
     let t0 = n0 as f64 * h;
-    if n1 > n0 && 0.5 * sc.var * t0 * t0 < -ln_dead - 8.0 {
-        if n1 - n0 >= 8 {
-            let m = n0 + (n1 - n0) / 2;
-            scan_nodes(sc, n0, m, live, dead);
-            scan_nodes(sc, m + 1, n1, live, dead);
-            return;
-        }
-    } else if n1 > n0 {
-        let ln_b = block_ln_sup(comps, n0 as f64 * h, n1 as f64 * h, ln_dead);
+    if n1 > n0 {
+        let near_zero = 0.5 * sc.var * t0 * t0 < -ln_dead - 8.0;
+        // near t = 0 no certificate is tried: the trivial bound |R| ≤ 1 (ln_b = 0) sends the block on to splitting
+        let ln_b = if near_zero { 0.0 } else { block_ln_sup(comps, t0, n1 as f64 * h, ln_dead) };
         if ln_b < ln_dead {
             let b = (ln_b.exp() * (1.0 + 2.0 * LIBM_REL)).max(0.0) + ETA;
             // weights ω_0 = 1, ω_n = 2
@@ -1238,19 +1233,12 @@ mod tests {
         GaussGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
     }
 
-    /// ψ ≤ u and v ≤ ψ (section 2 of the module doc), checked pointwise with MPFR and the closed form
-    /// S(y) = Φ(y/w) − e^{−y + w²/2} Φ(y/w − w) — an independent evaluation of the smoothed hockey stick.
     /// b = cμ/σ² from the two-double μ/σ²: the ball holds the 256-bit product and its radius is at most an
     /// ulp of its centre (as tight as the MPFR ball it replaces).
     #[test]
     fn scaled_two_double_holds_the_product_within_an_ulp() {
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::num::xorshift::XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next_u64();
         for _ in 0..2000 {
             let s2 = Rational::from(((next() % 10_000_000) + 1, (next() % 1000) + 1));
             let mu = 1 + (next() % 3) as u32;
@@ -1267,6 +1255,8 @@ mod tests {
         }
     }
 
+    /// ψ ≤ u and v ≤ ψ (section 2 of the module doc), checked pointwise with MPFR and the closed form
+    /// S(y) = Φ(y/w) − e^{−y + w²/2} Φ(y/w − w) — an independent evaluation of the smoothed hockey stick.
     #[test]
     fn smoothing_bounds_hold_pointwise() {
         let p = 200;
@@ -1536,13 +1526,8 @@ mod tests {
     /// lattices; at least 6 cases must run).
     #[test]
     fn random_compositions_contain_lattice_epsilon() {
-        let mut state: u64 = 0x2545F4914F6CDD1D;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut rng = crate::num::xorshift::XorShift(0x2545F4914F6CDD1D);
+        let mut next = |m: u64| rng.next_u64() % m;
         let mut checked = 0;
         for case in 0..12 {
             let k = 2 + next(3) as usize;

@@ -167,13 +167,8 @@ mod tests {
     /// periodic in μ; the routes overlap at random rationals and precisions (Arb-style two-way test).
     #[test]
     fn prop_a5_sign_and_overlap() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::num::xorshift::XorShift(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.next_u64();
         for _ in 0..60 {
             let den = (next() % 97 + 2) as i64;
             let num = (next() % (4 * den as u64)) as i64 - 2 * den;

@@ -227,6 +227,7 @@ impl CBall {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::num::xorshift::XorShift;
     use rug::float::Round;
     use rug::ops::AssignRound;
     use rug::Float;
@@ -250,25 +251,14 @@ mod tests {
         d <= z.r
     }
 
-    /// Deterministic pseudo-random stream (xorshift) for argument samples.
-    struct Xs(u64);
-    impl Xs {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
     /// The libm assumption (≤ LIBM_ULPS ulps) checked against MPFR on the argument ranges we use:
     /// exp on [−745, 5], sin/cos on [−2·10⁶, 2·10⁶], expm1 on [0, 1].
     #[test]
     fn libm_within_assumed_error() {
-        let mut g = Xs(0x9E3779B97F4A7C15);
+        let mut g = XorShift(0x9E3779B97F4A7C15);
         let mut worst: f64 = 0.0;
         for i in 0..200_000 {
-            let u = g.next();
+            let u = g.next_f64();
             let (x, got, exact) = match i % 4 {
                 0 => {
                     let x = -745.0 + 750.0 * u;
@@ -310,10 +300,10 @@ mod tests {
 
     #[test]
     fn real_ops_enclose() {
-        let mut g = Xs(12345);
+        let mut g = XorShift(12345);
         for _ in 0..20_000 {
-            let a = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-10);
-            let b = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-12);
+            let a = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-10);
+            let b = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-12);
             // exact values at the ball ends: operations are monotone/Lipschitz, check at corners
             for &sa in &[-1.0, 1.0] {
                 for &sb in &[-1.0, 1.0] {
@@ -342,10 +332,10 @@ mod tests {
 
     #[test]
     fn division_encloses() {
-        let mut g = Xs(4242);
+        let mut g = XorShift(4242);
         for _ in 0..20_000 {
-            let a = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-10);
-            let b = Ball::new((g.next() - 0.5) * 20.0, g.next() * 1e-3);
+            let a = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-10);
+            let b = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-3);
             let q = match a.div(b) {
                 Some(q) => q,
                 None => {
@@ -366,13 +356,13 @@ mod tests {
 
     #[test]
     fn complex_ops_enclose() {
-        let mut g = Xs(777);
+        let mut g = XorShift(777);
         for _ in 0..20_000 {
-            let a = CBall::new(g.next() * 4.0 - 2.0, g.next() * 4.0 - 2.0, g.next() * 1e-9);
-            let b = CBall::new(g.next() * 4.0 - 2.0, g.next() * 4.0 - 2.0, g.next() * 1e-11);
-            let th = Ball::new((g.next() - 0.5) * 1e5, g.next() * 1e-9);
+            let a = CBall::new(g.next_f64() * 4.0 - 2.0, g.next_f64() * 4.0 - 2.0, g.next_f64() * 1e-9);
+            let b = CBall::new(g.next_f64() * 4.0 - 2.0, g.next_f64() * 4.0 - 2.0, g.next_f64() * 1e-11);
+            let th = Ball::new((g.next_f64() - 0.5) * 1e5, g.next_f64() * 1e-9);
             // points on the boundary of a and b
-            let phi = g.next() * std::f64::consts::TAU;
+            let phi = g.next_f64() * std::f64::consts::TAU;
             let (ar, ai) = (f(a.re) + f(a.r * phi.cos()), f(a.im) + f(a.r * phi.sin()));
             let (br, bi) = (f(b.re) - f(b.r * phi.sin()), f(b.im) + f(b.r * phi.cos()));
             let m = a.mul(b);

@@ -85,13 +85,8 @@ mod tests {
     /// Sums of many positive double-doubles against MPFR at 300 bits: within the bound of n additions.
     #[test]
     fn accurate_add_meets_its_bound() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::num::xorshift::XorShift(0x9e3779b97f4a7c15);
+        let mut next = || rng.next_f64();
         let mut acc = DD::ZERO;
         let mut exact = Float::with_val(300, 0);
         let n = 20_000;

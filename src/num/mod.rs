@@ -4,6 +4,8 @@ pub mod dd;
 pub mod format;
 pub mod interval;
 pub mod parse;
+#[cfg(test)]
+pub(crate) mod xorshift;
 
 pub use format::{fmt_down, fmt_up};
 pub use interval::Interval;

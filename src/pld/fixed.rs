@@ -581,13 +581,8 @@ mod tests {
     /// The double-double dot product against MPFR on long positive windows: within dd_gamma(K).
     #[test]
     fn dd_dot_meets_its_bound() {
-        let mut seed = 0x2545f4914f6cdd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::num::xorshift::XorShift(0x2545f4914f6cdd1d);
+        let mut next = || rng.next_f64();
         for k in [10usize, 1000, 20000] {
             let a: Vec<DD> = (0..k).map(|_| DD::from_float(&Float::with_val(200, next() + 1e-3).exp())).collect();
             let b: Vec<DD> = (0..k).map(|_| DD::from_float(&(Float::with_val(200, next()) / 7u32))).collect();
