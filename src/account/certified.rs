@@ -180,7 +180,10 @@ impl Certified {
             return f64::INFINITY;
         }
         let r = Float::with_val_round(64, self.width() / &m, Round::Up).0;
-        r.log10().to_f64()
+        // r = f·2^e with f ∈ [0.5, 1): log10 r = log10 f + e·log10 2 in f64 (a digits count, not a bound;
+        // MPFR's log10 cost more than a loose smoothed query's arithmetic)
+        let (f, e) = r.to_f64_exp();
+        f.log10() + e as f64 * std::f64::consts::LOG10_2
     }
 
     /// Relative width (hi − lo)/max(|lo|, |hi|) as an f64 (0 when below f64's range).

@@ -675,7 +675,8 @@ impl Accountant {
         let l = -log2_of(delta) * std::f64::consts::LN_2;
         let width = self.smooth_width(r + 2.0 * (r * l).sqrt());
         let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() })?;
-        let detail = format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live)", e.w, e.c, e.nodes, e.live);
+        let detail =
+            format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live{})", e.w, e.c, e.nodes, e.live, period_note(e.period));
         let c = Certified::new(e.interval(), Engine::Smoothed, Trust::Exact, detail)?;
         Ok(if c.meets(self.opts.digits) {
             c
@@ -692,7 +693,8 @@ impl Accountant {
         use crate::fourier::smooth::{delta_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
         let d = delta_smooth(&groups, eps, &SmoothParams { w: Some(1e-4), ..Default::default() })?;
-        let detail = format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live)", d.w, d.c, d.nodes, d.live);
+        let detail =
+            format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live{})", d.w, d.c, d.nodes, d.live, period_note(d.period));
         let c = Certified::new(d.interval(), Engine::Smoothed, Trust::Exact, detail)?;
         Ok(if c.meets(self.opts.digits) {
             c
@@ -714,6 +716,11 @@ impl Accountant {
             c.with_note(format!("wider than the {} digits asked: grid rounding certifies about {n} digits at this grid", self.opts.digits))
         })
     }
+}
+
+/// The smoothed engine's remark on a node step fitted to the loss lattice's period.
+fn period_note(period: Option<usize>) -> String {
+    period.map_or(String::new(), |m| format!("; step fitted to the loss lattice's period, {m} nodes evaluated per period"))
 }
 
 /// Which lattice engine a precision selects: f64, double-double, or MPFR at that many bits.

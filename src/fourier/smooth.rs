@@ -79,6 +79,8 @@ pub struct SmoothResult {
     pub h: f64,
     pub nodes: usize,
     pub live: usize,
+    /// nodes per period when the step was fitted to the loss lattice (one period evaluated)
+    pub period: Option<usize>,
     pub attempts: u32,
 }
 
@@ -221,6 +223,37 @@ fn not_positive(g: &GaussGroup) -> String {
     format!("the theta sum of sigma2 = {} is not certified positive", g.sigma2)
 }
 
+/// The lattice of the loss: one query's L = (μ² − 2μX)/(2σ²) lies in μ²/(2σ²) + (μ/σ²)ℤ, so the
+/// composition's in a + sℤ with s = gcd_q μ_q/σ_q² and a = Σ_q n_q μ_q²/(2σ_q²). Hence the characteristic
+/// function is periodic up to a phase: with T = 2π/s, M(c + i(t + T)) = e^{iaT} M(c + it), e^{iaT} =
+/// e^{2πi·frac(a/s)} exactly (e^{iTsk} = 1 for every integer k).
+struct Lattice {
+    /// s
+    step: Rational,
+    /// frac(a/s) ∈ [0, 1)
+    phase: Rational,
+}
+
+impl Lattice {
+    fn of(groups: &[GaussGroup]) -> Lattice {
+        let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
+        let (step, _) = crate::pld::compose::common_step(&slopes);
+        let a = groups.iter().fold(Rational::from(0), |acc, g| {
+            acc + Rational::from(g.count) * Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())
+        });
+        let q = Rational::from(&a / &step);
+        let phase = &q - Rational::from(q.floor_ref());
+        Lattice { step, phase }
+    }
+
+    /// e^{iaTk} = e^{2πi·frac(k·frac(a/s))} as a ball (the fraction's f64 is within 2U of itself).
+    fn phase_of(&self, k: usize) -> CBall {
+        let f = &self.phase * Rational::from(k);
+        let f = (&f - Rational::from(f.floor_ref())).to_f64();
+        CBall::cis(TAU.mul(Ball::new(f, up(2.0 * U * f + ETA))))
+    }
+}
+
 /// The θ-sums D_q(c) of a composition's groups and their logarithms, in ball arithmetic, each computed
 /// once per group and tilt: an ε search builds several engines at one tilt, and each needs D(c), D(0)
 /// and four Chernoff tilts.
@@ -228,6 +261,8 @@ struct Thetas<'a> {
     groups: &'a [GaussGroup],
     /// per group, from MPFR once per composition (every later quantity is a ball)
     consts: Vec<GroupConsts>,
+    /// the lattice a + sℤ the composition's loss lives on
+    lattice: Lattice,
     /// (group, tilt bits) → (D_q(c) − 1, ln D_q(c) once asked for)
     memo: std::cell::RefCell<std::collections::HashMap<(usize, u64), (Ball, Option<Ball>)>>,
 }
@@ -268,7 +303,7 @@ impl<'a> Thetas<'a> {
                 }
             })
             .collect();
-        Thetas { groups, consts, memo: Default::default() }
+        Thetas { groups, consts, lattice: Lattice::of(groups), memo: Default::default() }
     }
 
     /// D_q(c) − 1 of group i.
@@ -458,16 +493,16 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
     Ok(v)
 }
 
-/// r_q(t) = M_q(c+it)/M_q(c) as a ball.
-fn comp_ratio(cp: &Comp, t: f64) -> CBall {
-    let xm = cp.mu * t;
-    let x = Ball::new(xm, crate::num::ball::U * xm.abs());
+/// r_q(t) = M_q(c+it)/M_q(c) as a ball, for t in the ball `t` (an exact node or one of a period-fitted step).
+fn comp_ratio(cp: &Comp, t: Ball) -> CBall {
+    let xm = cp.mu * t.m;
+    let x = if t.r == 0.0 { Ball::new(xm, crate::num::ball::U * xm.abs()) } else { Ball::exact(cp.mu).mul(t) };
     let p = cp.per.m;
-    let slack = cp.rcut * 1e-9 + 1e-9;
+    let slack = cp.rcut * 1e-9 + 1e-9 + x.r;
     let kmin = ((xm - cp.rcut - slack) / p).floor() as i64;
     let kmax = ((xm + cp.rcut + slack) / p).ceil() as i64;
     let mut sum = CBall::ZERO;
-    let at = cp.a.mul(Ball::exact(t));
+    let at = cp.a.mul(t);
     for k in kmin..=kmax {
         let tau = x.sub(cp.per.mul(Ball::exact(k as f64)));
         if tau.m.abs() - tau.r > cp.rcut * 1.5 {
@@ -481,11 +516,40 @@ fn comp_ratio(cp: &Comp, t: f64) -> CBall {
     sum.scale(cp.inv_d)
 }
 
+/// The node step h and the nodes t_n = n·h. The designed step is a multiple of 2^-20, so n·h is exact in
+/// f64 (radius 0); a step fitted to the period of the loss lattice, h = T/m = 2π/(m·s), is irrational
+/// and the nodes are balls.
+#[derive(Clone, Copy)]
+struct Step {
+    h: Ball,
+}
+
+impl Step {
+    fn t(&self, n: usize) -> Ball {
+        if self.h.r == 0.0 {
+            Ball::exact(n as f64 * self.h.m)
+        } else {
+            Ball::exact(n as f64).mul(self.h)
+        }
+    }
+
+    /// An interval [lo, hi] ⊇ [t_{n0}, t_{n1}] with lo ≥ 0.
+    fn span(&self, n0: usize, n1: usize) -> (f64, f64) {
+        if self.h.r == 0.0 {
+            (n0 as f64 * self.h.m, n1 as f64 * self.h.m)
+        } else {
+            (self.t(n0).lo().max(0.0), self.t(n1).hi())
+        }
+    }
+}
+
 /// The table of tilted characteristic-function values R(t_n) = M(c + i n h)/M(c), n = 0..=N.
 struct Table {
     c: f64,
-    h: f64,
+    step: Step,
     n_nodes: usize,
+    /// nodes per period m when only the first period was evaluated
+    period: Option<usize>,
     /// (n, R(t_n)) for nodes not certified negligible
     live: Vec<(usize, CBall)>,
     /// Σ ω_n·bound(|R(t_n)|) over the negligible nodes (ω_0 = 1, ω_n = 2)
@@ -553,7 +617,7 @@ fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64, ln_dead: f64) -> f64 {
 /// the level below which |R(t_n)| is kept only as a bound.
 struct Scan<'a> {
     comps: &'a [Comp],
-    h: f64,
+    step: Step,
     var: f64,
     dead: f64,
 }
@@ -565,13 +629,13 @@ struct Scan<'a> {
 /// far above the dead level at the block's first node, the certificate would fail, and the nodes are
 /// evaluated directly (what is certified does not depend on it).
 fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, dead: &mut f64) {
-    let (comps, h) = (sc.comps, sc.h);
+    let comps = sc.comps;
     let ln_dead = sc.dead.ln();
-    let t0 = n0 as f64 * h;
     if n1 > n0 {
+        let (t0, t1) = sc.step.span(n0, n1);
         let near_zero = 0.5 * sc.var * t0 * t0 < -ln_dead - 8.0;
         // near t = 0 no certificate is tried: the trivial bound |R| ≤ 1 (ln_b = 0) sends the block on to splitting
-        let ln_b = if near_zero { 0.0 } else { block_ln_sup(comps, t0, n1 as f64 * h, ln_dead) };
+        let ln_b = if near_zero { 0.0 } else { block_ln_sup(comps, t0, t1, ln_dead) };
         if ln_b < ln_dead {
             let b = (ln_b.exp() * (1.0 + 2.0 * LIBM_REL)).max(0.0) + ETA;
             // weights ω_0 = 1, ω_n = 2
@@ -587,7 +651,7 @@ fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, d
         }
     }
     for n in n0..=n1 {
-        let t = n as f64 * h;
+        let t = sc.step.t(n);
         let mut acc = CBall::ONE;
         let mut small = None;
         for cp in comps {
@@ -609,10 +673,42 @@ fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, d
 }
 
 impl Table {
-    fn build(comps: &[Comp], c: f64, h: f64, n_nodes: usize, dead: f64) -> Result<Table, String> {
+    /// The table over nodes 0..=N. With `period` = (m, lattice), h = T/m for the lattice's period T: only
+    /// the first period's nodes 0..m−1 are evaluated, and node km + j is R(t_j + kT) = e^{iaTk} R(t_j)
+    /// (see [`Lattice`]); its dead nodes repeat too, each period k ≥ 1 adding at most twice the first's
+    /// bound (weights 2 instead of ω_j ≥ 1, moduli unchanged).
+    fn build(comps: &[Comp], c: f64, step: Step, n_nodes: usize, dead: f64, period: Option<(usize, &Lattice)>) -> Result<Table, String> {
+        let scanned = period.map_or(n_nodes, |(m, _)| (m - 1).min(n_nodes));
+        let (live, dead) = Table::scan(comps, step, scanned, dead)?;
+        let Some((m, lat)) = period else {
+            return Ok(Table { c, step, n_nodes, period: None, live, dead });
+        };
+        let periods = n_nodes / m;
+        let mut all = Vec::with_capacity(live.len() * (periods + 1));
+        all.extend_from_slice(&live);
+        for k in 1..=periods {
+            let ph = lat.phase_of(k);
+            for &(j, r) in &live {
+                let n = k * m + j;
+                if n > n_nodes {
+                    break;
+                }
+                all.push((n, r.mul(ph)));
+            }
+        }
+        if all.len() > MAX_LIVE {
+            return Err(too_many_live());
+        }
+        let dead = up(dead * (1.0 + 2.0 * periods as f64));
+        Ok(Table { c, step, n_nodes, period: Some(m), live: all, dead })
+    }
+
+    /// Live nodes and the dead bound over nodes 0..=last.
+    fn scan(comps: &[Comp], step: Step, last: usize, dead: f64) -> Result<(Vec<(usize, CBall)>, f64), String> {
+        let n_nodes = last;
         let chunk = 4096;
         let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
-        let sc = Scan { comps, h, var, dead };
+        let sc = Scan { comps, step, var, dead };
         let n_live = std::sync::atomic::AtomicUsize::new(0);
         let one = |ci: usize| {
             let mut live = Vec::new();
@@ -633,9 +729,7 @@ impl Table {
             (0..chunks).into_par_iter().map(one).collect()
         };
         if n_live.into_inner() > MAX_LIVE {
-            return Err(format!(
-                "the smoothed inversion is inefficient here (more than {MAX_LIVE} non-negligible nodes: the loss is close to a coarse lattice); use the lattice method"
-            ));
+            return Err(too_many_live());
         }
         let mut live = Vec::new();
         let mut dead = 0.0;
@@ -643,15 +737,21 @@ impl Table {
             live.extend(l);
             dead = up(dead + d);
         }
-        Ok(Table { c, h, n_nodes, live, dead })
+        Ok((live, dead))
     }
+}
+
+fn too_many_live() -> String {
+    format!(
+        "the smoothed inversion is inefficient here (more than {MAX_LIVE} non-negligible nodes: the loss is close to a coarse lattice); use the lattice method"
+    )
 }
 
 /// x-independent node factors for F_S and F_B.
 struct Kernels {
     w: f64,
     gamma: f64,
-    ks: Vec<(f64, CBall, CBall)>,
+    ks: Vec<(Ball, CBall, CBall)>,
     /// e^{−i t_n x} is formed from the previous node's for up to this many consecutive nodes (0: always
     /// by libm), see [`Kernels::sums`]
     restart: usize,
@@ -697,18 +797,24 @@ impl Kernels {
         let g2 = Ball::exact(gamma).mul(Ball::exact(gamma));
         let half = Ball::exact(0.5);
         let node = |&(n, r): &(usize, CBall)| {
-            let t = n as f64 * tab.h;
-            let tb = Ball::exact(t);
+            let tb = tab.step.t(n);
+            let t = tb.m;
             let t2 = tb.mul(tb);
             // e^{w²(c+it)²/2} = e^{w²(c²−t²)/2} · e^{i w² c t}
             let es = CBall::exp_of(w2.mul(c2.sub(t2)).mul(half), w2.mul(cb).mul(tb));
             let eb = CBall::exp_of(g2.mul(c2.sub(t2)).mul(half), g2.mul(cb).mul(tb));
             // 1/((c+it)(c+1+it)) with (c+it)(c+1+it) = c(c+1) − t² + i t(2c+1)
-            let den = CBall::new(c * (c + 1.0) - t * t, t * (2.0 * c + 1.0), 0.0);
-            let den = CBall { r: up(crate::num::ball::U * 2.0 * (den.re.abs() + den.im.abs() + t * t)), ..den };
+            let den = if tb.r == 0.0 {
+                let den = CBall::new(c * (c + 1.0) - t * t, t * (2.0 * c + 1.0), 0.0);
+                CBall { r: up(crate::num::ball::U * 2.0 * (den.re.abs() + den.im.abs() + t * t)), ..den }
+            } else {
+                let re = cb.mul(cb.add(Ball::exact(1.0))).sub(t2);
+                let im = tb.mul(cb.mul(Ball::exact(2.0)).add(Ball::exact(1.0)));
+                CBall::new(re.m, im.m, up(re.r + im.r))
+            };
             let ps = r.mul(es).mul(den.inv());
             let pb = r.mul(eb);
-            (t, ps, pb)
+            (tb, ps, pb)
         };
         let ks = if tab.live.len() <= SERIAL_NODES { tab.live.iter().map(node).collect() } else { tab.live.par_iter().map(node).collect() };
         Kernels { w, gamma, ks, restart }
@@ -720,18 +826,18 @@ impl Kernels {
     /// (which otherwise cost more than the rest of the sum).
     fn sums(&self, tab: &Table, x: f64, with_b: bool) -> (Ball, Ball) {
         let (mut ss, mut sb) = (Ball::exact(0.0), Ball::exact(0.0));
-        let step = CBall::cis(Ball::exact(tab.h).mul(Ball::exact(x)).neg());
+        let step = CBall::cis(tab.step.h.mul(Ball::exact(x)).neg());
         let (mut e, mut prev, mut run) = (CBall::ONE, usize::MAX, 0usize);
         for (&(t, ps, pb), &(n, _)) in self.ks.iter().zip(&tab.live) {
             if run < self.restart && prev != usize::MAX && n == prev + 1 {
                 e = e.mul(step);
                 run += 1;
             } else {
-                e = CBall::cis(Ball::exact(t).mul(Ball::exact(x)).neg());
+                e = CBall::cis(t.mul(Ball::exact(x)).neg());
                 run = 0;
             }
             prev = n;
-            let wgt = if t == 0.0 { 1.0 } else { 2.0 };
+            let wgt = if n == 0 { 1.0 } else { 2.0 };
             let zs = ps.mul(e);
             ss = ss.add(Ball { m: wgt * zs.re, r: wgt * zs.r });
             if with_b {
@@ -785,8 +891,9 @@ impl Engine {
     /// balls; the θ-sums and ln M too ([`Thetas`]).
     fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize, width: Option<f64>) -> Result<Engine, String> {
         let comps = prepare_with(th, c)?;
+        let (step, n_nodes, m) = fit_to_period(&th.lattice, h, n_nodes);
         let ns = NodeSettings::for_width(width, n_nodes);
-        let tab = Table::build(&comps, c, h, n_nodes, ns.dead)?;
+        let tab = Table::build(&comps, c, step, n_nodes, ns.dead, m.map(|m| (m, &th.lattice)))?;
         let gamma = lambda * w;
         let ker = Kernels::new(&tab, w, gamma, ns.restart);
         let ln_m = th.ln_mgf(c)?;
@@ -794,7 +901,7 @@ impl Engine {
         // 0, an overflow — gives the trivial bound +∞, which the searches read as "not certified here")
         let one = Ball::exact(1.0);
         let half = Ball::exact(0.5);
-        let tt = TAU.div(Ball::exact(h)).ok_or("smoothed inversion: node step not positive")?;
+        let tt = TAU.div(step.h).ok_or("smoothed inversion: node step not positive")?;
         // q/(1 − q) rounded up, for q = e^{−x} with x > 0
         let geometric = |x: Ball| {
             let q = x.neg().exp();
@@ -816,7 +923,7 @@ impl Engine {
             Some(wi.mul(phi0.add(wi)).mul(expo.exp()))
         })();
         let beta = hi_or_inf(beta);
-        let a = Ball::exact(tab.n_nodes as f64).mul(Ball::exact(h));
+        let a = Ball::exact(tab.n_nodes as f64).mul(step.h);
         let wc = wi.mul(Ball::exact(c));
         let wa = wi.mul(a);
         // (1/π) e^{(w²c² − w²A²)/2}/A and (1/π) γ√(2π) e^{(γ²c² − γ²A²)/2}/(γ²A)
@@ -832,8 +939,12 @@ impl Engine {
             tab,
             ker,
             ln_m,
-            // h/(2π) multiplies every δ bound: its radius is kept at MPFR's (an ulp of the f64), one division
-            hfac: ball_of(&iv(h).div(&Interval::pi(CP).mul(&iv(2.0)))),
+            // h/(2π) multiplies every δ bound: its radius is kept at MPFR's (an ulp of the f64), one division;
+            // for a period-fitted step h/(2π) = 1/(m·s) exactly
+            hfac: match m {
+                None => ball_of(&iv(h).div(&Interval::pi(CP).mul(&iv(2.0)))),
+                Some(m) => ball_of(&Interval::from_rational(&(Rational::from(1) / (Rational::from(m) * th.lattice.step.clone())), CP)),
+            },
             g_s2pi,
             trunc_s: trunc_s.unwrap_or(infinite),
             trunc_b: trunc_b.unwrap_or(infinite),
@@ -891,6 +1002,35 @@ impl Engine {
     pub fn live(&self) -> usize {
         self.tab.live.len()
     }
+
+    /// The node step h (its midpoint), the last node N, and the nodes per period of a fitted step.
+    fn nodes(&self) -> (f64, usize, Option<usize>) {
+        (self.tab.step.h.m, self.tab.n_nodes, self.tab.period)
+    }
+}
+
+/// Periods of the loss lattice a node range must span before the step is fitted to the period.
+const MIN_PERIODS: f64 = 2.0;
+/// Fewest and most nodes per period of a fitted step.
+const PERIOD_NODES: (f64, f64) = (8.0, 1e7);
+
+/// The step and last node for the designed step h and last node N: when the nodes t ≤ N·h span at least
+/// [`MIN_PERIODS`] periods T = 2π/s of the loss lattice (a lattice small against the range of t, as for one
+/// Census level), h is lowered to T/m, m = ⌈T/h⌉ (a smaller step only shrinks the aliasing), N raised so
+/// that N·h does not shrink, and m returned: the table then evaluates one period ([`Table::build`]).
+/// Otherwise h (exact) and N unchanged.
+fn fit_to_period(lat: &Lattice, h: f64, n_nodes: usize) -> (Step, usize, Option<usize>) {
+    let plain = (Step { h: Ball::exact(h) }, n_nodes, None);
+    let period = std::f64::consts::TAU / lat.step.to_f64();
+    let per_period = period / h;
+    if !(period.is_finite() && n_nodes as f64 * h >= MIN_PERIODS * period && (PERIOD_NODES.0..=PERIOD_NODES.1).contains(&per_period)) {
+        return plain;
+    }
+    let m = per_period.ceil() as usize;
+    let hm = TAU.mul(ball_of(&Interval::from_rational(&(Rational::from(1) / (Rational::from(m) * lat.step.clone())), CP)));
+    // N·h ≥ the designed range: N ≥ N_design·h_design / h.lo
+    let n = ((n_nodes as f64 * h) / hm.lo()).ceil() as usize;
+    (Step { h: hm }, n, Some(m))
 }
 
 /// Saddle point: the c > 0 minimising ln M(c) − cε − ln(c(c+1)).
@@ -1018,6 +1158,7 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
     for attempt in 1..=4 {
         let (h, n) = design(&sh, c, w, e_dn, ln_dscale)?;
         let eng = Engine::new(&th, c, w, p.lambda, h, n, None)?;
+        let (h, n, period) = eng.nodes();
         let hi = eng.delta_hi(e_dn);
         let lo = eng.delta_lo(e_up);
         let lo = if lo < 0 { Float::with_val(CP, 0) } else { lo };
@@ -1027,7 +1168,7 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
             ln_dscale = ln_hi - 1e3f64.ln();
             continue;
         }
-        return Ok(SmoothResult { lo, hi, w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt });
+        return Ok(SmoothResult { lo, hi, w, c, h, nodes: n + 1, live: eng.live(), period, attempts: attempt });
     }
     unreachable!()
 }
@@ -1151,13 +1292,14 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
         // a later, narrower attempt that would be too costly returns the (certified) bracket already found
-        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Ok((h, n, Engine::new(&th, c, w, lam, h, n, Some(p.width))?)));
-        let (h, n, eng) = match (built, last.take()) {
+        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Engine::new(&th, c, w, lam, h, n, Some(p.width)));
+        let eng = match (built, last.take()) {
             (Ok(b), _) => b,
             (Err(_), Some(prev)) => return Ok(prev),
             (Err(e), None) => return Err(e),
         };
         // bisection resolution: well below the target width, above the f64 spacing at ε
+        let (h, n, period) = eng.nodes();
         let step = (p.width * 1e-3).max(16.0 * f64::EPSILON * eps0.abs().max(1.0));
         // ε_hi: smallest x with δ_hi(x) ≤ δ — by the secant method, then verified; by bisection if that fails
         let ln_gap = |v: Float| {
@@ -1203,8 +1345,17 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
             }
         };
         // ε(δ) ≥ 0: a certified upper end below 0 means δ(0) ≤ δ(eps_hi) ≤ δ (δ is non-increasing), so ε = 0
-        let res =
-            SmoothResult { lo: fl(lo_x.max(0.0)), hi: fl(eps_hi.max(0.0)), w, c, h, nodes: n + 1, live: eng.live(), attempts: attempt };
+        let res = SmoothResult {
+            lo: fl(lo_x.max(0.0)),
+            hi: fl(eps_hi.max(0.0)),
+            w,
+            c,
+            h,
+            nodes: n + 1,
+            live: eng.live(),
+            period,
+            attempts: attempt,
+        };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
         let c_new = p.c.unwrap_or_else(|| saddle_of(&sh, mid));
@@ -1383,7 +1534,7 @@ mod tests {
             let g = mg(s2, 1, mu);
             let comps = prepare(std::slice::from_ref(&g), c).unwrap();
             for &t in &[0.0f64, 0.375, 3.0, 17.25, 123.5, 4096.125] {
-                let r = comp_ratio(&comps[0], t);
+                let r = comp_ratio(&comps[0], Ball::exact(t));
                 let (re, im) = direct_ratio(&g, c, t);
                 let dre = re - r.re;
                 let dim = im - r.im;
@@ -1523,12 +1674,12 @@ mod tests {
     /// 1–12, sensitivities 1–2, δ ∈ {1e-3, 1e-6, 1e-9}, requested widths 1e-2 and 1e-5 (node phases by
     /// recurrence, dead level from the width) and 1e-9 (libm phases, dead level 1e-30): the certified ε
     /// bracket always contains the lattice value (or the engine declines with its clear error on coarse
-    /// lattices; at least 6 cases must run).
+    /// lattices; at least 6 cases must run, at least 3 of them on a step fitted to the lattice's period).
     #[test]
     fn random_compositions_contain_lattice_epsilon() {
         let mut rng = crate::num::xorshift::XorShift(0x2545F4914F6CDD1D);
         let mut next = |m: u64| rng.next_u64() % m;
-        let mut checked = 0;
+        let (mut checked, mut fitted) = (0, 0);
         for case in 0..12 {
             let k = 2 + next(3) as usize;
             let gs: Vec<GaussGroup> = (0..k)
@@ -1553,10 +1704,49 @@ mod tests {
                         r.hi
                     );
                     checked += 1;
+                    fitted += r.period.is_some() as usize;
                 }
                 Err(e) => assert!(e.contains("lattice method"), "case {case}: unexpected error {e}"),
             }
         }
         assert!(checked >= 6, "only {checked} random cases ran");
+        assert!(fitted >= 3, "only {fitted} cases took the period-fitted step");
+    }
+    /// A table built on a period-fitted step evaluates one period and repeats it with the phase e^{iaTk}
+    /// (see `Lattice`); every repeated node must agree with R(t_n) evaluated directly at its (ball) node:
+    /// the two balls intersect. Cases: one group (a Census level), two groups on a common lattice, and a
+    /// sensitivity-2 group (offset a/s not an integer, so the phases are not 1).
+    #[test]
+    fn period_fitted_table_matches_direct_evaluation() {
+        let cases = [vec![mg("5", 10, 1)], vec![mg("2", 3, 1), mg("3", 4, 1)], vec![mg("7/2", 2, 2), mg("3", 1, 1)]];
+        for gs in &cases {
+            let comps = prepare(gs, 1.5).unwrap();
+            let lat = Lattice::of(gs);
+            let (step, n, m) = fit_to_period(&lat, 0.5, 1000);
+            let m = m.expect("t up to 500 spans two periods: the step is fitted");
+            assert!(step.h.m <= 0.5 && n as f64 * step.h.m >= 500.0, "{gs:?}: step {} and {n} nodes", step.h.m);
+            let tab = Table::build(&comps, 1.5, step, n, 1e-30, Some((m, &lat))).unwrap();
+            let mut repeated = 0;
+            let mut phased = 0;
+            for &(k, r) in &tab.live {
+                let t = step.t(k);
+                let direct = comps.iter().fold(CBall::ONE, |acc, cp| acc.mul(comp_ratio(cp, t).powu(cp.count)));
+                let dist = ((direct.re - r.re).powi(2) + (direct.im - r.im).powi(2)).sqrt();
+                assert!(dist <= (direct.r + r.r) * 1.01 + 1e-300, "{gs:?} node {k}: table {r:?}, direct {direct:?}");
+                if k >= m {
+                    repeated += 1;
+                    let first = tab.live.iter().find(|&&(j, _)| j == k % m).expect("repeated from the first period").1;
+                    phased += ((first.re - r.re).abs() + (first.im - r.im).abs() > 1e-6) as usize;
+                }
+            }
+            assert!(repeated > 0, "{gs:?}: no node past the first period");
+            if gs[0].mu == 2 {
+                assert!(phased > 0, "{gs:?}: every phase was 1");
+            }
+        }
+        // no common period within reach (the 2021 redistricting's 4097·4099-type denominators): unchanged
+        let gs = [mg("16793617/4", 3, 1), mg("16801816/3", 2, 1)];
+        let (step, n, m) = fit_to_period(&Lattice::of(&gs), 0.5, 400);
+        assert!(m.is_none() && step.h == Ball::exact(0.5) && n == 400);
     }
 }
