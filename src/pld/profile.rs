@@ -26,6 +26,7 @@
 //! line f(α) = 1 − δ(t) − e^t α at the loss value t = c + hk (Dong–Roth–Su 2022, Prop. 2.12, the
 //! duality f(α) = sup_ε 1 − δ(ε) − e^ε α).
 
+use crate::num::boundary::integer_boundary;
 use crate::num::Interval;
 use crate::pld::lattice::{LatticeDist, Tails};
 use crate::pld::search;
@@ -302,15 +303,7 @@ impl PrivacyProfile {
         let too_large = |k: i64| self.alpha_k(k).hi < a.lo;
         // first k not certainly too small, last k not certainly too large (bisection on certain predicates)
         let first = {
-            let (mut lo, mut hi) = (kmin, kmax + 1);
-            while hi - lo > 1 {
-                let m = lo + (hi - lo) / 2;
-                if too_small(m) {
-                    lo = m;
-                } else {
-                    hi = m;
-                }
-            }
+            let (lo, hi) = integer_boundary(kmin, kmax + 1, |m| !too_small(m));
             if too_small(lo) {
                 hi
             } else {
@@ -318,20 +311,7 @@ impl PrivacyProfile {
             }
         };
         let last = {
-            let (mut lo, mut hi) = (first - 1, kmax);
-            if !too_large(hi) {
-                hi = kmax;
-            } else {
-                while hi - lo > 1 {
-                    let m = lo + (hi - lo) / 2;
-                    if too_large(m) {
-                        hi = m;
-                    } else {
-                        lo = m;
-                    }
-                }
-                hi -= 1;
-            }
+            let hi = if !too_large(kmax) { kmax } else { integer_boundary(first - 1, kmax, too_large).1 - 1 };
             hi.max(first)
         };
         let one = Interval::one(p);

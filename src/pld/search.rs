@@ -8,6 +8,7 @@
 //! returns holds ε*. Too coarse enclosures give a wide bracket (or a refusal), never a wrong one.
 //! (OpenDP's `PrivacyCurve::epsilon` follows the same rule: it returns only end points it has checked.)
 
+use crate::num::boundary::integer_boundary;
 use crate::num::Interval;
 use rug::{Float, Rational};
 
@@ -21,30 +22,13 @@ pub fn knot_bracket(k0: i64, kmax: i64, above: impl Fn(i64) -> bool, below: impl
         return None;
     }
     // smallest-ish b with below(b): invariant !below(lo) (or lo = k0 − 1), below(hi)
-    let (mut lo, mut hi) = (k0 - 1, kmax);
-    while hi - lo > 1 {
-        let m = lo + (hi - lo) / 2;
-        if below(m) {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    let b = hi;
+    let (_, b) = integer_boundary(k0 - 1, kmax, &below);
     if b == k0 || !above(k0) {
         return Some((None, b));
     }
     // largest-ish a < b with above(a): invariant above(lo), !above(hi) or hi = b
-    let (mut lo, mut hi) = (k0, b);
-    while hi - lo > 1 {
-        let m = lo + (hi - lo) / 2;
-        if above(m) {
-            lo = m;
-        } else {
-            hi = m;
-        }
-    }
-    Some((Some(lo), b))
+    let (a, _) = integer_boundary(k0, b, |m| !above(m));
+    Some((Some(a), b))
 }
 
 /// Certified ε(δ) by bisection on exact dyadic rationals, for a profile given only as a certified
