@@ -238,10 +238,8 @@ impl Lattice {
     fn of(groups: &[GaussGroup]) -> Lattice {
         let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
         let (step, _) = crate::pld::compose::common_step(&slopes);
-        let a = groups.iter().fold(Rational::from(0), |acc, g| {
-            acc + Rational::from(g.count) * Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())
-        });
-        let q = Rational::from(&a / &step);
+        // a = Σ n μ²/(2σ²) is the composition's zCDP ρ
+        let q = crate::model::gauss_rho(groups) / step.clone();
         let phase = &q - Rational::from(q.floor_ref());
         Lattice { step, phase }
     }
@@ -251,6 +249,11 @@ impl Lattice {
         let f = &self.phase * Rational::from(k);
         let f = (&f - Rational::from(f.floor_ref())).to_f64();
         CBall::cis(TAU.mul(Ball::new(f, up(2.0 * U * f + ETA))))
+    }
+
+    /// h/(2π) = 1/(m·s) for the step h = T/m fitted to m nodes per period.
+    fn h_over_tau(&self, m: usize) -> Ball {
+        ball_of(&Interval::from_rational(&(Rational::from(1) / (Rational::from(m) * self.step.clone())), CP))
     }
 }
 
@@ -703,9 +706,8 @@ impl Table {
         Ok(Table { c, step, n_nodes, period: Some(m), live: all, dead })
     }
 
-    /// Live nodes and the dead bound over nodes 0..=last.
-    fn scan(comps: &[Comp], step: Step, last: usize, dead: f64) -> Result<(Vec<(usize, CBall)>, f64), String> {
-        let n_nodes = last;
+    /// Live nodes and the dead bound over nodes 0..=n_nodes.
+    fn scan(comps: &[Comp], step: Step, n_nodes: usize, dead: f64) -> Result<(Vec<(usize, CBall)>, f64), String> {
         let chunk = 4096;
         let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
         let sc = Scan { comps, step, var, dead };
@@ -943,7 +945,7 @@ impl Engine {
             // for a period-fitted step h/(2π) = 1/(m·s) exactly
             hfac: match m {
                 None => ball_of(&iv(h).div(&Interval::pi(CP).mul(&iv(2.0)))),
-                Some(m) => ball_of(&Interval::from_rational(&(Rational::from(1) / (Rational::from(m) * th.lattice.step.clone())), CP)),
+                Some(m) => th.lattice.h_over_tau(m),
             },
             g_s2pi,
             trunc_s: trunc_s.unwrap_or(infinite),
@@ -1027,7 +1029,7 @@ fn fit_to_period(lat: &Lattice, h: f64, n_nodes: usize) -> (Step, usize, Option<
         return plain;
     }
     let m = per_period.ceil() as usize;
-    let hm = TAU.mul(ball_of(&Interval::from_rational(&(Rational::from(1) / (Rational::from(m) * lat.step.clone())), CP)));
+    let hm = TAU.mul(lat.h_over_tau(m));
     // N·h ≥ the designed range: N ≥ N_design·h_design / h.lo
     let n = ((n_nodes as f64 * h) / hm.lo()).ceil() as usize;
     (Step { h: hm }, n, Some(m))
@@ -1615,14 +1617,10 @@ mod tests {
 
     /// Distance from ε to the nearest atom of the composed loss (offset Σ nμ²/(2σ²) + step·ℤ).
     fn atom_distance(gs: &[GaussGroup], eps: &Rational) -> f64 {
-        let slopes: Vec<Rational> = gs.iter().map(|g| Rational::from(2 * g.mu) / (Rational::from(2) * g.sigma2.clone())).collect();
-        let (step, _) = crate::pld::compose::common_step(&slopes);
-        let off: Rational = gs
-            .iter()
-            .map(|g| Rational::from(g.count * g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone()))
-            .fold(Rational::from(0), |a, b| a + b);
-        let k = ((eps - off) / step.clone()).to_f64();
-        (k - k.round()).abs() * step.to_f64()
+        let lat = Lattice::of(gs);
+        // (ε − a)/s up to an integer
+        let k = (eps.clone() / lat.step.clone() - lat.phase.clone()).to_f64();
+        (k - k.round()).abs() * lat.step.to_f64()
     }
 
     /// Certified δ brackets contain the exact lattice δ (crate::pld, an independent method), and away from
