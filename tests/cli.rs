@@ -327,6 +327,24 @@ fn redistricting_exact_epsilon_cross_checked() {
     assert_eq!(w["method"], "smoothed");
     let (wl, wh) = (f(&w, "epsilon_lo"), f(&w, "epsilon_hi"));
     assert!(Float::with_val(300, &wh - &wl) <= 2e-6 && wl <= hi && lo <= wh);
+    // the default asks 20 digits: the smoothed engine's 20-digit tier (128-bit nodes, sieved node range)
+    // gives a bracket ≤ 1e-19 wide inside the certificate's (f64 tier, another w and node set) and inside
+    // a 1e-16-wide bracket of yet another w: three independent brackets, nested
+    let eps = |extra: &[&str]| {
+        let mut a = vec!["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--format", "json"];
+        a.extend_from_slice(extra);
+        let o = bin().args(&a).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&o.stdout)
+    };
+    let d = eps(&[]);
+    assert_eq!(d["method"], "smoothed");
+    assert!(d["digits"].as_str().unwrap().parse::<u32>().unwrap() >= 20, "{d}");
+    let (dl, dh) = (f(&d, "epsilon_lo"), f(&d, "epsilon_hi"));
+    assert!(Float::with_val(300, &dh - &dl) <= 1e-19 && lo <= dl && dh <= hi, "20-digit [{dl}, {dh}] vs certificate [{lo}, {hi}]");
+    let m = eps(&["--method", "smoothed", "--width", "1e-16"]);
+    assert!(f(&m, "epsilon_lo") <= dl && dh <= f(&m, "epsilon_hi"));
+    assert!(Float::with_val(300, f(&m, "epsilon_hi") - f(&m, "epsilon_lo")) <= 1e-16);
     assert_bad(&["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--width", "0"], "width");
     assert_bad(
         &["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "smoothed", "--width", "abc"],

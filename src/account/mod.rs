@@ -109,8 +109,9 @@ pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, l
 }
 
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
-/// Narrowest smoothed bracket `Auto` asks for (the smoothed nodes are in double precision).
-pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-10;
+/// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
+/// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
+pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-21;
 /// Deepest truncation the accountant will ask of a lattice (bits of mass).
 pub const MAX_DEPTH: u32 = 40_000;
 /// The f64 engine stores no entry below 1e-140 (F64_FLOOR): it resolves about this many bits of mass.
@@ -675,17 +676,20 @@ impl Accountant {
         let l = -log2_of(delta) * std::f64::consts::LN_2;
         let width = self.smooth_width(r + 2.0 * (r * l).sqrt());
         let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() })?;
+        let tier = if e.precise { "128-bit nodes, sieved; " } else { "" };
         let detail =
-            format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live{})", e.w, e.c, e.nodes, e.live, period_note(e.period));
+            format!("smoothing w = {:.3e}, tilt c = {:.4}, {}{} nodes ({} live{})", e.w, e.c, tier, e.nodes, e.live, period_note(e.period));
         let c = Certified::new(e.interval(), Engine::Smoothed, Trust::Exact, detail)?;
         Ok(if c.meets(self.opts.digits) {
             c
         } else {
             let d = c.digits();
-            c.with_note(format!(
-                "wider than the {} digits asked: the smoothed inversion (double-precision nodes) certified {d} digits",
-                self.opts.digits
-            ))
+            let why = match &e.fallback {
+                Some(f) => format!(" (double-precision nodes; the 20-digit tier: {f})"),
+                None if e.precise => String::new(),
+                None => " (double-precision nodes)".into(),
+            };
+            c.with_note(format!("wider than the {} digits asked: the smoothed inversion{why} certified {d} digits", self.opts.digits))
         })
     }
 

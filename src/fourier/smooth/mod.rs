@@ -37,6 +37,9 @@ use rayon::prelude::*;
 use rug::float::Round;
 use rug::{Float, Rational};
 
+mod precise;
+mod sieve;
+
 /// MPFR precision of the constants.
 const CP: u32 = 128;
 /// Poisson terms kept: |τ| ≤ √(2σ²·LCUT), omitted mass ≤ 2e^{−LCUT}/(1 − e^{−2πR}) (rigorously added).
@@ -47,8 +50,11 @@ const DEAD: f64 = 1e-30;
 /// Smallest σ²/μ² handled (the θ-series need O(1/σ) terms).
 const MIN_S2: f64 = 0.02;
 
-/// Narrowest ε bracket requested (the nodes and the bisection are in double precision).
-pub const MIN_WIDTH: f64 = 1e-11;
+/// Narrowest ε bracket of the f64 tier (nodes and bisection in double precision); narrower requests go to
+/// the 20-digit tier ([`precise`]).
+pub const F64_MIN_WIDTH: f64 = 1e-11;
+/// Narrowest ε bracket requested.
+pub const MIN_WIDTH: f64 = precise::MIN_WIDTH_P;
 
 /// Tuning of the smoothed inversion.
 #[derive(Clone, Debug)]
@@ -82,6 +88,10 @@ pub struct SmoothResult {
     /// nodes per period when the step was fitted to the loss lattice (one period evaluated)
     pub period: Option<usize>,
     pub attempts: u32,
+    /// computed by the 20-digit tier ([`precise`]: MPFR nodes, sieved node range)
+    pub precise: bool,
+    /// why a requested 20-digit-tier bracket fell back to the f64 tier's (which is still certified)
+    pub fallback: Option<String>,
 }
 
 impl SmoothResult {
@@ -112,7 +122,6 @@ fn ball_of(i: &Interval) -> Ball {
 }
 
 /// cos over an interval: |cos x − cos lo| ≤ x − lo.
-#[cfg(test)]
 fn cos_iv(x: &Interval) -> Interval {
     let w = x.width();
     let lo = Float::with_val_round(CP, x.lo.cos_ref(), Round::Down).0;
@@ -123,8 +132,7 @@ fn cos_iv(x: &Interval) -> Interval {
 }
 
 /// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified in MPFR
-/// (the reference of [`theta_s_ball`]).
-#[cfg(test)]
+/// (the reference of [`theta_s_ball`], and the value the 20-digit tier uses).
 fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     let pi = Interval::pi(CP);
     let s2 = Interval::from_rational(sigma2, CP);
@@ -149,8 +157,7 @@ fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
 }
 
 /// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified in MPFR: the reference
-/// the ball evaluation of [`Thetas`] is checked against.
-#[cfg(test)]
+/// the ball evaluation of [`Thetas`] is checked against, and the one the 20-digit tier uses.
 pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
     let mut acc = Interval::zero(CP);
     for g in groups {
@@ -466,6 +473,11 @@ fn prepare(groups: &[GaussGroup], c: f64) -> Result<Vec<Comp>, String> {
 }
 
 fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
+    prepare_cut(th, c, LCUT)
+}
+
+/// [`prepare_with`] keeping the Poisson terms |τ| ≤ √(2σ²·lcut) (tail 2e^{−lcut}/(1 − e^{−2πR})).
+fn prepare_cut(th: &Thetas, c: f64, lcut: f64) -> Result<Vec<Comp>, String> {
     let mut v = Vec::new();
     for (i, g) in th.groups.iter().enumerate() {
         let k = th.consts[i];
@@ -474,10 +486,10 @@ fn prepare_with(th: &Thetas, c: f64) -> Result<Vec<Comp>, String> {
             return Err(format!("sigma2 = {} is too small for the smoothed Fourier engine (use the lattice method)", g.sigma2));
         }
         let mu = g.mu as f64;
-        let rcut = (2.0 * s2f * LCUT).sqrt();
+        let rcut = (2.0 * s2f * lcut).sqrt();
         let inv_d = inv_one_plus(th.s(i, c)).ok_or_else(|| not_positive(g))?;
         // omitted Poisson terms: 2 e^{−LCUT} / (1 − e^{−2π R}), inflated for rounding
-        let tail = 2.0 * (-LCUT).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
+        let tail = 2.0 * (-lcut).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
         v.push(Comp {
             count: g.count,
             mu,
@@ -530,7 +542,16 @@ struct Step {
 impl Step {
     fn t(&self, n: usize) -> Ball {
         if self.h.r == 0.0 {
-            Ball::exact(n as f64 * self.h.m)
+            // n·h = p + e exactly (n < 2^53; fused multiply-add): exact (e = 0) unless n·h needs more than
+            // 53 bits, as at the 10¹¹ nodes of a 20-digit bracket
+            let nf = n as f64;
+            let p = nf * self.h.m;
+            let e = nf.mul_add(self.h.m, -p);
+            if e == 0.0 {
+                Ball::exact(p)
+            } else {
+                Ball::new(p, up(e.abs()))
+            }
         } else {
             Ball::exact(n as f64).mul(self.h)
         }
@@ -538,8 +559,9 @@ impl Step {
 
     /// An interval [lo, hi] ⊇ [t_{n0}, t_{n1}] with lo ≥ 0.
     fn span(&self, n0: usize, n1: usize) -> (f64, f64) {
-        if self.h.r == 0.0 {
-            (n0 as f64 * self.h.m, n1 as f64 * self.h.m)
+        let (a, b) = (self.t(n0), self.t(n1));
+        if a.r == 0.0 && b.r == 0.0 {
+            (a.m, b.m)
         } else {
             (self.t(n0).lo().max(0.0), self.t(n1).hi())
         }
@@ -557,6 +579,9 @@ struct Table {
     live: Vec<(usize, CBall)>,
     /// Σ ω_n·bound(|R(t_n)|) over the negligible nodes (ω_0 = 1, ω_n = 2)
     dead: f64,
+    /// |R(t_n)| ≤ `outside` at every node the sieve left out (0 without a sieve); their kernel-weighted sum
+    /// is bounded with the kernels' decay in t ([`Kernels::outside_sums`]) rather than node by node
+    outside: f64,
 }
 
 /// Upper bound of sup |r_q(t)| over t ∈ [t0, t1] (0 ≤ t0 ≤ t1), certified: every Poisson term has
@@ -684,7 +709,7 @@ impl Table {
         let scanned = period.map_or(n_nodes, |(m, _)| (m - 1).min(n_nodes));
         let (live, dead) = Table::scan(comps, step, scanned, dead)?;
         let Some((m, lat)) = period else {
-            return Ok(Table { c, step, n_nodes, period: None, live, dead });
+            return Ok(Table { c, step, n_nodes, period: None, live, dead, outside: 0.0 });
         };
         let periods = n_nodes / m;
         let mut all = Vec::with_capacity(live.len() * (periods + 1));
@@ -703,7 +728,39 @@ impl Table {
             return Err(too_many_live());
         }
         let dead = up(dead * (1.0 + 2.0 * periods as f64));
-        Ok(Table { c, step, n_nodes, period: Some(m), live: all, dead })
+        Ok(Table { c, step, n_nodes, period: Some(m), live: all, dead, outside: 0.0 })
+    }
+
+    /// The table over nodes 0..=N of an exact step by the [`sieve`]: only the nodes in its ranges are scanned
+    /// (live or dead as in [`Table::scan`]); every other node is bounded by the sieve's `outside`. Err when no
+    /// group sieves (the node range is then too long to scan).
+    fn build_sieved(comps: &[Comp], c: f64, step: Step, n_nodes: usize, dead: f64) -> Result<Table, String> {
+        let sv = sieve::sieve(comps, step, n_nodes, dead).ok_or_else(|| {
+            format!("{n_nodes:.2e} nodes, and the widest groups' Poisson windows do not narrow them to {:.0e}", sieve::MAX_KEPT as f64)
+        })?;
+        let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
+        let sc = Scan { comps, step, var, dead };
+        // long ranges in pieces of 4096 nodes, as in `scan`
+        let pieces: Vec<(usize, usize)> =
+            sv.ranges.iter().flat_map(|&(a, b)| (a..=b).step_by(4096).map(move |p| (p, (p + 4095).min(b)))).collect();
+        let parts: Vec<(Vec<(usize, CBall)>, f64)> = pieces
+            .par_iter()
+            .map(|&(n0, n1)| {
+                let (mut live, mut d) = (Vec::new(), 0.0f64);
+                scan_nodes(&sc, n0, n1, &mut live, &mut d);
+                (live, d)
+            })
+            .collect();
+        let mut live = Vec::new();
+        let mut dsum = 0.0;
+        for (l, d) in parts {
+            live.extend(l);
+            dsum = up(dsum + d);
+            if live.len() > MAX_LIVE {
+                return Err(too_many_live());
+            }
+        }
+        Ok(Table { c, step, n_nodes, period: None, live, dead: dsum, outside: sv.bound })
     }
 
     /// Live nodes and the dead bound over nodes 0..=n_nodes.
@@ -896,8 +953,16 @@ impl Engine {
         let (step, n_nodes, m) = fit_to_period(&th.lattice, h, n_nodes);
         let ns = NodeSettings::for_width(width, n_nodes);
         let tab = Table::build(&comps, c, step, n_nodes, ns.dead, m.map(|m| (m, &th.lattice)))?;
+        Engine::with_table(th, w, lambda, h, tab, m, ns.restart)
+    }
+
+    /// The engine on a built table (`m`: nodes per period of a fitted step; h the designed step, used for
+    /// h/(2π) when the step is not fitted).
+    fn with_table(th: &Thetas, w: f64, lambda: f64, h: f64, tab: Table, m: Option<usize>, restart: usize) -> Result<Engine, String> {
+        let c = tab.c;
+        let step = tab.step;
         let gamma = lambda * w;
-        let ker = Kernels::new(&tab, w, gamma, ns.restart);
+        let ker = Kernels::new(&tab, w, gamma, restart);
         let ln_m = th.ln_mgf(c)?;
         // the constants below in ball arithmetic (a ball that cannot be formed — a divisor not away from
         // 0, an overflow — gives the trivial bound +∞, which the searches read as "not certified here")
@@ -1104,6 +1169,11 @@ pub const MAX_NODES: usize = 50_000_000;
 
 /// Node spacing and count for tilt c, smoothing w, and the δ scale of interest (as a logarithm).
 fn design(sh: &Shape, c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, usize), String> {
+    design_upto(sh, c, w, eps, ln_dscale, MAX_NODES)
+}
+
+/// [`design`] with a node limit.
+fn design_upto(sh: &Shape, c: f64, w: f64, eps: f64, ln_dscale: f64, max_nodes: usize) -> Result<(f64, usize), String> {
     // tolerance of the aliasing and truncation terms: 1e-5·δ·w² (the smoothing gap is ~10 δ w²)
     let ln_tol = (1e-5f64).ln() + ln_dscale + 2.0 * w.ln();
     // aliasing e^{−cT} ≤ tol
@@ -1122,7 +1192,7 @@ fn design(sh: &Shape, c: f64, w: f64, eps: f64, ln_dscale: f64) -> Result<(f64, 
             "the smoothed inversion has no valid quadrature here (tilt c = {c:.3}, step {h:.3e}: epsilon or delta outside its range); use the lattice method"
         ));
     }
-    if !(n < MAX_NODES as f64) {
+    if !(n < max_nodes as f64) {
         return Err(format!(
             "the smoothed inversion would need {n:.2e} nodes here (tilt c = {c:.3}: epsilon small or delta large); use the lattice method"
         ));
@@ -1170,7 +1240,19 @@ pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> 
             ln_dscale = ln_hi - 1e3f64.ln();
             continue;
         }
-        return Ok(SmoothResult { lo, hi, w, c, h, nodes: n + 1, live: eng.live(), period, attempts: attempt });
+        return Ok(SmoothResult {
+            lo,
+            hi,
+            w,
+            c,
+            h,
+            nodes: n + 1,
+            live: eng.live(),
+            period,
+            attempts: attempt,
+            precise: false,
+            fallback: None,
+        });
     }
     unreachable!()
 }
@@ -1265,6 +1347,29 @@ fn eps_estimate_by_bisection(sh: &Shape, ld: f64) -> Result<f64, String> {
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
 pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    if !(p.width >= MIN_WIDTH) {
+        return Err(format!("the smoothed inversion's bracket width must be at least {MIN_WIDTH:e}"));
+    }
+    if p.width >= F64_MIN_WIDTH {
+        return epsilon_f64(groups, delta, p);
+    }
+    // below the f64 tier's floor: its bracket first (certified, ~1e-11 wide, and the tilt and midpoint the
+    // 20-digit tier starts from), then the 20-digit tier; if that cannot finish, the f64 bracket stands
+    let first = epsilon_f64(groups, delta, &SmoothParams { width: F64_START_WIDTH, w: None, ..p.clone() })?;
+    let sh = Shape::new(groups);
+    let th = Thetas::new(groups);
+    match precise::epsilon_precise(&th, &sh, delta, p, &first) {
+        Ok(r) if r.width() < first.width() => Ok(r),
+        Ok(_) => Ok(SmoothResult { fallback: Some("the 20-digit tier came out no narrower".into()), ..first }),
+        Err(e) => Ok(SmoothResult { fallback: Some(e), ..first }),
+    }
+}
+
+/// Width of the f64-tier bracket a 20-digit request starts from.
+const F64_START_WIDTH: f64 = 1e-10;
+
+/// The f64 tier of [`epsilon_smooth`].
+fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
     check_groups(groups)?;
     let d = delta.to_f64();
     if *delta > 0 && *delta < 1 && !(d >= 1e-300) {
@@ -1275,9 +1380,6 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     }
     if !(d > 0.0 && d < 1.0) {
         return Err("delta must be in (0, 1)".into());
-    }
-    if !(p.width >= MIN_WIDTH) {
-        return Err(format!("the smoothed inversion's bracket width must be at least {MIN_WIDTH:e} (double-precision nodes)"));
     }
     // starting point: ε of the saddle-point estimate
     let ld = d.ln();
@@ -1357,6 +1459,8 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
             live: eng.live(),
             period,
             attempts: attempt,
+            precise: false,
+            fallback: None,
         };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
