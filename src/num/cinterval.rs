@@ -75,11 +75,7 @@ impl CInterval {
 
     /// The rectangle widened by [−r, r] in both parts (a disk of radius r is inside it).
     pub fn widen(&self, r: &Float) -> CInterval {
-        let p = self.re.prec();
-        let w = |i: &Interval| {
-            Interval::new(Float::with_val_round(p, &i.lo - r, Round::Down).0, Float::with_val_round(p, &i.hi + r, Round::Up).0)
-        };
-        CInterval { re: w(&self.re), im: w(&self.im) }
+        CInterval { re: self.re.widen(r), im: self.im.widen(r) }
     }
 
     /// An upper bound of |z| over the rectangle: √(max re² + max im²), rounded up.

@@ -250,6 +250,12 @@ impl Interval {
         Interval { lo, hi }.clamp_to(&Float::with_val(p, -1), &Float::with_val(p, 1))
     }
 
+    /// [lo − r, hi + r], rounded outward (r ≥ 0).
+    pub fn widen(&self, r: &Float) -> Interval {
+        let p = self.prec();
+        Interval { lo: Float::with_val_round(p, &self.lo - r, Round::Down).0, hi: Float::with_val_round(p, &self.hi + r, Round::Up).0 }
+    }
+
     /// Clamp both ends into [a, b] (used to intersect an enclosure with a known range).
     pub fn clamp_to(&self, a: &Float, b: &Float) -> Interval {
         let lo = if &self.lo < a {

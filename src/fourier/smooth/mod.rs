@@ -904,14 +904,17 @@ impl Kernels {
                 sb = sb.add(Ball { m: wgt * zb.re, r: wgt * zb.r });
             }
         }
-        // negligible nodes: |K_S| ≤ e^{w²c²/2}/(c(c+1)), |K_B| ≤ e^{γ²c²/2}
-        let c = tab.c;
-        let ks_max = (self.w * self.w * c * c / 2.0).exp() / (c * (c + 1.0)) * 1.001;
-        let kb_max = (self.gamma * self.gamma * c * c / 2.0).exp() * 1.001;
+        let (ks_max, kb_max) = kernel_max(tab.c, self.w, self.gamma);
         ss.r = up(ss.r + tab.dead * ks_max);
         sb.r = up(sb.r + tab.dead * kb_max);
         (ss, sb)
     }
+}
+
+/// Upper bounds of |K_S(t)| ≤ e^{w²c²/2}/(c(c+1)) and |K_B(t)| ≤ e^{γ²c²/2} over all t (the factors of
+/// a negligible node's bound).
+fn kernel_max(c: f64, w: f64, gamma: f64) -> (f64, f64) {
+    ((w * w * c * c / 2.0).exp() / (c * (c + 1.0)) * 1.001, (gamma * gamma * c * c / 2.0).exp() * 1.001)
 }
 
 /// Everything needed to evaluate certified bounds of δ at any x near the design point.
@@ -1355,9 +1358,8 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     }
     // below the f64 tier's floor: its bracket first (certified, ~1e-11 wide, and the tilt and midpoint the
     // 20-digit tier starts from), then the 20-digit tier; if that cannot finish, the f64 bracket stands
-    let first = epsilon_f64(groups, delta, &SmoothParams { width: F64_START_WIDTH, w: None, ..p.clone() })?;
-    let sh = Shape::new(groups);
-    let th = Thetas::new(groups);
+    let (sh, th) = (Shape::new(groups), Thetas::new(groups));
+    let first = epsilon_f64_with(&sh, &th, delta, &SmoothParams { width: F64_START_WIDTH, w: None, ..p.clone() })?;
     match precise::epsilon_precise(&th, &sh, delta, p, &first) {
         Ok(r) if r.width() < first.width() => Ok(r),
         Ok(_) => Ok(SmoothResult { fallback: Some("the 20-digit tier came out no narrower".into()), ..first }),
@@ -1370,7 +1372,12 @@ const F64_START_WIDTH: f64 = 1e-10;
 
 /// The f64 tier of [`epsilon_smooth`].
 fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
-    check_groups(groups)?;
+    epsilon_f64_with(&Shape::new(groups), &Thetas::new(groups), delta, p)
+}
+
+/// [`epsilon_f64`] on the composition's [`Shape`] and [`Thetas`] (built once when the 20-digit tier follows).
+fn epsilon_f64_with(sh: &Shape, th: &Thetas, delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    check_groups(th.groups)?;
     let d = delta.to_f64();
     if *delta > 0 && *delta < 1 && !(d >= 1e-300) {
         return Err(format!(
@@ -1383,20 +1390,18 @@ fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Res
     }
     // starting point: ε of the saddle-point estimate
     let ld = d.ln();
-    let sh = Shape::new(groups);
-    let th = Thetas::new(groups);
-    let mut eps0 = match eps_estimate_by_tilt(&sh, ld) {
+    let mut eps0 = match eps_estimate_by_tilt(sh, ld) {
         Some(e) => e,
-        None => eps_estimate_by_bisection(&sh, ld)?,
+        None => eps_estimate_by_bisection(sh, ld)?,
     };
-    let mut c = p.c.unwrap_or_else(|| saddle_of(&sh, eps0));
+    let mut c = p.c.unwrap_or_else(|| saddle_of(sh, eps0));
     let lam = p.lambda;
     let mut w = p.w.unwrap_or_else(|| (0.5 * p.width / (4.0 * (c + 1.0) * (1.0 / (2.0 * c) + lam))).sqrt());
     let dq = Float::with_val(CP, delta);
     let mut last: Option<SmoothResult> = None;
     for attempt in 1..=5u32 {
         // a later, narrower attempt that would be too costly returns the (certified) bracket already found
-        let built = design(&sh, c, w, eps0, ld).and_then(|(h, n)| Engine::new(&th, c, w, lam, h, n, Some(p.width)));
+        let built = design(sh, c, w, eps0, ld).and_then(|(h, n)| Engine::new(th, c, w, lam, h, n, Some(p.width)));
         let eng = match (built, last.take()) {
             (Ok(b), _) => b,
             (Err(_), Some(prev)) => return Ok(prev),
@@ -1464,7 +1469,7 @@ fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Res
         };
         let width = res.width();
         let mid = 0.5 * (lo_x + eps_hi);
-        let c_new = p.c.unwrap_or_else(|| saddle_of(&sh, mid));
+        let c_new = p.c.unwrap_or_else(|| saddle_of(sh, mid));
         let recentre = (c_new - c).abs() > 0.2 * c;
         if width <= p.width && !recentre {
             return Ok(res);
@@ -1486,7 +1491,8 @@ fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Res
 mod tests {
     use super::*;
 
-    fn mg(s2: &str, n: u32, mu: u32) -> GaussGroup {
+    /// n queries of N_Z(0, σ²) with sensitivity μ (also for the 20-digit tier's tests).
+    pub(super) fn mg(s2: &str, n: u32, mu: u32) -> GaussGroup {
         GaussGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
     }
 

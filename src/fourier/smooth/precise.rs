@@ -13,8 +13,8 @@
 //! is exact and faster.
 
 use super::{
-    design_upto, prepare_cut, theta_d, up, Ball, Engine, Float, Interval, Rational, Round, Shape, SmoothParams, SmoothResult, Step, Table,
-    Thetas, CP,
+    design_upto, iv, prepare_cut, theta_d, up, Ball, Engine, Float, Interval, Rational, Round, Shape, SmoothParams, SmoothResult, Step,
+    Table, Thetas, CP,
 };
 use crate::model::GaussGroup;
 use crate::num::cinterval::CInterval;
@@ -30,10 +30,6 @@ pub const MAX_NODES_P: usize = 4_000_000_000_000;
 const MAX_LIVE_P: usize = 20_000;
 /// Narrowest ε bracket the tier tries (below, the node count exceeds [`MAX_NODES_P`] for every Census budget).
 pub const MIN_WIDTH_P: f64 = 1e-24;
-
-fn ivf(x: f64) -> Interval {
-    Interval::from_float(&Float::with_val(CP, x), CP)
-}
 
 /// One group's MPFR constants at tilt c.
 struct PGroup {
@@ -55,12 +51,12 @@ impl PGroup {
         let pi = Interval::pi(CP);
         let s2 = Interval::from_rational(&g.sigma2, CP);
         let mu = g.mu as f64;
-        let inv2s2 = Interval::one(CP).div(&s2.mul(&ivf(2.0)));
+        let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
         let d = theta_d(&g.sigma2, c, g.mu);
         if !(d.lo > 0) {
             return Err(super::not_positive(g));
         }
-        let per = pi.mul(&s2).mul(&ivf(2.0));
+        let per = pi.mul(&s2).mul(&iv(2.0));
         let s2f = g.sigma2.to_f64();
         let rcut = (2.0 * s2f * LCUT_P).sqrt();
         let tail = 2.0 * (-LCUT_P).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
@@ -68,7 +64,7 @@ impl PGroup {
             count: g.count,
             mu,
             q: Interval::from_rational(&(Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP),
-            b: inv2s2.mul(&ivf(2.0 * mu * c)),
+            b: inv2s2.mul(&iv(2.0 * mu * c)),
             inv2s2,
             per_f: per.mid().to_f64(),
             per,
@@ -82,7 +78,7 @@ impl PGroup {
     /// `smooth`, §1), for the exact node t (f64 value `tf`): the terms |τ_k| ≤ 1.5R explicitly, all terms
     /// |τ_k| > R bounded by the tail (a disk, so some are counted twice: still an enclosure).
     fn ratio(&self, t: &Interval, tf: f64) -> CInterval {
-        let x = t.mul(&ivf(self.mu));
+        let x = t.mul(&iv(self.mu));
         let xf = self.mu * tf;
         let kmin = ((xf - 1.5 * self.rcut) / self.per_f).floor() as i64 - 1;
         let kmax = ((xf + 1.5 * self.rcut) / self.per_f).ceil() as i64 + 1;
@@ -139,13 +135,12 @@ impl Precise {
         }
         let gamma = lambda * w;
         let (os, ob) = outside_sums(c, w, gamma, h);
-        let ks_max = (w * w * c * c / 2.0).exp() / (c * (c + 1.0)) * 1.001;
-        let kb_max = (gamma * gamma * c * c / 2.0).exp() * 1.001;
+        let (ks_max, kb_max) = super::kernel_max(c, w, gamma);
         let rad_s = Float::with_val(CP, up(up(tab.dead * ks_max) + up(tab.outside * os)));
         let rad_b = Float::with_val(CP, up(up(tab.dead * kb_max) + up(tab.outside * ob)));
         let groups: Vec<PGroup> = th.groups.iter().map(|g| PGroup::new(g, c)).collect::<Result<_, _>>()?;
-        let (ci, wi, gi) = (ivf(c), ivf(w), ivf(gamma));
-        let (w2, g2, half) = (wi.mul(&wi), gi.mul(&gi), ivf(0.5));
+        let (ci, wi, gi) = (iv(c), iv(w), iv(gamma));
+        let (w2, g2, half) = (wi.mul(&wi), gi.mul(&gi), iv(0.5));
         let node = |&(n, _): &(usize, crate::num::ball::CBall)| -> Option<PNode> {
             let tf = step.t(n);
             // n·h exactly: n < 2^53 and h has 53 bits, so the product has at most 106
@@ -158,7 +153,7 @@ impl Precise {
             let es = CInterval::exp_of(&w2.mul(&c2t2).mul(&half), &w2.mul(&ci).mul(&t));
             let eb = CInterval::exp_of(&g2.mul(&c2t2).mul(&half), &g2.mul(&ci).mul(&t));
             // (c+it)(c+1+it) = c(c+1) − t² + i t(2c+1)
-            let den = CInterval::new(ci.mul(&ci.add(&ivf(1.0))).sub(&t.mul(&t)), t.mul(&ci.mul(&ivf(2.0)).add(&ivf(1.0))));
+            let den = CInterval::new(ci.mul(&ci.add(&iv(1.0))).sub(&t.mul(&t)), t.mul(&ci.mul(&iv(2.0)).add(&iv(1.0))));
             let ps = r.mul(&es).mul(&den.inv()?);
             let pb = r.mul(&eb);
             Some(PNode { t, weight: if n == 0 { 1 } else { 2 }, ps, pb })
@@ -166,7 +161,7 @@ impl Precise {
         let nodes: Vec<PNode> =
             tab.live.par_iter().map(node).collect::<Option<_>>().ok_or("smoothed inversion: a node's kernel is not certified")?;
         let ln_m = super::ln_mgf(th.groups, c);
-        let hfac = ivf(h).div(&Interval::pi(CP).mul(&ivf(2.0)));
+        let hfac = iv(h).div(&Interval::pi(CP).mul(&iv(2.0)));
         let scanned = tab.live.len();
         let eng = Engine::with_table(th, w, lambda, h, tab, None, 0)?;
         Ok(Precise { eng, nodes, ln_m, hfac, rad_s, rad_b, scanned })
@@ -179,16 +174,13 @@ impl Precise {
         let (mut ss, mut sb) = (zero.clone(), zero.clone());
         for nd in &self.nodes {
             let e = CInterval::exp_of(&zero, &nd.t.mul(&xi).neg());
-            let wgt = ivf(nd.weight as f64);
+            let wgt = iv(nd.weight as f64);
             ss = ss.add(&nd.ps.mul(&e).re.mul(&wgt));
             if with_b {
                 sb = sb.add(&nd.pb.mul(&e).re.mul(&wgt));
             }
         }
-        let widen = |i: Interval, r: &Float| {
-            Interval::new(Float::with_val_round(CP, &i.lo - r, Round::Down).0, Float::with_val_round(CP, &i.hi + r, Round::Up).0)
-        };
-        (widen(ss, &self.rad_s), widen(sb, &self.rad_b))
+        (ss.widen(&self.rad_s), sb.widen(&self.rad_b))
     }
 
     /// (lower bound of F_S(x), upper bound of F_S(x), upper bound of F_B(x)); the lower two only `with_lo`.
@@ -196,7 +188,7 @@ impl Precise {
         let e = &self.eng;
         let c = e.tab.c;
         let (ss, sb) = self.sums(x, with_lo);
-        let pref = self.ln_m.sub(&Interval::from_float(x, CP).mul(&ivf(c))).exp(); // M(c) e^{−cx}
+        let pref = self.ln_m.sub(&Interval::from_float(x, CP).mul(&iv(c))).exp(); // M(c) e^{−cx}
         let base = pref.mul(&self.hfac);
         let fs = base.mul(&ss);
         let up_mul = |a: &Float, b: f64| Float::with_val_round(CP, a * Float::with_val(CP, b), Round::Up).0;
@@ -216,7 +208,7 @@ impl Precise {
         let alias = up(e.alias_lo + alias_hi);
         let lo = Float::with_val_round(CP, &fs.lo - &trunc_s, Round::Down).0;
         let lo = Float::with_val_round(CP, &lo - alias, Round::Down).0;
-        let fb = base.mul(&ivf(e.g_s2pi.hi())).mul(&sb);
+        let fb = base.mul(&iv(e.g_s2pi.hi())).mul(&sb);
         let fb_hi = Float::with_val_round(CP, &fb.hi + up_mul(&pref.hi, e.trunc_b.hi()), Round::Up).0;
         let fin = |v: Float, d: &Float| if v.is_finite() { v } else { d.clone() };
         (fin(lo, &-inf.clone()), fin(hi, &inf), fin(fb_hi, &inf))
@@ -356,12 +348,9 @@ pub(super) fn epsilon_precise(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::mg;
     use super::super::{epsilon_f64, prepare_cut, sieve::sieve, Step, Thetas};
     use super::*;
-
-    fn mg(s2: &str, n: u32, mu: u32) -> GaussGroup {
-        GaussGroup { sigma2: crate::num::parse_positive_rational(s2, "s").unwrap(), count: n, mu }
-    }
 
     /// The 20-digit tier's ε bracket contains the lattice engine's 128-bit value (an independent, exact
     /// method) on commensurate compositions with wide groups (σ² ≥ 500, so the sieve runs) and narrow
