@@ -1,7 +1,7 @@
-//! Every console example of the README runs as written: each `$ tightdp …` line of a ```console block is
-//! run (by `sh`, in a scratch directory holding a link to `data/`, blocks in order so later commands see
-//! the files earlier ones wrote) and must exit 0; every output line the README shows under it (other
-//! than `...`) must appear in the command's output, verbatim.
+//! Every console example of the README and of the pages in `docs/` runs as written: each `$ tightdp …`
+//! line of a ```console block is run (by `sh`, in a scratch directory per page holding a link to `data/`,
+//! blocks in order so later commands see the files earlier ones wrote) and must exit 0; every output line
+//! the page shows under it (other than `...`) must appear in the command's output, verbatim.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,12 +33,13 @@ fn console_blocks(readme: &str) -> Vec<Vec<Example>> {
     blocks
 }
 
-#[test]
-fn readme_console_examples_run_as_written() {
+/// Run every console example of one page; returns how many ran.
+fn run_page(page: &Path) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(page).unwrap();
     let bin = env!("CARGO_BIN_EXE_tightdp");
-    let dir = std::env::temp_dir().join(format!("tightdp-readme-{}", std::process::id()));
+    let stem = page.file_stem().unwrap().to_string_lossy().to_string();
+    let dir = std::env::temp_dir().join(format!("tightdp-readme-{stem}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(root.join("data"), dir.join("data")).unwrap();
@@ -49,12 +50,13 @@ fn readme_console_examples_run_as_written() {
                 ex.command.strip_prefix("tightdp ").unwrap_or_else(|| panic!("README example is not a tightdp command: {}", ex.command));
             let out = Command::new("sh").arg("-c").arg(format!("'{bin}' {cmd}")).current_dir(&dir).output().unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success(), "README example failed: $ {}\n{}", ex.command, String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success(), "{} example failed: $ {}\n{}", page.display(), ex.command, String::from_utf8_lossy(&out.stderr));
             let lines: Vec<&str> = stdout.lines().map(|l| l.trim_end()).collect();
             for want in &ex.shown {
                 assert!(
                     lines.contains(&want.as_str()),
-                    "README example $ {}\nshows the line\n{want}\nwhich the command does not print; it printed:\n{stdout}",
+                    "{} example $ {}\nshows the line\n{want}\nwhich the command does not print; it printed:\n{stdout}",
+                    page.display(),
                     ex.command
                 );
             }
@@ -62,5 +64,25 @@ fn readme_console_examples_run_as_written() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(ran >= 10, "only {ran} README examples found");
+    ran
+}
+
+#[test]
+fn readme_console_examples_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ran = run_page(&root.join("README.md"));
+    assert!(ran >= 3, "only {ran} README examples found");
+}
+
+#[test]
+fn docs_console_examples_run_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    let ran: usize = pages.iter().map(|p| run_page(p)).sum();
+    assert!(ran >= 10, "only {ran} examples found in docs/");
 }

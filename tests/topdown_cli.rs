@@ -558,12 +558,13 @@ fn shell_words(line: &str) -> Vec<String> {
     out
 }
 
-/// The README's TopDown console block runs exactly as written (in a scratch directory holding `data/`).
+/// The TopDown console block of docs/mechanisms.md runs exactly as written (in a scratch directory holding
+/// `data/`).
 #[test]
 fn readme_topdown_example_runs_as_written() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let sec = readme.split("## TopDown noisy measurements").nth(1).expect("README has the TopDown section");
+    let readme = std::fs::read_to_string(root.join("docs/mechanisms.md")).unwrap();
+    let sec = readme.split("## TopDown noisy measurements").nth(1).expect("docs/mechanisms.md has the TopDown section");
     let block = sec.split("```console").nth(1).unwrap().split("```").next().unwrap();
     let cmds: Vec<Vec<String>> = block.lines().filter_map(|l| l.strip_prefix("$ ")).map(shell_words).collect();
     assert!(cmds.len() >= 4, "{cmds:?}");
