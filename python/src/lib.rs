@@ -368,14 +368,14 @@ impl RawComposition {
         if !(c_bs.is_finite() && c_bs <= max) {
             return Err(raise(
                 "InputError",
-                format!("target_epsilon = {target_epsilon} is too small: the variances would need a factor beyond the supported {max:e}"),
+                format!("target_epsilon = {target_epsilon} at delta = {delta} needs the variances multiplied by a factor beyond the supported {max:e}"),
             ));
         }
         if c_bs < 1.0 / max {
             return Err(raise(
                 "InputError",
                 format!(
-                    "target_epsilon = {target_epsilon} is too large: the variances would need a factor below the supported {:e}",
+                    "target_epsilon = {target_epsilon} at delta = {delta} needs the variances multiplied by a factor below the supported {:e}",
                     1.0 / max
                 ),
             ));

@@ -165,6 +165,26 @@ def test_resource_limits_are_memory_errors():
 def test_internal_errors_and_panics_map_to_internal_error():
     assert issubclass(tightdp.InternalError, tightdp.TightdpError) and issubclass(tightdp.TightdpError, Exception)
     assert not issubclass(tightdp.InternalError, (ValueError, MemoryError, OSError))
+    # inputs on which the core panicked when written (interval arithmetic on a tiny σ² or ρ): whatever
+    # the core does with them, no PanicException reaches the caller; a panic is an InternalError with the
+    # CLI's "please report it" message and the source location
+    for call in (
+        lambda: tightdp.DiscreteGaussian("1e-100000").delta(1),
+        lambda: tightdp.zcdp_cks("1e-100000", "1e-10"),
+    ):
+        try:
+            call()
+        except BaseException as e:  # noqa: B036
+            assert isinstance(e, tightdp.TightdpError), f"{type(e).__name__}: {e}"
+            if isinstance(e, tightdp.InternalError):
+                assert str(e).startswith("internal error, please report it: ") and ".rs:" in str(e)
+
+
+def test_membership_of_a_non_number():
+    c = G().epsilon("1e-5")
+    raises(ValueError, lambda: "x" in c, match="invalid number")
+    raises(TypeError, lambda: None in c)
+    assert "6.571195284952189404085131696450" in c and "6.57119528495218940408513169" not in c
 
 
 def test_ctrl_c_stops_a_long_computation():

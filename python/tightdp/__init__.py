@@ -234,8 +234,19 @@ class Certified:
 
     def __contains__(self, x) -> bool:
         """Exact test: is x (any accepted number type) inside the bracket?"""
-        f = Fraction(_q(x, "value")) if not isinstance(x, str) else Fraction(Decimal(x.strip()))
-        return Fraction(self.lo) <= f <= Fraction(self.hi)
+        if isinstance(x, str):
+            from decimal import InvalidOperation
+
+            t = x.strip()
+            try:
+                v = Fraction(t) if "/" in t else Decimal(t)
+            except (ValueError, ZeroDivisionError, InvalidOperation):
+                raise InputError(f"value: invalid number {x!r}") from None
+            if isinstance(v, Decimal) and not v.is_finite():
+                raise InputError(f"value must be a finite number, got {x!r}")
+        else:
+            v = Fraction(_q(x, "value"))
+        return self.lo <= v <= self.hi
 
     def _undecided(self, op: str, x):
         raise UndecidedError(f"the bracket [{self.lo}, {self.hi}] does not decide whether the value {op} {x!r}; ask for more digits")
