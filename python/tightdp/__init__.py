@@ -210,13 +210,15 @@ class Certified:
     def __init__(self, lo, hi, method: str, trust: str = "certified", detail: str = "", note: Optional[str] = None, digits: Optional[int] = None):
         self.lo, self.hi = Decimal(lo), Decimal(hi)
         if not self.lo <= self.hi:
-            raise InternalError(f"internal error, please report it: a bracket with lo > hi ({lo}, {hi})")
+            raise InputError(f"a bracket needs lo <= hi, got lo = {lo}, hi = {hi}")
         self.method, self.trust, self.detail, self.note = method, trust, detail, note
         self.digits = _digits(self.lo, self.hi) if digits is None else int(digits)
 
     @classmethod
     def _raw(cls, raw) -> "Certified":
         lo, hi, method, trust, detail, note, digits = raw
+        if not Decimal(lo) <= Decimal(hi):
+            raise InternalError(f"internal error, please report it: the library returned a bracket with lo > hi ({lo}, {hi})")
         return cls(lo, hi, method, trust, detail, note, digits)
 
     @classmethod
