@@ -204,3 +204,21 @@ def test_ctrl_c_stops_a_long_computation():
     # the next computation runs normally (the cancellation does not linger) and is right
     c = tightdp.DiscreteGaussian("50000/10001", n=10).epsilon("1e-11")
     assert c.lo <= Decimal("10.1254170441117538580") and Decimal("10.1254170441117538578") <= c.hi
+
+
+def test_concurrent_calls_from_threads_agree():
+    # each call runs in its own worker thread; calls from several Python threads at once give the
+    # sequential answers
+    comps = [tightdp.DiscreteGaussian(s, n=20) for s in (3, 5, 7, 11)]
+    want = [c.epsilon("1e-10") for c in comps]
+    got = [None] * len(comps)
+
+    def work(i):
+        got[i] = comps[i].self_compose(1).epsilon("1e-10")
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(comps))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert [(g.lo, g.hi) for g in got] == [(w.lo, w.hi) for w in want]
