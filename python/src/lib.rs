@@ -1,31 +1,172 @@
 //! Python bindings of the tightdp accountant (PyO3, stable ABI). Thin: every number crosses as an exact
 //! decimal or fraction string, every bracket comes back as outward-rounded decimal strings; the Python
-//! package (`python/tightdp/__init__.py`) turns them into `decimal.Decimal` and adds the vectorised forms.
-//! Library errors become `ValueError` with the CLI's one-line message; a Rust panic becomes PyO3's
-//! `PanicException`, never a crash. Long computations release the GIL.
+//! package (`python/tightdp/__init__.py`) turns them into `Certified` values with `decimal.Decimal` ends,
+//! validates argument types and adds the vectorised forms.
+//!
+//! Errors: the library's one-line messages (the CLI's) become the exceptions of `tightdp/_errors.py`:
+//! `InputError` (a `ValueError`) for bad input, `ResourceLimitError` (a `MemoryError`) for refusals of
+//! sizes beyond the engines' limits, `FileError` (an `OSError`) when a file cannot be read,
+//! `InternalError` for the library's internal errors and for any Rust panic (caught here: a
+//! `PanicException` never reaches the caller).
+//!
+//! Interrupts: a computation runs in a worker thread with the GIL released while the calling thread polls
+//! Python's signal handlers every 50 ms; on Ctrl-C (or any exception a handler raises) it asks the
+//! engines to stop (`tightdp::num::cancel`), waits for the worker, and raises the handler's exception.
 
 // PyO3 0.22's #[pymethods] expansion converts PyResult errors into themselves (a known false positive)
 #![allow(clippy::useless_conversion)]
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rug::Rational;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 use tightdp::account::{Accountant, Certified, Method, Options};
 use tightdp::model::{Composition, Group, Neighbors};
+use tightdp::num::cancel;
 use tightdp::num::format::{fmt_down, fmt_up};
 use tightdp::num::parse_rational;
 
 /// Significant digits of the decimal strings handed to Python (outward rounded).
 const OUT: usize = 40;
 
+/// The CLI's limits on a group's query count and sensitivity (`tightdp::model::spec::parse_count`).
+const MAX_N: u64 = 1_000_000;
+const MAX_SENSITIVITY: u64 = 1_000_000;
+
+/// An exception of `tightdp._errors` by class name, with the message.
+fn raise(kind: &str, msg: String) -> PyErr {
+    Python::with_gil(|py| match py.import_bound("tightdp._errors").and_then(|m| m.getattr(kind)).and_then(|c| c.call1((msg.clone(),))) {
+        Ok(v) => PyErr::from_value_bound(v),
+        Err(e) => e,
+    })
+}
+
+/// Does a library message refuse a size beyond an engine's limits (rather than an invalid value)?
+fn is_resource_limit(m: &str) -> bool {
+    let m = m.to_lowercase();
+    ["(limit ", "limit ", "exceed", "would need", "too many for", "are too many", "is too large for", "out of memory", "need a lattice of"]
+        .iter()
+        .any(|p| m.contains(p))
+}
+
+/// The library's error message as the matching Python exception.
 fn err(e: String) -> PyErr {
-    PyValueError::new_err(e)
+    if e.starts_with("internal error") {
+        raise("InternalError", e)
+    } else if is_resource_limit(&e) {
+        raise("ResourceLimitError", e)
+    } else {
+        raise("InputError", e)
+    }
+}
+
+/// A file that cannot be read: `FileError` (an `OSError`) with errno and filename set.
+fn io_err(e: &std::io::Error, msg: String, path: &str) -> PyErr {
+    Python::with_gil(|py| {
+        let r = py
+            .import_bound("tightdp._errors")
+            .and_then(|m| m.getattr("file_error"))
+            .and_then(|f| f.call1((msg.clone(), e.raw_os_error(), path)));
+        match r {
+            Ok(v) => PyErr::from_value_bound(v),
+            Err(e) => e,
+        }
+    })
+}
+
+/// The last panic's message and location (recorded by the hook installed at import).
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+fn install_panic_hook() {
+    // panics inside this extension are caught and raised as InternalError with this text; the default
+    // hook would also print a backtrace to the user's stderr
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{}{at}", what.lines().next().unwrap_or("")));
+    }));
+}
+
+fn panic_message() -> String {
+    let m = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
+    format!("internal error, please report it: {}", m.unwrap_or_else(|| "a panic".into()))
+}
+
+/// `f` with any panic turned into the library's internal-error message.
+fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(panic_message()))
+}
+
+/// `f` guarded, errors mapped (for quick calls that run on the calling thread).
+fn quick<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
+    guard(f).map_err(err)
+}
+
+/// How often the calling thread runs Python's signal handlers while a computation runs.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Run a computation interruptibly: in a worker thread (GIL released), polling the signal handlers.
+fn run<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send + 'static) -> PyResult<T> {
+    // a computation cancelled before may still be winding down: a new one would be cancelled at once
+    let session = loop {
+        if let Some(s) = cancel::enter() {
+            break s;
+        }
+        py.check_signals()?;
+        py.allow_threads(|| std::thread::sleep(Duration::from_millis(5)));
+    };
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("tightdp".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let r = guard(f);
+            // a cancelled computation's result is meaningless (see tightdp::num::cancel): read the flag
+            // before the session ends
+            let cancelled = cancel::requested();
+            let _ = tx.send((r, cancelled));
+            drop(session);
+        })
+        .map_err(|e| raise("ResourceLimitError", format!("cannot start a worker thread: {e}")))?;
+    // (a Mutex makes the receiver, Send but not Sync, usable from the GIL-free closure)
+    let rx = Mutex::new(rx);
+    let wait = |py: Python<'_>| py.allow_threads(|| rx.lock().unwrap_or_else(|e| e.into_inner()).recv_timeout(POLL));
+    loop {
+        match wait(py) {
+            Ok((r, cancelled)) => {
+                if cancelled {
+                    // another thread's interrupt cancelled this computation too
+                    return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("the computation was cancelled"));
+                }
+                return r.map_err(err);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancel::request();
+                    // the engines poll the request in their hot loops: wait for the worker to stop (a
+                    // second interrupt leaves it to finish in the background)
+                    while let Err(mpsc::RecvTimeoutError::Timeout) = wait(py) {
+                        if py.check_signals().is_err() {
+                            break;
+                        }
+                    }
+                    return Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(err(panic_message())),
+        }
+    }
 }
 
 fn q(s: &str, what: &str) -> PyResult<Rational> {
-    parse_rational(s).map_err(|e| err(format!("{what}: {e}")))
+    parse_rational(s).map_err(|e| raise("InputError", format!("{what}: {e}")))
 }
 
 /// (lo, hi, method, trust, detail, note, digits)
@@ -43,63 +184,85 @@ fn bracket(c: &Certified) -> Bracket {
     )
 }
 
+type Cache = Arc<Mutex<HashMap<(u32, String), Arc<Accountant>>>>;
+
 /// A composition of discrete Gaussian and discrete Laplace query groups (`tightdp::model::Composition`)
 /// with one accountant per (digits, method), kept so that repeated queries reuse the computed law.
 #[pyclass(module = "tightdp._tightdp", frozen)]
 struct RawComposition {
-    comp: Composition,
-    accountants: Mutex<HashMap<(u32, String), Arc<Accountant>>>,
+    comp: Arc<Composition>,
+    accountants: Cache,
 }
 
 impl RawComposition {
     fn new(comp: Composition) -> Self {
-        RawComposition { comp, accountants: Mutex::new(HashMap::new()) }
+        RawComposition { comp: Arc::new(comp), accountants: Arc::new(Mutex::new(HashMap::new())) }
     }
 
-    fn accountant(&self, digits: u32, method: &str) -> PyResult<Arc<Accountant>> {
-        let mut m = self.accountants.lock().map_err(|_| err("internal error: accountant cache poisoned".into()))?;
-        if let Some(a) = m.get(&(digits, method.to_string())) {
-            return Ok(a.clone());
-        }
+    /// Check digits and method now (quick, on the calling thread); the accountant is built in the worker.
+    fn options(digits: u32, method: &str) -> PyResult<Options> {
         if !(1..=1000).contains(&digits) {
-            return Err(err(format!("digits must be between 1 and 1000, got {digits}")));
+            return Err(raise("InputError", format!("digits must be between 1 and 1000, got {digits}")));
         }
         let method = Method::parse(method).map_err(err)?;
         if method.is_approximate() {
-            return Err(err("the Fourier methods are approximate and return no certified bracket; use method='auto'".into()));
+            return Err(raise(
+                "InputError",
+                "the Fourier methods are approximate and return no certified bracket; use method='auto'".into(),
+            ));
         }
-        let a = Arc::new(Accountant::new(self.comp.clone(), Options { digits, method, ..Options::default() }).map_err(err)?);
-        m.insert((digits, method.as_str().to_string()), a.clone());
-        Ok(a)
+        Ok(Options { digits, method, ..Options::default() })
     }
+}
+
+fn accountant(comp: &Composition, cache: &Cache, o: Options) -> Result<Arc<Accountant>, String> {
+    let key = (o.digits, o.method.as_str().to_string());
+    if let Some(a) = cache.lock().map_err(|_| "internal error: accountant cache poisoned".to_string())?.get(&key) {
+        return Ok(a.clone());
+    }
+    let a = Arc::new(Accountant::new(comp.clone(), o)?);
+    cache.lock().map_err(|_| "internal error: accountant cache poisoned".to_string())?.insert(key, a.clone());
+    Ok(a)
 }
 
 fn neighbors(s: &str) -> PyResult<Neighbors> {
     Neighbors::parse(s).map_err(err)
 }
 
+fn group_check(n: u64, sensitivity: u64) -> PyResult<()> {
+    if !(1..=MAX_N).contains(&n) {
+        return Err(raise("InputError", format!("n must be an integer between 1 and {MAX_N}, got {n}")));
+    }
+    if !(1..=MAX_SENSITIVITY).contains(&sensitivity) {
+        return Err(raise("InputError", format!("sensitivity must be an integer between 1 and {MAX_SENSITIVITY}, got {sensitivity}")));
+    }
+    Ok(())
+}
+
 #[pymethods]
 impl RawComposition {
     #[staticmethod]
-    fn gaussian(sigma2: &str, n: u64, sensitivity: u32, neighbors_: &str) -> PyResult<Self> {
+    fn gaussian(sigma2: &str, n: u64, sensitivity: u64, neighbors_: &str) -> PyResult<Self> {
         let s = q(sigma2, "sigma2")?;
-        let g = group_check(Group::gaussian(s, n, sensitivity))?;
-        Ok(Self::new(Composition::new(vec![g], neighbors(neighbors_)?).map_err(err)?))
+        group_check(n, sensitivity)?;
+        let nb = neighbors(neighbors_)?;
+        quick(|| Composition::new(vec![Group::gaussian(s, n, sensitivity as u32)], nb)).map(Self::new)
     }
 
     #[staticmethod]
-    fn laplace(scale: &str, n: u64, sensitivity: u32, neighbors_: &str) -> PyResult<Self> {
+    fn laplace(scale: &str, n: u64, sensitivity: u64, neighbors_: &str) -> PyResult<Self> {
         let b = q(scale, "scale")?;
-        let g = group_check(Group::laplace(b, n, sensitivity))?;
-        Ok(Self::new(Composition::new(vec![g], neighbors(neighbors_)?).map_err(err)?))
+        group_check(n, sensitivity)?;
+        let nb = neighbors(neighbors_)?;
+        quick(|| Composition::new(vec![Group::laplace(b, n, sensitivity as u32)], nb)).map(Self::new)
     }
 
     fn compose(&self, other: &RawComposition) -> PyResult<Self> {
-        Ok(Self::new(self.comp.compose(&other.comp).map_err(err)?))
+        quick(|| self.comp.compose(&other.comp)).map(Self::new)
     }
 
     fn self_compose(&self, k: u64) -> PyResult<Self> {
-        Ok(Self::new(self.comp.self_compose(k).map_err(err)?))
+        quick(|| self.comp.self_compose(k)).map(Self::new)
     }
 
     fn describe(&self) -> String {
@@ -110,53 +273,121 @@ impl RawComposition {
         self.comp.neighbors().as_str()
     }
 
-    fn rho(&self) -> String {
-        self.comp.rho().to_string()
+    fn rho(&self) -> PyResult<String> {
+        quick(|| Ok(self.comp.rho().to_string()))
     }
 
     fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str) -> PyResult<Bracket> {
         let d = q(delta, "delta")?;
-        let a = self.accountant(digits, method)?;
-        py.allow_threads(move || a.epsilon(&d)).map(|c| bracket(&c)).map_err(err)
+        let o = Self::options(digits, method)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || accountant(&comp, &cache, o)?.epsilon(&d).map(|c| bracket(&c)))
     }
 
     fn delta(&self, py: Python<'_>, epsilon: &str, digits: u32, method: &str) -> PyResult<Bracket> {
         let e = q(epsilon, "epsilon")?;
-        let a = self.accountant(digits, method)?;
-        py.allow_threads(move || a.delta(&e)).map(|c| bracket(&c.delta)).map_err(err)
+        // the CLI's range (src/cli/common.rs parse_epsilon)
+        if e < 0 {
+            return Err(raise("InputError", format!("epsilon must be non-negative, got {epsilon}")));
+        }
+        if e > 100_000 {
+            return Err(raise("InputError", format!("epsilon must be at most 100000, got {epsilon}")));
+        }
+        let o = Self::options(digits, method)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || accountant(&comp, &cache, o)?.delta(&e).map(|c| bracket(&c.delta)))
     }
 
     fn tradeoff(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str) -> PyResult<Bracket> {
         let al = q(alpha, "alpha")?;
         if !(0..=1).contains(&al) {
-            return Err(err(format!("alpha must be in [0, 1], got {alpha}")));
+            return Err(raise("InputError", format!("alpha must be in [0, 1], got {alpha}")));
         }
-        let a = self.accountant(digits, method)?;
-        py.allow_threads(move || a.tradeoff(&al)).map(|c| bracket(&c)).map_err(err)
+        let o = Self::options(digits, method)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || accountant(&comp, &cache, o)?.tradeoff(&al).map(|c| bracket(&c)))
     }
 
-    /// The largest certified variance factor c (all σ² × c) keeping ε(delta) ≤ target: bracket (lo, hi).
-    fn calibrate(&self, py: Python<'_>, delta: &str, target_epsilon: &str) -> PyResult<(String, String)> {
+    /// The CLI's `attack` measures: advantage, TPR at each FPR, Bayes success at each prior (certified),
+    /// and the Bureau's double-precision counterparts.
+    #[allow(clippy::type_complexity)]
+    fn attack(
+        &self,
+        py: Python<'_>,
+        fprs: Vec<String>,
+        priors: Vec<String>,
+        digits: u32,
+        method: &str,
+    ) -> PyResult<(Bracket, Vec<Bracket>, Vec<Bracket>, f64, Vec<f64>, Vec<f64>)> {
+        let fprs = fprs.iter().map(|s| q(s, "fpr")).collect::<PyResult<Vec<_>>>()?;
+        let priors = priors.iter().map(|s| q(s, "prior")).collect::<PyResult<Vec<_>>>()?;
+        for f in &fprs {
+            if !(0..=1).contains(f) {
+                return Err(raise("InputError", format!("fpr must be in [0, 1], got {f}")));
+            }
+        }
+        for p in &priors {
+            if !(*p > 0 && *p < 1) {
+                return Err(raise("InputError", format!("prior must be in (0, 1), got {p}")));
+            }
+        }
+        let o = Self::options(digits, method)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || {
+            use tightdp::attack;
+            let acc = accountant(&comp, &cache, o)?;
+            let rho = acc.rho().to_f64();
+            let adv = bracket(&attack::advantage(&acc)?);
+            let tpr = fprs.iter().map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            let bayes = priors.iter().map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            let tpr_b = fprs.iter().map(|f| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
+            let bayes_b = priors.iter().map(|p| attack::bureau_bayes_success(rho, p.to_f64())).collect();
+            Ok((adv, tpr, bayes, attack::bureau_advantage(rho), tpr_b, bayes_b))
+        })
+    }
+
+    /// The largest certified variance factor c (all σ² × c) keeping ε(delta) ≤ target: the bracket as
+    /// exact fractions (lo, hi) and ε at both ends as decimal brackets.
+    fn calibrate(&self, py: Python<'_>, delta: &str, target_epsilon: &str) -> PyResult<(String, String, String, String, String, String)> {
         let d = q(delta, "delta")?;
         let t = q(target_epsilon, "target_epsilon")?;
-        let groups = self.comp.gauss_shifts().map_err(err)?;
-        py.allow_threads(move || {
+        if !(d > 0 && d < 1) {
+            return Err(raise("InputError", format!("delta must be in (0, 1), got {delta}")));
+        }
+        if t <= 0 {
+            return Err(raise("InputError", format!("target_epsilon must be positive, got {target_epsilon}")));
+        }
+        let groups = quick(|| self.comp.gauss_shifts())?;
+        // the factor where the Bun–Steinke bound meets the target (calibrate_factor's start): the exact
+        // root lies within a small factor of it; refuse targets whose factor is out of the supported range
+        let rho = tightdp::model::gauss_rho(&groups).to_f64();
+        let l = (1.0 / d.to_f64()).ln();
+        let e = t.to_f64();
+        let c_bs = rho / ((l + e).sqrt() - l.sqrt()).powi(2);
+        let max = tightdp::calibrate::MAX_FACTOR;
+        if !(c_bs.is_finite() && c_bs <= max) {
+            return Err(raise(
+                "InputError",
+                format!("target_epsilon = {target_epsilon} at delta = {delta} needs the variances multiplied by a factor beyond the supported {max:e}"),
+            ));
+        }
+        if c_bs < 1.0 / max {
+            return Err(raise(
+                "InputError",
+                format!(
+                    "target_epsilon = {target_epsilon} at delta = {delta} needs the variances multiplied by a factor below the supported {:e}",
+                    1.0 / max
+                ),
+            ));
+        }
+        run(py, move || {
             let target = rug::Float::with_val(256, &t);
-            tightdp::calibrate::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)
+            let b = tightdp::calibrate::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)?;
+            let iv = |i: &tightdp::num::Interval| (fmt_down(&i.lo, OUT), fmt_up(&i.hi, OUT));
+            let ((a, b_), (c, d_)) = (iv(&b.eps_at_lo), iv(&b.eps_at_hi));
+            Ok((b.lo.to_string(), b.hi.to_string(), a, b_, c, d_))
         })
-        .map(|b| (b.lo.to_string(), b.hi.to_string()))
-        .map_err(err)
     }
-}
-
-fn group_check(g: Group) -> PyResult<Group> {
-    if g.count == 0 || g.count > 1_000_000_000 {
-        return Err(err(format!("n must be between 1 and 1000000000, got {}", g.count)));
-    }
-    if g.mu == 0 || g.mu > 1_000_000 {
-        return Err(err(format!("sensitivity must be between 1 and 1000000, got {}", g.mu)));
-    }
-    Ok(g)
 }
 
 /// An allocation file (TOML) of the Census: its levels and their compositions.
@@ -165,15 +396,30 @@ struct RawAllocation {
     alloc: tightdp::census::Allocation,
 }
 
+/// Read and parse an allocation file with the CLI's messages; a read failure is an OSError.
+fn load_allocation(path: &str) -> PyResult<tightdp::census::Allocation> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_err(&e, format!("cannot read allocation file '{path}': {e}"), path))?;
+    quick(|| tightdp::census::Allocation::from_toml(&text).map_err(|e| format!("allocation file '{path}': {e}")))
+}
+
 #[pymethods]
 impl RawAllocation {
     #[staticmethod]
     fn load(path: &str) -> PyResult<Self> {
-        Ok(RawAllocation { alloc: tightdp::census::Allocation::from_path(std::path::Path::new(path)).map_err(err)? })
+        Ok(RawAllocation { alloc: load_allocation(path)? })
+    }
+
+    #[staticmethod]
+    fn from_toml(text: &str) -> PyResult<Self> {
+        Ok(RawAllocation { alloc: quick(|| tightdp::census::Allocation::from_toml(text).map_err(|e| format!("allocation: {e}")))? })
     }
 
     fn name(&self) -> String {
         self.alloc.name.clone()
+    }
+
+    fn neighbors(&self) -> &'static str {
+        self.alloc.neighbors.as_str()
     }
 
     fn levels(&self) -> Vec<String> {
@@ -181,16 +427,19 @@ impl RawAllocation {
     }
 
     fn level(&self, name: &str) -> PyResult<RawComposition> {
-        let l = self.alloc.level(name).map_err(err)?;
-        Ok(RawComposition::new(self.alloc.level_composition(l).map_err(err)?))
+        quick(|| {
+            let l = self.alloc.level(name)?;
+            self.alloc.level_composition(l)
+        })
+        .map(RawComposition::new)
     }
 
     fn overall(&self) -> PyResult<RawComposition> {
-        Ok(RawComposition::new(self.alloc.composition().map_err(err)?))
+        quick(|| self.alloc.composition()).map(RawComposition::new)
     }
 
-    fn rho(&self) -> String {
-        self.alloc.total_rho().to_string()
+    fn rho(&self) -> PyResult<String> {
+        quick(|| Ok(self.alloc.total_rho().to_string()))
     }
 }
 
@@ -198,26 +447,30 @@ impl RawAllocation {
 #[pyfunction]
 fn zcdp_bs(rho: &str, delta: &str) -> PyResult<(String, String)> {
     let (r, d) = (q(rho, "rho")?, q(delta, "delta")?);
-    check_rho_delta(&r, &d)?;
-    let e = tightdp::budget::zcdp::eps_bs(&r, &d, 256);
-    Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+    check_rho_delta(&r, &d, rho, delta)?;
+    quick(|| {
+        let e = tightdp::budget::zcdp::eps_bs(&r, &d, 256);
+        Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+    })
 }
 
 /// ε of the optimal zCDP conversion (Canonne–Kamath–Steinke), certified enclosure.
 #[pyfunction]
-fn zcdp_cks(rho: &str, delta: &str) -> PyResult<(String, String)> {
+fn zcdp_cks(py: Python<'_>, rho: &str, delta: &str) -> PyResult<(String, String)> {
     let (r, d) = (q(rho, "rho")?, q(delta, "delta")?);
-    check_rho_delta(&r, &d)?;
-    let (e, _) = tightdp::budget::zcdp::eps_cks(&r, &d, 256);
-    Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+    check_rho_delta(&r, &d, rho, delta)?;
+    run(py, move || {
+        let (e, _) = tightdp::budget::zcdp::eps_cks(&r, &d, 256);
+        Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+    })
 }
 
-fn check_rho_delta(r: &Rational, d: &Rational) -> PyResult<()> {
+fn check_rho_delta(r: &Rational, d: &Rational, rho: &str, delta: &str) -> PyResult<()> {
     if *r <= 0 {
-        return Err(err("rho must be positive".into()));
+        return Err(raise("InputError", format!("rho must be positive, got {rho}")));
     }
     if !(*d > 0 && *d < 1) {
-        return Err(err("delta must be in (0, 1)".into()));
+        return Err(raise("InputError", format!("delta must be in (0, 1), got {delta}")));
     }
     Ok(())
 }
@@ -227,26 +480,22 @@ fn check_rho_delta(r: &Rational, d: &Rational) -> PyResult<()> {
 fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<(String, String)>>> {
     let d = q(delta, "delta")?;
     if !(d > 0 && d < 1) {
-        return Err(err("delta must be in (0, 1)".into()));
+        return Err(raise("InputError", format!("delta must be in (0, 1), got {delta}")));
     }
-    let allocs = paths
-        .iter()
-        .map(|p| tightdp::census::Allocation::from_path(std::path::Path::new(p)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(err)?;
-    if allocs.is_empty() {
-        return Err(err("certify needs at least one allocation file".into()));
+    if paths.is_empty() {
+        return Err(raise("InputError", "certify needs at least one allocation file".into()));
     }
-    let rows = py
-        .allow_threads(move || {
-            tightdp::app::certificate::certificate(&allocs, &d, tightdp::pld::compose::DD_PREC, true, tightdp::account::CERT_WIDTH)
-        })
-        .map_err(err)?;
+    let allocs = paths.iter().map(|p| load_allocation(p)).collect::<PyResult<Vec<_>>>()?;
+    let rows = run(py, move || {
+        tightdp::app::certificate::certificate(&allocs, &d, tightdp::pld::compose::DD_PREC, true, tightdp::account::CERT_WIDTH)
+    })?;
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }
 
 #[pymodule]
 fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<RawComposition>()?;
     m.add_class::<RawAllocation>()?;
     m.add_function(wrap_pyfunction!(zcdp_bs, m)?)?;

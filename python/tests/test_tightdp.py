@@ -124,7 +124,9 @@ def test_methods_and_digits():
 
 
 def test_zcdp_conversions():
-    lo, hi = tightdp.zcdp_bs(1, "1e-11")
+    bs = tightdp.zcdp_bs(1, "1e-11")
+    assert isinstance(bs, tightdp.Certified) and bs.trust == "certified-bound"
+    lo, hi = bs
     # ρ + 2√(ρ ln 1e11) at ρ = 1, by Python's own math (independent)
     import math
 
@@ -139,8 +141,11 @@ def test_zcdp_conversions():
 def test_calibrate():
     comp = tightdp.DiscreteGaussian(5, n=10)
     target = float(comp.epsilon("1e-10"))
-    lo, hi = tightdp.calibrate(comp, "1e-10", Fraction(target).limit_denominator(10**12))
-    assert lo <= 1 <= hi or abs(float(lo) - 1) < 1e-9
+    c = tightdp.calibrate(comp, "1e-10", Fraction(target).limit_denominator(10**12))
+    assert isinstance(c, tightdp.Certified) and c.method == "calibrate"
+    assert c.lo <= 1 <= c.hi or abs(float(c.lo) - 1) < 1e-9
+    lo, hi = c  # the (lo, hi) tuple of earlier versions still unpacks
+    assert (lo, hi) == (c.lo, c.hi)
 
 
 def test_certify():
@@ -150,6 +155,8 @@ def test_certify():
     assert q["rho_total"] == "24811/5000"
     lo, hi = Decimal(q["eps_exact_lo"]), Decimal(q["eps_exact_hi"])
     assert lo <= hi < Decimal(q["eps_zcdp_cks"]) < Decimal(q["eps_zcdp_bun_steinke"])
+    (product,) = rows.epsilon
+    assert rows.epsilon[product].lo == lo and rows.epsilon[product].hi == hi
     # the Python accountant on the same release agrees with the certificate's bracket
     e = tightdp.Allocation.load(str(ROOT / "data" / "allocations" / "dhc-persons-us-2023.toml")).overall().epsilon("1e-10")
     assert e.lo <= hi and lo <= e.hi
@@ -166,8 +173,10 @@ def test_bad_input_raises_value_error():
         tightdp.DiscreteGaussian(5, n=0)
     with pytest.raises(ValueError):
         tightdp.DiscreteGaussian(5, neighbors="neighbours")
-    with pytest.raises(ValueError, match="cannot read"):
+    # a file that cannot be read is an OSError (it was a ValueError before 0.1)
+    with pytest.raises(OSError, match="cannot read") as e:
         tightdp.Allocation.load("/nonexistent.toml")
+    assert isinstance(e.value, tightdp.FileError) and e.value.errno == 2
     with pytest.raises(ValueError):
         tightdp.DiscreteGaussian(5).tradeoff("1.5")
 

@@ -1,49 +1,186 @@
 """tightdp: certified, exact privacy accounting (f-DP privacy profiles) for compositions of discrete
 Gaussian and discrete Laplace (two-sided geometric) mechanisms, as used by the 2020 US Census.
 
-Every result is a certified bracket ``[lo, hi]`` that provably holds the exact value (MPFR interval
-arithmetic with rigorous bounds), as ``decimal.Decimal`` ends rounded outward, with the engine that
-produced it.
+Every certified number is a :class:`Certified` bracket ``[lo, hi]`` that provably holds the exact value
+(MPFR interval arithmetic with rigorous bounds), with ``decimal.Decimal`` ends rounded outward and the
+engine that produced it.
 
 Numbers (σ², scales, δ, ε, α) may be given as ``str`` ("1e-11", "50000/10001"), ``int``,
 ``fractions.Fraction`` or ``decimal.Decimal``; a ``float`` is taken at its exact binary value
 (``0.1`` is 3602879701896397/36028797018963968, not 1/10): pass a string for decimal values.
+Counts, sensitivities and ``digits`` must be integers (``bool`` and non-integral values are refused).
+
+Every failure raises a :class:`TightdpError` (an ``Exception``) with the command line's one-line
+message: :class:`InputError` (a ``ValueError``), :class:`ResourceLimitError` (a ``MemoryError``),
+:class:`FileError` (an ``OSError``), :class:`InternalError`. Ctrl-C stops a long computation with
+``KeyboardInterrupt``.
 
 >>> import tightdp
 >>> tightdp.DiscreteGaussian("50000/10001", n=10).epsilon("1e-11")  # doctest: +ELLIPSIS
-Certified(lo=10.1254170441117538579..., hi=10.1254170441117538579..., method='lattice-dd')
+Certified(lo=10.1254170441117538579..., hi=10.1254170441117538579..., method='lattice-dd', ...)
 """
 
-from decimal import Decimal
+import numbers
+import operator
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
-from typing import Iterable, List, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _tightdp
+from ._errors import (
+    FileError,
+    InputError,
+    InputTypeError,
+    InternalError,
+    ResourceLimitError,
+    TightdpError,
+    UndecidedError,
+)
+
+__version__ = _tightdp.__version__
 
 __all__ = [
+    "__version__",
     "Certified",
     "Composition",
     "DiscreteGaussian",
     "DiscreteLaplace",
     "Allocation",
+    "Attack",
+    "Certificate",
+    "attack",
     "calibrate",
     "zcdp_bs",
     "zcdp_cks",
     "certify",
+    "TightdpError",
+    "InputError",
+    "InputTypeError",
+    "ResourceLimitError",
+    "FileError",
+    "InternalError",
+    "UndecidedError",
 ]
 
 Number = Union[str, int, Fraction, Decimal, float]
 
+# the CLI's limits (src/model/spec.rs parse_count, parse_sensitivity; the accountant's digits)
+MAX_N = 1_000_000
+MAX_SENSITIVITY = 1_000_000
+MAX_DIGITS = 1000
+# the core's largest number of queries in one composition (tightdp::model::MAX_COUNT)
+MAX_COUNT = 1 << 40
+
+
+def _call(fn, *args):
+    """Call into the extension; a Rust panic that escaped its guard still becomes an InternalError."""
+    try:
+        return fn(*args)
+    except Exception:
+        raise
+    except BaseException as e:
+        if type(e).__name__ == "PanicException":
+            raise InternalError(f"internal error, please report it: {e}") from None
+        raise
+
+
+def _is_bool(x) -> bool:
+    return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool8")
+
 
 def _q(x: Number, what: str) -> str:
-    """The exact value of x as a fraction string 'p/q' (floats at their exact binary value)."""
-    if isinstance(x, bool):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    try:
-        f = Fraction(x.strip()) if isinstance(x, str) else Fraction(x)
-    except (ValueError, TypeError, ZeroDivisionError, OverflowError) as e:
-        raise ValueError(f"{what}: not a finite number: {x!r} ({e})") from None
-    return f"{f.numerator}/{f.denominator}"
+    """The exact value of x as a string the library parses ('p/q' or a decimal)."""
+    if _is_bool(x):
+        raise InputTypeError(f"{what} must be a number, got {x!r}")
+    if isinstance(x, str):
+        return x.strip()  # parsed exactly by the library, with the CLI's messages
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise InputError(f"{what} must be a finite number, got {x!r}")
+        return str(x)
+    if isinstance(x, float) or (not isinstance(x, numbers.Rational) and hasattr(x, "__float__") and not hasattr(x, "__index__")):
+        if not isinstance(x, (float, numbers.Real)):
+            raise InputTypeError(f"{what} must be a number, got {x!r}")
+        x = float(x)  # numpy float32/float64: exact in a float
+        if x != x or x in (float("inf"), float("-inf")):
+            raise InputError(f"{what} must be a finite number, got {x!r}")
+        f = Fraction(x)
+    elif isinstance(x, numbers.Rational):
+        f = Fraction(x.numerator, x.denominator)
+    elif hasattr(x, "__index__"):
+        f = Fraction(operator.index(x))
+    else:
+        raise InputTypeError(f"{what} must be a number (str, int, Fraction, Decimal or float), got {x!r}")
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def _int(x, what: str, lo: int, hi: int) -> int:
+    """An integer parameter: ints (and integral floats, Decimals, Fractions, numpy integers) in [lo, hi]."""
+    if _is_bool(x) or isinstance(x, (str, bytes)) or x is None:
+        raise InputTypeError(f"{what} must be an integer, got {x!r}")
+    if hasattr(x, "__index__"):
+        v = operator.index(x)
+    elif isinstance(x, (numbers.Real, Decimal)):
+        try:
+            f = Fraction(x) if isinstance(x, (Decimal, Fraction, float)) else Fraction(float(x))
+        except (ValueError, OverflowError, TypeError):
+            raise InputError(f"{what} must be an integer, got {x!r}") from None
+        if f.denominator != 1:
+            raise InputError(f"{what} must be an integer, got {x!r}")
+        v = f.numerator
+    else:
+        raise InputTypeError(f"{what} must be an integer, got {x!r}")
+    if not lo <= v <= hi:
+        raise InputError(f"{what} must be an integer between {lo} and {hi}, got {v}")
+    return v
+
+
+def _str(x, what: str) -> str:
+    if not isinstance(x, str):
+        raise InputTypeError(f"{what} must be a string, got {x!r}")
+    return x
+
+
+def _digits(lo: Decimal, hi: Decimal) -> int:
+    """Correct significant digits of a bracket: how many leading digits lo and hi share (0 if none)."""
+    if lo == hi:
+        return 40
+    m = max(abs(lo), abs(hi))
+    if m == 0:
+        return 40
+    w = (hi - lo) / m
+    d = 0
+    while d < 40 and w * Decimal(10) ** d <= Decimal("0.5"):
+        d += 1
+    return max(d - 1, 0)
+
+
+_DOWN = Context(prec=40, rounding=ROUND_FLOOR)
+_UP = Context(prec=40, rounding=ROUND_CEILING)
+
+
+def _dec_down(f: Fraction) -> Decimal:
+    return _DOWN.divide(Decimal(f.numerator), Decimal(f.denominator))
+
+
+def _dec_up(f: Fraction) -> Decimal:
+    return _UP.divide(Decimal(f.numerator), Decimal(f.denominator))
+
+
+def _cmp_value(x):
+    """The other operand of a comparison as (lo, hi), or None when it is not a number."""
+    if isinstance(x, Certified):
+        return x.lo, x.hi
+    if _is_bool(x) or isinstance(x, (str, bytes)):
+        return None
+    if isinstance(x, (int, Fraction, Decimal)):
+        return x, x
+    if isinstance(x, float) or isinstance(x, numbers.Real):
+        xf = float(x)
+        if xf != xf:
+            return None
+        return xf, xf
+    return None
 
 
 class Certified:
@@ -53,29 +190,134 @@ class Certified:
     the engine (``lattice``, ``lattice-dd``, ``lattice-f64``, ``smoothed``, ``zcdp-bs``, ...), ``trust``
     ``certified`` (the exact value) or ``certified-bound`` (a valid bound, e.g. a zCDP conversion),
     ``digits`` the correct significant digits, ``detail`` how it was computed, ``note`` why it is wider
-    than asked (or None). ``float(c)`` is the midpoint.
+    than asked (or None).
+
+    Comparisons with numbers (``int``, ``float``, ``Fraction``, ``Decimal``) and other ``Certified``
+    values are exact and decided by the bracket: ``c < x`` is True when ``hi < x``, False when
+    ``lo >= x``, and raises :class:`UndecidedError` when x lies inside the bracket (ask for more
+    ``digits``). ``c == x`` is True only when the bracket is the single point x, False otherwise.
+    ``round(c, n)`` is the exact value correctly rounded to n decimals when the bracket decides it
+    (else :class:`UndecidedError`); ``float(c)`` the double nearest the bracket's middle; ``x in c``
+    tests membership exactly; ``lo, hi = c`` unpacks the ends.
 
     >>> c = tightdp.DiscreteGaussian(2, n=3).delta(1)
-    >>> c.lo <= c.hi
+    >>> c.lo <= c.hi and 0 < c < 1
     True
     """
 
     __slots__ = ("lo", "hi", "method", "trust", "detail", "note", "digits")
 
-    def __init__(self, raw):
-        lo, hi, self.method, self.trust, self.detail, self.note, self.digits = raw
+    def __init__(self, lo, hi, method: str, trust: str = "certified", detail: str = "", note: Optional[str] = None, digits: Optional[int] = None):
         self.lo, self.hi = Decimal(lo), Decimal(hi)
+        if not self.lo <= self.hi:
+            raise InputError(f"a bracket needs lo <= hi, got lo = {lo}, hi = {hi}")
+        self.method, self.trust, self.detail, self.note = method, trust, detail, note
+        self.digits = _digits(self.lo, self.hi) if digits is None else int(digits)
+
+    @classmethod
+    def _raw(cls, raw) -> "Certified":
+        lo, hi, method, trust, detail, note, digits = raw
+        if not Decimal(lo) <= Decimal(hi):
+            raise InternalError(f"internal error, please report it: the library returned a bracket with lo > hi ({lo}, {hi})")
+        return cls(lo, hi, method, trust, detail, note, digits)
+
+    @classmethod
+    def _exact(cls, lo: Fraction, hi: Fraction, method: str, trust: str, detail: str) -> "Certified":
+        """From exact fraction ends: the Decimal ends rounded outward to 40 digits."""
+        return cls(_dec_down(lo), _dec_up(hi), method, trust, detail, None, None)
 
     def __float__(self) -> float:
-        return float((self.lo + self.hi) / 2)
+        a, b = float(self.lo), float(self.hi)
+        return a if a == b else float((self.lo + self.hi) / 2)
+
+    def __iter__(self):
+        # `lo, hi = c`: the (lo, hi) tuples that zcdp_bs, zcdp_cks and calibrate returned before 0.1
+        return iter((self.lo, self.hi))
 
     def __contains__(self, x) -> bool:
         """Exact test: is x (any accepted number type) inside the bracket?"""
-        f = Fraction(_q(x, "value"))
-        return Fraction(self.lo) <= f <= Fraction(self.hi)
+        if isinstance(x, str):
+            from decimal import InvalidOperation
+
+            t = x.strip()
+            try:
+                v = Fraction(t) if "/" in t else Decimal(t)
+            except (ValueError, ZeroDivisionError, InvalidOperation):
+                raise InputError(f"value: invalid number {x!r}") from None
+            if isinstance(v, Decimal) and not v.is_finite():
+                raise InputError(f"value must be a finite number, got {x!r}")
+        else:
+            v = Fraction(_q(x, "value"))
+        return self.lo <= v <= self.hi
+
+    def _undecided(self, op: str, x):
+        raise UndecidedError(f"the bracket [{self.lo}, {self.hi}] does not decide whether the value {op} {x!r}; ask for more digits")
+
+    def __lt__(self, x):
+        o = _cmp_value(x)
+        if o is None:
+            return NotImplemented
+        if self.hi < o[0]:
+            return True
+        if self.lo >= o[1]:
+            return False
+        self._undecided("<", x)
+
+    def __le__(self, x):
+        o = _cmp_value(x)
+        if o is None:
+            return NotImplemented
+        if self.hi <= o[0]:
+            return True
+        if self.lo > o[1]:
+            return False
+        self._undecided("<=", x)
+
+    def __gt__(self, x):
+        o = _cmp_value(x)
+        if o is None:
+            return NotImplemented
+        if self.lo > o[1]:
+            return True
+        if self.hi <= o[0]:
+            return False
+        self._undecided(">", x)
+
+    def __ge__(self, x):
+        o = _cmp_value(x)
+        if o is None:
+            return NotImplemented
+        if self.lo >= o[1]:
+            return True
+        if self.hi < o[0]:
+            return False
+        self._undecided(">=", x)
+
+    def __eq__(self, x):
+        o = _cmp_value(x)
+        if o is None:
+            return NotImplemented
+        return self.lo == self.hi == o[0] == o[1]
+
+    def __ne__(self, x):
+        r = self.__eq__(x)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self):
+        return hash(self.lo) if self.lo == self.hi else hash((self.lo, self.hi, self.method))
+
+    def __round__(self, ndigits: Optional[int] = None):
+        n = 0 if ndigits is None else operator.index(ndigits)
+        q = Decimal(1).scaleb(-n)
+        # enough precision for every digit kept (the default context's 28 would refuse the quantize)
+        ctx = Context(prec=max(50, max(self.lo.adjusted(), self.hi.adjusted(), 0) + n + 10))
+        a, b = self.lo.quantize(q, context=ctx), self.hi.quantize(q, context=ctx)
+        if a != b:
+            raise UndecidedError(f"the bracket [{self.lo}, {self.hi}] does not decide the value to {n} decimals; ask for more digits")
+        return int(a) if ndigits is None else a
 
     def __repr__(self) -> str:
-        return f"Certified(lo={self.lo}, hi={self.hi}, method={self.method!r})"
+        return f"Certified(lo={self.lo}, hi={self.hi}, method={self.method!r}, trust={self.trust!r}, digits={self.digits})"
 
     def __str__(self) -> str:
         return f"[{self.lo}, {self.hi}] ({self.method}, {self.trust}, {self.digits} digits)"
@@ -98,12 +340,12 @@ class Composition:
     def compose(self, other: "Composition") -> "Composition":
         """Both compositions together (same neighbour relation)."""
         if not isinstance(other, Composition):
-            raise ValueError("compose needs a tightdp Composition")
-        return Composition(self._raw.compose(other._raw))
+            raise InputTypeError(f"compose needs a tightdp Composition, got {other!r}")
+        return Composition(_call(self._raw.compose, other._raw))
 
     def self_compose(self, k: int) -> "Composition":
-        """k copies of this composition."""
-        return Composition(self._raw.self_compose(int(k)))
+        """k copies of this composition (k an integer, 1 ≤ k ≤ 2^40)."""
+        return Composition(_call(self._raw.self_compose, _int(k, "k", 1, MAX_COUNT)))
 
     @property
     def neighbors(self) -> str:
@@ -112,7 +354,7 @@ class Composition:
     @property
     def rho(self) -> Fraction:
         """zCDP ρ of the composition (exact)."""
-        return Fraction(self._raw.rho())
+        return Fraction(_call(self._raw.rho))
 
     def epsilon(self, delta, digits: int = 20, method: str = "auto"):
         """ε(δ), certified. A sequence or numpy array of δ gives (lo, hi) numpy arrays (lists without numpy).
@@ -125,7 +367,7 @@ class Composition:
     def delta(self, epsilon, digits: int = 20, method: str = "auto"):
         """δ(ε), certified (vectorised like :meth:`epsilon`).
 
-        >>> float(tightdp.DiscreteGaussian(5, n=10).delta("10.1")) > 0
+        >>> tightdp.DiscreteGaussian(5, n=10).delta("10.1") > 0
         True
         """
         return self._query(self._raw.delta, epsilon, "epsilon", digits, method)
@@ -138,11 +380,17 @@ class Composition:
         """
         return self._query(self._raw.tradeoff, alpha, "alpha", digits, method)
 
+    def attack(self, fpr=("1e-4", "1e-3", "1e-2"), prior=("0.5", "1e-3"), digits: int = 20, method: str = "auto") -> "Attack":
+        """What an attacker can do (as ``tightdp attack``): see :func:`attack`."""
+        return attack(self, fpr, prior, digits, method)
+
     def _query(self, fn, x, what, digits, method):
+        d = _int(digits, "digits", 1, MAX_DIGITS)
+        m = _str(method, "method")
         if _is_seq(x):
-            res = [Certified(fn(_q(v, what), int(digits), str(method))) for v in _items(x)]
+            res = [Certified._raw(_call(fn, _q(v, what), d, m)) for v in _items(x)]
             return _arrays(res)
-        return Certified(fn(_q(x, what), int(digits), str(method)))
+        return Certified._raw(_call(fn, _q(x, what), d, m))
 
     def __repr__(self) -> str:
         return f"Composition({self._raw.describe()}, neighbors={self.neighbors!r})"
@@ -153,13 +401,8 @@ def _is_seq(x) -> bool:
 
 
 def _items(x) -> Iterable:
-    try:
-        import numpy as np  # noqa: F401
-
-        if hasattr(x, "tolist"):
-            return x.tolist()
-    except ImportError:
-        pass
+    if hasattr(x, "tolist"):
+        return x.tolist()
     return list(x)
 
 
@@ -176,35 +419,78 @@ def _arrays(res: List[Certified]):
 
 
 def DiscreteGaussian(sigma2: Number, n: int = 1, sensitivity: int = 1, neighbors: str = "add-remove") -> Composition:
-    """n queries of integer sensitivity `sensitivity`, each with discrete Gaussian noise N_Z(0, σ²).
+    """n queries (1 ≤ n ≤ 10⁶, as on the command line) of integer sensitivity `sensitivity`, each with
+    discrete Gaussian noise N_Z(0, σ²).
 
     >>> tightdp.DiscreteGaussian("50000/10001", n=10)
     Composition(10 x N_Z(0, 50000/10001) sensitivity 1, neighbors='add-remove')
     """
-    return Composition(_tightdp.RawComposition.gaussian(_q(sigma2, "sigma2"), _count(n), _count(sensitivity), neighbors))
+    args = (_q(sigma2, "sigma2"), _int(n, "n", 1, MAX_N), _int(sensitivity, "sensitivity", 1, MAX_SENSITIVITY), _str(neighbors, "neighbors"))
+    return Composition(_call(_tightdp.RawComposition.gaussian, *args))
 
 
 def DiscreteLaplace(scale: Number, n: int = 1, sensitivity: int = 1, neighbors: str = "add-remove") -> Composition:
     """n queries with discrete Laplace (two-sided geometric) noise, pmf ∝ exp(−|x|/scale).
 
-    >>> float(tightdp.DiscreteLaplace(4, n=5).epsilon("1e-10")) < 5 / 4
+    >>> tightdp.DiscreteLaplace(4, n=5).epsilon("1e-10") < Fraction(5, 4)
     True
     """
-    return Composition(_tightdp.RawComposition.laplace(_q(scale, "scale"), _count(n), _count(sensitivity), neighbors))
+    args = (_q(scale, "scale"), _int(n, "n", 1, MAX_N), _int(sensitivity, "sensitivity", 1, MAX_SENSITIVITY), _str(neighbors, "neighbors"))
+    return Composition(_call(_tightdp.RawComposition.laplace, *args))
 
 
-def _count(n) -> int:
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"counts and sensitivities must be positive integers, got {n!r}")
-    return int(n)
+def _toml_value(v, where: str) -> str:
+    if _is_bool(v):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        import json
+
+        return json.dumps(v)  # a TOML basic string
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, (Fraction, Decimal, float)) or isinstance(v, numbers.Real):
+        return '"' + _q(v, where) + '"'  # exact, as a decimal or fraction string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
+    raise InputTypeError(f"{where}: unsupported value {v!r} (strings, numbers and lists)")
+
+
+def _toml(d: dict) -> str:
+    """A dict in the allocation file's shape (top-level keys, `level` a list of dicts) as TOML."""
+    import json
+
+    if not isinstance(d, dict):
+        raise InputTypeError(f"from_dict needs a dict, got {d!r}")
+    out, tables = [], []
+    for k, v in d.items():
+        if not isinstance(k, str):
+            raise InputTypeError(f"allocation keys must be strings, got {k!r}")
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, dict) for x in v):
+            tables.append((k, v))
+        elif isinstance(v, dict):
+            raise InputTypeError(f"allocation key {k!r}: a table must be a list of dicts (e.g. level=[{{...}}])")
+        else:
+            out.append(f"{json.dumps(k)} = {_toml_value(v, k)}")
+    for k, rows in tables:
+        for i, row in enumerate(rows):
+            out.append(f"[[{json.dumps(k)}]]")
+            for kk, vv in row.items():
+                if not isinstance(kk, str):
+                    raise InputTypeError(f"{k}[{i}]: keys must be strings, got {kk!r}")
+                out.append(f"{json.dumps(kk)} = {_toml_value(vv, f'{k}[{i}].{kk}')}")
+    return "\n".join(out) + "\n"
 
 
 class Allocation:
-    """A Census privacy-loss budget allocation file (TOML): its levels and their compositions.
+    """A privacy-loss budget allocation (the TOML allocation files of ``tightdp --allocation``): its
+    levels and their compositions.
 
     >>> a = tightdp.Allocation.load("data/allocations/dhc-2022-08-25.toml")
     >>> a.levels[:2]
     ['US', 'State']
+    >>> tightdp.Allocation.from_dict({"name": "two levels", "rho": "1", "level": [
+    ...     {"name": "A", "share": "1/4", "queries": 2}, {"name": "B", "share": "3/4", "queries": 3}]})
+    Allocation('two levels', levels=['A', 'B'], rho=Fraction(1, 1), neighbors='add-remove')
     """
 
     __slots__ = ("_raw",)
@@ -214,11 +500,32 @@ class Allocation:
 
     @staticmethod
     def load(path) -> "Allocation":
-        return Allocation(_tightdp.RawAllocation.load(str(path)))
+        """Read an allocation file (a :class:`FileError` when it cannot be read)."""
+        import os
+
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputTypeError(f"path must be a str or os.PathLike, got {path!r}")
+        return Allocation(_call(_tightdp.RawAllocation.load, os.fspath(path)))
+
+    @staticmethod
+    def from_string(text: str) -> "Allocation":
+        """An allocation from the text of an allocation file (TOML)."""
+        return Allocation(_call(_tightdp.RawAllocation.from_toml, _str(text, "text")))
+
+    @staticmethod
+    def from_dict(d: dict) -> "Allocation":
+        """An allocation from a dict with the file's keys (``level``: a list of dicts). Numbers may be
+        given as in the rest of the package (strings, ints, Fractions, Decimals, floats at their exact
+        binary value)."""
+        return Allocation.from_string(_toml(d))
 
     @property
     def name(self) -> str:
         return self._raw.name()
+
+    @property
+    def neighbors(self) -> str:
+        return self._raw.neighbors()
 
     @property
     def levels(self) -> List[str]:
@@ -226,45 +533,129 @@ class Allocation:
 
     @property
     def rho(self) -> Fraction:
-        return Fraction(self._raw.rho())
+        return Fraction(_call(self._raw.rho))
 
     def level(self, name: str) -> Composition:
         """The composition of one geographic level."""
-        return Composition(self._raw.level(name))
+        return Composition(_call(self._raw.level, _str(name, "level")))
 
     def overall(self) -> Composition:
         """All levels composed."""
-        return Composition(self._raw.overall())
+        return Composition(_call(self._raw.overall))
+
+    def __repr__(self) -> str:
+        return f"Allocation({self.name!r}, levels={self.levels!r}, rho={self.rho!r}, neighbors={self.neighbors!r})"
 
 
-def calibrate(composition: Composition, delta: Number, target_epsilon: Number):
-    """Certified bracket (lo, hi) of the largest variance factor c (every σ² × c) with ε(δ) ≤ target.
+class Attack:
+    """What an attacker can do against a composition (``tightdp attack``), each measure certified:
+    ``advantage`` (sup TPR − FPR over membership tests), ``tpr`` (TPR of the most powerful test at each
+    FPR, a dict keyed by the FPRs as given), ``bayes_success`` (success probability of the best
+    membership guess at each prior, keyed likewise); ``bureau_*``: what the Bureau's zCDP accounting
+    allows, as floats (double precision on a grid: approximate, in the Bureau's favour)."""
 
-    >>> lo, hi = tightdp.calibrate(tightdp.DiscreteGaussian(5, n=10), "1e-10", 12)
-    >>> lo <= hi
+    __slots__ = ("advantage", "tpr", "bayes_success", "bureau_advantage", "bureau_tpr", "bureau_bayes_success")
+
+    def __repr__(self) -> str:
+        tpr = ", ".join(f"{k!r}: {v.hi}" for k, v in self.tpr.items())
+        bayes = ", ".join(f"{k!r}: {v.hi}" for k, v in self.bayes_success.items())
+        return f"Attack(advantage <= {self.advantage.hi}, tpr <= {{{tpr}}}, bayes_success <= {{{bayes}}})"
+
+
+def attack(composition: Composition, fpr=("1e-4", "1e-3", "1e-2"), prior=("0.5", "1e-3"), digits: int = 20, method: str = "auto") -> Attack:
+    """The CLI's attack measures of a composition: TPR at each FPR in [0, 1], the advantage, the Bayes
+    success at each prior in (0, 1) — all :class:`Certified` — with the Bureau's counterparts.
+
+    >>> r = tightdp.attack(tightdp.DiscreteGaussian("50000/10001", n=10), fpr=["1e-3"], prior=["0.5"])
+    >>> r.tpr["1e-3"] < 1 and r.advantage < 1
     True
     """
-    lo, hi = composition._raw.calibrate(_q(delta, "delta"), _q(target_epsilon, "target_epsilon"))
-    return Fraction(lo), Fraction(hi)
+    if not isinstance(composition, Composition):
+        raise InputTypeError(f"attack needs a tightdp Composition, got {composition!r}")
+    fprs = [fpr] if not _is_seq(fpr) else list(_items(fpr))
+    priors = [prior] if not _is_seq(prior) else list(_items(prior))
+    raw = _call(
+        composition._raw.attack,
+        [_q(f, "fpr") for f in fprs],
+        [_q(p, "prior") for p in priors],
+        _int(digits, "digits", 1, MAX_DIGITS),
+        _str(method, "method"),
+    )
+    adv, tprs, bayes, adv_b, tpr_b, bayes_b = raw
+    r = Attack()
+    key = lambda x: x if _hashable(x) else str(x)  # noqa: E731
+    r.advantage = Certified._raw(adv)
+    r.tpr = {key(f): Certified._raw(t) for f, t in zip(fprs, tprs)}
+    r.bayes_success = {key(p): Certified._raw(b) for p, b in zip(priors, bayes)}
+    r.bureau_advantage = adv_b
+    r.bureau_tpr = {key(f): t for f, t in zip(fprs, tpr_b)}
+    r.bureau_bayes_success = {key(p): b for p, b in zip(priors, bayes_b)}
+    return r
 
 
-def zcdp_bs(rho: Number, delta: Number):
-    """ε of the Bureau's zCDP conversion ρ + 2√(ρ log 1/δ) (Bun–Steinke), as a (lo, hi) Decimal enclosure.
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
 
-    >>> lo, hi = tightdp.zcdp_bs(1, "1e-11")
+
+def calibrate(composition: Composition, delta: Number, target_epsilon: Number) -> Certified:
+    """The largest variance factor c (every σ² × c) with ε(δ) ≤ target, as a :class:`Certified`
+    bracket (discrete Gaussian compositions).
+
+    >>> c = tightdp.calibrate(tightdp.DiscreteGaussian(5, n=10), "1e-10", 12)
+    >>> c.lo <= c.hi and 0 < c < 1
+    True
     """
-    lo, hi = _tightdp.zcdp_bs(_q(rho, "rho"), _q(delta, "delta"))
-    return Decimal(lo), Decimal(hi)
+    if not isinstance(composition, Composition):
+        raise InputTypeError(f"calibrate needs a tightdp Composition, got {composition!r}")
+    lo, hi, elo_lo, elo_hi, ehi_lo, ehi_hi = _call(composition._raw.calibrate, _q(delta, "delta"), _q(target_epsilon, "target_epsilon"))
+    detail = f"variance factor; epsilon at its ends in [{elo_lo}, {elo_hi}] and [{ehi_lo}, {ehi_hi}]"
+    return Certified._exact(Fraction(lo), Fraction(hi), "calibrate", "certified", detail)
 
 
-def zcdp_cks(rho: Number, delta: Number):
-    """ε of the optimal zCDP conversion (Canonne–Kamath–Steinke), as a (lo, hi) Decimal enclosure."""
-    lo, hi = _tightdp.zcdp_cks(_q(rho, "rho"), _q(delta, "delta"))
-    return Decimal(lo), Decimal(hi)
+def zcdp_bs(rho: Number, delta: Number) -> Certified:
+    """ε of the Bureau's zCDP conversion ρ + 2√(ρ log 1/δ) (Bun–Steinke), certified.
+
+    >>> tightdp.zcdp_bs(1, "1e-11").method
+    'zcdp-bs'
+    """
+    lo, hi = _call(_tightdp.zcdp_bs, _q(rho, "rho"), _q(delta, "delta"))
+    return Certified(lo, hi, "zcdp-bs", "certified-bound", "rho + 2 sqrt(rho log 1/delta)")
 
 
-def certify(paths: Union[str, Sequence[str]], delta: Number) -> List[dict]:
-    """A production certificate of allocation file(s) (as ``tightdp certify --allocation``): rows as dicts."""
-    if isinstance(paths, str):
+def zcdp_cks(rho: Number, delta: Number) -> Certified:
+    """ε of the optimal zCDP conversion (Canonne–Kamath–Steinke), certified."""
+    lo, hi = _call(_tightdp.zcdp_cks, _q(rho, "rho"), _q(delta, "delta"))
+    return Certified(lo, hi, "zcdp-cks", "certified-bound", "Canonne-Kamath-Steinke conversion")
+
+
+class Certificate(list):
+    """A production certificate (``tightdp certify --allocation``): a list of rows (dicts with the CSV's
+    columns product, neighbors, quantity, value, note) and ``epsilon``: each product's certified exact
+    ε(δ) as a :class:`Certified` (20 digits, from the rows)."""
+
+    epsilon: Dict[str, Certified]
+
+
+def certify(paths: Union[str, Sequence[str]], delta: Number) -> Certificate:
+    """A production certificate of allocation file(s) (as ``tightdp certify --allocation``)."""
+    import os
+
+    if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    return [dict(r) for r in _tightdp.certify([str(p) for p in paths], _q(delta, "delta"))]
+    if not _is_seq(paths) or not all(isinstance(p, (str, os.PathLike)) for p in paths):
+        raise InputTypeError(f"paths must be a path or a list of paths, got {paths!r}")
+    rows = Certificate(dict(r) for r in _call(_tightdp.certify, [os.fspath(p) for p in paths], _q(delta, "delta")))
+    rows.epsilon = {}
+    ends: Dict[str, dict] = {}
+    for r in rows:
+        if r["quantity"] in ("eps_exact_lo", "eps_exact_hi"):
+            ends.setdefault(r["product"], {})[r["quantity"]] = r
+    for product, e in ends.items():
+        lo, hi = e["eps_exact_lo"], e["eps_exact_hi"]
+        note = lo["note"]
+        rows.epsilon[product] = Certified(lo["value"], hi["value"], note.split(" ")[0], "certified", note)
+    return rows

@@ -1,6 +1,7 @@
 //! Numeric foundations: certified intervals over MPFR, exact decimal parsing, directed decimal output.
 pub mod ball;
 pub mod boundary;
+pub mod cancel;
 pub mod cinterval;
 pub mod dd;
 pub mod format;

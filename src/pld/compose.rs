@@ -235,6 +235,7 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<Lattice
     let (first, w0) = iter.next().unwrap();
     let mut acc = first.scaled(w0);
     for (d, wi) in iter {
+        crate::num::cancel::check()?;
         acc = acc.convolve(&d, wi).truncated(depth);
     }
     Ok(acc.to_lattice())
@@ -294,6 +295,7 @@ fn fixed_profile<S: Scalar>(
     c: Rational,
 ) -> Result<PrivacyProfile, String> {
     let half = fixed_half::<S>(gauss, depth, src_prec);
+    crate::num::cancel::check()?;
     if lap.is_empty() {
         return PrivacyProfile::from_tails(half.into_tails(), h, c);
     }
@@ -447,6 +449,9 @@ impl SymDist {
                 // |v − w·bv| ≤ am  ⇔  bv ∈ [⌈(v − am)/w⌉, ⌊(v + am)/w⌋]
                 let lo = div_ceil(v - am, w).max(-bm);
                 let hi = (v + am).div_euclid(w).min(bm);
+                if crate::num::cancel::requested() {
+                    return acc;
+                } // discarded: see num::cancel
                 let mut bv = lo;
                 while bv <= hi {
                     let ai = (v - w * bv).unsigned_abs() as usize;
@@ -552,6 +557,9 @@ pub fn convolve_scaled(a: &LatticeDist, b: &LatticeDist, w: i64) -> LatticeDist 
             // v − w b_val − a.min ∈ [0, amax]  ⇔  b_val ∈ [(v − a.min − amax)/w, (v − a.min)/w]
             let bv_lo = div_ceil(v - a.min - amax, w).max(b.min);
             let bv_hi = (v - a.min).div_euclid(w).min(b.max());
+            if crate::num::cancel::requested() {
+                return (slo, shi);
+            } // discarded: see num::cancel
             let mut bv = bv_lo;
             while bv <= bv_hi {
                 let ai = (v - w * bv - a.min) as usize;

@@ -237,6 +237,7 @@ impl LatticeDist {
                 break;
             }
             pw = crate::pld::compose::convolve_scaled(&pw, &pw, 1);
+            crate::num::cancel::check()?;
         }
         Ok(acc.expect("n >= 1"))
     }

@@ -747,11 +747,15 @@ impl Table {
             .par_iter()
             .map(|&(n0, n1)| {
                 let (mut live, mut d) = (Vec::new(), 0.0f64);
+                if crate::num::cancel::requested() {
+                    return (live, d);
+                } // discarded: see num::cancel
                 scan_nodes(&sc, n0, n1, &mut live, &mut d);
                 (live, d)
             })
             .collect();
         let mut live = Vec::new();
+        crate::num::cancel::check()?;
         let mut dsum = 0.0;
         for (l, d) in parts {
             live.extend(l);
@@ -774,6 +778,9 @@ impl Table {
             if n_live.load(std::sync::atomic::Ordering::Relaxed) > MAX_LIVE {
                 return (live, 0.0);
             }
+            if crate::num::cancel::requested() {
+                return (live, 0.0);
+            } // discarded: see num::cancel
             let mut dead = 0.0f64;
             scan_nodes(&sc, ci * chunk, ((ci + 1) * chunk).min(n_nodes + 1) - 1, &mut live, &mut dead);
             n_live.fetch_add(live.len(), std::sync::atomic::Ordering::Relaxed);
@@ -787,6 +794,7 @@ impl Table {
         } else {
             (0..chunks).into_par_iter().map(one).collect()
         };
+        crate::num::cancel::check()?;
         if n_live.into_inner() > MAX_LIVE {
             return Err(too_many_live());
         }

@@ -1,0 +1,168 @@
+"""The result type (Certified everywhere, comparisons, round, float), attack(), Allocation.from_string /
+from_dict, reprs, __version__, and the README's examples."""
+
+import json
+import re
+import subprocess
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import tightdp
+
+ROOT = Path(__file__).resolve().parents[2]
+DHC = ROOT / "data" / "allocations" / "dhc-2022-08-25.toml"
+CLI = ROOT / "target" / "release" / "tightdp"
+STATE = "10.1254170441117538579"  # independent reference (scripts/reference/profile_reference_values.csv)
+
+
+def state():
+    return tightdp.DiscreteGaussian("50000/10001", n=10)
+
+
+def test_version():
+    text = (ROOT / "python" / "pyproject.toml").read_text()
+    assert tightdp.__version__ == re.search(r'^version = "([^"]+)"', text, re.M).group(1)
+
+
+def test_every_certified_number_is_certified():
+    comp = state()
+    for c in [
+        comp.epsilon("1e-11"),
+        comp.delta(1),
+        comp.tradeoff("0.5"),
+        tightdp.zcdp_bs(1, "1e-11"),
+        tightdp.zcdp_cks(1, "1e-11"),
+        tightdp.calibrate(tightdp.DiscreteGaussian(5, n=10), "1e-10", 12),
+        tightdp.attack(comp, fpr=["1e-3"], prior=["0.5"]).advantage,
+    ]:
+        assert isinstance(c, tightdp.Certified)
+        assert isinstance(c.lo, Decimal) and isinstance(c.hi, Decimal) and c.lo <= c.hi
+        assert c.digits >= 1 and c.method and c.trust in ("certified", "certified-bound")
+
+
+def test_comparisons_are_decided_by_the_bracket():
+    c = state().epsilon("1e-11")
+    assert c > 10 and c >= 10 and c < 11 and c <= Fraction(101, 10) * 2
+    assert 10 < c < 10.2 and not (c > 11) and not (c < 10)
+    assert c > Decimal("10.1254170441117538578") and c < Decimal("10.1254170441117538580")
+    assert c != 10 and not (c == 10)
+    # a number inside the bracket: undecided, raised (more digits would decide it)
+    with pytest.raises(tightdp.UndecidedError):
+        c < (Fraction(c.lo) + Fraction(c.hi)) / 2  # noqa: B015
+    with pytest.raises(ValueError):
+        c >= (Fraction(c.lo) + Fraction(c.hi)) / 2  # noqa: B015
+    # Certified against Certified
+    wider = state().epsilon("1e-10")
+    assert wider < c and c > wider
+    # an exact value (a single point) equals its number
+    zero = tightdp.DiscreteGaussian(2, n=3).tradeoff(1)
+    assert zero == 0 and zero <= 0 and not (zero < 0) and hash(zero) == hash(0)
+    with pytest.raises(TypeError):
+        c < "11"  # noqa: B015
+
+
+def test_round_and_float():
+    c = state().epsilon("1e-11")
+    assert round(c, 3) == Decimal("10.125") and round(c) == 10 and isinstance(round(c), int)
+    assert round(c, 18) == Decimal("10.125417044111753858")
+    assert abs(float(c) - 10.125417044111754) < 1e-14
+    coarse = state().epsilon("1e-11", digits=3)
+    with pytest.raises(tightdp.UndecidedError):
+        round(coarse, 30)
+    assert c.lo in c and c.hi in c and "10.12541704411175385790893702250" in c and 11 not in c and STATE not in c
+
+
+def test_repr_and_str():
+    c = state().epsilon("1e-11")
+    r = repr(c)
+    assert r.startswith(f"Certified(lo={STATE}") and "method='lattice-dd'" in r and "trust='certified'" in r
+    assert str(c).startswith(f"[{STATE}")
+    assert repr(state()) == "Composition(10 x N_Z(0, 50000/10001) sensitivity 1, neighbors='add-remove')"
+    a = tightdp.Allocation.load(DHC)
+    assert repr(a).startswith(f"Allocation({a.name!r}, levels=['US', 'State'")
+
+
+def test_calibrate_is_certified():
+    comp = tightdp.DiscreteGaussian(5, n=10)
+    c = tightdp.calibrate(comp, "1e-10", 12)
+    # the bracket's ends were certified on both sides of the target: ε at a factor below lo is above 12,
+    # at a factor above hi below it (independent check through the accountant)
+    scale = lambda f: tightdp.DiscreteGaussian(Fraction(5) * f, n=10)  # noqa: E731
+    assert scale(Fraction(c.lo) * Fraction(999, 1000)).epsilon("1e-10") > 12
+    assert scale(Fraction(c.hi) * Fraction(1001, 1000)).epsilon("1e-10") < 12
+    assert c.digits >= 10
+
+
+def test_attack_matches_the_cli_and_the_accountant():
+    comp = state()
+    r = tightdp.attack(comp, fpr=["1e-4", "1e-2"], prior=["0.5", "1e-3"])
+    assert set(r.tpr) == {"1e-4", "1e-2"} and set(r.bayes_success) == {"0.5", "1e-3"}
+    # the definitions, through the accountant: advantage = δ(0), TPR(α) = 1 − f(α)
+    # (exact arithmetic on the ends: a Decimal difference would round to 28 digits)
+    F = Fraction
+    d0 = comp.delta(0)
+    assert abs(F(r.advantage.lo) - F(d0.lo)) <= F(1, 10**38) and abs(F(r.advantage.hi) - F(d0.hi)) <= F(1, 10**38)
+    f = comp.tradeoff("1e-2")
+    assert abs((1 - F(f.lo)) - F(r.tpr["1e-2"].hi)) <= F(1, 10**38)
+    assert abs((1 - F(f.hi)) - F(r.tpr["1e-2"].lo)) <= F(1, 10**38)
+    # Bayes success lies between the trivial guess and 1
+    assert r.bayes_success["1e-3"] >= Decimal("0.999") and r.bayes_success["0.5"] > Decimal("0.5")
+    assert r.bureau_advantage >= float(r.advantage.lo)
+    assert "advantage" in repr(r)
+    assert comp.attack(fpr="1e-2").tpr["1e-2"].lo == r.tpr["1e-2"].lo
+    if not CLI.exists():
+        pytest.skip("the CLI binary is not built (cargo build --release)")
+    out = subprocess.run(
+        [str(CLI), "attack", "--sigma2", "50000/10001", "--n", "10", "--fpr", "1e-4,1e-2", "--prior", "0.5,1e-3", "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )
+    v = json.loads(out.stdout)
+    # the CLI prints 25 digits outward, Python 40: the Python bracket lies inside the CLI's
+    assert Decimal(v["advantage_lo"]) <= r.advantage.lo and r.advantage.hi <= Decimal(v["advantage_hi"])
+    for row in v["per_fpr"]:
+        c = r.tpr[row["fpr"]]
+        assert Decimal(row["tpr_lo"]) <= c.lo and c.hi <= Decimal(row["tpr_hi"])
+    for row in v["per_prior"]:
+        c = r.bayes_success[row["prior"]]
+        assert Decimal(row["bayes_success_lo"]) <= c.lo and c.hi <= Decimal(row["bayes_success_hi"])
+
+
+def test_allocation_from_string_and_dict():
+    text = DHC.read_text()
+    a, b = tightdp.Allocation.load(DHC), tightdp.Allocation.from_string(text)
+    assert a.levels == b.levels and a.rho == b.rho and a.name == b.name
+    assert a.level("State").epsilon("1e-11").lo == b.level("State").epsilon("1e-11").lo
+    d = tightdp.Allocation.from_dict(
+        {
+            "name": "two levels",
+            "rho": Fraction(1),
+            "neighbors": "add-remove",
+            "level": [{"name": "A", "share": "1/4", "queries": 2}, {"name": "B", "share": Decimal("0.75"), "query_shares": ["1/3", "2/3"]}],
+        }
+    )
+    assert d.levels == ["A", "B"] and d.rho == 1
+    # level A: 2 queries of ρ = 1/8 each, σ² = 1/(2ρ) = 4
+    assert d.level("A").rho == Fraction(1, 4)
+    assert d.level("A").epsilon("1e-10").lo == tightdp.DiscreteGaussian(4, n=2).epsilon("1e-10").lo
+    with pytest.raises(ValueError, match="unknown key 'levels'"):
+        tightdp.Allocation.from_dict({"name": "x", "levels": [{"name": "A"}]})
+    with pytest.raises(TypeError):
+        tightdp.Allocation.from_dict([("name", "x")])
+
+
+def test_readme_examples_run():
+    text = (ROOT / "python" / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for b in blocks:
+            exec(compile(b, "python/README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
