@@ -189,6 +189,8 @@ fn contradictory_flags_are_refused() {
         &["calibrate", "--allocation", &d, "--delta", "1e-10", "--target-epsilon", "5", "--conversion", "zcdp-bs"],
         &["--conversion", "--target-epsilon"],
     );
+    refused(&["tradeoff", "--sigma2", "5", "--n", "2", "--width", "1e-8", "--alpha", "0.1"], &["--width"]);
+    refused(&["calibrate", "--allocation", &d, "--target-advantage", "0.1", "--uniform", "--delta", "1e-10"], &["--delta", "--uniform"]);
     refused(&["certify", "safetab-p-production", "--delta", "1e-10", "--width", "0"], &["--width"]);
     refused(&["certify", "safetab-p-production", "--delta", "1e-10", "--width", "1e-6"], &["--width", "MANIFEST"]);
     // what stays accepted: --width with the smoothed and automatic methods

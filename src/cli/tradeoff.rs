@@ -30,6 +30,12 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
     if let (Some(_), Some(_)) = (a.points, &a.alpha) {
         return Err("--points thins the list of knots; --alpha evaluates f at given points instead: give one of them".into());
     }
+    if a.target.width.is_some() {
+        return Err(
+            "--width sets the smoothed inversion's epsilon bracket; the trade-off function comes from the lattice and does not use it"
+                .into(),
+        );
+    }
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
     // the exact trade-off function comes from the lattice; another method would be silently ignored
