@@ -48,16 +48,42 @@ impl Record {
     }
 }
 
-/// Several records with the same keys as one CSV table (header from the first record).
+impl Record {
+    /// The record with exactly these columns, in this order: an empty value where a field does not apply.
+    /// A field of the record outside `cols` is an internal error (a command's columns are fixed).
+    pub fn with_columns(&self, cols: &[&str]) -> Result<Record, String> {
+        if let Some((k, _)) = self.fields.iter().find(|(k, _)| !cols.contains(&k.as_str())) {
+            return Err(format!("internal error: field '{k}' outside the command's columns"));
+        }
+        Ok(Record { fields: cols.iter().map(|c| (c.to_string(), self.get(c).unwrap_or("").to_string())).collect() })
+    }
+}
+
+/// The keys of several records, in order of first appearance (the union of their fields).
+pub fn union_keys(rows: &[Record]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in rows {
+        for (k, _) in &r.fields {
+            if !keys.contains(k) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    keys
+}
+
+/// Several records as one CSV table: one header (the union of the records' keys, in order of first
+/// appearance) and one row per record, an empty cell where a record lacks a field.
 pub fn render_csv(rows: &[Record]) -> String {
+    let keys = union_keys(rows);
     let mut w = csv::Writer::from_writer(vec![]);
-    if let Some(first) = rows.first() {
-        w.write_record(first.fields.iter().map(|(k, _)| k.as_str())).unwrap();
+    if !rows.is_empty() {
+        w.write_record(&keys).expect("in-memory CSV");
     }
     for r in rows {
-        w.write_record(r.fields.iter().map(|(_, v)| v.as_str())).unwrap();
+        w.write_record(keys.iter().map(|k| r.get(k).unwrap_or(""))).expect("in-memory CSV");
     }
-    String::from_utf8(w.into_inner().unwrap()).unwrap()
+    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8 fields")
 }
 
 /// Several records as a JSON array.
@@ -75,13 +101,16 @@ pub fn render_json_rows(rows: &[Record]) -> String {
     serde_json::to_string_pretty(&arr).unwrap() + "\n"
 }
 
-/// Several records as an aligned text table.
+/// Several records as an aligned text table (columns: the union of the records' keys).
 pub fn render_table_rows(rows: &[Record]) -> String {
-    let Some(first) = rows.first() else { return String::new() };
-    let keys: Vec<&str> = first.fields.iter().map(|(k, _)| k.as_str()).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let keys = union_keys(rows);
+    let cells: Vec<Vec<&str>> = rows.iter().map(|r| keys.iter().map(|k| r.get(k).unwrap_or("")).collect()).collect();
     let mut widths: Vec<usize> = keys.iter().map(|k| k.len()).collect();
-    for r in rows {
-        for (i, (_, v)) in r.fields.iter().enumerate() {
+    for r in &cells {
+        for (i, v) in r.iter().enumerate() {
             widths[i] = widths[i].max(v.len());
         }
     }
@@ -90,11 +119,17 @@ pub fn render_table_rows(rows: &[Record]) -> String {
         cells.iter().enumerate().map(|(i, c)| format!("{:<w$}", c, w = widths[i])).collect::<Vec<_>>().join("  ").trim_end().to_string()
             + "\n"
     };
-    s += &line(keys.clone());
-    for r in rows {
-        s += &line(r.fields.iter().map(|(_, v)| v.as_str()).collect());
+    s += &line(keys.iter().map(|k| k.as_str()).collect());
+    for r in cells {
+        s += &line(r);
     }
     s
+}
+
+/// Several key-value records as blocks of aligned `key  value` lines separated by a blank line (one record:
+/// exactly [`Record::render`] in table format).
+pub fn render_blocks(rows: &[Record]) -> String {
+    rows.iter().map(|r| r.render(Format::Table)).collect::<Vec<_>>().join("\n")
 }
 
 pub fn render_rows(rows: &[Record], f: Format) -> String {

@@ -7,15 +7,17 @@
 //! TPR of the most powerful test at FPR α, 1 − f(α) (Dong–Roth–Su 2022, Def. 2.1; Kulynych et al. 2024
 //! for the operational reading) — and both strictly decrease as every variance grows by the same factor
 //! (the trade-off function of a more noisy composition dominates: a post-processing of it). The factor
-//! is located and certified by `calibrate::calibrate_generic`: the returned [c_lo, c_hi] satisfies
+//! is located (from the Gaussian-mechanism estimate of the factor) and certified by
+//! `calibrate::calibrate_with_start`: the returned [c_lo, c_hi] satisfies
 //! measure(c_lo) > target > measure(c_hi), both proven by certified brackets, so the largest admissible
 //! reduction lies in [1 − c_hi, 1 − c_lo].
 
 use crate::account::{Accountant, Options};
-use crate::calibrate::{calibrate_generic, scale_groups, FactorBracket};
+use crate::app::calibration::Sigma2;
+use crate::calibrate::{scale_groups, FactorBracket};
 use crate::census::Allocation;
 use crate::model::{Composition, GaussGroup, Group, Neighbors};
-use crate::num::format::{fmt_down, fmt_nearest, fmt_rational, fmt_up};
+use crate::num::format::{fmt_down, fmt_rational, fmt_up};
 use crate::num::Interval;
 use crate::record::Record;
 use rug::{Float, Rational};
@@ -75,73 +77,146 @@ impl AttackTarget {
         }
     }
 
-    /// The certified measure of the add/remove shifts `groups` with every σ² scaled by c.
-    fn measure(&self, groups: &[GaussGroup], c: &Rational, prec: u32) -> Result<Interval, String> {
+    /// The certified measure of the add/remove shifts `groups` with every σ² scaled by c, at working
+    /// precision `prec` (None: the accountant's choice for 20 digits, the double-double lattice where it
+    /// suffices).
+    fn measure(&self, groups: &[GaussGroup], c: &Rational, prec: Option<u32>) -> Result<Interval, String> {
         let comp = Composition::new(scale_groups(groups, c).iter().map(Group::from).collect(), Neighbors::AddRemove)?;
-        let acc = Accountant::new(comp, Options { prec: Some(prec), ..Options::default() })?;
+        let acc = Accountant::new(comp, Options { prec, ..Options::default() })?;
         let m = match self {
             AttackTarget::Advantage(_) => crate::attack::advantage(&acc)?,
             AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(&acc, fpr)?,
         };
         Ok(m.interval())
     }
+
+    /// The Gaussian mechanism's μ that meets the target exactly: for μ-GDP the advantage is 2Φ(μ/2) − 1
+    /// and the TPR at FPR α is 1 − Φ(Φ⁻¹(1 − α) − μ) (Dong–Roth–Su 2022, §2.3). 0 when the target is too
+    /// close to what no information gives (advantage 0, TPR = FPR) to resolve in 128 bits.
+    fn gaussian_mu(&self) -> f64 {
+        let q = |x: &Rational| upper_quantile(&Float::with_val(128, x));
+        match self {
+            // Q(μ/2) = (1 − A)/2
+            AttackTarget::Advantage(a) => {
+                if a.to_f64() < 1e-6 {
+                    // 2Φ(μ/2) − 1 = μ φ(0) + O(μ³)
+                    a.to_f64() * (2.0 * std::f64::consts::PI).sqrt()
+                } else {
+                    2.0 * q(&((Rational::from(1) - a.clone()) / 2u32)).to_f64()
+                }
+            }
+            // μ = Q⁻¹(α) − Q⁻¹(T)
+            AttackTarget::Tpr { tpr, fpr } => Float::with_val(128, q(fpr) - q(tpr)).to_f64().max(0.0),
+        }
+    }
+
+    /// The variance factor the target needs, estimated by the Gaussian mechanism of the same ρ (μ² = 2ρ
+    /// for unit shifts σ²/μ_i²: exact for continuous Gaussians, and the discrete ones approach it as σ
+    /// grows): c ≈ 2ρ/μ_t². Infinite when the target needs no information at all to be resolved.
+    pub fn estimated_factor(&self, groups: &[GaussGroup]) -> f64 {
+        let rho = crate::model::gauss_rho(groups).to_f64();
+        let mu = self.gaussian_mu();
+        if mu > 0.0 {
+            2.0 * rho / (mu * mu)
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// Q⁻¹(p): the z with P[N(0, 1) > z] = p, for p ∈ (0, 1), by bisection on erfc at the precision of p.
+fn upper_quantile(p: &Float) -> Float {
+    let prec = p.prec();
+    let (mut lo, mut hi) = (Float::with_val(prec, -40), Float::with_val(prec, 40));
+    let sqrt2 = Float::with_val(prec, 2).sqrt();
+    for _ in 0..prec + 8 {
+        let mid = Float::with_val(prec, &lo + &hi) / 2u32;
+        let tail = Float::with_val(prec, &mid / &sqrt2).erfc() / 2u32;
+        if tail > *p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Float::with_val(prec, &lo + &hi) / 2u32
+}
+
+/// Refuse a calibration whose noise no certified evaluation can resolve in practice: the estimated factor
+/// beyond `calibrate::MAX_FACTOR`, or each evaluation's lattice beyond `calibrate::CALIBRATION_WINDOW`
+/// entries. Returns the estimated factor (the search starts there).
+fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Result<f64, String> {
+    use crate::calibrate::{CALIBRATION_WINDOW, MAX_FACTOR};
+    let what = match target {
+        AttackTarget::Advantage(a) => format!("an advantage of {}", fmt_rational(a)),
+        AttackTarget::Tpr { tpr, fpr } => format!("a TPR of {} at FPR {}", fmt_rational(tpr), fmt_rational(fpr)),
+    };
+    let c = target.estimated_factor(groups);
+    if !(c <= MAX_FACTOR) {
+        let about = if c.is_finite() { format!("about {c:.3e}") } else { "more than 1e300".to_string() };
+        return Err(format!(
+            "calibration: {what} needs the variances multiplied by {about} (beyond the supported {MAX_FACTOR:e}); ask for a larger target"
+        ));
+    }
+    let window = crate::pld::compose::estimated_window(&scale_groups(groups, &Rational::from_f64(c.max(1.0)).expect("finite")), 128)?;
+    if window > CALIBRATION_WINDOW {
+        return Err(format!(
+            "calibration: {what} needs the variances multiplied by about {c:.3e}, where each certified evaluation needs a lattice \
+             of about {window:.2e} entries (limit {CALIBRATION_WINDOW:e}); ask for a larger target"
+        ));
+    }
+    Ok(c)
 }
 
 /// Certified factor for the groups (add/remove shifts) and the measure at the published noise (c = 1).
-pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: u32) -> Result<(FactorBracket, Interval), String> {
+/// The search starts at the Gaussian estimate of the factor and evaluates the double-double lattice; the
+/// bracket is certified at `prec` bits (None: the accountant's choice for 20 digits).
+pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: Option<u32>) -> Result<(FactorBracket, Interval), String> {
     target.check()?;
-    // the advantage is at most √(ρ/2) (Pinsker, KL ≤ ρ under ρ-zCDP): c ≥ ρ/(2A²) suffices, so a target
-    // needing a larger factor than the engines can resolve is refused before any search
-    if let AttackTarget::Advantage(a) = target {
-        let rho = crate::model::gauss_rho(groups).to_f64();
-        let c_max = rho / (2.0 * a.to_f64().powi(2));
-        if c_max > 1.0 && c_max.is_finite() {
-            let window = crate::pld::compose::estimated_window(&scale_groups(groups, &Rational::from_f64(c_max).unwrap()), prec)?;
-            if window > crate::calibrate::CALIBRATION_WINDOW {
-                return Err(format!(
-                    "calibration: an advantage of {} may need the variances multiplied by up to {c_max:.3e}, where each certified \
-                     evaluation needs a lattice of about {window:.2e} entries (limit {:e}); ask for a larger target",
-                    fmt_rational(a),
-                    crate::calibrate::CALIBRATION_WINDOW
-                ));
-            }
+    let start = feasible(groups, target)?;
+    // every evaluation refuses a lattice beyond the limit (the search may step past the estimate)
+    let limit = 4 * crate::calibrate::CALIBRATION_WINDOW;
+    let g = |c: &Rational, p: Option<u32>| -> Result<Interval, String> {
+        let window = crate::pld::compose::estimated_window(&scale_groups(groups, c), 128)?;
+        if window > limit {
+            return Err(format!(
+                "calibration: the search reached a variance factor {:.3e} whose lattice needs about {window:.2e} entries (limit {limit:e})",
+                c.to_f64()
+            ));
         }
-    }
-    let g = |c: &Rational, p: u32| target.measure(groups, c, p);
+        target.measure(groups, c, p)
+    };
     let at_one = g(&Rational::from(1), prec)?;
-    let t = Float::with_val(prec, target.value());
-    let br = calibrate_generic(&g, &t, 128, prec, REL_WIDTH)?;
+    let t = Float::with_val(256, target.value());
+    let logscale = t.to_f64() < 1e-3;
+    let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
+    let tt = tr(t.to_f64());
+    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&Rational::from_f64(c).expect("finite"), None)?.mid().to_f64()) - tt) };
+    let certified = |c: &Rational, _p: u32| g(c, prec);
+    let br = crate::calibrate::calibrate_with_start(&search, &certified, &t, 256, REL_WIDTH, start.max(1e-12))?;
     Ok((br, at_one))
 }
 
-fn push(
-    r: &mut Record,
-    target: &AttackTarget,
-    base: Option<&Rational>,
-    br: &FactorBracket,
-    at_one: &Interval,
-    eps_red: Option<(Float, Float)>,
-) {
+fn push(r: &mut Record, target: &AttackTarget, sigma2: Sigma2, br: &FactorBracket, at_one: &Interval, eps_red: Option<(Float, Float)>) {
     let name = target.name();
     r.push("measure", name.clone());
     r.push("target", fmt_rational(target.value()));
-    r.push(&format!("{name}_published_lo"), fmt_down(&at_one.lo, 15));
-    r.push(&format!("{name}_published_hi"), fmt_up(&at_one.hi, 15));
-    if let Some(s2) = base {
-        r.push("sigma2_published", fmt_nearest(&Float::with_val(256, s2), 12));
-        r.push("sigma2_calibrated_lo", fmt_down(&Float::with_val(256, Rational::from(s2 * &br.lo)), 15));
-        r.push("sigma2_calibrated_hi", fmt_up(&Float::with_val(256, Rational::from(s2 * &br.hi)), 15));
-    }
+    // the measure's name in the column (tpr_at_fpr_1/1000_published_lo, …) would change the header with
+    // the target: the measure at the published noise is `measure_published_lo/hi`, its name in `measure`
+    r.push("measure_published_lo", fmt_down(&at_one.lo, 15));
+    r.push("measure_published_hi", fmt_up(&at_one.hi, 15));
+    sigma2.push(r, "calibrated", br, 15);
     r.push("factor_lo", fmt_down(&Float::with_val(256, &br.lo), 15));
     r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 15));
     let red_lo = Float::with_val(256, 1 - Rational::from(&br.hi)) * 100u32;
     let red_hi = Float::with_val(256, 1 - Rational::from(&br.lo)) * 100u32;
     r.push("reduction_percent_lo", fmt_down(&red_lo, 12));
     r.push("reduction_percent_hi", fmt_up(&red_hi, 12));
-    if let Some((lo, hi)) = eps_red {
-        r.push("epsilon_rule_reduction_percent_lo", fmt_down(&lo, 12));
-        r.push("epsilon_rule_reduction_percent_hi", fmt_up(&hi, 12));
-    }
+    let (lo, hi) = match eps_red {
+        Some((lo, hi)) => (fmt_down(&lo, 12), fmt_up(&hi, 12)),
+        None => (String::new(), String::new()),
+    };
+    r.push("epsilon_rule_reduction_percent_lo", lo);
+    r.push("epsilon_rule_reduction_percent_hi", hi);
 }
 
 /// The ε-based reduction of the paper (Table 1 rule: exact ε(δ) = the Bureau's ε at δ), in percent.
@@ -151,8 +226,9 @@ fn epsilon_rule(groups: &[GaussGroup], rho: &Rational, delta: &Rational, prec: u
     Ok((Float::with_val(256, 1 - Rational::from(&br.hi)) * 100u32, Float::with_val(256, 1 - Rational::from(&br.lo)) * 100u32))
 }
 
-/// Per-level rows, each next to the ε-based reduction at `delta` (the paper's Table 1 uses 1e-11).
-pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, prec: u32) -> Result<Vec<Record>, String> {
+/// Per-level rows, each next to the ε-based reduction at `delta` (the paper's Table 1 uses 1e-11),
+/// certified at `prec` bits (None: the accountant's choice; the ε rule at 256 bits then).
+pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, prec: Option<u32>) -> Result<Vec<Record>, String> {
     target.check()?;
     let mut rows = Vec::new();
     for level in &alloc.levels {
@@ -160,20 +236,20 @@ pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, p
         let (br, at_one) = calibrate_to_attack(&groups, target, prec).map_err(|e| format!("level {}: {e}", level.name))?;
         let mut r = Record::new();
         r.push("level", level.name.clone());
-        let base = if groups.len() == 1 { Some(&groups[0].sigma2) } else { None };
-        push(&mut r, target, base, &br, &at_one, Some(epsilon_rule(&groups, &level.rho, delta, prec)?));
+        let eps = epsilon_rule(&groups, &level.rho, delta, prec.unwrap_or(crate::num::DEFAULT_PREC))?;
+        push(&mut r, target, Sigma2::of(&groups), &br, &at_one, Some(eps));
         rows.push(r);
     }
     Ok(rows)
 }
 
 /// One factor on every variance of the allocation (the overall composition).
-pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: u32) -> Result<Record, String> {
+pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: Option<u32>) -> Result<Record, String> {
     let groups = alloc.all_mechanisms();
     let (br, at_one) = calibrate_to_attack(&groups, target, prec)?;
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
-    push(&mut r, target, None, &br, &at_one, None);
+    push(&mut r, target, Sigma2::Overall, &br, &at_one, None);
     Ok(r)
 }
 
@@ -189,15 +265,37 @@ mod tests {
     fn single_query_advantage_calibration() {
         let groups = vec![GaussGroup { sigma2: Rational::from(10), count: 1, mu: 1 }];
         let target = AttackTarget::Advantage(Rational::from((1, 10)));
-        let (br, at_one) = calibrate_to_attack(&groups, &target, 128).unwrap();
+        let (br, at_one) = calibrate_to_attack(&groups, &target, Some(128)).unwrap();
         // published σ² = 10: advantage ≈ 2Φ(1/(2√10)) − 1 = 0.1256
         assert!((at_one.mid().to_f64() - 0.1256).abs() < 2e-3, "{}", at_one.mid());
         // continuous: 2Φ(1/(2σ)) − 1 = 0.1 ⇔ 1/(2σ) = 0.12566 ⇔ σ² = 15.83, factor 1.583
         let c = br.lo.to_f64();
         assert!((c - 1.583).abs() < 0.01, "{c}");
-        let lo = target.measure(&groups, &br.lo, 128).unwrap();
-        let hi = target.measure(&groups, &br.hi, 128).unwrap();
+        let lo = target.measure(&groups, &br.lo, Some(128)).unwrap();
+        let hi = target.measure(&groups, &br.hi, Some(128)).unwrap();
         assert!(lo.lo > 0.1 && hi.hi < 0.1);
+    }
+
+    /// Q⁻¹ against Python's statistics.NormalDist().inv_cdf: Q⁻¹(1e-3) = 3.090232306167813,
+    /// Q⁻¹(1e-2) = 2.3263478740408408; and the estimated factor of one N_Z(0, 10) query for advantage 0.1:
+    /// μ_t = 2 Q⁻¹(0.45) = 0.2513267 → c = 2ρ/μ_t² = (1/10)/0.0631652 = 1.5832 (the continuous Gaussian's
+    /// factor of the test above).
+    #[test]
+    fn gaussian_estimate_of_the_factor() {
+        let q = |p: f64| upper_quantile(&Float::with_val(128, p)).to_f64();
+        assert!((q(1e-3) - 3.090232306167813).abs() < 1e-12);
+        assert!((q(1e-2) - 2.3263478740408408).abs() < 1e-12);
+        assert!((q(0.5)).abs() < 1e-30);
+        let groups = vec![GaussGroup { sigma2: Rational::from(10), count: 1, mu: 1 }];
+        let c = AttackTarget::Advantage(Rational::from((1, 10))).estimated_factor(&groups);
+        assert!((c - 1.5832).abs() < 1e-3, "{c}");
+        // TPR − FPR = 1e-38: μ_t ≈ 1e-38/φ(3.09) ≈ 3e-36, c ≈ 0.1/1e-71: refused before any evaluation
+        let t = AttackTarget::Tpr {
+            tpr: Rational::from((1, 1000)) + Rational::from((1, 10u64.pow(19))).square(),
+            fpr: Rational::from((1, 1000)),
+        };
+        assert!(t.estimated_factor(&groups) > 1e60);
+        assert!(feasible(&groups, &t).unwrap_err().contains("beyond the supported"));
     }
 
     #[test]

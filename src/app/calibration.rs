@@ -28,12 +28,69 @@ fn target_for(rho: &Rational, delta: &Rational, conv: Conversion, explicit: &Opt
     }
 }
 
+/// The published variance of a calibrated set of queries, for the σ² columns of a row.
+#[derive(Clone, Copy, Debug)]
+pub enum Sigma2<'a> {
+    /// one variance for all queries: published and reduced σ² printed
+    One(&'a Rational),
+    /// several variances (a level with `query_shares` or `query_rho`): the factor applies to each;
+    /// `sigma2_published` says "heterogeneous", the reduced σ² cells are empty
+    Heterogeneous,
+    /// all levels together (the uniform factor): the σ² cells are empty
+    Overall,
+}
+
+impl<'a> Sigma2<'a> {
+    /// The σ² columns of the groups of one level.
+    pub fn of(groups: &'a [crate::model::GaussGroup]) -> Sigma2<'a> {
+        if groups.len() == 1 {
+            Sigma2::One(&groups[0].sigma2)
+        } else {
+            Sigma2::Heterogeneous
+        }
+    }
+
+    /// `{prefix}_published`, `{prefix}_{reduced}_lo`, `{prefix}_{reduced}_hi`: always these three cells, in
+    /// this order (empty where they do not apply), so every row of a table has the same columns.
+    pub fn push(&self, r: &mut Record, reduced: &str, br: &FactorBracket, digits: usize) {
+        let (p, lo, hi) = match self {
+            Sigma2::One(s2) => (
+                fmt_nearest(&Float::with_val(256, *s2), 12),
+                fmt_down(&Float::with_val(256, Rational::from(*s2 * &br.lo)), digits),
+                fmt_up(&Float::with_val(256, Rational::from(*s2 * &br.hi)), digits),
+            ),
+            Sigma2::Heterogeneous => ("heterogeneous".to_string(), String::new(), String::new()),
+            Sigma2::Overall => (String::new(), String::new(), String::new()),
+        };
+        r.push("sigma2_published", p);
+        r.push(&format!("sigma2_{reduced}_lo"), lo);
+        r.push(&format!("sigma2_{reduced}_hi"), hi);
+    }
+}
+
+/// The columns of `calibrate` (ε target), per level or uniform.
+pub const COLUMNS: &[&str] = &[
+    "level",
+    "target_epsilon",
+    "sigma2_published",
+    "sigma2_reduced_lo",
+    "sigma2_reduced_hi",
+    "factor_lo",
+    "factor_hi",
+    "reduction_percent_lo",
+    "reduction_percent_hi",
+];
+
+/// The factor bracket's columns, after the σ² columns when `base` is given (one published variance).
 pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket) {
     if let Some(s2) = base {
-        r.push("sigma2_published", fmt_nearest(&Float::with_val(256, s2), 12));
-        r.push("sigma2_reduced_lo", fmt_down(&Float::with_val(256, Rational::from(s2 * &br.lo)), 20));
-        r.push("sigma2_reduced_hi", fmt_up(&Float::with_val(256, Rational::from(s2 * &br.hi)), 20));
+        Sigma2::One(s2).push(r, "reduced", br, 20);
     }
+    push_factor(r, br);
+}
+
+/// factor_lo/hi and reduction_percent_lo/hi of a factor bracket.
+fn push_factor(r: &mut Record, br: &FactorBracket) {
     r.push("factor_lo", fmt_down(&Float::with_val(256, &br.lo), 20));
     r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 20));
     // reduction = 1 − factor (in percent): the hi factor gives the low reduction.
@@ -82,11 +139,8 @@ pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, FactorBracket)])
         let mut r = Record::new();
         r.push("level", level.name.clone());
         r.push("target_epsilon", fmt_nearest(target, 20));
-        let base = if groups.len() == 1 { Some(&groups[0].sigma2) } else { None };
-        push_bracket(&mut r, base, br);
-        if base.is_none() {
-            r.push("sigma2_published", "heterogeneous");
-        }
+        Sigma2::of(&groups).push(&mut r, "reduced", br, 20);
+        push_factor(&mut r, br);
         rows.push(r);
     }
     rows
@@ -107,6 +161,7 @@ pub fn uniform_row(
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
     r.push("target_epsilon", fmt_nearest(&target, 20));
-    push_bracket(&mut r, None, &br);
+    Sigma2::Overall.push(&mut r, "reduced", &br, 20);
+    push_factor(&mut r, &br);
     Ok(r)
 }

@@ -127,6 +127,20 @@ pub fn calibrate_with(
     certify(g, target, c, prec, rel_width)
 }
 
+/// [`calibrate_with`], the search bracketing from [start/2, start] (an estimate of the factor) instead of
+/// from 1.
+pub fn calibrate_with_start(
+    search: &dyn Fn(f64) -> Result<f64, String>,
+    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    target: &Float,
+    prec: u32,
+    rel_width: f64,
+    start: f64,
+) -> Result<FactorBracket, String> {
+    let c = find_root_from(search, rel_width, start)?;
+    certify(g, target, c, prec, rel_width)
+}
+
 /// Root of a decreasing function by bracketing in factors of 2 and Illinois regula falsi.
 fn find_root(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64) -> Result<f64, String> {
     find_root_from(f, rel_width, 1.0)

@@ -1,13 +1,13 @@
 //! `tightdp attack`: what an attacker can do against a composition — certified TPR at given FPRs, the
-//! advantage, the Bayes success of the best membership test for given priors — next to what the Bureau's
-//! zCDP accounting allows (src/attack).
+//! advantage, the Bayes success of the best membership test for given priors — next to what zCDP
+//! (Bun–Steinke) accounting of the same ρ allows: the Bureau's, for its allocation files (src/attack).
 
 use crate::account::Certified;
 use crate::attack;
 use crate::cli::common::{accountant, resolve, TargetArgs};
-use crate::num::format::{fmt_down, fmt_up};
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
-use crate::record::Format;
+use crate::record::{render_csv, Format, Record};
 use clap::Args;
 use rug::Rational;
 
@@ -36,6 +36,17 @@ fn pct_up(c: &Certified) -> String {
     format!("{}%", fmt_up(&(c.hi().clone() * 100u32), 4))
 }
 
+/// The CSV columns of `attack`: one row per measure (the advantage, the TPR at each FPR, the Bayes success
+/// at each prior), an empty cell where a field does not apply. `zcdp_bs` is what the Bun–Steinke zCDP
+/// accounting of the same ρ allows (double precision, approximate in its favour).
+pub const ATTACK_COLUMNS: &[&str] =
+    &["target", "neighbors", "method", "trust", "measure", "fpr", "prior", "value_lo", "value_hi", "zcdp_bs"];
+
+/// A double-precision value in the decimal style of the certified ones (7 significant digits).
+fn dec(x: f64) -> String {
+    fmt_nearest(&rug::Float::with_val(64, x), 7)
+}
+
 pub fn run(a: AttackArgs) -> Result<String, String> {
     let fprs = a.fpr.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--fpr", false)?))).collect::<Result<Vec<_>, String>>()?;
     let priors = a.prior.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--prior", true)?))).collect::<Result<Vec<_>, String>>()?;
@@ -45,9 +56,38 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
     let adv = attack::advantage(&acc)?;
     let tprs = fprs.iter().map(|(_, f)| attack::tpr_at_fpr(&acc, f)).collect::<Result<Vec<_>, _>>()?;
     let bayes = priors.iter().map(|(_, p)| attack::bayes_success(&acc, p)).collect::<Result<Vec<_>, _>>()?;
+    let tpr_bs: Vec<f64> = fprs.iter().map(|(_, f)| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
+    let bayes_bs: Vec<f64> = priors.iter().map(|(_, p)| attack::bureau_bayes_success(rho, p.to_f64())).collect();
+    let adv_bs = attack::bureau_advantage(rho);
+    // whose accounting the zCDP side is: the Bureau's for its own allocation files, else the conversion's
+    let whose = if t.bureau { "the Bureau's zCDP accounting" } else { "zCDP (Bun–Steinke) accounting" };
     let d = 25;
     match a.target.format {
-        Format::Json | Format::Csv => {
+        Format::Csv => {
+            let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Result<Record, String> {
+                let mut r = Record::new();
+                r.push("target", t.label.clone());
+                r.push("neighbors", t.comp.neighbors().as_str());
+                r.push("method", c.engine().as_str());
+                r.push("trust", c.trust().as_str());
+                r.push("measure", measure);
+                r.push("fpr", fpr);
+                r.push("prior", prior);
+                r.push("value_lo", fmt_down(c.lo(), d));
+                r.push("value_hi", fmt_up(c.hi(), d));
+                r.push("zcdp_bs", dec(bs));
+                r.with_columns(ATTACK_COLUMNS)
+            };
+            let mut rows = vec![row("advantage", "", "", &adv, adv_bs)?];
+            for (((fs, _), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {
+                rows.push(row("tpr_at_fpr", fs, "", c, *bs)?);
+            }
+            for (((ps, _), c), bs) in priors.iter().zip(&bayes).zip(&bayes_bs) {
+                rows.push(row("bayes_success", "", ps, c, *bs)?);
+            }
+            Ok(render_csv(&rows))
+        }
+        Format::Json => {
             let mut root = serde_json::Map::new();
             let s = |x: String| serde_json::Value::String(x);
             root.insert("target".into(), s(t.label.clone()));
@@ -56,16 +96,17 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
             root.insert("trust".into(), s(adv.trust().as_str().into()));
             root.insert("advantage_lo".into(), s(fmt_down(adv.lo(), d)));
             root.insert("advantage_hi".into(), s(fmt_up(adv.hi(), d)));
-            root.insert("advantage_bureau".into(), s(format!("{:.6e}", attack::bureau_advantage(rho))));
+            root.insert("advantage_bureau".into(), s(dec(adv_bs)));
             let per_fpr = fprs
                 .iter()
                 .zip(&tprs)
-                .map(|((fs, f), c)| {
+                .zip(&tpr_bs)
+                .map(|(((fs, _), c), bs)| {
                     let mut m = serde_json::Map::new();
                     m.insert("fpr".into(), s(fs.clone()));
                     m.insert("tpr_lo".into(), s(fmt_down(c.lo(), d)));
                     m.insert("tpr_hi".into(), s(fmt_up(c.hi(), d)));
-                    m.insert("tpr_bureau".into(), s(format!("{:.6e}", 1.0 - attack::bureau_tradeoff(rho, f.to_f64()))));
+                    m.insert("tpr_bureau".into(), s(dec(*bs)));
                     serde_json::Value::Object(m)
                 })
                 .collect();
@@ -73,54 +114,56 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
             let per_prior = priors
                 .iter()
                 .zip(&bayes)
-                .map(|((ps, p), c)| {
+                .zip(&bayes_bs)
+                .map(|(((ps, _), c), bs)| {
                     let mut m = serde_json::Map::new();
                     m.insert("prior".into(), s(ps.clone()));
                     m.insert("bayes_success_lo".into(), s(fmt_down(c.lo(), d)));
                     m.insert("bayes_success_hi".into(), s(fmt_up(c.hi(), d)));
-                    m.insert("bayes_success_bureau".into(), s(format!("{:.6e}", attack::bureau_bayes_success(rho, p.to_f64()))));
+                    m.insert("bayes_success_bureau".into(), s(dec(*bs)));
                     serde_json::Value::Object(m)
                 })
                 .collect();
             root.insert("per_prior".into(), serde_json::Value::Array(per_prior));
             root.insert(
                 "bureau_note".into(),
-                s("the *_bureau values are what the Bureau's zCDP accounting allows, evaluated in double precision on a grid (approximate, in the Bureau's favour)".into()),
+                s(format!(
+                    "the *_bureau values are what {whose} of the same rho allows (epsilon = rho + 2 sqrt(rho log 1/delta) for every delta), \
+                     evaluated in double precision on a grid (approximate, in the accounting's favour)"
+                )),
             );
-            if a.target.format == Format::Csv {
-                return Err("attack prints a table or JSON (--format table|json)".into());
-            }
-            Ok(serde_json::to_string_pretty(&serde_json::Value::Object(root)).unwrap() + "\n")
+            Ok(serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("JSON of strings") + "\n")
         }
         Format::Table => {
             let mut s =
                 format!("{} ({} neighbours), {} ({})\n", t.label, t.comp.neighbors().as_str(), adv.engine().as_str(), adv.trust().as_str());
-            for ((fs, f), c) in fprs.iter().zip(&tprs) {
+            let short = if t.bureau { "Bureau" } else { "zCDP (Bun–Steinke)" };
+            for (((fs, f), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {
                 let inv = f.to_f64();
                 let alarm = if inv > 0.0 { format!("1 false alarm in {:.0}", 1.0 / inv) } else { "no false alarm".to_string() };
                 s += &format!(
-                    "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]; the Bureau's accounting allows {:.4}%)\n",
+                    "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]; {whose} allows {:.4}%)\n",
                     pct_up(c),
                     fmt_down(c.lo(), 6),
                     fmt_up(c.hi(), 6),
-                    100.0 * (1.0 - attack::bureau_tradeoff(rho, inv))
+                    100.0 * bs
                 );
             }
             s += &format!(
-                "no test does better than TPR − FPR = {} (advantage in [{}, {}]; Bureau: {:.6})\n",
+                "no test does better than TPR − FPR = {} (advantage in [{}, {}]; {short}: {:.6})\n",
                 fmt_up(adv.hi(), 6),
                 fmt_down(adv.lo(), 6),
                 fmt_up(adv.hi(), 6),
-                attack::bureau_advantage(rho)
+                adv_bs
             );
-            for ((ps, p), c) in priors.iter().zip(&bayes) {
+            for (((ps, p), c), bs) in priors.iter().zip(&bayes).zip(&bayes_bs) {
                 let trivial = p.to_f64().max(1.0 - p.to_f64());
                 s += &format!(
-                    "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}; Bureau: {:.6})\n",
+                    "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}; {short}: {:.6})\n",
                     fmt_up(c.hi(), 8),
                     fmt_down(c.lo(), 8),
                     fmt_up(c.hi(), 8),
-                    attack::bureau_bayes_success(rho, p.to_f64())
+                    bs
                 );
             }
             Ok(s)

@@ -32,23 +32,48 @@ pub struct CalibrateArgs {
     /// The FPR of --target-tpr
     #[arg(long, value_name = "F", requires = "target_tpr")]
     pub at_fpr: Option<String>,
-    /// Conversion that defines the default target
-    #[arg(long, value_enum, default_value = "zcdp-bs")]
-    pub conversion: Conversion,
+    /// Conversion that defines the default ε target (default zcdp-bs; not with an attack target)
+    #[arg(long, value_enum)]
+    pub conversion: Option<Conversion>,
     /// One common variance factor for all levels, matching the overall guarantee
     #[arg(long)]
     pub uniform: bool,
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits
-    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
-    pub prec: u32,
+    /// Working precision in bits (default 256; with an attack target the accountant's choice for 20 digits)
+    #[arg(long, value_name = "BITS")]
+    pub prec: Option<u32>,
+}
+
+/// The columns of `calibrate` with an attack target, per level or uniform (an empty cell where a field
+/// does not apply).
+pub const ATTACK_COLUMNS: &[&str] = &[
+    "level",
+    "measure",
+    "target",
+    "measure_published_lo",
+    "measure_published_hi",
+    "sigma2_published",
+    "sigma2_calibrated_lo",
+    "sigma2_calibrated_hi",
+    "factor_lo",
+    "factor_hi",
+    "reduction_percent_lo",
+    "reduction_percent_hi",
+    "epsilon_rule_reduction_percent_lo",
+    "epsilon_rule_reduction_percent_hi",
+];
+
+/// Rows in the output format, every row with exactly the command's columns.
+fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Result<String, String> {
+    let rows = rows.iter().map(|r| r.with_columns(cols)).collect::<Result<Vec<_>, _>>()?;
+    Ok(render_rows(&rows, format))
 }
 
 /// Relative width of the certified factor bracket.
 pub fn run(a: CalibrateArgs) -> Result<String, String> {
-    let prec = check_prec(a.prec)?;
+    let prec = a.prec.map(check_prec).transpose()?;
     let num = |s: &str, what: &str| parse_rational(s).map_err(|e| format!("{what}: {e}"));
     let attack = match (&a.target_advantage, &a.target_tpr, &a.at_fpr) {
         (Some(v), _, _) => Some(AttackTarget::Advantage(num(v, "target-advantage")?)),
@@ -56,6 +81,17 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
         _ => None,
     };
     if let Some(t) = attack {
+        let flag = if a.target_advantage.is_some() { "--target-advantage" } else { "--target-tpr" };
+        if a.conversion.is_some() {
+            return Err(format!(
+                "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
+            ));
+        }
+        if a.uniform && a.delta.is_some() {
+            return Err(format!(
+                "--delta sets the epsilon-rule reduction printed beside each level; {flag} with --uniform prints none: drop --delta"
+            ));
+        }
         t.check()?;
         let alloc = Allocation::from_path(&a.allocation)?;
         let rows = if a.uniform {
@@ -64,8 +100,9 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
             let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
             crate::app::attack_calibration::level_rows(&alloc, &t, &d, prec)?
         };
-        return Ok(render_rows(&rows, a.format));
+        return render(&rows, ATTACK_COLUMNS, a.format);
     }
+    let prec = prec.unwrap_or(DEFAULT_PREC);
     let delta = parse_delta(a.delta.as_deref().ok_or("calibrate needs --delta (or an attack target: --target-advantage, --target-tpr)")?)?;
     let explicit = match &a.target_epsilon {
         Some(s) => {
@@ -77,11 +114,15 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
         }
         None => None,
     };
+    if explicit.is_some() && a.conversion.is_some() {
+        return Err("--conversion defines the default target; --target-epsilon gives it explicitly: give one of them".into());
+    }
+    let conversion = a.conversion.unwrap_or(Conversion::ZcdpBs);
     let alloc = Allocation::from_path(&a.allocation)?;
     let rows = if a.uniform {
-        vec![uniform_row(&alloc, &delta, a.conversion, &explicit, prec)?]
+        vec![uniform_row(&alloc, &delta, conversion, &explicit, prec)?]
     } else {
-        level_rows(&alloc, &delta, a.conversion, &explicit, prec)?
+        level_rows(&alloc, &delta, conversion, &explicit, prec)?
     };
-    Ok(render_rows(&rows, a.format))
+    render(&rows, crate::app::calibration::COLUMNS, a.format)
 }

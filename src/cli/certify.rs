@@ -26,9 +26,9 @@ pub struct CertifyArgs {
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
     /// Largest width of the certified ε bracket where the budgets share no practical lattice
-    /// (smoothed Fourier inversion; lattice results are narrower anyway)
-    #[arg(long, value_name = "W", default_value = "1e-9")]
-    pub width: String,
+    /// (smoothed Fourier inversion; lattice results are narrower anyway); --allocation only, default 1e-9
+    #[arg(long, value_name = "W")]
+    pub width: Option<String>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Working precision in bits, an expert override (manifests: chosen by the accountant for 20 digits; allocations: 53 = the certified double-precision engine)
@@ -44,6 +44,11 @@ fn is_topdown_manifest(p: &Path) -> bool {
 }
 
 pub fn run(a: CertifyArgs) -> Result<String, String> {
+    // --width is validated before anything runs; a manifest's certificate has no smoothed bracket to set
+    let width = crate::cli::common::parse_width(a.width.as_deref().unwrap_or("1e-9"))?;
+    if a.width.is_some() && a.allocation.is_empty() {
+        return Err("--width sets the bracket of an --allocation certificate; a MANIFEST's certificate does not use it".into());
+    }
     let delta = parse_delta(&a.delta)?;
     if !a.allocation.is_empty() {
         let prec = check_prec(a.prec.unwrap_or(crate::pld::compose::F64_PREC))?;
@@ -51,7 +56,6 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
         for p in &a.allocation {
             allocs.push(crate::census::Allocation::from_path(p)?);
         }
-        let width = crate::cli::common::parse_width(&a.width)?;
         let rows = crate::app::certificate::certificate(&allocs, &delta, prec, !a.no_exact, width)?;
         return Ok(render_rows(&rows, a.format));
     }

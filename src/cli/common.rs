@@ -23,11 +23,12 @@ pub struct TargetArgs {
     /// Number of i.i.d. queries composed (with --sigma2)
     #[arg(long, value_name = "N", allow_hyphen_values = true, requires = "sigma2")]
     pub n: Option<String>,
-    /// Integer sensitivity μ ≥ 1 of each query (with --sigma2; add/remove neighbours)
-    #[arg(long, value_name = "MU", default_value = "1")]
-    pub sensitivity: String,
-    /// Allocation file (TOML, see DESIGN.md)
-    #[arg(long, value_name = "FILE", conflicts_with = "mech")]
+    /// Integer sensitivity μ ≥ 1 of each query (with --sigma2 only, default 1; a --mech term states its own
+    /// as `mu=M`)
+    #[arg(long, value_name = "MU")]
+    pub sensitivity: Option<String>,
+    /// Allocation file (TOML, see DESIGN.md); with --mech, the level(s) composed with those mechanisms
+    #[arg(long, value_name = "FILE")]
     pub allocation: Option<PathBuf>,
     /// Geographic level of the allocation
     #[arg(long, value_name = "NAME", requires = "allocation", conflicts_with = "overall")]
@@ -39,10 +40,11 @@ pub struct TargetArgs {
     /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}); repeat and mix to compose several
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
-    /// Neighbour relation for --sigma2 and --mech (allocation files carry their own): add-remove (one shift
-    /// of μ per query) or replace (two shifts per query)
-    #[arg(long, value_name = "REL", default_value = "add-remove")]
-    pub neighbors: String,
+    /// Neighbour relation for --sigma2 and --mech (default add-remove; allocation files carry their own,
+    /// which --mech terms composed with them share): add-remove (one shift of μ per query) or replace (two
+    /// shifts per query)
+    #[arg(long, value_name = "REL")]
+    pub neighbors: Option<String>,
     /// Method: auto (the accountant picks the certified engine: MPFR lattice, f64 lattice or smoothed
     /// inversion), lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast (approximate)
     #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
@@ -85,6 +87,24 @@ pub fn parse_width(s: &str) -> Result<f64, String> {
 pub struct Target {
     pub label: String,
     pub comp: Composition,
+    /// The target is one of the Census Bureau's allocations shipped in data/allocations/ (its zCDP
+    /// accounting is the Bureau's), unchanged and without extra mechanisms.
+    pub bureau: bool,
+}
+
+/// The Census Bureau's allocation files shipped with tightdp (data/allocations/): a file with exactly this
+/// text is accounted by the Bureau with zCDP.
+const BUREAU_ALLOCATIONS: [&str; 6] = [
+    include_str!("../../data/allocations/dhc-2022-08-25.toml"),
+    include_str!("../../data/allocations/dhc-persons-us-2023.toml"),
+    include_str!("../../data/allocations/dhc-units-us-2023.toml"),
+    include_str!("../../data/allocations/redistricting-2020.toml"),
+    include_str!("../../data/allocations/redistricting-persons-us-2021.toml"),
+    include_str!("../../data/allocations/safetab-p-2023.toml"),
+];
+
+fn is_bureau_file(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| BUREAU_ALLOCATIONS.contains(&t.as_str()))
 }
 
 pub fn check_prec(p: u32) -> Result<u32, String> {
@@ -102,29 +122,53 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
     if a.level.is_some() && a.allocation.is_none() {
         return Err("--level needs --allocation".into());
     }
-    let nb = Neighbors::parse(&a.neighbors)?;
+    if a.sensitivity.is_some() && a.sigma2.is_none() {
+        // a --mech term or an allocation's query states its own sensitivity: the flag would be ignored
+        return Err(if !a.mech.is_empty() {
+            "--sensitivity applies to --sigma2 only; give each --mech term its sensitivity as mu=M (e.g. dgauss:sigma2=5,n=10,mu=3)"
+        } else {
+            "--sensitivity applies to --sigma2 only; an allocation's queries have sensitivity 1 (add a query of sensitivity M with --mech dgauss:sigma2=S,n=N,mu=M)"
+        }
+        .into());
+    }
+    let nb_flag = a.neighbors.as_deref().map(Neighbors::parse).transpose()?;
+    let nb = nb_flag.unwrap_or(Neighbors::AddRemove);
     if let Some(s) = &a.sigma2 {
         let sigma2 = parse_positive_rational(s, "sigma2")?;
         let n = parse_count(a.n.as_deref().ok_or("--sigma2 needs --n")?, "n")?;
-        let mu = parse_sensitivity(&a.sensitivity)?;
+        let mu = parse_sensitivity(a.sensitivity.as_deref().unwrap_or("1"))?;
         let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
-        return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp });
+        return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp, bureau: false });
     }
+    let mechs = || -> Result<Vec<Group>, String> { a.mech.iter().map(|m| parse_mech(m)).collect() };
     if let Some(path) = &a.allocation {
-        if a.neighbors.trim() != "add-remove" {
-            return Err("--neighbors applies to --sigma2 and --mech; an allocation file states its own".into());
-        }
         let alloc = Allocation::from_path(path)?;
-        if a.overall {
-            return Ok(Target { label: format!("{} (overall)", alloc.name), comp: alloc.composition()? });
+        if let Some(f) = nb_flag {
+            if f != alloc.neighbors {
+                return Err(format!(
+                    "--neighbors {} contradicts the allocation file's relation ({}): the file states its own{}",
+                    f.as_str(),
+                    alloc.neighbors.as_str(),
+                    if a.mech.is_empty() { "" } else { ", which the --mech terms composed with it share" }
+                ));
+            }
         }
-        let name = a.level.as_deref().ok_or("--allocation needs --level NAME or --overall")?;
-        let level = alloc.level(name)?;
-        return Ok(Target { label: format!("{} / {}", alloc.name, level.name), comp: alloc.level_composition(level)? });
+        let (label, comp) = if a.overall {
+            (format!("{} (overall)", alloc.name), alloc.composition()?)
+        } else {
+            let name = a.level.as_deref().ok_or("--allocation needs --level NAME or --overall")?;
+            let level = alloc.level(name)?;
+            (format!("{} / {}", alloc.name, level.name), alloc.level_composition(level)?)
+        };
+        if a.mech.is_empty() {
+            return Ok(Target { label, comp, bureau: is_bureau_file(path) });
+        }
+        // the allocation's queries composed with the extra mechanisms, under the file's relation
+        let extra = Composition::new(mechs()?, alloc.neighbors)?;
+        return Ok(Target { label: format!("{label} + {}", a.mech.join(" + ")), comp: comp.compose(&extra)?, bureau: false });
     }
     if !a.mech.is_empty() {
-        let groups = a.mech.iter().map(|m| parse_mech(m)).collect::<Result<Vec<_>, _>>()?;
-        return Ok(Target { label: a.mech.join(" + "), comp: Composition::new(groups, nb)? });
+        return Ok(Target { label: a.mech.join(" + "), comp: Composition::new(mechs()?, nb)?, bureau: false });
     }
     Err("nothing to account: give --sigma2 S --n N, --allocation FILE (--level NAME | --overall), or --mech SPEC".into())
 }
@@ -141,6 +185,16 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
     } else {
         a.method
     };
+    if width.is_some() && !matches!(method, Method::Auto | Method::Smoothed) {
+        return Err(if a.grid.is_some() {
+            "--width sets the smoothed inversion's bracket; --grid selects the grid method, which has none".to_string()
+        } else {
+            format!(
+                "--width sets the smoothed inversion's bracket; --method {} does not use it (use --method smoothed or auto)",
+                method.as_str()
+            )
+        });
+    }
     let opts = Options { method, digits: a.digits, prec: a.prec, width, grid, ..Options::default() };
     Accountant::new(t.comp.clone(), opts)
 }
@@ -152,6 +206,19 @@ pub fn parse_delta(s: &str) -> Result<Rational, String> {
         return Err(format!("delta must be in (0, 1), got '{s}'"));
     }
     Ok(d)
+}
+
+/// A comma list of values (`--delta 1e-5,1e-10`), each parsed by `parse`; the text of each kept for output.
+pub fn parse_list<T>(s: &str, what: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Vec<(String, T)>, String> {
+    s.split(',')
+        .map(|v| {
+            let v = v.trim();
+            if v.is_empty() {
+                return Err(format!("--{what}: empty value in the list '{}'", s.trim()));
+            }
+            Ok((v.to_string(), parse(v)?))
+        })
+        .collect()
 }
 
 /// ε ≥ 0.

@@ -1,9 +1,9 @@
 //! `tightdp epsilon` and `tightdp delta`: parse, ask the accountant, render.
 
 use crate::account::{Certified, Method};
-use crate::cli::common::{accountant, parse_delta, parse_epsilon, resolve, Target, TargetArgs};
+use crate::cli::common::{accountant, parse_delta, parse_epsilon, parse_list, resolve, Target, TargetArgs};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::record::Record;
+use crate::record::{render_blocks, render_csv, render_json_rows, Format, Record};
 use clap::Args;
 use rug::Float;
 
@@ -14,8 +14,8 @@ pub const OUT_DIGITS: usize = 40;
 pub struct EpsilonArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// δ in (0, 1), decimal or fraction
-    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    /// δ in (0, 1), decimal or fraction; a comma list gives one result per value
+    #[arg(long, value_name = "D[,D…]", allow_hyphen_values = true)]
     pub delta: String,
 }
 
@@ -23,8 +23,8 @@ pub struct EpsilonArgs {
 pub struct DeltaArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// ε ≥ 0, decimal or fraction
-    #[arg(long, value_name = "E", allow_hyphen_values = true)]
+    /// ε ≥ 0, decimal or fraction; a comma list gives one result per value
+    #[arg(long, value_name = "E[,E…]", allow_hyphen_values = true)]
     pub epsilon: String,
 }
 
@@ -64,23 +64,73 @@ pub fn push_bracket(r: &mut Record, name: &str, c: &Certified, digits: usize) {
     }
 }
 
+/// The CSV columns of `epsilon`, whatever the method (an empty cell where a field does not apply).
+pub const EPSILON_COLUMNS: &[&str] =
+    &["target", "neighbors", "method", "trust", "rho", "delta", "epsilon_lo", "epsilon_hi", "epsilon_width", "digits", "detail", "note"];
+
+/// The CSV columns of `delta`: the certified bracket and its two terms, or an approximate estimate
+/// (`delta`, `error_bound`) of the Fourier methods.
+pub const DELTA_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "method",
+    "trust",
+    "rho",
+    "epsilon",
+    "delta_lo",
+    "delta_hi",
+    "delta_width",
+    "digits",
+    "detail",
+    "note",
+    "first_term_lo",
+    "first_term_hi",
+    "second_term_lo",
+    "second_term_hi",
+    "delta",
+    "error_bound",
+];
+
+/// One record per requested value: table blocks separated by a blank line, CSV with the command's fixed
+/// columns, JSON an object (one value) or an array (several). One value renders as it always did.
+pub fn render_values(rows: &[Record], format: Format, cols: &[&str]) -> Result<String, String> {
+    Ok(match (format, rows) {
+        (Format::Csv, _) => render_csv(&rows.iter().map(|r| r.with_columns(cols)).collect::<Result<Vec<_>, _>>()?),
+        (Format::Table, _) => render_blocks(rows),
+        (Format::Json, [one]) => one.render(Format::Json),
+        (Format::Json, _) => render_json_rows(rows),
+    })
+}
+
 pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
-    let delta = parse_delta(&a.delta)?;
+    let deltas = parse_list(&a.delta, "delta", parse_delta)?;
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
-    let e = acc.epsilon(&delta)?;
-    let mut r = header(&t);
-    push_certified(&mut r, "epsilon", &e, out_digits(&a.target), &acc.rho());
-    // keep the contract's order: δ before the bracket
-    r.fields.insert(5, ("delta".into(), a.delta.trim().to_string()));
-    Ok(r.render(a.target.format))
+    let mut rows = Vec::new();
+    for (text, delta) in &deltas {
+        let e = acc.epsilon(delta)?;
+        let mut r = header(&t);
+        push_certified(&mut r, "epsilon", &e, out_digits(&a.target), &acc.rho());
+        // keep the contract's order: δ before the bracket
+        r.fields.insert(5, ("delta".into(), text.clone()));
+        rows.push(r);
+    }
+    render_values(&rows, a.target.format, EPSILON_COLUMNS)
 }
 
 pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
-    let eps = parse_epsilon(&a.epsilon)?;
+    let epsilons = parse_list(&a.epsilon, "epsilon", parse_epsilon)?;
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
-    let mut r = header(&t);
+    let mut rows = Vec::new();
+    for (text, eps) in &epsilons {
+        rows.push(delta_row(&a, &t, &acc, text, eps)?);
+    }
+    render_values(&rows, a.target.format, DELTA_COLUMNS)
+}
+
+fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: &str, eps: &rug::Rational) -> Result<Record, String> {
+    let mut r = header(t);
     if acc.options().method.is_approximate() {
         let pb = indicatif::ProgressBar::new(0);
         if acc.options().method == Method::Fourier {
@@ -92,28 +142,28 @@ pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
             pb.set_length(total);
             pb.set_position(done);
         };
-        let d = acc.delta_estimate(&eps, &progress);
+        let d = acc.delta_estimate(eps, &progress);
         pb.finish_and_clear();
         let d = d?;
         r.push("method", d.engine.as_str());
         r.push("trust", "approximate");
         r.push("rho", fmt_nearest(&Float::with_val(512, &acc.rho()), OUT_DIGITS));
-        r.push("epsilon", a.epsilon.trim());
+        r.push("epsilon", text);
         r.push("delta", format!("{:.17e}", d.value));
         r.push("error_bound", format!("{:.3e}", d.error_bound));
         r.push("detail", d.detail);
         r.push("note", "not certified: f64 quadrature whose error terms exclude floating-point rounding (docs/fourier-findings.md)");
-        return Ok(r.render(a.target.format));
+        return Ok(r);
     }
-    let d = acc.delta(&eps)?;
+    let d = acc.delta(eps)?;
     let digits = out_digits(&a.target);
     push_certified(&mut r, "delta", &d.delta, digits, &acc.rho());
-    r.fields.insert(5, ("epsilon".into(), a.epsilon.trim().to_string()));
+    r.fields.insert(5, ("epsilon".into(), text.to_string()));
     if let (Some(f), Some(s)) = (&d.first, &d.second) {
         r.push("first_term_lo", fmt_down(&f.lo, digits));
         r.push("first_term_hi", fmt_up(&f.hi, digits));
         r.push("second_term_lo", fmt_down(&s.lo, digits));
         r.push("second_term_hi", fmt_up(&s.hi, digits));
     }
-    Ok(r.render(a.target.format))
+    Ok(r)
 }
