@@ -42,7 +42,7 @@ pub fn run(a: SafetabArgs) -> Result<String, String> {
     let its = Iterations::load(&a.iterations, &a.race_codes)?;
     let geo = Geography::load(&a.geography)?;
     let t0 = std::time::Instant::now();
-    let run = crate::rundir::RunDir::begin(&a.out, "safetab", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab", a.force, &["t1.txt", "t2.txt", "moe.csv", "manifest.json"])?;
     let (s, _) = run_re(&cfg, &its, &geo, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal())?;
     run.commit()?;
     let mut o = String::new();

@@ -42,7 +42,7 @@ pub fn run(a: SafetabPArgs) -> Result<String, String> {
     let inp = Inputs::load(&a.config, &a.iterations, &a.race_codes, &a.geography)?;
     let t0 = std::time::Instant::now();
     // a mechanism releases nothing on error: the tables are staged and swapped into place at the end
-    let run = crate::rundir::RunDir::begin(&a.out, "safetab-p", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab-p", a.force, &["t1.txt", "t2.txt", "manifest.json"])?;
     let s = run_with(&inp, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal(), !a.no_coterminous)?;
     run.commit()?;
     let mut o = String::new();
