@@ -55,6 +55,7 @@ impl GeoLevel {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawLevel {
     geo: String,
     iterations: String,
@@ -63,6 +64,7 @@ struct RawLevel {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfig {
     gamma: String,
     stability: u32,
@@ -96,8 +98,11 @@ pub struct Config {
 impl Config {
     pub fn from_path(p: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-        let raw: RawConfig =
-            toml::from_str(&text).map_err(|e| format!("{}: {}", p.display(), e.to_string().lines().next().unwrap_or("")))?;
+        let raw: RawConfig = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            format!("{}: {}{at}", p.display(), crate::record::one_line(e.message()))
+        })?;
         let gamma = parse_rational(&raw.gamma).map_err(|e| format!("config gamma: {e}"))?;
         if gamma <= 0 || gamma >= 1 {
             return Err("config gamma must lie in (0, 1)".into());
