@@ -380,3 +380,47 @@ fn safetab_removes_the_staging_directories_of_killed_runs() {
     assert_eq!(n, ["geo", "rel"]);
     assert_eq!(names(&out), [".tightdp-complete", "manifest.json", "moe.csv", "t1.txt", "t2.txt"]);
 }
+
+// ---------------------------------------------------------------- certify MANIFEST: size
+
+/// A manifest of `levels` levels with `structures` structures each; structure k has k+1 discrete
+/// Gaussian stages of σ² = 10(k+1) (every structure spends the level's ρ = 1/20).
+fn big_manifest(levels: usize, structures: usize) -> serde_json::Value {
+    let lv: Vec<serde_json::Value> = (0..levels)
+        .map(|i| {
+            let st: Vec<serde_json::Value> = (0..structures)
+                .map(|k| {
+                    let stages: Vec<serde_json::Value> = (0..=k)
+                        .map(|j| serde_json::json!({"query": format!("q{j}"), "distribution": "discrete-gaussian", "sigma2": (10 * (k + 1)).to_string(), "sensitivity": 1}))
+                        .collect();
+                    serde_json::json!({"kind": format!("k{k}"), "groups": 1, "stages": stages})
+                })
+                .collect();
+            serde_json::json!({"name": format!("L{i}"), "budget": "rho=1/20", "degree": 1, "structures": st})
+        })
+        .collect();
+    serde_json::json!({"mechanism": "t", "for_release": false, "neighbors": "add-remove", "composition": "sequential", "levels": lv})
+}
+
+#[test]
+fn certify_manifest_refuses_or_answers_large_manifests_quickly() {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("big.json");
+    // 500 structures: one composition each (the old code ran for minutes and hundreds of MB)
+    std::fs::write(&p, big_manifest(2, 500).to_string()).unwrap();
+    let t0 = std::time::Instant::now();
+    let e = refused(bin().args(["certify", p.to_str().unwrap(), "--delta", "1e-9"]).timeout(std::time::Duration::from_secs(60)));
+    assert!(e.contains("500 structures") && e.contains("at most 8"), "{e}");
+    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+    // 2,000 levels of identical structures: answered
+    std::fs::write(&p, big_manifest(2000, 2).to_string()).unwrap();
+    let o = bin()
+        .args(["certify", p.to_str().unwrap(), "--delta", "1e-9", "--format", "json"])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // ρ = 2000 levels × 1/20 = 100 whichever structure
+    assert_eq!(v[0]["zcdp_rho"], "100.000000000000", "{v}");
+}

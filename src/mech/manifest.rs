@@ -85,6 +85,11 @@ pub struct Manifest {
     pub notes: Option<String>,
 }
 
+/// Most structures one level may list (`certify` evaluates one composition per structure index).
+pub const MAX_STRUCTURES: usize = 8;
+/// Most noise stages a manifest may list in all (levels × structures × stages).
+pub const MAX_STAGES: usize = 100_000;
+
 impl Manifest {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("manifest serialises") + "\n"
@@ -107,6 +112,19 @@ impl Manifest {
         }
         if self.levels.is_empty() {
             return Err("manifest has no levels".into());
+        }
+        // the certificate evaluates one composition per structure index (every stage of every level):
+        // refuse up front what would take minutes and gigabytes rather than hang
+        if let Some(l) = self.levels.iter().find(|l| l.structures.len() > MAX_STRUCTURES) {
+            return Err(format!(
+                "level {} lists {} structures; at most {MAX_STRUCTURES} are certified (each is a separate worst case; SafeTab uses 2)",
+                l.name,
+                l.structures.len()
+            ));
+        }
+        let stages: usize = self.levels.iter().flat_map(|l| &l.structures).map(|s| s.stages.len()).sum();
+        if stages > MAX_STAGES {
+            return Err(format!("the manifest lists {stages} noise stages; at most {MAX_STAGES} are certified"));
         }
         for l in &self.levels {
             if l.degree == 0 {
@@ -253,8 +271,16 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     let mut rho_max = Rational::from(0);
     let mut pure_max: Option<Rational> = None;
     let mut any_dg = false;
+    let mut seen: Vec<Composition> = Vec::new();
     for choice in 0..n_choices {
         let (comp, label) = composition(m, choice)?;
+        // structures that give the same composition need one evaluation (the later label is kept, as
+        // the worst case of equal brackets is the last)
+        if let Some(i) = seen.iter().position(|c| *c == comp) {
+            labels[i] = label;
+            continue;
+        }
+        seen.push(comp.clone());
         any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
         let rho = comp.rho();
         if rho > rho_max {
