@@ -424,3 +424,60 @@ fn certify_manifest_refuses_or_answers_large_manifests_quickly() {
     // ρ = 2000 levels × 1/20 = 100 whichever structure
     assert_eq!(v[0]["zcdp_rho"], "100.000000000000", "{v}");
 }
+
+// ---------------------------------------------------------------- safetab from any directory
+
+#[test]
+fn safetab_and_safetab_p_run_from_a_scratch_directory_with_built_in_specs() {
+    let t = tempfile::tempdir().unwrap();
+    let cwd = t.path();
+    bin()
+        .current_dir(cwd)
+        .args(["synth", "--out", "geo", "--states", "1", "--counties", "1", "--tracts", "1", "--blocks", "2", "--persons", "60"])
+        .assert()
+        .success();
+    let common = ["--persons", "geo/persons.csv", "--geography", "geo/geography.txt", "--seed", "3"];
+    // no data/ here: the built-in copies of data/safetab/ are used
+    bin().current_dir(cwd).arg("safetab").args(common).args(["--out", "st"]).assert().success();
+    bin().current_dir(cwd).arg("safetab-p").args(common).args(["--out", "stp"]).assert().success();
+    // the same release as with the repository's files named explicitly
+    bin()
+        .current_dir(cwd)
+        .arg("safetab")
+        .args(common)
+        .args(["--out", "st2", "--config", repo("data/safetab/safetab-geometric.toml").to_str().unwrap()])
+        .args(["--iterations", repo("data/safetab/iterations-re.txt").to_str().unwrap()])
+        .args(["--race-codes", repo("data/safetab/race-codes.txt").to_str().unwrap()])
+        .assert()
+        .success();
+    for f in ["t1.txt", "t2.txt", "moe.csv", "manifest.json"] {
+        assert_eq!(std::fs::read(cwd.join("st").join(f)).unwrap(), std::fs::read(cwd.join("st2").join(f)).unwrap(), "{f}");
+    }
+    // --data DIR takes DIR/safetab/NAME (here a configuration with a level removed: a different manifest)
+    let data = cwd.join("mydata");
+    std::fs::create_dir_all(data.join("safetab")).unwrap();
+    for f in ["iterations-re.txt", "race-codes.txt"] {
+        std::fs::copy(repo("data/safetab").join(f), data.join("safetab").join(f)).unwrap();
+    }
+    let cfg = std::fs::read_to_string(repo("data/safetab/safetab-geometric.toml")).unwrap();
+    let cut = cfg.rfind("[[level]]").unwrap();
+    std::fs::write(data.join("safetab/safetab-geometric.toml"), &cfg[..cut]).unwrap();
+    bin().current_dir(cwd).arg("safetab").args(common).args(["--out", "st3", "--data", "mydata"]).assert().success();
+    let levels = |d: &str| -> usize {
+        let m: serde_json::Value = serde_json::from_slice(&std::fs::read(cwd.join(d).join("manifest.json")).unwrap()).unwrap();
+        m["levels"].as_array().unwrap().len()
+    };
+    assert_eq!(levels("st3") + 1, levels("st"));
+    // an explicit path wins over --data; a missing --data file is named in the error
+    bin()
+        .current_dir(cwd)
+        .arg("safetab")
+        .args(common)
+        .args(["--out", "st4", "--data", "mydata", "--config"])
+        .arg(repo("data/safetab/safetab-geometric.toml"))
+        .assert()
+        .success();
+    assert_eq!(levels("st4"), levels("st"));
+    let e = refused(bin().current_dir(cwd).arg("safetab-p").args(common).args(["--out", "stp2", "--data", "mydata"]));
+    assert!(e.contains("mydata/safetab/config.toml"), "{e}");
+}
