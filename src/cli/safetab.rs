@@ -36,7 +36,8 @@ pub struct SafetabArgs {
     /// Reproducible noise from this seed: the output is marked NOT FOR RELEASE
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Replace a non-empty --out that does not hold an earlier `safetab` run
+    /// Replace a non-empty --out that does not hold an earlier `safetab` run, or one that also holds
+    /// files `safetab` does not write
     #[arg(long)]
     pub force: bool,
 }

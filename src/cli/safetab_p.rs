@@ -32,7 +32,8 @@ pub struct SafetabPArgs {
     /// Reproducible noise from this seed: the output is marked NOT FOR RELEASE
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Replace a non-empty --out that does not hold an earlier `safetab-p` run
+    /// Replace a non-empty --out that does not hold an earlier `safetab-p` run, or one that also holds
+    /// files `safetab-p` does not write
     #[arg(long)]
     pub force: bool,
     /// Skip Algorithm 4 (coterminous geographies, §5.3.3): release the independent counts of

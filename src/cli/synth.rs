@@ -24,7 +24,8 @@ pub struct SynthArgs {
     pub persons: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Replace a non-empty --out that does not hold an earlier `synth` run
+    /// Replace a non-empty --out that does not hold an earlier `synth` run, or one that also holds
+    /// files `synth` does not write
     #[arg(long)]
     pub force: bool,
 }

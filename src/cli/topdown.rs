@@ -137,7 +137,8 @@ pub struct MeasureArgs {
     pub no_noise: bool,
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
-    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run
+    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run, or one that
+    /// also holds files measure does not write (e.g. the estimates.csv of `topdown postprocess`)
     #[arg(long)]
     pub force: bool,
     #[arg(long, value_enum, default_value = "table")]
