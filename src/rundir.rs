@@ -2,15 +2,21 @@
 //!
 //! A command that writes a directory of results (`reproduce`, `safetab-p`, `synth`, `topdown measure`)
 //! writes everything into a fresh hidden sibling `.NAME.tmp-PID`, adds the completion marker
-//! [`MARKER`] last, and only then swaps the staging directory into place with one `rename`. A failure or
-//! an interruption at any point before the swap leaves the previous contents of `--out` untouched (or
-//! no `--out` at all); the staging directory of a killed run is removed by the next run. Readers of a
-//! run directory check the marker ([`is_complete`]).
+//! [`MARKER`] last, and only then publishes the staging directory with one atomic step: on Linux an
+//! earlier `--out` is exchanged with the staging directory by `renameat2(RENAME_EXCHANGE)` (the old
+//! run then sits under the staging name and is deleted), a first run is one `rename`. At every instant
+//! `--out` is either the previous complete directory or the new complete one; a failure or an
+//! interruption before the swap leaves the previous contents untouched (or no `--out` at all), and the
+//! staging directory of a killed run (or the old run it was exchanged with) is removed by the next run.
+//! Readers of a run directory check the marker ([`is_complete`]).
 //!
 //! A non-empty `--out` is replaced only when it holds the marker of an earlier run of the same command
 //! (re-running `reproduce` refreshes `results/`), or with `--force`; anything else is refused so that
-//! no unrelated directory is clobbered. Concurrent runs into one `--out` are excluded by an advisory
-//! lock on `.NAME.lock` beside it (released by the OS when the process ends, however it ends).
+//! no unrelated directory is clobbered. A command that knows the files it writes
+//! ([`RunDir::begin_owned`]) also refuses, without `--force`, to replace an earlier run that now holds
+//! other files (say the `estimates.csv` a user wrote into a `topdown measure` run). Concurrent runs
+//! into one `--out` are excluded by an advisory lock on `.NAME.lock` beside it (released by the OS
+//! when the process ends, however it ends).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -41,6 +47,18 @@ pub struct RunDir {
     command: String,
     _lock: File,
     committed: bool,
+    /// the files the command writes (begin_owned): anything else in an earlier run is not replaced
+    owned: Option<Vec<String>>,
+    force: bool,
+}
+
+/// The names in `dir` (top level) other than the marker, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| n != MARKER).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
 }
 
 fn err(what: &str, p: &Path, e: impl std::fmt::Display) -> String {
@@ -101,7 +119,34 @@ impl RunDir {
         }
         let stage = parent.join(format!(".{name}.tmp-{}", std::process::id()));
         std::fs::create_dir(&stage).map_err(|e| err("create", &stage, e))?;
-        Ok(RunDir { out: out.to_path_buf(), stage, command: command.to_string(), _lock: lock, committed: false })
+        Ok(RunDir { out: out.to_path_buf(), stage, command: command.to_string(), _lock: lock, committed: false, owned: None, force })
+    }
+
+    /// [`RunDir::begin`] for a command that writes exactly the top-level files `files`: without
+    /// `force`, an earlier run in `out` that holds anything else (a file a user added) is refused
+    /// here, before any work, and again at the commit against what was actually staged.
+    pub fn begin_owned(out: &Path, command: &str, force: bool, files: &[&str]) -> Result<RunDir, String> {
+        let mut r = RunDir::begin(out, command, force)?;
+        r.owned = Some(files.iter().map(|f| f.to_string()).collect());
+        if !force && out.is_dir() {
+            let others: Vec<String> = entries(out).into_iter().filter(|n| !files.contains(&n.as_str())).collect();
+            r.refuse_others(&others)?;
+        }
+        Ok(r)
+    }
+
+    fn refuse_others(&self, others: &[String]) -> Result<(), String> {
+        if others.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "--out '{}' holds {} that `tightdp {}` does not write; replacing the run would delete {}: move {} away or pass --force (nothing was changed)",
+            self.out.display(),
+            others.join(", "),
+            self.command,
+            if others.len() == 1 { "it" } else { "them" },
+            if others.len() == 1 { "it" } else { "them" },
+        ))
     }
 
     /// Where the run writes its files (the staging directory).
@@ -130,21 +175,64 @@ impl RunDir {
         writeln!(f, "{}\ncomplete: every file of this run was written before this marker", self.command)
             .map_err(|e| err("write", &m, e))?;
         f.sync_all().map_err(|e| err("write", &m, e))?;
-        let old = self.stage.with_file_name(self.stage.file_name().unwrap().to_string_lossy().replacen(".tmp-", ".old-", 1));
         let had_old = self.out.exists();
-        if had_old {
-            std::fs::rename(&self.out, &old).map_err(|e| err("replace", &self.out, e))?;
+        if had_old && !self.force && self.owned.is_some() {
+            // what the earlier run holds beyond what this run staged would be deleted by the swap
+            let staged = entries(&self.stage);
+            let others: Vec<String> = entries(&self.out).into_iter().filter(|n| !staged.contains(n)).collect();
+            self.refuse_others(&others)?;
         }
-        if let Err(e) = std::fs::rename(&self.stage, &self.out) {
-            if had_old {
-                let _ = std::fs::rename(&old, &self.out);
-            }
-            return Err(err("write", &self.out, e));
+        if had_old {
+            self.swap_in()?;
+        } else {
+            std::fs::rename(&self.stage, &self.out).map_err(|e| err("write", &self.out, e))?;
         }
         self.committed = true;
         if had_old {
-            let _ = std::fs::remove_dir_all(&old);
+            // the staging path now holds the previous run (exchanged); a kill here leaves it to the next run
+            let _ = std::fs::remove_dir_all(&self.stage);
         }
+        Ok(())
+    }
+
+    /// Exchange the staging directory with the existing `--out` in one atomic step (Linux
+    /// `renameat2(RENAME_EXCHANGE)`); afterwards the staging path holds the previous run.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn swap_in(&self) -> Result<(), String> {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(|e| err("replace", p, e));
+        let (a, b) = (c(&self.stage)?, c(&self.out)?);
+        // SAFETY: two NUL-terminated paths that live across the call; no memory is shared with the kernel after it
+        let rc = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            // a file system (or kernel) without the exchange: two renames
+            Some(libc::EINVAL) | Some(libc::ENOSYS) | Some(libc::EOPNOTSUPP) => self.swap_in_two_renames(),
+            _ => Err(err("replace", &self.out, e)),
+        }
+    }
+
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    fn swap_in(&self) -> Result<(), String> {
+        self.swap_in_two_renames()
+    }
+
+    /// The fallback swap: the old `--out` is moved aside, the staging directory renamed into place, the
+    /// old one moved to the staging path (a kill between the two renames leaves no `--out`, only the
+    /// hidden `.NAME.old-PID`, which the next run removes).
+    fn swap_in_two_renames(&self) -> Result<(), String> {
+        let old = self.stage.with_file_name(self.stage.file_name().unwrap().to_string_lossy().replacen(".tmp-", ".old-", 1));
+        std::fs::rename(&self.out, &old).map_err(|e| err("replace", &self.out, e))?;
+        if let Err(e) = std::fs::rename(&self.stage, &self.out) {
+            let _ = std::fs::rename(&old, &self.out);
+            return Err(err("write", &self.out, e));
+        }
+        let _ = std::fs::rename(&old, &self.stage);
+        let _ = std::fs::remove_dir_all(&old);
         Ok(())
     }
 }
@@ -207,6 +295,87 @@ mod tests {
         let f = d.join("file");
         std::fs::write(&f, "").unwrap();
         assert!(RunDir::begin(&f, "synth", true).err().unwrap().contains("not a directory"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The publish step leaves `out` the old or the new complete directory at every instant: an
+    /// observer polling `out` during many replacements never sees it missing or without its marker
+    /// (the old two-rename publish left a window with no `out` at all), and no staging or old
+    /// directory is left beside it.
+    #[test]
+    fn replacing_a_run_is_one_atomic_step() {
+        let d = scratch("atomic");
+        let out = d.join("run");
+        let r = RunDir::begin(&out, "synth", false).unwrap();
+        std::fs::write(r.path().join("a.txt"), "0").unwrap();
+        r.commit().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watcher = {
+            let (out, stop) = (out.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let (mut seen, mut bad) = (0u64, 0u64);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    seen += 1;
+                    // a complete directory: its marker and its file, read through one open directory
+                    if !(out.join(MARKER).is_file() && out.join("a.txt").is_file()) {
+                        bad += 1;
+                    }
+                }
+                (seen, bad)
+            })
+        };
+        for i in 1..=400 {
+            let r = RunDir::begin(&out, "synth", false).unwrap();
+            std::fs::write(r.path().join("a.txt"), i.to_string()).unwrap();
+            r.commit().unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let (seen, bad) = watcher.join().unwrap();
+        assert!(seen > 100, "the observer ran {seen} times");
+        assert_eq!(bad, 0, "out was missing or incomplete at {bad} of {seen} looks");
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "400");
+        let left: Vec<String> = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+        assert!(left.iter().all(|n| n == "run" || n.ends_with(".lock")), "{left:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A run killed after the exchange leaves the old run under the staging name; a run killed while
+    /// staging leaves its staging directory: the next run removes both, whatever their PID.
+    #[test]
+    fn stale_staging_and_old_directories_are_removed_by_the_next_run() {
+        let d = scratch("stale");
+        let out = d.join("run");
+        for stale in [".run.tmp-1", ".run.old-2", ".run.tmp-999999"] {
+            std::fs::create_dir_all(d.join(stale).join("sub")).unwrap();
+            std::fs::write(d.join(stale).join("sub").join("x"), "x").unwrap();
+        }
+        let r = RunDir::begin(&out, "synth", false).unwrap();
+        r.commit().unwrap();
+        let left: Vec<String> = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+        assert!(left.iter().all(|n| n == "run" || n.ends_with(".lock")), "{left:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// begin_owned: an earlier run holding a file the command does not write is not replaced
+    /// without force (refused before any work), with force it is.
+    #[test]
+    fn a_users_file_in_an_earlier_run_is_kept() {
+        let d = scratch("owned");
+        let out = d.join("run");
+        let r = RunDir::begin_owned(&out, "synth", false, &["a.txt"]).unwrap();
+        std::fs::write(r.path().join("a.txt"), "1").unwrap();
+        r.commit().unwrap();
+        let r = RunDir::begin_owned(&out, "synth", false, &["a.txt"]).unwrap();
+        std::fs::write(r.path().join("a.txt"), "2").unwrap();
+        r.commit().unwrap();
+        std::fs::write(out.join("mine.csv"), "keep").unwrap();
+        let e = RunDir::begin_owned(&out, "synth", false, &["a.txt"]).err().unwrap();
+        assert!(e.contains("mine.csv") && e.contains("--force"), "{e}");
+        assert_eq!(std::fs::read_to_string(out.join("mine.csv")).unwrap(), "keep");
+        let r = RunDir::begin_owned(&out, "synth", true, &["a.txt"]).unwrap();
+        std::fs::write(r.path().join("a.txt"), "3").unwrap();
+        r.commit().unwrap();
+        assert!(!out.join("mine.csv").exists());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

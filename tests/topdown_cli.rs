@@ -433,7 +433,7 @@ fn postprocess_bad_input_fails_cleanly() {
     let copy = |name: &str| -> std::path::PathBuf {
         let p = d.join(name);
         std::fs::create_dir_all(&p).unwrap();
-        for f in ["manifest.json", "measurements.csv", "geography.csv", "invariants.csv"] {
+        for f in ["manifest.json", "measurements.csv", "geography.csv", "invariants.csv", ".tightdp-complete"] {
             std::fs::copy(good.join(f), p.join(f)).unwrap();
         }
         p
@@ -452,7 +452,7 @@ fn postprocess_bad_input_fails_cleanly() {
         l[5] = f.join(",");
         l.join("\n") + "\n"
     });
-    cases.push((p, "not a finite number"));
+    cases.push((p, "is not an integer"));
     // a measurement row missing (the manifest says more rows)
     let p = copy("missing-row");
     edit(&p, "measurements.csv", &|s| {

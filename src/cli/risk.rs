@@ -70,7 +70,8 @@ pub struct SingleArgs {
     /// Take ρ from the last query (GVHR / "detailed") of a level of an allocation file
     #[arg(long, value_name = "FILE", requires = "level")]
     pub allocation: Option<PathBuf>,
-    #[arg(long, value_name = "NAME")]
+    /// The allocation's level whose ρ is taken (with --allocation only)
+    #[arg(long, value_name = "NAME", requires = "allocation")]
     pub level: Option<String>,
     /// Known count m = x_{1,−t} of the other records with the target's characteristics
     #[arg(long, value_name = "M", default_value_t = 0, allow_hyphen_values = true)]
@@ -302,11 +303,7 @@ pub fn run(a: RiskArgs) -> Result<String, String> {
         RiskCmd::Multilevel(m) => multilevel(m),
         RiskCmd::Sequential(m) => seq(m),
         RiskCmd::Postproc(p) => pp(p),
-        RiskCmd::Figures(f) => {
-            let mut files = crate::risk::figures::figure_data(&f.out)?;
-            files.extend(crate::report::csvplot::risk_figures(&f.out)?);
-            Ok(files.iter().map(|p| format!("wrote {}\n", p.display())).collect())
-        }
+        RiskCmd::Figures(f) => figures(&f.out),
     }
 }
 
@@ -519,4 +516,41 @@ fn pp(a: PpArgs) -> Result<String, String> {
         rows.push(rec);
     }
     Ok(render_rows(&rows, a.out.format))
+}
+
+/// Prefix of the staging directory `risk figures` writes into, inside `--out` (same file system).
+const FIG_STAGE: &str = ".tightdp-risk-figures.tmp-";
+
+/// `risk figures --out DIR`: all or nothing. Every CSV, PNG and SVG is written into a staging
+/// directory inside DIR first; only when all are written, and no destination is in the way (a
+/// directory of the same name), are they renamed into DIR. A failure leaves DIR as it was; a killed
+/// run's staging directory is removed by the next run.
+fn figures(out: &std::path::Path) -> Result<String, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    if let Ok(rd) = std::fs::read_dir(out) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with(FIG_STAGE) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let stage = out.join(format!("{FIG_STAGE}{}", std::process::id()));
+    std::fs::create_dir(&stage).map_err(|e| format!("cannot create '{}': {e}", stage.display()))?;
+    let res = (|| -> Result<Vec<std::path::PathBuf>, String> {
+        let mut files = crate::risk::figures::figure_data(&stage)?;
+        files.extend(crate::report::csvplot::risk_figures(&stage)?);
+        if std::env::var(crate::rundir::FAULT_ENV).is_ok_and(|v| v == "before-commit") {
+            return Err("injected fault before commit (TIGHTDP_INJECT_FAULT)".into());
+        }
+        let dest: Vec<std::path::PathBuf> = files.iter().map(|p| out.join(p.file_name().unwrap_or_default())).collect();
+        if let Some(d) = dest.iter().find(|d| d.is_dir()) {
+            return Err(format!("cannot write '{}': a directory of that name is in the way (nothing was written)", d.display()));
+        }
+        for (f, d) in files.iter().zip(&dest) {
+            std::fs::rename(f, d).map_err(|e| format!("cannot write '{}': {e}", d.display()))?;
+        }
+        Ok(dest)
+    })();
+    let _ = std::fs::remove_dir_all(&stage);
+    Ok(res?.iter().map(|p| format!("wrote {}\n", p.display())).collect())
 }

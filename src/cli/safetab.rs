@@ -3,7 +3,7 @@
 //! manifest.json, all or nothing.
 
 use crate::mech::safetab::{run as run_re, ReConfig};
-use crate::mech::safetab_spec::{Geography, Iterations};
+use crate::mech::safetab_spec::{Geography, Iterations, Spec};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -11,8 +11,12 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct SafetabArgs {
     /// Run configuration: noise (geometric | discrete-gaussian), γ, stability, levels with budgets, MOE targets, thresholds
-    #[arg(long, value_name = "TOML", default_value = "data/safetab/safetab-geometric.toml")]
-    pub config: PathBuf,
+    /// [default: DIR/safetab/safetab-geometric.toml with --data DIR, else the built-in copy]
+    #[arg(long, value_name = "TOML")]
+    pub config: Option<PathBuf>,
+    /// Take the default specification files from DIR/safetab/ instead of the copies built into the binary
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// Persons CSV (QAGE,QSEX,TABBLKST,TABBLKCOU,TABTRACTCE,TABBLK,QRACE1..QRACE8,QSPAN)
     #[arg(long, value_name = "CSV")]
     pub persons: PathBuf,
@@ -20,29 +24,36 @@ pub struct SafetabArgs {
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
     /// Characteristic iterations (TOTAL_ONLY = the TotalOnly set of RE Alg. 2, at every geography)
-    #[arg(long, value_name = "FILE", default_value = "data/safetab/iterations-re.txt")]
-    pub iterations: PathBuf,
-    /// Race/ethnicity code → iteration map
-    #[arg(long, value_name = "FILE", default_value = "data/safetab/race-codes.txt")]
-    pub race_codes: PathBuf,
+    /// [default: iterations-re.txt of --data DIR/safetab/, else the built-in copy]
+    #[arg(long, value_name = "FILE")]
+    pub iterations: Option<PathBuf>,
+    /// Race/ethnicity code → iteration map [default: race-codes.txt of --data DIR/safetab/, else the built-in copy]
+    #[arg(long, value_name = "FILE")]
+    pub race_codes: Option<PathBuf>,
     /// Output directory
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Reproducible noise from this seed: the output is marked NOT FOR RELEASE
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Replace a non-empty --out that does not hold an earlier `safetab` run
+    /// Replace a non-empty --out that does not hold an earlier `safetab` run, or one that also holds
+    /// files `safetab` does not write
     #[arg(long)]
     pub force: bool,
 }
 
 pub fn run(a: SafetabArgs) -> Result<String, String> {
     // every public input is validated before the output directory is touched
-    let cfg = ReConfig::from_path(&a.config)?;
-    let its = Iterations::load(&a.iterations, &a.race_codes)?;
+    let d = a.data.as_deref();
+    let spec = Spec::resolve(a.config.as_deref(), d, "safetab-geometric.toml");
+    let cfg = ReConfig::parse(&spec.text()?, &spec.name())?;
+    let its = Iterations::from_specs(
+        &Spec::resolve(a.iterations.as_deref(), d, "iterations-re.txt"),
+        &Spec::resolve(a.race_codes.as_deref(), d, "race-codes.txt"),
+    )?;
     let geo = Geography::load(&a.geography)?;
     let t0 = std::time::Instant::now();
-    let run = crate::rundir::RunDir::begin(&a.out, "safetab", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab", a.force, &["t1.txt", "t2.txt", "moe.csv", "manifest.json"])?;
     let (s, _) = run_re(&cfg, &its, &geo, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal())?;
     run.commit()?;
     let mut o = String::new();

@@ -1,6 +1,7 @@
 //! `tightdp safetab-p`: run SafeTab-P on a persons file; writes t1.txt, t2.txt and manifest.json.
 
 use crate::mech::safetab_p::{run_with, Inputs};
+use crate::mech::safetab_spec::Spec;
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -13,22 +14,26 @@ pub struct SafetabPArgs {
     /// Geography file (block → place, AIANNH)
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
-    /// Run configuration (budgets, γ, stability, thresholds)
-    #[arg(long, value_name = "TOML", default_value = "data/safetab/config.toml")]
-    pub config: PathBuf,
-    /// Characteristic iterations
-    #[arg(long, value_name = "FILE", default_value = "data/safetab/iterations.txt")]
-    pub iterations: PathBuf,
-    /// Race/ethnicity code → iteration map
-    #[arg(long, value_name = "FILE", default_value = "data/safetab/race-codes.txt")]
-    pub race_codes: PathBuf,
+    /// Run configuration (budgets, γ, stability, thresholds) [default: config.toml of --data DIR/safetab/, else the built-in copy]
+    #[arg(long, value_name = "TOML")]
+    pub config: Option<PathBuf>,
+    /// Characteristic iterations [default: iterations.txt of --data DIR/safetab/, else the built-in copy]
+    #[arg(long, value_name = "FILE")]
+    pub iterations: Option<PathBuf>,
+    /// Race/ethnicity code → iteration map [default: race-codes.txt of --data DIR/safetab/, else the built-in copy]
+    #[arg(long, value_name = "FILE")]
+    pub race_codes: Option<PathBuf>,
+    /// Take the default specification files from DIR/safetab/ instead of the copies built into the binary
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// Output directory
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Reproducible noise from this seed: the output is marked NOT FOR RELEASE
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Replace a non-empty --out that does not hold an earlier `safetab-p` run
+    /// Replace a non-empty --out that does not hold an earlier `safetab-p` run, or one that also holds
+    /// files `safetab-p` does not write
     #[arg(long)]
     pub force: bool,
     /// Skip Algorithm 4 (coterminous geographies, §5.3.3): release the independent counts of
@@ -39,10 +44,16 @@ pub struct SafetabPArgs {
 }
 
 pub fn run(a: SafetabPArgs) -> Result<String, String> {
-    let inp = Inputs::load(&a.config, &a.iterations, &a.race_codes, &a.geography)?;
+    let d = a.data.as_deref();
+    let inp = Inputs::from_specs(
+        &Spec::resolve(a.config.as_deref(), d, "config.toml"),
+        &Spec::resolve(a.iterations.as_deref(), d, "iterations.txt"),
+        &Spec::resolve(a.race_codes.as_deref(), d, "race-codes.txt"),
+        &a.geography,
+    )?;
     let t0 = std::time::Instant::now();
     // a mechanism releases nothing on error: the tables are staged and swapped into place at the end
-    let run = crate::rundir::RunDir::begin(&a.out, "safetab-p", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab-p", a.force, &["t1.txt", "t2.txt", "manifest.json"])?;
     let s = run_with(&inp, &a.persons, run.path(), a.seed, std::io::stderr().is_terminal(), !a.no_coterminous)?;
     run.commit()?;
     let mut o = String::new();

@@ -24,7 +24,8 @@ pub struct SynthArgs {
     pub persons: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Replace a non-empty --out that does not hold an earlier `synth` run
+    /// Replace a non-empty --out that does not hold an earlier `synth` run, or one that also holds
+    /// files `synth` does not write
     #[arg(long)]
     pub force: bool,
 }
@@ -39,7 +40,7 @@ pub fn run(a: SynthArgs) -> Result<String, String> {
         seed: a.seed,
     };
     // all or nothing: written into a staging directory, swapped into place at the end
-    let run = crate::rundir::RunDir::begin(&a.out, "synth", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out, "synth", a.force, &["geography.txt", "persons.csv"])?;
     let (b, n) = synth(&p, run.path(), std::io::stderr().is_terminal())?;
     run.commit()?;
     Ok(format!("wrote {} ({b} blocks) and {} ({n} persons)\n", a.out.join("geography.txt").display(), a.out.join("persons.csv").display()))

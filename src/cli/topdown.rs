@@ -137,7 +137,8 @@ pub struct MeasureArgs {
     pub no_noise: bool,
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
-    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run
+    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run, or one that
+    /// also holds files measure does not write (e.g. the estimates.csv of `topdown postprocess`)
     #[arg(long)]
     pub force: bool,
     #[arg(long, value_enum, default_value = "table")]
@@ -333,7 +334,7 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
     // the run directory is released all or nothing (staged, swapped into place at the end)
-    let run = crate::rundir::RunDir::begin(&a.out_dir, "topdown measure", a.force)?;
+    let run = crate::rundir::RunDir::begin_owned(&a.out_dir, "topdown measure", a.force, &crate::topdown::rundir::MEASURE_FILES)?;
     let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: run.path(), seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
     run.commit()?;
     let secs = t0.elapsed().as_secs_f64();
@@ -359,6 +360,8 @@ pub fn run_certify(a: CertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let m = read_manifest(&a.manifest)?;
+    // a manifest whose geolevels contradict its noise entries is refused outright (no zCDP fallback)
+    crate::topdown::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", a.manifest.display()))?;
     let c = certify(&m, &delta, prec).map_err(|e| {
         // still say what the zCDP accounting gives (when the manifest's ρ is a usable number)
         let rho = match parse_rational(&m.rho) {
@@ -507,11 +510,50 @@ fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String>
     Ok(out)
 }
 
+/// `--out` must not be one of the run's own files (measurements, manifest, geography, invariants,
+/// completion marker): compared as files (device and inode), so a relative path, `..` or a link to
+/// one of them is caught too.
+fn refuse_overwriting_inputs(out: &std::path::Path, run: &std::path::Path, m: &crate::topdown::measure::Manifest) -> Result<(), String> {
+    let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
+    let mut inputs: Vec<PathBuf> = crate::topdown::rundir::MEASURE_FILES.iter().map(|f| run.join(f)).collect();
+    inputs.push(run.join(&m.measurements_file));
+    inputs.push(run.join(crate::rundir::MARKER));
+    let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    for p in inputs {
+        if let Ok(i) = std::fs::metadata(&p) {
+            if same_file(&o, &i) || (canon(out).is_some() && canon(out) == canon(&p)) {
+                return Err(format!(
+                    "--out '{}' is the run's own {}: write the estimates to another file (e.g. {})",
+                    out.display(),
+                    p.display(),
+                    run.join("estimates.csv").display()
+                ));
+            }
+        }
+    }
+    if o.is_dir() {
+        return Err(format!("--out '{}' is a directory: name the CSV file to write", out.display()));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    false
+}
+
 fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let t0 = std::time::Instant::now();
     let (run, m) = crate::topdown::rundir::load_run(&a.run)?;
+    refuse_overwriting_inputs(&a.out, &a.run, &m)?;
     let t_load = t0.elapsed().as_secs_f64();
     let (est, stats) = crate::topdown::postprocess::postprocess(&run)?;
     let t_solve = t0.elapsed().as_secs_f64() - t_load;

@@ -85,6 +85,11 @@ pub struct Manifest {
     pub notes: Option<String>,
 }
 
+/// Most structures one level may list (`certify` evaluates one composition per structure index).
+pub const MAX_STRUCTURES: usize = 8;
+/// Most noise stages a manifest may list in all (levels × structures × stages).
+pub const MAX_STAGES: usize = 100_000;
+
 impl Manifest {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("manifest serialises") + "\n"
@@ -94,7 +99,7 @@ impl Manifest {
         let t = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
         let m: Manifest =
             serde_json::from_str(&t).map_err(|e| crate::record::one_line(&format!("{}: invalid manifest: {e}", p.display())))?;
-        m.validate()?;
+        m.validate().map_err(|e| format!("{}: {e}", p.display()))?;
         Ok(m)
     }
 
@@ -108,6 +113,19 @@ impl Manifest {
         if self.levels.is_empty() {
             return Err("manifest has no levels".into());
         }
+        // the certificate evaluates one composition per structure index (every stage of every level):
+        // refuse up front what would take minutes and gigabytes rather than hang
+        if let Some(l) = self.levels.iter().find(|l| l.structures.len() > MAX_STRUCTURES) {
+            return Err(format!(
+                "level {} lists {} structures; at most {MAX_STRUCTURES} are certified (each is a separate worst case; SafeTab uses 2)",
+                l.name,
+                l.structures.len()
+            ));
+        }
+        let stages: usize = self.levels.iter().flat_map(|l| &l.structures).map(|s| s.stages.len()).sum();
+        if stages > MAX_STAGES {
+            return Err(format!("the manifest lists {stages} noise stages; at most {MAX_STAGES} are certified"));
+        }
         for l in &self.levels {
             if l.degree == 0 {
                 return Err(format!("level {}: degree must be ≥ 1", l.name));
@@ -116,10 +134,22 @@ impl Manifest {
                 return Err(format!("level {}: no structures", l.name));
             }
             for s in &l.structures {
-                for n in &s.stages {
-                    n.parsed()?;
+                if s.stages.is_empty() {
+                    return Err(format!("level {} structure '{}': no stages", l.name, s.kind));
+                }
+                for (k, n) in s.stages.iter().enumerate() {
+                    n.parsed().map_err(|e| format!("level {} stage '{}': {e}", l.name, n.query))?;
                     if n.sensitivity == 0 {
                         return Err(format!("level {}: sensitivity must be ≥ 1", l.name));
+                    }
+                    // an adaptive stage must name an earlier stage of its own structure
+                    if let Some(on) = &n.adaptive_on {
+                        if !s.stages[..k].iter().any(|e| &e.query == on) {
+                            return Err(format!(
+                                "level {} stage '{}': adaptive_on '{on}' names no earlier stage of its structure",
+                                l.name, n.query
+                            ));
+                        }
                     }
                 }
             }
@@ -134,15 +164,18 @@ impl LevelManifest {
     /// every structure, degree × Σ_stages Δ²/(2σ²) = R (a discrete Gaussian of variance σ² and
     /// sensitivity Δ is Δ²/(2σ²)-zCDP, Canonne–Kamath–Steinke 2020 Thm 14), or degree × Σ Δ/b = E (a
     /// discrete Laplace of scale b is Δ/b-DP). The certificate is computed from the noise; a budget that
-    /// contradicts it means the file was edited or written by something else, and is refused.
-    /// Other budget texts are free-form notes.
+    /// contradicts it means the file was edited or written by something else, and is refused, as is
+    /// any other budget text.
     fn check_budget(&self) -> Result<(), String> {
         let (kind, want) = if let Some(r) = self.budget.strip_prefix("rho=") {
             ("rho", parse_rational(r).map_err(|e| format!("level {}: budget: {e}", self.name))?)
         } else if let Some(e) = self.budget.strip_prefix("eps=") {
             ("eps", parse_rational(e).map_err(|e| format!("level {}: budget: {e}", self.name))?)
         } else {
-            return Ok(());
+            return Err(format!(
+                "level {}: budget must be 'rho=R' (discrete Gaussian noise) or 'eps=E' (discrete Laplace noise), got '{}'",
+                self.name, self.budget
+            ));
         };
         for (k, st) in self.structures.iter().enumerate() {
             let mut spent = Rational::from(0);
@@ -183,6 +216,9 @@ impl Noise {
     fn parsed(&self) -> Result<Parsed, String> {
         match self.distribution.as_str() {
             "discrete-gaussian" => {
+                if self.scale.is_some() {
+                    return Err("discrete-gaussian noise takes sigma2, not scale".into());
+                }
                 let s = parse_rational(self.sigma2.as_deref().ok_or("discrete-gaussian noise needs sigma2")?)?;
                 if s <= 0 {
                     return Err("sigma2 must be positive".into());
@@ -190,6 +226,9 @@ impl Noise {
                 Ok(Parsed::Dg(s))
             }
             "discrete-laplace" => {
+                if self.sigma2.is_some() {
+                    return Err("discrete-laplace noise takes scale, not sigma2".into());
+                }
                 let b = parse_rational(self.scale.as_deref().ok_or("discrete-laplace noise needs scale")?)?;
                 if b <= 0 {
                     return Err("scale must be positive".into());
@@ -232,8 +271,16 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     let mut rho_max = Rational::from(0);
     let mut pure_max: Option<Rational> = None;
     let mut any_dg = false;
+    let mut seen: Vec<Composition> = Vec::new();
     for choice in 0..n_choices {
         let (comp, label) = composition(m, choice)?;
+        // structures that give the same composition need one evaluation (the later label is kept, as
+        // the worst case of equal brackets is the last)
+        if let Some(i) = seen.iter().position(|c| *c == comp) {
+            labels[i] = label;
+            continue;
+        }
+        seen.push(comp.clone());
         any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
         let rho = comp.rho();
         if rho > rho_max {
@@ -412,7 +459,7 @@ mod tests {
     /// Changing a budget changes the certificate (small Laplace manifest: fast).
     #[test]
     fn budget_change_moves_certificate() {
-        let mk = |b: &str| Manifest {
+        let mk = |b: &str, budget: &str| Manifest {
             mechanism: "t".into(),
             for_release: false,
             seed: Some(1),
@@ -420,7 +467,7 @@ mod tests {
             composition: "sequential".into(),
             levels: vec![LevelManifest {
                 name: "L".into(),
-                budget: "-".into(),
+                budget: budget.into(),
                 degree: 3,
                 structures: vec![Structure {
                     kind: "total-only".into(),
@@ -438,8 +485,8 @@ mod tests {
             notes: None,
         };
         let d = parse_rational("1e-6").unwrap();
-        let a = certify(&mk("2"), &d, None).unwrap();
-        let b = certify(&mk("1"), &d, None).unwrap();
+        let a = certify(&mk("2", "eps=3/2"), &d, None).unwrap();
+        let b = certify(&mk("1", "eps=3"), &d, None).unwrap();
         assert_eq!(a[0].get("epsilon_pure"), Some("1.500000000000"));
         assert_eq!(b[0].get("epsilon_pure"), Some("3.000000000000"));
         let ea: f64 = a[0].get("epsilon_exact_hi").unwrap().parse().unwrap();

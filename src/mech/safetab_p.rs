@@ -60,9 +60,21 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Result<Inputs, String> {
+        use crate::mech::safetab_spec::Spec;
+        let p = |x: &Path| Spec::Path(x.to_path_buf());
+        Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
+    }
+
+    /// The inputs from specification files that may be built-in defaults (`Spec`).
+    pub fn from_specs(
+        config: &crate::mech::safetab_spec::Spec,
+        iterations: &crate::mech::safetab_spec::Spec,
+        codes: &crate::mech::safetab_spec::Spec,
+        geography: &Path,
+    ) -> Result<Inputs, String> {
         Ok(Inputs {
-            config: Config::from_path(config)?,
-            iterations: Iterations::load(iterations, codes)?,
+            config: Config::from_spec(config)?,
+            iterations: Iterations::from_specs(iterations, codes)?,
             geography: Geography::load(geography)?,
         })
     }

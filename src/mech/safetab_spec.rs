@@ -15,7 +15,56 @@ use crate::num::parse_rational;
 use rug::Rational;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The SafeTab specification files of data/safetab/, built into the binary: `safetab` and
+/// `safetab-p` work from any directory; `--data DIR` (DIR/safetab/NAME) or an explicit path overrides.
+pub const BUILTIN: [(&str, &str); 6] = [
+    ("config.toml", include_str!("../../data/safetab/config.toml")),
+    ("safetab-geometric.toml", include_str!("../../data/safetab/safetab-geometric.toml")),
+    ("safetab-dgauss.toml", include_str!("../../data/safetab/safetab-dgauss.toml")),
+    ("iterations.txt", include_str!("../../data/safetab/iterations.txt")),
+    ("iterations-re.txt", include_str!("../../data/safetab/iterations-re.txt")),
+    ("race-codes.txt", include_str!("../../data/safetab/race-codes.txt")),
+];
+
+/// A specification file: a path, or one of the [`BUILTIN`] defaults.
+#[derive(Clone, Debug)]
+pub enum Spec {
+    Path(PathBuf),
+    Builtin(&'static str),
+}
+
+impl Spec {
+    /// `explicit` if given, else `DIR/safetab/NAME` with `--data DIR`, else the built-in NAME.
+    pub fn resolve(explicit: Option<&Path>, data: Option<&Path>, name: &'static str) -> Spec {
+        match (explicit, data) {
+            (Some(p), _) => Spec::Path(p.to_path_buf()),
+            (None, Some(d)) => Spec::Path(d.join("safetab").join(name)),
+            (None, None) => Spec::Builtin(name),
+        }
+    }
+
+    /// The file's text.
+    pub fn text(&self) -> Result<String, String> {
+        match self {
+            Spec::Path(p) => std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display())),
+            Spec::Builtin(n) => BUILTIN
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, t)| t.to_string())
+                .ok_or_else(|| format!("internal error: no built-in data/safetab/{n}")),
+        }
+    }
+
+    /// How messages name it.
+    pub fn name(&self) -> String {
+        match self {
+            Spec::Path(p) => p.display().to_string(),
+            Spec::Builtin(n) => format!("built-in data/safetab/{n}"),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GeoLevel {
@@ -55,6 +104,7 @@ impl GeoLevel {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawLevel {
     geo: String,
     iterations: String,
@@ -63,6 +113,7 @@ struct RawLevel {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawConfig {
     gamma: String,
     stability: u32,
@@ -95,9 +146,16 @@ pub struct Config {
 
 impl Config {
     pub fn from_path(p: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-        let raw: RawConfig =
-            toml::from_str(&text).map_err(|e| format!("{}: {}", p.display(), e.to_string().lines().next().unwrap_or("")))?;
+        Self::from_spec(&Spec::Path(p.to_path_buf()))
+    }
+
+    pub fn from_spec(spec: &Spec) -> Result<Config, String> {
+        let text = spec.text()?;
+        let raw: RawConfig = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            format!("{}: {}{at}", spec.name(), crate::record::one_line(e.message()))
+        })?;
         let gamma = parse_rational(&raw.gamma).map_err(|e| format!("config gamma: {e}"))?;
         if gamma <= 0 || gamma >= 1 {
             return Err("config gamma must lie in (0, 1)".into());
@@ -174,11 +232,16 @@ pub struct Iterations {
 
 fn read_pipe(p: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
     let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+    parse_pipe(&text, &p.display().to_string(), header)
+}
+
+fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
+    let p = name;
     let mut lines = text.lines().enumerate();
-    let (_, h) = lines.next().ok_or_else(|| format!("{}: empty file", p.display()))?;
+    let (_, h) = lines.next().ok_or_else(|| format!("{}: empty file", p))?;
     let cols: Vec<&str> = h.split('|').map(|c| c.trim()).collect();
     if cols != header {
-        return Err(format!("{} line 1: header must be {}", p.display(), header.join("|")));
+        return Err(format!("{} line 1: header must be {}", p, header.join("|")));
     }
     let mut out = Vec::new();
     for (i, l) in lines {
@@ -187,54 +250,59 @@ fn read_pipe(p: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, Str
         }
         let f: Vec<String> = l.split('|').map(|c| c.trim().to_string()).collect();
         if f.len() != header.len() {
-            return Err(format!("{} line {}: expected {} fields, got {}", p.display(), i + 1, header.len(), f.len()));
+            return Err(format!("{} line {}: expected {} fields, got {}", p, i + 1, header.len(), f.len()));
         }
         out.push((i + 1, f));
     }
     Ok(out)
 }
 
-fn parse_bool(s: &str, what: &str, p: &Path, line: usize) -> Result<bool, String> {
+fn parse_bool(s: &str, what: &str, p: &str, line: usize) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(format!("{} line {line}: {what} must be True or False, got '{s}'", p.display())),
+        _ => Err(format!("{p} line {line}: {what} must be True or False, got '{s}'")),
     }
 }
 
 impl Iterations {
     pub fn load(iter_path: &Path, codes_path: &Path) -> Result<Iterations, String> {
-        let rows = read_pipe(iter_path, &["ITERATION_CODE", "ITERATION_NAME", "LEVEL", "ALONE", "KIND", "TOTAL_ONLY"])?;
+        Self::from_specs(&Spec::Path(iter_path.to_path_buf()), &Spec::Path(codes_path.to_path_buf()))
+    }
+
+    pub fn from_specs(iter: &Spec, codes: &Spec) -> Result<Iterations, String> {
+        let (iter_path, codes_path) = (iter.name(), codes.name());
+        let rows = parse_pipe(&iter.text()?, &iter_path, &["ITERATION_CODE", "ITERATION_NAME", "LEVEL", "ALONE", "KIND", "TOTAL_ONLY"])?;
         let mut list = Vec::new();
         let mut idx: HashMap<String, usize> = HashMap::new();
         for (line, f) in rows {
             let detailed = match f[2].to_ascii_lowercase().as_str() {
                 "detailed" => true,
                 "regional" => false,
-                o => return Err(format!("{} line {line}: LEVEL must be detailed or regional, got '{o}'", iter_path.display())),
+                o => return Err(format!("{} line {line}: LEVEL must be detailed or regional, got '{o}'", iter_path)),
             };
-            let alone = parse_bool(&f[3], "ALONE", iter_path, line)?;
+            let alone = parse_bool(&f[3], "ALONE", &iter_path, line)?;
             let ethnicity = match f[4].to_ascii_lowercase().as_str() {
                 "race" => false,
                 "ethnicity" => true,
-                o => return Err(format!("{} line {line}: KIND must be race or ethnicity, got '{o}'", iter_path.display())),
+                o => return Err(format!("{} line {line}: KIND must be race or ethnicity, got '{o}'", iter_path)),
             };
             if ethnicity && !alone {
-                return Err(format!("{} line {line}: ethnicity iterations are Alone groups", iter_path.display()));
+                return Err(format!("{} line {line}: ethnicity iterations are Alone groups", iter_path));
             }
-            let total_only = parse_bool(&f[5], "TOTAL_ONLY", iter_path, line)?;
+            let total_only = parse_bool(&f[5], "TOTAL_ONLY", &iter_path, line)?;
             if f[0].is_empty() || f[0].contains(['|', ',']) {
-                return Err(format!("{} line {line}: bad ITERATION_CODE", iter_path.display()));
+                return Err(format!("{} line {line}: bad ITERATION_CODE", iter_path));
             }
             if idx.insert(f[0].clone(), list.len()).is_some() {
-                return Err(format!("{} line {line}: duplicate ITERATION_CODE {}", iter_path.display(), f[0]));
+                return Err(format!("{} line {line}: duplicate ITERATION_CODE {}", iter_path, f[0]));
             }
             list.push(Iteration { code: f[0].clone(), name: f[1].clone(), detailed, alone, ethnicity, total_only });
         }
         let mut race: HashMap<String, CodeMap> = HashMap::new();
         let mut eth: HashMap<String, CodeMap> = HashMap::new();
-        for (line, f) in read_pipe(codes_path, &["ITERATION_CODE", "CODE"])? {
-            let &i = idx.get(&f[0]).ok_or_else(|| format!("{} line {line}: unknown ITERATION_CODE {}", codes_path.display(), f[0]))?;
+        for (line, f) in parse_pipe(&codes.text()?, &codes_path, &["ITERATION_CODE", "CODE"])? {
+            let &i = idx.get(&f[0]).ok_or_else(|| format!("{} line {line}: unknown ITERATION_CODE {}", codes_path, f[0]))?;
             let it = &list[i];
             let lvl = if it.detailed { 0 } else { 1 };
             let map = if it.ethnicity { eth.entry(f[1].clone()).or_default() } else { race.entry(f[1].clone()).or_default() };
@@ -246,7 +314,7 @@ impl Iterations {
                 if *prev as usize != i {
                     return Err(format!(
                         "{} line {line}: code {} is in two {} {} groups ({} and {}): stability would exceed the bound",
-                        codes_path.display(),
+                        codes_path,
                         f[1],
                         if it.detailed { "detailed" } else { "regional" },
                         if it.alone { "Alone" } else { "AOIC" },

@@ -32,6 +32,7 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
     if rho <= 0 {
         return Err(format!("manifest rho must be positive, got {}", m.rho));
     }
+    check_levels(m)?;
     // re-derive every σ² from (ρ, γ, α) and the neighbour relation: the manifest must be consistent
     let mut s2 = Vec::with_capacity(m.noise.len());
     let mut share = Vec::with_capacity(m.noise.len());
@@ -111,6 +112,59 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
         }
     }
     Ok(uniq)
+}
+
+/// The manifest's geolevels must be those its noise entries name: every entry at index i names
+/// `levels[i]`, spans the consecutive geolevels after it, carries γ = the sum of their shares β, and
+/// every geolevel is measured (or carried by a bypassed span). A manifest with a geolevel removed,
+/// added or renamed describes no run `topdown measure` writes and is refused.
+pub fn check_levels(m: &Manifest) -> Result<(), String> {
+    let names: Vec<&str> = m.levels.iter().map(|l| l.name.as_str()).collect();
+    if names.is_empty() {
+        return Err("manifest: no geolevels".into());
+    }
+    let mut beta = Vec::with_capacity(names.len());
+    for (i, l) in m.levels.iter().enumerate() {
+        if names[..i].contains(&l.name.as_str()) {
+            return Err(format!("manifest: geolevel '{}' listed twice", l.name));
+        }
+        let b = parse_rational(&l.beta).map_err(|e| format!("manifest geolevel '{}' beta: {e}", l.name))?;
+        if b < 0 {
+            return Err(format!("manifest geolevel '{}': negative share beta {}", l.name, l.beta));
+        }
+        beta.push(b);
+    }
+    if beta.iter().fold(Rational::from(0), |s, b| s + b) != 1 {
+        return Err("manifest: the geolevels' shares beta do not sum to 1 (a geolevel removed or edited?)".into());
+    }
+    let mut covered = vec![false; names.len()];
+    for (k, e) in m.noise.iter().enumerate() {
+        let span = e.span_levels.len();
+        let fits = e.level_index < names.len()
+            && names[e.level_index] == e.level
+            && span >= 1
+            && e.level_index + span <= names.len()
+            && names[e.level_index..e.level_index + span].iter().zip(&e.span_levels).all(|(a, b)| *a == b);
+        if !fits {
+            return Err(format!(
+                "manifest noise {k}: geolevel '{}' at index {} spanning {:?} is not in the manifest's geolevels ({})",
+                e.level,
+                e.level_index,
+                e.span_levels,
+                names.join(", ")
+            ));
+        }
+        let g = parse_rational(&e.gamma).map_err(|x| format!("manifest noise {k} gamma: {x}"))?;
+        let want = beta[e.level_index..e.level_index + span].iter().fold(Rational::from(0), |s, b| s + b);
+        if g != want {
+            return Err(format!("manifest noise {k}: gamma {g} is not the sum {want} of its geolevels' shares beta"));
+        }
+        covered[e.level_index..e.level_index + span].iter_mut().for_each(|c| *c = true);
+    }
+    if let Some(i) = covered.iter().position(|c| !c) {
+        return Err(format!("manifest: geolevel '{}' has no noise entry (its measurements are missing)", names[i]));
+    }
+    Ok(())
 }
 
 pub struct Certificate {

@@ -142,7 +142,8 @@ impl RunData {
         for u in 0..sp.n_units() {
             let ch = sp.children(u as u32);
             if self.invariant[u] >= 0 && !ch.is_empty() && self.invariant[ch[0] as usize] >= 0 {
-                let s: i64 = ch.iter().map(|&c| self.invariant[c as usize]).sum();
+                let s = checked_sum(ch.iter().map(|&c| self.invariant[c as usize]))
+                    .ok_or_else(|| format!("the invariant totals of the children of '{}' overflow when added", sp.ids[u]))?;
                 if s != self.invariant[u] {
                     return Err(format!(
                         "the invariant totals of the children of '{}' add up to {s}, not to its invariant {}",
@@ -341,20 +342,27 @@ pub fn check(run: &RunData, est: &[i64]) -> Result<(), String> {
         let ch = sp.children(u as u32);
         if !ch.is_empty() {
             for k in 0..nc {
-                let s: i64 = ch.iter().map(|&c| est[c as usize * nc + k]).sum();
+                let s = checked_sum(ch.iter().map(|&c| est[c as usize * nc + k]))
+                    .ok_or_else(|| format!("geounit '{}', cell {k}: the children's counts overflow when added", sp.ids[u]))?;
                 if s != est[u * nc + k] {
                     return Err(format!("geounit '{}', cell {k}: children add up to {s}, not {}", sp.ids[u], est[u * nc + k]));
                 }
             }
         }
         if run.invariant[u] >= 0 {
-            let t: i64 = est[u * nc..(u + 1) * nc].iter().sum();
+            let t = checked_sum(est[u * nc..(u + 1) * nc].iter().copied())
+                .ok_or_else(|| format!("geounit '{}': its cells overflow when added", sp.ids[u]))?;
             if t != run.invariant[u] {
                 return Err(format!("geounit '{}': total {t} but the invariant is {}", sp.ids[u], run.invariant[u]));
             }
         }
     }
     Ok(())
+}
+
+/// Σ of integers, `None` on i64 overflow (counts come from files: an overflow is bad input, not a bug).
+fn checked_sum(mut it: impl Iterator<Item = i64>) -> Option<i64> {
+    it.try_fold(0i64, |s, x| s.checked_add(x))
 }
 
 /// Write `level,geounit,parent,cell,count`, geolevel by geolevel from the top, units in spine order.

@@ -26,6 +26,13 @@ use std::path::Path;
 
 pub const GEOGRAPHY_FILE: &str = "geography.csv";
 pub const INVARIANTS_FILE: &str = "invariants.csv";
+/// Every file `topdown measure` writes into its run directory (besides the completion marker).
+pub const MEASURE_FILES: [&str; 4] = ["measurements.csv", "manifest.json", GEOGRAPHY_FILE, INVARIANTS_FILE];
+
+/// Largest |count| accepted in a run's measurements and invariants: 10^12, over a hundred times the
+/// world's population. `topdown measure` writes integer noisy counts far below it; the bound keeps
+/// every count exact in the estimator's f64 arithmetic and every sum of 8 million of them inside i64.
+pub const MAX_COUNT: i64 = 1_000_000_000_000;
 
 /// Write the spine as a geography file (readable by `Spine::from_reader`).
 pub fn write_geography(spine: &Spine, w: &mut dyn Write) -> Result<(), String> {
@@ -82,6 +89,20 @@ fn bypass_of(s: &str) -> Result<Bypass, String> {
 pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
     if !dir.is_dir() {
         return Err(format!("run directory '{}' does not exist", dir.display()));
+    }
+    // only a run `topdown measure` finished (its marker written last) is post-processed
+    match crate::rundir::completed_command(dir) {
+        Some(c) if c == "topdown measure" => {}
+        Some(c) => {
+            return Err(format!("'{}' holds a `tightdp {c}` run, not a `tightdp topdown measure` run", dir.display()));
+        }
+        None => {
+            return Err(format!(
+                "'{}' is not a completed `tightdp topdown measure` run (no {} marker): measure it again",
+                dir.display(),
+                crate::rundir::MARKER
+            ))
+        }
     }
     let m = read_manifest(&dir.join("manifest.json"))?;
     let geo = dir.join(GEOGRAPHY_FILE);
@@ -203,10 +224,15 @@ fn read_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run:
             if cell >= q.cells {
                 return Err(bad(format!("cell {cell} outside query '{}' ({} cells)", q.name, q.cells)));
             }
-            let v: f64 = rec[4].trim().parse().map_err(|_| bad(format!("value '{}' is not a number", &rec[4])))?;
-            if !v.is_finite() {
-                return Err(bad(format!("value '{}' is not a finite number", &rec[4])));
+            // measure writes integer noisy counts: a fraction, an exponent or a huge value was not written by it
+            let v: i64 = rec[4]
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("value '{}' is not an integer (`topdown measure` writes integer noisy counts)", &rec[4])))?;
+            if v.unsigned_abs() > MAX_COUNT as u64 {
+                return Err(bad(format!("value {v} is outside ±10^12 (no noisy count of a run is that large)")));
             }
+            let v = v as f64;
             let slot = &mut values[run.unit_off[u] + e.offset + cell];
             if !slot.is_nan() {
                 return Err(bad(format!("duplicate measurement of '{gid}', query '{}', cell {cell}", q.name)));
@@ -260,6 +286,9 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
             rec[2].trim().parse().map_err(|_| format!("invariants line {line}: total '{}' is not a non-negative integer", &rec[2]))?;
         if t < 0 {
             return Err(format!("invariants line {line}: negative total {t}"));
+        }
+        if t > MAX_COUNT {
+            return Err(format!("invariants line {line}: total {t} is above 10^12 (no population is that large)"));
         }
         if inv[u] >= 0 {
             return Err(format!("invariants line {line}: second invariant for '{gid}'"));

@@ -137,6 +137,11 @@ impl Spine {
         }
         let nl = levels.len();
         let ose_names: Vec<String> = header.iter().skip(first_ose).map(|h| h["ose:".len()..].trim().to_string()).collect();
+        for (i, o) in ose_names.iter().enumerate() {
+            if o.is_empty() || ose_names[..i].iter().any(|p| norm_name(p) == norm_name(o)) {
+                return Err(format!("off-spine category 'ose:{o}' is empty or appears twice in the header"));
+            }
+        }
 
         let mut index: HashMap<String, u32> = HashMap::new();
         let mut ids: Vec<String> = Vec::new();
@@ -462,6 +467,15 @@ impl GeoSpec {
         if levels.len() < 2 || levels.iter().any(|l| l.is_empty() || l.starts_with("ose:")) {
             return Err("--levels needs at least two non-empty geolevel names, top first".into());
         }
+        // what the reader (from_reader) refuses is refused here, before anything is written
+        if levels.len() > 250 {
+            return Err("--levels: at most 250 geolevels".into());
+        }
+        for (i, l) in levels.iter().enumerate() {
+            if levels[..i].iter().any(|m| norm_name(m) == norm_name(l)) {
+                return Err(format!("--levels names geolevel '{l}' twice"));
+            }
+        }
         let mut fan: Vec<&str> = fanout.split(',').map(|s| s.trim()).collect();
         // one entry per geolevel is accepted too when the first is 1: the number of roots
         if fan.len() == levels.len() && fan[0] == "1" {
@@ -501,6 +515,9 @@ impl GeoSpec {
                 let fr: f64 = fr.trim().parse().map_err(|_| format!("bad --ose fraction in '{part}'"))?;
                 if !(0.0..=1.0).contains(&fr) || n.trim().is_empty() {
                     return Err(format!("bad --ose entry '{part}'"));
+                }
+                if oses.iter().any(|(m, _): &(String, f64)| norm_name(m) == norm_name(n)) {
+                    return Err(format!("--ose names category '{}' twice", n.trim()));
                 }
                 oses.push((n.trim().to_string(), fr));
             }
