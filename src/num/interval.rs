@@ -583,9 +583,23 @@ mod random_tests {
 
     /// sin and cos: the image of points is enclosed, and the width is at most 2·(hi − lo) plus a few
     /// roundings, 2^(4−p)·(1 + (hi − lo)) (and never more than 2, the range [−1, 1]).
-    fn trig(seed: u64, op: impl Fn(&Interval) -> Interval, f: impl Fn(&Float, u32, Round) -> Float) {
+    /// One case in four is a narrow interval at a point where the slope is ±1 (`steep(p, up)`: where f rises
+    /// or falls with slope 1), where the Lipschitz bound at that end is nearly attained.
+    fn trig(seed: u64, steep: fn(u32, bool) -> Float, op: impl Fn(&Interval) -> Interval, f: impl Fn(&Float, u32, Round) -> Float) {
         run(seed, N / 2, |g, ctx| {
-            let a = if g.chance(1, 8) { g.interval(Range::Wide) } else { g.interval(Range::Moderate) };
+            let a = match g.below(8) {
+                0 => g.interval(Range::Wide),
+                1 | 2 => {
+                    let p = g.prec();
+                    let x = g.float(p, Range::Moderate) >> (p / 2 + g.below(p as u64 / 2 + 1) as u32);
+                    let lo = Float::with_val(p, steep(p, g.chance(1, 2)) + x);
+                    let t = Float::with_val(p, g.next_f64());
+                    let w = Float::with_val(p, lo.abs_ref()) * t >> (g.below(p as u64 + 1) as u32);
+                    let hi = Float::with_val_round(p, &lo + &w, Round::Up).0;
+                    Interval::new(lo, hi)
+                }
+                _ => g.interval(Range::Moderate),
+            };
             let ctx = &|| format!("{}: a = {a:?}", ctx());
             if a.lo.get_exp().unwrap_or(0).max(a.hi.get_exp().unwrap_or(0)) > 2000 {
                 return; // argument reduction of huge arguments costs time, not coverage
@@ -606,12 +620,22 @@ mod random_tests {
 
     #[test]
     fn sin_encloses_and_is_tight() {
-        trig(0x517, Interval::sin, |x, q, r| Float::with_val_round(q, x.sin_ref(), r).0);
+        trig(
+            0x517,
+            |p, up| if up { Float::with_val(p, 0) } else { Float::with_val(p, rug::float::Constant::Pi) },
+            Interval::sin,
+            |x, q, r| Float::with_val_round(q, x.sin_ref(), r).0,
+        );
     }
 
     #[test]
     fn cos_encloses_and_is_tight() {
-        trig(0xc05, Interval::cos, |x, q, r| Float::with_val_round(q, x.cos_ref(), r).0);
+        trig(
+            0xc05,
+            |p, up| Float::with_val(p, rug::float::Constant::Pi) / if up { -2 } else { 2 },
+            Interval::cos,
+            |x, q, r| Float::with_val_round(q, x.cos_ref(), r).0,
+        );
     }
 
     /// A random rational n/d·2^s with n, d of up to 300 bits.
