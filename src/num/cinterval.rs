@@ -243,7 +243,7 @@ mod random_tests {
             let w = a.widen(&r);
             let rq = q(&r);
             for (d0, d1) in [(-1, -1), (1, 1), (-1, 1)] {
-                holds(&w, &(Rational::from(&x.0 + d0 * rq.clone()), Rational::from(&x.1 + d1 * rq.clone())), "widen", ctx);
+                holds(&w, &(&x.0 + d0 * rq.clone(), &x.1 + d1 * rq.clone()), "widen", ctx);
             }
         });
     }

@@ -91,14 +91,13 @@ mod random_tests {
     use crate::num::parse_rational;
     use crate::num::xorshift::gen::{case, Range};
     use rug::ops::Pow;
-    use rug::Rational;
 
     #[test]
     fn directed_output_brackets_and_is_tight() {
         for i in 0..3000 {
             let mut g = case(0xf0f, i);
             let p = g.prec();
-            let x = g.float(p, Range::Moderate) << (g.below(1 << 17) as i32 - (1 << 16)) * (g.below(2) as i32);
+            let x = g.float(p, Range::Moderate) << ((g.below(1 << 17) as i32 - (1 << 16)) * (g.below(2) as i32));
             let n = 1 + g.below(60) as usize;
             let ctx = || format!("case {i}: x = {x:?} ({p} bits), {n} digits");
             let (ds, us, ns) = (fmt_down(&x, n), fmt_up(&x, n), fmt_nearest(&x, n));
@@ -107,7 +106,7 @@ mod random_tests {
             let xq = x.to_rational().unwrap();
             assert!(d <= xq && xq <= u && d <= m && m <= u, "{ds} ≤ x ≤ {us} (nearest {ns}) fails: {}", ctx());
             // adjacent n-digit decimals: u − d is one unit in the n-th digit, at most |x|·10^(1−n)
-            let unit = Rational::from(xq.clone().abs()) / rug::Integer::from(10).pow(n as u32 - 1);
+            let unit = xq.clone().abs() / rug::Integer::from(10).pow(n as u32 - 1);
             assert!((d == xq && u == xq) || (d != u && u.clone() - &d <= unit), "{ds}, {us} not tight: {}", ctx());
             for s in [&ds, &us, &ns] {
                 let digits = s.trim_start_matches('-').split(['e']).next().unwrap().replace('.', "");

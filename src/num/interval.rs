@@ -594,7 +594,7 @@ mod random_tests {
                     let x = g.float(p, Range::Moderate) >> (p / 2 + g.below(p as u64 / 2 + 1) as u32);
                     let lo = Float::with_val(p, steep(p, g.chance(1, 2)) + x);
                     let t = Float::with_val(p, g.next_f64());
-                    let w = Float::with_val(p, lo.abs_ref()) * t >> (g.below(p as u64 + 1) as u32);
+                    let w = (Float::with_val(p, lo.abs_ref()) * t) >> (g.below(p as u64 + 1) as u32);
                     let hi = Float::with_val_round(p, &lo + &w, Round::Up).0;
                     Interval::new(lo, hi)
                 }

@@ -156,7 +156,13 @@ mod random_tests {
             let neg = g.chance(1, 2);
             let e = g.below(801) as i64 - 400;
             let want = Rational::from(if neg { -m.clone() } else { m.clone() }) * pow10(e);
-            let sign = if neg { "-" } else if g.chance(1, 4) { "+" } else { "" };
+            let sign = if neg {
+                "-"
+            } else if g.chance(1, 4) {
+                "+"
+            } else {
+                ""
+            };
             // digits with the point k places from the right, times 10^(e + k)
             let k = g.below(nd as u64 + 1) as usize;
             let (a, b) = digits.split_at(nd - k);
@@ -185,7 +191,11 @@ mod random_tests {
         };
         if let Some(x) = exp {
             let d = x.strip_prefix(['+', '-']).unwrap_or(x);
-            if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || d.trim_start_matches('0').len() > 6 || d.parse::<i64>().ok()? > 100_000 {
+            if d.is_empty()
+                || !d.bytes().all(|b| b.is_ascii_digit())
+                || d.trim_start_matches('0').len() > 6
+                || d.parse::<i64>().ok()? > 100_000
+            {
                 return None;
             }
         }
