@@ -64,7 +64,19 @@ impl CInterval {
 
     /// 1/z = z̄/|z|² (None when |z|² may be 0).
     pub fn inv(&self) -> Option<CInterval> {
-        let n = self.re.mul(&self.re).add(&self.im.mul(&self.im));
+        // x² over an interval: the product x·x would let a part straddling 0 contribute a negative lower
+        // end (lo·hi) and refuse rectangles away from 0; its square is [0, max(lo², hi²)]
+        let sq = |i: &Interval| {
+            if i.lo >= 0 || i.hi <= 0 {
+                i.mul(i)
+            } else {
+                let p = i.prec();
+                let (a, b) =
+                    (Float::with_val_round(p, i.lo.square_ref(), Round::Up).0, Float::with_val_round(p, i.hi.square_ref(), Round::Up).0);
+                Interval::new(Float::with_val(p, 0), if a > b { a } else { b })
+            }
+        };
+        let n = sq(&self.re).add(&sq(&self.im));
         // the squares' lower ends may round below the true |z|² but never below 0: a positive lower end
         // certifies z ≠ 0
         if !(n.lo > 0) {
@@ -136,5 +148,216 @@ mod tests {
         let p = ci(0.3, -1.7).mul(&ci(2.1, 0.4));
         assert!(p.re.width().to_f64() < 1e-35 && p.im.width().to_f64() < 1e-35);
         assert!(ci(0.0, 0.0).inv().is_none());
+    }
+}
+
+/// Randomized tests in the manner of FLINT/Arb's `acb` tests: random rectangles (parts from
+/// `xorshift::gen`: exact zeros, points, parts straddling 0, precisions 2–4000 bits), a random point of each
+/// operand (a corner three times in four), and the exact image computed with `rug::Rational` (or, for exp,
+/// enclosed at 4p + 64 bits by MPFR's directed rounding) must lie in the result; widths are bounded by the
+/// exact range of the componentwise formula plus a few roundings at the operands' precision.
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+    use crate::num::xorshift::gen::{case, Range};
+    use crate::num::xorshift::XorShift;
+    use rug::Rational;
+
+    const N: u64 = 1500;
+
+    fn rect(g: &mut XorShift) -> CInterval {
+        CInterval::new(g.interval(Range::Moderate), g.interval(Range::Moderate))
+    }
+
+    fn q(x: &Float) -> Rational {
+        x.to_rational().unwrap()
+    }
+
+    /// A point of the rectangle as exact rationals.
+    fn point(g: &mut XorShift, z: &CInterval) -> (Rational, Rational) {
+        (q(&g.point(&z.re)), q(&g.point(&z.im)))
+    }
+
+    fn inside(i: &Interval, v: &Rational) -> bool {
+        i.lo <= *v && i.hi >= *v
+    }
+
+    fn holds(z: &CInterval, v: &(Rational, Rational), what: &str, ctx: &dyn Fn() -> String) {
+        assert!(inside(&z.re, &v.0) && inside(&z.im, &v.1), "{what} = {z:?} misses ({}, {})\n{}", v.0.to_f64(), v.1.to_f64(), ctx());
+    }
+
+    fn mul(a: &(Rational, Rational), b: &(Rational, Rational)) -> (Rational, Rational) {
+        (Rational::from(&a.0 * &b.0) - Rational::from(&a.1 * &b.1), Rational::from(&a.0 * &b.1) + Rational::from(&a.1 * &b.0))
+    }
+
+    fn width(i: &Interval) -> Rational {
+        q(&i.hi) - q(&i.lo)
+    }
+
+    /// max − min of x·y over the corners (the exact range of a product of two intervals).
+    fn prod_range(a: &Interval, b: &Interval) -> (Rational, Rational) {
+        let c: Vec<Rational> = [(&a.lo, &b.lo), (&a.lo, &b.hi), (&a.hi, &b.lo), (&a.hi, &b.hi)].iter().map(|(x, y)| q(x) * q(y)).collect();
+        let (mut lo, mut hi) = (c[0].clone(), c[0].clone());
+        for v in &c[1..] {
+            if *v < lo {
+                lo = v.clone();
+            }
+            if *v > hi {
+                hi = v.clone();
+            }
+        }
+        let m = if lo.clone().abs() > hi.clone().abs() { lo.clone().abs() } else { hi.clone().abs() };
+        (hi - lo, m)
+    }
+
+    fn ulps(p: u32, k: u32) -> Rational {
+        // k·2^-p, with 2^-p ≥ the relative error of one directed rounding at p bits over 2
+        Rational::from(k) >> p as i32
+    }
+
+    fn min_prec(zs: &[&CInterval]) -> u32 {
+        zs.iter().map(|z| z.re.prec().min(z.im.prec())).min().unwrap()
+    }
+
+    fn run(seed: u64, n: u64, mut f: impl FnMut(&mut XorShift, &dyn Fn() -> String)) {
+        for i in 0..n {
+            let mut g = case(seed, i);
+            f(&mut g, &|| format!("case {i} of the test seeded {seed:#x}"));
+        }
+    }
+
+    #[test]
+    fn add_and_widen_enclose_and_are_tight() {
+        run(0xca0, N, |g, ctx| {
+            let (a, b) = (rect(g), rect(g));
+            let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
+            let (x, y) = (point(g, &a), point(g, &b));
+            let s = a.add(&b);
+            holds(&s, &(Rational::from(&x.0 + &y.0), Rational::from(&x.1 + &y.1)), "a + b", ctx);
+            let p = min_prec(&[&a, &b]);
+            let mag = |i: &Interval| q(&i.lo).abs().max(q(&i.hi).abs());
+            let bound = width(&a.re) + width(&b.re) + ulps(p, 4) * (mag(&a.re) + mag(&b.re));
+            assert!(width(&s.re) <= bound, "a + b too wide: {s:?}\n{}", ctx());
+            let pr = g.prec().min(64);
+            let r = g.float(pr, Range::Moderate).abs();
+            let w = a.widen(&r);
+            let rq = q(&r);
+            for (d0, d1) in [(-1, -1), (1, 1), (-1, 1)] {
+                holds(&w, &(&x.0 + d0 * rq.clone(), &x.1 + d1 * rq.clone()), "widen", ctx);
+            }
+        });
+    }
+
+    #[test]
+    fn mul_and_scale_enclose_and_are_tight() {
+        run(0xca1, N, |g, ctx| {
+            let (a, b) = (rect(g), rect(g));
+            let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
+            let (x, y) = (point(g, &a), point(g, &b));
+            let m = a.mul(&b);
+            holds(&m, &mul(&x, &y), "a·b", ctx);
+            // each part is a sum of two interval products: its exact range is the sum of their ranges
+            let p = min_prec(&[&a, &b]);
+            for (part, (u, v), (s, t)) in [(&m.re, (&a.re, &b.re), (&a.im, &b.im)), (&m.im, (&a.re, &b.im), (&a.im, &b.re))] {
+                let (w1, m1) = prod_range(u, v);
+                let (w2, m2) = prod_range(s, t);
+                let bound = w1 + w2 + ulps(p, 16) * (m1 + m2);
+                assert!(width(part) <= bound, "a·b too wide: {m:?}\n{}", ctx());
+            }
+            let c = g.interval(Range::Moderate);
+            let sc = a.scale(&c);
+            let cx = q(&g.point(&c));
+            holds(&sc, &(Rational::from(&x.0 * &cx), Rational::from(&x.1 * &cx)), "a·c", ctx);
+            assert!(CInterval::real(c.clone()).im.lo == 0 && CInterval::one(7).re.lo == 1);
+        });
+    }
+
+    #[test]
+    fn powu_encloses() {
+        run(0xca2, N / 3, |g, ctx| {
+            let a = rect(g);
+            let k = g.below(9) as u32;
+            let ctx = &|| format!("{}: a = {a:?}, k = {k}", ctx());
+            let x = point(g, &a);
+            let mut v = (Rational::from(1), Rational::new());
+            for _ in 0..k {
+                v = mul(&v, &x);
+            }
+            holds(&a.powu(k), &v, "a^k", ctx);
+        });
+    }
+
+    /// 1/z: enclosed whenever it is returned; refused only when the rectangle's |z|² may be 0 (its
+    /// interval square sum reaches 0); for point inputs the parts are a few ulps wide.
+    #[test]
+    fn inv_encloses_and_is_tight() {
+        run(0xca3, N, |g, ctx| {
+            let a = rect(g);
+            let ctx = &|| format!("{}: a = {a:?}", ctx());
+            let Some(r) = a.inv() else {
+                // refused only when the rectangle holds 0 (both parts reach 0) or a square's lower end
+                // underflowed to 0
+                let z = |i: &Interval| i.lo <= 0 && i.hi >= 0;
+                let tiny = |i: &Interval| i.lo.get_exp().unwrap_or(i32::MIN).max(i.hi.get_exp().unwrap_or(i32::MIN)) < -1_000_000;
+                assert!((z(&a.re) && z(&a.im)) || tiny(&a.re) || tiny(&a.im), "inv refused {a:?}\n{}", ctx());
+                return;
+            };
+            let x = point(g, &a);
+            let n = Rational::from(x.0.square_ref()) + Rational::from(x.1.square_ref());
+            holds(&r, &(Rational::from(&x.0 / &n), -Rational::from(&x.1 / &n)), "1/a", ctx);
+            if a.re.lo == a.re.hi && a.im.lo == a.im.hi {
+                let p = min_prec(&[&a]);
+                let m = (q(&a.re.lo).abs() + q(&a.im.lo).abs()) / n.clone();
+                for part in [&r.re, &r.im] {
+                    assert!(width(part) <= ulps(p, 64) * m.clone() * if p < 8 { 1 << 8 } else { 1 }, "1/a too wide: {r:?}\n{}", ctx());
+                }
+            }
+        });
+    }
+
+    /// e^(a + ib): the image of points enclosed at 4p + 64 bits; for point inputs the parts are within
+    /// 2^(6−p)·e^a wide.
+    #[test]
+    fn exp_of_encloses_and_is_tight() {
+        run(0xca4, N / 2, |g, ctx| {
+            let (a, b) = (g.interval(Range::Moderate), g.interval(Range::Moderate));
+            let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
+            if a.hi > 1000 || a.lo < -1000 || b.lo.get_exp().unwrap_or(0).max(b.hi.get_exp().unwrap_or(0)) > 100 {
+                return;
+            }
+            let r = CInterval::exp_of(&a, &b);
+            let qp = 4 * a.prec().max(b.prec()) + 64;
+            let (x, y) = (Float::with_val(qp, g.point(&a)), Float::with_val(qp, g.point(&b)));
+            let e =
+                Interval::new(Float::with_val_round(qp, x.exp_ref(), Round::Down).0, Float::with_val_round(qp, x.exp_ref(), Round::Up).0);
+            let c =
+                Interval::new(Float::with_val_round(qp, y.cos_ref(), Round::Down).0, Float::with_val_round(qp, y.cos_ref(), Round::Up).0);
+            let s =
+                Interval::new(Float::with_val_round(qp, y.sin_ref(), Round::Down).0, Float::with_val_round(qp, y.sin_ref(), Round::Up).0);
+            let (re, im) = (e.mul(&c), e.mul(&s));
+            assert!(r.re.contains_interval(&re) && r.im.contains_interval(&im), "exp_of = {r:?} misses ({re:?}, {im:?})\n{}", ctx());
+            if a.lo == a.hi && b.lo == b.hi {
+                let p = a.prec().min(b.prec());
+                let bound = Float::with_val(qp, &e.hi) >> (p as i32 - 6);
+                assert!(r.re.width() <= bound && r.im.width() <= bound, "exp_of too wide: {r:?}\n{}", ctx());
+            }
+        });
+    }
+
+    /// abs_hi ≥ |z| everywhere on the rectangle (the farthest corner), and at most (1 + 2^(6−p)) times it.
+    #[test]
+    fn abs_hi_bounds_and_is_tight() {
+        run(0xca5, N, |g, ctx| {
+            let a = rect(g);
+            let ctx = &|| format!("{}: a = {a:?}", ctx());
+            let m = |i: &Interval| q(&i.lo).abs().max(q(&i.hi).abs());
+            let r2 = m(&a.re).square() + m(&a.im).square();
+            let h = q(&a.abs_hi());
+            let h2 = Rational::from(h.square_ref());
+            assert!(h2 >= r2, "abs_hi = {} below the farthest corner\n{}", h.to_f64(), ctx());
+            let p = a.re.prec();
+            let f = Rational::from(1) + (Rational::from(1) >> (p as i32 - 6));
+            assert!(h2 <= r2 * f.square(), "abs_hi = {} too large\n{}", h.to_f64(), ctx());
+        });
     }
 }

@@ -56,10 +56,14 @@ impl DD {
         DD { hi, lo: r.to_f64() }
     }
 
-    /// Exact value as an MPFR number (hi + lo needs at most 107 bits plus the exponent gap, which the
-    /// normalisation keeps ≤ 53 + 1 bits: 128 bits hold it exactly).
+    /// Exact value as an MPFR number. hi + lo needs 53 bits plus the exponent gap between hi and lo; the
+    /// normalisation |lo| ≤ ulp(hi)/2 bounds lo from above only (from_float of a value just above an f64, or
+    /// a sum that nearly cancels, leaves a lo far below ulp(hi)), so the precision is 128 bits or the gap plus
+    /// 54, whichever is larger.
     pub fn to_float(&self) -> Float {
-        Float::with_val(128, self.hi) + self.lo
+        let e = |x: f64| Float::with_val(53, x).get_exp().unwrap_or(0);
+        let gap = if self.lo == 0.0 || self.hi == 0.0 { 0 } else { (e(self.hi) - e(self.lo)).max(0) as u32 };
+        Float::with_val(128.max(gap + 54), self.hi) + self.lo
     }
 
     /// x + y, Algorithm 6 of Joldes–Muller–Popescu (AccurateDWPlusDW): relative error ≤ 3u²/(1 − 4u).
@@ -112,6 +116,80 @@ mod tests {
             assert_eq!(Float::with_val(2200, s) + e, Float::with_val(2200, a) + b);
             let (p, q) = two_prod(a, b);
             assert_eq!(Float::with_val(2200, p) + q, Float::with_val(2200, a) * b);
+        }
+    }
+}
+
+/// Randomized checks against MPFR (exact at 2200 bits, which holds any sum or product of two f64): random
+/// signs, exponents over ±1000, mantissas with long runs of ones, cancellation (y ≈ −x).
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+    use crate::num::xorshift::gen::{case, Range};
+    use crate::num::xorshift::XorShift;
+
+    const P: u32 = 2200;
+
+    /// A random f64 with exponent in ±`e` (a run-heavy 53-bit mantissa from `gen`).
+    fn f(g: &mut XorShift, e: i32) -> f64 {
+        let m = g.mantissa(53).to_f64();
+        let s = if g.chance(1, 2) { -1.0 } else { 1.0 };
+        s * m * 2f64.powi(g.below(2 * e as u64 + 1) as i32 - e - 53)
+    }
+
+    fn exact(x: f64) -> Float {
+        Float::with_val(P, x)
+    }
+
+    #[test]
+    fn error_free_transformations_are_exact_on_random_operands() {
+        for i in 0..20_000 {
+            let mut g = case(0xdd0, i);
+            let a = f(&mut g, 1000);
+            let b = if g.chance(1, 4) { -a * (1.0 + f(&mut g, 60).abs() * 1e-17) } else { f(&mut g, 1000) };
+            let (s, e) = two_sum(a, b);
+            assert!(s == a + b && exact(s) + e == exact(a) + b, "two_sum({a:e}, {b:e}) = ({s:e}, {e:e}), case {i}");
+            let (x, y) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+            let (s, e) = fast_two_sum(x, y);
+            assert!(exact(s) + e == exact(x) + y, "fast_two_sum({x:e}, {y:e}) = ({s:e}, {e:e}), case {i}");
+            let (c, d) = (f(&mut g, 480), f(&mut g, 480));
+            let (p, q) = two_prod(c, d);
+            assert!(p == c * d && exact(p) + q == exact(c) * d, "two_prod({c:e}, {d:e}) = ({p:e}, {q:e}), case {i}");
+        }
+    }
+
+    /// A normalised double-double: hi = fl(hi + lo).
+    fn normalised(d: DD) -> bool {
+        d.hi + d.lo == d.hi
+    }
+
+    #[test]
+    fn conversion_and_add_meet_their_bounds() {
+        for i in 0..20_000 {
+            let mut g = case(0xdd1, i);
+            let px = 60 + g.below(340) as u32;
+            let x = g.float(px, Range::Moderate) << (g.below(1200) as i32 - 600);
+            let dx = DD::from_float(&x);
+            assert!(
+                normalised(dx) && Float::with_val(P, dx.to_float() - &x).abs() <= Float::with_val(P, x.abs_ref()) * (U * U * (1.0 + U)),
+                "from_float({x}) = {dx:?}, case {i}"
+            );
+            assert_eq!(dx.to_float(), exact(dx.hi) + dx.lo, "to_float is not exact, case {i}");
+            let y = if g.chance(1, 4) {
+                // cancellation: y = −x(1 + δ) with δ down to 2^-120
+                let d = Float::with_val(px, g.next_f64()) >> (g.below(120) as i32);
+                Float::with_val(px + 130, -Float::with_val(px + 130, &x * (1 + d)))
+            } else {
+                g.float(px, Range::Moderate) << (g.below(1200) as i32 - 600)
+            };
+            let dy = DD::from_float(&y);
+            let s = dx.add(dy);
+            let ex = exact(dx.hi) + dx.lo + dy.hi + dy.lo;
+            let err = Float::with_val(P, s.to_float() - &ex).abs();
+            assert!(
+                normalised(s) && err <= Float::with_val(P, ex.abs_ref()) * ADD_REL,
+                "{dx:?} + {dy:?} = {s:?}: error {err:e} above ADD_REL·|x + y|, case {i}"
+            );
         }
     }
 }

@@ -81,3 +81,40 @@ mod tests {
         assert_eq!(fmt_nearest(&w, 8), "-10.125");
     }
 }
+
+/// Random floats (exponents up to ±2^16, precisions 2–4000 bits, mantissas with long runs of nines in
+/// decimal after rounding) and digit counts 1–60: the directed outputs, parsed back exactly, bracket x and are
+/// adjacent n-digit decimals (or equal to x), and the nearest one lies between them.
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+    use crate::num::parse_rational;
+    use crate::num::xorshift::gen::{case, Range};
+    use rug::ops::Pow;
+
+    #[test]
+    fn directed_output_brackets_and_is_tight() {
+        for i in 0..3000 {
+            let mut g = case(0xf0f, i);
+            let p = g.prec();
+            let x = g.float(p, Range::Moderate) << ((g.below(1 << 17) as i32 - (1 << 16)) * (g.below(2) as i32));
+            let n = 1 + g.below(60) as usize;
+            let ctx = || format!("case {i}: x = {x:?} ({p} bits), {n} digits");
+            let (ds, us, ns) = (fmt_down(&x, n), fmt_up(&x, n), fmt_nearest(&x, n));
+            let parse = |s: &str| parse_rational(s).unwrap_or_else(|e| panic!("{e}: {}", ctx()));
+            let (d, u, m) = (parse(&ds), parse(&us), parse(&ns));
+            let xq = x.to_rational().unwrap();
+            assert!(d <= xq && xq <= u && d <= m && m <= u, "{ds} ≤ x ≤ {us} (nearest {ns}) fails: {}", ctx());
+            // adjacent n-digit decimals: u − d is one unit in the n-th digit, at most |x|·10^(1−n)
+            let unit = xq.clone().abs() / rug::Integer::from(10).pow(n as u32 - 1);
+            assert!((d == xq && u == xq) || (d != u && u.clone() - &d <= unit), "{ds}, {us} not tight: {}", ctx());
+            for s in [&ds, &us, &ns] {
+                let digits = s.trim_start_matches('-').split(['e']).next().unwrap().replace('.', "");
+                let sig = digits.trim_matches('0').len();
+                assert!(sig <= n.max(1), "{s} has more than {n} significant digits: {}", ctx());
+            }
+        }
+        assert_eq!((fmt_down(&Float::new(8), 5), fmt_up(&Float::with_val(8, f64::NAN), 5)), ("0".to_string(), "NaN".to_string()));
+        assert_eq!(fmt_up(&Float::with_val(8, f64::NEG_INFINITY), 5), "-inf");
+    }
+}

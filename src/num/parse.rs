@@ -128,3 +128,98 @@ mod tests {
         assert!(parse_positive_rational("-1", "sigma2").is_err());
     }
 }
+
+/// Random round trips (m·10^e written in plain, scientific and fraction forms) and random strings over the
+/// grammar's alphabet, accepted exactly when a separate recognizer of the documented grammar accepts them:
+/// `[+|-](digits[.digits] | .digits)[(e|E)[+|-]digits]`, |exponent| ≤ 100000, or `a/b` of two such with b ≠ 0.
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+    use crate::num::xorshift::gen::case;
+
+    fn pow10(e: i64) -> Rational {
+        let t = Rational::from(Integer::from(10).pow(e.unsigned_abs() as u32));
+        if e >= 0 {
+            t
+        } else {
+            t.recip()
+        }
+    }
+
+    #[test]
+    fn decimal_forms_round_trip() {
+        for i in 0..5000 {
+            let mut g = case(0x9a5, i);
+            let nd = 1 + g.below(40) as usize;
+            let digits: String = (0..nd).map(|_| char::from(b'0' + g.below(10) as u8)).collect();
+            let m = Integer::from_str_radix(&digits, 10).unwrap();
+            let neg = g.chance(1, 2);
+            let e = g.below(801) as i64 - 400;
+            let want = Rational::from(if neg { -m.clone() } else { m.clone() }) * pow10(e);
+            let sign = if neg {
+                "-"
+            } else if g.chance(1, 4) {
+                "+"
+            } else {
+                ""
+            };
+            // digits with the point k places from the right, times 10^(e + k)
+            let k = g.below(nd as u64 + 1) as usize;
+            let (a, b) = digits.split_at(nd - k);
+            let body = if b.is_empty() { a.to_string() } else { format!("{a}.{b}") };
+            let s = match g.below(3) {
+                0 => format!("{sign}{body}e{}", e + k as i64),
+                1 => format!("{sign}{body}E{:+}", e + k as i64),
+                _ => {
+                    let den = 1 + g.below(1 << 40);
+                    let s = format!(" {sign}{body}e{} / {den} ", e + k as i64);
+                    let got = parse_rational(&s).unwrap_or_else(|err| panic!("{s:?}: {err} (case {i})"));
+                    assert_eq!(got, want.clone() / den, "{s:?} (case {i})");
+                    continue;
+                }
+            };
+            assert_eq!(parse_rational(&s).unwrap_or_else(|err| panic!("{s:?}: {err} (case {i})")), want, "{s:?} (case {i})");
+        }
+    }
+
+    /// The documented grammar of one decimal, written separately from the parser.
+    fn grammar_decimal(t: &str) -> Option<bool> {
+        // Some(is_zero) when t is a decimal
+        let (mant, exp) = match t.find(['e', 'E']) {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        if let Some(x) = exp {
+            let d = x.strip_prefix(['+', '-']).unwrap_or(x);
+            if d.is_empty()
+                || !d.bytes().all(|b| b.is_ascii_digit())
+                || d.trim_start_matches('0').len() > 6
+                || d.parse::<i64>().ok()? > 100_000
+            {
+                return None;
+            }
+        }
+        let body = mant.strip_prefix(['+', '-']).unwrap_or(mant);
+        let (a, b) = body.split_once('.').unwrap_or((body, ""));
+        if (a.is_empty() && b.is_empty()) || !a.bytes().all(|c| c.is_ascii_digit()) || !b.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        Some(a.bytes().chain(b.bytes()).all(|c| c == b'0'))
+    }
+
+    #[test]
+    fn random_strings_are_accepted_exactly_by_the_grammar() {
+        let alphabet = b"0123456789.eE+-/ x";
+        for i in 0..50_000 {
+            let mut g = case(0x9a6, i);
+            let n = g.below(9) as usize;
+            let s: String = (0..n).map(|_| char::from(alphabet[g.below(alphabet.len() as u64) as usize])).collect();
+            let t = s.trim();
+            let ok = match t.split_once('/') {
+                Some((a, b)) => matches!((grammar_decimal(a.trim()), grammar_decimal(b.trim())), (Some(_), Some(false))),
+                None => !t.is_empty() && grammar_decimal(t).is_some(),
+            };
+            assert_eq!(parse_rational(&s).is_ok(), ok, "{s:?} (case {i}): parser {:?}", parse_rational(&s));
+        }
+    }
+}
