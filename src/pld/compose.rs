@@ -372,25 +372,34 @@ impl SymDist {
     /// From a symmetric lattice law with window [−M, M] (lo/hi bounds).
     pub fn from_lattice(d: &LatticeDist) -> SymDist {
         assert_eq!(d.min, -d.max(), "SymDist needs a symmetric window");
-        let m = d.max() as usize;
+        let c = d.max() as usize;
         let p = d.prec;
+        // entries whose lower mass underflowed MPFR's exponent range (σ² ≪ 1: e^{−x²/(2σ²)} below
+        // 2^-(2^30)) are not resolvable as relative bounds: they leave the window, their upper masses
+        // joining the certified outside mass
+        let m = (1..=c).find(|&y| !(d.lo[c + y] > 0 && d.lo[c - y] > 0)).map_or(c, |y| y - 1);
+        let mut outside = d.outside.clone();
+        for y in m + 1..=c {
+            for i in [c + y, c - y] {
+                outside = Float::with_val_round(outside.prec().max(p), &outside + &d.hi[i], Round::Up).0;
+            }
+        }
         let mut e = Float::with_val(EPREC, 0);
         let mut v = Vec::with_capacity(m + 1);
         for y in 0..=m {
-            for i in [m + y, m - y] {
+            for i in [c + y, c - y] {
                 // hi ≤ lo(1 + e)  ⇔  e ≥ hi/lo − 1
-                assert!(d.lo[i] > 0, "zero lower mass in a window entry");
-                let r = Float::with_val_round(EPREC, Float::with_val_round(p, &d.hi[i] / &d.lo[m + y], Round::Up).0 - 1u32, Round::Up).0;
-                let r2 = Float::with_val_round(EPREC, 1u32 - Float::with_val_round(p, &d.lo[i] / &d.lo[m + y], Round::Down).0, Round::Up).0;
+                let r = Float::with_val_round(EPREC, Float::with_val_round(p, &d.hi[i] / &d.lo[c + y], Round::Up).0 - 1u32, Round::Up).0;
+                let r2 = Float::with_val_round(EPREC, 1u32 - Float::with_val_round(p, &d.lo[i] / &d.lo[c + y], Round::Down).0, Round::Up).0;
                 for x in [r, r2] {
                     if x > e {
                         e = x;
                     }
                 }
             }
-            v.push(d.lo[m + y].clone());
+            v.push(d.lo[c + y].clone());
         }
-        SymDist { v, e, outside: d.outside.clone(), prec: p }
+        SymDist { v, e, outside, prec: p }
     }
 
     pub fn half_len(&self) -> i64 {
