@@ -121,3 +121,45 @@ fn published_rows_beyond_their_range_are_refused() {
         assert!(err.contains(want) && err.trim_end().lines().count() == 1, "{row}: {err}");
     }
 }
+
+/// n × DLap(4) with sensitivity 1: the n-fold law is Binomial(n, P[X ≥ 0]), built in n steps (binary
+/// powering of n-entry windows made n = 1e5 run > 60 s). The value at n = 1000 against an independent
+/// mpmath evaluation of the binomial privacy-loss distribution (60 digits, bisection on ε):
+/// 79.7081065996762709699838440532.
+#[test]
+fn discrete_laplace_at_large_n_answers() {
+    let (code, out, err) = run(&["epsilon", "--mech", "dlap:scale=4,n=1000", "--delta", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    let want = Float::with_val(200, Float::parse("79.7081065996762709699838440532").unwrap());
+    let slack = Float::with_val(200, 1e-27);
+    assert!(field(&out, "epsilon_lo") <= Float::with_val(200, &want + &slack), "{out}");
+    assert!(field(&out, "epsilon_hi") >= Float::with_val(200, &want - &slack), "{out}");
+    let (code, out, err) = run(&["epsilon", "--mech", "dlap:scale=4,n=100000", "--delta", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(field(&out, "digits") >= 20, "{out}");
+}
+
+/// Compositions whose lattice is out of reach answer by a faster engine or are refused up front:
+/// 1,000,000 × N_Z(0, 5000) (ran > 300 s) answers by the smoothed inversion with its digits stated;
+/// 1,000 × N_Z(0, 1e4) squares in double-double instead of an MPFR residue recursion (> 60 s) and has its
+/// 20 digits (true ε 1.90928…); an explicit MPFR lattice or grid for 1,000,000 queries is refused with its
+/// estimate instead of running without end.
+#[test]
+fn large_compositions_answer_or_refuse_up_front() {
+    let (code, out, err) = run(&["epsilon", "--sigma2", "5000", "--n", "1000000", "--delta", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    let d = field(&out, "digits").to_f64() as u32;
+    assert!(d >= 6, "{out}");
+    assert!(d >= 20 || out.contains(&format!("{d} digits certified")), "{out}");
+    // inside the certified zCDP (CKS) upper bound
+    let (_, cks, _) = run(&["epsilon", "--sigma2", "5000", "--n", "1000000", "--delta", "1e-10", "--method", "zcdp-cks"]);
+    assert!(field(&out, "epsilon_hi") <= field(&cks, "epsilon_hi"), "{out}\n{cks}");
+    let (code, out, err) = run(&["epsilon", "--sigma2", "10000", "--n", "1000", "--delta", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(field(&out, "digits") >= 20, "{out}");
+    assert!(field(&out, "epsilon_lo") > 1.90928 && field(&out, "epsilon_hi") < 1.90929, "{out}");
+    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--method", "lattice"]);
+    assert!(err.contains("would take about") && err.contains("limit"), "{err}");
+    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--grid", "1e-3"]);
+    assert!(err.contains("operations") && err.contains("limit"), "{err}");
+}

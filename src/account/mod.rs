@@ -24,7 +24,7 @@ pub use certified::{Certified, Engine, Estimate, Trust};
 use crate::budget::zcdp;
 use crate::model::{Composition, Group};
 use crate::num::Interval;
-use crate::pld::compose::{estimated_ops, estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
+use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
 use crate::pld::profile::{Knot, PrivacyProfile};
 use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
@@ -109,6 +109,8 @@ pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, l
 }
 
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
+/// Multiple of the time budget beyond which a lattice build is refused up front, with its estimate.
+const REFUSE_FACTOR: f64 = 4.0;
 /// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
 /// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
 pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-21;
@@ -451,13 +453,15 @@ impl Accountant {
 
     /// Estimated seconds of a lattice build on this machine (two cores).
     fn estimated_seconds(&self, o: &LatticeOpts) -> f64 {
-        let ops = estimated_ops(&self.shifts, o.depth);
+        let ops = estimated_ops_for(&self.shifts, o.depth, matches!(o.prec, F64_PREC | DD_PREC));
         let per = match o.prec {
             F64_PREC => 1.5e-9,
             // the fixed-width engines convolve in blocked kernels on windows trimmed at every step:
             // measured 0.04–0.1 ns per estimated operation (DHC persons/units 2023, SafeTab-P), 2–5× margin
             DD_PREC if !self.comp.has_laplace() => 0.2e-9,
-            p => (15.0 + 0.1 * p as f64) * 1e-9,
+            // MPFR: linear in the precision up to a few thousand bits, then the multiplications'
+            // Karatsuba/Toom growth (--prec 65536 on 1,000 × N_Z(0, 5) ran > 60 s on an estimate of ~20 s)
+            p => (15.0 + 0.1 * p as f64 * (p as f64 / 2048.0).max(1.0).powf(0.6)) * 1e-9,
         };
         ops * per / 2.0
     }
@@ -521,11 +525,38 @@ impl Accountant {
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
                     // is exact there, use it when it fits
-                    match r {
-                        Err(e) if estimated_window_shifts(&self.shifts, self.initial_opts(q, true).depth) > MAX_WINDOW => Err(e),
-                        Err(_) => self.lattice_query(q, self.opts.prec != Some(F64_PREC)),
-                        ok => ok,
+                    let e = match r {
+                        Err(e) => e,
+                        ok => return ok,
+                    };
+                    let mpfr = self.opts.prec != Some(F64_PREC);
+                    let o = self.initial_opts(q, mpfr);
+                    let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
+                    let secs = match self.dd_opts(q) {
+                        Some(d) if mpfr => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
+                        _ => self.estimated_seconds(&o),
+                    };
+                    if fits && secs <= 4.0 * self.opts.time_budget {
+                        return self.lattice_query(q, mpfr);
                     }
+                    // the lattice is out of reach: a wider smoothed bracket (its digits stated by the note)
+                    if self.opts.width.is_none() {
+                        for w in [1e-12, 1e-9, 1e-6, 1e-3] {
+                            if let Ok(c) = self.epsilon_smoothed(d, Some(w)) {
+                                return Ok(c);
+                            }
+                        }
+                    }
+                    Err(if fits {
+                        format!(
+                            "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
+                             the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
+                            e.trim_end_matches("; use the lattice method"),
+                            4.0 * self.opts.time_budget
+                        )
+                    } else {
+                        e
+                    })
                 }
                 _ => unreachable!("auto for delta/tradeoff is dispatched by the callers"),
             },
@@ -618,7 +649,18 @@ impl Accountant {
                 }
             }
         }
-        let mp = self.lattice_loop_from(self.initial_opts(q, mpfr), need, eval, bracket);
+        let first = self.initial_opts(q, mpfr);
+        let secs = self.estimated_seconds(&first);
+        if dd_best.is_none() && secs > REFUSE_FACTOR * self.opts.time_budget {
+            // refused before any work: 1,000,000 × N_Z(0, 5) on the MPFR lattice ran without end
+            return Err(format!(
+                "the {} lattice would take about {secs:.0} s here (limit {:.0} s); --method auto picks a faster \
+                 certified engine where one applies, --method zcdp-cks gives a certified upper bound",
+                if first.prec == F64_PREC { "f64" } else { "MPFR" },
+                REFUSE_FACTOR * self.opts.time_budget
+            ));
+        }
+        let mp = self.lattice_loop_from(first, need, eval, bracket);
         match (mp, dd_best) {
             (Ok(m), Some(d)) if m.2.is_some() => {
                 let wm = Certified::new(bracket(&m.0), Engine::Lattice, Trust::Exact, String::new())?.log10_rel_width();
@@ -743,12 +785,14 @@ impl Accountant {
         self.opts.width.unwrap_or_else(|| (10f64.powi(-(self.opts.digits.min(300) as i32)) * scale.max(1.0)).max(SMOOTHED_AUTO_WIDTH))
     }
 
-    fn epsilon_smoothed(&self, delta: &Rational, _hint: Option<f64>) -> Result<Certified, String> {
+    /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
+    /// accountant's escalation when the lattice is out of reach).
+    fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Result<Certified, String> {
         use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
         let r = self.rho().to_f64();
         let l = -log2_of(delta) * std::f64::consts::LN_2;
-        let width = self.smooth_width(r + 2.0 * (r * l).sqrt());
+        let width = width.unwrap_or_else(|| self.smooth_width(r + 2.0 * (r * l).sqrt()));
         let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() })?;
         let tier = if e.precise { "128-bit nodes, sieved; " } else { "" };
         let detail =
