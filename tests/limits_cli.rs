@@ -163,3 +163,15 @@ fn large_compositions_answer_or_refuse_up_front() {
     let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--grid", "1e-3"]);
     assert!(err.contains("operations") && err.contains("limit"), "{err}");
 }
+
+/// An allocation of 100 levels × 1,000,000 queries (10⁸ budgets held one by one) ran out of memory even
+/// for `--method zcdp-bs`; it is refused while the file is read, naming the limit.
+#[test]
+fn an_allocation_of_too_many_queries_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let levels: String = (0..100).map(|i| format!("[[level]]\nname = \"L{i}\"\nshare = \"1/100\"\nqueries = 1000000\n\n")).collect();
+    let f = t.path().join("huge.toml");
+    std::fs::write(&f, format!("name = \"huge\"\nsource = \"test\"\nrho = \"1\"\nneighbors = \"add-remove\"\n\n{levels}")).unwrap();
+    let err = refused(&["epsilon", "--allocation", f.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "zcdp-bs"]);
+    assert!(err.contains("more than the 2000000 an allocation may hold"), "{err}");
+}
