@@ -24,7 +24,7 @@ pub use certified::{Certified, Engine, Estimate, Trust};
 use crate::budget::zcdp;
 use crate::model::{Composition, Group};
 use crate::num::Interval;
-use crate::pld::compose::{estimated_ops, estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
+use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
 use crate::pld::profile::{Knot, PrivacyProfile};
 use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
@@ -109,6 +109,8 @@ pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, l
 }
 
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
+/// Multiple of the time budget beyond which a lattice build is refused up front, with its estimate.
+const REFUSE_FACTOR: f64 = 4.0;
 /// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
 /// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
 pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-21;
@@ -221,8 +223,15 @@ impl Accountant {
 
     // ---------------------------------------------------------------- the vocabulary
 
-    /// ε(δ): the smallest ε ≥ 0 such that the composition is (ε, δ)-DP, certified.
+    /// ε(δ): the smallest ε ≥ 0 such that the composition is (ε, δ)-DP, certified. Never a bracket
+    /// with fewer digits than asked unless its note says how many were certified and why; an error when
+    /// not one digit is certified (see [`Accountant::honest`]).
     pub fn epsilon(&self, delta: &Rational) -> Result<Certified, String> {
+        let c = self.epsilon_raw(delta)?;
+        self.honest("epsilon", c, Query::Epsilon(delta))
+    }
+
+    fn epsilon_raw(&self, delta: &Rational) -> Result<Certified, String> {
         if *delta <= 0 || *delta >= 1 {
             return Err(format!("delta must be in (0, 1), got {}", crate::num::format::fmt_rational(delta)));
         }
@@ -256,8 +265,15 @@ impl Accountant {
         }
     }
 
-    /// δ(ε), certified, with its two terms where the engine has them.
+    /// δ(ε), certified, with its two terms where the engine has them (the same honesty rule as
+    /// [`Accountant::epsilon`]).
     pub fn delta(&self, eps: &Rational) -> Result<DeltaResult, String> {
+        let r = self.delta_raw(eps)?;
+        let delta = self.honest("delta", r.delta, Query::Delta(eps))?;
+        Ok(DeltaResult { delta, ..r })
+    }
+
+    fn delta_raw(&self, eps: &Rational) -> Result<DeltaResult, String> {
         if *eps < 0 {
             return Err("epsilon must be non-negative".into());
         }
@@ -283,8 +299,14 @@ impl Accountant {
         }
     }
 
-    /// f(α) of the exact trade-off function, certified (lattice engines).
+    /// f(α) of the exact trade-off function, certified (lattice engines; the same honesty rule as
+    /// [`Accountant::epsilon`]).
     pub fn tradeoff(&self, alpha: &Rational) -> Result<Certified, String> {
+        let c = self.tradeoff_raw(alpha)?;
+        self.honest("f(alpha)", c, Query::Tradeoff(alpha))
+    }
+
+    fn tradeoff_raw(&self, alpha: &Rational) -> Result<Certified, String> {
         if *alpha < 0 || *alpha > 1 {
             return Err(format!("alpha must be in [0, 1], got {}", crate::num::format::fmt_rational(alpha)));
         }
@@ -336,6 +358,52 @@ impl Accountant {
         Ok(Estimate { value, error_bound: bound, engine, detail })
     }
 
+    /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned
+    /// as it is; one with fewer (but at least one) carries a note saying how many digits were certified
+    /// and why; one with no certified digit (relative width ≥ 1) is refused, saying why and what to try.
+    fn honest(&self, what: &str, c: Certified, q: Query) -> Result<Certified, String> {
+        let target = self.opts.digits;
+        if c.meets(target) {
+            return Ok(c);
+        }
+        let why = match c.note() {
+            Some(n) => n.to_string(),
+            None => format!("the {} engine resolves no more", c.engine().as_str()),
+        };
+        let d = c.digits();
+        if d == 0 {
+            return Err(format!(
+                "no digit of {what} is certified: the {} engine's bracket is [{}, {}], because {why}; {}",
+                c.engine().as_str(),
+                c.lo_str(6),
+                c.hi_str(6),
+                self.what_to_try(q, c.engine())
+            ));
+        }
+        let s = if d == 1 { "" } else { "s" };
+        Ok(c.with_note(format!("wider than the {target} digits asked: {d} digit{s} certified, because {why}")))
+    }
+
+    /// What to try when no engine the accountant chose certified a digit.
+    fn what_to_try(&self, q: Query, engine: Engine) -> String {
+        let mut tries = Vec::new();
+        if engine != Engine::Lattice || self.opts.prec.is_some() {
+            let o = self.initial_opts(q, true);
+            let o = LatticeOpts { prec: self.work_prec() + 16, ..o };
+            if estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW {
+                tries.push(format!("--method lattice (MPFR; estimated {:.0} s)", self.estimated_seconds(&o).max(1.0)));
+            }
+        }
+        if !matches!(q, Query::Tradeoff(_)) && !matches!(self.opts.method, Method::ZcdpBs | Method::ZcdpCks) {
+            tries.push("--method zcdp-cks (a certified upper bound)".into());
+        }
+        if tries.is_empty() {
+            "no other certified engine applies".into()
+        } else {
+            format!("try {}", tries.join(" or "))
+        }
+    }
+
     // ---------------------------------------------------------------- engine choice
 
     fn work_prec(&self) -> u32 {
@@ -385,13 +453,15 @@ impl Accountant {
 
     /// Estimated seconds of a lattice build on this machine (two cores).
     fn estimated_seconds(&self, o: &LatticeOpts) -> f64 {
-        let ops = estimated_ops(&self.shifts, o.depth);
+        let ops = estimated_ops_for(&self.shifts, o.depth, matches!(o.prec, F64_PREC | DD_PREC));
         let per = match o.prec {
             F64_PREC => 1.5e-9,
             // the fixed-width engines convolve in blocked kernels on windows trimmed at every step:
             // measured 0.04–0.1 ns per estimated operation (DHC persons/units 2023, SafeTab-P), 2–5× margin
             DD_PREC if !self.comp.has_laplace() => 0.2e-9,
-            p => (15.0 + 0.1 * p as f64) * 1e-9,
+            // MPFR: linear in the precision up to a few thousand bits, then the multiplications'
+            // Karatsuba/Toom growth (--prec 65536 on 1,000 × N_Z(0, 5) ran > 60 s on an estimate of ~20 s)
+            p => (15.0 + 0.1 * p as f64 * (p as f64 / 2048.0).max(1.0).powf(0.6)) * 1e-9,
         };
         ops * per / 2.0
     }
@@ -455,11 +525,38 @@ impl Accountant {
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
                     // is exact there, use it when it fits
-                    match r {
-                        Err(e) if estimated_window_shifts(&self.shifts, self.initial_opts(q, true).depth) > MAX_WINDOW => Err(e),
-                        Err(_) => self.lattice_query(q, self.opts.prec != Some(F64_PREC)),
-                        ok => ok,
+                    let e = match r {
+                        Err(e) => e,
+                        ok => return ok,
+                    };
+                    let mpfr = self.opts.prec != Some(F64_PREC);
+                    let o = self.initial_opts(q, mpfr);
+                    let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
+                    let secs = match self.dd_opts(q) {
+                        Some(d) if mpfr => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
+                        _ => self.estimated_seconds(&o),
+                    };
+                    if fits && secs <= 4.0 * self.opts.time_budget {
+                        return self.lattice_query(q, mpfr);
                     }
+                    // the lattice is out of reach: a wider smoothed bracket (its digits stated by the note)
+                    if self.opts.width.is_none() {
+                        for w in [1e-12, 1e-9, 1e-6, 1e-3] {
+                            if let Ok(c) = self.epsilon_smoothed(d, Some(w)) {
+                                return Ok(c);
+                            }
+                        }
+                    }
+                    Err(if fits {
+                        format!(
+                            "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
+                             the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
+                            e.trim_end_matches("; use the lattice method"),
+                            4.0 * self.opts.time_budget
+                        )
+                    } else {
+                        e
+                    })
                 }
                 _ => unreachable!("auto for delta/tradeoff is dispatched by the callers"),
             },
@@ -542,16 +639,28 @@ impl Accountant {
         // double-double first when it can serve: ≥ 20 digits at a few times the f64 cost; MPFR only when
         // its bracket misses the target
         let mut dd_best = None;
+        let need = self.depth_for(q);
         if mpfr {
             if let Some(d) = self.dd_opts(q) {
-                match self.lattice_loop_from(d, eval, bracket) {
+                match self.lattice_loop_from(d, need, eval, bracket) {
                     Ok((v, o, None)) => return Ok((v, o, None)),
                     Ok(best) => dd_best = Some(best),
                     Err(_) => {}
                 }
             }
         }
-        let mp = self.lattice_loop_from(self.initial_opts(q, mpfr), eval, bracket);
+        let first = self.initial_opts(q, mpfr);
+        let secs = self.estimated_seconds(&first);
+        if dd_best.is_none() && secs > REFUSE_FACTOR * self.opts.time_budget {
+            // refused before any work: 1,000,000 × N_Z(0, 5) on the MPFR lattice ran without end
+            return Err(format!(
+                "the {} lattice would take about {secs:.0} s here (limit {:.0} s); --method auto picks a faster \
+                 certified engine where one applies, --method zcdp-cks gives a certified upper bound",
+                if first.prec == F64_PREC { "f64" } else { "MPFR" },
+                REFUSE_FACTOR * self.opts.time_budget
+            ));
+        }
+        let mp = self.lattice_loop_from(first, need, eval, bracket);
         match (mp, dd_best) {
             (Ok(m), Some(d)) if m.2.is_some() => {
                 let wm = Certified::new(bracket(&m.0), Engine::Lattice, Trust::Exact, String::new())?.log10_rel_width();
@@ -566,6 +675,7 @@ impl Accountant {
     fn lattice_loop_from<T>(
         &self,
         first: LatticeOpts,
+        need: u32,
         eval: &dyn Fn(&PrivacyProfile) -> Result<T, String>,
         bracket: &dyn Fn(&T) -> Interval,
     ) -> Result<(T, LatticeOpts, Option<String>), String> {
@@ -620,8 +730,14 @@ impl Accountant {
         }
         match best {
             Some((v, _, o)) => {
-                let why = if o.prec == F64_PREC {
-                    "the f64 engine resolves about 12 digits (use --method lattice for the MPFR engine)".to_string()
+                let why = if (o.prec == F64_PREC || o.prec == DD_PREC) && need > o.depth {
+                    format!(
+                        "the {} engine keeps no mass below about 2^-{F64_MAX_DEPTH}, and this query needs about {need} bits of it \
+                         (log2(1/delta) + epsilon*log2(e) + the digits)",
+                        if o.prec == F64_PREC { "f64" } else { "double-double" }
+                    )
+                } else if o.prec == F64_PREC {
+                    "the f64 engine's rounding-error bound limits it".to_string()
                 } else if o.prec == DD_PREC && self.opts.prec.is_none() {
                     "the double-double engine's error bound limits it".to_string()
                 } else if self.opts.prec.is_some() {
@@ -629,7 +745,7 @@ impl Accountant {
                 } else {
                     "a deeper or more precise lattice would exceed the size or time limits".to_string()
                 };
-                Ok((v, o, Some(format!("wider than the {target} digits asked: {why}"))))
+                Ok((v, o, Some(why)))
             }
             None => Err(last_err),
         }
@@ -669,12 +785,14 @@ impl Accountant {
         self.opts.width.unwrap_or_else(|| (10f64.powi(-(self.opts.digits.min(300) as i32)) * scale.max(1.0)).max(SMOOTHED_AUTO_WIDTH))
     }
 
-    fn epsilon_smoothed(&self, delta: &Rational, _hint: Option<f64>) -> Result<Certified, String> {
+    /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
+    /// accountant's escalation when the lattice is out of reach).
+    fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Result<Certified, String> {
         use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
         let r = self.rho().to_f64();
         let l = -log2_of(delta) * std::f64::consts::LN_2;
-        let width = self.smooth_width(r + 2.0 * (r * l).sqrt());
+        let width = width.unwrap_or_else(|| self.smooth_width(r + 2.0 * (r * l).sqrt()));
         let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() })?;
         let tier = if e.precise { "128-bit nodes, sieved; " } else { "" };
         let detail =
@@ -683,13 +801,12 @@ impl Accountant {
         Ok(if c.meets(self.opts.digits) {
             c
         } else {
-            let d = c.digits();
             let why = match &e.fallback {
                 Some(f) => format!(" (double-precision nodes; the 20-digit tier: {f})"),
                 None if e.precise => String::new(),
                 None => " (double-precision nodes)".into(),
             };
-            c.with_note(format!("wider than the {} digits asked: the smoothed inversion{why} certified {d} digits", self.opts.digits))
+            c.with_note(format!("the smoothed inversion{why} resolves no more"))
         })
     }
 
@@ -703,8 +820,7 @@ impl Accountant {
         Ok(if c.meets(self.opts.digits) {
             c
         } else {
-            let n = c.digits();
-            c.with_note(format!("wider than the {} digits asked: the smoothed inversion certified {n} digits", self.opts.digits))
+            c.with_note("the smoothed inversion of delta(epsilon) works at a fixed smoothing w = 1e-4".into())
         })
     }
 
@@ -716,8 +832,7 @@ impl Accountant {
         Ok(if c.meets(self.opts.digits) {
             c
         } else {
-            let n = c.digits();
-            c.with_note(format!("wider than the {} digits asked: grid rounding certifies about {n} digits at this grid", self.opts.digits))
+            c.with_note(format!("grid rounding certifies no more at the grid {g} (a finer --grid narrows it)"))
         })
     }
 }
@@ -793,6 +908,33 @@ mod tests {
             assert!(c.meets(20), "{n}: only {} digits ({c})", c.digits());
             assert_eq!(c.engine(), Engine::LatticeDD, "{n}");
         }
+    }
+
+    /// The honesty rule: every Ok bracket either meets the digits asked or its note states the digits it
+    /// certified; a bracket without one digit is an error (100,000 × N_Z(0, 37.7) at δ = 1e-10 gave
+    /// [308.1, 1653.9] with a note claiming ~12 digits).
+    #[test]
+    fn no_bracket_claims_digits_it_lacks() {
+        let comp = || Composition::gaussian(q("5"), 10, 1).unwrap();
+        let cases = [
+            Options { prec: Some(53), method: Method::Lattice, ..Options::default() },
+            Options { method: Method::Grid, grid: Some(q("1/1000")), ..Options::default() },
+            Options { method: Method::Smoothed, width: Some(1e-3), ..Options::default() },
+            Options { digits: 30, ..Options::default() },
+            Options::default(),
+        ];
+        for o in cases {
+            let a = Accountant::new(comp(), o.clone()).unwrap();
+            let c = a.epsilon(&q("1e-10")).unwrap();
+            let d = c.digits();
+            assert!(d >= 1, "{o:?}: {c}");
+            if !c.meets(o.digits) {
+                let n = c.note().unwrap_or_else(|| panic!("{o:?}: {c} short of {} digits without a note", o.digits));
+                assert!(n.contains(&format!(": {d} digit")), "{o:?}: {n}");
+            }
+        }
+        let r = acc(vec![Group::gaussian(q("37.7"), 100_000, 1)]).epsilon(&q("1e-10"));
+        assert!(r.as_ref().is_err_and(|e| e.contains("no digit of epsilon")), "{r:?}");
     }
 
     #[test]

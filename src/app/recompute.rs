@@ -85,6 +85,24 @@ fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
     Ok(v)
 }
 
+/// σ² range of the variance-deficit rows: below it the theta series needs ~√(bits/(2π²σ²)) terms (σ² =
+/// 1e-30 ran for hours), above it the deficit e^{−2π²σ²} leaves MPFR's exponent range (σ² = 1e300 hung).
+const VARIANCE_DEFICIT_SIGMA2: (f64, f64) = (1e-3, 1e3);
+/// σ² range and largest n of the CLT-residual rows (the n-fold law is built in 512-bit MPFR at cost
+/// ~n²·K, K ~ √(700σ²) its radius: n = 1e8 aborted out of memory, σ² = 1e30 asked 872 PB).
+const CLT_SIGMA2: (f64, f64) = (1e-3, 1e3);
+const CLT_MAX_N: u32 = 1000;
+const CLT_MAX_OPS: f64 = 5e7;
+
+/// `sigma2` within the range a row's computation handles.
+fn sigma2_in(m: &In, (lo, hi): (f64, f64)) -> Result<Rational, String> {
+    let v = rat_in(m, "sigma2")?;
+    if v < lo || v > hi {
+        return Err(format!("input 'sigma2' must be between {lo:e} and {hi:e} for this quantity, got {}", get(m, "sigma2")?));
+    }
+    Ok(v)
+}
+
 impl Ctx {
     pub fn new(data: &Path, prec: u32, overall_prec: u32) -> Ctx {
         Ctx {
@@ -260,8 +278,25 @@ impl Ctx {
                 let groups = scale_groups(&a.all_mechanisms(), &c);
                 compose_groups(&groups, self.overall_prec)?.delta(&eps).first.mid()
             }
-            "variance_deficit" => DiscreteGaussian::new(rat_in(m, "sigma2")?)?.variance_deficit(p).hi,
-            "clt_residual_sup" => clt_residual_sup(&rat_in(m, "sigma2")?, get(m, "n")?.parse().map_err(|_| "bad n")?)?,
+            "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).hi,
+            "clt_residual_sup" => {
+                let n: u32 = get(m, "n")?.parse().map_err(|_| format!("input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
+                if !(1..=CLT_MAX_N).contains(&n) {
+                    return Err(format!(
+                        "input 'n' must be between 1 and {CLT_MAX_N} (the exact n-fold law is built term by term), got {n}"
+                    ));
+                }
+                let s2 = sigma2_in(m, CLT_SIGMA2)?;
+                // the n-fold law's cost: n steps over a window of 2K + n entries, each a K-term sum
+                let k = (1400.0 * s2.to_f64()).sqrt() + 2.0;
+                let ops = n as f64 * (2.0 * k + n as f64) * k;
+                if ops > CLT_MAX_OPS {
+                    return Err(format!(
+                        "this CLT residual needs about {ops:.1e} 512-bit operations (limit {CLT_MAX_OPS:.0e}); use a smaller n or sigma2"
+                    ));
+                }
+                clt_residual_sup(&s2, n)?
+            }
             _ if PENDING.contains(&q) => return Ok(None),
             _ => return Err(format!("unknown quantity '{q}'")),
         };

@@ -83,15 +83,24 @@ fn golden_min(mut lo: Float, mut hi: Float, prec: u32, f: &dyn Fn(&Float) -> Flo
     }
 }
 
+/// The α interval searched around a guess of the optimal α: (1, 4·guess + 10), its lower end raised to
+/// guess/8 when the guess is large, so that the golden section converges in its 2·prec steps (every
+/// α > 1 gives a valid bound; the range only decides how tight).
+fn alpha_range(guess: Float, p: u32) -> (Float, Float) {
+    let one = Float::with_val(p, 1) + Float::with_val(p, 1e-12);
+    let hi = Float::with_val(p, &guess * 4u32) + 10u32;
+    let lo = if guess > 1e6 { Float::with_val(p, &guess / 8u32) } else { one };
+    (lo, hi)
+}
+
 /// CKS ε(δ) and the optimising α.
 pub fn eps_cks(rho: &Rational, delta: &Rational, prec: u32) -> (Interval, Float) {
     let p = prec + 32;
     let r = Interval::from_rational(rho, p);
     let l = Interval::from_rational(delta, p).ln().neg();
-    let rf = rho.to_f64();
-    let guess = 1.0 + (l.mid().to_f64() / rf).sqrt();
-    let lo = Float::with_val(p, 1) + Float::with_val(p, 1e-12);
-    let hi = Float::with_val(p, 4.0 * guess + 10.0);
+    // the optimal α ≈ 1 + √(L/ρ), in MPFR (ρ may be below f64's range: a discrete Laplace scale of 1e300)
+    let guess = Float::with_val(p, l.mid() / r.mid()).sqrt() + 1u32;
+    let (lo, hi) = alpha_range(guess, p);
     let f = |a: &Float| cks_eps_at(a, &r, &l, p).mid();
     let a = golden_min(lo, hi, p, &f);
     // (ε, δ)-DP for some ε < 0 implies (0, δ)-DP: the conversion's ε is max(0, objective)
@@ -104,10 +113,9 @@ pub fn delta_cks(rho: &Rational, eps: &Rational, prec: u32) -> (Interval, Float)
     let p = prec + 32;
     let r = Interval::from_rational(rho, p);
     let e = Interval::from_rational(eps, p);
-    let rf = rho.to_f64();
-    let guess = 1.0 + (eps.to_f64() / rf).max(1.0);
-    let lo = Float::with_val(p, 1) + Float::with_val(p, 1e-12);
-    let hi = Float::with_val(p, 4.0 * guess + 10.0);
+    // the optimal α ≈ (ε + ρ)/(2ρ), in MPFR (ρ may be below f64's range)
+    let guess = Float::with_val(p, e.mid() / r.mid()).max(&Float::with_val(p, 1)) + 1u32;
+    let (lo, hi) = alpha_range(guess, p);
     let f = |a: &Float| cks_logdelta_at(a, &r, &e, p).mid();
     let a = golden_min(lo, hi, p, &f);
     let ld = cks_logdelta_at(&a, &r, &e, p);

@@ -65,6 +65,9 @@ fn num_list(v: &toml::Value, what: &str) -> Result<Vec<Rational>, String> {
     }
 }
 
+/// Most queries (`queries = N` summed over the levels) an allocation file may hold (~100 bytes each).
+pub const MAX_QUERIES: u64 = 2_000_000;
+
 impl Allocation {
     pub fn from_path(path: &Path) -> Result<Allocation, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read allocation file '{}': {e}", path.display()))?;
@@ -104,6 +107,7 @@ impl Allocation {
         }
         let mut levels = Vec::new();
         let mut share_sum = Rational::from(0);
+        let mut counted: u64 = 0;
         for (i, l) in lv.iter().enumerate() {
             let t = l.as_table().ok_or(format!("level {}: not a table", i + 1))?;
             let lname = t.get("name").and_then(|v| v.as_str()).ok_or(format!("level {}: missing name", i + 1))?.to_string();
@@ -151,6 +155,13 @@ impl Allocation {
                     let n = q.as_integer().ok_or_else(|| ctx("queries must be an integer"))?;
                     if !(1..=1_000_000).contains(&n) {
                         return Err(ctx("queries must be between 1 and 1000000"));
+                    }
+                    // every query is held as its own budget: a file of many such levels ran out of memory
+                    counted += n as u64;
+                    if counted > MAX_QUERIES {
+                        return Err(ctx(&format!(
+                            "the levels so far hold {counted} queries, more than the {MAX_QUERIES} an allocation may hold"
+                        )));
                     }
                     vec![&level_rho / Rational::from(n); n as usize]
                 } else {

@@ -110,6 +110,12 @@ pub fn estimated_window_shifts(shifts: &[Group], depth: u32) -> u64 {
 /// residue recursion n²K or binary powering ~2nK² per Gaussian group (K its one-query half-window),
 /// plus one convolution per further group (accumulated half-window × the group's window).
 pub fn estimated_ops(shifts: &[Group], depth: u32) -> f64 {
+    estimated_ops_for(shifts, depth, false)
+}
+
+/// [`estimated_ops`] for the MPFR engine (`fixed` false) or the fixed-precision ones (`fixed` true,
+/// which square where [`fixed_use_power`] says so).
+pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
     let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
     let (_, w) = common_step(&slopes);
     let mut ops = 0.0;
@@ -120,12 +126,16 @@ pub fn estimated_ops(shifts: &[Group], depth: u32) -> f64 {
             Noise::Gaussian { sigma2 } => {
                 let k = (2.0 * sigma2.to_f64() * depth as f64 * std::f64::consts::LN_2).sqrt().max(2.0);
                 let n = g.count as f64;
-                let own = if n <= POWER_FROM as f64 || n <= 2.0 * k { n * n * k } else { 2.0 * n * k * k };
+                let residue = n <= POWER_FROM as f64 || n <= 2.0 * k;
+                let residue = residue && !(fixed && n > POWER_FROM as f64 && n * n * k > FIXED_RESIDUE_MAX_OPS);
+                let own = if residue { n * n * k } else { 2.0 * n * k * k };
                 (own, n.sqrt() * k + n)
             }
             Noise::Laplace { .. } => {
+                // sensitivity 1: the binomial closed form, one step per entry; else binary powering of
+                // full windows (schoolbook convolutions: the last squaring alone is (span/2)²)
                 let span = g.count as f64 * g.mu as f64;
-                (span * span.log2().max(1.0), span)
+                (if g.mu == 1 && g.count > crate::pld::lattice::DLAP_BINOMIAL_FROM { 4.0 * span } else { span * span }, span)
             }
         };
         ops += own;
@@ -253,7 +263,7 @@ fn fixed_half<S: Scalar>(groups: &[(GaussGroup, i64)], depth: u32, src_prec: u32
     let laws: Vec<SymHalf<S>> = distinct
         .par_iter()
         .map(|g| {
-            if !use_power(&g.sigma2, g.count, depth) {
+            if !fixed_use_power(&g.sigma2, g.count, depth) {
                 SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, src_prec, depth))
             } else {
                 SymHalf::from_lattice(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, 1, src_prec, depth)).power(g.count, depth)
@@ -317,6 +327,19 @@ pub fn use_power(sigma2: &Rational, n: u32, depth: u32) -> bool {
     n > POWER_FROM && n as usize > 2 * crate::noise::gauss_terms::radius_for_bits(sigma2, depth)
 }
 
+/// Residue-construction work (n²K MPFR multiply-adds) above which the fixed-precision engines square
+/// instead: their squarings run in blocked f64/double-double kernels, ~100× cheaper per operation than
+/// the MPFR residue recursion (1,000 × N_Z(0, 10⁴) at 1e-10: > 60 s in MPFR residues; the cheap cases,
+/// every result in results/ among them, keep the residue construction and their bits).
+pub const FIXED_RESIDUE_MAX_OPS: f64 = 2e8;
+
+/// The fixed-precision engines' choice: binary powering where [`use_power`] says so, or where the MPFR
+/// residue construction would exceed [`FIXED_RESIDUE_MAX_OPS`].
+pub fn fixed_use_power(sigma2: &Rational, n: u32, depth: u32) -> bool {
+    let k = crate::noise::gauss_terms::radius_for_bits(sigma2, depth) as f64;
+    use_power(sigma2, n, depth) || (n > POWER_FROM && (n as f64) * (n as f64) * k > FIXED_RESIDUE_MAX_OPS)
+}
+
 /// The law of a group's sum S = X_1 + … + X_n as a symmetric half-law: the residue construction for small
 /// n, else binary powering of the one-query law (cost ~ n·K² instead of n²·K for a window of K per query;
 /// each squaring is a convolution with the same relative-error bound, truncated at 2^-depth).
@@ -374,25 +397,34 @@ impl SymDist {
     /// From a symmetric lattice law with window [−M, M] (lo/hi bounds).
     pub fn from_lattice(d: &LatticeDist) -> SymDist {
         assert_eq!(d.min, -d.max(), "SymDist needs a symmetric window");
-        let m = d.max() as usize;
+        let c = d.max() as usize;
         let p = d.prec;
+        // entries whose lower mass underflowed MPFR's exponent range (σ² ≪ 1: e^{−x²/(2σ²)} below
+        // 2^-(2^30)) are not resolvable as relative bounds: they leave the window, their upper masses
+        // joining the certified outside mass
+        let m = (1..=c).find(|&y| !(d.lo[c + y] > 0 && d.lo[c - y] > 0)).map_or(c, |y| y - 1);
+        let mut outside = d.outside.clone();
+        for y in m + 1..=c {
+            for i in [c + y, c - y] {
+                outside = Float::with_val_round(outside.prec().max(p), &outside + &d.hi[i], Round::Up).0;
+            }
+        }
         let mut e = Float::with_val(EPREC, 0);
         let mut v = Vec::with_capacity(m + 1);
         for y in 0..=m {
-            for i in [m + y, m - y] {
+            for i in [c + y, c - y] {
                 // hi ≤ lo(1 + e)  ⇔  e ≥ hi/lo − 1
-                assert!(d.lo[i] > 0, "zero lower mass in a window entry");
-                let r = Float::with_val_round(EPREC, Float::with_val_round(p, &d.hi[i] / &d.lo[m + y], Round::Up).0 - 1u32, Round::Up).0;
-                let r2 = Float::with_val_round(EPREC, 1u32 - Float::with_val_round(p, &d.lo[i] / &d.lo[m + y], Round::Down).0, Round::Up).0;
+                let r = Float::with_val_round(EPREC, Float::with_val_round(p, &d.hi[i] / &d.lo[c + y], Round::Up).0 - 1u32, Round::Up).0;
+                let r2 = Float::with_val_round(EPREC, 1u32 - Float::with_val_round(p, &d.lo[i] / &d.lo[c + y], Round::Down).0, Round::Up).0;
                 for x in [r, r2] {
                     if x > e {
                         e = x;
                     }
                 }
             }
-            v.push(d.lo[m + y].clone());
+            v.push(d.lo[c + y].clone());
         }
-        SymDist { v, e, outside: d.outside.clone(), prec: p }
+        SymDist { v, e, outside, prec: p }
     }
 
     pub fn half_len(&self) -> i64 {

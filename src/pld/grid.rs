@@ -38,8 +38,21 @@ fn rel_after(ea: &Float, eb: &Float, k: u64) -> Float {
     crate::pld::compose::convolved_rel_error(ea, eb, k, crate::pld::compose::F64_PREC)
 }
 
+/// Largest residue-construction work (multiply-adds) the grid method accepts for one group.
+const GRID_MAX_OPS: f64 = 1e10;
+
 /// The rounded (up or down) Q-law of one group's loss on the grid gℤ.
 pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, String> {
+    // the group's exact law comes from the MPFR residue construction, n²K multiply-adds: refused up
+    // front beyond ~1e10 (1,000,000 queries ran without end)
+    let k = crate::noise::gauss_terms::radius_for_bits(&g.sigma2, TRUNC_BITS_F64) as f64;
+    let ops = g.count as f64 * g.count as f64 * k;
+    if ops > GRID_MAX_OPS {
+        return Err(format!(
+            "the grid method would need about {ops:.1e} operations for {} queries of N_Z(0, {}) (limit {GRID_MAX_OPS:.0e}); use --method auto",
+            g.count, g.sigma2
+        ));
+    }
     let d = LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, TRUNC_BITS_F64);
     let slope = Rational::from(g.mu) / g.sigma2.clone();
     let rho = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2u32) * g.sigma2.clone());

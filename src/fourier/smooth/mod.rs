@@ -161,7 +161,7 @@ fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
 pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
     let mut acc = Interval::zero(CP);
     for g in groups {
-        let q = Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone());
+        let q = (Rational::from(g.mu) * g.mu) / (Rational::from(2) * g.sigma2.clone());
         let quad = iv(c).add(&iv(c).mul(&iv(c))).mul(&Interval::from_rational(&q, CP));
         let term = quad.add(&theta_d(&g.sigma2, c, g.mu).ln()).sub(&theta_d(&g.sigma2, 0.0, g.mu).ln());
         acc = acc.add(&term.mul(&iv(g.count as f64)));
@@ -305,7 +305,7 @@ impl<'a> Thetas<'a> {
                 let (mu_s2, mu_s2_r) = two_f64(&inv2s2.mul(&iv(2.0 * mu)));
                 GroupConsts {
                     a: ball_of(&pi.mul(&pi).mul(&s2).mul(&iv(2.0))),
-                    q: ball_of(&Interval::from_rational(&(Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP)),
+                    q: ball_of(&Interval::from_rational(&((Rational::from(g.mu) * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP)),
                     inv2s2: ball_of(&inv2s2),
                     mu_s2,
                     mu_s2_r,
@@ -1358,6 +1358,8 @@ fn eps_estimate_by_bisection(sh: &Shape, ld: f64) -> Result<f64, String> {
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
 pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Result<SmoothResult, String> {
+    // before any table is sized from σ² (a σ² of 1e-30 would ask petabytes)
+    check_groups(groups)?;
     if !(p.width >= MIN_WIDTH) {
         return Err(format!("the smoothed inversion's bracket width must be at least {MIN_WIDTH:e}"));
     }

@@ -63,7 +63,7 @@ impl PGroup {
         Ok(PGroup {
             count: g.count,
             mu,
-            q: Interval::from_rational(&(Rational::from(g.mu * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP),
+            q: Interval::from_rational(&((Rational::from(g.mu) * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP),
             b: inv2s2.mul(&iv(2.0 * mu * c)),
             inv2s2,
             per_f: per.mid().to_f64(),
