@@ -84,12 +84,18 @@ fn extreme_parameters_answer_or_refuse_without_internal_errors() {
         // Bun–Steinke: ρ + 2√(ρ ln 1e10) < 1e-299
         assert!(field(&out, "epsilon_hi") < 1e-299, "{m}: {out}");
     }
+    // σ² = 1e-300 makes the two hypotheses all but disjoint: f(0.5) lies below the lattice's resolution,
+    // so only its upper bound is certified — answered as [0, hi] with a note saying 0 digits and why
+    let (code, out, err) = run(&["tradeoff", "--sigma2", "1e-300", "--n", "1", "--alpha", "0.5"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(field(&out, "beta_lo") == 0 && field(&out, "beta_hi") < 1e-100, "{out}");
+    assert!(out.contains("0 digits certified") && out.contains("only the upper bound"), "{out}");
+    let (code, out, err) = run(&["attack", "--sigma2", "1e-300", "--n", "1", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}\n{out}");
     for args in [
         &["epsilon", "--sigma2", "1e-300", "--n", "1", "--delta", "1e-10", "--method", "smoothed"][..],
         &["epsilon", "--sigma2", "1e-30", "--n", "1", "--delta", "1e-10", "--method", "smoothed"][..],
         &["epsilon", "--sigma2", "5", "--n", "1", "--sensitivity", "1000000", "--delta", "1e-10", "--method", "smoothed"][..],
-        &["tradeoff", "--sigma2", "1e-300", "--n", "1", "--alpha", "0.5"][..],
-        &["attack", "--sigma2", "1e-300", "--n", "1"][..],
         &["delta", "--mech", "dlap:scale=1e300,n=1", "--epsilon", "1", "--method", "zcdp-cks"][..],
         &["epsilon", "--sigma2", "5", "--n", "0", "--delta", "1e-10"][..],
         &["epsilon", "--sigma2", "5", "--n", "1000000000000000000", "--delta", "1e-10"][..],

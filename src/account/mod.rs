@@ -371,6 +371,16 @@ impl Accountant {
             None => format!("the {} engine resolves no more", c.engine().as_str()),
         };
         let d = c.digits();
+        // a probability (δ, or β = f(α)) below the engine's resolution: [0, hi] certifies the bound
+        // value ≤ hi, which callers use as such (attack measures, figure data); said so, with 0 digits
+        if d == 0 && *c.lo() == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
+            let note = format!(
+                "0 digits certified: {what} lies below the resolution of the {} engine; only the upper bound {what} <= {} is certified, because {why}",
+                c.engine().as_str(),
+                c.hi_str(6)
+            );
+            return Ok(c.with_note(note));
+        }
         if d == 0 {
             return Err(format!(
                 "no digit of {what} is certified: the {} engine's bracket is [{}, {}], because {why}; {}",

@@ -206,7 +206,7 @@ impl LatticeDist {
     /// Binomial(n, q), its pmf by the recurrence P(k + 1) = P(k)·(n − k)/(k + 1)·q/(1 − q) from
     /// P(0) = (1 − q)^n in outward-rounded interval arithmetic: n steps instead of squarings of
     /// n-entry windows (n = 1e5 took minutes; ~n² work).
-    fn dlap_binomial(d: &crate::noise::dlaplace::DiscreteLaplace, n: u64, prec: u32) -> LatticeDist {
+    fn dlap_binomial(d: &crate::noise::dlaplace::DiscreteLaplace, n: u64, prec: u32) -> Result<LatticeDist, String> {
         let p = prec + 32;
         let q = d.tail_ge(0, p);
         let q1 = d.cdf(-1, p);
@@ -220,8 +220,11 @@ impl LatticeDist {
             if k < n {
                 cur = cur.mul(&r).mul_rational(&Rational::from((n - k, k + 1)));
             }
+            if k % 4096 == 4095 {
+                crate::num::cancel::check()?;
+            }
         }
-        LatticeDist { min: 0, lo, hi, outside: Float::with_val(prec, 0), prec }
+        Ok(LatticeDist { min: 0, lo, hi, outside: Float::with_val(prec, 0), prec })
     }
 
     pub fn dlap_shift_sum(scale: &Rational, mu: u32, n: u64, prec: u32) -> Result<LatticeDist, String> {
@@ -230,13 +233,13 @@ impl LatticeDist {
         })?;
         let d = crate::noise::dlaplace::DiscreteLaplace::new(scale.clone())?;
         if mu == 1 && n > DLAP_BINOMIAL_FROM {
-            return Ok(Self::dlap_binomial(&d, n, prec));
+            return Self::dlap_binomial(&d, n, prec);
         }
-        Ok(Self::dlap_powering(&d, mu, n, prec))
+        Self::dlap_powering(&d, mu, n, prec)
     }
 
     /// The sum of n shift statistics by binary powering of the one-shift law on {0, …, μ}.
-    fn dlap_powering(d: &crate::noise::dlaplace::DiscreteLaplace, mu: u32, n: u64, prec: u32) -> LatticeDist {
+    fn dlap_powering(d: &crate::noise::dlaplace::DiscreteLaplace, mu: u32, n: u64, prec: u32) -> Result<LatticeDist, String> {
         let m = mu as i64;
         let law: Vec<Interval> = (0..=m)
             .map(|j| {
@@ -273,7 +276,7 @@ impl LatticeDist {
             pw = crate::pld::compose::convolve_scaled(&pw, &pw, 1);
             crate::num::cancel::check()?;
         }
-        acc.expect("n >= 1")
+        Ok(acc.expect("n >= 1"))
     }
 
     /// True if the window is symmetric about 0 with equal enclosures at ±y (checked, not assumed).
@@ -458,8 +461,8 @@ mod tests {
     fn dlap_binomial_matches_powering() {
         for (b, n) in [("4", 37u64), ("1/3", 200), ("50", 5)] {
             let d = crate::noise::dlaplace::DiscreteLaplace::new(crate::num::parse_rational(b).unwrap()).unwrap();
-            let x = LatticeDist::dlap_binomial(&d, n, 128);
-            let y = LatticeDist::dlap_powering(&d, 1, n, 128);
+            let x = LatticeDist::dlap_binomial(&d, n, 128).unwrap();
+            let y = LatticeDist::dlap_powering(&d, 1, n, 128).unwrap();
             assert_eq!((x.min, x.lo.len()), (y.min, y.lo.len()));
             for k in 0..x.lo.len() {
                 assert!(x.lo[k] <= y.hi[k] && y.lo[k] <= x.hi[k], "b = {b}, n = {n}, k = {k}");
