@@ -176,12 +176,13 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
             .enumerate()
             .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
             .collect();
-            for f in crate::report::plot::bar_figure(
+            for f in crate::report::plot::bar_figure_opts(
                 "What the 2020 Census production releases spent: ε at δ = 1e-10",
-                "ε",
+                "privacy loss ε at δ = 1e-10",
                 &cats,
                 &groups,
                 &out.join("production-epsilons"),
+                &crate::report::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
             )? {
                 log += &format!("wrote {}\n", f.display());
             }

@@ -6,7 +6,7 @@ use crate::census::Allocation;
 use crate::model::GaussGroup;
 use crate::num::parse_rational;
 use crate::pld::{LatticeDist, PrivacyProfile};
-use crate::report::plot::{bar_figure, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
+use crate::report::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
 
@@ -144,12 +144,13 @@ pub fn write_all(
         groups.push((format!("exact, δ = {d}"), ce, e));
     }
     let cats: Vec<String> = levels.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure(
+    files.extend(bar_figure_opts(
         "Figure 3: ε per geographic level at δ = 1e-11 and δ = 1e-5",
-        "ε",
+        "privacy loss ε",
         &cats,
         &groups,
         &out.join("fig03-eps-bars"),
+        &abbrev(),
     )?);
 
     // Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
@@ -235,12 +236,13 @@ pub fn write_all(
     let g6: Vec<(String, plotters::style::RGBColor, Vec<f64>)> =
         names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
     let cats6: Vec<String> = one.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure(
+    files.extend(bar_figure_opts(
         "Figure 6 (exact): error reduction per level with the Table 1 noise",
         "reduction of the error, %",
         &cats6,
         &g6,
         &out.join("fig06-accuracy-reduction"),
+        &abbrev(),
     )?);
     // Figure 8 (exact analogue): block-level MSE after max(0, ·) against the true count.
     if let Some(blk) = one.iter().find(|l| short(&l.name) == "Block").or(one.last()) {
@@ -422,6 +424,15 @@ fn palette(i: usize) -> plotters::style::RGBColor {
         plotters::style::RGBColor(127, 127, 127),
     ];
     P[i % 8]
+}
+
+/// The x axis of the per-level bar charts, whose categories are the short names of [`short`] (kept as
+/// they are: they are the CSV's category keys): the abbreviations in words.
+fn abbrev() -> BarOpts {
+    BarOpts {
+        x_label: "geographic level (TSG = Tract Subset Group, TS = Tract Subset, OBG = Optimized Block Group)".into(),
+        percent_log: false,
+    }
 }
 
 fn short(name: &str) -> String {
