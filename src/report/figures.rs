@@ -286,7 +286,7 @@ pub fn write_all(
             })
             .collect();
         let mut p = Panel::new(&format!("σ² = {s2}, n = 2"), "y = (X₁+X₂)/(√n σ)", "mass");
-        p.series.push(Series::line("(1/Bₙ) ϕ(y)", REDUCED, clt));
+        p.series.push(Series::line("(1/Bₙ) ϕ(y)", REDUCED, clt).legend("local-CLT approximation (1/Bₙ) ϕ(y)"));
         p.series.push(Series::line("exact pmf of Sₙ", EXACT, exact).markers());
         panels.push(p);
         // residual panel: r(y) = P[S = y] − ϕ(y/Bₙ)/Bₙ is far below f64 resolution of the masses, so it is
@@ -303,10 +303,13 @@ pub fn write_all(
             })
             .collect();
         let mut q = Panel::new(&format!("σ² = {s2}: |pmf − (1/Bₙ)ϕ| (512-bit)"), "y", "log10 |residual|");
-        q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid));
+        q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid).legend("residual |exact pmf − (1/Bₙ) ϕ(y)| (log10)"));
         panels.push(q);
     }
-    files.extend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2).write(&out.join("fig10-local-clt"))?);
+    files.extend(
+        shared_legend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2))
+            .write(&out.join("fig10-local-clt"))?,
+    );
 
     // Figure 11: the ACS 5-year comparison, n = 1890 queries. The paper does not state σ²; the authors'
     // notebook (github.com/BuxinSu/Census_2020_Privacy, Figures/log_delta_eps_curve.ipynb, commit 9956194,
