@@ -739,3 +739,23 @@ fn attack_matches_neyman_pearson_and_riskcal() {
         assert!((b - rc_bayes).abs() < 1e-4 && b <= rc_bayes + 1e-12, "{s2} x {k}: Bayes success {b} vs riskcal {rc_bayes}");
     }
 }
+
+/// Section labels: KR's "target known unique at several levels" is §S1.3 of the supplement (S1.1 is the
+/// non-unique case; "(S1.1)" is only the number of its equation), and the SafeTab paper's "3% for the
+/// analytical bound and 7% for the experimental bound" is in §3 (Privacy & Error Analysis), not §5.
+#[test]
+fn section_labels_cite_the_right_sections() {
+    let out = bin().args(["risk", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let line = help.lines().find(|l| l.trim_start().starts_with("multilevel")).unwrap();
+    assert!(line.contains("§S1.3") && !line.contains("KR S1.1"), "{line}");
+    let readme = std::fs::read_to_string(repo().join("results/README.md")).unwrap();
+    let row = readme.lines().find(|l| l.starts_with("| risk/kr-figure7 |")).unwrap();
+    assert!(row.contains("(§S1.3)"), "{row}");
+    let published = std::fs::read_to_string(repo().join("data/published.csv")).unwrap();
+    let rows: Vec<&str> = published.lines().filter(|l| l.starts_with("st-s5-improvement")).collect();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert!(r.contains("safetab-detailed-dhc-race-ethnicity.txt,§3: "), "{r}");
+    }
+}

@@ -176,12 +176,13 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
             .enumerate()
             .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
             .collect();
-            for f in crate::report::plot::bar_figure(
+            for f in crate::report::plot::bar_figure_opts(
                 "What the 2020 Census production releases spent: ε at δ = 1e-10",
-                "ε",
+                "privacy loss ε at δ = 1e-10",
                 &cats,
                 &groups,
                 &out.join("production-epsilons"),
+                &crate::report::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
             )? {
                 log += &format!("wrote {}\n", f.display());
             }
@@ -359,7 +360,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | risk/kr-figure4 | decision tiles (y₁* × x₂*, one panel per x₁*), colour = the paper's sampler, × = the exact posterior decides otherwise | Kazan–Reiter Figure 4 |\n\
 | risk/kr-figure5 | P(correct) against the true x₂: paper's sampler and exact posterior, dashed: no hierarchy, mean over x₂ ≥ 4 | Kazan–Reiter Figure 5 |\n\
 | risk/kr-figure6 | P(correct) against ρ₂ (log) for x₂ ∈ {1, 10, 100}, dashed: no hierarchy, ρ₂ = 0.247 | Kazan–Reiter Figure 6 |\n\
-| risk/kr-figure7 | marginal posterior and risk, target unique at ℓ = 1..6 levels | Kazan–Reiter Figure 7 (S1.1) |\n\
+| risk/kr-figure7 | marginal posterior and risk, target unique at ℓ = 1..6 levels | Kazan–Reiter Figure 7 (§S1.3) |\n\
 | risk/kr-figure8 | certified variance σ² of DG(0, s) against s (log–log), dashed σ² = s, ρ = 1/(2s) on the upper axis; s − σ² | Kazan–Reiter Figure 8 (S2) |\n\
 | risk/kr-figure9 | pmf of the sum of n DG(0, 1/(2ρ)) (exact convolution) beside DG(0, n/(2ρ)), ρ ∈ {0.099, 1}, n ∈ {27, 5} | Kazan–Reiter Figure 9 (S2) |\n\
 | risk/kr-figure10 | decision tiles, prior Unif{k₁, …} (top, = Figure 4) and Unif{k₁, …, 10} (bottom) | Kazan–Reiter Figure 10 (S4) |\n\

@@ -49,7 +49,7 @@ pub enum RiskCmd {
     Hierarchy(HierArgs),
     /// P(correct decision) with hierarchy by exact enumeration over the noisy data (Figures 4–6, S4)
     Decisions(DecArgs),
-    /// Target known unique at several levels (KR S1.1)
+    /// Target known unique at several levels (KR §S1.3, eq. S1.1)
     Multilevel(MultiArgs),
     /// Sequential releases (KR S5.8): updated priors, conditional and cumulative risks
     Sequential(MultiArgs),

@@ -283,7 +283,8 @@ where
                 .y_desc(p.y_label.clone())
                 .label_style(("sans-serif", 13))
                 .axis_desc_style(("sans-serif", 14))
-                .light_line_style(RGBColor(235, 235, 235))
+                .bold_line_style(crate::report::plot::GRID)
+                .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| e.to_string())?;
             let nbars = p.series.iter().filter(|s| s.kind == Kind::Bar).count().max(1);

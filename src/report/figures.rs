@@ -6,7 +6,7 @@ use crate::census::Allocation;
 use crate::model::GaussGroup;
 use crate::num::parse_rational;
 use crate::pld::{LatticeDist, PrivacyProfile};
-use crate::report::plot::{bar_figure, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
+use crate::report::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
 
@@ -71,12 +71,12 @@ pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
 /// Trade-off curve implied by the Bureau's (ε, δ_BS(ε)) statements for all ε:
 /// f(α) = sup_ε max(0, 1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) (Dong–Roth–Su Prop. 2.12 dual).
 pub fn bureau_tradeoff(rho: f64, n: usize) -> Vec<(f64, f64)> {
-    bureau_tradeoff_at(rho, (0..=n).map(|i| i as f64 / n as f64), 2000)
+    bureau_tradeoff_at(rho, (0..=n).map(|i| i as f64 / n as f64), 2000, 60.0)
 }
 
-/// The Bureau's trade-off envelope at the given α, with ε on a grid of `eps_steps` steps over [0, 60].
-fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: usize) -> Vec<(f64, f64)> {
-    let eps: Vec<f64> = (0..=eps_steps).map(|i| 60.0 * i as f64 / eps_steps as f64).collect();
+/// The Bureau's trade-off envelope at the given α, with ε on a grid of `eps_steps` steps over [0, eps_max].
+fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: usize, eps_max: f64) -> Vec<(f64, f64)> {
+    let eps: Vec<f64> = (0..=eps_steps).map(|i| eps_max * i as f64 / eps_steps as f64).collect();
     alphas
         .map(|a| {
             let mut best: f64 = 0.0;
@@ -127,7 +127,7 @@ pub fn write_all(
         .map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT))
         .collect::<Result<_, _>>()?;
     files.extend(
-        Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4)
+        shared_legend(Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4))
             .write(&out.join("fig02-eps-delta-levels"))?,
     );
 
@@ -144,12 +144,13 @@ pub fn write_all(
         groups.push((format!("exact, δ = {d}"), ce, e));
     }
     let cats: Vec<String> = levels.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure(
+    files.extend(bar_figure_opts(
         "Figure 3: ε per geographic level at δ = 1e-11 and δ = 1e-5",
-        "ε",
+        "privacy loss ε",
         &cats,
         &groups,
         &out.join("fig03-eps-bars"),
+        &abbrev(),
     )?);
 
     // Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
@@ -167,7 +168,7 @@ pub fn write_all(
         })
         .collect();
     files.extend(
-        Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4)
+        shared_legend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4))
             .write(&out.join("fig04-tradeoff-levels"))?,
     );
     let panels: Vec<Panel> = levels
@@ -175,7 +176,7 @@ pub fn write_all(
         .map(|l| eps_delta_panel(&l.name, l.rho, &l.reduced, ("Bureau (zCDP), published noise", "exact, reduced noise (Table 1)"), REDUCED))
         .collect::<Result<_, _>>()?;
     files.extend(
-        Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4)
+        shared_legend(Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4))
             .write(&out.join("fig05-reduced-noise-levels"))?,
     );
 
@@ -203,11 +204,19 @@ pub fn write_all(
         abs_p.series.push(Series::line(&l.name, color, a));
         rel_p.series.push(Series::line(&l.name, color, r));
     }
-    // room on the right for the legend, off the curves
+    // PEPG and Tract Subset Group have the same noise (Table 1), so their curves coincide and the one
+    // drawn later hides the other: the legend says so
+    for p in [&mut abs_p, &mut rel_p] {
+        name_identical_curves(&mut p.series);
+    }
+    // the legend under the plot, off the curves
     let xmax = abs_p.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(0.0, f64::max);
-    abs_p.x_range = Some((0.0, 1.45 * xmax));
-    files.extend(Figure::single("Figure 14: improvement in ε per level", abs_p).write(&out.join("fig14-improvement-eps"))?);
-    files.extend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p).write(&out.join("fig15-improvement-percent"))?);
+    abs_p.x_range = Some((0.0, 1.03 * xmax));
+    files.extend(shared_legend(Figure::single("Figure 14: improvement in ε per level", abs_p)).write(&out.join("fig14-improvement-eps"))?);
+    files.extend(
+        shared_legend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p))
+            .write(&out.join("fig15-improvement-percent"))?,
+    );
 
     // Figure 6 (exact analogue): MSE and MAE reductions per level with the Table 1 noise, without
     // post-processing (independent of the counts) and with max(0, ·) at a true count of 1. The paper's
@@ -227,12 +236,13 @@ pub fn write_all(
     let g6: Vec<(String, plotters::style::RGBColor, Vec<f64>)> =
         names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
     let cats6: Vec<String> = one.iter().map(|l| short(&l.name)).collect();
-    files.extend(bar_figure(
+    files.extend(bar_figure_opts(
         "Figure 6 (exact): error reduction per level with the Table 1 noise",
         "reduction of the error, %",
         &cats6,
         &g6,
         &out.join("fig06-accuracy-reduction"),
+        &abbrev(),
     )?);
     // Figure 8 (exact analogue): block-level MSE after max(0, ·) against the true count.
     if let Some(blk) = one.iter().find(|l| short(&l.name) == "Block").or(one.last()) {
@@ -248,6 +258,11 @@ pub fn write_all(
             Series::line("reduced noise (same ε at δ = 1e-11)", REDUCED, ys.iter().map(|&y| (y as f64, count_errors(r, y).2)).collect())
                 .markers(),
         );
+        // the MSE axis from 0 (the reduction reads as a ratio), the legend in the empty band under the points
+        let top = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.1)).fold(0.0, f64::max);
+        p.y_range = Some((0.0, 1.05 * top));
+        p.x_range = Some((-0.8, 30.8));
+        p.legend_lower_left = true;
         files.extend(
             Figure::single("Figure 8 (exact): MSE of a block count after non-negative post-processing", p)
                 .write(&out.join("fig08-block-mse"))?,
@@ -271,7 +286,7 @@ pub fn write_all(
             })
             .collect();
         let mut p = Panel::new(&format!("σ² = {s2}, n = 2"), "y = (X₁+X₂)/(√n σ)", "mass");
-        p.series.push(Series::line("(1/Bₙ) ϕ(y)", REDUCED, clt));
+        p.series.push(Series::line("(1/Bₙ) ϕ(y)", REDUCED, clt).legend("local-CLT approximation (1/Bₙ) ϕ(y)"));
         p.series.push(Series::line("exact pmf of Sₙ", EXACT, exact).markers());
         panels.push(p);
         // residual panel: r(y) = P[S = y] − ϕ(y/Bₙ)/Bₙ is far below f64 resolution of the masses, so it is
@@ -288,10 +303,13 @@ pub fn write_all(
             })
             .collect();
         let mut q = Panel::new(&format!("σ² = {s2}: |pmf − (1/Bₙ)ϕ| (512-bit)"), "y", "log10 |residual|");
-        q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid));
+        q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid).legend("residual |exact pmf − (1/Bₙ) ϕ(y)| (log10)"));
         panels.push(q);
     }
-    files.extend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2).write(&out.join("fig10-local-clt"))?);
+    files.extend(
+        shared_legend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2))
+            .write(&out.join("fig10-local-clt"))?,
+    );
 
     // Figure 11: the ACS 5-year comparison, n = 1890 queries. The paper does not state σ²; the authors'
     // notebook (github.com/BuxinSu/Census_2020_Privacy, Figures/log_delta_eps_curve.ipynb, commit 9956194,
@@ -321,7 +339,8 @@ pub fn write_all(
             panels.push(p);
         }
         files.extend(
-            Figure::grid("Figure 11: the ACS 5-year comparison, 1890-fold compositions", panels, 2).write(&out.join("fig11-acs-1890"))?,
+            shared_legend(Figure::grid("Figure 11: the ACS 5-year comparison, 1890-fold compositions", panels, 2))
+                .write(&out.join("fig11-acs-1890"))?,
         );
     }
 
@@ -350,9 +369,50 @@ pub fn write_all(
             )
             .dashed(),
         );
-        files.extend(Figure::single("Figure 13: County trade-off functions near α = 0", z).write(&out.join("fig13-county-tradeoff-zoom"))?);
+        // §3.2: the reduced-noise curve lies above the Bureau's "except for very small regions near the
+        // endpoints"; near α = 0 the two differ by picoscale amounts no linear β axis resolves, so a second
+        // panel draws the difference itself (not in the CSV: it is derived from the same two functions)
+        let mut d = Panel::new(
+            "where they cross: β(exact, Table 1 noise) − β(Bureau)",
+            "type I error α (log scale)",
+            "difference in β, units of 1e-12",
+        );
+        d.x_log = true;
+        d.series.push(Series::line(
+            &format!("exact, σ² reduced {:.2}% (Table 1) minus Bureau (zCDP)", 100.0 * (1.0 - c.factor)),
+            REDUCED,
+            crossing_gap(c.rho, &c.reduced, log_alphas(-16.0, -12.2, 240))?,
+        ));
+        d.hlines.push((0.0, "no difference (curves cross)".into(), BUREAU));
+        d.legend_lower_left = false;
+        let mut f = Figure::grid("Figure 13: County trade-off functions near α = 0", vec![z, d], 2);
+        f.panel_w = 760;
+        f.panel_h = 620;
+        f.legend_below = true;
+        files.extend(f.write_data_of_first(1, &out.join("fig13-county-tradeoff-zoom"))?);
     }
     Ok(files)
+}
+
+/// Legend text for series whose points equal an earlier series' points: drawn later, the earlier curve
+/// lies hidden under it, so both legend entries name the pair ("PEPG (= Tract Subset Group, identical
+/// curve)").
+fn name_identical_curves(series: &mut [Series]) {
+    let n = series.len();
+    for i in 0..n {
+        let twins: Vec<String> =
+            (0..n).filter(|&j| j != i && series[j].points == series[i].points).map(|j| series[j].name.clone()).collect();
+        if !twins.is_empty() {
+            let text = format!("{} (= {}, identical curve)", series[i].name, twins.join(", "));
+            series[i].legend = Some(text);
+        }
+    }
+}
+
+/// The figure with one legend under its panels instead of the same legend in every panel.
+fn shared_legend(mut f: Figure) -> Figure {
+    f.legend_below = true;
+    f
 }
 
 fn palette(i: usize) -> plotters::style::RGBColor {
@@ -367,6 +427,15 @@ fn palette(i: usize) -> plotters::style::RGBColor {
         plotters::style::RGBColor(127, 127, 127),
     ];
     P[i % 8]
+}
+
+/// The x axis of the per-level bar charts, whose categories are the short names of [`short`] (kept as
+/// they are: they are the CSV's category keys): the abbreviations in words.
+fn abbrev() -> BarOpts {
+    BarOpts {
+        x_label: "geographic level (TSG = Tract Subset Group, TS = Tract Subset, OBG = Optimized Block Group)".into(),
+        percent_log: false,
+    }
 }
 
 fn short(name: &str) -> String {
@@ -388,11 +457,12 @@ fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progre
     p.y_range = Some((1e-15, 1.0));
     p.series.push(Series::line("Bureau (zCDP)", BUREAU, grid.iter().map(|&e| (e, bureau_delta(od.rho, e))).collect()));
     p.series.push(Series::line("exact, same noise", EXACT, exact_curve(&od.same, &grid)?));
-    p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], exact_curve(&od.paper, &grid)?).dashed());
+    // the paper's Figure 7: "The black curve uses variance proxy that is reduced by 8.59%"
+    p.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, exact_curve(&od.paper, &grid)?).dashed());
     p.series.push(
         Series::line(
             &format!("exact, σ² reduced {:.2}% (exact match at δ=1e-10)", 100.0 * (1.0 - fac)),
-            REDUCED,
+            OTHER[2],
             exact_curve(&od.exact, &grid)?,
         )
         .dashed(),
@@ -403,10 +473,63 @@ fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progre
     t.y_range = Some((0.0, 1.0));
     t.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(od.rho, 500)));
     t.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&od.same, 1e-3)));
-    t.series.push(Series::line("exact, σ² reduced 8.59% (paper)", OTHER[2], tradeoff_points(&od.paper, 1e-3)).dashed());
-    t.series.push(Series::line("exact, σ² reduced (exact match)", REDUCED, tradeoff_points(&od.exact, 1e-3)).dashed());
-    files.extend(Figure::single("Figure 12: overall trade-off functions", t).write(&out.join("fig12-overall-tradeoff"))?);
+    t.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points(&od.paper, 1e-3)).dashed());
+    t.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points(&od.exact, 1e-3)).dashed());
+    // On linear axes the Bureau's curve (β < 1e-3 for α > 0.05) lies on the axes; the same four curves on
+    // log–log axes show where it runs. The second panel redraws the same functions (not in the CSV).
+    let mut l = Panel::new("the same curves, both axes on a log scale", "type I error α (log scale)", "type II error β (log scale)");
+    l.x_log = true;
+    l.y_log = true;
+    l.x_range = Some((1e-13, 1.0));
+    l.y_range = Some((1e-7, 1.0));
+    l.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff_at(od.rho, log_alphas(-13.0, 0.0, 400), 20_000, 100.0)));
+    l.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&od.same)));
+    l.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points_log(&od.paper)).dashed());
+    l.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points_log(&od.exact)).dashed());
+    let mut f = Figure::grid("Figure 12: overall trade-off functions", vec![t, l], 2);
+    f.panel_w = 700;
+    f.panel_h = 600;
+    f.legend_below = true;
+    files.extend(f.write_data_of_first(1, &out.join("fig12-overall-tradeoff"))?);
     Ok(files)
+}
+
+/// `n + 1` values of α evenly spaced in log10 from 10^lo to 10^hi.
+fn log_alphas(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> {
+    (0..=n).map(move |i| 10f64.powf(lo + (hi - lo) * i as f64 / n as f64))
+}
+
+/// 1 − f(α) of the Bureau's trade-off envelope near α = 0, computed as min over ε of δ(ε) + e^ε α (the
+/// branch that binds there), without the cancellation of 1 − f: a coarse grid over [0, 100], then a
+/// golden-section refinement around the best grid point.
+fn bureau_one_minus_beta(rho: f64, alpha: f64) -> f64 {
+    let g = |e: f64| bureau_delta(rho, e) + e.exp() * alpha;
+    let steps = 20_000;
+    let h = 100.0 / steps as f64;
+    let best = (0..=steps).map(|i| i as f64 * h).fold(0.0, |b, e| if g(e) < g(b) { e } else { b });
+    let (mut a, mut b) = ((best - h).max(0.0), best + h);
+    let r = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..80 {
+        let (c, d) = (b - r * (b - a), a + r * (b - a));
+        if g(c) < g(d) {
+            b = d;
+        } else {
+            a = c;
+        }
+    }
+    g(best).min(g((a + b) / 2.0))
+}
+
+/// β_exact(α) − β_Bureau(α) near α = 0, in units of 1e-12: 1 − β of the exact curve from its certified
+/// value in MPFR (no f64 cancellation), the Bureau's from [`bureau_one_minus_beta`].
+fn crossing_gap(rho: f64, prof: &PrivacyProfile, alphas: impl Iterator<Item = f64>) -> Result<Vec<(f64, f64)>, String> {
+    alphas
+        .map(|a| {
+            let f = prof.tradeoff(&rat(a))?.mid();
+            let one_minus = Float::with_val(f.prec(), 1u32 - &f).to_f64();
+            Ok((a, (bureau_one_minus_beta(rho, a) - one_minus) * 1e12))
+        })
+        .collect()
 }
 
 fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
@@ -428,13 +551,41 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
 }
 
 fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
-    bureau_tradeoff_at(rho, (0..=330).map(|i| 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0)), 3000)
+    bureau_tradeoff_at(rho, (0..=330).map(|i| 10f64.powf(-13.0 + 13.0 * i as f64 / 330.0)), 3000, 60.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pld::compose::{lattice_profile, LatticeOpts, F64_PREC, TRUNC_BITS_F64};
+
+    /// Figures 14 and 15 drew PEPG under the identical Tract Subset Group curve with nothing saying so:
+    /// series with equal points name each other in the legend, the others keep their names.
+    #[test]
+    fn identical_curves_name_each_other() {
+        let c = plotters::style::RGBColor(0, 0, 0);
+        let mut s = vec![
+            Series::line("US", c, vec![(0.1, 1.0)]),
+            Series::line("PEPG", c, vec![(0.5, 1e-3), (0.4, 1e-2)]),
+            Series::line("Tract Subset Group", c, vec![(0.5, 1e-3), (0.4, 1e-2)]),
+        ];
+        name_identical_curves(&mut s);
+        assert_eq!(s[0].legend, None);
+        assert_eq!(s[1].legend.as_deref(), Some("PEPG (= Tract Subset Group, identical curve)"));
+        assert_eq!(s[2].legend.as_deref(), Some("Tract Subset Group (= PEPG, identical curve)"));
+    }
+
+    /// 1 − f(α) of the Bureau's envelope near α = 0 against a direct minimisation on a fine grid (the
+    /// 1 − β the crossing panel of Figure 13 subtracts): within 1e-9 relative at County's ρ.
+    #[test]
+    fn bureau_one_minus_beta_is_the_envelope() {
+        let rho = 0.6128; // any ρ of the order of the levels'
+        for a in [1e-15, 1e-13, 1e-11] {
+            let fine = (0..=2_000_000).map(|i| i as f64 * 5e-5).map(|e| bureau_delta(rho, e) + e.exp() * a).fold(f64::INFINITY, f64::min);
+            let v = bureau_one_minus_beta(rho, a);
+            assert!(v <= fine * (1.0 + 1e-9) && v >= fine * (1.0 - 1e-6), "{a}: {v} vs {fine}");
+        }
+    }
 
     /// Figure 11's σ² = 25 panel at ε = 88.05: at the f64 engine's default depth the bracket of δ is
     /// [0, 2.3e-9] (the second term, times e^88, is unresolved) and the curve is refused instead of drawn

@@ -18,14 +18,35 @@ pub const OTHER: [RGBColor; 4] = [RGBColor(44, 160, 44), RGBColor(148, 103, 189)
 
 static FONT: Once = Once::new();
 
+/// The font with its legacy `kern` table hidden (its tag renamed): plotters' ab_glyph renderer applies
+/// the kerning pairs but places every glyph's ink at the pen position, ignoring the glyph's left side
+/// bearing, so a strongly kerned pair such as "Tr" printed the r under the bar of the T ("Tract").
+/// Without the pairs each glyph advances by its own width and the words read normally.
+pub(crate) fn without_kerning(font: &[u8]) -> Vec<u8> {
+    let mut b = font.to_vec();
+    let n = if b.len() >= 6 { u16::from_be_bytes([b[4], b[5]]) as usize } else { 0 };
+    for i in 0..n {
+        let o = 12 + 16 * i;
+        if o + 4 <= b.len() && &b[o..o + 4] == b"kern" {
+            b[o..o + 4].copy_from_slice(b"KERN");
+        }
+    }
+    b
+}
+
 pub(crate) fn ensure_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+        let bytes: &'static [u8] = Box::leak(without_kerning(bytes).into_boxed_slice());
         for style in [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique] {
             let _ = plotters::style::register_font("sans-serif", style, bytes);
         }
     });
 }
+
+/// Grid lines: the major ones light grey, the minor ones not drawn (ten per major interval made a
+/// dense hatching behind the curves).
+pub(crate) const GRID: RGBColor = RGBColor(225, 225, 225);
 
 #[derive(Clone, Debug)]
 pub struct Series {
@@ -41,11 +62,13 @@ pub struct Series {
     pub tile: bool,
     /// Draw each point as a bar from 0 to y over [x + offset, x + offset + width] (pmf histograms).
     pub bar: Option<(f64, f64)>,
+    /// The legend's text when it differs from `name` (the name stays the series' key in the CSV).
+    pub legend: Option<String>,
 }
 
 impl Series {
     pub fn line(name: &str, color: RGBColor, points: Vec<(f64, f64)>) -> Series {
-        Series { name: name.to_string(), points, color, dashed: false, markers: false, cross: false, tile: false, bar: None }
+        Series { name: name.to_string(), points, color, dashed: false, markers: false, cross: false, tile: false, bar: None, legend: None }
     }
     pub fn cross(mut self) -> Series {
         self.cross = true;
@@ -66,6 +89,14 @@ impl Series {
     pub fn markers(mut self) -> Series {
         self.markers = true;
         self
+    }
+    /// Show `text` in the legend instead of the series' name.
+    pub fn legend(mut self, text: &str) -> Series {
+        self.legend = Some(text.to_string());
+        self
+    }
+    fn legend_text(&self) -> &str {
+        self.legend.as_deref().unwrap_or(&self.name)
     }
 }
 
@@ -180,7 +211,7 @@ impl Figure {
                 } else {
                     LegendStyle::Line
                 };
-                add(&s.name, s.color, st);
+                add(s.legend_text(), s.color, st);
             }
             for (_, n, c) in p.vlines.iter().chain(&p.hlines) {
                 add(n, *c, LegendStyle::Dashed);
@@ -206,9 +237,14 @@ impl Figure {
 
     /// CSV of all series: panel,series,x,y.
     pub fn csv(&self) -> String {
+        self.csv_of(self.panels.len())
+    }
+
+    /// CSV of the series of the first `k` panels.
+    fn csv_of(&self, k: usize) -> String {
         let mut w = csv::Writer::from_writer(vec![]);
         w.write_record(["panel", "series", "x", "y"]).unwrap();
-        for p in &self.panels {
+        for p in self.panels.iter().take(k) {
             for s in &p.series {
                 for (x, y) in &s.points {
                     w.write_record([p.title.as_str(), s.name.as_str(), &format!("{x:e}"), &format!("{y:e}")]).unwrap();
@@ -222,6 +258,17 @@ impl Figure {
     pub fn write(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
         let csv_path = stem.with_extension("csv");
         write_atomic(&csv_path, self.csv().as_bytes())?;
+        let mut out = vec![csv_path];
+        out.extend(self.write_pictures(stem)?);
+        Ok(out)
+    }
+
+    /// Write `<stem>.csv` with the data of the first `k` panels only, and the pictures of all of them:
+    /// the later panels redraw the same data at another scale (a log–log view, a zoom), so their
+    /// points are no new data.
+    pub fn write_data_of_first(&self, k: usize, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+        let csv_path = stem.with_extension("csv");
+        write_atomic(&csv_path, self.csv_of(k).as_bytes())?;
         let mut out = vec![csv_path];
         out.extend(self.write_pictures(stem)?);
         Ok(out)
@@ -337,7 +384,8 @@ where
                 .y_desc(p.y_label.clone())
                 .label_style(("sans-serif", 14))
                 .axis_desc_style(("sans-serif", 15))
-                .light_line_style(RGBColor(235, 235, 235))
+                .bold_line_style(GRID)
+                .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| e.to_string())?;
             let inside = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0);
@@ -363,7 +411,7 @@ where
                 } else {
                     chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
                 };
-                let ann = drawn.map_err(|e| e.to_string())?.label(s.name.clone());
+                let ann = drawn.map_err(|e| e.to_string())?.label(s.legend_text());
                 if s.tile || s.bar.is_some() {
                     ann.legend(move |(x, y)| Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()));
                 } else if s.cross {
@@ -475,6 +523,16 @@ fn tick(v: f64, log: bool) -> String {
     }
 }
 
+/// How a bar chart shows its values.
+#[derive(Clone, Debug, Default)]
+pub struct BarOpts {
+    /// The x axis' title (what the categories are).
+    pub x_label: String,
+    /// Probabilities in percent on a log axis up to 100 % (values spanning several decades, e.g. a TPR
+    /// of 0.2 % next to an advantage of 93 %), instead of a linear axis from 0.
+    pub percent_log: bool,
+}
+
 /// Bar chart as a panel of rectangles: categories on x (0..n), grouped series side by side.
 pub fn bar_figure(
     title: &str,
@@ -482,6 +540,39 @@ pub fn bar_figure(
     categories: &[String],
     groups: &[(String, RGBColor, Vec<f64>)],
     stem: &Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    bar_figure_opts(title, y_label, categories, groups, stem, &BarOpts::default())
+}
+
+/// Width and height of a bar chart: the legend in a strip under the plot, one row per two entries.
+fn bar_size(groups: &[(String, RGBColor, Vec<f64>)]) -> (u32, u32) {
+    (1100, 560 + 24 * groups.len().div_ceil(2) as u32)
+}
+
+/// A bar's value as its label: two decimals, or on a percent axis a percentage with two significant
+/// digits ("0.16%", "4.7%", "93%").
+fn bar_label(v: f64, percent: bool) -> String {
+    if !percent {
+        return format!("{v:.2}");
+    }
+    let p = 100.0 * v;
+    if p >= 9.95 {
+        format!("{p:.0}%")
+    } else if p >= 0.995 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.2}%")
+    }
+}
+
+/// Bar chart with options (see [`BarOpts`]).
+pub fn bar_figure_opts(
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    groups: &[(String, RGBColor, Vec<f64>)],
+    stem: &Path,
+    opts: &BarOpts,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     ensure_font();
     let mut w = csv::Writer::from_writer(vec![]);
@@ -495,21 +586,27 @@ pub fn bar_figure(
     }
     let csv_path = stem.with_extension("csv");
     write_atomic(&csv_path, &w.into_inner().unwrap())?;
-    // headroom for the legend above the tallest bar: its height grows with the number of entries
-    let headroom = 1.32 + 0.09 * groups.len().saturating_sub(4) as f64;
-    let ymax = groups.iter().flat_map(|g| g.2.iter().cloned()).fold(0.0, f64::max) * headroom;
-    let draw = |root: DrawingArea<_, Shift>| -> Result<(), String> { draw_bars(root, title, y_label, categories, groups, ymax) };
+    let vals = || groups.iter().flat_map(|g| g.2.iter().cloned()).filter(|v| v.is_finite());
+    let yrange = if opts.percent_log {
+        // from the decade below the smallest positive value to 100 %
+        let lo = vals().filter(|v| *v > 0.0).fold(1.0, f64::min);
+        (10f64.powf(lo.log10().floor()), 1.0)
+    } else {
+        // headroom for the vertical value labels above the tallest bar
+        (0.0, vals().fold(0.0, f64::max) * 1.16)
+    };
+    let size = bar_size(groups);
     let png_path = stem.with_extension("png");
     let tmp_png = stem.with_extension("png.tmp.png");
     {
-        let root = BitMapBackend::new(&tmp_png, (1100, 560)).into_drawing_area();
-        draw(root)?;
+        let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
+        draw_bars(root, title, y_label, categories, groups, yrange, opts)?;
     }
     std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (1100, 560)).into_drawing_area();
-        draw_bars(root, title, y_label, categories, groups, ymax)?;
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw_bars(root, title, y_label, categories, groups, yrange, opts)?;
     }
     let svg_path = stem.with_extension("svg");
     write_atomic(&svg_path, svg.as_bytes())?;
@@ -522,65 +619,142 @@ fn draw_bars<DB: DrawingBackend>(
     y_label: &str,
     cats: &[String],
     groups: &[(String, RGBColor, Vec<f64>)],
-    ymax: f64,
+    (y0, y1): (f64, f64),
+    opts: &BarOpts,
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = cats.len();
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(15)
-        .x_label_area_size(60)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0f64..n as f64, 0f64..ymax)
-        .map_err(|e| e.to_string())?;
+    let (w, h) = root.dim_in_pixel();
+    let legend_h = 24 * groups.len().div_ceil(2) as u32;
+    let (plot_area, legend_area) = root.split_vertically(h - legend_h - 6);
     let labels: Vec<String> = cats.to_vec();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n * 2 + 1)
-        .x_label_formatter(&|x: &f64| {
-            let i = (*x - 0.5).round();
-            if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
-                labels[i as usize].clone()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(y_label)
-        .label_style(("sans-serif", 13))
-        .axis_desc_style(("sans-serif", 15))
-        .draw()
-        .map_err(|e| e.to_string())?;
     let k = groups.len() as f64;
     let bw = 0.8 / k;
-    for (gi, (name, color, vals)) in groups.iter().enumerate() {
-        let c = *color;
-        chart
-            .draw_series(vals.iter().enumerate().map(|(i, v)| {
-                let x0 = i as f64 + 0.1 + gi as f64 * bw;
-                Rectangle::new([(x0, 0.0), (x0 + bw * 0.95, *v)], c.filled())
-            }))
-            .map_err(|e| e.to_string())?
-            .label(name.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
-        for (i, v) in vals.iter().enumerate() {
-            let x0 = i as f64 + 0.1 + gi as f64 * bw;
+    let log = opts.percent_log;
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut chart = $chart;
             chart
-                .draw_series(std::iter::once(Text::new(format!("{v:.2}"), (x0, *v + ymax * 0.01), ("sans-serif", 11).into_font())))
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(n * 2 + 1)
+                .x_label_formatter(&|x: &f64| {
+                    let i = (*x - 0.5).round();
+                    if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+                        labels[i as usize].clone()
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_label_formatter(&|v: &f64| if log { format!("{}%", tick(100.0 * v, false)) } else { tick(*v, false) })
+                .x_desc(opts.x_label.clone())
+                .y_desc(y_label)
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 15))
+                .bold_line_style(GRID)
+                .light_line_style(TRANSPARENT)
+                .draw()
                 .map_err(|e| e.to_string())?;
-        }
+            // value labels: vertical (reading upwards) just above each bar, so neighbouring labels of
+            // narrow bars never overlap; drawn on the whole image, so a label over a bar reaching the top
+            // of the axis is not clipped
+            let font = ("sans-serif", 11).into_font().transform(FontTransform::Rotate270);
+            let (bx, by) = plot_area.get_base_pixel();
+            for (gi, (_, color, vals)) in groups.iter().enumerate() {
+                let c = *color;
+                chart
+                    .draw_series(vals.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(i, v)| {
+                        let x0 = i as f64 + 0.1 + gi as f64 * bw;
+                        Rectangle::new([(x0, y0), (x0 + bw * 0.95, v.max(y0))], c.filled())
+                    }))
+                    .map_err(|e| e.to_string())?;
+                for (i, v) in vals.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+                    let xc = i as f64 + 0.1 + gi as f64 * bw + bw * 0.475;
+                    let (px, py) = chart.backend_coord(&(xc, v.max(y0)));
+                    plot_area.draw(&Text::new(bar_label(*v, log), (px - bx - 6, py - by - 3), font.clone())).map_err(|e| e.to_string())?;
+                }
+            }
+        }};
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(180, 180, 180))
-        .label_font(("sans-serif", 13))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(|e| e.to_string())?;
+    // the title drawn by hand above the chart, so the value labels over the tallest bars (in the chart's
+    // top margin) never run into it
+    let tx = ((w as i32) / 2 - (title.chars().count() as i32) * 10 / 2).max(6);
+    plot_area.draw(&Text::new(title.to_string(), (tx, 10), ("sans-serif", 20).into_font())).map_err(|e| e.to_string())?;
+    let mut b = ChartBuilder::on(&plot_area);
+    b.margin(15)
+        .margin_top(if log { 80 } else { 45 })
+        .x_label_area_size(if opts.x_label.is_empty() { 40 } else { 60 })
+        .y_label_area_size(70);
+    if log {
+        body!(b.build_cartesian_2d(0f64..n as f64, (y0..y1).log_scale()).map_err(|e| e.to_string())?);
+    } else {
+        body!(b.build_cartesian_2d(0f64..n as f64, y0..y1).map_err(|e| e.to_string())?);
+    }
+    // the legend in a strip under the plot, two entries a row, off the bars
+    let col_w = (w as i32 - 80) / 2;
+    for (gi, (name, c, _)) in groups.iter().enumerate() {
+        let x = 70 + (gi % 2) as i32 * col_w;
+        let y = 4 + (gi / 2) as i32 * 24;
+        legend_area.draw(&Rectangle::new([(x, y), (x + 16, y + 14)], c.filled())).map_err(|e| e.to_string())?;
+        legend_area.draw(&Text::new(name.clone(), (x + 24, y), ("sans-serif", 14).into_font())).map_err(|e| e.to_string())?;
+    }
     root.present().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Tract" printed its r under the T: the renderer applied DejaVu's T–r kerning pair but drew each
+    /// glyph's ink at the pen position. With the pairs hidden, a word is as wide as its letters.
+    #[test]
+    fn text_is_laid_out_without_kerning_pairs() {
+        ensure_font();
+        let font = ("sans-serif", 60).into_font();
+        let w = |t: &str| font.box_size(t).unwrap().0 as i32;
+        for (a, b) in [("T", "r"), ("A", "V"), ("T", "a")] {
+            assert!((w(&format!("{a}{b}")) - w(a) - w(b)).abs() <= 1, "{a}{b}: {} vs {} + {}", w(&format!("{a}{b}")), w(a), w(b));
+        }
+        // the bundled font does have the pairs (the test would pass vacuously otherwise)
+        let raw = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+        assert!(raw.windows(4).any(|t| t == b"kern"));
+        assert!(!without_kerning(raw)[..12 + 16 * 40].windows(4).any(|t| t == b"kern"));
+    }
+
+    /// Percent labels of the attack figure: two significant digits, never "0.00" for a TPR of 0.2 %.
+    #[test]
+    fn bar_labels_in_percent_keep_two_digits() {
+        assert_eq!(bar_label(0.00162919449304, true), "0.16%");
+        assert_eq!(bar_label(0.0466835515794, true), "4.7%");
+        assert_eq!(bar_label(0.93473067, true), "93%");
+        assert_eq!(bar_label(0.99919926, true), "100%");
+        assert_eq!(bar_label(4.763999999999999, false), "4.76");
+    }
+
+    /// A second panel that redraws the same data at another scale adds pictures, not CSV rows.
+    #[test]
+    fn csv_of_first_panels_leaves_out_the_redrawn_panel() {
+        let mut a = Panel::new("a", "x", "y");
+        a.series.push(Series::line("s", EXACT, vec![(0.0, 1.0), (1.0, 0.5)]));
+        let mut b = Panel::new("b", "x", "y");
+        b.series.push(Series::line("s", EXACT, vec![(1e-3, 0.9)]));
+        let one = Figure::single("f", a.clone()).csv();
+        let two = Figure::grid("f", vec![a, b], 2);
+        assert_eq!(two.csv_of(1), one);
+        assert_ne!(two.csv(), one);
+    }
+
+    /// A legend text replaces the name in the legend only; the CSV keeps the name.
+    #[test]
+    fn legend_text_does_not_rename_the_series_in_the_csv() {
+        let mut a = Panel::new("a", "x", "y");
+        a.series.push(Series::line("PEPG", EXACT, vec![(0.0, 1.0)]).legend("PEPG (= TSG)"));
+        let f = Figure::single("f", a);
+        assert!(f.csv().contains(",PEPG,"));
+        assert_eq!(f.legend_entries()[0].0, "PEPG (= TSG)");
+    }
 }

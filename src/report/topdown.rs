@@ -1,6 +1,6 @@
 //! The TopDown post-processing accuracy figure (results/topdown-postprocess-mae): mean absolute error per
 //! detailed cell of the noisy measurements and of TopDown's final counts, per geolevel.
-use crate::report::plot::{bar_figure, BUREAU, EXACT, OTHER, REDUCED};
+use crate::report::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT, OTHER, REDUCED};
 use crate::topdown::pp_accuracy::Row;
 use std::path::{Path, PathBuf};
 
@@ -14,12 +14,13 @@ pub fn mae_figure(rows: &[Row], seeds: u64, stem: &Path) -> Result<Vec<PathBuf>,
         ("TopDown, Table 1 reduced noise".to_string(), REDUCED, pick("reduced", |r| r.topdown.0)),
         ("TopDown, uniform −12.28% variance".to_string(), EXACT, pick("uniform", |r| r.topdown.0)),
     ];
-    bar_figure(
+    bar_figure_opts(
         &format!("TopDown final counts: mean absolute error per detailed cell ({seeds} noise draws, 205 blocks, 10 cells)"),
         "mean absolute error per cell (persons)",
         &cats,
         &groups,
         stem,
+        &BarOpts { x_label: "geographic level".into(), percent_log: false },
     )
 }
 

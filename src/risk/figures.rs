@@ -234,7 +234,7 @@ pub fn figure6() -> Result<Vec<Record>, String> {
     Ok(rows)
 }
 
-/// Figure 7 (S1.1): marginal posterior and risk against the number ℓ of levels where the target is
+/// Figure 7 (§S1.3, eq. S1.1): marginal posterior and risk against the number ℓ of levels where the target is
 /// known unique; levels in the order Block, OBG, Tract, County, State, US (Table 2 ρ).
 pub fn figure7() -> Result<Vec<Record>, String> {
     let order = [5usize, 4, 3, 2, 1, 0];
