@@ -5,6 +5,7 @@ pub mod attack;
 pub mod calibrate;
 pub mod certify;
 pub mod common;
+pub mod describe;
 pub mod downstream;
 pub mod epsilon;
 pub mod reproduce;
@@ -47,6 +48,8 @@ pub enum Command {
     Tradeoff(tradeoff::TradeoffArgs),
     /// What an attacker can do: certified TPR at given FPRs, advantage, Bayes success of the best membership test
     Attack(attack::AttackArgs),
+    /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
+    Describe(describe::DescribeArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
@@ -124,6 +127,7 @@ pub fn run() -> i32 {
     let res = match cli.cmd {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
+        Command::Describe(a) => describe::run(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),

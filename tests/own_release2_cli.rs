@@ -1,0 +1,170 @@
+//! Issue 32 ("Your own release, first-class"), items 2–6: `describe`, `calibrate --write`, the built-in
+//! data files (any working directory, `--data`, `--allocation NAME`), "did you mean" suggestions and
+//! `plot` of a user's own allocation.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn dhc() -> String {
+    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
+}
+
+fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = bin().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    ok_in(&repo(), args)
+}
+
+/// Exit 2, nothing on stdout, one `error: ` line on stderr mentioning every needle.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
+    }
+    err
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).expect("valid JSON")
+}
+
+fn csv_rows(s: &str) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(s.as_bytes());
+    r.records().map(|x| x.unwrap().iter().map(|c| c.to_string()).collect()).collect()
+}
+
+fn field<'a>(rows: &'a [Vec<String>], row: usize, col: &str) -> &'a str {
+    let i = rows[0].iter().position(|c| c == col).unwrap_or_else(|| panic!("no column {col} in {:?}", rows[0]));
+    &rows[row][i]
+}
+
+/// A release of the user's own: level A splits its share unequally (query_shares), level B gives absolute
+/// query budgets (query_rho), level C three equal queries.
+const OWN: &str = r#"name = "own release"
+rho = "1"
+[[level]]
+name = "A"
+share = "0.5"
+query_shares = ["1/4", "3/4"]
+[[level]]
+name = "B"
+query_rho = ["1/10", "1/5"]
+[[level]]
+name = "C"
+share = "0.2"
+queries = 3
+"#;
+
+fn own_file(dir: &Path) -> String {
+    let p = dir.join("own.toml");
+    std::fs::write(&p, OWN).unwrap();
+    p.display().to_string()
+}
+
+/// `describe`: per query ρ and σ² = 1/(2ρ) as exact fractions (hand-computed: A = 1/2 · (1/4, 3/4) =
+/// 1/8, 3/8 → σ² = 4, 4/3; B = 1/10, 1/5 → 5, 5/2; C = 1/5 / 3 = 1/15 → 15/2), level totals, the total
+/// ρ = 1/2 + 3/10 + 1/5 = 1, and the same rows in every format.
+#[test]
+fn describe_lists_every_query_with_exact_budgets_and_variances() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = own_file(dir.path());
+    let rows = csv_rows(&ok(&["describe", "--allocation", &f, "--format", "csv"]));
+    assert_eq!(
+        rows[0],
+        ["level", "query", "queries", "rho", "rho_decimal", "sigma2", "sigma2_decimal", "sensitivity", "neighbors", "shifts_per_query"]
+    );
+    let want = [
+        ("A", "1", "1/8", "4"),
+        ("A", "2", "3/8", "4/3"),
+        ("A", "(level total)", "1/2", ""),
+        ("B", "1", "1/10", "5"),
+        ("B", "2", "1/5", "5/2"),
+        ("B", "(level total)", "3/10", ""),
+        ("C", "1", "1/15", "15/2"),
+        ("C", "2", "1/15", "15/2"),
+        ("C", "3", "1/15", "15/2"),
+        ("C", "(level total)", "1/5", ""),
+        ("(all levels)", "(total)", "1", ""),
+    ];
+    assert_eq!(rows.len(), want.len() + 1);
+    for (i, (l, q, rho, s2)) in want.iter().enumerate() {
+        let r = i + 1;
+        assert_eq!(
+            (field(&rows, r, "level"), field(&rows, r, "query"), field(&rows, r, "rho"), field(&rows, r, "sigma2")),
+            (*l, *q, *rho, *s2),
+            "row {r}"
+        );
+        assert_eq!(field(&rows, r, "sensitivity"), "1");
+        assert_eq!(field(&rows, r, "neighbors"), "add-remove");
+    }
+    assert_eq!(field(&rows, 2, "sigma2_decimal"), "1.3333333333333333");
+    assert_eq!(field(&rows, 7, "rho_decimal"), "0.066666666666666667");
+    assert_eq!(field(&rows, 11, "queries"), "7");
+    let j = json(&ok(&["describe", "--allocation", &f, "--format", "json"]));
+    assert_eq!(j.as_array().unwrap().len(), want.len());
+    assert_eq!(j[1]["sigma2"], "4/3");
+    let t = ok(&["describe", "--allocation", &f]);
+    assert_eq!(t.lines().count(), want.len() + 1);
+    assert!(t.lines().nth(2).unwrap().contains("4/3"), "{t}");
+}
+
+/// The DHC 2022-08-25 US level: 10 queries of ρ = 3.65 · 0.02 / 10 = 73/10000, σ² = 5000/73 (the paper's
+/// 68.49), selected by the built-in name; the 2020 redistricting file is `replace`: σ² = 1/ρ, two shifts.
+#[test]
+fn describe_builtin_allocations_by_name() {
+    let rows = csv_rows(&ok(&["describe", "--allocation", "dhc-2022-08-25", "--format", "csv"]));
+    assert_eq!((field(&rows, 1, "level"), field(&rows, 1, "rho"), field(&rows, 1, "sigma2")), ("US", "73/10000", "5000/73"));
+    assert_eq!(field(&rows, 1, "sigma2_decimal"), "68.493150684931507");
+    assert_eq!((field(&rows, 11, "query"), field(&rows, 11, "rho")), ("(level total)", "73/1000"));
+    let last = rows.len() - 1;
+    assert_eq!(field(&rows, last, "rho"), "73/20", "total ρ = 3.65");
+    let rows = csv_rows(&ok(&["describe", "--allocation", "redistricting-2020.toml", "--format", "csv"]));
+    let (rho, s2) = (field(&rows, 1, "rho"), field(&rows, 1, "sigma2"));
+    let (n, d) = rho.split_once('/').unwrap();
+    assert_eq!(s2, format!("{d}/{n}"), "replace: σ² = 1/ρ");
+    assert_eq!((field(&rows, 1, "neighbors"), field(&rows, 1, "shifts_per_query")), ("replace", "2"));
+}
+
+#[test]
+fn describe_refuses_bad_input() {
+    refused(&["describe", "--allocation", "no-such-allocation"], &["no-such-allocation", "built-in allocations: dhc-2022-08-25"]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.toml");
+    std::fs::write(&p, "[[level]]\nname = \"A\"\nquery_rho = [\"-1\"]\n").unwrap();
+    refused(&["describe", "--allocation", p.to_str().unwrap()], &["query_rho[0] must be positive"]);
+}
+
+/// `--allocation NAME` selects a built-in allocation in every command when no file of that name exists:
+/// the same output as the file, from a directory without data/; and a built-in selected by name is the
+/// Bureau's (its zCDP column is the Bureau's accounting).
+#[test]
+fn allocation_by_builtin_name_equals_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let by_file = ok(&["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", "1e-10", "--format", "csv"]);
+    let by_name =
+        ok_in(dir.path(), &["epsilon", "--allocation", "dhc-2022-08-25", "--level", "State", "--delta", "1e-10", "--format", "csv"]);
+    assert_eq!(by_file.replace(&dhc(), "dhc-2022-08-25"), by_name);
+    let by_file = ok(&["attack", "--allocation", &dhc(), "--level", "US", "--fpr", "0.01"]);
+    let by_name = ok_in(dir.path(), &["attack", "--allocation", "dhc-2022-08-25.toml", "--level", "US", "--fpr", "0.01"]);
+    assert_eq!(by_file, by_name);
+    assert!(by_name.contains("Bureau"), "{by_name}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+}
