@@ -168,3 +168,93 @@ fn allocation_by_builtin_name_equals_the_file() {
     assert!(by_name.contains("Bureau"), "{by_name}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
 }
+
+fn float(s: &str) -> rug::Float {
+    rug::Float::with_val(256, rug::Float::parse(s).unwrap_or_else(|e| panic!("{s}: {e}")))
+}
+
+fn rational(s: &str) -> rug::Rational {
+    s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+/// `calibrate --write`: the written allocation loads in every command and certifies to the target — per
+/// level, the exact ε of the written level at the calibration's δ is at most the level's target ε (and
+/// within 1e-9 of it: the bracket is 1e-12 wide), and every written σ² is the published σ² times a
+/// factor inside the certified bracket [factor_lo, factor_hi].
+#[test]
+fn calibrate_write_certifies_to_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = own_file(dir.path());
+    let w = dir.path().join("out/calibrated.toml");
+    let ws = w.to_str().unwrap();
+    let table = csv_rows(&ok(&["calibrate", "--allocation", &f, "--delta", "1e-6", "--write", ws, "--format", "csv"]));
+    let before = csv_rows(&ok(&["describe", "--allocation", &f, "--format", "csv"]));
+    let after = csv_rows(&ok(&["describe", "--allocation", ws, "--format", "csv"]));
+    assert_eq!(before.len(), after.len());
+    for (i, level) in ["A", "B", "C"].iter().enumerate() {
+        let r = i + 1;
+        assert_eq!(field(&table, r, "level"), *level);
+        let target = float(field(&table, r, "target_epsilon"));
+        let eps = csv_rows(&ok(&["epsilon", "--allocation", ws, "--level", level, "--delta", "1e-6", "--format", "csv"]));
+        let (lo, hi) = (float(field(&eps, 1, "epsilon_lo")), float(field(&eps, 1, "epsilon_hi")));
+        assert!(hi <= target, "level {level}: ε ≤ {hi} above the target {target}");
+        assert!(lo >= target.clone() * (1.0 - 1e-9), "level {level}: ε ≥ {lo} far below the target {target}");
+        let (flo, fhi) = (float(field(&table, r, "factor_lo")), float(field(&table, r, "factor_hi")));
+        for row in 1..before.len() {
+            if field(&before, row, "level") != *level || field(&before, row, "sigma2").is_empty() {
+                continue;
+            }
+            let ratio = rug::Float::with_val(256, rational(field(&after, row, "sigma2")) / rational(field(&before, row, "sigma2")));
+            assert!(flo <= ratio && ratio <= fhi, "level {level} row {row}: factor {ratio} outside [{flo}, {fhi}]");
+        }
+    }
+    let text = std::fs::read_to_string(&w).unwrap();
+    assert!(text.starts_with("# Calibrated by tightdp calibrate"), "{text}");
+    assert!(text.contains("name = \"own release (calibrated)\""), "{text}");
+    // no temporary file is left beside it
+    assert_eq!(std::fs::read_dir(w.parent().unwrap()).unwrap().count(), 1);
+}
+
+/// `calibrate --uniform --write`: one factor on every query; the overall ε of the written file at δ is at
+/// most the overall target.
+#[test]
+fn calibrate_uniform_write_certifies_the_overall_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = own_file(dir.path());
+    let w = dir.path().join("u.toml");
+    let ws = w.to_str().unwrap();
+    let table = csv_rows(&ok(&["calibrate", "--allocation", &f, "--delta", "1e-6", "--uniform", "--write", ws, "--format", "csv"]));
+    let target = float(field(&table, 1, "target_epsilon"));
+    let eps = csv_rows(&ok(&["epsilon", "--allocation", ws, "--overall", "--delta", "1e-6", "--format", "csv"]));
+    let (lo, hi) = (float(field(&eps, 1, "epsilon_lo")), float(field(&eps, 1, "epsilon_hi")));
+    assert!(hi <= target, "ε ≤ {hi} above the target {target}");
+    assert!(lo >= target.clone() * (1.0 - 1e-9), "ε ≥ {lo} far below the target {target}");
+    // the same factor on every query: the written ρ of every query is the original ρ divided by it
+    let before = csv_rows(&ok(&["describe", "--allocation", &f, "--format", "csv"]));
+    let after = csv_rows(&ok(&["describe", "--allocation", ws, "--format", "csv"]));
+    let ratio = |r: usize| rational(field(&before, r, "rho")) / rational(field(&after, r, "rho"));
+    for r in 2..before.len() {
+        assert_eq!(ratio(r), ratio(1), "row {r}");
+    }
+    let (flo, fhi) = (float(field(&table, 1, "factor_lo")), float(field(&table, 1, "factor_hi")));
+    let c = rug::Float::with_val(256, ratio(1));
+    assert!(flo <= c && c <= fhi, "{c} outside [{flo}, {fhi}]");
+}
+
+/// `--write` never replaces its input, refuses a directory and an attack target, and writes nothing when
+/// the calibration is refused.
+#[test]
+fn calibrate_write_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = own_file(dir.path());
+    refused(&["calibrate", "--allocation", &f, "--delta", "1e-6", "--write", &f], &["--write", "input --allocation file"]);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), OWN);
+    let d = dir.path().to_str().unwrap();
+    refused(&["calibrate", "--allocation", &f, "--delta", "1e-6", "--write", d], &["--write", "directory"]);
+    let w = dir.path().join("w.toml");
+    let ws = w.to_str().unwrap();
+    refused(&["calibrate", "--allocation", &f, "--target-advantage", "0.1", "--write", ws], &["--write", "--target-advantage"]);
+    refused(&["calibrate", "--allocation", &f, "--delta", "2", "--write", ws], &["delta"]);
+    assert!(!w.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the input file");
+}
