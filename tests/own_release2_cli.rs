@@ -258,3 +258,15 @@ fn calibrate_write_refusals() {
     assert!(!w.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the input file");
 }
+
+/// clap's "did you mean" tips were dropped by the one-line rewrite of its errors (they follow a blank
+/// line): a misspelt flag, subcommand or value now names the close match, still on one line, exit 2.
+#[test]
+fn misspellings_get_a_suggestion_on_one_line() {
+    refused(&["epsilon", "--sigma2", "5", "--n", "1", "--delat", "1e-6"], &["'--delat'", "a similar argument exists: '--delta'"]);
+    refused(&["epsilom", "--sigma2", "5"], &["'epsilom'", "a similar subcommand exists: 'epsilon'"]);
+    refused(&["describe", "--allocation", "x", "--format", "tabel"], &["'tabel'", "a similar value exists: 'table'"]);
+    // a message without a tip keeps its form
+    let e = refused(&["calibrate", "--allocation", "x", "--target-tpr", "0.1"], &["--at-fpr"]);
+    assert_eq!(e.trim_end(), "error: the following required arguments were not provided: --at-fpr <F> (see --help)");
+}

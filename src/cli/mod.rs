@@ -95,6 +95,32 @@ pub fn keep_freed_memory() {
     }
 }
 
+/// clap's error message on one line: the first line and its indented continuation lines, then the
+/// "did you mean" tips (`tip: a similar argument exists: '--delta'`), which clap prints after a blank
+/// line; the usage is left to --help.
+pub fn clap_one_line(msg: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut tips: Vec<String> = Vec::new();
+    let mut head = true;
+    for (i, l) in msg.lines().enumerate() {
+        if i > 0 && (l.trim().is_empty() || !l.starts_with(' ')) {
+            head = false;
+        }
+        if head {
+            parts.push(l.trim().to_string());
+        } else if let Some(t) = l.trim().strip_prefix("tip: ") {
+            tips.push(t.to_string());
+        }
+    }
+    let one = parts.join(" ");
+    let one = one.strip_prefix("error: ").unwrap_or(&one).to_string();
+    if tips.is_empty() {
+        one
+    } else {
+        format!("{one}; {}", tips.join("; "))
+    }
+}
+
 pub fn run() -> i32 {
     keep_freed_memory();
     let cli = match Cli::try_parse() {
@@ -107,18 +133,7 @@ pub fn run() -> i32 {
                     return 0;
                 }
                 _ => {
-                    // clap's message: a first line, maybe indented continuation lines, then usage.
-                    let msg = e.to_string();
-                    let mut parts: Vec<String> = Vec::new();
-                    for (i, l) in msg.lines().enumerate() {
-                        if i > 0 && (l.trim().is_empty() || !l.starts_with(' ')) {
-                            break;
-                        }
-                        parts.push(l.trim().to_string());
-                    }
-                    let one = parts.join(" ");
-                    let one = one.strip_prefix("error: ").unwrap_or(&one);
-                    eprintln!("error: {one} (see --help)");
+                    eprintln!("error: {} (see --help)", clap_one_line(&e.to_string()));
                     return 2;
                 }
             }
