@@ -270,3 +270,75 @@ fn misspellings_get_a_suggestion_on_one_line() {
     let e = refused(&["calibrate", "--allocation", "x", "--target-tpr", "0.1"], &["--at-fpr"]);
     assert_eq!(e.trim_end(), "error: the following required arguments were not provided: --at-fpr <F> (see --help)");
 }
+
+/// Files under `dir`, relative, sorted (recursively).
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `verify` and `reproduce --quick` from a scratch directory (no data/ there): the built-in data is the
+/// default, the numbers are the reproduce job's (results/), `verify` writes nothing without --out, and
+/// neither leaves anything outside --out (reproduce's lock file beside --out aside) — in the working
+/// directory or the temporary directory where the built-in data is unpacked for the run.
+#[test]
+fn verify_and_reproduce_work_from_any_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| -> String {
+        let out =
+            bin().current_dir(scratch.path()).env("TMPDIR", tmp.path()).args(args).timeout(Duration::from_secs(600)).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v = run(&["verify", "--format", "csv"]);
+    assert_eq!(v, std::fs::read_to_string(repo().join("results/verification.csv")).unwrap());
+    assert!(tree(scratch.path()).is_empty(), "verify wrote {:?}", tree(scratch.path()));
+    run(&["verify", "--format", "csv", "--out", "v"]);
+    assert_eq!(tree(scratch.path()), ["v", "v/verification.csv"]);
+    assert_eq!(std::fs::read_to_string(scratch.path().join("v/verification.csv")).unwrap(), v);
+    run(&["reproduce", "--quick", "--out", "q"]);
+    let written: Vec<String> = tree(scratch.path()).into_iter().filter(|p| !p.starts_with('v')).collect();
+    assert_eq!(written, [".q.lock", "q", "q/.tightdp-complete", "q/geolevel-epsilons.csv", "q/table1-calibration.csv"]);
+    for f in ["geolevel-epsilons.csv", "table1-calibration.csv"] {
+        assert_eq!(std::fs::read(scratch.path().join("q").join(f)).unwrap(), std::fs::read(repo().join("results").join(f)).unwrap(), "{f}");
+    }
+    assert!(tree(tmp.path()).is_empty(), "left in the temporary directory: {:?}", tree(tmp.path()));
+}
+
+/// `--data DIR` replaces the built-in data: a directory whose published.csv holds two rows verifies two
+/// rows; a missing directory is refused naming --data; `--out` and the old `--no-write` contradict.
+#[test]
+fn data_flag_overrides_the_builtin_data() {
+    let d = tempfile::tempdir().unwrap();
+    let alloc = d.path().join("allocations");
+    std::fs::create_dir(&alloc).unwrap();
+    for e in std::fs::read_dir(repo().join("data/allocations")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, alloc.join(p.file_name().unwrap())).unwrap();
+    }
+    let published = std::fs::read_to_string(repo().join("data/published.csv")).unwrap();
+    let mut rd = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(published.as_bytes());
+    let mut w = csv::Writer::from_writer(vec![]);
+    for r in rd.records().take(3) {
+        w.write_record(&r.unwrap()).unwrap();
+    }
+    std::fs::write(d.path().join("published.csv"), w.into_inner().unwrap()).unwrap();
+    let ds = d.path().to_str().unwrap();
+    let rows = csv_rows(&ok(&["verify", "--data", ds, "--format", "csv"]));
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    refused(&["verify", "--data", "/no/such/dir"], &["--data", "/no/such/dir"]);
+    refused(&["reproduce", "--quick", "--data", "/no/such/dir", "--out", ds], &["--data", "/no/such/dir"]);
+    refused(&["verify", "--out", ds, "--no-write"], &["--out", "--no-write"]);
+}

@@ -2,6 +2,7 @@
 pub mod accuracy;
 pub mod accuracy_nhgis;
 pub mod attack;
+pub mod builtin_data;
 pub mod calibrate;
 pub mod certify;
 pub mod common;
