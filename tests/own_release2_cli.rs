@@ -342,3 +342,55 @@ fn data_flag_overrides_the_builtin_data() {
     refused(&["reproduce", "--quick", "--data", "/no/such/dir", "--out", ds], &["--data", "/no/such/dir"]);
     refused(&["verify", "--out", ds, "--no-write"], &["--out", "--no-write"]);
 }
+
+/// `plot`: the user's own figures (PNG + SVG + CSV) and calibration table, all or nothing. The plotted
+/// exact ε at δ = 1e-10 is `epsilon`'s, the Bun–Steinke curve is ρ + 2√(ρ ln 1/δ) (level A: ρ = 1/2), and
+/// calibration.csv is `calibrate --delta 1e-10`'s table.
+#[test]
+fn plot_writes_the_users_figures_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = own_file(dir.path());
+    let log = ok_in(dir.path(), &["plot", "--allocation", &f, "--out", "figs"]);
+    let mut want: Vec<String> = ["epsilon-delta", "tradeoff", "attack-risk"]
+        .iter()
+        .flat_map(|s| ["csv", "png", "svg"].map(|e| format!("figs/{s}.{e}")))
+        .chain(["figs/calibration.csv".to_string(), "figs/.tightdp-complete".to_string(), "figs".to_string()])
+        .collect();
+    want.sort();
+    let got: Vec<String> = tree(dir.path()).into_iter().filter(|p| p.starts_with("figs")).collect();
+    assert_eq!(got, want);
+    assert_eq!(log.lines().count(), 10, "{log}");
+    for s in ["epsilon-delta", "tradeoff", "attack-risk"] {
+        let png = std::fs::read(dir.path().join(format!("figs/{s}.png"))).unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{s}");
+        assert!(std::fs::read_to_string(dir.path().join(format!("figs/{s}.svg"))).unwrap().contains("<svg"), "{s}");
+    }
+    let rows = csv_rows(&std::fs::read_to_string(dir.path().join("figs/epsilon-delta.csv")).unwrap());
+    let at = |series: &str| -> f64 {
+        let r = rows
+            .iter()
+            .find(|r| r[0] == "A" && r[1].starts_with(series) && (r[2].parse::<f64>().unwrap() / 1e-10 - 1.0).abs() < 1e-9)
+            .unwrap_or_else(|| panic!("no {series} point at δ = 1e-10"));
+        r[3].parse().unwrap()
+    };
+    let eps = csv_rows(&ok(&["epsilon", "--allocation", &f, "--level", "A", "--delta", "1e-10", "--format", "csv"]));
+    let exact: f64 = field(&eps, 1, "epsilon_lo").parse().unwrap();
+    assert!((at("exact") / exact - 1.0).abs() < 1e-9, "{} vs {exact}", at("exact"));
+    let bs = 0.5 + 2.0 * (0.5 * 1e10f64.ln()).sqrt();
+    assert!((at("zCDP, Bun") / bs - 1.0).abs() < 1e-9, "{} vs {bs}", at("zCDP, Bun"));
+    assert!(at("exact") < at("zCDP, Canonne") && at("zCDP, Canonne") < at("zCDP, Bun"));
+    let cal = ok(&["calibrate", "--allocation", &f, "--delta", "1e-10", "--format", "csv"]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("figs/calibration.csv")).unwrap(), cal);
+    // a bad allocation writes nothing; a directory that is not a plot run is not replaced
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[[level]]\nname = \"A\"\nquery_rho = [\"0\"]\n").unwrap();
+    let out2 = dir.path().join("figs2");
+    refused(&["plot", "--allocation", bad.to_str().unwrap(), "--out", out2.to_str().unwrap()], &["query_rho[0] must be positive"]);
+    assert!(!out2.exists());
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("keep.txt"), "x").unwrap();
+    let out = bin().args(["plot", "--allocation", &f, "--out", mine.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(mine.join("keep.txt")).unwrap(), "x");
+}

@@ -9,6 +9,7 @@ pub mod common;
 pub mod describe;
 pub mod downstream;
 pub mod epsilon;
+pub mod plot;
 pub mod reproduce;
 pub mod reproduce_realdata;
 pub mod risk;
@@ -51,6 +52,9 @@ pub enum Command {
     Attack(attack::AttackArgs),
     /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
     Describe(describe::DescribeArgs),
+    /// Figures of an allocation: ε(δ) per level with the zCDP conversions, trade-off curves, attack risk,
+    /// calibration table (PNG + SVG + CSV)
+    Plot(plot::PlotArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
@@ -144,6 +148,7 @@ pub fn run() -> i32 {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
         Command::Describe(a) => describe::run(a),
+        Command::Plot(a) => plot::run(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),
