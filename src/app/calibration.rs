@@ -154,14 +154,61 @@ pub fn uniform_row(
     explicit: &Option<Rational>,
     prec: u32,
 ) -> Result<Record, String> {
+    let (target, br) = uniform_bracket(alloc, delta, conv, explicit, prec)?;
+    Ok(uniform_row_of(&target, &br))
+}
+
+/// The calibration behind [`uniform_row`]: (overall target ε, certified common factor bracket).
+pub fn uniform_bracket(
+    alloc: &Allocation,
+    delta: &Rational,
+    conv: Conversion,
+    explicit: &Option<Rational>,
+    prec: u32,
+) -> Result<(Float, FactorBracket), String> {
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);
     let br = crate::calibrate::calibrate_uniform(&groups, delta, &target.to_rational().unwrap(), false, prec, REL_WIDTH)?;
+    Ok((target, br))
+}
+
+/// The row of [`uniform_row`] from its bracket.
+pub fn uniform_row_of(target: &Float, br: &FactorBracket) -> Record {
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
-    r.push("target_epsilon", fmt_nearest(&target, 20));
-    Sigma2::Overall.push(&mut r, "reduced", &br, 20);
-    push_factor(&mut r, &br);
-    Ok(r)
+    r.push("target_epsilon", fmt_nearest(target, 20));
+    Sigma2::Overall.push(&mut r, "reduced", br, 20);
+    push_factor(&mut r, br);
+    r
+}
+
+/// The calibrated allocation as a TOML file loadable by every command: the same levels (and query names,
+/// neighbour relation, name) with every query's variance multiplied by its level's factor — the upper end
+/// of the certified bracket, whose ε is certified at or below the target — i.e. each budget ρ_q divided by
+/// it (σ² ∝ 1/ρ_q under both relations), as exact `query_rho` fractions. `factors` has one entry per level.
+pub fn calibrated_toml(alloc: &Allocation, factors: &[Rational], provenance: &[String]) -> String {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut out = String::new();
+    for line in provenance {
+        out += &format!("# {}\n", crate::record::one_line(line));
+    }
+    out += &format!("name = {}\n", q(&format!("{} (calibrated)", alloc.name)));
+    if let Some(s) = &alloc.source {
+        out += &format!("source = {}\n", q(s));
+    }
+    out += &format!("neighbors = {}\n", q(alloc.neighbors.as_str()));
+    if let Some(d) = &alloc.delta_reported {
+        out += &format!("delta_reported = {}\n", q(&d.to_string()));
+    }
+    for (level, f) in alloc.levels.iter().zip(factors) {
+        out += &format!("\n[[level]]\nname = {}\n", q(&level.name));
+        let rhos: Vec<String> = level.query_rho.iter().map(|r| q(&Rational::from(r / f).to_string())).collect();
+        out += &format!("query_rho = [{}]\n", rhos.join(", "));
+        if !level.query_names.is_empty() {
+            let names: Vec<String> = level.query_names.iter().map(|n| q(n)).collect();
+            out += &format!("query_names = [{}]\n", names.join(", "));
+        }
+    }
+    out
 }

@@ -68,9 +68,49 @@ fn num_list(v: &toml::Value, what: &str) -> Result<Vec<Rational>, String> {
 /// Most queries (`queries = N` summed over the levels) an allocation file may hold (~100 bytes each).
 pub const MAX_QUERIES: u64 = 2_000_000;
 
+/// The allocation files shipped with tightdp (data/allocations/), embedded in the binary: (name, text).
+/// `--allocation NAME` selects one when no file of that name exists.
+pub const BUILTIN: [(&str, &str); 6] = [
+    ("dhc-2022-08-25", include_str!("../../data/allocations/dhc-2022-08-25.toml")),
+    ("dhc-persons-us-2023", include_str!("../../data/allocations/dhc-persons-us-2023.toml")),
+    ("dhc-units-us-2023", include_str!("../../data/allocations/dhc-units-us-2023.toml")),
+    ("redistricting-2020", include_str!("../../data/allocations/redistricting-2020.toml")),
+    ("redistricting-persons-us-2021", include_str!("../../data/allocations/redistricting-persons-us-2021.toml")),
+    ("safetab-p-2023", include_str!("../../data/allocations/safetab-p-2023.toml")),
+];
+
+/// The embedded text of a built-in allocation by name (`dhc-2022-08-25`, also with `.toml`).
+pub fn builtin(name: &str) -> Option<&'static str> {
+    let n = name.strip_suffix(".toml").unwrap_or(name);
+    BUILTIN.iter().find(|(k, _)| *k == n).map(|(_, t)| *t)
+}
+
+/// The text of an allocation: the file at `path`, or — when no such file exists and `path` is a bare
+/// name — the built-in allocation of that name.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            let bare = path.components().count() == 1;
+            if e.kind() == std::io::ErrorKind::NotFound && bare {
+                if let Some(t) = path.to_str().and_then(builtin) {
+                    return Ok(t.to_string());
+                }
+            }
+            let names: Vec<&str> = BUILTIN.iter().map(|(k, _)| *k).collect();
+            Err(format!(
+                "cannot read allocation file '{}': {e}{}",
+                path.display(),
+                if bare { format!(" (built-in allocations: {})", names.join(", ")) } else { String::new() }
+            ))
+        }
+    }
+}
+
 impl Allocation {
+    /// An allocation file, or a built-in allocation by name when no such file exists ([`read_text`]).
     pub fn from_path(path: &Path) -> Result<Allocation, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read allocation file '{}': {e}", path.display()))?;
+        let text = read_text(path)?;
         Allocation::from_toml(&text).map_err(|e| format!("allocation file '{}': {e}", path.display()))
     }
 

@@ -1,6 +1,7 @@
 //! `tightdp calibrate`: per-level (Table 1) or uniform variance reductions that keep a target ε.
 
 use crate::app::attack_calibration::AttackTarget;
+use crate::app::calibration::{calibrated_toml, level_brackets, rows_of_brackets, uniform_bracket, uniform_row_of};
 pub use crate::app::calibration::{level_rows, push_bracket, uniform_row, Conversion, REL_WIDTH};
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
@@ -8,13 +9,18 @@ use crate::num::{parse_rational, DEFAULT_PREC};
 use crate::record::render_rows;
 use crate::record::Format;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct CalibrateArgs {
-    /// Allocation file (TOML)
+    /// Allocation file (TOML), or the name of a built-in allocation (e.g. dhc-2022-08-25)
     #[arg(long, value_name = "FILE")]
     pub allocation: PathBuf,
+    /// Also write the calibrated allocation to FILE (TOML: the same levels, every query's budget as an exact
+    /// `query_rho` fraction at the certified end of the factor bracket), loadable by every command; written
+    /// atomically, never over the input file (ε targets only)
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
     /// δ at which the exact ε is matched to the target (with an attack target: δ of the ε-based
     /// reduction printed beside it, default 1e-11 as in the paper's Table 1)
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
@@ -82,6 +88,11 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
     };
     if let Some(t) = attack {
         let flag = if a.target_advantage.is_some() { "--target-advantage" } else { "--target-tpr" };
+        if a.write.is_some() {
+            return Err(format!(
+                "--write writes an allocation calibrated to an epsilon target; {flag} is an attack target: drop one of them"
+            ));
+        }
         if a.conversion.is_some() {
             return Err(format!(
                 "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
@@ -118,11 +129,61 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
         return Err("--conversion defines the default target; --target-epsilon gives it explicitly: give one of them".into());
     }
     let conversion = a.conversion.unwrap_or(Conversion::ZcdpBs);
+    if let Some(w) = &a.write {
+        check_write_target(w, &a.allocation)?;
+    }
     let alloc = Allocation::from_path(&a.allocation)?;
-    let rows = if a.uniform {
-        vec![uniform_row(&alloc, &delta, conversion, &explicit, prec)?]
+    let (rows, factors) = if a.uniform {
+        let (target, br) = uniform_bracket(&alloc, &delta, conversion, &explicit, prec)?;
+        (vec![uniform_row_of(&target, &br)], vec![br.hi.clone(); alloc.levels.len()])
     } else {
-        level_rows(&alloc, &delta, conversion, &explicit, prec)?
+        let brackets = level_brackets(&alloc, &delta, conversion, &explicit, prec)?;
+        (rows_of_brackets(&alloc, &brackets), brackets.iter().map(|(_, br)| br.hi.clone()).collect())
     };
-    render(&rows, crate::app::calibration::COLUMNS, a.format)
+    let out = render(&rows, crate::app::calibration::COLUMNS, a.format)?;
+    if let Some(w) = &a.write {
+        let target = match (&a.target_epsilon, a.uniform) {
+            (Some(e), _) => format!("epsilon {}", e.trim()),
+            (None, true) => format!("the overall {} epsilon", conversion_name(conversion)),
+            (None, false) => format!("each level's {} epsilon", conversion_name(conversion)),
+        };
+        let provenance = vec![
+            format!("Calibrated by tightdp calibrate from '{}'", a.allocation.display()),
+            format!(
+                "target: {target} at delta {}; {}: every variance multiplied by the upper end of the certified factor bracket",
+                a.delta.as_deref().unwrap_or("").trim(),
+                if a.uniform { "one common factor" } else { "one factor per level" }
+            ),
+        ];
+        let text = calibrated_toml(&alloc, &factors, &provenance);
+        // the written file must load again as the same levels (a check of this writer, before it is published)
+        let back = Allocation::from_toml(&text).map_err(|e| format!("internal error: the calibrated allocation does not load: {e}"))?;
+        if back.levels.len() != alloc.levels.len() {
+            return Err("internal error: the calibrated allocation lost levels".into());
+        }
+        crate::record::write_atomic(w, text.as_bytes())?;
+    }
+    Ok(out)
+}
+
+fn conversion_name(c: Conversion) -> &'static str {
+    match c {
+        Conversion::ZcdpBs => "zCDP (Bun-Steinke)",
+        Conversion::ZcdpCks => "zCDP (Canonne-Kamath-Steinke)",
+    }
+}
+
+/// `--write FILE` must not replace the allocation it calibrates, nor be a directory.
+fn check_write_target(w: &Path, input: &Path) -> Result<(), String> {
+    if w.is_dir() {
+        return Err(format!("--write '{}' is a directory; give a file name", w.display()));
+    }
+    let same = match (std::fs::canonicalize(w), std::fs::canonicalize(input)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if same {
+        return Err(format!("--write '{}' is the input --allocation file: write the calibrated allocation to another file", w.display()));
+    }
+    Ok(())
 }

@@ -27,7 +27,8 @@ pub struct TargetArgs {
     /// as `mu=M`)
     #[arg(long, value_name = "MU")]
     pub sensitivity: Option<String>,
-    /// Allocation file (TOML, see DESIGN.md); with --mech, the level(s) composed with those mechanisms
+    /// Allocation file (TOML, see docs/design.md "Allocation files"), or the name of a built-in allocation
+    /// (e.g. dhc-2022-08-25); with --mech, the level(s) composed with those mechanisms
     #[arg(long, value_name = "FILE")]
     pub allocation: Option<PathBuf>,
     /// Geographic level of the allocation
@@ -92,19 +93,10 @@ pub struct Target {
     pub bureau: bool,
 }
 
-/// The Census Bureau's allocation files shipped with tightdp (data/allocations/): a file with exactly this
-/// text is accounted by the Bureau with zCDP.
-const BUREAU_ALLOCATIONS: [&str; 6] = [
-    include_str!("../../data/allocations/dhc-2022-08-25.toml"),
-    include_str!("../../data/allocations/dhc-persons-us-2023.toml"),
-    include_str!("../../data/allocations/dhc-units-us-2023.toml"),
-    include_str!("../../data/allocations/redistricting-2020.toml"),
-    include_str!("../../data/allocations/redistricting-persons-us-2021.toml"),
-    include_str!("../../data/allocations/safetab-p-2023.toml"),
-];
-
+/// A file with exactly the text of one of the Census Bureau's allocations shipped with tightdp
+/// (data/allocations/, embedded in the binary; also selected by name) is accounted by the Bureau with zCDP.
 fn is_bureau_file(path: &std::path::Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| BUREAU_ALLOCATIONS.contains(&t.as_str()))
+    crate::census::allocation::read_text(path).is_ok_and(|t| crate::census::allocation::BUILTIN.iter().any(|(_, b)| *b == t))
 }
 
 pub fn check_prec(p: u32) -> Result<u32, String> {

@@ -2,11 +2,14 @@
 pub mod accuracy;
 pub mod accuracy_nhgis;
 pub mod attack;
+pub mod builtin_data;
 pub mod calibrate;
 pub mod certify;
 pub mod common;
+pub mod describe;
 pub mod downstream;
 pub mod epsilon;
+pub mod plot;
 pub mod reproduce;
 pub mod reproduce_realdata;
 pub mod risk;
@@ -47,6 +50,11 @@ pub enum Command {
     Tradeoff(tradeoff::TradeoffArgs),
     /// What an attacker can do: certified TPR at given FPRs, advantage, Bayes success of the best membership test
     Attack(attack::AttackArgs),
+    /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
+    Describe(describe::DescribeArgs),
+    /// Figures of an allocation: ε(δ) per level with the zCDP conversions, trade-off curves, attack risk,
+    /// calibration table (PNG + SVG + CSV)
+    Plot(plot::PlotArgs),
     /// Reduced noise that keeps the guarantee: per level (Table 1) or one uniform factor
     Calibrate(calibrate::CalibrateArgs),
     /// Error of released counts (MSE/MAE, with and without max(0,·)): Bureau vs reduced noise
@@ -92,6 +100,32 @@ pub fn keep_freed_memory() {
     }
 }
 
+/// clap's error message on one line: the first line and its indented continuation lines, then the
+/// "did you mean" tips (`tip: a similar argument exists: '--delta'`), which clap prints after a blank
+/// line; the usage is left to --help.
+pub fn clap_one_line(msg: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut tips: Vec<String> = Vec::new();
+    let mut head = true;
+    for (i, l) in msg.lines().enumerate() {
+        if i > 0 && (l.trim().is_empty() || !l.starts_with(' ')) {
+            head = false;
+        }
+        if head {
+            parts.push(l.trim().to_string());
+        } else if let Some(t) = l.trim().strip_prefix("tip: ") {
+            tips.push(t.to_string());
+        }
+    }
+    let one = parts.join(" ");
+    let one = one.strip_prefix("error: ").unwrap_or(&one).to_string();
+    if tips.is_empty() {
+        one
+    } else {
+        format!("{one}; {}", tips.join("; "))
+    }
+}
+
 pub fn run() -> i32 {
     keep_freed_memory();
     let cli = match Cli::try_parse() {
@@ -104,18 +138,7 @@ pub fn run() -> i32 {
                     return 0;
                 }
                 _ => {
-                    // clap's message: a first line, maybe indented continuation lines, then usage.
-                    let msg = e.to_string();
-                    let mut parts: Vec<String> = Vec::new();
-                    for (i, l) in msg.lines().enumerate() {
-                        if i > 0 && (l.trim().is_empty() || !l.starts_with(' ')) {
-                            break;
-                        }
-                        parts.push(l.trim().to_string());
-                    }
-                    let one = parts.join(" ");
-                    let one = one.strip_prefix("error: ").unwrap_or(&one);
-                    eprintln!("error: {one} (see --help)");
+                    eprintln!("error: {} (see --help)", clap_one_line(&e.to_string()));
                     return 2;
                 }
             }
@@ -124,6 +147,8 @@ pub fn run() -> i32 {
     let res = match cli.cmd {
         Command::Epsilon(a) => epsilon::run_epsilon(a),
         Command::Delta(a) => epsilon::run_delta(a),
+        Command::Describe(a) => describe::run(a),
+        Command::Plot(a) => plot::run(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),

@@ -18,9 +18,10 @@ pub struct ReproduceArgs {
     /// Output directory
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
-    /// Directory holding the bundled data (allocations, published values)
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    pub data: PathBuf,
+    /// Directory holding the data (allocations, published values, SafeTab and TopDown inputs); default: the
+    /// copy built into tightdp
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// Working precision in bits for the per-level tables
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
@@ -52,18 +53,22 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     } else {
         "reproduce"
     };
+    // the data: --data DIR, or the copy built into tightdp (unpacked for the run, removed after); the user's
+    // extracts (rows of verification.csv that need them) under <data>/extracts, or data/extracts without --data
+    let (data, _unpacked) = crate::cli::builtin_data::data_dir(&a.data)?;
+    let extracts = a.data.as_ref().map_or_else(|| PathBuf::from("data/extracts"), |d| d.join("extracts"));
     let run = crate::rundir::RunDir::begin(&a.out, command, a.force)?;
     let staged = format!("{}/", run.path().display());
-    let log = build(&a, run.path())?;
+    let log = build(&a, &data, &extracts, run.path())?;
     run.commit()?;
     // the log names the files where they now are
     Ok(log.replace(&staged, &format!("{}/", a.out.display())))
 }
 
-fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
+fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, out: &std::path::Path) -> Result<String, String> {
     let prec = check_prec(a.prec)?;
     let oprec = check_prec(a.overall_prec)?;
-    let alloc = Allocation::from_path(&a.data.join("allocations/dhc-2022-08-25.toml"))?;
+    let alloc = Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let pb = ProgressBar::new_spinner();
     pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").unwrap());
     pb.enable_steady_tick(std::time::Duration::from_millis(120));
@@ -107,12 +112,8 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
                 || run_timed(a.timings, &pb, "overall composition", || crate::app::figure_data::overall_data(&alloc, oprec)),
                 || {
                     rayon::join(
-                        || {
-                            run_timed(a.timings, &pb, "production certificates", || {
-                                crate::app::production::production_certificates(&a.data)
-                            })
-                        },
-                        || run_timed(a.timings, &pb, "production calibration", || crate::app::production::production_calibration(&a.data)),
+                        || run_timed(a.timings, &pb, "production certificates", || crate::app::production::production_certificates(data)),
+                        || run_timed(a.timings, &pb, "production calibration", || crate::app::production::production_calibration(data)),
                     )
                 },
             )
@@ -122,7 +123,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
                 || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk_with(&alloc, t1_for_attack)),
                 || {
                     run_timed(a.timings, &pb, "verification", || {
-                        crate::cli::verify::verify_rows(&a.data.join("published.csv"), &a.data, prec)
+                        crate::cli::verify::verify_rows_with(&data.join("published.csv"), data, extracts, prec)
                     })
                 },
             )
@@ -213,7 +214,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
                 log += &format!("wrote {}\n", f.display());
             }
             step("Figures 6, 8, 9 on the synthetic extracts");
-            for f in crate::cli::reproduce_realdata::synthetic(&a.data, out)? {
+            for f in crate::cli::reproduce_realdata::synthetic(data, out)? {
                 log += &format!("wrote {}\n", f.display());
             }
         }
@@ -223,7 +224,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
         let mut log = String::new();
         step("TopDown post-processing accuracy (simulated, dhc-small)");
         {
-            let rows = crate::topdown::pp_accuracy::bundled_results(&a.data, 50)?;
+            let rows = crate::topdown::pp_accuracy::bundled_results(data, 50)?;
             let path = out.join("topdown-postprocess-accuracy.csv");
             crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
             let mut files = vec![path];
@@ -242,7 +243,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
                 #[command(flatten)]
                 a: crate::cli::topdown::AccuracyArgs,
             }
-            let geo = a.data.join("topdown/dhc-small.csv");
+            let geo = data.join("topdown/dhc-small.csv");
             let w = <W as clap::Parser>::try_parse_from([
                 "accuracy",
                 "--geography",
@@ -264,7 +265,7 @@ fn build(a: &ReproduceArgs, out: &std::path::Path) -> Result<String, String> {
     log += &l2?;
     log += &l3?;
     step("SafeTab (race & ethnicity), geometric noise, on synthetic persons");
-    for f in safetab_example(&a.data, out)? {
+    for f in safetab_example(data, out)? {
         log += &format!("wrote {}\n", f.display());
     }
     step("done");

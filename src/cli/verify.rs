@@ -12,21 +12,21 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Published-values file
-    #[arg(long, value_name = "FILE", default_value = "data/published.csv")]
-    pub published: PathBuf,
-    /// Directory holding the bundled data (allocations)
-    #[arg(long, value_name = "DIR", default_value = "data")]
-    pub data: PathBuf,
+    /// Published-values file (default: <data>/published.csv)
+    #[arg(long, value_name = "FILE")]
+    pub published: Option<PathBuf>,
+    /// Directory holding the data (allocations, published values); default: the copy built into tightdp
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// Directory of the user's downloaded extracts (NHGIS, ACS) for the rows that need data
-    /// (default: <data>/extracts)
+    /// (default: <data>/extracts, or data/extracts when present without --data)
     #[arg(long, value_name = "DIR")]
     pub extracts: Option<PathBuf>,
-    /// Where to write verification.csv
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub out: PathBuf,
-    /// Do not write results/verification.csv
-    #[arg(long)]
+    /// Also write verification.csv into this directory (by default verify writes nothing)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write nothing (the default; kept for scripts)
+    #[arg(long, hide = true, conflicts_with = "out")]
     pub no_write: bool,
     /// Output format of the printed table
     #[arg(long, value_enum, default_value = "table")]
@@ -183,10 +183,17 @@ fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
 
 pub fn run(a: VerifyArgs) -> Result<(String, i32), String> {
     let prec = check_prec(a.prec)?;
-    let extracts = a.extracts.clone().unwrap_or_else(|| a.data.join("extracts"));
-    let (rows, summary, unexplained) = verify_rows_timed(&a.published, &a.data, &extracts, prec, a.timings)?;
-    if !a.no_write {
-        write_atomic(&a.out.join("verification.csv"), render_csv(&rows).as_bytes())?;
+    let (data, _unpacked) = crate::cli::builtin_data::data_dir(&a.data)?;
+    let extracts = match (&a.extracts, &a.data) {
+        (Some(e), _) => e.clone(),
+        (None, Some(d)) => d.join("extracts"),
+        // without --data, the user's extracts where the repository keeps them (read only)
+        (None, None) => PathBuf::from("data/extracts"),
+    };
+    let published = a.published.clone().unwrap_or_else(|| data.join("published.csv"));
+    let (rows, summary, unexplained) = verify_rows_timed(&published, &data, &extracts, prec, a.timings)?;
+    if let Some(out) = &a.out {
+        write_atomic(&out.join("verification.csv"), render_csv(&rows).as_bytes())?;
     }
     let shown: Vec<Record> = if a.format == Format::Table {
         rows.iter()

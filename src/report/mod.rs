@@ -1,4 +1,5 @@
 //! Figures: every drawing (plotters) of the data the applications compute. Formatting only.
+pub mod allocation;
 pub mod attack;
 pub mod bars;
 pub mod csvplot;
