@@ -225,6 +225,24 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     let csv = std::fs::read_to_string(dir.path().join("verification.csv")).unwrap();
     let row = csv.lines().find(|l| l.starts_with("kr-t4-mass-x1,")).unwrap();
     assert!(row.contains("differs: caption") && row.contains("with x=0 (reproduces)"), "{row}");
+    // a number the paper never printed, recomputed to record a finding, is not a failed reproduction
+    assert!(text.contains("1 finding"), "{text}");
+    let row = csv.lines().find(|l| l.starts_with("fdp-s33-uniform-exact,")).unwrap();
+    assert!(row.contains(",finding,\"finding: "), "{row}");
+    // issue 37: every printed number of the list has a row
+    for id in [
+        "kr-t8-px2-4",
+        "kr-t8-px2-7",
+        "kr-s43-fig5-59.05",
+        "kr-s43-fig6-rho2-100",
+        "fdp-a6-E0",
+        "fdp-a6-E3",
+        "fdp-a5-E12-tail",
+        "fdp-c1-omega1",
+        "stp-s631-dg-vs-geom-7",
+    ] {
+        assert!(csv.lines().any(|l| l.starts_with(&format!("{id},"))), "no row {id}");
+    }
     // malformed: unknown quantity on line 3, unparseable printed value on line 2
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,3.65,dp2,,\nb,p,l,no_such_thing,,1,dp2,,\n").unwrap();

@@ -14,7 +14,10 @@
 //! (agrees under another rounding rule — truncation or rounding up — named in the output), `differs`
 //! (does not agree; explained in the data file), `differs: caption` (does not agree under the reading
 //! the paper's caption states, but reproduces under the reading in `alt_inputs` — a finding about the
-//! paper; the explanation starts with `caption:`), `differs-unexplained`, `pending` (the computation
+//! paper; the explanation starts with `caption:`), `finding` (the row recomputes, under a reading the
+//! paper did not print — e.g. its procedure with an error corrected —, a quantity whose printed value the
+//! paper did print, to record what the exact computation gives instead; not a failed reproduction; the
+//! explanation starts with `finding:`), `differs-unexplained`, `pending` (the computation
 //! belongs to a capability not built yet), and `needs-data` (the value depends on the paper's data —
 //! NHGIS / ACS extracts the user must download — which are not in the extracts directory;
 //! `crate::accuracy::published`).

@@ -89,12 +89,13 @@ pub fn verify_rows_timed(
     }
     let unexplained = counts.get("differs-unexplained").copied().unwrap_or(0) > 0;
     let summary = format!(
-        "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs: caption, {} differs-unexplained, {} pending, {} needs-data{}",
+        "{} rows: {} exact, {} rounded-differently, {} differs (explained), {} differs: caption, {} finding, {} differs-unexplained, {} pending, {} needs-data{}",
         out.len(),
         counts.get("exact").unwrap_or(&0),
         counts.get("rounded-differently").unwrap_or(&0),
         counts.get("differs").unwrap_or(&0),
         counts.get("differs: caption").unwrap_or(&0),
+        counts.get("finding").unwrap_or(&0),
         counts.get("differs-unexplained").unwrap_or(&0),
         counts.get("pending").unwrap_or(&0),
         counts.get("needs-data").unwrap_or(&0),
@@ -145,6 +146,11 @@ fn verify_row(
             verdict = "differs-unexplained".into();
         } else {
             rule = r.explanation.clone();
+            // a row that recomputes the printed number under a reading the paper did not print, to record
+            // what the exact computation gives instead: a finding, not a failed reproduction
+            if r.explanation.starts_with("finding:") {
+                verdict = "finding".into();
+            }
         }
         if !r.alt_inputs.is_empty() {
             let mut m = r.inputs.clone();
