@@ -33,17 +33,53 @@ fn refused(args: &[&str]) -> String {
 }
 
 /// 100,000 × N_Z(0, 37.7) (and N_Z(0, 5)) at δ = 1e-10: the f64 lattice keeps no mass below 2^-460 while ε
-/// ≈ 1653 needs ~2,500 bits, and its bracket [308, 1654] has no correct digit. It used to exit 0 with
-/// `digits 0` and a note saying the engine "resolves about 12 digits"; the smoothed inversion at width
-/// 1e-6 gave [0, 1652.9]. Now: refused, saying why and what to try.
+/// ≈ 1653 needs ~2,500 bits (its bracket [308, 1654] has no correct digit; refused since the honesty gate),
+/// and the smoothed inversion's lower end fell to 0: its Chernoff bound on the aliasing m ≥ 1 used tilts
+/// c + 0.5 … 2c + 1, which for this wide loss (variance 2,650, c = 0.13, period T ≈ 411) give e^{111}
+/// instead of e^{−50}. Now the tilts include the optimum (K′(c′) ≈ K′(c) + T) and the accountant picks the
+/// smoothed inversion when the f64 lattice cannot hold the bits the query needs. References: issue #33
+/// quotes 1652.9428… and 10898.6518… (rounded); an independent mpmath computation (30 digits: for σ² ≥ 5 the
+/// n-fold sum S of N_Z(0, σ²) has P(S = s) = e^{−s²/(2nσ²)}/√(2πnσ²) to ~1e-28 relative by Poisson summation,
+/// δ(ε) = Σ_s P(S = s)(1 − e^{ε − L(s)})₊ summed directly, ε by bisection) gives 1652.94282011111… and
+/// 10898.6517666329… (and 235.386634642608… at n = 10,000, matching the lattice's bracket).
 #[test]
-fn a_bracket_without_a_digit_is_refused() {
-    for s2 in ["37.7", "5"] {
-        let err = refused(&["epsilon", "--sigma2", s2, "--n", "100000", "--delta", "1e-10"]);
-        assert!(err.contains("no digit of epsilon is certified") && err.contains("2^-460") && err.contains("try"), "{err}");
+fn large_n_is_answered_by_the_smoothed_inversion() {
+    for (s2, reference) in [("37.7", "1652.94282011111"), ("5", "10898.6517666329")] {
+        for extra in [&[][..], &["--method", "smoothed", "--width", "1e-6"][..]] {
+            let mut args = vec!["epsilon", "--sigma2", s2, "--n", "100000", "--delta", "1e-10"];
+            args.extend_from_slice(extra);
+            let (code, out, err) = run(&args);
+            assert_eq!(code, Some(0), "{args:?}: {err}");
+            assert!(out.contains("method         smoothed"), "{out}");
+            let (lo, hi) = (field(&out, "epsilon_lo"), field(&out, "epsilon_hi"));
+            // the reference (to the digits given, ±1e-10) lies in the bracket
+            let r = Float::with_val(200, Float::parse(reference).unwrap());
+            let tol = 1e-10;
+            assert!(lo.to_f64() <= r.to_f64() + tol && hi.to_f64() >= r.to_f64() - tol, "{out}");
+            assert!((hi.clone() - lo.clone()).to_f64() < 1e-6, "{out}");
+            let d = field(&out, "digits").to_f64() as u32;
+            assert!(d >= 10, "{out}");
+            if d < 20 {
+                assert!(out.contains(&format!("{d} digits certified, because")), "{out}");
+            }
+        }
     }
-    let err = refused(&["epsilon", "--sigma2", "37.7", "--n", "100000", "--delta", "1e-10", "--method", "smoothed", "--width", "1e-6"]);
-    assert!(err.contains("no digit of epsilon is certified"), "{err}");
+}
+
+/// For smaller n the smoothed bracket meets the lattice engine's (a second, independent engine).
+#[test]
+fn smoothed_bracket_meets_the_lattice_at_moderate_n() {
+    for n in ["1000", "10000"] {
+        let base = ["epsilon", "--sigma2", "37.7", "--n", n, "--delta", "1e-10"];
+        let (code, sm, err) = run(&[&base[..], &["--method", "smoothed", "--width", "1e-6"]].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let (code, la, err) = run(&[&base[..], &["--method", "lattice", "--digits", "12"]].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let (slo, shi) = (field(&sm, "epsilon_lo"), field(&sm, "epsilon_hi"));
+        let (llo, lhi) = (field(&la, "epsilon_lo"), field(&la, "epsilon_hi"));
+        assert!(slo <= lhi && llo <= shi, "n = {n}: smoothed {sm}\nlattice {la}");
+        assert!((shi - slo).to_f64() < 1e-6, "{sm}");
+    }
 }
 
 /// A bracket short of the digits asked says how many it has: `digits` equals the count in the note.

@@ -502,7 +502,11 @@ impl Accountant {
                 return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
             }
             let f = LatticeOpts { prec: F64_PREC, depth: o.depth.min(F64_MAX_DEPTH) };
-            if self.estimated_seconds(&f) <= self.opts.time_budget || !gauss_only || !smoothed_ok {
+            // the f64 lattice keeps no mass below 2^-F64_MAX_DEPTH: a query needing more bits (100,000 x
+            // N_Z(0, 37.7) at 1e-10 needs ~2,500) gets no digit from it, the smoothed inversion (cost
+            // independent of n) answers
+            let f64_short = o.depth > F64_MAX_DEPTH && matches!(q, Query::Epsilon(_));
+            if (self.estimated_seconds(&f) <= self.opts.time_budget && !f64_short) || !gauss_only || !smoothed_ok {
                 return Ok(AutoEngine::Lattice { mpfr: false });
             }
             return Ok(AutoEngine::Smoothed);
@@ -555,6 +559,17 @@ impl Accountant {
                             if let Ok(c) = self.epsilon_smoothed(d, Some(w)) {
                                 return Ok(c);
                             }
+                        }
+                    }
+                    // chosen over an f64 lattice short of bits (see auto_engine): that lattice's partial bracket
+                    // is still better than none (the honesty gate refuses it if it has no digit)
+                    let f = LatticeOpts { prec: F64_PREC, depth: o.depth.min(F64_MAX_DEPTH) };
+                    if self.opts.prec.is_none()
+                        && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW
+                        && self.estimated_seconds(&f) <= self.opts.time_budget
+                    {
+                        if let Ok(c) = self.lattice_query(q, false) {
+                            return Ok(c);
                         }
                     }
                     Err(if fits {
@@ -943,8 +958,14 @@ mod tests {
                 assert!(n.contains(&format!(": {d} digit")), "{o:?}: {n}");
             }
         }
-        let r = acc(vec![Group::gaussian(q("37.7"), 100_000, 1)]).epsilon(&q("1e-10"));
+        // the f64 lattice (2^-460 floor) has no digit of it: refused
+        let o = Options { prec: Some(53), method: Method::Lattice, ..Options::default() };
+        let r = Accountant::new(Composition::gaussian(q("37.7"), 100_000, 1).unwrap(), o).unwrap().epsilon(&q("1e-10"));
         assert!(r.as_ref().is_err_and(|e| e.contains("no digit of epsilon")), "{r:?}");
+        // the default picks the smoothed inversion there, whose bracket has digits and says how many
+        let c = acc(vec![Group::gaussian(q("37.7"), 100_000, 1)]).epsilon(&q("1e-10")).unwrap();
+        assert_eq!(c.engine(), Engine::Smoothed);
+        assert!(c.digits() >= 10, "{c}");
     }
 
     #[test]
