@@ -1,6 +1,6 @@
 //! tightdp: certified, arbitrary-precision privacy accounting for the 2020 US Census.
 //!
-//! See DESIGN.md and the README for the data flow; every formula names its source paper and equation.
+//! See docs/architecture.md, docs/design.md and the README for the data flow; every formula names its source paper and equation.
 pub mod account;
 pub mod accuracy;
 pub mod app;

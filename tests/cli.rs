@@ -1,4 +1,4 @@
-//! End-to-end tests of the command-line contract (DESIGN.md).
+//! End-to-end tests of the command-line contract (docs/design.md).
 
 use assert_cmd::Command;
 use rug::Float;
@@ -29,7 +29,7 @@ fn sig_digits(s: &str) -> usize {
     s.chars().filter(|c| c.is_ascii_digit()).collect::<String>().trim_start_matches('0').len()
 }
 
-/// census-2020-more-private-fdp.txt §3.1: state level, exact ε = 10.13 at δ = 1e-11 and 6.57 at 1e-5.
+/// [SSW24, §3.1]: state level, exact ε = 10.13 at δ = 1e-11 and 6.57 at 1e-5.
 #[test]
 fn epsilon_json_state_level_matches_paper_and_is_certified() {
     for (delta, printed) in [("1e-11", "10.13"), ("1e-5", "6.57")] {
@@ -174,7 +174,7 @@ fn reproduce_writes_geolevel_table_and_nothing_on_error() {
     assert!(!out2.exists());
 }
 
-/// Table 1 of census-2020-more-private-fdp.txt through the `calibrate` command (printed digits).
+/// Table 1 of [SSW24] through the `calibrate` command (printed digits).
 #[test]
 fn calibrate_reproduces_table1() {
     let out = bin().args(["calibrate", "--allocation", &dhc(), "--delta", "1e-11", "--format", "json"]).output().unwrap();
@@ -371,7 +371,7 @@ fn redistricting_exact_epsilon_cross_checked() {
 }
 
 /// Smoothed inversion against the lattice reference on the DHC 2022-08-25 composition (ε(1e-10) =
-/// 20.324689750789726…, census-2020-more-private-fdp.txt reports 20.32 via Fourier), and δ brackets too.
+/// 20.324689750789726…, [SSW24] reports 20.32 via Fourier), and δ brackets too.
 #[test]
 fn smoothed_inversion_contains_lattice_values() {
     let run = |m: &str, cmd: &str, val: &str| {

@@ -184,7 +184,7 @@ fn mech_safetab_tables_reproduce_printed_values() {
     }
 }
 
-/// Algorithm 4 (safetab-p-detailed-dhc-a.txt §5.3.3) end to end. The synthetic geography makes every
+/// Algorithm 4 ([HBC25, §5.3.3]) end to end. The synthetic geography makes every
 /// place and AIANNH area one whole tract, i.e. coterminous with it. The expected output is derived
 /// here from the paper's rule applied to the raw output of the same seed (`--no-coterminous`):
 /// for each set of entities with identical blocks and each iteration tabulated at them, the first

@@ -1,4 +1,4 @@
-//! End-to-end tests of the real-data path (census-2020-more-private-fdp.txt Figures 6, 8, 9) on the
+//! End-to-end tests of the real-data path ([SSW24, Figures 6], 8, 9) on the
 //! synthetic extracts of data/synthetic-extracts/ (same layouts as the NHGIS and ACS downloads).
 //! Expected values come from the existing closed forms (`app::figure_data::count_errors`, the θ-series
 //! variance of `dist::DiscreteGaussian`) and from the files read here with plain CSV code — never from the

@@ -1,4 +1,4 @@
-//! Kazan–Reiter disclosure risk (kazan-reiter-disclosure-risk.txt): every printed number we reproduce,
+//! Kazan–Reiter disclosure risk ([KR22]): every printed number we reproduce,
 //! and the ones we do not, pinned. Reference values: the paper's printed digits, and the full-precision
 //! values of docs/research/kr_spines_numbers.py (mpmath, 40 digits; output kr_spines_numbers_output.txt).
 //! All computations here are deterministic (Monte Carlo only where named, with fixed seeds).

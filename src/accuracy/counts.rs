@@ -1,4 +1,4 @@
-//! Figures 6 and 8 of census-2020-more-private-fdp.txt on real (or same-layout) counts: every cell of the
+//! Figures 6 and 8 of [SSW24] on real (or same-layout) counts: every cell of the
 //! race table at each level receives i.i.d. N_Z(0, σ²) noise with the level's σ² — the Bureau's, or
 //! Table 1's reduced one — and is released as is or after max(0, ·). For each level (Figure 6) and, at
 //! the block level, each race cell (Figure 8) we report the MSE and MAE over units (paper, footnote 9:

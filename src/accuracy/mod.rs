@@ -1,5 +1,5 @@
 //! Accuracy of census releases under the Bureau's noise and the reduced noise of Table 1, on real data
-//! read by `crate::data` (census-2020-more-private-fdp.txt §3.2 Figure 6, §3.4.1 Figure 8, §3.4.2
+//! read by `crate::data` ([SSW24, §3.2] Figure 6, §3.4.1 Figure 8, §3.4.2
 //! Figure 9): exact expectations next to Monte Carlo with standard errors.
 //!
 //! * `noise`: the discrete Gaussian tabulated, exact per-count error expectations, a fast exact-law
@@ -24,7 +24,7 @@ use crate::budget::zcdp;
 use crate::calibrate::calibrate_factor;
 use rug::Rational;
 
-/// The Bureau's σ² of an allocation level and the reduced σ² of Table 1 (census-2020-more-private-fdp.txt
+/// The Bureau's σ² of an allocation level and the reduced σ² of Table 1 ([SSW24]
 /// §3.2: the exact ε at δ equals the Bureau's ρ + 2√(ρ log 1/δ); δ = 1e-11 in the paper). The same rule
 /// as `tightdp accuracy --counts` and `calibrate` (the lower end of the certified factor, whose bracket is
 /// ~1e-12 wide), rounded to 12 significant digits so that the exact sampler can use it as a small

@@ -1,7 +1,7 @@
 //! The discrete Gaussian N_Z(0, σ²) tabulated for the accuracy studies: its pmf (from the exact σ², in
 //! MPFR, rounded to f64), the exact error expectations of a released count, and a fast sampler.
 //!
-//! **Exact expectations** (census-2020-more-private-fdp.txt §3.2, Figure 6 and footnote 9; §3.4.1,
+//! **Exact expectations** ([SSW24, §3.2], Figure 6 and footnote 9; §3.4.1,
 //! Figure 8): a true count y ≥ 0 is released as y + X, X ~ N_Z(0, σ²), or after the paper's non-negative
 //! post-processing as max(0, y + X). Since max(0, y + X) − y = max(X, −y), the four errors of one count are
 //! E X², E|X|, E max(X, −y)², E|max(X, −y)|, sums over the pmf. For y beyond the table's radius the

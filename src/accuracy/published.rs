@@ -1,4 +1,4 @@
-//! The printed percentages of Figures 6 and 9 of census-2020-more-private-fdp.txt as `verify`
+//! The printed percentages of Figures 6 and 9 of [SSW24] as `verify`
 //! quantities. Those that depend on the paper's data (Pennsylvania 2010 counts, the 2020 ACS 5-year
 //! estimates), which cannot be bundled, are judged `needs-data` until the user puts the extracts in the
 //! extracts directory (`verify --extracts DIR`, default `<data>/extracts/`); then they are recomputed.

@@ -1,4 +1,4 @@
-//! Figure 9 of census-2020-more-private-fdp.txt (§3.4.2): distortion of a downstream regression.
+//! Figure 9 of [SSW24, §3.4.2]: distortion of a downstream regression.
 //!
 //! Per geographic level, the paper fits y = βx + α by least squares across areas, y = median earnings
 //! and x = the proportion with a bachelor's degree or higher; it then adds N_Z(0, σ²) to each of the six

@@ -52,7 +52,7 @@ fn row(name: &str, comp: Composition, reduced: Composition) -> Result<Record, St
 pub const TABLE1_PREC: u32 = 256;
 
 /// The Table 1 variance factor of a level (the low end of its certified bracket): exact ε(1e-11) equal to
-/// the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published noise (census-2020-more-private-fdp.txt §3.2).
+/// the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published noise ([SSW24, §3.2]).
 fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<crate::model::GaussGroup>, String> {
     let groups = alloc.level_mechanisms(l);
     let delta = Rational::from((1, 100_000_000_000u64));

@@ -100,7 +100,7 @@ fn push_factor(r: &mut Record, br: &FactorBracket) {
     r.push("reduction_percent_hi", fmt_up(&red_hi, 16));
 }
 
-/// Per-level calibration rows (Table 1 of census-2020-more-private-fdp.txt for the 2022-08-25 file).
+/// Per-level calibration rows (Table 1 of [SSW24] for the 2022-08-25 file).
 pub fn level_rows(
     alloc: &Allocation,
     delta: &Rational,

@@ -36,7 +36,7 @@ pub fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, Strin
     Ok(out)
 }
 
-/// Figure 13 of census-2020-more-private-fdp.txt: the County level with every variance reduced by the
+/// Figure 13 of [SSW24]: the County level with every variance reduced by the
 /// paper's 8.59% (factor 0.9141, as the caption states).
 pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Result<PrivacyProfile, String> {
     let l = alloc.level("County")?;
@@ -70,7 +70,7 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String
 }
 
 /// Exact expected squared and absolute error of a released count y + X and of max(0, y + X),
-/// X ~ N_Z(0, σ²), for a true count y ≥ 0 (census-2020-more-private-fdp.txt Figures 6 and 8:
+/// X ~ N_Z(0, σ²), for a true count y ≥ 0 ([SSW24, Figures 6] and 8:
 /// computed from the pmf, not by simulation). Returns (MSE, MAE, MSE_pp, MAE_pp).
 pub fn count_errors(sigma2: &Rational, y: i64) -> (f64, f64, f64, f64) {
     let dg = DiscreteGaussian { sigma2: sigma2.clone() };

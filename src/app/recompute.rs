@@ -420,7 +420,7 @@ fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
     Ok(Float::with_val(prec, v))
 }
 
-/// The error terms of the paper's Fourier pipeline for the first term of (A.9) (census-2020-more-private-fdp.txt
+/// The error terms of the paper's Fourier pipeline for the first term of (A.9) ([SSW24]
 /// §A.6, App. D) on the Table 3 groups of the 2022-08-25 allocation at total ρ (`rho`) and ε (`eps`),
 /// t_ε = (n/2)(ε/ρ − 1), L = 10³, window [t_ε L, 6 t_ε L], N = 10⁷ + 1 Boole points — evaluated by
 /// `fourier::boole::error_terms`. `term`: `e0` (E₀⁽⁰⁾ + E₁⁽⁰⁾ + E₂⁽⁰⁾), `e0_2` (E₂⁽⁰⁾ alone), `e1`, `e2`,
@@ -504,7 +504,7 @@ fn moe_in(m: &In) -> Result<u32, String> {
     get(m, "moe")?.parse().map_err(|_| "moe must be a positive integer".to_string())
 }
 
-/// SafeTab / SafeTab-P discrete Gaussian budgets from an MOE target (safetab-detailed-dhc-race-ethnicity.txt
+/// SafeTab / SafeTab-P discrete Gaussian budgets from an MOE target ([HSM21]
 /// eq. 37, safetab-p Table 7): level total ρ_i = s·ρ_base/(1−γ), Step 2 = s·ρ_base, ρ_base = 1.96²/(2 MOE²),
 /// s = 9, γ = 0.1 — exact values; `rule=printed` applies the papers' printing rule (Step 2 = 0.9 × the
 /// total *after* rounding it to 3 decimals).

@@ -15,7 +15,7 @@ pub fn rat_dec(q: &Rational, digits: usize) -> String {
     fmt_nearest(&Float::with_val(256, q), digits)
 }
 
-/// Per-level exact ε vs the Bureau's zCDP ε (issue: "First table", census-2020-more-private-fdp.txt
+/// Per-level exact ε vs the Bureau's zCDP ε (issue: "First table", [SSW24]
 /// Figure 3 / §3.1): for each level and δ, σ², ρ, ε_Bureau = ρ + 2√(ρ log 1/δ), exact ε (lo, hi) and
 /// the reduction 100·(1 − ε_exact/ε_Bureau) in percent.
 pub fn geolevel_epsilons(alloc: &Allocation, deltas: &[Rational], prec: u32) -> Result<Vec<Record>, String> {

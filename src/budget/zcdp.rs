@@ -1,6 +1,6 @@
 //! zCDP → (ε, δ) conversions.
 //!
-//! * Bun–Steinke (the Bureau's): ε = ρ + 2√(ρ log(1/δ)) (census-2020-more-private-fdp.txt, App. A.1).
+//! * Bun–Steinke (the Bureau's): ε = ρ + 2√(ρ log(1/δ)) ([SSW24, App. A.1]).
 //! * Canonne–Kamath–Steinke (optimal conversion of ρ-zCDP): δ = inf_{α>1} e^{(α−1)(αρ−ε)}/(α−1)·(1−1/α)^α,
 //!   equivalently ε(δ) = inf_{α>1} αρ + (log(1/δ) + (α−1)log(1 − 1/α) − log α)/(α−1).
 //!
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
     use crate::num::parse_rational;
 
-    /// census-2020-more-private-fdp.txt §3.1: state level, ρ = 0.274·3.65, Bureau ε = 11.07 (δ=1e-11),
+    /// [SSW24, §3.1]: state level, ρ = 0.274·3.65, Bureau ε = 11.07 (δ=1e-11),
     /// 7.79 (δ=1e-5); national ε = 2.79 (δ = 1e-11).
     #[test]
     fn bureau_epsilons_from_the_paper() {

@@ -1,6 +1,6 @@
 //! Noise calibration: the variance at which the exact guarantee matches a target.
 //!
-//! census-2020-more-private-fdp.txt §3.2 / Table 1: for each level, the reduced σ² such that the exact
+//! [SSW24, §3.2] / Table 1: for each level, the reduced σ² such that the exact
 //! ε(δ = 1e-11) equals the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published σ²; §3.3: one common factor on
 //! all variances so that the overall guarantee matches (the paper's 8.59%).
 //!
@@ -288,7 +288,7 @@ mod tests {
     use crate::budget::zcdp;
     use crate::num::parse_rational;
 
-    /// census-2020-more-private-fdp.txt Table 1, State: Bureau σ² 5.00 → reduced 4.25 (15.08%).
+    /// [SSW24, Table 1], State: Bureau σ² 5.00 → reduced 4.25 (15.08%).
     #[test]
     fn table1_state_level() {
         let s2 = parse_rational("50000/10001").unwrap();

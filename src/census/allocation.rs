@@ -1,4 +1,4 @@
-//! Privacy-loss budget allocation files (TOML, DESIGN.md "Allocation files").
+//! Privacy-loss budget allocation files (TOML, docs/design.md "Allocation files").
 //!
 //! ```toml
 //! name = "..."
@@ -12,7 +12,7 @@
 //!
 //! Every number is parsed exactly (decimal strings or fractions; TOML floats are read through their
 //! shortest decimal representation). Per query with zCDP budget ρ_q:
-//! * add/remove: one sensitivity-1 query, σ² = 1/(2ρ_q) (census-2020-more-private-fdp.txt §A.1, σ² = n/(2aρ));
+//! * add/remove: one sensitivity-1 query, σ² = 1/(2ρ_q) ([SSW24, §A.1], σ² = n/(2aρ));
 //! * replace: the record moves one cell down and one up, σ² = 1/ρ_q (the TopDown code's `inverse_scale`),
 //!   i.e. two unit shifts on two cells with the same σ² — accounted as two sensitivity-1 queries.
 

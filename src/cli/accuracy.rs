@@ -1,5 +1,5 @@
 //! `tightdp accuracy`: error of released counts under the Bureau's and the reduced noise
-//! (census-2020-more-private-fdp.txt Figures 6 and 8), exactly from the pmf and by simulation with the
+//! ([SSW24, Figures 6] and 8), exactly from the pmf and by simulation with the
 //! exact sampler, for a CSV of true counts (for example block population counts downloaded from NHGIS).
 
 use crate::app::figure_data::count_errors;

@@ -1,4 +1,4 @@
-//! `tightdp accuracy --nhgis FILE…`: Figures 6 and 8 of census-2020-more-private-fdp.txt from NHGIS 2010
+//! `tightdp accuracy --nhgis FILE…`: Figures 6 and 8 of [SSW24] from NHGIS 2010
 //! SF1 extracts — per level the MSE/MAE of the released race-table counts with and without max(0, ·),
 //! Bureau vs Table 1 noise, exact next to simulated (± standard error); at the block level per race.
 

@@ -1,4 +1,4 @@
-//! `tightdp downstream --acs FILE…`: Figure 9 of census-2020-more-private-fdp.txt (§3.4.2) — the slope of
+//! `tightdp downstream --acs FILE…`: Figure 9 of [SSW24, §3.4.2] — the slope of
 //! median earnings on the percentage with a bachelor's degree or higher, fitted on true and on noisy ACS
 //! education counts (Bureau vs Table 1 noise, max(0, ·)), its MAE over K trials (eq. 3.1) per level and
 //! the relative improvement (the paper prints 60.57% at the state level, K = 3).
@@ -16,7 +16,7 @@ use clap::Args;
 use rug::Float;
 use std::path::PathBuf;
 
-/// The improvement census-2020-more-private-fdp.txt §3.4.2 prints for the state level (K = 3), shown in
+/// The improvement [SSW24, §3.4.2] prints for the state level (K = 3), shown in
 /// Figure 9 next to what a 3-trial study gives.
 pub const PAPER_STATE_IMPROVEMENT: f64 = 60.57;
 

@@ -1,4 +1,4 @@
-//! Command-line interface (DESIGN.md "Command-line contract"). One file per subcommand.
+//! Command-line interface (docs/design.md "Command-line contract"). One file per subcommand.
 pub mod accuracy;
 pub mod accuracy_nhgis;
 pub mod attack;

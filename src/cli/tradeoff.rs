@@ -1,5 +1,5 @@
 //! `tightdp tradeoff`: the exact trade-off function — its vertices (α_k, β_k), the errors of the
-//! likelihood-ratio tests (census-2020-more-private-fdp.txt Theorem A.7 for n = 1, eqs. A.5/A.6 for n ≥ 1),
+//! likelihood-ratio tests ([SSW24, Theorem A.7] for n = 1, eqs. A.5/A.6 for n ≥ 1),
 //! or f(α) at requested type I errors — as certified brackets from the accountant.
 
 use crate::account::Method;

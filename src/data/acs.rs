@@ -1,5 +1,5 @@
 //! American Community Survey 5-year extracts: educational attainment and median earnings by geography —
-//! the data of census-2020-more-private-fdp.txt §3.4.2 (Figure 9), references (27) "Educational
+//! the data of [SSW24, §3.4.2] (Figure 9), references (27) "Educational
 //! attainment" and (45).
 //!
 //! The paper regresses median earnings on the share with a bachelor's degree or higher and noises "the six
@@ -113,7 +113,7 @@ impl AcsGeo {
         }
     }
 
-    /// The Table 1 level (census-2020-more-private-fdp.txt) whose σ² Figure 9 applies here — the paper
+    /// The Table 1 level ([SSW24]) whose σ² Figure 9 applies here — the paper
     /// says only "noise variances follow the configuration specified in Table 1", so this is our choice:
     /// the spine level closest in kind and size. State, county → themselves; tract, ZCTA (tract-sized,
     /// off-spine) → Tract Subset; county subdivision and place → PEPG (population estimates primitive

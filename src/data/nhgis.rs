@@ -1,6 +1,6 @@
 //! NHGIS CSV extracts of the 2010 Census Summary File 1 (NHGIS dataset `2010_SF1a`, NHGIS ID `ds172`) and
 //! of the NHGIS Privacy-Protected 2010 Census Demonstration Data (PPDD) — the data of
-//! census-2020-more-private-fdp.txt §3.2 (Figure 6) and §3.4.1 (Figure 8), reference (26).
+//! [SSW24, §3.2] (Figure 6) and §3.4.1 (Figure 8), reference (26).
 //!
 //! Column names (NHGIS conventions; sources: the NHGIS codebook of a `ds172` block extract shipped with
 //! ipumsr 0.5.2, `nhgis0024_ds172_2010_block_codebook.txt`, "Context Fields: GISJOIN, YEAR, REGIONA,
@@ -79,7 +79,7 @@ impl Geo {
         }
     }
 
-    /// The level of the 2022-08-25 DHC allocation (census-2020-more-private-fdp.txt Table 1) whose noise
+    /// The level of the 2022-08-25 DHC allocation ([SSW24, Table 1]) whose noise
     /// the paper's Figure 6 applies at this level. Tract → "Tract Subset" (the tract-level spine units; the
     /// printed tract MSE reduction 15.45% is the Monte Carlo estimate of 15.33%, Tract Subset's variance
     /// reduction, not of Tract Subset Group's 16.62%); block group → "Optimized Block Group".

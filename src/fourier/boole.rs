@@ -1,4 +1,4 @@
-//! The paper's Fourier method for the heterogeneous composition (census-2020-more-private-fdp.txt §A.6,
+//! The paper's Fourier method for the heterogeneous composition ([SSW24, §A.6],
 //! App. D), implemented faithfully:
 //!
 //!   P[Σ_i a_i Σ_j X_ij > t_ε]

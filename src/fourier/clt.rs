@@ -1,4 +1,4 @@
-//! Local-CLT path of Theorem A.11 (census-2020-more-private-fdp.txt §A.4–A.5, App. C).
+//! Local-CLT path of Theorem A.11 ([SSW24, §A.4–A.5], App. C).
 //!
 //! S_n = (X_1 + … + X_n)/B_n with X_i ~ N_Z(0, σ²) i.i.d. and B_n = √n σ lives on ℤ/B_n. Theorem A.11
 //! approximates its pmf by (1/B_n) ϕ(y), y ∈ ℤ/B_n, with residual

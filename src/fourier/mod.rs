@@ -1,4 +1,4 @@
-//! The paper's Fourier path and the local-CLT path (census-2020-more-private-fdp.txt, App. A.4–A.6, C, D).
+//! The paper's Fourier path and the local-CLT path ([SSW24, App. A.4–A.6], C, D).
 //!
 //! * [`boole`] — the faithful pipeline of §A.6 for P[Σ_i a_i Σ_j X_ij > t_ε]:
 //!   Prop. A.12 (replace each level sum by the sampled Gaussian measure ν) → Prop. A.13 (Fourier

@@ -1,4 +1,4 @@
-//! θ-function characteristic functions (census-2020-more-private-fdp.txt eq. A.3 and Prop. A.13).
+//! θ-function characteristic functions ([SSW24, eq. A.3] and Prop. A.13).
 //!
 //! Both characteristic functions of the Fourier path are periodised Gaussians
 //!

@@ -2,7 +2,7 @@
 //! profile of compositions of discrete-Laplace (two-sided geometric) counts on a loss lattice.
 //!
 //! * RDP → (ε, δ): ε = min_α τ(α) + [ln(1/δ) + (α−1)ln(1−1/α) − ln α]/(α−1)
-//!   (safetab-detailed-dhc-race-ethnicity.txt Lemma 4 eq. 6/40; Canonne–Kamath–Steinke Prop. 12),
+//!   ([HSM21, Lemma 4] eq. 6/40; Canonne–Kamath–Steinke Prop. 12),
 //!   α on the grid {1.01, 1.02, …, 10.00} (RE F.2).
 //! * Geometric RDP: the exact Rényi divergence of Pr[y] ∝ e^{−ε|y|} against its shift by 1,
 //!   D_α = ln[(e^{(α−1)ε} + e^{−αε})/(1+e^{−ε})]/(α−1) (docs/research/safetab-numbers.md §3), and the

@@ -1,6 +1,6 @@
 //! MOE → budget calibration and the printed tables of the SafeTab papers, in exact arithmetic.
 //!
-//! * DG calibration (safetab-detailed-dhc-race-ethnicity.txt eq. 37 / Cor. 4; safetab-p-detailed-dhc-a.txt
+//! * DG calibration ([HSM21, eq. 37] / Cor. 4; [HBC25]
 //!   §6.1): per-count ρ_base = 1.96²/(2·MOE²) (the printed "1.92" is 1.9208 truncated); a level passes
 //!   ρ_i/s to each of its groups and spends (1−γ) of it on Step 2, so the level total is
 //!   ρ_i = s·ρ_base/(1−γ). The printed Total is round3(ρ_i) and the printed Step 2 is round3(0.9·printed
@@ -255,7 +255,7 @@ mod tests {
         parse_rational(s).unwrap()
     }
 
-    /// safetab-p-detailed-dhc-a.txt Table 7, every printed digit (MOE 3 / 11 / 50).
+    /// [HBC25, Table 7], every printed digit (MOE 3 / 11 / 50).
     #[test]
     fn table7_reproduced() {
         let g = q("0.1");
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(Rational::from(2) * tot, q("9.888"));
     }
 
-    /// safetab-detailed-dhc-race-ethnicity.txt Table 4, DG column (MOE 6 / 11 / 50).
+    /// [HSM21, Table 4], DG column (MOE 6 / 11 / 50).
     #[test]
     fn re_table4_dg_reproduced() {
         let g = q("0.1");

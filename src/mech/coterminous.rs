@@ -1,4 +1,4 @@
-//! Algorithm 4 of safetab-p-detailed-dhc-a.txt (§5.3.3, "Coterminous geographies"): post-processing
+//! Algorithm 4 of [HBC25] (§5.3.3, "Coterminous geographies"): post-processing
 //! that makes the counts of coterminous population groups identical.
 //!
 //! Geographic entities of different summary levels are coterminous when they are aggregated from

@@ -316,7 +316,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     Ok(vec![r])
 }
 
-/// The SafeTab-P production manifest (safetab-p-detailed-dhc-a.txt Table 7, unbounded totals; 11 levels,
+/// The SafeTab-P production manifest ([HBC25, Table 7], unbounded totals; 11 levels,
 /// s = 9, γ = 0.1); `bounded` switches to replace neighbours (bounded ρ = 2 × unbounded).
 pub fn safetab_p_production(bounded: bool) -> Manifest {
     let levels = [

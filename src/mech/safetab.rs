@@ -1,4 +1,4 @@
-//! SafeTab for the Detailed DHC race & ethnicity tabulations (safetab-detailed-dhc-race-ethnicity.txt,
+//! SafeTab for the Detailed DHC race & ethnicity tabulations ([HSM21],
 //! "RE"), run end to end on person records: `tightdp safetab`.
 //!
 //! Algorithms as written in RE (Notation & Algorithms):

@@ -1,4 +1,4 @@
-//! SafeTab-P (safetab-p-detailed-dhc-a.txt, Algorithms 1–3, §4–6): person records → population groups
+//! SafeTab-P ([HBC25, Algorithms 1–3], §4–6): person records → population groups
 //! per level → adaptive two-stage discrete Gaussian tabulation → post-processing and suppression.
 //!
 //! * Alg. 1: for each population-group level i (geography level × iteration level) with budget ρ_i,

@@ -1,4 +1,4 @@
-//! SafeTab for the Detailed DHC race & ethnicity files (safetab-detailed-dhc-race-ethnicity.txt):
+//! SafeTab for the Detailed DHC race & ethnicity files ([HSM21]):
 //! calibration (Table 4) and accounting (Table 2) of its geometric and discrete Gaussian variants,
 //! with the exact privacy profiles of both.
 //!

@@ -1,5 +1,5 @@
 //! SafeTab-P inputs other than the persons: run configuration, characteristic iterations, race and
-//! ethnicity codes, and the geography (all public; safetab-p-detailed-dhc-a.txt §2.2–2.3, §5).
+//! ethnicity codes, and the geography (all public; [HBC25, §2.2–2.3], §5).
 //!
 //! Files (pipe-separated text with a header row; see data/safetab/README.md):
 //! * `config.toml` — γ, stability s, suppression probability p, and one `[[level]]` per population-group

@@ -1,4 +1,4 @@
-//! SafeTab-P suppression analysis (safetab-p-detailed-dhc-a.txt §5.3.2): the data of Figure 1
+//! SafeTab-P suppression analysis ([HBC25, §5.3.2]): the data of Figure 1
 //! (probability that a group is suppressed) and Figure 2 (bias of the released counts, eq. 13).
 //!
 //! Setting (§5.3.2): a sub-state group that receives only a total gets the Step-2 count n + X with

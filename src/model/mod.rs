@@ -1,9 +1,9 @@
 //! What is composed: groups of additive integer-noise queries.
 //!
 //! A mechanism releases q(D) + Z for an integer query q of sensitivity μ (|q(D) − q(D')| ≤ μ for
-//! neighbours D, D') and integer noise Z: the discrete Gaussian N_Z(0, σ²) (census-2020-more-private-fdp.txt
+//! neighbours D, D') and integer noise Z: the discrete Gaussian N_Z(0, σ²) ([SSW24]
 //! §A.1; Canonne–Kamath–Steinke 2020) or the discrete Laplace / two-sided geometric law, pmf ∝ e^{−|x|/b}
-//! (safetab-detailed-dhc-race-ethnicity.txt §3, the geometric mechanism). A [`Composition`] is a set of
+//! ([HSM21, §3], the geometric mechanism). A [`Composition`] is a set of
 //! [`Group`]s — `count` independent queries sharing noise and sensitivity — and the neighbour relation:
 //!
 //! * add/remove: one record added or removed changes each query by at most μ: one shift of μ per query;

@@ -1,5 +1,5 @@
 //! The discrete Gaussian N_Z(0, σ²): p(x) = exp(-x²/(2σ²)) / Z, x ∈ ℤ
-//! (census-2020-more-private-fdp.txt, Section 3 and Appendix A.2).
+//! ([SSW24, Section 3] and Appendix A.2).
 //!
 //! Every quantity is returned as a certified [`Interval`]. Two independent routes to the
 //! normaliser are provided — the direct sum and Poisson summation through the theta function,
@@ -239,7 +239,7 @@ impl DiscreteGaussian {
 
     /// Characteristic function φ(τ) = E e^{iτX} (real, X symmetric), through Poisson summation:
     /// φ(τ) = e^{-σ²τ²/2} θ₃(iπσ²τ, q) / θ₃(0, q) = Σ_k e^{-σ²(τ-2πk)²/2} / Σ_k e^{-2π²σ²k²}
-    /// (census-2020-more-private-fdp.txt eq. A.3 with n = 1). Certified for exact τ.
+    /// ([SSW24, eq. A.3] with n = 1). Certified for exact τ.
     pub fn charfn(&self, tau: &Float, prec: u32) -> Interval {
         let p = prec + 16;
         let pi = Interval::pi(p);
@@ -380,7 +380,7 @@ mod tests {
         }
     }
 
-    /// geographic-spines-topdown.txt: "N_Z lowers the variance by less than 3e-7 at σ² = 1 and less
+    /// [CAK24]: "N_Z lowers the variance by less than 3e-7 at σ² = 1 and less
     /// than 3e-15 at σ² = 2".
     #[test]
     fn spines_paper_variance_statements() {
@@ -390,7 +390,7 @@ mod tests {
         assert!(d2.hi < 3e-15 && d2.lo > 1e-15, "σ²=2 deficit {d2}");
     }
 
-    /// census-2020-more-private-fdp.txt Fact A.3 bounds at the end points of its ranges.
+    /// [SSW24, Fact A.3] bounds at the end points of its ranges.
     #[test]
     fn fact_a3_bounds() {
         for (s, bound) in [("4.25", 5.8e-34), ("5", 5.8e-34), ("5.0001", 2.8e-40), ("10", 2.8e-40), ("10.0001", 1.5e-82)] {

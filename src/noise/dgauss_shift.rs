@@ -1,5 +1,5 @@
 //! The shifted discrete Gaussian N_Z(μ, σ²), p(x) ∝ exp(−(x − μ)²/(2σ²)) on x ∈ ℤ, and its mean bias
-//! E N_Z(μ, σ²) − μ (census-2020-more-private-fdp.txt, Proposition A.5, "Correction to Fact 18" of
+//! E N_Z(μ, σ²) − μ ([SSW24, Proposition A.5], "Correction to Fact 18" of
 //! Canonne–Kamath–Steinke 2020): the mechanism is unbiased **iff** μ ∈ ½ℤ; for μ ∈ (0, ½) the mean is
 //! pulled towards the nearest integer (bias < 0), by eq. A.4 (the shifted theta sum decreases in μ).
 //!

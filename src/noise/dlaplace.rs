@@ -1,5 +1,5 @@
 //! The discrete Laplace (two-sided geometric) law DLap(b): p(x) = e^{−|x|/b} / Z, x ∈ ℤ, with
-//! Z = (1 + r)/(1 − r), r = e^{−1/b} (safetab-detailed-dhc-race-ethnicity.txt §3, the geometric
+//! Z = (1 + r)/(1 − r), r = e^{−1/b} ([HSM21, §3], the geometric
 //! mechanism with parameter r; Ghosh–Roughgarden–Sundararajan 2009). Every quantity is a certified
 //! [`Interval`] from closed forms:
 //!

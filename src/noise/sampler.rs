@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn dgauss_chi2_census_variance() {
-        // σ² = 456.62 (census-2020-more-private-fdp.txt, the DHC example in the README/CLI tests)
+        // σ² = 456.62 ([SSW24], the DHC example in the README/CLI tests)
         check_dg("456.62", 60_000, 5);
     }
 

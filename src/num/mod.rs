@@ -14,7 +14,7 @@ pub use format::{fmt_down, fmt_up};
 pub use interval::Interval;
 pub use parse::{parse_positive_rational, parse_rational};
 
-/// Default working precision in bits (DESIGN.md: default ≥ 256 bits).
+/// Default working precision in bits (docs/design.md: default ≥ 256 bits).
 pub const DEFAULT_PREC: u32 = 256;
 
 /// Smallest precision accepted on the command line.

@@ -73,7 +73,7 @@ impl LatticeDist {
     }
 
     /// The law of S = X_1 + … + X_n for i.i.d. X_i ~ N_Z(0, σ²), built exactly from the residue-class
-    /// structure of the lattice sum (census-2020-more-private-fdp.txt eq. A.5):
+    /// structure of the lattice sum ([SSW24, eq. A.5]):
     ///
     /// P[S = y] = D_{y mod n} · exp(-y²/(2nσ²)) / Z^n,
     ///

@@ -3,7 +3,7 @@
 //!
 //! Under the alternative Q the privacy loss of every shift is an affine function of an integer statistic:
 //! for N_Z(0, σ²) and sensitivity μ, L = (μ/σ²)X + μ²/(2σ²) with X ~ N_Z(0, σ²)
-//! (census-2020-more-private-fdp.txt eq. A.9; one query's loss is (2μx ± μ²)/(2σ²)); for DLap(b),
+//! ([SSW24, eq. A.9]; one query's loss is (2μx ± μ²)/(2σ²)); for DLap(b),
 //! L = (2T − μ)/b with T = clamp(X + μ, 0, μ) (`LatticeDist::dlap_shift_sum`). When every slope is an
 //! integer multiple w_i of one step h (always, for rationals), the composed loss under Q is
 //!

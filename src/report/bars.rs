@@ -1,5 +1,5 @@
 //! Grouped bar charts in a grid of panels, with error whiskers and point markers, for the accuracy figures
-//! on real data (census-2020-more-private-fdp.txt Figures 6, 8, 9). Same conventions as `plot`: CSV of the
+//! on real data ([SSW24, Figures 6], 8, 9). Same conventions as `plot`: CSV of the
 //! plotted values + PNG + SVG, bundled font, the house colours. The legend is drawn once, in a strip
 //! under the title, so it never covers data.
 

@@ -1,4 +1,4 @@
-//! The f-DP paper's figures (census-2020-more-private-fdp.txt), regenerated as CSV + PNG + SVG.
+//! The f-DP paper's figures ([SSW24]), regenerated as CSV + PNG + SVG.
 
 use crate::app::figure_data::{count_errors, level_data, LevelData};
 use crate::budget::zcdp;

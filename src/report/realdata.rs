@@ -1,4 +1,4 @@
-//! Figures 6, 8 and 9 of census-2020-more-private-fdp.txt drawn from `accuracy` results on extracts
+//! Figures 6, 8 and 9 of [SSW24] drawn from `accuracy` results on extracts
 //! (formatting only): exact expectations as bars, the simulation as markers with ± 2 standard errors.
 
 use crate::accuracy::counts::{reduction_pct, LevelStudy};

@@ -1,4 +1,4 @@
-//! SafeTab-P Figures 1 and 2 (safetab-p-detailed-dhc-a.txt §5.3.2): drawing only; the data come from
+//! SafeTab-P Figures 1 and 2 ([HBC25, §5.3.2]): drawing only; the data come from
 //! `mech::suppression` (certified discrete-Gaussian values; eq. 13 as printed beside the exact bias).
 use crate::mech::suppression::{Point, Setting};
 use crate::report::plot::{Figure, Panel, Series, EXACT, OTHER};

@@ -1,5 +1,5 @@
 //! Bayesian disclosure risk of noisy (hierarchical) counts — Kazan & Reiter,
-//! `kazan-reiter-disclosure-risk.txt` (KR below), on the certified discrete Gaussian core.
+//! `[KR22]` (KR below), on the certified discrete Gaussian core.
 //!
 //! Conventions (KR §2.2, eq. 2.1): KR's DG(μ, 1/(2ρ)) has pmf ∝ exp(−ρ(x − μ)²), i.e. it is
 //! N_Z(μ, σ²) with σ² = 1/(2ρ). KR plug in the zCDP budget of the query, ρ = ρ_total·β_level·α_query.

@@ -1,4 +1,4 @@
-//! The paper's inputs and printed tables (kazan-reiter-disclosure-risk.txt), recomputed as records.
+//! The paper's inputs and printed tables ([KR22]), recomputed as records.
 //!
 //! Reference values: printed digits from the paper; full-precision values from the research script
 //! docs/research/kr_spines_numbers.py (mpmath, 40 digits) and its output kr_spines_numbers_output.txt.

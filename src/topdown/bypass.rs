@@ -1,4 +1,4 @@
-//! The bypass decision rules of geographic-spines-topdown.txt §5, checked on the WLS variance matrix.
+//! The bypass decision rules of [CAK24, §5], checked on the WLS variance matrix.
 //!
 //! Theorem 2 (pure DP, Laplace noise, variance ∝ 1/γ²): reallocating the budget of a parent with c
 //! children of equal share γ_c to those children weakly decreases every diagonal element of

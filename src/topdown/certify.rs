@@ -2,7 +2,7 @@
 //!
 //! A record lives in one block; its change touches one geounit per geolevel (the measured units on
 //! its block path), in every query group: parallel composition over geounits, sequential along the
-//! path (geographic-spines-topdown.txt Theorems 1 and 3). The exact privacy loss is therefore the
+//! path ([CAK24] Theorems 1 and 3). The exact privacy loss is therefore the
 //! composition, over the noise entries on the path, of unit shifts of N_Z(0, σ²):
 //! * add-remove: one shift per entry on one path;
 //! * replace: a record moves from block j to block j′ (possibly j′ = j): one shift per entry on each

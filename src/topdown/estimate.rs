@@ -3,7 +3,7 @@
 //!
 //! One scalar count per geounit (a query cell, e.g. the total) is measured with independent noise of
 //! variance v_u (∞ where the geounit is bypassed). The WLS estimate under the constraints
-//! "parent = Σ children" (geographic-spines-topdown.txt eq. 3.3 restricted to one query cell;
+//! "parent = Σ children" ([CAK24, eq. 3.3] restricted to one query cell;
 //! Hay et al. 2010 for equal variances) has a closed form on a tree, two passes:
 //! * up: z_u, V_u = the best estimate of x_u and its variance from the measurements in u's
 //!   subtree: V_u = 1/(1/v_u + 1/S_u), z_u = V_u (y_u/v_u + Σ_c z_c / S_u), S_u = Σ_c V_c;
@@ -467,7 +467,7 @@ pub fn accuracy(
     Ok(rows)
 }
 
-/// σ² per DHC geolevel for one query, Table 1 of census-2020-more-private-fdp.txt (US, State,
+/// σ² per DHC geolevel for one query, Table 1 of [SSW24] (US, State,
 /// County, PEPG, Tract Subset Group, Tract Subset, Optimized Block Group, Block).
 pub const TABLE1_BUREAU: [&str; 8] = ["68.49", "5.00", "16.12", "10.46", "10.46", "5.76", "11.61", "456.62"];
 pub const TABLE1_REDUCED: [&str; 8] = ["54.19", "4.25", "13.28", "8.72", "8.72", "4.87", "9.65", "343.27"];

@@ -2,7 +2,7 @@
 //! consistent with the parent's already-fixed histogram and with the invariants.
 //!
 //! Abowd et al., "The 2020 Census Disclosure Avoidance System TopDown Algorithm" (HDSR 2022, §5 and
-//! Appendix on post-processing; geographic-spines-topdown.txt §1 summarises it): at each geolevel, for
+//! Appendix on post-processing; [CAK24, §1] summarises it): at each geolevel, for
 //! each parent, minimise over the children's detailed histograms x_c ≥ 0
 //!
 //! ```text

@@ -1,10 +1,10 @@
-//! TopDown noisy measurements on a spine (geographic-spines-topdown.txt Theorems 1 and 3).
+//! TopDown noisy measurements on a spine ([CAK24] Theorems 1 and 3).
 //!
 //! For every measured geounit u at geolevel l (share γ[u], = β[l] without bypass) and every query
 //! group i of level l with share α[i,l], each cell of Q[i]·x_u gets independent exact N_Z(0, σ²):
 //! * `replace` (bounded neighbours, the TDA's "modify one record"): σ² = 1/(ρ γ α) — Theorem 1(2),
 //!   the production `inverse_scale`; a changed record moves one cell down and one up (L2² = 2);
-//! * `add-remove`: σ² = 1/(2 ρ γ α) = n/(2aρ) for equal splits (census-2020-more-private-fdp.txt
+//! * `add-remove`: σ² = 1/(2 ρ γ α) = n/(2aρ) for equal splits ([SSW24]
 //!   §A.1); an added record moves one cell by one (L2² = 1).
 //!
 //! Measurements are streamed in post-order of the spine (children before parents), so memory is the

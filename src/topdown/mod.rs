@@ -1,4 +1,4 @@
-//! TopDown noisy measurements on a geographic spine (geographic-spines-topdown.txt), with certified
+//! TopDown noisy measurements on a geographic spine ([CAK24]), with certified
 //! budgets and accuracy.
 //!
 //! * `spine`: block-level geography files → spine tree, fan-outs, bypass (Algorithm 3, zCDP rule),

@@ -2,7 +2,7 @@
 //! hierarchically consistent detailed histograms that keep the invariants exactly.
 //!
 //! The algorithm of Abowd et al., "The 2020 Census Disclosure Avoidance System TopDown Algorithm"
-//! (HDSR 2022, §5 "the estimation step"; geographic-spines-topdown.txt §1): the root is estimated
+//! (HDSR 2022, §5 "the estimation step"; [CAK24, §1]): the root is estimated
 //! first from its own measurements; then, geolevel by geolevel, top down, every parent's children are
 //! estimated given the parent's fixed integer histogram:
 //!

@@ -1,6 +1,6 @@
 //! Accuracy of TopDown's final counts, simulated: the same generated geography and persons, many
 //! noise seeds, three noise settings —
-//! * `bureau`: the DHC 2022-08-25 allocation (census-2020-more-private-fdp.txt Table 3; per query
+//! * `bureau`: the DHC 2022-08-25 allocation ([SSW24, Table 3]; per query
 //!   σ² = n/(2aρ), the "Bureau σ²" column of Table 1);
 //! * `reduced`: Table 1's reduced σ² per geolevel (same exact ε(1e-11) per level as the Bureau's);
 //! * `uniform`: the Bureau's σ² times 0.8772, the uniform variance reduction of 12.28% that keeps the
@@ -214,7 +214,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
     for lv in &alloc.levels {
         let share = lv.share.clone().ok_or("the allocation needs level shares")?;
         let n = lv.query_rho.len() as u32;
-        // σ² = n/(2·share·ρ) (census-2020-more-private-fdp.txt §A.1, add-remove, equal split)
+        // σ² = n/(2·share·ρ) ([SSW24, §A.1], add-remove, equal split)
         bureau.push(Rational::from(n) / (Rational::from(2) * share * &rho));
     }
     let reduced: Vec<Rational> = crate::topdown::estimate::TABLE1_REDUCED.iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();

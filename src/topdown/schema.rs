@@ -1,8 +1,8 @@
 //! Histogram schema, marginal query groups and synthetic person records.
 //!
-//! The schema is the redistricting one (kazan-reiter-disclosure-risk.txt §2: HHGQ × VOTINGAGE ×
+//! The schema is the redistricting one ([KR22, §2]: HHGQ × VOTINGAGE ×
 //! HISPANIC × CENRACE, 8·2·2·63 = 2016 cells) with configurable cardinalities, so that tests and
-//! benchmarks can use small histograms. A query group (geographic-spines-topdown.txt §2.3) is a
+//! benchmarks can use small histograms. A query group ([CAK24, §2.3]) is a
 //! marginal: a Kronecker product of identities (kept attributes) and rows of ones (summed ones).
 //! Names follow the TopDown strategy: `total`, `detailed`, `hhinstlevels` (HHGQ collapsed to
 //! household / institutional / non-institutional) and products like `votingage * hispanic`.

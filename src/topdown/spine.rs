@@ -1,4 +1,4 @@
-//! Geographic spines (geographic-spines-topdown.txt §1, §3, §4, §5).
+//! Geographic spines ([CAK24, §1], §3, §4, §5).
 //!
 //! Input: a block-level geography CSV, one row per block:
 //!

@@ -1,4 +1,4 @@
-//! Algorithm 2 of geographic-spines-topdown.txt (§4, "Redefine_Block_Groups_and_Tract_Groups"): bring
+//! Algorithm 2 of [CAK24] (§4, "Redefine_Block_Groups_and_Tract_Groups"): bring
 //! off-spine entities (OSEs) closer to the spine by redefining block groups and tract groups.
 //!
 //! 1. Within each tract, *optimized block groups* combine blocks in the same intersection of OSEs, at
