@@ -130,13 +130,17 @@ fn extreme_parameters_answer_or_refuse_without_internal_errors() {
     assert!(num("beta_lo") == 0 && num("beta_hi") < 1e-30, "{out}");
     let note = row["note"].as_str().unwrap_or_default();
     assert!(note.contains("0 digits certified") && note.contains("only the upper bound"), "{out}");
+    // the CKS conversion of ρ = 5e-601 at ε = 1: δ far below any resolution, answered as its bound
+    let (code, out, err) = run(&["delta", "--mech", "dlap:scale=1e300,n=1", "--epsilon", "1", "--method", "zcdp-cks"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(field(&out, "delta_lo") == 0 && field(&out, "delta_hi") < 1e-300, "{out}");
+    assert!(out.contains("0 digits certified") && out.contains("only the upper bound"), "{out}");
     let (code, out, err) = run(&["attack", "--sigma2", "1e-300", "--n", "1", "--format", "json"]);
     assert_eq!(code, Some(0), "{err}\n{out}");
     for args in [
         &["epsilon", "--sigma2", "1e-300", "--n", "1", "--delta", "1e-10", "--method", "smoothed"][..],
         &["epsilon", "--sigma2", "1e-30", "--n", "1", "--delta", "1e-10", "--method", "smoothed"][..],
         &["epsilon", "--sigma2", "5", "--n", "1", "--sensitivity", "1000000", "--delta", "1e-10", "--method", "smoothed"][..],
-        &["delta", "--mech", "dlap:scale=1e300,n=1", "--epsilon", "1", "--method", "zcdp-cks"][..],
         &["epsilon", "--sigma2", "5", "--n", "0", "--delta", "1e-10"][..],
         &["epsilon", "--sigma2", "5", "--n", "1000000000000000000", "--delta", "1e-10"][..],
     ] {
