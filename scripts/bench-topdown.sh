@@ -13,14 +13,14 @@ $T topdown gen-geography --levels "US,State,County,PEPG,Tract Subset Group,Tract
   --fanout "51,20-50,3-5,1-3,2-4,2-4,5-11" --ose "place:0.3,aian:0.05" --seed 7 --out "$W/geo.csv"
 for schema in scalar; do
   /usr/bin/time -f "wall %e s, peak RSS %M KB" $T topdown measure --geography "$W/geo.csv" \
-    --allocation data/allocations/dhc-2022-08-25.toml --synth-seed 1 --schema $schema --seed 1 --out-dir "$W/m-$schema"
+    --allocation data/allocations/dhc-2022-08-25.toml --synth-seed 1 --schema $schema --seed 1 --out "$W/m-$schema"
   ls -la "$W/m-$schema"
 done
 # a richer histogram (small schema: 48 cells, 96 query cells per geounit) on a tenth of the blocks
 $T topdown gen-geography --levels "US,State,County,PEPG,Tract Subset Group,Tract Subset,Optimized Block Group,Block" \
   --fanout "51,2-5,3-5,1-3,2-4,2-4,5-11" --seed 7 --out "$W/geo-small.csv"
 /usr/bin/time -f "wall %e s, peak RSS %M KB" $T topdown measure --geography "$W/geo-small.csv" \
-  --allocation data/allocations/dhc-2022-08-25.toml --synth-seed 1 --schema small --seed 1 --out-dir "$W/m-small"
+  --allocation data/allocations/dhc-2022-08-25.toml --synth-seed 1 --schema small --seed 1 --out "$W/m-small"
 rm -rf "$W/m-scalar/measurements.csv" "$W/m-small/measurements.csv"
 # TopDown post-processing (issue 18): DHC 2022-08-25 allocation, 8 geolevels, a 10-cell histogram
 # (hhgq=5, votingage=2; the 10 DHC queries per geolevel), zCDP bypass. Target: 100,000 blocks in
@@ -30,7 +30,7 @@ for obg in 1-3 2-5 8-18 30-60; do
   $T topdown gen-geography --levels "US,State,County,PEPG,Tract Subset Group,Tract Subset,Optimized Block Group,Block" \
     --fanout "51,3-6,1-3,1-3,2-4,2-4,$obg" --ose "" --seed 7 --out "$W/geo-pp.csv" >/dev/null
   $T topdown measure --geography "$W/geo-pp.csv" --allocation data/allocations/dhc-2022-08-25.toml --synth-seed 1 \
-    --schema hhgq=5,votingage=2 --seed 1 --out-dir "$W/m-pp" >/dev/null
+    --schema hhgq=5,votingage=2 --seed 1 --out "$W/m-pp" >/dev/null
   blocks=$(($(wc -l < "$W/geo-pp.csv") - 1))
   /usr/bin/time -f "%e %M" -o "$W/pp-time" $T topdown postprocess --run "$W/m-pp" --out "$W/m-pp/estimates.csv" >/dev/null
   read -r secs kb < "$W/pp-time"

@@ -63,7 +63,8 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
     // a TopDown run's manifest (format tightdp-topdown-manifest/…) is certified by `topdown certify`
     if let Some(p) = a.manifest.as_deref().filter(|p| is_topdown_manifest(Path::new(p))) {
         return crate::cli::topdown::run_certify(crate::cli::topdown::CertifyArgs {
-            manifest: PathBuf::from(p),
+            manifest: Some(PathBuf::from(p)),
+            manifest_flag: None,
             delta: a.delta.clone(),
             prec: a.prec,
             format: a.format,

@@ -33,7 +33,7 @@ pub enum TopdownCmd {
     Persons(PersonsArgs),
     /// Summarise a spine: geolevels, fan-outs, bypasses, off-spine entity distances
     Spine(SpineArgs),
-    /// Noisy measurements: measurements.csv and manifest.json in --out-dir
+    /// Noisy measurements: measurements.csv and manifest.json in --out
     Measure(MeasureArgs),
     /// Exact ε(δ) of a measurement manifest (lattice accountant), next to the zCDP conversions
     Certify(CertifyArgs),
@@ -135,9 +135,10 @@ pub struct MeasureArgs {
     /// `certify` refuses the run)
     #[arg(long)]
     pub no_noise: bool,
-    #[arg(long, value_name = "DIR")]
+    /// Output directory (written all or nothing; `--out-dir` is the old spelling, still accepted)
+    #[arg(long = "out", alias = "out-dir", value_name = "DIR")]
     pub out_dir: PathBuf,
-    /// Replace a non-empty --out-dir that does not hold an earlier `topdown measure` run, or one that
+    /// Replace a non-empty --out that does not hold an earlier `topdown measure` run, or one that
     /// also holds files measure does not write (e.g. the estimates.csv of `topdown postprocess`)
     #[arg(long)]
     pub force: bool,
@@ -147,8 +148,12 @@ pub struct MeasureArgs {
 
 #[derive(Args, Debug)]
 pub struct CertifyArgs {
-    #[arg(long, value_name = "FILE")]
-    pub manifest: PathBuf,
+    /// The run's manifest.json (as in `tightdp certify MANIFEST`)
+    #[arg(value_name = "MANIFEST", required_unless_present = "manifest_flag", conflicts_with = "manifest_flag")]
+    pub manifest: Option<PathBuf>,
+    /// The old spelling `--manifest FILE`, still accepted
+    #[arg(long = "manifest", value_name = "FILE", hide = true)]
+    pub manifest_flag: Option<PathBuf>,
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
     /// working precision in bits (expert override; default: the accountant chooses for 20 digits)
@@ -359,9 +364,14 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
 pub fn run_certify(a: CertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
-    let m = read_manifest(&a.manifest)?;
+    let manifest = a
+        .manifest
+        .as_ref()
+        .or(a.manifest_flag.as_ref())
+        .ok_or("topdown certify needs the run's manifest: topdown certify MANIFEST --delta D")?;
+    let m = read_manifest(manifest)?;
     // a manifest whose geolevels contradict its noise entries is refused outright (no zCDP fallback)
-    crate::topdown::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", a.manifest.display()))?;
+    crate::topdown::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", manifest.display()))?;
     let c = certify(&m, &delta, prec).map_err(|e| {
         // still say what the zCDP accounting gives (when the manifest's ρ is a usable number)
         let rho = match parse_rational(&m.rho) {
