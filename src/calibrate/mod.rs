@@ -123,8 +123,7 @@ pub fn calibrate_with(
     prec: u32,
     rel_width: f64,
 ) -> Result<FactorBracket, String> {
-    let c = find_root(search, rel_width)?;
-    certify(g, target, c, prec, rel_width)
+    calibrate_with_start(search, g, target, prec, rel_width, 1.0)
 }
 
 /// [`calibrate_with`], the search bracketing from [start/2, start] (an estimate of the factor) instead of
