@@ -10,6 +10,7 @@ pub mod calibrate;
 pub mod census;
 pub mod cli;
 pub mod data;
+pub mod error;
 pub mod fourier;
 pub mod mech;
 pub mod model;

@@ -2,7 +2,7 @@
 //! `#[cfg(test)]` part and comments aside) must name a module of the same or a lower rank. A new
 //! top-level module must be given a rank here.
 //!
-//! num, record (a row of named fields and its renderings; atomic writes), rundir (all-or-nothing run
+//! error (the typed error of every layer), num, record (a row of named fields and its renderings; atomic writes), rundir (all-or-nothing run
 //! directories) → noise → model → engines
 //! (pld, fourier, budget) → account → calibrate → inputs (census allocation files, data readers) →
 //! mechanisms and analyses (mech, topdown, risk, accuracy) → app (verification, certificates, figure
@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 const RANKS: &[(&str, u32)] = &[
+    ("error", 0),
     ("num", 0),
     ("record", 0),
     ("rundir", 0),
