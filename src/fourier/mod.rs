@@ -23,6 +23,7 @@
 pub mod boole;
 pub mod clt;
 pub mod fast;
+pub mod lattice;
 pub mod smooth;
 pub mod theta;
 

@@ -1,0 +1,375 @@
+//! Certified lattice Fourier inversion: tails P[V ≥ m] and P[V ≤ m] of the loss statistic
+//! V = Σ_q w_q T_q (`pld::profile`: under the alternative the composed loss is L = hV + c), at a cost that
+//! does not grow with the numbers of queries n_q.
+//!
+//! The n-fold law is never built. For a tilt c > 0 and every integer m,
+//!
+//!   P[V ≥ m] = (1/2π) ∫_{−π}^{π} F(θ) dθ,   F(θ) = M(c + iθ) e^{−(c+iθ)m} / (1 − e^{−(c+iθ)}),
+//!
+//! with M(z) = E e^{zV} = Π_q φ_q(w_q z)^{n_q} (expand M and the geometric series Σ_{j≥m} e^{−zj}; the
+//! θ-integral keeps j = v). F is 2π-periodic and its Fourier coefficient of index r is e^{cr} P[V ≥ m + r],
+//! so the trapezoidal rule with N nodes θ_ℓ = 2πℓ/N is exact up to aliasing of one sign:
+//!
+//!   T_N = (1/N) Σ_ℓ F(θ_ℓ) = P[V ≥ m] + Σ_{q≥1} e^{cqN} P[V ≥ m + qN] + Σ_{q≥1} e^{−cqN} P[V ≥ m − qN],
+//!
+//! the second sum below e^{−cN}/(1 − e^{−cN}) (P ≤ 1) and the first below
+//! M(c′) e^{−c′m} e^{−(c′−c)N}/(1 − e^{−(c′−c)N}) for any c′ > c (Chernoff; here c′ = 2c). So
+//! P[V ≥ m] ∈ [T_N − bounds, T_N]. (The same construction as `fourier::fast` [SSW24, Prop. A.13 moved to the
+//! saddle point], there in floating point; here every term is enclosed.)
+//!
+//! With c at the saddle point of ln M(c) − cm, |F| is a bump of width ~1/sd(V) around θ = 0 and N ≈ 10 sd(V)
+//! — possibly 10⁹ nodes at n = 10⁷ — but only the few dozen nodes where |F| is not negligible are
+//! evaluated (in MPFR complex interval arithmetic, `factor::Factor::ln_mgf`); all others are bounded in
+//! blocks by the certified modulus bounds of `factor` (ln |ψ_q| ≤ bound(dist(w_q θ, 2πℤ))), so the work is
+//! independent of n. Lower tails are upper tails of −V.
+
+pub mod factor;
+
+use crate::error::Fallible;
+use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use factor::{cexp, Factor};
+use num_complex::Complex64;
+use rug::float::Round;
+use rug::{Float, Rational};
+use std::collections::HashMap;
+use std::f64::consts::{LN_2, PI};
+use std::sync::Mutex;
+
+/// Largest node count of one inversion (the nodes are only counted, but θ_ℓ = 2πℓ/N is formed from ℓ and N).
+const MAX_NODES: u64 = 1 << 60;
+
+/// Tails of V by certified inversion, each to a relative accuracy of about 2^-bits, cached.
+pub struct FourierTails {
+    factors: Vec<Factor>,
+    bits: u32,
+    mean: f64,
+    var: f64,
+    support: Option<(i128, i128)>,
+    cache: Mutex<HashMap<(i64, bool), Interval>>,
+    /// precision of the returned intervals
+    out_prec: u32,
+    /// nodes evaluated so far (for the engine's detail line)
+    evaluated: Mutex<u64>,
+}
+
+/// One inversion's bookkeeping.
+#[derive(Clone, Debug)]
+struct Inversion {
+    nodes: u64,
+    live: u64,
+}
+
+impl FourierTails {
+    /// `bits`: the relative accuracy asked of every tail (the accountant's digits plus guard bits).
+    pub fn new(factors: Vec<Factor>, bits: u32) -> Fallible<FourierTails> {
+        if factors.is_empty() {
+            return crate::fallible!(Internal, "lattice Fourier inversion of an empty composition");
+        }
+        let mut mean = 0.0;
+        let mut var = 0.0;
+        let mut support = Some((0i128, 0i128));
+        for f in &factors {
+            if f.n == 0 || f.w == 0 {
+                return crate::fallible!(Internal, "lattice Fourier factor with n = 0 or w = 0");
+            }
+            let (m, v) = f.law.mean_var();
+            mean += f.n as f64 * f.w as f64 * m;
+            var += f.n as f64 * (f.w as f64).powi(2) * v;
+            support = match (support, f.law.support()) {
+                (Some((lo, hi)), Some((a, b))) => {
+                    let (x, y) = (f.n as i128 * f.w as i128 * a as i128, f.n as i128 * f.w as i128 * b as i128);
+                    Some((lo + x.min(y), hi + x.max(y)))
+                }
+                _ => None,
+            };
+        }
+        if !(var > 0.0) || !var.is_finite() {
+            return crate::fallible!(Declined, "the lattice Fourier inversion needs a statistic with positive, finite variance");
+        }
+        let out_prec = bits + 32;
+        Ok(FourierTails { factors, bits, mean, var, support, cache: Mutex::new(HashMap::new()), out_prec, evaluated: Mutex::new(0) })
+    }
+
+    pub fn prec(&self) -> u32 {
+        self.out_prec
+    }
+
+    pub fn mean_sd(&self) -> (f64, f64) {
+        (self.mean, self.var.sqrt())
+    }
+
+    pub fn support(&self) -> Option<(i128, i128)> {
+        self.support
+    }
+
+    /// Nodes evaluated by all inversions so far.
+    pub fn nodes_evaluated(&self) -> u64 {
+        *self.evaluated.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Certified P[V ≥ m].
+    pub fn ge(&self, m: i64) -> Fallible<Interval> {
+        self.cached(m, true)
+    }
+
+    /// Certified P[V ≤ m].
+    pub fn le(&self, m: i64) -> Fallible<Interval> {
+        self.cached(m, false)
+    }
+
+    fn cached(&self, m: i64, upper: bool) -> Fallible<Interval> {
+        if let Some(v) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(m, upper)) {
+            return Ok(v.clone());
+        }
+        let v = self.tail(m, upper)?;
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert((m, upper), v.clone());
+        Ok(v)
+    }
+
+    /// P[V ≥ m] (upper) or P[V ≤ m]: the smaller side directly, the other as its complement.
+    fn tail(&self, m: i64, upper: bool) -> Fallible<Interval> {
+        let p = self.out_prec;
+        // P[V ≤ m] = P[−V ≥ −m]; P[V ≥ m] = 1 − P[V ≤ m − 1]
+        let (s, mm) = if upper { (1i64, m as i128) } else { (-1i64, -(m as i128)) };
+        let centre = s as f64 * self.mean;
+        if (mm as f64) > centre {
+            self.upper_tail(s, mm)
+        } else {
+            // complement: P[sV ≥ mm] = 1 − P[sV ≤ mm − 1] = 1 − P[−sV ≥ −(mm − 1)]
+            let c = self.upper_tail(-s, -(mm - 1))?;
+            let one = Interval::one(p);
+            let v = one.sub(&c);
+            Ok(clamp01(v))
+        }
+    }
+
+    /// P[sV ≥ m] for m above the mean of sV, by the inversion of the module doc.
+    fn upper_tail(&self, s: i64, m: i128) -> Fallible<Interval> {
+        let p = self.out_prec;
+        // bounded support: exact 0 / 1 beyond it
+        if let Some((lo, hi)) = self.support {
+            let (lo, hi) = if s > 0 { (lo, hi) } else { (-hi, -lo) };
+            if m > hi {
+                return Ok(Interval::zero(p));
+            }
+            if m <= lo {
+                return Ok(Interval::one(p));
+            }
+        }
+        let mf = m as f64;
+        let sd = self.var.sqrt();
+        let c = self.saddle(s, mf).max(0.5 / sd);
+        let kc = self.k_f64(s, c);
+        let k2c = self.k_f64(s, 2.0 * c);
+        let tol_ln = -(self.bits as f64) * LN_2;
+        let est_ln = kc - c * mf - (1.0 + c * (2.0 * PI * self.var).sqrt()).ln();
+        if !est_ln.is_finite() || !kc.is_finite() {
+            return crate::fallible!(Declined, "the lattice Fourier inversion's saddle point is out of the double range");
+        }
+        let n1 = (-est_ln - tol_ln + 4.0) / c;
+        let n2 = (k2c - 2.0 * c * mf - est_ln - tol_ln + 4.0) / c;
+        let nf = n1.max(n2).max(3.0).ceil();
+        if !(nf < MAX_NODES as f64) {
+            return crate::fallible!(Declined, "the lattice Fourier inversion would need {nf:.3e} nodes");
+        }
+        let n_nodes = (nf as u64) | 1;
+        // working precision: the bits asked plus the size of n·ln φ and of c·m
+        let scale: f64 = self
+            .factors
+            .iter()
+            .map(|f| f.n as f64 * (1.0 + f.law.ln_mgf_f64(Complex64::new(s as f64 * f.w as f64 * c, 0.0)).re.abs()))
+            .sum::<f64>()
+            + (c * mf).abs()
+            + n_nodes as f64;
+        let wp = self.bits + 40 + scale.max(1.0).log2().ceil() as u32;
+        let cq = Rational::from_f64(c).expect("finite tilt");
+        let ci = Interval::from_rational(&cq, wp);
+        let inv = Inversion { nodes: n_nodes, live: 0 };
+        let (t, inv) = self.trapezoid(s, m, &ci, c, inv, wp)?;
+        *self.evaluated.lock().unwrap_or_else(|e| e.into_inner()) += inv.live;
+        // aliasing bounds: E− ≤ e^{−cN}/(1 − e^{−cN}); E+ ≤ M(2c) e^{−2cm} e^{−cN}/(1 − e^{−cN})
+        let nq = Rational::from(n_nodes);
+        let ecn = ci.mul_rational(&nq).neg().exp();
+        let one = Interval::one(wp);
+        let geo = ecn.div(&one.sub(&ecn));
+        let c2 = ci.mul_rational(&Rational::from(2));
+        let g2 = self.exponent(s, m, &c2, &Interval::zero(wp), wp)?;
+        let e_plus = g2.re.exp().mul(&geo);
+        let lo = Float::with_val_round(wp, &t.lo - &geo.hi, Round::Down).0;
+        let lo = Float::with_val_round(wp, &lo - &e_plus.hi, Round::Down).0;
+        let v = Interval::new(lo.min(&t.hi), t.hi.clone());
+        Ok(clamp01(round_to(&v, p)))
+    }
+
+    /// ln M(sc) − ... as f64: K_s(c) = Σ_q n_q ln φ_q(s w_q c).
+    fn k_f64(&self, s: i64, c: f64) -> f64 {
+        self.factors.iter().map(|f| f.n as f64 * f.law.ln_mgf_f64(Complex64::new(s as f64 * f.w as f64 * c, 0.0)).re).sum()
+    }
+
+    /// K_s′(c) = Σ_q n_q s w_q (tilted mean of Y_q at s w_q c).
+    fn k1_f64(&self, s: i64, c: f64) -> f64 {
+        self.factors.iter().map(|f| f.n as f64 * s as f64 * f.w as f64 * f.law.tilted_mean_f64(s as f64 * f.w as f64 * c)).sum()
+    }
+
+    /// The tilt c > 0 with K′(c) = m (bisection in f64; any c > 0 is correct, the saddle is cheapest).
+    fn saddle(&self, s: i64, m: f64) -> f64 {
+        let sd = self.var.sqrt();
+        let mut lo = 0.0;
+        let mut hi = (m - s as f64 * self.mean).abs() / self.var + 1.0 / sd;
+        let mut it = 0;
+        while self.k1_f64(s, hi) < m && it < 200 {
+            lo = hi;
+            hi *= 2.0;
+            it += 1;
+        }
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if self.k1_f64(s, mid) < m {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
+    /// G(z) = Σ_q n_q ln φ_q(s w_q z) − z m at z = c + iθ, certified (None-free: an enclosure of φ that may
+    /// contain 0 is an error the caller turns into a bound).
+    fn exponent(&self, s: i64, m: i128, c: &Interval, theta: &Interval, wp: u32) -> Fallible<CInterval> {
+        let mi = Interval::from_rational(&Rational::from(rug::Integer::from(m)), wp);
+        let mut g = CInterval::new(c.mul(&mi).neg(), theta.mul(&mi).neg());
+        for f in &self.factors {
+            let sw = Interval::from_i64(s * f.w, wp);
+            let l = f.law.ln_mgf(&c.mul(&sw), &theta.mul(&sw), wp).ok_or_else(|| crate::err!(Declined, "phi may vanish at a node"))?;
+            g = g.add(&l.scale(&Interval::from_rational(&Rational::from(f.n), wp)));
+        }
+        Ok(g)
+    }
+
+    /// F(θ) = e^{G(c+iθ)} / (1 − e^{−(c+iθ)}).
+    fn node(&self, s: i64, m: i128, c: &Interval, theta: &Interval, wp: u32) -> Fallible<CInterval> {
+        let g = self.exponent(s, m, c, theta, wp)?;
+        let e = cexp(&g);
+        let d = CInterval::exp_of(&c.neg(), &theta.neg());
+        let den = CInterval::one(wp).add(&CInterval::new(d.re.neg(), d.im.neg()));
+        let inv = den.inv().ok_or_else(|| crate::err!(Internal, "1 − e^{{−z}} vanishes at a node"))?;
+        Ok(e.mul(&inv))
+    }
+
+    /// An f64 upper bound of ln |F(θ)| for every θ = 2πℓ/N with ℓ in [l1, l2] (1 ≤ l1 ≤ l2 ≤ (N−1)/2).
+    fn ln_block_bound(&self, s: i64, c: f64, g0_hi: f64, n: u64, l1: u64, l2: u64) -> f64 {
+        let mut ln = g0_hi;
+        for f in &self.factors {
+            let w = f.w.unsigned_abs() as u128;
+            let (a, b) = (w * l1 as u128, w * l2 as u128);
+            let nn = n as u128;
+            let dmin = if a / nn != b / nn || a % nn == 0 {
+                0.0
+            } else {
+                let (ra, rb) = (a % nn, b % nn);
+                let d = ra.min(nn - rb).min(nn - ra).min(rb);
+                2.0 * PI * d as f64 / n as f64
+            };
+            let d = dmin.min(PI);
+            ln += f.n as f64 * f.law.ln_abs_bound(s as f64 * f.w as f64 * c, d);
+        }
+        // |1 − e^{−c−iθ}|² = (1 − e^{−c})² + 4e^{−c} sin²(θ/2), smallest at θ_{l1}
+        let th = 2.0 * PI * l1 as f64 / n as f64;
+        let sn = (th / 2.0).sin();
+        let den2 = (-(-c).exp_m1()).powi(2) + 4.0 * (-c).exp() * sn * sn;
+        ln - 0.5 * den2.ln() + 1e-9 * (1.0 + ln.abs())
+    }
+
+    /// The trapezoidal sum T_N, certified: live nodes evaluated, the others bounded in blocks.
+    fn trapezoid(&self, s: i64, m: i128, ci: &Interval, c: f64, mut inv: Inversion, wp: u32) -> Fallible<(Interval, Inversion)> {
+        let n = inv.nodes;
+        let zero = Interval::zero(wp);
+        let f0 = self.node(s, m, ci, &zero, wp)?;
+        let g0 = self.exponent(s, m, ci, &zero, wp)?;
+        let g0_hi = g0.re.hi.to_f64() + 1e-9 * (1.0 + g0.re.hi.to_f64().abs());
+        let f0_re = f0.re.clone();
+        // the dead budget: Σ over dead nodes of |F| at most 2^-(bits+4) of F(0) (module doc: T ≈ F(0)/sd)
+        let budget_ln = f0_re.lo.to_f64().max(f64::MIN_POSITIVE).ln() - (self.bits as f64 + 6.0) * LN_2;
+        let half = (n - 1) / 2;
+        let theta = |l: u64| Interval::pi(wp).mul_rational(&Rational::from((2 * l, n)));
+        let mut sum = f0_re;
+        let mut dead = 0.0f64;
+        let mut live = 1u64;
+        // live run from ℓ = 1 while a node's own bound exceeds the per-node share of the budget
+        let mut l = 1u64;
+        let per_node_ln = budget_ln - ((half.max(1)) as f64).ln();
+        while l <= half {
+            if self.ln_block_bound(s, c, g0_hi, n, l, l) < per_node_ln - 2.0 {
+                break;
+            }
+            let f = self.node(s, m, ci, &theta(l), wp);
+            match f {
+                Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
+                Err(e) if e.is_declined() => dead += 2.0 * self.ln_block_bound(s, c, g0_hi, n, l, l).exp(),
+                Err(e) => return Err(e),
+            }
+            live += 1;
+            l += 1;
+            if live > 2_000_000 {
+                return crate::fallible!(Declined, "the lattice Fourier inversion has more than 2e6 live nodes");
+            }
+        }
+        // dead blocks [l, 2l − 1], [2l, 4l − 1], … with budgets B/2, B/4, …; a block over its budget is split,
+        // small blocks are evaluated
+        let mut stack: Vec<(u64, u64, f64)> = Vec::new();
+        let mut start = l;
+        let mut share: f64 = 0.5;
+        while start <= half {
+            let end = (2 * start).min(half + 1) - 1;
+            stack.push((start, end.max(start), budget_ln + share.ln()));
+            start = end.max(start) + 1;
+            share *= 0.5;
+        }
+        stack.reverse();
+        while let Some((a, b, bud)) = stack.pop() {
+            let cnt = (b - a + 1) as f64;
+            let lb = self.ln_block_bound(s, c, g0_hi, n, a, b);
+            if lb + cnt.ln() <= bud {
+                dead += 2.0 * (lb + cnt.ln()).exp();
+                continue;
+            }
+            if b - a < 4 {
+                for l in a..=b {
+                    match self.node(s, m, ci, &theta(l), wp) {
+                        Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
+                        Err(e) if e.is_declined() => dead += 2.0 * self.ln_block_bound(s, c, g0_hi, n, l, l).exp(),
+                        Err(e) => return Err(e),
+                    }
+                    live += 1;
+                }
+                if live > 2_000_000 {
+                    return crate::fallible!(Declined, "the lattice Fourier inversion has more than 2e6 live nodes");
+                }
+                continue;
+            }
+            let mid = a + (b - a) / 2;
+            stack.push((mid + 1, b, bud - LN_2));
+            stack.push((a, mid, bud - LN_2));
+        }
+        let dead_f = Float::with_val_round(wp, dead * (1.0 + 1e-9), Round::Up).0;
+        let sum = sum.widen(&dead_f);
+        let t = sum.mul_rational(&Rational::from((1, n)));
+        inv.live = live;
+        Ok((t, inv))
+    }
+}
+
+/// [max(lo, 0), min(hi, 1)].
+fn clamp01(v: Interval) -> Interval {
+    let p = v.prec();
+    v.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
+}
+
+/// An interval rounded outward to precision p.
+fn round_to(v: &Interval, p: u32) -> Interval {
+    Interval::new(Float::with_val_round(p, &v.lo, Round::Down).0, Float::with_val_round(p, &v.hi, Round::Up).0)
+}
+
+#[cfg(test)]
+mod tests;

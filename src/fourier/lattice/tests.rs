@@ -1,0 +1,69 @@
+//! The inversion's tails against the exact lattice laws of `pld::lattice` (an independent construction:
+//! residue recursion and outward-rounded convolution), on both sides and across the bulk.
+
+use super::factor::{Factor, Law};
+use super::*;
+use crate::pld::lattice::LatticeDist;
+
+fn q(s: &str) -> Rational {
+    crate::num::parse_rational(s).unwrap()
+}
+
+fn rel_width(v: &Interval) -> f64 {
+    let w = v.width().to_f64();
+    let m = v.hi.to_f64().abs().max(1e-300);
+    w / m
+}
+
+/// n × N_Z(0, σ²): every tail P[V ≥ m], P[V ≤ m] over the window overlaps the lattice engine's, and is
+/// at least as narrow as the accuracy asked (relative 2^-bits, with a few bits of slack for the sums).
+#[test]
+fn gaussian_sums_match_the_lattice() {
+    for (s2, n) in [("0.01", 3u32), ("0.3", 5), ("0.5", 2), ("2.5", 4), ("37.7", 17), ("1000", 1)] {
+        let sg = q(s2);
+        let exact = LatticeDist::iid_dgauss_sum(&sg, n, 200).tails();
+        let ft = FourierTails::new(vec![Factor { law: Law::gauss(&sg), n: n as u64, w: 1 }], 90).unwrap();
+        let (mean, sd) = ft.mean_sd();
+        let span = (sd * 12.0).ceil() as i64 + 2;
+        let step = (span / 25).max(1);
+        let mut m = mean as i64 - span;
+        while m <= mean as i64 + span {
+            for upper in [true, false] {
+                let a = if upper { exact.ge(m) } else { exact.le(m) };
+                if a.hi < 1e-200 {
+                    continue;
+                }
+                let b = if upper { ft.ge(m).unwrap() } else { ft.le(m).unwrap() };
+                assert!(a.overlaps(&b), "σ²={s2} n={n} m={m} upper={upper}: lattice {a} vs fourier {b}");
+                assert!(rel_width(&b) < 2f64.powi(-80), "σ²={s2} n={n} m={m} upper={upper}: width {}", rel_width(&b));
+            }
+            m += step;
+        }
+    }
+}
+
+/// A discrete Laplace shift statistic (a law on {0, …, μ}) with a Gaussian group at weight 2: against the
+/// lattice convolution.
+#[test]
+fn mixed_weights_and_finite_laws_match_the_lattice() {
+    let p = 200;
+    let lap = LatticeDist::dlap_shift_sum(&q("4"), 2, 1, p).unwrap();
+    let masses: Vec<Interval> = (0..lap.len()).map(|i| Interval::new(lap.lo[i].clone(), lap.hi[i].clone())).collect();
+    let lap7 = LatticeDist::dlap_shift_sum(&q("4"), 2, 7, p).unwrap();
+    let g = LatticeDist::iid_dgauss_sum(&q("3"), 5, p);
+    let v = crate::pld::compose::convolve_scaled(&lap7, &g, 2);
+    let exact = v.tails();
+    let ft = FourierTails::new(vec![Factor { law: Law::finite(masses), n: 7, w: 1 }, Factor { law: Law::gauss(&q("3")), n: 5, w: 2 }], 90)
+        .unwrap();
+    for m in (v.min - 2)..=(v.max() + 2) {
+        for upper in [true, false] {
+            let a = if upper { exact.ge(m) } else { exact.le(m) };
+            if a.hi < 1e-200 {
+                continue;
+            }
+            let b = if upper { ft.ge(m).unwrap() } else { ft.le(m).unwrap() };
+            assert!(a.overlaps(&b), "m={m} upper={upper}: lattice {a} vs fourier {b}");
+            assert!(rel_width(&b) < 2f64.powi(-78), "m={m} upper={upper}: width {}", rel_width(&b));
+        }
+    }
+}
