@@ -32,7 +32,7 @@ use tightdp::num::parse_rational;
 const OUT: usize = 40;
 
 /// The CLI's limits on a group's query count and sensitivity (`tightdp::model::spec::parse_count`).
-const MAX_N: u64 = 1_000_000;
+const MAX_N: u64 = tightdp::model::spec::MAX_N;
 const MAX_SENSITIVITY: u64 = 1_000_000;
 
 /// An exception of `tightdp._errors` by class name, with the message.
@@ -496,6 +496,7 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
 fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_N", MAX_N)?;
     m.add_class::<RawComposition>()?;
     m.add_class::<RawAllocation>()?;
     m.add_function(wrap_pyfunction!(zcdp_bs, m)?)?;

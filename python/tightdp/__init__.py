@@ -64,8 +64,8 @@ __all__ = [
 
 Number = Union[str, int, Fraction, Decimal, float]
 
-# the CLI's limits (src/model/spec.rs parse_count, parse_sensitivity; the accountant's digits)
-MAX_N = 1_000_000
+# the CLI's limits (src/model/spec.rs MAX_N, parse_sensitivity; the accountant's digits)
+MAX_N: int = _tightdp.MAX_N
 MAX_SENSITIVITY = 1_000_000
 MAX_DIGITS = 1000
 # the core's largest number of queries in one composition (tightdp::model::MAX_COUNT)

@@ -24,6 +24,8 @@ pub enum Engine {
     LatticeDD,
     /// certified smoothed Fourier inversion (src/fourier/smooth.rs)
     Smoothed,
+    /// certified Fourier inversion of the exact lattice law, cost independent of n (src/fourier/lattice/)
+    LatticeFourier,
     /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
     Grid,
     /// an exact identity, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
@@ -45,6 +47,7 @@ impl Engine {
             Engine::LatticeF64 => "lattice-f64",
             Engine::LatticeDD => "lattice-dd",
             Engine::Smoothed => "smoothed",
+            Engine::LatticeFourier => "lattice-fourier",
             Engine::Grid => "grid",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",

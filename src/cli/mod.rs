@@ -10,6 +10,7 @@ pub mod describe;
 pub mod downstream;
 pub mod epsilon;
 pub mod plot;
+pub mod progress;
 pub mod reproduce;
 pub mod reproduce_realdata;
 pub mod risk;
@@ -128,6 +129,7 @@ pub fn clap_one_line(msg: &str) -> String {
 
 pub fn run() -> i32 {
     keep_freed_memory();
+    crate::num::progress::install(std::sync::Arc::new(progress::Bar::default()));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

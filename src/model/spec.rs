@@ -4,10 +4,14 @@
 use crate::model::Group;
 use crate::num::parse_positive_rational;
 
+/// Largest query count of one group (the lattice Fourier inversion's cost does not grow with it; the
+/// model's own limit is `model::MAX_COUNT`, 2^40 shifts).
+pub const MAX_N: u64 = 1_000_000_000_000;
+
 pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
     let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
-    if !(1..=1_000_000).contains(&v) {
-        return Err(format!("{what} must be an integer between 1 and 1000000, got '{s}'"));
+    if !(1..=MAX_N as i64).contains(&v) {
+        return Err(format!("{what} must be an integer between 1 and {MAX_N}, got '{s}'"));
     }
     Ok(v as u64)
 }

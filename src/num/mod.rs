@@ -7,6 +7,7 @@ pub mod dd;
 pub mod format;
 pub mod interval;
 pub mod parse;
+pub mod progress;
 #[cfg(test)]
 pub(crate) mod xorshift;
 

@@ -84,6 +84,14 @@ fn offset(g: &Group) -> Rational {
     }
 }
 
+/// The loss lattice of a composition of shifts: the step h, each group's integer weight w_i (slope / h)
+/// and the offset c, so that L = hV + c under the alternative with V = Σ w_i T_i (`profile.rs`).
+pub fn lattice_frame(shifts: &[Group]) -> (Rational, Vec<Integer>, Rational) {
+    let (h, w) = common_step(&shifts.iter().map(slope).collect::<Vec<_>>());
+    let c = shifts.iter().fold(Rational::from(0), |a, g| a + offset(g));
+    (h, w, c)
+}
+
 /// Estimated window (entries) of the composed lattice at truncation depth `depth`, before truncation;
 /// u64::MAX when it does not fit.
 pub fn estimated_window_shifts(shifts: &[Group], depth: u32) -> u64 {
@@ -192,8 +200,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
             est as f64 * bytes / 1e9
         ));
     }
-    let (h, w) = common_step(&shifts.iter().map(slope).collect::<Vec<_>>());
-    let c = shifts.iter().fold(Rational::from(0), |a, g| a + offset(g));
+    let (h, w, c) = lattice_frame(shifts);
     let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or("lattice weight too large")).collect::<Result<_, _>>()?;
     // the discrete Gaussian part, then each discrete Laplace group convolved in
     let mut gauss: Vec<(GaussGroup, i64)> = Vec::new();

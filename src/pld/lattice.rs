@@ -37,6 +37,23 @@ pub struct Tails {
     prec: u32,
 }
 
+/// Tails computed on demand instead of stored (the lattice Fourier inversion, `fourier::lattice`): every
+/// value certified. `window` is a range of m outside which each tail is below `outside` (used as the
+/// search range); `hint` an uncertified guess of the segment where δ(ε) crosses δ, from which the
+/// certified search starts.
+pub trait TailOracle: Send + Sync + std::fmt::Debug {
+    /// P[V ≥ m], certified ([0, 1] when it cannot be evaluated; the error is kept for `error`).
+    fn ge(&self, m: i64) -> Interval;
+    /// P[V ≤ m], certified (as `ge`).
+    fn le(&self, m: i64) -> Interval;
+    /// (min, max) of the search window.
+    fn window(&self) -> (i64, i64);
+    /// A guess of the segment k where δ(ε) = P[V ≥ k + 1] − e^{c + hk} P[V ≤ −D − k − 1] crosses `delta`.
+    fn hint(&self, delta: &Rational, h: &Rational, c: &Rational, d: i64) -> Option<i64>;
+    /// The first error met while evaluating (the accountant reports it instead of a wide bracket).
+    fn error(&self) -> Option<crate::error::Error>;
+}
+
 #[derive(Clone, Debug)]
 enum Store {
     /// `up_lo[i]` ≤ P[V ≥ min + i] ≤ `up_hi[i]` (sums of lower masses; of upper masses plus the outside
@@ -44,6 +61,8 @@ enum Store {
     Mpfr { up_lo: Vec<Float>, up_hi: Vec<Float>, low_lo: Vec<Float>, low_hi: Vec<Float> },
     /// P[V ≥ min + i] ∈ [up_i(1 − rel), up_i(1 + rel) + outside], symmetric laws only
     Dd { up: Vec<DD>, rel: Float },
+    /// computed on demand
+    Oracle(std::sync::Arc<dyn TailOracle>),
 }
 
 /// Sensitivity-1 discrete Laplace groups above this many shifts take the binomial closed form (below it
@@ -326,10 +345,25 @@ impl Tails {
         Tails { min, store: Store::Dd { up, rel }, outside, prec: 128 }
     }
 
+    /// Tails computed on demand by `oracle`, at precision `prec`; `outside` bounds each tail beyond its window.
+    pub fn from_oracle(oracle: std::sync::Arc<dyn TailOracle>, outside: Float, prec: u32) -> Tails {
+        let (min, _) = oracle.window();
+        Tails { min, store: Store::Oracle(oracle), outside, prec }
+    }
+
+    /// The oracle behind on-demand tails.
+    pub fn oracle(&self) -> Option<&std::sync::Arc<dyn TailOracle>> {
+        match &self.store {
+            Store::Oracle(o) => Some(o),
+            _ => None,
+        }
+    }
+
     fn len(&self) -> usize {
         match &self.store {
             Store::Mpfr { up_lo, .. } => up_lo.len(),
             Store::Dd { up, .. } => up.len(),
+            Store::Oracle(o) => (o.window().1 - o.window().0 + 1) as usize,
         }
     }
 
@@ -338,6 +372,7 @@ impl Tails {
         match &self.store {
             Store::Mpfr { up_lo, up_hi, .. } => Interval::new(up_lo[i].clone(), up_hi[i].clone()),
             Store::Dd { up, rel } => self.dd_interval(&up[i], rel),
+            Store::Oracle(o) => o.ge(self.min + i as i64),
         }
     }
 
@@ -354,6 +389,9 @@ impl Tails {
 
     /// Certified P[V ≥ m].
     pub fn ge(&self, m: i64) -> Interval {
+        if let Store::Oracle(o) = &self.store {
+            return o.ge(m);
+        }
         let p = self.prec;
         if m < self.min {
             return Interval::new(self.up_at(0).lo, Float::with_val(p, 1));
@@ -367,6 +405,9 @@ impl Tails {
 
     /// Certified P[V ≤ m].
     pub fn le(&self, m: i64) -> Interval {
+        if let Store::Oracle(o) = &self.store {
+            return o.le(m);
+        }
         let Store::Mpfr { low_lo, low_hi, .. } = &self.store else { return self.ge(-m) };
         if low_lo.is_empty() {
             return self.ge(-m);
@@ -389,6 +430,9 @@ impl Tails {
     }
 
     pub fn max_index(&self) -> i64 {
+        if let Store::Oracle(o) = &self.store {
+            return o.window().1;
+        }
         self.min + self.len() as i64 - 1
     }
 

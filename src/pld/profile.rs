@@ -173,15 +173,21 @@ impl PrivacyProfile {
         // Certain predicates on knots: δ(ε_k) > δ, and δ(ε_k) < δ. At the window's top knot A_k is only the
         // outside mass; if even there δ is not certainly below δ, the window is too shallow.
         let kmax = self.tails.max_index();
-        let (a, b) = search::knot_bracket(k0, kmax, |k| self.delta_at_knot(k).lo > dl.hi, |k| self.delta_at_knot(k).hi < dl.lo)
-            .ok_or_else(|| {
-                format!(
-                    "delta = {} is below what the lattice window resolves (truncation depth {} bits): \
+        let above = |k| self.delta_at_knot(k).lo > dl.hi;
+        let below = |k| self.delta_at_knot(k).hi < dl.lo;
+        let hint = self.tails.oracle().and_then(|o| o.hint(delta, &self.h, &self.c, self.d));
+        let found = match hint {
+            Some(k) => search::knot_bracket_from(k0, kmax, k, above, below),
+            None => search::knot_bracket(k0, kmax, above, below),
+        };
+        let (a, b) = found.ok_or_else(|| {
+            format!(
+                "delta = {} is below what the lattice window resolves (truncation depth {} bits): \
                      no certified upper end for epsilon",
-                    crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6),
-                    self.window_bits()
-                )
-            })?;
+                crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6),
+                self.window_bits()
+            )
+        })?;
         if b <= k0 {
             return Ok(Interval::zero(p));
         }

@@ -31,6 +31,62 @@ pub fn knot_bracket(k0: i64, kmax: i64, above: impl Fn(i64) -> bool, below: impl
     Some((Some(a), b))
 }
 
+/// As [`knot_bracket`], starting from a guess `hint` of the crossing: galloping steps 1, 2, 4, … from the
+/// hint to a knot on each side of each predicate's boundary, then bisection between them. The predicates
+/// are certain, so a bad hint costs evaluations, never correctness; a good one needs a handful instead
+/// of two bisections over the whole window.
+pub fn knot_bracket_from(
+    k0: i64,
+    kmax: i64,
+    hint: i64,
+    above: impl Fn(i64) -> bool,
+    below: impl Fn(i64) -> bool,
+) -> Option<(Option<i64>, i64)> {
+    if kmax < k0 {
+        return None;
+    }
+    let hint = hint.clamp(k0, kmax);
+    // b: below(b), and !below(b − 1) or b = k0 (up to the bisection's tolerance of undecided knots)
+    let b = if below(hint) {
+        let (mut hi, mut step) = (hint, 1i64);
+        loop {
+            let lo = hi.saturating_sub(step).max(k0 - 1);
+            if lo < k0 || !below(lo) {
+                break integer_boundary(lo, hi, &below).1;
+            }
+            hi = lo;
+            step = step.saturating_mul(2);
+        }
+    } else {
+        let (mut lo, mut step) = (hint, 1i64);
+        loop {
+            let hi = lo.saturating_add(step).min(kmax);
+            if below(hi) {
+                break integer_boundary(lo, hi, &below).1;
+            }
+            if hi == kmax {
+                return None;
+            }
+            lo = hi;
+            step = step.saturating_mul(2);
+        }
+    };
+    if b == k0 || !above(k0) {
+        return Some((None, b));
+    }
+    // a < b with above(a), searched down from b
+    let (mut hi, mut step) = (b, 1i64);
+    loop {
+        let lo = hi.saturating_sub(step).max(k0);
+        if above(lo) {
+            let (a, _) = integer_boundary(lo, hi, |m| !above(m));
+            return Some((Some(a), b));
+        }
+        hi = lo;
+        step = step.saturating_mul(2);
+    }
+}
+
 /// Certified ε(δ) by bisection on exact dyadic rationals, for a profile given only as a certified
 /// enclosure `delta_at(ε)` of δ(ε). `eps_hi` is any ε known (or guessed) to satisfy δ(eps_hi) < δ;
 /// it is checked, and doubled up to `max_doublings` times if it does not. The two ends are refined
@@ -144,5 +200,12 @@ mod tests {
         let a = a.unwrap();
         assert!(above(a) && below(b) && a < 50 && b > 49, "a={a} b={b}");
         assert!(knot_bracket(0, 40, above, below).is_none());
+        // from any hint the galloping search returns a bracket with the same certain properties
+        for hint in [0, 10, 47, 50, 53, 90, 100] {
+            let (a, b) = knot_bracket_from(0, 100, hint, above, below).unwrap();
+            let a = a.unwrap();
+            assert!(above(a) && below(b) && a < 50 && b > 49 && b - a <= 10, "hint {hint}: a={a} b={b}");
+        }
+        assert!(knot_bracket_from(0, 40, 20, above, below).is_none());
     }
 }

@@ -71,7 +71,14 @@ impl Law {
     /// Mean and variance of Y (f64, for sizes and starting points).
     pub fn mean_var(&self) -> (f64, f64) {
         match self {
-            Law::Gauss { s2, .. } => (0.0, *s2),
+            // Var N_Z(0, σ²) = σ² − (a θ-series below 1e-17 σ² for σ² ≥ 4); by direct summation below
+            Law::Gauss { s2, .. } if *s2 >= 4.0 => (0.0, *s2),
+            Law::Gauss { s2, .. } => {
+                let r = (s2 * 1600.0).sqrt().ceil() as i64 + 2;
+                let w = |x: i64| (-((x * x) as f64) / (2.0 * s2)).exp();
+                let z: f64 = (-r..=r).map(w).sum();
+                (0.0, (-r..=r).map(|x| (x * x) as f64 * w(x)).sum::<f64>() / z)
+            }
             Law::Finite { mf, .. } => {
                 let m: f64 = mf.iter().enumerate().map(|(j, p)| j as f64 * p).sum();
                 let v: f64 = mf.iter().enumerate().map(|(j, p)| (j as f64 - m).powi(2) * p).sum();
@@ -106,27 +113,18 @@ impl Law {
                 }
                 u * u * (s2 / 2.0) + s.ln() - s0.ln()
             }
-            Law::Gauss { s2, .. } => {
+            Law::Gauss { s2, ln_z, .. } => {
                 // direct sum around the tilted centre, scaled by its largest term
                 let c = u.re * s2;
-                let x0 = c.round();
-                let r = (2.0 * s2 * 800.0).sqrt().ceil() + 2.0;
-                let ln_t = |x: f64| Complex64::new(-x * x / (2.0 * s2), 0.0) + u * x;
+                if !c.is_finite() || c.abs() > 1e15 {
+                    return Complex64::new(f64::NAN, f64::NAN);
+                }
+                let x0 = c.round() as i64;
+                let r = (2.0 * s2 * 800.0).sqrt().ceil() as i64 + 2;
+                let ln_t = |x: i64| Complex64::new(-((x as f64).powi(2)) / (2.0 * s2), 0.0) + u * x as f64;
                 let top = ln_t(x0).re;
-                let mut num = Complex64::new(0.0, 0.0);
-                let mut x = x0 - r;
-                while x <= x0 + r {
-                    num += (ln_t(x) - top).exp();
-                    x += 1.0;
-                }
-                let mut z = 0.0;
-                let r0 = r.max(2.0);
-                let mut y = -r0;
-                while y <= r0 {
-                    z += (-y * y / (2.0 * s2)).exp();
-                    y += 1.0;
-                }
-                num.ln() + top - z.ln()
+                let num: Complex64 = (x0 - r..=x0 + r).map(|x| (ln_t(x) - top).exp()).sum();
+                num.ln() + top - ln_z
             }
             Law::Finite { mf, .. } => {
                 let top = mf.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(j, p)| p.ln() + u.re * j as f64).fold(f64::MIN, f64::max);
@@ -143,8 +141,48 @@ impl Law {
 
     /// d/da ln φ(a) for real a: the mean of the tilted law (f64).
     pub fn tilted_mean_f64(&self, a: f64) -> f64 {
-        let h = 1e-6 * (1.0 + a.abs());
-        (self.ln_mgf_f64(Complex64::new(a + h, 0.0)).re - self.ln_mgf_f64(Complex64::new(a - h, 0.0)).re) / (2.0 * h)
+        match self {
+            Law::Gauss { s2, .. } if *s2 >= JACOBI_FROM => {
+                // d/du [σ²u²/2 + ln S(u)] = σ²u + S′(u)/S(u), S(u) = Σ_k e^{−2π²σ²k²} e^{2πikσ²u}: at real u,
+                // S′/S = Σ_k 2πikσ² e^{…}(cos + i sin)/S, whose real part is −Σ_k 2πkσ² e^{−2π²σ²k²} sin(2πkσ²a)/S
+                let (mut num, mut den) = (0.0, 0.0);
+                for k in -4i32..=4 {
+                    let kf = k as f64;
+                    let g = (-2.0 * PI * PI * s2 * kf * kf).exp();
+                    let ph = 2.0 * PI * kf * s2 * a;
+                    den += g * ph.cos();
+                    num -= 2.0 * PI * kf * s2 * g * ph.sin();
+                }
+                s2 * a + num / den
+            }
+            Law::Gauss { s2, .. } => {
+                let c = a * s2;
+                if !c.is_finite() || c.abs() > 1e15 {
+                    return c;
+                }
+                let x0 = c.round() as i64;
+                let r = (2.0 * s2 * 800.0).sqrt().ceil() as i64 + 2;
+                let ln_t = |x: i64| -((x as f64).powi(2)) / (2.0 * s2) + a * x as f64;
+                let top = ln_t(x0);
+                let (mut num, mut den) = (0.0, 0.0);
+                for x in x0 - r..=x0 + r {
+                    let w = (ln_t(x) - top).exp();
+                    num += (x - x0) as f64 * w;
+                    den += w;
+                }
+                x0 as f64 + num / den
+            }
+            Law::Finite { mf, .. } => {
+                let top = mf.iter().enumerate().filter(|(_, p)| **p > 0.0).map(|(j, p)| p.ln() + a * j as f64).fold(f64::MIN, f64::max);
+                let (mut num, mut den) = (0.0, 0.0);
+                for (j, p) in mf.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+                    let w = (p.ln() + a * j as f64 - top).exp();
+                    num += j as f64 * w;
+                    den += w;
+                }
+                num / den
+            }
+        }
     }
 
     /// A certified upper bound of ln |ψ(t)| (ψ: the characteristic function of Y tilted by e^{aY}) for

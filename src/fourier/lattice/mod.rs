@@ -36,10 +36,15 @@ use std::collections::HashMap;
 use std::f64::consts::{LN_2, PI};
 use std::sync::Mutex;
 
+/// Most nodes one inversion evaluates before it declines (a composition whose factors peak together at
+/// many nodes is left to the other engines).
+const MAX_LIVE: u64 = 100_000;
+
 /// Largest node count of one inversion (the nodes are only counted, but θ_ℓ = 2πℓ/N is formed from ℓ and N).
 const MAX_NODES: u64 = 1 << 60;
 
 /// Tails of V by certified inversion, each to a relative accuracy of about 2^-bits, cached.
+#[derive(Debug)]
 pub struct FourierTails {
     factors: Vec<Factor>,
     bits: u32,
@@ -51,6 +56,17 @@ pub struct FourierTails {
     out_prec: u32,
     /// nodes evaluated so far (for the engine's detail line)
     evaluated: Mutex<u64>,
+    /// bits of mass beyond the search window (each tail beyond it is below 2^-window_bits)
+    window_bits: u32,
+    /// the first error met by the oracle interface
+    first_error: Mutex<Option<crate::error::Error>>,
+}
+
+/// Tilt c, aliasing parameter η and node count of one inversion.
+struct Plan {
+    c: f64,
+    eta: f64,
+    nodes: f64,
 }
 
 /// One inversion's bookkeeping.
@@ -88,11 +104,28 @@ impl FourierTails {
             return crate::fallible!(Declined, "the lattice Fourier inversion needs a statistic with positive, finite variance");
         }
         let out_prec = bits + 32;
-        Ok(FourierTails { factors, bits, mean, var, support, cache: Mutex::new(HashMap::new()), out_prec, evaluated: Mutex::new(0) })
+        Ok(FourierTails {
+            factors,
+            bits,
+            mean,
+            var,
+            support,
+            cache: Mutex::new(HashMap::new()),
+            out_prec,
+            evaluated: Mutex::new(0),
+            window_bits: bits + 64,
+            first_error: Mutex::new(None),
+        })
     }
 
     pub fn prec(&self) -> u32 {
         self.out_prec
+    }
+
+    /// The search window covers all but about 2^-bits of the mass on each side.
+    pub fn with_window_bits(mut self, bits: u32) -> FourierTails {
+        self.window_bits = bits;
+        self
     }
 
     pub fn mean_sd(&self) -> (f64, f64) {
@@ -158,21 +191,7 @@ impl FourierTails {
             }
         }
         let mf = m as f64;
-        let sd = self.var.sqrt();
-        let c = self.saddle(s, mf).max(0.5 / sd);
-        let kc = self.k_f64(s, c);
-        let k2c = self.k_f64(s, 2.0 * c);
-        let tol_ln = -(self.bits as f64) * LN_2;
-        let est_ln = kc - c * mf - (1.0 + c * (2.0 * PI * self.var).sqrt()).ln();
-        if !est_ln.is_finite() || !kc.is_finite() {
-            return crate::fallible!(Declined, "the lattice Fourier inversion's saddle point is out of the double range");
-        }
-        let n1 = (-est_ln - tol_ln + 4.0) / c;
-        let n2 = (k2c - 2.0 * c * mf - est_ln - tol_ln + 4.0) / c;
-        let nf = n1.max(n2).max(3.0).ceil();
-        if !(nf < MAX_NODES as f64) {
-            return crate::fallible!(Declined, "the lattice Fourier inversion would need {nf:.3e} nodes");
-        }
+        let Plan { c, eta, nodes: nf, .. } = self.plan(s, mf, self.bits)?;
         let n_nodes = (nf as u64) | 1;
         // working precision: the bits asked plus the size of n·ln φ and of c·m
         let scale: f64 = self
@@ -188,18 +207,63 @@ impl FourierTails {
         let inv = Inversion { nodes: n_nodes, live: 0 };
         let (t, inv) = self.trapezoid(s, m, &ci, c, inv, wp)?;
         *self.evaluated.lock().unwrap_or_else(|e| e.into_inner()) += inv.live;
-        // aliasing bounds: E− ≤ e^{−cN}/(1 − e^{−cN}); E+ ≤ M(2c) e^{−2cm} e^{−cN}/(1 − e^{−cN})
-        let nq = Rational::from(n_nodes);
-        let ecn = ci.mul_rational(&nq).neg().exp();
+        if std::env::var_os("TIGHTDP_TRACE").is_some() {
+            eprintln!(
+                "lattice-fourier: P[{}V >= {m}]: tilt {c:.4e}, {} nodes, {} evaluated, {wp} bits",
+                if s > 0 { "" } else { "-" },
+                inv.nodes,
+                inv.live
+            );
+        }
+        // aliasing bounds (module doc, with c± = c(1 ± η)): E± ≤ M(c±) e^{−c± m} e^{−ηcN}/(1 − e^{−ηcN})
+        let etaq = Rational::from_f64(eta).expect("finite eta");
         let one = Interval::one(wp);
+        let ecn = ci.mul_rational(&(etaq.clone() * Rational::from(n_nodes))).neg().exp();
         let geo = ecn.div(&one.sub(&ecn));
-        let c2 = ci.mul_rational(&Rational::from(2));
-        let g2 = self.exponent(s, m, &c2, &Interval::zero(wp), wp)?;
-        let e_plus = g2.re.exp().mul(&geo);
-        let lo = Float::with_val_round(wp, &t.lo - &geo.hi, Round::Down).0;
+        let side = |sign: i32| -> Fallible<Interval> {
+            let f = Rational::from(1) + etaq.clone() * Rational::from(sign);
+            let cs = ci.mul_rational(&f);
+            Ok(self.exponent(s, m, &cs, &Interval::zero(wp), wp)?.re.exp().mul(&geo))
+        };
+        let e_plus = side(1)?;
+        let e_minus = if eta < 1.0 { side(-1)? } else { geo.clone() };
+        let lo = Float::with_val_round(wp, &t.lo - &e_minus.hi, Round::Down).0;
         let lo = Float::with_val_round(wp, &lo - &e_plus.hi, Round::Down).0;
         let v = Interval::new(lo.min(&t.hi), t.hi.clone());
         Ok(clamp01(round_to(&v, p)))
+    }
+
+    /// The tilt, the aliasing parameter η and the node count for P[sV ≥ m] to about 2^-bits.
+    fn plan(&self, s: i64, mf: f64, bits: u32) -> Fallible<Plan> {
+        // the saddle point, but not closer to the mean than half a standard deviation (or half a lattice
+        // step for laws concentrated on one point): near the mean the saddle tends to 0 and N ~ 1/c
+        let c_min = self.saddle(s, s as f64 * self.mean + 0.5 * self.var.sqrt().max(1.0));
+        let c = self.saddle(s, mf).max(c_min);
+        let kc = self.k_f64(s, c);
+        let tol_ln = -(bits as f64) * LN_2;
+        let est_ln = kc - c * mf - (1.0 + c * (2.0 * PI * self.var).sqrt()).ln();
+        if !est_ln.is_finite() || !kc.is_finite() || !(c > 0.0) {
+            return crate::fallible!(Declined, "the lattice Fourier inversion's saddle point is out of the double range");
+        }
+        // N from the two aliasing sums (module doc), each bounded by Chernoff at a tilt c(1 ± η) on its own
+        // side: Σ_{q≥1} e^{∓cqN} P[V ≥ m ± qN] ≤ M(c±)e^{−c± m} e^{−ηcN}/(1 − e^{−ηcN}); η is chosen for the
+        // fewest nodes (deep tails: P ~ e^{−10⁶} needs a small η, where the plain bound P ≤ 1 would ask
+        // ln(1/P)/c nodes)
+        let need = |eta: f64| {
+            let up = self.k_f64(s, c * (1.0 + eta)) - c * (1.0 + eta) * mf;
+            let dn = self.k_f64(s, c * (1.0 - eta)) - c * (1.0 - eta) * mf;
+            ((up.max(dn) - est_ln - tol_ln + 4.0) / (eta * c)).max(3.0)
+        };
+        let (eta, nf) = [1.0, 0.5, 0.25, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001]
+            .iter()
+            .map(|&e| (e, need(e)))
+            .filter(|(_, n)| n.is_finite())
+            .fold((1.0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+        let nf = nf.ceil();
+        if !(nf < MAX_NODES as f64) {
+            return crate::fallible!(Declined, "the lattice Fourier inversion would need {nf:.3e} nodes");
+        }
+        Ok(Plan { c, eta, nodes: nf })
     }
 
     /// ln M(sc) − ... as f64: K_s(c) = Σ_q n_q ln φ_q(s w_q c).
@@ -218,7 +282,7 @@ impl FourierTails {
         let mut lo = 0.0;
         let mut hi = (m - s as f64 * self.mean).abs() / self.var + 1.0 / sd;
         let mut it = 0;
-        while self.k1_f64(s, hi) < m && it < 200 {
+        while self.k1_f64(s, hi) < m && it < 60 {
             lo = hi;
             hi *= 2.0;
             it += 1;
@@ -289,12 +353,17 @@ impl FourierTails {
         let g0 = self.exponent(s, m, ci, &zero, wp)?;
         let g0_hi = g0.re.hi.to_f64() + 1e-9 * (1.0 + g0.re.hi.to_f64().abs());
         let f0_re = f0.re.clone();
-        // the dead budget: Σ over dead nodes of |F| at most 2^-(bits+4) of F(0) (module doc: T ≈ F(0)/sd)
-        let budget_ln = f0_re.lo.to_f64().max(f64::MIN_POSITIVE).ln() - (self.bits as f64 + 6.0) * LN_2;
+        // ln F(0) = Re G(c) − ln(1 − e^{−c}), from the enclosure's lower end (F(0) itself may be far below the
+        // double range); the dead budget: Σ over dead nodes of |F| at most 2^-(bits+6) of F(0) (module doc:
+        // T_N ≈ F(0)/sd(V) and N ≈ 10 sd(V))
+        let ln_f0 = g0.re.lo.to_f64() - (-(-c).exp_m1()).ln();
+        let budget_ln = ln_f0 - (self.bits as f64 + 6.0) * LN_2;
         let half = (n - 1) / 2;
         let theta = |l: u64| Interval::pi(wp).mul_rational(&Rational::from((2 * l, n)));
         let mut sum = f0_re;
-        let mut dead = 0.0f64;
+        // Σ of the bounds of the nodes not evaluated, as a logarithm (the values are far below f64's range)
+        let mut dead_ln = f64::NEG_INFINITY;
+        let add_ln = |acc: f64, x: f64| if acc >= x { acc + (x - acc).exp().ln_1p() } else { x + (acc - x).exp().ln_1p() };
         let mut live = 1u64;
         // live run from ℓ = 1 while a node's own bound exceeds the per-node share of the budget
         let mut l = 1u64;
@@ -306,14 +375,15 @@ impl FourierTails {
             let f = self.node(s, m, ci, &theta(l), wp);
             match f {
                 Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
-                Err(e) if e.is_declined() => dead += 2.0 * self.ln_block_bound(s, c, g0_hi, n, l, l).exp(),
+                Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
                 Err(e) => return Err(e),
             }
             live += 1;
             l += 1;
-            if live > 2_000_000 {
-                return crate::fallible!(Declined, "the lattice Fourier inversion has more than 2e6 live nodes");
+            if live > MAX_LIVE {
+                return crate::fallible!(Declined, "the lattice Fourier inversion has more than {MAX_LIVE} live nodes");
             }
+            crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
         }
         // dead blocks [l, 2l − 1], [2l, 4l − 1], … with budgets B/2, B/4, …; a block over its budget is split,
         // small blocks are evaluated
@@ -331,32 +401,183 @@ impl FourierTails {
             let cnt = (b - a + 1) as f64;
             let lb = self.ln_block_bound(s, c, g0_hi, n, a, b);
             if lb + cnt.ln() <= bud {
-                dead += 2.0 * (lb + cnt.ln()).exp();
+                dead_ln = add_ln(dead_ln, LN_2 + lb + cnt.ln());
                 continue;
             }
             if b - a < 4 {
                 for l in a..=b {
                     match self.node(s, m, ci, &theta(l), wp) {
                         Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
-                        Err(e) if e.is_declined() => dead += 2.0 * self.ln_block_bound(s, c, g0_hi, n, l, l).exp(),
+                        Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
                         Err(e) => return Err(e),
                     }
                     live += 1;
                 }
-                if live > 2_000_000 {
-                    return crate::fallible!(Declined, "the lattice Fourier inversion has more than 2e6 live nodes");
+                if live > MAX_LIVE {
+                    return crate::fallible!(Declined, "the lattice Fourier inversion has more than {MAX_LIVE} live nodes");
                 }
+                crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
                 continue;
             }
             let mid = a + (b - a) / 2;
             stack.push((mid + 1, b, bud - LN_2));
             stack.push((a, mid, bud - LN_2));
         }
-        let dead_f = Float::with_val_round(wp, dead * (1.0 + 1e-9), Round::Up).0;
+        // e^{dead_ln}, rounded up (with a margin for the f64 log-sum-exp)
+        let dead_f = if dead_ln == f64::NEG_INFINITY {
+            Float::with_val(wp, 0)
+        } else {
+            Float::with_val_round(wp, dead_ln + 1e-9 * (1.0 + dead_ln.abs()), Round::Up).0.exp()
+        };
         let sum = sum.widen(&dead_f);
         let t = sum.mul_rational(&Rational::from((1, n)));
         inv.live = live;
         Ok((t, inv))
+    }
+}
+
+impl FourierTails {
+    /// ln P[V ≥ m] (upper) or ln P[V ≤ m] in f64: the same inversion without enclosures (for the search's
+    /// first guess and the window; never returned as a value).
+    pub fn ln_tail_f64(&self, m: i64, upper: bool) -> f64 {
+        let (s, mm) = if upper { (1i64, m as f64) } else { (-1i64, -(m as f64)) };
+        if mm > s as f64 * self.mean {
+            self.ln_upper_f64(s, mm)
+        } else {
+            let c = self.ln_upper_f64(-s, -(mm - 1.0));
+            (-c.exp()).ln_1p()
+        }
+    }
+
+    fn ln_upper_f64(&self, s: i64, m: f64) -> f64 {
+        if let Some((lo, hi)) = self.support {
+            let (lo, hi) = if s > 0 { (lo as f64, hi as f64) } else { (-hi as f64, -lo as f64) };
+            if m > hi {
+                return f64::NEG_INFINITY;
+            }
+            if m <= lo {
+                return 0.0;
+            }
+        }
+        let Ok(Plan { c, nodes: nf, .. }) = self.plan(s, m, 40) else { return f64::NAN };
+        let g = |th: f64| -> Complex64 {
+            let z = Complex64::new(c, th);
+            let mut g = -z * m;
+            for f in &self.factors {
+                g += f.law.ln_mgf_f64(z * (s * f.w) as f64) * f.n as f64;
+            }
+            g
+        };
+        let g0 = g(0.0).re;
+        let f = |th: f64| -> Complex64 {
+            let z = Complex64::new(c, th);
+            (g(th) - g0).exp() / (Complex64::new(1.0, 0.0) - (-z).exp())
+        };
+        let f0 = f(0.0).re;
+        let mut sum = f0;
+        let h = 2.0 * PI / nf;
+        let mut l = 1.0;
+        while l < nf / 2.0 && l < 1e6 {
+            let v = f(l * h);
+            sum += 2.0 * v.re;
+            if v.norm() < 1e-18 * f0.abs() && l > 4.0 {
+                break;
+            }
+            l += 1.0;
+        }
+        (sum / nf).abs().ln() + g0
+    }
+}
+
+impl crate::pld::lattice::TailOracle for FourierTails {
+    fn ge(&self, m: i64) -> Interval {
+        self.ge(m).unwrap_or_else(|e| self.keep(e))
+    }
+
+    fn le(&self, m: i64) -> Interval {
+        self.le(m).unwrap_or_else(|e| self.keep(e))
+    }
+
+    fn window(&self) -> (i64, i64) {
+        // where the Chernoff bound min_c K(c) − cm falls below −window_bits·ln 2 − 16, on each side (f64,
+        // by bisection on m: the window only bounds the certified search, which checks its own ends)
+        let target = -(self.window_bits as f64) * LN_2 - 16.0;
+        let side = |s: i64| -> f64 {
+            let centre = s as f64 * self.mean;
+            let chernoff = |m: f64| {
+                let c = self.saddle(s, m);
+                self.k_f64(s, c) - c * m
+            };
+            let mut step = self.var.sqrt().max(1.0);
+            let mut hi = centre + step;
+            let mut it = 0;
+            while chernoff(hi) > target && it < 200 {
+                step *= 2.0;
+                hi = centre + step;
+                it += 1;
+            }
+            let mut lo = centre;
+            for _ in 0..80 {
+                let mid = 0.5 * (lo + hi);
+                if chernoff(mid) > target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi + 2.0
+        };
+        let clampi = |x: f64| x.clamp(-(i64::MAX as f64) / 4.0, i64::MAX as f64 / 4.0) as i64;
+        let (mut lo, mut hi) = (clampi(-side(-1).ceil()), clampi(side(1).ceil()));
+        if let Some((a, b)) = self.support {
+            lo = lo.max(a.clamp(i64::MIN as i128 / 4, i64::MAX as i128 / 4) as i64 - 1);
+            hi = hi.min(b.clamp(i64::MIN as i128 / 4, i64::MAX as i128 / 4) as i64 + 1);
+        }
+        (lo, hi)
+    }
+
+    fn hint(&self, delta: &Rational, h: &Rational, c: &Rational, d: i64) -> Option<i64> {
+        let (hf, cf, ld) = (h.to_f64(), c.to_f64(), delta.to_f64().ln());
+        let ln_delta = |k: i64| {
+            let la = self.ln_tail_f64(k.saturating_add(1), true);
+            let lb = self.ln_tail_f64((-d).saturating_sub(k).saturating_sub(1), false);
+            let e = cf + hf * k as f64;
+            la + (-(e + lb - la).exp()).ln_1p()
+        };
+        let (wlo, whi) = crate::pld::lattice::TailOracle::window(self);
+        let mut lo = ((-cf / hf).floor() as i64).max(wlo.saturating_sub(d.abs()));
+        let mut hi = whi;
+        if lo >= hi {
+            return None;
+        }
+        // ln δ_k decreases in k: bisect for the last k with ln δ_k > ln δ (NaN counts as below)
+        for _ in 0..80 {
+            if hi - lo <= 1 {
+                break;
+            }
+            let mid = lo + (hi - lo) / 2;
+            if ln_delta(mid) > ld {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    fn error(&self) -> Option<crate::error::Error> {
+        self.first_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl FourierTails {
+    fn keep(&self, e: crate::error::Error) -> Interval {
+        let mut g = self.first_error.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() {
+            *g = Some(e);
+        }
+        let p = self.out_prec;
+        Interval::new(Float::with_val(p, 0), Float::with_val(p, 1))
     }
 }
 
