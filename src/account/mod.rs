@@ -112,6 +112,30 @@ pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, l
     Accountant::new(comp.clone(), opts)?.epsilon(delta)
 }
 
+/// ε(δ) for a calibration search: [`epsilon_at`]'s engines, except where the accountant's own choice
+/// (no precision override, no lattice limit) is the lattice Fourier inversion — a few noise groups on a
+/// wide lattice (100,000 × N_Z(0, 37.7)), where the lattice would take minutes and the smoothed inversion
+/// declines for the small ε of a calibration target: then the inversion at 20 digits (the calibration's
+/// 1e-12 factor bracket needs ~14).
+pub fn epsilon_for_calibration(
+    comp: &Composition,
+    delta: &Rational,
+    prec: u32,
+    width: f64,
+    lattice_max: Option<u64>,
+) -> Result<Certified, String> {
+    let probe = Accountant::new(comp.clone(), Options::default())?;
+    if matches!(probe.auto_engine(Query::Epsilon(delta)), Ok(AutoEngine::LatticeFourier)) {
+        return Accountant::new(comp.clone(), Options { method: Method::LatticeFourier, ..Options::default() })?.epsilon(delta);
+    }
+    // a few groups: the accountant's own choice at 20 digits (the double-double lattice, ~10 ms, where a
+    // fixed 256-bit MPFR lattice takes ~0.4 s per evaluation of 1,000 × N_Z(0, 37.7))
+    if probe.shifts.len() <= FOURIER_FEW_GROUPS {
+        return probe.epsilon(delta);
+    }
+    epsilon_at(comp, delta, prec, width, lattice_max)
+}
+
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
 /// Multiple of the time budget beyond which a lattice build is refused up front, with its estimate.
 const REFUSE_FACTOR: f64 = 4.0;
@@ -185,7 +209,8 @@ pub struct Accountant {
     opts: Options,
     cache: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
     /// lattice Fourier profiles by the tail accuracy (bits) they were built for
-    fcache: Mutex<Vec<(u32, Arc<PrivacyProfile>)>>,
+    /// lattice Fourier profiles by (tail precision bits, window bits)
+    fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
 }
 
 /// Which query a lattice profile is built for (it sets the truncation depth).
@@ -916,7 +941,7 @@ impl Accountant {
     fn fourier_profile(&self, bits: u32, window_bits: u32) -> Result<Arc<PrivacyProfile>, String> {
         {
             let cache = self.fcache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
-            if let Some((_, p)) = cache.iter().find(|(b, _)| *b >= bits) {
+            if let Some((_, _, p)) = cache.iter().find(|(b, w, _)| *b >= bits && *w >= window_bits) {
                 return Ok(p.clone());
             }
         }
@@ -929,7 +954,7 @@ impl Accountant {
         let tails = crate::pld::lattice::Tails::from_oracle(Arc::new(ft), outside, prec);
         let prof = Arc::new(PrivacyProfile::from_tails(tails, h, c)?);
         let mut cache = self.fcache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
-        cache.push((bits, prof.clone()));
+        cache.push((bits, window_bits, prof.clone()));
         Ok(prof)
     }
 

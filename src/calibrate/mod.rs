@@ -31,15 +31,16 @@ pub fn scale_groups(groups: &[GaussGroup], c: &Rational) -> Vec<GaussGroup> {
 /// Exact ε(δ) of the groups with all σ² scaled by c: the lattice accountant, or — when its lattice would
 /// exceed `FAST_WINDOW` entries (e.g. a redistricting level, whose queries have many budgets) — the
 /// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
-/// the engine choice of the certificates, `account::epsilon_at`.
+/// the engine choice of the certificates, `account::epsilon_at` — or the lattice Fourier inversion where the
+/// accountant itself would choose it (`account::epsilon_for_calibration`: a few groups on a wide lattice).
 pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
-    use crate::account::{epsilon_at, FAST_WINDOW};
+    use crate::account::{epsilon_for_calibration, FAST_WINDOW};
     // the groups are shifts already: compose them as add/remove queries
     let comp = crate::model::Composition::new(
         scale_groups(groups, c).iter().map(crate::model::Group::from).collect(),
         crate::model::Neighbors::AddRemove,
     )?;
-    Ok(epsilon_at(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
+    Ok(epsilon_for_calibration(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
 }
 
 fn rat(x: f64) -> Rational {
