@@ -82,6 +82,18 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then
   timed "reproduce (all tables, figures, verification)"         "<= 5 min"        $B reproduce --out "$tmpr"
   rm -rf "$tmpr"
 fi
+# The scaling table (issue 33): n x N_Z(0, sigma2) for n = 1..1e7, sigma2 = 0.01..1e8, delta = 1e-5, 1e-10, 1e-30;
+# tightdp's time, memory, digits and engine beside dp_accounting (1e-4, 1e-5) and prv_accountant, same run,
+# and the fitted growth exponent in n. With peers about an hour (they time out at 30 s per case).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *scaling* ]]; then
+  echo
+  echo "== scaling table: n x N_Z(0, sigma2), eps(delta), 20 digits asked"
+  if [ "$peers" = 1 ]; then
+    ./scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv
+  else
+    python3 scripts/bench/scaling.py --no-peers
+  fi
+fi
 # The per-level peer runs of earlier releases (all eight levels, both peers) stay callable for the record:
 #   scripts/bench/peers.sh --out scripts/bench/dp_accounting_results.csv
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv

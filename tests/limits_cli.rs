@@ -226,3 +226,20 @@ fn an_allocation_of_too_many_queries_is_refused() {
     let err = refused(&["epsilon", "--allocation", f.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "zcdp-bs"]);
     assert!(err.contains("more than the 2000000 an allocation may hold"), "{err}");
 }
+
+/// Bad sizes (issue 33): n = 0 and n = 10¹⁸ are refused with one line; σ² = 10⁻³⁰⁰ at any n is refused
+/// (no engine resolves a loss of ~5e299 per query) instead of an internal error; σ² = 10³⁰⁰ at n = 10¹²
+/// is answered exactly: δ(0) = TV ≤ √n/(σ√(2π)) ≈ 4e-145 < 1e-10, so ε(1e-10) = 0.
+#[test]
+fn bad_sizes_are_refused_and_huge_variances_answered() {
+    for n in ["0", "1000000000000000000"] {
+        let e = refused(&["epsilon", "--sigma2", "1", "--n", n, "--delta", "1e-10"]);
+        assert!(e.contains("n must be an integer between 1 and 1000000000000"), "{e}");
+    }
+    for n in ["10", "1000000000000"] {
+        refused(&["epsilon", "--sigma2", "1e-300", "--n", n, "--delta", "1e-10"]);
+    }
+    let (code, out, err) = run(&["epsilon", "--sigma2", "1e300", "--n", "1000000000000", "--delta", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(field(&out, "epsilon_lo") == 0 && field(&out, "epsilon_hi") == 0, "{out}");
+}

@@ -7,7 +7,7 @@ import tightdp
 
 def test_epsilon_at_n_1e5_is_certified_to_20_digits():
     # reference: issue 33 / tests/limits_cli.rs (mpmath, Poisson summation): 1652.94282011111...
-    r = tightdp.DiscreteGaussian(37.7, n=100000).epsilon("1e-10")
+    r = tightdp.DiscreteGaussian("37.7", n=100000).epsilon("1e-10")
     assert r.method == "lattice-fourier"
     assert r.digits >= 20
     assert Fraction("1652.94282011111") - Fraction(1, 10**11) <= r.hi

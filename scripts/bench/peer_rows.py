@@ -71,6 +71,8 @@ def _run_dpa(spec):
         out["eps"] = acc.get_epsilon_for_delta(float(spec["delta"]))
     except MemoryError:
         out["status"] = "memory"
+    except (ValueError, RuntimeError, OverflowError) as e:
+        out["status"] = "error: " + str(e).replace(",", ";")[:80]
     out["seconds"] = time.perf_counter() - t0
     out["cpu_seconds"] = time.process_time() - c0
     out["peak_mb"] = _maxrss_mb()
@@ -120,7 +122,15 @@ def main(argv=None):
     ap.add_argument("--rows", metavar="NAMES", help="comma-separated subset of rows")
     ap.add_argument("--mem-limit-gb", type=float, default=16.0, help="address-space cap per case (default 16)")
     ap.add_argument("--timeout", type=float, default=1200.0, help="wall-clock limit per case (default 1200 s)")
+    ap.add_argument("--dp-settings", metavar="LIST",
+                    help="dp_accounting settings as INTERVAL:ESTIMATE,... (default 1e-4:pessimistic,1e-5:pessimistic,"
+                         "1e-5:optimistic,1e-6:pessimistic)")
+    ap.add_argument("--prv-settings", metavar="LIST", help="prv_accountant eps_error values, comma-separated (default 1e-2,1e-3,1e-4)")
     args = ap.parse_args(argv)
+    dpa_settings = DPA_SETTINGS
+    if args.dp_settings:
+        dpa_settings = [(float(a), b) for a, b in (x.split(":") for x in args.dp_settings.split(","))]
+    prv_settings = [float(x) for x in args.prv_settings.split(",")] if args.prv_settings else PRV_SETTINGS
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     text = open(args.groups).read() if args.groups else sys.stdin.read()
@@ -142,10 +152,10 @@ def main(argv=None):
     for r in rows:
         cases = []
         if "dp" in peers:
-            cases += [("dp_accounting", _run_dpa, s, e) for s, e in DPA_SETTINGS]
+            cases += [("dp_accounting", _run_dpa, s, e) for s, e in dpa_settings]
         if "prv" in peers:
             exact = continuous_epsilon(r["shifts"], r["delta"])
-            cases += [("prv_accountant", _run_prv, s, "") for s in PRV_SETTINGS]
+            cases += [("prv_accountant", _run_prv, s, "") for s in prv_settings]
         for peer, fn, setting, estimate in cases:
             spec = {"shifts": r["shifts"], "delta": r["delta"], "setting": setting, "estimate": estimate,
                     "mem_limit_bytes": mem}

@@ -10,6 +10,7 @@
 #   scripts/bench/peers.sh --prv --quick
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv
 #   cargo bench --bench table -- --groups | scripts/bench/peers.sh --rows --out scripts/bench/peer_rows_results.csv
+#   scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv   (the scaling table, ~1 h)
 # Without --prv it runs dp_accounting_bench.py exactly as before.
 # Set DP_ACCOUNTING_VERSION / PRV_ACCOUNTANT_VERSION / MPMATH_VERSION to pin other versions (defaults:
 # the ones the recorded results used).
@@ -25,6 +26,10 @@ bench="$here/dp_accounting_bench.py"
 if [ "${1:-}" = "--prv" ]; then
   shift
   bench="$here/prv_accountant_bench.py"
+elif [ "${1:-}" = "--scaling" ]; then
+  # the scaling table of issue 33: tightdp's CLI and both peers on n x N_Z(0, sigma2) (scaling.py)
+  shift
+  bench="$here/scaling.py"
 elif [ "${1:-}" = "--rows" ]; then
   # both peers on every row of the side-by-side table (inputs: `cargo bench --bench table -- --groups`)
   shift

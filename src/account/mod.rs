@@ -553,6 +553,11 @@ impl Accountant {
         if self.opts.method == Method::Lattice {
             return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
         }
+        // a depth no lattice holds (1,000 × N_Z(0, 0.01) at 1e-10: ε ≈ 5e4 needs ~72,000 bits of mass):
+        // the lattice would only fail after its build, the inversion holds any depth
+        if self.opts.prec.is_none() && self.depth_wanted(q) > MAX_DEPTH as f64 && self.fourier_applicable() {
+            return Ok(AutoEngine::LatticeFourier);
+        }
         if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
             return Ok(AutoEngine::Smoothed);
         }
@@ -931,7 +936,7 @@ impl Accountant {
         match self.fourier_factors() {
             Ok(f) => {
                 let var: f64 = f.iter().map(|x| x.n as f64 * (x.w as f64).powi(2) * x.law.mean_var().1).sum();
-                var.is_finite() && var.sqrt() < 2f64.powi(50)
+                var > 0.0 && var.is_finite() && var.sqrt() < 2f64.powi(50)
             }
             Err(_) => false,
         }

@@ -46,8 +46,9 @@ pub struct TargetArgs {
     /// shifts per query)
     #[arg(long, value_name = "REL")]
     pub neighbors: Option<String>,
-    /// Method: auto (the accountant picks the certified engine: MPFR lattice, f64 lattice or smoothed
-    /// inversion), lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast (approximate)
+    /// Method: auto (the accountant picks the certified engine: MPFR, double-double or f64 lattice, lattice
+    /// Fourier inversion or smoothed inversion), lattice, lattice-fourier, smoothed, grid, zcdp-bs, zcdp-cks,
+    /// fourier, fourier-fast (approximate)
     #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
     pub method: Method,
     /// Correct significant digits asked of every certified bracket; precision and truncation depth are

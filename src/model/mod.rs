@@ -238,8 +238,9 @@ impl Composition {
             .into_iter()
             .map(|g| match g.noise {
                 Noise::Gaussian { sigma2 } => {
-                    let count = u32::try_from(g.count)
-                        .map_err(|_| format!("{} queries of N_Z(0, {sigma2}) are too many for this engine", g.count))?;
+                    let count = u32::try_from(g.count).map_err(|_| {
+                        format!("{} queries of N_Z(0, {}) are too many for this engine", g.count, crate::num::format::fmt_rational(&sigma2))
+                    })?;
                     Ok(GaussGroup { sigma2, count, mu: g.mu })
                 }
                 Noise::Laplace { .. } => Err("this method handles discrete Gaussian noise only".to_string()),

@@ -181,11 +181,13 @@ impl PrivacyProfile {
             None => search::knot_bracket(k0, kmax, above, below),
         };
         let (a, b) = found.ok_or_else(|| {
+            let depth = match self.window_bits() {
+                b @ 1..=1_000_000_000 => format!(" (truncation depth {b} bits)"),
+                _ => String::new(),
+            };
             format!(
-                "delta = {} is below what the lattice window resolves (truncation depth {} bits): \
-                     no certified upper end for epsilon",
+                "delta = {} is below what the lattice window resolves{depth}: no certified upper end for epsilon",
                 crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6),
-                self.window_bits()
             )
         })?;
         if b <= k0 {
