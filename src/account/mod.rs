@@ -221,6 +221,33 @@ enum Query<'a> {
     Tradeoff(&'a Rational),
 }
 
+/// An engine's error that a fallback must not swallow: an internal error (a bug) surfaces, whatever the
+/// other engines could answer; only refusals (declined, out of range, too costly) are replaced
+/// [issue 34: the fallback catches only "declined"]. Engines mark internal errors by the
+/// `internal error` prefix (`crate::error::ErrorKind::Internal` once the engines return typed errors).
+fn is_internal(e: &str) -> bool {
+    e.starts_with("internal error")
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: the engine whose next calls fail with an internal error.
+    static INJECT: std::cell::Cell<Option<Engine>> = const { std::cell::Cell::new(None) };
+}
+
+/// Test hook: `Err("internal error: injected …")` when `engine` is the one the test injected.
+#[cfg(test)]
+fn injected(engine: Engine) -> Result<(), String> {
+    match INJECT.with(|i| i.get()) {
+        Some(e) if e == engine => Err(format!("internal error: injected into {}", engine.as_str())),
+        _ => Ok(()),
+    }
+}
+#[cfg(not(test))]
+fn injected(_: Engine) -> Result<(), String> {
+    Ok(())
+}
+
 fn log2_of(q: &Rational) -> f64 {
     // log2 of a positive rational without overflow: via the bit lengths of numerator and denominator
     let n = q.numer();
@@ -345,6 +372,8 @@ impl Accountant {
                         return r;
                     }
                     match (self.delta_fourier(eps), r) {
+                        (_, Err(e)) if is_internal(&e) => Err(e),
+                        (Err(e), _) if is_internal(&e) => Err(e),
                         (Ok(f), Ok(l)) => Ok(if f.delta.log10_rel_width() < l.delta.log10_rel_width() { f } else { l }),
                         (Ok(f), Err(_)) => Ok(f),
                         (Err(_), r) => r,
@@ -618,10 +647,10 @@ impl Accountant {
                 Query::Epsilon(d) => {
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
-                    // is exact there, use it when it fits
+                    // is exact there, use it when it fits (an internal error is returned, not replaced)
                     let e = match r {
-                        Err(e) => e,
-                        ok => return ok,
+                        Err(e) if !is_internal(&e) => e,
+                        r => return r,
                     };
                     let mpfr = self.opts.prec != Some(F64_PREC);
                     let o = self.initial_opts(q, mpfr);
@@ -636,8 +665,9 @@ impl Accountant {
                     // the lattice is out of reach: a wider smoothed bracket (its digits stated by the note)
                     if self.opts.width.is_none() {
                         for w in [1e-12, 1e-9, 1e-6, 1e-3] {
-                            if let Ok(c) = self.epsilon_smoothed(d, Some(w)) {
-                                return Ok(c);
+                            match self.epsilon_smoothed(d, Some(w)) {
+                                Err(e) if !is_internal(&e) => {}
+                                r => return r,
                             }
                         }
                     }
@@ -648,8 +678,9 @@ impl Accountant {
                         && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW
                         && self.estimated_seconds(&f) <= self.opts.time_budget
                     {
-                        if let Ok(c) = self.lattice_query(q, false) {
-                            return Ok(c);
+                        match self.lattice_query(q, false) {
+                            Err(e) if !is_internal(&e) => {}
+                            r => return r,
                         }
                     }
                     Err(if fits {
@@ -681,6 +712,8 @@ impl Accountant {
             return r;
         }
         match (self.fourier_query(q), r) {
+            (_, Err(e)) if is_internal(&e) => Err(e),
+            (Err(e), _) if is_internal(&e) => Err(e),
             (Ok(f), Ok(l)) => Ok(if f.log10_rel_width() < l.log10_rel_width() { f } else { l }),
             (Ok(f), Err(_)) => Ok(f),
             (Err(_), r) => r,
@@ -775,6 +808,7 @@ impl Accountant {
                 match self.lattice_loop_from(d, need, eval, bracket) {
                     Ok((v, o, None)) => return Ok((v, o, None)),
                     Ok(best) => dd_best = Some(best),
+                    Err(e) if is_internal(&e) => return Err(e),
                     Err(_) => {}
                 }
             }
@@ -797,6 +831,7 @@ impl Accountant {
                 let wd = Certified::new(bracket(&d.0), Engine::Lattice, Trust::Exact, String::new())?.log10_rel_width();
                 Ok(if wd < wm { d } else { m })
             }
+            (Err(e), _) if is_internal(&e) => Err(e),
             (Err(_), Some(d)) => Ok(d),
             (m, _) => m,
         }
@@ -882,6 +917,7 @@ impl Accountant {
     }
 
     fn lattice_query(&self, q: Query, mpfr: bool) -> Result<Certified, String> {
+        injected(Engine::Lattice)?;
         let eval = |p: &PrivacyProfile| -> Result<Interval, String> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
@@ -1022,6 +1058,7 @@ impl Accountant {
     }
 
     fn fourier_query(&self, q: Query) -> Result<Certified, String> {
+        injected(Engine::LatticeFourier)?;
         let eval = |p: &PrivacyProfile| -> Result<Interval, String> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
@@ -1058,6 +1095,7 @@ impl Accountant {
     /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
     /// accountant's escalation when the lattice is out of reach).
     fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Result<Certified, String> {
+        injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
         let r = self.rho().to_f64();
@@ -1134,6 +1172,29 @@ mod tests {
 
     fn q(s: &str) -> Rational {
         crate::num::parse_rational(s).unwrap()
+    }
+
+    /// An internal error in one engine is reported, not replaced by another engine's answer (issue 34):
+    /// with the error injected into the lattice, `auto` (which would rescue a lattice refusal with the
+    /// lattice Fourier inversion) returns it; injected into the smoothed inversion (chosen here by a
+    /// lattice limit of 10 entries), it is not replaced by the lattice. Without injection both answer.
+    #[test]
+    fn an_internal_error_surfaces_instead_of_falling_back() {
+        let comp = || Composition::gaussian(q("5"), 10, 1).unwrap();
+        let d = q("1e-10");
+        let cases = [(Engine::Lattice, Options::default()), (Engine::Smoothed, Options { lattice_max: Some(10), ..Options::default() })];
+        for (engine, opts) in cases {
+            let clean = Accountant::new(comp(), opts.clone()).unwrap().epsilon(&d);
+            assert!(clean.is_ok(), "{engine:?}: {clean:?}");
+            INJECT.with(|i| i.set(Some(engine)));
+            let r = Accountant::new(comp(), opts).unwrap().epsilon(&d);
+            INJECT.with(|i| i.set(None));
+            let e = r.expect_err("the injected internal error was swallowed");
+            assert!(e.starts_with("internal error: injected into"), "{engine:?}: {e}");
+        }
+        // a refusal (not internal) is still replaced: the lattice declined by its size, the inversion answers
+        let r = Accountant::new(Composition::gaussian(q("37.7"), 100_000, 1).unwrap(), Options::default()).unwrap().epsilon(&d).unwrap();
+        assert_eq!(r.engine(), Engine::LatticeFourier);
     }
 
     fn acc(groups: Vec<Group>) -> Accountant {

@@ -179,8 +179,22 @@ pub fn run() -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}", if e.trim().is_empty() { "failed".to_string() } else { crate::record::one_line(&e) });
-            2
+            let line = if e.trim().is_empty() { "failed".to_string() } else { crate::record::one_line(&e) };
+            // an internal error (a bug) has its own status and asks to be reported (docs/design.md)
+            match line.strip_prefix("internal error") {
+                Some(rest) if !rest.starts_with(", please report") => {
+                    eprintln!("error: internal error, please report it{}", rest);
+                    crate::error::ErrorKind::Internal.exit_code()
+                }
+                Some(_) => {
+                    eprintln!("error: {line}");
+                    crate::error::ErrorKind::Internal.exit_code()
+                }
+                None => {
+                    eprintln!("error: {line}");
+                    2
+                }
+            }
         }
     }
 }
