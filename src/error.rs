@@ -111,6 +111,15 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// Transitional bridge while the upper layers still return `Result<_, String>`: the message as the CLI
+/// prints it (an internal error keeps its "internal error, please report it" prefix, which the CLI maps
+/// to exit status 3), so `?` on a typed error works in a `String`-returning caller.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
 /// A result with a typed [`Error`].
 pub type Fallible<T> = Result<T, Error>;
 
