@@ -4,7 +4,10 @@
 pub mod dgauss;
 pub mod dgauss_shift;
 pub mod dlaplace;
+pub mod gauss;
 pub mod gauss_terms;
+pub mod loss;
 pub mod sampler;
+pub mod subsample;
 
 pub use dgauss::DiscreteGaussian;

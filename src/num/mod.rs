@@ -8,6 +8,7 @@ pub mod format;
 pub mod interval;
 pub mod parse;
 pub mod progress;
+pub mod special;
 #[cfg(test)]
 pub(crate) mod xorshift;
 

@@ -1,8 +1,11 @@
 //! Lattice privacy-loss distributions: exact laws of the loss statistic, composition, and the
 //! privacy profile (δ(ε), ε(δ), trade-off knots) read off them.
 pub mod compose;
+pub mod discretize;
 pub mod fixed;
 pub mod grid;
+pub mod gridpair;
+pub mod gridprofile;
 pub mod lattice;
 pub mod profile;
 pub mod search;

@@ -37,6 +37,8 @@ pub enum Law {
     Gauss { sigma2: Rational, s2: f64, ln_z: f64 },
     /// P[Y = j] ∈ masses[j], j = 0, …, len − 1
     Finite { masses: Vec<Interval>, mf: Vec<f64> },
+    /// many atoms at sparse indices (a discretised privacy-loss law), evaluated in ball arithmetic
+    Sparse(std::sync::Arc<super::sparse::SparseLaw>),
 }
 
 /// n i.i.d. copies of Y, weighted by w in V.
@@ -71,6 +73,7 @@ impl Law {
     /// Mean and variance of Y (f64, for sizes and starting points).
     pub fn mean_var(&self) -> (f64, f64) {
         match self {
+            Law::Sparse(s) => s.mean_var(),
             // Var N_Z(0, σ²) = σ² − (a θ-series below 1e-17 σ² for σ² ≥ 4); by direct summation below
             Law::Gauss { s2, .. } if *s2 >= 4.0 => (0.0, *s2),
             Law::Gauss { s2, .. } => {
@@ -90,6 +93,7 @@ impl Law {
     /// Smallest and largest value of Y (None: unbounded).
     pub fn support(&self) -> Option<(i64, i64)> {
         match self {
+            Law::Sparse(s) => Some(s.support()),
             Law::Gauss { .. } => None,
             Law::Finite { masses, .. } => Some((0, masses.len() as i64 - 1)),
         }
@@ -100,6 +104,7 @@ impl Law {
     /// ln φ(u) in f64 (a branch continuous near the real axis; for sizes and guesses only).
     pub fn ln_mgf_f64(&self, u: Complex64) -> Complex64 {
         match self {
+            Law::Sparse(s) => s.ln_mgf_f64(u),
             Law::Gauss { s2, .. } if *s2 >= JACOBI_FROM => {
                 let b = u.im - 2.0 * PI * (u.im / (2.0 * PI)).round();
                 let u = Complex64::new(u.re, b);
@@ -142,6 +147,7 @@ impl Law {
     /// d/da ln φ(a) for real a: the mean of the tilted law (f64).
     pub fn tilted_mean_f64(&self, a: f64) -> f64 {
         match self {
+            Law::Sparse(s) => s.tilted_mean_f64(a),
             Law::Gauss { s2, .. } if *s2 >= JACOBI_FROM => {
                 // d/du [σ²u²/2 + ln S(u)] = σ²u + S′(u)/S(u), S(u) = Σ_k e^{−2π²σ²k²} e^{2πikσ²u}: at real u,
                 // S′/S = Σ_k 2πikσ² e^{…}(cos + i sin)/S, whose real part is −Σ_k 2πkσ² e^{−2π²σ²k²} sin(2πkσ²a)/S
@@ -188,6 +194,9 @@ impl Law {
     /// A certified upper bound of ln |ψ(t)| (ψ: the characteristic function of Y tilted by e^{aY}) for
     /// every t at distance ≥ d from 2πℤ (0 ≤ d ≤ π); 0 when nothing better is known.
     pub fn ln_abs_bound(&self, a: f64, d: f64) -> f64 {
+        if let Law::Sparse(sp) = self {
+            return sp.ln_abs_bound(a, d);
+        }
         let s = (d / 2.0).sin();
         let sin2 = (s * s) * (1.0 - SAFETY);
         let two_atom = -2.0 * self.adjacent_product_lo(a) * sin2;
@@ -230,6 +239,7 @@ impl Law {
                 };
                 best(&f, x0)
             }
+            Law::Sparse(_) => return 0.0,
             Law::Finite { mf, .. } => {
                 let mut b = f64::MIN;
                 for j in 0..mf.len().saturating_sub(1) {
@@ -256,6 +266,7 @@ impl Law {
             Law::Gauss { sigma2, s2, .. } if *s2 >= JACOBI_FROM => gauss_jacobi(sigma2, a, b, p),
             Law::Gauss { sigma2, .. } => gauss_direct(sigma2, a, b, p),
             Law::Finite { masses, mf } => finite_direct(masses, mf, a, b, p),
+            Law::Sparse(s) => s.ln_mgf(a, b, p),
         }
     }
 }

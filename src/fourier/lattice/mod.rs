@@ -24,6 +24,7 @@
 //! independent of n. Lower tails are upper tails of −V.
 
 pub mod factor;
+pub mod sparse;
 
 use crate::error::Fallible;
 use crate::num::cinterval::CInterval;

@@ -1,0 +1,136 @@
+//! The privacy-loss law of one mechanism: the slot every noise law fills so that the engines can
+//! compose it with any other.
+//!
+//! A mechanism M is described, for one direction of the neighbour relation, by a *dominating pair*
+//! (A, B) of output laws [ZDW22]: A the law of M on the data set that holds the record (for the
+//! `Remove` direction; the other one for `Add`), B on its neighbour. Every privacy quantity of M — and of
+//! any composition of such mechanisms, whose pairs compose as product laws [ZDW22] — is a
+//! functional of the law of the privacy loss L = ln(dA/dB) under A:
+//!
+//!   δ(ε) = A[L = +∞] + E_A[(1 − e^{ε − L})₊ ; L < ∞]        ([SSW24, Lemma A.9]; [ZDW22])
+//!
+//! and E_A[e^{−L} ; S] = B[S] for every set S of finite losses. So a law enters the engines through the
+//! two distribution functions of L, under A and under B, at any exact loss value ℓ, plus the masses at
+//! ±∞ — certified intervals ([`LossLaw::split`], [`LossLaw::infinite`]) — and a little f64 planning
+//! information (where the mass lies, where the support ends).
+//!
+//! For symmetric mechanisms (additive noise symmetric about 0, randomized response) the `Add` pair is the
+//! `Remove` pair reflected, with the same law of L ([`LossLaw::symmetric`]); subsampled mechanisms are not
+//! symmetric and the engines take the worse of the two directions.
+
+use crate::error::Fallible;
+use crate::num::Interval;
+use rug::Rational;
+use std::fmt;
+
+/// Which data set of a neighbouring pair holds the record: the one the output law A is drawn from
+/// (`Remove`: A = M(D), B = M(D minus the record)) or the other one (`Add`: A = M(D), B = M(D plus the
+/// record)). For the replace relation the laws say which pair they mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Remove,
+    Add,
+}
+
+impl Direction {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Direction::Remove => "remove",
+            Direction::Add => "add",
+        }
+    }
+}
+
+/// The masses on both sides of a loss value ℓ: A[L < ℓ] and A[ℓ ≤ L < ∞] (likewise for B), each
+/// computed without cancellation (the small side directly). Atoms at ℓ are on the upper side, so
+/// `split(ℓ₁)` and `split(ℓ₂)` give the half-open cell [ℓ₁, ℓ₂) as differences of either side.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// A[L < ℓ]
+    pub a_below: Interval,
+    /// A[ℓ ≤ L < ∞]
+    pub a_above: Interval,
+    /// B[−∞ < L < ℓ]
+    pub b_below: Interval,
+    /// B[L ≥ ℓ]
+    pub b_above: Interval,
+}
+
+/// One end of the support of the finite losses.
+#[derive(Clone, Debug, PartialEq)]
+pub enum End {
+    /// no bound: the losses reach ±∞ continuously (the Gaussian)
+    Open,
+    /// a finite end with an atom there (Laplace's ±μ/b, randomized response's ±ε), enclosed
+    Atom(Interval),
+    /// a finite end that is not attained, where the mass may pile up (ln(1 − q) for a subsampled
+    /// mechanism); the value is enclosed
+    Limit(Interval),
+}
+
+impl End {
+    /// The end as an f64 (±∞ for `Open`, of the sign `sign`).
+    pub fn to_f64(&self, sign: f64) -> f64 {
+        match self {
+            End::Open => sign * f64::INFINITY,
+            End::Atom(i) => i.to_f64(),
+            End::Limit(i) => i.to_f64(),
+        }
+    }
+}
+
+/// Where the finite losses of one direction live.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossRange {
+    pub lo: End,
+    pub hi: End,
+}
+
+/// The privacy-loss law of one mechanism (module doc). Implementations live in one file each under
+/// `src/noise/` and are checked there against an independent computation.
+pub trait LossLaw: Send + Sync + fmt::Debug {
+    /// The `--mech` spelling with every parameter (also the key that merges equal mechanisms).
+    fn spec(&self) -> String;
+
+    /// True if both directions have the same law of L (then only `Remove` is asked for).
+    fn symmetric(&self) -> bool;
+
+    /// The masses on both sides of the exact loss value ℓ (see [`Split`]), at `prec` bits.
+    fn split(&self, dir: Direction, l: &Rational, prec: u32) -> Fallible<Split>;
+
+    /// A[L = +∞] (outputs B never produces) and B[L = −∞] (outputs A never produces).
+    fn infinite(&self, dir: Direction, prec: u32) -> Fallible<(Interval, Interval)>;
+
+    /// The support of the finite losses.
+    fn range(&self, dir: Direction) -> LossRange;
+
+    /// Planning only (not certified): a loss ℓ with A[L ≥ ℓ] ≈ e^{ln_p} (upper = true) or
+    /// A[L < ℓ] ≈ e^{ln_p} (upper = false), clamped to the support; used to choose the window of the
+    /// discretisation, whose every truncation is then certified.
+    fn quantile(&self, dir: Direction, ln_p: f64, upper: bool) -> f64;
+
+    /// zCDP ρ of the mechanism, exact, where it has one [BS16, Def. 1.1].
+    fn rho(&self) -> Option<Rational> {
+        None
+    }
+
+    /// Pure ε of the mechanism, exact, where it has one.
+    fn pure_epsilon(&self) -> Option<Rational> {
+        None
+    }
+
+    /// The mean η of a Gaussian loss law: L ~ N(η, 2η) under A and N(−η, 2η) under B, which compose by
+    /// adding η (the continuous Gaussian: η = μ²/(2σ²)) — the closed-form engine takes such laws.
+    fn gaussian_eta(&self) -> Option<Rational> {
+        None
+    }
+}
+
+/// Both directions' laws are asked for unless the law is symmetric.
+pub fn directions(law: &dyn LossLaw) -> &'static [Direction] {
+    if law.symmetric() {
+        &[Direction::Remove]
+    } else {
+        &[Direction::Remove, Direction::Add]
+    }
+}

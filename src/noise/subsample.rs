@@ -1,0 +1,227 @@
+//! Poisson subsampling of any mechanism: each record enters the mechanism's input independently with
+//! probability q. With (A, B) the mechanism's `Remove` pair (A with the record), the subsampled
+//! mechanism's dominating pairs under add/remove neighbours are [ZDW22; dp_accounting's
+//! `privacy_loss_mechanism.py`, "Support for sub-sampling"]
+//!
+//!   Remove: (A_q, B_q) = ((1 − q)B + qA, B),        L_q = g(L),   g(ℓ) = ln(1 − q + q e^ℓ);
+//!   Add:    (A_q, B_q) = (B, (1 − q)B + qA),        L_q = −g(L),
+//!
+//! both monotone functions of the mechanism's own loss L, so the subsampled law's masses on either side
+//! of a loss t are mixtures of the mechanism's masses on either side of s = g⁻¹(±t) =
+//! ln((e^{±t} − 1 + q)/q). s is transcendental: the mechanism is asked at two exact rationals
+//! s₋ < s < s₊ enclosing it, and each mass is bounded outward (masses below a point grow with it).
+//! Outputs B produces and A never does (loss −∞) move to the finite loss g(−∞) = ln(1 − q) (Remove) or
+//! −ln(1 − q) (Add); outputs only A produces keep loss +∞ under Remove with mass q·A[L = ∞], and become
+//! −∞ under Add.
+
+use crate::error::Fallible;
+use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::num::Interval;
+use rug::{Float, Rational};
+use std::sync::Arc;
+
+/// A mechanism run on a Poisson subsample with probability q ∈ (0, 1].
+#[derive(Clone, Debug)]
+pub struct PoissonSampled {
+    base: Arc<dyn LossLaw>,
+    q: Rational,
+}
+
+impl PoissonSampled {
+    pub fn new(base: Arc<dyn LossLaw>, q: Rational) -> Fallible<PoissonSampled> {
+        if !(q > 0 && q <= 1) {
+            return crate::fallible!(Input, "the sampling probability q must be in (0, 1], got {q}");
+        }
+        if !base.symmetric() {
+            return crate::fallible!(Input, "subsampling a mechanism whose two directions differ ({}) is not supported", base.spec());
+        }
+        Ok(PoissonSampled { base, q })
+    }
+
+    pub fn q(&self) -> &Rational {
+        &self.q
+    }
+
+    /// ln(1 − q) enclosed (−∞ for q = 1: then the lower end is the mechanism's own).
+    fn ln_one_minus_q(&self, p: u32) -> Option<Interval> {
+        if self.q == 1 {
+            return None;
+        }
+        Some(Interval::from_rational(&(Rational::from(1) - self.q.clone()), p).ln())
+    }
+
+    /// g(ℓ) = ln(1 − q + q e^ℓ) enclosed.
+    fn g(&self, l: &Interval) -> Interval {
+        let p = l.prec();
+        let qi = Interval::from_rational(&self.q, p);
+        Interval::one(p).sub(&qi).add(&qi.mul(&l.exp())).ln()
+    }
+
+    /// Exact rationals s₋ < s < s₊ around s = ln((e^u − 1 + q)/q); None for s₋ when e^u ≤ 1 − q may hold
+    /// (s = −∞ possible), None for both when e^u < 1 − q is certain.
+    fn preimage(&self, u: &Rational, p: u32) -> (Option<Rational>, Option<Rational>, bool) {
+        let qi = Interval::from_rational(&self.q, p);
+        let x = Interval::from_rational(u, p).exp().sub(&Interval::one(p).sub(&qi));
+        let zero = Float::with_val(p, 0);
+        if x.hi <= zero {
+            return (None, None, true);
+        }
+        let hi = {
+            let s = Interval::new(x.hi.clone(), x.hi.clone()).div(&qi).ln();
+            let mut v = s.hi.clone();
+            v.next_up();
+            v.to_rational()
+        };
+        let lo = if x.lo > zero {
+            let s = Interval::new(x.lo.clone(), x.lo.clone()).div(&qi).ln();
+            let mut v = s.lo.clone();
+            v.next_down();
+            v.to_rational()
+        } else {
+            None
+        };
+        (lo, hi, false)
+    }
+}
+
+/// The hull [lo of x, hi of y] (masses below a point: the lower end from the smaller point).
+fn hull_ends(x: &Interval, y: &Interval) -> Interval {
+    let lo = x.lo.clone().min(&y.lo);
+    let hi = x.hi.clone().max(&y.hi);
+    Interval::new(lo, hi)
+}
+
+impl LossLaw for PoissonSampled {
+    fn spec(&self) -> String {
+        format!("{},q={}", self.base.spec(), crate::num::format::fmt_rational(&self.q))
+    }
+
+    fn symmetric(&self) -> bool {
+        self.q == 1
+    }
+
+    fn split(&self, dir: Direction, t: &Rational, prec: u32) -> Fallible<Split> {
+        let p = prec + 16;
+        let zero = Interval::zero(p);
+        let one = Interval::one(p);
+        let qi = Interval::from_rational(&self.q, p);
+        let omq = one.sub(&qi);
+        let (_, b_inf) = self.base.infinite(Direction::Remove, p)?;
+        // the mechanism's masses with s in [s₋, s₊]: below-masses from s₋ (lower) and s₊ (upper)
+        let bounds = |u: &Rational| -> Fallible<Option<(Split, Split)>> {
+            let (lo, hi, none) = self.preimage(u, p);
+            if none {
+                return Ok(None);
+            }
+            let hi = hi.ok_or_else(|| crate::err!(Internal, "subsampling preimage out of range"))?;
+            let sh = self.base.split(Direction::Remove, &hi, p)?;
+            let sl = match lo {
+                Some(l) => self.base.split(Direction::Remove, &l, p)?,
+                None => {
+                    // s may be −∞: nothing of the mechanism's finite losses lies below it
+                    let tot_a = sh.a_below.add(&sh.a_above);
+                    let tot_b = sh.b_below.add(&sh.b_above);
+                    Split { a_below: zero.clone(), a_above: tot_a, b_below: zero.clone(), b_above: tot_b }
+                }
+            };
+            Ok(Some((sl, sh)))
+        };
+        match dir {
+            Direction::Remove => match bounds(t)? {
+                // t ≤ ln(1 − q): every loss (≥ ln(1 − q)) is above t
+                None => {
+                    let s0 = self.base.split(Direction::Remove, &Rational::from(0), p)?;
+                    let (ta, tb) = (s0.a_below.add(&s0.a_above), s0.b_below.add(&s0.b_above).add(&b_inf));
+                    Ok(Split { a_below: zero.clone(), a_above: omq.mul(&tb).add(&qi.mul(&ta)), b_below: zero, b_above: tb })
+                }
+                Some((sl, sh)) => {
+                    let b_below = hull_ends(&sl.b_below, &sh.b_below).add(&b_inf);
+                    let a_below_m = hull_ends(&sl.a_below, &sh.a_below);
+                    let b_above = hull_ends(&sh.b_above, &sl.b_above);
+                    let a_above_m = hull_ends(&sh.a_above, &sl.a_above);
+                    Ok(Split {
+                        a_below: omq.mul(&b_below).add(&qi.mul(&a_below_m)),
+                        a_above: omq.mul(&b_above).add(&qi.mul(&a_above_m)),
+                        b_below,
+                        b_above,
+                    })
+                }
+            },
+            Direction::Add => match bounds(&-t.clone())? {
+                // −t ≤ ln(1 − q), i.e. t ≥ −ln(1 − q): every finite loss is below t
+                None => {
+                    let s0 = self.base.split(Direction::Remove, &Rational::from(0), p)?;
+                    let (ta, tb) = (s0.a_below.add(&s0.a_above), s0.b_below.add(&s0.b_above).add(&b_inf));
+                    Ok(Split { a_below: tb.clone(), a_above: zero.clone(), b_below: omq.mul(&tb).add(&qi.mul(&ta)), b_above: zero })
+                }
+                Some((sl, sh)) => {
+                    // L_q < t ⟺ L > s: masses above s, from s₊ (lower) and s₋ (upper)
+                    let b_gt = hull_ends(&sh.b_above, &sl.b_above);
+                    let a_gt = hull_ends(&sh.a_above, &sl.a_above);
+                    let b_le = hull_ends(&sl.b_below, &sh.b_below).add(&b_inf);
+                    let a_le = hull_ends(&sl.a_below, &sh.a_below);
+                    Ok(Split {
+                        a_below: b_gt.clone(),
+                        a_above: b_le.clone(),
+                        b_below: omq.mul(&b_gt).add(&qi.mul(&a_gt)),
+                        b_above: omq.mul(&b_le).add(&qi.mul(&a_le)),
+                    })
+                }
+            },
+        }
+    }
+
+    fn infinite(&self, dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
+        let (a_inf, _) = self.base.infinite(Direction::Remove, prec)?;
+        let qa = a_inf.mul(&Interval::from_rational(&self.q, prec));
+        Ok(match dir {
+            Direction::Remove => (qa, Interval::zero(prec)),
+            Direction::Add => (Interval::zero(prec), qa),
+        })
+    }
+
+    fn range(&self, dir: Direction) -> LossRange {
+        let p = 128;
+        let r = self.base.range(Direction::Remove);
+        let map = |e: &End| -> End {
+            match e {
+                End::Open => End::Open,
+                End::Atom(i) => End::Atom(self.g(i)),
+                End::Limit(i) => End::Limit(self.g(i)),
+            }
+        };
+        let lo = match (&r.lo, self.ln_one_minus_q(p)) {
+            (End::Open, Some(l)) => End::Limit(l),
+            (e, _) => map(e),
+        };
+        let hi = map(&r.hi);
+        let neg = |e: End| match e {
+            End::Open => End::Open,
+            End::Atom(i) => End::Atom(i.neg()),
+            End::Limit(i) => End::Limit(i.neg()),
+        };
+        match dir {
+            Direction::Remove => LossRange { lo, hi },
+            Direction::Add => LossRange { lo: neg(hi), hi: neg(lo) },
+        }
+    }
+
+    fn quantile(&self, dir: Direction, ln_p: f64, upper: bool) -> f64 {
+        let qf = self.q.to_f64();
+        let g = |l: f64| {
+            // ln(1 − q + q e^l) without overflow
+            if l > 30.0 {
+                l + qf.ln() + ((1.0 - qf) / qf * (-l).exp()).ln_1p()
+            } else {
+                (1.0 - qf + qf * l.exp()).ln()
+            }
+        };
+        match (dir, upper) {
+            // the upper tail of the remove law is q times the mechanism's
+            (Direction::Remove, true) => g(self.base.quantile(Direction::Remove, ln_p - qf.ln(), true)),
+            (Direction::Remove, false) => g(self.base.quantile(Direction::Remove, ln_p, false)),
+            (Direction::Add, true) => -g(self.base.quantile(Direction::Remove, ln_p, false)),
+            (Direction::Add, false) => -g(self.base.quantile(Direction::Remove, ln_p, true)),
+        }
+    }
+}
