@@ -23,6 +23,21 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("safetab/config.toml", include_bytes!("../../data/safetab/config.toml")),
     ("safetab/iterations-re.txt", include_bytes!("../../data/safetab/iterations-re.txt")),
     ("safetab/iterations.txt", include_bytes!("../../data/safetab/iterations.txt")),
+    ("safetab/production/README.md", include_bytes!("../../data/safetab/production/README.md")),
+    ("safetab/production/config.json", include_bytes!("../../data/safetab/production/config.json")),
+    (
+        "safetab/production/ethnicity-characteristic-iterations.txt",
+        include_bytes!("../../data/safetab/production/ethnicity-characteristic-iterations.txt"),
+    ),
+    (
+        "safetab/production/race-and-ethnicity-code-to-iteration.txt",
+        include_bytes!("../../data/safetab/production/race-and-ethnicity-code-to-iteration.txt"),
+    ),
+    ("safetab/production/race-and-ethnicity-codes.txt", include_bytes!("../../data/safetab/production/race-and-ethnicity-codes.txt")),
+    (
+        "safetab/production/race-characteristic-iterations.txt",
+        include_bytes!("../../data/safetab/production/race-characteristic-iterations.txt"),
+    ),
     ("safetab/race-codes.txt", include_bytes!("../../data/safetab/race-codes.txt")),
     ("safetab/safetab-dgauss.toml", include_bytes!("../../data/safetab/safetab-dgauss.toml")),
     ("safetab/safetab-geometric.toml", include_bytes!("../../data/safetab/safetab-geometric.toml")),

@@ -291,6 +291,9 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<
         blocks_per_tract: 2,
         persons: 5000,
         seed: 4,
+        codes: None,
+        state_codes: None,
+        puerto_rico: false,
     };
     crate::mech::synth::synth(&p, &input, false)?;
     let cfg = crate::mech::safetab::ReConfig::from_path(&data.join("safetab/safetab-geometric.toml"))?;

@@ -6,6 +6,7 @@ pub mod coterminous;
 pub mod manifest;
 pub mod safetab;
 pub mod safetab_p;
+pub mod safetab_prod;
 pub mod safetab_re;
 pub mod safetab_spec;
 pub mod suppression;

@@ -65,6 +65,15 @@ impl Inputs {
         Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
     }
 
+    /// The inputs from a configuration and iteration files that may be built-in defaults.
+    pub fn from_files(
+        config: &crate::mech::safetab_spec::Spec,
+        files: &crate::mech::safetab_prod::IterationFiles,
+        geography: &Path,
+    ) -> Result<Inputs, String> {
+        Ok(Inputs { config: Config::from_spec(config)?, iterations: files.load()?, geography: Geography::load(geography)? })
+    }
+
     /// The inputs from specification files that may be built-in defaults (`Spec`).
     pub fn from_specs(
         config: &crate::mech::safetab_spec::Spec,
@@ -88,6 +97,25 @@ pub struct TabLevel {
     pub geo: GeoLevel,
     pub detailed: bool,
     pub include_total_only: bool,
+    /// a level of the Puerto Rico pass: REGION_TYPE PR-STATE, PR-COUNTY, … ([HBC25, §5.4.2])
+    pub pr: bool,
+}
+
+impl TabLevel {
+    /// REGION_TYPE of the released rows.
+    pub fn region_type(&self) -> String {
+        if self.pr {
+            format!("PR-{}", self.geo.name())
+        } else {
+            self.geo.name().to_string()
+        }
+    }
+}
+
+/// One pass of a run: its levels and its geography (None: the whole geography file).
+pub struct PassTab<'a> {
+    pub levels: &'a [TabLevel],
+    pub geo: Option<&'a Geography>,
 }
 
 /// Exact tabulation of one level: counts[(geo·n_iter + it)·46 + sex·23 + age23].
@@ -105,6 +133,11 @@ pub struct LevelCounts {
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub persons: u64,
+    /// records of states no pass of this run tabulates (production `state_filter_us`, or Puerto Rico
+    /// without its pass): validated, not counted
+    pub skipped: u64,
+    /// the passes run ("US", "PR")
+    pub passes: Vec<String>,
     pub groups: u64,
     pub t1_rows: u64,
     pub t2_rows: u64,
@@ -124,13 +157,6 @@ fn age_bin_table() -> [u8; 116] {
     t
 }
 
-/// Validate and tabulate the persons file (one streaming pass; no noise).
-fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCounts>, u64), String> {
-    let specs: Vec<TabLevel> =
-        inp.config.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: !l.geo.substate() }).collect();
-    tabulate_levels(&specs, inp.config.stability, &inp.iterations, &inp.geography, persons, progress)
-}
-
 /// Validate and tabulate the persons file for the given levels (one streaming pass; no noise): header,
 /// QAGE 0–115, QSEX 1/2, block in the geography, race/ethnicity codes known, ≤ `stability` groups per
 /// record and level. Errors name the file line. Shared by SafeTab-P and SafeTab (race & ethnicity).
@@ -142,24 +168,48 @@ pub fn tabulate_levels(
     persons: &Path,
     progress: bool,
 ) -> Result<(Vec<LevelCounts>, u64), String> {
-    let mut levels: Vec<LevelCounts> = Vec::new();
+    let (mut out, n, _) = tabulate_passes(&[PassTab { levels: specs, geo: None }], stability, its, geo, persons, progress)?;
+    Ok((out.remove(0), n))
+}
+
+/// [`tabulate_levels`] for several passes in one read of the persons file: a record counts in the pass
+/// whose geography holds its block; a record whose block is in `full` but in no pass's geography is
+/// validated and skipped (its state is tabulated by no pass of this run). Returns the counts per pass,
+/// the records read and the records skipped.
+pub fn tabulate_passes(
+    passes: &[PassTab],
+    stability: u32,
+    its: &Iterations,
+    full: &Geography,
+    persons: &Path,
+    progress: bool,
+) -> Result<(Vec<Vec<LevelCounts>>, u64, u64), String> {
+    let mut out: Vec<Vec<LevelCounts>> = Vec::new();
     let mut cells_total: u64 = 0;
-    for spec in specs {
-        let mut local = vec![None; its.list.len()];
-        let mut iters = Vec::new();
-        for (g, it) in its.list.iter().enumerate() {
-            if it.detailed == spec.detailed && (spec.include_total_only || !it.total_only) {
-                local[g] = Some(iters.len() as u32);
-                iters.push(g as u32);
+    for pass in passes {
+        let geo = pass.geo.unwrap_or(full);
+        let mut levels: Vec<LevelCounts> = Vec::new();
+        for spec in pass.levels {
+            let mut local = vec![None; its.list.len()];
+            let mut iters = Vec::new();
+            for (g, it) in its.list.iter().enumerate() {
+                // TotalOnly (DETAILED_ONLY) iterations below state only where the level includes them,
+                // COARSE_ONLY iterations never at nation/state
+                let here = if spec.geo.substate() { spec.include_total_only || !it.total_only } else { !it.coarse_only };
+                if it.detailed == spec.detailed && here {
+                    local[g] = Some(iters.len() as u32);
+                    iters.push(g as u32);
+                }
             }
+            let n_geo = geo.ids[&spec.geo].len();
+            let n = n_geo * iters.len() * CELLS;
+            cells_total += n as u64;
+            if cells_total > 400_000_000 {
+                return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
+            }
+            levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
         }
-        let n_geo = geo.ids[&spec.geo].len();
-        let n = n_geo * iters.len() * CELLS;
-        cells_total += n as u64;
-        if cells_total > 400_000_000 {
-            return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
-        }
-        levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
+        out.push(levels);
     }
     let file = std::fs::File::open(persons).map_err(|e| format!("cannot read '{}': {e}", persons.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -190,6 +240,7 @@ pub fn tabulate_levels(
     let s = stability as usize;
     let mut rec = csv::ByteRecord::new();
     let mut n: u64 = 0;
+    let mut skipped: u64 = 0;
     let mut codes: Vec<usize> = Vec::with_capacity(8);
     let mut groups: [Vec<u32>; 2] = [Vec::with_capacity(16), Vec::with_capacity(16)];
     let mut key_buf = String::new();
@@ -212,7 +263,7 @@ pub fn tabulate_levels(
             o => return Err(format!("{pname} line {line}: QSEX must be 1 or 2, got '{}'", lossy(o))),
         };
         let key = block_key(f(2), f(3), f(4), f(5)).ok_or_else(|| format!("{pname} line {line}: malformed block id"))?;
-        let g = geo.blocks.get(&key).ok_or_else(|| {
+        let g = full.blocks.get(&key).ok_or_else(|| {
             format!("{pname} line {line}: block {}{}{}{} is not in the geography file", lossy(f(2)), lossy(f(3)), lossy(f(4)), lossy(f(5)))
         })?;
         // race codes
@@ -237,7 +288,7 @@ pub fn tabulate_levels(
             let c = f(ci);
             key_buf.clear();
             key_buf.push_str(std::str::from_utf8(c).map_err(|_| format!("{pname} line {line}: race code is not UTF-8"))?);
-            let m = its.race.get(key_buf.as_str()).ok_or_else(|| format!("{pname} line {line}: unknown race code '{key_buf}'"))?;
+            let m = its.race_groups(key_buf.as_str()).ok_or_else(|| format!("{pname} line {line}: unknown race code '{key_buf}'"))?;
             for l in 0..2 {
                 if let Some(a) = m.aoic[l] {
                     if !groups[l].contains(&a) {
@@ -258,7 +309,7 @@ pub fn tabulate_levels(
         }
         let sp = f(14);
         let sps = std::str::from_utf8(sp).unwrap_or("");
-        let em = its.eth.get(sps).ok_or_else(|| format!("{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
+        let em = its.eth_groups(sps).ok_or_else(|| format!("{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
         for l in 0..2 {
             if let Some(a) = em.alone[l] {
                 groups[l].push(a);
@@ -271,7 +322,22 @@ pub fn tabulate_levels(
             }
         }
         let cell = sex * 23 + ages[age as usize] as usize;
-        for lc in levels.iter_mut() {
+        // the pass whose geography holds the block (the whole file when a pass has no geography of its own)
+        let mut here = None;
+        for (pi, pass) in passes.iter().enumerate() {
+            match pass.geo {
+                None => here = Some((pi, g)),
+                Some(pg) => here = pg.blocks.get(&key).map(|b| (pi, b)),
+            }
+            if here.is_some() {
+                break;
+            }
+        }
+        let Some((pi, g)) = here else {
+            skipped += 1;
+            continue;
+        };
+        for lc in out[pi].iter_mut() {
             let gi = match lc.level.geo {
                 GeoLevel::Usa => 0,
                 GeoLevel::State => g[0],
@@ -301,7 +367,7 @@ pub fn tabulate_levels(
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    Ok((levels, n))
+    Ok((out, n, skipped))
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -426,10 +492,10 @@ struct Rendered {
 }
 
 /// t1/t2 rows of one level (§5.3.1: sex marginals and the total are sums of the noisy cells).
-fn render_level(lc: &LevelCounts, inp: &Inputs, groups_out: &[Option<Counts>]) -> Rendered {
+fn render_level(lc: &LevelCounts, inp: &Inputs, geo: &Geography, groups_out: &[Option<Counts>]) -> Rendered {
     use std::fmt::Write as _;
-    let ids = &inp.geography.ids[&lc.level.geo];
-    let rt = lc.level.geo.name();
+    let ids = &geo.ids[&lc.level.geo];
+    let rt = lc.level.region_type();
     let ni = lc.iters.len();
     let mut r = Rendered { t1: String::new(), t2: String::new(), t1_rows: 0, t2_rows: 0, suppressed: 0 };
     for gi in 0..lc.n_geo {
@@ -470,7 +536,7 @@ fn render_level(lc: &LevelCounts, inp: &Inputs, groups_out: &[Option<Counts>]) -
 /// of coterminous geographic entities and each iteration, the groups of that iteration tabulated at
 /// those entities (a level must be configured and tabulate the iteration; TotalOnly iterations are
 /// not tabulated below state).
-fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize>> {
+fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs, geo: &Geography) -> Vec<Vec<usize>> {
     let mut offset = Vec::with_capacity(levels.len());
     let mut acc = 0usize;
     for lc in levels {
@@ -478,7 +544,7 @@ fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize
         acc += lc.n_geo * lc.iters.len();
     }
     let mut sets = Vec::new();
-    for geo_set in coterminous::coterminous_geographies(&inp.geography) {
+    for geo_set in coterminous::coterminous_geographies(geo) {
         for it in 0..inp.iterations.list.len() {
             let detailed = inp.iterations.list[it].detailed;
             let mut members = Vec::new();
@@ -525,6 +591,12 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
 /// [`run`], with Algorithm 4 (coterminous geographies, §5.3.3) applied after suppression when
 /// `coterminous` is true (the production post-processing) or skipped (the output of Algorithms 1–3
 /// and §5.3.1–5.3.2 only).
+///
+/// The passes of the configuration ([HBC25, §5.4.2]) run the same algorithm on disjoint persons: the US
+/// pass on the states other than 72 (those of `state_filter_us` when given), the Puerto Rico pass on
+/// state 72, each with its own levels, geography and Algorithm 4; the persons file is read once and
+/// the tables hold the US rows, then Puerto Rico's. Level i draws from noise substream i (config order),
+/// so a run's noise does not depend on which other passes run.
 pub fn run_with(
     inp: &Inputs,
     persons: &Path,
@@ -540,65 +612,91 @@ pub fn run_with(
         .iter()
         .map(|l| if l.geo.substate() { suppression_threshold(&l.rho, cfg.stability, &cfg.gamma, &cfg.suppression_p) } else { Ok(i64::MIN) })
         .collect::<Result<_, _>>()?;
-    let (levels, persons_n) = tabulate(inp, persons, progress)?;
+    let passes = cfg.passes();
+    // per pass: the indices of its levels in the configuration, its levels, its geography
+    let level_idx: Vec<Vec<usize>> =
+        passes.iter().map(|p| (0..cfg.levels.len()).filter(|&i| cfg.levels[i].pass() == *p).collect()).collect();
+    let specs: Vec<Vec<TabLevel>> = level_idx
+        .iter()
+        .map(|ix| {
+            ix.iter()
+                .map(|&i| {
+                    let l = &cfg.levels[i];
+                    TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: !l.geo.substate(), pr: l.pr }
+                })
+                .collect()
+        })
+        .collect();
+    let full = &inp.geography;
+    let geos: Vec<Option<Geography>> = passes.iter().map(|&p| full.subset(&|st: &str| cfg.pass_of_state(st) == Some(p))).collect();
+    let tabs: Vec<PassTab> = specs.iter().zip(&geos).map(|(sp, g)| PassTab { levels: sp, geo: g.as_ref() }).collect();
+    let (levels, persons_n, skipped) = tabulate_passes(&tabs, cfg.stability, &inp.iterations, full, persons, progress)?;
+    drop(tabs);
     // Only now is randomness touched.
     let root = match seed {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let mut outs: Vec<LevelOut> = levels
-        .par_iter()
-        .enumerate()
-        .map(|(i, lc)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
-        .collect::<Result<_, _>>()?;
-    // Algorithm 4 (post-processing of the released output; public sets and order)
-    let mut coterminous_replaced = 0u64;
-    let mut coterminous_sets = 0u64;
-    if coterminous {
-        let sets = coterminous_group_sets(&levels, inp);
-        coterminous_sets = sets.len() as u64;
-        let mut flat: Vec<Option<Counts>> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.groups_out)).collect();
-        coterminous_replaced = coterminous::algorithm4(&mut flat, &sets) as u64;
-        let mut it = flat.into_iter();
-        for (o, lc) in outs.iter_mut().zip(&levels) {
-            o.groups_out = it.by_ref().take(lc.n_geo * lc.iters.len()).collect();
-        }
-    }
-    let rendered: Vec<Rendered> = levels.par_iter().zip(outs.par_iter()).map(|(lc, o)| render_level(lc, inp, &o.groups_out)).collect();
-    drop(levels);
     let mut summary = RunSummary {
         persons: persons_n,
+        skipped,
+        passes: passes.iter().map(|p| p.name().to_string()).collect(),
         groups: 0,
         t1_rows: 0,
         t2_rows: 0,
         suppressed: 0,
         noise_draws: 0,
-        coterminous_sets,
-        coterminous_replaced,
+        coterminous_sets: 0,
+        coterminous_replaced: 0,
         manifest: Manifest {
             mechanism: "safetab-p".into(),
             for_release: seed.is_none(),
             seed,
             neighbors: "add-remove".into(),
-            composition: "sequential".into(),
+            composition: if passes.len() > 1 { "disjoint-passes".into() } else { "sequential".into() },
             levels: Vec::new(),
             notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
         },
     };
-    for ((spec, o), r) in cfg.levels.iter().zip(&outs).zip(&rendered) {
-        summary.groups += o.groups;
+    let mut rendered: Vec<Rendered> = Vec::new();
+    for (pi, pass) in passes.iter().enumerate() {
+        let geo = geos[pi].as_ref().unwrap_or(full);
+        let lv = &levels[pi];
+        let ix = &level_idx[pi];
+        let mut outs: Vec<LevelOut> = lv
+            .par_iter()
+            .zip(ix.par_iter())
+            .map(|(lc, &i)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
+            .collect::<Result<_, _>>()?;
+        // Algorithm 4 (post-processing of the released output; public sets and order), per pass
+        if coterminous {
+            let sets = coterminous_group_sets(lv, inp, geo);
+            summary.coterminous_sets += sets.len() as u64;
+            let mut flat: Vec<Option<Counts>> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.groups_out)).collect();
+            summary.coterminous_replaced += coterminous::algorithm4(&mut flat, &sets) as u64;
+            let mut it = flat.into_iter();
+            for (o, lc) in outs.iter_mut().zip(lv) {
+                o.groups_out = it.by_ref().take(lc.n_geo * lc.iters.len()).collect();
+            }
+        }
+        rendered.extend(lv.par_iter().zip(outs.par_iter()).map(|(lc, o)| render_level(lc, inp, geo, &o.groups_out)).collect::<Vec<_>>());
+        for (&i, o) in ix.iter().zip(&outs) {
+            let spec = &cfg.levels[i];
+            summary.groups += o.groups;
+            summary.noise_draws += o.draws;
+            let mut lm =
+                level_manifest_sigma2(&spec.name(), &format!("rho={}", spec.rho_text), cfg.stability, &o.sigma2, o.two_stage, o.total_only);
+            if passes.len() > 1 {
+                lm.pass = Some(pass.name().to_string());
+            }
+            summary.manifest.levels.push(lm);
+        }
+    }
+    drop(levels);
+    for r in &rendered {
         summary.t1_rows += r.t1_rows;
         summary.t2_rows += r.t2_rows;
         summary.suppressed += r.suppressed;
-        summary.noise_draws += o.draws;
-        summary.manifest.levels.push(level_manifest_sigma2(
-            &spec.name(),
-            &format!("rho={}", spec.rho_text),
-            cfg.stability,
-            &o.sigma2,
-            o.two_stage,
-            o.total_only,
-        ));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
