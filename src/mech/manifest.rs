@@ -564,6 +564,46 @@ mod tests {
         assert!(ea < 1.5 && eb < 3.0 && ea < eb);
     }
 
+    /// Disjoint passes: add/remove takes the worse pass, replace also a record moved between passes
+    /// (pure ε: max(ε_US, ε_PR) = 3 and max(2·3, 2·2, 3 + 2) = 6); a pass on a level of a 'sequential'
+    /// manifest, or a level without one in a 'disjoint-passes' manifest, is refused.
+    #[test]
+    fn disjoint_passes_take_the_worst_case() {
+        let level = |name: &str, eps: &str, pass: &str| LevelManifest {
+            name: name.into(),
+            budget: format!("eps={eps}"),
+            degree: 1,
+            structures: vec![Structure {
+                kind: "total-only".into(),
+                groups: 1,
+                stages: vec![NoiseLaw::DiscreteLaplace { scale: Rational::from(1) / parse_rational(eps).unwrap() }.entry("total", None)],
+            }],
+            pass: Some(pass.into()),
+        };
+        let mut m = Manifest {
+            mechanism: "t".into(),
+            for_release: false,
+            seed: None,
+            neighbors: "add-remove".into(),
+            composition: "disjoint-passes".into(),
+            levels: vec![level("A", "2", "US"), level("B", "1", "US"), level("C", "2", "PR")],
+            notes: None,
+        };
+        let d = parse_rational("1e-6").unwrap();
+        let r = certify(&m, &d, None).unwrap();
+        assert_eq!(r[0].get("epsilon_pure"), Some("3.000000000000"));
+        assert_eq!(r[0].get("worst_case"), Some("US pass"));
+        m.neighbors = "replace".into();
+        let r = certify(&m, &d, None).unwrap();
+        assert_eq!(r[0].get("epsilon_pure"), Some("6.000000000000"));
+        let mut bad = m.clone();
+        bad.composition = "sequential".into();
+        assert!(bad.validate().unwrap_err().contains("has no passes"));
+        let mut bad = m.clone();
+        bad.levels[1].pass = None;
+        assert!(bad.validate().unwrap_err().contains("level B has no pass"));
+    }
+
     /// SafeTab's geometric variant: the manifest path (the accountant's lattice with discrete Laplace
     /// shifts) gives the same exact ε as the pure-DP privacy-loss law of src/mech/account.rs, which sums
     /// the geometric losses directly; the brackets must intersect and both be narrow.

@@ -9,6 +9,7 @@ pub mod safetab_p;
 pub mod safetab_prod;
 pub mod safetab_re;
 pub mod safetab_spec;
+pub mod safetab_tab;
 pub mod suppression;
 pub use crate::noise::sampler;
 pub mod synth;
