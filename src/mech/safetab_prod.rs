@@ -300,6 +300,62 @@ mod tests {
         assert!(its.eth_groups("0000").is_none());
     }
 
+    /// Damaged iteration and code files: one line naming the file and line, never a panic.
+    #[test]
+    fn production_files_refusals() {
+        let d = tempfile::tempdir().unwrap();
+        let good = ProductionSpecs::resolve(None);
+        let write = |name: &str, text: String| -> Spec {
+            let p = d.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            Spec::Path(p)
+        };
+        let race = good.race.text().unwrap();
+        let map = good.map.text().unwrap();
+        let codes = good.codes.text().unwrap();
+        for (what, specs, msg) in [
+            (
+                "level",
+                ProductionSpecs { race: write("r1", race.replacen("|2|True|False|False", "|3|True|False|False", 1)), ..good.clone() },
+                "LEVEL must be 0, 1 or 2",
+            ),
+            (
+                "both only",
+                ProductionSpecs { race: write("r2", race.replacen("|2|True|False|False", "|2|True|True|True", 1)), ..good.clone() },
+                "both DETAILED_ONLY and COARSE_ONLY",
+            ),
+            (
+                "duplicate",
+                ProductionSpecs { race: write("r3", race.replacen("1003|", "1002|", 1)), ..good.clone() },
+                "duplicate ITERATION_CODE 1002",
+            ),
+            ("header", ProductionSpecs { race: write("r4", race.replacen("ALONE", "ALONE_", 1)), ..good.clone() }, "header must be"),
+            (
+                "unknown code",
+                ProductionSpecs { map: write("m1", map.replacen("1001|1000", "1001|0001", 1)), ..good.clone() },
+                "RACE_ETH_CODE 0001 is not in",
+            ),
+            (
+                "unknown iteration",
+                ProductionSpecs { map: write("m2", map.replacen("1001|1000", "9999|1000", 1)), ..good.clone() },
+                "unknown ITERATION_CODE 9999",
+            ),
+            (
+                "two groups",
+                ProductionSpecs { map: write("m3", map.clone() + "1007|1010\n"), ..good.clone() },
+                "in two detailed Alone groups",
+            ),
+            (
+                "dup code",
+                ProductionSpecs { codes: write("c1", codes.clone() + "1000|again\r\n"), ..good.clone() },
+                "duplicate RACE_ETH_CODE 1000",
+            ),
+        ] {
+            let e = iterations(&specs).unwrap_err();
+            assert!(e.contains(msg) && !e.contains('\n'), "{what}: {e}");
+        }
+    }
+
     /// config.json as it is: Table 7's budgets per level, γ, p, Θ, both passes.
     #[test]
     fn production_config_json() {
@@ -371,6 +427,20 @@ mod tests {
             let e = config_from_json(&base.replacen(from, to, 1), "c.json").unwrap_err();
             assert!(e.contains(msg), "{to}: {e}");
             assert!(!e.contains('\n'));
+        }
+        // mutations (cut / insert at spread positions): Ok or one line, never a panic
+        let chars: Vec<char> = base.chars().collect();
+        for (k, ins) in ["", "0", "\"", "-", "1e400", "{", "]", ",", "null", "\"x\": 1,"].iter().enumerate() {
+            for at in (k * 7..chars.len()).step_by(97) {
+                let t: String = chars[..at]
+                    .iter()
+                    .chain(ins.chars().collect::<Vec<_>>().iter())
+                    .chain(chars[(at + k % 3).min(chars.len())..].iter())
+                    .collect();
+                if let Err(e) = config_from_json(&t, "c.json") {
+                    assert!(!e.is_empty() && !e.contains('\n'), "{e}");
+                }
+            }
         }
         let e = config_from_json("[1]", "c.json").unwrap_err();
         assert!(e.contains("JSON object"), "{e}");
