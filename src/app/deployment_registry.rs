@@ -96,6 +96,8 @@ pub struct Deployment {
     pub id: String,
     pub organisation: String,
     pub product: String,
+    /// a label of at most 24 characters for tables and figures
+    pub short_name: String,
     pub year: u32,
     pub census: bool,
     pub privacy_unit: String,
@@ -231,9 +233,10 @@ impl<'a> Tab<'a> {
     }
 }
 
-const TOP_KEYS: [&str; 16] = [
+const TOP_KEYS: [&str; 17] = [
     "organisation",
     "product",
+    "short_name",
     "year",
     "census",
     "privacy_unit",
@@ -386,10 +389,15 @@ impl Deployment {
             unique(out.iter().map(|l| l.name.as_str()), "level")?;
             Mechanisms::Levels(out)
         };
+        let short_name = top.str("short_name")?;
+        if short_name.chars().count() > 24 {
+            return Err(format!("deployment: 'short_name' has more than 24 characters: '{short_name}'"));
+        }
         Ok(Deployment {
             id: id.to_string(),
             organisation: top.str("organisation")?,
             product: top.str("product")?,
+            short_name,
             year,
             census,
             privacy_unit: top.str("privacy_unit")?,
@@ -456,6 +464,7 @@ mod tests {
     const GOOD: &str = r#"
 organisation = "Org"
 product = "P"
+short_name = "P"
 year = 2023
 privacy_unit = "a person"
 neighbors = "add-remove"

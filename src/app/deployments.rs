@@ -120,8 +120,13 @@ pub fn judge(lo: &Float, hi: &Float, stated: &Rational, printed: Option<&str>) -
     }
 }
 
+/// The accountant's defaults: 20 digits asked; a bracket with fewer says so in its note.
+fn options() -> Options {
+    Options::default()
+}
+
 fn exact_eps(comp: &Composition, delta: &Rational) -> Result<Certified, String> {
-    Accountant::new(comp.clone(), Options::default())?.epsilon(delta)
+    Accountant::new(comp.clone(), options())?.epsilon(delta)
 }
 
 /// Exact pure ε of the noise (Σ nμ/b over the shifts), None when a Gaussian term has none.
@@ -171,7 +176,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     r.push("stated_epsilon", stated_printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
     r.push("stated_epsilon_from", stated_how);
     let mut point = Point {
-        label: d.product.clone(),
+        label: d.short_name.clone(),
         census: d.census,
         stated: stated_f.to_f64(),
         exact: None,
@@ -202,8 +207,9 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     let rho = n.all.rho();
     let gaussian_only = !n.all.has_laplace();
     r.push("rho", if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() });
-    let acc = Accountant::new(n.all.clone(), Options::default())?;
+    let acc = Accountant::new(n.all.clone(), options())?;
     let (explanation, verdict, pct);
+    let mut overall: Option<Certified> = None;
     if st.kind == StatedKind::PureDp {
         fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
         match pure_eps(&n.all) {
@@ -239,7 +245,12 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
         } else {
             fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
         }
+        let t0 = std::time::Instant::now();
         let e = acc.epsilon(&dl)?;
+        if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
+            eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+        }
+        overall = Some(e.clone());
         r.push("eps_exact_lo", fmt_down(e.lo(), 25));
         r.push("eps_exact_hi", fmt_up(e.hi(), 25));
         r.push("digits", e.digits().to_string());
@@ -272,7 +283,16 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     r.push("explanation", explanation);
     point.verdict = verdict;
     let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("constant");
-    match crate::attack::tpr_at_fpr(&acc, &alpha) {
+    // the certified trade-off function needs a common lattice of the losses: where the exact ε came from
+    // the smoothed inversion there is none (the lattice search alone costs seconds before it declines)
+    let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure"));
+    let tpr = if lattice {
+        crate::attack::tpr_at_fpr(&acc, &alpha)
+    } else {
+        Err("no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
+            .to_string())
+    };
+    match tpr {
         Ok(t) => {
             r.push("tpr_at_fpr_1e-3_lo", fmt_down(t.lo(), 12));
             r.push("tpr_at_fpr_1e-3_hi", fmt_up(t.hi(), 12));
@@ -284,7 +304,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     }
     finish(d, &mut r);
     if d.census && st.kind != StatedKind::PureDp {
-        certificates = level_certificates(d, &n, delta.as_ref().expect("delta"))?;
+        certificates = level_certificates(d, &n, delta.as_ref().expect("delta"), overall)?;
     }
     Ok(Evaluated { row: r, certificates, point })
 }
@@ -311,16 +331,24 @@ fn finish(d: &Deployment, r: &mut Record) {
 }
 
 /// Per-level certificate rows of a Census product, and the whole release.
-fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational) -> Result<Vec<Record>, String> {
+/// (`overall`: the release's ε at `delta`, already certified.)
+fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Option<Certified>) -> Result<Vec<Record>, String> {
     use rayon::prelude::*;
-    let mut items: Vec<(String, &Composition)> = n.levels.iter().map(|(l, c)| (l.clone(), c)).collect();
-    items.push(("(all levels)".to_string(), &n.all));
+    let mut items: Vec<(String, &Composition, Option<Certified>)> = n.levels.iter().map(|(l, c)| (l.clone(), c, None)).collect();
+    items.push(("(all levels)".to_string(), &n.all, overall));
     items
         .par_iter()
         .with_max_len(1)
-        .map(|(level, comp)| {
+        .map(|(level, comp, known)| {
             let rho = comp.rho();
-            let e = exact_eps(comp, delta)?;
+            let t0 = std::time::Instant::now();
+            let e = match known {
+                Some(e) => e.clone(),
+                None => exact_eps(comp, delta)?,
+            };
+            if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
+                eprintln!("{} {level}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+            }
             let mut r = Record::new();
             r.push("deployment", d.id.clone());
             r.push("product", d.product.clone());
