@@ -524,6 +524,17 @@ text = "delta 1e-10"
     }
 
     #[test]
+    fn the_shipped_registry_parses() {
+        let deps = load_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/deployments")).unwrap();
+        assert!(deps.len() >= 10, "{} deployments", deps.len());
+        let census = deps.iter().take_while(|d| d.census).count();
+        assert!(census >= 3 && deps[census..].iter().all(|d| !d.census), "Census products first");
+        for d in &deps {
+            assert!(d.sources.iter().all(|s| !s.quote.is_empty() && !s.location.is_empty()), "{}", d.id);
+        }
+    }
+
+    #[test]
     fn future_laws_are_checked_and_reported() {
         for ok in ["gauss:sigma2=2.5,n=3,mu=1/2", "laplace:scale=30,mu=30", "rr:epsilon=1,k=4", "dp:epsilon=1,delta=1e-6", "zcdp:rho=0.1"] {
             check_mech(ok).unwrap();

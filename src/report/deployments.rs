@@ -11,12 +11,12 @@ pub fn figure(points: &[Point], stem: &Path) -> Result<Vec<PathBuf>, String> {
     let cats: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
     let groups = vec![
         (
-            "stated ε (as published, or Bun–Steinke ε of the stated ρ)".to_string(),
+            "stated ε (published, or Bun–Steinke ε of the stated ρ)".to_string(),
             crate::report::plot::BUREAU,
             points.iter().map(|p| p.stated).collect(),
         ),
         (
-            "exact ε of the published noise (certified; none where it cannot be recomputed yet)".to_string(),
+            "exact ε of the noise (certified; none: cannot recompute yet)".to_string(),
             crate::report::plot::EXACT,
             points.iter().map(|p| p.exact.unwrap_or(f64::NAN)).collect(),
         ),
