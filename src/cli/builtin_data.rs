@@ -16,6 +16,43 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("allocations/redistricting-2020.toml", include_bytes!("../../data/allocations/redistricting-2020.toml")),
     ("allocations/redistricting-persons-us-2021.toml", include_bytes!("../../data/allocations/redistricting-persons-us-2021.toml")),
     ("allocations/safetab-p-2023.toml", include_bytes!("../../data/allocations/safetab-p-2023.toml")),
+    ("deployments/census-dhc-persons-2023.toml", include_bytes!("../../data/deployments/census-dhc-persons-2023.toml")),
+    ("deployments/census-dhc-units-2023.toml", include_bytes!("../../data/deployments/census-dhc-units-2023.toml")),
+    ("deployments/census-phsafe-sdhc.toml", include_bytes!("../../data/deployments/census-phsafe-sdhc.toml")),
+    ("deployments/census-redistricting-2021.toml", include_bytes!("../../data/deployments/census-redistricting-2021.toml")),
+    ("deployments/census-safetab-h-ddhcb.toml", include_bytes!("../../data/deployments/census-safetab-h-ddhcb.toml")),
+    ("deployments/census-safetab-p-ddhca.toml", include_bytes!("../../data/deployments/census-safetab-p-ddhca.toml")),
+    (
+        "deployments/google-covid19-search-trends-symptoms.toml",
+        include_bytes!("../../data/deployments/google-covid19-search-trends-symptoms.toml"),
+    ),
+    (
+        "deployments/google-covid19-vaccination-search-insights.toml",
+        include_bytes!("../../data/deployments/google-covid19-vaccination-search-insights.toml"),
+    ),
+    ("deployments/wikimedia-pageviews-country-2023.toml", include_bytes!("../../data/deployments/wikimedia-pageviews-country-2023.toml")),
+    (
+        "deployments/wikimedia-pageviews-country-historical-2017-2023.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-historical-2017-2023.toml"),
+    ),
+    (
+        "deployments/wikimedia-pageviews-country-historical-pre-2017.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-historical-pre-2017.toml"),
+    ),
+    ("deployments/sources/phsafe/config-us.json", include_bytes!("../../data/deployments/sources/phsafe/config-us.json")),
+    ("deployments/sources/safetab-h/config.json", include_bytes!("../../data/deployments/sources/safetab-h/config.json")),
+    (
+        "deployments/sources/safetab-h/ethnicity-characteristic-iterations.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/ethnicity-characteristic-iterations.txt"),
+    ),
+    (
+        "deployments/sources/safetab-h/race-and-ethnicity-code-to-iteration.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/race-and-ethnicity-code-to-iteration.txt"),
+    ),
+    (
+        "deployments/sources/safetab-h/race-characteristic-iterations.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/race-characteristic-iterations.txt"),
+    ),
     ("published.csv", include_bytes!("../../data/published.csv")),
     ("risk/kr-table3-1940-ed-28-21.csv", include_bytes!("../../data/risk/kr-table3-1940-ed-28-21.csv")),
     ("risk/kr-table6-1940-ed-39-14.csv", include_bytes!("../../data/risk/kr-table6-1940-ed-39-14.csv")),
