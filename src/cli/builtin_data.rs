@@ -199,7 +199,8 @@ mod tests {
             }
         }
         on_disk.sort();
-        let embedded: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
+        let mut embedded: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
+        embedded.sort();
         assert_eq!(embedded, on_disk);
         for (rel, bytes) in FILES {
             assert_eq!(std::fs::read(root.join(rel)).unwrap(), *bytes, "{rel}");
