@@ -19,7 +19,7 @@ impl Accountant {
         {
             let cache = self.cache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
             // a cached profile at least as precise and as deep serves (the f64 and MPFR engines are distinct)
-            if let Some((_, p)) = cache.iter().find(|(k, _)| kind(k.prec) == kind(o.prec) && k.prec >= o.prec && k.depth >= o.depth) {
+            if let Some((_, p)) = cache.iter().find(|(k, _)| tier(k.prec) == tier(o.prec) && k.prec >= o.prec && k.depth >= o.depth) {
                 return Ok(p.clone());
             }
         }
@@ -68,9 +68,8 @@ impl Accountant {
         self.comp.groups().iter().any(|g| matches!(g.noise, crate::model::Noise::Gaussian { .. }))
     }
 
-    /// The double-double tier tried before MPFR when no precision is forced: discrete Gaussian part
-    /// present and the depth within the double exponent range.
-    /// The double-double engine's options for a query, when it may serve. Its entries stop at
+    /// The double-double tier tried before MPFR when no precision is forced (a discrete Gaussian part
+    /// present, the depth within the double exponent range): its options for a query, when it may serve. Its entries stop at
     /// `pld::fixed::FLOOR` (about 2^-465, the dropped mass joining the certified outside mass), so a depth
     /// asked beyond F64_MAX_DEPTH is served at F64_MAX_DEPTH: the a-priori depth carries 24 bits of margin
     /// and ε_BS ≥ ε, so up to DD_DEPTH_SLACK bits over it the bracket usually still meets the digits (the
@@ -240,7 +239,7 @@ impl Accountant {
 }
 
 /// Which lattice engine a precision selects: f64, double-double, or MPFR at that many bits.
-fn kind(prec: u32) -> u8 {
+fn tier(prec: u32) -> u8 {
     match prec {
         F64_PREC => 0,
         DD_PREC => 1,

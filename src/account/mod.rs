@@ -79,7 +79,6 @@ pub struct Accountant {
     shifts: Vec<Group>,
     opts: Options,
     cache: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
-    /// lattice Fourier profiles by the tail accuracy (bits) they were built for
     /// lattice Fourier profiles by (tail precision bits, window bits)
     fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
 }

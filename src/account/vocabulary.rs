@@ -71,7 +71,6 @@ impl Method {
 pub const DEFAULT_DIGITS: u32 = 20;
 /// Largest accuracy request.
 pub const MAX_DIGITS: u32 = 1000;
-/// Work above which `Auto` leaves the MPFR lattice for the f64 one (estimated seconds on this machine).
 /// Width of the certified smoothed ε bracket certificates ask for where the budgets share no practical
 /// lattice.
 pub const CERT_WIDTH: f64 = 1e-9;
@@ -80,6 +79,8 @@ pub const CERT_WIDTH: f64 = 1e-9;
 /// inversion.
 pub const FAST_WINDOW: u64 = 100_000;
 
+/// Estimated seconds of a lattice build above which `Auto` prefers a faster certified engine (the default
+/// of `Options::time_budget`).
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
 /// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
 /// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
