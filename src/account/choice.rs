@@ -2,9 +2,11 @@
 //! lattice build, the `auto` policy and its fallbacks.
 
 use super::vocabulary::{Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
-use super::{is_internal, Accountant, Certified};
+use super::{Accountant, Certified};
 use crate::budget::zcdp;
+use crate::error::Fallible;
 use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
+use crate::{err, fallible};
 use rug::Rational;
 
 /// Estimated seconds of the exact lattice above which `Auto` takes the lattice Fourier inversion.
@@ -98,7 +100,7 @@ impl Accountant {
         ops * per / 2.0
     }
 
-    pub(super) fn auto_engine(&self, q: Query) -> Result<AutoEngine, String> {
+    pub(super) fn auto_engine(&self, q: Query) -> Fallible<AutoEngine> {
         let o = self.initial_opts(q, true);
         let window = estimated_window_shifts(&self.shifts, o.depth);
         let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
@@ -149,34 +151,36 @@ impl Accountant {
         }
         if gauss_only {
             if let Some(why) = smoothed_range_error {
-                return Err(format!(
+                return fallible!(
+                    Resource,
                     "no certified engine handles this composition: the lattice would need about {} entries \
                      (limit {MAX_WINDOW}) and {}",
                     crate::pld::compose::describe_entries(window),
-                    why.trim_end_matches("; use --method auto")
-                ));
+                    why.to_string().trim_end_matches("; use --method auto")
+                );
             }
             return Ok(AutoEngine::Smoothed);
         }
         if window_f64 <= MAX_WINDOW {
             return Ok(AutoEngine::Lattice { mpfr: false });
         }
-        Err(format!(
+        Err(err!(
+            Resource,
             "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
              and the smoothed inversion handles discrete Gaussian noise only",
             crate::pld::compose::describe_entries(window)
         ))
     }
 
-    pub(super) fn auto(&self, q: Query) -> Result<Certified, String> {
+    pub(super) fn auto(&self, q: Query) -> Fallible<Certified> {
         match self.auto_engine(q)? {
             AutoEngine::Smoothed => match q {
                 Query::Epsilon(d) => {
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
-                    // is exact there, use it when it fits (an internal error is returned, not replaced)
+                    // is exact there, use it when it fits (only a refusal is replaced)
                     let e = match r {
-                        Err(e) if !is_internal(&e) => e,
+                        Err(e) if e.is_declined() => e,
                         r => return r,
                     };
                     let mpfr = self.opts.prec != Some(F64_PREC);
@@ -193,7 +197,7 @@ impl Accountant {
                     if self.opts.width.is_none() {
                         for w in [1e-12, 1e-9, 1e-6, 1e-3] {
                             match self.epsilon_smoothed(d, Some(w)) {
-                                Err(e) if !is_internal(&e) => {}
+                                Err(e) if e.is_declined() => {}
                                 r => return r,
                             }
                         }
@@ -206,15 +210,17 @@ impl Accountant {
                         && self.estimated_seconds(&f) <= self.opts.time_budget
                     {
                         match self.lattice_query(q, false) {
-                            Err(e) if !is_internal(&e) => {}
+                            Err(e) if e.is_declined() => {}
                             r => return r,
                         }
                     }
+                    // every engine declined: the lattice's cost, or the smoothed inversion's own refusal
                     Err(if fits {
-                        format!(
+                        err!(
+                            Resource,
                             "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
                              the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
-                            e.trim_end_matches("; use the lattice method"),
+                            e.message().trim_end_matches("; use the lattice method"),
                             4.0 * self.opts.time_budget
                         )
                     } else {
@@ -234,13 +240,14 @@ impl Accountant {
     /// A lattice answer short of the digits asked (or a lattice refusal) is compared with the lattice
     /// Fourier inversion's where that applies: the narrower certified bracket is returned (the lattice's
     /// truncation depth is what limits it in the far tails, e.g. 1,000 × N_Z(0, 0.01) at δ = 1e-10).
-    pub(super) fn or_fourier(&self, q: Query, r: Result<Certified, String>) -> Result<Certified, String> {
+    pub(super) fn or_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
         if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.prec.is_some() || !self.fourier_applicable() {
             return r;
         }
+        // only refusals are replaced: any other error of either engine surfaces
         match (self.fourier_query(q), r) {
-            (_, Err(e)) if is_internal(&e) => Err(e),
-            (Err(e), _) if is_internal(&e) => Err(e),
+            (_, Err(e)) if !e.is_declined() => Err(e),
+            (Err(e), _) if !e.is_declined() => Err(e),
             (Ok(f), Ok(l)) => Ok(if f.log10_rel_width() < l.log10_rel_width() { f } else { l }),
             (Ok(f), Err(_)) => Ok(f),
             (Err(_), r) => r,

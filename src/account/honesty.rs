@@ -3,13 +3,16 @@
 
 use super::vocabulary::{Method, Query};
 use super::{Accountant, Certified, Engine};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::pld::compose::{estimated_window_shifts, LatticeOpts, MAX_WINDOW};
 
 impl Accountant {
     /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned
     /// as it is; one with fewer (but at least one) carries a note saying how many digits were certified
-    /// and why; one with no certified digit (relative width ≥ 1) is refused, saying why and what to try.
-    pub(super) fn honest(&self, what: &str, c: Certified, q: Query) -> Result<Certified, String> {
+    /// and why; one with no certified digit (relative width ≥ 1) is refused (a `Resource` error), saying
+    /// why and what to try.
+    pub(super) fn honest(&self, what: &str, c: Certified, q: Query) -> Fallible<Certified> {
         let target = self.opts.digits;
         if c.meets(target) {
             return Ok(c);
@@ -29,14 +32,17 @@ impl Accountant {
             );
             return Ok(c.with_note(note));
         }
+        // refused: the engines the accountant chose resolve no digit within their limits (more work —
+        // another engine, a deeper lattice — may)
         if d == 0 {
-            return Err(format!(
+            return fallible!(
+                Resource,
                 "no digit of {what} is certified: the {} engine's bracket is [{}, {}], because {why}; {}",
                 c.engine().as_str(),
                 c.lo_str(6),
                 c.hi_str(6),
                 self.what_to_try(q, c.engine())
-            ));
+            );
         }
         let s = if d == 1 { "" } else { "s" };
         Ok(c.with_note(format!("wider than the {target} digits asked: {d} digit{s} certified, because {why}")))

@@ -2,7 +2,9 @@
 //! escalates from double-double to MPFR, raising precision and depth until the bracket meets the target.
 
 use super::vocabulary::{DeltaResult, Query, F64_MAX_DEPTH, MAX_DEPTH};
-use super::{injected, is_internal, Accountant, Certified, Engine, Trust};
+use super::{injected, Accountant, Certified, Engine, Trust};
+use crate::err;
+use crate::error::{ErrorKind, Fallible};
 use crate::num::Interval;
 use crate::pld::compose::{estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
 use crate::pld::profile::PrivacyProfile;
@@ -15,9 +17,9 @@ const REFUSE_FACTOR: f64 = 4.0;
 const DD_DEPTH_SLACK: u32 = 64;
 
 impl Accountant {
-    pub(super) fn profile(&self, o: &LatticeOpts) -> Result<Arc<PrivacyProfile>, String> {
+    pub(super) fn profile(&self, o: &LatticeOpts) -> Fallible<Arc<PrivacyProfile>> {
         {
-            let cache = self.cache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
+            let cache = self.cache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
             // a cached profile at least as precise and as deep serves (the f64 and MPFR engines are distinct)
             if let Some((_, p)) = cache.iter().find(|(k, _)| tier(k.prec) == tier(o.prec) && k.prec >= o.prec && k.depth >= o.depth) {
                 return Ok(p.clone());
@@ -25,11 +27,13 @@ impl Accountant {
         }
         let window = estimated_window_shifts(&self.shifts, o.depth);
         if window > MAX_WINDOW {
-            return Err(format!(
+            return Err(err!(
+                Declined,
                 "the lattice at truncation depth {} would need about {} entries (limit {MAX_WINDOW})",
                 o.depth,
                 crate::pld::compose::describe_entries(window)
-            ));
+            )
+            .over_limits());
         }
         let secs = self.estimated_seconds(o);
         let what = match self.engine_of(o) {
@@ -39,7 +43,7 @@ impl Accountant {
         };
         let _progress = crate::num::progress::begin(what, secs);
         let prof = Arc::new(lattice_profile(&self.shifts, o)?);
-        let mut cache = self.cache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
+        let mut cache = self.cache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
         cache.push((*o, prof.clone()));
         if cache.len() > 4 {
             cache.remove(0);
@@ -88,9 +92,9 @@ impl Accountant {
         &self,
         q: Query,
         mpfr: bool,
-        eval: &dyn Fn(&PrivacyProfile) -> Result<T, String>,
+        eval: &dyn Fn(&PrivacyProfile) -> Fallible<T>,
         bracket: &dyn Fn(&T) -> Interval,
-    ) -> Result<(T, LatticeOpts, Option<String>), String> {
+    ) -> Fallible<(T, LatticeOpts, Option<String>)> {
         // double-double first when it can serve: ≥ 20 digits at a few times the f64 cost; MPFR only when
         // its bracket misses the target
         let mut dd_best = None;
@@ -100,7 +104,8 @@ impl Accountant {
                 match self.lattice_loop_from(d, need, eval, bracket) {
                     Ok((v, o, None)) => return Ok((v, o, None)),
                     Ok(best) => dd_best = Some(best),
-                    Err(e) if is_internal(&e) => return Err(e),
+                    // a refusal of the double-double tier leaves MPFR to try; anything else surfaces
+                    Err(e) if !e.is_declined() => return Err(e),
                     Err(_) => {}
                 }
             }
@@ -109,12 +114,14 @@ impl Accountant {
         let secs = self.estimated_seconds(&first);
         if dd_best.is_none() && secs > REFUSE_FACTOR * self.opts.time_budget {
             // refused before any work: 1,000,000 × N_Z(0, 5) on the MPFR lattice ran without end
-            return Err(format!(
+            return Err(err!(
+                Declined,
                 "the {} lattice would take about {secs:.0} s here (limit {:.0} s); --method auto picks a faster \
                  certified engine where one applies, --method zcdp-cks gives a certified upper bound",
                 if first.prec == F64_PREC { "f64" } else { "MPFR" },
                 REFUSE_FACTOR * self.opts.time_budget
-            ));
+            )
+            .over_limits());
         }
         let mp = self.lattice_loop_from(first, need, eval, bracket);
         match (mp, dd_best) {
@@ -123,7 +130,7 @@ impl Accountant {
                 let wd = Certified::new(bracket(&d.0), Engine::Lattice, Trust::Exact, String::new())?.log10_rel_width();
                 Ok(if wd < wm { d } else { m })
             }
-            (Err(e), _) if is_internal(&e) => Err(e),
+            (Err(e), _) if !e.is_declined() => Err(e),
             (Err(_), Some(d)) => Ok(d),
             (m, _) => m,
         }
@@ -133,15 +140,15 @@ impl Accountant {
         &self,
         first: LatticeOpts,
         need: u32,
-        eval: &dyn Fn(&PrivacyProfile) -> Result<T, String>,
+        eval: &dyn Fn(&PrivacyProfile) -> Fallible<T>,
         bracket: &dyn Fn(&T) -> Interval,
-    ) -> Result<(T, LatticeOpts, Option<String>), String> {
+    ) -> Fallible<(T, LatticeOpts, Option<String>)> {
         let mut o = first;
         let fixed_prec = self.opts.prec.is_some() || o.prec == F64_PREC || o.prec == DD_PREC;
         let target = self.opts.digits;
         // the narrowest bracket so far, its log10 relative width, and the options that gave it
         let mut best: Option<(T, f64, LatticeOpts)> = None;
-        let mut last_err = String::new();
+        let mut last_err = None;
         for round in 0..6 {
             let res = self.profile(&o).and_then(|p| eval(&p));
             let shortfall = match res {
@@ -165,13 +172,14 @@ impl Accountant {
                         o.depth / 2 + 64
                     }
                 }
-                Err(e) => {
-                    if e.contains("would need about") && round > 0 {
-                        break;
-                    }
-                    last_err = e;
+                // a refusal by size after the first round: a deeper lattice will not fit either
+                Err(e) if e.is_declined() && e.settled_kind() == ErrorKind::Resource && round > 0 => break,
+                // a refusal is retried shallower; anything else (a bug, a cancellation) surfaces
+                Err(e) if e.is_declined() => {
+                    last_err = Some(e);
                     o.depth / 2 + 64
                 }
+                Err(e) => return Err(e),
             };
             let next = LatticeOpts {
                 prec: if fixed_prec { o.prec } else { o.prec + shortfall },
@@ -204,13 +212,13 @@ impl Accountant {
                 };
                 Ok((v, o, Some(why)))
             }
-            None => Err(last_err),
+            None => Err(last_err.unwrap_or_else(|| err!(Internal, "the lattice loop ended without a bracket or an error"))),
         }
     }
 
-    pub(super) fn lattice_query(&self, q: Query, mpfr: bool) -> Result<Certified, String> {
+    pub(super) fn lattice_query(&self, q: Query, mpfr: bool) -> Fallible<Certified> {
         injected(Engine::Lattice)?;
-        let eval = |p: &PrivacyProfile| -> Result<Interval, String> {
+        let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
                 Query::Delta(e) => Ok(p.delta(e).delta),
@@ -225,9 +233,10 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_lattice(&self, eps: &Rational, mpfr: bool) -> Result<DeltaResult, String> {
+    pub(super) fn delta_lattice(&self, eps: &Rational, mpfr: bool) -> Fallible<DeltaResult> {
+        injected(Engine::Lattice)?;
         let q = Query::Delta(eps);
-        let eval = |p: &PrivacyProfile| -> Result<crate::pld::profile::DeltaValue, String> { Ok(p.delta(eps)) };
+        let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
         let (v, o, note) = self.lattice_loop(q, mpfr, &eval, &|d| d.delta.clone())?;
         let c = Certified::new(v.delta.clone(), self.engine_of(&o), Trust::Exact, self.detail(&o))?;
         let c = match note {

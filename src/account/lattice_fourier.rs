@@ -4,6 +4,8 @@
 
 use super::vocabulary::{DeltaResult, Query};
 use super::{injected, Accountant, Certified, Engine, Trust};
+use crate::err;
+use crate::error::Fallible;
 use crate::num::Interval;
 use crate::pld::profile::PrivacyProfile;
 use rug::{Float, Rational};
@@ -16,13 +18,13 @@ const FOURIER_MAX_WEIGHT: u64 = 16;
 
 impl Accountant {
     /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
-    fn fourier_factors(&self) -> Result<Vec<crate::fourier::lattice::factor::Factor>, String> {
+    fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
         use crate::fourier::lattice::factor::{Factor, Law};
         let (_, w, _) = crate::pld::compose::lattice_frame(&self.shifts);
         let mut out = Vec::new();
         for (g, wi) in self.shifts.iter().zip(&w) {
             let w = wi.to_i64().filter(|w| w.unsigned_abs() <= FOURIER_MAX_WEIGHT).ok_or_else(|| {
-                format!("the loss slopes share no lattice the Fourier inversion can use (weights above {FOURIER_MAX_WEIGHT})")
+                err!(Declined, "the loss slopes share no lattice the Fourier inversion can use (weights above {FOURIER_MAX_WEIGHT})")
             })?;
             let law = match &g.noise {
                 crate::model::Noise::Gaussian { sigma2 } => Law::gauss(sigma2),
@@ -47,22 +49,20 @@ impl Accountant {
     }
 
     /// The profile on tails computed by the inversion, each to about 2^-bits relative.
-    fn fourier_profile(&self, bits: u32, window_bits: u32) -> Result<Arc<PrivacyProfile>, String> {
+    fn fourier_profile(&self, bits: u32, window_bits: u32) -> Fallible<Arc<PrivacyProfile>> {
         {
-            let cache = self.fcache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
+            let cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
             if let Some((_, _, p)) = cache.iter().find(|(b, w, _)| *b >= bits && *w >= window_bits) {
                 return Ok(p.clone());
             }
         }
         let (h, _, c) = crate::pld::compose::lattice_frame(&self.shifts);
-        let ft = crate::fourier::lattice::FourierTails::new(self.fourier_factors()?, bits)
-            .map_err(|e| e.to_string())?
-            .with_window_bits(window_bits);
+        let ft = crate::fourier::lattice::FourierTails::new(self.fourier_factors()?, bits)?.with_window_bits(window_bits);
         let prec = ft.prec();
         let outside = Float::with_val(prec, Float::i_exp(1, -(window_bits.min(1 << 20) as i32)));
         let tails = crate::pld::lattice::Tails::from_oracle(Arc::new(ft), outside, prec);
         let prof = Arc::new(PrivacyProfile::from_tails(tails, h, c)?);
-        let mut cache = self.fcache.lock().map_err(|_| "internal error: profile cache poisoned".to_string())?;
+        let mut cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
         cache.push((bits, window_bits, prof.clone()));
         Ok(prof)
     }
@@ -77,9 +77,9 @@ impl Accountant {
     fn fourier_loop<T>(
         &self,
         q: Query,
-        eval: &dyn Fn(&PrivacyProfile) -> Result<T, String>,
+        eval: &dyn Fn(&PrivacyProfile) -> Fallible<T>,
         bracket: &dyn Fn(&T) -> Interval,
-    ) -> Result<(T, u32, u64, Option<String>), String> {
+    ) -> Fallible<(T, u32, u64, Option<String>)> {
         let target = self.opts.digits;
         let mut bits = (target as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 24;
         // the inversion's search window is virtual: as deep as the query needs (ε up to 5e8 at σ² = 0.01)
@@ -89,12 +89,14 @@ impl Accountant {
         let _progress = crate::num::progress::begin("lattice Fourier inversion", 0.02 * self.shifts.len() as f64 + 0.1);
         for _ in 0..3 {
             let prof = self.fourier_profile(bits, window_bits)?;
-            let v = eval(&prof)?;
+            let v = eval(&prof);
+            // an error the oracle kept (a bug, a cancellation) surfaces before whatever the search made of it
             if let Some(e) = Self::fourier_error(&prof) {
                 if !e.is_declined() {
-                    return Err(e.to_string());
+                    return Err(e);
                 }
             }
+            let v = v?;
             let nodes = prof.tails().oracle().map(|_| 0).unwrap_or(0);
             let c = Certified::new(bracket(&v), Engine::LatticeFourier, Trust::Exact, String::new())?;
             let lr = c.log10_rel_width();
@@ -111,7 +113,7 @@ impl Accountant {
             let short = if lr.is_finite() { ((lr + target as f64) * std::f64::consts::LOG2_10).ceil() as u32 + 16 } else { bits };
             bits += short.clamp(16, 4000);
         }
-        let (v, _, b, n) = best.ok_or("internal error: no inversion result")?;
+        let (v, _, b, n) = best.ok_or_else(|| err!(Internal, "no inversion result"))?;
         let prof = self.fourier_profile(b, window_bits)?;
         let why = match Self::fourier_error(&prof) {
             Some(e) => format!("the lattice Fourier inversion declined some nodes ({})", e.message()),
@@ -125,9 +127,9 @@ impl Accountant {
         format!("certified inversion of the lattice law (step {}), tails to 2^-{bits}", crate::num::format::fmt_rational(&h))
     }
 
-    pub(super) fn fourier_query(&self, q: Query) -> Result<Certified, String> {
+    pub(super) fn fourier_query(&self, q: Query) -> Fallible<Certified> {
         injected(Engine::LatticeFourier)?;
-        let eval = |p: &PrivacyProfile| -> Result<Interval, String> {
+        let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
                 Query::Delta(e) => Ok(p.delta(e).delta),
@@ -142,9 +144,10 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_fourier(&self, eps: &Rational) -> Result<DeltaResult, String> {
+    pub(super) fn delta_fourier(&self, eps: &Rational) -> Fallible<DeltaResult> {
+        injected(Engine::LatticeFourier)?;
         let q = Query::Delta(eps);
-        let eval = |p: &PrivacyProfile| -> Result<crate::pld::profile::DeltaValue, String> { Ok(p.delta(eps)) };
+        let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
         let (v, bits, _, note) = self.fourier_loop(q, &eval, &|d| d.delta.clone())?;
         let c = Certified::new(v.delta.clone(), Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?;
         let c = match note {

@@ -32,10 +32,12 @@ pub use vocabulary::{
 };
 
 use crate::budget::zcdp;
+use crate::error::{Error, ErrorKind, Fallible, Typed};
 use crate::model::{Composition, Group};
 use crate::num::Interval;
 use crate::pld::compose::LatticeOpts;
 use crate::pld::profile::{Knot, PrivacyProfile};
+use crate::{err, fallible};
 use choice::{AutoEngine, FOURIER_FEW_GROUPS};
 use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
@@ -44,7 +46,7 @@ use vocabulary::Query;
 /// Certified ε(δ) of a composition at a fixed working precision `prec` (53: the f64 lattice), the
 /// smoothed inversion (bracket at most `width` wide) where no practical lattice exists or the lattice
 /// exceeds `lattice_max` entries.
-pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Result<Certified, String> {
+pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Fallible<Certified> {
     let opts = Options { prec: Some(prec), width: Some(width), lattice_max, ..Options::default() };
     Accountant::new(comp.clone(), opts)?.epsilon(delta)
 }
@@ -60,7 +62,7 @@ pub fn epsilon_for_calibration(
     prec: u32,
     width: f64,
     lattice_max: Option<u64>,
-) -> Result<Certified, String> {
+) -> Fallible<Certified> {
     let probe = Accountant::new(comp.clone(), Options::default())?;
     if matches!(probe.auto_engine(Query::Epsilon(delta)), Ok(AutoEngine::LatticeFourier)) {
         return Accountant::new(comp.clone(), Options { method: Method::LatticeFourier, ..Options::default() })?.epsilon(delta);
@@ -83,46 +85,49 @@ pub struct Accountant {
     fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
 }
 
-/// An engine's error that a fallback must not swallow: an internal error (a bug) surfaces, whatever the
-/// other engines could answer; only refusals (declined, out of range, too costly) are replaced
-/// [issue 34: the fallback catches only "declined"]. Engines mark internal errors by the
-/// `internal error` prefix (`crate::error::ErrorKind::Internal` once the engines return typed errors).
-fn is_internal(e: &str) -> bool {
-    e.starts_with("internal error")
+/// The smoothed inversion's error as the accountant sees it (`fourier::smooth` reports bare messages
+/// while it is converted): a refusal ([`ErrorKind::Declined`]) that another engine may replace, unless it
+/// is internal (a bug) or a cancellation.
+fn smooth_refusal(e: impl Typed) -> Error {
+    let e = e.typed();
+    match e.kind() {
+        ErrorKind::Input => e.with_kind(ErrorKind::Declined),
+        _ => e,
+    }
 }
 
 #[cfg(test)]
 thread_local! {
-    /// Test hook: the engine whose next calls fail with an internal error.
-    static INJECT: std::cell::Cell<Option<Engine>> = const { std::cell::Cell::new(None) };
+    /// Test hook: the engines whose next calls fail, and the kind of error each fails with.
+    static INJECT: std::cell::RefCell<Vec<(Engine, ErrorKind)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Test hook: `Err("internal error: injected …")` when `engine` is the one the test injected.
+/// Test hook: an error of the injected kind ("injected into …") when the test injected one into `engine`.
 #[cfg(test)]
-fn injected(engine: Engine) -> Result<(), String> {
-    match INJECT.with(|i| i.get()) {
-        Some(e) if e == engine => Err(format!("internal error: injected into {}", engine.as_str())),
-        _ => Ok(()),
+fn injected(engine: Engine) -> Fallible<()> {
+    match INJECT.with(|i| i.borrow().iter().find(|(e, _)| *e == engine).map(|(_, k)| *k)) {
+        Some(kind) => Err(Error::new(kind, format!("injected into {}", engine.as_str()))),
+        None => Ok(()),
     }
 }
 #[cfg(not(test))]
-fn injected(_: Engine) -> Result<(), String> {
+fn injected(_: Engine) -> Fallible<()> {
     Ok(())
 }
 
 impl Accountant {
-    pub fn new(comp: Composition, opts: Options) -> Result<Accountant, String> {
+    pub fn new(comp: Composition, opts: Options) -> Fallible<Accountant> {
         if opts.digits == 0 || opts.digits > MAX_DIGITS {
-            return Err(format!("--digits must be between 1 and {MAX_DIGITS}, got {}", opts.digits));
+            return fallible!(Input, "--digits must be between 1 and {MAX_DIGITS}, got {}", opts.digits);
         }
         if let Some(p) = opts.prec {
             if !(crate::num::MIN_PREC..=crate::num::MAX_PREC).contains(&p) {
-                return Err(format!("--prec must be between {} and {} bits, got {p}", crate::num::MIN_PREC, crate::num::MAX_PREC));
+                return fallible!(Input, "--prec must be between {} and {} bits, got {p}", crate::num::MIN_PREC, crate::num::MAX_PREC);
             }
         }
         if let Some(w) = opts.width {
             if !(crate::fourier::smooth::MIN_WIDTH..=1.0).contains(&w) {
-                return Err(format!("--width must be between {:e} and 1, got {w}", crate::fourier::smooth::MIN_WIDTH));
+                return fallible!(Input, "--width must be between {:e} and 1, got {w}", crate::fourier::smooth::MIN_WIDTH);
             }
         }
         let shifts = comp.shifts();
@@ -147,14 +152,19 @@ impl Accountant {
     /// ε(δ): the smallest ε ≥ 0 such that the composition is (ε, δ)-DP, certified. Never a bracket
     /// with fewer digits than asked unless its note says how many were certified and why; an error when
     /// not one digit is certified (see [`Accountant::honest`]).
-    pub fn epsilon(&self, delta: &Rational) -> Result<Certified, String> {
-        let c = self.epsilon_raw(delta)?;
+    ///
+    /// Errors: `Input` (an invalid request), `Resource` (every engine that applies would exceed the size
+    /// or time limits), `Interrupted`, `Internal`; an engine's refusal (`Declined`) is replaced by another
+    /// engine's answer where one applies, and otherwise returned settled as `Input` or `Resource`
+    /// ([`Error::settle`]).
+    pub fn epsilon(&self, delta: &Rational) -> Fallible<Certified> {
+        let c = self.epsilon_raw(delta).map_err(Error::settle)?;
         self.honest("epsilon", c, Query::Epsilon(delta))
     }
 
-    fn epsilon_raw(&self, delta: &Rational) -> Result<Certified, String> {
+    fn epsilon_raw(&self, delta: &Rational) -> Fallible<Certified> {
         if *delta <= 0 || *delta >= 1 {
-            return Err(format!("delta must be in (0, 1), got {}", crate::num::format::fmt_rational(delta)));
+            return fallible!(Input, "delta must be in (0, 1), got {}", crate::num::format::fmt_rational(delta));
         }
         let p = self.work_prec();
         match self.opts.method {
@@ -169,7 +179,7 @@ impl Accountant {
                 );
             }
             Method::Fourier | Method::FourierFast => {
-                return Err("the Fourier methods evaluate delta(epsilon) only (approximately); use `tightdp delta`".into())
+                return fallible!(Input, "the Fourier methods evaluate delta(epsilon) only (approximately); use `tightdp delta`")
             }
             _ => {}
         }
@@ -189,15 +199,15 @@ impl Accountant {
 
     /// δ(ε), certified, with its two terms where the engine has them (the same honesty rule as
     /// [`Accountant::epsilon`]).
-    pub fn delta(&self, eps: &Rational) -> Result<DeltaResult, String> {
-        let r = self.delta_raw(eps)?;
+    pub fn delta(&self, eps: &Rational) -> Fallible<DeltaResult> {
+        let r = self.delta_raw(eps).map_err(Error::settle)?;
         let delta = self.honest("delta", r.delta, Query::Delta(eps))?;
         Ok(DeltaResult { delta, ..r })
     }
 
-    fn delta_raw(&self, eps: &Rational) -> Result<DeltaResult, String> {
+    fn delta_raw(&self, eps: &Rational) -> Fallible<DeltaResult> {
         if *eps < 0 {
-            return Err("epsilon must be non-negative".into());
+            return fallible!(Input, "epsilon must be non-negative");
         }
         let p = self.work_prec();
         let plain = |c: Certified| DeltaResult { delta: c, first: None, second: None };
@@ -208,10 +218,11 @@ impl Accountant {
                 Certified::new(d, Engine::ZcdpCks, Trust::Bound, format!("alpha = {}", crate::num::format::fmt_nearest(&alpha, 20)))
                     .map(plain)
             }
-            Method::Fourier | Method::FourierFast => {
-                Err("the Fourier methods are approximate: use Accountant::delta_estimate (CLI: `tightdp delta --method fourier`)".into())
-            }
-            Method::Grid => Err("--grid gives epsilon brackets only; use --method lattice or smoothed for delta".into()),
+            Method::Fourier | Method::FourierFast => Err(err!(
+                Input,
+                "the Fourier methods are approximate: use Accountant::delta_estimate (CLI: `tightdp delta --method fourier`)"
+            )),
+            Method::Grid => Err(err!(Input, "--grid gives epsilon brackets only; use --method lattice or smoothed for delta")),
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
             Method::Lattice => self.delta_lattice(eps, true),
             Method::LatticeFourier => self.delta_fourier(eps),
@@ -222,9 +233,10 @@ impl Accountant {
                     if r.as_ref().is_ok_and(|d| d.delta.meets(self.opts.digits)) || self.opts.prec.is_some() || !self.fourier_applicable() {
                         return r;
                     }
+                    // only refusals are replaced: any other error of either engine surfaces
                     match (self.delta_fourier(eps), r) {
-                        (_, Err(e)) if is_internal(&e) => Err(e),
-                        (Err(e), _) if is_internal(&e) => Err(e),
+                        (_, Err(e)) if !e.is_declined() => Err(e),
+                        (Err(e), _) if !e.is_declined() => Err(e),
                         (Ok(f), Ok(l)) => Ok(if f.delta.log10_rel_width() < l.delta.log10_rel_width() { f } else { l }),
                         (Ok(f), Err(_)) => Ok(f),
                         (Err(_), r) => r,
@@ -237,25 +249,25 @@ impl Accountant {
 
     /// f(α) of the exact trade-off function, certified (lattice engines; the same honesty rule as
     /// [`Accountant::epsilon`]).
-    pub fn tradeoff(&self, alpha: &Rational) -> Result<Certified, String> {
-        let c = self.tradeoff_raw(alpha)?;
+    pub fn tradeoff(&self, alpha: &Rational) -> Fallible<Certified> {
+        let c = self.tradeoff_raw(alpha).map_err(Error::settle)?;
         self.honest("f(alpha)", c, Query::Tradeoff(alpha))
     }
 
-    fn tradeoff_raw(&self, alpha: &Rational) -> Result<Certified, String> {
+    fn tradeoff_raw(&self, alpha: &Rational) -> Fallible<Certified> {
         if *alpha < 0 || *alpha > 1 {
-            return Err(format!("alpha must be in [0, 1], got {}", crate::num::format::fmt_rational(alpha)));
+            return fallible!(Input, "alpha must be in [0, 1], got {}", crate::num::format::fmt_rational(alpha));
         }
         match self.opts.method {
             Method::Auto | Method::Lattice => {}
             Method::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
-            m => return Err(format!("the trade-off function is computed on the lattice; --method {} does not give it", m.as_str())),
+            m => return fallible!(Input, "the trade-off function is computed on the lattice; --method {} does not give it", m.as_str()),
         }
         let mpfr = match self.auto_engine(Query::Tradeoff(alpha))? {
             AutoEngine::Lattice { mpfr } => mpfr || self.opts.method == Method::Lattice,
             AutoEngine::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
             AutoEngine::Smoothed => {
-                return Err("no practical common lattice for this composition: the certified trade-off function needs one".into())
+                return fallible!(Resource, "no practical common lattice for this composition: the certified trade-off function needs one")
             }
         };
         let r = self.lattice_query(Query::Tradeoff(alpha), mpfr);
@@ -267,9 +279,9 @@ impl Accountant {
 
     /// The vertices (α, β) of the trade-off function inside the resolved window, at the accountant's
     /// precision, thinned to at most `max_points` (0: all).
-    pub fn knots(&self, max_points: usize) -> Result<Vec<Knot>, String> {
+    pub fn knots(&self, max_points: usize) -> Fallible<Vec<Knot>> {
         let opts = self.initial_opts(Query::Tradeoff(&Rational::from((1, 2))), true);
-        let prof = self.profile(&opts)?;
+        let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
         let ks: Vec<Knot> = prof.knots(lo, hi).into_iter().filter(|k| k.alpha.hi > 1e-300 && k.beta.hi > 1e-300).collect();
         let step = if max_points == 0 || ks.len() <= max_points { 1 } else { ks.len().div_ceil(max_points) };
@@ -278,7 +290,11 @@ impl Accountant {
     }
 
     /// δ(ε) by an approximate Fourier method, refused when its own error bound reaches |δ|.
-    pub fn delta_estimate(&self, eps: &Rational, progress: crate::fourier::boole::Progress) -> Result<Estimate, String> {
+    pub fn delta_estimate(&self, eps: &Rational, progress: crate::fourier::boole::Progress) -> Fallible<Estimate> {
+        self.delta_estimate_raw(eps, progress).map_err(Error::settle)
+    }
+
+    fn delta_estimate_raw(&self, eps: &Rational, progress: crate::fourier::boole::Progress) -> Fallible<Estimate> {
         let groups = self.comp.gauss_shifts()?;
         let (value, bound, engine, detail) = match self.opts.method {
             Method::Fourier => {
@@ -289,13 +305,14 @@ impl Accountant {
                 let d = crate::fourier::fast::delta_fast(&groups, eps, &crate::fourier::fast::FastParams::default())?;
                 (d.delta, d.bound, Engine::FourierFast, "saddle-point trapezoid, f64".to_string())
             }
-            m => return Err(format!("--method {} is not an approximate Fourier method", m.as_str())),
+            m => return fallible!(Input, "--method {} is not an approximate Fourier method", m.as_str()),
         };
         if !(value.is_finite() && bound.is_finite() && bound < value.abs()) {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "the {} inversion's error bound {bound:.3e} is not below its value {value:.3e}: no digit of delta is known; use --method auto",
                 engine.as_str()
-            ));
+            );
         }
         Ok(Estimate { value, error_bound: bound, engine, detail })
     }

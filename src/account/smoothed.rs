@@ -3,7 +3,9 @@
 
 use super::choice::log2_of;
 use super::vocabulary::SMOOTHED_AUTO_WIDTH;
-use super::{injected, Accountant, Certified, Engine, Trust};
+use super::{injected, smooth_refusal, Accountant, Certified, Engine, Trust};
+use crate::err;
+use crate::error::Fallible;
 use rug::Rational;
 
 impl Accountant {
@@ -13,14 +15,14 @@ impl Accountant {
 
     /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
     /// accountant's escalation when the lattice is out of reach).
-    pub(super) fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Result<Certified, String> {
+    pub(super) fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Fallible<Certified> {
         injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
         let r = self.rho().to_f64();
         let l = -log2_of(delta) * std::f64::consts::LN_2;
         let width = width.unwrap_or_else(|| self.smooth_width(r + 2.0 * (r * l).sqrt()));
-        let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() })?;
+        let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() }).map_err(smooth_refusal)?;
         let tier = if e.precise { "128-bit nodes, sieved; " } else { "" };
         let detail =
             format!("smoothing w = {:.3e}, tilt c = {:.4}, {}{} nodes ({} live{})", e.w, e.c, tier, e.nodes, e.live, period_note(e.period));
@@ -37,10 +39,11 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_smoothed(&self, eps: &Rational) -> Result<Certified, String> {
+    pub(super) fn delta_smoothed(&self, eps: &Rational) -> Fallible<Certified> {
+        injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{delta_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
-        let d = delta_smooth(&groups, eps, &SmoothParams { w: Some(1e-4), ..Default::default() })?;
+        let d = delta_smooth(&groups, eps, &SmoothParams { w: Some(1e-4), ..Default::default() }).map_err(smooth_refusal)?;
         let detail =
             format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live{})", d.w, d.c, d.nodes, d.live, period_note(d.period));
         let c = Certified::new(d.interval(), Engine::Smoothed, Trust::Exact, detail)?;
@@ -51,8 +54,8 @@ impl Accountant {
         })
     }
 
-    pub(super) fn epsilon_grid(&self, delta: &Rational) -> Result<Certified, String> {
-        let g = self.opts.grid.clone().ok_or("--method grid needs --grid G")?;
+    pub(super) fn epsilon_grid(&self, delta: &Rational) -> Fallible<Certified> {
+        let g = self.opts.grid.clone().ok_or_else(|| err!(Input, "--method grid needs --grid G"))?;
         let groups = self.comp.gauss_shifts()?;
         let e = crate::pld::grid::epsilon_by_grid(&groups, &g, delta)?;
         let c = Certified::new(e, Engine::Grid, Trust::Exact, format!("grid {g}"))?;

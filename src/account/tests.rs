@@ -7,27 +7,80 @@ fn q(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()
 }
 
-/// An internal error in one engine is reported, not replaced by another engine's answer (issue 34):
-/// with the error injected into the lattice, `auto` (which would rescue a lattice refusal with the
-/// lattice Fourier inversion) returns it; injected into the smoothed inversion (chosen here by a
-/// lattice limit of 10 entries), it is not replaced by the lattice. Without injection both answer.
+/// ε(1e-10) and δ(1) of `comp` (default: 10 × N_Z(0, 5)) with errors of the given kinds injected into
+/// engines.
+fn with_injected(inject: &[(Engine, ErrorKind)], opts: Options) -> (Fallible<Certified>, Fallible<Certified>) {
+    with_injected_in(Composition::gaussian(q("5"), 10, 1).unwrap(), inject, opts)
+}
+
+fn with_injected_in(comp: Composition, inject: &[(Engine, ErrorKind)], opts: Options) -> (Fallible<Certified>, Fallible<Certified>) {
+    let a = Accountant::new(comp, opts).unwrap();
+    INJECT.with(|i| *i.borrow_mut() = inject.to_vec());
+    let r = (a.epsilon(&q("1e-10")), a.delta(&q("1")).map(|d| d.delta));
+    INJECT.with(|i| i.borrow_mut().clear());
+    r
+}
+
+/// An internal error (or a cancellation) in one engine is reported, not replaced by another engine's
+/// answer; only a refusal (`Declined`) is (issue 34). Here `auto` picks the lattice (and rescues a
+/// lattice refusal with the lattice Fourier inversion); with a lattice limit of 10 entries it picks the
+/// smoothed inversion for ε (and rescues a refusal with the lattice). Without injection all answer.
 #[test]
 fn an_internal_error_surfaces_instead_of_falling_back() {
-    let comp = || Composition::gaussian(q("5"), 10, 1).unwrap();
-    let d = q("1e-10");
-    let cases = [(Engine::Lattice, Options::default()), (Engine::Smoothed, Options { lattice_max: Some(10), ..Options::default() })];
-    for (engine, opts) in cases {
-        let clean = Accountant::new(comp(), opts.clone()).unwrap().epsilon(&d);
-        assert!(clean.is_ok(), "{engine:?}: {clean:?}");
-        INJECT.with(|i| i.set(Some(engine)));
-        let r = Accountant::new(comp(), opts).unwrap().epsilon(&d);
-        INJECT.with(|i| i.set(None));
-        let e = r.expect_err("the injected internal error was swallowed");
-        assert!(e.starts_with("internal error: injected into"), "{engine:?}: {e}");
+    use ErrorKind::{Declined, Internal, Interrupted};
+    let smoothed_first = Options { lattice_max: Some(10), ..Options::default() };
+    let (e, d) = with_injected(&[], Options::default());
+    assert_eq!((e.unwrap().engine(), d.unwrap().engine()), (Engine::LatticeDD, Engine::LatticeDD));
+    // three incommensurate variances: the smoothed inversion answers (on one group it declines, the lattice
+    // answers instead: below)
+    let three = || {
+        let g = |s: &str| Group::gaussian(q(s), 100, 1);
+        Composition::new(vec![g("5"), g("7.31"), g("11.77")], Neighbors::AddRemove).unwrap()
+    };
+    assert_eq!(with_injected_in(three(), &[], smoothed_first.clone()).0.unwrap().engine(), Engine::Smoothed);
+    // (injected, options) → the error reported, from which engine
+    let surfaces = [
+        (vec![(Engine::Lattice, Internal)], Options::default(), Internal, "lattice"),
+        (vec![(Engine::Lattice, Interrupted)], Options::default(), Interrupted, "lattice"),
+        // the lattice declines, and the inversion asked instead has a bug: the bug, not the refusal
+        (vec![(Engine::Lattice, Declined), (Engine::LatticeFourier, Internal)], Options::default(), Internal, "lattice-fourier"),
+        // both decline: the lattice's refusal, settled (a refusal by range is bad input when final)
+        (vec![(Engine::Lattice, Declined), (Engine::LatticeFourier, Declined)], Options::default(), ErrorKind::Input, "lattice"),
+    ];
+    for (inject, opts, kind, from) in surfaces {
+        let (e, d) = with_injected(&inject, opts);
+        for r in [e, d] {
+            let err = r.expect_err("the injected error was swallowed");
+            assert_eq!((err.kind(), err.message()), (kind, format!("injected into {from}").as_str()), "{inject:?}");
+        }
     }
-    // a refusal (not internal) is still replaced: the lattice declined by its size, the inversion answers
-    let r = Accountant::new(Composition::gaussian(q("37.7"), 100_000, 1).unwrap(), Options::default()).unwrap().epsilon(&d).unwrap();
-    assert_eq!(r.engine(), Engine::LatticeFourier);
+    let e = with_injected_in(three(), &[(Engine::Smoothed, Internal)], smoothed_first.clone()).0.unwrap_err();
+    assert_eq!((e.kind(), e.to_string().as_str()), (Internal, "internal error, please report it: injected into smoothed"));
+    // a refusal is replaced: the lattice's by the inversion's answer, the smoothed inversion's by the lattice's
+    let (e, d) = with_injected(&[(Engine::Lattice, Declined)], Options::default());
+    assert_eq!((e.unwrap().engine(), d.unwrap().engine()), (Engine::LatticeFourier, Engine::LatticeFourier));
+    for inject in [vec![], vec![(Engine::Smoothed, Declined)]] {
+        let e = with_injected(&inject, smoothed_first.clone()).0.unwrap();
+        assert_eq!(e.engine(), Engine::LatticeDD, "{inject:?}");
+        assert!(e.meets(20), "{e}");
+    }
+}
+
+/// Bad input is `Input`; a size refusal of the one engine asked for, and a bracket without a digit within
+/// the engines' limits, are `Resource`.
+#[test]
+fn errors_have_the_kind_a_caller_acts_on() {
+    let comp = || Composition::gaussian(q("5"), 10, 1).unwrap();
+    assert_eq!(Accountant::new(comp(), Options { digits: 0, ..Options::default() }).err().map(|e| e.kind()), Some(ErrorKind::Input));
+    let a = Accountant::new(comp(), Options::default()).unwrap();
+    for e in [a.epsilon(&q("0")).unwrap_err(), a.delta(&q("-1")).unwrap_err(), a.tradeoff(&q("2")).unwrap_err()] {
+        assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+    }
+    // the lattice alone (--method lattice), far too large: refused up front, a resource limit
+    let o = Options { method: Method::Lattice, ..Options::default() };
+    let e = Accountant::new(Composition::gaussian(q("1e12"), 1000, 1).unwrap(), o).unwrap().epsilon(&q("1e-10")).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Resource, "{e}");
+    assert!(e.message().contains("(limit "), "{e}");
 }
 
 fn acc(groups: Vec<Group>) -> Accountant {
@@ -97,7 +150,7 @@ fn no_bracket_claims_digits_it_lacks() {
     // the f64 lattice (2^-460 floor) has no digit of it: refused
     let o = Options { prec: Some(53), method: Method::Lattice, ..Options::default() };
     let r = Accountant::new(Composition::gaussian(q("37.7"), 100_000, 1).unwrap(), o).unwrap().epsilon(&q("1e-10"));
-    assert!(r.as_ref().is_err_and(|e| e.contains("no digit of epsilon")), "{r:?}");
+    assert!(r.as_ref().is_err_and(|e| e.message().contains("no digit of epsilon") && e.kind() == ErrorKind::Resource), "{r:?}");
     // the default picks the lattice Fourier inversion there: 20 digits, inside the smoothed inversion's
     // 10-digit bracket (an independent engine)
     let c = acc(vec![Group::gaussian(q("37.7"), 100_000, 1)]).epsilon(&q("1e-10")).unwrap();

@@ -2,6 +2,8 @@
 //! and the result of a δ query ([`DeltaResult`]).
 
 use super::Certified;
+use crate::err;
+use crate::error::Fallible;
 use crate::num::Interval;
 use rug::Rational;
 
@@ -55,9 +57,9 @@ impl Method {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Method, String> {
+    pub fn parse(s: &str) -> Fallible<Method> {
         Method::ALL.iter().copied().find(|m| m.as_str() == s.trim()).ok_or_else(|| {
-            format!("unknown method '{}' (one of {})", s.trim(), Method::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "))
+            err!(Input, "unknown method '{}' (one of {})", s.trim(), Method::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "))
         })
     }
 

@@ -40,7 +40,7 @@ pub fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, Strin
 /// paper's 8.59% (factor 0.9141, as the caption states).
 pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Result<PrivacyProfile, String> {
     let l = alloc.level("County")?;
-    compose_groups(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)
+    Ok(compose_groups(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)?)
 }
 
 /// Overall profiles: published noise, the paper's 8.59% uniform reduction, and the exact uniform factor.

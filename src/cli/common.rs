@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 /// `--method`: one of `account::Method` (auto, lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast).
 pub fn parse_method(s: &str) -> Result<Method, String> {
-    Method::parse(s)
+    Ok(Method::parse(s)?)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -133,7 +133,7 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
         let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
         return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp, bureau: false });
     }
-    let mechs = || -> Result<Vec<Group>, String> { a.mech.iter().map(|m| parse_mech(m)).collect() };
+    let mechs = || -> Result<Vec<Group>, String> { Ok(a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>()?) };
     if let Some(path) = &a.allocation {
         let alloc = Allocation::from_path(path)?;
         if let Some(f) = nb_flag {
@@ -189,7 +189,7 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
         });
     }
     let opts = Options { method, digits: a.digits, prec: a.prec, width, grid, ..Options::default() };
-    Accountant::new(t.comp.clone(), opts)
+    Ok(Accountant::new(t.comp.clone(), opts)?)
 }
 
 /// δ strictly inside (0, 1).

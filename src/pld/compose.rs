@@ -7,12 +7,14 @@
 //! per-group laws (each from the residue construction), with certified outward rounding and the mass
 //! dropped at every truncation added to the bound on the mass outside the window.
 
+use crate::error::Fallible;
 use crate::model::{GaussGroup, Group, Noise};
 use crate::noise::dgauss::GUARD_BITS;
 use crate::num::dd::DD;
 use crate::pld::fixed::{Scalar, SymHalf};
 use crate::pld::lattice::LatticeDist;
 use crate::pld::profile::PrivacyProfile;
+use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::ops::Pow;
@@ -156,18 +158,18 @@ pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
 }
 
 /// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
-pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
+pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Fallible<u64> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
     Ok(estimated_window_shifts(&shifts, LatticeOpts::new(prec).depth))
 }
 
 /// The privacy profile of discrete Gaussian groups (one shift per query) at the default depth.
-pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
+pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Fallible<PrivacyProfile> {
     compose_groups_with(groups, &LatticeOpts::new(prec))
 }
 
 /// The privacy profile of discrete Gaussian groups (one shift per query) with the given engine and depth.
-pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
+pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Fallible<PrivacyProfile> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
     lattice_profile(&shifts, opts)
 }
@@ -176,39 +178,42 @@ pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Result<
 /// loss statistic V on the common lattice of the slopes, then δ, ε and f read off it (`profile.rs`).
 /// Discrete Gaussian groups are convolved as symmetric half-laws (MPFR or f64, relative-error bound);
 /// discrete Laplace groups, whose statistics live on {0, …, nμ}, are convolved in with outward rounding.
-pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
+pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<PrivacyProfile> {
     if shifts.is_empty() {
-        return Err("empty mechanism list".into());
+        return fallible!(Input, "empty mechanism list");
     }
     for g in shifts {
         match &g.noise {
-            Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return Err("sigma2 must be positive".into()),
-            Noise::Laplace { scale } if *scale <= 0 => return Err("the discrete Laplace scale must be positive".into()),
+            Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return fallible!(Input, "sigma2 must be positive"),
+            Noise::Laplace { scale } if *scale <= 0 => return fallible!(Input, "the discrete Laplace scale must be positive"),
             _ => {}
         }
         if g.count == 0 || g.mu == 0 {
-            return Err("each mechanism needs n ≥ 1 and sensitivity ≥ 1".into());
+            return fallible!(Input, "each mechanism needs n ≥ 1 and sensitivity ≥ 1");
         }
     }
     let est = estimated_window_shifts(shifts, opts.depth);
     if est > MAX_WINDOW {
         let bytes = if opts.prec == F64_PREC { 8.0 } else { 2.0 * (opts.prec as f64 / 8.0 + 32.0) };
-        return Err(format!(
+        return Err(err!(
+            Declined,
             "the lattice would need about {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
              commensurate on a practical lattice, or the noise is too large for one",
             describe_entries(est),
             est as f64 * bytes / 1e9
-        ));
+        )
+        .over_limits());
     }
     let (h, w, c) = lattice_frame(shifts);
-    let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or("lattice weight too large")).collect::<Result<_, _>>()?;
+    let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or_else(|| err!(Declined, "lattice weight too large"))).collect::<Result<_, _>>()?;
     // the discrete Gaussian part, then each discrete Laplace group convolved in
     let mut gauss: Vec<(GaussGroup, i64)> = Vec::new();
     let mut lap: Vec<(&Group, i64)> = Vec::new();
     for (g, &wi) in shifts.iter().zip(&w) {
         match &g.noise {
             Noise::Gaussian { sigma2 } => {
-                let count = u32::try_from(g.count).map_err(|_| format!("{} queries are too many for the lattice engine", g.count))?;
+                let count = u32::try_from(g.count)
+                    .map_err(|_| err!(Declined, "{} queries are too many for the lattice engine", g.count).over_limits())?;
                 gauss.push((GaussGroup { sigma2: sigma2.clone(), count, mu: g.mu }, wi));
             }
             Noise::Laplace { .. } => lap.push((g, wi)),
@@ -234,7 +239,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
 }
 
 /// The law of Σ w_i S_i over discrete Gaussian groups (S_i the sum of a group's n_i noises), symmetric.
-fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<LatticeDist, String> {
+fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Fallible<LatticeDist> {
     let (prec, depth) = (opts.prec, opts.depth);
     if groups.len() == 1 && !use_power(&groups[0].0.sigma2, groups[0].0.count, depth) {
         let (g, wi) = &groups[0];
@@ -310,7 +315,7 @@ fn fixed_profile<S: Scalar>(
     src_prec: u32,
     h: Rational,
     c: Rational,
-) -> Result<PrivacyProfile, String> {
+) -> Fallible<PrivacyProfile> {
     let half = fixed_half::<S>(gauss, depth, src_prec);
     crate::num::cancel::check()?;
     if lap.is_empty() {
@@ -750,6 +755,8 @@ mod tests {
         let g = vec![GaussGroup { sigma2: q("1/1000003"), count: 1, mu: 1 }, GaussGroup { sigma2: q("999983"), count: 1, mu: 1 }];
         // slopes 1000003 and 1/999983: step 1/999983, weights ~1e12 — must be refused with an estimate.
         let e = compose_groups(&g, 128).unwrap_err();
-        assert!(e.contains("entries"), "{e}");
+        assert!(e.message().contains("entries"), "{e}");
+        // a refusal by size: another engine may answer; alone, it is a resource limit
+        assert!(e.is_declined() && e.settled_kind() == crate::error::ErrorKind::Resource, "{e:?}");
     }
 }
