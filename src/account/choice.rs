@@ -5,7 +5,8 @@ use super::vocabulary::{Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
 use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::error::Fallible;
-use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
+use crate::num::Arith;
+use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
 use crate::{err, fallible};
 use rug::Rational;
 
@@ -37,7 +38,10 @@ pub(super) enum AutoEngine {
 
 impl Accountant {
     pub(super) fn work_prec(&self) -> u32 {
-        self.opts.prec.unwrap_or_else(|| ((self.opts.digits as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 32).max(64))
+        match self.opts.arith {
+            Some(a) => a.bits(),
+            None => ((self.opts.digits as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 32).max(64),
+        }
     }
 
     /// Truncation depth a query needs for the target digits, from cheap a-priori bounds.
@@ -74,28 +78,32 @@ impl Accountant {
 
     pub(super) fn initial_opts(&self, q: Query, mpfr: bool) -> LatticeOpts {
         let depth = self.depth_for(q);
-        match self.opts.prec {
-            Some(p) if p == F64_PREC => LatticeOpts { prec: F64_PREC, depth: depth.min(F64_MAX_DEPTH) },
-            Some(p) => LatticeOpts { prec: p, depth },
-            None if !mpfr => LatticeOpts { prec: F64_PREC, depth: depth.min(F64_MAX_DEPTH) },
+        match self.opts.arith {
+            Some(Arith::F64) => LatticeOpts { arith: Arith::F64, depth: depth.min(F64_MAX_DEPTH) },
+            Some(arith) => LatticeOpts { arith, depth },
+            None if !mpfr => LatticeOpts { arith: Arith::F64, depth: depth.min(F64_MAX_DEPTH) },
             None => {
                 let w = estimated_window_shifts(&self.shifts, depth).max(2) as f64;
-                LatticeOpts { prec: self.work_prec() + w.log2().ceil() as u32 + 8, depth }
+                LatticeOpts { arith: Arith::Mpfr(self.work_prec() + w.log2().ceil() as u32 + 8), depth }
             }
         }
     }
 
     /// Estimated seconds of a lattice build on this machine (two cores).
     pub(super) fn estimated_seconds(&self, o: &LatticeOpts) -> f64 {
-        let ops = estimated_ops_for(&self.shifts, o.depth, matches!(o.prec, F64_PREC | DD_PREC));
-        let per = match o.prec {
-            F64_PREC => 1.5e-9,
+        let ops = estimated_ops_for(&self.shifts, o.depth, o.arith.is_fixed());
+        let per = match o.arith {
+            Arith::F64 => 1.5e-9,
             // the fixed-width engines convolve in blocked kernels on windows trimmed at every step:
             // measured 0.04–0.1 ns per estimated operation (DHC persons/units 2023, SafeTab-P), 2–5× margin
-            DD_PREC if !self.comp.has_laplace() => 0.2e-9,
-            // MPFR: linear in the precision up to a few thousand bits, then the multiplications'
+            Arith::DoubleDouble if !self.comp.has_laplace() => 0.2e-9,
+            // MPFR (and a double-double request with discrete Laplace noise, convolved in MPFR at 106
+            // bits): linear in the precision up to a few thousand bits, then the multiplications'
             // Karatsuba/Toom growth (--prec 65536 on 1,000 × N_Z(0, 5) ran > 60 s on an estimate of ~20 s)
-            p => (15.0 + 0.1 * p as f64 * (p as f64 / 2048.0).max(1.0).powf(0.6)) * 1e-9,
+            a => {
+                let p = a.bits() as f64;
+                (15.0 + 0.1 * p * (p / 2048.0).max(1.0).powf(0.6)) * 1e-9
+            }
         };
         ops * per / 2.0
     }
@@ -109,11 +117,11 @@ impl Accountant {
             if gauss_only { self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()) } else { None };
         let smoothed_ok = smoothed_range_error.is_none();
         if self.opts.method == Method::Lattice {
-            return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
+            return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
         }
         // a depth no lattice holds (1,000 × N_Z(0, 0.01) at 1e-10: ε ≈ 5e4 needs ~72,000 bits of mass):
         // the lattice would only fail after its build, the inversion holds any depth
-        if self.opts.prec.is_none() && self.depth_wanted(q) > MAX_DEPTH as f64 && self.fourier_applicable() {
+        if self.opts.arith.is_none() && self.depth_wanted(q) > MAX_DEPTH as f64 && self.fourier_applicable() {
             return Ok(AutoEngine::LatticeFourier);
         }
         if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
@@ -130,13 +138,13 @@ impl Accountant {
             // the lattice Fourier inversion costs about the same at every n (0.05–0.3 s for a few groups,
             // more for many): preferred once the exact lattice would take longer than it
             let few = self.shifts.len() <= FOURIER_FEW_GROUPS && (window > FOURIER_FEW_WINDOW || exact_secs > FOURIER_FEW_SECS);
-            if self.opts.prec.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() {
+            if self.opts.arith.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() {
                 return Ok(AutoEngine::LatticeFourier);
             }
-            if self.opts.prec.is_some() || exact_secs <= self.opts.time_budget {
-                return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
+            if self.opts.arith.is_some() || exact_secs <= self.opts.time_budget {
+                return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
             }
-            let f = LatticeOpts { prec: F64_PREC, depth: o.depth.min(F64_MAX_DEPTH) };
+            let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
             // the f64 lattice keeps no mass below 2^-F64_MAX_DEPTH: a query needing more bits (100,000 x
             // N_Z(0, 37.7) at 1e-10 needs ~2,500) gets no digit from it, the smoothed inversion (cost
             // independent of n) answers
@@ -146,7 +154,7 @@ impl Accountant {
             }
             return Ok(AutoEngine::Smoothed);
         }
-        if self.opts.prec.is_none() && self.fourier_applicable() {
+        if self.opts.arith.is_none() && self.fourier_applicable() {
             return Ok(AutoEngine::LatticeFourier);
         }
         if gauss_only {
@@ -183,7 +191,7 @@ impl Accountant {
                         Err(e) if e.is_declined() => e,
                         r => return r,
                     };
-                    let mpfr = self.opts.prec != Some(F64_PREC);
+                    let mpfr = self.opts.arith != Some(Arith::F64);
                     let o = self.initial_opts(q, mpfr);
                     let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
                     let secs = match self.dd_opts(q) {
@@ -204,8 +212,8 @@ impl Accountant {
                     }
                     // chosen over an f64 lattice short of bits (see auto_engine): that lattice's partial bracket
                     // is still better than none (the honesty gate refuses it if it has no digit)
-                    let f = LatticeOpts { prec: F64_PREC, depth: o.depth.min(F64_MAX_DEPTH) };
-                    if self.opts.prec.is_none()
+                    let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
+                    if self.opts.arith.is_none()
                         && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW
                         && self.estimated_seconds(&f) <= self.opts.time_budget
                     {
@@ -241,7 +249,7 @@ impl Accountant {
     /// Fourier inversion's where that applies: the narrower certified bracket is returned (the lattice's
     /// truncation depth is what limits it in the far tails, e.g. 1,000 × N_Z(0, 0.01) at δ = 1e-10).
     pub(super) fn or_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.prec.is_some() || !self.fourier_applicable() {
+        if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable() {
             return r;
         }
         // only refusals are replaced: any other error of either engine surfaces

@@ -5,6 +5,7 @@ use super::vocabulary::{Method, Query};
 use super::{Accountant, Certified, Engine};
 use crate::error::Fallible;
 use crate::fallible;
+use crate::num::Arith;
 use crate::pld::compose::{estimated_window_shifts, LatticeOpts, MAX_WINDOW};
 
 impl Accountant {
@@ -51,9 +52,9 @@ impl Accountant {
     /// What to try when no engine the accountant chose certified a digit.
     fn what_to_try(&self, q: Query, engine: Engine) -> String {
         let mut tries = Vec::new();
-        if engine != Engine::Lattice || self.opts.prec.is_some() {
+        if engine != Engine::Lattice || self.opts.arith.is_some() {
             let o = self.initial_opts(q, true);
-            let o = LatticeOpts { prec: self.work_prec() + 16, ..o };
+            let o = LatticeOpts { arith: Arith::Mpfr(self.work_prec() + 16), ..o };
             if estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW {
                 tries.push(format!("--method lattice (MPFR; estimated {:.0} s)", self.estimated_seconds(&o).max(1.0)));
             }

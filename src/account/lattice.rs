@@ -5,8 +5,9 @@ use super::vocabulary::{DeltaResult, Query, F64_MAX_DEPTH, MAX_DEPTH};
 use super::{injected, Accountant, Certified, Engine, Trust};
 use crate::err;
 use crate::error::{ErrorKind, Fallible};
+use crate::num::Arith;
 use crate::num::Interval;
-use crate::pld::compose::{estimated_window_shifts, lattice_profile, LatticeOpts, DD_PREC, F64_PREC, MAX_WINDOW};
+use crate::pld::compose::{estimated_window_shifts, lattice_profile, LatticeOpts, MAX_WINDOW};
 use crate::pld::profile::PrivacyProfile;
 use rug::Rational;
 use std::sync::Arc;
@@ -21,7 +22,8 @@ impl Accountant {
         {
             let cache = self.cache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
             // a cached profile at least as precise and as deep serves (the f64 and MPFR engines are distinct)
-            if let Some((_, p)) = cache.iter().find(|(k, _)| tier(k.prec) == tier(o.prec) && k.prec >= o.prec && k.depth >= o.depth) {
+            let serves = |k: &LatticeOpts| tier(k.arith) == tier(o.arith) && k.arith.bits() >= o.arith.bits() && k.depth >= o.depth;
+            if let Some((_, p)) = cache.iter().find(|(k, _)| serves(k)) {
                 return Ok(p.clone());
             }
         }
@@ -55,15 +57,15 @@ impl Accountant {
         match self.engine_of(o) {
             Engine::LatticeF64 => format!("f64 convolution with rigorous error bound, truncation depth {} bits", o.depth),
             Engine::LatticeDD => format!("double-double convolution with rigorous error bound, truncation depth {} bits", o.depth),
-            _ => format!("MPFR {} bits, truncation depth {} bits", o.prec, o.depth),
+            _ => format!("MPFR {} bits, truncation depth {} bits", o.arith.bits(), o.depth),
         }
     }
 
     fn engine_of(&self, o: &LatticeOpts) -> Engine {
-        match o.prec {
-            F64_PREC => Engine::LatticeF64,
+        match o.arith {
+            Arith::F64 => Engine::LatticeF64,
             // the double-double engine convolves the discrete Gaussian part; Laplace-only runs in MPFR
-            DD_PREC if self.has_gauss() => Engine::LatticeDD,
+            Arith::DoubleDouble if self.has_gauss() => Engine::LatticeDD,
             _ => Engine::Lattice,
         }
     }
@@ -81,8 +83,8 @@ impl Accountant {
     /// gives 23 digits in 0.3 s, MPFR at 123 bits 29 digits in 60 s, the brackets nested.
     pub(super) fn dd_opts(&self, q: Query) -> Option<LatticeOpts> {
         let depth = self.depth_for(q);
-        (self.opts.prec.is_none() && self.has_gauss() && depth <= F64_MAX_DEPTH + DD_DEPTH_SLACK)
-            .then_some(LatticeOpts { prec: DD_PREC, depth: depth.min(F64_MAX_DEPTH) })
+        (self.opts.arith.is_none() && self.has_gauss() && depth <= F64_MAX_DEPTH + DD_DEPTH_SLACK)
+            .then_some(LatticeOpts { arith: Arith::DoubleDouble, depth: depth.min(F64_MAX_DEPTH) })
     }
 
     /// The digits loop: evaluate, and while the bracket misses the target raise precision and depth by
@@ -118,7 +120,7 @@ impl Accountant {
                 Declined,
                 "the {} lattice would take about {secs:.0} s here (limit {:.0} s); --method auto picks a faster \
                  certified engine where one applies, --method zcdp-cks gives a certified upper bound",
-                if first.prec == F64_PREC { "f64" } else { "MPFR" },
+                if first.arith == Arith::F64 { "f64" } else { "MPFR" },
                 REFUSE_FACTOR * self.opts.time_budget
             )
             .over_limits());
@@ -144,7 +146,7 @@ impl Accountant {
         bracket: &dyn Fn(&T) -> Interval,
     ) -> Fallible<(T, LatticeOpts, Option<String>)> {
         let mut o = first;
-        let fixed_prec = self.opts.prec.is_some() || o.prec == F64_PREC || o.prec == DD_PREC;
+        let fixed_prec = self.opts.arith.is_some() || o.arith.is_fixed();
         let target = self.opts.digits;
         // the narrowest bracket so far, its log10 relative width, and the options that gave it
         let mut best: Option<(T, f64, LatticeOpts)> = None;
@@ -182,8 +184,8 @@ impl Accountant {
                 Err(e) => return Err(e),
             };
             let next = LatticeOpts {
-                prec: if fixed_prec { o.prec } else { o.prec + shortfall },
-                depth: (o.depth + shortfall).min(if o.prec == F64_PREC || o.prec == DD_PREC { F64_MAX_DEPTH } else { MAX_DEPTH }),
+                arith: if fixed_prec { o.arith } else { Arith::Mpfr(o.arith.bits() + shortfall) },
+                depth: (o.depth + shortfall).min(if o.arith.is_fixed() { F64_MAX_DEPTH } else { MAX_DEPTH }),
             };
             if next == o || estimated_window_shifts(&self.shifts, next.depth) > MAX_WINDOW {
                 break;
@@ -195,18 +197,21 @@ impl Accountant {
         }
         match best {
             Some((v, _, o)) => {
-                let why = if (o.prec == F64_PREC || o.prec == DD_PREC) && need > o.depth {
+                let why = if o.arith.is_fixed() && need > o.depth {
                     format!(
                         "the {} engine keeps no mass below about 2^-{F64_MAX_DEPTH}, and this query needs about {need} bits of it \
                          (log2(1/delta) + epsilon*log2(e) + the digits)",
-                        if o.prec == F64_PREC { "f64" } else { "double-double" }
+                        if o.arith == Arith::F64 { "f64" } else { "double-double" }
                     )
-                } else if o.prec == F64_PREC {
+                } else if o.arith == Arith::F64 {
                     "the f64 engine's rounding-error bound limits it".to_string()
-                } else if o.prec == DD_PREC && self.opts.prec.is_none() {
+                } else if o.arith == Arith::DoubleDouble && self.opts.arith.is_none() {
                     "the double-double engine's error bound limits it".to_string()
-                } else if self.opts.prec.is_some() {
-                    format!("--prec {} limits it", o.prec)
+                } else if let Some(a) = self.opts.arith {
+                    match a {
+                        Arith::Mpfr(b) => format!("--prec {b} limits it"),
+                        _ => format!("--arith {} limits it", a.name()),
+                    }
                 } else {
                     "a deeper or more precise lattice would exceed the size or time limits".to_string()
                 };
@@ -247,11 +252,11 @@ impl Accountant {
     }
 }
 
-/// Which lattice engine a precision selects: f64, double-double, or MPFR at that many bits.
-fn tier(prec: u32) -> u8 {
-    match prec {
-        F64_PREC => 0,
-        DD_PREC => 1,
-        _ => 2,
+/// The engines a cached lattice may serve across: f64, double-double, MPFR (at any precision ≥ asked).
+fn tier(arith: Arith) -> u8 {
+    match arith {
+        Arith::F64 => 0,
+        Arith::DoubleDouble => 1,
+        Arith::Mpfr(_) => 2,
     }
 }

@@ -15,7 +15,8 @@
 //! lattice from the request — the depth must cover log2(1/δ) + ε·log2(e) + the digits, because the second
 //! term e^ε·P[…] multiplies the mass left outside the window by e^ε — then raises both by the observed
 //! shortfall until the bracket meets the target, or returns the best certified bracket with a note that
-//! says why it is wider. `Options::prec` is an expert override of the precision.
+//! says why it is wider. `Options::arith` (an expert override) forces the lattice arithmetic
+//! ([`crate::num::Arith`]: f64, double-double, or MPFR at a precision).
 
 pub mod certified;
 mod choice;
@@ -34,7 +35,7 @@ pub use vocabulary::{
 use crate::budget::zcdp;
 use crate::error::{Error, ErrorKind, Fallible, Typed};
 use crate::model::{Composition, Group};
-use crate::num::Interval;
+use crate::num::{Arith, Interval};
 use crate::pld::compose::LatticeOpts;
 use crate::pld::profile::{Knot, PrivacyProfile};
 use crate::{err, fallible};
@@ -43,11 +44,10 @@ use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
 use vocabulary::Query;
 
-/// Certified ε(δ) of a composition at a fixed working precision `prec` (53: the f64 lattice), the
-/// smoothed inversion (bracket at most `width` wide) where no practical lattice exists or the lattice
-/// exceeds `lattice_max` entries.
-pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, lattice_max: Option<u64>) -> Fallible<Certified> {
-    let opts = Options { prec: Some(prec), width: Some(width), lattice_max, ..Options::default() };
+/// Certified ε(δ) of a composition on the lattice in a fixed arithmetic, the smoothed inversion (bracket
+/// at most `width` wide) where no practical lattice exists or the lattice exceeds `lattice_max` entries.
+pub fn epsilon_at(comp: &Composition, delta: &Rational, arith: Arith, width: f64, lattice_max: Option<u64>) -> Fallible<Certified> {
+    let opts = Options { arith: Some(arith), width: Some(width), lattice_max, ..Options::default() };
     Accountant::new(comp.clone(), opts)?.epsilon(delta)
 }
 
@@ -59,7 +59,7 @@ pub fn epsilon_at(comp: &Composition, delta: &Rational, prec: u32, width: f64, l
 pub fn epsilon_for_calibration(
     comp: &Composition,
     delta: &Rational,
-    prec: u32,
+    arith: Arith,
     width: f64,
     lattice_max: Option<u64>,
 ) -> Fallible<Certified> {
@@ -72,7 +72,7 @@ pub fn epsilon_for_calibration(
     if probe.shifts.len() <= FOURIER_FEW_GROUPS {
         return probe.epsilon(delta);
     }
-    epsilon_at(comp, delta, prec, width, lattice_max)
+    epsilon_at(comp, delta, arith, width, lattice_max)
 }
 
 /// The accountant of one composition.
@@ -120,7 +120,7 @@ impl Accountant {
         if opts.digits == 0 || opts.digits > MAX_DIGITS {
             return fallible!(Input, "--digits must be between 1 and {MAX_DIGITS}, got {}", opts.digits);
         }
-        if let Some(p) = opts.prec {
+        if let Some(Arith::Mpfr(p)) = opts.arith {
             if !(crate::num::MIN_PREC..=crate::num::MAX_PREC).contains(&p) {
                 return fallible!(Input, "--prec must be between {} and {} bits, got {p}", crate::num::MIN_PREC, crate::num::MAX_PREC);
             }
@@ -230,7 +230,8 @@ impl Accountant {
                 AutoEngine::Smoothed => self.delta_smoothed(eps).map(plain),
                 AutoEngine::Lattice { mpfr } => {
                     let r = self.delta_lattice(eps, mpfr);
-                    if r.as_ref().is_ok_and(|d| d.delta.meets(self.opts.digits)) || self.opts.prec.is_some() || !self.fourier_applicable() {
+                    if r.as_ref().is_ok_and(|d| d.delta.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable()
+                    {
                         return r;
                     }
                     // only refusals are replaced: any other error of either engine surfaces

@@ -131,7 +131,7 @@ fn double_double_just_past_its_floor() {
 fn no_bracket_claims_digits_it_lacks() {
     let comp = || Composition::gaussian(q("5"), 10, 1).unwrap();
     let cases = [
-        Options { prec: Some(53), method: Method::Lattice, ..Options::default() },
+        Options { arith: Some(Arith::F64), method: Method::Lattice, ..Options::default() },
         Options { method: Method::Grid, grid: Some(q("1/1000")), ..Options::default() },
         Options { method: Method::Smoothed, width: Some(1e-3), ..Options::default() },
         Options { digits: 30, ..Options::default() },
@@ -148,7 +148,7 @@ fn no_bracket_claims_digits_it_lacks() {
         }
     }
     // the f64 lattice (2^-460 floor) has no digit of it: refused
-    let o = Options { prec: Some(53), method: Method::Lattice, ..Options::default() };
+    let o = Options { arith: Some(Arith::F64), method: Method::Lattice, ..Options::default() };
     let r = Accountant::new(Composition::gaussian(q("37.7"), 100_000, 1).unwrap(), o).unwrap().epsilon(&q("1e-10"));
     assert!(r.as_ref().is_err_and(|e| e.message().contains("no digit of epsilon") && e.kind() == ErrorKind::Resource), "{r:?}");
     // the default picks the lattice Fourier inversion there: 20 digits, inside the smoothed inversion's

@@ -4,7 +4,7 @@
 use super::Certified;
 use crate::err;
 use crate::error::Fallible;
-use crate::num::Interval;
+use crate::num::{Arith, Interval};
 use rug::Rational;
 
 /// How to compute.
@@ -12,7 +12,7 @@ use rug::Rational;
 pub enum Method {
     /// choose the engine (the default)
     Auto,
-    /// exact lattice (MPFR, or the f64 engine with `prec = 53`)
+    /// exact lattice (by default double-double then MPFR; `Options::arith` forces one arithmetic)
     Lattice,
     /// certified smoothed Fourier inversion
     Smoothed,
@@ -98,8 +98,10 @@ pub struct Options {
     pub method: Method,
     /// target correct significant digits of every bracket
     pub digits: u32,
-    /// expert override of the working precision in bits (53 = the f64 lattice engine)
-    pub prec: Option<u32>,
+    /// the lattice arithmetic, forced (`None`: the accountant's choice — double-double first, then MPFR
+    /// at a precision from `digits`, the f64 lattice when the exact work exceeds the time budget); a
+    /// forced arithmetic is never raised and the lattice Fourier inversion is not offered instead
+    pub arith: Option<Arith>,
     /// target width of a smoothed ε bracket (default: from `digits`, at least 1e-10)
     pub width: Option<f64>,
     /// grid of `Method::Grid`
@@ -116,7 +118,7 @@ impl Default for Options {
         Options {
             method: Method::Auto,
             digits: DEFAULT_DIGITS,
-            prec: None,
+            arith: None,
             width: None,
             grid: None,
             time_budget: DEFAULT_TIME_BUDGET,

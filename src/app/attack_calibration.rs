@@ -82,7 +82,7 @@ impl AttackTarget {
     /// suffices).
     fn measure(&self, groups: &[GaussGroup], c: &Rational, prec: Option<u32>) -> Result<Interval, String> {
         let comp = Composition::new(scale_groups(groups, c).iter().map(Group::from).collect(), Neighbors::AddRemove)?;
-        let acc = Accountant::new(comp, Options { prec, ..Options::default() })?;
+        let acc = Accountant::new(comp, Options { arith: prec.map(crate::num::Arith::from_legacy_prec), ..Options::default() })?;
         let m = match self {
             AttackTarget::Advantage(_) => crate::attack::advantage(&acc)?,
             AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(&acc, fpr)?,

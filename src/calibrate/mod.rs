@@ -42,7 +42,8 @@ pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u
         scale_groups(groups, c).iter().map(crate::model::Group::from).collect(),
         crate::model::Neighbors::AddRemove,
     )?;
-    Ok(epsilon_for_calibration(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
+    // (`prec` is a bare precision: 53 the f64 lattice, 106 the double-double one, else MPFR bits)
+    Ok(epsilon_for_calibration(&comp, delta, crate::num::Arith::from_legacy_prec(prec), 1e-10, Some(FAST_WINDOW))?.interval())
 }
 
 fn rat(x: f64) -> Rational {
