@@ -125,7 +125,7 @@ pub const FUTURE_LAWS: [(&str, &[&str], &str); 5] = [
 pub fn check_mech(spec: &str) -> Result<(), String> {
     let kind = spec.split_once(':').map(|(k, _)| k.trim()).unwrap_or("");
     if kind == "dgauss" || kind == "dlap" {
-        return crate::model::spec::parse_mech(spec).map(|_| ());
+        return crate::model::spec::parse_mech(spec).map(|_| ()).map_err(String::from);
     }
     let Some((_, keys, _)) = FUTURE_LAWS.iter().find(|(k, _, _)| *k == kind) else {
         return Err(format!("mechanism '{spec}': unknown noise '{kind}' (dgauss, dlap, gauss, laplace, rr, dp, zcdp)"));

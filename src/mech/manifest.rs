@@ -355,7 +355,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
                     pure_max = Some(p);
                 }
             }
-            let opts = Options { prec, ..Options::default() };
+            let opts = Options { arith: prec.map(crate::num::Arith::from_legacy_prec), ..Options::default() };
             results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
             labels.push(label);
             case_of.push(ci);
