@@ -576,8 +576,11 @@ impl Accountant {
         let window = estimated_window_shifts(&self.shifts, o.depth);
         let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
         let gauss_only = !self.comp.has_laplace();
-        let smoothed_range_error =
-            if gauss_only { self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()) } else { None };
+        let smoothed_range_error = if gauss_only {
+            self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err().map(String::from))
+        } else {
+            None
+        };
         let smoothed_ok = smoothed_range_error.is_none();
         if self.opts.method == Method::Lattice {
             return Ok(AutoEngine::Lattice { mpfr: self.opts.prec != Some(F64_PREC) });
