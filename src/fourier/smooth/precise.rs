@@ -113,7 +113,7 @@ struct PNode {
 /// Upper bounds of Σ_n ω_n |K_S(t_n)| and Σ_n ω_n |K_B(t_n)| over all nodes n ≥ 0 of step h:
 /// |K_S(t)| = e^{w²(c²−t²)/2}/|(c+it)(c+1+it)| ≤ min(e^{w²c²/2}/(c(c+1)), e^{w²c²/2}/t²) and Σ_{n≥1} 1/(nh)² =
 /// π²/(6h²); |K_B(t)| = e^{γ²(c²−t²)/2} and Σ_{n≥1} e^{−γ²h²n²/2} ≤ ∫_0^∞ e^{−γ²h²u²/2} du = √(π/2)/(γh).
-fn outside_sums(c: f64, w: f64, gamma: f64, h: f64) -> (f64, f64) {
+pub(super) fn outside_sums(c: f64, w: f64, gamma: f64, h: f64) -> (f64, f64) {
     let ew = (w * w * c * c / 2.0).exp();
     let ks = ew / (c * (c + 1.0)) + 2.0 * ew * std::f64::consts::PI.powi(2) / (6.0 * h * h);
     let eg = (gamma * gamma * c * c / 2.0).exp();

@@ -4,6 +4,7 @@
 
 use super::design::fit_to_period;
 use super::drivers::verified_crossing;
+use super::kernels::kernel_max;
 use super::nodes::{block_ln_sup, comp_ratio, prepare_with, Comp, Table, DEAD};
 use super::shape::Lattice;
 use super::theta::{one_plus, scale_two_f64, theta_d, Thetas};
@@ -378,4 +379,118 @@ fn period_fitted_table_matches_direct_evaluation() {
     let gs = [mg("16793617/4", 3, 1), mg("16801816/3", 2, 1)];
     let (step, n, m) = fit_to_period(&Lattice::of(&gs), 0.5, 400);
     assert!(m.is_none() && step.h == Ball::exact(0.5) && n == 400);
+}
+
+/// The rows of `kind` in scripts/reference/smooth_reference.txt (mpmath, 60 digits; see the script): the
+/// parameters as strings and the reference values at 256 bits.
+fn reference_rows(kind: &str) -> Vec<(Vec<&'static str>, Vec<Float>)> {
+    let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/smooth_reference.txt"));
+    let n_params = match kind {
+        "geometric" => 1,
+        "beta" => 2,
+        "theta" | "kernel_max" => 3,
+        "trunc" | "outside" => 4,
+        _ => panic!("unknown kind {kind}"),
+    };
+    let rows: Vec<_> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[0] == kind)
+        .map(|f| {
+            let vals = f[1 + n_params..].iter().map(|v| Float::with_val(256, Float::parse(v).unwrap())).collect();
+            (f[1..1 + n_params].to_vec(), vals)
+        })
+        .collect();
+    assert!(!rows.is_empty(), "no {kind} rows");
+    rows
+}
+
+fn num(s: &str) -> f64 {
+    s.parse().unwrap()
+}
+
+/// `v` lies in [lo, hi] up to `rel`·|v| (the reference's own rounding: 45 digits).
+fn within(v: &Float, lo: &Float, hi: &Float, rel: f64) -> bool {
+    let tol = Float::with_val(256, v.clone().abs() * rel);
+    Float::with_val(256, lo - &tol) <= *v && *v <= Float::with_val(256, hi + &tol)
+}
+
+/// The θ-sums D(c) − 1 = θ₃(πcμ, e^{−2π²σ²}) − 1 against mpmath's Jacobi θ₃ (and its series where q is below
+/// 1e-300): the 128-bit MPFR interval of `theta_d` and the f64 ball of [`Thetas`] both hold the reference,
+/// over σ² from 1/50 (the engine's smallest σ²/μ²) to 16793603 (a redistricting query) and tilts up to 59.5;
+/// the MPFR interval is narrow (1e-25 relative, as ln M in `mgf_theta_matches_direct_sum`; ~1e-29 where the
+/// sum cancels to 1% of its terms) and the ball as narrow as the engine needs (1e-11).
+#[test]
+fn theta_sums_match_the_mpmath_reference() {
+    for (p, v) in reference_rows("theta") {
+        let g = mg(p[0], 1, p[1].parse().unwrap());
+        let c = num(p[2]);
+        let d_ref = Float::with_val(256, &v[0] + 1u32);
+        let exact = theta_d(&g.sigma2, c, g.mu);
+        assert!(within(&d_ref, &exact.lo, &exact.hi, 1e-44), "{p:?}: MPFR D {exact} does not hold 1 + {}", v[0]);
+        assert!(exact.width() <= 1e-25 * d_ref.to_f64(), "{p:?}: MPFR D {exact} too wide");
+        let th = Thetas::new(std::slice::from_ref(&g));
+        let s = th.s(0, c);
+        let (lo, hi) = (Float::with_val(256, s.lo()), Float::with_val(256, s.hi()));
+        assert!(within(&v[0], &lo, &hi, 1e-44), "{p:?}: ball D − 1 {s:?} does not hold {}", v[0]);
+        assert!(s.r <= 1e-11 * d_ref.to_f64(), "{p:?}: ball D − 1 {s:?} too wide");
+    }
+}
+
+/// The x-independent factors of the quadrature bounds against mpmath: β (the bump's factor in the lower
+/// bound) and the aliasing series e^{−x}/(1 − e^{−x}) are upper bounds within 1e-13 relative (times the
+/// condition number 1/(1 − e^{−x}) of the series; plus the balls' absolute 1e-300 floor), the truncation factors and γ√(2π) are balls that hold
+/// the reference and are narrow (1e-14 relative times the exponential's condition number |ln b|).
+#[test]
+fn quadrature_constants_match_the_mpmath_reference() {
+    // b ≥ r, and b ≤ r(1 + slack) + 8η (η = 1e-300: the absolute radius a ball operation adds, which
+    // dominates near the bottom of the f64 range, e^{−700})
+    let upper = |b: f64, r: &Float, slack: f64, what: &str| {
+        let bf = Float::with_val(256, b);
+        assert!(bf >= *r, "{what}: {b:e} below the reference {r}");
+        let allowed = Float::with_val(256, r * (1.0 + slack)) + 8.0 * crate::num::ball::ETA;
+        assert!(bf <= allowed, "{what}: {b:e} exceeds the reference {r} by more than {slack:e} relative");
+    };
+    for (p, v) in reference_rows("beta") {
+        upper(super::quadrature::beta(num(p[0]), num(p[1])), &v[0], 1e-13, &format!("beta {p:?}"));
+    }
+    for (p, v) in reference_rows("geometric") {
+        let x = num(p[0]);
+        upper(super::quadrature::geometric(Ball::exact(x)), &v[0], 1e-13 / -(-x).exp_m1(), &format!("geometric {p:?}"));
+    }
+    for (p, v) in reference_rows("trunc") {
+        let (ts, tb, gs) = super::quadrature::truncation(num(p[0]), num(p[1]), num(p[2]), Ball::exact(num(p[3])));
+        for (b, r, what) in [(ts, &v[0], "trunc_s"), (tb, &v[1], "trunc_b"), (gs, &v[2], "gamma sqrt(2 pi)")] {
+            assert!(
+                within(r, &Float::with_val(256, b.lo()), &Float::with_val(256, b.hi()), 1e-44),
+                "{what} {p:?}: {b:?} does not hold {r}"
+            );
+            // exp's condition number is its argument, ≈ |ln b|: 1e-14 relative per unit of it
+            assert!(b.r <= 1e-14 * (1.0 + b.m.ln().abs()) * b.m, "{what} {p:?}: {b:?} too wide");
+        }
+    }
+}
+
+/// The kernels' bounds against mpmath: `kernel_max` dominates sup_t |K_S(c+it)| and sup_t |K_B(c+it)| (found
+/// on a grid of t; the sup is at t = 0) by at most its 0.1% margin, and `precise::outside_sums` dominates
+/// Σ_n ω_n |K(t_n)| over all nodes t_n = nh (summed directly to n = 200 000, the rest bounded by an integral),
+/// for the smoothing widths of a loose f64 bracket down to the 20-digit tier's w = 7e-11. The K_B bound is
+/// tight (within 1%); the K_S bound replaces |(c+it)(c+1+it)| by t² and is loose by design (it multiplies a
+/// sieve bound of 1e-40).
+#[test]
+fn kernel_bounds_match_the_mpmath_reference() {
+    for (p, v) in reference_rows("kernel_max") {
+        let (ks, kb) = kernel_max(num(p[0]), num(p[1]), num(p[2]));
+        for (b, r, what) in [(ks, &v[0], "K_S"), (kb, &v[1], "K_B")] {
+            let ratio = (Float::with_val(256, b) / r).to_f64();
+            assert!((1.0..=1.0011).contains(&ratio), "kernel_max {what} {p:?}: {b:e} against sup {r} (ratio {ratio})");
+        }
+    }
+    for (p, v) in reference_rows("outside") {
+        let (os, ob) = super::precise::outside_sums(num(p[0]), num(p[1]), num(p[2]), num(p[3]));
+        assert!(Float::with_val(256, os) >= v[0], "outside K_S {p:?}: {os:e} below the sum {}", v[0]);
+        let ratio = (Float::with_val(256, ob) / &v[1]).to_f64();
+        assert!((1.0..=1.01).contains(&ratio), "outside K_B {p:?}: {ob:e} against the sum {} (ratio {ratio})", v[1]);
+    }
 }
