@@ -494,3 +494,40 @@ fn kernel_bounds_match_the_mpmath_reference() {
         assert!((1.0..=1.01).contains(&ratio), "outside K_B {p:?}: {ob:e} against the sum {} (ratio {ratio})", v[1]);
     }
 }
+
+/// The module's refusals carry the kind the accountant acts on (issue 34): an invalid argument is `Input`;
+/// what this method cannot answer — σ² outside its range, δ below the double range, a loss on a coarse
+/// lattice (one query) at a narrow width — is `Declined` (another engine may answer), with its message.
+#[test]
+fn refusals_carry_their_kinds() {
+    let d = |s: &str| crate::num::parse_rational(s).unwrap();
+    let gs = [mg("5", 10, 1)];
+    let kind_and_message = |r: Fallible<SmoothResult>| {
+        let e = r.expect_err("a refusal");
+        (e.kind(), e.to_string())
+    };
+    let narrow = SmoothParams { width: 1e-30, ..Default::default() };
+    assert_eq!(
+        kind_and_message(epsilon_smooth(&gs, &d("1e-6"), &narrow)),
+        (ErrorKind::Input, "the smoothed inversion's bracket width must be at least 1e-24".to_string())
+    );
+    assert_eq!(
+        kind_and_message(epsilon_smooth(&gs, &d("2"), &SmoothParams::default())),
+        (ErrorKind::Input, "delta must be in (0, 1)".into())
+    );
+    let (k, m) = kind_and_message(epsilon_smooth(&gs, &d("1e-400"), &SmoothParams::default()));
+    assert!(
+        k == ErrorKind::Declined && m.starts_with("delta = 1e-400 is below the smoothed inversion's double-precision range"),
+        "{k:?}: {m}"
+    );
+    let tiny = [mg("1/1000000000", 3, 1)];
+    for r in [epsilon_smooth(&tiny, &d("1e-6"), &SmoothParams::default()), delta_smooth(&tiny, &d("1"), &SmoothParams::default())] {
+        let (k, m) = kind_and_message(r);
+        assert!(
+            k == ErrorKind::Declined && m.starts_with("the smoothed inversion handles sigma2/sensitivity² in [1e-6, 1e15]"),
+            "{k:?}: {m}"
+        );
+    }
+    let (k, m) = kind_and_message(epsilon_smooth(&[mg("5", 1, 1)], &d("1e-3"), &SmoothParams { width: 1e-9, ..Default::default() }));
+    assert!(k == ErrorKind::Declined && m.ends_with("use the lattice method"), "{k:?}: {m}");
+}
