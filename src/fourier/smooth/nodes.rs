@@ -20,8 +20,9 @@ pub(super) const DEAD: f64 = 1e-30;
 /// Smallest σ²/μ² handled (the θ-series need O(1/σ) terms).
 const MIN_S2: f64 = 0.02;
 
-/// One group prepared for node evaluation at tilt c: r_q(t) = e^{itμ²/(2σ²)} Σ_k e^{−τ_k²/(2σ²)} e^{icμτ_k/σ²}
-/// / D_q(c), τ_k = μt − 2πkσ² (docs/smoothed-fourier.md §2), with the Poisson terms |τ_k| ≤ R = `rcut` explicit and the rest in `tail`.
+/// One group prepared for node evaluation at tilt c:
+/// r_q(t) = e^{itμ²/(2σ²)} Σ_k e^{−τ_k²/(2σ²)} e^{icμτ_k/σ²} / D_q(c), τ_k = μt − 2πkσ² (docs/smoothed-fourier.md
+/// §2), with the Poisson terms |τ_k| ≤ R = `rcut` explicit and the rest in `tail`.
 pub(super) struct Comp {
     /// n_q
     pub(super) count: u32,
@@ -45,6 +46,7 @@ pub(super) struct Comp {
     key: f64,
 }
 
+/// The groups prepared at tilt c, widest first, the Poisson terms |τ| ≤ √(2σ²·75) explicit (the f64 tier).
 pub(super) fn prepare_with(th: &Thetas, c: f64) -> Fallible<Vec<Comp>> {
     prepare_cut(th, c, LCUT)
 }

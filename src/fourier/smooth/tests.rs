@@ -440,8 +440,9 @@ fn theta_sums_match_the_mpmath_reference() {
 
 /// The x-independent factors of the quadrature bounds against mpmath: β (the bump's factor in the lower
 /// bound) and the aliasing series e^{−x}/(1 − e^{−x}) are upper bounds within 1e-13 relative (times the
-/// condition number 1/(1 − e^{−x}) of the series; plus the balls' absolute 1e-300 floor), the truncation factors and γ√(2π) are balls that hold
-/// the reference and are narrow (1e-14 relative times the exponential's condition number |ln b|).
+/// condition number 1/(1 − e^{−x}) of the series; plus the balls' absolute 1e-300 floor), the truncation
+/// factors and γ√(2π) are balls that hold the reference and are narrow (1e-14 relative times the
+/// exponential's condition number |ln b|).
 #[test]
 fn quadrature_constants_match_the_mpmath_reference() {
     // b ≥ r, and b ≤ r(1 + slack) + 8η (η = 1e-300: the absolute radius a ball operation adds, which
