@@ -35,9 +35,26 @@ pub fn check_groups(groups: &[GaussGroup]) -> Fallible<()> {
     Ok(())
 }
 
+/// The tuning a caller may set must keep the bounds valid: the bump factor λ > 1 (β's derivation needs it,
+/// docs/smoothed-fourier.md §3: with λ ≤ 1 no β makes v ≤ ψ), the smoothing w > 0, and the tilt c > 0 (the
+/// line of the inversion lies in the half-plane Re s > 0 where ψ's Laplace transform is 1/(s(s+1)), §4).
+fn check_params(p: &SmoothParams) -> Fallible<()> {
+    if !(p.lambda > 1.0 && p.lambda.is_finite()) {
+        return fallible!(Input, "the smoothed inversion's bump factor lambda must be finite and above 1, got {}", p.lambda);
+    }
+    if let Some(w) = p.w.filter(|w| !(*w > 0.0 && w.is_finite())) {
+        return fallible!(Input, "the smoothed inversion's smoothing w must be positive and finite, got {w}");
+    }
+    if let Some(c) = p.c.filter(|c| !(*c > 0.0 && c.is_finite())) {
+        return fallible!(Input, "the smoothed inversion's tilt c must be positive and finite, got {c}");
+    }
+    Ok(())
+}
+
 /// Certified bracket of δ(ε) by smoothed inversion.
 pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
     check_groups(groups)?;
+    check_params(p)?;
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
     let sh = Shape::new(groups);
@@ -143,6 +160,7 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
     if !(p.width >= MIN_WIDTH) {
         return fallible!(Input, "the smoothed inversion's bracket width must be at least {MIN_WIDTH:e}");
     }
+    check_params(p)?;
     if p.width >= F64_MIN_WIDTH {
         return epsilon_f64(groups, delta, p);
     }

@@ -496,7 +496,8 @@ fn kernel_bounds_match_the_mpmath_reference() {
     }
 }
 
-/// The module's refusals carry the kind the accountant acts on (issue 34): an invalid argument is `Input`;
+/// The module's refusals carry the kind the accountant acts on (issue 34): an invalid argument (a width
+/// below 1e-24, δ outside (0, 1), tuning that would invalidate the bounds) is `Input`;
 /// what this method cannot answer — σ² outside its range, δ below the double range, a loss on a coarse
 /// lattice (one query) at a narrow width — is `Declined` (another engine may answer), with its message.
 #[test]
@@ -516,6 +517,18 @@ fn refusals_carry_their_kinds() {
         kind_and_message(epsilon_smooth(&gs, &d("2"), &SmoothParams::default())),
         (ErrorKind::Input, "delta must be in (0, 1)".into())
     );
+    // tuning that would make the bounds invalid (λ ≤ 1: no β; c ≤ 0: off the Laplace transform's half-plane)
+    for (p, want) in [
+        (
+            SmoothParams { lambda: 0.9, ..Default::default() },
+            "the smoothed inversion's bump factor lambda must be finite and above 1, got 0.9",
+        ),
+        (SmoothParams { w: Some(0.0), ..Default::default() }, "the smoothed inversion's smoothing w must be positive and finite, got 0"),
+        (SmoothParams { c: Some(-1.0), ..Default::default() }, "the smoothed inversion's tilt c must be positive and finite, got -1"),
+    ] {
+        assert_eq!(kind_and_message(epsilon_smooth(&gs, &d("1e-6"), &p)), (ErrorKind::Input, want.to_string()));
+        assert_eq!(kind_and_message(delta_smooth(&gs, &d("1"), &p)), (ErrorKind::Input, want.to_string()));
+    }
     let (k, m) = kind_and_message(epsilon_smooth(&gs, &d("1e-400"), &SmoothParams::default()));
     assert!(
         k == ErrorKind::Declined && m.starts_with("delta = 1e-400 is below the smoothed inversion's double-precision range"),
