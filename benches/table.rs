@@ -56,8 +56,10 @@ fn main() {
             continue;
         }
         let d = parse_rational(delta).unwrap();
-        let mut configs =
-            vec![("default".to_string(), Options::default()), ("prec:53".to_string(), Options { prec: Some(53), ..Options::default() })];
+        let mut configs = vec![
+            ("default".to_string(), Options::default()),
+            ("prec:53".to_string(), Options { arith: Some(tightdp::num::Arith::F64), ..Options::default() }),
+        ];
         for w in [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8] {
             configs.push((format!("smoothed:{w:e}"), Options { method: Method::Smoothed, width: Some(w), ..Options::default() }));
         }

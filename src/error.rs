@@ -61,11 +61,30 @@ impl ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// what a [`ErrorKind::Declined`] refusal becomes when no other engine answers ([`Error::settle`]):
+    /// `Resource` for a refusal by size or cost, `Input` for one by range; the kind itself otherwise
+    settles_as: ErrorKind,
 }
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into() }
+        let settles_as = if kind == ErrorKind::Declined { ErrorKind::Input } else { kind };
+        Error { kind, message: message.into(), settles_as }
+    }
+
+    /// An error from code that still reports a bare message (the `String` errors of the layers above
+    /// the core, and of `fourier::smooth` until it is converted): an "internal error" prefix is
+    /// [`ErrorKind::Internal`] (the prefix removed: [`Display`](fmt::Display) puts it back), the
+    /// cancellation message [`ErrorKind::Interrupted`], anything else [`ErrorKind::Input`].
+    pub fn untyped(message: String) -> Error {
+        if let Some(rest) = message.strip_prefix("internal error") {
+            let rest = rest.strip_prefix(", please report it").unwrap_or(rest);
+            return Error::new(ErrorKind::Internal, rest.trim_start_matches([':', ' ']));
+        }
+        if message == crate::num::cancel::CANCELLED {
+            return Error::new(ErrorKind::Interrupted, message);
+        }
+        Error::new(ErrorKind::Input, message)
     }
 
     pub fn kind(&self) -> ErrorKind {
@@ -84,13 +103,30 @@ impl Error {
 
     /// The same error with `what` in front of its message ("reading FILE: …"); the kind is kept.
     pub fn context(self, what: impl fmt::Display) -> Error {
-        Error { kind: self.kind, message: format!("{what}: {}", self.message) }
+        Error { message: format!("{what}: {}", self.message), ..self }
     }
 
     /// The same message under another kind (e.g. an engine's `Input` refusal seen by the accountant as
     /// `Declined`).
     pub fn with_kind(self, kind: ErrorKind) -> Error {
-        Error { kind, ..self }
+        Error::new(kind, self.message)
+    }
+
+    /// A [`ErrorKind::Declined`] refusal because the work or memory would exceed the limits (a lattice
+    /// too large for this engine): when no other engine answers, it is a [`ErrorKind::Resource`] error.
+    pub fn over_limits(self) -> Error {
+        Error { settles_as: if self.kind == ErrorKind::Declined { ErrorKind::Resource } else { self.kind }, ..self }
+    }
+
+    /// The kind this error has once it is final (no other engine will be tried): a refusal becomes
+    /// `Resource` (by size or cost, [`Error::over_limits`]) or `Input` (by range); other kinds stay.
+    pub fn settled_kind(&self) -> ErrorKind {
+        self.settles_as
+    }
+
+    /// The error as a final answer: a [`ErrorKind::Declined`] refusal under its [`Error::settled_kind`].
+    pub fn settle(self) -> Error {
+        Error { kind: self.settles_as, ..self }
     }
 }
 
@@ -117,6 +153,25 @@ impl From<std::io::Error> for Error {
 impl From<Error> for String {
     fn from(e: Error) -> String {
         e.to_string()
+    }
+}
+
+/// Transitional: a typed error from a typed error (unchanged) or from a bare message ([`Error::untyped`]),
+/// so that a call site into a module still being converted compiles before and after its conversion:
+/// `fourier_smooth_call(..).map_err(Typed::typed)?`.
+pub trait Typed {
+    fn typed(self) -> Error;
+}
+
+impl Typed for Error {
+    fn typed(self) -> Error {
+        self
+    }
+}
+
+impl Typed for String {
+    fn typed(self) -> Error {
+        Error::untyped(self)
     }
 }
 
@@ -166,5 +221,30 @@ mod tests {
         let io: Error = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file").into();
         assert_eq!(io.kind(), ErrorKind::Io);
         assert_eq!(refuse(4), Ok(4));
+    }
+
+    #[test]
+    fn refusals_settle_as_input_or_resource() {
+        let range = err!(Declined, "outside the engine's range");
+        assert_eq!((range.settled_kind(), range.clone().settle().kind()), (ErrorKind::Input, ErrorKind::Input));
+        let size = err!(Declined, "the lattice would need about 1e12 entries (limit 1e9)").over_limits().context("lattice");
+        assert!(size.is_declined());
+        assert_eq!(size.clone().settle().kind(), ErrorKind::Resource);
+        assert_eq!(size.settle().to_string(), "lattice: the lattice would need about 1e12 entries (limit 1e9)");
+        // other kinds are final already
+        assert_eq!(err!(Internal, "bug").over_limits().settle().kind(), ErrorKind::Internal);
+        assert_eq!(err!(Input, "bad").settle().kind(), ErrorKind::Input);
+    }
+
+    #[test]
+    fn untyped_messages_are_classified_once() {
+        let i = Error::untyped("internal error: lo > hi".into());
+        assert_eq!((i.kind(), i.message()), (ErrorKind::Internal, "lo > hi"));
+        assert_eq!(i.to_string(), "internal error, please report it: lo > hi");
+        // a message that went through the String bridge comes back unchanged
+        assert_eq!(Error::untyped(String::from(i.clone())), i);
+        assert_eq!(Error::untyped(crate::num::cancel::CANCELLED.into()).kind(), ErrorKind::Interrupted);
+        let e = Error::untyped("sigma2 must be positive".into());
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::Input, "sigma2 must be positive".to_string()));
     }
 }

@@ -47,7 +47,7 @@ proptest! {
             .into_iter()
             .flatten()
         {
-            prop_assert!(one_line(&r), "{r:?}");
+            prop_assert!(one_line(&r.to_string()), "{r:?}");
         }
     }
 
@@ -81,7 +81,7 @@ proptest! {
     #[test]
     fn mechanism_specs_never_panic(s in texty()) {
         if let Err(e) = parse_mech(&s) {
-            prop_assert!(one_line(&e), "{e:?}");
+            prop_assert!(one_line(&e.to_string()), "{e:?}");
         }
     }
 

@@ -3,11 +3,13 @@
 //! package (`python/tightdp/__init__.py`) turns them into `Certified` values with `decimal.Decimal` ends,
 //! validates argument types and adds the vectorised forms.
 //!
-//! Errors: the library's one-line messages (the CLI's) become the exceptions of `tightdp/_errors.py`:
-//! `InputError` (a `ValueError`) for bad input, `ResourceLimitError` (a `MemoryError`) for refusals of
-//! sizes beyond the engines' limits, `FileError` (an `OSError`) when a file cannot be read,
-//! `InternalError` for the library's internal errors and for any Rust panic (caught here: a
-//! `PanicException` never reaches the caller).
+//! Errors: the library's typed errors (`tightdp::error`) become the exceptions of `tightdp/_errors.py` by
+//! their kind, with the CLI's one-line message: `Input` → `InputError` (a `ValueError`), `Resource` →
+//! `ResourceLimitError` (a `MemoryError`), `Io` → `FileError` (an `OSError`), `Internal` →
+//! `InternalError` (also any Rust panic, caught here: a `PanicException` never reaches the caller),
+//! `Interrupted` → `KeyboardInterrupt`; an engine's refusal (`Declined`) that reaches here is settled as
+//! `Input` or `Resource` (`Error::settle`). The library parts that still report bare messages are
+//! classified by the transitional rule of [`Classify`].
 //!
 //! Interrupts: a computation runs in a worker thread with the GIL released while the calling thread polls
 //! Python's signal handlers every 50 ms; on Ctrl-C (or any exception a handler raises) it asks the
@@ -23,6 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 use tightdp::account::{Accountant, Certified, Method, Options};
+use tightdp::error::{Error, ErrorKind, Fallible};
 use tightdp::model::{Composition, Group, Neighbors};
 use tightdp::num::cancel;
 use tightdp::num::format::{fmt_down, fmt_up};
@@ -43,7 +46,8 @@ fn raise(kind: &str, msg: String) -> PyErr {
     })
 }
 
-/// Does a library message refuse a size beyond an engine's limits (rather than an invalid value)?
+/// Does a bare library message refuse a size beyond an engine's limits (rather than an invalid value)?
+/// Only for the messages of the library parts not yet converted to typed errors ([`Classify`]).
 fn is_resource_limit(m: &str) -> bool {
     let m = m.to_lowercase();
     ["(limit ", "limit ", "exceed", "would need", "too many for", "are too many", "is too large for", "out of memory", "need a lattice of"]
@@ -51,15 +55,43 @@ fn is_resource_limit(m: &str) -> bool {
         .any(|p| m.contains(p))
 }
 
-/// The library's error message as the matching Python exception.
-fn err(e: String) -> PyErr {
-    if e.starts_with("internal error") {
-        raise("InternalError", e)
-    } else if is_resource_limit(&e) {
-        raise("ResourceLimitError", e)
-    } else {
-        raise("InputError", e)
+/// A library error as a typed error: a typed one as it is; a bare message (the layers above the
+/// accountant that still return `String`) by the transitional rule — `Error::untyped` (an "internal
+/// error" prefix, the cancellation message, else bad input) and, for bad input, a size refusal by its
+/// words.
+trait Classify {
+    fn classify(self) -> Error;
+}
+
+impl Classify for Error {
+    fn classify(self) -> Error {
+        self
     }
+}
+
+impl Classify for String {
+    fn classify(self) -> Error {
+        let e = Error::untyped(self);
+        if e.kind() == ErrorKind::Input && is_resource_limit(e.message()) {
+            e.with_kind(ErrorKind::Resource)
+        } else {
+            e
+        }
+    }
+}
+
+/// The Python exception of an error, by its kind (a refusal settled: `Error::settle`).
+fn err(e: Error) -> PyErr {
+    let e = e.settle();
+    let class = match e.kind() {
+        ErrorKind::Input | ErrorKind::Declined => "InputError",
+        ErrorKind::Resource => "ResourceLimitError",
+        ErrorKind::Io => "FileError",
+        ErrorKind::Internal => "InternalError",
+        ErrorKind::Interrupted => return pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
+    };
+    // Display: the CLI's line (an internal error with its "please report it" prefix)
+    raise(class, e.to_string())
 }
 
 /// A file that cannot be read: `FileError` (an `OSError`) with errno and filename set.
@@ -94,18 +126,19 @@ fn install_panic_hook() {
     }));
 }
 
-fn panic_message() -> String {
+/// The last panic as an internal error ("internal error, please report it: MESSAGE at FILE:LINE").
+fn panic_error() -> Error {
     let m = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
-    format!("internal error, please report it: {}", m.unwrap_or_else(|| "a panic".into()))
+    Error::new(ErrorKind::Internal, m.unwrap_or_else(|| "a panic".into()))
 }
 
-/// `f` with any panic turned into the library's internal-error message.
-fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(panic_message()))
+/// `f` with its error classified and any panic turned into an internal error.
+fn guard<T, E: Classify>(f: impl FnOnce() -> Result<T, E>) -> Fallible<T> {
+    catch_unwind(AssertUnwindSafe(|| f().map_err(Classify::classify))).unwrap_or_else(|_| Err(panic_error()))
 }
 
 /// `f` guarded, errors mapped (for quick calls that run on the calling thread).
-fn quick<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
+fn quick<T, E: Classify>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
     guard(f).map_err(err)
 }
 
@@ -113,7 +146,7 @@ fn quick<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
 const POLL: Duration = Duration::from_millis(50);
 
 /// Run a computation interruptibly: in a worker thread (GIL released), polling the signal handlers.
-fn run<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send + 'static) -> PyResult<T> {
+fn run<T: Send + 'static, E: Classify>(py: Python<'_>, f: impl FnOnce() -> Result<T, E> + Send + 'static) -> PyResult<T> {
     // a computation cancelled before may still be winding down: a new one would be cancelled at once
     let session = loop {
         if let Some(s) = cancel::enter() {
@@ -160,7 +193,7 @@ fn run<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> 
                     return Err(e);
                 }
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(err(panic_message())),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(err(panic_error())),
         }
     }
 }
@@ -215,13 +248,14 @@ impl RawComposition {
     }
 }
 
-fn accountant(comp: &Composition, cache: &Cache, o: Options) -> Result<Arc<Accountant>, String> {
+fn accountant(comp: &Composition, cache: &Cache, o: Options) -> Fallible<Arc<Accountant>> {
     let key = (o.digits, o.method.as_str().to_string());
-    if let Some(a) = cache.lock().map_err(|_| "internal error: accountant cache poisoned".to_string())?.get(&key) {
+    let poisoned = || Error::new(ErrorKind::Internal, "accountant cache poisoned");
+    if let Some(a) = cache.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(a.clone());
     }
     let a = Arc::new(Accountant::new(comp.clone(), o)?);
-    cache.lock().map_err(|_| "internal error: accountant cache poisoned".to_string())?.insert(key, a.clone());
+    cache.lock().map_err(|_| poisoned())?.insert(key, a.clone());
     Ok(a)
 }
 
@@ -274,7 +308,7 @@ impl RawComposition {
     }
 
     fn rho(&self) -> PyResult<String> {
-        quick(|| Ok(self.comp.rho().to_string()))
+        quick(|| Fallible::Ok(self.comp.rho().to_string()))
     }
 
     fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str) -> PyResult<Bracket> {
@@ -337,12 +371,21 @@ impl RawComposition {
             use tightdp::attack;
             let acc = accountant(&comp, &cache, o)?;
             let rho = acc.rho().to_f64();
-            let adv = bracket(&attack::advantage(&acc)?);
-            let tpr = fprs.iter().map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
-            let bayes = priors.iter().map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            // (the attack measures still report bare messages)
+            let adv = bracket(&attack::advantage(&acc).map_err(Classify::classify)?);
+            let tpr = fprs
+                .iter()
+                .map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Classify::classify)?;
+            let bayes = priors
+                .iter()
+                .map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Classify::classify)?;
             let tpr_b = fprs.iter().map(|f| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
             let bayes_b = priors.iter().map(|p| attack::bureau_bayes_success(rho, p.to_f64())).collect();
-            Ok((adv, tpr, bayes, attack::bureau_advantage(rho), tpr_b, bayes_b))
+            Fallible::Ok((adv, tpr, bayes, attack::bureau_advantage(rho), tpr_b, bayes_b))
         })
     }
 
@@ -385,7 +428,7 @@ impl RawComposition {
             let b = tightdp::calibrate::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)?;
             let iv = |i: &tightdp::num::Interval| (fmt_down(&i.lo, OUT), fmt_up(&i.hi, OUT));
             let ((a, b_), (c, d_)) = (iv(&b.eps_at_lo), iv(&b.eps_at_hi));
-            Ok((b.lo.to_string(), b.hi.to_string(), a, b_, c, d_))
+            Fallible::Ok((b.lo.to_string(), b.hi.to_string(), a, b_, c, d_))
         })
     }
 }
@@ -439,7 +482,7 @@ impl RawAllocation {
     }
 
     fn rho(&self) -> PyResult<String> {
-        quick(|| Ok(self.alloc.total_rho().to_string()))
+        quick(|| Fallible::Ok(self.alloc.total_rho().to_string()))
     }
 }
 
@@ -450,7 +493,7 @@ fn zcdp_bs(rho: &str, delta: &str) -> PyResult<(String, String)> {
     check_rho_delta(&r, &d, rho, delta)?;
     quick(|| {
         let e = tightdp::budget::zcdp::eps_bs(&r, &d, 256);
-        Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+        Fallible::Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
     })
 }
 
@@ -461,7 +504,7 @@ fn zcdp_cks(py: Python<'_>, rho: &str, delta: &str) -> PyResult<(String, String)
     check_rho_delta(&r, &d, rho, delta)?;
     run(py, move || {
         let (e, _) = tightdp::budget::zcdp::eps_cks(&r, &d, 256);
-        Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+        Fallible::Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
     })
 }
 

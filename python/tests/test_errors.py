@@ -162,6 +162,23 @@ def test_resource_limits_are_memory_errors():
     assert "limit" in str(e)
 
 
+def test_error_classes_follow_the_library_kind():
+    # the classes come from the library's error kinds, not from the words of the message
+    # an engine's refusal that no other engine replaces is bad input: the smoothed inversion takes
+    # discrete Gaussian noise only (method='smoothed' asks for it alone)
+    raises(ValueError, lambda: tightdp.DiscreteLaplace(4, n=3).epsilon("1e-10", method="smoothed"), match="discrete Gaussian noise only")
+    # the one engine asked for would take far too long: a resource limit, refused before any work
+    t = time.time()
+    e = raises(MemoryError, lambda: tightdp.DiscreteGaussian("37.7", n=1_000_000).epsilon("1e-10", method="lattice"))
+    assert "would take about" in str(e) and "(limit" in str(e), str(e)
+    assert time.time() - t < 5
+    # the same composition under auto: another engine answers (no error at all)
+    assert tightdp.DiscreteGaussian("37.7", n=1_000_000).epsilon("1e-10").digits >= 20
+    # (bad input stays a ValueError and never a MemoryError)
+    e = raises(ValueError, lambda: G().delta(-1))
+    assert not isinstance(e, MemoryError)
+
+
 def test_internal_errors_and_panics_map_to_internal_error():
     assert issubclass(tightdp.InternalError, tightdp.TightdpError) and issubclass(tightdp.TightdpError, Exception)
     assert not issubclass(tightdp.InternalError, (ValueError, MemoryError, OSError))

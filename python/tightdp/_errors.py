@@ -1,5 +1,5 @@
 """The exceptions of tightdp. Every failure of the package is a :class:`TightdpError` (an ``Exception``)
-carrying the command line's one-line message:
+carrying the command line's one-line message; the class follows the library's error kind (``src/error.rs``):
 
 * :class:`InputError` (a ``ValueError``): a bad argument or file content; :class:`InputTypeError` (also
   a ``TypeError``) when the argument has the wrong type (``n=True``, ``n="3"``);

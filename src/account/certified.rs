@@ -7,8 +7,10 @@
 //! saddle-point inversion, plotting helpers) cannot produce one: they return an [`Estimate`]. This follows
 //! OpenDP's practice of putting the trust level in the type.
 
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::Interval;
+use crate::{err, fallible};
 use rug::float::Round;
 use rug::Float;
 use std::fmt;
@@ -89,9 +91,9 @@ pub struct Certified {
 
 impl Certified {
     /// From an engine's certified enclosure. Refuses an empty or NaN bracket.
-    pub(in crate::account) fn new(iv: Interval, engine: Engine, trust: Trust, detail: String) -> Result<Certified, String> {
+    pub(in crate::account) fn new(iv: Interval, engine: Engine, trust: Trust, detail: String) -> Fallible<Certified> {
         if iv.lo.is_nan() || iv.hi.is_nan() || iv.lo > iv.hi {
-            return Err(format!("internal error: {} produced an invalid bracket [{}, {}]", engine.as_str(), iv.lo, iv.hi));
+            return fallible!(Internal, "{} produced an invalid bracket [{}, {}]", engine.as_str(), iv.lo, iv.hi);
         }
         Ok(Certified { lo: iv.lo, hi: iv.hi, engine, trust, detail, note: None })
     }
@@ -138,7 +140,7 @@ impl Certified {
 
     /// A quantity derived from certified ones by outward-rounded interval arithmetic (`iv` must enclose
     /// it whenever the inputs enclose theirs): same engine and trust, the given detail.
-    pub fn derived(&self, iv: Interval, detail: String) -> Result<Certified, String> {
+    pub fn derived(&self, iv: Interval, detail: String) -> Fallible<Certified> {
         let mut c = Certified::new(iv, self.engine, self.trust, detail)?;
         c.note = self.note.clone();
         Ok(c)
@@ -148,17 +150,17 @@ impl Certified {
     /// patterns or structures): [max lo_i, max hi_i] holds max_i x_i whenever each bracket holds its x_i.
     /// Engine, trust, detail and note are those of the bracket with the largest upper end; the index of
     /// that bracket is returned with it. The one worst-case combinator of the crate.
-    pub fn max_of(items: &[Certified]) -> Result<(Certified, usize), String> {
+    pub fn max_of(items: &[Certified]) -> Fallible<(Certified, usize)> {
         let (k, top) = items
             .iter()
             .enumerate()
             .max_by(|a, b| a.1.hi.partial_cmp(&b.1.hi).unwrap_or(std::cmp::Ordering::Equal))
-            .ok_or("internal error: worst case of nothing")?;
+            .ok_or_else(|| err!(Internal, "worst case of nothing"))?;
         let lo = items.iter().map(|c| &c.lo).max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)).unwrap();
         let mut c = top.clone();
         c.lo = Float::with_val(c.lo.prec().max(lo.prec()), lo);
         if c.lo > c.hi {
-            return Err("internal error: inconsistent brackets in a worst case".into());
+            return fallible!(Internal, "inconsistent brackets in a worst case");
         }
         Ok((c, k))
     }

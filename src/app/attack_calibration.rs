@@ -82,7 +82,7 @@ impl AttackTarget {
     /// suffices).
     fn measure(&self, groups: &[GaussGroup], c: &Rational, prec: Option<u32>) -> Result<Interval, String> {
         let comp = Composition::new(scale_groups(groups, c).iter().map(Group::from).collect(), Neighbors::AddRemove)?;
-        let acc = Accountant::new(comp, Options { prec, ..Options::default() })?;
+        let acc = Accountant::new(comp, Options { arith: prec.map(crate::num::Arith::from_legacy_prec), ..Options::default() })?;
         let m = match self {
             AttackTarget::Advantage(_) => crate::attack::advantage(&acc)?,
             AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(&acc, fpr)?,
@@ -191,7 +191,8 @@ pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: O
     let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
     let tt = tr(t.to_f64());
     let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&Rational::from_f64(c).expect("finite"), None)?.mid().to_f64()) - tt) };
-    let certified = |c: &Rational, _p: u32| g(c, prec);
+    let (search, certified) =
+        (|c| search(c).map_err(crate::error::Error::untyped), |c: &Rational, _p: u32| g(c, prec).map_err(crate::error::Error::untyped));
     let br = crate::calibrate::calibrate_with_start(&search, &certified, &t, 256, REL_WIDTH, start.max(1e-12))?;
     Ok((br, at_one))
 }

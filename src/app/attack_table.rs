@@ -62,7 +62,7 @@ fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<cra
 }
 
 fn shifts(groups: &[crate::model::GaussGroup]) -> Result<Composition, String> {
-    Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)
+    Ok(Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)?)
 }
 
 /// One row per level of the allocation and one for all levels together.

@@ -74,7 +74,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 // the exact f-DP ε of the same levels, next to the zCDP figure
                 let qr: Vec<Rational> = a.levels[k..].iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
                 let comp = crate::census::allocation::queries_composition(&qr, a.neighbors)?;
-                let e = exact_eps(&comp, delta, prec, width, Some(FAST_WINDOW))?;
+                let e = exact_eps(&comp, delta, crate::num::Arith::from_legacy_prec(prec), width, Some(FAST_WINDOW))?;
                 rows.push(rec(
                     &a.name,
                     nb,
@@ -90,7 +90,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
         for a in &allocs[1..] {
             comp = comp.compose(&a.composition()?)?;
         }
-        let e = exact_eps(&comp, delta, prec, width, None)?;
+        let e = exact_eps(&comp, delta, crate::num::Arith::from_legacy_prec(prec), width, None)?;
         rows.push(rec(&name, nb, "eps_exact_lo", fmt_down(e.lo(), 20), &e.describe()));
         rows.push(rec(&name, nb, "eps_exact_hi", fmt_up(e.hi(), 20), ""));
     }

@@ -6,7 +6,7 @@ use crate::calibrate::{calibrate_factor, scale_groups};
 use crate::census::Allocation;
 use crate::model::GaussGroup;
 use crate::noise::DiscreteGaussian;
-use crate::num::parse_rational;
+use crate::num::{parse_rational, Arith};
 use crate::pld::compose::{compose_groups_with, LatticeOpts};
 use crate::pld::{compose_groups, PrivacyProfile};
 use rug::{Float, Rational};
@@ -40,7 +40,7 @@ pub fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, Strin
 /// paper's 8.59% (factor 0.9141, as the caption states).
 pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Result<PrivacyProfile, String> {
     let l = alloc.level("County")?;
-    compose_groups(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)
+    Ok(compose_groups(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)?)
 }
 
 /// Overall profiles: published noise, the paper's 8.59% uniform reduction, and the exact uniform factor.
@@ -57,7 +57,7 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String
     let rho = alloc.total_rho();
     // the truncation depth of a 128-bit lattice at least, whatever the engine: prec = DD_PREC (the default
     // of `reproduce`) convolves in double-double with a rigorous bound, ~100× faster than 128-bit MPFR
-    let opts = LatticeOpts { prec, depth: LatticeOpts::new(prec.max(128)).depth };
+    let opts = LatticeOpts { arith: Arith::from_legacy_prec(prec), depth: LatticeOpts::new(Arith::Mpfr(prec.max(128))).depth };
     let same = compose_groups_with(&groups, &opts)?;
     // The paper's §3.3: "variance proxy reduced by 8.59%".
     let paper_factor = parse_rational("0.9141").unwrap();

@@ -6,6 +6,8 @@ pub mod attack_calibration;
 pub mod attack_table;
 pub mod calibration;
 pub mod certificate;
+pub mod deployment_registry;
+pub mod deployments;
 pub mod figure_data;
 pub mod production;
 pub mod recompute;

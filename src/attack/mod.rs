@@ -40,7 +40,7 @@ const PREC: u32 = 256;
 pub fn advantage(acc: &Accountant) -> Result<Certified, String> {
     let d = acc.delta(&Rational::from(0))?.delta;
     let detail = format!("delta(0); {}", d.describe());
-    d.derived(d.interval(), detail)
+    Ok(d.derived(d.interval(), detail)?)
 }
 
 /// TPR of the most powerful test at FPR α: 1 − f(α), certified.
@@ -48,7 +48,7 @@ pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Result<Certified, Strin
     check_unit("FPR", alpha)?;
     let f = acc.tradeoff(alpha)?;
     let iv = Interval::one(PREC).sub(&f.interval());
-    f.derived(iv, format!("1 - f(alpha); {}", f.describe()))
+    Ok(f.derived(iv, format!("1 - f(alpha); {}", f.describe()))?)
 }
 
 /// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
@@ -56,13 +56,13 @@ pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Result<Certified, String> {
     check_unit("TPR", t)?;
     let f = acc.tradeoff(&(Rational::from(1) - t.clone()))?;
     let d = format!("f(1 - t), the trade-off being symmetric; {}", f.describe());
-    f.derived(f.interval(), d)
+    Ok(f.derived(f.interval(), d)?)
 }
 
 /// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
 pub fn min_total_error(acc: &Accountant) -> Result<Certified, String> {
     let a = advantage(acc)?;
-    a.derived(Interval::one(PREC).sub(&a.interval()), "1 - delta(0)".into())
+    Ok(a.derived(Interval::one(PREC).sub(&a.interval()), "1 - delta(0)".into())?)
 }
 
 /// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
@@ -83,7 +83,7 @@ pub fn bayes_success(acc: &Accountant, p: &Rational) -> Result<Certified, String
     let delta = Interval::new(d_hi_eps.lo().clone(), d_lo_eps.hi().clone());
     // 1 − m (1 − δ)
     let iv = Interval::one(PREC).sub(&Interval::one(PREC).sub(&delta).mul_rational(&m));
-    d_lo_eps.derived(iv, format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", d_lo_eps.describe()))
+    Ok(d_lo_eps.derived(iv, format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", d_lo_eps.describe()))?)
 }
 
 /// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
@@ -103,7 +103,7 @@ pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Res
         xi.div(&xi.add(&fa))
     };
     let (lo, hi) = (at(&pt.lo), at(&pt.hi));
-    t.derived(Interval::new(lo.lo, hi.hi), format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe()))
+    Ok(t.derived(Interval::new(lo.lo, hi.hi), format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe()))?)
 }
 
 fn check_unit(what: &str, x: &Rational) -> Result<(), String> {

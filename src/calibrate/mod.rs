@@ -9,9 +9,11 @@
 //! then *certified*: two factors c_lo < c_hi are returned with ε(c_lo) > target > ε(c_hi) proven by the
 //! certified accountant, so the true calibrated factor lies in [c_lo, c_hi].
 
+use crate::error::{Fallible, Typed};
 use crate::model::GaussGroup;
 use crate::num::Interval;
 use crate::pld::compose_groups;
+use crate::{err, fallible};
 use rug::{Float, Rational};
 
 /// A certified bracket [lo, hi] of the calibrated variance factor.
@@ -33,14 +35,15 @@ pub fn scale_groups(groups: &[GaussGroup], c: &Rational) -> Vec<GaussGroup> {
 /// certified smoothed inversion with a 1e-10-wide bracket (falling back to the lattice if it declines):
 /// the engine choice of the certificates, `account::epsilon_at` — or the lattice Fourier inversion where the
 /// accountant itself would choose it (`account::epsilon_for_calibration`: a few groups on a wide lattice).
-pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Result<Interval, String> {
+pub fn eps_scaled(groups: &[GaussGroup], c: &Rational, delta: &Rational, prec: u32) -> Fallible<Interval> {
     use crate::account::{epsilon_for_calibration, FAST_WINDOW};
     // the groups are shifts already: compose them as add/remove queries
     let comp = crate::model::Composition::new(
         scale_groups(groups, c).iter().map(crate::model::Group::from).collect(),
         crate::model::Neighbors::AddRemove,
     )?;
-    Ok(epsilon_for_calibration(&comp, delta, prec, 1e-10, Some(FAST_WINDOW))?.interval())
+    // (`prec` is a bare precision: 53 the f64 lattice, 106 the double-double one, else MPFR bits)
+    Ok(epsilon_for_calibration(&comp, delta, crate::num::Arith::from_legacy_prec(prec), 1e-10, Some(FAST_WINDOW))?.interval())
 }
 
 fn rat(x: f64) -> Rational {
@@ -56,7 +59,7 @@ pub fn calibrate_factor(
     search_prec: u32,
     prec: u32,
     rel_width: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     let g = |c: &Rational, p: u32| eps_scaled(groups, c, delta, p);
     // Start the search at the factor where the Bun–Steinke bound meets the target: the exact ε lies
     // below that bound, so the root is at or below c_BS and usually within a factor 4 of it — a few
@@ -69,23 +72,25 @@ pub fn calibrate_factor(
     // (near 1 the doubling from 1 takes as few steps; keeping it there keeps earlier results identical)
     let start = if c_bs.is_finite() && !(1.0 / 16.0..=16.0).contains(&c_bs) { c_bs } else { 1.0 };
     if start > MAX_FACTOR {
-        return Err(format!(
+        return fallible!(
+            Input,
             "calibration: epsilon = {e} needs the variances multiplied by about {start:.3e} (beyond the supported {MAX_FACTOR:e})"
-        ));
+        );
     }
     // each of the ~30 certified evaluations of a 1e-12-wide factor bracket needs a lattice (the smoothed
     // inversion cannot resolve ε to ε·1e-12): refuse up front when that lattice is impractically large
     let window = crate::pld::compose::estimated_window(&scale_groups(groups, &rat(c_bs.max(1.0))), prec)?;
     if window > CALIBRATION_WINDOW {
-        return Err(format!(
+        return fallible!(
+            Resource,
             "calibration: epsilon = {e} needs the variances multiplied by about {c_bs:.3e}, where each certified evaluation \
              needs a lattice of about {window:.2e} entries (limit {CALIBRATION_WINDOW:e}); ask for a larger target"
-        ));
+        );
     }
     let logscale = target.to_f64() < 1e-3;
     let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
     let t = tr(e);
-    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
+    let search = |c: f64| -> Fallible<f64> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
     let c = find_root_from(&search, rel_width, start)?;
     certify(&g, target, c, prec, rel_width)
 }
@@ -100,17 +105,17 @@ pub const MAX_FACTOR: f64 = 1e12;
 /// Certified root of g(c) = target for any g strictly decreasing in the variance factor c
 /// (g is evaluated as a certified interval at precision p); the search also uses g, at `search_prec`.
 pub fn calibrate_generic(
-    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    g: &dyn Fn(&Rational, u32) -> Fallible<Interval>,
     target: &Float,
     search_prec: u32,
     prec: u32,
     rel_width: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     // Search on log g when the target is tiny (a δ), on g itself otherwise (an ε).
     let logscale = target.to_f64() < 1e-3;
     let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
     let t = tr(target.to_f64());
-    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
+    let search = |c: f64| -> Fallible<f64> { Ok(tr(g(&rat(c), search_prec)?.mid().to_f64()) - t) };
     let c = find_root(&search, rel_width)?;
     certify(g, target, c, prec, rel_width)
 }
@@ -118,36 +123,36 @@ pub fn calibrate_generic(
 /// Search with a fast uncertified function `search(c)` (decreasing in c, zero at the root), then certify
 /// with the certified `g` (decreasing in c) against `target`.
 pub fn calibrate_with(
-    search: &dyn Fn(f64) -> Result<f64, String>,
-    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    search: &dyn Fn(f64) -> Fallible<f64>,
+    g: &dyn Fn(&Rational, u32) -> Fallible<Interval>,
     target: &Float,
     prec: u32,
     rel_width: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     calibrate_with_start(search, g, target, prec, rel_width, 1.0)
 }
 
 /// [`calibrate_with`], the search bracketing from [start/2, start] (an estimate of the factor) instead of
 /// from 1.
 pub fn calibrate_with_start(
-    search: &dyn Fn(f64) -> Result<f64, String>,
-    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
+    search: &dyn Fn(f64) -> Fallible<f64>,
+    g: &dyn Fn(&Rational, u32) -> Fallible<Interval>,
     target: &Float,
     prec: u32,
     rel_width: f64,
     start: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     let c = find_root_from(search, rel_width, start)?;
     certify(g, target, c, prec, rel_width)
 }
 
 /// Root of a decreasing function by bracketing in factors of 2 and Illinois regula falsi.
-fn find_root(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64) -> Result<f64, String> {
+fn find_root(f: &dyn Fn(f64) -> Fallible<f64>, rel_width: f64) -> Fallible<f64> {
     find_root_from(f, rel_width, 1.0)
 }
 
 /// The same, bracketing from [start/2, start].
-fn find_root_from(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64, start: f64) -> Result<f64, String> {
+fn find_root_from(f: &dyn Fn(f64) -> Fallible<f64>, rel_width: f64, start: f64) -> Fallible<f64> {
     let (mut a, mut b) = (start / 2.0, start);
     let mut fa = f(a)?;
     let mut fb = f(b)?;
@@ -159,7 +164,7 @@ fn find_root_from(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64, start:
         fa = f(a)?;
         guard += 1;
         if guard > 60 {
-            return Err("calibration: target not reachable with smaller noise".into());
+            return fallible!(Input, "calibration: target not reachable with smaller noise");
         }
     }
     while fb > 0.0 {
@@ -169,7 +174,7 @@ fn find_root_from(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64, start:
         fb = f(b)?;
         guard += 1;
         if guard > 120 {
-            return Err("calibration: target not reachable with larger noise".into());
+            return fallible!(Input, "calibration: target not reachable with larger noise");
         }
     }
     let mut side = 0i32;
@@ -205,13 +210,7 @@ fn find_root_from(f: &dyn Fn(f64) -> Result<f64, String>, rel_width: f64, start:
 }
 
 /// Widen [c(1−w), c(1+w)] until g(c_lo) > target > g(c_hi) hold for the certified intervals.
-fn certify(
-    g: &dyn Fn(&Rational, u32) -> Result<Interval, String>,
-    target: &Float,
-    c: f64,
-    prec: u32,
-    rel_width: f64,
-) -> Result<FactorBracket, String> {
+fn certify(g: &dyn Fn(&Rational, u32) -> Fallible<Interval>, target: &Float, c: f64, prec: u32, rel_width: f64) -> Fallible<FactorBracket> {
     let mut w = rel_width / 2.0;
     for _ in 0..40 {
         let clo = rat(c * (1.0 - w));
@@ -223,7 +222,7 @@ fn certify(
         }
         w *= 4.0;
     }
-    Err("calibration: could not certify a bracket".into())
+    Err(err!(Input, "calibration: could not certify a bracket"))
 }
 
 /// Uniform factor for a composition of many groups: the search runs on the fast Fourier inversion of
@@ -237,21 +236,20 @@ pub fn calibrate_uniform(
     first_only: bool,
     prec: u32,
     rel_width: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     use crate::fourier::fast::{delta_fast, FastParams};
     if !first_only && crate::pld::compose::estimated_window(groups, prec)? > crate::pld::compose::MAX_WINDOW {
         return calibrate_uniform_smoothed(groups, delta, eps_target, prec, rel_width);
     }
     let fp = FastParams::default();
     let ld = delta.to_f64().ln();
-    let search = |c: f64| -> Result<f64, String> {
+    let search = |c: f64| -> Fallible<f64> {
         let d = delta_fast(&scale_groups(groups, &rat(c)), eps_target, &fp)?;
         let v = if first_only { d.first.value } else { d.delta };
         Ok(v.max(1e-300).ln() - ld)
     };
     if first_only {
-        let g =
-            |c: &Rational, p: u32| -> Result<Interval, String> { Ok(compose_groups(&scale_groups(groups, c), p)?.delta(eps_target).first) };
+        let g = |c: &Rational, p: u32| -> Fallible<Interval> { Ok(compose_groups(&scale_groups(groups, c), p)?.delta(eps_target).first) };
         calibrate_with(&search, &g, &Float::with_val(prec, delta), prec, rel_width)
     } else {
         let target = Float::with_val(prec, eps_target);
@@ -269,16 +267,18 @@ pub fn calibrate_uniform_smoothed(
     eps_target: &Rational,
     prec: u32,
     rel_width: f64,
-) -> Result<FactorBracket, String> {
+) -> Fallible<FactorBracket> {
     use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
     let t = eps_target.to_f64();
     let coarse = SmoothParams { width: 1e-7, ..Default::default() };
-    let search = |c: f64| -> Result<f64, String> {
-        let e = epsilon_smooth(&scale_groups(groups, &rat(c)), delta, &coarse)?;
+    let search = |c: f64| -> Fallible<f64> {
+        let e = epsilon_smooth(&scale_groups(groups, &rat(c)), delta, &coarse).map_err(Typed::typed)?;
         Ok(0.5 * (e.lo.to_f64() + e.hi.to_f64()) - t)
     };
     let fine = SmoothParams { width: 1e-9, ..Default::default() };
-    let g = |c: &Rational, _p: u32| -> Result<Interval, String> { Ok(epsilon_smooth(&scale_groups(groups, c), delta, &fine)?.interval()) };
+    let g = |c: &Rational, _p: u32| -> Fallible<Interval> {
+        Ok(epsilon_smooth(&scale_groups(groups, c), delta, &fine).map_err(Typed::typed)?.interval())
+    };
     calibrate_with(&search, &g, &Float::with_val(prec, eps_target), prec, rel_width.max(1e-10))
 }
 

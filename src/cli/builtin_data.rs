@@ -16,6 +16,43 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("allocations/redistricting-2020.toml", include_bytes!("../../data/allocations/redistricting-2020.toml")),
     ("allocations/redistricting-persons-us-2021.toml", include_bytes!("../../data/allocations/redistricting-persons-us-2021.toml")),
     ("allocations/safetab-p-2023.toml", include_bytes!("../../data/allocations/safetab-p-2023.toml")),
+    ("deployments/census-dhc-persons-2023.toml", include_bytes!("../../data/deployments/census-dhc-persons-2023.toml")),
+    ("deployments/census-dhc-units-2023.toml", include_bytes!("../../data/deployments/census-dhc-units-2023.toml")),
+    ("deployments/census-phsafe-sdhc.toml", include_bytes!("../../data/deployments/census-phsafe-sdhc.toml")),
+    ("deployments/census-redistricting-2021.toml", include_bytes!("../../data/deployments/census-redistricting-2021.toml")),
+    ("deployments/census-safetab-h-ddhcb.toml", include_bytes!("../../data/deployments/census-safetab-h-ddhcb.toml")),
+    ("deployments/census-safetab-p-ddhca.toml", include_bytes!("../../data/deployments/census-safetab-p-ddhca.toml")),
+    (
+        "deployments/google-covid19-search-trends-symptoms.toml",
+        include_bytes!("../../data/deployments/google-covid19-search-trends-symptoms.toml"),
+    ),
+    (
+        "deployments/google-covid19-vaccination-search-insights.toml",
+        include_bytes!("../../data/deployments/google-covid19-vaccination-search-insights.toml"),
+    ),
+    ("deployments/wikimedia-pageviews-country-2023.toml", include_bytes!("../../data/deployments/wikimedia-pageviews-country-2023.toml")),
+    (
+        "deployments/wikimedia-pageviews-country-historical-2017-2023.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-historical-2017-2023.toml"),
+    ),
+    (
+        "deployments/wikimedia-pageviews-country-historical-pre-2017.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-historical-pre-2017.toml"),
+    ),
+    ("deployments/sources/phsafe/config-us.json", include_bytes!("../../data/deployments/sources/phsafe/config-us.json")),
+    ("deployments/sources/safetab-h/config.json", include_bytes!("../../data/deployments/sources/safetab-h/config.json")),
+    (
+        "deployments/sources/safetab-h/ethnicity-characteristic-iterations.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/ethnicity-characteristic-iterations.txt"),
+    ),
+    (
+        "deployments/sources/safetab-h/race-and-ethnicity-code-to-iteration.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/race-and-ethnicity-code-to-iteration.txt"),
+    ),
+    (
+        "deployments/sources/safetab-h/race-characteristic-iterations.txt",
+        include_bytes!("../../data/deployments/sources/safetab-h/race-characteristic-iterations.txt"),
+    ),
     ("published.csv", include_bytes!("../../data/published.csv")),
     ("risk/kr-table3-1940-ed-28-21.csv", include_bytes!("../../data/risk/kr-table3-1940-ed-28-21.csv")),
     ("risk/kr-table6-1940-ed-39-14.csv", include_bytes!("../../data/risk/kr-table6-1940-ed-39-14.csv")),
@@ -23,6 +60,21 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("safetab/config.toml", include_bytes!("../../data/safetab/config.toml")),
     ("safetab/iterations-re.txt", include_bytes!("../../data/safetab/iterations-re.txt")),
     ("safetab/iterations.txt", include_bytes!("../../data/safetab/iterations.txt")),
+    ("safetab/production/README.md", include_bytes!("../../data/safetab/production/README.md")),
+    ("safetab/production/config.json", include_bytes!("../../data/safetab/production/config.json")),
+    (
+        "safetab/production/ethnicity-characteristic-iterations.txt",
+        include_bytes!("../../data/safetab/production/ethnicity-characteristic-iterations.txt"),
+    ),
+    (
+        "safetab/production/race-and-ethnicity-code-to-iteration.txt",
+        include_bytes!("../../data/safetab/production/race-and-ethnicity-code-to-iteration.txt"),
+    ),
+    ("safetab/production/race-and-ethnicity-codes.txt", include_bytes!("../../data/safetab/production/race-and-ethnicity-codes.txt")),
+    (
+        "safetab/production/race-characteristic-iterations.txt",
+        include_bytes!("../../data/safetab/production/race-characteristic-iterations.txt"),
+    ),
     ("safetab/race-codes.txt", include_bytes!("../../data/safetab/race-codes.txt")),
     ("safetab/safetab-dgauss.toml", include_bytes!("../../data/safetab/safetab-dgauss.toml")),
     ("safetab/safetab-geometric.toml", include_bytes!("../../data/safetab/safetab-geometric.toml")),
@@ -147,7 +199,8 @@ mod tests {
             }
         }
         on_disk.sort();
-        let embedded: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
+        let mut embedded: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
+        embedded.sort();
         assert_eq!(embedded, on_disk);
         for (rel, bytes) in FILES {
             assert_eq!(std::fs::read(root.join(rel)).unwrap(), *bytes, "{rel}");

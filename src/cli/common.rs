@@ -4,7 +4,7 @@ use crate::account::{Accountant, Method, Options};
 use crate::census::allocation::Allocation;
 pub use crate::model::spec::{parse_count, parse_mech, parse_sensitivity};
 use crate::model::{Composition, Group, Neighbors};
-use crate::num::{parse_positive_rational, parse_rational, MAX_PREC, MIN_PREC};
+use crate::num::{parse_positive_rational, parse_rational, Arith, MAX_PREC, MIN_PREC};
 use crate::record::Format;
 use clap::Args;
 use rug::Rational;
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 /// `--method`: one of `account::Method` (auto, lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast).
 pub fn parse_method(s: &str) -> Result<Method, String> {
-    Method::parse(s)
+    Ok(Method::parse(s)?)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -68,10 +68,26 @@ pub struct TargetArgs {
     /// 4e12 nodes gives the narrowest bracket it can, said so in the note
     #[arg(long, value_name = "W")]
     pub width: Option<String>,
-    /// Expert override of the working precision in bits (53 selects the certified f64 lattice engine,
-    /// ~12 digits); by default it follows --digits
+    /// Force the lattice arithmetic: f64 (certified double precision, ~12 digits), dd (certified
+    /// double-double, ~25 digits) or mpfr (MPFR intervals at --prec BITS, default 256). By default the
+    /// accountant chooses, and raises the precision until --digits are met
+    #[arg(long, value_name = "ARITH", value_parser = ["f64", "dd", "mpfr"])]
+    pub arith: Option<String>,
+    /// Expert override of the MPFR working precision in bits (by default it follows --digits). Without
+    /// --arith, --prec 53 and --prec 106 keep their former meaning: --arith f64 and --arith dd
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
+}
+
+/// The arithmetic `--arith` and `--prec` force (None: the accountant's choice). `--prec BITS` alone is
+/// MPFR at BITS, except 53 and 106, which selected the f64 and double-double engines before `--arith`
+/// existed and still do ([`Arith::from_legacy_prec`]).
+pub fn arith(a: &TargetArgs) -> Result<Option<Arith>, String> {
+    Ok(match (&a.arith, a.prec) {
+        (None, None) => None,
+        (None, Some(p)) => Some(Arith::from_legacy_prec(p)),
+        (Some(name), p) => Some(Arith::parse(name, p, crate::num::DEFAULT_PREC)?),
+    })
 }
 
 /// A target bracket width (`--width`): a number in [MIN_WIDTH, 1].
@@ -133,7 +149,7 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
         let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
         return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp, bureau: false });
     }
-    let mechs = || -> Result<Vec<Group>, String> { a.mech.iter().map(|m| parse_mech(m)).collect() };
+    let mechs = || -> Result<Vec<Group>, String> { Ok(a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>()?) };
     if let Some(path) = &a.allocation {
         let alloc = Allocation::from_path(path)?;
         if let Some(f) = nb_flag {
@@ -188,8 +204,8 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
             )
         });
     }
-    let opts = Options { method, digits: a.digits, prec: a.prec, width, grid, ..Options::default() };
-    Accountant::new(t.comp.clone(), opts)
+    let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, ..Options::default() };
+    Ok(Accountant::new(t.comp.clone(), opts)?)
 }
 
 /// δ strictly inside (0, 1).

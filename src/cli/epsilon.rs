@@ -1,7 +1,9 @@
-//! `tightdp epsilon` and `tightdp delta`: parse, ask the accountant, render.
+//! `tightdp epsilon` and `tightdp delta`: parse, ask the accountant, render. The accountant's errors reach
+//! `cli::run` typed (their kind sets the exit status); the argument helpers' messages are bad input.
 
 use crate::account::{Certified, Method};
 use crate::cli::common::{accountant, parse_delta, parse_epsilon, parse_list, resolve, Target, TargetArgs};
+use crate::error::{Error, Fallible};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::{render_blocks, render_csv, render_json_rows, Format, Record};
 use clap::Args;
@@ -102,10 +104,10 @@ pub fn render_values(rows: &[Record], format: Format, cols: &[&str]) -> Result<S
     })
 }
 
-pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
-    let deltas = parse_list(&a.delta, "delta", parse_delta)?;
-    let t = resolve(&a.target)?;
-    let acc = accountant(&a.target, &t)?;
+pub fn run_epsilon(a: EpsilonArgs) -> Fallible<String> {
+    let deltas = parse_list(&a.delta, "delta", parse_delta).map_err(Error::untyped)?;
+    let t = resolve(&a.target).map_err(Error::untyped)?;
+    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
     let mut rows = Vec::new();
     for (text, delta) in &deltas {
         let e = acc.epsilon(delta)?;
@@ -115,21 +117,21 @@ pub fn run_epsilon(a: EpsilonArgs) -> Result<String, String> {
         r.fields.insert(5, ("delta".into(), text.clone()));
         rows.push(r);
     }
-    render_values(&rows, a.target.format, EPSILON_COLUMNS)
+    render_values(&rows, a.target.format, EPSILON_COLUMNS).map_err(Error::untyped)
 }
 
-pub fn run_delta(a: DeltaArgs) -> Result<String, String> {
-    let epsilons = parse_list(&a.epsilon, "epsilon", parse_epsilon)?;
-    let t = resolve(&a.target)?;
-    let acc = accountant(&a.target, &t)?;
+pub fn run_delta(a: DeltaArgs) -> Fallible<String> {
+    let epsilons = parse_list(&a.epsilon, "epsilon", parse_epsilon).map_err(Error::untyped)?;
+    let t = resolve(&a.target).map_err(Error::untyped)?;
+    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
     let mut rows = Vec::new();
     for (text, eps) in &epsilons {
         rows.push(delta_row(&a, &t, &acc, text, eps)?);
     }
-    render_values(&rows, a.target.format, DELTA_COLUMNS)
+    render_values(&rows, a.target.format, DELTA_COLUMNS).map_err(Error::untyped)
 }
 
-fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: &str, eps: &rug::Rational) -> Result<Record, String> {
+fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: &str, eps: &rug::Rational) -> Fallible<Record> {
     let mut r = header(t);
     if acc.options().method.is_approximate() {
         let pb = indicatif::ProgressBar::new(0);

@@ -106,7 +106,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
     // The independent heavy computations run side by side (rayon; each is deterministic, so the files
     // do not depend on the schedule).
     step("overall composition, production certificates and calibration, attack risk, verification (in parallel)");
-    let ((od, (prod, pcal)), (attack_rows, verified)) = rayon::join(
+    let ((od, (prod, pcal)), (attack_rows, (verified, deps))) = rayon::join(
         || {
             rayon::join(
                 || run_timed(a.timings, &pb, "overall composition", || crate::app::figure_data::overall_data(&alloc, oprec)),
@@ -122,9 +122,14 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
             rayon::join(
                 || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk_with(&alloc, t1_for_attack)),
                 || {
-                    run_timed(a.timings, &pb, "verification", || {
-                        crate::cli::verify::verify_rows_with(&data.join("published.csv"), data, extracts, prec)
-                    })
+                    rayon::join(
+                        || {
+                            run_timed(a.timings, &pb, "verification", || {
+                                crate::cli::verify::verify_rows_with(&data.join("published.csv"), data, extracts, prec)
+                            })
+                        },
+                        || run_timed(a.timings, &pb, "deployments", || crate::cli::verify::deployment_rows(data)),
+                    )
                 },
             )
         },
@@ -136,6 +141,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
     let pcal = pcal?;
     let attack_rows = attack_rows?;
     let (vrows, vsummary, _) = verified?;
+    let (dep_rows, dep_certs, dep_points) = deps?;
     step("SafeTab-P suppression: Figures 1-2 data");
     let stp_curves = crate::mech::suppression::table6_curves(128)?;
     let mut files: Vec<(PathBuf, String)> = vec![
@@ -147,6 +153,8 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
         (out.join("production-certificates.csv"), prod),
         (out.join("production-calibration.csv"), pcal),
         (out.join("verification.csv"), render_csv(&vrows)),
+        (out.join("deployments.csv"), render_csv(&dep_rows)),
+        (out.join("deployment-certificates.csv"), render_csv(&dep_certs)),
         (out.join("attack-risk.csv"), render_csv(&attack_rows)),
         (out.join("safetab-p-suppression.csv"), crate::mech::suppression::render_csv(&stp_curves)),
     ];
@@ -185,6 +193,9 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
                 &out.join("production-epsilons"),
                 &crate::report::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
             )? {
+                log += &format!("wrote {}\n", f.display());
+            }
+            for f in crate::report::deployments::figure(&dep_points, &out.join("deployments-epsilon"))? {
                 log += &format!("wrote {}\n", f.display());
             }
             for f in crate::report::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
@@ -291,6 +302,9 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<
         blocks_per_tract: 2,
         persons: 5000,
         seed: 4,
+        codes: None,
+        state_codes: None,
+        puerto_rico: false,
     };
     crate::mech::synth::synth(&p, &input, false)?;
     let cfg = crate::mech::safetab::ReConfig::from_path(&data.join("safetab/safetab-geometric.toml"))?;
@@ -330,6 +344,9 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | production-epsilons | bar chart of production-certificates.csv: Bun–Steinke, CKS and exact ε per release | ../shared/census-production |\n\
 | production-calibration.csv | one variance factor per production release keeping its zCDP-implied ε (CKS, Bun–Steinke) exactly: the noise it did not need | ../shared/census-production |\n\
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
+| deployments.csv | every deployment of the registry: stated guarantee, exact certified ε at the stated δ, zCDP conversions, difference, verdict, TPR at FPR 1e-3, assumptions, sources (`tightdp verify --deployments`) | data/deployments/, docs/deployments.md |\n\
+| deployment-certificates.csv | per Census product and level (and all levels): ρ, Bun–Steinke and CKS ε, exact certified ε at δ = 1e-10 | data/deployments/ |\n\
+| deployments-epsilon | bar chart of deployments.csv: stated vs exact ε per deployment, Census products first | data/deployments/ |\n\
 | attack-risk.csv | per level and overall: certified TPR of the best membership test at FPR 1e-4, 1e-3, 1e-2, the advantage max(TPR − FPR), the Bayes success at priors 0.5 and 1e-3, next to what the Bureau's zCDP accounting allows, and (columns `*_reduced_hi`) the same attacker against Table 1's reduced noise per level (overall: the §3.3 uniform factor keeping the overall Bureau ε at 1e-11) | Dong–Roth–Su 2022; Kulynych et al. 2024 (src/attack) |\n\
 | attack-risk-levels | bar chart of attack-risk.csv: TPR at FPR 1/1000 and advantage per level, exact vs the Bureau's accounting vs Table 1's reduced noise | src/attack |\n\
 | topdown-accuracy-dhc-small.csv | TopDown estimates on data/topdown/dhc-small.csv: MSE per geolevel and off-spine aggregate, closed form vs 4000 simulated runs (z-score), Bureau and Table 1 noise | geographic-spines-topdown.txt (`tightdp topdown accuracy --trials 4000`) |\n\

@@ -3,7 +3,8 @@
 //! manifest.json, all or nothing.
 
 use crate::mech::safetab::{run as run_re, ReConfig};
-use crate::mech::safetab_spec::{Geography, Iterations, Spec};
+use crate::mech::safetab_prod::IterationFiles;
+use crate::mech::safetab_spec::{Geography, Spec};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -30,6 +31,10 @@ pub struct SafetabArgs {
     /// Race/ethnicity code → iteration map [default: race-codes.txt of --data DIR/safetab/, else the built-in copy]
     #[arg(long, value_name = "FILE")]
     pub race_codes: Option<PathBuf>,
+    /// Use the Census Bureau's 2020 production iteration and code files (safetab/production/, the
+    /// Detailed DHC-A's 2,996 iterations; DETAILED_ONLY iterations are the TotalOnly set)
+    #[arg(long, conflicts_with_all = ["iterations", "race_codes"])]
+    pub production: bool,
     /// Output directory
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -47,10 +52,7 @@ pub fn run(a: SafetabArgs) -> Result<String, String> {
     let d = a.data.as_deref();
     let spec = Spec::resolve(a.config.as_deref(), d, "safetab-geometric.toml");
     let cfg = ReConfig::parse(&spec.text()?, &spec.name())?;
-    let its = Iterations::from_specs(
-        &Spec::resolve(a.iterations.as_deref(), d, "iterations-re.txt"),
-        &Spec::resolve(a.race_codes.as_deref(), d, "race-codes.txt"),
-    )?;
+    let its = IterationFiles::resolve(a.production, a.iterations.as_deref(), a.race_codes.as_deref(), d, "iterations-re.txt").load()?;
     let geo = Geography::load(&a.geography)?;
     let t0 = std::time::Instant::now();
     let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab", a.force, &["t1.txt", "t2.txt", "moe.csv", "manifest.json"])?;
@@ -61,9 +63,10 @@ pub fn run(a: SafetabArgs) -> Result<String, String> {
         o += "WARNING: seeded run — reproducible noise, NOT FOR RELEASE\n";
     }
     o += &format!(
-        "noise {}\npersons {}\ngroups {}\ntotal_only {}\nstep2_total {}\nstep2_age4 {}\nstep2_age9 {}\nstep2_age23 {}\nt1_rows {}\nt2_rows {}\nnoise_draws {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, moe.csv, manifest.json\n",
+        "noise {}\npersons {}\niterations {}\ngroups {}\ntotal_only {}\nstep2_total {}\nstep2_age4 {}\nstep2_age9 {}\nstep2_age23 {}\nt1_rows {}\nt2_rows {}\nnoise_draws {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, moe.csv, manifest.json\n",
         cfg.noise.name(),
         s.persons,
+        its.list.len(),
         s.groups,
         s.total_only,
         s.branch[0],

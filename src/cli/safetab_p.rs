@@ -1,7 +1,8 @@
 //! `tightdp safetab-p`: run SafeTab-P on a persons file; writes t1.txt, t2.txt and manifest.json.
 
 use crate::mech::safetab_p::{run_with, Inputs};
-use crate::mech::safetab_spec::Spec;
+use crate::mech::safetab_prod::{IterationFiles, CONFIG};
+use crate::mech::safetab_spec::{Pass, Spec};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -14,8 +15,9 @@ pub struct SafetabPArgs {
     /// Geography file (block → place, AIANNH)
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
-    /// Run configuration (budgets, γ, stability, thresholds) [default: config.toml of --data DIR/safetab/, else the built-in copy]
-    #[arg(long, value_name = "TOML")]
+    /// Run configuration: TOML (budgets, γ, stability, thresholds) or the Bureau's config.json as it is
+    /// [default: config.toml of --data DIR/safetab/, else the built-in copy; with --production production/config.json]
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Characteristic iterations [default: iterations.txt of --data DIR/safetab/, else the built-in copy]
     #[arg(long, value_name = "FILE")]
@@ -23,6 +25,14 @@ pub struct SafetabPArgs {
     /// Race/ethnicity code → iteration map [default: race-codes.txt of --data DIR/safetab/, else the built-in copy]
     #[arg(long, value_name = "FILE")]
     pub race_codes: Option<PathBuf>,
+    /// Use the Census Bureau's 2020 production parameter files (safetab/production/: config.json and the
+    /// 2,996 characteristic iterations with their race/ethnicity codes), as they are
+    #[arg(long, conflicts_with_all = ["iterations", "race_codes"])]
+    pub production: bool,
+    /// Passes to run, overriding the configuration's run_us / run_pr: us, pr or us,pr (the US and the
+    /// Puerto Rico pass, safetab-p §5.4.2)
+    #[arg(long, value_name = "LIST")]
+    pub passes: Option<String>,
     /// Take the default specification files from DIR/safetab/ instead of the copies built into the binary
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
@@ -43,14 +53,32 @@ pub struct SafetabPArgs {
     pub no_coterminous: bool,
 }
 
+/// `--passes`: a comma-separated list of `us` and `pr`.
+pub fn parse_passes(s: &str) -> Result<Vec<Pass>, String> {
+    let mut out = Vec::new();
+    for p in s.split(',') {
+        let pass = match p.trim().to_ascii_lowercase().as_str() {
+            "us" => Pass::Us,
+            "pr" => Pass::Pr,
+            o => return Err(format!("--passes: unknown pass '{o}' (us, pr or us,pr)")),
+        };
+        if out.contains(&pass) {
+            return Err(format!("--passes: '{}' listed twice", p.trim()));
+        }
+        out.push(pass);
+    }
+    Ok(out)
+}
+
 pub fn run(a: SafetabPArgs) -> Result<String, String> {
     let d = a.data.as_deref();
-    let inp = Inputs::from_specs(
-        &Spec::resolve(a.config.as_deref(), d, "config.toml"),
-        &Spec::resolve(a.iterations.as_deref(), d, "iterations.txt"),
-        &Spec::resolve(a.race_codes.as_deref(), d, "race-codes.txt"),
-        &a.geography,
-    )?;
+    let passes = a.passes.as_deref().map(parse_passes).transpose()?;
+    let config = Spec::resolve(a.config.as_deref(), d, if a.production { CONFIG } else { "config.toml" });
+    let files = IterationFiles::resolve(a.production, a.iterations.as_deref(), a.race_codes.as_deref(), d, "iterations.txt");
+    let mut inp = Inputs::from_files(&config, &files, &a.geography)?;
+    if let Some(p) = passes {
+        inp.config = inp.config.with_passes(&p).map_err(|e| format!("--passes: {e}"))?;
+    }
     let t0 = std::time::Instant::now();
     // a mechanism releases nothing on error: the tables are staged and swapped into place at the end
     let run = crate::rundir::RunDir::begin_owned(&a.out, "safetab-p", a.force, &["t1.txt", "t2.txt", "manifest.json"])?;
@@ -61,8 +89,11 @@ pub fn run(a: SafetabPArgs) -> Result<String, String> {
         o += "WARNING: seeded run — reproducible noise, NOT FOR RELEASE\n";
     }
     o += &format!(
-        "persons {}\ngroups {}\nt1_rows {}\nt2_rows {}\nsuppressed {}\nnoise_draws {}\ncoterminous_sets {}\ncoterminous_replaced {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, manifest.json\n",
+        "persons {}\npasses {}\nskipped_persons {}\niterations {}\ngroups {}\nt1_rows {}\nt2_rows {}\nsuppressed {}\nnoise_draws {}\ncoterminous_sets {}\ncoterminous_replaced {}\nseconds {:.2}\nwrote {}/t1.txt, t2.txt, manifest.json\n",
         s.persons,
+        s.passes.join(","),
+        s.skipped,
+        inp.iterations.list.len(),
         s.groups,
         s.t1_rows,
         s.t2_rows,

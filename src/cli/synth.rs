@@ -1,6 +1,8 @@
 //! `tightdp synth`: synthetic persons and geography for SafeTab-P (deterministic from --seed).
 
-use crate::mech::synth::{synth, SynthParams};
+use crate::mech::safetab_prod::{ProductionSpecs, CONFIG};
+use crate::mech::safetab_spec::{Config, Spec};
+use crate::mech::synth::{synth, CodePools, SynthParams};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -24,6 +26,17 @@ pub struct SynthArgs {
     pub persons: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Draw race and ethnicity codes from the Census Bureau's 2020 code list and use the real state
+    /// codes (safetab/production/: race-and-ethnicity-codes.txt and the iteration files, state_filter_us
+    /// of config.json; built in, or of --data DIR)
+    #[arg(long)]
+    pub production: bool,
+    /// Add Puerto Rico (state 72) with as many counties, tracts and blocks as a state
+    #[arg(long)]
+    pub puerto_rico: bool,
+    /// Take the production files from DIR/safetab/production/ instead of the copies built into the binary
+    #[arg(long, value_name = "DIR", requires = "production")]
+    pub data: Option<PathBuf>,
     /// Replace a non-empty --out that does not hold an earlier `synth` run, or one that also holds
     /// files `synth` does not write
     #[arg(long)]
@@ -31,6 +44,14 @@ pub struct SynthArgs {
 }
 
 pub fn run(a: SynthArgs) -> Result<String, String> {
+    let (codes, state_codes) = if a.production {
+        let d = a.data.as_deref();
+        let its = crate::mech::safetab_prod::iterations(&ProductionSpecs::resolve(d))?;
+        let cfg = Config::from_spec(&Spec::resolve(None, d, CONFIG))?;
+        (Some(CodePools::from_iterations(&its)?), cfg.state_filter_us)
+    } else {
+        (None, None)
+    };
     let p = SynthParams {
         states: a.states,
         counties_per_state: a.counties,
@@ -38,6 +59,9 @@ pub fn run(a: SynthArgs) -> Result<String, String> {
         blocks_per_tract: a.blocks,
         persons: a.persons,
         seed: a.seed,
+        codes,
+        state_codes,
+        puerto_rico: a.puerto_rico,
     };
     // all or nothing: written into a staging directory, swapped into place at the end
     let run = crate::rundir::RunDir::begin_owned(&a.out, "synth", a.force, &["geography.txt", "persons.csv"])?;

@@ -5,9 +5,11 @@
 use crate::account::Method;
 use crate::cli::common::{accountant, resolve, TargetArgs};
 use crate::cli::epsilon::{header, out_digits, push_bracket};
+use crate::error::{Error, Fallible};
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
 use crate::record::{render_rows, Format};
+use crate::{err, fallible};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -26,37 +28,38 @@ pub struct TradeoffArgs {
 pub const ALPHA_COLUMNS: &[&str] =
     &["target", "neighbors", "method", "trust", "alpha", "beta_lo", "beta_hi", "beta_width", "digits", "detail", "note"];
 
-pub fn run(a: TradeoffArgs) -> Result<String, String> {
+pub fn run(a: TradeoffArgs) -> Fallible<String> {
     if let (Some(_), Some(_)) = (a.points, &a.alpha) {
-        return Err("--points thins the list of knots; --alpha evaluates f at given points instead: give one of them".into());
+        return fallible!(Input, "--points thins the list of knots; --alpha evaluates f at given points instead: give one of them");
     }
     if a.target.width.is_some() {
-        return Err(
+        return fallible!(
+            Input,
             "--width sets the smoothed inversion's epsilon bracket; the trade-off function comes from the lattice and does not use it"
-                .into(),
         );
     }
-    let t = resolve(&a.target)?;
-    let acc = accountant(&a.target, &t)?;
+    let t = resolve(&a.target).map_err(Error::untyped)?;
+    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
     // the exact trade-off function comes from the lattice; another method would be silently ignored
     if !matches!(acc.options().method, Method::Auto | Method::Lattice) {
-        return Err(format!(
+        return fallible!(
+            Input,
             "the trade-off function is computed on the lattice; --method {} does not give it (use --method auto or lattice)",
             acc.options().method.as_str()
-        ));
+        );
     }
     let mut rows = Vec::new();
     if let Some(list) = &a.alpha {
         let alphas = list
             .split(',')
             .map(|s| {
-                let al = parse_rational(s.trim()).map_err(|e| format!("alpha: {e}"))?;
+                let al = parse_rational(s.trim()).map_err(|e| err!(Input, "alpha: {e}"))?;
                 if !(0..=1).contains(&al) {
-                    return Err(format!("alpha must be in [0, 1], got '{}'", s.trim()));
+                    return fallible!(Input, "alpha must be in [0, 1], got '{}'", s.trim());
                 }
                 Ok((s.trim().to_string(), al))
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Fallible<Vec<_>>>()?;
         for (s, al) in alphas {
             let f = acc.tradeoff(&al)?;
             let mut r = header(&t);
@@ -64,7 +67,7 @@ pub fn run(a: TradeoffArgs) -> Result<String, String> {
             r.push("trust", f.trust().as_str());
             r.push("alpha", s);
             push_bracket(&mut r, "beta", &f, out_digits(&a.target));
-            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS)? } else { r });
+            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS).map_err(Error::untyped)? } else { r });
         }
         return Ok(render_rows(&rows, a.target.format));
     }

@@ -25,9 +25,11 @@
 //! * f_X̄i is evaluated in the dual (θ / Poisson) form, which is identical to the paper's cosine series
 //!   and needs 1–3 terms instead of up to ~600.
 
+use crate::error::Fallible;
 use crate::fourier::theta::{self, ln_periodized, ln_sup_periodized, periodized_mpfr, pi_f};
 use crate::fourier::{ceil_i64, first_above, paper_lattice, LatticeGroup, MechLattice};
 use crate::model::GaussGroup;
+use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
@@ -328,16 +330,16 @@ pub fn error_terms(groups: &[LatticeGroup], a: i64, b: i64, cut: f64, p: &BooleP
 }
 
 /// ν(V ≥ A) ≈ Boole sum for V = Σ k_i X̄_i, threshold m (event V > m), window [A, ⌈factor·m⌉].
-pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progress: Progress) -> Result<FourierValue, String> {
+pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progress: Progress) -> Fallible<FourierValue> {
     if *m <= 0 {
-        return Err("the paper's Boole path needs t_ε > 0 (window [t_ε L, 6 t_ε L])".into());
+        return fallible!(Input, "the paper's Boole path needs t_ε > 0 (window [t_ε L, 6 t_ε L])");
     }
     if p.n_points < 5 || !(p.n_points - 1).is_multiple_of(4) {
-        return Err("n_points − 1 must be a positive multiple of 4".into());
+        return fallible!(Input, "n_points − 1 must be a positive multiple of 4");
     }
     let t0 = Instant::now();
     let a = first_above(m)?;
-    let cut = m * Rational::from_f64(p.upper_factor).ok_or("bad upper_factor")?;
+    let cut = m * Rational::from_f64(p.upper_factor).ok_or_else(|| err!(Input, "bad upper_factor"))?;
     let b = ceil_i64(&cut)?;
     let f = Integrand::new(groups, a, b);
     let value = boole_sum(&f, p.upper, p.n_points, progress);
@@ -353,12 +355,7 @@ pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progre
 }
 
 /// The paper's first term P[Σ_i a_i Σ_j X_ij > t_ε] for groups (a_i, σ_i², n_i) (§A.6, Facts A.12–A.15).
-pub fn first_term(
-    groups: &[(Rational, Rational, u32)],
-    t_eps: &Rational,
-    p: &BooleParams,
-    progress: Progress,
-) -> Result<FourierValue, String> {
+pub fn first_term(groups: &[(Rational, Rational, u32)], t_eps: &Rational, p: &BooleParams, progress: Progress) -> Fallible<FourierValue> {
     let (lg, m) = paper_lattice(groups, t_eps, p.l)?;
     boole_tail(&lg, &m, p, progress)
 }
@@ -366,7 +363,7 @@ pub fn first_term(
 /// δ(ε) of a composition by the paper's method: both terms of (A.9), thresholds (ε ∓ ρ)/h on the
 /// lattice of the loss (for the DHC: t_ε L with t_ε = (n/2)(ε/ρ ∓ 1), L = 10³, a_i L = w_i).
 /// The progress callback sees the first term's panels, then the second's.
-pub fn delta_fourier(mechs: &[GaussGroup], eps: &Rational, p: &BooleParams, progress: Progress) -> Result<FourierDelta, String> {
+pub fn delta_fourier(mechs: &[GaussGroup], eps: &Rational, p: &BooleParams, progress: Progress) -> Fallible<FourierDelta> {
     let ml = MechLattice::new(mechs)?;
     let (m1, m2) = ml.thresholds(eps);
     let first = boole_tail(&ml.groups, &m1, p, progress)?;

@@ -26,6 +26,7 @@
 //! φ(t) = Π_i ψ_i(k_i t)^{n_i}, ψ(s) = Σ_j e^{-σ²(s−2πj)²/2}/θ₃(0, e^{-2π²σ²}) (A.3), so no
 //! Prop. A.12 (local-CLT) error is incurred at all; `CharSource::Nu` uses the paper's ν instead.
 
+use crate::error::Fallible;
 use crate::fourier::theta::{ln_periodized_c, ln_sup_periodized, periodized_c_mpfr, pi_f, theta0, theta0_mpfr, CF};
 use crate::fourier::{first_above, paper_lattice, var_proxy, LatticeGroup, MechLattice};
 use crate::model::GaussGroup;
@@ -288,18 +289,18 @@ fn tail_ge_mpfr(groups: &[LatticeGroup], a: i64, lambda: f64, m: u64, ls: &[u64]
 }
 
 /// P[V > m] = P[V ≥ ⌊m⌋ + 1].
-pub fn tail_gt(groups: &[LatticeGroup], m: &Rational, p: &FastParams) -> Result<FastValue, String> {
+pub fn tail_gt(groups: &[LatticeGroup], m: &Rational, p: &FastParams) -> Fallible<FastValue> {
     Ok(tail_ge(groups, first_above(m)?, p))
 }
 
 /// The paper's first term P[Σ_i a_i Σ_j X_ij > t_ε] for groups (a_i, σ_i², n_i) on ℤ/L.
-pub fn first_term_fast(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32, p: &FastParams) -> Result<FastValue, String> {
+pub fn first_term_fast(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32, p: &FastParams) -> Fallible<FastValue> {
     let (lg, m) = paper_lattice(groups, t_eps, l)?;
     tail_gt(&lg, &m, p)
 }
 
 /// δ(ε) = P[V > (ε−ρ)/h] − e^ε P[V > (ε+ρ)/h] (A.9) by the fast variant.
-pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Result<FastDelta, String> {
+pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Fallible<FastDelta> {
     let ml = MechLattice::new(mechs)?;
     let (m1, m2) = ml.thresholds(eps);
     let first = tail_gt(&ml.groups, &m1, p)?;

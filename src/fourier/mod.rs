@@ -27,8 +27,10 @@ pub mod lattice;
 pub mod smooth;
 pub mod theta;
 
+use crate::error::{Error, Fallible};
 use crate::model::GaussGroup;
 use crate::pld::compose::common_step;
+use crate::{err, fallible};
 use rug::{Integer, Rational};
 
 /// One group of the lattice statistic V = Σ_i k_i S_i, S_i = X_i1 + … + X_in_i, X_ij ~ N_Z(0, σ_i²).
@@ -60,20 +62,20 @@ pub fn var_proxy(groups: &[LatticeGroup]) -> f64 {
 
 /// The paper's input (a_i, σ_i², n_i) and t_ε on the lattice ℤ/L: k_i = a_i L must be integers.
 /// Returns the groups and the threshold m = t_ε L (exact).
-pub fn paper_lattice(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32) -> Result<(Vec<LatticeGroup>, Rational), String> {
+pub fn paper_lattice(groups: &[(Rational, Rational, u32)], t_eps: &Rational, l: u32) -> Fallible<(Vec<LatticeGroup>, Rational)> {
     if groups.is_empty() {
-        return Err("empty group list".into());
+        return fallible!(Input, "empty group list");
     }
     let mut out = Vec::with_capacity(groups.len());
     for (a, s2, n) in groups {
         if *s2 <= 0 || *n == 0 || *a <= 0 {
-            return Err("each group needs a_i > 0, σ_i² > 0, n_i ≥ 1".into());
+            return fallible!(Input, "each group needs a_i > 0, σ_i² > 0, n_i ≥ 1");
         }
         let k = a * Rational::from(l);
         if *k.denom() != 1 {
-            return Err(format!("a_i·L = {} is not an integer (Prop. A.13 needs a_i L ∈ ℤ)", k));
+            return fallible!(Input, "a_i·L = {} is not an integer (Prop. A.13 needs a_i L ∈ ℤ)", k);
         }
-        let k = k.numer().to_i64().ok_or("a_i·L out of range")?;
+        let k = k.numer().to_i64().ok_or_else(|| err!(Declined, "a_i·L out of range"))?;
         out.push(LatticeGroup { k, sigma2: s2.clone(), n: *n });
     }
     Ok((out, (t_eps * Rational::from(l))))
@@ -90,13 +92,13 @@ pub struct MechLattice {
 }
 
 impl MechLattice {
-    pub fn new(mechs: &[GaussGroup]) -> Result<MechLattice, String> {
+    pub fn new(mechs: &[GaussGroup]) -> Fallible<MechLattice> {
         if mechs.is_empty() {
-            return Err("empty mechanism list".into());
+            return fallible!(Input, "empty mechanism list");
         }
         for g in mechs {
             if g.sigma2 <= 0 || g.count == 0 || g.mu == 0 {
-                return Err("each mechanism needs σ² > 0, n ≥ 1, μ ≥ 1".into());
+                return fallible!(Input, "each mechanism needs σ² > 0, n ≥ 1, μ ≥ 1");
             }
         }
         let slopes: Vec<Rational> = mechs.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
@@ -122,20 +124,22 @@ impl MechLattice {
 }
 
 /// Smallest integer strictly above x (the first lattice point of {V > x}).
-pub fn first_above(x: &Rational) -> Result<i64, String> {
+pub fn first_above(x: &Rational) -> Fallible<i64> {
     let f = Integer::from(x.floor_ref());
     f.to_i64().and_then(|v| v.checked_add(1)).ok_or_else(out_of_range)
 }
 
 /// ⌈x⌉ as i64.
-pub fn ceil_i64(x: &Rational) -> Result<i64, String> {
+pub fn ceil_i64(x: &Rational) -> Fallible<i64> {
     Integer::from(x.ceil_ref()).to_i64().ok_or_else(out_of_range)
 }
 
-fn out_of_range() -> String {
-    "the Fourier lattice threshold (epsilon ± rho)/h is beyond the 64-bit index range (sigma2 too large for \
-     the Fourier methods); use --method auto"
-        .into()
+fn out_of_range() -> Error {
+    err!(
+        Declined,
+        "the Fourier lattice threshold (epsilon ± rho)/h is beyond the 64-bit index range (sigma2 too large for \
+         the Fourier methods); use --method auto"
+    )
 }
 
 /// Parse the paper's DHC groups (Table 3; PEPG + TSG merged as n = 20 at 13.1 %) with σ_i² = 10/(2 a_i ρ).

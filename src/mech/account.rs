@@ -227,7 +227,7 @@ impl PurePld {
         let top = self.max_loss().hi;
         let start = Rational::from_f64(top.to_f64().max(1e-300) * 2.0 + 1e-12).ok_or("maximal loss out of range")?;
         let rel = 2f64.powi(-(p.min(1000) as i32 - 16)).max(1e-300);
-        crate::pld::search::bisect_epsilon(&|e: &Rational| self.delta(e), delta, &start, rel, p)
+        Ok(crate::pld::search::bisect_epsilon(&|e: &Rational| self.delta(e), delta, &start, rel, p)?)
     }
 }
 

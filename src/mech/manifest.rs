@@ -66,6 +66,9 @@ pub struct LevelManifest {
     /// parallel composition degree: a person is in at most this many groups of the level
     pub degree: u32,
     pub structures: Vec<Structure>,
+    /// the pass of a "disjoint-passes" manifest this level belongs to (e.g. "US", "PR")
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -78,7 +81,8 @@ pub struct Manifest {
     pub seed: Option<u64>,
     /// "add-remove" or "replace"
     pub neighbors: String,
-    /// "sequential" over levels
+    /// "sequential" over levels, or "disjoint-passes": levels of one pass compose sequentially, and
+    /// the passes tabulate disjoint sets of persons (SafeTab-P's US and Puerto Rico passes)
     pub composition: String,
     pub levels: Vec<LevelManifest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,8 +111,20 @@ impl Manifest {
         if self.neighbors != "add-remove" && self.neighbors != "replace" {
             return Err(format!("manifest neighbors must be add-remove or replace, got '{}'", self.neighbors));
         }
-        if self.composition != "sequential" {
-            return Err("manifest composition must be 'sequential' (over levels)".into());
+        match self.composition.as_str() {
+            "sequential" => {
+                if self.levels.iter().any(|l| l.pass.is_some()) {
+                    return Err(
+                        "manifest: a 'sequential' manifest has no passes (levels with 'pass' need composition 'disjoint-passes')".into()
+                    );
+                }
+            }
+            "disjoint-passes" => {
+                if let Some(l) = self.levels.iter().find(|l| l.pass.as_deref().is_none_or(|p| p.is_empty())) {
+                    return Err(format!("manifest: level {} has no pass (composition 'disjoint-passes')", l.name));
+                }
+            }
+            _ => return Err("manifest composition must be 'sequential' (over levels) or 'disjoint-passes'".into()),
         }
         if self.levels.is_empty() {
             return Err("manifest has no levels".into());
@@ -244,9 +260,15 @@ impl Noise {
 /// where a level has fewer), with the structure labels; counts are per query of the add/remove relation,
 /// the model doubles them under replace (safetab-p §4, Theorem 2).
 pub fn composition(m: &Manifest, choice: usize) -> Result<(Composition, String), String> {
+    let levels: Vec<&LevelManifest> = m.levels.iter().collect();
+    composition_of(&levels, choice, Neighbors::parse(&m.neighbors)?)
+}
+
+/// [`composition`] of some of a manifest's levels under the given neighbour relation.
+fn composition_of(levels: &[&LevelManifest], choice: usize, neighbors: Neighbors) -> Result<(Composition, String), String> {
     let mut groups = Vec::new();
     let mut label = Vec::new();
-    for l in &m.levels {
+    for l in levels {
         let s = &l.structures[choice.min(l.structures.len() - 1)];
         label.push(format!("{}:{}", l.name, s.kind));
         for n in &s.stages {
@@ -257,43 +279,87 @@ pub fn composition(m: &Manifest, choice: usize) -> Result<(Composition, String),
             groups.push(Group { noise, count: u64::from(l.degree), mu: n.sensitivity });
         }
     }
-    Ok((Composition::new(groups, Neighbors::parse(&m.neighbors)?)?, label.join(",")))
+    Ok((Composition::new(groups, neighbors)?, label.join(",")))
+}
+
+/// The neighbouring cases a manifest's certificate takes the worst of: (description, levels, relation).
+///
+/// "sequential": one case, every level under the manifest's relation. "disjoint-passes": the passes
+/// tabulate disjoint persons, so adding or removing one person changes one pass — one case per pass
+/// (parallel composition). Under `replace` a record may also move between passes: it is removed from
+/// pass p and added to pass q, which changes p's groups as a removal and q's as an addition. The noise
+/// is symmetric about its unit-shifted mean (discrete Gaussian, discrete Laplace), so the addition's
+/// pair (Q, P) maps to (P, Q) by y ↦ 2c + Δ − y and the mixed product has the privacy profile of the
+/// add/remove composition of p's and q's levels: one case per pair of passes, besides each pass under
+/// `replace`.
+fn cases(m: &Manifest) -> Result<Vec<(String, Vec<&LevelManifest>, Neighbors)>, String> {
+    let nb = Neighbors::parse(&m.neighbors)?;
+    if m.composition != "disjoint-passes" {
+        return Ok(vec![(String::new(), m.levels.iter().collect(), nb)]);
+    }
+    let mut passes: Vec<&str> = Vec::new();
+    for l in &m.levels {
+        let p = l.pass.as_deref().unwrap_or("");
+        if !passes.contains(&p) {
+            passes.push(p);
+        }
+    }
+    let of = |ps: &[&str]| -> Vec<&LevelManifest> { m.levels.iter().filter(|l| ps.contains(&l.pass.as_deref().unwrap_or(""))).collect() };
+    let mut out = Vec::new();
+    for p in &passes {
+        out.push((format!("{p} pass"), of(&[p]), nb));
+    }
+    if nb == Neighbors::Replace {
+        for (i, p) in passes.iter().enumerate() {
+            for q in &passes[i + 1..] {
+                out.push((format!("a record moved between the {p} and {q} passes"), of(&[p, q]), Neighbors::AddRemove));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The certificate of a manifest: zCDP / pure-DP totals and exact ε at δ (the accountant, `prec` an
 /// expert override). A level with several structures is certified at each extreme, jointly across
-/// levels, and the worst case taken by the one combinator `Certified::max_of`.
+/// levels; a manifest of disjoint passes at each neighbouring case ([`cases`]); the worst case is taken
+/// by the one combinator `Certified::max_of`.
 pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<Record>, String> {
     m.validate()?;
     let n_choices = m.levels.iter().map(|l| l.structures.len()).max().unwrap_or(1);
+    let cases = cases(m)?;
     let mut results = Vec::new();
     let mut labels = Vec::new();
+    let mut case_of = Vec::new();
     let mut rho_max = Rational::from(0);
     let mut pure_max: Option<Rational> = None;
     let mut any_dg = false;
     let mut seen: Vec<Composition> = Vec::new();
-    for choice in 0..n_choices {
-        let (comp, label) = composition(m, choice)?;
-        // structures that give the same composition need one evaluation (the later label is kept, as
-        // the worst case of equal brackets is the last)
-        if let Some(i) = seen.iter().position(|c| *c == comp) {
-            labels[i] = label;
-            continue;
-        }
-        seen.push(comp.clone());
-        any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
-        let rho = comp.rho();
-        if rho > rho_max {
-            rho_max = rho;
-        }
-        if let Some(p) = comp.pure_epsilon() {
-            if pure_max.as_ref().is_none_or(|q| p > *q) {
-                pure_max = Some(p);
+    for (ci, (_, levels, nb)) in cases.iter().enumerate() {
+        for choice in 0..n_choices {
+            let (comp, label) = composition_of(levels, choice, *nb)?;
+            // structures that give the same composition need one evaluation (the later label is kept, as
+            // the worst case of equal brackets is the last)
+            if let Some(i) = seen.iter().position(|c| *c == comp) {
+                labels[i] = label;
+                case_of[i] = ci;
+                continue;
             }
+            seen.push(comp.clone());
+            any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
+            let rho = comp.rho();
+            if rho > rho_max {
+                rho_max = rho;
+            }
+            if let Some(p) = comp.pure_epsilon() {
+                if pure_max.as_ref().is_none_or(|q| p > *q) {
+                    pure_max = Some(p);
+                }
+            }
+            let opts = Options { arith: prec.map(crate::num::Arith::from_legacy_prec), ..Options::default() };
+            results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
+            labels.push(label);
+            case_of.push(ci);
         }
-        let opts = Options { prec, ..Options::default() };
-        results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
-        labels.push(label);
     }
     let (exact, k) = Certified::max_of(&results)?;
     let p = exact.lo().prec().max(128);
@@ -313,6 +379,9 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     r.push("method", exact.engine().as_str());
     r.push("detail", exact.describe());
     r.push("worst_structure", if n_choices > 1 { labels[k].clone() } else { "single structure per level".into() });
+    if cases.len() > 1 || m.composition == "disjoint-passes" {
+        r.push("worst_case", cases[case_of[k]].0.clone());
+    }
     Ok(vec![r])
 }
 
@@ -415,7 +484,7 @@ pub fn level_manifest_noise(name: &str, budget: &str, s: u32, law: &[NoiseLaw; 3
     if total_only > 0 {
         structures.push(Structure { kind: "total-only".into(), groups: total_only, stages: vec![law[2].entry("total", None)] });
     }
-    LevelManifest { name: name.into(), budget: budget.into(), degree: s, structures }
+    LevelManifest { name: name.into(), budget: budget.into(), degree: s, structures, pass: None }
 }
 
 /// Exact text of a rational: a terminating decimal when it has one, else "p/q".
@@ -481,6 +550,7 @@ mod tests {
                         adaptive_on: None,
                     }],
                 }],
+                pass: None,
             }],
             notes: None,
         };
@@ -492,6 +562,46 @@ mod tests {
         let ea: f64 = a[0].get("epsilon_exact_hi").unwrap().parse().unwrap();
         let eb: f64 = b[0].get("epsilon_exact_hi").unwrap().parse().unwrap();
         assert!(ea < 1.5 && eb < 3.0 && ea < eb);
+    }
+
+    /// Disjoint passes: add/remove takes the worse pass, replace also a record moved between passes
+    /// (pure ε: max(ε_US, ε_PR) = 3 and max(2·3, 2·2, 3 + 2) = 6); a pass on a level of a 'sequential'
+    /// manifest, or a level without one in a 'disjoint-passes' manifest, is refused.
+    #[test]
+    fn disjoint_passes_take_the_worst_case() {
+        let level = |name: &str, eps: &str, pass: &str| LevelManifest {
+            name: name.into(),
+            budget: format!("eps={eps}"),
+            degree: 1,
+            structures: vec![Structure {
+                kind: "total-only".into(),
+                groups: 1,
+                stages: vec![NoiseLaw::DiscreteLaplace { scale: Rational::from(1) / parse_rational(eps).unwrap() }.entry("total", None)],
+            }],
+            pass: Some(pass.into()),
+        };
+        let mut m = Manifest {
+            mechanism: "t".into(),
+            for_release: false,
+            seed: None,
+            neighbors: "add-remove".into(),
+            composition: "disjoint-passes".into(),
+            levels: vec![level("A", "2", "US"), level("B", "1", "US"), level("C", "2", "PR")],
+            notes: None,
+        };
+        let d = parse_rational("1e-6").unwrap();
+        let r = certify(&m, &d, None).unwrap();
+        assert_eq!(r[0].get("epsilon_pure"), Some("3.000000000000"));
+        assert_eq!(r[0].get("worst_case"), Some("US pass"));
+        m.neighbors = "replace".into();
+        let r = certify(&m, &d, None).unwrap();
+        assert_eq!(r[0].get("epsilon_pure"), Some("6.000000000000"));
+        let mut bad = m.clone();
+        bad.composition = "sequential".into();
+        assert!(bad.validate().unwrap_err().contains("has no passes"));
+        let mut bad = m.clone();
+        bad.levels[1].pass = None;
+        assert!(bad.validate().unwrap_err().contains("level B has no pass"));
     }
 
     /// SafeTab's geometric variant: the manifest path (the accountant's lattice with discrete Laplace

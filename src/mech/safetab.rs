@@ -421,7 +421,8 @@ pub fn run(
     progress: bool,
 ) -> Result<(ReSummary, Manifest), String> {
     let moe = moe_rows(cfg)?;
-    let specs: Vec<TabLevel> = cfg.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: true }).collect();
+    let specs: Vec<TabLevel> =
+        cfg.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: true, pr: false }).collect();
     let (levels, persons_n) = tabulate_levels(&specs, cfg.stability, its, geo, persons, progress)?;
     // Only now is randomness touched.
     let root = match seed {

@@ -18,11 +18,12 @@
 use crate::mech::calib::suppression_threshold;
 use crate::mech::coterminous;
 use crate::mech::manifest::{level_manifest_sigma2, Manifest};
-use crate::mech::safetab_spec::{block_key, Config, GeoLevel, Geography, Iterations, LevelSpec, NONE};
+use crate::mech::safetab_spec::{Config, Geography, Iterations, LevelSpec};
+pub use crate::mech::safetab_tab::{tabulate_levels, tabulate_passes, LevelCounts, PassTab, TabLevel};
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// Start ages of the Age23 bins (T02003); Age9 (T02002) and Age4 (T02001) bins are unions of them.
@@ -65,6 +66,15 @@ impl Inputs {
         Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
     }
 
+    /// The inputs from a configuration and iteration files that may be built-in defaults.
+    pub fn from_files(
+        config: &crate::mech::safetab_spec::Spec,
+        files: &crate::mech::safetab_prod::IterationFiles,
+        geography: &Path,
+    ) -> Result<Inputs, String> {
+        Ok(Inputs { config: Config::from_spec(config)?, iterations: files.load()?, geography: Geography::load(geography)? })
+    }
+
     /// The inputs from specification files that may be built-in defaults (`Spec`).
     pub fn from_specs(
         config: &crate::mech::safetab_spec::Spec,
@@ -80,31 +90,15 @@ impl Inputs {
     }
 }
 
-/// Which population groups one level tabulates (shared by SafeTab-P and SafeTab): the level's geography
-/// and iteration level, and whether TOTAL_ONLY iterations are tabulated at it (SafeTab-P: only at
-/// USA/STATE; SafeTab (race & ethnicity): everywhere, RE Alg. 2 has no geographic restriction).
-#[derive(Clone, Copy, Debug)]
-pub struct TabLevel {
-    pub geo: GeoLevel,
-    pub detailed: bool,
-    pub include_total_only: bool,
-}
-
-/// Exact tabulation of one level: counts[(geo·n_iter + it)·46 + sex·23 + age23].
-pub struct LevelCounts {
-    pub level: TabLevel,
-    /// global iteration index → local index (None: not tabulated at this level)
-    pub local: Vec<Option<u32>>,
-    /// local → global
-    pub iters: Vec<u32>,
-    pub n_geo: usize,
-    pub counts: Vec<u32>,
-}
-
 /// Summary of a run.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub persons: u64,
+    /// records of states no pass of this run tabulates (production `state_filter_us`, or Puerto Rico
+    /// without its pass): validated, not counted
+    pub skipped: u64,
+    /// the passes run ("US", "PR")
+    pub passes: Vec<String>,
     pub groups: u64,
     pub t1_rows: u64,
     pub t2_rows: u64,
@@ -114,212 +108,6 @@ pub struct RunSummary {
     pub coterminous_sets: u64,
     pub coterminous_replaced: u64,
     pub manifest: Manifest,
-}
-
-fn age_bin_table() -> [u8; 116] {
-    let mut t = [0u8; 116];
-    for (a, slot) in t.iter_mut().enumerate() {
-        *slot = (AGE23.iter().rposition(|&s| s as usize <= a).unwrap()) as u8;
-    }
-    t
-}
-
-/// Validate and tabulate the persons file (one streaming pass; no noise).
-fn tabulate(inp: &Inputs, persons: &Path, progress: bool) -> Result<(Vec<LevelCounts>, u64), String> {
-    let specs: Vec<TabLevel> =
-        inp.config.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: !l.geo.substate() }).collect();
-    tabulate_levels(&specs, inp.config.stability, &inp.iterations, &inp.geography, persons, progress)
-}
-
-/// Validate and tabulate the persons file for the given levels (one streaming pass; no noise): header,
-/// QAGE 0–115, QSEX 1/2, block in the geography, race/ethnicity codes known, ≤ `stability` groups per
-/// record and level. Errors name the file line. Shared by SafeTab-P and SafeTab (race & ethnicity).
-pub fn tabulate_levels(
-    specs: &[TabLevel],
-    stability: u32,
-    its: &Iterations,
-    geo: &Geography,
-    persons: &Path,
-    progress: bool,
-) -> Result<(Vec<LevelCounts>, u64), String> {
-    let mut levels: Vec<LevelCounts> = Vec::new();
-    let mut cells_total: u64 = 0;
-    for spec in specs {
-        let mut local = vec![None; its.list.len()];
-        let mut iters = Vec::new();
-        for (g, it) in its.list.iter().enumerate() {
-            if it.detailed == spec.detailed && (spec.include_total_only || !it.total_only) {
-                local[g] = Some(iters.len() as u32);
-                iters.push(g as u32);
-            }
-        }
-        let n_geo = geo.ids[&spec.geo].len();
-        let n = n_geo * iters.len() * CELLS;
-        cells_total += n as u64;
-        if cells_total > 400_000_000 {
-            return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
-        }
-        levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
-    }
-    let file = std::fs::File::open(persons).map_err(|e| format!("cannot read '{}': {e}", persons.display()))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let pb = if progress {
-        let pb = indicatif::ProgressBar::new(size);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("reading persons {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
-                .unwrap(),
-        );
-        Some(pb)
-    } else {
-        None
-    };
-    let reader: Box<dyn Read> = match &pb {
-        Some(pb) => Box::new(pb.wrap_read(std::io::BufReader::with_capacity(1 << 20, file))),
-        None => Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
-    };
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
-    let pname = persons.display().to_string();
-    {
-        let h = rdr.byte_headers().map_err(|e| format!("{pname} line 1: {e}"))?;
-        let cols: Vec<&[u8]> = h.iter().collect();
-        if cols.len() != PERSON_COLUMNS.len() || cols.iter().zip(PERSON_COLUMNS).any(|(a, b)| *a != b.as_bytes()) {
-            return Err(format!("{pname} line 1: header must be {}", PERSON_COLUMNS.join(",")));
-        }
-    }
-    let ages = age_bin_table();
-    let s = stability as usize;
-    let mut rec = csv::ByteRecord::new();
-    let mut n: u64 = 0;
-    let mut codes: Vec<usize> = Vec::with_capacity(8);
-    let mut groups: [Vec<u32>; 2] = [Vec::with_capacity(16), Vec::with_capacity(16)];
-    let mut key_buf = String::new();
-    loop {
-        let line = n + 2;
-        match rdr.read_byte_record(&mut rec) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(format!("{pname} line {line}: malformed row ({e})")),
-        }
-        n += 1;
-        let f = |i: usize| rec.get(i).unwrap_or(b"");
-        let age = parse_u32(f(0)).ok_or_else(|| format!("{pname} line {line}: QAGE '{}' is not an integer", lossy(f(0))))?;
-        if age > MAX_AGE {
-            return Err(format!("{pname} line {line}: QAGE {age} outside 0–{MAX_AGE}"));
-        }
-        let sex = match f(1) {
-            b"1" => 0usize,
-            b"2" => 1usize,
-            o => return Err(format!("{pname} line {line}: QSEX must be 1 or 2, got '{}'", lossy(o))),
-        };
-        let key = block_key(f(2), f(3), f(4), f(5)).ok_or_else(|| format!("{pname} line {line}: malformed block id"))?;
-        let g = geo.blocks.get(&key).ok_or_else(|| {
-            format!("{pname} line {line}: block {}{}{}{} is not in the geography file", lossy(f(2)), lossy(f(3)), lossy(f(4)), lossy(f(5)))
-        })?;
-        // race codes
-        codes.clear();
-        for i in 6..14 {
-            let c = f(i);
-            if c.is_empty() {
-                continue;
-            }
-            if !codes.iter().any(|&j| f(j) == c) {
-                codes.push(i);
-            }
-        }
-        if f(6).is_empty() {
-            return Err(format!("{pname} line {line}: QRACE1 is empty"));
-        }
-        for lv in groups.iter_mut() {
-            lv.clear();
-        }
-        let mut alone: [Option<Option<u32>>; 2] = [None, None];
-        for &ci in &codes {
-            let c = f(ci);
-            key_buf.clear();
-            key_buf.push_str(std::str::from_utf8(c).map_err(|_| format!("{pname} line {line}: race code is not UTF-8"))?);
-            let m = its.race.get(key_buf.as_str()).ok_or_else(|| format!("{pname} line {line}: unknown race code '{key_buf}'"))?;
-            for l in 0..2 {
-                if let Some(a) = m.aoic[l] {
-                    if !groups[l].contains(&a) {
-                        groups[l].push(a);
-                    }
-                }
-                alone[l] = match alone[l] {
-                    None => Some(m.alone[l]),
-                    Some(prev) if prev == m.alone[l] => Some(prev),
-                    Some(_) => Some(None),
-                };
-            }
-        }
-        for l in 0..2 {
-            if let Some(Some(a)) = alone[l] {
-                groups[l].push(a);
-            }
-        }
-        let sp = f(14);
-        let sps = std::str::from_utf8(sp).unwrap_or("");
-        let em = its.eth.get(sps).ok_or_else(|| format!("{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
-        for l in 0..2 {
-            if let Some(a) = em.alone[l] {
-                groups[l].push(a);
-            }
-            if groups[l].len() > s {
-                return Err(format!(
-                    "{pname} line {line}: record maps to {} groups in one level, above the stability {s}",
-                    groups[l].len()
-                ));
-            }
-        }
-        let cell = sex * 23 + ages[age as usize] as usize;
-        for lc in levels.iter_mut() {
-            let gi = match lc.level.geo {
-                GeoLevel::Usa => 0,
-                GeoLevel::State => g[0],
-                GeoLevel::County => g[1],
-                GeoLevel::Tract => g[2],
-                GeoLevel::Place => g[3],
-                GeoLevel::Aiannh => g[4],
-            };
-            if gi == NONE {
-                continue;
-            }
-            let ni = lc.iters.len();
-            for &it in &groups[if lc.level.detailed { 0 } else { 1 }] {
-                if let Some(li) = lc.local[it as usize] {
-                    let c = &mut lc.counts[(gi as usize * ni + li as usize) * CELLS + cell];
-                    // a cell holds at most the number of records: refuse rather than wrap past u32
-                    *c = c.checked_add(1).ok_or_else(|| format!("{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
-                }
-            }
-        }
-        if n.is_multiple_of(1 << 20) {
-            if let Some(pb) = &pb {
-                pb.set_message(format!("{n} persons"));
-            }
-        }
-    }
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
-    Ok((levels, n))
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).chars().take(40).collect()
-}
-
-fn parse_u32(b: &[u8]) -> Option<u32> {
-    if b.is_empty() || b.len() > 9 {
-        return None;
-    }
-    let mut v: u32 = 0;
-    for &c in b {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + (c - b'0') as u32;
-    }
-    Some(v)
 }
 
 /// Merge the 23 age bins of one sex into the bins starting at `starts`.
@@ -426,10 +214,10 @@ struct Rendered {
 }
 
 /// t1/t2 rows of one level (§5.3.1: sex marginals and the total are sums of the noisy cells).
-fn render_level(lc: &LevelCounts, inp: &Inputs, groups_out: &[Option<Counts>]) -> Rendered {
+fn render_level(lc: &LevelCounts, inp: &Inputs, geo: &Geography, groups_out: &[Option<Counts>]) -> Rendered {
     use std::fmt::Write as _;
-    let ids = &inp.geography.ids[&lc.level.geo];
-    let rt = lc.level.geo.name();
+    let ids = &geo.ids[&lc.level.geo];
+    let rt = lc.level.region_type();
     let ni = lc.iters.len();
     let mut r = Rendered { t1: String::new(), t2: String::new(), t1_rows: 0, t2_rows: 0, suppressed: 0 };
     for gi in 0..lc.n_geo {
@@ -470,7 +258,7 @@ fn render_level(lc: &LevelCounts, inp: &Inputs, groups_out: &[Option<Counts>]) -
 /// of coterminous geographic entities and each iteration, the groups of that iteration tabulated at
 /// those entities (a level must be configured and tabulate the iteration; TotalOnly iterations are
 /// not tabulated below state).
-fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize>> {
+fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs, geo: &Geography) -> Vec<Vec<usize>> {
     let mut offset = Vec::with_capacity(levels.len());
     let mut acc = 0usize;
     for lc in levels {
@@ -478,7 +266,7 @@ fn coterminous_group_sets(levels: &[LevelCounts], inp: &Inputs) -> Vec<Vec<usize
         acc += lc.n_geo * lc.iters.len();
     }
     let mut sets = Vec::new();
-    for geo_set in coterminous::coterminous_geographies(&inp.geography) {
+    for geo_set in coterminous::coterminous_geographies(geo) {
         for it in 0..inp.iterations.list.len() {
             let detailed = inp.iterations.list[it].detailed;
             let mut members = Vec::new();
@@ -525,6 +313,12 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
 /// [`run`], with Algorithm 4 (coterminous geographies, §5.3.3) applied after suppression when
 /// `coterminous` is true (the production post-processing) or skipped (the output of Algorithms 1–3
 /// and §5.3.1–5.3.2 only).
+///
+/// The passes of the configuration ([HBC25, §5.4.2]) run the same algorithm on disjoint persons: the US
+/// pass on the states other than 72 (those of `state_filter_us` when given), the Puerto Rico pass on
+/// state 72, each with its own levels, geography and Algorithm 4; the persons file is read once and
+/// the tables hold the US rows, then Puerto Rico's. Level i draws from noise substream i (config order),
+/// so a run's noise does not depend on which other passes run.
 pub fn run_with(
     inp: &Inputs,
     persons: &Path,
@@ -540,65 +334,91 @@ pub fn run_with(
         .iter()
         .map(|l| if l.geo.substate() { suppression_threshold(&l.rho, cfg.stability, &cfg.gamma, &cfg.suppression_p) } else { Ok(i64::MIN) })
         .collect::<Result<_, _>>()?;
-    let (levels, persons_n) = tabulate(inp, persons, progress)?;
+    let passes = cfg.passes();
+    // per pass: the indices of its levels in the configuration, its levels, its geography
+    let level_idx: Vec<Vec<usize>> =
+        passes.iter().map(|p| (0..cfg.levels.len()).filter(|&i| cfg.levels[i].pass() == *p).collect()).collect();
+    let specs: Vec<Vec<TabLevel>> = level_idx
+        .iter()
+        .map(|ix| {
+            ix.iter()
+                .map(|&i| {
+                    let l = &cfg.levels[i];
+                    TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: !l.geo.substate(), pr: l.pr }
+                })
+                .collect()
+        })
+        .collect();
+    let full = &inp.geography;
+    let geos: Vec<Option<Geography>> = passes.iter().map(|&p| full.subset(&|st: &str| cfg.pass_of_state(st) == Some(p))).collect();
+    let tabs: Vec<PassTab> = specs.iter().zip(&geos).map(|(sp, g)| PassTab { levels: sp, geo: g.as_ref() }).collect();
+    let (levels, persons_n, skipped) = tabulate_passes(&tabs, cfg.stability, &inp.iterations, full, persons, progress)?;
+    drop(tabs);
     // Only now is randomness touched.
     let root = match seed {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let mut outs: Vec<LevelOut> = levels
-        .par_iter()
-        .enumerate()
-        .map(|(i, lc)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
-        .collect::<Result<_, _>>()?;
-    // Algorithm 4 (post-processing of the released output; public sets and order)
-    let mut coterminous_replaced = 0u64;
-    let mut coterminous_sets = 0u64;
-    if coterminous {
-        let sets = coterminous_group_sets(&levels, inp);
-        coterminous_sets = sets.len() as u64;
-        let mut flat: Vec<Option<Counts>> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.groups_out)).collect();
-        coterminous_replaced = coterminous::algorithm4(&mut flat, &sets) as u64;
-        let mut it = flat.into_iter();
-        for (o, lc) in outs.iter_mut().zip(&levels) {
-            o.groups_out = it.by_ref().take(lc.n_geo * lc.iters.len()).collect();
-        }
-    }
-    let rendered: Vec<Rendered> = levels.par_iter().zip(outs.par_iter()).map(|(lc, o)| render_level(lc, inp, &o.groups_out)).collect();
-    drop(levels);
     let mut summary = RunSummary {
         persons: persons_n,
+        skipped,
+        passes: passes.iter().map(|p| p.name().to_string()).collect(),
         groups: 0,
         t1_rows: 0,
         t2_rows: 0,
         suppressed: 0,
         noise_draws: 0,
-        coterminous_sets,
-        coterminous_replaced,
+        coterminous_sets: 0,
+        coterminous_replaced: 0,
         manifest: Manifest {
             mechanism: "safetab-p".into(),
             for_release: seed.is_none(),
             seed,
             neighbors: "add-remove".into(),
-            composition: "sequential".into(),
+            composition: if passes.len() > 1 { "disjoint-passes".into() } else { "sequential".into() },
             levels: Vec::new(),
             notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
         },
     };
-    for ((spec, o), r) in cfg.levels.iter().zip(&outs).zip(&rendered) {
-        summary.groups += o.groups;
+    let mut rendered: Vec<Rendered> = Vec::new();
+    for (pi, pass) in passes.iter().enumerate() {
+        let geo = geos[pi].as_ref().unwrap_or(full);
+        let lv = &levels[pi];
+        let ix = &level_idx[pi];
+        let mut outs: Vec<LevelOut> = lv
+            .par_iter()
+            .zip(ix.par_iter())
+            .map(|(lc, &i)| noise_level(lc, &cfg.levels[i], inp, root.substream(i as u64), thresholds[i]))
+            .collect::<Result<_, _>>()?;
+        // Algorithm 4 (post-processing of the released output; public sets and order), per pass
+        if coterminous {
+            let sets = coterminous_group_sets(lv, inp, geo);
+            summary.coterminous_sets += sets.len() as u64;
+            let mut flat: Vec<Option<Counts>> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.groups_out)).collect();
+            summary.coterminous_replaced += coterminous::algorithm4(&mut flat, &sets) as u64;
+            let mut it = flat.into_iter();
+            for (o, lc) in outs.iter_mut().zip(lv) {
+                o.groups_out = it.by_ref().take(lc.n_geo * lc.iters.len()).collect();
+            }
+        }
+        rendered.extend(lv.par_iter().zip(outs.par_iter()).map(|(lc, o)| render_level(lc, inp, geo, &o.groups_out)).collect::<Vec<_>>());
+        for (&i, o) in ix.iter().zip(&outs) {
+            let spec = &cfg.levels[i];
+            summary.groups += o.groups;
+            summary.noise_draws += o.draws;
+            let mut lm =
+                level_manifest_sigma2(&spec.name(), &format!("rho={}", spec.rho_text), cfg.stability, &o.sigma2, o.two_stage, o.total_only);
+            if passes.len() > 1 {
+                lm.pass = Some(pass.name().to_string());
+            }
+            summary.manifest.levels.push(lm);
+        }
+    }
+    drop(levels);
+    for r in &rendered {
         summary.t1_rows += r.t1_rows;
         summary.t2_rows += r.t2_rows;
         summary.suppressed += r.suppressed;
-        summary.noise_draws += o.draws;
-        summary.manifest.levels.push(level_manifest_sigma2(
-            &spec.name(),
-            &format!("rho={}", spec.rho_text),
-            cfg.stability,
-            &o.sigma2,
-            o.two_stage,
-            o.total_only,
-        ));
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };

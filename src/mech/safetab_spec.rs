@@ -19,8 +19,19 @@ use std::path::{Path, PathBuf};
 
 /// The SafeTab specification files of data/safetab/, built into the binary: `safetab` and
 /// `safetab-p` work from any directory; `--data DIR` (DIR/safetab/NAME) or an explicit path overrides.
-pub const BUILTIN: [(&str, &str); 6] = [
+pub const BUILTIN: [(&str, &str); 11] = [
     ("config.toml", include_str!("../../data/safetab/config.toml")),
+    ("production/config.json", include_str!("../../data/safetab/production/config.json")),
+    ("production/race-characteristic-iterations.txt", include_str!("../../data/safetab/production/race-characteristic-iterations.txt")),
+    (
+        "production/ethnicity-characteristic-iterations.txt",
+        include_str!("../../data/safetab/production/ethnicity-characteristic-iterations.txt"),
+    ),
+    (
+        "production/race-and-ethnicity-code-to-iteration.txt",
+        include_str!("../../data/safetab/production/race-and-ethnicity-code-to-iteration.txt"),
+    ),
+    ("production/race-and-ethnicity-codes.txt", include_str!("../../data/safetab/production/race-and-ethnicity-codes.txt")),
     ("safetab-geometric.toml", include_str!("../../data/safetab/safetab-geometric.toml")),
     ("safetab-dgauss.toml", include_str!("../../data/safetab/safetab-dgauss.toml")),
     ("iterations.txt", include_str!("../../data/safetab/iterations.txt")),
@@ -118,7 +129,33 @@ struct RawConfig {
     gamma: String,
     stability: u32,
     suppression_p: String,
+    #[serde(default)]
+    run_us: Option<bool>,
+    #[serde(default)]
+    run_pr: Option<bool>,
+    #[serde(default)]
+    state_filter_us: Option<Vec<String>>,
     level: Vec<RawLevel>,
+}
+
+/// The two passes of a production run ([HBC25, §5.4.2]): the 50 states and D.C., and Puerto Rico
+/// (state code 72), tabulated separately by the same algorithm on disjoint sets of persons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pass {
+    Us,
+    Pr,
+}
+
+/// The state code of Puerto Rico (FIPS 72): its persons belong to the Puerto Rico pass only.
+pub const PR_STATE: &str = "72";
+
+impl Pass {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Pass::Us => "US",
+            Pass::Pr => "PR",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -128,11 +165,44 @@ pub struct LevelSpec {
     pub rho: Rational,
     pub rho_text: String,
     pub thresholds: [i64; 3],
+    /// a level of the Puerto Rico pass (PR-STATE, PR-COUNTY, PR-TRACT, PR-PLACE)
+    pub pr: bool,
 }
 
 impl LevelSpec {
     pub fn name(&self) -> String {
-        format!("{}-{}", self.geo.name(), if self.detailed { "detailed" } else { "regional" })
+        format!("{}-{}", self.region_type(), if self.detailed { "detailed" } else { "regional" })
+    }
+    /// REGION_TYPE of the released rows: the geography level, `PR-` prefixed in the Puerto Rico pass.
+    pub fn region_type(&self) -> String {
+        if self.pr {
+            format!("PR-{}", self.geo.name())
+        } else {
+            self.geo.name().to_string()
+        }
+    }
+    pub fn pass(&self) -> Pass {
+        if self.pr {
+            Pass::Pr
+        } else {
+            Pass::Us
+        }
+    }
+}
+
+/// A level's geography: `USA`…`AIANNH` (US pass) or `PR-STATE`, `PR-COUNTY`, `PR-TRACT`, `PR-PLACE`
+/// (Puerto Rico pass: no nation and no AIANNH level, as the production configuration).
+pub fn parse_level_geo(s: &str) -> Result<(GeoLevel, bool), String> {
+    let t = s.trim().to_ascii_uppercase();
+    match t.strip_prefix("PR-") {
+        Some(rest) => {
+            let g = GeoLevel::parse(rest)?;
+            if matches!(g, GeoLevel::Usa | GeoLevel::Aiannh) {
+                return Err(format!("'{t}' is not a Puerto Rico level (PR-STATE, PR-COUNTY, PR-TRACT, PR-PLACE)"));
+            }
+            Ok((g, true))
+        }
+        None => Ok((GeoLevel::parse(&t)?, false)),
     }
 }
 
@@ -142,6 +212,11 @@ pub struct Config {
     pub stability: u32,
     pub suppression_p: Rational,
     pub levels: Vec<LevelSpec>,
+    /// run the US pass (the states other than 72) and the Puerto Rico pass ([HBC25, §5.4.2])
+    pub run_us: bool,
+    pub run_pr: bool,
+    /// the states of the US pass (production `state_filter_us`); None: every state but 72
+    pub state_filter_us: Option<Vec<String>>,
 }
 
 impl Config {
@@ -149,27 +224,23 @@ impl Config {
         Self::from_spec(&Spec::Path(p.to_path_buf()))
     }
 
+    /// A TOML configuration (data/safetab/config.toml), or the Bureau's `config.json` as it is
+    /// (`safetab_prod::config_from_json`), told apart by the first character.
     pub fn from_spec(spec: &Spec) -> Result<Config, String> {
         let text = spec.text()?;
+        if text.trim_start().starts_with('{') {
+            return crate::mech::safetab_prod::config_from_json(&text, &spec.name());
+        }
         let raw: RawConfig = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
             format!("{}: {}{at}", spec.name(), crate::record::one_line(e.message()))
         })?;
         let gamma = parse_rational(&raw.gamma).map_err(|e| format!("config gamma: {e}"))?;
-        if gamma <= 0 || gamma >= 1 {
-            return Err("config gamma must lie in (0, 1)".into());
-        }
-        if raw.stability == 0 {
-            return Err("config stability must be ≥ 1".into());
-        }
         let sp = parse_rational(&raw.suppression_p).map_err(|e| format!("config suppression_p: {e}"))?;
-        if sp <= (1, 2) || sp >= 1 {
-            return Err("config suppression_p must lie in (1/2, 1)".into());
-        }
         let mut levels = Vec::new();
         for (i, l) in raw.level.iter().enumerate() {
-            let geo = GeoLevel::parse(&l.geo).map_err(|e| format!("config level {}: {e}", i + 1))?;
+            let (geo, pr) = parse_level_geo(&l.geo).map_err(|e| format!("config level {}: {e}", i + 1))?;
             let detailed = match l.iterations.trim().to_ascii_lowercase().as_str() {
                 "detailed" => true,
                 "regional" => false,
@@ -179,28 +250,93 @@ impl Config {
             if rho <= 0 {
                 return Err(format!("config level {} ({}): budget rho must be positive, got '{}'", i + 1, l.geo, l.rho));
             }
-            if l.thresholds.len() != 3 || !(l.thresholds[0] < l.thresholds[1] && l.thresholds[1] < l.thresholds[2]) {
+            if l.thresholds.len() != 3 {
                 return Err(format!("config level {}: thresholds must be three increasing integers", i + 1));
             }
-            if !detailed && geo == GeoLevel::Aiannh {
+            let thresholds = [l.thresholds[0], l.thresholds[1], l.thresholds[2]];
+            levels.push(LevelSpec { geo, detailed, rho, rho_text: l.rho.trim().to_string(), thresholds, pr });
+        }
+        let has = |pr: bool| levels.iter().any(|l| l.pr == pr);
+        let (run_us, run_pr) = (raw.run_us.unwrap_or(has(false)), raw.run_pr.unwrap_or(has(true)));
+        Config::checked(gamma, raw.stability, sp, levels, run_us, run_pr, raw.state_filter_us)
+    }
+
+    /// Validate and assemble (shared by the TOML and the JSON readers).
+    pub fn checked(
+        gamma: Rational,
+        stability: u32,
+        suppression_p: Rational,
+        levels: Vec<LevelSpec>,
+        run_us: bool,
+        run_pr: bool,
+        state_filter_us: Option<Vec<String>>,
+    ) -> Result<Config, String> {
+        if gamma <= 0 || gamma >= 1 {
+            return Err("config gamma must lie in (0, 1)".into());
+        }
+        if stability == 0 {
+            return Err("config stability must be ≥ 1".into());
+        }
+        if suppression_p <= (1, 2) || suppression_p >= 1 {
+            return Err("config suppression_p must lie in (1/2, 1)".into());
+        }
+        let mut names: Vec<String> = Vec::new();
+        for (i, l) in levels.iter().enumerate() {
+            if !(l.thresholds[0] < l.thresholds[1] && l.thresholds[1] < l.thresholds[2]) {
+                return Err(format!("config level {} ({}): thresholds must be three increasing integers", i + 1, l.name()));
+            }
+            if !l.detailed && l.geo == GeoLevel::Aiannh {
                 return Err("config: the (AIANNH, regional) level is not part of SafeTab-P".into());
             }
-            let spec = LevelSpec {
-                geo,
-                detailed,
-                rho,
-                rho_text: l.rho.trim().to_string(),
-                thresholds: [l.thresholds[0], l.thresholds[1], l.thresholds[2]],
-            };
-            if levels.iter().any(|x: &LevelSpec| x.name() == spec.name()) {
-                return Err(format!("config: level {} listed twice", spec.name()));
+            if names.contains(&l.name()) {
+                return Err(format!("config: level {} listed twice", l.name()));
             }
-            levels.push(spec);
+            names.push(l.name());
         }
         if levels.is_empty() {
             return Err("config: no [[level]]".into());
         }
-        Ok(Config { gamma, stability: raw.stability, suppression_p: sp, levels })
+        if !run_us && !run_pr {
+            return Err("config: run_us and run_pr are both false: no pass to run".into());
+        }
+        for (run, pr, what) in [(run_us, false, "run_us"), (run_pr, true, "run_pr")] {
+            if run && !levels.iter().any(|l| l.pr == pr) {
+                return Err(format!("config: {what} is set but no {} level is configured", if pr { "Puerto Rico (PR-…)" } else { "US" }));
+            }
+        }
+        if let Some(f) = &state_filter_us {
+            let mut seen = std::collections::HashSet::new();
+            for s in f {
+                if s.len() != 2 || !s.bytes().all(|c| c.is_ascii_digit()) || s == PR_STATE {
+                    return Err(format!("config state_filter_us: '{s}' is not a two-digit state code other than 72"));
+                }
+                if !seen.insert(s) {
+                    return Err(format!("config state_filter_us: '{s}' listed twice"));
+                }
+            }
+        }
+        Ok(Config { gamma, stability, suppression_p, levels, run_us, run_pr, state_filter_us })
+    }
+
+    /// The passes this configuration runs, US first (the production order).
+    pub fn passes(&self) -> Vec<Pass> {
+        [(self.run_us, Pass::Us), (self.run_pr, Pass::Pr)].iter().filter(|(r, _)| *r).map(|&(_, p)| p).collect()
+    }
+
+    /// The pass that tabulates the persons of a state (None: no pass run here does).
+    pub fn pass_of_state(&self, st: &str) -> Option<Pass> {
+        if st == PR_STATE {
+            return self.run_pr.then_some(Pass::Pr);
+        }
+        let kept = self.state_filter_us.as_ref().is_none_or(|f| f.iter().any(|s| s == st));
+        (self.run_us && kept).then_some(Pass::Us)
+    }
+
+    /// Select the passes (`--passes`), overriding `run_us` / `run_pr`.
+    pub fn with_passes(mut self, passes: &[Pass]) -> Result<Config, String> {
+        self.run_us = passes.contains(&Pass::Us);
+        self.run_pr = passes.contains(&Pass::Pr);
+        Config::checked(self.gamma, self.stability, self.suppression_p, self.levels, self.run_us, self.run_pr, self.state_filter_us)
     }
 }
 
@@ -211,7 +347,10 @@ pub struct Iteration {
     pub detailed: bool,
     pub alone: bool,
     pub ethnicity: bool,
+    /// TotalOnly ([HBC25, §3.1]; production DETAILED_ONLY): only a total, only at nation/state in SafeTab-P
     pub total_only: bool,
+    /// production COARSE_ONLY: not tabulated at nation/state (no row of the 2020 files has it)
+    pub coarse_only: bool,
 }
 
 /// Code → iteration indices, per iteration level (0 = detailed, 1 = regional).
@@ -228,6 +367,29 @@ pub struct Iterations {
     pub race: HashMap<String, CodeMap>,
     /// ethnicity code → groups (in `alone`)
     pub eth: HashMap<String, CodeMap>,
+    /// the code list in file order (production `race-and-ethnicity-codes.txt`; the synthetic format:
+    /// the codes of race-codes.txt in order of first appearance)
+    pub codes: Vec<String>,
+    /// production format: every valid code, including those in no tabulated group (e.g. the codes of
+    /// level-0 groups only); None: a code is valid iff some group lists it
+    pub known: Option<std::collections::HashSet<String>>,
+}
+
+/// The groups of a code that is valid but in no tabulated group.
+pub const NO_GROUPS: CodeMap = CodeMap { aoic: [None, None], alone: [None, None] };
+
+impl Iterations {
+    /// The groups of a race code (None: not a valid code).
+    pub fn race_groups(&self, code: &str) -> Option<&CodeMap> {
+        self.race.get(code).or_else(|| self.is_known(code).then_some(&NO_GROUPS))
+    }
+    /// The groups of an ethnicity code (None: not a valid code).
+    pub fn eth_groups(&self, code: &str) -> Option<&CodeMap> {
+        self.eth.get(code).or_else(|| self.is_known(code).then_some(&NO_GROUPS))
+    }
+    fn is_known(&self, code: &str) -> bool {
+        self.known.as_ref().is_some_and(|k| k.contains(code))
+    }
 }
 
 fn read_pipe(p: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
@@ -235,7 +397,7 @@ fn read_pipe(p: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, Str
     parse_pipe(&text, &p.display().to_string(), header)
 }
 
-fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
+pub(crate) fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
     let p = name;
     let mut lines = text.lines().enumerate();
     let (_, h) = lines.next().ok_or_else(|| format!("{}: empty file", p))?;
@@ -257,7 +419,7 @@ fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<(usize, Vec
     Ok(out)
 }
 
-fn parse_bool(s: &str, what: &str, p: &str, line: usize) -> Result<bool, String> {
+pub(crate) fn parse_bool(s: &str, what: &str, p: &str, line: usize) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -297,36 +459,59 @@ impl Iterations {
             if idx.insert(f[0].clone(), list.len()).is_some() {
                 return Err(format!("{} line {line}: duplicate ITERATION_CODE {}", iter_path, f[0]));
             }
-            list.push(Iteration { code: f[0].clone(), name: f[1].clone(), detailed, alone, ethnicity, total_only });
+            list.push(Iteration { code: f[0].clone(), name: f[1].clone(), detailed, alone, ethnicity, total_only, coarse_only: false });
         }
-        let mut race: HashMap<String, CodeMap> = HashMap::new();
-        let mut eth: HashMap<String, CodeMap> = HashMap::new();
-        for (line, f) in parse_pipe(&codes.text()?, &codes_path, &["ITERATION_CODE", "CODE"])? {
-            let &i = idx.get(&f[0]).ok_or_else(|| format!("{} line {line}: unknown ITERATION_CODE {}", codes_path, f[0]))?;
-            let it = &list[i];
-            let lvl = if it.detailed { 0 } else { 1 };
-            let map = if it.ethnicity { eth.entry(f[1].clone()).or_default() } else { race.entry(f[1].clone()).or_default() };
-            // Stability: each code in at most one Alone and one AOIC group per iteration level, so a person
-            // (≤ 8 race codes, 1 ethnicity code) is in at most 8 AOIC + 1 ethnicity groups or 1 AOIC + 1 Alone
-            // + 1 ethnicity group per level (safetab-p §2.3: Δ = 9). Re-checked per record.
-            let slot = if it.alone { &mut map.alone[lvl] } else { &mut map.aoic[lvl] };
-            if let Some(prev) = slot {
-                if *prev as usize != i {
-                    return Err(format!(
-                        "{} line {line}: code {} is in two {} {} groups ({} and {}): stability would exceed the bound",
-                        codes_path,
-                        f[1],
-                        if it.detailed { "detailed" } else { "regional" },
-                        if it.alone { "Alone" } else { "AOIC" },
-                        list[*prev as usize].code,
-                        it.code
-                    ));
-                }
-            }
-            *slot = Some(i as u32);
-        }
-        Ok(Iterations { list, race, eth })
+        let rows = parse_pipe(&codes.text()?, &codes_path, &["ITERATION_CODE", "CODE"])?;
+        let (race, eth, order) = code_maps(&list, &idx, &Default::default(), rows, &codes_path)?;
+        Ok(Iterations { list, race, eth, codes: order, known: None })
     }
+}
+
+/// Code → group maps from `(line, [ITERATION_CODE, CODE])` rows, and the codes in order of first
+/// appearance. Rows of an iteration in `ignored` (production level-0 groups) are skipped; any other
+/// unknown ITERATION_CODE is an error.
+pub(crate) fn code_maps(
+    list: &[Iteration],
+    idx: &HashMap<String, usize>,
+    ignored: &std::collections::HashSet<String>,
+    rows: Vec<(usize, Vec<String>)>,
+    codes_path: &str,
+) -> Result<(HashMap<String, CodeMap>, HashMap<String, CodeMap>, Vec<String>), String> {
+    let mut race: HashMap<String, CodeMap> = HashMap::new();
+    let mut eth: HashMap<String, CodeMap> = HashMap::new();
+    let mut order = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (line, f) in rows {
+        if seen.insert(f[1].clone()) {
+            order.push(f[1].clone());
+        }
+        if ignored.contains(&f[0]) {
+            continue;
+        }
+        let &i = idx.get(&f[0]).ok_or_else(|| format!("{} line {line}: unknown ITERATION_CODE {}", codes_path, f[0]))?;
+        let it = &list[i];
+        let lvl = if it.detailed { 0 } else { 1 };
+        let map = if it.ethnicity { eth.entry(f[1].clone()).or_default() } else { race.entry(f[1].clone()).or_default() };
+        // Stability: each code in at most one Alone and one AOIC group per iteration level, so a person
+        // (≤ 8 race codes, 1 ethnicity code) is in at most 8 AOIC + 1 ethnicity groups or 1 AOIC + 1 Alone
+        // + 1 ethnicity group per level (safetab-p §2.3: Δ = 9). Re-checked per record.
+        let slot = if it.alone { &mut map.alone[lvl] } else { &mut map.aoic[lvl] };
+        if let Some(prev) = slot {
+            if *prev as usize != i {
+                return Err(format!(
+                    "{} line {line}: code {} is in two {} {} groups ({} and {}): stability would exceed the bound",
+                    codes_path,
+                    f[1],
+                    if it.detailed { "detailed" } else { "regional" },
+                    if it.alone { "Alone" } else { "AOIC" },
+                    list[*prev as usize].code,
+                    it.code
+                ));
+            }
+        }
+        *slot = Some(i as u32);
+    }
+    Ok((race, eth, order))
 }
 
 /// Geographic entities of each level and the block → entity map.
@@ -399,5 +584,54 @@ impl Geography {
             ids.entry(l).or_default();
         }
         Ok(Geography { ids, blocks })
+    }
+
+    /// The geography of the blocks whose state `keep` accepts (one pass of a run, [HBC25, §5.4.2]),
+    /// entities re-indexed in their original order; None when every block is kept (use `self`).
+    pub fn subset(&self, keep: &dyn Fn(&str) -> bool) -> Option<Geography> {
+        let states = &self.ids[&GeoLevel::State];
+        let kept: Vec<bool> = states.iter().map(|s| keep(s)).collect();
+        if kept.iter().all(|&k| k) {
+            return None;
+        }
+        const LEVELS: [GeoLevel; 5] = [GeoLevel::State, GeoLevel::County, GeoLevel::Tract, GeoLevel::Place, GeoLevel::Aiannh];
+        let mut used: Vec<Vec<bool>> = LEVELS.iter().map(|l| vec![false; self.ids[l].len()]).collect();
+        for b in self.blocks.values().filter(|b| kept[b[0] as usize]) {
+            for (k, &e) in b.iter().enumerate() {
+                if e != NONE {
+                    used[k][e as usize] = true;
+                }
+            }
+        }
+        let mut ids: HashMap<GeoLevel, Vec<String>> = HashMap::new();
+        ids.insert(GeoLevel::Usa, vec!["1".to_string()]);
+        let mut remap: Vec<Vec<u32>> = Vec::new();
+        for (k, l) in LEVELS.iter().enumerate() {
+            let mut m = vec![NONE; used[k].len()];
+            let mut v = Vec::new();
+            for (e, &u) in used[k].iter().enumerate() {
+                if u {
+                    m[e] = v.len() as u32;
+                    v.push(self.ids[l][e].clone());
+                }
+            }
+            ids.insert(*l, v);
+            remap.push(m);
+        }
+        let blocks = self
+            .blocks
+            .iter()
+            .filter(|(_, b)| kept[b[0] as usize])
+            .map(|(&key, b)| {
+                let mut nb = [NONE; 5];
+                for k in 0..5 {
+                    if b[k] != NONE {
+                        nb[k] = remap[k][b[k] as usize];
+                    }
+                }
+                (key, nb)
+            })
+            .collect();
+        Some(Geography { ids, blocks })
     }
 }

@@ -15,6 +15,8 @@
 
 pub mod spec;
 
+use crate::error::{Error, Fallible};
+use crate::{err, fallible};
 use rug::Rational;
 
 /// The neighbour relation between data sets.
@@ -32,11 +34,11 @@ impl Neighbors {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Neighbors, String> {
+    pub fn parse(s: &str) -> Fallible<Neighbors> {
         match s.trim() {
             "add-remove" | "add_remove" | "addremove" => Ok(Neighbors::AddRemove),
             "replace" => Ok(Neighbors::Replace),
-            other => Err(format!("neighbors must be 'add-remove' or 'replace', got '{other}'")),
+            other => Err(err!(Input, "neighbors must be 'add-remove' or 'replace', got '{other}'")),
         }
     }
 
@@ -131,7 +133,7 @@ pub fn gauss_rho(groups: &[GaussGroup]) -> Rational {
 pub const MAX_COUNT: u64 = 1 << 40;
 
 /// Merge groups with equal noise and sensitivity, summing counts (checked), in order of first appearance.
-pub fn merge(groups: impl IntoIterator<Item = Group>) -> Result<Vec<Group>, String> {
+pub fn merge(groups: impl IntoIterator<Item = Group>) -> Fallible<Vec<Group>> {
     // an index by (kind, parameter, μ): a million distinct queries merge in linear time (a scan of the
     // groups so far made it quadratic: `certify --allocation` with very many queries did not finish)
     let mut index: std::collections::HashMap<(bool, Rational, u32), usize> = std::collections::HashMap::new();
@@ -155,8 +157,8 @@ pub fn merge(groups: impl IntoIterator<Item = Group>) -> Result<Vec<Group>, Stri
     Ok(out)
 }
 
-fn too_many(g: &Group) -> String {
-    format!("too many queries of {} (more than {MAX_COUNT})", g.noise.describe())
+fn too_many(g: &Group) -> Error {
+    err!(Input, "too many queries of {} (more than {MAX_COUNT})", g.noise.describe())
 }
 
 /// A composition: groups of queries and the neighbour relation. Validated on construction: every σ² and
@@ -168,28 +170,30 @@ pub struct Composition {
 }
 
 impl Composition {
-    pub fn new(groups: Vec<Group>, neighbors: Neighbors) -> Result<Composition, String> {
+    pub fn new(groups: Vec<Group>, neighbors: Neighbors) -> Fallible<Composition> {
         if groups.is_empty() {
-            return Err("nothing to compose: no mechanism given".into());
+            return fallible!(Input, "nothing to compose: no mechanism given");
         }
         for g in &groups {
             match &g.noise {
-                Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return Err(format!("sigma2 must be positive, got {sigma2}")),
-                Noise::Laplace { scale } if *scale <= 0 => return Err(format!("the discrete Laplace scale must be positive, got {scale}")),
+                Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return fallible!(Input, "sigma2 must be positive, got {sigma2}"),
+                Noise::Laplace { scale } if *scale <= 0 => {
+                    return fallible!(Input, "the discrete Laplace scale must be positive, got {scale}")
+                }
                 _ => {}
             }
             if g.count == 0 || g.count > MAX_COUNT {
-                return Err(format!("the number of queries must be between 1 and {MAX_COUNT}, got {}", g.count));
+                return fallible!(Input, "the number of queries must be between 1 and {MAX_COUNT}, got {}", g.count);
             }
             if g.mu == 0 {
-                return Err("the sensitivity must be at least 1".into());
+                return fallible!(Input, "the sensitivity must be at least 1");
             }
         }
         Ok(Composition { groups: merge(groups)?, neighbors })
     }
 
     /// `n` queries of sensitivity `mu` with noise N_Z(0, σ²), add/remove neighbours.
-    pub fn gaussian(sigma2: Rational, n: u64, mu: u32) -> Result<Composition, String> {
+    pub fn gaussian(sigma2: Rational, n: u64, mu: u32) -> Fallible<Composition> {
         Composition::new(vec![Group::gaussian(sigma2, n, mu)], Neighbors::AddRemove)
     }
 
@@ -202,17 +206,17 @@ impl Composition {
     }
 
     /// The composition of both (dp_accounting's `compose`): same neighbour relation required.
-    pub fn compose(&self, other: &Composition) -> Result<Composition, String> {
+    pub fn compose(&self, other: &Composition) -> Fallible<Composition> {
         if self.neighbors != other.neighbors {
-            return Err(format!("cannot compose a {} composition with a {} one", self.neighbors.as_str(), other.neighbors.as_str()));
+            return fallible!(Input, "cannot compose a {} composition with a {} one", self.neighbors.as_str(), other.neighbors.as_str());
         }
         Ok(Composition { groups: merge(self.groups.iter().chain(&other.groups).cloned())?, neighbors: self.neighbors })
     }
 
     /// k-fold composition with itself (dp_accounting's `self_compose`).
-    pub fn self_compose(&self, k: u64) -> Result<Composition, String> {
+    pub fn self_compose(&self, k: u64) -> Fallible<Composition> {
         if k == 0 {
-            return Err("self_compose needs k >= 1".into());
+            return fallible!(Input, "self_compose needs k >= 1");
         }
         let groups = self
             .groups
@@ -221,7 +225,7 @@ impl Composition {
                 let count = g.count.checked_mul(k).filter(|&c| c <= MAX_COUNT).ok_or_else(|| too_many(g))?;
                 Ok(Group { count, ..g.clone() })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Fallible<Vec<_>>>()?;
         Ok(Composition { groups, neighbors: self.neighbors })
     }
 
@@ -233,17 +237,18 @@ impl Composition {
     }
 
     /// The shifts as Gaussian groups, if every noise is Gaussian and every count fits an engine's u32.
-    pub fn gauss_shifts(&self) -> Result<Vec<GaussGroup>, String> {
+    pub fn gauss_shifts(&self) -> Fallible<Vec<GaussGroup>> {
         self.shifts()
             .into_iter()
             .map(|g| match g.noise {
                 Noise::Gaussian { sigma2 } => {
                     let count = u32::try_from(g.count).map_err(|_| {
-                        format!("{} queries of N_Z(0, {}) are too many for this engine", g.count, crate::num::format::fmt_rational(&sigma2))
+                        let s2 = crate::num::format::fmt_rational(&sigma2);
+                        err!(Declined, "{} queries of N_Z(0, {s2}) are too many for this engine", g.count).over_limits()
                     })?;
                     Ok(GaussGroup { sigma2, count, mu: g.mu })
                 }
-                Noise::Laplace { .. } => Err("this method handles discrete Gaussian noise only".to_string()),
+                Noise::Laplace { .. } => Err(err!(Declined, "this method handles discrete Gaussian noise only")),
             })
             .collect()
     }
@@ -264,9 +269,9 @@ impl Composition {
     }
 
     /// All variances (σ²) and scales (b) multiplied by c (calibration): noise scaled, counts kept.
-    pub fn scaled(&self, c: &Rational) -> Result<Composition, String> {
+    pub fn scaled(&self, c: &Rational) -> Fallible<Composition> {
         if *c <= 0 {
-            return Err("the noise factor must be positive".into());
+            return fallible!(Input, "the noise factor must be positive");
         }
         let groups = self
             .groups

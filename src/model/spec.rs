@@ -1,44 +1,46 @@
 //! The command-line and library spelling of a mechanism group: `dgauss:sigma2=S,n=N[,mu=M]` or
 //! `dlap:scale=B,n=N[,mu=M]` (each key at most once), and the bounds on counts and sensitivities.
 
+use crate::error::Fallible;
 use crate::model::Group;
 use crate::num::parse_positive_rational;
+use crate::{err, fallible};
 
 /// Largest query count of one group (the lattice Fourier inversion's cost does not grow with it; the
 /// model's own limit is `model::MAX_COUNT`, 2^40 shifts).
 pub const MAX_N: u64 = 1_000_000_000_000;
 
-pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
-    let v: i64 = s.trim().parse().map_err(|_| format!("{what} must be a positive integer, got '{s}'"))?;
+pub fn parse_count(s: &str, what: &str) -> Fallible<u64> {
+    let v: i64 = s.trim().parse().map_err(|_| err!(Input, "{what} must be a positive integer, got '{s}'"))?;
     if !(1..=MAX_N as i64).contains(&v) {
-        return Err(format!("{what} must be an integer between 1 and {MAX_N}, got '{s}'"));
+        return fallible!(Input, "{what} must be an integer between 1 and {MAX_N}, got '{s}'");
     }
     Ok(v as u64)
 }
 
-pub fn parse_sensitivity(s: &str) -> Result<u32, String> {
-    let v: i64 = s.trim().parse().map_err(|_| format!("sensitivity must be a positive integer, got '{s}'"))?;
+pub fn parse_sensitivity(s: &str) -> Fallible<u32> {
+    let v: i64 = s.trim().parse().map_err(|_| err!(Input, "sensitivity must be a positive integer, got '{s}'"))?;
     if !(1..=1_000_000).contains(&v) {
-        return Err(format!("sensitivity must be an integer between 1 and 1000000, got '{s}'"));
+        return fallible!(Input, "sensitivity must be an integer between 1 and 1000000, got '{s}'");
     }
     Ok(v as u32)
 }
 
 /// Parse `dgauss:sigma2=S,n=N[,mu=M]` or `dlap:scale=B,n=N[,mu=M]` (each key at most once).
-pub fn parse_mech(spec: &str) -> Result<Group, String> {
+pub fn parse_mech(spec: &str) -> Fallible<Group> {
     let (kind, body) = spec
         .split_once(':')
-        .ok_or_else(|| format!("mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]' or 'dlap:scale=B,n=N[,mu=M]'"))?;
+        .ok_or_else(|| err!(Input, "mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]' or 'dlap:scale=B,n=N[,mu=M]'"))?;
     let param = match kind.trim() {
         "dgauss" => "sigma2",
         "dlap" => "scale",
-        other => return Err(format!("mechanism '{spec}': unknown noise '{other}' (dgauss or dlap)")),
+        other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' (dgauss or dlap)"),
     };
     let (mut x, mut n, mut mu) = (None, None, None);
     for kv in body.split(',') {
-        let (k, v) = kv.split_once('=').ok_or_else(|| format!("mechanism '{spec}': expected key=value, got '{kv}'"))?;
+        let (k, v) = kv.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{kv}'"))?;
         let k = k.trim();
-        let dup = |set: bool| if set { Err(format!("mechanism '{spec}': key '{k}' given twice")) } else { Ok(()) };
+        let dup = |set: bool| if set { Err(err!(Input, "mechanism '{spec}': key '{k}' given twice")) } else { Ok(()) };
         match k {
             _ if k == param => {
                 dup(x.is_some())?;
@@ -52,10 +54,10 @@ pub fn parse_mech(spec: &str) -> Result<Group, String> {
                 dup(mu.is_some())?;
                 mu = Some(parse_sensitivity(v)?);
             }
-            other => return Err(format!("mechanism '{spec}': unknown key '{other}'")),
+            other => return fallible!(Input, "mechanism '{spec}': unknown key '{other}'"),
         }
     }
-    let x = x.ok_or_else(|| format!("mechanism '{spec}': missing {param}"))?;
+    let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
     Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
 }

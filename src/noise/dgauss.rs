@@ -7,6 +7,8 @@
 //! identity Var = σ² − 8π²σ⁴ Σ_k k² q^{k²} / θ₃(0, q), q = e^{-2π²σ²}, obtained by differentiating
 //! Z(σ) = √(2π)σ·θ₃ in σ: E[X²] = σ³ Z'(σ)/Z(σ)).
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::num::Interval;
 use rug::float::Round;
@@ -23,9 +25,9 @@ pub struct DiscreteGaussian {
 pub const GUARD_BITS: u32 = 24;
 
 impl DiscreteGaussian {
-    pub fn new(sigma2: Rational) -> Result<Self, String> {
+    pub fn new(sigma2: Rational) -> Fallible<Self> {
         if sigma2 <= 0 {
-            return Err(format!("sigma2 must be positive, got {}", sigma2));
+            return fallible!(Input, "sigma2 must be positive, got {}", sigma2);
         }
         Ok(DiscreteGaussian { sigma2 })
     }

@@ -12,6 +12,8 @@
 //!   q = e^{−2π²σ²}. Every sine vanishes at μ ∈ ½ℤ — the "if" of Prop. A.5 — and the k = 1 term
 //!   dominates otherwise. This route keeps relative accuracy when the bias is far below 2^−prec.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::dgauss::{round_to, GUARD_BITS};
 use crate::num::Interval;
 use rug::float::Round;
@@ -29,9 +31,9 @@ pub struct ShiftedDiscreteGaussian {
 }
 
 impl ShiftedDiscreteGaussian {
-    pub fn new(mu: Rational, sigma2: Rational) -> Result<Self, String> {
+    pub fn new(mu: Rational, sigma2: Rational) -> Fallible<Self> {
         if sigma2 <= 0 {
-            return Err(format!("sigma2 must be positive, got {}", sigma2));
+            return fallible!(Input, "sigma2 must be positive, got {}", sigma2);
         }
         Ok(ShiftedDiscreteGaussian { mu, sigma2 })
     }
@@ -48,13 +50,14 @@ impl ShiftedDiscreteGaussian {
     }
 
     /// Certified E N_Z(μ, σ²) − μ by direct summation (refused above [`SIGMA2_DIRECT_MAX`]).
-    pub fn mean_bias_direct(&self, prec: u32) -> Result<Interval, String> {
+    pub fn mean_bias_direct(&self, prec: u32) -> Fallible<Interval> {
         if self.sigma2 > SIGMA2_DIRECT_MAX {
-            return Err(format!(
+            return fallible!(
+                Declined,
                 "sigma2 = {} is above {} for the direct sum; use the theta route",
                 self.sigma2.to_f64(),
                 SIGMA2_DIRECT_MAX
-            ));
+            );
         }
         let p = prec + 16;
         let f = self.frac();
@@ -196,6 +199,7 @@ mod tests {
     fn refuses_nonpositive_and_huge_variance() {
         assert!(ShiftedDiscreteGaussian::new(q(1, 3), q(0, 1)).is_err());
         let e = ShiftedDiscreteGaussian::new(q(1, 3), Rational::from(SIGMA2_DIRECT_MAX) * 2u32).unwrap();
-        assert!(e.mean_bias_direct(64).unwrap_err().contains("theta route"));
+        let r = e.mean_bias_direct(64).unwrap_err();
+        assert!(r.message().contains("theta route") && r.is_declined(), "{r:?}");
     }
 }

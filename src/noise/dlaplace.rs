@@ -6,6 +6,8 @@
 //! * P[X = x] = r^{|x|} (1 − r)/(1 + r);
 //! * P[X ≥ m] = r^m / (1 + r) for m ≥ 1 (geometric series), and P[X ≤ −m] the same by symmetry.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::Interval;
 use rug::Rational;
 
@@ -16,9 +18,9 @@ pub struct DiscreteLaplace {
 }
 
 impl DiscreteLaplace {
-    pub fn new(scale: Rational) -> Result<Self, String> {
+    pub fn new(scale: Rational) -> Fallible<Self> {
         if scale <= 0 {
-            return Err(format!("the discrete Laplace scale must be positive, got {scale}"));
+            return fallible!(Input, "the discrete Laplace scale must be positive, got {scale}");
         }
         Ok(DiscreteLaplace { scale })
     }

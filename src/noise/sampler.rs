@@ -16,6 +16,8 @@
 //! system (getrandom); [`NoiseSource::seeded`] keys it from a user seed — reproducible, and marked
 //! not-for-release by every caller that offers `--seed`.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rug::ops::DivRounding;
@@ -29,9 +31,9 @@ pub struct NoiseSource {
 
 impl NoiseSource {
     /// Keyed from the operating system's CSPRNG.
-    pub fn os() -> Result<Self, String> {
+    pub fn os() -> Fallible<Self> {
         let mut key = [0u8; 32];
-        rand_core::OsRng.try_fill_bytes(&mut key).map_err(|e| format!("cannot read the operating system's random source: {e}"))?;
+        rand_core::OsRng.try_fill_bytes(&mut key).map_err(|e| err!(Io, "cannot read the operating system's random source: {e}"))?;
         Ok(NoiseSource { rng: ChaCha20Rng::from_seed(key), seeded: false })
     }
 
@@ -257,9 +259,9 @@ pub struct DiscreteLaplace {
 }
 
 impl DiscreteLaplace {
-    pub fn new(scale: Rational) -> Result<Self, String> {
+    pub fn new(scale: Rational) -> Fallible<Self> {
         if scale <= 0 {
-            return Err("discrete Laplace scale must be positive".into());
+            return fallible!(Input, "discrete Laplace scale must be positive");
         }
         let (t, s) = scale.clone().into_numer_denom();
         Ok(DiscreteLaplace { scale, t, s })
@@ -286,9 +288,9 @@ pub struct DiscreteGaussianSampler {
 }
 
 impl DiscreteGaussianSampler {
-    pub fn new(sigma2: Rational) -> Result<Self, String> {
+    pub fn new(sigma2: Rational) -> Fallible<Self> {
         if sigma2 <= 0 {
-            return Err("discrete Gaussian sigma2 must be positive".into());
+            return fallible!(Input, "discrete Gaussian sigma2 must be positive");
         }
         let fl = Integer::from(sigma2.floor_ref());
         let t = fl.sqrt() + 1u32; // ⌊√⌊x⌋⌋ = ⌊√x⌋ for x ≥ 0
@@ -302,9 +304,9 @@ impl DiscreteGaussianSampler {
     }
 
     /// The discrete Gaussian with σ² = 1/(2ρ) (zCDP budget ρ for a sensitivity-1 count; CKS Thm 4).
-    pub fn for_rho(rho: &Rational) -> Result<Self, String> {
+    pub fn for_rho(rho: &Rational) -> Fallible<Self> {
         if *rho <= 0 {
-            return Err("rho must be positive".into());
+            return fallible!(Input, "rho must be positive");
         }
         Self::new(Rational::from(1) / (Rational::from(2u32) * rho.clone()))
     }

@@ -35,11 +35,12 @@ pub fn requested() -> bool {
     GLOBAL.requested()
 }
 
-/// Err("cancelled") once cancellation has been requested.
+/// An [`Interrupted`](crate::error::ErrorKind::Interrupted) error ("cancelled") once cancellation has
+/// been requested.
 #[inline]
-pub fn check() -> Result<(), String> {
+pub fn check() -> crate::error::Fallible<()> {
     if requested() {
-        Err(CANCELLED.to_string())
+        crate::fallible!(Interrupted, "{CANCELLED}")
     } else {
         Ok(())
     }

@@ -1,4 +1,5 @@
 //! Numeric foundations: certified intervals over MPFR, exact decimal parsing, directed decimal output.
+pub mod arith;
 pub mod ball;
 pub mod boundary;
 pub mod cancel;
@@ -12,6 +13,7 @@ pub mod special;
 #[cfg(test)]
 pub(crate) mod xorshift;
 
+pub use arith::Arith;
 pub use format::{fmt_down, fmt_up};
 pub use interval::Interval;
 pub use parse::{parse_positive_rational, parse_rational};

@@ -3,24 +3,26 @@
 //! Accepted forms: `3.65`, `-0.5`, `1e-11`, `2.5E3`, `.5`, `104/4099`, `7`, and `a/b` where a and b
 //! are themselves decimals (e.g. `0.5/3`). No floating point is involved: `"0.1"` is exactly 1/10.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use rug::ops::Pow;
 use rug::{Integer, Rational};
 
 /// Parse a decimal or fraction exactly. Errors name the offending text.
-pub fn parse_rational(s: &str) -> Result<Rational, String> {
+pub fn parse_rational(s: &str) -> Fallible<Rational> {
     let t = s.trim();
     if t.is_empty() {
-        return Err("empty number".to_string());
+        return fallible!(Input, "empty number");
     }
     if let Some((a, b)) = t.split_once('/') {
-        let num = parse_decimal(a.trim()).map_err(|e| format!("invalid number '{t}': {e}"))?;
-        let den = parse_decimal(b.trim()).map_err(|e| format!("invalid number '{t}': {e}"))?;
+        let num = parse_decimal(a.trim()).map_err(|e| err!(Input, "invalid number '{t}': {e}"))?;
+        let den = parse_decimal(b.trim()).map_err(|e| err!(Input, "invalid number '{t}': {e}"))?;
         if den == 0 {
-            return Err(format!("invalid number '{t}': zero denominator"));
+            return fallible!(Input, "invalid number '{t}': zero denominator");
         }
         return Ok(num / den);
     }
-    parse_decimal(t).map_err(|e| format!("invalid number '{t}': {e}"))
+    parse_decimal(t).map_err(|e| err!(Input, "invalid number '{t}': {e}"))
 }
 
 /// Largest count accepted in a data file (a person or unit count, a cell of a table): 10¹⁵, far above
@@ -29,42 +31,42 @@ pub const COUNT_FIELD_MAX: i64 = 1_000_000_000_000_000;
 
 /// Parse a non-negative integer count field; the message says whether the text is not an integer, is
 /// negative, or is an integer too large to be a count (`what` names the field, e.g. "count").
-pub fn parse_count_field(s: &str, what: &str) -> Result<i64, String> {
+pub fn parse_count_field(s: &str, what: &str) -> Fallible<i64> {
     let t = s.trim();
     let digits = t.strip_prefix('+').unwrap_or(t);
     let neg = digits.starts_with('-');
     let body = digits.strip_prefix('-').unwrap_or(digits);
     if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{what} '{t}' is not an integer"));
+        return fallible!(Input, "{what} '{t}' is not an integer");
     }
     if neg && body.bytes().any(|b| b != b'0') {
-        return Err(format!("{what} {t} is negative"));
+        return fallible!(Input, "{what} {t} is negative");
     }
     match body.parse::<i64>() {
         Ok(v) if v <= COUNT_FIELD_MAX => Ok(v),
-        _ => Err(format!("{what} {t} is too large (at most {COUNT_FIELD_MAX})")),
+        _ => Err(err!(Input, "{what} {t} is too large (at most {COUNT_FIELD_MAX})")),
     }
 }
 
 /// Parse and require a strictly positive value.
-pub fn parse_positive_rational(s: &str, what: &str) -> Result<Rational, String> {
-    let q = parse_rational(s).map_err(|e| format!("{what}: {e}"))?;
+pub fn parse_positive_rational(s: &str, what: &str) -> Fallible<Rational> {
+    let q = parse_rational(s).map_err(|e| err!(Input, "{what}: {e}"))?;
     if q <= 0 {
-        return Err(format!("{what} must be positive, got '{}'", s.trim()));
+        return fallible!(Input, "{what} must be positive, got '{}'", s.trim());
     }
     Ok(q)
 }
 
-fn parse_decimal(t: &str) -> Result<Rational, String> {
+fn parse_decimal(t: &str) -> Fallible<Rational> {
     let (mant, exp) = match t.find(['e', 'E']) {
         Some(i) => {
-            let e: i64 = t[i + 1..].parse().map_err(|_| "bad exponent".to_string())?;
+            let e: i64 = t[i + 1..].parse().map_err(|_| err!(Input, "bad exponent"))?;
             (&t[..i], e)
         }
         None => (t, 0i64),
     };
     if exp.abs() > 100_000 {
-        return Err("exponent out of range".into());
+        return fallible!(Input, "exponent out of range");
     }
     let (neg, body) = match mant.strip_prefix('-') {
         Some(r) => (true, r),
@@ -75,13 +77,13 @@ fn parse_decimal(t: &str) -> Result<Rational, String> {
         None => (body, ""),
     };
     if int_part.is_empty() && frac_part.is_empty() {
-        return Err("no digits".into());
+        return fallible!(Input, "no digits");
     }
     if !int_part.chars().all(|c| c.is_ascii_digit()) || !frac_part.chars().all(|c| c.is_ascii_digit()) {
-        return Err("not a decimal number".into());
+        return fallible!(Input, "not a decimal number");
     }
     let digits = format!("{int_part}{frac_part}");
-    let mut n = Integer::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 10).map_err(|e| e.to_string())?;
+    let mut n = Integer::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 10).map_err(|e| err!(Input, "{e}"))?;
     if neg {
         n = -n;
     }
@@ -99,13 +101,19 @@ mod tests {
     fn count_fields_say_what_is_wrong() {
         assert_eq!(parse_count_field(" 42 ", "count"), Ok(42));
         assert_eq!(parse_count_field("-0", "count"), Ok(0));
-        assert!(parse_count_field("4.2", "count").unwrap_err().contains("not an integer"));
-        assert!(parse_count_field("", "count").unwrap_err().contains("not an integer"));
-        assert!(parse_count_field("-3", "count").unwrap_err().contains("negative"));
+        assert!(parse_count_field("4.2", "count").unwrap_err().message().contains("not an integer"));
+        assert!(parse_count_field("", "count").unwrap_err().message().contains("not an integer"));
+        assert!(parse_count_field("-3", "count").unwrap_err().message().contains("negative"));
         let e = parse_count_field("18446744073709551615", "count").unwrap_err();
-        assert!(e.contains("too large"), "{e}");
+        assert!(e.message().contains("too large"), "{e}");
         assert!(parse_count_field("1000000000000000", "count").is_ok());
-        assert!(parse_count_field("1000000000000001", "count").unwrap_err().contains("too large"));
+        assert!(parse_count_field("1000000000000001", "count").unwrap_err().message().contains("too large"));
+        // every refusal of a parser is bad input
+        for bad in
+            [parse_count_field("x", "count").unwrap_err(), parse_rational("1/0").unwrap_err(), parse_rational("1e999999").unwrap_err()]
+        {
+            assert_eq!(bad.kind(), crate::error::ErrorKind::Input, "{bad}");
+        }
     }
 
     #[test]

@@ -7,12 +7,15 @@
 //! per-group laws (each from the residue construction), with certified outward rounding and the mass
 //! dropped at every truncation added to the bound on the mass outside the window.
 
+use crate::error::Fallible;
 use crate::model::{GaussGroup, Group, Noise};
 use crate::noise::dgauss::GUARD_BITS;
 use crate::num::dd::DD;
+use crate::num::Arith;
 use crate::pld::fixed::{Scalar, SymHalf};
 use crate::pld::lattice::LatticeDist;
 use crate::pld::profile::PrivacyProfile;
+use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::ops::Pow;
@@ -51,20 +54,21 @@ pub fn common_step(slopes: &[Rational]) -> (Rational, Vec<Integer>) {
     (h, w)
 }
 
-/// What a lattice engine is asked for: the working precision (`F64_PREC` selects the certified
-/// double-precision convolution) and the truncation depth: the window keeps all but about 2^-depth of the
-/// mass of the loss statistic. The depth bounds what can be resolved: a tail probability below 2^-depth,
-/// or a second term e^ε·P[…] with e^ε·2^-depth above δ, is only known to be at most the outside mass.
+/// What a lattice engine is asked for: the arithmetic (the certified f64 or double-double convolution,
+/// or MPFR at a precision) and the truncation depth: the window keeps all but about 2^-depth of the mass
+/// of the loss statistic. The depth bounds what can be resolved: a tail probability below 2^-depth, or a
+/// second term e^ε·P[…] with e^ε·2^-depth above δ, is only known to be at most the outside mass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LatticeOpts {
-    pub prec: u32,
+    pub arith: Arith,
     pub depth: u32,
 }
 
 impl LatticeOpts {
-    /// The default depth: prec + GUARD_BITS for MPFR, TRUNC_BITS_F64 for the f64 engine.
-    pub fn new(prec: u32) -> LatticeOpts {
-        LatticeOpts { prec, depth: if prec == F64_PREC { TRUNC_BITS_F64 } else { prec + GUARD_BITS } }
+    /// The default depth: the working precision + GUARD_BITS (MPFR, double-double), TRUNC_BITS_F64 for the
+    /// f64 engine.
+    pub fn new(arith: Arith) -> LatticeOpts {
+        LatticeOpts { arith, depth: if arith == Arith::F64 { TRUNC_BITS_F64 } else { arith.bits() + GUARD_BITS } }
     }
 }
 
@@ -156,18 +160,20 @@ pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
 }
 
 /// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
-pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Result<u64, String> {
+/// (`prec` read by [`Arith::from_legacy_prec`]: 53 the f64 engine, 106 the double-double one.)
+pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Fallible<u64> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
-    Ok(estimated_window_shifts(&shifts, LatticeOpts::new(prec).depth))
+    Ok(estimated_window_shifts(&shifts, LatticeOpts::new(Arith::from_legacy_prec(prec)).depth))
 }
 
-/// The privacy profile of discrete Gaussian groups (one shift per query) at the default depth.
-pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
-    compose_groups_with(groups, &LatticeOpts::new(prec))
+/// The privacy profile of discrete Gaussian groups (one shift per query) at the default depth (`prec`
+/// read by [`Arith::from_legacy_prec`]: 53 the f64 engine, 106 the double-double one, else MPFR bits).
+pub fn compose_groups(groups: &[GaussGroup], prec: u32) -> Fallible<PrivacyProfile> {
+    compose_groups_with(groups, &LatticeOpts::new(Arith::from_legacy_prec(prec)))
 }
 
 /// The privacy profile of discrete Gaussian groups (one shift per query) with the given engine and depth.
-pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
+pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Fallible<PrivacyProfile> {
     let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
     lattice_profile(&shifts, opts)
 }
@@ -176,52 +182,55 @@ pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Result<
 /// loss statistic V on the common lattice of the slopes, then δ, ε and f read off it (`profile.rs`).
 /// Discrete Gaussian groups are convolved as symmetric half-laws (MPFR or f64, relative-error bound);
 /// discrete Laplace groups, whose statistics live on {0, …, nμ}, are convolved in with outward rounding.
-pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyProfile, String> {
+pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<PrivacyProfile> {
     if shifts.is_empty() {
-        return Err("empty mechanism list".into());
+        return fallible!(Input, "empty mechanism list");
     }
     for g in shifts {
         match &g.noise {
-            Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return Err("sigma2 must be positive".into()),
-            Noise::Laplace { scale } if *scale <= 0 => return Err("the discrete Laplace scale must be positive".into()),
+            Noise::Gaussian { sigma2 } if *sigma2 <= 0 => return fallible!(Input, "sigma2 must be positive"),
+            Noise::Laplace { scale } if *scale <= 0 => return fallible!(Input, "the discrete Laplace scale must be positive"),
             _ => {}
         }
         if g.count == 0 || g.mu == 0 {
-            return Err("each mechanism needs n ≥ 1 and sensitivity ≥ 1".into());
+            return fallible!(Input, "each mechanism needs n ≥ 1 and sensitivity ≥ 1");
         }
     }
     let est = estimated_window_shifts(shifts, opts.depth);
     if est > MAX_WINDOW {
-        let bytes = if opts.prec == F64_PREC { 8.0 } else { 2.0 * (opts.prec as f64 / 8.0 + 32.0) };
-        return Err(format!(
+        let bytes = if opts.arith == Arith::F64 { 8.0 } else { 2.0 * (opts.arith.bits() as f64 / 8.0 + 32.0) };
+        return Err(err!(
+            Declined,
             "the lattice would need about {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
              commensurate on a practical lattice, or the noise is too large for one",
             describe_entries(est),
             est as f64 * bytes / 1e9
-        ));
+        )
+        .over_limits());
     }
     let (h, w, c) = lattice_frame(shifts);
-    let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or("lattice weight too large")).collect::<Result<_, _>>()?;
+    let w: Vec<i64> = w.iter().map(|x| x.to_i64().ok_or_else(|| err!(Declined, "lattice weight too large"))).collect::<Result<_, _>>()?;
     // the discrete Gaussian part, then each discrete Laplace group convolved in
     let mut gauss: Vec<(GaussGroup, i64)> = Vec::new();
     let mut lap: Vec<(&Group, i64)> = Vec::new();
     for (g, &wi) in shifts.iter().zip(&w) {
         match &g.noise {
             Noise::Gaussian { sigma2 } => {
-                let count = u32::try_from(g.count).map_err(|_| format!("{} queries are too many for the lattice engine", g.count))?;
+                let count = u32::try_from(g.count)
+                    .map_err(|_| err!(Declined, "{} queries are too many for the lattice engine", g.count).over_limits())?;
                 gauss.push((GaussGroup { sigma2: sigma2.clone(), count, mu: g.mu }, wi));
             }
             Noise::Laplace { .. } => lap.push((g, wi)),
         }
     }
-    if !gauss.is_empty() && opts.prec == F64_PREC {
+    if !gauss.is_empty() && opts.arith == Arith::F64 {
         return fixed_profile::<f64>(&gauss, &lap, opts.depth, 64, h, c);
     }
-    if !gauss.is_empty() && opts.prec == DD_PREC {
+    if !gauss.is_empty() && opts.arith == Arith::DoubleDouble {
         return fixed_profile::<DD>(&gauss, &lap, opts.depth, 128, h, c);
     }
     let mut acc = if gauss.is_empty() { None } else { Some(gauss_law(&gauss, opts)?) };
-    let lap_prec = opts.prec.max(64);
+    let lap_prec = opts.arith.bits().max(64);
     for (g, wi) in lap {
         let Noise::Laplace { scale } = &g.noise else { unreachable!() };
         let s = LatticeDist::dlap_shift_sum(scale, g.mu, g.count, lap_prec)?;
@@ -234,8 +243,8 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Result<PrivacyPr
 }
 
 /// The law of Σ w_i S_i over discrete Gaussian groups (S_i the sum of a group's n_i noises), symmetric.
-fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Result<LatticeDist, String> {
-    let (prec, depth) = (opts.prec, opts.depth);
+fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Fallible<LatticeDist> {
+    let (prec, depth) = (opts.arith.bits(), opts.depth);
     if groups.len() == 1 && !use_power(&groups[0].0.sigma2, groups[0].0.count, depth) {
         let (g, wi) = &groups[0];
         return Ok(scale_law(&LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, prec, depth), *wi));
@@ -310,7 +319,7 @@ fn fixed_profile<S: Scalar>(
     src_prec: u32,
     h: Rational,
     c: Rational,
-) -> Result<PrivacyProfile, String> {
+) -> Fallible<PrivacyProfile> {
     let half = fixed_half::<S>(gauss, depth, src_prec);
     crate::num::cancel::check()?;
     if lap.is_empty() {
@@ -551,16 +560,18 @@ impl SymDist {
     }
 }
 
-/// `--prec 53` selects the double-precision engine: the same symmetric relative-error convolution as
+/// [`Arith::F64`], the double-precision engine: the same symmetric relative-error convolution as
 /// [`SymDist`], in f64 (round to nearest, unit roundoff u = 2^-53, Higham's γ_K bound for sums of K
 /// non-negative products), with the window truncated at 2^-TRUNC_BITS_F64 of mass regardless of the
 /// arithmetic precision (so that tails of 1e-25 stay resolved). Certified like the MPFR engine, with
-/// relative errors of order 1e-12 instead of 2^-prec; ~10× faster.
-pub const F64_PREC: u32 = 53;
+/// relative errors of order 1e-12 instead of 2^-prec; ~10× faster. This constant is its precision in bits,
+/// which callers that pass a bare precision still use to select it ([`Arith::from_legacy_prec`]).
+pub const F64_PREC: u32 = Arith::F64_BITS;
 /// Truncation level (bits of mass) of the f64 engine.
 pub const TRUNC_BITS_F64: u32 = 160;
-/// `--prec 106` selects the double-double engine (`pld::fixed`): ~25 digits at a few times the f64 cost.
-pub const DD_PREC: u32 = 106;
+/// [`Arith::DoubleDouble`], the double-double engine (`pld::fixed`): ~25 digits at a few times the f64
+/// cost. Its precision in bits, as [`F64_PREC`].
+pub const DD_PREC: u32 = Arith::DD_BITS;
 
 /// The law of w·X from the law of X (support spread out with stride w).
 pub fn scale_law(d: &LatticeDist, w: i64) -> LatticeDist {
@@ -750,6 +761,8 @@ mod tests {
         let g = vec![GaussGroup { sigma2: q("1/1000003"), count: 1, mu: 1 }, GaussGroup { sigma2: q("999983"), count: 1, mu: 1 }];
         // slopes 1000003 and 1/999983: step 1/999983, weights ~1e12 — must be refused with an estimate.
         let e = compose_groups(&g, 128).unwrap_err();
-        assert!(e.contains("entries"), "{e}");
+        assert!(e.message().contains("entries"), "{e}");
+        // a refusal by size: another engine may answer; alone, it is a resource limit
+        assert!(e.is_declined() && e.settled_kind() == crate::error::ErrorKind::Resource, "{e:?}");
     }
 }

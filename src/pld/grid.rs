@@ -10,10 +10,12 @@
 //! The rounded laws live on one integer lattice (grid indices) and are convolved with the certified
 //! double-precision engine (relative error bound, truncation at 2^-160 of mass).
 
+use crate::error::Fallible;
 use crate::model::GaussGroup;
 use crate::num::Interval;
 use crate::pld::compose::TRUNC_BITS_F64;
 use crate::pld::lattice::LatticeDist;
+use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::ops::Pow;
@@ -42,22 +44,25 @@ fn rel_after(ea: &Float, eb: &Float, k: u64) -> Float {
 const GRID_MAX_OPS: f64 = 1e10;
 
 /// The rounded (up or down) Q-law of one group's loss on the grid gℤ.
-pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, String> {
+pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Fallible<GridLaw> {
     // the group's exact law comes from the MPFR residue construction, n²K multiply-adds: refused up
     // front beyond ~1e10 (1,000,000 queries ran without end)
     let k = crate::noise::gauss_terms::radius_for_bits(&g.sigma2, TRUNC_BITS_F64) as f64;
     let ops = g.count as f64 * g.count as f64 * k;
     if ops > GRID_MAX_OPS {
-        return Err(format!(
+        return Err(err!(
+            Declined,
             "the grid method would need about {ops:.1e} operations for {} queries of N_Z(0, {}) (limit {GRID_MAX_OPS:.0e}); use --method auto",
-            g.count, g.sigma2
-        ));
+            g.count,
+            g.sigma2
+        )
+        .over_limits());
     }
     let d = LatticeDist::iid_dgauss_sum_bits(&g.sigma2, g.count, 64, TRUNC_BITS_F64);
     let slope = Rational::from(g.mu) / g.sigma2.clone();
     let rho = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2u32) * g.sigma2.clone());
-    let too_fine = || format!("grid too fine: one group alone needs more than {MAX_GRID_WINDOW} grid points; use a coarser --grid");
-    let idx = |s: i64| -> Result<i64, String> {
+    let too_fine = || err!(Declined, "grid too fine: one group alone needs more than {MAX_GRID_WINDOW} grid points; use a coarser --grid");
+    let idx = |s: i64| -> Fallible<i64> {
         let x = ((&slope * Rational::from(s)) + &rho) / grid.clone();
         let r = if up { Integer::from(x.ceil_ref()) } else { Integer::from(x.floor_ref()) };
         // an index beyond i64 means far more grid points than the window allows
@@ -67,7 +72,8 @@ pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Result<GridLaw, S
     let hi_i = idx(d.max())?;
     let n = hi_i.checked_sub(lo_i).and_then(|w| w.checked_add(1)).ok_or_else(too_fine)? as u64;
     if n > MAX_GRID_WINDOW {
-        return Err(format!("grid too fine: one group alone needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid"));
+        return Err(err!(Declined, "grid too fine: one group alone needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid")
+            .over_limits());
     }
     let mut v = vec![0.0f64; n as usize];
     let mut e = Float::with_val(EP, 0);
@@ -118,10 +124,14 @@ impl GridLaw {
     }
 
     /// Law of the sum of two independent grid laws.
-    pub fn convolve(&self, o: &GridLaw) -> Result<GridLaw, String> {
+    pub fn convolve(&self, o: &GridLaw) -> Fallible<GridLaw> {
         let n = self.v.len() + o.v.len() - 1;
         if n as u64 > MAX_GRID_WINDOW {
-            return Err(format!("grid too fine: the composition needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid"));
+            return Err(err!(
+                Declined,
+                "grid too fine: the composition needs {n} grid points (limit {MAX_GRID_WINDOW}); use a coarser --grid"
+            )
+            .over_limits());
         }
         let (a, b) = if self.v.len() >= o.v.len() { (&self.v, &o.v) } else { (&o.v, &self.v) };
         // The rounded group laws are sparse (stride ≈ slope/g): loop over the non-zero entries of b only.
@@ -226,7 +236,7 @@ impl GridProfile {
 
     /// Smallest ε ≥ 0 with δ(ε) ≤ δ for this rounded profile, enclosed: certified bisection on the grid
     /// points (`search::knot_bracket`), then the closed form ε = ln((A − δ)/B) on the end segments.
-    pub fn epsilon(&self, delta: &Rational) -> Result<Interval, String> {
+    pub fn epsilon(&self, delta: &Rational) -> Fallible<Interval> {
         let p = self.prec;
         let dl = Interval::from_rational(delta, p);
         let d_at = |j: i64| self.delta(&(Rational::from(j) * self.g.clone()));
@@ -235,7 +245,7 @@ impl GridProfile {
         }
         let kmax = self.min + self.a.len() as i64;
         let (a, b) = crate::pld::search::knot_bracket(0, kmax, |j| d_at(j).lo > dl.hi, |j| d_at(j).hi < dl.lo)
-            .ok_or("delta below the resolution of the grid window")?;
+            .ok_or_else(|| err!(Declined, "delta below the resolution of the grid window"))?;
         if b == 0 {
             return Ok(Interval::zero(p));
         }
@@ -246,7 +256,7 @@ impl GridProfile {
         };
         let hi = self.solve_segment(b - 1, &dl).map(|iv| iv.hi).unwrap_or_else(|| knot(b - 1).hi);
         if lo > hi {
-            return Err("internal error: the certified grid epsilon bracket is empty".into());
+            return fallible!(Internal, "the certified grid epsilon bracket is empty");
         }
         Ok(Interval::new(lo, hi))
     }
@@ -278,7 +288,7 @@ impl GridProfile {
 
 /// Certified ε(δ) bracket of a composition by grid rounding: [ε of the rounded-down law (lo end),
 /// ε of the rounded-up law (hi end)].
-pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational) -> Result<Interval, String> {
+pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational) -> Fallible<Interval> {
     let mut ends = Vec::new();
     for up in [false, true] {
         let mut laws: Vec<GridLaw> = groups.iter().map(|g| group_law(g, grid, up)).collect::<Result<_, _>>()?;

@@ -5,6 +5,8 @@
 //! affine function of such a statistic (see `profile.rs`), so this is the lattice on which the
 //! privacy-loss distribution lives.
 
+use crate::err;
+use crate::error::Fallible;
 use crate::noise::dgauss::GUARD_BITS;
 use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::noise::DiscreteGaussian;
@@ -225,7 +227,7 @@ impl LatticeDist {
     /// Binomial(n, q), its pmf by the recurrence P(k + 1) = P(k)·(n − k)/(k + 1)·q/(1 − q) from
     /// P(0) = (1 − q)^n in outward-rounded interval arithmetic: n steps instead of squarings of
     /// n-entry windows (n = 1e5 took minutes; ~n² work).
-    fn dlap_binomial(d: &crate::noise::dlaplace::DiscreteLaplace, n: u64, prec: u32) -> Result<LatticeDist, String> {
+    fn dlap_binomial(d: &crate::noise::dlaplace::DiscreteLaplace, n: u64, prec: u32) -> Fallible<LatticeDist> {
         let p = prec + 32;
         let q = d.tail_ge(0, p);
         let q1 = d.cdf(-1, p);
@@ -246,9 +248,10 @@ impl LatticeDist {
         Ok(LatticeDist { min: 0, lo, hi, outside: Float::with_val(prec, 0), prec })
     }
 
-    pub fn dlap_shift_sum(scale: &Rational, mu: u32, n: u64, prec: u32) -> Result<LatticeDist, String> {
+    pub fn dlap_shift_sum(scale: &Rational, mu: u32, n: u64, prec: u32) -> Fallible<LatticeDist> {
         (mu as u64).checked_mul(n).filter(|&s| s < crate::pld::compose::MAX_WINDOW).ok_or_else(|| {
-            format!("{n} discrete Laplace shifts of sensitivity {mu} need a lattice of {} entries", (mu as f64) * (n as f64))
+            err!(Declined, "{n} discrete Laplace shifts of sensitivity {mu} need a lattice of {} entries", (mu as f64) * (n as f64))
+                .over_limits()
         })?;
         let d = crate::noise::dlaplace::DiscreteLaplace::new(scale.clone())?;
         if mu == 1 && n > DLAP_BINOMIAL_FROM {
@@ -258,7 +261,7 @@ impl LatticeDist {
     }
 
     /// The sum of n shift statistics by binary powering of the one-shift law on {0, …, μ}.
-    fn dlap_powering(d: &crate::noise::dlaplace::DiscreteLaplace, mu: u32, n: u64, prec: u32) -> Result<LatticeDist, String> {
+    fn dlap_powering(d: &crate::noise::dlaplace::DiscreteLaplace, mu: u32, n: u64, prec: u32) -> Fallible<LatticeDist> {
         let m = mu as i64;
         let law: Vec<Interval> = (0..=m)
             .map(|j| {

@@ -26,10 +26,12 @@
 //! line f(α) = 1 − δ(t) − e^t α at the loss value t = c + hk (Dong–Roth–Su 2022, Prop. 2.12, the
 //! duality f(α) = sup_ε 1 − δ(ε) − e^ε α).
 
+use crate::error::Fallible;
 use crate::num::boundary::integer_boundary;
 use crate::num::Interval;
 use crate::pld::lattice::{LatticeDist, Tails};
 use crate::pld::search;
+use crate::{err, fallible};
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
@@ -63,8 +65,8 @@ pub struct Knot {
     pub beta: Interval,
 }
 
-fn floor_i64(x: &Rational) -> Result<i64, String> {
-    Integer::from(x.floor_ref()).to_i64().ok_or_else(|| "a lattice index is out of range".to_string())
+fn floor_i64(x: &Rational) -> Fallible<i64> {
+    Integer::from(x.floor_ref()).to_i64().ok_or_else(|| err!(Declined, "a lattice index is out of range"))
 }
 
 impl PrivacyProfile {
@@ -78,17 +80,17 @@ impl PrivacyProfile {
     }
 
     /// From the law of V under the alternative, the step h and the offset c (2c/h must be an integer).
-    pub fn from_dist(dist: &LatticeDist, h: Rational, c: Rational) -> Result<PrivacyProfile, String> {
+    pub fn from_dist(dist: &LatticeDist, h: Rational, c: Rational) -> Fallible<PrivacyProfile> {
         PrivacyProfile::from_tails(dist.tails(), h, c)
     }
 
     /// From both tails of V under the alternative (the fixed-precision engines build them directly).
-    pub fn from_tails(tails: Tails, h: Rational, c: Rational) -> Result<PrivacyProfile, String> {
+    pub fn from_tails(tails: Tails, h: Rational, c: Rational) -> Fallible<PrivacyProfile> {
         let dq = Rational::from(2u32) * c.clone() / h.clone();
         if dq.denom() != &Integer::from(1) {
-            return Err("internal error: 2c/h is not an integer".into());
+            return fallible!(Internal, "2c/h is not an integer");
         }
-        let d = dq.numer().to_i64().ok_or("the loss lattice offset is out of range")?;
+        let d = dq.numer().to_i64().ok_or_else(|| err!(Declined, "the loss lattice offset is out of range"))?;
         let prec = tails.prec();
         Ok(PrivacyProfile { tails, h, c, d, prec })
     }
@@ -116,7 +118,7 @@ impl PrivacyProfile {
     }
 
     /// Segment containing ε: k = ⌊(ε − c)/h⌋.
-    pub fn segment_of(&self, eps: &Rational) -> Result<i64, String> {
+    pub fn segment_of(&self, eps: &Rational) -> Fallible<i64> {
         floor_i64(&(Rational::from(eps - &self.c) / &self.h))
     }
 
@@ -159,9 +161,9 @@ impl PrivacyProfile {
     /// enclosures, the bracket [ε_a, ε_b] holds the truth; the closed form on the first and last segment
     /// (`solve_segment`) then narrows it. A wide bracket means the enclosures are too coarse (precision
     /// or truncation depth), and its width says so; it is never wrong.
-    pub fn epsilon(&self, delta: &Rational) -> Result<Interval, String> {
+    pub fn epsilon(&self, delta: &Rational) -> Fallible<Interval> {
         if *delta <= 0 || *delta >= 1 {
-            return Err(format!("delta must be in (0, 1), got {}", delta));
+            return fallible!(Input, "delta must be in (0, 1), got {}", delta);
         }
         let p = self.prec;
         let dl = Interval::from_rational(delta, p);
@@ -185,7 +187,8 @@ impl PrivacyProfile {
                 b @ 1..=1_000_000_000 => format!(" (truncation depth {b} bits)"),
                 _ => String::new(),
             };
-            format!(
+            err!(
+                Declined,
                 "delta = {} is below what the lattice window resolves{depth}: no certified upper end for epsilon",
                 crate::num::format::fmt_nearest(&Float::with_val(64, delta), 6),
             )
@@ -208,7 +211,7 @@ impl PrivacyProfile {
             None => Interval::from_rational(&self.knot_eps(last).max(zero.clone()), p).hi,
         };
         if lo_end > hi_end {
-            return Err("internal error: the certified epsilon bracket is empty".to_string());
+            return fallible!(Internal, "the certified epsilon bracket is empty");
         }
         let lo_end = if lo_end < 0 { Float::with_val(p, 0) } else { lo_end };
         Ok(Interval::new(lo_end, hi_end))
@@ -292,10 +295,10 @@ impl PrivacyProfile {
     /// other k gives a lower bound of the same form (the duality above), so f(α) lies between the largest
     /// lower end and the largest upper end over the candidates. With more than 64 undecided candidates the
     /// upper end falls back to the bound f(α) ≤ 1 − α.
-    pub fn tradeoff(&self, alpha: &Rational) -> Result<Interval, String> {
+    pub fn tradeoff(&self, alpha: &Rational) -> Fallible<Interval> {
         let p = self.prec;
         if *alpha < 0 || *alpha > 1 {
-            return Err(format!("alpha must be in [0, 1], got {alpha}"));
+            return fallible!(Input, "alpha must be in [0, 1], got {alpha}");
         }
         if *alpha == 1 {
             return Ok(Interval::zero(p));
@@ -347,7 +350,7 @@ impl PrivacyProfile {
             hi = Float::with_val(p, 0);
         }
         if lo > hi {
-            return Err("internal error: the certified f(alpha) bracket is empty".into());
+            return fallible!(Internal, "the certified f(alpha) bracket is empty");
         }
         Ok(Interval::new(lo, hi))
     }

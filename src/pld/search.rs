@@ -8,6 +8,8 @@
 //! returns holds ε*. Too coarse enclosures give a wide bracket (or a refusal), never a wrong one.
 //! (OpenDP's `PrivacyCurve::epsilon` follows the same rule: it returns only end points it has checked.)
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::boundary::integer_boundary;
 use crate::num::Interval;
 use rug::{Float, Rational};
@@ -98,7 +100,7 @@ pub fn bisect_epsilon(
     eps_hi: &Rational,
     rel_tol: f64,
     prec: u32,
-) -> Result<Interval, String> {
+) -> Fallible<Interval> {
     let dl = Interval::from_rational(delta, prec);
     let above = |x: &Rational| delta_at(x).lo > dl.hi;
     let below = |x: &Rational| delta_at(x).hi < dl.lo;
@@ -112,7 +114,7 @@ pub fn bisect_epsilon(
         hi *= 2u32;
         n += 1;
         if n > 64 {
-            return Err("no certified upper end for epsilon: the enclosures of delta(eps) are too coarse".into());
+            return fallible!(Declined, "no certified upper end for epsilon: the enclosures of delta(eps) are too coarse");
         }
     }
     let mut lo = zero;

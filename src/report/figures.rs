@@ -327,7 +327,7 @@ pub fn write_all(
             let eps_top = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
             let depth = crate::pld::compose::TRUNC_BITS_F64 + (eps_top * std::f64::consts::LOG2_E).ceil() as u32;
             let shifts: Vec<crate::model::Group> = groups.iter().map(crate::model::Group::from).collect();
-            let opts = crate::pld::compose::LatticeOpts { prec: crate::pld::compose::F64_PREC, depth };
+            let opts = crate::pld::compose::LatticeOpts { arith: crate::num::Arith::F64, depth };
             let prof = crate::pld::compose::lattice_profile(&shifts, &opts)?;
             let grid = eps_grid(&prof, rho, 160);
             let mut p = Panel::new(&format!("n = 1890 queries, σ² = {s2} each (ρ = {rho})"), "privacy loss ε", "δ(ε) (log scale)");
@@ -557,7 +557,7 @@ fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pld::compose::{lattice_profile, LatticeOpts, F64_PREC, TRUNC_BITS_F64};
+    use crate::pld::compose::{lattice_profile, LatticeOpts, TRUNC_BITS_F64};
 
     /// Figures 14 and 15 drew PEPG under the identical Tract Subset Group curve with nothing saying so:
     /// series with equal points name each other in the legend, the others keep their names.
@@ -595,10 +595,10 @@ mod tests {
     fn exact_curve_refuses_unresolved_brackets() {
         let g = GaussGroup { sigma2: parse_rational("25").unwrap(), count: 63, mu: 1 };
         let shifts: Vec<crate::model::Group> = (0..30).map(|_| crate::model::Group::from(&g)).collect();
-        let shallow = lattice_profile(&shifts, &LatticeOpts::new(F64_PREC)).unwrap();
+        let shallow = lattice_profile(&shifts, &LatticeOpts::new(crate::num::Arith::F64)).unwrap();
         let err = exact_curve(&shallow, &[88.05]).unwrap_err();
         assert!(err.contains("too shallow"), "{err}");
-        let deep = lattice_profile(&shifts, &LatticeOpts { prec: F64_PREC, depth: TRUNC_BITS_F64 + 160 }).unwrap();
+        let deep = lattice_profile(&shifts, &LatticeOpts { arith: crate::num::Arith::F64, depth: TRUNC_BITS_F64 + 160 }).unwrap();
         let v = exact_curve(&deep, &[88.05]).unwrap()[0].1;
         assert!((v - 2.217860649e-9).abs() < 1e-9 * 2.217860649e-9 * 1e3, "{v}");
     }

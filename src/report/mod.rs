@@ -3,6 +3,7 @@ pub mod allocation;
 pub mod attack;
 pub mod bars;
 pub mod csvplot;
+pub mod deployments;
 pub mod figures;
 pub mod plot;
 pub mod realdata;

@@ -181,7 +181,8 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Cert
     let mut results = Vec::new();
     for (_, groups) in &sets {
         let comp = crate::model::Composition::new(groups.iter().map(crate::model::Group::from).collect(), Neighbors::AddRemove)?;
-        let opts = Options { prec, width: Some(crate::account::CERT_WIDTH), ..Options::default() };
+        let opts =
+            Options { arith: prec.map(crate::num::Arith::from_legacy_prec), width: Some(crate::account::CERT_WIDTH), ..Options::default() };
         results.push(Accountant::new(comp, opts)?.epsilon(delta)?);
     }
     let (e, k) = Certified::max_of(&results)?;

@@ -12,13 +12,22 @@
 //! Used where no practical lattice exists (the 2021 redistricting budget); elsewhere the lattice engine
 //! is exact and faster.
 
-use super::{
-    design_upto, iv, prepare_cut, theta_d, up, Ball, Engine, Float, Interval, Rational, Round, Shape, SmoothParams, SmoothResult, Step,
-    Table, Thetas, CP,
-};
+use super::design::design_upto;
+use super::kernels::kernel_max;
+use super::nodes::{prepare_cut, Step, Table};
+use super::quadrature::DeltaBounds;
+use super::shape::Shape;
+use super::theta::{ln_mgf, not_positive, theta_d, Thetas};
+use super::{iv, SmoothParams, SmoothResult, CP};
+use crate::error::Fallible;
 use crate::model::GaussGroup;
+use crate::num::ball::{up, Ball};
 use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use crate::{err, fallible};
 use rayon::prelude::*;
+use rug::float::Round;
+use rug::{Float, Rational};
 
 /// Poisson terms kept at the MPFR nodes and by the sieve: |τ| ≤ √(2σ²·LCUT_P), omitted ≤ 2e^{−100}/(1 − e^{−2πR}).
 const LCUT_P: f64 = 100.0;
@@ -47,14 +56,14 @@ struct PGroup {
 }
 
 impl PGroup {
-    fn new(g: &GaussGroup, c: f64) -> Result<PGroup, String> {
+    fn new(g: &GaussGroup, c: f64) -> Fallible<PGroup> {
         let pi = Interval::pi(CP);
         let s2 = Interval::from_rational(&g.sigma2, CP);
         let mu = g.mu as f64;
         let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
         let d = theta_d(&g.sigma2, c, g.mu);
         if !(d.lo > 0) {
-            return Err(super::not_positive(g));
+            return Err(not_positive(g));
         }
         let per = pi.mul(&s2).mul(&iv(2.0));
         let s2f = g.sigma2.to_f64();
@@ -104,7 +113,7 @@ struct PNode {
 /// Upper bounds of Σ_n ω_n |K_S(t_n)| and Σ_n ω_n |K_B(t_n)| over all nodes n ≥ 0 of step h:
 /// |K_S(t)| = e^{w²(c²−t²)/2}/|(c+it)(c+1+it)| ≤ min(e^{w²c²/2}/(c(c+1)), e^{w²c²/2}/t²) and Σ_{n≥1} 1/(nh)² =
 /// π²/(6h²); |K_B(t)| = e^{γ²(c²−t²)/2} and Σ_{n≥1} e^{−γ²h²n²/2} ≤ ∫_0^∞ e^{−γ²h²u²/2} du = √(π/2)/(γh).
-fn outside_sums(c: f64, w: f64, gamma: f64, h: f64) -> (f64, f64) {
+pub(super) fn outside_sums(c: f64, w: f64, gamma: f64, h: f64) -> (f64, f64) {
     let ew = (w * w * c * c / 2.0).exp();
     let ks = ew / (c * (c + 1.0)) + 2.0 * ew * std::f64::consts::PI.powi(2) / (6.0 * h * h);
     let eg = (gamma * gamma * c * c / 2.0).exp();
@@ -114,7 +123,7 @@ fn outside_sums(c: f64, w: f64, gamma: f64, h: f64) -> (f64, f64) {
 
 /// Certified δ bounds at MPFR abscissae.
 pub(super) struct Precise {
-    eng: Engine,
+    eng: DeltaBounds,
     nodes: Vec<PNode>,
     ln_m: Interval,
     hfac: Interval,
@@ -126,16 +135,16 @@ pub(super) struct Precise {
 }
 
 impl Precise {
-    fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Result<Precise, String> {
+    fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Fallible<Precise> {
         let comps = prepare_cut(th, c, LCUT_P)?;
         let step = Step { h: Ball::exact(h) };
         let tab = Table::build_sieved(&comps, c, step, n_nodes, DEAD_P)?;
         if tab.live.len() > MAX_LIVE_P {
-            return Err(format!("{} live nodes (at most {MAX_LIVE_P} are evaluated in MPFR)", tab.live.len()));
+            return fallible!(Declined, "{} live nodes (at most {MAX_LIVE_P} are evaluated in MPFR)", tab.live.len());
         }
         let gamma = lambda * w;
         let (os, ob) = outside_sums(c, w, gamma, h);
-        let (ks_max, kb_max) = super::kernel_max(c, w, gamma);
+        let (ks_max, kb_max) = kernel_max(c, w, gamma);
         let rad_s = Float::with_val(CP, up(up(tab.dead * ks_max) + up(tab.outside * os)));
         let rad_b = Float::with_val(CP, up(up(tab.dead * kb_max) + up(tab.outside * ob)));
         let groups: Vec<PGroup> = th.groups.iter().map(|g| PGroup::new(g, c)).collect::<Result<_, _>>()?;
@@ -158,12 +167,17 @@ impl Precise {
             let pb = r.mul(&eb);
             Some(PNode { t, weight: if n == 0 { 1 } else { 2 }, ps, pb })
         };
-        let nodes: Vec<PNode> =
-            tab.live.par_iter().map(node).collect::<Option<_>>().ok_or("smoothed inversion: a node's kernel is not certified")?;
-        let ln_m = super::ln_mgf(th.groups, c);
+        // |(c+it)(c+1+it)| ≥ c(c+1) > 0: a kernel that cannot be formed is a bug
+        let nodes: Vec<PNode> = tab
+            .live
+            .par_iter()
+            .map(node)
+            .collect::<Option<_>>()
+            .ok_or_else(|| err!(Internal, "smoothed inversion: a node's kernel is not certified"))?;
+        let ln_m = ln_mgf(th.groups, c);
         let hfac = iv(h).div(&Interval::pi(CP).mul(&iv(2.0)));
         let scanned = tab.live.len();
-        let eng = Engine::with_table(th, w, lambda, h, tab, None, 0)?;
+        let eng = DeltaBounds::with_table(th, w, lambda, h, tab, None, 0)?;
         Ok(Precise { eng, nodes, ln_m, hfac, rad_s, rad_b, scanned })
     }
 
@@ -286,13 +300,7 @@ fn crossing(
 
 /// Certified ε(δ) bracket of about `p.width` by the 20-digit tier, starting from the f64 tier's bracket
 /// `start` (its tilt and midpoint). Narrows w up to three times.
-pub(super) fn epsilon_precise(
-    th: &Thetas,
-    sh: &Shape,
-    delta: &Rational,
-    p: &SmoothParams,
-    start: &SmoothResult,
-) -> Result<SmoothResult, String> {
+pub(super) fn epsilon_precise(th: &Thetas, sh: &Shape, delta: &Rational, p: &SmoothParams, start: &SmoothResult) -> Fallible<SmoothResult> {
     let dq = Float::with_val(CP, delta);
     let ln_d = Float::with_val(CP, dq.ln_ref());
     let ld = ln_d.to_f64();
@@ -313,15 +321,15 @@ pub(super) fn epsilon_precise(
         let built = design_upto(sh, c, w, eps0, ld, MAX_NODES_P).and_then(|(h, n)| Precise::new(th, c, w, lam, h, n).map(|e| (e, h, n)));
         let (eng, h, n) = match (built, best.take()) {
             (Ok(b), _) => b,
-            (Err(_), Some(prev)) => return Ok(prev),
-            (Err(e), None) => return Err(e),
+            (Err(e), Some(prev)) if e.is_declined() => return Ok(prev),
+            (Err(e), _) => return Err(e),
         };
         let tol = (p.width * 1e-2).max(1e-28 * eps0.abs().max(1.0));
         let hi = crossing(|x| eng.delta_hi(x), &ln_d, eps0, c, tol, 1.0, |x| eng.delta_hi(x) <= dq)
-            .ok_or("smoothed inversion (20-digit tier): no certified upper end found")?;
+            .ok_or_else(|| err!(Declined, "smoothed inversion (20-digit tier): no certified upper end found"))?;
         let lo = crossing(|x| eng.delta_lo(x), &ln_d, eps0, c, tol, -1.0, |x| eng.delta_lo(x) >= dq)
             .filter(|x| *x <= hi)
-            .ok_or("smoothed inversion (20-digit tier): no certified lower end found")?;
+            .ok_or_else(|| err!(Declined, "smoothed inversion (20-digit tier): no certified lower end found"))?;
         let zero = Float::with_val(CP, 0);
         let res = SmoothResult {
             lo: if lo < 0 { zero.clone() } else { lo },
@@ -348,8 +356,9 @@ pub(super) fn epsilon_precise(
 
 #[cfg(test)]
 mod tests {
+    use super::super::drivers::epsilon_f64;
+    use super::super::sieve::sieve;
     use super::super::tests::mg;
-    use super::super::{epsilon_f64, prepare_cut, sieve::sieve, Step, Thetas};
     use super::*;
 
     /// The 20-digit tier's ε bracket contains the lattice engine's 128-bit value (an independent, exact

@@ -1,16 +1,17 @@
 //! Sieve of the node range by the Poisson windows of the widest groups (docs/smoothed-fourier.md §4,
-//! "Sieve"), for the 10¹¹–10¹² nodes of a 20-digit bracket, where even the block certificates of
-//! [`super::scan_nodes`] cost seconds.
+//! "Sieve"), for the 10¹¹–10¹² nodes of a 20-digit bracket, where even the block certificates of the
+//! node scan ([`super::nodes`]) cost seconds.
 //!
 //! Group q's tilted characteristic function r_q(t) is a sum of Poisson terms e^{−τ_k²/(2σ²)}·(phase)/D_q(c),
 //! τ_k = μt − k·2πσ². Where every |τ_k| exceeds R = √(2σ²·LCUT), all the terms are in the omitted tail of
-//! [`super::comp_ratio`], so |r_q(t)| ≤ tail·|1/D_q(c)| and |R(t)| ≤ (tail·|1/D_q(c)|)^{n_q} (the other
+//! [`super::nodes::comp_ratio`], so |r_q(t)| ≤ tail·|1/D_q(c)| and |R(t)| ≤ (tail·|1/D_q(c)|)^{n_q} (the other
 //! factors have modulus ≤ 1). The set where some |τ_k| ≤ R is the union of the windows
 //! W_k = [(k·2πσ² − R)/μ, (k·2πσ² + R)/μ], a fraction 2R/(2πσ²) = √(2·LCUT)/(πσ) of the t-axis: ~4% for the
 //! widest redistricting query (σ² ≈ 8000). Intersecting the windows of the wide groups one after the
 //! other leaves a few hundred short candidate intervals out of [0, A]; only the nodes in them are scanned.
 
-use super::{up, Ball, Comp, Step, ETA, U};
+use super::nodes::{Comp, Step};
+use crate::num::ball::{up, Ball, ETA, U};
 use rayon::prelude::*;
 
 /// A group sieves only if its windows cover at most this fraction of the t-axis.

@@ -1,0 +1,264 @@
+//! Engine choice: the working precision and truncation depth a query needs, the estimated cost of a
+//! lattice build, the `auto` policy and its fallbacks.
+
+use super::vocabulary::{Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
+use super::{Accountant, Certified};
+use crate::budget::zcdp;
+use crate::error::Fallible;
+use crate::num::Arith;
+use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+use crate::{err, fallible};
+use rug::Rational;
+
+/// Estimated seconds of the exact lattice above which `Auto` takes the lattice Fourier inversion.
+const FOURIER_FROM_SECS: f64 = 1.0;
+/// Compositions of at most this many groups take the inversion once the lattice has more than
+/// `FOURIER_FEW_WINDOW` entries or an estimated `FOURIER_FEW_SECS` seconds (measured: 1,000 × N_Z(0, 1e4)
+/// 1.5 s on the double-double lattice, 0.2 s by inversion; 10 × N_Z(0, 1e8) 3 s and 300 MB vs 0.2 s).
+pub(super) const FOURIER_FEW_GROUPS: usize = 4;
+const FOURIER_FEW_WINDOW: u64 = 100_000;
+const FOURIER_FEW_SECS: f64 = 0.1;
+
+pub(super) fn log2_of(q: &Rational) -> f64 {
+    // log2 of a positive rational without overflow: via the bit lengths of numerator and denominator
+    let n = q.numer();
+    let d = q.denom();
+    let (nb, db) = (n.significant_bits() as i64, d.significant_bits() as i64);
+    let shift = (nb - 60).max(0) - (db - 60).max(0);
+    let nf = (n.clone() >> ((nb - 60).max(0) as u32)).to_f64();
+    let df = (d.clone() >> ((db - 60).max(0) as u32)).to_f64();
+    (nf / df).log2() + shift as f64
+}
+
+pub(super) enum AutoEngine {
+    Lattice { mpfr: bool },
+    Smoothed,
+    LatticeFourier,
+}
+
+impl Accountant {
+    pub(super) fn work_prec(&self) -> u32 {
+        match self.opts.arith {
+            Some(a) => a.bits(),
+            None => ((self.opts.digits as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 32).max(64),
+        }
+    }
+
+    /// Truncation depth a query needs for the target digits, from cheap a-priori bounds.
+    pub(super) fn depth_for(&self, q: Query) -> u32 {
+        (self.depth_wanted(q).ceil().max(64.0) as u32).min(MAX_DEPTH)
+    }
+
+    /// The truncation depth a query needs, uncapped (bits; may be far above what a stored lattice holds).
+    pub(super) fn depth_wanted(&self, q: Query) -> f64 {
+        let digit_bits = self.opts.digits as f64 * std::f64::consts::LOG2_10;
+        let rho = self.rho();
+        match q {
+            Query::Epsilon(delta) => {
+                // ε ≤ ε_BS(δ) = ρ + 2√(ρ log 1/δ)
+                let l = -log2_of(delta) * std::f64::consts::LN_2;
+                let r = rho.to_f64();
+                let eps_up = r + 2.0 * (r * l).sqrt();
+                -log2_of(delta) + eps_up * std::f64::consts::LOG2_E + digit_bits + 24.0
+            }
+            Query::Delta(eps) => {
+                // δ(ε) ≥ … is unknown in advance: start from the zCDP bound on δ and let the loop deepen
+                let e = eps.to_f64();
+                let (d_bs, _) = zcdp::delta_cks(&rho, eps, 64);
+                let ld = -d_bs.hi.to_f64().max(1e-300).log2();
+                e * std::f64::consts::LOG2_E + ld + digit_bits + 24.0
+            }
+            Query::Tradeoff(alpha) => {
+                let one_minus = Rational::from(1) - alpha.clone();
+                let extra = if one_minus > 0 { -log2_of(&one_minus) } else { 0.0 };
+                digit_bits + 2.0 * extra + 64.0
+            }
+        }
+    }
+
+    pub(super) fn initial_opts(&self, q: Query, mpfr: bool) -> LatticeOpts {
+        let depth = self.depth_for(q);
+        match self.opts.arith {
+            Some(Arith::F64) => LatticeOpts { arith: Arith::F64, depth: depth.min(F64_MAX_DEPTH) },
+            Some(arith) => LatticeOpts { arith, depth },
+            None if !mpfr => LatticeOpts { arith: Arith::F64, depth: depth.min(F64_MAX_DEPTH) },
+            None => {
+                let w = estimated_window_shifts(&self.shifts, depth).max(2) as f64;
+                LatticeOpts { arith: Arith::Mpfr(self.work_prec() + w.log2().ceil() as u32 + 8), depth }
+            }
+        }
+    }
+
+    /// Estimated seconds of a lattice build on this machine (two cores).
+    pub(super) fn estimated_seconds(&self, o: &LatticeOpts) -> f64 {
+        let ops = estimated_ops_for(&self.shifts, o.depth, o.arith.is_fixed());
+        let per = match o.arith {
+            Arith::F64 => 1.5e-9,
+            // the fixed-width engines convolve in blocked kernels on windows trimmed at every step:
+            // measured 0.04–0.1 ns per estimated operation (DHC persons/units 2023, SafeTab-P), 2–5× margin
+            Arith::DoubleDouble if !self.comp.has_laplace() => 0.2e-9,
+            // MPFR (and a double-double request with discrete Laplace noise, convolved in MPFR at 106
+            // bits): linear in the precision up to a few thousand bits, then the multiplications'
+            // Karatsuba/Toom growth (--prec 65536 on 1,000 × N_Z(0, 5) ran > 60 s on an estimate of ~20 s)
+            a => {
+                let p = a.bits() as f64;
+                (15.0 + 0.1 * p * (p / 2048.0).max(1.0).powf(0.6)) * 1e-9
+            }
+        };
+        ops * per / 2.0
+    }
+
+    pub(super) fn auto_engine(&self, q: Query) -> Fallible<AutoEngine> {
+        let o = self.initial_opts(q, true);
+        let window = estimated_window_shifts(&self.shifts, o.depth);
+        let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
+        let gauss_only = !self.comp.has_laplace();
+        let smoothed_range_error =
+            if gauss_only { self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()) } else { None };
+        let smoothed_ok = smoothed_range_error.is_none();
+        if self.opts.method == Method::Lattice {
+            return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
+        }
+        // a depth no lattice holds (1,000 × N_Z(0, 0.01) at 1e-10: ε ≈ 5e4 needs ~72,000 bits of mass):
+        // the lattice would only fail after its build, the inversion holds any depth
+        if self.opts.arith.is_none() && self.depth_wanted(q) > MAX_DEPTH as f64 && self.fourier_applicable() {
+            return Ok(AutoEngine::LatticeFourier);
+        }
+        if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
+            return Ok(AutoEngine::Smoothed);
+        }
+        if window <= MAX_WINDOW {
+            let exact_secs = match self.dd_opts(q) {
+                Some(d) => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
+                None => self.estimated_seconds(&o),
+            };
+            if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                eprintln!("auto: window {window}, exact engine ~{exact_secs:.2} s (budget {} s)", self.opts.time_budget);
+            }
+            // the lattice Fourier inversion costs about the same at every n (0.05–0.3 s for a few groups,
+            // more for many): preferred once the exact lattice would take longer than it
+            let few = self.shifts.len() <= FOURIER_FEW_GROUPS && (window > FOURIER_FEW_WINDOW || exact_secs > FOURIER_FEW_SECS);
+            if self.opts.arith.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() {
+                return Ok(AutoEngine::LatticeFourier);
+            }
+            if self.opts.arith.is_some() || exact_secs <= self.opts.time_budget {
+                return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
+            }
+            let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
+            // the f64 lattice keeps no mass below 2^-F64_MAX_DEPTH: a query needing more bits (100,000 x
+            // N_Z(0, 37.7) at 1e-10 needs ~2,500) gets no digit from it, the smoothed inversion (cost
+            // independent of n) answers
+            let f64_short = o.depth > F64_MAX_DEPTH && matches!(q, Query::Epsilon(_));
+            if (self.estimated_seconds(&f) <= self.opts.time_budget && !f64_short) || !gauss_only || !smoothed_ok {
+                return Ok(AutoEngine::Lattice { mpfr: false });
+            }
+            return Ok(AutoEngine::Smoothed);
+        }
+        if self.opts.arith.is_none() && self.fourier_applicable() {
+            return Ok(AutoEngine::LatticeFourier);
+        }
+        if gauss_only {
+            if let Some(why) = smoothed_range_error {
+                return fallible!(
+                    Resource,
+                    "no certified engine handles this composition: the lattice would need about {} entries \
+                     (limit {MAX_WINDOW}) and {}",
+                    crate::pld::compose::describe_entries(window),
+                    why.to_string().trim_end_matches("; use --method auto")
+                );
+            }
+            return Ok(AutoEngine::Smoothed);
+        }
+        if window_f64 <= MAX_WINDOW {
+            return Ok(AutoEngine::Lattice { mpfr: false });
+        }
+        Err(err!(
+            Resource,
+            "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
+             and the smoothed inversion handles discrete Gaussian noise only",
+            crate::pld::compose::describe_entries(window)
+        ))
+    }
+
+    pub(super) fn auto(&self, q: Query) -> Fallible<Certified> {
+        match self.auto_engine(q)? {
+            AutoEngine::Smoothed => match q {
+                Query::Epsilon(d) => {
+                    let r = self.epsilon_smoothed(d, None);
+                    // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
+                    // is exact there, use it when it fits (only a refusal is replaced)
+                    let e = match r {
+                        Err(e) if e.is_declined() => e,
+                        r => return r,
+                    };
+                    let mpfr = self.opts.arith != Some(Arith::F64);
+                    let o = self.initial_opts(q, mpfr);
+                    let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
+                    let secs = match self.dd_opts(q) {
+                        Some(d) if mpfr => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
+                        _ => self.estimated_seconds(&o),
+                    };
+                    if fits && secs <= 4.0 * self.opts.time_budget {
+                        return self.lattice_query(q, mpfr);
+                    }
+                    // the lattice is out of reach: a wider smoothed bracket (its digits stated by the note)
+                    if self.opts.width.is_none() {
+                        for w in [1e-12, 1e-9, 1e-6, 1e-3] {
+                            match self.epsilon_smoothed(d, Some(w)) {
+                                Err(e) if e.is_declined() => {}
+                                r => return r,
+                            }
+                        }
+                    }
+                    // chosen over an f64 lattice short of bits (see auto_engine): that lattice's partial bracket
+                    // is still better than none (the honesty gate refuses it if it has no digit)
+                    let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
+                    if self.opts.arith.is_none()
+                        && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW
+                        && self.estimated_seconds(&f) <= self.opts.time_budget
+                    {
+                        match self.lattice_query(q, false) {
+                            Err(e) if e.is_declined() => {}
+                            r => return r,
+                        }
+                    }
+                    // every engine declined: the lattice's cost, or the smoothed inversion's own refusal
+                    Err(if fits {
+                        err!(
+                            Resource,
+                            "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
+                             the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
+                            e.message().trim_end_matches("; use the lattice method"),
+                            4.0 * self.opts.time_budget
+                        )
+                    } else {
+                        e
+                    })
+                }
+                _ => unreachable!("auto for delta/tradeoff is dispatched by the callers"),
+            },
+            AutoEngine::Lattice { mpfr } => {
+                let r = self.lattice_query(q, mpfr);
+                self.or_fourier(q, r)
+            }
+            AutoEngine::LatticeFourier => self.fourier_query(q),
+        }
+    }
+
+    /// A lattice answer short of the digits asked (or a lattice refusal) is compared with the lattice
+    /// Fourier inversion's where that applies: the narrower certified bracket is returned (the lattice's
+    /// truncation depth is what limits it in the far tails, e.g. 1,000 × N_Z(0, 0.01) at δ = 1e-10).
+    pub(super) fn or_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
+        if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable() {
+            return r;
+        }
+        // only refusals are replaced: any other error of either engine surfaces
+        match (self.fourier_query(q), r) {
+            (_, Err(e)) if !e.is_declined() => Err(e),
+            (Err(e), _) if !e.is_declined() => Err(e),
+            (Ok(f), Ok(l)) => Ok(if f.log10_rel_width() < l.log10_rel_width() { f } else { l }),
+            (Ok(f), Err(_)) => Ok(f),
+            (Err(_), r) => r,
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! The honesty gate every certified answer passes: the digits asked, or a note saying how many were
+//! certified and why, or a refusal saying what to try.
+
+use super::vocabulary::{Method, Query};
+use super::{Accountant, Certified, Engine};
+use crate::error::Fallible;
+use crate::fallible;
+use crate::num::Arith;
+use crate::pld::compose::{estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+
+impl Accountant {
+    /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned
+    /// as it is; one with fewer (but at least one) carries a note saying how many digits were certified
+    /// and why; one with no certified digit (relative width ≥ 1) is refused (a `Resource` error), saying
+    /// why and what to try.
+    pub(super) fn honest(&self, what: &str, c: Certified, q: Query) -> Fallible<Certified> {
+        let target = self.opts.digits;
+        if c.meets(target) {
+            return Ok(c);
+        }
+        let why = match c.note() {
+            Some(n) => n.to_string(),
+            None => format!("the {} engine resolves no more", c.engine().as_str()),
+        };
+        let d = c.digits();
+        // a probability (δ, or β = f(α)) below the engine's resolution: [0, hi] certifies the bound
+        // value ≤ hi, which callers use as such (attack measures, figure data); said so, with 0 digits
+        if d == 0 && *c.lo() == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
+            let note = format!(
+                "0 digits certified: {what} lies below the resolution of the {} engine; only the upper bound {what} <= {} is certified, because {why}",
+                c.engine().as_str(),
+                c.hi_str(6)
+            );
+            return Ok(c.with_note(note));
+        }
+        // refused: the engines the accountant chose resolve no digit within their limits (more work —
+        // another engine, a deeper lattice — may)
+        if d == 0 {
+            return fallible!(
+                Resource,
+                "no digit of {what} is certified: the {} engine's bracket is [{}, {}], because {why}; {}",
+                c.engine().as_str(),
+                c.lo_str(6),
+                c.hi_str(6),
+                self.what_to_try(q, c.engine())
+            );
+        }
+        let s = if d == 1 { "" } else { "s" };
+        Ok(c.with_note(format!("wider than the {target} digits asked: {d} digit{s} certified, because {why}")))
+    }
+
+    /// What to try when no engine the accountant chose certified a digit.
+    fn what_to_try(&self, q: Query, engine: Engine) -> String {
+        let mut tries = Vec::new();
+        if engine != Engine::Lattice || self.opts.arith.is_some() {
+            let o = self.initial_opts(q, true);
+            let o = LatticeOpts { arith: Arith::Mpfr(self.work_prec() + 16), ..o };
+            if estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW {
+                tries.push(format!("--method lattice (MPFR; estimated {:.0} s)", self.estimated_seconds(&o).max(1.0)));
+            }
+        }
+        if !matches!(q, Query::Tradeoff(_)) && !matches!(self.opts.method, Method::ZcdpBs | Method::ZcdpCks) {
+            tries.push("--method zcdp-cks (a certified upper bound)".into());
+        }
+        if tries.is_empty() {
+            "no other certified engine applies".into()
+        } else {
+            format!("try {}", tries.join(" or "))
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The lattice-Fourier driver: profiles whose tails come from the certified Fourier inversion of the
+//! exact lattice law (`fourier::lattice`), and the loop that raises the tails' accuracy until the digits
+//! asked are met.
+
+use super::vocabulary::{DeltaResult, Query};
+use super::{injected, Accountant, Certified, Engine, Trust};
+use crate::err;
+use crate::error::Fallible;
+use crate::num::Interval;
+use crate::pld::profile::PrivacyProfile;
+use rug::{Float, Rational};
+use std::sync::Arc;
+
+/// Largest lattice weight the Fourier inversion takes: the factor of weight w peaks w times per period,
+/// and where several factors peak together the nodes must be evaluated (the State level of DHC 2022 with
+/// five DLap(4) queries has weights in the thousands: millions of live nodes).
+const FOURIER_MAX_WEIGHT: u64 = 16;
+
+impl Accountant {
+    /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
+    fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
+        use crate::fourier::lattice::factor::{Factor, Law};
+        let (_, w, _) = crate::pld::compose::lattice_frame(&self.shifts);
+        let mut out = Vec::new();
+        for (g, wi) in self.shifts.iter().zip(&w) {
+            let w = wi.to_i64().filter(|w| w.unsigned_abs() <= FOURIER_MAX_WEIGHT).ok_or_else(|| {
+                err!(Declined, "the loss slopes share no lattice the Fourier inversion can use (weights above {FOURIER_MAX_WEIGHT})")
+            })?;
+            let law = match &g.noise {
+                crate::model::Noise::Gaussian { sigma2 } => Law::gauss(sigma2),
+                crate::model::Noise::Laplace { scale } => {
+                    let one = crate::pld::lattice::LatticeDist::dlap_shift_sum(scale, g.mu, 1, 256)?;
+                    Law::finite((0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect())
+                }
+            };
+            out.push(Factor { law, n: g.count, w });
+        }
+        Ok(out)
+    }
+
+    pub(super) fn fourier_applicable(&self) -> bool {
+        match self.fourier_factors() {
+            Ok(f) => {
+                let var: f64 = f.iter().map(|x| x.n as f64 * (x.w as f64).powi(2) * x.law.mean_var().1).sum();
+                var > 0.0 && var.is_finite() && var.sqrt() < 2f64.powi(50)
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The profile on tails computed by the inversion, each to about 2^-bits relative.
+    fn fourier_profile(&self, bits: u32, window_bits: u32) -> Fallible<Arc<PrivacyProfile>> {
+        {
+            let cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+            if let Some((_, _, p)) = cache.iter().find(|(b, w, _)| *b >= bits && *w >= window_bits) {
+                return Ok(p.clone());
+            }
+        }
+        let (h, _, c) = crate::pld::compose::lattice_frame(&self.shifts);
+        let ft = crate::fourier::lattice::FourierTails::new(self.fourier_factors()?, bits)?.with_window_bits(window_bits);
+        let prec = ft.prec();
+        let outside = Float::with_val(prec, Float::i_exp(1, -(window_bits.min(1 << 20) as i32)));
+        let tails = crate::pld::lattice::Tails::from_oracle(Arc::new(ft), outside, prec);
+        let prof = Arc::new(PrivacyProfile::from_tails(tails, h, c)?);
+        let mut cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+        cache.push((bits, window_bits, prof.clone()));
+        Ok(prof)
+    }
+
+    /// An error the inversion met (kept by its oracle interface): an internal one surfaces, a declined one
+    /// explains a wide bracket.
+    fn fourier_error(prof: &PrivacyProfile) -> Option<crate::error::Error> {
+        prof.tails().oracle().and_then(|o| o.error())
+    }
+
+    /// Evaluate a query on inversion profiles, raising the tails' accuracy until the digits asked are met.
+    fn fourier_loop<T>(
+        &self,
+        q: Query,
+        eval: &dyn Fn(&PrivacyProfile) -> Fallible<T>,
+        bracket: &dyn Fn(&T) -> Interval,
+    ) -> Fallible<(T, u32, u64, Option<String>)> {
+        let target = self.opts.digits;
+        let mut bits = (target as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 24;
+        // the inversion's search window is virtual: as deep as the query needs (ε up to 5e8 at σ² = 0.01)
+        let window_bits = self.depth_wanted(q).clamp(64.0, 4e9) as u32;
+        let mut best: Option<(T, f64, u32, u64)> = None;
+        // ~20 tails of ~100 nodes, each node a θ-sum per group: about 1 ms per group and tail here
+        let _progress = crate::num::progress::begin("lattice Fourier inversion", 0.02 * self.shifts.len() as f64 + 0.1);
+        for _ in 0..3 {
+            let prof = self.fourier_profile(bits, window_bits)?;
+            let v = eval(&prof);
+            // an error the oracle kept (a bug, a cancellation) surfaces before whatever the search made of it
+            if let Some(e) = Self::fourier_error(&prof) {
+                if !e.is_declined() {
+                    return Err(e);
+                }
+            }
+            let v = v?;
+            let nodes = prof.tails().oracle().map(|_| 0).unwrap_or(0);
+            let c = Certified::new(bracket(&v), Engine::LatticeFourier, Trust::Exact, String::new())?;
+            let lr = c.log10_rel_width();
+            if c.meets(target) {
+                return Ok((v, bits, nodes, None));
+            }
+            let better = best.as_ref().is_none_or(|(_, b, _, _)| lr < *b - 0.3);
+            if best.as_ref().is_none_or(|(_, b, _, _)| lr < *b) {
+                best = Some((v, lr, bits, nodes));
+            }
+            if !better {
+                break;
+            }
+            let short = if lr.is_finite() { ((lr + target as f64) * std::f64::consts::LOG2_10).ceil() as u32 + 16 } else { bits };
+            bits += short.clamp(16, 4000);
+        }
+        let (v, _, b, n) = best.ok_or_else(|| err!(Internal, "no inversion result"))?;
+        let prof = self.fourier_profile(b, window_bits)?;
+        let why = match Self::fourier_error(&prof) {
+            Some(e) => format!("the lattice Fourier inversion declined some nodes ({})", e.message()),
+            None => "the lattice Fourier inversion's working precision limits it".to_string(),
+        };
+        Ok((v, b, n, Some(why)))
+    }
+
+    fn fourier_detail(&self, bits: u32) -> String {
+        let (h, _, _) = crate::pld::compose::lattice_frame(&self.shifts);
+        format!("certified inversion of the lattice law (step {}), tails to 2^-{bits}", crate::num::format::fmt_rational(&h))
+    }
+
+    pub(super) fn fourier_query(&self, q: Query) -> Fallible<Certified> {
+        injected(Engine::LatticeFourier)?;
+        let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
+            match q {
+                Query::Epsilon(d) => p.epsilon(d),
+                Query::Delta(e) => Ok(p.delta(e).delta),
+                Query::Tradeoff(a) => p.tradeoff(a),
+            }
+        };
+        let (iv, bits, _, note) = self.fourier_loop(q, &eval, &|i: &Interval| i.clone())?;
+        let c = Certified::new(iv, Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?;
+        Ok(match note {
+            Some(n) => c.with_note(n),
+            None => c,
+        })
+    }
+
+    pub(super) fn delta_fourier(&self, eps: &Rational) -> Fallible<DeltaResult> {
+        injected(Engine::LatticeFourier)?;
+        let q = Query::Delta(eps);
+        let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
+        let (v, bits, _, note) = self.fourier_loop(q, &eval, &|d| d.delta.clone())?;
+        let c = Certified::new(v.delta.clone(), Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?;
+        let c = match note {
+            Some(n) => c.with_note(n),
+            None => c,
+        };
+        Ok(DeltaResult { delta: c, first: Some(v.first), second: Some(v.second) })
+    }
+}

@@ -1,0 +1,73 @@
+//! The smoothed driver: the certified smoothed Fourier inversion (`fourier::smooth`) of ε(δ) and δ(ε),
+//! and the certified grid rounding of ε(δ).
+
+use super::choice::log2_of;
+use super::vocabulary::SMOOTHED_AUTO_WIDTH;
+use super::{injected, smooth_refusal, Accountant, Certified, Engine, Trust};
+use crate::err;
+use crate::error::Fallible;
+use rug::Rational;
+
+impl Accountant {
+    fn smooth_width(&self, scale: f64) -> f64 {
+        self.opts.width.unwrap_or_else(|| (10f64.powi(-(self.opts.digits.min(300) as i32)) * scale.max(1.0)).max(SMOOTHED_AUTO_WIDTH))
+    }
+
+    /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
+    /// accountant's escalation when the lattice is out of reach).
+    pub(super) fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Fallible<Certified> {
+        injected(Engine::Smoothed)?;
+        use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
+        let groups = self.comp.gauss_shifts()?;
+        let r = self.rho().to_f64();
+        let l = -log2_of(delta) * std::f64::consts::LN_2;
+        let width = width.unwrap_or_else(|| self.smooth_width(r + 2.0 * (r * l).sqrt()));
+        let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() }).map_err(smooth_refusal)?;
+        let tier = if e.precise { "128-bit nodes, sieved; " } else { "" };
+        let detail =
+            format!("smoothing w = {:.3e}, tilt c = {:.4}, {}{} nodes ({} live{})", e.w, e.c, tier, e.nodes, e.live, period_note(e.period));
+        let c = Certified::new(e.interval(), Engine::Smoothed, Trust::Exact, detail)?;
+        Ok(if c.meets(self.opts.digits) {
+            c
+        } else {
+            let why = match &e.fallback {
+                Some(f) => format!(" (double-precision nodes; the 20-digit tier: {f})"),
+                None if e.precise => String::new(),
+                None => " (double-precision nodes)".into(),
+            };
+            c.with_note(format!("the smoothed inversion{why} resolves no more"))
+        })
+    }
+
+    pub(super) fn delta_smoothed(&self, eps: &Rational) -> Fallible<Certified> {
+        injected(Engine::Smoothed)?;
+        use crate::fourier::smooth::{delta_smooth, SmoothParams};
+        let groups = self.comp.gauss_shifts()?;
+        let d = delta_smooth(&groups, eps, &SmoothParams { w: Some(1e-4), ..Default::default() }).map_err(smooth_refusal)?;
+        let detail =
+            format!("smoothing w = {:.3e}, tilt c = {:.4}, {} nodes ({} live{})", d.w, d.c, d.nodes, d.live, period_note(d.period));
+        let c = Certified::new(d.interval(), Engine::Smoothed, Trust::Exact, detail)?;
+        Ok(if c.meets(self.opts.digits) {
+            c
+        } else {
+            c.with_note("the smoothed inversion of delta(epsilon) works at a fixed smoothing w = 1e-4".into())
+        })
+    }
+
+    pub(super) fn epsilon_grid(&self, delta: &Rational) -> Fallible<Certified> {
+        let g = self.opts.grid.clone().ok_or_else(|| err!(Input, "--method grid needs --grid G"))?;
+        let groups = self.comp.gauss_shifts()?;
+        let e = crate::pld::grid::epsilon_by_grid(&groups, &g, delta)?;
+        let c = Certified::new(e, Engine::Grid, Trust::Exact, format!("grid {g}"))?;
+        Ok(if c.meets(self.opts.digits) {
+            c
+        } else {
+            c.with_note(format!("grid rounding certifies no more at the grid {g} (a finer --grid narrows it)"))
+        })
+    }
+}
+
+/// The smoothed engine's remark on a node step fitted to the loss lattice's period.
+fn period_note(period: Option<usize>) -> String {
+    period.map_or(String::new(), |m| format!("; step fitted to the loss lattice's period, {m} nodes evaluated per period"))
+}

@@ -1,0 +1,400 @@
+//! `tightdp verify --deployments`: the stated guarantee of every public deployment in the registry
+//! (`data/deployments/`, [`crate::app::deployment_registry`]), next to what its published noise exactly
+//! spends.
+//!
+//! Per deployment: the stated guarantee, the exact certified ε at the stated δ (the accountant's default
+//! 20 digits), the zCDP conversions of the noise's ρ (Bun–Steinke [BS16, Prop. 1.3], Canonne–Kamath–Steinke
+//! [CKS20, Prop. 12]), the difference in percent and a verdict: `as stated` (the exact ε, rounded as the
+//! stated one is printed, equals it), `tighter than stated by X%`, `stated guarantee too optimistic` (the
+//! exact loss exceeds the claim), `cannot recompute: …` (what is missing). A stated guarantee given only
+//! as ρ is compared through its Bun–Steinke ε at a δ the file names (an assumption, cited). A pure ε-DP
+//! claim is compared with the exact pure ε of the noise (Σ nμ/b for discrete Laplace noise; none for
+//! Gaussian noise). The attack column is the certified TPR of the most powerful membership test at FPR
+//! 10⁻³, 1 − f(10⁻³) [SSW24, Thm A.7], as `tightdp attack` computes it.
+//!
+//! Certificates: for each Census product, per level (geography), the level's ρ, its zCDP ε and its exact
+//! ε at the same δ, and the whole release (`(all levels)`), in the style of
+//! `results/production-certificates.csv`.
+
+use crate::account::{Accountant, Certified, Options};
+use crate::app::deployment_registry::{unsupported, Deployment, Mechanisms, StatedKind};
+use crate::budget::zcdp;
+use crate::census::Allocation;
+use crate::model::{Composition, Group};
+use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
+use crate::record::Record;
+use rug::{Float, Rational};
+use std::path::Path;
+
+const PREC: u32 = 256;
+/// FPR of the attack column.
+pub const ATTACK_FPR: &str = "1/1000";
+
+/// One deployment's noise, ready for the accountant: per level and composed.
+struct Noise {
+    levels: Vec<(String, Composition)>,
+    all: Composition,
+}
+
+/// What the figure draws of one deployment.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub label: String,
+    pub census: bool,
+    pub stated: f64,
+    pub exact: Option<f64>,
+    pub bun_steinke: Option<f64>,
+    pub verdict: String,
+}
+
+/// One deployment evaluated: its row of `deployments.csv`, its certificate rows, its figure point.
+pub struct Evaluated {
+    pub row: Record,
+    pub certificates: Vec<Record>,
+    pub point: Point,
+}
+
+fn noise(d: &Deployment, data: &Path) -> Result<Result<Noise, String>, String> {
+    match &d.mechanisms {
+        Mechanisms::Missing(why) => Ok(Err(why.clone())),
+        Mechanisms::Allocation { name, .. } => {
+            let a = Allocation::from_path(&data.join(format!("allocations/{name}.toml")))?;
+            if a.neighbors != d.neighbors {
+                return Err(format!(
+                    "deployment '{}': neighbors '{}' but allocation '{name}' states '{}'",
+                    d.id,
+                    d.neighbors.as_str(),
+                    a.neighbors.as_str()
+                ));
+            }
+            let levels = a.levels.iter().map(|l| Ok((l.name.clone(), a.level_composition(l)?))).collect::<Result<Vec<_>, String>>()?;
+            Ok(Ok(Noise { levels, all: a.composition()? }))
+        }
+        Mechanisms::Levels(ls) => {
+            for m in ls.iter().flat_map(|l| l.mech.iter()) {
+                if let Some(why) = unsupported(m) {
+                    return Ok(Err(format!("{why}: {m}")));
+                }
+            }
+            let mut levels = Vec::new();
+            let mut all: Vec<Group> = Vec::new();
+            for l in ls {
+                let groups: Vec<Group> = l.mech.iter().map(|m| crate::model::spec::parse_mech(m)).collect::<Result<_, _>>()?;
+                all.extend(groups.iter().cloned());
+                levels.push((l.name.clone(), Composition::new(groups, d.neighbors)?));
+            }
+            Ok(Ok(Noise { levels, all: Composition::new(all, d.neighbors)? }))
+        }
+    }
+}
+
+/// Decimals of a printed number ("17.14" → 2, "1" → 0, "1e-7" → 0).
+fn printed_decimals(s: &str) -> u32 {
+    if s.contains(['e', 'E', '/']) {
+        return 0;
+    }
+    s.split_once('.').map(|(_, f)| f.len() as u32).unwrap_or(0)
+}
+
+/// The verdict of an exact bracket [lo, hi] against a stated value printed as `printed`: `as stated` when
+/// both ends of the bracket, rounded to the stated value's printed decimals (at least 2), equal it; the
+/// difference is 100 (stated − exact)/stated, positive when the exact guarantee is tighter.
+pub fn judge(lo: &Float, hi: &Float, stated: &Rational, printed: Option<&str>) -> (String, f64) {
+    let s = Float::with_val(PREC, stated);
+    let mid = Float::with_val(PREC, lo + hi) / 2u32;
+    let pct = (Float::with_val(PREC, &s - &mid) / &s * 100u32).to_f64();
+    if let Some(p) = printed {
+        let k = printed_decimals(p).max(2);
+        let scale = Float::with_val(PREC, rug::ops::Pow::pow(Float::with_val(PREC, 10u32), k));
+        let round = |x: &Float| Float::with_val(PREC, x * &scale).round();
+        if round(lo) == round(&s) && round(hi) == round(&s) {
+            return ("as stated".into(), pct);
+        }
+    }
+    if *hi < s {
+        (format!("tighter than stated by {pct:.2}%"), pct)
+    } else if *lo > s {
+        ("stated guarantee too optimistic".into(), pct)
+    } else {
+        ("as stated".into(), pct)
+    }
+}
+
+/// The accountant's defaults: 20 digits asked; a bracket with fewer says so in its note.
+fn options() -> Options {
+    Options::default()
+}
+
+fn exact_eps(comp: &Composition, delta: &Rational) -> Result<Certified, String> {
+    Ok(Accountant::new(comp.clone(), options())?.epsilon(delta)?)
+}
+
+/// Exact pure ε of the noise (Σ nμ/b over the shifts), None when a Gaussian term has none.
+fn pure_eps(comp: &Composition) -> Option<Rational> {
+    comp.shifts().iter().map(|g| g.pure_epsilon()).try_fold(Rational::from(0), |acc, e| e.map(|e| acc + e))
+}
+
+fn join_ids(v: &[String]) -> String {
+    v.join(" ")
+}
+
+/// Evaluate one deployment (`data`: the data directory, for allocation references).
+pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
+    let st = &d.stated;
+    let mut r = Record::new();
+    r.push("id", d.id.clone());
+    r.push("organisation", d.organisation.clone());
+    r.push("product", d.product.clone());
+    r.push("year", d.year.to_string());
+    r.push("privacy_unit", d.privacy_unit.clone());
+    r.push("neighbors", d.neighbors.as_str());
+    r.push("stated", st.text.clone());
+    r.push("stated_kind", st.kind.as_str());
+    r.push("stated_rho", st.rho.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 12)).unwrap_or_default());
+    let delta = st.delta.clone();
+    r.push("delta", delta.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 6)).unwrap_or_else(|| "0".into()));
+    r.push(
+        "delta_from",
+        if st.delta_assumption.is_some() {
+            "assumed"
+        } else if delta.is_some() {
+            "published"
+        } else {
+            "pure DP"
+        },
+    );
+    // the ε the exact value is compared with
+    let (stated_eps, stated_printed, stated_how): (Rational, Option<String>, &str) = match (&st.epsilon, &st.rho, &delta) {
+        (Some((p, e)), _, _) => (e.clone(), Some(p.clone()), "as published"),
+        (None, Some(rho), Some(dl)) => {
+            let bs = zcdp::eps_bs(rho, dl, PREC).hi;
+            (bs.to_rational().unwrap_or_default(), None, "Bun-Steinke epsilon of the stated rho")
+        }
+        _ => return Err(format!("deployment '{}': no stated epsilon to compare", d.id)),
+    };
+    let stated_f = Float::with_val(PREC, &stated_eps);
+    r.push("stated_epsilon", stated_printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
+    r.push("stated_epsilon_from", stated_how);
+    let mut point = Point {
+        label: d.short_name.clone(),
+        census: d.census,
+        stated: stated_f.to_f64(),
+        exact: None,
+        bun_steinke: None,
+        verdict: String::new(),
+    };
+    let mut certificates = Vec::new();
+    let fill = |r: &mut Record, keys: &[&str]| {
+        for k in keys {
+            r.push(k, "");
+        }
+    };
+    let tail = ["rho", "eps_zcdp_bun_steinke", "eps_zcdp_cks", "eps_exact_lo", "eps_exact_hi", "digits", "method", "difference_percent"];
+    let n = match noise(d, data)? {
+        Err(why) => {
+            fill(&mut r, &tail);
+            let v = format!("cannot recompute: {why}");
+            r.push("verdict", v.clone());
+            r.push("explanation", "");
+            r.push("tpr_at_fpr_1e-3_lo", "");
+            r.push("tpr_at_fpr_1e-3_hi", "");
+            point.verdict = v;
+            finish(d, &mut r);
+            return Ok(Evaluated { row: r, certificates, point });
+        }
+        Ok(n) => n,
+    };
+    let rho = n.all.rho();
+    let gaussian_only = !n.all.has_laplace();
+    r.push("rho", if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() });
+    let acc = Accountant::new(n.all.clone(), options())?;
+    let (explanation, verdict, pct);
+    let mut overall: Option<Certified> = None;
+    if st.kind == StatedKind::PureDp {
+        fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+        match pure_eps(&n.all) {
+            Some(e) => {
+                let ef = Float::with_val(PREC, &e);
+                r.push("eps_exact_lo", fmt_down(&ef, 20));
+                r.push("eps_exact_hi", fmt_up(&ef, 20));
+                r.push("digits", "exact");
+                r.push("method", "pure epsilon: sum of n mu / b (exact rational)");
+                let (v, p) = judge(&ef, &ef, &stated_eps, stated_printed.as_deref());
+                (verdict, pct) = (v, Some(p));
+                explanation = format!("pure epsilon of the noise = {e} (exact)");
+                point.exact = Some(ef.to_f64());
+            }
+            None => {
+                r.push("eps_exact_lo", "inf");
+                r.push("eps_exact_hi", "inf");
+                r.push("digits", "exact");
+                r.push("method", "Gaussian noise has no pure epsilon");
+                verdict = "stated guarantee too optimistic".to_string();
+                pct = None;
+                explanation = "Gaussian noise satisfies no pure epsilon-DP guarantee: the exact loss is unbounded".into();
+            }
+        }
+    } else {
+        let dl = delta.clone().expect("approx and zcdp statements carry delta");
+        if gaussian_only {
+            let bs = zcdp::eps_bs(&rho, &dl, PREC).hi;
+            let cks = zcdp::eps_cks(&rho, &dl, PREC).0.hi;
+            r.push("eps_zcdp_bun_steinke", fmt_up(&bs, 12));
+            r.push("eps_zcdp_cks", fmt_up(&cks, 12));
+            point.bun_steinke = Some(bs.to_f64());
+        } else {
+            fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+        }
+        let t0 = std::time::Instant::now();
+        let e = acc.epsilon(&dl)?;
+        if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
+            eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+        }
+        overall = Some(e.clone());
+        r.push("eps_exact_lo", fmt_down(e.lo(), 25));
+        r.push("eps_exact_hi", fmt_up(e.hi(), 25));
+        r.push("digits", e.digits().to_string());
+        r.push("method", e.describe());
+        let (v, p) = judge(e.lo(), e.hi(), &stated_eps, stated_printed.as_deref());
+        (verdict, pct) = (v, Some(p));
+        point.exact = Some(e.hi().to_f64());
+        let mut ex = String::new();
+        if let Some(srho) = &st.rho {
+            if *srho != rho && gaussian_only {
+                ex = format!(
+                    "the noise as recorded spends rho = {} where {} is stated; ",
+                    fmt_nearest(&Float::with_val(PREC, &rho), 10),
+                    fmt_nearest(&Float::with_val(PREC, srho), 10)
+                );
+            }
+        }
+        if verdict == "stated guarantee too optimistic" {
+            ex.push_str(&format!(
+                "the exact epsilon of the published noise at delta = {} is {} > stated {}: the guarantee as published does not hold for this noise",
+                fmt_nearest(&Float::with_val(PREC, &dl), 3),
+                fmt_up(e.hi(), 8),
+                fmt_up(&stated_f, 8)
+            ));
+        }
+        explanation = ex;
+    }
+    r.push("difference_percent", pct.map(|p| format!("{p:.4}")).unwrap_or_default());
+    r.push("verdict", verdict.clone());
+    r.push("explanation", explanation);
+    point.verdict = verdict;
+    let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("constant");
+    // the certified trade-off function needs a common lattice of the losses: where the exact ε came from
+    // the smoothed inversion there is none (the lattice search alone costs seconds before it declines)
+    let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure"));
+    let tpr = if lattice {
+        crate::attack::tpr_at_fpr(&acc, &alpha)
+    } else {
+        Err("no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
+            .to_string())
+    };
+    match tpr {
+        Ok(t) => {
+            r.push("tpr_at_fpr_1e-3_lo", fmt_down(t.lo(), 12));
+            r.push("tpr_at_fpr_1e-3_hi", fmt_up(t.hi(), 12));
+        }
+        Err(e) => {
+            r.push("tpr_at_fpr_1e-3_lo", "");
+            r.push("tpr_at_fpr_1e-3_hi", format!("not computed: {e}"));
+        }
+    }
+    finish(d, &mut r);
+    if d.census && st.kind != StatedKind::PureDp {
+        certificates = level_certificates(d, &n, delta.as_ref().expect("delta"), overall)?;
+    }
+    Ok(Evaluated { row: r, certificates, point })
+}
+
+fn finish(d: &Deployment, r: &mut Record) {
+    let used = d.assumptions_used();
+    let texts: Vec<String> =
+        used.iter().filter_map(|id| d.assumptions.iter().find(|a| &a.id == id)).map(|a| format!("{}: {}", a.id, a.text)).collect();
+    r.push("depends_on_assumptions", texts.join(" | "));
+    let mut srcs: Vec<String> = d.stated.sources.clone();
+    match &d.mechanisms {
+        Mechanisms::Allocation { sources, .. } => srcs.extend(sources.iter().cloned()),
+        Mechanisms::Levels(ls) => ls.iter().for_each(|l| srcs.extend(l.sources.iter().cloned())),
+        Mechanisms::Missing(_) => {}
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    srcs.retain(|s| seen.insert(s.clone()));
+    let locs: Vec<String> = srcs
+        .iter()
+        .filter_map(|id| d.sources.iter().find(|s| &s.id == id))
+        .map(|s| format!("{}: {} ({})", s.id, s.location, s.at))
+        .collect();
+    r.push("sources", join_ids(&locs));
+}
+
+/// Per-level certificate rows of a Census product, and the whole release.
+/// (`overall`: the release's ε at `delta`, already certified.)
+fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Option<Certified>) -> Result<Vec<Record>, String> {
+    use rayon::prelude::*;
+    let mut items: Vec<(String, &Composition, Option<Certified>)> = n.levels.iter().map(|(l, c)| (l.clone(), c, None)).collect();
+    items.push(("(all levels)".to_string(), &n.all, overall));
+    items
+        .par_iter()
+        .with_max_len(1)
+        .map(|(level, comp, known)| {
+            let rho = comp.rho();
+            let t0 = std::time::Instant::now();
+            let e = match known {
+                Some(e) => e.clone(),
+                None => exact_eps(comp, delta)?,
+            };
+            if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
+                eprintln!("{} {level}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+            }
+            let mut r = Record::new();
+            r.push("deployment", d.id.clone());
+            r.push("product", d.product.clone());
+            r.push("level", level.clone());
+            r.push("neighbors", d.neighbors.as_str());
+            r.push("rho", rho.to_string());
+            r.push("rho_decimal", fmt_nearest(&Float::with_val(PREC, &rho), 12));
+            r.push("delta", fmt_nearest(&Float::with_val(PREC, delta), 6));
+            r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, delta, PREC).hi, 12));
+            r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, delta, PREC).0.hi, 12));
+            r.push("eps_exact_lo", fmt_down(e.lo(), 22));
+            r.push("eps_exact_hi", fmt_up(e.hi(), 22));
+            r.push("digits", e.digits().to_string());
+            r.push("note", e.describe());
+            Ok(r)
+        })
+        .collect()
+}
+
+/// Every deployment of the registry, evaluated side by side (rows in the registry's order: Census first).
+pub fn evaluate_all(deployments: &[Deployment], data: &Path) -> Result<Vec<Evaluated>, String> {
+    use rayon::prelude::*;
+    deployments.par_iter().with_max_len(1).map(|d| evaluate(d, data)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(s: &str) -> Float {
+        Float::with_val(PREC, crate::num::parse_rational(s).unwrap())
+    }
+
+    #[test]
+    fn verdicts() {
+        let q = |s: &str| crate::num::parse_rational(s).unwrap();
+        // exact 0.93 against a stated "1": tighter by 7%
+        let (v, p) = judge(&f("0.93"), &f("0.93"), &q("1"), Some("1"));
+        assert_eq!(v, "tighter than stated by 7.00%");
+        assert!((p - 7.0).abs() < 1e-9);
+        // exact 17.1449 against stated 17.14 (two decimals): as stated
+        assert_eq!(judge(&f("17.1449"), &f("17.1449"), &q("17.14"), Some("17.14")).0, "as stated");
+        // exact above the claim beyond its rounding: too optimistic
+        assert_eq!(judge(&f("1.2"), &f("1.2"), &q("1"), Some("1")).0, "stated guarantee too optimistic");
+        assert_eq!(judge(&f("1.004"), &f("1.004"), &q("1.0"), Some("1.0")).0, "as stated");
+        assert_eq!(judge(&f("0.996"), &f("0.996"), &q("1"), Some("1")).0, "as stated");
+        assert_eq!(printed_decimals("1e-7"), 0);
+    }
+}

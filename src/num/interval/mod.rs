@@ -1,0 +1,338 @@
+//! Certified interval arithmetic over MPFR floats (`rug::Float`).
+//!
+//! An [`Interval`] `[lo, hi]` always contains the exact value of the quantity it stands for:
+//! every operation rounds its lower end toward −∞ and its upper end toward +∞ (MPFR's
+//! correctly rounded `Round::Down` / `Round::Up`), so errors never accumulate silently.
+
+use rug::float::{Constant, Round};
+use rug::{Float, Rational};
+use std::fmt;
+
+/// A closed interval `[lo, hi]` of MPFR floats with a common precision.
+///
+/// Built only by this module's constructors, every one of which checks lo ≤ hi (and no NaN end) in
+/// release builds too ([`Interval::new`]; [`Interval::try_new`] returns the failure as an internal error):
+/// a private field makes a struct literal outside this module impossible. The ends are readable as
+/// fields (or by [`Interval::lo`] / [`Interval::hi`]); code that writes one must keep lo ≤ hi (only a
+/// raised upper end or a lower end clamped up to 0 is written outside `num`).
+#[derive(Clone, PartialEq)]
+pub struct Interval {
+    pub lo: Float,
+    pub hi: Float,
+    _checked: Checked,
+}
+
+/// The private mark of an [`Interval`] built by a checked constructor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Checked;
+
+impl fmt::Debug for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Interval").field("lo", &self.lo).field("hi", &self.hi).finish()
+    }
+}
+
+impl Interval {
+    /// The degenerate interval `[x, x]` (x must be representable at `prec`; it is rounded outward otherwise).
+    pub fn from_float(x: &Float, prec: u32) -> Self {
+        let lo = Float::with_val_round(prec, x, Round::Down).0;
+        let hi = Float::with_val_round(prec, x, Round::Up).0;
+        Interval::new(lo, hi)
+    }
+
+    /// Exact rational enclosed by rounding outward.
+    pub fn from_rational(q: &Rational, prec: u32) -> Self {
+        let lo = Float::with_val_round(prec, q, Round::Down).0;
+        let hi = Float::with_val_round(prec, q, Round::Up).0;
+        Interval::new(lo, hi)
+    }
+
+    pub fn from_i64(v: i64, prec: u32) -> Self {
+        Self::from_rational(&Rational::from(v), prec)
+    }
+
+    pub fn zero(prec: u32) -> Self {
+        Interval::new(Float::with_val(prec, 0), Float::with_val(prec, 0))
+    }
+
+    pub fn one(prec: u32) -> Self {
+        Interval::new(Float::with_val(prec, 1), Float::with_val(prec, 1))
+    }
+
+    /// `[lo, hi]` from two floats. lo ≤ hi is an invariant every caller must establish (a reversed or NaN
+    /// end would make every later enclosure meaningless), so it is checked in release builds too; every
+    /// operation of this module builds its result through here.
+    pub fn new(lo: Float, hi: Float) -> Self {
+        assert!(lo <= hi, "internal error: interval with lo > hi or a NaN end: [{lo}, {hi}]");
+        Interval { lo, hi, _checked: Checked }
+    }
+
+    /// [`Interval::new`] for ends that come from a computation that may fail: an internal error instead
+    /// of a panic when lo > hi or an end is NaN.
+    pub fn try_new(lo: Float, hi: Float) -> crate::error::Fallible<Self> {
+        if lo <= hi {
+            Ok(Interval { lo, hi, _checked: Checked })
+        } else {
+            crate::fallible!(Internal, "interval with lo > hi or a NaN end: [{lo}, {hi}]")
+        }
+    }
+
+    /// The lower end.
+    pub fn lo(&self) -> &Float {
+        &self.lo
+    }
+
+    /// The upper end.
+    pub fn hi(&self) -> &Float {
+        &self.hi
+    }
+
+    /// The two ends, lo ≤ hi.
+    pub fn into_parts(self) -> (Float, Float) {
+        (self.lo, self.hi)
+    }
+
+    /// π enclosed.
+    pub fn pi(prec: u32) -> Self {
+        Interval::new(Float::with_val_round(prec, Constant::Pi, Round::Down).0, Float::with_val_round(prec, Constant::Pi, Round::Up).0)
+    }
+
+    /// ln 2 enclosed.
+    pub fn ln2(prec: u32) -> Self {
+        Interval::new(Float::with_val_round(prec, Constant::Log2, Round::Down).0, Float::with_val_round(prec, Constant::Log2, Round::Up).0)
+    }
+
+    pub fn prec(&self) -> u32 {
+        self.lo.prec().max(self.hi.prec())
+    }
+
+    pub fn width(&self) -> Float {
+        Float::with_val_round(self.prec(), &self.hi - &self.lo, Round::Up).0
+    }
+
+    /// A float in [lo, hi] near the midpoint (lo + hi)/2 (halved before the sum when that sum would overflow).
+    pub fn mid(&self) -> Float {
+        let p = self.prec() + 1;
+        let s = Float::with_val(p, &self.lo + &self.hi);
+        if s.is_finite() {
+            s / 2u32
+        } else {
+            Float::with_val(p, &self.lo / 2u32) + Float::with_val(p, &self.hi / 2u32)
+        }
+    }
+
+    pub fn contains(&self, x: &Float) -> bool {
+        &self.lo <= x && x <= &self.hi
+    }
+
+    pub fn contains_interval(&self, other: &Interval) -> bool {
+        self.lo <= other.lo && other.hi <= self.hi
+    }
+
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.lo <= other.hi && other.lo <= self.hi
+    }
+
+    /// Smallest interval containing both.
+    pub fn hull(&self, other: &Interval) -> Interval {
+        let lo = if self.lo <= other.lo { self.lo.clone() } else { other.lo.clone() };
+        let hi = if self.hi >= other.hi { self.hi.clone() } else { other.hi.clone() };
+        Interval::new(lo, hi)
+    }
+
+    pub fn is_nonneg(&self) -> bool {
+        self.lo >= 0
+    }
+
+    pub fn to_f64(&self) -> f64 {
+        self.mid().to_f64()
+    }
+
+    pub fn add(&self, o: &Interval) -> Interval {
+        let p = self.prec().max(o.prec());
+        Interval::new(Float::with_val_round(p, &self.lo + &o.lo, Round::Down).0, Float::with_val_round(p, &self.hi + &o.hi, Round::Up).0)
+    }
+
+    pub fn sub(&self, o: &Interval) -> Interval {
+        let p = self.prec().max(o.prec());
+        Interval::new(Float::with_val_round(p, &self.lo - &o.hi, Round::Down).0, Float::with_val_round(p, &self.hi - &o.lo, Round::Up).0)
+    }
+
+    pub fn neg(&self) -> Interval {
+        Interval::new(Float::with_val(self.hi.prec(), -&self.hi), Float::with_val(self.lo.prec(), -&self.lo))
+    }
+
+    /// Product; general signs.
+    pub fn mul(&self, o: &Interval) -> Interval {
+        let p = self.prec().max(o.prec());
+        if self.lo >= 0 && o.lo >= 0 {
+            return Interval::new(
+                Float::with_val_round(p, &self.lo * &o.lo, Round::Down).0,
+                Float::with_val_round(p, &self.hi * &o.hi, Round::Up).0,
+            );
+        }
+        let cands = [(&self.lo, &o.lo), (&self.lo, &o.hi), (&self.hi, &o.lo), (&self.hi, &o.hi)];
+        let mut lo: Option<Float> = None;
+        let mut hi: Option<Float> = None;
+        for (a, b) in cands {
+            let l = Float::with_val_round(p, a * b, Round::Down).0;
+            let h = Float::with_val_round(p, a * b, Round::Up).0;
+            if lo.as_ref().is_none_or(|x| l < *x) {
+                lo = Some(l);
+            }
+            if hi.as_ref().is_none_or(|x| h > *x) {
+                hi = Some(h);
+            }
+        }
+        Interval::new(lo.unwrap(), hi.unwrap())
+    }
+
+    /// Quotient; the divisor must not contain zero.
+    pub fn div(&self, o: &Interval) -> Interval {
+        assert!(o.lo > 0 || o.hi < 0, "interval division by an interval containing zero");
+        let p = self.prec().max(o.prec());
+        let cands = [(&self.lo, &o.lo), (&self.lo, &o.hi), (&self.hi, &o.lo), (&self.hi, &o.hi)];
+        let mut lo: Option<Float> = None;
+        let mut hi: Option<Float> = None;
+        for (a, b) in cands {
+            let l = Float::with_val_round(p, a / b, Round::Down).0;
+            let h = Float::with_val_round(p, a / b, Round::Up).0;
+            if lo.as_ref().is_none_or(|x| l < *x) {
+                lo = Some(l);
+            }
+            if hi.as_ref().is_none_or(|x| h > *x) {
+                hi = Some(h);
+            }
+        }
+        Interval::new(lo.unwrap(), hi.unwrap())
+    }
+
+    pub fn mul_rational(&self, q: &Rational) -> Interval {
+        self.mul(&Interval::from_rational(q, self.prec()))
+    }
+
+    /// e^x (monotone increasing).
+    pub fn exp(&self) -> Interval {
+        let mut lo = self.lo.clone();
+        lo.exp_round(Round::Down);
+        let mut hi = self.hi.clone();
+        hi.exp_round(Round::Up);
+        Interval::new(lo, hi)
+    }
+
+    /// ln x for x > 0 (monotone increasing).
+    pub fn ln(&self) -> Interval {
+        assert!(self.lo > 0, "ln of an interval not strictly positive");
+        let mut lo = self.lo.clone();
+        lo.ln_round(Round::Down);
+        let mut hi = self.hi.clone();
+        hi.ln_round(Round::Up);
+        Interval::new(lo, hi)
+    }
+
+    /// √x for x ≥ 0.
+    pub fn sqrt(&self) -> Interval {
+        assert!(self.lo >= 0, "sqrt of a negative interval");
+        let mut lo = self.lo.clone();
+        lo.sqrt_round(Round::Down);
+        let mut hi = self.hi.clone();
+        hi.sqrt_round(Round::Up);
+        Interval::new(lo, hi)
+    }
+
+    /// x^k for x ≥ 0 and integer k ≥ 0 (by repeated squaring, outward rounded).
+    pub fn powu(&self, k: u32) -> Interval {
+        assert!(self.lo >= 0, "powu expects a non-negative interval");
+        let p = self.prec();
+        let mut lo = Float::with_val(p, 1);
+        let mut hi = Float::with_val(p, 1);
+        let mut blo = self.lo.clone();
+        let mut bhi = self.hi.clone();
+        let mut e = k;
+        while e > 0 {
+            if e & 1 == 1 {
+                lo.mul_assign_round(&blo, Round::Down);
+                hi.mul_assign_round(&bhi, Round::Up);
+            }
+            e >>= 1;
+            if e > 0 {
+                let b2l = Float::with_val_round(p, &blo * &blo, Round::Down).0;
+                let b2h = Float::with_val_round(p, &bhi * &bhi, Round::Up).0;
+                blo = b2l;
+                bhi = b2h;
+            }
+        }
+        Interval::new(lo, hi)
+    }
+
+    /// sin x and cos x enclosed through the 1-Lipschitz bound: for x ∈ [lo, hi],
+    /// |f(x) − f(lo)| ≤ hi − lo, with f(lo) rounded down and up by MPFR (correctly rounded), clamped to [−1, 1].
+    pub fn sin(&self) -> Interval {
+        self.lipschitz_trig(|x, r| x.sin_round(r))
+    }
+
+    /// See [`Interval::sin`].
+    pub fn cos(&self) -> Interval {
+        self.lipschitz_trig(|x, r| x.cos_round(r))
+    }
+
+    fn lipschitz_trig(&self, f: impl Fn(&mut Float, Round) -> std::cmp::Ordering) -> Interval {
+        let p = self.prec();
+        let w = Float::with_val_round(p, &self.hi - &self.lo, Round::Up).0;
+        // f(lo) at the interval's precision p (lo itself may have fewer bits)
+        let mut lo = Float::with_val(p, &self.lo);
+        f(&mut lo, Round::Down);
+        let mut hi = Float::with_val(p, &self.lo);
+        f(&mut hi, Round::Up);
+        lo = Float::with_val_round(p, &lo - &w, Round::Down).0;
+        hi = Float::with_val_round(p, &hi + &w, Round::Up).0;
+        Interval::new(lo, hi).clamp_to(&Float::with_val(p, -1), &Float::with_val(p, 1))
+    }
+
+    /// [lo − r, hi + r], rounded outward (r ≥ 0).
+    pub fn widen(&self, r: &Float) -> Interval {
+        let p = self.prec();
+        Interval::new(Float::with_val_round(p, &self.lo - r, Round::Down).0, Float::with_val_round(p, &self.hi + r, Round::Up).0)
+    }
+
+    /// Clamp both ends into [a, b] (used to intersect an enclosure with a known range).
+    pub fn clamp_to(&self, a: &Float, b: &Float) -> Interval {
+        let lo = if &self.lo < a {
+            a.clone()
+        } else if &self.lo > b {
+            b.clone()
+        } else {
+            self.lo.clone()
+        };
+        let hi = if &self.hi > b {
+            b.clone()
+        } else if &self.hi < a {
+            a.clone()
+        } else {
+            self.hi.clone()
+        };
+        Interval::new(lo, hi)
+    }
+}
+
+trait MulAssignRound {
+    fn mul_assign_round(&mut self, o: &Float, r: Round);
+}
+
+impl MulAssignRound for Float {
+    fn mul_assign_round(&mut self, o: &Float, r: Round) {
+        let p = self.prec();
+        *self = Float::with_val_round(p, &*self * o, r).0;
+    }
+}
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}]", crate::num::format::fmt_down(&self.lo, 30), crate::num::format::fmt_up(&self.hi, 30))
+    }
+}
+
+#[cfg(test)]
+mod random_tests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,32 @@
+//! The deployments figure: stated vs exact ε per deployment of the registry, the Census products first
+//! (`results/deployments-epsilon.{png,svg,csv}`). Formatting only: the values come from
+//! `crate::app::deployments`.
+
+use crate::app::deployments::Point;
+use std::path::{Path, PathBuf};
+
+/// Bars of the stated ε (as published, or the Bun–Steinke ε of a stated ρ) and of the exact certified ε
+/// at the same δ; deployments that cannot be recomputed have no exact bar.
+pub fn figure(points: &[Point], stem: &Path) -> Result<Vec<PathBuf>, String> {
+    let cats: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
+    let groups = vec![
+        (
+            "stated ε (published, or Bun–Steinke ε of the stated ρ)".to_string(),
+            crate::report::plot::BUREAU,
+            points.iter().map(|p| p.stated).collect(),
+        ),
+        (
+            "exact ε of the noise (certified; none: cannot recompute yet)".to_string(),
+            crate::report::plot::EXACT,
+            points.iter().map(|p| p.exact.unwrap_or(f64::NAN)).collect(),
+        ),
+    ];
+    crate::report::plot::bar_figure_opts(
+        "Stated vs exact privacy loss of public deployments (δ as stated, or 1e-10 for the Census products)",
+        "privacy loss ε",
+        &cats,
+        &groups,
+        stem,
+        &crate::report::plot::BarOpts { x_label: "deployment (2020 Census products first)".into(), percent_log: false },
+    )
+}
