@@ -49,7 +49,7 @@ fn main() {
                 .iter()
                 .map(|g| match &g.noise {
                     Noise::Gaussian { sigma2 } => format!("[\"{sigma2}\", {}, {}]", g.count, g.mu),
-                    Noise::Laplace { .. } => unreachable!("the table's workloads are discrete Gaussian"),
+                    Noise::Laplace { .. } | Noise::Law(_) => unreachable!("the table's workloads are discrete Gaussian"),
                 })
                 .collect();
             println!("{{\"row\": \"{name}\", \"delta\": \"{delta}\", \"shifts\": [{}]}}", shifts.join(", "));

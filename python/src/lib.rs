@@ -308,7 +308,7 @@ impl RawComposition {
     }
 
     fn rho(&self) -> PyResult<String> {
-        quick(|| Fallible::Ok(self.comp.rho().to_string()))
+        quick(|| Fallible::Ok(self.comp.rho_required()?.to_string()))
     }
 
     fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str) -> PyResult<Bracket> {
@@ -370,7 +370,7 @@ impl RawComposition {
         run(py, move || {
             use tightdp::attack;
             let acc = accountant(&comp, &cache, o)?;
-            let rho = acc.rho().to_f64();
+            let rho = acc.rho().map(|r| r.to_f64()).unwrap_or(f64::NAN);
             // (the attack measures still report bare messages)
             let adv = bracket(&attack::advantage(&acc).map_err(Classify::classify)?);
             let tpr = fprs

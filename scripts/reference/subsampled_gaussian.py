@@ -57,5 +57,5 @@ def delta2(q, s2, mu, eps, direction):
 
 mp.dps = 25
 print("# two mechanisms: q sigma2 mu direction eps delta")
-for q, s2, mu, d, e in [("0.2", "0.5", "1", "remove", "0.5"), ("0.2", "0.5", "1", "add", "0.3")]:
+for q, s2, mu, d, e in [("0.2", "0.5", "1", "remove", "0.5"), ("0.2", "0.5", "1", "add", "0.3"), ("0.2", "0.5", "1", "add", "0.5")]:
     print("two", q, s2, mu, d, e, mp.nstr(delta2(q, s2, mu, e, d), 20))

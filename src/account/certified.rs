@@ -30,7 +30,10 @@ pub enum Engine {
     LatticeFourier,
     /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
     Grid,
-    /// an exact identity, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
+    /// certified dominating and dominated privacy-loss laws on a grid, composed by the lattice Fourier
+    /// inversion (src/pld/discretize.rs, src/account/laws.rs)
+    Pld,
+    /// an exact identity or a closed form, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
     Closed,
     /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
     ZcdpBs,
@@ -51,6 +54,7 @@ impl Engine {
             Engine::Smoothed => "smoothed",
             Engine::LatticeFourier => "lattice-fourier",
             Engine::Grid => "grid",
+            Engine::Pld => "pld-grid",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
             Engine::ZcdpCks => "zcdp-cks",

@@ -52,7 +52,8 @@ impl Accountant {
     /// The truncation depth a query needs, uncapped (bits; may be far above what a stored lattice holds).
     pub(super) fn depth_wanted(&self, q: Query) -> f64 {
         let digit_bits = self.opts.digits as f64 * std::f64::consts::LOG2_10;
-        let rho = self.rho();
+        // planning only: compositions without a ρ go to the law engines before this is asked
+        let rho = self.rho().unwrap_or_default();
         match q {
             Query::Epsilon(delta) => {
                 // ε ≤ ε_BS(δ) = ρ + 2√(ρ log 1/δ)

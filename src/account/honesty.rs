@@ -52,14 +52,19 @@ impl Accountant {
     /// What to try when no engine the accountant chose certified a digit.
     fn what_to_try(&self, q: Query, engine: Engine) -> String {
         let mut tries = Vec::new();
-        if engine != Engine::Lattice || self.opts.arith.is_some() {
+        if engine == Engine::Pld {
+            tries.push(format!("a longer --grid-budget (now {} s) for a finer grid", self.opts.grid_seconds));
+        }
+        if self.comp.has_law() {
+            // the lattice engines do not take these mechanisms
+        } else if engine != Engine::Lattice || self.opts.arith.is_some() {
             let o = self.initial_opts(q, true);
             let o = LatticeOpts { arith: Arith::Mpfr(self.work_prec() + 16), ..o };
             if estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW {
                 tries.push(format!("--method lattice (MPFR; estimated {:.0} s)", self.estimated_seconds(&o).max(1.0)));
             }
         }
-        if !matches!(q, Query::Tradeoff(_)) && !matches!(self.opts.method, Method::ZcdpBs | Method::ZcdpCks) {
+        if !matches!(q, Query::Tradeoff(_)) && !matches!(self.opts.method, Method::ZcdpBs | Method::ZcdpCks) && self.comp.rho().is_some() {
             tries.push("--method zcdp-cks (a certified upper bound)".into());
         }
         if tries.is_empty() {

@@ -28,6 +28,12 @@ impl Accountant {
             })?;
             let law = match &g.noise {
                 crate::model::Noise::Gaussian { sigma2 } => Law::gauss(sigma2),
+                crate::model::Noise::Law(_) => {
+                    return crate::fallible!(
+                        Declined,
+                        "the lattice Fourier inversion takes discrete Gaussian and discrete Laplace noise only"
+                    )
+                }
                 crate::model::Noise::Laplace { scale } => {
                     let one = crate::pld::lattice::LatticeDist::dlap_shift_sum(scale, g.mu, 1, 256)?;
                     Law::finite((0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect())

@@ -23,13 +23,14 @@ mod choice;
 mod honesty;
 mod lattice;
 mod lattice_fourier;
+mod laws;
 mod smoothed;
 mod vocabulary;
 
 pub use certified::{Certified, Engine, Estimate, Trust};
 pub use vocabulary::{
-    DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW, MAX_DEPTH, MAX_DIGITS,
-    SMOOTHED_AUTO_WIDTH,
+    DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_SECONDS, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
+    MAX_DEPTH, MAX_DIGITS, SMOOTHED_AUTO_WIDTH,
 };
 
 use crate::budget::zcdp;
@@ -142,9 +143,14 @@ impl Accountant {
         &self.opts
     }
 
-    /// zCDP ρ of the composition.
-    pub fn rho(&self) -> Rational {
+    /// zCDP ρ of the composition (None if a mechanism in it has none).
+    pub fn rho(&self) -> Option<Rational> {
         self.comp.rho()
+    }
+
+    /// zCDP ρ, or an input error saying which mechanism has none (for the zCDP conversions).
+    pub fn rho_required(&self) -> Fallible<Rational> {
+        self.comp.rho_required()
     }
 
     // ---------------------------------------------------------------- the vocabulary
@@ -168,9 +174,11 @@ impl Accountant {
         }
         let p = self.work_prec();
         match self.opts.method {
-            Method::ZcdpBs => return Certified::new(zcdp::eps_bs(&self.rho(), delta, p), Engine::ZcdpBs, Trust::Bound, String::new()),
+            Method::ZcdpBs => {
+                return Certified::new(zcdp::eps_bs(&self.rho_required()?, delta, p), Engine::ZcdpBs, Trust::Bound, String::new())
+            }
             Method::ZcdpCks => {
-                let (e, alpha) = zcdp::eps_cks(&self.rho(), delta, p);
+                let (e, alpha) = zcdp::eps_cks(&self.rho_required()?, delta, p);
                 return Certified::new(
                     e,
                     Engine::ZcdpCks,
@@ -183,9 +191,12 @@ impl Accountant {
             }
             _ => {}
         }
+        if self.comp.has_law() {
+            return self.law_query(Query::Epsilon(delta));
+        }
         // ε = 0 exactly when δ(0) ≤ δ, and δ(0) = TV(P, Q) ≤ √(KL/2) ≤ √(ρ/2) (Pinsker; KL ≤ ρ under ρ-zCDP)
-        let tv_bound = Interval::from_rational(&self.rho(), 128).mul_rational(&Rational::from((1, 2))).sqrt();
-        if tv_bound.hi <= Float::with_val(128, delta) {
+        let tv_bound = self.rho().map(|r| Interval::from_rational(&r, 128).mul_rational(&Rational::from((1, 2))).sqrt());
+        if tv_bound.is_some_and(|t| t.hi <= Float::with_val(128, delta)) {
             return Certified::new(Interval::zero(p), Engine::Closed, Trust::Exact, "delta(0) <= sqrt(rho/2) <= delta (Pinsker)".into());
         }
         match self.opts.method {
@@ -212,9 +223,11 @@ impl Accountant {
         let p = self.work_prec();
         let plain = |c: Certified| DeltaResult { delta: c, first: None, second: None };
         match self.opts.method {
-            Method::ZcdpBs => Certified::new(zcdp::delta_bs(&self.rho(), eps, p), Engine::ZcdpBs, Trust::Bound, String::new()).map(plain),
+            Method::ZcdpBs => {
+                Certified::new(zcdp::delta_bs(&self.rho_required()?, eps, p), Engine::ZcdpBs, Trust::Bound, String::new()).map(plain)
+            }
             Method::ZcdpCks => {
-                let (d, alpha) = zcdp::delta_cks(&self.rho(), eps, p);
+                let (d, alpha) = zcdp::delta_cks(&self.rho_required()?, eps, p);
                 Certified::new(d, Engine::ZcdpCks, Trust::Bound, format!("alpha = {}", crate::num::format::fmt_nearest(&alpha, 20)))
                     .map(plain)
             }
@@ -222,6 +235,7 @@ impl Accountant {
                 Input,
                 "the Fourier methods are approximate: use Accountant::delta_estimate (CLI: `tightdp delta --method fourier`)"
             )),
+            _ if self.comp.has_law() => self.delta_law(eps),
             Method::Grid => Err(err!(Input, "--grid gives epsilon brackets only; use --method lattice or smoothed for delta")),
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
             Method::Lattice => self.delta_lattice(eps, true),
@@ -258,6 +272,9 @@ impl Accountant {
     fn tradeoff_raw(&self, alpha: &Rational) -> Fallible<Certified> {
         if *alpha < 0 || *alpha > 1 {
             return fallible!(Input, "alpha must be in [0, 1], got {}", crate::num::format::fmt_rational(alpha));
+        }
+        if self.comp.has_law() {
+            return self.law_query(Query::Tradeoff(alpha));
         }
         match self.opts.method {
             Method::Auto | Method::Lattice => {}

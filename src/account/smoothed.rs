@@ -19,7 +19,7 @@ impl Accountant {
         injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{epsilon_smooth, SmoothParams};
         let groups = self.comp.gauss_shifts()?;
-        let r = self.rho().to_f64();
+        let r = self.rho().unwrap_or_default().to_f64();
         let l = -log2_of(delta) * std::f64::consts::LN_2;
         let width = width.unwrap_or_else(|| self.smooth_width(r + 2.0 * (r * l).sqrt()));
         let e = epsilon_smooth(&groups, delta, &SmoothParams { width, ..Default::default() }).map_err(smooth_refusal)?;

@@ -15,7 +15,7 @@ const PRIORS: [(&str, (u32, u32)); 2] = [("0.5", (1, 2)), ("1e-3", (1, 1000))];
 
 fn row(name: &str, comp: Composition, reduced: Composition) -> Result<Record, String> {
     let acc = Accountant::new(comp, Options::default())?;
-    let rho = acc.rho().to_f64();
+    let rho = acc.rho_required()?.to_f64();
     let mut r = Record::new();
     r.push("level", name);
     r.push("rho", format!("{rho:.6}"));

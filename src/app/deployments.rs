@@ -204,8 +204,10 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
         }
         Ok(n) => n,
     };
-    let rho = n.all.rho();
-    let gaussian_only = !n.all.has_laplace();
+    // the zCDP conversions apply where every mechanism has a ρ and none is discrete Laplace
+    let rho_opt = n.all.rho();
+    let gaussian_only = !n.all.has_laplace() && rho_opt.is_some();
+    let rho = rho_opt.unwrap_or_default();
     r.push("rho", if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() });
     let acc = Accountant::new(n.all.clone(), options())?;
     let (explanation, verdict, pct);
@@ -340,7 +342,7 @@ fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Opti
         .par_iter()
         .with_max_len(1)
         .map(|(level, comp, known)| {
-            let rho = comp.rho();
+            let rho = comp.rho_required()?;
             let t0 = std::time::Instant::now();
             let e = match known {
                 Some(e) => e.clone(),

@@ -133,11 +133,10 @@ impl Allocation {
         }
         let neighbors = match doc.get("neighbors") {
             None => Neighbors::AddRemove,
-            Some(toml::Value::String(s)) => match s.as_str() {
-                "add-remove" | "add/remove" | "unbounded" => Neighbors::AddRemove,
-                "replace" | "bounded" => Neighbors::Replace,
-                other => return Err(format!("unknown neighbour relation '{other}' (expected \"add-remove\" or \"replace\")")),
-            },
+            // the one parser of the relation's names (noise::neighbors)
+            Some(toml::Value::String(s)) => {
+                Neighbors::parse(s).map_err(|_| format!("unknown neighbour relation '{s}' (expected \"add-remove\" or \"replace\")"))?
+            }
             Some(_) => return Err("neighbors must be a string".into()),
         };
         let delta_reported = doc.get("delta_reported").map(|v| num_field(v, "delta_reported")).transpose()?;

@@ -43,7 +43,11 @@ pub const ATTACK_COLUMNS: &[&str] =
     &["target", "neighbors", "method", "trust", "measure", "fpr", "prior", "value_lo", "value_hi", "zcdp_bs"];
 
 /// A double-precision value in the decimal style of the certified ones (7 significant digits).
+/// A zCDP comparison value (empty where the composition has no ρ: NaN).
 fn dec(x: f64) -> String {
+    if x.is_nan() {
+        return String::new();
+    }
     fmt_nearest(&rug::Float::with_val(64, x), 7)
 }
 
@@ -52,7 +56,8 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
     let priors = a.prior.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--prior", true)?))).collect::<Result<Vec<_>, String>>()?;
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
-    let rho = acc.rho().to_f64();
+    // the zCDP comparison needs a ρ (NaN, printed empty, where a mechanism has none)
+    let rho = acc.rho().map_or(f64::NAN, |r| r.to_f64());
     let adv = attack::advantage(&acc)?;
     let tprs = fprs.iter().map(|(_, f)| attack::tpr_at_fpr(&acc, f)).collect::<Result<Vec<_>, _>>()?;
     let bayes = priors.iter().map(|(_, p)| attack::bayes_success(&acc, p)).collect::<Result<Vec<_>, _>>()?;

@@ -37,8 +37,10 @@ pub struct TargetArgs {
     /// Compose all levels of the allocation
     #[arg(long, requires = "allocation")]
     pub overall: bool,
-    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]` (discrete Gaussian) or `dlap:scale=B,n=N[,mu=M]`
-    /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}); repeat and mix to compose several
+    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]` (discrete Gaussian), `dlap:scale=B,n=N[,mu=M]`
+    /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}) or `gauss:sigma2=S,n=N[,mu=M]`
+    /// (continuous Gaussian, also `sigma=`); `q=Q` adds Poisson subsampling with probability Q (add-remove
+    /// only, e.g. DP-SGD: gauss:sigma=1.1,q=256/60000,n=14070); repeat to compose several
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation for --sigma2 and --mech (default add-remove; allocation files carry their own,
@@ -58,6 +60,10 @@ pub struct TargetArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// Seconds the pld grid (continuous and subsampled mechanisms) may spend refining its grid: its
+    /// bracket narrows like h², its time grows like 1/h
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::account::DEFAULT_GRID_SECONDS)]
+    pub grid_budget: f64,
     /// Round every group's loss up and down onto the grid of this width (loss units) and report the
     /// certified bracket (an independent, slower cross-check; implies --method grid); epsilon only
     #[arg(long, value_name = "G")]
@@ -204,7 +210,10 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
             )
         });
     }
-    let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, ..Options::default() };
+    if !(a.grid_budget > 0.0 && a.grid_budget <= 1e6) {
+        return Err(format!("--grid-budget must be a number of seconds in (0, 1e6], got {}", a.grid_budget));
+    }
+    let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, grid_seconds: a.grid_budget, ..Options::default() };
     Ok(Accountant::new(t.comp.clone(), opts)?)
 }
 

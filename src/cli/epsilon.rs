@@ -44,10 +44,11 @@ pub fn header(t: &Target) -> Record {
 }
 
 /// method, trust, ρ; then the bracket `name_lo`, `name_hi`, its width and digits; then detail and note.
-pub fn push_certified(r: &mut Record, name: &str, c: &Certified, digits: usize, rho: &rug::Rational) {
+pub fn push_certified(r: &mut Record, name: &str, c: &Certified, digits: usize, rho: Option<&rug::Rational>) {
     r.push("method", c.engine().as_str());
     r.push("trust", c.trust().as_str());
-    r.push("rho", fmt_nearest(&Float::with_val(512, rho), OUT_DIGITS));
+    // empty where a mechanism of the composition has no zCDP ρ
+    r.push("rho", rho.map(|x| fmt_nearest(&Float::with_val(512, x), OUT_DIGITS)).unwrap_or_default());
     push_bracket(r, name, c, digits);
 }
 
@@ -112,7 +113,7 @@ pub fn run_epsilon(a: EpsilonArgs) -> Fallible<String> {
     for (text, delta) in &deltas {
         let e = acc.epsilon(delta)?;
         let mut r = header(&t);
-        push_certified(&mut r, "epsilon", &e, out_digits(&a.target), &acc.rho());
+        push_certified(&mut r, "epsilon", &e, out_digits(&a.target), acc.rho().as_ref());
         // keep the contract's order: δ before the bracket
         r.fields.insert(5, ("delta".into(), text.clone()));
         rows.push(r);
@@ -149,7 +150,7 @@ fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: 
         let d = d?;
         r.push("method", d.engine.as_str());
         r.push("trust", "approximate");
-        r.push("rho", fmt_nearest(&Float::with_val(512, &acc.rho()), OUT_DIGITS));
+        r.push("rho", acc.rho().map(|x| fmt_nearest(&Float::with_val(512, &x), OUT_DIGITS)).unwrap_or_default());
         r.push("epsilon", text);
         r.push("delta", format!("{:.17e}", d.value));
         r.push("error_bound", format!("{:.3e}", d.error_bound));
@@ -159,7 +160,7 @@ fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: 
     }
     let d = acc.delta(eps)?;
     let digits = out_digits(&a.target);
-    push_certified(&mut r, "delta", &d.delta, digits, &acc.rho());
+    push_certified(&mut r, "delta", &d.delta, digits, acc.rho().as_ref());
     r.fields.insert(5, ("epsilon".into(), text.to_string()));
     if let (Some(f), Some(s)) = (&d.first, &d.second) {
         r.push("first_term_lo", fmt_down(&f.lo, digits));

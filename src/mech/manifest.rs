@@ -346,7 +346,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
             }
             seen.push(comp.clone());
             any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
-            let rho = comp.rho();
+            let rho = comp.rho_required()?;
             if rho > rho_max {
                 rho_max = rho;
             }

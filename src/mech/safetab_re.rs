@@ -80,7 +80,7 @@ pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor:
         .into_iter()
         .map(|g| match g.noise {
             crate::model::Noise::Gaussian { sigma2 } => GaussGroup { sigma2, count: g.count as u32, mu: g.mu },
-            crate::model::Noise::Laplace { .. } => unreachable!("only Gaussian groups are built here"),
+            crate::model::Noise::Laplace { .. } | crate::model::Noise::Law(_) => unreachable!("only Gaussian groups are built here"),
         })
         .collect()
 }

@@ -12,6 +12,11 @@
 //!
 //! Every engine consumes the *shifts* ([`Composition::shifts`]): the privacy loss of the composition is
 //! the sum of one loss per shift. This module holds the only group merging and the only ρ sum.
+//!
+//! Beyond the two lattice laws, any mechanism enters as [`Noise::Law`]: its privacy-loss law
+//! (`noise::loss::LossLaw`, one file per law under `src/noise/`: the continuous Gaussian, Laplace,
+//! randomized response, subsampled mechanisms, stated guarantees), which carries its own sensitivity and
+//! says how many copies one record's change makes under each neighbour relation.
 
 pub mod spec;
 
@@ -19,37 +24,7 @@ use crate::error::{Error, Fallible};
 use crate::{err, fallible};
 use rug::Rational;
 
-/// The neighbour relation between data sets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Neighbors {
-    AddRemove,
-    Replace,
-}
-
-impl Neighbors {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Neighbors::AddRemove => "add-remove",
-            Neighbors::Replace => "replace",
-        }
-    }
-
-    pub fn parse(s: &str) -> Fallible<Neighbors> {
-        match s.trim() {
-            "add-remove" | "add_remove" | "addremove" => Ok(Neighbors::AddRemove),
-            "replace" => Ok(Neighbors::Replace),
-            other => Err(err!(Input, "neighbors must be 'add-remove' or 'replace', got '{other}'")),
-        }
-    }
-
-    /// Shifts per query: 1 (add/remove) or 2 (replace).
-    pub fn shifts_per_query(&self) -> u64 {
-        match self {
-            Neighbors::AddRemove => 1,
-            Neighbors::Replace => 2,
-        }
-    }
-}
+pub use crate::noise::neighbors::Neighbors;
 
 /// The noise of one query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,13 +33,28 @@ pub enum Noise {
     Gaussian { sigma2: Rational },
     /// Discrete Laplace (two-sided geometric) with scale b: pmf ∝ exp(−|x|/b).
     Laplace { scale: Rational },
+    /// Any other mechanism, through its privacy-loss law (its sensitivity inside; the group's μ is 1).
+    Law(LawRef),
 }
+
+/// A shared privacy-loss law, compared by its `--mech` spelling.
+#[derive(Clone, Debug)]
+pub struct LawRef(pub std::sync::Arc<dyn crate::noise::loss::LossLaw>);
+
+impl PartialEq for LawRef {
+    fn eq(&self, o: &LawRef) -> bool {
+        self.0.spec() == o.0.spec()
+    }
+}
+
+impl Eq for LawRef {}
 
 impl Noise {
     pub fn describe(&self) -> String {
         match self {
             Noise::Gaussian { sigma2 } => format!("N_Z(0, {sigma2})"),
             Noise::Laplace { scale } => format!("DLap({scale})"),
+            Noise::Law(l) => l.0.spec(),
         }
     }
 }
@@ -86,18 +76,25 @@ impl Group {
         Group { noise: Noise::Laplace { scale }, count, mu }
     }
 
+    /// `count` copies of a mechanism given by its privacy-loss law.
+    pub fn law(law: std::sync::Arc<dyn crate::noise::loss::LossLaw>, count: u64) -> Group {
+        Group { noise: Noise::Law(LawRef(law)), count, mu: 1 }
+    }
+
     /// zCDP ρ of the group's shifts: nμ²/(2σ²) for N_Z(0, σ²) (Canonne–Kamath–Steinke Thm 4);
-    /// n(μ/b)²/2 for DLap(b), from its pure ε = μ/b (ε-DP implies ε²/2-zCDP, Bun–Steinke Prop. 1.4).
-    pub fn rho(&self) -> Rational {
+    /// n(μ/b)²/2 for DLap(b), from its pure ε = μ/b (ε-DP implies ε²/2-zCDP, Bun–Steinke Prop. 1.4);
+    /// n times the law's own ρ for a [`Noise::Law`] (None if it has none).
+    pub fn rho(&self) -> Option<Rational> {
         let n = Rational::from(self.count);
         let mu = Rational::from(self.mu);
-        match &self.noise {
+        Some(match &self.noise {
             Noise::Gaussian { sigma2 } => n * Rational::from(&mu * &mu) / (Rational::from(2) * sigma2.clone()),
             Noise::Laplace { scale } => {
                 let e = mu / scale.clone();
                 n * Rational::from(&e * &e) / 2u32
             }
-        }
+            Noise::Law(l) => n * l.0.rho()?,
+        })
     }
 
     /// Pure ε of the group's shifts, if it has one: nμ/b for DLap(b); None for the discrete Gaussian.
@@ -105,6 +102,7 @@ impl Group {
         match &self.noise {
             Noise::Gaussian { .. } => None,
             Noise::Laplace { scale } => Some(Rational::from(self.count) * Rational::from(self.mu) / scale.clone()),
+            Noise::Law(l) => Some(Rational::from(self.count) * l.0.pure_epsilon()?),
         }
     }
 }
@@ -119,7 +117,8 @@ pub struct GaussGroup {
 
 impl GaussGroup {
     pub fn rho(&self) -> Rational {
-        Group::gaussian(self.sigma2.clone(), self.count as u64, self.mu).rho()
+        let mu = Rational::from(self.mu);
+        Rational::from(self.count) * Rational::from(&mu * &mu) / (Rational::from(2) * self.sigma2.clone())
     }
 }
 
@@ -136,12 +135,13 @@ pub const MAX_COUNT: u64 = 1 << 40;
 pub fn merge(groups: impl IntoIterator<Item = Group>) -> Fallible<Vec<Group>> {
     // an index by (kind, parameter, μ): a million distinct queries merge in linear time (a scan of the
     // groups so far made it quadratic: `certify --allocation` with very many queries did not finish)
-    let mut index: std::collections::HashMap<(bool, Rational, u32), usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(u8, Rational, u32, String), usize> = std::collections::HashMap::new();
     let mut out: Vec<Group> = Vec::new();
     for g in groups {
         let key = match &g.noise {
-            Noise::Gaussian { sigma2 } => (true, sigma2.clone(), g.mu),
-            Noise::Laplace { scale } => (false, scale.clone(), g.mu),
+            Noise::Gaussian { sigma2 } => (0, sigma2.clone(), g.mu, String::new()),
+            Noise::Laplace { scale } => (1, scale.clone(), g.mu, String::new()),
+            Noise::Law(l) => (2, Rational::from(0), g.mu, l.0.spec()),
         };
         match index.get(&key) {
             Some(&i) => {
@@ -180,6 +180,13 @@ impl Composition {
                 Noise::Laplace { scale } if *scale <= 0 => {
                     return fallible!(Input, "the discrete Laplace scale must be positive, got {scale}")
                 }
+                Noise::Law(l) => {
+                    if g.mu != 1 {
+                        return fallible!(Internal, "a law group with sensitivity {} (the law carries its own)", g.mu);
+                    }
+                    // the law must be defined for the relation (Poisson subsampling: add/remove only)
+                    l.0.shifts(neighbors)?;
+                }
                 _ => {}
             }
             if g.count == 0 || g.count > MAX_COUNT {
@@ -207,6 +214,7 @@ impl Composition {
 
     /// The composition of both (dp_accounting's `compose`): same neighbour relation required.
     pub fn compose(&self, other: &Composition) -> Fallible<Composition> {
+        let _ = Composition::new(other.groups.clone(), self.neighbors)?;
         if self.neighbors != other.neighbors {
             return fallible!(Input, "cannot compose a {} composition with a {} one", self.neighbors.as_str(), other.neighbors.as_str());
         }
@@ -232,8 +240,18 @@ impl Composition {
     /// The unit shifts whose privacy losses add up to the composition's: each query under add/remove,
     /// two per query under replace.
     pub fn shifts(&self) -> Vec<Group> {
-        let k = self.neighbors.shifts_per_query();
-        self.groups.iter().map(|g| Group { count: g.count * k, ..g.clone() }).collect()
+        let nb = self.neighbors;
+        self.groups
+            .iter()
+            .map(|g| {
+                // a law's shifts were checked on construction
+                let k = match &g.noise {
+                    Noise::Law(l) => l.0.shifts(nb).unwrap_or(1),
+                    _ => nb.shifts_per_query(),
+                };
+                Group { count: g.count * k, ..g.clone() }
+            })
+            .collect()
     }
 
     /// The shifts as Gaussian groups, if every noise is Gaussian and every count fits an engine's u32.
@@ -248,7 +266,7 @@ impl Composition {
                     })?;
                     Ok(GaussGroup { sigma2, count, mu: g.mu })
                 }
-                Noise::Laplace { .. } => Err(err!(Declined, "this method handles discrete Gaussian noise only")),
+                Noise::Laplace { .. } | Noise::Law(_) => Err(err!(Declined, "this method handles discrete Gaussian noise only")),
             })
             .collect()
     }
@@ -258,9 +276,38 @@ impl Composition {
         self.groups.iter().any(|g| matches!(g.noise, Noise::Laplace { .. }))
     }
 
-    /// zCDP ρ of the composition (sum over shifts).
-    pub fn rho(&self) -> Rational {
-        self.shifts().iter().fold(Rational::from(0), |a, g| a + g.rho())
+    /// True if some group is a mechanism beyond the two lattice laws ([`Noise::Law`]): the lattice, smoothed
+    /// and zCDP-conversion engines then decline, and the law engines (closed forms, the grid) answer.
+    pub fn has_law(&self) -> bool {
+        self.groups.iter().any(|g| matches!(g.noise, Noise::Law(_)))
+    }
+
+    /// The laws of the composition's shifts with their counts, every group as a law (None if a lattice law
+    /// has no loss-law form).
+    pub fn law_shifts(&self) -> Vec<(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)> {
+        self.shifts()
+            .into_iter()
+            .filter_map(|g| match g.noise {
+                Noise::Law(l) => Some((l.0, g.count)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// zCDP ρ of the composition (sum over shifts); None if some mechanism has none (randomized response,
+    /// an (ε, δ) guarantee).
+    pub fn rho(&self) -> Option<Rational> {
+        self.shifts().iter().try_fold(Rational::from(0), |a, g| g.rho().map(|r| a + r))
+    }
+
+    /// The zCDP ρ, refused (as bad input for the conversion asked) when some mechanism has none.
+    pub fn rho_required(&self) -> Fallible<Rational> {
+        self.rho().ok_or_else(|| err!(Input, "no zCDP rho is defined for {}: a mechanism in it has none", self.describe()))
+    }
+
+    /// True if every mechanism stands for itself (no stated guarantee among the laws).
+    pub fn is_exact(&self) -> bool {
+        !self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.is_bound()))
     }
 
     /// Pure ε of the composition when every noise is discrete Laplace.
@@ -280,16 +327,27 @@ impl Composition {
                 let noise = match &g.noise {
                     Noise::Gaussian { sigma2 } => Noise::Gaussian { sigma2: Rational::from(sigma2 * c) },
                     Noise::Laplace { scale } => Noise::Laplace { scale: Rational::from(scale * c) },
+                    Noise::Law(l) => match l.0.scaled(c) {
+                        Some(s) => Noise::Law(LawRef(s?)),
+                        None => return fallible!(Input, "{} has no noise scale to calibrate", l.0.spec()),
+                    },
                 };
-                Group { noise, ..g.clone() }
+                Ok(Group { noise, ..g.clone() })
             })
-            .collect();
+            .collect::<Fallible<Vec<Group>>>()?;
         Ok(Composition { groups, neighbors: self.neighbors })
     }
 
     /// One line: "10 x N_Z(0, 5) sensitivity 1 + …".
     pub fn describe(&self) -> String {
-        self.groups.iter().map(|g| format!("{} x {} sensitivity {}", g.count, g.noise.describe(), g.mu)).collect::<Vec<_>>().join(" + ")
+        self.groups
+            .iter()
+            .map(|g| match &g.noise {
+                Noise::Law(l) => format!("{} x {}", g.count, l.0.spec()),
+                n => format!("{} x {} sensitivity {}", g.count, n.describe(), g.mu),
+            })
+            .collect::<Vec<_>>()
+            .join(" + ")
     }
 }
 
@@ -317,10 +375,10 @@ mod tests {
         assert_eq!(c.groups().len(), 2);
         assert_eq!(c.groups()[0].count, 10);
         // ρ = 10/(2·5) + (1/2)²/2 = 1 + 1/8
-        assert_eq!(c.rho(), q("9/8"));
+        assert_eq!(c.rho(), Some(q("9/8")));
         assert!(c.pure_epsilon().is_none());
         let r = Composition::new(c.groups().to_vec(), Neighbors::Replace).unwrap();
-        assert_eq!(r.rho(), q("9/4"));
+        assert_eq!(r.rho(), Some(q("9/4")));
         assert_eq!(r.shifts()[0].count, 20);
         assert!(Composition::new(vec![Group::gaussian(q("0"), 1, 1)], Neighbors::AddRemove).is_err());
         assert!(Composition::new(vec![Group::laplace(q("1"), 0, 1)], Neighbors::AddRemove).is_err());

@@ -1,5 +1,6 @@
 //! The command-line and library spelling of a mechanism group: `dgauss:sigma2=S,n=N[,mu=M]` or
-//! `dlap:scale=B,n=N[,mu=M]` (each key at most once), and the bounds on counts and sensitivities.
+//! `dlap:scale=B,n=N[,mu=M]` (each key at most once), the mechanisms of the law registry
+//! (`noise::registry`: `gauss:sigma2=S,n=N[,mu=M][,q=Q]`, …), and the bounds on counts and sensitivities.
 
 use crate::error::Fallible;
 use crate::model::Group;
@@ -34,7 +35,8 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
     let param = match kind.trim() {
         "dgauss" => "sigma2",
         "dlap" => "scale",
-        other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' (dgauss or dlap)"),
+        k if crate::noise::registry::is_law(k) => return parse_law(spec, k, body),
+        other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' ({})", crate::noise::registry::kinds()),
     };
     let (mut x, mut n, mut mu) = (None, None, None);
     for kv in body.split(',') {
@@ -60,4 +62,16 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
     let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
     Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
+}
+
+/// A mechanism of the law registry (`noise::registry`): its own keys, the shared `q=`, and the count `n=`.
+fn parse_law(spec: &str, kind: &str, body: &str) -> Fallible<Group> {
+    let mut params = crate::noise::registry::Params::parse(spec, body)?;
+    let n = match params.take("n") {
+        Some(v) => parse_count(&v, "n").map_err(|e| e.context(format!("mechanism '{spec}'")))?,
+        None => 1,
+    };
+    let law = crate::noise::registry::law(kind, &mut params)?;
+    params.finish()?;
+    Ok(Group::law(law, n))
 }

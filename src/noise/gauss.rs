@@ -37,6 +37,27 @@ impl Gaussian {
         Ok(Gaussian { sigma2, mu })
     }
 
+    /// From `--mech gauss:sigma2=S[,mu=M]` (or `sigma=S`, the standard deviation; `mu`, also
+    /// `sensitivity`, default 1).
+    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Gaussian> {
+        let sigma2 = match p.take_any(&["sigma2", "sigma"])? {
+            Some((k, v)) => {
+                let x = crate::num::parse_positive_rational(&v, &k).map_err(|e| e.context(format!("mechanism '{}'", p.spec())))?;
+                if k == "sigma" {
+                    Rational::from(&x * &x)
+                } else {
+                    x
+                }
+            }
+            None => return crate::fallible!(Input, "mechanism '{}': missing sigma2 (the noise variance)", p.spec()),
+        };
+        let mu = match p.take_any(&["mu", "sensitivity"])? {
+            Some((k, v)) => crate::num::parse_positive_rational(&v, &k).map_err(|e| e.context(format!("mechanism '{}'", p.spec())))?,
+            None => Rational::from(1),
+        };
+        Gaussian::new(sigma2, mu)
+    }
+
     pub fn sigma2(&self) -> &Rational {
         &self.sigma2
     }
@@ -93,6 +114,10 @@ impl LossLaw for Gaussian {
 
     fn rho(&self) -> Option<Rational> {
         Some(self.eta())
+    }
+
+    fn scaled(&self, c: &Rational) -> Option<Fallible<std::sync::Arc<dyn LossLaw>>> {
+        Some(Gaussian::new(self.sigma2.clone() * c.clone(), self.mu.clone()).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn LossLaw>))
     }
 
     fn gaussian_eta(&self) -> Option<Rational> {

@@ -19,9 +19,11 @@
 //! symmetric and the engines take the worse of the two directions.
 
 use crate::error::Fallible;
+use crate::noise::neighbors::Neighbors;
 use crate::num::Interval;
 use rug::Rational;
 use std::fmt;
+use std::sync::Arc;
 
 /// Which data set of a neighbouring pair holds the record: the one the output law A is drawn from
 /// (`Remove`: A = M(D), B = M(D minus the record)) or the other one (`Add`: A = M(D), B = M(D plus the
@@ -117,6 +119,25 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// Pure ε of the mechanism, exact, where it has one.
     fn pure_epsilon(&self) -> Option<Rational> {
         None
+    }
+
+    /// How many independent copies of this law one record's change makes per query: under add/remove 1;
+    /// under replace 2 for additive noise on a histogram (two cells move), 1 for a law whose pair already
+    /// is the replace pair (randomized response); an error where the law is not defined for the relation.
+    fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
+        Ok(neighbors.shifts_per_query())
+    }
+
+    /// The law with its noise scaled by c (variance or scale times c), for calibration; None where the law
+    /// has no noise scale (randomized response, stated guarantees).
+    fn scaled(&self, _c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        None
+    }
+
+    /// True if the law stands for a stated guarantee rather than a mechanism (an (ε, δ)-DP or ρ-zCDP black
+    /// box): results are then certified *bounds* (trust `certified-bound`), not the mechanism's exact values.
+    fn is_bound(&self) -> bool {
+        false
     }
 
     /// The mean η of a Gaussian loss law: L ~ N(η, 2η) under A and N(−η, 2η) under B, which compose by

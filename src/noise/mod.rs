@@ -7,6 +7,8 @@ pub mod dlaplace;
 pub mod gauss;
 pub mod gauss_terms;
 pub mod loss;
+pub mod neighbors;
+pub mod registry;
 pub mod sampler;
 pub mod subsample;
 

@@ -100,6 +100,28 @@ impl LossLaw for PoissonSampled {
         self.q == 1
     }
 
+    /// Poisson subsampling is defined here for add/remove neighbours (its pairs above); under replace the
+    /// sampled record and its replacement are not independent draws of the same pair.
+    fn shifts(&self, neighbors: crate::noise::neighbors::Neighbors) -> Fallible<u64> {
+        match neighbors {
+            crate::noise::neighbors::Neighbors::AddRemove => Ok(1),
+            crate::noise::neighbors::Neighbors::Replace => crate::fallible!(
+                Input,
+                "{}: Poisson subsampling (q=) is accounted under add-remove neighbours (its replace-neighbour law is not implemented)",
+                self.spec()
+            ),
+        }
+    }
+
+    fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        let b = self.base.scaled(c)?;
+        Some(b.and_then(|b| PoissonSampled::new(b, self.q.clone()).map(|s| Arc::new(s) as Arc<dyn LossLaw>)))
+    }
+
+    fn is_bound(&self) -> bool {
+        self.base.is_bound()
+    }
+
     fn split(&self, dir: Direction, t: &Rational, prec: u32) -> Fallible<Split> {
         let p = prec + 16;
         let zero = Interval::zero(p);

@@ -77,14 +77,31 @@ fn slope(g: &Group) -> Rational {
     match &g.noise {
         Noise::Gaussian { sigma2 } => Rational::from(g.mu) / sigma2.clone(),
         Noise::Laplace { scale } => Rational::from(2u32) / scale.clone(),
+        // not a lattice law: the entry points decline it ([`check_lattice`]); a unit slope keeps the
+        // estimates defined
+        Noise::Law(_) => Rational::from(1),
+    }
+}
+
+/// The lattice engines take discrete Gaussian and discrete Laplace noise only.
+pub fn check_lattice(shifts: &[Group]) -> Fallible<()> {
+    match shifts.iter().find(|g| matches!(g.noise, Noise::Law(_))) {
+        Some(g) => {
+            fallible!(Declined, "the lattice engines take discrete Gaussian and discrete Laplace noise only, not {}", g.noise.describe())
+        }
+        None => Ok(()),
     }
 }
 
 /// Offset of a group's loss under the alternative: n μ²/(2σ²) (discrete Gaussian), −n μ/b (Laplace).
 fn offset(g: &Group) -> Rational {
     match &g.noise {
-        Noise::Gaussian { .. } => g.rho(),
+        Noise::Gaussian { sigma2 } => {
+            let mu = Rational::from(g.mu);
+            Rational::from(g.count) * Rational::from(&mu * &mu) / (Rational::from(2) * sigma2.clone())
+        }
         Noise::Laplace { scale } => -(Rational::from(g.count) * Rational::from(g.mu) / scale.clone()),
+        Noise::Law(_) => Rational::from(0),
     }
 }
 
@@ -102,8 +119,12 @@ pub fn estimated_window_shifts(shifts: &[Group], depth: u32) -> u64 {
     let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
     let (_, w) = common_step(&slopes);
     let mut total: f64 = 0.0;
+    if check_lattice(shifts).is_err() {
+        return u64::MAX;
+    }
     for (g, wi) in shifts.iter().zip(&w) {
         let span = match &g.noise {
+            Noise::Law(_) => return u64::MAX,
             Noise::Gaussian { sigma2 } => {
                 let sd = (sigma2.to_f64() * g.count as f64).sqrt();
                 2.0 * (sd * (2.0 * depth as f64 * std::f64::consts::LN_2).sqrt() + g.count as f64)
@@ -135,6 +156,7 @@ pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
     for (g, wi) in shifts.iter().zip(&w) {
         let wi = wi.to_f64();
         let (own, half) = match &g.noise {
+            Noise::Law(_) => return f64::INFINITY,
             Noise::Gaussian { sigma2 } => {
                 let k = (2.0 * sigma2.to_f64() * depth as f64 * std::f64::consts::LN_2).sqrt().max(2.0);
                 let n = g.count as f64;
@@ -183,6 +205,7 @@ pub fn compose_groups_with(groups: &[GaussGroup], opts: &LatticeOpts) -> Fallibl
 /// Discrete Gaussian groups are convolved as symmetric half-laws (MPFR or f64, relative-error bound);
 /// discrete Laplace groups, whose statistics live on {0, …, nμ}, are convolved in with outward rounding.
 pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<PrivacyProfile> {
+    check_lattice(shifts)?;
     if shifts.is_empty() {
         return fallible!(Input, "empty mechanism list");
     }
@@ -221,6 +244,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<Privacy
                 gauss.push((GaussGroup { sigma2: sigma2.clone(), count, mu: g.mu }, wi));
             }
             Noise::Laplace { .. } => lap.push((g, wi)),
+            Noise::Law(_) => return fallible!(Internal, "a privacy-loss law reached the lattice convolution"),
         }
     }
     if !gauss.is_empty() && opts.arith == Arith::F64 {

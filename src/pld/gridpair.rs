@@ -212,13 +212,13 @@ mod tests {
             ("0.2", "0.5", Direction::Remove, 2, "0.5", "0.075142368295982287313"),
             ("0.2", "0.5", Direction::Add, 2, "0.3", "0.018052036767818225591"),
         ];
-        // relative widths measured at h = 1/256: 2.4e-3 (q = 0.01 remove), 2e-6 … 7e-4 (q = 0.2); the add
+        // relative widths measured at h = 1/512: 2.4e-3 (q = 0.01 remove), 2e-6 … 7e-4 (q = 0.2); the add
         // direction at ε = 0.01 sits at the top of its support (−ln(1 − q) = 0.01005), where δ ~ 6e-12 and
         // the grid's first cell decides: containment only there
         let max_rel = [1e-2, f64::INFINITY, 1e-4, 1e-4, 1e-4, 3e-3];
         for (i, (qs, s2, dir, n, e, want)) in cases.into_iter().enumerate() {
             let m = law(qs, s2);
-            let hq = q("1/256");
+            let hq = q("1/512");
             let u = upper(&m, dir, &hq, 80, p).unwrap();
             let l = lower(&m, dir, &hq, 80, p).unwrap();
             let (cu, cl) = (compose(&[(u, n)], 90).unwrap(), compose(&[(l, n)], 90).unwrap());

@@ -1,0 +1,376 @@
+//! The engines of compositions with mechanisms beyond the two lattice laws ([`Noise::Law`]: the
+//! continuous Gaussian, subsampled mechanisms, …):
+//!
+//! * **closed form** when every law is a Gaussian loss law (L ~ N(η, 2η)): the composition is one
+//!   Gaussian with η = Σ n_i η_i, whose δ(ε), ε(δ) and trade-off function have closed forms
+//!   [BW18, Thm 8], [DRS22, Cor. 2.13], evaluated with certified normal tails (`noise::gauss`);
+//! * **pld grid** otherwise: every law is discretised onto the grid c + hℤ twice, as a dominating law
+//!   (an upper bound of δ(ε) for every ε and every composition) and a dominated one (a lower bound)
+//!   (`pld::discretize`), both composed by the certified lattice Fourier inversion
+//!   (`pld::gridprofile`); the true value lies between the two. Their gap is of second order in h: the
+//!   engine starts at h = 10⁻³ (10⁻² for a direct convolution of few copies), predicts from the first bracket the step that meets the digits asked,
+//!   and refines within `Options::grid_seconds`. With `Method::Grid` the step is the one given.
+//!
+//! Under add/remove neighbours a law that is not symmetric (a subsampled mechanism) has two dominating
+//! pairs, "remove" and "add"; δ(ε) is the larger of the two, ε(δ) likewise.
+
+use super::vocabulary::{DeltaResult, Method, Query};
+use super::{Accountant, Certified, Engine, Trust};
+use crate::error::Fallible;
+use crate::model::Noise;
+use crate::noise::loss::{Direction, LossLaw};
+use crate::num::format::fmt_rational;
+use crate::num::Interval;
+use crate::pld::discretize::{lower, upper, LossGrid};
+use crate::pld::gridpair::compose;
+use crate::pld::gridprofile::{DirectTails, FourierGridTails, GridProfile, GridTails};
+use crate::{err, fallible};
+use rug::{Float, Rational};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// First grid step of the pld engine (loss units).
+pub const PLD_FIRST_STEP: (u32, u32) = (1, 1000);
+/// Finest grid step the pld engine refines to on its own.
+pub const PLD_FINEST_STEP: f64 = 1e-6;
+/// Working precision (bits) of the discretised masses.
+const PLD_PREC: u32 = 64;
+/// Relative accuracy (bits) asked of the Fourier tails.
+const TAIL_BITS: u32 = 40;
+
+type Laws = Vec<(Arc<dyn LossLaw>, u64)>;
+
+impl Accountant {
+    /// A query on a composition with [`Noise::Law`] groups (called by the vocabulary before any lattice
+    /// engine is considered).
+    pub(super) fn law_query(&self, q: Query) -> Fallible<Certified> {
+        if let Some(g) = self.comp.groups().iter().find(|g| !matches!(g.noise, Noise::Law(_))) {
+            return fallible!(
+                Input,
+                "{} composed with {}: discrete Gaussian and discrete Laplace noise are accounted on the exact lattice, the other mechanisms by the closed form or the pld grid; the two cannot be composed yet",
+                g.noise.describe(),
+                self.comp.groups().iter().filter_map(|g| if let Noise::Law(l) = &g.noise { Some(l.0.spec()) } else { None }).collect::<Vec<_>>().join(", ")
+            );
+        }
+        let laws: Laws = self.comp.law_shifts();
+        let trust = if self.comp.is_exact() { Trust::Exact } else { Trust::Bound };
+        match self.opts.method {
+            Method::Auto => {}
+            Method::Grid => {
+                let h = self.opts.grid.clone().ok_or_else(|| err!(Input, "--method grid needs --grid G"))?;
+                return self.pld_fixed(q, &laws, &h, trust);
+            }
+            m => {
+                return fallible!(
+                    Input,
+                    "--method {} takes discrete Gaussian and discrete Laplace noise only; {} is accounted by --method auto (closed form or pld grid) or --method grid --grid G",
+                    m.as_str(),
+                    self.comp.describe()
+                )
+            }
+        }
+        let eta = laws.iter().try_fold(Rational::from(0), |a, (l, n)| l.gaussian_eta().map(|e| a + e * Rational::from(*n)));
+        match eta {
+            Some(eta) => self.gaussian_closed(q, &eta, trust),
+            None => self.pld_refined(q, &laws, trust),
+        }
+    }
+
+    /// The Gaussian closed forms [BW18, Thm 8] of the composition's η.
+    fn gaussian_closed(&self, q: Query, eta: &Rational, trust: Trust) -> Fallible<Certified> {
+        use crate::noise::gauss;
+        let p = self.work_prec();
+        let detail =
+            format!("Gaussian loss law, eta = {} (mu = sqrt(2 eta))", crate::num::format::fmt_nearest(&Float::with_val(64, eta), 12));
+        let iv = match q {
+            Query::Epsilon(d) => gauss::epsilon(eta, d, self.opts.digits + 1, p)?,
+            Query::Delta(e) => gauss::delta(eta, e, p),
+            Query::Tradeoff(a) => gauss::tradeoff(eta, a, p)?,
+        };
+        Certified::new(iv, Engine::Closed, trust, detail)
+    }
+
+    /// The pld grid at a given step.
+    fn pld_fixed(&self, q: Query, laws: &Laws, h: &Rational, trust: Trust) -> Fallible<Certified> {
+        let iv = pld_bracket(q, laws, h)?;
+        let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, h))?;
+        if c.meets(self.opts.digits) {
+            return Ok(c);
+        }
+        Ok(c.with_note(format!("the grid step h = {} bounds it (the bracket narrows like h^2 with a finer --grid)", fmt_rational(h))))
+    }
+
+    /// The pld grid, refined from h = 10⁻³ until the digits asked or the time budget.
+    fn pld_refined(&self, q: Query, laws: &Laws, trust: Trust) -> Fallible<Certified> {
+        if let Query::Tradeoff(_) = q {
+            return fallible!(
+                Input,
+                "the trade-off function of {} is not computed yet (the pld grid gives delta and epsilon)",
+                self.comp.describe()
+            );
+        }
+        let budget = self.opts.grid_seconds;
+        let start = Instant::now();
+        let (mut h, cost_exp) = first_step(laws);
+        let mut best: Option<(Interval, Rational)> = None;
+        loop {
+            let t = Instant::now();
+            let iv = match pld_bracket(q, laws, &h) {
+                Ok(iv) => iv,
+                // a finer grid beyond a limit: the best bracket so far stands
+                Err(e) if best.is_some() && (e.is_declined() || e.kind() == crate::error::ErrorKind::Resource) => break,
+                Err(e) => return Err(e),
+            };
+            let dt = t.elapsed().as_secs_f64();
+            let c = Certified::new(iv.clone(), Engine::Pld, trust, String::new())?;
+            let better = best.as_ref().is_none_or(|(b, _)| width(&iv) <= width(b));
+            if better {
+                best = Some((iv.clone(), h.clone()));
+            }
+            if c.meets(self.opts.digits) {
+                break;
+            }
+            // the gap is ~ C h²: the step that meets the digits, and the finest step the time left buys
+            // (cost ~ 1/h), whichever is coarser, at least 1.5x finer than this one
+            let hf = h.to_f64();
+            let (w, mag) = (width(&iv), iv.hi.to_f64().abs().max(iv.lo.to_f64().abs()));
+            let target = 0.5 * mag * 10f64.powi(-(self.opts.digits as i32));
+            let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
+            let left = budget - start.elapsed().as_secs_f64();
+            let h_time = if left > 0.0 { hf * (dt.max(1e-3) / left).powf(1.0 / cost_exp) } else { f64::INFINITY };
+            let next = h_digits.max(h_time).max(PLD_FINEST_STEP);
+            if !(next.is_finite() && next < hf / 1.5) {
+                break;
+            }
+            h = step_rational(next);
+        }
+        let (iv, h) = best.ok_or_else(|| err!(Internal, "the pld grid produced no bracket"))?;
+        let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, &h))?;
+        if c.meets(self.opts.digits) {
+            return Ok(c);
+        }
+        let step = fmt_rational(&h);
+        Ok(c.with_note(format!(
+            "the pld grid's step h = {step} was the finest within its time budget ({budget} s; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the time grows ~1/h)"
+        )))
+    }
+
+    /// δ(ε) for compositions with laws (the two terms are not reported).
+    pub(super) fn delta_law(&self, eps: &Rational) -> Fallible<DeltaResult> {
+        Ok(DeltaResult { delta: self.law_query(Query::Delta(eps))?, first: None, second: None })
+    }
+}
+
+fn width(iv: &Interval) -> f64 {
+    (iv.hi.clone() - &iv.lo).to_f64()
+}
+
+/// A grid step near `h` with a short decimal spelling: 1, 2 or 5 times a power of ten, at most h.
+fn step_rational(h: f64) -> Rational {
+    let e = h.log10().floor() as i32;
+    let base = 10f64.powi(e);
+    let m = [5.0, 2.0, 1.0].into_iter().find(|m| m * base <= h * (1.0 + 1e-12)).unwrap_or(1.0);
+    let (m, e) = (m as u32, e);
+    if e >= 0 {
+        Rational::from(m) * Rational::from(rug::Integer::from(rug::Integer::u_pow_u(10, e as u32)))
+    } else {
+        Rational::from((rug::Integer::from(m), rug::Integer::from(rug::Integer::u_pow_u(10, (-e) as u32))))
+    }
+}
+
+fn pld_detail(laws: &Laws, h: &Rational) -> String {
+    let both = laws.iter().any(|(l, _)| !l.symmetric());
+    format!(
+        "pld grid, step h = {}: dominating (connect-the-dots) and dominated (balanced merge) laws{}",
+        fmt_rational(h),
+        if both { ", remove and add pairs" } else { "" }
+    )
+}
+
+/// Fewest compositions the Fourier tails take: below, the composed law is not smooth enough for the
+/// inversion to certify deep tails (4 x N(0, 16) at h = 1/500: no digit of ε(1e-10), where 16 copies
+/// give 7), and the grids are convolved directly.
+const FOURIER_MIN_N: u64 = 16;
+
+/// True if the composition is convolved directly (few compositions).
+fn direct(laws: &Laws) -> bool {
+    laws.iter().map(|(_, n)| *n).sum::<u64>() < FOURIER_MIN_N
+}
+
+/// First step, and the exponent of the cost in 1/h (a direct convolution of two grids is quadratic).
+fn first_step(laws: &Laws) -> (Rational, f64) {
+    let n: u64 = laws.iter().map(|(_, n)| *n).sum();
+    match (direct(laws), n) {
+        (false, _) => (Rational::from(PLD_FIRST_STEP), 1.0),
+        (true, 1) => (Rational::from(PLD_FIRST_STEP), 1.0),
+        (true, _) => (Rational::from((1, 100)), 2.0),
+    }
+}
+
+/// The directions of the composition: both if a law is not symmetric.
+fn directions(laws: &Laws) -> &'static [Direction] {
+    if laws.iter().all(|(l, _)| l.symmetric()) {
+        &[Direction::Remove]
+    } else {
+        &[Direction::Remove, Direction::Add]
+    }
+}
+
+/// Bits of mass each discretised law keeps inside its window, and bits of relative accuracy of the
+/// Fourier tails, for a query (the mass left out moves δ by at most n 2^-bits).
+fn bits_for(q: Query, laws: &Laws) -> (u32, u32) {
+    let n: f64 = laws.iter().map(|(_, n)| *n as f64).sum();
+    let small = match q {
+        Query::Epsilon(d) => (-super::choice::log2_of(d)).max(0.0),
+        _ => 40.0,
+    };
+    let mass = (n.max(1.0).log2() + small + 30.0).ceil().clamp(70.0, 4000.0) as u32;
+    // the tails are asked to a relative accuracy, which the difference δ = A[V ≥ k] − e^ε B[V ≥ k] loses
+    // only a few digits of (the two terms are within a factor of a few where δ is asked)
+    (mass, TAIL_BITS)
+}
+
+/// The certified bracket of the query from the dominated (lower) and dominating (upper) laws at step h,
+/// the larger over the directions.
+fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
+    let (mass_bits, tail_bits) = bits_for(q, laws);
+    let mut lo: Option<Float> = None;
+    let mut hi: Option<Float> = None;
+    for &dir in directions(laws) {
+        let grids = |up: bool| -> Fallible<Vec<(LossGrid, u64)>> {
+            laws.iter()
+                .map(|(l, n)| {
+                    let d = if l.symmetric() { Direction::Remove } else { dir };
+                    let g = if up { upper(l.as_ref(), d, h, mass_bits, PLD_PREC)? } else { lower(l.as_ref(), d, h, mass_bits, PLD_PREC)? };
+                    Ok((g, *n))
+                })
+                .collect()
+        };
+        let (gu, gl) = rayon::join(|| grids(true), || grids(false));
+        let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<GridProfile> {
+            let t: Box<dyn GridTails> = if direct(laws) {
+                Box::new(DirectTails::new(&compose(&g, mass_bits)?))
+            } else {
+                Box::new(FourierGridTails::new(&g, tail_bits)?)
+            };
+            Ok(GridProfile::new(t, PLD_PREC))
+        };
+        let (pu, pl) = (tails(gu?)?, tails(gl?)?);
+        let (u, l) = match q {
+            Query::Epsilon(d) => (pu.epsilon(d)?, pl.epsilon(d)?),
+            Query::Delta(e) => (pu.delta(e)?, pl.delta(e)?),
+            Query::Tradeoff(_) => return fallible!(Internal, "the pld grid does not compute the trade-off function"),
+        };
+        lo = Some(match lo {
+            Some(x) if x >= l.lo => x,
+            _ => l.lo,
+        });
+        hi = Some(match hi {
+            Some(x) if x >= u.hi => x,
+            _ => u.hi,
+        });
+    }
+    let (lo, hi) = (lo.ok_or_else(|| err!(Internal, "no direction"))?, hi.ok_or_else(|| err!(Internal, "no direction"))?);
+    if lo > hi {
+        return fallible!(Internal, "the pld grid's lower bound {lo} exceeds its upper bound {hi}");
+    }
+    Ok(Interval::new(lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_rational;
+    use crate::account::{Accountant, Engine, Method, Options, Trust};
+    use crate::error::ErrorKind;
+    use crate::model::spec::parse_mech;
+    use crate::model::{Composition, Neighbors};
+    use crate::num::parse_rational;
+    use rug::{Float, Rational};
+
+    fn q(s: &str) -> Rational {
+        parse_rational(s).unwrap()
+    }
+
+    fn comp(specs: &[&str], nb: Neighbors) -> Composition {
+        Composition::new(specs.iter().map(|s| parse_mech(s).unwrap()).collect(), nb).unwrap()
+    }
+
+    fn holds(c: &crate::account::Certified, want: &str) -> bool {
+        let w = Float::with_val(256, Float::parse(want).unwrap());
+        *c.lo() <= w && w <= *c.hi()
+    }
+
+    #[test]
+    fn steps_are_short_decimals_at_most_h() {
+        assert_eq!(step_rational(3.3e-4), Rational::from((2, 10000)));
+        assert_eq!(step_rational(1e-3), Rational::from((1, 1000)));
+        assert_eq!(step_rational(0.07), Rational::from((5, 100)));
+        assert_eq!(step_rational(12.0), Rational::from(10));
+    }
+
+    /// Compositions of Gaussians are one Gaussian (η adds): 4 x N(0, 16) and N(0, 8) + 2 x N(0, 16) are N(0, 4);
+    /// reference values from scripts/reference/gaussian_closed_forms.txt (mpmath integrals).
+    #[test]
+    fn gaussian_compositions_take_the_closed_form_to_the_digits_asked() {
+        let acc = Accountant::new(comp(&["gauss:sigma2=16,n=4"], Neighbors::AddRemove), Options::default()).unwrap();
+        let e = acc.epsilon(&q("1e-10")).unwrap();
+        assert_eq!(e.engine(), Engine::Closed);
+        assert_eq!(e.trust(), Trust::Exact);
+        assert!(e.meets(20), "{e:?}");
+        assert!(holds(&e, "3.099430330243196050640159411073962027492"), "{e:?}");
+        let acc = Accountant::new(comp(&["gauss:sigma2=8", "gauss:sigma2=16,n=2"], Neighbors::AddRemove), Options::default()).unwrap();
+        let d = acc.delta(&q("0.5")).unwrap().delta;
+        assert!(d.meets(20) && holds(&d, "0.052440323287669661711896716266779731544262982598412"), "{d:?}");
+        let f = acc.tradeoff(&q("0.001")).unwrap();
+        assert!(holds(&f, "0.9952044407908578260800080947710017257882"), "{f:?}");
+    }
+
+    /// Overlap of two engines: the pld grid at a fixed step brackets the closed form.
+    #[test]
+    fn pld_grid_brackets_the_gaussian_closed_form() {
+        let o = Options { method: Method::Grid, grid: Some(q("1/500")), digits: 2, ..Options::default() };
+        let acc = Accountant::new(comp(&["gauss:sigma2=16,n=4"], Neighbors::AddRemove), o).unwrap();
+        let e = acc.epsilon(&q("1e-10")).unwrap();
+        assert_eq!(e.engine(), Engine::Pld);
+        assert!(holds(&e, "3.099430330243196050640159411073962027492"), "{e:?}");
+        assert!(e.log10_rel_width() < -3.0, "{e:?}");
+    }
+
+    /// The Poisson-subsampled Gaussian (q = 0.2, σ² = 0.5): δ(0.5) is the larger of the remove pair's
+    /// (0.0397…) and the add pair's (0: its losses stop at −ln(1 − q) = 0.223), likewise for two (the add
+    /// pair's δ(0.5) is 0 again: 2 × 0.223 < 0.5);
+    /// scripts/reference/subsampled_gaussian.txt (mpmath integrals of the mixture densities).
+    #[test]
+    fn subsampled_gaussian_delta_holds_the_mpmath_integrals() {
+        // the refinement stops at the digits asked, not at a time budget
+        let o = Options { digits: 5, grid_seconds: 1e5, ..Options::default() };
+        let acc = Accountant::new(comp(&["gauss:sigma2=0.5,q=0.2"], Neighbors::AddRemove), o).unwrap();
+        let d = acc.delta(&q("0.5")).unwrap().delta;
+        assert_eq!(d.engine(), Engine::Pld);
+        assert!(holds(&d, "0.03972710167217785343487236759602039688482") && d.meets(5), "{d:?}");
+        let o = Options { method: Method::Grid, grid: Some(q("1/200")), digits: 3, ..Options::default() };
+        let acc = Accountant::new(comp(&["gauss:sigma2=0.5,q=0.2,n=2"], Neighbors::AddRemove), o).unwrap();
+        let d = acc.delta(&q("0.5")).unwrap().delta;
+        // relative width measured 3.4e-5 at h = 1/200
+        assert!(holds(&d, "0.075142368295982287313") && d.log10_rel_width() < -4.0, "{d:?}");
+    }
+
+    #[test]
+    fn what_the_law_engines_do_not_take_is_refused_as_input() {
+        let sub = comp(&["gauss:sigma2=0.5,q=0.2"], Neighbors::AddRemove);
+        let kind = |r: crate::error::Fallible<crate::account::Certified>| r.unwrap_err().kind();
+        let lattice = Accountant::new(sub.clone(), Options { method: Method::Lattice, ..Options::default() }).unwrap();
+        assert_eq!(kind(lattice.epsilon(&q("1e-5"))), ErrorKind::Input);
+        let acc = Accountant::new(sub, Options::default()).unwrap();
+        assert_eq!(kind(acc.tradeoff(&q("0.1"))), ErrorKind::Input);
+        let mixed = comp(&["gauss:sigma2=4", "dgauss:sigma2=4"], Neighbors::AddRemove);
+        assert_eq!(kind(Accountant::new(mixed, Options::default()).unwrap().epsilon(&q("1e-5"))), ErrorKind::Input);
+        let replace = Composition::new(vec![parse_mech("gauss:sigma2=1,q=0.1").unwrap()], Neighbors::Replace);
+        assert_eq!(replace.unwrap_err().kind(), ErrorKind::Input);
+        for bad in
+            ["gauss:sigma2=1,q=0", "gauss:sigma2=1,q=1.5", "gauss:sigma2=-1", "gauss:sigma2=1,sigma=1", "gauss:sigma2=1,x=2", "gauss:mu=1"]
+        {
+            assert_eq!(parse_mech(bad).unwrap_err().kind(), ErrorKind::Input, "{bad}");
+        }
+    }
+}

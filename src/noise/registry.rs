@@ -1,0 +1,124 @@
+//! The `--mech` vocabulary of the laws that enter the engines through their privacy-loss law
+//! (`noise::loss::LossLaw`): `KIND:key=value,…`. Each law's file parses its own keys
+//! (`from_params`); this table names them, and the keys every law shares are handled here:
+//!
+//! * `q=Q`: Poisson subsampling with probability Q (`noise::subsample`);
+//! * `n=N` (the number of queries) is the composition's, read by `model::spec`.
+//!
+//! A new law is one file with its `from_params` and one line in [`LAWS`].
+
+use crate::error::Fallible;
+use crate::noise::loss::LossLaw;
+use crate::num::parse_positive_rational;
+use crate::{err, fallible};
+use rug::Rational;
+use std::sync::Arc;
+
+/// The keys and values of one `--mech` spelling, each to be taken once; [`Params::finish`] refuses the
+/// keys no parser took.
+#[derive(Debug)]
+pub struct Params {
+    spec: String,
+    kv: Vec<(String, String, bool)>,
+}
+
+impl Params {
+    /// `body` is the part after `KIND:` (may be empty).
+    pub fn parse(spec: &str, body: &str) -> Fallible<Params> {
+        let mut kv: Vec<(String, String, bool)> = Vec::new();
+        for item in body.split(',').filter(|s| !s.trim().is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{item}'"))?;
+            let k = k.trim().to_string();
+            if kv.iter().any(|(x, _, _)| *x == k) {
+                return fallible!(Input, "mechanism '{spec}': key '{k}' given twice");
+            }
+            kv.push((k, v.trim().to_string(), false));
+        }
+        Ok(Params { spec: spec.to_string(), kv })
+    }
+
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// The value of `key` (marked as taken), if given.
+    pub fn take(&mut self, key: &str) -> Option<String> {
+        self.kv.iter_mut().find(|(k, _, _)| k == key).map(|(_, v, used)| {
+            *used = true;
+            v.clone()
+        })
+    }
+
+    /// The value of the first of `keys` given (an error if two of them are).
+    pub fn take_any(&mut self, keys: &[&str]) -> Fallible<Option<(String, String)>> {
+        let mut found: Option<(String, String)> = None;
+        for k in keys {
+            if let Some(v) = self.take(k) {
+                if let Some((f, _)) = &found {
+                    return fallible!(Input, "mechanism '{}': keys '{f}' and '{k}' say the same thing; give one", self.spec);
+                }
+                found = Some((k.to_string(), v));
+            }
+        }
+        Ok(found)
+    }
+
+    /// A positive exact rational under `key` (required).
+    pub fn positive(&mut self, key: &str) -> Fallible<Rational> {
+        let v = self.take(key).ok_or_else(|| err!(Input, "mechanism '{}': missing {key}", self.spec))?;
+        parse_positive_rational(&v, key).map_err(|e| e.context(format!("mechanism '{}'", self.spec)))
+    }
+
+    /// A positive exact rational under `key`, or `default`.
+    pub fn positive_or(&mut self, key: &str, default: Rational) -> Fallible<Rational> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => parse_positive_rational(&v, key).map_err(|e| e.context(format!("mechanism '{}'", self.spec))),
+        }
+    }
+
+    /// Refuse keys no parser took.
+    pub fn finish(&self) -> Fallible<()> {
+        match self.kv.iter().find(|(_, _, used)| !used) {
+            Some((k, _, _)) => fallible!(Input, "mechanism '{}': unknown key '{k}'", self.spec),
+            None => Ok(()),
+        }
+    }
+}
+
+type Parser = fn(&mut Params) -> Fallible<Arc<dyn LossLaw>>;
+
+/// The laws of the `--mech` vocabulary beyond the lattice laws `dgauss` / `dlap` (which `model::spec`
+/// reads for the exact lattice engines): kind, what it is, its parser.
+pub const LAWS: &[(&str, &str, Parser)] =
+    &[("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", |p| Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?)))];
+
+/// True if `kind` names a law of [`LAWS`].
+pub fn is_law(kind: &str) -> bool {
+    LAWS.iter().any(|(k, _, _)| *k == kind)
+}
+
+/// The law `kind` with its own keys and the shared ones (`q=`), from `params` (every key must be taken).
+pub fn law(kind: &str, params: &mut Params) -> Fallible<Arc<dyn LossLaw>> {
+    let parser = LAWS
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map(|(_, _, f)| *f)
+        .ok_or_else(|| err!(Input, "mechanism '{}': unknown noise '{kind}' ({})", params.spec(), kinds()))?;
+    let q = match params.take("q") {
+        Some(v) => Some(crate::num::parse_rational(&v).map_err(|e| e.context(format!("mechanism '{}': q", params.spec())))?),
+        None => None,
+    };
+    let base = parser(params)?;
+    Ok(match q {
+        Some(q) => Arc::new(crate::noise::subsample::PoissonSampled::new(base, q)?),
+        None => base,
+    })
+}
+
+/// Every kind of the vocabulary, for messages.
+pub fn kinds() -> String {
+    let mut v = vec!["dgauss", "dlap"];
+    v.extend(LAWS.iter().map(|(k, _, _)| *k));
+    v.join(", ")
+}

@@ -1,0 +1,91 @@
+//! Issue 35 ("Exact at every size") and issue 36 ("Every mechanism the field composes"): mechanisms
+//! beyond the lattice laws on the command line — the continuous Gaussian (closed form) and the
+//! Poisson-subsampled Gaussian of DP-SGD (pld grid) — and the inputs they refuse.
+
+use assert_cmd::Command;
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+/// The CSV row of `epsilon … --format csv` as (header, values).
+fn csv(args: &[&str]) -> Vec<(String, String)> {
+    let out = bin().args(args).args(["--format", "csv"]).timeout(Duration::from_secs(300)).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let v: Vec<String> = r.records().next().unwrap().unwrap().iter().map(String::from).collect();
+    h.into_iter().zip(v).collect()
+}
+
+fn field<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
+    &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k}")).1
+}
+
+fn num(row: &[(String, String)], k: &str) -> f64 {
+    field(row, k).parse().unwrap()
+}
+
+/// ε(1e-10) of N(0, 4), sensitivity 1 (η = 1/8): 3.099430330243196050640159411073962027492
+/// (scripts/reference/gaussian_closed_forms.txt, mpmath), to 20 digits, the closed form.
+#[test]
+fn a_gaussian_is_accounted_by_its_closed_form() {
+    let row = csv(&["epsilon", "--mech", "gauss:sigma2=4", "--delta", "1e-10"]);
+    assert_eq!(field(&row, "method"), "closed-form");
+    assert_eq!(field(&row, "trust"), "certified");
+    let (lo, hi) = (field(&row, "epsilon_lo"), field(&row, "epsilon_hi"));
+    assert!(lo.starts_with("3.0994303302431960506") && hi.starts_with("3.0994303302431960506"), "[{lo}, {hi}]");
+    // 40 copies of sigma = 2 sqrt(10) are the same Gaussian
+    let row2 = csv(&["epsilon", "--mech", "gauss:sigma2=160,n=40", "--delta", "1e-10"]);
+    assert!(field(&row2, "epsilon_lo").starts_with("3.0994303302431960506"));
+}
+
+/// DP-SGD on MNIST (q = 256/60000, σ = 1.1, 14,070 steps, δ = 1e-5) on the pld grid at h = 1/2000:
+/// the certified bracket must lie consistently with the peers' independent computations
+/// (scripts/reference/dpsgd_peers.txt): its lower end below dp_accounting's pessimistic estimate at
+/// discretisation 1e-5 (2.38234017, an upper bound of ε), its upper end above prv_accountant's certified
+/// lower end at eps_error 1e-3 (2.38119522).
+#[test]
+fn dp_sgd_bracket_agrees_with_the_peers() {
+    let row = csv(&["epsilon", "--mech", "gauss:sigma=1.1,q=256/60000,n=14070", "--delta", "1e-5", "--method", "grid", "--grid", "1/2000"]);
+    assert_eq!(field(&row, "method"), "pld-grid");
+    let (lo, hi) = (num(&row, "epsilon_lo"), num(&row, "epsilon_hi"));
+    assert!(lo <= 2.38234017 && hi >= 2.38119522, "[{lo}, {hi}]");
+    // measured width 4.2e-3 at h = 1/2000; second order in h
+    assert!(hi - lo < 1e-2, "[{lo}, {hi}]");
+    assert!(field(&row, "note").contains("grid step h = 1/2000"), "{row:?}");
+}
+
+/// Exit 2, nothing on stdout, one `error: ` line mentioning every needle.
+fn refused(args: &[&str], needles: &[&str]) {
+    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn what_the_law_engines_do_not_take_is_refused() {
+    let e = |m: &str| vec!["epsilon".to_string(), "--mech".into(), m.into(), "--delta".into(), "1e-5".into()];
+    let run = |v: Vec<String>, extra: &[&str], needles: &[&str]| {
+        let mut a: Vec<&str> = v.iter().map(String::as_str).collect();
+        a.extend_from_slice(extra);
+        refused(&a, needles);
+    };
+    run(e("gauss:sigma2=1,q=0.1"), &["--neighbors", "replace"], &["add-remove"]);
+    run(e("gauss:sigma2=1,q=2"), &[], &["q must be in (0, 1]"]);
+    run(e("gauss:sigma2=1,q=0"), &[], &["q"]);
+    run(e("gauss:sigma2=1"), &["--method", "lattice"], &["--method lattice"]);
+    run(e("gauss:sigma2=1"), &["--mech", "dgauss:sigma2=1"], &["cannot be composed"]);
+    run(e("gauss:sigma2=1"), &["--grid-budget", "0"], &["--grid-budget"]);
+    run(e("gauss:sigma2=1,sigma=1"), &[], &["sigma2", "sigma"]);
+    run(e("gauss:q=0.1"), &[], &["missing sigma2"]);
+    run(e("gauss:sigma2=1,scale=2"), &[], &["unknown key 'scale'"]);
+    run(e("gaus:sigma2=1"), &[], &["unknown noise 'gaus'", "gauss"]);
+    refused(&["tradeoff", "--mech", "gauss:sigma2=1,q=0.1", "--alpha", "0.1"], &["trade-off"]);
+}
