@@ -94,6 +94,17 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *scaling* ]]; then
     python3 scripts/bench/scaling.py --no-peers
   fi
 fi
+# DP-SGD (issue 35): the Poisson-subsampled Gaussian, tightdp's certified bracket beside dp_accounting and
+# prv_accountant in the same run (scripts/bench/dpsgd.py; a few minutes with peers).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *dpsgd* ]]; then
+  echo
+  echo "== DP-SGD: Poisson-subsampled Gaussian, eps(delta)"
+  if [ "$peers" = 1 ]; then
+    ./scripts/bench/peers.sh --dpsgd --out scripts/bench/dpsgd_results.csv
+  else
+    python3 scripts/bench/dpsgd.py --no-peers
+  fi
+fi
 # The per-level peer runs of earlier releases (all eight levels, both peers) stay callable for the record:
 #   scripts/bench/peers.sh --out scripts/bench/dp_accounting_results.csv
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv

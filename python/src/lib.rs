@@ -291,6 +291,17 @@ impl RawComposition {
         quick(|| Composition::new(vec![Group::laplace(b, n, sensitivity as u32)], nb)).map(Self::new)
     }
 
+    /// A composition of `--mech` terms (`dgauss:…`, `dlap:…`, `gauss:sigma2=S[,mu=M][,q=Q],n=N`, …).
+    #[staticmethod]
+    fn from_mechs(specs: Vec<String>, neighbors_: &str) -> PyResult<Self> {
+        let nb = neighbors(neighbors_)?;
+        quick(|| {
+            let groups = specs.iter().map(|m| tightdp::model::spec::parse_mech(m)).collect::<Fallible<Vec<_>>>()?;
+            Composition::new(groups, nb)
+        })
+        .map(Self::new)
+    }
+
     fn compose(&self, other: &RawComposition) -> PyResult<Self> {
         quick(|| self.comp.compose(&other.comp)).map(Self::new)
     }

@@ -45,6 +45,10 @@ __all__ = [
     "Composition",
     "DiscreteGaussian",
     "DiscreteLaplace",
+    "Gaussian",
+    "from_mechs",
+    "from_dp_event",
+    "PLDAccountant",
     "Allocation",
     "Attack",
     "Certificate",
@@ -437,6 +441,154 @@ def DiscreteLaplace(scale: Number, n: int = 1, sensitivity: int = 1, neighbors: 
     """
     args = (_q(scale, "scale"), _int(n, "n", 1, MAX_N), _int(sensitivity, "sensitivity", 1, MAX_SENSITIVITY), _str(neighbors, "neighbors"))
     return Composition(_call(_tightdp.RawComposition.laplace, *args))
+
+
+def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1, sampling_prob: Optional[Number] = None,
+             sigma2: Optional[Number] = None, neighbors: str = "add-remove") -> Composition:
+    """n releases of the (continuous) Gaussian mechanism, noise N(0, σ²) on a query of L2 sensitivity
+    `sensitivity`; with `sampling_prob` each release sees a Poisson subsample (DP-SGD's steps). Give σ
+    (`sigma`, dp_accounting's `noise_multiplier` × sensitivity) or its variance `sigma2`. Exact numbers
+    are best given as strings or fractions ("1.1", "256/60000"). Without subsampling the composition is
+    accounted by the closed form (20 digits); with it by the certified pld grid (a few digits, the note
+    says how many and why).
+
+    >>> tightdp.Gaussian(sigma2=4).epsilon("1e-10") > 3
+    True
+    """
+    if (sigma is None) == (sigma2 is None):
+        raise InputError("give exactly one of sigma and sigma2")
+    parts = [f"sigma={_q(sigma, 'sigma')}" if sigma is not None else f"sigma2={_q(sigma2, 'sigma2')}",
+             f"mu={_q(sensitivity, 'sensitivity')}", f"n={_int(n, 'n', 1, MAX_N)}"]
+    if sampling_prob is not None:
+        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    return from_mechs(["gauss:" + ",".join(parts)], neighbors)
+
+
+def from_mechs(specs, neighbors: str = "add-remove") -> Composition:
+    """A composition of command-line mechanism terms, e.g. ``["dgauss:sigma2=5,n=10",
+    "gauss:sigma=1.1,q=0.01,n=1000"]`` (the spelling of ``tightdp epsilon --mech``)."""
+    if isinstance(specs, str):
+        specs = [specs]
+    specs = [_str(m, "mechanism") for m in specs]
+    if not specs:
+        raise InputError("from_mechs needs at least one mechanism")
+    return Composition(_call(_tightdp.RawComposition.from_mechs, specs, _str(neighbors, "neighbors")))
+
+
+def _event_specs(event, k: int) -> List[str]:
+    """The --mech terms of a dp_accounting DpEvent repeated k times (duck-typed on the class name, so
+    dp_accounting need not be installed)."""
+    name = type(event).__name__
+    if name == "GaussianDpEvent":
+        nm = Fraction(str(event.noise_multiplier))
+        if nm <= 0:
+            raise InputError("GaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+        return [f"gauss:sigma={nm},n={k}"]
+    if name == "PoissonSampledDpEvent":
+        inner = type(event.event).__name__
+        if inner != "GaussianDpEvent":
+            raise InputError(f"PoissonSampledDpEvent of {inner}: only the subsampled Gaussian is supported yet")
+        nm = Fraction(str(event.event.noise_multiplier))
+        if nm <= 0:
+            raise InputError("GaussianDpEvent: noise_multiplier must be positive")
+        return [f"gauss:sigma={nm},q={Fraction(str(event.sampling_probability))},n={k}"]
+    if name == "SelfComposedDpEvent":
+        return _event_specs(event.event, k * _int(event.count, "count", 1, MAX_N))
+    if name == "ComposedDpEvent":
+        out: List[str] = []
+        for e in event.events:
+            out.extend(_event_specs(e, k))
+        return out
+    if name == "NoOpDpEvent":
+        return []
+    raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, PoissonSampledDpEvent of a Gaussian, SelfComposedDpEvent, ComposedDpEvent)")
+
+
+def from_dp_event(event, neighbors: str = "add-remove") -> Composition:
+    """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Poisson-sampled Gaussian,
+    self-composed and composed events), accounted by tightdp's certified engines:
+
+    ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
+    """
+    specs = _event_specs(event, 1)
+    if not specs:
+        raise InputError("the event releases nothing (NoOpDpEvent only)")
+    return from_mechs(specs, neighbors)
+
+
+class PLDAccountant:
+    """dp_accounting's ``PrivacyAccountant`` interface on tightdp's certified engines: existing code
+    switches with one line (``accountant = tightdp.PLDAccountant()``). ``get_epsilon`` / ``get_delta``
+    return floats as dp_accounting's do — the certified bracket's upper end, rounded up — and
+    ``epsilon`` / ``delta`` the :class:`Certified` bracket itself. ``digits`` is asked of every bracket
+    (the pld grid refines until it meets them or its time budget; the note says which).
+
+    >>> acc = tightdp.PLDAccountant()
+    >>> acc.compose(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))  # doctest: +SKIP
+    >>> acc.get_epsilon(1e-5)  # doctest: +SKIP
+    """
+
+    def __init__(self, neighboring_relation=None, digits: int = 4):
+        name = getattr(neighboring_relation, "name", neighboring_relation)
+        if name in (None, "ADD_OR_REMOVE_ONE", "add-remove"):
+            self._neighbors = "add-remove"
+        elif name in ("REPLACE_ONE", "replace"):
+            self._neighbors = "replace"
+        else:
+            raise InputError(f"neighboring_relation {neighboring_relation!r} is not supported (ADD_OR_REMOVE_ONE or REPLACE_ONE)")
+        self._digits = _int(digits, "digits", 1, 1000)
+        self._specs: List[str] = []
+
+    def supports(self, event) -> bool:
+        """True if the event (and everything inside it) can be accounted."""
+        try:
+            _event_specs(event, 1)
+            return True
+        except InputError:
+            return False
+
+    def compose(self, event, count: int = 1) -> "PLDAccountant":
+        """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""
+        specs = _event_specs(event, _int(count, "count", 1, MAX_N))
+        if specs:
+            from_mechs(self._specs + specs, self._neighbors)  # validates before the state changes
+        self._specs.extend(specs)
+        return self
+
+    def composition(self) -> Optional[Composition]:
+        """The composition so far (None before any event)."""
+        return from_mechs(self._specs, self._neighbors) if self._specs else None
+
+    def epsilon(self, delta) -> "Certified":
+        c = self.composition()
+        if c is None:
+            raise InputError("nothing composed yet")
+        return c.epsilon(delta, digits=self._digits)
+
+    def delta(self, epsilon) -> "Certified":
+        c = self.composition()
+        if c is None:
+            raise InputError("nothing composed yet")
+        return c.delta(epsilon, digits=self._digits)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The smallest certified ε for ``target_delta`` (0 before any event), rounded up to a float."""
+        if not self._specs:
+            return 0.0
+        return _float_up(self.epsilon(target_delta).hi)
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """The certified δ(ε), upper end rounded up to a float (0 before any event)."""
+        if not self._specs:
+            return 0.0
+        return _float_up(self.delta(target_epsilon).hi)
+
+
+def _float_up(x) -> float:
+    import math
+
+    f = float(x)
+    return f if Decimal(f) >= Decimal(x) else math.nextafter(f, math.inf)
 
 
 def _toml_value(v, where: str) -> str:

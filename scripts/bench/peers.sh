@@ -30,6 +30,10 @@ elif [ "${1:-}" = "--scaling" ]; then
   # the scaling table of issue 33: tightdp's CLI and both peers on n x N_Z(0, sigma2) (scaling.py)
   shift
   bench="$here/scaling.py"
+elif [ "${1:-}" = "--dpsgd" ]; then
+  # the DP-SGD table of issue 35: tightdp's CLI beside both peers on the subsampled Gaussian (dpsgd.py)
+  shift
+  bench="$here/dpsgd.py"
 elif [ "${1:-}" = "--rows" ]; then
   # both peers on every row of the side-by-side table (inputs: `cargo bench --bench table -- --groups`)
   shift

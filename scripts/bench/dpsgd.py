@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""DP-SGD benchmark (issue 35, item 5): the Poisson-subsampled Gaussian, tightdp's certified bracket beside
+dp_accounting's PLD (pessimistic and optimistic, discretisation 1e-4 and 1e-5) and prv_accountant's
+[eps_low, eps_up], measured in one run on the same machine.
+
+Settings (delta 1e-5 unless said):
+  mnist     q = 256/60000, noise multiplier 1.1, 14,070 steps (60 epochs) - the MNIST setting of the
+            Opacus / TF-Privacy tutorials
+  abadi     q = 600/60000, noise multiplier 4, 10,000 steps (100 epochs) - the "medium noise" MNIST
+            setting of [ACG16, Sec. 5.2]
+  prv       q = 5e-3, noise multiplier 0.8, 1,000 steps, delta 1e-6 - prv_accountant's README example
+
+Usage: scripts/bench/peers.sh --dpsgd [--no-peers] [--out CSV]   (or python3 scripts/bench/dpsgd.py --no-peers)
+"""
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / "target" / "release" / "tightdp"
+SETTINGS = [
+    ("mnist", "256/60000", "1.1", 14070, "1e-5"),
+    ("abadi", "600/60000", "4", 10000, "1e-5"),
+    ("prv", "5/1000", "0.8", 1000, "1e-6"),
+]
+
+
+def frac(s):
+    a, _, b = s.partition("/")
+    return float(a) / float(b or 1)
+
+
+def tightdp(q, sigma, steps, delta, extra):
+    cmd = [str(BIN), "epsilon", "--mech", f"gauss:sigma={sigma},q={q},n={steps}", "--delta", delta, "--format", "csv", *extra]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if out.returncode != 0:
+        return dict(lo="", hi="", digits="", seconds=f"{dt:.2f}", note=out.stderr.strip())
+    row = next(csv.DictReader(out.stdout.splitlines()))
+    return dict(lo=row["epsilon_lo"][:12], hi=row["epsilon_hi"][:12], digits=row["digits"], seconds=f"{dt:.2f}", note=row["detail"])
+
+
+def dp_accounting_rows(q, sigma, steps, delta):
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    for disc in (1e-4, 1e-5):
+        for pess in (True, False):
+            t = time.perf_counter()
+            pld = pldlib.from_gaussian_mechanism(standard_deviation=float(sigma), sampling_prob=frac(q),
+                                                 value_discretization_interval=disc, pessimistic_estimate=pess,
+                                                 use_connect_dots=pess)
+            e = pld.self_compose(steps).get_epsilon_for_delta(float(delta))
+            kind = "pessimistic" if pess else "optimistic"
+            yield (f"dp_accounting {disc:g} {kind}", f"{e:.8f}", "", f"{time.perf_counter() - t:.2f}")
+
+
+def prv_rows(q, sigma, steps, delta):
+    from prv_accountant import Accountant
+
+    for err in (1e-2, 1e-3):
+        if err < 1e-2 and steps > 5000:
+            continue  # a minute or more per run; measured once in scripts/reference/dpsgd_peers.txt
+        t = time.perf_counter()
+        a = Accountant(noise_multiplier=float(sigma), sampling_probability=frac(q), delta=float(delta), eps_error=err,
+                       max_compositions=steps)
+        lo, est, hi = a.compute_epsilon(num_compositions=steps)
+        yield (f"prv_accountant eps_error {err:g}", f"{lo:.8f}", f"{hi:.8f}", f"{time.perf_counter() - t:.2f}")
+
+
+def main():
+    peers = "--no-peers" not in sys.argv
+    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    rows = []
+    for name, q, sigma, steps, delta in SETTINGS:
+        print(f"\n{name}: q = {q}, noise multiplier {sigma}, {steps} steps, delta {delta}")
+        print(f"  {'who':38} {'eps low':>12} {'eps high':>12} {'seconds':>8}")
+        for label, extra in [("tightdp (default, --grid-budget 10)", []), ("tightdp --grid-budget 30", ["--grid-budget", "30"])]:
+            r = tightdp(q, sigma, steps, delta, extra)
+            print(f"  {label:38} {r['lo']:>12} {r['hi']:>12} {r['seconds']:>8}  ({r['digits']} digits certified)")
+            rows.append([name, label, r["lo"], r["hi"], r["seconds"]])
+        if peers:
+            for gen in (dp_accounting_rows, prv_rows):
+                try:
+                    for label, lo, hi, s in gen(q, sigma, steps, delta):
+                        print(f"  {label:38} {lo:>12} {hi:>12} {s:>8}")
+                        rows.append([name, label, lo, hi, s])
+                except ImportError as e:
+                    print(f"  (peer not installed: {e})")
+    if out:
+        with open(out, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["setting", "who", "epsilon_low", "epsilon_high", "seconds"])
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
