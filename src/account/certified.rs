@@ -6,13 +6,18 @@
 //! construction and its fields are private — so an approximate method (the paper's Boole pipeline, the
 //! saddle-point inversion, plotting helpers) cannot produce one: they return an [`Estimate`]. This follows
 //! OpenDP's practice of putting the trust level in the type.
+//!
+//! Outside `account` a certified value is obtained from the accountant's queries only, and carried on
+//! through a closed set of combinators: [`Certified::max_of`] (a worst case), [`Certified::map`] with one
+//! of the monotone maps [`Map`] declared here, and [`Certified::restated`] (the same bracket, another
+//! detail). No function takes an interval from a caller and returns it certified.
 
 use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::Interval;
 use crate::{err, fallible};
 use rug::float::Round;
-use rug::Float;
+use rug::{Float, Rational};
 use std::fmt;
 
 /// The engine that produced a value.
@@ -78,6 +83,19 @@ impl Trust {
     }
 }
 
+/// The monotone maps through which a certified value may be carried (the closed set of [`Certified::map`];
+/// each is monotone on the range where it applies, so evaluating it in outward-rounded interval arithmetic
+/// on a bracket of x gives a bracket of m(x)).
+#[derive(Clone, Debug)]
+pub enum Map {
+    /// 1 − x (decreasing): a TPR 1 − f(α), a total error 1 − δ(0)
+    Complement,
+    /// 1 − w(1 − x) for a weight w ∈ [0, 1] (increasing): a Bayes success 1 − m(1 − δ)
+    TowardOne(Rational),
+    /// p x / (p x + q) for p, q > 0 and x ≥ 0 (increasing): a posterior p·TPR / (p·TPR + (1 − p)·FPR)
+    Odds { p: Rational, q: Rational },
+}
+
 /// A certified bracket with the engine that produced it.
 #[derive(Clone, Debug)]
 pub struct Certified {
@@ -115,6 +133,11 @@ impl Certified {
         Interval::new(self.lo.clone(), self.hi.clone())
     }
 
+    /// The midpoint of the bracket (for plotting and for a search that a certified bracket then proves).
+    pub fn mid(&self) -> Float {
+        self.interval().mid()
+    }
+
     pub fn engine(&self) -> Engine {
         self.engine
     }
@@ -138,9 +161,43 @@ impl Certified {
         s
     }
 
-    /// A quantity derived from certified ones by outward-rounded interval arithmetic (`iv` must enclose
-    /// it whenever the inputs enclose theirs): same engine and trust, the given detail.
-    pub fn derived(&self, iv: Interval, detail: String) -> Fallible<Certified> {
+    /// The same bracket, stated with another detail (e.g. "f(1 − t), the trade-off being symmetric"): the
+    /// claim about the quantity is unchanged, so engine, trust and note are kept.
+    pub fn restated(&self, detail: String) -> Certified {
+        Certified { detail, ..self.clone() }
+    }
+
+    /// The certified value of m(x) for one of the account layer's monotone maps [`Map`], evaluated in
+    /// outward-rounded interval arithmetic at `prec` bits: the bracket holds m(x) whenever this one
+    /// holds x. Engine, trust and note are kept, the detail is the one given. The only way a value
+    /// computed from a certified one is certified (besides [`Certified::max_of`] and the accountant's
+    /// own queries): a caller cannot hand in an interval of its own.
+    pub fn map(&self, m: &Map, prec: u32, detail: String) -> Fallible<Certified> {
+        let x = self.interval();
+        let one = Interval::one(prec);
+        let iv = match m {
+            Map::Complement => one.sub(&x),
+            Map::TowardOne(w) => {
+                if *w < 0 || *w > 1 {
+                    return fallible!(Internal, "Map::TowardOne needs a weight in [0, 1], got {w}");
+                }
+                one.sub(&one.sub(&x).mul_rational(w))
+            }
+            Map::Odds { p, q } => {
+                if *p <= 0 || *q <= 0 || self.lo < 0 {
+                    return fallible!(Internal, "Map::Odds needs p, q > 0 and x >= 0");
+                }
+                // p x / (p x + q) is increasing in x ≥ 0: evaluated at both ends of p·x
+                let px = x.mul_rational(p);
+                let qi = Interval::from_rational(q, prec);
+                let at = |y: &Float| -> Interval {
+                    let yi = Interval::from_float(y, prec);
+                    yi.div(&yi.add(&qi))
+                };
+                let (lo, hi) = (at(&px.lo), at(&px.hi));
+                Interval::new(lo.lo, hi.hi)
+            }
+        };
         let mut c = Certified::new(iv, self.engine, self.trust, detail)?;
         c.note = self.note.clone();
         Ok(c)
