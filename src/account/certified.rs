@@ -293,3 +293,74 @@ pub struct Estimate {
     pub engine: Engine,
     pub detail: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Integer;
+
+    fn q(n: i64, d: i64) -> Rational {
+        Rational::from((n, d))
+    }
+
+    /// A certified bracket with exact dyadic ends, at 256 bits (so that the maps' roundings, at the
+    /// operands' precision, stay below the 2^-240 of [`tight`]).
+    fn bracket(lo: &Rational, hi: &Rational) -> Certified {
+        let iv = Interval::new(Float::with_val(256, lo), Float::with_val(256, hi));
+        Certified::new(iv, Engine::Lattice, Trust::Exact, "test".into()).unwrap().with_note("a note".into())
+    }
+
+    /// `c` holds [want_lo, want_hi] (exact rationals) and exceeds it by less than 2^-240 on each side.
+    fn tight(c: &Certified, want_lo: &Rational, want_hi: &Rational) {
+        assert!(*c.lo() <= *want_lo && *c.hi() >= *want_hi, "{c} does not hold [{want_lo}, {want_hi}]");
+        let slack = Rational::from((Integer::from(1), Integer::from(1) << 240u32));
+        let lo = c.lo().to_rational().unwrap();
+        let hi = c.hi().to_rational().unwrap();
+        assert!(Rational::from(want_lo - &lo) < slack && Rational::from(&hi - want_hi) < slack, "{c} is loose");
+    }
+
+    /// Each map of the closed set against its exact value at both ends (rational arithmetic), keeping
+    /// engine, trust and note.
+    #[test]
+    fn maps_hold_the_exact_image_tightly() {
+        let (lo, hi) = (q(5, 16), q(11, 32));
+        let x = bracket(&lo, &hi);
+        let one = Rational::from(1);
+        let c = x.map(&Map::Complement, 256, "1 - x".into()).unwrap();
+        tight(&c, &(one.clone() - hi.clone()), &(one.clone() - lo.clone()));
+        assert_eq!((c.engine(), c.trust(), c.note(), c.detail()), (Engine::Lattice, Trust::Exact, Some("a note"), "1 - x"));
+        let w = q(1, 3);
+        let toward = |x: &Rational| one.clone() - w.clone() * (one.clone() - x.clone());
+        tight(&x.map(&Map::TowardOne(w.clone()), 256, String::new()).unwrap(), &toward(&lo), &toward(&hi));
+        let (p, qq) = (q(1, 5), q(3, 7));
+        let odds = |x: &Rational| Rational::from(&p * x) / (Rational::from(&p * x) + qq.clone());
+        tight(&x.map(&Map::Odds { p: p.clone(), q: qq.clone() }, 256, String::new()).unwrap(), &odds(&lo), &odds(&hi));
+        // a point maps to (a tight bracket of) a point
+        let z = bracket(&q(0, 1), &q(0, 1));
+        tight(&z.map(&Map::Odds { p, q: qq }, 256, String::new()).unwrap(), &q(0, 1), &q(0, 1));
+    }
+
+    /// Outside their domains the maps refuse (an internal error: callers pass constants).
+    #[test]
+    fn maps_refuse_outside_their_domain() {
+        let x = bracket(&q(1, 4), &q(1, 2));
+        assert!(x.map(&Map::TowardOne(q(3, 2)), 128, String::new()).is_err());
+        assert!(x.map(&Map::TowardOne(q(-1, 2)), 128, String::new()).is_err());
+        assert!(x.map(&Map::Odds { p: q(0, 1), q: q(1, 2) }, 128, String::new()).is_err());
+        let neg = bracket(&q(-1, 4), &q(1, 2));
+        assert!(neg.map(&Map::Odds { p: q(1, 2), q: q(1, 2) }, 128, String::new()).is_err());
+    }
+
+    /// `restated` keeps the claim (bracket, engine, trust, note) and changes only the detail; `max_of`
+    /// is the worst case [max lo, max hi] with the index of the largest upper end.
+    #[test]
+    fn restated_and_max_of() {
+        let a = bracket(&q(1, 4), &q(1, 2));
+        let r = a.restated("again".into());
+        assert_eq!((r.lo(), r.hi(), r.engine(), r.note(), r.detail()), (a.lo(), a.hi(), a.engine(), a.note(), "again"));
+        let b = bracket(&q(3, 8), &q(3, 8));
+        let (m, k) = Certified::max_of(&[a, b]).unwrap();
+        assert_eq!((m.lo().to_rational().unwrap(), m.hi().to_rational().unwrap(), k), (q(3, 8), q(1, 2), 0));
+        assert!(Certified::max_of(&[]).is_err());
+    }
+}

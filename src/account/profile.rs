@@ -162,3 +162,109 @@ impl Profile {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::parse_rational;
+
+    fn q(s: &str) -> Rational {
+        parse_rational(s).unwrap()
+    }
+
+    /// The bracket holds the reference value `want` (± its error bound) and is at most `width` wide.
+    fn holds(c: &Certified, want: &str, err: f64, width: f64) {
+        let w = Float::with_val(256, Float::parse(want).unwrap());
+        assert!(*c.lo() <= Float::with_val(256, &w + err) && *c.hi() >= Float::with_val(256, &w - err), "{c} does not hold {want}");
+        assert!(c.width().to_f64() <= width, "{c} wider than {width:e}");
+    }
+
+    /// Values of one lattice against scripts/reference/profile_reference_values.csv (independent:
+    /// python-flint), cases 1, 4 (10 × N_Z(0, 5)) and 5 (3 × N_Z(0, 2)); every value certified by the
+    /// engine of the arithmetic asked, with the lattice's detail.
+    #[test]
+    fn one_lattice_answers_many_queries_against_the_reference() {
+        let acc = Accountant::new(Composition::gaussian(q("5"), 10, 1).unwrap(), Options::default()).unwrap();
+        let p = acc.lattice_profile(Arith::Mpfr(256), None).unwrap();
+        assert_eq!(p.engine(), Engine::Lattice);
+        assert_eq!(p.detail(), format!("MPFR 256 bits, truncation depth {} bits", lattice_depth(Arith::Mpfr(256))));
+        let ds = p.delta_curve(&[q("0.5"), q("3")]).unwrap();
+        holds(&ds[0].delta, "0.400493490749937344341483834862747934590051368", 3.8e-46, 1e-60);
+        holds(&ds[1].delta, "0.0313275397040510226540545050382308622244158045", 4.1e-47, 1e-60);
+        for d in &ds {
+            // δ = first − second, both terms certified by the same lattice
+            let (f, s) = (d.first.as_ref().unwrap(), d.second.as_ref().unwrap());
+            assert_eq!((f.engine(), s.engine(), d.delta.engine()), (Engine::Lattice, Engine::Lattice, Engine::Lattice));
+            let diff = f.interval().sub(&s.interval());
+            assert!(diff.lo <= *d.delta.hi() && *d.delta.lo() <= diff.hi);
+        }
+        let e = p.epsilon_curve(&[q("1e-80")]).unwrap();
+        // at δ = 1e-80 the default depth (256 + guard bits of mass) resolves δ(ε) to ~1e-7 relative,
+        // so ε to ~1e-10 (the accountant escalates beyond; a profile does not)
+        holds(&e[0], "27.6405177911326121211099598316907432434830333", 4.7e-44, 1e-8);
+        let acc = Accountant::new(Composition::gaussian(q("2"), 3, 1).unwrap(), Options::default()).unwrap();
+        let p = acc.lattice_profile(Arith::Mpfr(256), None).unwrap();
+        let f = p.tradeoff_curve(&[q("0.01"), q("0.5")]).unwrap();
+        holds(&f[0], "0.865790215529043734444179275524987084084624384", 3.8e-46, 1e-60);
+        holds(&f[1], "0.113554663897252997840140214367912036244922014", 3.7e-46, 1e-60);
+    }
+
+    /// The f64 and double-double lattices are named as such, and their values overlap the MPFR ones.
+    #[test]
+    fn the_engine_follows_the_arithmetic() {
+        let acc = Accountant::new(Composition::gaussian(q("5"), 10, 1).unwrap(), Options::default()).unwrap();
+        let exact = acc.lattice_profile(Arith::Mpfr(256), None).unwrap().delta(&q("3")).unwrap().delta;
+        for (arith, engine) in [(Arith::F64, Engine::LatticeF64), (Arith::DoubleDouble, Engine::LatticeDD)] {
+            let p = acc.lattice_profile(arith, None).unwrap();
+            let d = p.delta(&q("3")).unwrap().delta;
+            assert_eq!((p.engine(), d.engine()), (engine, engine));
+            assert!(*d.lo() <= *exact.hi() && *exact.lo() <= *d.hi(), "{d} vs {exact}");
+        }
+        assert_eq!(lattice_depth(Arith::F64), crate::pld::compose::TRUNC_BITS_F64);
+        assert!(acc.lattice_entries(Arith::Mpfr(256)) > 0);
+    }
+
+    /// The trade-off vertices: α non-increasing and β non-decreasing in k (brackets consistent with it:
+    /// near α = 1 consecutive α_k differ below the 128-bit resolution, so their brackets overlap), each β the certified f(α) at its
+    /// vertex (f(α_k) = β_k, f decreasing: f(α_k.lo) ≥ β_k.lo and f(α_k.hi) ≤ β_k.hi at the dyadic ends).
+    #[test]
+    fn knots_are_vertices_of_the_tradeoff() {
+        let acc = Accountant::new(Composition::gaussian(q("2"), 3, 1).unwrap(), Options::default()).unwrap();
+        let p = acc.lattice_profile(Arith::Mpfr(128), None).unwrap();
+        let ks = p.knots().unwrap();
+        assert!(ks.len() > 10, "{} knots", ks.len());
+        for w in ks.windows(2) {
+            assert!(
+                w[0].k < w[1].k && *w[1].alpha.lo() <= *w[0].alpha.hi() && *w[0].beta.lo() <= *w[1].beta.hi(),
+                "{} {} {} / {} {} {}",
+                w[0].k,
+                w[0].alpha,
+                w[0].beta,
+                w[1].k,
+                w[1].alpha,
+                w[1].beta
+            );
+        }
+        let (first, last) = (&ks[0], &ks[ks.len() - 1]);
+        assert!(*last.alpha.hi() < *first.alpha.lo() && *first.beta.hi() < *last.beta.lo());
+        for k in ks.iter().step_by(ks.len() / 5) {
+            let f = p.tradeoff(&k.alpha.lo().to_rational().unwrap()).unwrap();
+            assert!(*f.hi() >= *k.beta.lo(), "f({}) = {f} below beta {}", k.alpha, k.beta);
+            let f = p.tradeoff(&k.alpha.hi().to_rational().unwrap()).unwrap();
+            assert!(*f.lo() <= *k.beta.hi(), "f({}) = {f} above beta {}", k.alpha, k.beta);
+        }
+    }
+
+    /// Composed block by block: the law of 30 blocks of 63 queries is that of 1890 queries.
+    #[test]
+    fn blocks_compose_to_the_whole() {
+        let block = Composition::gaussian(q("25"), 63, 1).unwrap();
+        let blocks = Accountant::of_blocks(&vec![block; 30], Options::default()).unwrap();
+        let whole = Accountant::new(Composition::gaussian(q("25"), 1890, 1).unwrap(), Options::default()).unwrap();
+        let a = blocks.lattice_profile(Arith::Mpfr(128), None).unwrap().delta(&q("10")).unwrap().delta;
+        let b = whole.lattice_profile(Arith::Mpfr(128), None).unwrap().delta(&q("10")).unwrap().delta;
+        assert!(*a.lo() <= *b.hi() && *b.lo() <= *a.hi(), "{a} vs {b}");
+        assert!(a.digits() >= 20 && b.digits() >= 20);
+        assert!(Accountant::of_blocks(&[], Options::default()).is_err());
+    }
+}

@@ -320,6 +320,21 @@ mod tests {
         assert!(within(&m, 1.0 - np.advantage(), tol));
     }
 
+    /// The posterior of a flagged record, p·TPR / (p·TPR + (1 − p)·FPR), against the same reference
+    /// (through `Map::Odds`).
+    #[test]
+    fn posterior_matches_neyman_pearson() {
+        let np = reference(1.5);
+        let acc = Accountant::new(Composition::gaussian(Rational::from((3, 2)), 2, 1).unwrap(), Options::default()).unwrap();
+        for (a, pr) in [("1/1000", "1/2"), ("1/100", "1/1000"), ("1/10", "9/10")] {
+            let (alpha, p) = (crate::num::parse_rational(a).unwrap(), crate::num::parse_rational(pr).unwrap());
+            let post = posterior_at_fpr(&acc, &alpha, &p).unwrap();
+            let (t, pf, af) = (np.tpr(alpha.to_f64()), p.to_f64(), alpha.to_f64());
+            let want = pf * t / (pf * t + (1.0 - pf) * af);
+            assert!(within(&post, want, 1e-12), "posterior at FPR {a}, prior {pr}: {post} vs {want}");
+        }
+    }
+
     #[test]
     fn bad_arguments_are_refused() {
         let acc = Accountant::new(Composition::gaussian(Rational::from(2), 1, 1).unwrap(), Options::default()).unwrap();
