@@ -18,8 +18,6 @@
 //! [`calibrate`] with an attack measure.
 
 mod search;
-#[cfg(test)]
-mod tests;
 
 use crate::account::{epsilon_for_calibration, Accountant, Certified, Method, Options, FAST_WINDOW, MAX_LATTICE_ENTRIES};
 use crate::error::Fallible;
@@ -252,3 +250,6 @@ pub fn calibrate_uniform_smoothed(
     let query = Query::EpsilonSmoothed { delta: delta.clone(), width: 1e-9 };
     calibrate(&make, &query, &Float::with_val(prec, eps_target), &Search::Estimate(&estimate), &opts)
 }
+
+#[cfg(test)]
+mod tests;
