@@ -437,8 +437,8 @@ impl RawComposition {
         run(py, move || {
             let target = rug::Float::with_val(256, &t);
             let b = tightdp::calibrate::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)?;
-            let iv = |i: &tightdp::num::Interval| (fmt_down(&i.lo, OUT), fmt_up(&i.hi, OUT));
-            let ((a, b_), (c, d_)) = (iv(&b.eps_at_lo), iv(&b.eps_at_hi));
+            let iv = |c: &Certified| (fmt_down(c.lo(), OUT), fmt_up(c.hi(), OUT));
+            let ((a, b_), (c, d_)) = (iv(&b.at_lo), iv(&b.at_hi));
             Fallible::Ok((b.lo.to_string(), b.hi.to_string(), a, b_, c, d_))
         })
     }
@@ -541,7 +541,7 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
     }
     let allocs = paths.iter().map(|p| load_allocation(p)).collect::<PyResult<Vec<_>>>()?;
     let rows = run(py, move || {
-        tightdp::app::certificate::certificate(&allocs, &d, tightdp::pld::compose::DD_PREC, true, tightdp::account::CERT_WIDTH)
+        tightdp::app::certificate::certificate(&allocs, &d, tightdp::num::Arith::DD_BITS, true, tightdp::account::CERT_WIDTH)
     })?;
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }

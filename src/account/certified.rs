@@ -6,13 +6,18 @@
 //! construction and its fields are private — so an approximate method (the paper's Boole pipeline, the
 //! saddle-point inversion, plotting helpers) cannot produce one: they return an [`Estimate`]. This follows
 //! OpenDP's practice of putting the trust level in the type.
+//!
+//! Outside `account` a certified value is obtained from the accountant's queries only, and carried on
+//! through a closed set of combinators: [`Certified::max_of`] (a worst case), [`Certified::map`] with one
+//! of the monotone maps [`Map`] declared here, and [`Certified::restated`] (the same bracket, another
+//! detail). No function takes an interval from a caller and returns it certified.
 
 use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::Interval;
 use crate::{err, fallible};
 use rug::float::Round;
-use rug::Float;
+use rug::{Float, Rational};
 use std::fmt;
 
 /// The engine that produced a value.
@@ -82,6 +87,19 @@ impl Trust {
     }
 }
 
+/// The monotone maps through which a certified value may be carried (the closed set of [`Certified::map`];
+/// each is monotone on the range where it applies, so evaluating it in outward-rounded interval arithmetic
+/// on a bracket of x gives a bracket of m(x)).
+#[derive(Clone, Debug)]
+pub enum Map {
+    /// 1 − x (decreasing): a TPR 1 − f(α), a total error 1 − δ(0)
+    Complement,
+    /// 1 − w(1 − x) for a weight w ∈ [0, 1] (increasing): a Bayes success 1 − m(1 − δ)
+    TowardOne(Rational),
+    /// p x / (p x + q) for p, q > 0 and x ≥ 0 (increasing): a posterior p·TPR / (p·TPR + (1 − p)·FPR)
+    Odds { p: Rational, q: Rational },
+}
+
 /// A certified bracket with the engine that produced it.
 #[derive(Clone, Debug)]
 pub struct Certified {
@@ -119,6 +137,11 @@ impl Certified {
         Interval::new(self.lo.clone(), self.hi.clone())
     }
 
+    /// The midpoint of the bracket (for plotting and for a search that a certified bracket then proves).
+    pub fn mid(&self) -> Float {
+        self.interval().mid()
+    }
+
     pub fn engine(&self) -> Engine {
         self.engine
     }
@@ -142,9 +165,43 @@ impl Certified {
         s
     }
 
-    /// A quantity derived from certified ones by outward-rounded interval arithmetic (`iv` must enclose
-    /// it whenever the inputs enclose theirs): same engine and trust, the given detail.
-    pub fn derived(&self, iv: Interval, detail: String) -> Fallible<Certified> {
+    /// The same bracket, stated with another detail (e.g. "f(1 − t), the trade-off being symmetric"): the
+    /// claim about the quantity is unchanged, so engine, trust and note are kept.
+    pub fn restated(&self, detail: String) -> Certified {
+        Certified { detail, ..self.clone() }
+    }
+
+    /// The certified value of m(x) for one of the account layer's monotone maps [`Map`], evaluated in
+    /// outward-rounded interval arithmetic at `prec` bits: the bracket holds m(x) whenever this one
+    /// holds x. Engine, trust and note are kept, the detail is the one given. The only way a value
+    /// computed from a certified one is certified (besides [`Certified::max_of`] and the accountant's
+    /// own queries): a caller cannot hand in an interval of its own.
+    pub fn map(&self, m: &Map, prec: u32, detail: String) -> Fallible<Certified> {
+        let x = self.interval();
+        let one = Interval::one(prec);
+        let iv = match m {
+            Map::Complement => one.sub(&x),
+            Map::TowardOne(w) => {
+                if *w < 0 || *w > 1 {
+                    return fallible!(Internal, "Map::TowardOne needs a weight in [0, 1], got {w}");
+                }
+                one.sub(&one.sub(&x).mul_rational(w))
+            }
+            Map::Odds { p, q } => {
+                if *p <= 0 || *q <= 0 || self.lo < 0 {
+                    return fallible!(Internal, "Map::Odds needs p, q > 0 and x >= 0");
+                }
+                // p x / (p x + q) is increasing in x ≥ 0: evaluated at both ends of p·x
+                let px = x.mul_rational(p);
+                let qi = Interval::from_rational(q, prec);
+                let at = |y: &Float| -> Interval {
+                    let yi = Interval::from_float(y, prec);
+                    yi.div(&yi.add(&qi))
+                };
+                let (lo, hi) = (at(&px.lo), at(&px.hi));
+                Interval::new(lo.lo, hi.hi)
+            }
+        };
         let mut c = Certified::new(iv, self.engine, self.trust, detail)?;
         c.note = self.note.clone();
         Ok(c)
@@ -239,4 +296,75 @@ pub struct Estimate {
     pub error_bound: f64,
     pub engine: Engine,
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Integer;
+
+    fn q(n: i64, d: i64) -> Rational {
+        Rational::from((n, d))
+    }
+
+    /// A certified bracket with exact dyadic ends, at 256 bits (so that the maps' roundings, at the
+    /// operands' precision, stay below the 2^-240 of [`tight`]).
+    fn bracket(lo: &Rational, hi: &Rational) -> Certified {
+        let iv = Interval::new(Float::with_val(256, lo), Float::with_val(256, hi));
+        Certified::new(iv, Engine::Lattice, Trust::Exact, "test".into()).unwrap().with_note("a note".into())
+    }
+
+    /// `c` holds [want_lo, want_hi] (exact rationals) and exceeds it by less than 2^-240 on each side.
+    fn tight(c: &Certified, want_lo: &Rational, want_hi: &Rational) {
+        assert!(*c.lo() <= *want_lo && *c.hi() >= *want_hi, "{c} does not hold [{want_lo}, {want_hi}]");
+        let slack = Rational::from((Integer::from(1), Integer::from(1) << 240u32));
+        let lo = c.lo().to_rational().unwrap();
+        let hi = c.hi().to_rational().unwrap();
+        assert!(Rational::from(want_lo - &lo) < slack && Rational::from(&hi - want_hi) < slack, "{c} is loose");
+    }
+
+    /// Each map of the closed set against its exact value at both ends (rational arithmetic), keeping
+    /// engine, trust and note.
+    #[test]
+    fn maps_hold_the_exact_image_tightly() {
+        let (lo, hi) = (q(5, 16), q(11, 32));
+        let x = bracket(&lo, &hi);
+        let one = Rational::from(1);
+        let c = x.map(&Map::Complement, 256, "1 - x".into()).unwrap();
+        tight(&c, &(one.clone() - hi.clone()), &(one.clone() - lo.clone()));
+        assert_eq!((c.engine(), c.trust(), c.note(), c.detail()), (Engine::Lattice, Trust::Exact, Some("a note"), "1 - x"));
+        let w = q(1, 3);
+        let toward = |x: &Rational| one.clone() - w.clone() * (one.clone() - x.clone());
+        tight(&x.map(&Map::TowardOne(w.clone()), 256, String::new()).unwrap(), &toward(&lo), &toward(&hi));
+        let (p, qq) = (q(1, 5), q(3, 7));
+        let odds = |x: &Rational| Rational::from(&p * x) / (Rational::from(&p * x) + qq.clone());
+        tight(&x.map(&Map::Odds { p: p.clone(), q: qq.clone() }, 256, String::new()).unwrap(), &odds(&lo), &odds(&hi));
+        // a point maps to (a tight bracket of) a point
+        let z = bracket(&q(0, 1), &q(0, 1));
+        tight(&z.map(&Map::Odds { p, q: qq }, 256, String::new()).unwrap(), &q(0, 1), &q(0, 1));
+    }
+
+    /// Outside their domains the maps refuse (an internal error: callers pass constants).
+    #[test]
+    fn maps_refuse_outside_their_domain() {
+        let x = bracket(&q(1, 4), &q(1, 2));
+        assert!(x.map(&Map::TowardOne(q(3, 2)), 128, String::new()).is_err());
+        assert!(x.map(&Map::TowardOne(q(-1, 2)), 128, String::new()).is_err());
+        assert!(x.map(&Map::Odds { p: q(0, 1), q: q(1, 2) }, 128, String::new()).is_err());
+        let neg = bracket(&q(-1, 4), &q(1, 2));
+        assert!(neg.map(&Map::Odds { p: q(1, 2), q: q(1, 2) }, 128, String::new()).is_err());
+    }
+
+    /// `restated` keeps the claim (bracket, engine, trust, note) and changes only the detail; `max_of`
+    /// is the worst case [max lo, max hi] with the index of the largest upper end.
+    #[test]
+    fn restated_and_max_of() {
+        let a = bracket(&q(1, 4), &q(1, 2));
+        let r = a.restated("again".into());
+        assert_eq!((r.lo(), r.hi(), r.engine(), r.note(), r.detail()), (a.lo(), a.hi(), a.engine(), a.note(), "again"));
+        let b = bracket(&q(3, 8), &q(3, 8));
+        let (m, k) = Certified::max_of(&[a, b]).unwrap();
+        assert_eq!((m.lo().to_rational().unwrap(), m.hi().to_rational().unwrap(), k), (q(3, 8), q(1, 2), 0));
+        assert!(Certified::max_of(&[]).is_err());
+    }
 }

@@ -61,7 +61,7 @@ impl Accountant {
         }
     }
 
-    fn engine_of(&self, o: &LatticeOpts) -> Engine {
+    pub(super) fn engine_of(&self, o: &LatticeOpts) -> Engine {
         match o.arith {
             Arith::F64 => Engine::LatticeF64,
             // the double-double engine convolves the discrete Gaussian part; Laplace-only runs in MPFR
@@ -248,7 +248,9 @@ impl Accountant {
             Some(n) => c.with_note(n),
             None => c,
         };
-        Ok(DeltaResult { delta: c, first: Some(v.first), second: Some(v.second) })
+        // the two terms, from the same lattice: certified by the same engine
+        let term = |iv| Certified::new(iv, self.engine_of(&o), Trust::Exact, self.detail(&o));
+        Ok(DeltaResult { delta: c, first: Some(term(v.first)?), second: Some(term(v.second)?) })
     }
 }
 

@@ -160,6 +160,8 @@ impl Accountant {
             Some(n) => c.with_note(n),
             None => c,
         };
-        Ok(DeltaResult { delta: c, first: Some(v.first), second: Some(v.second) })
+        // the two terms, from the same lattice: certified by the same engine
+        let term = |iv| Certified::new(iv, Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits));
+        Ok(DeltaResult { delta: c, first: Some(term(v.first)?), second: Some(term(v.second)?) })
     }
 }

@@ -18,16 +18,23 @@
 //! says why it is wider. `Options::arith` (an expert override) forces the lattice arithmetic
 //! ([`crate::num::Arith`]: f64, double-double, or MPFR at a precision).
 
+pub mod analysis;
 pub mod certified;
 mod choice;
 mod honesty;
 mod lattice;
 mod lattice_fourier;
 mod laws;
+mod profile;
 mod smoothed;
 mod vocabulary;
 
-pub use certified::{Certified, Engine, Estimate, Trust};
+/// Narrowest smoothed ε bracket an accountant may be asked for (`Options::width`).
+pub use crate::fourier::smooth::MIN_WIDTH;
+/// Largest lattice (entries) any lattice engine builds.
+pub use crate::pld::compose::MAX_WINDOW as MAX_LATTICE_ENTRIES;
+pub use certified::{Certified, Engine, Estimate, Map, Trust};
+pub use profile::{lattice_depth, Knot, Profile};
 pub use vocabulary::{
     DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_SECONDS, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
     MAX_DEPTH, MAX_DIGITS, SMOOTHED_AUTO_WIDTH,
@@ -38,7 +45,7 @@ use crate::error::{Error, ErrorKind, Fallible, Typed};
 use crate::model::{Composition, Group};
 use crate::num::{Arith, Interval};
 use crate::pld::compose::LatticeOpts;
-use crate::pld::profile::{Knot, PrivacyProfile};
+use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use choice::{AutoEngine, FOURIER_FEW_GROUPS};
 use rug::{Float, Rational};
@@ -301,10 +308,16 @@ impl Accountant {
         let opts = self.initial_opts(Query::Tradeoff(&Rational::from((1, 2))), true);
         let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
-        let ks: Vec<Knot> = prof.knots(lo, hi).into_iter().filter(|k| k.alpha.hi > 1e-300 && k.beta.hi > 1e-300).collect();
+        let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| k.alpha.hi > 1e-300 && k.beta.hi > 1e-300).collect();
         let step = if max_points == 0 || ks.len() <= max_points { 1 } else { ks.len().div_ceil(max_points) };
         let n = ks.len();
-        Ok(ks.into_iter().enumerate().filter(|(i, _)| i % step == 0 || i + 1 == n).map(|(_, k)| k).collect())
+        let (engine, detail) = (self.engine_of(&opts), self.detail(&opts));
+        let cert = |iv| Certified::new(iv, engine, Trust::Exact, detail.clone());
+        ks.into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || i + 1 == n)
+            .map(|(_, k)| Ok(Knot { k: k.k, alpha: cert(k.alpha)?, beta: cert(k.beta)? }))
+            .collect()
     }
 
     /// δ(ε) by an approximate Fourier method, refused when its own error bound reaches |δ|.

@@ -4,7 +4,7 @@
 use super::Certified;
 use crate::err;
 use crate::error::Fallible;
-use crate::num::{Arith, Interval};
+use crate::num::Arith;
 use rug::Rational;
 
 /// How to compute.
@@ -132,12 +132,12 @@ impl Default for Options {
     }
 }
 
-/// δ(ε) with, for the lattice engines, its two terms P_Q[L > ε] and e^ε P_P[L > ε].
+/// δ(ε) with, for the lattice engines, its two terms P_Q[L > ε] and e^ε P_P[L > ε], each certified.
 #[derive(Clone, Debug)]
 pub struct DeltaResult {
     pub delta: Certified,
-    pub first: Option<Interval>,
-    pub second: Option<Interval>,
+    pub first: Option<Certified>,
+    pub second: Option<Certified>,
 }
 
 /// Which query a lattice profile is built for (it sets the truncation depth).

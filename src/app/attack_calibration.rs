@@ -8,17 +8,18 @@
 //! for the operational reading) — and both strictly decrease as every variance grows by the same factor
 //! (the trade-off function of a more noisy composition dominates: a post-processing of it). The factor
 //! is located (from the Gaussian-mechanism estimate of the factor) and certified by
-//! `calibrate::calibrate_with_start`: the returned [c_lo, c_hi] satisfies
+//! `calibrate::calibrate`: the returned [c_lo, c_hi] satisfies
 //! measure(c_lo) > target > measure(c_hi), both proven by certified brackets, so the largest admissible
 //! reduction lies in [1 − c_hi, 1 − c_lo].
 
-use crate::account::{Accountant, Options};
+use crate::account::{Accountant, Certified};
 use crate::app::calibration::Sigma2;
-use crate::calibrate::{scale_groups, FactorBracket};
+use crate::calibrate::{self, scale_groups, scaled_composition, Calibration, CalibrationOptions, Monotone, Query, Search};
 use crate::census::Allocation;
-use crate::model::{Composition, GaussGroup, Group, Neighbors};
+use crate::error::{Error, Fallible};
+use crate::model::{Composition, GaussGroup};
 use crate::num::format::{fmt_down, fmt_rational, fmt_up};
-use crate::num::Interval;
+use crate::num::Arith;
 use crate::record::Record;
 use rug::{Float, Rational};
 
@@ -77,17 +78,12 @@ impl AttackTarget {
         }
     }
 
-    /// The certified measure of the add/remove shifts `groups` with every σ² scaled by c, at working
-    /// precision `prec` (None: the accountant's choice for 20 digits, the double-double lattice where it
-    /// suffices).
-    fn measure(&self, groups: &[GaussGroup], c: &Rational, prec: Option<u32>) -> Result<Interval, String> {
-        let comp = Composition::new(scale_groups(groups, c).iter().map(Group::from).collect(), Neighbors::AddRemove)?;
-        let acc = Accountant::new(comp, Options { arith: prec.map(crate::num::Arith::from_legacy_prec), ..Options::default() })?;
-        let m = match self {
-            AttackTarget::Advantage(_) => crate::attack::advantage(&acc)?,
-            AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(&acc, fpr)?,
-        };
-        Ok(m.interval())
+    /// The certified measure of an accountant (`src/attack`).
+    fn measure(&self, acc: &Accountant) -> Result<Certified, String> {
+        match self {
+            AttackTarget::Advantage(_) => crate::attack::advantage(acc),
+            AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(acc, fpr),
+        }
     }
 
     /// The Gaussian mechanism's μ that meets the target exactly: for μ-GDP the advantage is 2Φ(μ/2) − 1
@@ -157,7 +153,7 @@ fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Result<f64, String>
             "calibration: {what} needs the variances multiplied by {about} (beyond the supported {MAX_FACTOR:e}); ask for a larger target"
         ));
     }
-    let window = crate::pld::compose::estimated_window(&scale_groups(groups, &Rational::from_f64(c.max(1.0)).expect("finite")), 128)?;
+    let window = lattice_entries(groups, &Rational::from_f64(c.max(1.0)).expect("finite"))?;
     if window > CALIBRATION_WINDOW {
         return Err(format!(
             "calibration: {what} needs the variances multiplied by about {c:.3e}, where each certified evaluation needs a lattice \
@@ -167,44 +163,48 @@ fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Result<f64, String>
     Ok(c)
 }
 
-/// Certified factor for the groups (add/remove shifts) and the measure at the published noise (c = 1).
-/// The search starts at the Gaussian estimate of the factor and evaluates the double-double lattice; the
-/// bracket is certified at `prec` bits (None: the accountant's choice for 20 digits).
-pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: Option<u32>) -> Result<(FactorBracket, Interval), String> {
+/// Estimated entries of the 128-bit lattice of the groups with every σ² scaled by c.
+fn lattice_entries(groups: &[GaussGroup], c: &Rational) -> Result<u64, String> {
+    Ok(Accountant::of_gauss(&scale_groups(groups, c))?.lattice_entries(Arith::Mpfr(128)))
+}
+
+/// Certified factor for the groups (add/remove shifts) and the measure at the published noise (c = 1):
+/// [`calibrate::calibrate`] on the attack measure, decreasing in the factor. The search starts at the
+/// Gaussian estimate of the factor and evaluates the accountant's choice (the double-double lattice where
+/// it suffices); the bracket is certified at `prec` bits (None: the accountant's choice for 20 digits).
+pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: Option<u32>) -> Result<(Calibration, Certified), String> {
     target.check()?;
     let start = feasible(groups, target)?;
     // every evaluation refuses a lattice beyond the limit (the search may step past the estimate)
-    let limit = 4 * crate::calibrate::CALIBRATION_WINDOW;
-    let g = |c: &Rational, p: Option<u32>| -> Result<Interval, String> {
-        let window = crate::pld::compose::estimated_window(&scale_groups(groups, c), 128)?;
+    let limit = 4 * calibrate::CALIBRATION_WINDOW;
+    let make = |c: &Rational| -> Fallible<Composition> {
+        let window = lattice_entries(groups, c).map_err(Error::untyped)?;
         if window > limit {
-            return Err(format!(
+            return Err(Error::untyped(format!(
                 "calibration: the search reached a variance factor {:.3e} whose lattice needs about {window:.2e} entries (limit {limit:e})",
                 c.to_f64()
-            ));
+            )));
         }
-        target.measure(groups, c, p)
+        scaled_composition(groups, c)
     };
-    let at_one = g(&Rational::from(1), prec)?;
+    let measure = |acc: &Accountant| target.measure(acc).map_err(Error::untyped);
+    let query = Query::Measure(&measure);
+    let arith = prec.map(Arith::from_legacy_prec);
+    let at_one = query.eval(&make(&Rational::from(1))?, arith)?;
     let t = Float::with_val(256, target.value());
-    let logscale = t.to_f64() < 1e-3;
-    let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
-    let tt = tr(t.to_f64());
-    let search = |c: f64| -> Result<f64, String> { Ok(tr(g(&Rational::from_f64(c).expect("finite"), None)?.mid().to_f64()) - tt) };
-    let (search, certified) =
-        (|c| search(c).map_err(crate::error::Error::untyped), |c: &Rational, _p: u32| g(c, prec).map_err(crate::error::Error::untyped));
-    let br = crate::calibrate::calibrate_with_start(&search, &certified, &t, 256, REL_WIDTH, start.max(1e-12))?;
+    let opts = CalibrationOptions { arith, rel_width: REL_WIDTH, start: start.max(1e-12), monotone: Monotone::Decreasing };
+    let br = calibrate::calibrate(&make, &query, &t, &Search::Query(None), &opts)?;
     Ok((br, at_one))
 }
 
-fn push(r: &mut Record, target: &AttackTarget, sigma2: Sigma2, br: &FactorBracket, at_one: &Interval, eps_red: Option<(Float, Float)>) {
+fn push(r: &mut Record, target: &AttackTarget, sigma2: Sigma2, br: &Calibration, at_one: &Certified, eps_red: Option<(Float, Float)>) {
     let name = target.name();
     r.push("measure", name.clone());
     r.push("target", fmt_rational(target.value()));
     // the measure's name in the column (tpr_at_fpr_1/1000_published_lo, …) would change the header with
     // the target: the measure at the published noise is `measure_published_lo/hi`, its name in `measure`
-    r.push("measure_published_lo", fmt_down(&at_one.lo, 15));
-    r.push("measure_published_hi", fmt_up(&at_one.hi, 15));
+    r.push("measure_published_lo", fmt_down(at_one.lo(), 15));
+    r.push("measure_published_hi", fmt_up(at_one.hi(), 15));
     sigma2.push(r, "calibrated", br, 15);
     r.push("factor_lo", fmt_down(&Float::with_val(256, &br.lo), 15));
     r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 15));
@@ -257,6 +257,7 @@ pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: Option<u32>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::account::Options;
 
     /// One query N_Z(0, σ²): the calibrated factor is where the certified advantage crosses the target;
     /// checked independently by the advantage of the continuous Gaussian, 2Φ(1/(2σ)) − 1, which the
@@ -272,9 +273,14 @@ mod tests {
         // continuous: 2Φ(1/(2σ)) − 1 = 0.1 ⇔ 1/(2σ) = 0.12566 ⇔ σ² = 15.83, factor 1.583
         let c = br.lo.to_f64();
         assert!((c - 1.583).abs() < 0.01, "{c}");
-        let lo = target.measure(&groups, &br.lo, Some(128)).unwrap();
-        let hi = target.measure(&groups, &br.hi, Some(128)).unwrap();
-        assert!(lo.lo > 0.1 && hi.hi < 0.1);
+        let at = |c: &Rational| {
+            let comp = scaled_composition(&groups, c).unwrap();
+            target.measure(&Accountant::new(comp, Options { arith: Some(Arith::Mpfr(128)), ..Options::default() }).unwrap()).unwrap()
+        };
+        let (lo, hi) = (at(&br.lo), at(&br.hi));
+        assert!(*lo.lo() > 0.1 && *hi.hi() < 0.1);
+        // the bracket returned carries the same two certified values
+        assert!(*br.at_lo.lo() > 0.1 && *br.at_hi.hi() < 0.1);
     }
 
     /// Q⁻¹ against Python's statistics.NormalDist().inv_cdf: Q⁻¹(1e-3) = 3.090232306167813,

@@ -3,7 +3,7 @@
 
 use crate::account::{Accountant, Options};
 use crate::attack;
-use crate::calibrate::FactorBracket;
+use crate::calibrate::Calibration;
 use crate::census::Allocation;
 use crate::model::Composition;
 use crate::num::format::{fmt_down, fmt_up};
@@ -74,7 +74,7 @@ pub fn attack_risk(alloc: &Allocation) -> Result<Vec<Record>, String> {
 /// `app::calibration::level_brackets` at δ = 1e-11, the Bureau's ε (`Conversion::ZcdpBs`) and
 /// [`TABLE1_PREC`] bits, one per level in order — the calibrations [`table1_groups`] would repeat (`reproduce`
 /// computes them for table1-calibration.csv).
-pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[FactorBracket]>) -> Result<Vec<Record>, String> {
+pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[Calibration]>) -> Result<Vec<Record>, String> {
     if table1.is_some_and(|t| t.len() != alloc.levels.len()) {
         return Err("internal error: one Table 1 bracket per level expected".into());
     }

@@ -2,7 +2,7 @@
 //! largest variance reduction whose exact ε matches the zCDP-implied target.
 
 use crate::budget::zcdp;
-use crate::calibrate::{calibrate_factor, FactorBracket};
+use crate::calibrate::{calibrate_factor, Calibration};
 use crate::census::Allocation;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::Record;
@@ -52,7 +52,7 @@ impl<'a> Sigma2<'a> {
 
     /// `{prefix}_published`, `{prefix}_{reduced}_lo`, `{prefix}_{reduced}_hi`: always these three cells, in
     /// this order (empty where they do not apply), so every row of a table has the same columns.
-    pub fn push(&self, r: &mut Record, reduced: &str, br: &FactorBracket, digits: usize) {
+    pub fn push(&self, r: &mut Record, reduced: &str, br: &Calibration, digits: usize) {
         let (p, lo, hi) = match self {
             Sigma2::One(s2) => (
                 fmt_nearest(&Float::with_val(256, *s2), 12),
@@ -82,7 +82,7 @@ pub const COLUMNS: &[&str] = &[
 ];
 
 /// The factor bracket's columns, after the σ² columns when `base` is given (one published variance).
-pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket) {
+pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &Calibration) {
     if let Some(s2) = base {
         Sigma2::One(s2).push(r, "reduced", br, 20);
     }
@@ -90,7 +90,7 @@ pub fn push_bracket(r: &mut Record, base: Option<&Rational>, br: &FactorBracket)
 }
 
 /// factor_lo/hi and reduction_percent_lo/hi of a factor bracket.
-fn push_factor(r: &mut Record, br: &FactorBracket) {
+fn push_factor(r: &mut Record, br: &Calibration) {
     r.push("factor_lo", fmt_down(&Float::with_val(256, &br.lo), 20));
     r.push("factor_hi", fmt_up(&Float::with_val(256, &br.hi), 20));
     // reduction = 1 − factor (in percent): the hi factor gives the low reduction.
@@ -118,7 +118,7 @@ pub fn level_brackets(
     conv: Conversion,
     explicit: &Option<Rational>,
     prec: u32,
-) -> Result<Vec<(Float, FactorBracket)>, String> {
+) -> Result<Vec<(Float, Calibration)>, String> {
     alloc
         .levels
         .iter()
@@ -132,7 +132,7 @@ pub fn level_brackets(
 }
 
 /// The rows of [`level_rows`] from its brackets.
-pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, FactorBracket)]) -> Vec<Record> {
+pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, Calibration)]) -> Vec<Record> {
     let mut rows = Vec::new();
     for (level, (target, br)) in alloc.levels.iter().zip(brackets) {
         let groups = alloc.level_mechanisms(level);
@@ -165,7 +165,7 @@ pub fn uniform_bracket(
     conv: Conversion,
     explicit: &Option<Rational>,
     prec: u32,
-) -> Result<(Float, FactorBracket), String> {
+) -> Result<(Float, Calibration), String> {
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);
@@ -174,7 +174,7 @@ pub fn uniform_bracket(
 }
 
 /// The row of [`uniform_row`] from its bracket.
-pub fn uniform_row_of(target: &Float, br: &FactorBracket) -> Record {
+pub fn uniform_row_of(target: &Float, br: &Calibration) -> Record {
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
     r.push("target_epsilon", fmt_nearest(target, 20));

@@ -16,25 +16,29 @@ fn rat(x: f64) -> Rational {
 pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallData, prec: u32) -> Result<(String, String), String> {
     let rho = alloc.total_rho();
     let mut rows = Vec::new();
-    for i in 0..=120 {
-        let e = 30.0 * i as f64 / 120.0;
-        let er = rat(e);
-        let d = od.same.delta(&er);
+    // the curve from the accountant's overall profile (one lattice, every value certified, both terms)
+    let eps: Vec<f64> = (0..=120).map(|i| 30.0 * i as f64 / 120.0).collect();
+    let ers: Vec<Rational> = eps.iter().map(|&e| rat(e)).collect();
+    let (same, paper, exact) = (od.same.delta_curve(&ers)?, od.paper.delta_curve(&ers)?, od.exact.delta_curve(&ers)?);
+    let term =
+        |t: &Option<crate::account::Certified>| t.as_ref().map(|c| c.mid()).ok_or("internal error: a lattice profile without its terms");
+    for (i, (e, er)) in eps.iter().zip(&ers).enumerate() {
+        let d = &same[i];
         let mut r = Record::new();
         r.push("epsilon", format!("{e}"));
-        r.push("delta_bureau", fmt_nearest(&zcdp::delta_bs(&rho, &er, prec).mid(), 20));
-        r.push("delta_exact_lo", fmt_down(&d.delta.lo, 25));
-        r.push("delta_exact_hi", fmt_up(&d.delta.hi, 25));
-        r.push("first_term", fmt_nearest(&d.first.mid(), 20));
-        r.push("second_term", fmt_nearest(&d.second.mid(), 20));
-        r.push("delta_exact_paper_reduced_8.59pct", fmt_nearest(&od.paper.delta(&er).delta.mid(), 20));
-        r.push("delta_exact_uniform_reduced", fmt_nearest(&od.exact.delta(&er).delta.mid(), 20));
+        r.push("delta_bureau", fmt_nearest(&zcdp::delta_bs(&rho, er, prec).mid(), 20));
+        r.push("delta_exact_lo", fmt_down(d.delta.lo(), 25));
+        r.push("delta_exact_hi", fmt_up(d.delta.hi(), 25));
+        r.push("first_term", fmt_nearest(&term(&d.first)?, 20));
+        r.push("second_term", fmt_nearest(&term(&d.second)?, 20));
+        r.push("delta_exact_paper_reduced_8.59pct", fmt_nearest(&paper[i].delta.mid(), 20));
+        r.push("delta_exact_uniform_reduced", fmt_nearest(&exact[i].delta.mid(), 20));
         rows.push(r);
     }
     let d10 = parse_rational("1e-10").unwrap();
     let eb = zcdp::eps_bs(&rho, &d10, prec);
     let ee = od.same.epsilon(&d10)?;
-    let at = od.same.delta(&ee.lo.to_rational().unwrap());
+    let at = od.same.delta(&ee.lo().to_rational().unwrap())?;
     let mut s = Vec::new();
     let mut push = |k: &str, v: String, note: &str| {
         let mut r = Record::new();
@@ -45,12 +49,12 @@ pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallD
     };
     push("rho_total", rho.to_string(), "sum of the level budgets (3.65)");
     push("eps_bureau_delta_1e-10", fmt_nearest(&eb.mid(), 25), "rho + 2 sqrt(rho log 1e10)");
-    push("eps_exact_lo_delta_1e-10", fmt_down(&ee.lo, 25), "certified, both terms of (A.9)");
-    push("eps_exact_hi_delta_1e-10", fmt_up(&ee.hi, 25), "");
-    let red = (Float::with_val(prec, 1) - Float::with_val(prec, &ee.hi) / eb.mid()) * 100u32;
+    push("eps_exact_lo_delta_1e-10", fmt_down(ee.lo(), 25), "certified, both terms of (A.9)");
+    push("eps_exact_hi_delta_1e-10", fmt_up(ee.hi(), 25), "");
+    let red = (Float::with_val(prec, 1) - Float::with_val(prec, ee.hi()) / eb.mid()) * 100u32;
     push("eps_reduction_percent_delta_1e-10", fmt_nearest(&red, 12), "100 (1 - eps_exact/eps_bureau)");
-    push("first_term_at_eps_exact", fmt_nearest(&at.first.mid(), 20), "P[L_Q > eps]: the term the paper evaluates");
-    push("second_term_at_eps_exact", fmt_nearest(&at.second.mid(), 20), "e^eps P[L_P > eps]: the paper's 'second term', dropped there");
+    push("first_term_at_eps_exact", fmt_nearest(&term(&at.first)?, 20), "P[L_Q > eps]: the term the paper evaluates");
+    push("second_term_at_eps_exact", fmt_nearest(&term(&at.second)?, 20), "e^eps P[L_P > eps]: the paper's 'second term', dropped there");
     push(
         "uniform_variance_factor_lo",
         fmt_down(&Float::with_val(prec, &od.exact_factor.0), 20),

@@ -1,13 +1,14 @@
 //! The computations behind `tightdp verify`: each `quantity` of data/published.csv, from its inputs.
 //! Nothing here reads a printed value; every number comes from the library.
 
+use crate::account::Profile;
+use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, calibrate_uniform, scale_groups};
 use crate::census::Allocation;
 use crate::model::GaussGroup;
 use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
-use crate::pld::{compose_groups, LatticeDist, PrivacyProfile};
 use rug::{Float, Rational};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,7 +59,7 @@ pub struct Ctx {
     pub overall_prec: u32,
     allocs: Mutex<BTreeMap<String, Allocation>>,
     safetab_t2: Mutex<Option<Vec<crate::record::Record>>>,
-    profiles: Mutex<BTreeMap<String, PrivacyProfile>>,
+    profiles: Mutex<BTreeMap<String, Profile>>,
     boole_errors: Mutex<BTreeMap<String, [f64; 4]>>,
 }
 
@@ -136,12 +137,12 @@ impl Ctx {
         Ok((a, g, l.rho))
     }
 
-    fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Result<PrivacyProfile, String> {
+    fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Result<Profile, String> {
         let k = format!("{key}@{prec}");
         if let Some(p) = lock(&self.profiles).get(&k) {
             return Ok(p.clone());
         }
-        let p = compose_groups(groups, prec)?;
+        let p = gauss_profile(groups, prec)?;
         lock(&self.profiles).insert(k, p.clone());
         Ok(p)
     }
@@ -150,7 +151,7 @@ impl Ctx {
         let (_, g, rho) = self.level_groups(m)?;
         let delta = rat_in(m, "delta")?;
         let key = format!("{}|{}", get(m, "alloc")?, get(m, "level")?);
-        let e = self.profile(&key, &g, self.prec)?.epsilon(&delta)?;
+        let e = self.profile(&key, &g, self.prec)?.epsilon(&delta)?.interval();
         Ok((e, zcdp::eps_bs(&rho, &delta, self.prec)))
     }
 
@@ -281,7 +282,11 @@ impl Ctx {
                 // σ_i² = n/(2 a_i ρ): a different ρ scales every variance by ρ0/ρ.
                 let c = Rational::from(&rho0 / &rho);
                 let groups = scale_groups(&a.all_mechanisms(), &c);
-                compose_groups(&groups, self.overall_prec)?.delta(&eps).first.mid()
+                gauss_profile(&groups, self.overall_prec)?
+                    .delta(&eps)?
+                    .first
+                    .ok_or("internal error: a lattice profile without its first term")?
+                    .mid()
             }
             "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).hi,
             "clt_residual_sup" => {
@@ -308,7 +313,7 @@ impl Ctx {
                 if !(1..=CLT_MAX_N).contains(&n) {
                     return Err(format!("input 'n' must be between 1 and {CLT_MAX_N}, got {n}"));
                 }
-                let r = crate::fourier::clt::residual_sup(n, &sigma2_in(m, CLT_SIGMA2)?, 256);
+                let r = crate::account::analysis::clt_residual_bound(n, &sigma2_in(m, CLT_SIGMA2)?, 256);
                 let v = match get(m, "part")? {
                     "omega1" => r.omega1,
                     "omega2" => r.omega2,
@@ -423,12 +428,10 @@ fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
 /// The error terms of the paper's Fourier pipeline for the first term of (A.9) ([SSW24]
 /// §A.6, App. D) on the Table 3 groups of the 2022-08-25 allocation at total ρ (`rho`) and ε (`eps`),
 /// t_ε = (n/2)(ε/ρ − 1), L = 10³, window [t_ε L, 6 t_ε L], N = 10⁷ + 1 Boole points — evaluated by
-/// `fourier::boole::error_terms`. `term`: `e0` (E₀⁽⁰⁾ + E₁⁽⁰⁾ + E₂⁽⁰⁾), `e0_2` (E₂⁽⁰⁾ alone), `e1`, `e2`,
+/// `account::analysis::boole_error_terms`. `term`: `e0` (E₀⁽⁰⁾ + E₁⁽⁰⁾ + E₂⁽⁰⁾), `e0_2` (E₂⁽⁰⁾ alone), `e1`, `e2`,
 /// `e3`, `total` (their sum).
 impl Ctx {
     fn fdp_boole_error(&self, m: &In) -> Result<Float, String> {
-        use crate::fourier::boole::{error_terms, BooleParams};
-        use crate::fourier::{ceil_i64, dhc_table3_groups, first_above, paper_lattice};
         let rho = rat_in(m, "rho")?;
         let eps = rat_in(m, "eps")?;
         let t = Rational::from(5) * (Rational::from(&eps / &rho) - 1u32);
@@ -441,12 +444,7 @@ impl Ctx {
         let e = match cache.get(&key) {
             Some(e) => *e,
             None => {
-                let bp = BooleParams::default();
-                let (lg, thr) = paper_lattice(&dhc_table3_groups(&rho), &t, bp.l)?;
-                let a = first_above(&thr)?;
-                let cut = Rational::from(&thr * 6u32);
-                let b = ceil_i64(&cut)?;
-                let e = error_terms(&lg, a, b, cut.to_f64(), &bp);
+                let e = crate::account::analysis::boole_error_terms(&rho, &t)?;
                 cache.insert(key, e);
                 e
             }
@@ -458,7 +456,7 @@ impl Ctx {
 
 fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Result<Float, String> {
     // the Table 3 groups: k = 7
-    let k = crate::fourier::dhc_table3_groups(&Rational::from(1)).len() as f64;
+    let k = crate::account::analysis::table3_groups() as f64;
     let v = match get(m, "term")? {
         "e0" => e[0],
         // E₀⁽⁰⁾ = E₁⁽⁰⁾ = k e^{-12²/2}
@@ -482,7 +480,7 @@ fn sigma2_pct(c: &Ctx, m: &In) -> Result<Float, String> {
 pub fn clt_residual_sup(sigma2: &Rational, n: u32) -> Result<Float, String> {
     // Precision high enough to resolve residuals down to ~1e-110 relative to masses of order 1.
     let prec = 512;
-    let dist = LatticeDist::iid_dgauss_sum(sigma2, n, prec);
+    let dist = crate::account::analysis::noise_sum(sigma2, n, prec)?;
     let bn2 = Float::with_val(prec, sigma2 * Rational::from(n));
     let bn = Float::with_val(prec, bn2.sqrt_ref());
     let two_pi = Float::with_val(prec, rug::float::Constant::Pi) * 2u32;

@@ -29,9 +29,9 @@
 //! supremum on a grid of δ in double precision: the grid's supremum is below the true one, so the TPR it
 //! implies is at or above the Bureau-implied bound — an approximation in the Bureau's favour, labelled so.
 
-use crate::account::{Accountant, Certified};
+use crate::account::{Accountant, Certified, Map};
 use crate::num::Interval;
-use rug::{Float, Rational};
+use rug::Rational;
 
 /// Working precision of the derived brackets.
 const PREC: u32 = 256;
@@ -40,15 +40,14 @@ const PREC: u32 = 256;
 pub fn advantage(acc: &Accountant) -> Result<Certified, String> {
     let d = acc.delta(&Rational::from(0))?.delta;
     let detail = format!("delta(0); {}", d.describe());
-    Ok(d.derived(d.interval(), detail)?)
+    Ok(d.restated(detail))
 }
 
 /// TPR of the most powerful test at FPR α: 1 − f(α), certified.
 pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Result<Certified, String> {
     check_unit("FPR", alpha)?;
     let f = acc.tradeoff(alpha)?;
-    let iv = Interval::one(PREC).sub(&f.interval());
-    Ok(f.derived(iv, format!("1 - f(alpha); {}", f.describe()))?)
+    Ok(f.map(&Map::Complement, PREC, format!("1 - f(alpha); {}", f.describe()))?)
 }
 
 /// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
@@ -56,13 +55,13 @@ pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Result<Certified, String> {
     check_unit("TPR", t)?;
     let f = acc.tradeoff(&(Rational::from(1) - t.clone()))?;
     let d = format!("f(1 - t), the trade-off being symmetric; {}", f.describe());
-    Ok(f.derived(f.interval(), d)?)
+    Ok(f.restated(d))
 }
 
 /// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
 pub fn min_total_error(acc: &Accountant) -> Result<Certified, String> {
     let a = advantage(acc)?;
-    Ok(a.derived(Interval::one(PREC).sub(&a.interval()), "1 - delta(0)".into())?)
+    Ok(a.map(&Map::Complement, PREC, "1 - delta(0)".into())?)
 }
 
 /// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
@@ -73,17 +72,13 @@ pub fn bayes_success(acc: &Accountant, p: &Rational) -> Result<Certified, String
     let one = Rational::from(1);
     let half = Rational::from((1, 2));
     let m = if *p <= half { p.clone() } else { one.clone() - p.clone() };
-    // ε* = ln((1 − m)/m) ≥ 0, enclosed by rationals
+    // ε* = ln((1 − m)/m) ≥ 0, enclosed; δ at it through δ's monotonicity (the accountant's)
     let ratio = (one.clone() - m.clone()) / m.clone();
     let e = Interval::from_rational(&ratio, PREC).ln();
-    let (elo, ehi) = (exact(&e.lo)?, exact(&e.hi)?);
-    let elo = if elo < 0 { Rational::from(0) } else { elo };
-    let d_hi_eps = acc.delta(&ehi)?.delta; // δ at the larger ε: the smaller δ
-    let d_lo_eps = acc.delta(&elo)?.delta;
-    let delta = Interval::new(d_hi_eps.lo().clone(), d_lo_eps.hi().clone());
+    let delta = acc.delta_enclosed(&e)?;
     // 1 − m (1 − δ)
-    let iv = Interval::one(PREC).sub(&Interval::one(PREC).sub(&delta).mul_rational(&m));
-    Ok(d_lo_eps.derived(iv, format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", d_lo_eps.describe()))?)
+    let detail = format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", delta.describe());
+    Ok(delta.map(&Map::TowardOne(m), PREC, detail)?)
 }
 
 /// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
@@ -95,15 +90,10 @@ pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Res
         return Err("the posterior at FPR 0 is undefined (no record is flagged by chance)".into());
     }
     let t = tpr_at_fpr(acc, alpha)?;
-    let pt = t.interval().mul_rational(p);
-    let fa = Interval::from_rational(&((Rational::from(1) - p.clone()) * alpha.clone()), PREC);
-    // p·TPR/(p·TPR + (1−p)α) is increasing in TPR: evaluate at both ends
-    let at = |x: &Float| -> Interval {
-        let xi = Interval::from_float(x, PREC);
-        xi.div(&xi.add(&fa))
-    };
-    let (lo, hi) = (at(&pt.lo), at(&pt.hi));
-    Ok(t.derived(Interval::new(lo.lo, hi.hi), format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe()))?)
+    // p·TPR/(p·TPR + (1−p)α), increasing in TPR
+    let q = (Rational::from(1) - p.clone()) * alpha.clone();
+    let detail = format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe());
+    Ok(t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)?)
 }
 
 fn check_unit(what: &str, x: &Rational) -> Result<(), String> {
@@ -111,11 +101,6 @@ fn check_unit(what: &str, x: &Rational) -> Result<(), String> {
         return Err(format!("the {what} must be in [0, 1], got {}", crate::num::format::fmt_rational(x)));
     }
     Ok(())
-}
-
-/// The exact value of a finite MPFR bound (a dyadic rational).
-fn exact(x: &Float) -> Result<Rational, String> {
-    x.to_rational().ok_or_else(|| "internal error: non-finite bound".to_string())
 }
 
 /// The Bureau's accounting as a family of (ε_BS(δ), δ) pairs of zCDP ρ, on a grid of 2000 δ values
@@ -333,6 +318,21 @@ mod tests {
         }
         let m = min_total_error(&acc).unwrap();
         assert!(within(&m, 1.0 - np.advantage(), tol));
+    }
+
+    /// The posterior of a flagged record, p·TPR / (p·TPR + (1 − p)·FPR), against the same reference
+    /// (through `Map::Odds`).
+    #[test]
+    fn posterior_matches_neyman_pearson() {
+        let np = reference(1.5);
+        let acc = Accountant::new(Composition::gaussian(Rational::from((3, 2)), 2, 1).unwrap(), Options::default()).unwrap();
+        for (a, pr) in [("1/1000", "1/2"), ("1/100", "1/1000"), ("1/10", "9/10")] {
+            let (alpha, p) = (crate::num::parse_rational(a).unwrap(), crate::num::parse_rational(pr).unwrap());
+            let post = posterior_at_fpr(&acc, &alpha, &p).unwrap();
+            let (t, pf, af) = (np.tpr(alpha.to_f64()), p.to_f64(), alpha.to_f64());
+            let want = pf * t / (pf * t + (1.0 - pf) * af);
+            assert!(within(&post, want, 1e-12), "posterior at FPR {a}, prior {pr}: {post} vs {want}");
+        }
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
     }
     let delta = parse_delta(&a.delta)?;
     if !a.allocation.is_empty() {
-        let prec = check_prec(a.prec.unwrap_or(crate::pld::compose::F64_PREC))?;
+        let prec = check_prec(a.prec.unwrap_or(crate::num::Arith::F64_BITS))?;
         let mut allocs = Vec::new();
         for p in &a.allocation {
             allocs.push(crate::census::Allocation::from_path(p)?);

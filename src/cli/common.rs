@@ -99,7 +99,7 @@ pub fn arith(a: &TargetArgs) -> Result<Option<Arith>, String> {
 /// A target bracket width (`--width`): a number in [MIN_WIDTH, 1].
 pub fn parse_width(s: &str) -> Result<f64, String> {
     let w: f64 = s.trim().parse().map_err(|_| format!("--width must be a number, got '{s}'"))?;
-    let min = crate::fourier::smooth::MIN_WIDTH;
+    let min = crate::account::MIN_WIDTH;
     if !(w >= min && w <= 1.0) {
         return Err(format!("--width must be between {min:e} and 1, got '{s}'"));
     }

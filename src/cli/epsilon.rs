@@ -163,10 +163,10 @@ fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: 
     push_certified(&mut r, "delta", &d.delta, digits, acc.rho().as_ref());
     r.fields.insert(5, ("epsilon".into(), text.to_string()));
     if let (Some(f), Some(s)) = (&d.first, &d.second) {
-        r.push("first_term_lo", fmt_down(&f.lo, digits));
-        r.push("first_term_hi", fmt_up(&f.hi, digits));
-        r.push("second_term_lo", fmt_down(&s.lo, digits));
-        r.push("second_term_hi", fmt_up(&s.hi, digits));
+        r.push("first_term_lo", fmt_down(f.lo(), digits));
+        r.push("first_term_hi", fmt_up(f.hi(), digits));
+        r.push("second_term_lo", fmt_down(s.lo(), digits));
+        r.push("second_term_hi", fmt_up(s.hi(), digits));
     }
     Ok(r)
 }

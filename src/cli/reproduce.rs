@@ -27,7 +27,7 @@ pub struct ReproduceArgs {
     pub prec: u32,
     /// Working precision for the overall (80-query) compositions behind figures and curves (106: the
     /// double-double engine with its rigorous bound; any other value: MPFR at that many bits)
-    #[arg(long, value_name = "BITS", default_value_t = crate::pld::compose::DD_PREC)]
+    #[arg(long, value_name = "BITS", default_value_t = crate::num::Arith::DD_BITS)]
     pub overall_prec: u32,
     /// Skip figures (tables only)
     #[arg(long)]

@@ -74,10 +74,10 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
     for k in acc.knots(a.points.unwrap_or(200))? {
         let mut r = crate::record::Record::new();
         r.push("k", k.k.to_string());
-        r.push("alpha_lo", fmt_down(&k.alpha.lo, 25));
-        r.push("alpha_hi", fmt_up(&k.alpha.hi, 25));
-        r.push("beta_lo", fmt_down(&k.beta.lo, 25));
-        r.push("beta_hi", fmt_up(&k.beta.hi, 25));
+        r.push("alpha_lo", fmt_down(k.alpha.lo(), 25));
+        r.push("alpha_hi", fmt_up(k.alpha.hi(), 25));
+        r.push("beta_lo", fmt_down(k.beta.lo(), 25));
+        r.push("beta_hi", fmt_up(k.beta.hi(), 25));
         rows.push(r);
     }
     Ok(render_rows(&rows, a.target.format))

@@ -112,7 +112,7 @@ pub fn verify_rows_timed(
 ) -> Result<(Vec<Record>, String, bool), String> {
     use rayon::prelude::*;
     let rows = load(published, &known)?;
-    let ctx = Ctx::new(data, prec, crate::pld::compose::DD_PREC);
+    let ctx = Ctx::new(data, prec, crate::num::Arith::DD_BITS);
     let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
     pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len}").unwrap());

@@ -157,8 +157,14 @@ pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>
         rows.push(rec(name, "-", &pld.epsilon(delta)?, "tight for the stated structure"));
     }
     if exact_dg {
-        let prof = crate::pld::compose_groups(&dg_groups(&rhos, S, &gamma(), 1), prec)?;
-        rows.push(rec("dg: EXACT (lattice PLD), two-stage groups", "-", &prof.epsilon(delta)?, "tight for the stated structure"));
+        let acc = crate::account::Accountant::of_gauss(&dg_groups(&rhos, S, &gamma(), 1))?;
+        let prof = acc.lattice_profile(crate::num::Arith::from_legacy_prec(prec), None)?;
+        rows.push(rec(
+            "dg: EXACT (lattice PLD), two-stage groups",
+            "-",
+            &prof.epsilon(delta)?.interval(),
+            "tight for the stated structure",
+        ));
     }
     Ok(rows)
 }

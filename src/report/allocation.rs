@@ -3,10 +3,11 @@
 //! function next to the zCDP one, and the best membership attack's true-positive rate against its
 //! false-positive rate; with the per-level calibration table. PNG + SVG + CSV each.
 
+use crate::account::Profile;
 use crate::app::calibration::{level_rows, Conversion, COLUMNS};
+use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::census::Allocation;
-use crate::pld::{compose_groups, PrivacyProfile};
 use crate::record::{render_csv, write_atomic};
 use crate::report::figures::{bureau_tradeoff, tradeoff_points};
 use crate::report::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER};
@@ -20,9 +21,14 @@ fn rat(x: f64) -> Rational {
     Rational::from_f64(x).expect("finite")
 }
 
+/// α clamped to [0, 1] as a rational (None for NaN).
+fn rat_of(alpha: f64) -> Option<Rational> {
+    Rational::from_f64(alpha.clamp(0.0, 1.0))
+}
+
 /// ε(δ) on a log grid of δ from 1e-15 to 1e-2: exact (midpoint of the certified bracket), Bun–Steinke and
 /// Canonne–Kamath–Steinke conversions of the level's ρ.
-fn eps_delta_panel(name: &str, rho: &Rational, prof: &PrivacyProfile, prec: u32) -> Result<Panel, String> {
+fn eps_delta_panel(name: &str, rho: &Rational, prof: &Profile, prec: u32) -> Result<Panel, String> {
     let deltas: Vec<f64> = (0..=65).map(|i| 10f64.powf(-15.0 + 13.0 * i as f64 / 65.0)).collect();
     let mut exact = Vec::new();
     let mut bs = Vec::new();
@@ -41,21 +47,23 @@ fn eps_delta_panel(name: &str, rho: &Rational, prof: &PrivacyProfile, prec: u32)
     Ok(p)
 }
 
-fn tradeoff_panel(name: &str, rho: &Rational, prof: &PrivacyProfile) -> Panel {
+fn tradeoff_panel(name: &str, rho: &Rational, prof: &Profile) -> Result<Panel, String> {
     let mut p = Panel::new(name, "type I error α (false-positive rate)", "type II error β (false-negative rate)");
     p.x_range = Some((0.0, 1.0));
     p.y_range = Some((0.0, 1.0));
     p.series.push(Series::line("zCDP bound of the level's ρ", BUREAU, bureau_tradeoff(rho.to_f64(), 400)));
-    p.series.push(Series::line("exact", EXACT, tradeoff_points(prof, 2e-3)));
-    p
+    p.series.push(Series::line("exact", EXACT, tradeoff_points(prof, 2e-3)?));
+    Ok(p)
 }
 
 /// The best membership test's TPR = 1 − β(α) against its FPR α, both on log axes from FPR 1e-6.
-fn attack_panel(name: &str, prof: &PrivacyProfile) -> Panel {
+fn attack_panel(name: &str, prof: &Profile) -> Panel {
     let pts: Vec<(f64, f64)> = (0..=120)
         .map(|i| {
             let a = 10f64.powf(-6.0 + 6.0 * i as f64 / 120.0);
-            (a, (1.0 - prof.tradeoff_f64(a)).max(a))
+            // the midpoint of the certified f(α) (NaN, not drawn, where the lattice resolves none)
+            let f = rat_of(a).and_then(|a| prof.tradeoff(&a).ok()).map_or(f64::NAN, |c| c.mid().to_f64());
+            (a, (1.0 - f).max(a))
         })
         .collect();
     let mut p = Panel::new(name, "false-positive rate of the attack", "true-positive rate of the best attack");
@@ -71,7 +79,7 @@ fn attack_panel(name: &str, prof: &PrivacyProfile) -> Panel {
 pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Result<Vec<PathBuf>, String> {
     let mut profs = Vec::new();
     for l in &alloc.levels {
-        profs.push(compose_groups(&alloc.level_mechanisms(l), prec).map_err(|e| format!("level {}: {e}", l.name))?);
+        profs.push(gauss_profile(&alloc.level_mechanisms(l), prec).map_err(|e| format!("level {}: {e}", l.name))?);
     }
     let cols = alloc.levels.len().clamp(1, 4);
     let grid = |title: &str, panels: Vec<Panel>| {
@@ -83,7 +91,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Result<Vec<PathBu
     let mut files = Vec::new();
     let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| eps_delta_panel(&l.name, &l.rho, p, prec)).collect::<Result<_, _>>()?;
     files.extend(grid(&format!("Privacy loss ε at each δ per level: {name}"), panels).write(&out.join("epsilon-delta"))?);
-    let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| tradeoff_panel(&l.name, &l.rho, p)).collect();
+    let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| tradeoff_panel(&l.name, &l.rho, p)).collect::<Result<_, _>>()?;
     files.extend(grid(&format!("Trade-off functions per level: {name}"), panels).write(&out.join("tradeoff"))?);
     let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| attack_panel(&l.name, p)).collect();
     files.extend(grid(&format!("Membership attack risk per level: {name}"), panels).write(&out.join("attack-risk"))?);

@@ -1,11 +1,10 @@
 //! The f-DP paper's figures ([SSW24]), regenerated as CSV + PNG + SVG.
 
-use crate::app::figure_data::{count_errors, level_data, LevelData};
+use crate::account::Profile;
+use crate::app::figure_data::{acs_1890_profile, count_errors, level_data, local_clt, LevelData};
 use crate::budget::zcdp;
 use crate::census::Allocation;
-use crate::model::GaussGroup;
 use crate::num::parse_rational;
-use crate::pld::{LatticeDist, PrivacyProfile};
 use crate::report::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
@@ -18,11 +17,11 @@ fn rat(x: f64) -> Rational {
 /// Certified δ(ε) on a grid, plotted at the bracket's midpoint — refused when a bracket is not known to
 /// six digits (a profile truncated too shallowly for e^ε · second term), rather than drawing a mid-point
 /// that may be far from the truth.
-pub fn exact_curve(prof: &PrivacyProfile, eps: &[f64]) -> Result<Vec<(f64, f64)>, String> {
+pub fn exact_curve(prof: &Profile, eps: &[f64]) -> Result<Vec<(f64, f64)>, String> {
     eps.iter()
         .map(|&e| {
-            let d = prof.delta(&rat(e)).delta;
-            let (lo, hi) = (d.lo.to_f64(), d.hi.to_f64());
+            let d = prof.delta(&rat(e))?.delta;
+            let (lo, hi) = (d.lo().to_f64(), d.hi().to_f64());
             if hi > 0.0 && (hi - lo) > 1e-6 * hi {
                 return Err(format!(
                     "figure: delta({e}) is only known to lie in [{lo:.6e}, {hi:.6e}]; the profile's truncation depth is too shallow to plot it"
@@ -43,20 +42,19 @@ pub fn bureau_delta(rho: f64, e: f64) -> f64 {
 }
 
 /// ε grid from 0 to the larger of the two ε values at δ = 1e-15.
-fn eps_grid(prof: &PrivacyProfile, rho: f64, n: usize) -> Vec<f64> {
+fn eps_grid(prof: &Profile, rho: f64, n: usize) -> Vec<f64> {
     let d15 = parse_rational("1e-15").unwrap();
-    let e1 = prof.epsilon(&d15).map(|i| i.hi.to_f64()).unwrap_or(0.0);
+    let e1 = prof.epsilon(&d15).map(|c| c.hi().to_f64()).unwrap_or(0.0);
     let e2 = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
     let top = e1.max(e2);
     (0..=n).map(|i| top * i as f64 / n as f64).collect()
 }
 
 /// Exact trade-off knots thinned for plotting (consecutive kept points differ by ≥ `step` in α or β).
-pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
-    let (lo, hi) = prof.knots_window();
+pub fn tradeoff_points(prof: &Profile, step: f64) -> Result<Vec<(f64, f64)>, String> {
     let mut out: Vec<(f64, f64)> = vec![(0.0, 1.0)];
     let mut last = (0.0f64, 1.0f64);
-    for k in prof.knots(lo, hi).into_iter().rev() {
+    for k in prof.knots()?.into_iter().rev() {
         let a = k.alpha.mid().to_f64();
         let b = k.beta.mid().to_f64();
         if (a - last.0).abs() >= step || (b - last.1).abs() >= step {
@@ -65,7 +63,7 @@ pub fn tradeoff_points(prof: &PrivacyProfile, step: f64) -> Vec<(f64, f64)> {
         }
     }
     out.push((1.0, 0.0));
-    out
+    Ok(out)
 }
 
 /// Trade-off curve implied by the Bureau's (ε, δ_BS(ε)) statements for all ε:
@@ -90,13 +88,7 @@ fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: us
 }
 
 /// One (ε, δ) panel: the Bureau's curve at ρ next to the exact curve of `prof`, δ on a log axis 1e-15..1.
-fn eps_delta_panel(
-    name: &str,
-    rho: f64,
-    prof: &PrivacyProfile,
-    labels: (&str, &str),
-    color: plotters::style::RGBColor,
-) -> Result<Panel, String> {
+fn eps_delta_panel(name: &str, rho: f64, prof: &Profile, labels: (&str, &str), color: plotters::style::RGBColor) -> Result<Panel, String> {
     let grid = eps_grid(prof, rho, 160);
     let mut p = Panel::new(name, "ε", "δ(ε)");
     p.y_log = true;
@@ -162,11 +154,11 @@ pub fn write_all(
             p.x_range = Some((0.0, 1.0));
             p.y_range = Some((0.0, 1.0));
             p.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(l.rho, 400)));
-            p.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&l.prof, 2e-3)));
-            p.series.push(Series::line("exact, reduced noise", REDUCED, tradeoff_points(&l.reduced, 2e-3)).dashed());
-            p
+            p.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&l.prof, 2e-3)?));
+            p.series.push(Series::line("exact, reduced noise", REDUCED, tradeoff_points(&l.reduced, 2e-3)?).dashed());
+            Ok(p)
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     files.extend(
         shared_legend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4))
             .write(&out.join("fig04-tradeoff-levels"))?,
@@ -274,11 +266,9 @@ pub fn write_all(
     let mut panels = Vec::new();
     for s2 in ["5", "25"] {
         let sigma2 = parse_rational(s2).unwrap();
-        let n = 2u32;
-        let dist = LatticeDist::iid_dgauss_sum(&sigma2, n, 128);
-        let bn = (sigma2.to_f64() * n as f64).sqrt();
-        let span = (5.0 * bn).ceil() as i64;
-        let exact: Vec<(f64, f64)> = (-span..=span).map(|y| (y as f64 / bn, dist.pmf(y).mid().to_f64())).collect();
+        let lc = local_clt(&sigma2, 2)?;
+        let (bn, span) = (lc.bn, lc.span);
+        let exact: Vec<(f64, f64)> = lc.pmf.iter().map(|&(y, m)| (y as f64 / bn, m)).collect();
         let clt: Vec<(f64, f64)> = (-span..=span)
             .map(|y| {
                 let z = y as f64 / bn;
@@ -291,17 +281,7 @@ pub fn write_all(
         panels.push(p);
         // residual panel: r(y) = P[S = y] − ϕ(y/Bₙ)/Bₙ is far below f64 resolution of the masses, so it is
         // computed in MPFR at 512 bits (the exact pmf is certified to ~1e-150 there) and only then plotted.
-        let hp = 512;
-        let dist_hp = LatticeDist::iid_dgauss_sum(&sigma2, n, hp);
-        let bn2 = Float::with_val(hp, &sigma2 * Rational::from(n));
-        let norm = Float::with_val(hp, Float::with_val(hp, rug::float::Constant::Pi) * 2u32 * &bn2).sqrt();
-        let resid: Vec<(f64, f64)> = (-span..=span)
-            .map(|y| {
-                let phi = Float::with_val(hp, -Float::with_val(hp, y * y) / Float::with_val(hp, &bn2 * 2u32)).exp() / &norm;
-                let r = Float::with_val(hp, dist_hp.pmf(y).mid() - phi).abs();
-                (y as f64 / bn, r.to_f64().max(1e-300).log10())
-            })
-            .collect();
+        let resid: Vec<(f64, f64)> = lc.log10_residual.iter().map(|&(y, r)| (y as f64 / bn, r)).collect();
         let mut q = Panel::new(&format!("σ² = {s2}: |pmf − (1/Bₙ)ϕ| (512-bit)"), "y", "log10 |residual|");
         q.series.push(Series::line("|r_{n,σ}(y)|", OTHER[0], resid).legend("residual |exact pmf − (1/Bₙ) ϕ(y)| (log10)"));
         panels.push(q);
@@ -320,15 +300,11 @@ pub fn write_all(
         let mut panels = Vec::new();
         for s2 in ["25", "100"] {
             let sigma2 = parse_rational(s2).unwrap();
-            let groups: Vec<GaussGroup> = (0..30).map(|_| GaussGroup { sigma2: sigma2.clone(), count: 63, mu: 1 }).collect();
             let rho = 1890.0 / (2.0 * sigma2.to_f64());
             // δ(ε) = first − e^ε·second: the second term must be resolved below 2^-(ε log2 e + 60), so the
             // lattice is truncated that deep (ε up to the Bureau's ε at δ = 1e-15).
             let eps_top = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
-            let depth = crate::pld::compose::TRUNC_BITS_F64 + (eps_top * std::f64::consts::LOG2_E).ceil() as u32;
-            let shifts: Vec<crate::model::Group> = groups.iter().map(crate::model::Group::from).collect();
-            let opts = crate::pld::compose::LatticeOpts { arith: crate::num::Arith::F64, depth };
-            let prof = crate::pld::compose::lattice_profile(&shifts, &opts)?;
+            let prof = acs_1890_profile(&sigma2, eps_top)?;
             let grid = eps_grid(&prof, rho, 160);
             let mut p = Panel::new(&format!("n = 1890 queries, σ² = {s2} each (ρ = {rho})"), "privacy loss ε", "δ(ε) (log scale)");
             p.y_log = true;
@@ -359,13 +335,13 @@ pub fn write_all(
         z.y_range = Some((0.0, 1.0));
         z.legend_lower_left = true;
         z.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff_log(c.rho)));
-        z.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&c.prof)));
-        z.series.push(Series::line("exact, σ² reduced 8.59% (caption)", OTHER[2], tradeoff_points_log(&paper)).dashed());
+        z.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&c.prof)?));
+        z.series.push(Series::line("exact, σ² reduced 8.59% (caption)", OTHER[2], tradeoff_points_log(&paper)?).dashed());
         z.series.push(
             Series::line(
                 &format!("exact, σ² reduced {:.2}% (Table 1)", 100.0 * (1.0 - c.factor)),
                 REDUCED,
-                tradeoff_points_log(&c.reduced),
+                tradeoff_points_log(&c.reduced)?,
             )
             .dashed(),
         );
@@ -472,9 +448,9 @@ fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progre
     t.x_range = Some((0.0, 1.0));
     t.y_range = Some((0.0, 1.0));
     t.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(od.rho, 500)));
-    t.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&od.same, 1e-3)));
-    t.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points(&od.paper, 1e-3)).dashed());
-    t.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points(&od.exact, 1e-3)).dashed());
+    t.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&od.same, 1e-3)?));
+    t.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points(&od.paper, 1e-3)?).dashed());
+    t.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points(&od.exact, 1e-3)?).dashed());
     // On linear axes the Bureau's curve (β < 1e-3 for α > 0.05) lies on the axes; the same four curves on
     // log–log axes show where it runs. The second panel redraws the same functions (not in the CSV).
     let mut l = Panel::new("the same curves, both axes on a log scale", "type I error α (log scale)", "type II error β (log scale)");
@@ -483,9 +459,9 @@ fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progre
     l.x_range = Some((1e-13, 1.0));
     l.y_range = Some((1e-7, 1.0));
     l.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff_at(od.rho, log_alphas(-13.0, 0.0, 400), 20_000, 100.0)));
-    l.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&od.same)));
-    l.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points_log(&od.paper)).dashed());
-    l.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points_log(&od.exact)).dashed());
+    l.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&od.same)?));
+    l.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points_log(&od.paper)?).dashed());
+    l.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points_log(&od.exact)?).dashed());
     let mut f = Figure::grid("Figure 12: overall trade-off functions", vec![t, l], 2);
     f.panel_w = 700;
     f.panel_h = 600;
@@ -522,7 +498,7 @@ fn bureau_one_minus_beta(rho: f64, alpha: f64) -> f64 {
 
 /// β_exact(α) − β_Bureau(α) near α = 0, in units of 1e-12: 1 − β of the exact curve from its certified
 /// value in MPFR (no f64 cancellation), the Bureau's from [`bureau_one_minus_beta`].
-fn crossing_gap(rho: f64, prof: &PrivacyProfile, alphas: impl Iterator<Item = f64>) -> Result<Vec<(f64, f64)>, String> {
+fn crossing_gap(rho: f64, prof: &Profile, alphas: impl Iterator<Item = f64>) -> Result<Vec<(f64, f64)>, String> {
     alphas
         .map(|a| {
             let f = prof.tradeoff(&rat(a))?.mid();
@@ -532,11 +508,10 @@ fn crossing_gap(rho: f64, prof: &PrivacyProfile, alphas: impl Iterator<Item = f6
         .collect()
 }
 
-fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
-    let (lo, hi) = prof.knots_window();
+fn tradeoff_points_log(prof: &Profile) -> Result<Vec<(f64, f64)>, String> {
     let mut out = Vec::new();
     let mut last_la = f64::NEG_INFINITY;
-    for k in prof.knots(lo, hi).into_iter().rev() {
+    for k in prof.knots()?.into_iter().rev() {
         let a = k.alpha.mid().to_f64();
         if a < 1e-13 {
             continue;
@@ -547,7 +522,7 @@ fn tradeoff_points_log(prof: &PrivacyProfile) -> Vec<(f64, f64)> {
             last_la = la;
         }
     }
-    out
+    Ok(out)
 }
 
 fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
@@ -557,7 +532,9 @@ fn bureau_tradeoff_log(rho: f64) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pld::compose::{lattice_profile, LatticeOpts, TRUNC_BITS_F64};
+    use crate::account::{lattice_depth, Accountant, Options};
+    use crate::model::Composition;
+    use crate::num::Arith;
 
     /// Figures 14 and 15 drew PEPG under the identical Tract Subset Group curve with nothing saying so:
     /// series with equal points name each other in the legend, the others keep their names.
@@ -593,12 +570,12 @@ mod tests {
     /// --epsilon 88.05` (2.217860649e-9, double-double lattice, 20 digits).
     #[test]
     fn exact_curve_refuses_unresolved_brackets() {
-        let g = GaussGroup { sigma2: parse_rational("25").unwrap(), count: 63, mu: 1 };
-        let shifts: Vec<crate::model::Group> = (0..30).map(|_| crate::model::Group::from(&g)).collect();
-        let shallow = lattice_profile(&shifts, &LatticeOpts::new(crate::num::Arith::F64)).unwrap();
+        let block = Composition::gaussian(parse_rational("25").unwrap(), 63, 1).unwrap();
+        let acc = Accountant::of_blocks(&vec![block; 30], Options::default()).unwrap();
+        let shallow = acc.lattice_profile(Arith::F64, None).unwrap();
         let err = exact_curve(&shallow, &[88.05]).unwrap_err();
         assert!(err.contains("too shallow"), "{err}");
-        let deep = lattice_profile(&shifts, &LatticeOpts { arith: crate::num::Arith::F64, depth: TRUNC_BITS_F64 + 160 }).unwrap();
+        let deep = acc.lattice_profile(Arith::F64, Some(lattice_depth(Arith::F64) + 160)).unwrap();
         let v = exact_curve(&deep, &[88.05]).unwrap()[0].1;
         assert!((v - 2.217860649e-9).abs() < 1e-9 * 2.217860649e-9 * 1e3, "{v}");
     }

@@ -1,0 +1,107 @@
+//! The two stages of a calibration: locate the root of a monotone function of the noise factor on
+//! uncertified f64 values, then certify a bracket around it with certified brackets of the measure.
+
+use super::Monotone;
+use crate::account::Certified;
+use crate::err;
+use crate::error::Fallible;
+use crate::fallible;
+use rug::{Float, Rational};
+
+pub(super) fn rat(x: f64) -> Fallible<Rational> {
+    Rational::from_f64(x).ok_or_else(|| err!(Internal, "calibration: a non-finite noise factor {x}"))
+}
+
+/// Root of a decreasing function by bracketing in factors of 2 from [start/2, start], then Illinois
+/// regula falsi until the iterate moves by less than `rel_width`/20 of itself.
+pub(super) fn find_root_from(f: &dyn Fn(f64) -> Fallible<f64>, rel_width: f64, start: f64) -> Fallible<f64> {
+    let (mut a, mut b) = (start / 2.0, start);
+    let mut fa = f(a)?;
+    let mut fb = f(b)?;
+    let mut guard = 0;
+    while fa < 0.0 {
+        b = a;
+        fb = fa;
+        a /= 2.0;
+        fa = f(a)?;
+        guard += 1;
+        if guard > 60 {
+            return fallible!(Input, "calibration: target not reachable with smaller noise");
+        }
+    }
+    while fb > 0.0 {
+        a = b;
+        fa = fb;
+        b *= 2.0;
+        fb = f(b)?;
+        guard += 1;
+        if guard > 120 {
+            return fallible!(Input, "calibration: target not reachable with larger noise");
+        }
+    }
+    let mut side = 0i32;
+    let mut c = (a * fb - b * fa) / (fb - fa);
+    let mut prev = f64::NAN;
+    for _ in 0..80 {
+        c = (a * fb - b * fa) / (fb - fa);
+        if (c - prev).abs() <= rel_width * 0.05 * c {
+            break;
+        }
+        prev = c;
+        let fc = f(c)?;
+        if fc == 0.0 {
+            break;
+        }
+        if fc > 0.0 {
+            a = c;
+            fa = fc;
+            if side == 1 {
+                fb /= 2.0;
+            }
+            side = 1;
+        } else {
+            b = c;
+            fb = fc;
+            if side == -1 {
+                fa /= 2.0;
+            }
+            side = -1;
+        }
+    }
+    Ok(c)
+}
+
+/// True when the certified brackets prove the target lies strictly between the measure at the two
+/// factors: m(lo) > target > m(hi) for a decreasing measure, m(lo) < target < m(hi) for an increasing one.
+pub(super) fn brackets(at_lo: &Certified, at_hi: &Certified, target: &Float, monotone: Monotone) -> bool {
+    match monotone {
+        Monotone::Decreasing => *at_lo.lo() > *target && *at_hi.hi() < *target,
+        Monotone::Increasing => *at_lo.hi() < *target && *at_hi.lo() > *target,
+    }
+}
+
+/// Widen [c(1 − w), c(1 + w)] (w from `rel_width`/2, ×4 per try) until the certified measure at its two
+/// ends brackets the target.
+pub(super) fn certify(
+    measure: &dyn Fn(&Rational) -> Fallible<Certified>,
+    target: &Float,
+    monotone: Monotone,
+    c: f64,
+    rel_width: f64,
+) -> Fallible<(Rational, Rational, Certified, Certified)> {
+    if !(c > 0.0 && c.is_finite()) {
+        return fallible!(Input, "calibration: the search ended at a noise factor {c:e}, not a positive number");
+    }
+    let mut w = rel_width / 2.0;
+    for _ in 0..40 {
+        let clo = rat(c * (1.0 - w))?;
+        let chi = rat(c * (1.0 + w))?;
+        let elo = measure(&clo)?;
+        let ehi = measure(&chi)?;
+        if brackets(&elo, &ehi, target, monotone) {
+            return Ok((clo, chi, elo, ehi));
+        }
+        w *= 4.0;
+    }
+    Err(err!(Input, "calibration: could not certify a bracket"))
+}
