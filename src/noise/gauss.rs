@@ -171,25 +171,6 @@ pub fn delta(eta: &Rational, eps: &Rational, prec: u32) -> Interval {
     clamp_prob(d, prec)
 }
 
-/// ε(δ) of a Gaussian loss law with mean η, certified, the bracket's relative width below 10^-digits
-/// (0 when δ(0) ≤ δ).
-pub fn epsilon(eta: &Rational, delta_target: &Rational, digits: u32, prec: u32) -> Fallible<Interval> {
-    if !(*delta_target > 0 && *delta_target < 1) {
-        return crate::fallible!(Input, "delta must be in (0, 1), got {delta_target}");
-    }
-    let p = prec.max((digits as f64 * 3.33) as u32 + 64);
-    // the Gaussian tail bound ε ≤ η + 2√(η ln(1/δ)) (Bun–Steinke) starts the bracket
-    let guess = {
-        let e = eta.to_f64();
-        let l = -delta_target.to_f64().ln();
-        let g = e + 2.0 * (e * l.max(0.0)).sqrt() + 1.0;
-        Rational::from_f64(if g.is_finite() { g } else { 1.0 }).unwrap_or_else(|| Rational::from(1))
-    };
-    let f = |x: &Rational| delta(eta, x, p);
-    let rel = 10f64.powi(-(digits as i32)) / 4.0;
-    crate::pld::search::bisect_epsilon(&f, delta_target, &guess, rel, p).map_err(|e| crate::err!(Declined, "{e}"))
-}
-
 /// f(α) = Φ(Φ⁻¹(1 − α) − m) of a Gaussian loss law with mean η, certified; α in [0, 1].
 pub fn tradeoff(eta: &Rational, alpha: &Rational, prec: u32) -> Fallible<Interval> {
     if *alpha < 0 || *alpha > 1 {
@@ -285,16 +266,6 @@ mod tests {
             let d = delta(&g.eta(), &q(e), p);
             assert!(holds(&d, want), "delta σ²={s2} μ={mu} ε={e}: {d} vs {want}");
             assert!(d.width().to_f64() < 1e-40, "{}", d.width());
-        }
-        for (s2, mu, d, want) in [
-            ("1", "1", "1e-5", "4.377178095681224627650116293242010913153"),
-            ("4", "1", "1e-10", "3.099430330243196050640159411073962027492"),
-            ("0.25", "2", "1e-3", "19.62412056742272462028846770783148697186"),
-        ] {
-            let g = Gaussian::new(q(s2), q(mu)).unwrap();
-            let e = epsilon(&g.eta(), &q(d), 25, p).unwrap();
-            assert!(holds(&e, want), "epsilon σ²={s2} μ={mu} δ={d}: {e} vs {want}");
-            assert!(e.width().to_f64() < 1e-25 * e.to_f64(), "{}", e.width());
         }
         for (s2, mu, a, want) in [
             ("1", "1", "0.05", "0.7404889771585559293516965237010599664807"),

@@ -6,6 +6,7 @@ pub mod dgauss_shift;
 pub mod dlaplace;
 pub mod gauss;
 pub mod gauss_terms;
+pub mod laplace;
 pub mod loss;
 pub mod neighbors;
 pub mod registry;

@@ -90,8 +90,12 @@ type Parser = fn(&mut Params) -> Fallible<Arc<dyn LossLaw>>;
 
 /// The laws of the `--mech` vocabulary beyond the lattice laws `dgauss` / `dlap` (which `model::spec`
 /// reads for the exact lattice engines): kind, what it is, its parser.
-pub const LAWS: &[(&str, &str, Parser)] =
-    &[("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", |p| Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?)))];
+pub const LAWS: &[(&str, &str, Parser)] = &[
+    ("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", |p| Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?))),
+    ("laplace", "the Laplace mechanism: laplace:scale=B[,mu=M] or laplace:epsilon=E", |p| {
+        Ok(Arc::new(crate::noise::laplace::Laplace::from_params(p)?))
+    }),
+];
 
 /// True if `kind` names a law of [`LAWS`].
 pub fn is_law(kind: &str) -> bool {

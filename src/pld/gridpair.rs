@@ -187,7 +187,7 @@ mod tests {
             }
             let d = q("1e-6");
             let eb = epsilon_bracket(&cu, &cl, &d, 1e-12).unwrap();
-            let et = gauss::epsilon(&eta, &d, 20, p).unwrap();
+            let et = crate::pld::search::gaussian_epsilon(&eta, &d, 20, p).unwrap();
             assert!(eb.lo <= et.hi && et.lo <= eb.hi, "h={h}: ε bracket {eb} misses {et}");
             widths.push(eb.width().to_f64());
         }

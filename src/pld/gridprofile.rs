@@ -399,7 +399,7 @@ mod tests {
         let d = q("1e-6");
         for n in [8u64, 10_000] {
             let eta = g.eta() * Rational::from(n);
-            let truth = gauss::epsilon(&eta, &d, 20, p).unwrap();
+            let truth = crate::pld::search::gaussian_epsilon(&eta, &d, 20, p).unwrap();
             let fu = GridProfile::new(Box::new(FourierGridTails::new(&[(u.clone(), n)], 60).unwrap()), p);
             let fl = GridProfile::new(Box::new(FourierGridTails::new(&[(l.clone(), n)], 60).unwrap()), p);
             let (eu, el) = (fu.epsilon(&d).unwrap(), fl.epsilon(&d).unwrap());

@@ -158,6 +158,25 @@ pub fn bisect_epsilon(
     Ok(Interval::new(if lo_f < 0 { Float::with_val(prec, 0) } else { lo_f }, hi_f))
 }
 
+/// ε(δ) of a Gaussian loss law with mean η (`noise::gauss::delta`, [BW18, Thm 8]), certified, the bracket's relative width below 10^-digits
+/// (0 when δ(0) ≤ δ).
+pub fn gaussian_epsilon(eta: &Rational, delta_target: &Rational, digits: u32, prec: u32) -> Fallible<Interval> {
+    if !(*delta_target > 0 && *delta_target < 1) {
+        return crate::fallible!(Input, "delta must be in (0, 1), got {delta_target}");
+    }
+    let p = prec.max((digits as f64 * 3.33) as u32 + 64);
+    // the Gaussian tail bound ε ≤ η + 2√(η ln(1/δ)) (Bun–Steinke) starts the bracket
+    let guess = {
+        let e = eta.to_f64();
+        let l = -delta_target.to_f64().ln();
+        let g = e + 2.0 * (e * l.max(0.0)).sqrt() + 1.0;
+        Rational::from_f64(if g.is_finite() { g } else { 1.0 }).unwrap_or_else(|| Rational::from(1))
+    };
+    let f = |x: &Rational| crate::noise::gauss::delta(eta, x, p);
+    let rel = 10f64.powi(-(digits as i32)) / 4.0;
+    bisect_epsilon(&f, delta_target, &guess, rel, p).map_err(|e| crate::err!(Declined, "{e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +228,26 @@ mod tests {
             assert!(above(a) && below(b) && a < 50 && b > 49 && b - a <= 10, "hint {hint}: a={a} b={b}");
         }
         assert!(knot_bracket_from(0, 40, 20, above, below).is_none());
+    }
+
+    /// ε(δ) of the Gaussian mechanism against scripts/reference/gaussian_closed_forms.txt (mpmath).
+    #[test]
+    fn gaussian_epsilon_holds_the_mpmath_values() {
+        let p = 160;
+        let q = |s: &str| crate::num::parse_rational(s).unwrap();
+        let holds = |iv: &Interval, want: &str| {
+            let w = rug::Float::with_val(256, rug::Float::parse(want).unwrap());
+            iv.lo <= w && w <= iv.hi
+        };
+        for (s2, mu, d, want) in [
+            ("1", "1", "1e-5", "4.377178095681224627650116293242010913153"),
+            ("4", "1", "1e-10", "3.099430330243196050640159411073962027492"),
+            ("0.25", "2", "1e-3", "19.62412056742272462028846770783148697186"),
+        ] {
+            let g = crate::noise::gauss::Gaussian::new(q(s2), q(mu)).unwrap();
+            let e = gaussian_epsilon(&g.eta(), &q(d), 25, p).unwrap();
+            assert!(holds(&e, want), "epsilon σ²={s2} μ={mu} δ={d}: {e} vs {want}");
+            assert!(e.width().to_f64() < 1e-25 * e.to_f64(), "{}", e.width());
+        }
     }
 }
