@@ -378,7 +378,7 @@ fn clip01(v: Interval) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::noise::gauss::{self, Gaussian};
+    use crate::noise::gauss::Gaussian;
     use crate::noise::loss::Direction;
     use crate::pld::discretize::{lower, upper};
     use crate::pld::gridpair::compose;
