@@ -8,12 +8,12 @@ use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
 use crate::record::render_rows;
 use crate::record::{Format, Record};
-use crate::topdown::certify::certify;
-use crate::topdown::estimate::{accuracy, TABLE1_BUREAU, TABLE1_REDUCED};
-use crate::topdown::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
-use crate::topdown::sampler::seeded;
-use crate::topdown::schema::{read_persons, synth_block, write_persons, Schema};
-use crate::topdown::spine::{Bypass, GeoSpec, Spine};
+use crate::topdown::analysis::certify::certify;
+use crate::topdown::estimation::estimate::{accuracy, TABLE1_BUREAU, TABLE1_REDUCED};
+use crate::topdown::geography::spine::{Bypass, GeoSpec, Spine};
+use crate::topdown::measurement::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
+use crate::topdown::measurement::sampler::seeded;
+use crate::topdown::measurement::schema::{read_persons, synth_block, write_persons, Schema};
 use crate::topdown::write_streamed;
 use clap::{Args, Subcommand};
 use rug::{Float, Rational};
@@ -190,7 +190,7 @@ pub struct AccuracyArgs {
     #[arg(long)]
     pub postprocess: bool,
     /// With --postprocess: histogram schema
-    #[arg(long, default_value = crate::topdown::pp_accuracy::BENCH_SCHEMA, requires = "postprocess")]
+    #[arg(long, default_value = crate::topdown::analysis::pp_accuracy::BENCH_SCHEMA, requires = "postprocess")]
     pub schema: String,
 }
 
@@ -245,7 +245,7 @@ fn spine(a: SpineArgs) -> Result<String, String> {
     let mut sp = Spine::from_path(&a.geography)?;
     let mut alg2 = None;
     if a.alg2 {
-        let r = crate::topdown::spine_alg2::redefine(&sp, &a.county_level, &a.tract_level, a.fanout_cutoff)?;
+        let r = crate::topdown::geography::alg2::redefine(&sp, &a.county_level, &a.tract_level, a.fanout_cutoff)?;
         if let Some(out) = &a.alg2_out {
             crate::record::write_atomic(out, r.csv.as_bytes())?;
         }
@@ -339,7 +339,8 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
     // the run directory is released all or nothing (staged, swapped into place at the end)
-    let run = crate::rundir::RunDir::begin_owned(&a.out_dir, "topdown measure", a.force, &crate::topdown::rundir::MEASURE_FILES)?;
+    let run =
+        crate::rundir::RunDir::begin_owned(&a.out_dir, "topdown measure", a.force, &crate::topdown::measurement::rundir::MEASURE_FILES)?;
     let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: run.path(), seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
     run.commit()?;
     let secs = t0.elapsed().as_secs_f64();
@@ -352,7 +353,7 @@ fn run_measure(a: MeasureArgs) -> Result<String, String> {
     r.push("budget_paths", m.paths.len().to_string());
     r.push("rows", m.rows.to_string());
     r.push("measurements", a.out_dir.join("measurements.csv").display().to_string());
-    r.push("invariants", a.out_dir.join(crate::topdown::rundir::INVARIANTS_FILE).display().to_string());
+    r.push("invariants", a.out_dir.join(crate::topdown::measurement::rundir::INVARIANTS_FILE).display().to_string());
     if a.no_noise {
         r.push("noise", "NONE (--no-noise): exact counts, NOT PRIVATE, for testing only");
     }
@@ -371,7 +372,7 @@ pub fn run_certify(a: CertifyArgs) -> Result<String, String> {
         .ok_or("topdown certify needs the run's manifest: topdown certify MANIFEST --delta D")?;
     let m = read_manifest(manifest)?;
     // a manifest whose geolevels contradict its noise entries is refused outright (no zCDP fallback)
-    crate::topdown::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", manifest.display()))?;
+    crate::topdown::analysis::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", manifest.display()))?;
     let c = certify(&m, &delta, prec).map_err(|e| {
         // still say what the zCDP accounting gives (when the manifest's ρ is a usable number)
         let rho = match parse_rational(&m.rho) {
@@ -453,12 +454,12 @@ pub fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
     let mut people = Vec::new();
     for &u in &sp.postorder() {
         let b = sp.block_no[u as usize];
-        if b != crate::topdown::spine::NONE {
+        if b != crate::topdown::geography::spine::NONE {
             synth_block(1, b as u64, 30, &schema, &mut people);
             truth[u as usize] = people.len() as f64;
         }
         let p = sp.parent[u as usize];
-        if p != crate::topdown::spine::NONE {
+        if p != crate::topdown::geography::spine::NONE {
             truth[p as usize] += truth[u as usize];
         }
     }
@@ -523,9 +524,13 @@ fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String>
 /// `--out` must not be one of the run's own files (measurements, manifest, geography, invariants,
 /// completion marker): compared as files (device and inode), so a relative path, `..` or a link to
 /// one of them is caught too.
-fn refuse_overwriting_inputs(out: &std::path::Path, run: &std::path::Path, m: &crate::topdown::measure::Manifest) -> Result<(), String> {
+fn refuse_overwriting_inputs(
+    out: &std::path::Path,
+    run: &std::path::Path,
+    m: &crate::topdown::measurement::measure::Manifest,
+) -> Result<(), String> {
     let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
-    let mut inputs: Vec<PathBuf> = crate::topdown::rundir::MEASURE_FILES.iter().map(|f| run.join(f)).collect();
+    let mut inputs: Vec<PathBuf> = crate::topdown::measurement::rundir::MEASURE_FILES.iter().map(|f| run.join(f)).collect();
     inputs.push(run.join(&m.measurements_file));
     inputs.push(run.join(crate::rundir::MARKER));
     let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
@@ -562,12 +567,12 @@ fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let t0 = std::time::Instant::now();
-    let (run, m) = crate::topdown::rundir::load_run(&a.run)?;
+    let (run, m) = crate::topdown::measurement::rundir::load_run(&a.run)?;
     refuse_overwriting_inputs(&a.out, &a.run, &m)?;
     let t_load = t0.elapsed().as_secs_f64();
-    let (est, stats) = crate::topdown::postprocess::postprocess(&run)?;
+    let (est, stats) = crate::topdown::estimation::postprocess::postprocess(&run)?;
     let t_solve = t0.elapsed().as_secs_f64() - t_load;
-    let rows = write_streamed(&a.out, |w| crate::topdown::postprocess::write_estimates(&run, &est, w))?;
+    let rows = write_streamed(&a.out, |w| crate::topdown::estimation::postprocess::write_estimates(&run, &est, w))?;
     let secs = t0.elapsed().as_secs_f64();
     let n_inv = run.invariant.iter().filter(|&&t| t >= 0).count();
     let mut r = Record::new();
@@ -604,7 +609,7 @@ fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
 }
 
 fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
-    use crate::topdown::pp_accuracy::{dhc_settings, render, simulate};
+    use crate::topdown::analysis::pp_accuracy::{dhc_settings, render, simulate};
     if a.trials > 100_000 {
         return Err("--trials (noise draws) with --postprocess must be at most 100000".into());
     }

@@ -32,10 +32,10 @@
 //! so it does not change the privacy guarantee of the measurements (post-processing immunity); the
 //! invariants themselves are published exactly and are outside the guarantee, as in production.
 
-use crate::topdown::l2;
-use crate::topdown::rounding::{self, Rounding};
-use crate::topdown::schema::{Query, Schema};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::l2;
+use crate::topdown::estimation::rounding::{self, Rounding};
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::schema::{Query, Schema};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -403,10 +403,10 @@ pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topdown::pp_accuracy::{fill, layout, set_invariants, truth_histograms};
-    use crate::topdown::sampler::DiscreteGaussianSampler;
-    use crate::topdown::schema::DEFAULT_QUERIES;
-    use crate::topdown::spine::{Bypass, GeoSpec};
+    use crate::topdown::analysis::pp_accuracy::{fill, layout, set_invariants, truth_histograms};
+    use crate::topdown::geography::spine::{Bypass, GeoSpec};
+    use crate::topdown::measurement::sampler::DiscreteGaussianSampler;
+    use crate::topdown::measurement::schema::DEFAULT_QUERIES;
     use rug::Rational;
 
     fn spine(seed: u64, bypass: Bypass) -> Spine {

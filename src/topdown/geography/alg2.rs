@@ -24,8 +24,8 @@
 //! `Spine::osed`, independently of the per-county search.
 
 use crate::census::allocation::norm_name;
-use crate::topdown::postprocess::csv_field;
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::postprocess::csv_field;
+use crate::topdown::geography::spine::{Spine, NONE};
 use std::collections::HashMap;
 
 pub struct Alg2 {

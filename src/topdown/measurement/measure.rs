@@ -12,9 +12,9 @@
 
 use crate::census::allocation::{norm_name, Allocation};
 use crate::model::Neighbors;
-use crate::topdown::sampler::{os_seed, seeded, DiscreteGaussianSampler};
-use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::sampler::{os_seed, seeded, DiscreteGaussianSampler};
+use crate::topdown::measurement::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -308,8 +308,8 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         measurements_file: "measurements.csv".into(),
         rows,
         noise_free: opts.no_noise,
-        geography_file: crate::topdown::rundir::GEOGRAPHY_FILE.into(),
-        invariants_file: crate::topdown::rundir::INVARIANTS_FILE.into(),
+        geography_file: crate::topdown::measurement::rundir::GEOGRAPHY_FILE.into(),
+        invariants_file: crate::topdown::measurement::rundir::INVARIANTS_FILE.into(),
         rng: if opts.no_noise {
             "none: --no-noise, the measurements are the exact counts (NOT PRIVATE; for testing only)".into()
         } else if opts.seed.is_some() {
@@ -324,12 +324,15 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         return Err(format!("cannot write '{}': {e}", csv_path.display()));
     }
     // the run's geography and invariants, then the manifest last
-    let side = [crate::topdown::rundir::GEOGRAPHY_FILE, crate::topdown::rundir::INVARIANTS_FILE];
-    let written = crate::topdown::write_streamed(&opts.out_dir.join(side[0]), |w| crate::topdown::rundir::write_geography(spine, w))
-        .and_then(|_| {
-            crate::topdown::write_streamed(&opts.out_dir.join(side[1]), |w| crate::topdown::rundir::write_invariants(spine, &invariants, w))
-        })
-        .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
+    let side = [crate::topdown::measurement::rundir::GEOGRAPHY_FILE, crate::topdown::measurement::rundir::INVARIANTS_FILE];
+    let written =
+        crate::topdown::write_streamed(&opts.out_dir.join(side[0]), |w| crate::topdown::measurement::rundir::write_geography(spine, w))
+            .and_then(|_| {
+                crate::topdown::write_streamed(&opts.out_dir.join(side[1]), |w| {
+                    crate::topdown::measurement::rundir::write_invariants(spine, &invariants, w)
+                })
+            })
+            .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&csv_path);
         for f in side {

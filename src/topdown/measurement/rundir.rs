@@ -16,10 +16,10 @@
 
 use crate::census::allocation::norm_name;
 use crate::num::parse_rational;
-use crate::topdown::measure::{read_manifest, Manifest};
-use crate::topdown::postprocess::{csv_field, Group, GroupEntry, RunData};
-use crate::topdown::schema::{Query, Schema};
-use crate::topdown::spine::{Bypass, Spine, NONE};
+use crate::topdown::estimation::postprocess::{csv_field, Group, GroupEntry, RunData};
+use crate::topdown::geography::spine::{Bypass, Spine, NONE};
+use crate::topdown::measurement::measure::{read_manifest, Manifest};
+use crate::topdown::measurement::schema::{Query, Schema};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;

@@ -388,7 +388,7 @@ pub const DIRECT_AGREEMENT: f64 = 1e-9;
 pub fn solve_direct(p: &Problem) -> Option<(Vec<f64>, f64)> {
     p.validate().ok()?;
     let scale = data_scale(p);
-    let x = crate::topdown::l2_dense::optimum(p, scale)?;
+    let x = crate::topdown::estimation::l2_dense::optimum(p, scale)?;
     Some((x.iter().map(|&v| (v * scale).max(0.0)).collect(), DIRECT_AGREEMENT * scale))
 }
 
