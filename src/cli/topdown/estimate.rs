@@ -61,6 +61,21 @@ pub struct PostprocessArgs {
     /// Precision of the certified ε in bits, an expert override (default: the accountant chooses for 20 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
+    /// Query passes of the L2 step (the production multipass): passes separated by |, queries by
+    /// commas, a star for the queries no other pass names, e.g. "total | *"; each pass is constrained
+    /// to the answers of the passes before it. A star alone (default): the single pass; production:
+    /// the Bureau's redistricting ordering (root and blocks in one pass, every geolevel between the
+    /// total first, then the rest)
+    #[arg(long, value_name = "SPEC", default_value = "*")]
+    pub passes: String,
+    /// Passes of the rounding (detailed: the cellwise rounding, any other query: an L1 penalty on its
+    /// answers; each pass keeps the integer answers of the passes before it exactly); default: follow
+    /// --passes (every pass but the last rounds its queries' answers, the last rounds cell by cell)
+    #[arg(long, value_name = "SPEC")]
+    pub rounder_passes: Option<String>,
+    /// Structural zeros to enforce (none, nurse-nva, ATTR=V&ATTR=V;…); default: the run's manifest's
+    #[arg(long, value_name = "SPEC")]
+    pub structural_zeros: Option<String>,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -196,10 +211,17 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let t0 = std::time::Instant::now();
-    let (run, m) = crate::topdown::measurement::rundir::load_run(&a.run)?;
+    use crate::topdown::estimation::passes::{resolve, PassSpec};
+    let l2_spec = PassSpec::parse(&a.passes).map_err(|e| format!("--passes: {e}"))?;
+    let round_spec = a.rounder_passes.as_deref().map(PassSpec::parse).transpose().map_err(|e| format!("--rounder-passes: {e}"))?;
+    let (mut run, m) = crate::topdown::measurement::rundir::load_run(&a.run)?;
     refuse_overwriting_inputs(&a.out, &a.run, &m)?;
+    if let Some(z) = &a.structural_zeros {
+        run.cons.structural_zero = crate::topdown::estimation::constraints::parse_structural_zeros(z, &run.schema)?;
+    }
+    let passes = resolve(&run, &l2_spec, round_spec.as_ref())?;
     let t_load = t0.elapsed().as_secs_f64();
-    let (est, stats) = crate::topdown::estimation::postprocess::postprocess(&run)?;
+    let (est, stats) = crate::topdown::estimation::postprocess::postprocess_with(&run, Some(&passes))?;
     let t_solve = t0.elapsed().as_secs_f64() - t_load;
     let rows = write_streamed(&a.out, |w| crate::topdown::estimation::postprocess::write_estimates(&run, &est, w))?;
     let secs = t0.elapsed().as_secs_f64();
@@ -212,7 +234,17 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     r.push("parents_solved", stats.solved.to_string());
     r.push("parents_copied", stats.copied.to_string());
     r.push("invariants", n_inv.to_string());
-    r.push("checked", "non-negative integers; every parent = sum of its children in every cell; invariants exact");
+    if !run.cons.groups.is_empty() {
+        r.push("group_invariants", run.cons.groups.len().to_string());
+    }
+    r.push("passes", describe_passes(&run, &passes));
+    let zeros = run.cons.structural_zero.iter().filter(|&&z| z).count();
+    r.push("structural_zero_cells", zeros.to_string());
+    r.push("gq_bounds", if run.cons.units.is_empty() { "none" } else { "every geounit (units.csv)" });
+    r.push(
+        "checked",
+        "non-negative integers; every parent = sum of its children in every cell; invariants exact; structural zeros, group-quarters bounds and group invariants held",
+    );
     r.push("rows", rows.to_string());
     r.push("out", a.out.display().to_string());
     r.push("seconds_read", format!("{t_load:.2}"));
@@ -282,4 +314,44 @@ fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
         })
         .collect();
     Ok(render_rows(&recs, a.format))
+}
+
+/// The passes per geolevel, e.g. `US: 1; State..Tract: total | rest (rounding: total | cells); Block: 1`.
+fn describe_passes(
+    run: &crate::topdown::estimation::postprocess::RunData,
+    passes: &[crate::topdown::estimation::passes::LevelPasses],
+) -> String {
+    let one = |l: usize| -> String {
+        let lp = &passes[l];
+        if lp.is_single() {
+            return "1 pass".into();
+        }
+        let l2: Vec<String> = lp.l2.iter().map(|p| p.iter().map(|&q| run.queries[q].name.clone()).collect::<Vec<_>>().join(", ")).collect();
+        let rd: Vec<String> = lp
+            .rounding
+            .iter()
+            .map(|p| {
+                let mut v: Vec<String> = p.penalties.iter().map(|q| q.name.clone()).collect();
+                if p.cellwise {
+                    v.push("cells".into());
+                }
+                v.join(", ")
+            })
+            .collect();
+        format!("{} (rounding: {})", l2.join(" | "), rd.join(" | "))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut l = 0;
+    let nl = passes.len();
+    while l < nl {
+        let d = one(l);
+        let mut e = l;
+        while e + 1 < nl && one(e + 1) == d {
+            e += 1;
+        }
+        let name = if e == l { run.spine.levels[l].clone() } else { format!("{}..{}", run.spine.levels[l], run.spine.levels[e]) };
+        out.push(format!("{name}: {d}"));
+        l = e + 1;
+    }
+    out.join("; ")
 }

@@ -51,6 +51,16 @@ pub struct MeasureArgs {
     /// or `none`; default: US and State where the spine has them
     #[arg(long, value_name = "LEVELS")]
     pub invariants: Option<String>,
+    /// Structural zeros of the schema, recorded in the manifest for post-processing: none, nurse-nva
+    /// (the production nurse_nva_0: hhgq 3 × votingage 0, no minors in nursing facilities) or
+    /// ATTR=V&ATTR=V;… — synthetic persons in such a cell are left out, a person file with one refused
+    #[arg(long, value_name = "SPEC", default_value = "none")]
+    pub structural_zeros: String,
+    /// Write units.csv: the facilities of each hhgq type per block (the group-quarters invariant;
+    /// synthetic, from the persons: a housing unit per 3 household persons, a facility per 50 group
+    /// quarters persons); post-processing then keeps every geounit within its group-quarters bounds
+    #[arg(long)]
+    pub gq_units: bool,
     /// TESTING ONLY, NOT PRIVATE: write the exact counts without noise (the manifest says so and
     /// `certify` refuses the run)
     #[arg(long)]
@@ -114,7 +124,14 @@ pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
     // the run directory is released all or nothing (staged, swapped into place at the end)
     let run =
         crate::rundir::RunDir::begin_owned(&a.out_dir, "topdown measure", a.force, &crate::topdown::measurement::rundir::MEASURE_FILES)?;
-    let m = measure(&plan, &sp, &persons, &MeasureOpts { out_dir: run.path(), seed: a.seed, no_noise: a.no_noise, invariant_levels })?;
+    let zeros = crate::topdown::estimation::constraints::parse_structural_zeros(&a.structural_zeros, &schema)?;
+    let mut opts = MeasureOpts::plain(run.path(), a.seed, a.no_noise, invariant_levels);
+    if !zeros.is_empty() {
+        opts.structural_zeros = a.structural_zeros.trim().to_string();
+        opts.structural_zero = zeros;
+    }
+    opts.gq_units = a.gq_units;
+    let m = measure(&plan, &sp, &persons, &opts)?;
     run.commit()?;
     let secs = t0.elapsed().as_secs_f64();
     let mut r = Record::new();

@@ -357,7 +357,7 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
 
 /// The scale the data are divided by, so that the unknowns and data are of order one: the largest
 /// parent cell, invariant total or |measurement| (at least 1).
-fn data_scale(p: &Problem) -> f64 {
+pub(crate) fn data_scale(p: &Problem) -> f64 {
     let mut scale: f64 = 1.0;
     if let Some(par) = &p.parent {
         scale = par.iter().fold(scale, |a, &v| a.max(v));

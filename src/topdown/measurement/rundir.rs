@@ -16,6 +16,7 @@
 
 use crate::census::allocation::norm_name;
 use crate::num::parse_rational;
+use crate::topdown::estimation::constraints::{aggregate_units, parse_structural_zeros, sibling_union};
 use crate::topdown::estimation::postprocess::{csv_field, Group, GroupEntry, RunData};
 use crate::topdown::geography::spine::{Bypass, Spine, NONE};
 use crate::topdown::measurement::measure::{read_manifest, Manifest};
@@ -27,7 +28,9 @@ use std::path::Path;
 pub const GEOGRAPHY_FILE: &str = "geography.csv";
 pub const INVARIANTS_FILE: &str = "invariants.csv";
 /// Every file `topdown measure` writes into its run directory (besides the completion marker).
-pub const MEASURE_FILES: [&str; 4] = ["measurements.csv", "manifest.json", GEOGRAPHY_FILE, INVARIANTS_FILE];
+pub const UNITS_FILE: &str = "units.csv";
+
+pub const MEASURE_FILES: [&str; 5] = ["measurements.csv", "manifest.json", GEOGRAPHY_FILE, INVARIANTS_FILE, UNITS_FILE];
 
 /// Largest |count| accepted in a run's measurements and invariants: 10^12, over a hundred times the
 /// world's population. `topdown measure` writes integer noisy counts far below it; the bound keeps
@@ -63,8 +66,9 @@ pub fn write_geography(spine: &Spine, w: &mut dyn Write) -> Result<(), String> {
     w.flush().map_err(e)
 }
 
-/// Write `level,geounit,total` for the given (unit, total) pairs.
-pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], w: &mut dyn Write) -> Result<(), String> {
+/// Write `level,geounit,total` for the given (unit, total) pairs, then the (`ose:CATEGORY`, entity,
+/// total) rows: an entity's invariant is the total of the sibling geounits that make it up.
+pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], entities: &[(String, String, u64)], w: &mut dyn Write) -> Result<(), String> {
     let mut w = std::io::BufWriter::new(w);
     let e = |e: std::io::Error| format!("write failed: {e}");
     writeln!(w, "level,geounit,total").map_err(e)?;
@@ -73,6 +77,26 @@ pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], w: &mut dyn Write)
     for (u, t) in totals {
         let u = u as usize;
         writeln!(w, "{},{},{t}", csv_field(&spine.levels[spine.level[u] as usize]), csv_field(&spine.ids[u])).map_err(e)?;
+    }
+    for (cat, id, t) in entities {
+        writeln!(w, "{},{},{t}", csv_field(cat), csv_field(id)).map_err(e)?;
+    }
+    w.flush().map_err(e)
+}
+
+/// Write `block,hhgq,units`: the facilities (housing units for type 0) of each block and type, the
+/// non-zero ones (`units`: block-major, `types` per block).
+pub fn write_units(spine: &Spine, units: &[u32], types: usize, w: &mut dyn Write) -> Result<(), String> {
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+    let e = |e: std::io::Error| format!("write failed: {e}");
+    writeln!(w, "block,hhgq,units").map_err(e)?;
+    for (b, &u) in spine.blocks.iter().enumerate() {
+        for t in 0..types {
+            let n = units[b * types + t];
+            if n > 0 {
+                writeln!(w, "{},{t},{n}", csv_field(&spine.ids[u as usize])).map_err(e)?;
+            }
+        }
     }
     w.flush().map_err(e)
 }
@@ -179,6 +203,10 @@ pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
     let mut run = RunData::new(spine, schema, queries, groups).map_err(|e| format!("the manifest does not match the run: {e}"))?;
     read_measurements(dir, &m, &entry_at, &mut run)?;
     read_invariants(dir, &mut run)?;
+    run.cons.structural_zero = parse_structural_zeros(&m.structural_zeros, &run.schema).map_err(|e| format!("manifest: {e}"))?;
+    if !m.units_file.is_empty() {
+        read_units(&dir.join(&m.units_file), &mut run)?;
+    }
     Ok((run, m))
 }
 
@@ -271,11 +299,41 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
     let index = unit_index(&run.spine);
     let sp = &run.spine;
     let mut inv = vec![-1i64; sp.n_units()];
+    let mut groups: Vec<(Vec<u32>, i64)> = Vec::new();
     let mut rec = csv::StringRecord::new();
     let mut line = 1u64;
     while rdr.read_record(&mut rec).map_err(|e| format!("invariants line {}: {e}", line + 1))? {
         line += 1;
         let gid = rec[1].trim();
+        if let Some(cat) = rec[0].trim().strip_prefix("ose:") {
+            // an off-spine entity's total: the sibling geounits that make it up (the AIAN and non-AIAN
+            // parts of a state)
+            let k = sp
+                .ose
+                .iter()
+                .position(|o| norm_name(&o.name) == norm_name(cat))
+                .ok_or_else(|| format!("invariants line {line}: the geography has no category 'ose:{cat}'"))?;
+            let e = sp.ose[k]
+                .entities
+                .iter()
+                .position(|x| x == gid)
+                .ok_or_else(|| format!("invariants line {line}: no entity '{gid}' in ose:{cat}"))?;
+            let us = sibling_union(sp, &sp.ose_members(k, e as u32))
+                .ok_or_else(|| format!("invariants line {line}: entity '{gid}' of ose:{cat} is not a union of sibling geounits"))?;
+            let t = parse_total(&rec[2], line)?;
+            if groups.iter().any(|(g, _)| g.iter().any(|u| us.contains(u))) {
+                return Err(format!("invariants line {line}: entity '{gid}' overlaps another invariant"));
+            }
+            if us.len() == 1 {
+                if inv[us[0] as usize] >= 0 {
+                    return Err(format!("invariants line {line}: second invariant for '{}'", sp.ids[us[0] as usize]));
+                }
+                inv[us[0] as usize] = t;
+            } else {
+                groups.push((us, t));
+            }
+            continue;
+        }
         let u = *index.get(gid).ok_or_else(|| format!("invariants line {line}: geounit '{gid}' is not in the run's geography"))? as usize;
         if norm_name(rec[0].trim()) != norm_name(&sp.levels[sp.level[u] as usize]) {
             return Err(format!(
@@ -284,13 +342,9 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
                 rec[0].trim()
             ));
         }
-        let t: i64 =
-            rec[2].trim().parse().map_err(|_| format!("invariants line {line}: total '{}' is not a non-negative integer", &rec[2]))?;
-        if t < 0 {
-            return Err(format!("invariants line {line}: negative total {t}"));
-        }
-        if t > MAX_COUNT {
-            return Err(format!("invariants line {line}: total {t} is above 10^12 (no population is that large)"));
+        let t = parse_total(&rec[2], line)?;
+        if groups.iter().any(|(g, _)| g.contains(&(u as u32))) {
+            return Err(format!("invariants line {line}: '{gid}' is also in a group invariant"));
         }
         if inv[u] >= 0 {
             return Err(format!("invariants line {line}: second invariant for '{gid}'"));
@@ -298,5 +352,55 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
         inv[u] = t;
     }
     run.invariant = inv;
+    run.cons.groups = groups;
     run.check_invariants().map_err(|e| format!("invariants: {e}"))
+}
+
+fn parse_total(s: &str, line: u64) -> Result<i64, String> {
+    let t: i64 = s.trim().parse().map_err(|_| format!("invariants line {line}: total '{s}' is not a non-negative integer"))?;
+    if t < 0 {
+        return Err(format!("invariants line {line}: negative total {t}"));
+    }
+    if t > MAX_COUNT {
+        return Err(format!("invariants line {line}: total {t} is above 10^12 (no population is that large)"));
+    }
+    Ok(t)
+}
+
+/// `units.csv` (`block,hhgq,units`) into the run's group-quarters bounds.
+fn read_units(path: &Path, run: &mut RunData) -> Result<(), String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read units '{}': {e}", path.display()))?;
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::with_capacity(1 << 20, f));
+    let hdr = rdr.headers().map_err(|e| format!("units: bad header: {e}"))?.clone();
+    if hdr.len() != 3 || hdr.iter().zip(["block", "hhgq", "units"]).any(|(a, b)| a.trim() != b) {
+        return Err("units: header must be block,hhgq,units".into());
+    }
+    let sp = &run.spine;
+    let types = run.schema.card[0] as usize;
+    let index = unit_index(sp);
+    let mut block_units = vec![0u32; sp.blocks.len() * types];
+    let mut rec = csv::StringRecord::new();
+    let mut line = 1u64;
+    while rdr.read_record(&mut rec).map_err(|e| format!("units line {}: {e}", line + 1))? {
+        line += 1;
+        let b = rec[0].trim();
+        let u = *index.get(b).ok_or_else(|| format!("units line {line}: block '{b}' is not in the run's geography"))?;
+        let bn = sp.block_no[u as usize];
+        if bn == NONE {
+            return Err(format!("units line {line}: '{b}' is not a block"));
+        }
+        let t: usize = rec[1].trim().parse().map_err(|_| format!("units line {line}: hhgq '{}' is not a number", &rec[1]))?;
+        if t >= types {
+            return Err(format!("units line {line}: hhgq {t} outside the schema (0..{types})"));
+        }
+        let n: u32 = rec[2].trim().parse().map_err(|_| format!("units line {line}: units '{}' is not a count below 2^32", &rec[2]))?;
+        let slot = &mut block_units[bn as usize * types + t];
+        if *slot != 0 {
+            return Err(format!("units line {line}: second row for block '{b}', hhgq {t}"));
+        }
+        *slot = n;
+    }
+    run.cons.units = aggregate_units(sp, &block_units, types);
+    run.cons.types = types;
+    Ok(())
 }
