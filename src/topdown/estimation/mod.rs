@@ -1,6 +1,7 @@
 //! TopDown's estimation step (`postprocess` with `l2`, `l2_dense`, `rounding`) and the
 //! tree-consistent WLS with exact variances (`estimate`, `bisect`).
 mod bisect;
+pub mod by_state;
 pub mod constraints;
 pub mod estimate;
 pub mod l2;

@@ -87,6 +87,11 @@ impl RunData {
     /// Lay out the measurement vectors for the spine's measured units (values NaN until filled).
     /// `groups` must hold one group for every (level, span) of a measured unit.
     pub fn new(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>) -> Result<RunData, String> {
+        RunData::new_layout(spine, schema, queries, groups, true)
+    }
+
+    /// As `new`; without `values` the measurement vector is left empty (a run read state by state).
+    pub fn new_layout(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>, values: bool) -> Result<RunData, String> {
         let nu = spine.n_units();
         let mut unit_group = vec![NONE; nu];
         let mut unit_off = vec![0usize; nu];
@@ -112,7 +117,7 @@ impl RunData {
             groups,
             unit_group,
             unit_off,
-            values: vec![f64::NAN; total],
+            values: if values { vec![f64::NAN; total] } else { Vec::new() },
             invariant,
             cons: Constraints::default(),
         })
@@ -246,6 +251,22 @@ enum Route {
 }
 
 fn postprocess_by(run: &RunData, route: Route, passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+    solve_tree(run, route, passes, None)
+}
+
+/// Post-processing of a subtree whose root's histogram is already fixed (`root`): the state subtrees
+/// of `by_state.rs`, each given its state's estimate. The same families are solved as by
+/// `postprocess_with` on the whole run, from the same inputs.
+pub fn postprocess_subtree(run: &RunData, root: &[i64], passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+    solve_tree(run, Route::Direct, passes, Some(root))
+}
+
+fn solve_tree(
+    run: &RunData,
+    route: Route,
+    passes: Option<&[LevelPasses]>,
+    fixed_root: Option<&[i64]>,
+) -> Result<(Vec<i64>, Stats), String> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     let nu = sp.n_units();
@@ -260,9 +281,16 @@ fn postprocess_by(run: &RunData, route: Route, passes: Option<&[LevelPasses]>) -
     let mut stats = Stats::default();
     // the root: its own measurements, no parent
     let root = sp.root as usize;
-    let y = solve_family(run, None, &[sp.root], route, passes.map(|p| &p[0])).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
-    est[root * nc..(root + 1) * nc].copy_from_slice(&y);
-    stats.solved += 1;
+    match fixed_root {
+        Some(y) if y.len() == nc => est[root * nc..(root + 1) * nc].copy_from_slice(y),
+        Some(_) => return Err("internal: the fixed root histogram does not match the schema".into()),
+        None => {
+            let y =
+                solve_family(run, None, &[sp.root], route, passes.map(|p| &p[0])).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
+            est[root * nc..(root + 1) * nc].copy_from_slice(&y);
+            stats.solved += 1;
+        }
+    }
     let mut by_level: Vec<Vec<u32>> = vec![Vec::new(); sp.n_levels()];
     for u in 0..nu {
         by_level[sp.level[u] as usize].push(u as u32);

@@ -113,6 +113,28 @@ fn bypass_of(s: &str) -> Result<Bypass, String> {
 
 /// Load and cross-check a run directory written by `topdown measure`.
 pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
+    let (mut run, m, entry_at) = load_head(dir, true)?;
+    read_measurements(dir, &m, &entry_at, &mut run)?;
+    Ok((run, m))
+}
+
+/// The measurements of a run loaded by `load_head` (the measurement vector allocated here if it was
+/// loaded without).
+pub fn read_run_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+    if run.values.is_empty() {
+        let total: usize =
+            (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE).map(|u| run.groups[run.unit_group[u] as usize].len).sum();
+        run.values = vec![f64::NAN; total];
+    }
+    read_measurements(dir, m, entry_at, run)
+}
+
+/// Where noise entry k sits: (measurement group, position in it).
+pub type EntryAt = Vec<(usize, usize)>;
+
+/// Everything of a run but the measurements: manifest, geography, layout, invariants, units (the
+/// measurement vector allocated, NaN, when `values`).
+pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt), String> {
     if !dir.is_dir() {
         return Err(format!("run directory '{}' does not exist", dir.display()));
     }
@@ -200,21 +222,18 @@ pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
         entry_at.push((g, grp.entries.len() - 1));
         grp.len += e.cells;
     }
-    let mut run = RunData::new(spine, schema, queries, groups).map_err(|e| format!("the manifest does not match the run: {e}"))?;
-    read_measurements(dir, &m, &entry_at, &mut run)?;
+    let mut run =
+        RunData::new_layout(spine, schema, queries, groups, values).map_err(|e| format!("the manifest does not match the run: {e}"))?;
     read_invariants(dir, &mut run)?;
     run.cons.structural_zero = parse_structural_zeros(&m.structural_zeros, &run.schema).map_err(|e| format!("manifest: {e}"))?;
     if !m.units_file.is_empty() {
         read_units(&dir.join(&m.units_file), &mut run)?;
     }
-    Ok((run, m))
+    Ok((run, m, entry_at))
 }
 
-fn unit_index(spine: &Spine) -> HashMap<&str, u32> {
-    spine.ids.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect()
-}
-
-fn read_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+/// The measurements file of a run, its header checked.
+pub fn open_measurements(dir: &Path, m: &Manifest) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, String> {
     let path = dir.join(&m.measurements_file);
     let f = std::fs::File::open(&path).map_err(|e| format!("cannot read measurements '{}': {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::with_capacity(1 << 20, f));
@@ -223,68 +242,102 @@ fn read_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run:
     if hdr.len() != want.len() || hdr.iter().zip(want).any(|(a, b)| a.trim() != b) {
         return Err(format!("measurements: header must be {}", want.join(",")));
     }
-    let level_key: Vec<String> = run.spine.levels.iter().map(|l| norm_name(l)).collect();
-    let values = std::mem::take(&mut run.values);
-    let mut values = values;
+    Ok(rdr)
+}
+
+/// Reads measurement rows against a run's layout: every check of `load_run` but duplicates and gaps.
+pub struct RowReader<'a> {
+    run: &'a RunData,
+    entry_at: &'a [(usize, usize)],
+    index: HashMap<&'a str, u32>,
+    level_key: Vec<String>,
+}
+
+impl<'a> RowReader<'a> {
+    pub fn new(run: &'a RunData, entry_at: &'a [(usize, usize)]) -> RowReader<'a> {
+        RowReader { run, entry_at, index: unit_index(&run.spine), level_key: run.spine.levels.iter().map(|l| norm_name(l)).collect() }
+    }
+
+    /// (geounit, index of the value in the run's layout, value) of a row (`line`: its line number).
+    pub fn row(&self, rec: &csv::StringRecord, line: u64) -> Result<(usize, usize, f64), String> {
+        let (run, sp) = (self.run, &self.run.spine);
+        let bad = |what: String| format!("measurements line {line}: {what}");
+        let nid: usize = rec[5].trim().parse().map_err(|_| bad(format!("noise_id '{}' is not a number", &rec[5])))?;
+        let &(g, pos) = self.entry_at.get(nid).ok_or_else(|| bad(format!("noise_id {nid} is not in the manifest")))?;
+        let gid = rec[1].trim();
+        let u = *self.index.get(gid).ok_or_else(|| bad(format!("geounit '{gid}' is not in the run's geography")))? as usize;
+        if norm_name(rec[0].trim()) != self.level_key[sp.level[u] as usize] {
+            return Err(bad(format!("geounit '{gid}' is a {}, not a {}", sp.levels[sp.level[u] as usize], rec[0].trim())));
+        }
+        if run.unit_group[u] != g as u32 {
+            return Err(bad(format!("noise entry {nid} does not belong to geounit '{gid}' (geolevel and budget span differ)")));
+        }
+        let e = &run.groups[g].entries[pos];
+        let q = &run.queries[e.query];
+        if rec[2].trim() != q.name {
+            return Err(bad(format!("query '{}' but noise entry {nid} is '{}'", rec[2].trim(), q.name)));
+        }
+        let cell: usize = rec[3].trim().parse().map_err(|_| bad(format!("cell '{}' is not a number", &rec[3])))?;
+        if cell >= q.cells {
+            return Err(bad(format!("cell {cell} outside query '{}' ({} cells)", q.name, q.cells)));
+        }
+        // measure writes integer noisy counts: a fraction, an exponent or a huge value was not written by it
+        let v: i64 = rec[4]
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("value '{}' is not an integer (`topdown measure` writes integer noisy counts)", &rec[4])))?;
+        if v.unsigned_abs() > MAX_COUNT as u64 {
+            return Err(bad(format!("value {v} is outside ±10^12 (no noisy count of a run is that large)")));
+        }
+        Ok((u, run.unit_off[u] + e.offset + cell, v as f64))
+    }
+
+    /// The error for a value given twice.
+    pub fn duplicate(&self, rec: &csv::StringRecord, line: u64) -> String {
+        format!("measurements line {line}: duplicate measurement of '{}', query '{}', cell {}", rec[1].trim(), rec[2].trim(), rec[3].trim())
+    }
+
+    /// The error for the first value never given (its index in the layout).
+    pub fn missing(&self, i: usize) -> String {
+        let run = self.run;
+        let u = (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE && run.unit_off[u] <= i).max_by_key(|&u| run.unit_off[u]);
+        let who = u.map(|u| run.spine.ids[u].clone()).unwrap_or_default();
+        format!("measurements: geounit '{who}' is missing some of its measurements (the manifest and the measurements disagree)")
+    }
+}
+
+fn unit_index(spine: &Spine) -> HashMap<&str, u32> {
+    spine.ids.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect()
+}
+
+fn read_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+    let mut rdr = open_measurements(dir, m)?;
+    let mut values = std::mem::take(&mut run.values);
     let res = (|| -> Result<u64, String> {
-        let index = unit_index(&run.spine);
-        let sp = &run.spine;
+        let rr = RowReader::new(run, entry_at);
         let mut rec = csv::StringRecord::new();
         let mut rows = 0u64;
         let mut line = 1u64;
         while rdr.read_record(&mut rec).map_err(|e| format!("measurements line {}: {e}", line + 1))? {
             line += 1;
-            let bad = |what: String| format!("measurements line {line}: {what}");
-            let nid: usize = rec[5].trim().parse().map_err(|_| bad(format!("noise_id '{}' is not a number", &rec[5])))?;
-            let &(g, pos) = entry_at.get(nid).ok_or_else(|| bad(format!("noise_id {nid} is not in the manifest")))?;
-            let gid = rec[1].trim();
-            let u = *index.get(gid).ok_or_else(|| bad(format!("geounit '{gid}' is not in the run's geography")))? as usize;
-            if norm_name(rec[0].trim()) != level_key[sp.level[u] as usize] {
-                return Err(bad(format!("geounit '{gid}' is a {}, not a {}", sp.levels[sp.level[u] as usize], rec[0].trim())));
-            }
-            if run.unit_group[u] != g as u32 {
-                return Err(bad(format!("noise entry {nid} does not belong to geounit '{gid}' (geolevel and budget span differ)")));
-            }
-            let e = &run.groups[g].entries[pos];
-            let q = &run.queries[e.query];
-            if rec[2].trim() != q.name {
-                return Err(bad(format!("query '{}' but noise entry {nid} is '{}'", rec[2].trim(), q.name)));
-            }
-            let cell: usize = rec[3].trim().parse().map_err(|_| bad(format!("cell '{}' is not a number", &rec[3])))?;
-            if cell >= q.cells {
-                return Err(bad(format!("cell {cell} outside query '{}' ({} cells)", q.name, q.cells)));
-            }
-            // measure writes integer noisy counts: a fraction, an exponent or a huge value was not written by it
-            let v: i64 = rec[4]
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("value '{}' is not an integer (`topdown measure` writes integer noisy counts)", &rec[4])))?;
-            if v.unsigned_abs() > MAX_COUNT as u64 {
-                return Err(bad(format!("value {v} is outside ±10^12 (no noisy count of a run is that large)")));
-            }
-            let v = v as f64;
-            let slot = &mut values[run.unit_off[u] + e.offset + cell];
+            let (_, i, v) = rr.row(&rec, line)?;
+            let slot = &mut values[i];
             if !slot.is_nan() {
-                return Err(bad(format!("duplicate measurement of '{gid}', query '{}', cell {cell}", q.name)));
+                return Err(rr.duplicate(&rec, line));
             }
             *slot = v;
             rows += 1;
         }
+        if rows != m.rows {
+            return Err(format!("measurements has {rows} rows but the manifest says {}", m.rows));
+        }
+        if let Some(i) = values.iter().position(|v| v.is_nan()) {
+            return Err(rr.missing(i));
+        }
         Ok(rows)
     })();
     run.values = values;
-    let rows = res?;
-    if rows != m.rows {
-        return Err(format!("measurements has {rows} rows but the manifest says {}", m.rows));
-    }
-    if let Some(i) = run.values.iter().position(|v| v.is_nan()) {
-        let u = (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE && run.unit_off[u] <= i).max_by_key(|&u| run.unit_off[u]);
-        let who = u.map(|u| run.spine.ids[u].clone()).unwrap_or_default();
-        return Err(format!(
-            "measurements: geounit '{who}' is missing some of its measurements (the manifest and the measurements disagree)"
-        ));
-    }
-    Ok(())
+    res.map(|_| ())
 }
 
 fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
