@@ -1,33 +1,31 @@
 //! TopDown noisy measurements on a geographic spine ([CAK24]), with certified
-//! budgets and accuracy.
+//! budgets and accuracy. Four parts, each a folder:
 //!
-//! * `spine`: block-level geography files → spine tree, fan-outs, bypass (Algorithm 3, zCDP rule),
-//!   path sums (Theorem 3), off-spine entity distance (eqs. 4.1–4.4), synthetic geographies;
-//! * `schema`: histogram schema, marginal query groups, synthetic person records;
-//! * `sampler`: exact discrete Gaussian sampler (Canonne–Kamath–Steinke);
-//! * `measure`: the noisy measurements (Theorems 1 and 3) streamed to CSV, and their manifest;
-//! * `certify`: exact ε(δ) of a manifest through the lattice accountant;
-//! * `estimate`: tree-consistent WLS, exact variances on and off the spine, simulation (`bisect`: the
-//!   bisection of its non-negativity step, bit for bit from far fewer evaluations);
-//! * `bypass`: the bypass statements of §5 checked on the WLS variance matrix;
-//! * `postprocess`, `l2`, `rounding`, `rundir`: TopDown's estimation — per parent, top down, weighted
-//!   non-negative least squares under the parent and invariant constraints, then L1-optimal integer
-//!   rounding — on a run directory written by `measure`.
-mod bisect;
-pub mod bypass;
-pub mod certify;
-pub mod estimate;
-pub mod l2;
-mod l2_dense;
-pub mod measure;
-pub mod postprocess;
-pub mod pp_accuracy;
-pub mod rounding;
-pub mod rundir;
-pub mod sampler;
-pub mod schema;
-pub mod spine;
-pub mod spine_alg2;
+//! * `geography`: the spine — block-level geography files → spine tree, fan-outs, bypass
+//!   (Algorithm 3), path sums (Theorem 3), off-spine entity distance (eqs. 4.1–4.4), synthetic
+//!   geographies (`spine`); Algorithm 2's redefined block and tract groups (`alg2`); the bypass
+//!   statements of §5 checked on the WLS variance matrix (`bypass`);
+//! * `measurement`: histogram schema, marginal query groups, synthetic persons (`schema`); the exact
+//!   discrete Gaussian sampler (`sampler`); the noisy measurements (Theorems 1 and 3) streamed to CSV,
+//!   and their manifest (`measure`); the run directory's other files and loading a run (`rundir`);
+//! * `estimation`: TopDown's estimation — per parent, top down, weighted non-negative least squares
+//!   under the parent and invariant constraints (`l2`, its direct dense route `l2_dense`), then
+//!   L1-optimal integer rounding (`rounding`), driven by `postprocess`; tree-consistent WLS with exact
+//!   variances on and off the spine and its simulation (`estimate`, with `bisect`, the bisection of
+//!   its non-negativity step, bit for bit from far fewer evaluations);
+//! * `analysis`: exact ε(δ) of a manifest through the lattice accountant (`certify`); the simulated
+//!   accuracy of the final counts (`pp_accuracy`).
+//!
+//! The modules are also reachable under their old flat names (`topdown::spine`, …).
+pub mod analysis;
+pub mod estimation;
+pub mod geography;
+pub mod measurement;
+
+pub use analysis::{certify, pp_accuracy};
+pub use estimation::{estimate, l2, postprocess, rounding};
+pub use geography::{alg2 as spine_alg2, bypass, spine};
+pub use measurement::{measure, rundir, sampler, schema};
 
 use std::io::Write;
 use std::path::Path;

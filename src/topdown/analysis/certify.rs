@@ -15,7 +15,7 @@
 use crate::account::{Accountant, Certified, Options};
 use crate::model::{GaussGroup, Neighbors};
 use crate::num::parse_rational;
-use crate::topdown::measure::{sigma2_of, Manifest};
+use crate::topdown::measurement::measure::{sigma2_of, Manifest};
 use rug::Rational;
 
 /// The mechanism groups of one worst-case neighbour pattern per path signature (pair).

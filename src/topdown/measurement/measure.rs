@@ -12,9 +12,9 @@
 
 use crate::census::allocation::{norm_name, Allocation};
 use crate::model::Neighbors;
-use crate::topdown::sampler::{os_seed, seeded, DiscreteGaussianSampler};
-use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::sampler::{os_seed, seeded, DiscreteGaussianSampler};
+use crate::topdown::measurement::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -170,6 +170,12 @@ pub struct Manifest {
     pub geography_file: String,
     #[serde(default)]
     pub invariants_file: String,
+    /// Structural zeros of the schema (`estimation::constraints`; empty: none).
+    #[serde(default)]
+    pub structural_zeros: String,
+    /// The facilities per block and hhgq type (`units.csv`), empty when not written.
+    #[serde(default)]
+    pub units_file: String,
 }
 
 /// Build the manifest's noise table and paths (no data needed).
@@ -235,8 +241,41 @@ pub struct MeasureOpts<'a> {
     pub seed: Option<u64>,
     /// Measure without noise (testing only: NOT PRIVATE).
     pub no_noise: bool,
-    /// Geolevels whose exact totals are written to `invariants.csv`.
+    /// Geolevels whose exact totals are written to `invariants.csv`: per geounit, or per entity of the
+    /// off-spine category of the same name when the spine has one (the states of the AIAN spine).
     pub invariant_levels: Vec<usize>,
+    /// Structural zeros (`estimation::constraints`), as written (empty: none) and per cell. Synthetic
+    /// persons in such a cell are left out; a person file with one is refused.
+    pub structural_zeros: String,
+    pub structural_zero: Vec<bool>,
+    /// Write `units.csv`: synthetic facilities per block and hhgq type (the group-quarters invariant).
+    pub gq_units: bool,
+}
+
+impl MeasureOpts<'_> {
+    /// The options of a plain run (no structural zeros, no group-quarters units).
+    pub fn plain(out_dir: &Path, seed: Option<u64>, no_noise: bool, invariant_levels: Vec<usize>) -> MeasureOpts<'_> {
+        MeasureOpts {
+            out_dir,
+            seed,
+            no_noise,
+            invariant_levels,
+            structural_zeros: String::new(),
+            structural_zero: Vec::new(),
+            gq_units: false,
+        }
+    }
+}
+
+/// What the stream collects beside the measurements.
+#[derive(Default)]
+struct Side {
+    /// (geounit, total) of the invariant geolevels measured per geounit.
+    invariants: Vec<(u32, u64)>,
+    /// Per off-spine category with invariants: (category, total per entity).
+    entity_totals: Vec<(usize, Vec<u64>)>,
+    /// Facilities per block (block-major, hhgq types) with `gq_units`.
+    units: Vec<u32>,
 }
 
 /// Run the measurements: write `measurements.csv` and `manifest.json` into the output directory.
@@ -249,12 +288,23 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
     std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
-    let mut invariants: Vec<(u32, u64)> = Vec::new();
+    if let Persons::Table(h) = persons {
+        let nc = plan.schema.cells();
+        let n: u64 = (0..h.len()).filter(|&i| opts.structural_zero.get(i % nc).copied().unwrap_or(false)).map(|i| h[i] as u64).sum();
+        if n > 0 {
+            return Err(format!("person file: {n} persons in cells that are structural zeros ({})", opts.structural_zeros));
+        }
+    }
+    let mut side = Side::default();
+    for &l in &opts.invariant_levels {
+        if let Some(k) = spine.ose.iter().position(|o| norm_name(&o.name) == norm_name(&spine.levels[l])) {
+            side.entity_totals.push((k, vec![0; spine.ose[k].entities.len()]));
+        }
+    }
     let res = (|| -> Result<u64, String> {
         let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 22, f);
-        let rows =
-            stream(plan, spine, persons, &samplers, &first_id, opts, &mut invariants, &mut w).map_err(|e| format!("write failed: {e}"))?;
+        let rows = stream(plan, spine, persons, &samplers, &first_id, opts, &mut side, &mut w).map_err(|e| format!("write failed: {e}"))?;
         w.flush().map_err(|e| format!("write failed: {e}"))?;
         Ok(rows)
     })();
@@ -308,8 +358,10 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         measurements_file: "measurements.csv".into(),
         rows,
         noise_free: opts.no_noise,
-        geography_file: crate::topdown::rundir::GEOGRAPHY_FILE.into(),
-        invariants_file: crate::topdown::rundir::INVARIANTS_FILE.into(),
+        geography_file: crate::topdown::measurement::rundir::GEOGRAPHY_FILE.into(),
+        invariants_file: crate::topdown::measurement::rundir::INVARIANTS_FILE.into(),
+        structural_zeros: opts.structural_zeros.clone(),
+        units_file: if opts.gq_units { crate::topdown::measurement::rundir::UNITS_FILE.into() } else { String::new() },
         rng: if opts.no_noise {
             "none: --no-noise, the measurements are the exact counts (NOT PRIVATE; for testing only)".into()
         } else if opts.seed.is_some() {
@@ -323,16 +375,37 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         let _ = std::fs::remove_file(&tmp);
         return Err(format!("cannot write '{}': {e}", csv_path.display()));
     }
-    // the run's geography and invariants, then the manifest last
-    let side = [crate::topdown::rundir::GEOGRAPHY_FILE, crate::topdown::rundir::INVARIANTS_FILE];
-    let written = crate::topdown::write_streamed(&opts.out_dir.join(side[0]), |w| crate::topdown::rundir::write_geography(spine, w))
+    // the run's geography, invariants and units, then the manifest last
+    use crate::topdown::measurement::rundir::{
+        write_geography, write_invariants, write_units, GEOGRAPHY_FILE, INVARIANTS_FILE, UNITS_FILE,
+    };
+    let files = [GEOGRAPHY_FILE, INVARIANTS_FILE, UNITS_FILE];
+    let entity_rows: Vec<(String, String, u64)> = side
+        .entity_totals
+        .iter()
+        .flat_map(|(k, t)| {
+            let o = &spine.ose[*k];
+            o.entities.iter().zip(t).map(move |(e, &v)| (format!("ose:{}", o.name), e.clone(), v))
+        })
+        .collect();
+    let types = plan.schema.card[0] as usize;
+    let written = crate::topdown::write_streamed(&opts.out_dir.join(GEOGRAPHY_FILE), |w| write_geography(spine, w))
         .and_then(|_| {
-            crate::topdown::write_streamed(&opts.out_dir.join(side[1]), |w| crate::topdown::rundir::write_invariants(spine, &invariants, w))
+            crate::topdown::write_streamed(&opts.out_dir.join(INVARIANTS_FILE), |w| {
+                write_invariants(spine, &side.invariants, &entity_rows, w)
+            })
+        })
+        .and_then(|_| {
+            if opts.gq_units {
+                crate::topdown::write_streamed(&opts.out_dir.join(UNITS_FILE), |w| write_units(spine, &side.units, types, w))
+            } else {
+                Ok(())
+            }
         })
         .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&csv_path);
-        for f in side {
+        for f in files {
             let _ = std::fs::remove_file(opts.out_dir.join(f));
         }
         return Err(e);
@@ -347,9 +420,21 @@ fn stream<W: Write>(
     samplers: &[DiscreteGaussianSampler],
     first_id: &HashMap<(usize, usize), usize>,
     opts: &MeasureOpts,
-    invariants: &mut Vec<(u32, u64)>,
+    side: &mut Side,
     w: &mut W,
 ) -> std::io::Result<u64> {
+    let hh: Vec<usize> = (0..plan.schema.cells()).map(|c| plan.schema.decode(c)[0] as usize).collect();
+    let types = plan.schema.card[0] as usize;
+    let by_entity: Vec<usize> = opts
+        .invariant_levels
+        .iter()
+        .copied()
+        .filter(|&l| spine.ose.iter().any(|o| norm_name(&o.name) == norm_name(&spine.levels[l])))
+        .collect();
+    if opts.gq_units {
+        side.units = vec![0; spine.blocks.len() * types];
+    }
+    let mut one = Vec::new();
     let mut rng = seeded(opts.seed.unwrap_or_else(os_seed));
     let nc = plan.schema.cells();
     writeln!(w, "level,geounit,query,cell,value,noise_id")?;
@@ -384,13 +469,29 @@ fn stream<W: Write>(
                 Persons::Synthetic { seed, mean } => {
                     synth_block(*seed, b as u64, *mean, &plan.schema, &mut people);
                     for p in &people {
-                        acc[d][plan.schema.cell(*p)] += 1;
+                        let c = plan.schema.cell(*p);
+                        // a synthetic person in a structural-zero cell is left out
+                        if !opts.structural_zero.get(c).copied().unwrap_or(false) {
+                            acc[d][c] += 1;
+                        }
                     }
                 }
             }
+            let total: u64 = acc[d].iter().sum();
+            for (k, t) in side.entity_totals.iter_mut() {
+                let e = spine.ose[*k].of_block[b as usize];
+                if e != NONE {
+                    t[e as usize] += total;
+                }
+            }
+            if opts.gq_units {
+                crate::topdown::estimation::constraints::synthetic_units(&acc[d], &hh, types, &mut one);
+                side.units[b as usize * types..(b as usize + 1) * types].copy_from_slice(&one);
+            }
         }
-        if opts.invariant_levels.contains(&(spine.level[ui] as usize)) {
-            invariants.push((u, acc[d].iter().sum()));
+        let lu = spine.level[ui] as usize;
+        if opts.invariant_levels.contains(&lu) && !by_entity.contains(&lu) {
+            side.invariants.push((u, acc[d].iter().sum()));
         }
         let span = spine.span[ui] as usize;
         if span > 0 {

@@ -17,9 +17,9 @@
 //! R_u = Σ_c R_c + Σ_c λ_c² V_c − (Σ_c λ_c V_c)²/S_u; then Var = R_root + λ_root² E_root.
 //! The off-spine entity distance (eqs. 4.1–4.4, `Spine::osed`) counts the geounits such a sum needs.
 
-use crate::topdown::bisect;
-use crate::topdown::sampler::{DiscreteGaussianSampler, NoiseRng};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::bisect;
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::sampler::{DiscreteGaussianSampler, NoiseRng};
 use rug::Rational;
 
 pub struct TreeWls<'a> {
@@ -475,8 +475,8 @@ pub const TABLE1_REDUCED: [&str; 8] = ["54.19", "4.25", "13.28", "8.72", "8.72",
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topdown::sampler::seeded;
-    use crate::topdown::spine::{Bypass, GeoSpec};
+    use crate::topdown::geography::spine::{Bypass, GeoSpec};
+    use crate::topdown::measurement::sampler::seeded;
 
     fn spine(seed: u64) -> Spine {
         let spec = GeoSpec::parse("US,State,County,Tract,Block", "3,1-3,1-4,1-5", seed, "place:0.4,aian:0.2").unwrap();
@@ -507,7 +507,7 @@ mod tests {
                 }
             }
         }
-        let inv = crate::topdown::bypass::invert(&m).unwrap();
+        let inv = crate::topdown::geography::bypass::invert(&m).unwrap();
         (0..n)
             .map(|u| {
                 let mut s = 0.0;
@@ -570,7 +570,7 @@ mod tests {
             let f = |mu: f64| -> f64 { terms.iter().map(|&(x, v)| (x + v * mu).max(0.0)).sum() };
             let vmin = terms.iter().map(|&(_, v)| v).fold(f64::INFINITY, f64::min);
             let span = terms.iter().map(|&(x, _)| x.abs()).sum::<f64>() + target.abs() + 1.0;
-            crate::topdown::bisect::naive(-span / vmin, span / vmin, 200, |mu| f(mu) < target)
+            crate::topdown::estimation::bisect::naive(-span / vmin, span / vmin, 200, |mu| f(mu) < target)
         };
         let mut rng = seeded(17);
         use rand::Rng;

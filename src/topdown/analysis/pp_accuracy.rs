@@ -12,10 +12,10 @@
 //! which has the same extent. The truth is the synthetic persons of `schema::synth_block` (seed 1, mean
 //! 30 per block); the invariants (US and State totals) are exact, as in production.
 
-use crate::topdown::postprocess::{postprocess, Group, GroupEntry, RunData};
-use crate::topdown::sampler::{seeded, DiscreteGaussianSampler};
-use crate::topdown::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::postprocess::{postprocess, Group, GroupEntry, RunData};
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::sampler::{seeded, DiscreteGaussianSampler};
+use crate::topdown::measurement::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
 use rayon::prelude::*;
 use rug::Rational;
 
@@ -217,7 +217,8 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
         // σ² = n/(2·share·ρ) ([SSW24, §A.1], add-remove, equal split)
         bureau.push(Rational::from(n) / (Rational::from(2) * share * &rho));
     }
-    let reduced: Vec<Rational> = crate::topdown::estimate::TABLE1_REDUCED.iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
+    let reduced: Vec<Rational> =
+        crate::topdown::estimation::estimate::TABLE1_REDUCED.iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
     if reduced.len() != bureau.len() {
         return Err(format!("Table 1 has 8 geolevels, the allocation {}", bureau.len()));
     }
@@ -231,7 +232,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
 pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<Row>, String> {
     let alloc = crate::census::allocation::Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let mut spine = Spine::from_path(&data.join("topdown/dhc-small.csv"))?;
-    spine.apply_bypass(crate::topdown::spine::Bypass::Zcdp);
+    spine.apply_bypass(crate::topdown::geography::spine::Bypass::Zcdp);
     let schema = Schema::parse(BENCH_SCHEMA)?;
     simulate(&spine, &schema, &dhc_settings(&alloc)?, seeds, 1)
 }

@@ -20,10 +20,10 @@
 //! γ = β[l] + … + β[l+k−1]; span 0 means not measured (bypassed). Without bypass every span is 1.
 
 use crate::census::allocation::norm_name;
-use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::path::Path;
+
+pub use crate::topdown::geography::generate::{GeoSpec, MAX_BLOCKS};
 
 pub const NONE: u32 = u32::MAX;
 
@@ -63,6 +63,9 @@ pub enum Bypass {
     None,
     /// zCDP rule (§5, Observation 1, Algorithm 3): bypass parents with a single child
     Zcdp,
+    /// Pure-DP rule (Theorem 2, Algorithm 3's pure-DP branch, `alg3.rs`): also parents whose c
+    /// children each have share ≥ (c − 1)/2 of theirs (the tree is restructured)
+    PureDp,
 }
 
 impl Bypass {
@@ -70,6 +73,7 @@ impl Bypass {
         match self {
             Bypass::None => "none",
             Bypass::Zcdp => "zcdp-single-child",
+            Bypass::PureDp => "pure-dp-theorem2",
         }
     }
 }
@@ -235,7 +239,7 @@ impl Spine {
         Spine::assemble(levels, ids, level, parent, blocks, ose)
     }
 
-    fn assemble(
+    pub(crate) fn assemble(
         levels: Vec<String>,
         ids: Vec<String>,
         level: Vec<u8>,
@@ -291,6 +295,8 @@ impl Spine {
     /// blocks up to the root, every geounit with a single child absorbs that child's budget span
     /// (the TDA's operation: the parent's copy is measured with γ_parent + γ_child, the child with
     /// γ = 0). Bottom-up order makes one pass sufficient; path sums are unchanged (Theorem 3).
+    /// `PureDp` does the same here: its multi-child bypasses change the tree and are made by
+    /// `alg3::pareto_frontier`, whose spine this rule then reproduces (a run reloads it so).
     pub fn apply_bypass(&mut self, rule: Bypass) -> usize {
         self.span.iter_mut().for_each(|s| *s = 1);
         self.bypass = rule;
@@ -446,158 +452,6 @@ impl Spine {
     }
 }
 
-/// Most blocks a generated geography may have (the maximal fan-outs multiplied): 5×10⁷, six times the
-/// ~8 million blocks of the US.
-pub const MAX_BLOCKS: u64 = 50_000_000;
-
-/// Parameters of a synthetic geography.
-#[derive(Clone, Debug)]
-pub struct GeoSpec {
-    pub levels: Vec<String>,
-    /// Fan-out range (min, max) for each level except the blocks.
-    pub fanout: Vec<(u32, u32)>,
-    pub seed: u64,
-    /// Off-spine entity categories: name → fraction of blocks inside some entity.
-    pub ose: Vec<(String, f64)>,
-}
-
-impl GeoSpec {
-    pub fn parse(levels: &str, fanout: &str, seed: u64, ose: &str) -> Result<GeoSpec, String> {
-        let levels: Vec<String> = levels.split(',').map(|s| s.trim().to_string()).collect();
-        if levels.len() < 2 || levels.iter().any(|l| l.is_empty() || l.starts_with("ose:")) {
-            return Err("--levels needs at least two non-empty geolevel names, top first".into());
-        }
-        // what the reader (from_reader) refuses is refused here, before anything is written
-        if levels.len() > 250 {
-            return Err("--levels: at most 250 geolevels".into());
-        }
-        for (i, l) in levels.iter().enumerate() {
-            if levels[..i].iter().any(|m| norm_name(m) == norm_name(l)) {
-                return Err(format!("--levels names geolevel '{l}' twice"));
-            }
-        }
-        let mut fan: Vec<&str> = fanout.split(',').map(|s| s.trim()).collect();
-        // one entry per geolevel is accepted too when the first is 1: the number of roots
-        if fan.len() == levels.len() && fan[0] == "1" {
-            fan.remove(0);
-        }
-        if fan.len() != levels.len() - 1 {
-            return Err(format!(
-                "--fanout needs {} entries (one per geolevel above the blocks), or {} starting with 1 (the single root), got {}",
-                levels.len() - 1,
-                levels.len(),
-                fan.len()
-            ));
-        }
-        let mut fanout = Vec::new();
-        for f in fan {
-            let (a, b) = f.split_once('-').unwrap_or((f, f));
-            let a: u32 = a.trim().parse().map_err(|_| format!("bad fan-out '{f}'"))?;
-            let b: u32 = b.trim().parse().map_err(|_| format!("bad fan-out '{f}'"))?;
-            if a < 1 || b < a || b > 100_000 {
-                return Err(format!("bad fan-out '{f}': need 1 ≤ min ≤ max ≤ 100000"));
-            }
-            fanout.push((a, b));
-        }
-        // the largest possible number of blocks (product of the maximal fan-outs), before anything is
-        // drawn or written: each block is one CSV line of ~60 bytes
-        let most: f64 = fanout.iter().map(|&(_, b)| b as f64).product();
-        if most > MAX_BLOCKS as f64 {
-            return Err(format!(
-                "--fanout allows up to {most:.3e} blocks (about {:.1} GB of geography); the limit is {MAX_BLOCKS:e} (the US has about 8e6 blocks)",
-                most * 60.0 / 1e9
-            ));
-        }
-        let mut oses = Vec::new();
-        if !ose.trim().is_empty() {
-            for part in ose.split(',') {
-                let (n, fr) = part.split_once(':').ok_or_else(|| format!("bad --ose entry '{part}': expected NAME:FRACTION"))?;
-                let fr: f64 = fr.trim().parse().map_err(|_| format!("bad --ose fraction in '{part}'"))?;
-                if !(0.0..=1.0).contains(&fr) || n.trim().is_empty() {
-                    return Err(format!("bad --ose entry '{part}'"));
-                }
-                if oses.iter().any(|(m, _): &(String, f64)| norm_name(m) == norm_name(n)) {
-                    return Err(format!("--ose names category '{}' twice", n.trim()));
-                }
-                oses.push((n.trim().to_string(), fr));
-            }
-        }
-        Ok(GeoSpec { levels, fanout, seed, ose: oses })
-    }
-
-    /// Write the geography CSV (streamed, deterministic from the seed).
-    pub fn write<W: Write>(&self, w: W) -> Result<u64, String> {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.seed);
-        let nl = self.levels.len();
-        let mut hdr = vec![self.levels[nl - 1].clone()];
-        hdr.extend(self.levels[..nl - 1].iter().cloned());
-        hdr.extend(self.ose.iter().map(|(n, _)| format!("ose:{n}")));
-        let e = |e: std::io::Error| format!("write failed: {e}");
-        writeln!(w, "{}", hdr.join(",")).map_err(e)?;
-        let width: Vec<usize> = self.fanout.iter().map(|&(_, b)| (b.max(2) as f64 - 1.0).log10().floor() as usize + 1).collect();
-        // OSE state per category: current entity id (run-length model along the block order)
-        let mut ose_cur: Vec<Option<String>> = vec![None; self.ose.len()];
-        let mut ose_count: Vec<u64> = vec![0; self.ose.len()];
-        let mut nblocks = 0u64;
-        // iterative DFS: stack of (level, id, remaining children)
-        let mut path: Vec<String> = vec![self.levels[0].clone()];
-        fn rec<W: Write>(
-            spec: &GeoSpec,
-            rng: &mut rand_chacha::ChaCha8Rng,
-            w: &mut W,
-            path: &mut Vec<String>,
-            width: &[usize],
-            ose_cur: &mut [Option<String>],
-            ose_count: &mut [u64],
-            nblocks: &mut u64,
-        ) -> std::io::Result<()> {
-            let l = path.len() - 1; // level of the last element
-            let nl = spec.levels.len();
-            if l + 1 == nl {
-                *nblocks += 1;
-                let mut line = String::with_capacity(128);
-                line.push_str(&path[nl - 1]);
-                for p in &path[..nl - 1] {
-                    line.push(',');
-                    line.push_str(p);
-                }
-                for (k, (name, frac)) in spec.ose.iter().enumerate() {
-                    // a run model: leave the current entity w.p. 1/8, start one w.p. frac/(8(1-frac))
-                    let stay = match &ose_cur[k] {
-                        Some(_) => rng.gen::<f64>() >= 0.125,
-                        None => rng.gen::<f64>() < frac / (8.0 * (1.0 - frac).max(1e-9)),
-                    };
-                    if stay && ose_cur[k].is_none() {
-                        ose_count[k] += 1;
-                        ose_cur[k] = Some(format!("{}-{}", &name[..name.len().min(1)].to_uppercase(), ose_count[k]));
-                    } else if !stay {
-                        ose_cur[k] = None;
-                    }
-                    line.push(',');
-                    if let Some(id) = &ose_cur[k] {
-                        line.push_str(id);
-                    }
-                }
-                line.push('\n');
-                return w.write_all(line.as_bytes());
-            }
-            let (a, b) = spec.fanout[l];
-            let n = if a == b { a } else { rng.gen_range(a..=b) };
-            for i in 0..n {
-                let id = if l == 0 { format!("{:0w$}", i + 1, w = width[l]) } else { format!("{}{:0w$}", path[l], i + 1, w = width[l]) };
-                path.push(id);
-                rec(spec, rng, w, path, width, ose_cur, ose_count, nblocks)?;
-                path.pop();
-            }
-            Ok(())
-        }
-        rec(self, &mut rng, &mut w, &mut path, &width, &mut ose_cur, &mut ose_count, &mut nblocks).map_err(e)?;
-        w.flush().map_err(e)?;
-        Ok(nblocks)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,28 +528,5 @@ mod tests {
         assert_eq!(s.osed(&m(&[0, 1, 2, 3])), 2);
         assert_eq!(s.osed(&m(&[0, 3, 4, 5])), 3);
         assert_eq!(s.osed(&m(&[0, 1, 2, 3, 4, 5, 6])), 1);
-    }
-
-    #[test]
-    fn fanout_may_count_the_root() {
-        let a = GeoSpec::parse("US,State,County", "1,2,3", 1, "").unwrap();
-        let b = GeoSpec::parse("US,State,County", "2,3", 1, "").unwrap();
-        assert_eq!(a.fanout, b.fanout);
-        assert!(GeoSpec::parse("US,State,County", "2,2,3", 1, "").unwrap_err().contains("starting with 1"));
-        assert!(GeoSpec::parse("US,State,County", "3", 1, "").is_err());
-    }
-
-    #[test]
-    fn generator_is_deterministic_and_readable() {
-        let spec = GeoSpec::parse("US,State,County,Tract,Block", "3,2-4,1-3,2-6", 11, "place:0.3,aian:0.1").unwrap();
-        let mut a = Vec::new();
-        let mut b = Vec::new();
-        let na = spec.write(&mut a).unwrap();
-        spec.write(&mut b).unwrap();
-        assert_eq!(a, b);
-        let s = Spine::from_reader(&a[..]).unwrap();
-        assert_eq!(s.blocks.len() as u64, na);
-        assert_eq!(s.ose.len(), 2);
-        assert!(!s.ose[0].entities.is_empty());
     }
 }

@@ -357,7 +357,7 @@ pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
 
 /// The scale the data are divided by, so that the unknowns and data are of order one: the largest
 /// parent cell, invariant total or |measurement| (at least 1).
-fn data_scale(p: &Problem) -> f64 {
+pub(crate) fn data_scale(p: &Problem) -> f64 {
     let mut scale: f64 = 1.0;
     if let Some(par) = &p.parent {
         scale = par.iter().fold(scale, |a, &v| a.max(v));
@@ -388,7 +388,7 @@ pub const DIRECT_AGREEMENT: f64 = 1e-9;
 pub fn solve_direct(p: &Problem) -> Option<(Vec<f64>, f64)> {
     p.validate().ok()?;
     let scale = data_scale(p);
-    let x = crate::topdown::l2_dense::optimum(p, scale)?;
+    let x = crate::topdown::estimation::l2_dense::optimum(p, scale)?;
     Some((x.iter().map(|&v| (v * scale).max(0.0)).collect(), DIRECT_AGREEMENT * scale))
 }
 

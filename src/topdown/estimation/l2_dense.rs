@@ -11,7 +11,7 @@
 //! the held cells, a child without measurements) or an iteration that does not settle gives None:
 //! the interior point is needed there.
 
-use crate::topdown::l2::{Problem, Term};
+use crate::topdown::estimation::l2::{Problem, Term};
 
 /// Active-set rounds before giving up (the interior point then decides).
 const MAX_ROUNDS: usize = 30;
@@ -302,7 +302,7 @@ fn chol_inverse(l: &[f64], f: usize, inv: &mut [f64], e: &mut Vec<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topdown::l2::Child;
+    use crate::topdown::estimation::l2::Child;
     use rand::{Rng, SeedableRng};
 
     /// Children of one parent as a geolevel has them: the same queries (detailed, total, a two-way

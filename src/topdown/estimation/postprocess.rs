@@ -32,10 +32,13 @@
 //! so it does not change the privacy guarantee of the measurements (post-processing immunity); the
 //! invariants themselves are published exactly and are outside the guarantee, as in production.
 
-use crate::topdown::l2;
-use crate::topdown::rounding::{self, Rounding};
-use crate::topdown::schema::{Query, Schema};
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::constraints::Constraints;
+use crate::topdown::estimation::l2;
+use crate::topdown::estimation::multipass;
+use crate::topdown::estimation::passes::{LevelPasses, RoundingPass};
+use crate::topdown::estimation::rounding::{self, Rounding};
+use crate::topdown::geography::spine::{Spine, NONE};
+use crate::topdown::measurement::schema::{Query, Schema};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -76,12 +79,19 @@ pub struct RunData {
     pub values: Vec<f64>,
     /// Invariant total of each unit, or −1.
     pub invariant: Vec<i64>,
+    /// Structural zeros, group-quarters bounds, group invariants (`constraints.rs`; default none).
+    pub cons: Constraints,
 }
 
 impl RunData {
     /// Lay out the measurement vectors for the spine's measured units (values NaN until filled).
     /// `groups` must hold one group for every (level, span) of a measured unit.
     pub fn new(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>) -> Result<RunData, String> {
+        RunData::new_layout(spine, schema, queries, groups, true)
+    }
+
+    /// As `new`; without `values` the measurement vector is left empty (a run read state by state).
+    pub fn new_layout(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>, values: bool) -> Result<RunData, String> {
         let nu = spine.n_units();
         let mut unit_group = vec![NONE; nu];
         let mut unit_off = vec![0usize; nu];
@@ -100,7 +110,17 @@ impl RunData {
             total += groups[g].len;
         }
         let invariant = vec![-1i64; nu];
-        Ok(RunData { spine, schema, queries, groups, unit_group, unit_off, values: vec![f64::NAN; total], invariant })
+        Ok(RunData {
+            spine,
+            schema,
+            queries,
+            groups,
+            unit_group,
+            unit_off,
+            values: if values { vec![f64::NAN; total] } else { Vec::new() },
+            invariant,
+            cons: Constraints::default(),
+        })
     }
 
     /// The measurement vector of a measured unit.
@@ -132,7 +152,8 @@ impl RunData {
                 ));
             }
             let ch = sp.children(p);
-            if let Some(&c) = ch.iter().find(|&&c| self.invariant[c as usize] < 0) {
+            let in_group = |c: u32| self.cons.groups.iter().any(|(g, _)| g.contains(&c));
+            if let Some(&c) = ch.iter().find(|&&c| self.invariant[c as usize] < 0 && !in_group(c)) {
                 return Err(format!(
                     "invariant for '{}' but none for its sibling '{}': invariants must cover all children of a parent",
                     sp.ids[u], sp.ids[c as usize]
@@ -141,13 +162,48 @@ impl RunData {
         }
         for u in 0..sp.n_units() {
             let ch = sp.children(u as u32);
-            if self.invariant[u] >= 0 && !ch.is_empty() && self.invariant[ch[0] as usize] >= 0 {
+            // (children covered by group invariants are checked below)
+            if self.invariant[u] >= 0 && !ch.is_empty() && ch.iter().all(|&c| self.invariant[c as usize] >= 0) {
                 let s = checked_sum(ch.iter().map(|&c| self.invariant[c as usize]))
                     .ok_or_else(|| format!("the invariant totals of the children of '{}' overflow when added", sp.ids[u]))?;
                 if s != self.invariant[u] {
                     return Err(format!(
                         "the invariant totals of the children of '{}' add up to {s}, not to its invariant {}",
                         sp.ids[u], self.invariant[u]
+                    ));
+                }
+            }
+        }
+        // group invariants: siblings; where they and unit invariants cover a parent's children, the
+        // totals add up to the parent's invariant
+        for (us, _) in &self.cons.groups {
+            let p = sp.parent[us[0] as usize];
+            if us.iter().any(|&u| sp.parent[u as usize] != p) {
+                return Err("a group invariant's geounits are not siblings".into());
+            }
+        }
+        let mut parents: Vec<u32> = self.cons.groups.iter().map(|(us, _)| sp.parent[us[0] as usize]).collect();
+        parents.sort_unstable();
+        parents.dedup();
+        for p in parents {
+            if p == NONE || self.invariant[p as usize] < 0 {
+                continue;
+            }
+            let ch = sp.children(p);
+            let groups = self.cons.groups_of(sp, ch);
+            let covered = |i: usize| self.invariant[ch[i] as usize] >= 0 || groups.iter().any(|(g, _)| g.contains(&i));
+            if (0..ch.len()).all(covered) {
+                let s = checked_sum(
+                    (0..ch.len())
+                        .filter(|&i| self.invariant[ch[i] as usize] >= 0)
+                        .map(|i| self.invariant[ch[i] as usize])
+                        .chain(groups.iter().map(|(_, t)| *t)),
+                )
+                .ok_or("invariant totals overflow when added")?;
+                if s != self.invariant[p as usize] {
+                    return Err(format!(
+                        "the invariant totals under '{}' (its groups of geounits) add up to {s}, not to its invariant {}",
+                        sp.ids[p as usize], self.invariant[p as usize]
                     ));
                 }
             }
@@ -168,7 +224,20 @@ pub struct Stats {
 /// Run TopDown post-processing. Returns the detailed histogram of every unit (unit-major, cells of the
 /// schema), checked by `check`.
 pub fn postprocess(run: &RunData) -> Result<(Vec<i64>, Stats), String> {
-    postprocess_by(run, Route::Direct)
+    postprocess_by(run, Route::Direct, None)
+}
+
+/// TopDown post-processing with query passes per geolevel (`passes::resolve`; None: one pass). A
+/// family whose passes are the single pass and that has no group-quarters bounds or group invariants
+/// is solved as `postprocess` solves it (so one pass reproduces `postprocess` exactly); the others by
+/// `multipass::family`.
+pub fn postprocess_with(run: &RunData, passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+    if let Some(p) = passes {
+        if p.len() != run.spine.n_levels() {
+            return Err("internal: passes do not match the spine's geolevels".into());
+        }
+    }
+    postprocess_by(run, Route::Direct, passes)
 }
 
 /// How a parent's children are solved: `Direct` tries the direct L2 optimum with a certified rounding
@@ -181,7 +250,23 @@ enum Route {
     InteriorPoint,
 }
 
-fn postprocess_by(run: &RunData, route: Route) -> Result<(Vec<i64>, Stats), String> {
+fn postprocess_by(run: &RunData, route: Route, passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+    solve_tree(run, route, passes, None)
+}
+
+/// Post-processing of a subtree whose root's histogram is already fixed (`root`): the state subtrees
+/// of `by_state.rs`, each given its state's estimate. The same families are solved as by
+/// `postprocess_with` on the whole run, from the same inputs.
+pub fn postprocess_subtree(run: &RunData, root: &[i64], passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+    solve_tree(run, Route::Direct, passes, Some(root))
+}
+
+fn solve_tree(
+    run: &RunData,
+    route: Route,
+    passes: Option<&[LevelPasses]>,
+    fixed_root: Option<&[i64]>,
+) -> Result<(Vec<i64>, Stats), String> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     let nu = sp.n_units();
@@ -196,14 +281,22 @@ fn postprocess_by(run: &RunData, route: Route) -> Result<(Vec<i64>, Stats), Stri
     let mut stats = Stats::default();
     // the root: its own measurements, no parent
     let root = sp.root as usize;
-    let y = family(run, None, &[sp.root], route).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
-    est[root * nc..(root + 1) * nc].copy_from_slice(&y);
-    stats.solved += 1;
+    match fixed_root {
+        Some(y) if y.len() == nc => est[root * nc..(root + 1) * nc].copy_from_slice(y),
+        Some(_) => return Err("internal: the fixed root histogram does not match the schema".into()),
+        None => {
+            let y =
+                solve_family(run, None, &[sp.root], route, passes.map(|p| &p[0])).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
+            est[root * nc..(root + 1) * nc].copy_from_slice(&y);
+            stats.solved += 1;
+        }
+    }
     let mut by_level: Vec<Vec<u32>> = vec![Vec::new(); sp.n_levels()];
     for u in 0..nu {
         by_level[sp.level[u] as usize].push(u as u32);
     }
-    for parents in by_level.iter().take(sp.n_levels() - 1) {
+    for (l, parents) in by_level.iter().take(sp.n_levels() - 1).enumerate() {
+        let lp = passes.map(|p| &p[l + 1]);
         let results: Vec<Result<(Vec<i64>, bool), String>> = parents
             .par_iter()
             .map(|&u| {
@@ -216,7 +309,7 @@ fn postprocess_by(run: &RunData, route: Route) -> Result<(Vec<i64>, Stats), Stri
                 if p.iter().all(|&v| v == 0) {
                     return Ok((vec![0; nc * ch.len()], false));
                 }
-                family(run, Some(p), ch, route).map(|y| (y, true)).map_err(|e| format!("parent '{}': {e}", sp.ids[ui]))
+                solve_family(run, Some(p), ch, route, lp).map(|y| (y, true)).map_err(|e| format!("parent '{}': {e}", sp.ids[ui]))
             })
             .collect();
         for (&u, r) in parents.iter().zip(results) {
@@ -234,6 +327,32 @@ fn postprocess_by(run: &RunData, route: Route) -> Result<(Vec<i64>, Stats), Stri
     }
     check(run, &est)?;
     Ok((est, stats))
+}
+
+/// The single-pass route of `family`, or `multipass::family` (see `postprocess_with`).
+fn solve_family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route, lp: Option<&LevelPasses>) -> Result<Vec<i64>, String> {
+    let extra = !run.cons.units.is_empty() || !run.cons.groups_of(&run.spine, ch).is_empty();
+    match lp {
+        Some(lp) if extra || !lp.is_single() => multipass::family(run, parent, ch, lp, None),
+        None if extra => multipass::family(run, parent, ch, &single_pass(run, ch), None),
+        _ => family(run, parent, ch, route),
+    }
+}
+
+/// The single pass for the level of `ch`: every query its units measure, cellwise rounding.
+fn single_pass(run: &RunData, ch: &[u32]) -> LevelPasses {
+    let mut qs: Vec<usize> = Vec::new();
+    for &c in ch {
+        let g = run.unit_group[c as usize];
+        if g != NONE {
+            for e in &run.groups[g as usize].entries {
+                if !qs.contains(&e.query) {
+                    qs.push(e.query);
+                }
+            }
+        }
+    }
+    LevelPasses { l2: vec![qs], rounding: vec![RoundingPass { penalties: Vec::new(), cellwise: true }] }
 }
 
 /// L2 then L1 for the children `ch` of a parent with histogram `parent` (None: the root, ch = [root]).
@@ -272,7 +391,7 @@ struct Family {
 impl Family {
     fn new(run: &RunData, parent: Option<&[i64]>, ch: &[u32]) -> Family {
         let nc = run.schema.cells();
-        let live: Vec<usize> = (0..nc).filter(|&k| parent.is_none_or(|p| p[k] > 0)).collect();
+        let live: Vec<usize> = (0..nc).filter(|&k| parent.is_none_or(|p| p[k] > 0) && !run.cons.is_zero(k)).collect();
         let nk = live.len();
         let mut children = Vec::with_capacity(ch.len());
         let mut totals = Vec::with_capacity(ch.len());
@@ -318,7 +437,7 @@ impl Family {
 /// rounding is the unique L1-closest table by a margin that covers the distance between the direct
 /// optimum and the interior point's (`rounding::unique_optimum`) — then rounding the interior point's
 /// optimum gives the same table. Otherwise (a tie, or the direct method does not settle) None.
-fn rounded_direct(prob: &l2::Problem, parent: Option<&[i64]>, totals: &[Option<i64>]) -> Option<Vec<i64>> {
+pub(crate) fn rounded_direct(prob: &l2::Problem, parent: Option<&[i64]>, totals: &[Option<i64>]) -> Option<Vec<i64>> {
     let (x, agreement) = l2::solve_direct(prob)?;
     let r = Rounding { n: prob.n, x: &x, parent, totals };
     let y = rounding::round_by_paths(&r)?;
@@ -328,7 +447,7 @@ fn rounded_direct(prob: &l2::Problem, parent: Option<&[i64]>, totals: &[Option<i
 }
 
 /// The output contract: non-negative integers, every parent equal to the sum of its children in every
-/// cell, the invariants exact.
+/// cell, the invariants exact; structural zeros, group-quarters bounds and group invariants held.
 pub fn check(run: &RunData, est: &[i64]) -> Result<(), String> {
     let sp = &run.spine;
     let nc = run.schema.cells();
@@ -355,6 +474,29 @@ pub fn check(run: &RunData, est: &[i64]) -> Result<(), String> {
             if t != run.invariant[u] {
                 return Err(format!("geounit '{}': total {t} but the invariant is {}", sp.ids[u], run.invariant[u]));
             }
+        }
+        if let Some(k) = (0..nc).find(|&k| run.cons.is_zero(k) && est[u * nc + k] != 0) {
+            return Err(format!("geounit '{}': cell {k} is a structural zero but holds {}", sp.ids[u], est[u * nc + k]));
+        }
+        if !run.cons.units.is_empty() {
+            for t in 0..run.schema.card[0] as usize {
+                let (lo, hi) = run.cons.gq_bounds(u, t).unwrap();
+                let s: i64 = (0..nc).filter(|&k| run.schema.decode(k)[0] as usize == t).map(|k| est[u * nc + k]).sum();
+                if s < lo || s > hi {
+                    return Err(format!(
+                        "geounit '{}': {s} persons of hhgq type {t}, outside its group-quarters bounds [{lo}, {hi}]",
+                        sp.ids[u]
+                    ));
+                }
+            }
+        }
+    }
+    for (us, t) in &run.cons.groups {
+        let s = checked_sum(us.iter().flat_map(|&u| est[u as usize * nc..(u as usize + 1) * nc].iter().copied()))
+            .ok_or("a group invariant's cells overflow when added")?;
+        if s != *t {
+            let names: Vec<&str> = us.iter().map(|&u| sp.ids[u as usize].as_str()).collect();
+            return Err(format!("geounits {}: total {s} but their group invariant is {t}", names.join(" + ")));
         }
     }
     Ok(())
@@ -403,10 +545,10 @@ pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topdown::pp_accuracy::{fill, layout, set_invariants, truth_histograms};
-    use crate::topdown::sampler::DiscreteGaussianSampler;
-    use crate::topdown::schema::DEFAULT_QUERIES;
-    use crate::topdown::spine::{Bypass, GeoSpec};
+    use crate::topdown::analysis::pp_accuracy::{fill, layout, set_invariants, truth_histograms};
+    use crate::topdown::geography::spine::{Bypass, GeoSpec};
+    use crate::topdown::measurement::sampler::DiscreteGaussianSampler;
+    use crate::topdown::measurement::schema::DEFAULT_QUERIES;
     use rug::Rational;
 
     fn spine(seed: u64, bypass: Bypass) -> Spine {
@@ -477,8 +619,8 @@ mod tests {
             let (mut r, truth, samplers) = run(&sp, if seed % 3 == 0 { "small" } else { "hhgq=3,votingage=2,hispanic=2" });
             fill(&mut r, &truth, Some(&samplers), seed);
             set_invariants(&mut r, &truth, (seed % 3) as usize);
-            let (a, _) = postprocess_by(&r, Route::Direct).unwrap();
-            let (b, _) = postprocess_by(&r, Route::InteriorPoint).unwrap();
+            let (a, _) = postprocess_by(&r, Route::Direct, None).unwrap();
+            let (b, _) = postprocess_by(&r, Route::InteriorPoint, None).unwrap();
             assert_eq!(a, b, "seed {seed}");
             // the direct route is taken for most parents
             let nc = r.schema.cells();

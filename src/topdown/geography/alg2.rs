@@ -14,18 +14,22 @@
 //! of each entity's part in the county (`recursion_through_tracts_entity_k` fixes the tract-level
 //! values once, `dist_of_entity_k` recurses through tract groups and the county), the cut-off is
 //! `int(sqrt(n) + fanout_cutoff)`, and the loop takes the first improving pair, restarts, and sets aside
-//! a tract group that combines with none (`minimize_entity_distance`). Two production details are not
-//! reproduced: a pre-pass that first combines tracts containing identical sets of entities, and the
-//! `entity_threshold` that ignores entities already close to the spine; and the production block-group
-//! loop opens a new group only once a group has *more* than the cut-off blocks (one more than the
-//! paper's "up to"); here the paper's bound holds.
+//! a tract group that combines with none (`minimize_entity_distance`). Two production details are
+//! options (`Alg2Opts`): the pre-pass that first combines tracts containing identical sets of entities
+//! (the "outside" of a category counting as an entity), in chunks of at most the cut-off tracts,
+//! before the greedy search; and the `entity_threshold` that leaves out of the objective the entities
+//! whose distance within the county is at most the threshold even without tract groups (production:
+//! 9, with `fanout_cutoff` 12) — when no entity is left, the tract groups are combined in order, the
+//! cut-off many at a time, without a search. The production block-group loop opens a new group only
+//! once a group has *more* than the cut-off blocks (one more than the paper's "up to"); here the
+//! paper's bound holds.
 //!
 //! The OSED (eqs. 4.1–4.4, Algorithm 1) before and after is computed on the whole spine by
 //! `Spine::osed`, independently of the per-county search.
 
 use crate::census::allocation::norm_name;
-use crate::topdown::postprocess::csv_field;
-use crate::topdown::spine::{Spine, NONE};
+use crate::topdown::estimation::postprocess::csv_field;
+use crate::topdown::geography::spine::{Spine, NONE};
 use std::collections::HashMap;
 
 pub struct Alg2 {
@@ -50,7 +54,46 @@ fn cap(n: usize, cutoff: u32) -> usize {
 /// Per entity and tract: (c_k, c_k') at the tract (eqs. 4.1–4.4 from the blocks through the OBGs).
 type TractOsed = Vec<(u64, u64)>;
 
+/// Options of Algorithm 2 beyond the paper's cut-off (module comment): the production pre-pass and
+/// entity threshold.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alg2Opts {
+    pub fanout_cutoff: u32,
+    /// Combine tracts with identical entity sets first.
+    pub identical_tracts: bool,
+    /// Ignore entities whose county-level distance without tract groups is at most this.
+    pub entity_threshold: Option<u64>,
+}
+
+/// Algorithm 2 as the paper writes it (no pre-pass, every entity in the objective).
 pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff: u32) -> Result<Alg2, String> {
+    redefine_with(sp, county_level, tract_level, &Alg2Opts { fanout_cutoff, ..Default::default() })
+}
+
+/// The production pre-pass over one county's tracts (in order): a tract with later tracts of the same
+/// entity set is combined with all of them, `limit` tracts at a time; the others stay alone. Tract
+/// groups are lists of tract positions, ordered by their first tract.
+pub fn identical_tract_groups(sets: &[Vec<(usize, u32)>], limit: usize) -> Vec<Vec<usize>> {
+    let n = sets.len();
+    let mut done = vec![false; n];
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        if done[i] {
+            continue;
+        }
+        let mut all = vec![i];
+        all.extend((i + 1..n).filter(|&j| !done[j] && sets[j] == sets[i]));
+        for &j in &all {
+            done[j] = true;
+        }
+        out.extend(all.chunks(limit.max(1)).map(|c| c.to_vec()));
+    }
+    out.sort_by_key(|g| g[0]);
+    out
+}
+
+pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &Alg2Opts) -> Result<Alg2, String> {
+    let fanout_cutoff = opts.fanout_cutoff;
     let c = sp.level_index(county_level).ok_or_else(|| format!("Algorithm 2: no geolevel '{county_level}' ({})", sp.levels.join(", ")))?;
     let t = sp.level_index(tract_level).ok_or_else(|| format!("Algorithm 2: no geolevel '{tract_level}' ({})", sp.levels.join(", ")))?;
     let nl = sp.n_levels();
@@ -142,9 +185,51 @@ pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff
             })
             .collect();
         // tract groups as lists of tract positions
-        let mut tgs: Vec<Vec<usize>> = (0..trs.len()).map(|i| vec![i]).collect();
+        let limit = cap(trs.len(), fanout_cutoff);
+        let mut tgs: Vec<Vec<usize>> = if opts.identical_tracts {
+            let sets: Vec<Vec<(usize, u32)>> = trs
+                .iter()
+                .map(|&tr| {
+                    let mut s: Vec<(usize, u32)> = blocks_of[&tr]
+                        .iter()
+                        .flat_map(|&b| sp.ose.iter().enumerate().map(move |(k, o)| (k, o.of_block[b as usize])))
+                        .collect();
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                })
+                .collect();
+            let g = identical_tract_groups(&sets, limit);
+            merges += trs.len() - g.len();
+            g
+        } else {
+            (0..trs.len()).map(|i| vec![i]).collect()
+        };
+        // the entities in the objective: all, or those the threshold does not set aside
+        let kept: Vec<&TractOsed> = per_tract
+            .iter()
+            .filter(|pt| {
+                opts.entity_threshold.is_none_or(|th| {
+                    let (a, b) = pt.iter().fold((0u64, 0u64), |(a, b), &(x, y)| (a + x, b + y));
+                    a.min(1 + b) > th
+                })
+            })
+            .collect();
+        if opts.entity_threshold.is_some() && kept.is_empty() {
+            // production: no entity to bring closer — the tract groups combined in order, `limit` at a time
+            let before = tgs.len();
+            tgs = tgs.chunks(limit.max(1)).map(|c| c.concat()).collect();
+            merges += before - tgs.len();
+            for g in &tgs {
+                for &i in g {
+                    tg_of_tract.insert(trs[i], n_tg);
+                }
+                n_tg += 1;
+            }
+            continue;
+        }
         let objective = |tgs: &Vec<Vec<usize>>| -> Vec<u64> {
-            let mut v: Vec<u64> = per_tract
+            let mut v: Vec<u64> = kept
                 .iter()
                 .map(|pt| {
                     let (mut sk, mut skc) = (0u64, 0u64);
@@ -160,7 +245,6 @@ pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff
             v.sort_by(|a, b| b.cmp(a));
             v
         };
-        let limit = cap(trs.len(), fanout_cutoff);
         let mut current = objective(&tgs);
         let mut finalized = vec![false; tgs.len()];
         loop {
@@ -297,5 +381,63 @@ mod tests {
         }
         assert!(Spine::from_reader(r.csv.as_bytes()).is_ok());
         assert!(redefine(&sp, "State", "Tract", 2).is_err());
+    }
+
+    /// One county K, five tracts of two blocks: T1, T3, T4 entirely in entity E, T2 in F, T5 in none
+    /// (cut-off 0: ⌊√5⌋ = 2 tracts per tract group, ⌊√2⌋ = 1 block per optimized block group).
+    fn five_tracts() -> Spine {
+        let mut g = String::from("Block,US,County,Tract,BG,ose:e\n");
+        for (tr, e) in [("T1", "E"), ("T2", "F"), ("T3", "E"), ("T4", "E"), ("T5", "")] {
+            for i in 0..2 {
+                g += &format!("{tr}{i},US,K,{tr},{tr}bg,{e}\n");
+            }
+        }
+        Spine::from_reader(g.as_bytes()).unwrap()
+    }
+
+    fn tract_groups(r: &Alg2) -> Vec<Vec<String>> {
+        let s = &r.spine;
+        let tg = s.level_index("Tract Group").unwrap();
+        let mut v: Vec<Vec<String>> = (0..s.n_units() as u32)
+            .filter(|&u| s.level[u as usize] as usize == tg)
+            .map(|u| {
+                let mut t: Vec<String> = s.children(u).iter().map(|&c| s.ids[c as usize].clone()).collect();
+                t.sort();
+                t
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_production_pre_pass_combines_tracts_with_identical_entity_sets() {
+        // entity sets {E}, {F}, {E}, {E}, {none}: T1 takes T3 and T4, two at a time → [T1, T3], [T4]
+        let sets: Vec<Vec<(usize, u32)>> = vec![vec![(0, 0)], vec![(0, 1)], vec![(0, 0)], vec![(0, 0)], vec![(0, NONE)]];
+        assert_eq!(identical_tract_groups(&sets, 2), vec![vec![0, 2], vec![1], vec![3], vec![4]]);
+        let sp = five_tracts();
+        // the paper's greedy alone pairs T1 with T2 first (ties accepted): {T1,T2}, {T3,T4}, {T5}
+        let paper = redefine(&sp, "County", "Tract", 0).unwrap();
+        assert_eq!(tract_groups(&paper), vec![vec!["T1", "T2"], vec!["T3", "T4"], vec!["T5"]]);
+        // with the pre-pass T1 and T3 are one group before the search, which then pairs T2 with T4:
+        // E = TG(T1,T3) + TG(T2,T4) − T2 (eqs. 4.1–4.4: 2 after the tie-accepting merge), F = 1
+        let opts = Alg2Opts { fanout_cutoff: 0, identical_tracts: true, entity_threshold: None };
+        let pre = redefine_with(&sp, "County", "Tract", &opts).unwrap();
+        assert_eq!(tract_groups(&pre), vec![vec!["T1", "T3"], vec!["T2", "T4"], vec!["T5"]]);
+        assert_eq!(pre.osed_after[0], vec![2, 1]);
+    }
+
+    #[test]
+    fn the_entity_threshold_sets_close_entities_aside() {
+        // within the county without tract groups E = min(3, 1 + 2) = 3 and F = 1: both ≤ 9, so no
+        // search: the pre-pass groups [T1,T3], [T2], [T4], [T5] are combined two at a time
+        let sp = five_tracts();
+        let opts = Alg2Opts { fanout_cutoff: 0, identical_tracts: true, entity_threshold: Some(9) };
+        let r = redefine_with(&sp, "County", "Tract", &opts).unwrap();
+        assert_eq!(tract_groups(&r), vec![vec!["T1", "T2", "T3"], vec!["T4", "T5"]]);
+        // a threshold of 2 keeps E (3 > 2) in the objective: the search runs as with no threshold
+        let opts = Alg2Opts { entity_threshold: Some(2), ..opts };
+        let r2 = redefine_with(&sp, "County", "Tract", &opts).unwrap();
+        assert_eq!(tract_groups(&r2), vec![vec!["T1", "T3"], vec!["T2", "T4"], vec!["T5"]]);
     }
 }
