@@ -21,7 +21,7 @@ use crate::model::Noise;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
-use crate::pld::discretize::{lower, upper, LossGrid};
+use crate::pld::discretize::{has_atoms, lower, lower_rounded, upper, LossGrid};
 use crate::pld::gridpair::compose;
 use crate::pld::gridprofile::{DirectTails, FourierGridTails, GridProfile, GridTails};
 use crate::{err, fallible};
@@ -109,6 +109,12 @@ impl Accountant {
                 self.comp.describe()
             );
         }
+        // losses on a common lattice (randomized response): one exact step
+        if let Some(step) = common_lattice(laws) {
+            let iv = pld_bracket(q, laws, &step)?;
+            let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)")?;
+            return Ok(c);
+        }
         let budget = self.opts.grid_seconds;
         let start = Instant::now();
         let (mut h, cost_exp) = first_step(laws);
@@ -142,7 +148,10 @@ impl Accountant {
             let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
             let left = budget - start.elapsed().as_secs_f64();
             let h_time = if left > 0.0 { hf * (dt.max(1e-3) / left).powf(1.0 / cost_exp) } else { f64::INFINITY };
-            let next = h_digits.max(h_time).max(PLD_FINEST_STEP);
+            // at most 4x (direct convolution, quadratic) or 10x finer per step: the extrapolation from one
+            // bracket is rough, and a size limit met half-way leaves the best bracket so far
+            let cap = hf / if cost_exp > 1.0 { 4.0 } else { 10.0 };
+            let next = h_digits.max(h_time).max(PLD_FINEST_STEP).max(cap);
             if !(next.is_finite() && next < hf / 1.5) {
                 if h_time >= hf / 1.5 {
                     limit = Some(format!("the time budget ({budget} s; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the time grows ~1/h) allows no finer step"));
@@ -204,6 +213,25 @@ fn direct(laws: &Laws) -> bool {
     laws.iter().map(|(_, n)| *n).sum::<u64>() < FOURIER_MIN_N
 }
 
+/// The largest step of which every law's losses are multiples, if every law has one (gcd of rationals:
+/// gcd(a/b, c/d) = gcd(ad, cb)/(bd)).
+fn common_lattice(laws: &Laws) -> Option<Rational> {
+    let mut g: Option<Rational> = None;
+    for (l, _) in laws {
+        let s = l.lattice()?;
+        g = Some(match g {
+            None => s,
+            Some(g) => {
+                let (a, b) = (g.numer().clone(), g.denom().clone());
+                let (c, d) = (s.numer().clone(), s.denom().clone());
+                let num = rug::Integer::from(&a * &d).gcd(&rug::Integer::from(&c * &b));
+                Rational::from((num, rug::Integer::from(&b * &d)))
+            }
+        });
+    }
+    g
+}
+
 /// First step, and the exponent of the cost in 1/h (a direct convolution of two grids is quadratic).
 fn first_step(laws: &Laws) -> (Rational, f64) {
     let n: u64 = laws.iter().map(|(_, n)| *n).sum();
@@ -244,16 +272,23 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
     let mut lo: Option<Float> = None;
     let mut hi: Option<Float> = None;
     for &dir in directions(laws) {
-        let grids = |up: bool| -> Fallible<Vec<(LossGrid, u64)>> {
+        // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
+        // rounded down instead (exact on atoms on the grid)
+        let grids = |kind: u8| -> Fallible<Vec<(LossGrid, u64)>> {
             laws.iter()
                 .map(|(l, n)| {
                     let d = if l.symmetric() { Direction::Remove } else { dir };
-                    let g = if up { upper(l.as_ref(), d, h, mass_bits, PLD_PREC)? } else { lower(l.as_ref(), d, h, mass_bits, PLD_PREC)? };
+                    let g = match kind {
+                        0 => upper(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                        2 if has_atoms(l.as_ref(), d) => lower_rounded(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                        _ => lower(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                    };
                     Ok((g, *n))
                 })
                 .collect()
         };
-        let (gu, gl) = rayon::join(|| grids(true), || grids(false));
+        let atoms = laws.iter().any(|(l, _)| has_atoms(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
+        let (gu, gl) = rayon::join(|| grids(0), || grids(1));
         let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<GridProfile> {
             let t: Box<dyn GridTails> = if direct(laws) {
                 Box::new(DirectTails::new(&compose(&g, mass_bits)?))
@@ -263,11 +298,22 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
             Ok(GridProfile::new(t, PLD_PREC))
         };
         let (pu, pl) = (tails(gu?)?, tails(gl?)?);
-        let (u, l) = match q {
-            Query::Epsilon(d) => (pu.epsilon(d)?, pl.epsilon(d)?),
-            Query::Delta(e) => (pu.delta(e)?, pl.delta(e)?),
-            Query::Tradeoff(_) => return fallible!(Internal, "the pld grid does not compute the trade-off function"),
+        let ask = |p: &GridProfile| -> Fallible<Interval> {
+            match q {
+                Query::Epsilon(d) => p.epsilon(d),
+                Query::Delta(e) => p.delta(e),
+                Query::Tradeoff(_) => fallible!(Internal, "the pld grid does not compute the trade-off function"),
+            }
         };
+        let u = ask(&pu)?;
+        let mut l = ask(&pl)?;
+        if atoms {
+            // the better of the two dominated laws (both are lower bounds)
+            let r = ask(&tails(grids(2)?)?)?;
+            if r.lo > l.lo {
+                l = r;
+            }
+        }
         lo = Some(match lo {
             Some(x) if x >= l.lo => x,
             _ => l.lo,
@@ -394,6 +440,39 @@ mod tests {
         let e = acc.epsilon(&q("0.1")).unwrap();
         let want = 0.5 + 2.0 * 0.9f64.ln();
         assert!(e.lo().to_f64() <= want + 1e-15 && e.hi().to_f64() >= want - 1e-15 && e.meets(4), "{e:?} vs {want}");
+    }
+
+    /// k-ary randomized response under replace neighbours, n reports: scripts/reference/randomized_response.txt
+    /// (the exact multinomial sum in mpmath). Its losses are multiples of ε, on the grid when h divides ε.
+    #[test]
+    fn randomized_response_delta_holds_the_exact_sums() {
+        let o = Options { digits: 6, grid_seconds: 1e5, ..Options::default() };
+        for (spec, e, want) in [
+            ("rr:epsilon=0.5", "0", "0.2449186624037091292778011314910169575066"),
+            ("rr:epsilon=0.5,n=10", "1", "0.3316784829286968535946636944070186536663"),
+            ("rr:epsilon=0.5,k=3,n=10", "1.3", "0.1988558227294445145401650223586028545682"),
+            ("rr:epsilon=1,k=4,n=20", "2.5", "0.7695197888764441631182956933093577239281"),
+        ] {
+            let acc = Accountant::new(comp(&[spec], Neighbors::Replace), o.clone()).unwrap();
+            let d = acc.delta(&q(e)).unwrap().delta;
+            assert!(holds(&d, want) && d.meets(6), "{spec} delta({e}): {d:?} vs {want}");
+        }
+        let ar = Composition::new(vec![parse_mech("rr:epsilon=1").unwrap()], Neighbors::AddRemove);
+        assert_eq!(ar.unwrap_err().kind(), ErrorKind::Input);
+    }
+
+    /// Binary randomized response with ε = 1/10 under replace neighbours has the loss law of the discrete
+    /// Laplace mechanism DLap(10) of sensitivity 1 under add/remove (±1/10 with the same masses): the pld
+    /// grid and the exact lattice must overlap.
+    #[test]
+    fn binary_randomized_response_overlaps_the_discrete_laplace_lattice() {
+        let rr =
+            Accountant::new(comp(&["rr:epsilon=1/10,n=200"], Neighbors::Replace), Options { digits: 10, ..Options::default() }).unwrap();
+        let dl = Accountant::new(comp(&["dlap:scale=10,n=200"], Neighbors::AddRemove), Options::default()).unwrap();
+        let (a, b) = (rr.epsilon(&q("1e-6")).unwrap(), dl.epsilon(&q("1e-6")).unwrap());
+        assert_eq!(a.engine(), Engine::Pld);
+        assert!(a.lo() <= b.hi() && b.lo() <= a.hi(), "{a:?} vs {b:?}");
+        assert!(a.meets(10), "{a:?}");
     }
 
     #[test]

@@ -140,6 +140,12 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         false
     }
 
+    /// A step s such that every finite loss of both directions is an integer multiple of s (randomized
+    /// response: ε), if there is one: the grid engine then discretises on it exactly.
+    fn lattice(&self) -> Option<Rational> {
+        None
+    }
+
     /// The mean η of a Gaussian loss law: L ~ N(η, 2η) under A and N(−η, 2η) under B, which compose by
     /// adding η (the continuous Gaussian: η = μ²/(2σ²)) — the closed-form engine takes such laws.
     fn gaussian_eta(&self) -> Option<Rational> {

@@ -10,6 +10,7 @@ pub mod laplace;
 pub mod loss;
 pub mod neighbors;
 pub mod registry;
+pub mod rr;
 pub mod sampler;
 pub mod subsample;
 

@@ -37,6 +37,11 @@ impl Params {
         Ok(Params { spec: spec.to_string(), kv })
     }
 
+    /// Every key given.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.kv.iter().map(|(k, _, _)| k.as_str())
+    }
+
     pub fn spec(&self) -> &str {
         &self.spec
     }
@@ -89,26 +94,40 @@ impl Params {
 type Parser = fn(&mut Params) -> Fallible<Arc<dyn LossLaw>>;
 
 /// The laws of the `--mech` vocabulary beyond the lattice laws `dgauss` / `dlap` (which `model::spec`
-/// reads for the exact lattice engines): kind, what it is, its parser.
-pub const LAWS: &[(&str, &str, Parser)] = &[
-    ("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", |p| Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?))),
-    ("laplace", "the Laplace mechanism: laplace:scale=B[,mu=M] or laplace:epsilon=E", |p| {
+/// reads for the exact lattice engines): kind, what it is, its own keys, its parser.
+pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
+    ("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", &["sigma2", "sigma", "mu", "sensitivity"], |p| {
+        Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?))
+    }),
+    ("laplace", "the Laplace mechanism: laplace:scale=B[,mu=M] or laplace:epsilon=E", &["scale", "epsilon", "mu", "sensitivity"], |p| {
         Ok(Arc::new(crate::noise::laplace::Laplace::from_params(p)?))
+    }),
+    ("rr", "k-ary randomized response (replace neighbours): rr:epsilon=E[,k=K]", &["epsilon", "k"], |p| {
+        Ok(Arc::new(crate::noise::rr::RandomizedResponse::from_params(p)?))
     }),
 ];
 
+/// Keys every law takes (`n=` is the composition's count, read by `model::spec`).
+pub const SHARED_KEYS: [&str; 2] = ["n", "q"];
+
 /// True if `kind` names a law of [`LAWS`].
 pub fn is_law(kind: &str) -> bool {
-    LAWS.iter().any(|(k, _, _)| *k == kind)
+    LAWS.iter().any(|(k, _, _, _)| *k == kind)
 }
 
 /// The law `kind` with its own keys and the shared ones (`q=`), from `params` (every key must be taken).
 pub fn law(kind: &str, params: &mut Params) -> Fallible<Arc<dyn LossLaw>> {
-    let parser = LAWS
+    let (keys, parser) = LAWS
         .iter()
-        .find(|(k, _, _)| *k == kind)
-        .map(|(_, _, f)| *f)
+        .find(|(k, _, _, _)| *k == kind)
+        .map(|(_, _, keys, f)| (*keys, *f))
         .ok_or_else(|| err!(Input, "mechanism '{}': unknown noise '{kind}' ({})", params.spec(), kinds()))?;
+    // unknown keys first (a typo is named as such, not reported as a missing key)
+    if let Some(k) = params.keys().find(|k| !keys.contains(k) && !SHARED_KEYS.contains(k)) {
+        let mut all: Vec<&str> = keys.to_vec();
+        all.extend(SHARED_KEYS);
+        return fallible!(Input, "mechanism '{}': unknown key '{k}' (keys: {})", params.spec(), all.join(", "));
+    }
     let q = match params.take("q") {
         Some(v) => Some(crate::num::parse_rational(&v).map_err(|e| e.context(format!("mechanism '{}': q", params.spec())))?),
         None => None,
@@ -123,6 +142,6 @@ pub fn law(kind: &str, params: &mut Params) -> Fallible<Arc<dyn LossLaw>> {
 /// Every kind of the vocabulary, for messages.
 pub fn kinds() -> String {
     let mut v = vec!["dgauss", "dlap"];
-    v.extend(LAWS.iter().map(|(k, _, _)| *k));
+    v.extend(LAWS.iter().map(|(k, _, _, _)| *k));
     v.join(", ")
 }

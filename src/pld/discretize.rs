@@ -295,6 +295,35 @@ pub fn upper(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
     Ok(trim(LossGrid { h: h.clone(), c: cs.c, min: lo, masses, inf, slack: Rational::from(0), upper: true }))
 }
 
+/// A dominated law by rounding every finite loss *down* to the grid: each cell's A-mass placed at its
+/// lower edge, the mass above the window at the last grid point, the mass below the window dropped, A[L =
+/// +∞] kept. Every change lowers the loss pointwise (or removes A-mass), which lowers δ of every composition
+/// ([SSW24, Lemma A.9]: δ(ε) = E_A[(1 − e^{ε − ΣL})₊] is non-decreasing in each loss). First order in h in
+/// general, but exact for losses on the grid — the atoms of randomized response, the ±μ/b atoms of the
+/// Laplace mechanism (the offset puts the top one on the grid) — where the balanced merge of [`lower`] is
+/// weakest.
+pub fn lower_rounded(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u32) -> Fallible<LossGrid> {
+    let p = work_prec(h, prec);
+    let cs = cells(law, dir, h, bits, p)?;
+    let (lo, hi) = (cs.edges[0], *cs.edges.last().unwrap());
+    let mut masses = dense(lo, hi, p)?;
+    for i in 0..cs.edges.len() - 1 {
+        let (alpha, _) = cell(&cs.splits[i], &cs.splits[i + 1], p);
+        let j = (cs.edges[i] - lo) as usize;
+        masses[j] = masses[j].add(&alpha);
+    }
+    let last = masses.len() - 1;
+    masses[last] = masses[last].add(&nonneg(cs.splits.last().unwrap().a_above.clone()));
+    let (inf, _) = law.infinite(dir, p)?;
+    Ok(trim(LossGrid { h: h.clone(), c: cs.c, min: lo, masses, inf, slack: Rational::from(0), upper: false }))
+}
+
+/// True if an end of the law's support is an atom (where [`lower_rounded`] helps).
+pub fn has_atoms(law: &dyn LossLaw, dir: Direction) -> bool {
+    let r = law.range(dir);
+    matches!(r.lo, End::Atom(_)) || matches!(r.hi, End::Atom(_))
+}
+
 /// x clipped to [0, cap.hi] (an enclosure of a quantity known to lie in [0, cap]).
 fn clip(x: Interval, cap: &Interval) -> Interval {
     let x = nonneg(x);
