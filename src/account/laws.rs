@@ -306,10 +306,22 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
             }
         };
         let u = ask(&pu)?;
-        let mut l = ask(&pl)?;
+        // a dominated law the inversion declines gives the trivial lower bound 0 for this direction (the
+        // other direction's, or a finer grid's, may give more); any other error surfaces
+        let trivial = || Interval::zero(PLD_PREC);
+        let declined = |e: &crate::error::Error| e.is_declined() || e.kind() == crate::error::ErrorKind::Resource;
+        let mut l = match ask(&pl) {
+            Ok(l) => l,
+            Err(e) if declined(&e) => trivial(),
+            Err(e) => return Err(e),
+        };
         if atoms {
             // the better of the two dominated laws (both are lower bounds)
-            let r = ask(&tails(grids(2)?)?)?;
+            let r = match tails(grids(2)?).and_then(|p| ask(&p)) {
+                Ok(r) => r,
+                Err(e) if declined(&e) => trivial(),
+                Err(e) => return Err(e),
+            };
             if r.lo > l.lo {
                 l = r;
             }

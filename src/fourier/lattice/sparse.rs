@@ -154,6 +154,10 @@ impl SparseLaw {
             prev = Some(x);
         }
         let x_min = prev?;
+        // a tilt whose weights overflowed (inf − inf): no certified value at this node
+        if !(s.re.is_finite() && s.im.is_finite() && s.r.is_finite()) {
+            return None;
+        }
         let sre = Interval::new(Float::with_val(p, s.re - s.r), Float::with_val(p, s.re + s.r));
         let sim = Interval::new(Float::with_val(p, s.im - s.r), Float::with_val(p, s.im + s.r));
         let sum = CInterval::new(widen_ulp(sre), widen_ulp(sim));
