@@ -125,7 +125,7 @@ impl Accountant {
             let iv = match pld_bracket(q, laws, &h) {
                 Ok(iv) => iv,
                 // a finer grid beyond a limit: the best bracket so far stands
-                Err(e) if best.is_some() && (e.is_declined() || e.kind() == crate::error::ErrorKind::Resource) => {
+                Err(e) if best.is_some() && refused_by_limits(&e) => {
                     limit = Some(format!("the next finer step, h = {}, exceeds a size limit ({e})", fmt_rational(&h)));
                     break;
                 }
@@ -175,6 +175,12 @@ impl Accountant {
     pub(super) fn delta_law(&self, eps: &Rational) -> Fallible<DeltaResult> {
         Ok(DeltaResult { delta: self.law_query(Query::Delta(eps))?, first: None, second: None })
     }
+}
+
+/// An engine's refusal or a size/cost limit (a grid too fine or a law the inversion declines): the pld grid
+/// then keeps what it has; any other error surfaces.
+fn refused_by_limits(e: &crate::error::Error) -> bool {
+    e.is_declined() || e.kind() == crate::error::ErrorKind::Resource
 }
 
 fn width(iv: &Interval) -> f64 {
@@ -314,7 +320,7 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
         let lower_of = |g: Fallible<Vec<(LossGrid, u64)>>| -> Fallible<Interval> {
             match g.and_then(&tails).and_then(|p| ask(&p)) {
                 Ok(l) => Ok(l),
-                Err(e) if e.is_declined() || e.kind() == crate::error::ErrorKind::Resource => Ok(Interval::zero(PLD_PREC)),
+                Err(e) if refused_by_limits(&e) => Ok(Interval::zero(PLD_PREC)),
                 Err(e) => Err(e),
             }
         };

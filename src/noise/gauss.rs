@@ -40,21 +40,12 @@ impl Gaussian {
     /// From `--mech gauss:sigma2=S[,mu=M]` (or `sigma=S`, the standard deviation; `mu`, also
     /// `sensitivity`, default 1).
     pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Gaussian> {
-        let sigma2 = match p.take_any(&["sigma2", "sigma"])? {
-            Some((k, v)) => {
-                let x = crate::num::parse_positive_rational(&v, &k).map_err(|e| e.context(format!("mechanism '{}'", p.spec())))?;
-                if k == "sigma" {
-                    Rational::from(&x * &x)
-                } else {
-                    x
-                }
-            }
+        let sigma2 = match p.positive_any(&["sigma2", "sigma"])? {
+            Some((k, x)) if k == "sigma" => Rational::from(&x * &x),
+            Some((_, x)) => x,
             None => return crate::fallible!(Input, "mechanism '{}': missing sigma2 (the noise variance)", p.spec()),
         };
-        let mu = match p.take_any(&["mu", "sensitivity"])? {
-            Some((k, v)) => crate::num::parse_positive_rational(&v, &k).map_err(|e| e.context(format!("mechanism '{}'", p.spec())))?,
-            None => Rational::from(1),
-        };
+        let mu = p.positive_any(&["mu", "sensitivity"])?.map(|(_, x)| x).unwrap_or_else(|| Rational::from(1));
         Gaussian::new(sigma2, mu)
     }
 

@@ -39,20 +39,10 @@ impl Laplace {
 
     /// `laplace:scale=B[,mu=M]` (also `sensitivity=`), or `epsilon=E` for scale Δ/E.
     pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Laplace> {
-        let ctx = |e: crate::error::Error, spec: &str| e.context(format!("mechanism '{spec}'"));
-        let mu = match p.take_any(&["mu", "sensitivity"])? {
-            Some((k, v)) => crate::num::parse_positive_rational(&v, &k).map_err(|e| ctx(e, p.spec()))?,
-            None => Rational::from(1),
-        };
-        let scale = match p.take_any(&["scale", "epsilon"])? {
-            Some((k, v)) => {
-                let x = crate::num::parse_positive_rational(&v, &k).map_err(|e| ctx(e, p.spec()))?;
-                if k == "epsilon" {
-                    mu.clone() / x
-                } else {
-                    x
-                }
-            }
+        let mu = p.positive_any(&["mu", "sensitivity"])?.map(|(_, x)| x).unwrap_or_else(|| Rational::from(1));
+        let scale = match p.positive_any(&["scale", "epsilon"])? {
+            Some((k, x)) if k == "epsilon" => mu.clone() / x,
+            Some((_, x)) => x,
             None => return crate::fallible!(Input, "mechanism '{}': missing scale (or epsilon)", p.spec()),
         };
         Laplace::new(scale, mu)

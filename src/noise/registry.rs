@@ -68,6 +68,17 @@ impl Params {
         Ok(found)
     }
 
+    /// The first of `keys` given (an error if two are) with its value as a positive exact rational.
+    pub fn positive_any(&mut self, keys: &[&str]) -> Fallible<Option<(String, Rational)>> {
+        match self.take_any(keys)? {
+            None => Ok(None),
+            Some((k, v)) => {
+                let x = parse_positive_rational(&v, &k).map_err(|e| e.context(format!("mechanism '{}'", self.spec)))?;
+                Ok(Some((k, x)))
+            }
+        }
+    }
+
     /// A positive exact rational under `key` (required).
     pub fn positive(&mut self, key: &str) -> Fallible<Rational> {
         let v = self.take(key).ok_or_else(|| err!(Input, "mechanism '{}': missing {key}", self.spec))?;

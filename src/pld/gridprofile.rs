@@ -141,8 +141,8 @@ impl FourierGridTails {
                 .collect();
             let (la, ta) = normalised(&g.masses)?;
             let (lb, tb) = normalised(&bm)?;
-            scale_a = scale_a.mul(&pow_interval(&ta, *n));
-            scale_b = scale_b.mul(&pow_interval(&tb, *n));
+            scale_a = scale_a.mul(&ta.pow_u64(*n));
+            scale_b = scale_b.mul(&tb.pow_u64(*n));
             fa.push(Factor { law: Law::Sparse(Arc::new(SparseLaw::new(&la))), n: *n, w: 1 });
             fb.push(Factor { law: Law::Sparse(Arc::new(SparseLaw::new(&lb))), n: *n, w: 1 });
             hi = hi.saturating_add((g.masses.len() as i64 - 1).saturating_mul(*n as i64));
@@ -205,7 +205,7 @@ fn frame_of(factors: &[(LossGrid, u64)]) -> Fallible<(Rational, Rational, Interv
         c += Rational::from(*n) * (g.c.clone() + h.clone() * Rational::from(g.min));
         let keep = one.sub(&g.inf);
         let keep = if keep.lo < 0 { Interval::new(Float::with_val(p, 0), keep.hi.clone()) } else { keep };
-        fin = fin.mul(&pow_interval(&keep, *n));
+        fin = fin.mul(&keep.pow_u64(*n));
     }
     Ok((c, h, one.sub(&fin)))
 }
@@ -347,23 +347,6 @@ impl GridProfile {
         }
         Ok(Some(Interval::new(lo, hi)))
     }
-}
-
-/// x^n for an interval in [0, 1] (binary powering).
-fn pow_interval(x: &Interval, mut n: u64) -> Interval {
-    let p = x.prec();
-    let mut base = x.clone();
-    let mut out = Interval::one(p);
-    while n > 0 {
-        if n & 1 == 1 {
-            out = out.mul(&base);
-        }
-        n >>= 1;
-        if n > 0 {
-            base = base.mul(&base);
-        }
-    }
-    out
 }
 
 fn clip01(v: Interval) -> Interval {

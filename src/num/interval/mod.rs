@@ -242,6 +242,11 @@ impl Interval {
 
     /// x^k for x ≥ 0 and integer k ≥ 0 (by repeated squaring, outward rounded).
     pub fn powu(&self, k: u32) -> Interval {
+        self.pow_u64(k as u64)
+    }
+
+    /// [`Interval::powu`] for exponents beyond u32 (composition counts up to 2^40).
+    pub fn pow_u64(&self, k: u64) -> Interval {
         assert!(self.lo >= 0, "powu expects a non-negative interval");
         let p = self.prec();
         let mut lo = Float::with_val(p, 1);
