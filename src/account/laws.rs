@@ -44,6 +44,9 @@ impl Accountant {
     /// A query on a composition with [`Noise::Law`] groups (called by the vocabulary before any lattice
     /// engine is considered).
     pub(super) fn law_query(&self, q: Query) -> Fallible<Certified> {
+        if self.comp.has_rho_only() {
+            return self.rho_bound(q);
+        }
         if let Some(g) = self.comp.groups().iter().find(|g| !matches!(g.noise, Noise::Law(_))) {
             return fallible!(
                 Input,

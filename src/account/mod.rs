@@ -26,6 +26,7 @@ mod lattice;
 mod lattice_fourier;
 mod laws;
 mod profile;
+mod rho_bound;
 mod smoothed;
 mod vocabulary;
 

@@ -110,61 +110,10 @@ pub struct Deployment {
     pub notes: String,
 }
 
-/// The stated building blocks of the issue "Every mechanism the field composes" (issue 35) the accountant
-/// does not take yet, their keys, and what `cannot recompute` says until it does (the laws it takes are
-/// checked by its own parser).
-pub const FUTURE_LAWS: [(&str, &[&str], &str); 2] = [
-    ("dp", &["epsilon", "delta", "n"], "an (epsilon, delta)-DP building block: not yet supported (issue 35)"),
-    ("zcdp", &["rho", "n"], "a zCDP building block: not yet supported (issue 35)"),
-];
-
-/// Check a `--mech` spelling: the laws the accountant takes through its own parser, the stated building
-/// blocks by their documented keys (so that a typo is refused today, not when the law lands).
+/// Check a `--mech` spelling with the accountant's own parser (every law of the `--mech` vocabulary,
+/// stated guarantees `dp:` and `zcdp:` included).
 pub fn check_mech(spec: &str) -> Result<(), String> {
-    let kind = spec.split_once(':').map(|(k, _)| k.trim()).unwrap_or("");
-    if kind == "dgauss" || kind == "dlap" || crate::noise::registry::is_law(kind) {
-        return crate::model::spec::parse_mech(spec).map(|_| ()).map_err(String::from);
-    }
-    let Some((_, keys, _)) = FUTURE_LAWS.iter().find(|(k, _, _)| *k == kind) else {
-        let future: Vec<&str> = FUTURE_LAWS.iter().map(|(k, _, _)| *k).collect();
-        return Err(format!("mechanism '{spec}': unknown noise '{kind}' ({}, {})", crate::noise::registry::kinds(), future.join(", ")));
-    };
-    let body = &spec[kind.len() + 1..];
-    let mut seen = BTreeSet::new();
-    for kv in body.split(',') {
-        let (k, v) = kv.split_once('=').ok_or_else(|| format!("mechanism '{spec}': expected key=value, got '{kv}'"))?;
-        let k = k.trim();
-        if !keys.contains(&k) {
-            return Err(format!("mechanism '{spec}': unknown key '{k}' (keys: {})", keys.join(", ")));
-        }
-        if !seen.insert(k.to_string()) {
-            return Err(format!("mechanism '{spec}': key '{k}' given twice"));
-        }
-        match k {
-            "n" => {
-                crate::model::spec::parse_count(v, k)?;
-            }
-            _ => {
-                let q = crate::num::parse_positive_rational(v, k)?;
-                if k == "delta" && q > 1 {
-                    return Err(format!("mechanism '{spec}': {k} must be at most 1, got '{v}'"));
-                }
-            }
-        }
-    }
-    if !seen.contains(keys[0]) || (kind == "dp" && !seen.contains("delta")) {
-        return Err(format!("mechanism '{spec}': missing {}", if seen.contains(keys[0]) { "delta" } else { keys[0] }));
-    }
-    Ok(())
-}
-
-/// Why a spelling cannot be recomputed yet (an issue-35 law the accountant does not take), if it cannot.
-pub fn unsupported(spec: &str) -> Option<&'static str> {
-    let kind = spec.split_once(':').map(|(k, _)| k.trim()).unwrap_or("");
-    if crate::model::spec::parse_mech(spec).is_ok() {
-        return None;
-    }
-    FUTURE_LAWS.iter().find(|(k, _, _)| *k == kind).map(|(_, _, why)| *why)
+    crate::model::spec::parse_mech(spec).map(|_| ()).map_err(String::from)
 }
 
 // ------------------------------------------------------------------------------------------- parsing
@@ -534,16 +483,12 @@ text = "delta 1e-10"
     }
 
     #[test]
-    fn future_laws_are_checked_and_reported() {
-        for ok in ["gauss:sigma2=2.5,n=3,mu=1/2", "laplace:scale=30,mu=30", "rr:epsilon=1,k=4", "dp:epsilon=1,delta=1e-6", "zcdp:rho=0.1"] {
+    fn mechanism_spellings_are_checked_by_the_accountants_parser() {
+        for ok in ["gauss:sigma2=2.5,n=3,mu=1/2", "laplace:scale=30,mu=30", "rr:epsilon=1,k=4", "dp:epsilon=1,delta=1e-6", "dp:epsilon=1", "zcdp:rho=0.1"] {
             check_mech(ok).unwrap();
         }
-        for bad in ["gauss:n=3", "dp:epsilon=1", "laplace:scale=1,q=2", "rr:epsilon=1,k=0", "laplace:scale=1,scale=2"] {
+        for bad in ["gauss:n=3", "dp:delta=1e-6", "laplace:scale=1,q=2", "rr:epsilon=1,k=0", "laplace:scale=1,scale=2", "zcdp:rho=0.1,q=0.5"] {
             assert!(check_mech(bad).is_err(), "{bad}");
         }
-        // the laws the accountant takes now are recomputed; the stated building blocks are not yet
-        assert_eq!(unsupported("laplace:scale=30,mu=30"), None);
-        assert_eq!(unsupported("zcdp:rho=0.1"), Some("a zCDP building block: not yet supported (issue 35)"));
-        assert_eq!(unsupported("dgauss:sigma2=3,n=2"), None);
     }
 }

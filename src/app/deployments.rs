@@ -17,7 +17,7 @@
 //! `results/production-certificates.csv`.
 
 use crate::account::{Accountant, Certified, Options};
-use crate::app::deployment_registry::{unsupported, Deployment, Mechanisms, StatedKind};
+use crate::app::deployment_registry::{Deployment, Mechanisms, StatedKind};
 use crate::budget::zcdp;
 use crate::census::Allocation;
 use crate::model::{Composition, Group};
@@ -71,11 +71,6 @@ fn noise(d: &Deployment, data: &Path) -> Result<Result<Noise, String>, String> {
             Ok(Ok(Noise { levels, all: a.composition()? }))
         }
         Mechanisms::Levels(ls) => {
-            for m in ls.iter().flat_map(|l| l.mech.iter()) {
-                if let Some(why) = unsupported(m) {
-                    return Ok(Err(format!("{why}: {m}")));
-                }
-            }
             let mut levels = Vec::new();
             let mut all: Vec<Group> = Vec::new();
             for l in ls {

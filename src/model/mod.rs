@@ -278,6 +278,11 @@ impl Composition {
 
     /// True if some group is a mechanism beyond the two lattice laws ([`Noise::Law`]): the lattice, smoothed
     /// and zCDP-conversion engines then decline, and the law engines (closed forms, the grid) answer.
+    /// True if some group is known only through its ρ (a stated zCDP guarantee, `noise::blackbox::Zcdp`).
+    pub fn has_rho_only(&self) -> bool {
+        self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.rho_only()))
+    }
+
     pub fn has_law(&self) -> bool {
         self.groups.iter().any(|g| matches!(g.noise, Noise::Law(_)))
     }

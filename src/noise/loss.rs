@@ -140,6 +140,12 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         false
     }
 
+    /// True if the law is known only through its ρ (a ρ-zCDP stated guarantee): it has no loss law
+    /// (`split`/`infinite` decline) and a composition holding it is accounted through its total ρ.
+    fn rho_only(&self) -> bool {
+        false
+    }
+
     /// A step s such that every finite loss of both directions is an integer multiple of s (randomized
     /// response: ε), if there is one: the grid engine then discretises on it exactly.
     fn lattice(&self) -> Option<Rational> {

@@ -116,6 +116,10 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ("rr", "k-ary randomized response (replace neighbours): rr:epsilon=E[,k=K]", &["epsilon", "k"], |p| {
         Ok(Arc::new(crate::noise::rr::RandomizedResponse::from_params(p)?))
     }),
+    ("dp", "a stated (epsilon, delta)-DP guarantee, bounded by its worst case: dp:epsilon=E[,delta=D]", &["epsilon", "delta"], |p| {
+        Ok(Arc::new(crate::noise::blackbox::ApproxDp::from_params(p)?))
+    }),
+    ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))),
 ];
 
 /// Keys every law takes (`n=` is the composition's count, read by `model::spec`).
@@ -145,6 +149,9 @@ pub fn law(kind: &str, params: &mut Params) -> Fallible<Arc<dyn LossLaw>> {
     };
     let base = parser(params)?;
     Ok(match q {
+        Some(_) if base.rho_only() => {
+            return fallible!(Input, "mechanism '{}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself", params.spec())
+        }
         Some(q) => Arc::new(crate::noise::subsample::PoissonSampled::new(base, q)?),
         None => base,
     })

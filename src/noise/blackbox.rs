@@ -1,0 +1,245 @@
+//! Stated guarantees as building blocks: a mechanism known only by the guarantee its owner states.
+//!
+//! * `dp:epsilon=E,delta=D` — an (ε, δ)-DP mechanism. Every (ε, δ)-DP mechanism is dominated by the
+//!   four-point pair [KOV15, §3, proof of Thm 3.3]
+//!
+//!     A = (δ, (1 − δ) e^ε/(1 + e^ε), (1 − δ)/(1 + e^ε), 0),   B = (0, (1 − δ)/(1 + e^ε), (1 − δ) e^ε/(1 + e^ε), δ),   (1)
+//!
+//!   whose privacy loss is +∞ (A-mass δ), +ε, −ε, −∞ (B-mass δ); it is symmetric and the composition of
+//!   such pairs is the optimal composition of the stated guarantees [KOV15]. The result is the exact
+//!   profile of that worst case: a certified *bound* on the real mechanism's (`is_bound`).
+//! * `zcdp:rho=R` — a ρ-zCDP mechanism [BS16, Def. 1.1]. No single pair dominates every ρ-zCDP
+//!   mechanism, so it has no loss law here: a composition holding one is accounted through its total ρ
+//!   (zCDP composes additively [BS16, Lemma 2.3]) and the optimal conversion [CKS20, Prop. 12]
+//!   (`account::laws`). Subsampling is refused (zCDP has no general amplification by subsampling).
+//!
+//! Both hold under whatever neighbour relation they were stated for: one record's change is one copy.
+
+use crate::error::Fallible;
+use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::noise::neighbors::Neighbors;
+use crate::num::format::fmt_rational;
+use crate::num::Interval;
+use crate::{err, fallible};
+use rug::Rational;
+
+/// An (ε, δ)-DP mechanism by its stated guarantee, ε > 0, 0 ≤ δ < 1.
+#[derive(Clone, Debug)]
+pub struct ApproxDp {
+    eps: Rational,
+    delta: Rational,
+}
+
+impl ApproxDp {
+    pub fn new(eps: Rational, delta: Rational) -> Fallible<ApproxDp> {
+        if eps <= 0 {
+            return fallible!(Input, "an (epsilon, delta)-DP mechanism needs epsilon > 0 here, got {eps} (epsilon = 0 states (0, delta): give a small positive epsilon)");
+        }
+        if delta < 0 || delta >= 1 {
+            return fallible!(Input, "an (epsilon, delta)-DP mechanism needs 0 <= delta < 1, got {delta}");
+        }
+        Ok(ApproxDp { eps, delta })
+    }
+
+    /// `dp:epsilon=E[,delta=D]` (δ = 0 by default: pure ε-DP).
+    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<ApproxDp> {
+        let eps = p.positive("epsilon")?;
+        let delta = match p.take("delta") {
+            Some(v) => crate::num::parse_rational(&v).map_err(|e| e.context(format!("mechanism '{}': delta", p.spec())))?,
+            None => Rational::from(0),
+        };
+        ApproxDp::new(eps, delta)
+    }
+
+    /// The A- and B-masses of (1) at the losses +ε and −ε.
+    fn masses(&self, prec: u32) -> [(Interval, Interval); 2] {
+        let e = Interval::from_rational(&self.eps, prec).exp();
+        let keep = Interval::from_rational(&(Rational::from(1) - self.delta.clone()), prec);
+        let z = e.add(&Interval::one(prec));
+        let big = keep.mul(&e).div(&z);
+        let small = keep.div(&z);
+        [(big.clone(), small.clone()), (small, big)]
+    }
+}
+
+impl LossLaw for ApproxDp {
+    fn spec(&self) -> String {
+        format!("dp:epsilon={},delta={}", fmt_rational(&self.eps), fmt_rational(&self.delta))
+    }
+
+    fn symmetric(&self) -> bool {
+        true
+    }
+
+    fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
+        let [(at, bt), (ab, bb)] = self.masses(prec + 8);
+        let zero = Interval::zero(prec + 8);
+        let (mut a_above, mut b_above, mut a_below, mut b_below) = (zero.clone(), zero.clone(), zero.clone(), zero);
+        for (loss, a, b) in [(self.eps.clone(), at, bt), (-self.eps.clone(), ab, bb)] {
+            if loss >= *l {
+                a_above = a_above.add(&a);
+                b_above = b_above.add(&b);
+            } else {
+                a_below = a_below.add(&a);
+                b_below = b_below.add(&b);
+            }
+        }
+        Ok(Split { a_below, a_above, b_below, b_above })
+    }
+
+    fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
+        let d = Interval::from_rational(&self.delta, prec);
+        Ok((d.clone(), d))
+    }
+
+    fn range(&self, _dir: Direction) -> LossRange {
+        LossRange {
+            lo: End::Atom(Interval::from_rational(&-self.eps.clone(), 128)),
+            hi: End::Atom(Interval::from_rational(&self.eps, 128)),
+        }
+    }
+
+    fn quantile(&self, _dir: Direction, ln_p: f64, upper: bool) -> f64 {
+        let e = self.eps.to_f64();
+        let keep = 1.0 - self.delta.to_f64();
+        let (top, bottom) = ((keep * e.exp() / (1.0 + e.exp())).ln(), (keep / (1.0 + e.exp())).ln());
+        if upper {
+            if ln_p <= top {
+                e
+            } else {
+                -e
+            }
+        } else if ln_p <= bottom {
+            -e
+        } else {
+            e
+        }
+    }
+
+    fn lattice(&self) -> Option<Rational> {
+        Some(self.eps.clone())
+    }
+
+    /// Pure ε-DP is ε²/2-zCDP [BS16, Prop. 1.4]; with δ > 0 there is no ρ.
+    fn rho(&self) -> Option<Rational> {
+        if self.delta == 0 {
+            Some(Rational::from(&self.eps * &self.eps) / 2u32)
+        } else {
+            None
+        }
+    }
+
+    fn pure_epsilon(&self) -> Option<Rational> {
+        if self.delta == 0 {
+            Some(self.eps.clone())
+        } else {
+            None
+        }
+    }
+
+    fn shifts(&self, _neighbors: Neighbors) -> Fallible<u64> {
+        Ok(1)
+    }
+
+    fn is_bound(&self) -> bool {
+        true
+    }
+}
+
+/// A ρ-zCDP mechanism by its stated guarantee (no loss law; see the module doc).
+#[derive(Clone, Debug)]
+pub struct Zcdp {
+    rho: Rational,
+}
+
+impl Zcdp {
+    pub fn new(rho: Rational) -> Fallible<Zcdp> {
+        if rho <= 0 {
+            return fallible!(Input, "a zCDP mechanism needs rho > 0, got {rho}");
+        }
+        Ok(Zcdp { rho })
+    }
+
+    /// `zcdp:rho=R`.
+    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Zcdp> {
+        Zcdp::new(p.positive("rho")?)
+    }
+
+    fn no_loss_law(&self) -> crate::error::Error {
+        err!(Declined, "{}: a zCDP guarantee has no privacy-loss law; it is accounted through its rho", self.spec())
+    }
+}
+
+impl LossLaw for Zcdp {
+    fn spec(&self) -> String {
+        format!("zcdp:rho={}", fmt_rational(&self.rho))
+    }
+
+    fn symmetric(&self) -> bool {
+        true
+    }
+
+    fn split(&self, _dir: Direction, _l: &Rational, _prec: u32) -> Fallible<Split> {
+        Err(self.no_loss_law())
+    }
+
+    fn infinite(&self, _dir: Direction, _prec: u32) -> Fallible<(Interval, Interval)> {
+        Err(self.no_loss_law())
+    }
+
+    fn range(&self, _dir: Direction) -> LossRange {
+        LossRange { lo: End::Open, hi: End::Open }
+    }
+
+    fn quantile(&self, _dir: Direction, _ln_p: f64, _upper: bool) -> f64 {
+        0.0
+    }
+
+    fn rho(&self) -> Option<Rational> {
+        Some(self.rho.clone())
+    }
+
+    fn shifts(&self, _neighbors: Neighbors) -> Fallible<u64> {
+        Ok(1)
+    }
+
+    fn is_bound(&self) -> bool {
+        true
+    }
+
+    fn rho_only(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> Rational {
+        crate::num::parse_rational(s).unwrap()
+    }
+
+    /// (1) by hand at ε = 1, δ = 1/10: A-masses 1/10, 0.9e/(1+e), 0.9/(1+e); its hockey-stick divergence at
+    /// ε is exactly δ (the pair is (ε, δ)-DP and no better): A[+∞] + (A(ε) − e^ε B(ε)) = δ + 0.
+    #[test]
+    fn the_pair_is_the_stated_guarantee() {
+        let m = ApproxDp::new(q("1"), q("1/10")).unwrap();
+        let e = 1f64.exp();
+        let s = m.split(Direction::Remove, &q("0"), 128).unwrap();
+        assert!((s.a_above.to_f64() - 0.9 * e / (1.0 + e)).abs() < 1e-15);
+        assert!((s.b_above.to_f64() - 0.9 / (1.0 + e)).abs() < 1e-15);
+        assert!((s.a_below.to_f64() - 0.9 / (1.0 + e)).abs() < 1e-15);
+        let (inf_a, inf_b) = m.infinite(Direction::Remove, 128).unwrap();
+        assert!((inf_a.to_f64() - 0.1).abs() < 1e-16 && (inf_b.to_f64() - 0.1).abs() < 1e-16);
+        // masses sum to one on each side
+        let tot = s.a_above.add(&s.a_below).add(&inf_a);
+        assert!(tot.lo <= 1 && tot.hi >= 1 && tot.hi.to_f64() - tot.lo.to_f64() < 1e-30);
+        assert_eq!(m.rho(), None);
+        assert_eq!(ApproxDp::new(q("1/2"), q("0")).unwrap().rho(), Some(q("1/8")));
+        assert!(ApproxDp::new(q("0"), q("0")).is_err() && ApproxDp::new(q("1"), q("1")).is_err());
+        assert!(Zcdp::new(q("0")).is_err());
+        let z = Zcdp::new(q("1/2")).unwrap();
+        assert!(z.rho_only() && z.split(Direction::Remove, &q("0"), 64).is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! Issue 35: stated guarantees as building blocks — `dp:epsilon=E[,delta=D]` (an (ε, δ)-DP mechanism,
+//! bounded by its worst case, the four-point pair of [KOV15]) and `zcdp:rho=R` (accounted through ρ by the
+//! optimal conversion [CKS20, Prop. 12]). References: scripts/reference/approx_dp_composition.txt
+//! (mpmath, 60 digits, from the pair and the conversion formula directly, not by tightdp).
+
+use assert_cmd::Command;
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+fn row(args: &[&str]) -> Vec<(String, String)> {
+    let out = bin().args(args).args(["--format", "csv"]).timeout(Duration::from_secs(120)).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let v: Vec<String> = r.records().next().unwrap().unwrap().iter().map(String::from).collect();
+    h.into_iter().zip(v).collect()
+}
+
+fn field<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
+    &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k} in {row:?}")).1
+}
+
+/// The bracket [lo, hi] of `what` holds the reference (compared as decimal strings of equal integer
+/// part through f64 first, then to the digits both carry: the ends are printed to 40 digits).
+fn holds(row: &[(String, String)], what: &str, reference: &str) {
+    let (lo, hi) = (field(row, &format!("{what}_lo")), field(row, &format!("{what}_hi")));
+    let r = rug::Float::with_val(200, rug::Float::parse(reference).unwrap());
+    let l = rug::Float::with_val(200, rug::Float::parse(lo).unwrap());
+    let h = rug::Float::with_val(200, rug::Float::parse(hi).unwrap());
+    assert!(l <= r && r <= h, "{what}: [{lo}, {hi}] does not hold {reference}");
+}
+
+#[test]
+fn approx_dp_guarantees_compose_to_their_optimal_composition() {
+    let r = row(&["epsilon", "--mech", "dp:epsilon=1,delta=1e-6,n=10", "--delta", "1e-5"]);
+    assert_eq!(field(&r, "trust"), "certified-bound");
+    holds(&r, "epsilon", "9.999999998967966198591428751869375212773");
+    assert!(field(&r, "digits").parse::<u32>().unwrap() >= 20, "{r:?}");
+    let r = row(&["epsilon", "--mech", "dp:epsilon=1/10,n=100", "--delta", "1e-6"]);
+    holds(&r, "epsilon", "4.77456758810798615328594816746971255174");
+    let r = row(&["delta", "--mech", "dp:epsilon=1/2,delta=1e-8,n=30", "--epsilon", "3"]);
+    holds(&r, "delta", "0.4523673939247004070444714092357003100255");
+    let r = row(&["delta", "--mech", "dp:epsilon=1,n=5", "--epsilon", "1"]);
+    holds(&r, "delta", "0.5371017197609690670546370051483588442056");
+    assert!(field(&r, "digits").parse::<u32>().unwrap() >= 20, "{r:?}");
+}
+
+#[test]
+fn a_zcdp_guarantee_is_accounted_through_rho() {
+    // rho = 1/2 + 3 * 1/8 (three N(0, 4) releases of sensitivity 1)
+    let r = row(&["epsilon", "--mech", "zcdp:rho=0.5", "--mech", "gauss:sigma2=4,n=3", "--delta", "1e-6"]);
+    assert_eq!(field(&r, "trust"), "certified-bound");
+    assert_eq!(field(&r, "method"), "zcdp-cks");
+    holds(&r, "epsilon", "7.188480362156053370229996916975955475957");
+    let r = row(&["delta", "--mech", "zcdp:rho=1/2", "--epsilon", "2"]);
+    holds(&r, "delta", "0.05429299664026248395975870705842090335966");
+    // with a discrete Gaussian group: its rho 3/8 enters the same way
+    let r = row(&["epsilon", "--mech", "zcdp:rho=0.5", "--mech", "dgauss:sigma2=4,n=3", "--delta", "1e-6"]);
+    holds(&r, "epsilon", "7.188480362156053370229996916975955475957");
+}
+
+fn refused(args: &[&str], needles: &[&str]) {
+    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
+    }
+}
+
+#[test]
+fn bad_stated_guarantees_are_refused() {
+    refused(&["epsilon", "--mech", "dp:epsilon=0", "--delta", "1e-6"], &["epsilon"]);
+    refused(&["epsilon", "--mech", "dp:epsilon=1,delta=1", "--delta", "1e-6"], &["delta < 1"]);
+    refused(&["epsilon", "--mech", "dp:delta=1e-6", "--delta", "1e-6"], &["missing epsilon"]);
+    refused(&["epsilon", "--mech", "zcdp:rho=-1", "--delta", "1e-6"], &["rho"]);
+    refused(&["epsilon", "--mech", "zcdp:rho=1,q=0.1", "--delta", "1e-6"], &["q=", "zCDP"]);
+    refused(&["epsilon", "--mech", "zcdp:rho=1", "--mech", "dp:epsilon=1,delta=1e-9", "--delta", "1e-6"], &["no rho"]);
+    refused(&["tradeoff", "--mech", "zcdp:rho=1", "--alpha", "0.1"], &["trade-off"]);
+    refused(&["epsilon", "--mech", "zcdp:rho=1,sigma=2", "--delta", "1e-6"], &["unknown key 'sigma'"]);
+}
