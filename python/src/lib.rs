@@ -217,7 +217,7 @@ fn bracket(c: &Certified) -> Bracket {
     )
 }
 
-type Cache = Arc<Mutex<HashMap<(u32, String), Arc<Accountant>>>>;
+type Cache = Arc<Mutex<HashMap<(u32, String, u64), Arc<Accountant>>>>;
 
 /// A composition of discrete Gaussian and discrete Laplace query groups (`tightdp::model::Composition`)
 /// with one accountant per (digits, method), kept so that repeated queries reuse the computed law.
@@ -233,10 +233,15 @@ impl RawComposition {
     }
 
     /// Check digits and method now (quick, on the calling thread); the accountant is built in the worker.
-    fn options(digits: u32, method: &str) -> PyResult<Options> {
+    fn options(digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Options> {
         if !(1..=1000).contains(&digits) {
             return Err(raise("InputError", format!("digits must be between 1 and 1000, got {digits}")));
         }
+        let grid_seconds = match grid_budget {
+            None => tightdp::account::DEFAULT_GRID_SECONDS,
+            Some(b) if b.is_finite() && b > 0.0 && b <= 1e6 => b,
+            Some(b) => return Err(raise("InputError", format!("grid_budget must be a number of seconds in (0, 1e6], got {b}"))),
+        };
         let method = Method::parse(method).map_err(err)?;
         if method.is_approximate() {
             return Err(raise(
@@ -244,12 +249,12 @@ impl RawComposition {
                 "the Fourier methods are approximate and return no certified bracket; use method='auto'".into(),
             ));
         }
-        Ok(Options { digits, method, ..Options::default() })
+        Ok(Options { digits, method, grid_seconds, ..Options::default() })
     }
 }
 
 fn accountant(comp: &Composition, cache: &Cache, o: Options) -> Fallible<Arc<Accountant>> {
-    let key = (o.digits, o.method.as_str().to_string());
+    let key = (o.digits, o.method.as_str().to_string(), o.grid_seconds.to_bits());
     let poisoned = || Error::new(ErrorKind::Internal, "accountant cache poisoned");
     if let Some(a) = cache.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(a.clone());
@@ -322,14 +327,16 @@ impl RawComposition {
         quick(|| Fallible::Ok(self.comp.rho_required()?.to_string()))
     }
 
-    fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str) -> PyResult<Bracket> {
+    #[pyo3(signature = (delta, digits, method, grid_budget=None))]
+    fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
         let d = q(delta, "delta")?;
-        let o = Self::options(digits, method)?;
+        let o = Self::options(digits, method, grid_budget)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
         run(py, move || accountant(&comp, &cache, o)?.epsilon(&d).map(|c| bracket(&c)))
     }
 
-    fn delta(&self, py: Python<'_>, epsilon: &str, digits: u32, method: &str) -> PyResult<Bracket> {
+    #[pyo3(signature = (epsilon, digits, method, grid_budget=None))]
+    fn delta(&self, py: Python<'_>, epsilon: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
         let e = q(epsilon, "epsilon")?;
         // the CLI's range (src/cli/common.rs parse_epsilon)
         if e < 0 {
@@ -338,17 +345,18 @@ impl RawComposition {
         if e > 100_000 {
             return Err(raise("InputError", format!("epsilon must be at most 100000, got {epsilon}")));
         }
-        let o = Self::options(digits, method)?;
+        let o = Self::options(digits, method, grid_budget)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
         run(py, move || accountant(&comp, &cache, o)?.delta(&e).map(|c| bracket(&c.delta)))
     }
 
-    fn tradeoff(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str) -> PyResult<Bracket> {
+    #[pyo3(signature = (alpha, digits, method, grid_budget=None))]
+    fn tradeoff(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
         let al = q(alpha, "alpha")?;
         if !(0..=1).contains(&al) {
             return Err(raise("InputError", format!("alpha must be in [0, 1], got {alpha}")));
         }
-        let o = Self::options(digits, method)?;
+        let o = Self::options(digits, method, grid_budget)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
         run(py, move || accountant(&comp, &cache, o)?.tradeoff(&al).map(|c| bracket(&c)))
     }
@@ -376,7 +384,7 @@ impl RawComposition {
                 return Err(raise("InputError", format!("prior must be in (0, 1), got {p}")));
             }
         }
-        let o = Self::options(digits, method)?;
+        let o = Self::options(digits, method, None)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
         run(py, move || {
             use tightdp::attack;

@@ -42,7 +42,8 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
     from dp_accounting.pld import pld_privacy_accountant
 
     event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), 1000)
-    e = tightdp.from_dp_event(event).epsilon("1e-5", digits=3)
+    # a generous time budget: the refinement stops on time, and the suite may run on a loaded machine
+    e = tightdp.from_dp_event(event).epsilon("1e-5", digits=3, grid_budget=300)
     assert e.method == "pld-grid"
     # dp_accounting's PLD accountant (pessimistic by default: an upper bound of epsilon up to its
     # floating point) must not be below tightdp's certified lower end
@@ -54,7 +55,7 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
     g = tightdp.from_dp_event(dp.SelfComposedDpEvent(dp.GaussianDpEvent(2.0), 1))
     assert Fraction("3.099430330243196050640159411073962027492") in g.epsilon("1e-10")
     with pytest.raises(tightdp.InputError, match="not supported yet"):
-        tightdp.from_dp_event(dp.LaplaceDpEvent(1.0))
+        tightdp.from_dp_event(dp.SampledWithoutReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0)))
 
 
 def test_pld_accountant_follows_dp_accountings_usage_pattern():
@@ -62,8 +63,9 @@ def test_pld_accountant_follows_dp_accountings_usage_pattern():
     from dp_accounting.pld import pld_privacy_accountant
 
     event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), 1000)
-    ours = tightdp.PLDAccountant()
-    assert ours.supports(event) and not ours.supports(dp.LaplaceDpEvent(1.0))
+    ours = tightdp.PLDAccountant(grid_budget=300)
+    unsupported = dp.SampledWithoutReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0))
+    assert ours.supports(event) and ours.supports(dp.LaplaceDpEvent(1.0)) and not ours.supports(unsupported)
     assert ours.get_epsilon(1e-5) == 0.0
     ours.compose(event)
     theirs = pld_privacy_accountant.PLDAccountant()
@@ -76,4 +78,48 @@ def test_pld_accountant_follows_dp_accountings_usage_pattern():
     d = ours.delta(e)
     assert 0 < d.lo <= Fraction(1, 10**5) and ours.get_delta(e) >= float(d.lo)
     with pytest.raises(tightdp.InputError, match="not supported yet"):
-        ours.compose(dp.LaplaceDpEvent(1.0))
+        ours.compose(unsupported)
+
+
+def test_laplace_and_randomized_response_match_mpmath():
+    # scripts/reference/laplace_composition.txt: two releases of Laplace(b = 2), sensitivity 1, delta(0.3)
+    d = tightdp.Laplace(scale=2, n=2).delta("0.3", digits=6)
+    assert Fraction("0.17199149458051171463") in d and d.method == "pld-grid"
+    # the same mechanism by its pure epsilon (sensitivity / scale = 1/2)
+    assert Fraction("0.17199149458051171463") in tightdp.Laplace(epsilon="1/2", n=2).delta("0.3", digits=6)
+    # scripts/reference/randomized_response.txt: eps 1/2, k = 3, 10 reports, delta(1.3)
+    r = tightdp.RandomizedResponse("1/2", k=3, n=10).delta("1.3")
+    assert Fraction("0.1988558227294445145401650223586028545682") in r
+    with pytest.raises(tightdp.InputError):
+        tightdp.Laplace(scale=1, epsilon=1)
+
+
+def test_stated_guarantees_are_certified_bounds():
+    # scripts/reference/approx_dp_composition.txt (mpmath, from the four-point pair [KOV15] and the
+    # conversion formula [CKS20, Prop. 12] directly)
+    e = tightdp.ApproxDp(1, "1e-6", n=10).epsilon("1e-5")
+    assert Fraction("9.999999998967966198591428751869375212773") in e and e.trust == "certified-bound"
+    z = tightdp.Zcdp("0.5").compose(tightdp.Gaussian(sigma2=4, n=3)).epsilon("1e-6")
+    assert Fraction("7.188480362156053370229996916975955475957") in z and z.method == "zcdp-cks"
+    with pytest.raises(tightdp.InputError, match="no rho"):
+        tightdp.Zcdp(1).compose(tightdp.ApproxDp(1, "1e-9")).epsilon("1e-6")
+
+
+def test_more_dp_events():
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    # LaplaceDpEvent(noise_multiplier 2) twice is Laplace(b = 2) twice (reference above)
+    two = dp_event.SelfComposedDpEvent(dp_event.LaplaceDpEvent(2.0), 2)
+    assert Fraction("0.17199149458051171463") in tightdp.from_dp_event(two).delta("0.3", digits=6)
+    # DiscreteLaplaceDpEvent(a, C): pmf proportional to exp(-a|x|), i.e. scale 1/a, shift C
+    dl = tightdp.from_dp_event(dp_event.SelfComposedDpEvent(dp_event.DiscreteLaplaceDpEvent(0.25, 1), 5))
+    a, b = dl.epsilon("1e-6"), tightdp.DiscreteLaplace(4, n=5).epsilon("1e-6")
+    assert (a.lo, a.hi) == (b.lo, b.hi)
+    # ZCDpEvent composes through rho with the Gaussian's rho (1/8 for noise multiplier 2)
+    zc = tightdp.from_dp_event(dp_event.ComposedDpEvent([dp_event.ZCDpEvent(0.5), dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(2.0), 3)]))
+    assert Fraction("7.188480362156053370229996916975955475957") in zc.epsilon("1e-6")
+    with pytest.raises(tightdp.InputError, match="RandomizedResponse"):
+        tightdp.from_dp_event(dp_event.RandomizedResponseDpEvent(0.5, 4))
+    with pytest.raises(tightdp.InputError, match="not supported"):
+        tightdp.from_dp_event(dp_event.SampledWithoutReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)))
+    with pytest.raises(tightdp.InputError, match="amplification"):
+        tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.ZCDpEvent(0.5)))

@@ -46,6 +46,10 @@ __all__ = [
     "DiscreteGaussian",
     "DiscreteLaplace",
     "Gaussian",
+    "Laplace",
+    "RandomizedResponse",
+    "ApproxDp",
+    "Zcdp",
     "from_mechs",
     "from_dp_event",
     "PLDAccountant",
@@ -360,41 +364,46 @@ class Composition:
         """zCDP ρ of the composition (exact)."""
         return Fraction(_call(self._raw.rho))
 
-    def epsilon(self, delta, digits: int = 20, method: str = "auto"):
+    def epsilon(self, delta, digits: int = 20, method: str = "auto", grid_budget=None):
         """ε(δ), certified. A sequence or numpy array of δ gives (lo, hi) numpy arrays (lists without numpy).
 
         >>> tightdp.DiscreteGaussian("50000/10001", n=10).epsilon("1e-11").digits >= 20
         True
         """
-        return self._query(self._raw.epsilon, delta, "delta", digits, method)
+        return self._query(self._raw.epsilon, delta, "delta", digits, method, grid_budget)
 
-    def delta(self, epsilon, digits: int = 20, method: str = "auto"):
+    def delta(self, epsilon, digits: int = 20, method: str = "auto", grid_budget=None):
         """δ(ε), certified (vectorised like :meth:`epsilon`).
 
         >>> tightdp.DiscreteGaussian(5, n=10).delta("10.1") > 0
         True
         """
-        return self._query(self._raw.delta, epsilon, "epsilon", digits, method)
+        return self._query(self._raw.delta, epsilon, "epsilon", digits, method, grid_budget)
 
-    def tradeoff(self, alpha, digits: int = 20, method: str = "auto"):
+    def tradeoff(self, alpha, digits: int = 20, method: str = "auto", grid_budget=None):
         """The trade-off function f(α) (smallest type II error at type I error α), certified.
 
         >>> tightdp.DiscreteGaussian(2, n=3).tradeoff(1).hi
         Decimal('0')
         """
-        return self._query(self._raw.tradeoff, alpha, "alpha", digits, method)
+        return self._query(self._raw.tradeoff, alpha, "alpha", digits, method, grid_budget)
 
     def attack(self, fpr=("1e-4", "1e-3", "1e-2"), prior=("0.5", "1e-3"), digits: int = 20, method: str = "auto") -> "Attack":
         """What an attacker can do (as ``tightdp attack``): see :func:`attack`."""
         return attack(self, fpr, prior, digits, method)
 
-    def _query(self, fn, x, what, digits, method):
+    def _query(self, fn, x, what, digits, method, grid_budget=None):
         d = _int(digits, "digits", 1, MAX_DIGITS)
         m = _str(method, "method")
+        b = None
+        if grid_budget is not None:
+            if _is_bool(grid_budget) or not isinstance(grid_budget, (int, float, Fraction, Decimal)):
+                raise InputTypeError(f"grid_budget must be a number of seconds, got {grid_budget!r}")
+            b = float(grid_budget)
         if _is_seq(x):
-            res = [Certified._raw(_call(fn, _q(v, what), d, m)) for v in _items(x)]
+            res = [Certified._raw(_call(fn, _q(v, what), d, m, b)) for v in _items(x)]
             return _arrays(res)
-        return Certified._raw(_call(fn, _q(x, what), d, m))
+        return Certified._raw(_call(fn, _q(x, what), d, m, b))
 
     def __repr__(self) -> str:
         return f"Composition({self._raw.describe()}, neighbors={self.neighbors!r})"
@@ -475,23 +484,104 @@ def from_mechs(specs, neighbors: str = "add-remove") -> Composition:
     return Composition(_call(_tightdp.RawComposition.from_mechs, specs, _str(neighbors, "neighbors")))
 
 
+def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1, sampling_prob: Optional[Number] = None,
+            epsilon: Optional[Number] = None, neighbors: str = "add-remove") -> Composition:
+    """n releases of the (continuous) Laplace mechanism, noise of density e^{-|x|/b}/(2b) on a query of
+    L1 sensitivity `sensitivity`; give the scale b (dp_accounting's ``noise_multiplier`` × sensitivity)
+    or the pure ε = sensitivity/b. With `sampling_prob` each release sees a Poisson subsample. Accounted
+    by the certified pld grid (the note says how many digits and why).
+
+    >>> tightdp.Laplace(epsilon=1, n=5).delta(1) > 0
+    True
+    """
+    if (scale is None) == (epsilon is None):
+        raise InputError("give exactly one of scale and epsilon")
+    parts = [f"scale={_q(scale, 'scale')}" if scale is not None else f"epsilon={_q(epsilon, 'epsilon')}",
+             f"mu={_q(sensitivity, 'sensitivity')}", f"n={_int(n, 'n', 1, MAX_N)}"]
+    if sampling_prob is not None:
+        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    return from_mechs(["laplace:" + ",".join(parts)], neighbors)
+
+
+def RandomizedResponse(epsilon: Number, k: int = 2, n: int = 1) -> Composition:
+    """n reports of k-ary randomized response with parameter ε (each record reports its value with
+    probability e^ε/(e^ε + k − 1)); neighbours replace one record's value.
+
+    >>> tightdp.RandomizedResponse(1, k=4, n=10).delta(5) > 0
+    True
+    """
+    return from_mechs([f"rr:epsilon={_q(epsilon, 'epsilon')},k={_int(k, 'k', 2, 2**40)},n={_int(n, 'n', 1, MAX_N)}"], "replace")
+
+
+def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: str = "add-remove") -> Composition:
+    """n mechanisms known only by a stated (ε, δ)-DP guarantee: bounded by the worst (ε, δ)-DP mechanism,
+    so results are certified bounds (``trust == "certified-bound"``), the optimal composition of the
+    guarantees.
+
+    >>> tightdp.ApproxDp(1, "1e-6", n=10).epsilon("1e-5").trust
+    'certified-bound'
+    """
+    return from_mechs([f"dp:epsilon={_q(epsilon, 'epsilon')},delta={_q(delta, 'delta')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
+
+
+def Zcdp(rho: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
+    """n mechanisms known only by a stated ρ-zCDP guarantee. A composition holding one is accounted
+    through its total ρ (every other mechanism by its own ρ) and the optimal conversion: a certified
+    bound.
+
+    >>> tightdp.Zcdp("0.5").compose(tightdp.Gaussian(sigma2=4, n=3)).epsilon("1e-6").method
+    'zcdp-cks'
+    """
+    return from_mechs([f"zcdp:rho={_q(rho, 'rho')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
+
+
+def _exact(x, what: str) -> Fraction:
+    """A dp_accounting float parameter as the exact decimal it prints as (0.1 → 1/10, not the binary
+    double), the value a user wrote."""
+    try:
+        return Fraction(str(x))
+    except (ValueError, TypeError):
+        raise InputError(f"{what}: not a number: {x!r}") from None
+
+
+def _base_spec(event) -> str:
+    """The --mech term (without n) of one dp_accounting mechanism event."""
+    name = type(event).__name__
+    if name == "GaussianDpEvent":
+        nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
+        if nm <= 0:
+            raise InputError("GaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+        return f"gauss:sigma={nm}"
+    if name == "LaplaceDpEvent":
+        nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
+        if nm <= 0:
+            raise InputError("LaplaceDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+        return f"laplace:scale={nm}"
+    if name == "DiscreteLaplaceDpEvent":
+        a = _exact(event.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
+        if a <= 0:
+            raise InputError("DiscreteLaplaceDpEvent: noise_parameter must be positive")
+        return f"dlap:scale={1 / a},mu={_int(event.sensitivity, 'DiscreteLaplaceDpEvent.sensitivity', 1, MAX_SENSITIVITY)}"
+    if name == "ZCDpEvent":
+        if float(getattr(event, "xi", 0.0)) != 0.0:
+            raise InputError("ZCDpEvent with xi != 0 (approximate zCDP) is not supported")
+        return f"zcdp:rho={_exact(event.rho, 'ZCDpEvent.rho')}"
+    if name == "RandomizedResponseDpEvent":
+        raise InputError("RandomizedResponseDpEvent: its noise parameter gives an irrational epsilon; tightdp takes randomized "
+                         "response by an exact epsilon: tightdp.RandomizedResponse(epsilon, k, n)")
+    if name == "PoissonSampledDpEvent":
+        inner = _base_spec(event.event)
+        if inner.startswith("zcdp:"):
+            raise InputError("PoissonSampledDpEvent of a ZCDpEvent: zCDP has no general amplification by subsampling")
+        return f"{inner},q={_exact(event.sampling_probability, 'PoissonSampledDpEvent.sampling_probability')}"
+    raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
+                     "ZCDpEvent, PoissonSampledDpEvent of these, SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent)")
+
+
 def _event_specs(event, k: int) -> List[str]:
     """The --mech terms of a dp_accounting DpEvent repeated k times (duck-typed on the class name, so
     dp_accounting need not be installed)."""
     name = type(event).__name__
-    if name == "GaussianDpEvent":
-        nm = Fraction(str(event.noise_multiplier))
-        if nm <= 0:
-            raise InputError("GaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
-        return [f"gauss:sigma={nm},n={k}"]
-    if name == "PoissonSampledDpEvent":
-        inner = type(event.event).__name__
-        if inner != "GaussianDpEvent":
-            raise InputError(f"PoissonSampledDpEvent of {inner}: only the subsampled Gaussian is supported yet")
-        nm = Fraction(str(event.event.noise_multiplier))
-        if nm <= 0:
-            raise InputError("GaussianDpEvent: noise_multiplier must be positive")
-        return [f"gauss:sigma={nm},q={Fraction(str(event.sampling_probability))},n={k}"]
     if name == "SelfComposedDpEvent":
         return _event_specs(event.event, k * _int(event.count, "count", 1, MAX_N))
     if name == "ComposedDpEvent":
@@ -501,12 +591,12 @@ def _event_specs(event, k: int) -> List[str]:
         return out
     if name == "NoOpDpEvent":
         return []
-    raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, PoissonSampledDpEvent of a Gaussian, SelfComposedDpEvent, ComposedDpEvent)")
+    return [f"{_base_spec(event)},n={k}"]
 
 
 def from_dp_event(event, neighbors: str = "add-remove") -> Composition:
-    """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Poisson-sampled Gaussian,
-    self-composed and composed events), accounted by tightdp's certified engines:
+    """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Laplace, discrete Laplace, zCDP,
+    their Poisson-sampled versions, self-composed and composed events), accounted by tightdp's certified engines:
 
     ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
     """
@@ -528,7 +618,7 @@ class PLDAccountant:
     >>> acc.get_epsilon(1e-5)  # doctest: +SKIP
     """
 
-    def __init__(self, neighboring_relation=None, digits: int = 4):
+    def __init__(self, neighboring_relation=None, digits: int = 4, grid_budget=None):
         name = getattr(neighboring_relation, "name", neighboring_relation)
         if name in (None, "ADD_OR_REMOVE_ONE", "add-remove"):
             self._neighbors = "add-remove"
@@ -537,6 +627,7 @@ class PLDAccountant:
         else:
             raise InputError(f"neighboring_relation {neighboring_relation!r} is not supported (ADD_OR_REMOVE_ONE or REPLACE_ONE)")
         self._digits = _int(digits, "digits", 1, 1000)
+        self._grid_budget = grid_budget
         self._specs: List[str] = []
 
     def supports(self, event) -> bool:
@@ -563,13 +654,13 @@ class PLDAccountant:
         c = self.composition()
         if c is None:
             raise InputError("nothing composed yet")
-        return c.epsilon(delta, digits=self._digits)
+        return c.epsilon(delta, digits=self._digits, grid_budget=self._grid_budget)
 
     def delta(self, epsilon) -> "Certified":
         c = self.composition()
         if c is None:
             raise InputError("nothing composed yet")
-        return c.delta(epsilon, digits=self._digits)
+        return c.delta(epsilon, digits=self._digits, grid_budget=self._grid_budget)
 
     def get_epsilon(self, target_delta: float) -> float:
         """The smallest certified ε for ``target_delta`` (0 before any event), rounded up to a float."""

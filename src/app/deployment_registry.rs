@@ -484,10 +484,19 @@ text = "delta 1e-10"
 
     #[test]
     fn mechanism_spellings_are_checked_by_the_accountants_parser() {
-        for ok in ["gauss:sigma2=2.5,n=3,mu=1/2", "laplace:scale=30,mu=30", "rr:epsilon=1,k=4", "dp:epsilon=1,delta=1e-6", "dp:epsilon=1", "zcdp:rho=0.1"] {
+        for ok in [
+            "gauss:sigma2=2.5,n=3,mu=1/2",
+            "laplace:scale=30,mu=30",
+            "rr:epsilon=1,k=4",
+            "dp:epsilon=1,delta=1e-6",
+            "dp:epsilon=1",
+            "zcdp:rho=0.1",
+        ] {
             check_mech(ok).unwrap();
         }
-        for bad in ["gauss:n=3", "dp:delta=1e-6", "laplace:scale=1,q=2", "rr:epsilon=1,k=0", "laplace:scale=1,scale=2", "zcdp:rho=0.1,q=0.5"] {
+        for bad in
+            ["gauss:n=3", "dp:delta=1e-6", "laplace:scale=1,q=2", "rr:epsilon=1,k=0", "laplace:scale=1,scale=2", "zcdp:rho=0.1,q=0.5"]
+        {
             assert!(check_mech(bad).is_err(), "{bad}");
         }
     }

@@ -119,7 +119,9 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ("dp", "a stated (epsilon, delta)-DP guarantee, bounded by its worst case: dp:epsilon=E[,delta=D]", &["epsilon", "delta"], |p| {
         Ok(Arc::new(crate::noise::blackbox::ApproxDp::from_params(p)?))
     }),
-    ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))),
+    ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {
+        Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))
+    }),
 ];
 
 /// Keys every law takes (`n=` is the composition's count, read by `model::spec`).
