@@ -35,7 +35,7 @@ impl ApproxDp {
         if eps <= 0 {
             return fallible!(Input, "an (epsilon, delta)-DP mechanism needs epsilon > 0 here, got {eps} (epsilon = 0 states (0, delta): give a small positive epsilon)");
         }
-        if delta < 0 || delta >= 1 {
+        if !(Rational::from(0)..Rational::from(1)).contains(&delta) {
             return fallible!(Input, "an (epsilon, delta)-DP mechanism needs 0 <= delta < 1, got {delta}");
         }
         Ok(ApproxDp { eps, delta })
