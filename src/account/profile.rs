@@ -75,6 +75,12 @@ impl Accountant {
         estimated_window_shifts(&self.shifts, lattice_depth(arith))
     }
 
+    /// True if the certified lattice Fourier inversion takes the composition: its cost does not grow with
+    /// the counts, so a caller that evaluates many profiles (a calibration) need not fear a large lattice.
+    pub fn flat_cost_engine(&self) -> bool {
+        self.fourier_applicable()
+    }
+
     /// δ at an ε known only by an enclosure `eps` (e.g. ε = ln((1 − p)/p), irrational): δ(ε) is
     /// non-increasing, so δ(ε) ∈ [δ(ε_hi).lo, δ(ε_lo).hi] for the (dyadic, exact) ends ε_lo ≤ ε ≤ ε_hi of
     /// the enclosure, ε_lo clamped at 0. Engine, trust, detail and note are those of δ(ε_lo).

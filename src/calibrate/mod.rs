@@ -184,7 +184,16 @@ pub fn calibrate_factor(
     }
     // each of the ~30 certified evaluations of a 1e-12-wide factor bracket needs a lattice (the smoothed
     // inversion cannot resolve ε to ε·1e-12): refuse up front when that lattice is impractically large
-    let window = Accountant::of_gauss(&scale_groups(groups, &rat(c_bs.max(1.0))?))?.lattice_entries(Arith::from_legacy_prec(prec));
+    let at_start = Accountant::of_gauss(&scale_groups(groups, &rat(c_bs.max(1.0))?))?;
+    let window = at_start.lattice_entries(Arith::from_legacy_prec(prec));
+    if window > CALIBRATION_WINDOW && at_start.flat_cost_engine() {
+        // a lattice too large to evaluate ~30 times, but the lattice Fourier inversion takes the family (a
+        // few groups, any counts: 10^6 queries of N_Z(0, 10^4)): every evaluation is the accountant's
+        // choice, whose cost does not grow with n, and 25+ digits resolve the 1e-12-wide factor bracket
+        let make = |c: &Rational| scaled_composition(groups, c);
+        let opts = CalibrationOptions { arith: None, rel_width, start, monotone: Monotone::Decreasing };
+        return calibrate(&make, &Query::Epsilon { delta: delta.clone() }, target, &Search::Query(None), &opts);
+    }
     if window > CALIBRATION_WINDOW {
         return fallible!(
             Resource,
