@@ -3,33 +3,13 @@
 //! optimal conversion [CKS20, Prop. 12]). References: scripts/reference/approx_dp_composition.txt
 //! (mpmath, 60 digits, from the pair and the conversion formula directly, not by tightdp).
 
-use assert_cmd::Command;
-use std::time::Duration;
+mod common;
+use common::{csv_row as row, get as field, refused};
 
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn row(args: &[&str]) -> Vec<(String, String)> {
-    let out = bin().args(args).args(["--format", "csv"]).timeout(Duration::from_secs(120)).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
-    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let v: Vec<String> = r.records().next().unwrap().unwrap().iter().map(String::from).collect();
-    h.into_iter().zip(v).collect()
-}
-
-fn field<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
-    &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k} in {row:?}")).1
-}
-
-/// The bracket [lo, hi] of `what` holds the reference (compared as decimal strings of equal integer
-/// part through f64 first, then to the digits both carry: the ends are printed to 40 digits).
+/// The bracket [lo, hi] of `what` holds the reference (256-bit floats of the printed 40-digit decimals).
 fn holds(row: &[(String, String)], what: &str, reference: &str) {
     let (lo, hi) = (field(row, &format!("{what}_lo")), field(row, &format!("{what}_hi")));
-    let r = rug::Float::with_val(200, rug::Float::parse(reference).unwrap());
-    let l = rug::Float::with_val(200, rug::Float::parse(lo).unwrap());
-    let h = rug::Float::with_val(200, rug::Float::parse(hi).unwrap());
+    let (r, l, h) = (common::float(reference), common::float(lo), common::float(hi));
     assert!(l <= r && r <= h, "{what}: [{lo}, {hi}] does not hold {reference}");
 }
 
@@ -60,17 +40,6 @@ fn a_zcdp_guarantee_is_accounted_through_rho() {
     // with a discrete Gaussian group: its rho 3/8 enters the same way
     let r = row(&["epsilon", "--mech", "zcdp:rho=0.5", "--mech", "dgauss:sigma2=4,n=3", "--delta", "1e-6"]);
     holds(&r, "epsilon", "7.188480362156053370229996916975955475957");
-}
-
-fn refused(args: &[&str], needles: &[&str]) {
-    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
-    }
 }
 
 #[test]

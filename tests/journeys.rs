@@ -5,43 +5,10 @@
 //! scientist's journey is python/tests/test_journeys.py; the researcher's, `reproduce`/`verify` from any
 //! directory, tests/own_release2_cli.rs.)
 
-use assert_cmd::Command;
+mod common;
+use common::{get, rows, run_in as run, OWN};
 use rug::Float;
 use std::path::Path;
-use std::time::Duration;
-
-/// A release of the user's own: unequal shares in A, absolute query budgets in B, equal queries in C.
-const OWN: &str = r#"name = "own release"
-rho = "1"
-[[level]]
-name = "A"
-share = "0.5"
-query_shares = ["1/4", "3/4"]
-[[level]]
-name = "B"
-query_rho = ["1/10", "1/5"]
-[[level]]
-name = "C"
-share = "0.2"
-queries = 3
-"#;
-
-fn run(dir: &Path, args: &[&str]) -> String {
-    let out = Command::cargo_bin("tightdp").unwrap().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// CSV output as rows of (column, value) maps.
-fn rows(s: &str) -> Vec<Vec<(String, String)>> {
-    let mut r = csv::Reader::from_reader(s.as_bytes());
-    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    r.records().map(|x| h.iter().cloned().zip(x.unwrap().iter().map(String::from)).collect()).collect()
-}
-
-fn get<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
-    &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k} in {row:?}")).1
-}
 
 fn f(s: &str) -> Float {
     Float::with_val(256, Float::parse(s).unwrap())

@@ -73,18 +73,7 @@ impl LossLaw for ApproxDp {
 
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         let [(at, bt), (ab, bb)] = self.masses(prec + 8);
-        let zero = Interval::zero(prec + 8);
-        let (mut a_above, mut b_above, mut a_below, mut b_below) = (zero.clone(), zero.clone(), zero.clone(), zero);
-        for (loss, a, b) in [(self.eps.clone(), at, bt), (-self.eps.clone(), ab, bb)] {
-            if loss >= *l {
-                a_above = a_above.add(&a);
-                b_above = b_above.add(&b);
-            } else {
-                a_below = a_below.add(&a);
-                b_below = b_below.add(&b);
-            }
-        }
-        Ok(Split { a_below, a_above, b_below, b_above })
+        Ok(Split::of_atoms([(self.eps.clone(), at, bt), (-self.eps.clone(), ab, bb)], l, prec + 8))
     }
 
     fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
@@ -102,18 +91,7 @@ impl LossLaw for ApproxDp {
     fn quantile(&self, _dir: Direction, ln_p: f64, upper: bool) -> f64 {
         let e = self.eps.to_f64();
         let keep = 1.0 - self.delta.to_f64();
-        let (top, bottom) = ((keep * e.exp() / (1.0 + e.exp())).ln(), (keep / (1.0 + e.exp())).ln());
-        if upper {
-            if ln_p <= top {
-                e
-            } else {
-                -e
-            }
-        } else if ln_p <= bottom {
-            -e
-        } else {
-            e
-        }
+        crate::noise::loss::two_atom_quantile(e, (keep * e.exp() / (1.0 + e.exp())).ln(), (keep / (1.0 + e.exp())).ln(), ln_p, upper)
     }
 
     fn lattice(&self) -> Option<Rational> {

@@ -58,6 +58,35 @@ pub struct Split {
     pub b_above: Interval,
 }
 
+impl Split {
+    /// The split at ℓ of a law with finitely many finite losses: (loss, A-mass, B-mass) atoms, each atom
+    /// on the side of ℓ it lies (an atom at ℓ above).
+    pub fn of_atoms(atoms: impl IntoIterator<Item = (Rational, Interval, Interval)>, l: &Rational, prec: u32) -> Split {
+        let zero = Interval::zero(prec);
+        let mut s = Split { a_below: zero.clone(), a_above: zero.clone(), b_below: zero.clone(), b_above: zero };
+        for (loss, a, b) in atoms {
+            if loss >= *l {
+                s.a_above = s.a_above.add(&a);
+                s.b_above = s.b_above.add(&b);
+            } else {
+                s.a_below = s.a_below.add(&a);
+                s.b_below = s.b_below.add(&b);
+            }
+        }
+        s
+    }
+}
+
+/// Planning quantile (see [`LossLaw::quantile`]) of a law whose finite losses lie in [−e, e] with atoms at
+/// both ends: A[L ≥ e] = e^{ln_top}, A[L < −e]… = A[L = −e] = e^{ln_bottom}. A smaller upper tail than the
+/// top atom's is at e, else at −e; likewise below.
+pub fn two_atom_quantile(e: f64, ln_top: f64, ln_bottom: f64, ln_p: f64, upper: bool) -> f64 {
+    match (upper, if upper { ln_p <= ln_top } else { ln_p <= ln_bottom }) {
+        (true, true) | (false, false) => e,
+        _ => -e,
+    }
+}
+
 /// One end of the support of the finite losses.
 #[derive(Clone, Debug, PartialEq)]
 pub enum End {

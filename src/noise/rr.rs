@@ -70,22 +70,8 @@ impl LossLaw for RandomizedResponse {
 
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         let [(at, bt), (am, bm), (ab, bb)] = self.masses(prec + 8);
-        let zero = Interval::zero(prec + 8);
-        // masses at losses ≥ ℓ (atoms at ℓ are above)
-        let mut a_above = zero.clone();
-        let mut b_above = zero.clone();
-        let mut a_below = zero.clone();
-        let mut b_below = zero;
-        for (loss, a, b) in [(self.eps.clone(), at, bt), (Rational::from(0), am, bm), (-self.eps.clone(), ab, bb)] {
-            if loss >= *l {
-                a_above = a_above.add(&a);
-                b_above = b_above.add(&b);
-            } else {
-                a_below = a_below.add(&a);
-                b_below = b_below.add(&b);
-            }
-        }
-        Ok(Split { a_below, a_above, b_below, b_above })
+        let atoms = [(self.eps.clone(), at, bt), (Rational::from(0), am, bm), (-self.eps.clone(), ab, bb)];
+        Ok(Split::of_atoms(atoms, l, prec + 8))
     }
 
     fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
@@ -102,19 +88,8 @@ impl LossLaw for RandomizedResponse {
     fn quantile(&self, _dir: Direction, ln_p: f64, upper: bool) -> f64 {
         let e = self.eps.to_f64();
         let z = e.exp() + (self.k - 1) as f64;
-        let (top, bottom) = ((e.exp() / z).ln(), (1.0 / z).ln());
-        // A[L ≥ ε] = e^ε/Z: any smaller tail is at the top atom; likewise A[L < ℓ] ≥ 1/Z past the bottom one
-        if upper {
-            if ln_p <= top {
-                e
-            } else {
-                -e
-            }
-        } else if ln_p <= bottom {
-            -e
-        } else {
-            e
-        }
+        // A[L ≥ ε] = e^ε/Z, A[L < −ε]… the bottom atom 1/Z
+        crate::noise::loss::two_atom_quantile(e, (e.exp() / z).ln(), (1.0 / z).ln(), ln_p, upper)
     }
 
     fn lattice(&self) -> Option<Rational> {

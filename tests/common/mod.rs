@@ -1,0 +1,73 @@
+//! Helpers shared by the CLI tests (each test file includes this module with `mod common;`): run the
+//! binary, read its CSV output, check a refusal.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::Duration;
+
+pub fn bin() -> Command {
+    Command::cargo_bin("tightdp").unwrap()
+}
+
+/// Run in `dir`; the command must succeed; its stdout.
+pub fn run_in(dir: &Path, args: &[&str]) -> String {
+    let out = bin().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// CSV output as rows of (column, value) pairs.
+pub fn rows(s: &str) -> Vec<Vec<(String, String)>> {
+    let mut r = csv::Reader::from_reader(s.as_bytes());
+    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records().map(|x| h.iter().cloned().zip(x.unwrap().iter().map(String::from)).collect()).collect()
+}
+
+/// The first row of a command's `--format csv` output (run in the current directory).
+pub fn csv_row(args: &[&str]) -> Vec<(String, String)> {
+    let mut a = args.to_vec();
+    a.extend(["--format", "csv"]);
+    rows(&run_in(Path::new("."), &a)).remove(0)
+}
+
+pub fn get<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
+    &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k} in {row:?}")).1
+}
+
+/// Exit 2, nothing on stdout, one `error: ` line on stderr mentioning every needle.
+pub fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
+    }
+    err
+}
+
+/// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
+pub fn float(s: &str) -> rug::Float {
+    rug::Float::with_val(256, rug::Float::parse(s).unwrap())
+}
+
+/// A release of the user's own: unequal shares in A (query_shares), absolute query budgets in B
+/// (query_rho), equal queries in C. Per query ρ (hand-computed): A 1/8, 3/8; B 1/10, 1/5; C 1/15 each;
+/// σ² = 1/(2ρ): 4, 4/3, 5, 5/2, 15/2 ×3; total ρ 1.
+pub const OWN: &str = r#"name = "own release"
+rho = "1"
+[[level]]
+name = "A"
+share = "0.5"
+query_shares = ["1/4", "3/4"]
+[[level]]
+name = "B"
+query_rho = ["1/10", "1/5"]
+[[level]]
+name = "C"
+share = "0.2"
+queries = 3
+"#;
