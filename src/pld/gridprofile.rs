@@ -298,6 +298,84 @@ impl GridProfile {
         Ok(Interval::new(lo_end, hi_end))
     }
 
+    /// The trade-off function f(α) = sup_ε (1 − δ(ε) − e^ε α) [DRS22, Prop. 2.12], certified. On segment k
+    /// the bracket is 1 − a_∞ − A[V ≥ k + 1] + e^ε (B[V ≥ k + 1] − α), monotone in ε, and δ is continuous,
+    /// so the supremum is the largest of the knot values
+    ///
+    ///   w_k = 1 − a_∞ − A[V ≥ k + 1] − e^{ε_k} (α − B[V ≥ k + 1]),   ε_k = C + hk,
+    ///
+    /// and in t = e^ε the expression is concave (δ is convex in t), so w_k is unimodal in k with its peak
+    /// where B[V ≥ k] ≥ α ≥ B[V ≥ k + 1]. Those k are located from the certified B tails (bisection), and
+    /// the peak's bracket is the hull over every k the enclosures leave possible.
+    pub fn tradeoff(&self, alpha: &Rational) -> Fallible<Interval> {
+        if *alpha < 0 || *alpha > 1 {
+            return crate::fallible!(Input, "alpha must be in [0, 1], got {alpha}");
+        }
+        let p = self.prec + 32;
+        // the ends exactly: f(0) = 1 − a_∞ (the limit ε → ∞; only the losses +∞ are rejected for free),
+        // f(1) = 0 (always reject)
+        if *alpha == 0 {
+            return Ok(clip01(Interval::one(p).sub(&self.inf)));
+        }
+        if *alpha == 1 {
+            return Ok(Interval::zero(self.prec));
+        }
+        let al = Interval::from_rational(alpha, p);
+        let (vmin, vmax) = self.tails.range();
+        // kl: the largest k with B[V ≥ k] certainly above α (the peak is at or after it); ku: the smallest
+        // k with B[V ≥ k + 1] certainly below α (the peak is at or before it)
+        let above = |k: i64| self.tails.b_ge(k).map(|b| b.lo > al.hi);
+        let below = |k: i64| self.tails.b_ge(k + 1).map(|b| b.hi < al.lo);
+        let (mut lo, mut hi) = (vmin - 1, vmax + 1);
+        // above(vmin - 1)... is B[V ≥ vmin − 1] = B[finite] > α; if not, the peak is the first knot
+        let kl = if above(vmin)? {
+            let mut a = vmin;
+            while hi - a > 1 {
+                let mid = a + (hi - a) / 2;
+                if above(mid)? {
+                    a = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            a
+        } else {
+            vmin - 1
+        };
+        let ku = if below(vmin - 1)? {
+            vmin - 1
+        } else {
+            let mut b = vmax;
+            while b - lo > 1 {
+                let mid = lo + (b - lo) / 2;
+                if below(mid)? {
+                    b = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            b
+        };
+        let (kl, ku) = (kl.min(ku), ku.max(kl));
+        if ku - kl > 64 {
+            return crate::fallible!(Declined, "the grid tails do not locate the trade-off's knot (a window of {} knots)", ku - kl + 1);
+        }
+        let one = Interval::one(p);
+        let mut out: Option<Interval> = None;
+        for k in kl..=ku {
+            let a = self.tails.a_ge(k + 1)?;
+            let b = self.tails.b_ge(k + 1)?;
+            let e = Interval::from_rational(&self.knot(k), p).exp();
+            let w = one.sub(&self.inf).sub(&a).sub(&e.mul(&al.sub(&b)));
+            out = Some(match out {
+                None => w,
+                Some(o) => Interval::new(o.lo.max(&w.lo), o.hi.max(&w.hi)),
+            });
+        }
+        let f = out.ok_or_else(|| crate::err!(Internal, "no knot for the trade-off"))?;
+        Ok(clip01(f))
+    }
+
     /// A guess of the segment where δ(ε) crosses δ: the Gaussian approximation L ~ N(m, s²) of the composed
     /// loss, whose δ(ε) = Φ̄((ε − m)/s) − e^ε Φ̄((ε − m + s²)/s), solved by bisection (f64, not certified:
     /// it only starts the certified search).
@@ -399,6 +477,39 @@ mod tests {
                 for e in ["0", "1", "3"] {
                     assert!(du.delta(&q(e)).unwrap().overlaps(&fu.delta(&q(e)).unwrap()), "δ({e})");
                 }
+            }
+        }
+    }
+
+    /// f(α) of the dominating grid law is at most the Gaussian closed form [DRS22, Cor. 2.13] (noise::gauss,
+    /// certified erfc; an independent formula), that of the dominated law at least, and the two are
+    /// within O(h²) — direct and Fourier tails, α across the range and at its ends.
+    #[test]
+    fn tradeoff_brackets_hold_the_gaussian_closed_form() {
+        let p = 128;
+        let g = Gaussian::new(q("4"), q("1")).unwrap();
+        let h = q("1/40");
+        let (u, l) = (upper(&g, Direction::Remove, &h, 90, p).unwrap(), lower(&g, Direction::Remove, &h, 90, p).unwrap());
+        for n in [8u64, 1000] {
+            let eta = g.eta() * Rational::from(n);
+            let (pu, pl): (GridProfile, GridProfile) = if n == 8 {
+                let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap(), compose(&[(l.clone(), n)], 100).unwrap());
+                (GridProfile::new(Box::new(DirectTails::new(&cu)), p), GridProfile::new(Box::new(DirectTails::new(&cl)), p))
+            } else {
+                (
+                    GridProfile::new(Box::new(FourierGridTails::new(&[(u.clone(), n)], 60).unwrap()), p),
+                    GridProfile::new(Box::new(FourierGridTails::new(&[(l.clone(), n)], 60).unwrap()), p),
+                )
+            };
+            for a in ["0", "1e-9", "1e-3", "1/10", "1/2", "9/10", "1"] {
+                let truth = crate::noise::gauss::tradeoff(&eta, &q(a), p).unwrap();
+                let (fu, fl) = (
+                    pu.tradeoff(&q(a)).unwrap_or_else(|e| panic!("n={n} alpha={a} upper: {e}")),
+                    pl.tradeoff(&q(a)).unwrap_or_else(|e| panic!("n={n} alpha={a} lower: {e}")),
+                );
+                assert!(fu.lo <= truth.hi && truth.lo <= fl.hi, "n={n} alpha={a}: [{}, {}] misses {truth}", fu.lo, fl.hi);
+                let width = Float::with_val(64, &fl.hi - &fu.lo).to_f64();
+                assert!(width < 2e-3, "n={n} alpha={a}: width {width}");
             }
         }
     }
