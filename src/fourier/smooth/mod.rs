@@ -53,9 +53,11 @@ use rug::float::Round;
 use rug::Float;
 
 mod design;
+mod dlap;
 mod drivers;
 mod kernels;
 mod nodes;
+mod pnodes;
 mod precise;
 mod quadrature;
 mod shape;
@@ -63,7 +65,8 @@ mod sieve;
 mod theta;
 
 pub use design::{saddle, MAX_NODES};
-pub use drivers::{check_groups, delta_smooth, epsilon_smooth, SIGMA2_RANGE};
+pub use dlap::{check_lap, LapGroup, MAX_LAP_MU};
+pub use drivers::{check_groups, delta_smooth, delta_smooth_mixed, epsilon_smooth, epsilon_smooth_mixed, SIGMA2_RANGE};
 pub use nodes::MAX_LIVE;
 pub use theta::ln_mgf;
 
@@ -141,5 +144,7 @@ fn ball_of(i: &Interval) -> Ball {
     Ball::new(m, up(r.to_f64_round(Round::Up).max(0.0)))
 }
 
+#[cfg(test)]
+mod dlap_tests;
 #[cfg(test)]
 mod tests;
