@@ -138,3 +138,26 @@ fn dlap_without_gaussian_declines() {
     let e = epsilon_smooth_mixed(&[mg("500", 1, 1)], &[lg("1/100", 1, 1)], &delta, &SmoothParams::default()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Declined);
 }
+
+/// A mixture whose slopes share no practical lattice (7/9973, 3/7919, 10/17: step ~1/1.3e9), against the
+/// python-flint reference `scripts/reference/smoothed_mix_reference.py` (exact laws of the sums by arb
+/// polynomial products, δ(ε) by prefix sums, ε by bisection; output in `smoothed_mix_reference.txt`): the
+/// certified brackets — the f64 tier's and whatever the 20-digit request returns — hold the reference ε.
+#[test]
+fn non_commensurate_mixture_contains_flint_reference() {
+    let gs = [mg("9973/7", 3, 1), mg("7919/3", 2, 1)];
+    let lap = [lg("17/5", 2, 1)];
+    let refs = [
+        ("1e-10", "0.878723469197383101661976162767", "0.878723469197383101661976162888"),
+        ("1e-6", "0.777146706150793994685999643844", "0.777146706150793994685999644248"),
+    ];
+    for (d, rlo, rhi) in refs {
+        let delta = crate::num::parse_rational(d).unwrap();
+        let (rlo, rhi) = (Float::with_val(CP, Float::parse(rlo).unwrap()), Float::with_val(CP, Float::parse(rhi).unwrap()));
+        for width in [1e-9, 1e-20] {
+            let r = epsilon_smooth_mixed(&gs, &lap, &delta, &SmoothParams { width, ..Default::default() }).unwrap();
+            assert!(r.lo <= rlo && rhi <= r.hi, "delta {d} width {width:e}: [{}, {}] misses the reference [{rlo}, {rhi}]", r.lo, r.hi);
+            assert!(r.width() < 1e-8, "delta {d}: width {}", r.width());
+        }
+    }
+}

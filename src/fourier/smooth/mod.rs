@@ -41,7 +41,10 @@
 //!   certified bounds of δ at any x;
 //! - [`design`] — choosing the tilt, the node step and count, the Chernoff tilts, the starting ε;
 //! - [`drivers`] — the entry points [`delta_smooth`], [`epsilon_smooth`] (the f64 tier and its ε search);
-//! - [`precise`], [`sieve`] — the 20-digit tier (docs/smoothed-fourier.md §6).
+//! - [`precise`], [`sieve`], [`pnodes`] — the 20-digit tier (docs/smoothed-fourier.md §6–7: one complex
+//!   exponential per node for the groups that are one Poisson term there);
+//! - [`dlap`] — discrete Laplace factors (§8): a finite loss law whose tilted characteristic function
+//!   multiplies the live nodes and is bounded by 1 everywhere else (it does not decay).
 //!
 //! Errors: [`ErrorKind::Declined`](crate::error::ErrorKind::Declined) when the method cannot answer this
 //! composition or width (the accountant then tries another engine), `Input` for invalid arguments,

@@ -1,5 +1,4 @@
-//! R(t) = Π_q r_q(t)^{n_q} at the 20-digit tier's live nodes in 128-bit MPFR (docs/smoothed-fourier.md §6,
-//! "One exponential per node").
+//! R(t) = Π_q r_q(t)^{n_q} at the 20-digit tier's live nodes in 128-bit MPFR (docs/smoothed-fourier.md §7).
 //!
 //! Group q's tilted characteristic function is a sum of Poisson terms (module doc of `smooth`, §1),
 //!   r_q(t) = Σ_k e^{z_k} / D_q(c),  z_k = −τ_k²/(2σ²) + i(tμ²/(2σ²) + cμτ_k/σ²),  τ_k = μt − 2πkσ².
@@ -109,9 +108,10 @@ impl PGroup {
         let kp = k * self.per_f;
         let d_hi = (x - kp).abs() + 1e-12 * (x.abs() + kp.abs()) + 1e-300;
         let gap = self.per_f * (1.0 - 1e-12) - 2.0 * d_hi;
-        // 3.1415926 < π: e^{−3.1415926·gap} ≥ e^{−π·gap}; (P − d) ≥ gap in the denominator, and
-        // 1/(1 − e^{−2π·gap}) ≤ 1 + 1e-70 there; 1e-9 covers libm's exp
-        (3.1415926 * gap >= ONE_TERM_MIN).then(|| (k as i64, 2.0 * (-3.1415926 * gap).exp() * (1.0 + 1e-9)))
+        // π_lo < π (the f64 π is within half an ulp of it): e^{−π_lo·gap} ≥ e^{−π·gap}; (P − d) ≥ gap in the
+        // denominator, and 1/(1 − e^{−2π·gap}) ≤ 1 + 1e-70 there; 1e-9 covers libm's exp
+        let pi_lo = std::f64::consts::PI * (1.0 - 1e-15);
+        (pi_lo * gap >= ONE_TERM_MIN).then(|| (k as i64, 2.0 * (-pi_lo * gap).exp() * (1.0 + 1e-9)))
     }
 }
 
