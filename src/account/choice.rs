@@ -189,7 +189,7 @@ impl Accountant {
         Err(err!(
             Resource,
             "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
-             and the smoothed inversion handles discrete Gaussian noise only",
+             and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only",
             crate::pld::compose::describe_entries(window)
         ))
     }

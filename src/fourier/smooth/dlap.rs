@@ -52,7 +52,7 @@ pub fn check_lap(n_gauss: usize, lap: &[LapGroup]) -> Fallible<()> {
     if n_gauss == 0 {
         return fallible!(
             Declined,
-            "the smoothed inversion needs discrete Gaussian noise for the decay of the characteristic function (a discrete Laplace factor does not decay); use the lattice method"
+            "the smoothed inversion handles discrete Gaussian noise only, or discrete Laplace noise composed with it: a discrete Laplace factor's characteristic function does not decay, the Gaussian factors give the decay; use the lattice method"
         );
     }
     for g in lap {
