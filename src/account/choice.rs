@@ -173,10 +173,23 @@ impl Accountant {
         if window_f64 <= MAX_WINDOW {
             return Ok(AutoEngine::Lattice { mpfr: false });
         }
+        // discrete Gaussian and discrete Laplace noise: the smoothed inversion takes DLap factors
+        // (docs/smoothed-fourier.md §8) when some Gaussian group gives the decay
+        if !self.comp.has_law() {
+            if let Some(why) = self.smooth_range_error() {
+                return fallible!(
+                    Resource,
+                    "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) and {}",
+                    crate::pld::compose::describe_entries(window),
+                    why.message().trim_end_matches("; use the lattice method")
+                );
+            }
+            return Ok(AutoEngine::Smoothed);
+        }
         Err(err!(
             Resource,
             "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
-             and the smoothed inversion handles discrete Gaussian noise only",
+             and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only",
             crate::pld::compose::describe_entries(window)
         ))
     }

@@ -4,6 +4,7 @@
 //! [`super::precise`]), with the searches that turn bounds of δ into certified ends of an ε bracket.
 
 use super::design::{design, eps_estimate_by_bisection, eps_estimate_by_tilt, ln_delta_estimate, saddle_of};
+use super::dlap::{check_lap, LapGroup};
 use super::quadrature::DeltaBounds;
 use super::shape::Shape;
 use super::theta::Thetas;
@@ -53,12 +54,19 @@ fn check_params(p: &SmoothParams) -> Fallible<()> {
 
 /// Certified bracket of δ(ε) by smoothed inversion.
 pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
+    delta_smooth_mixed(groups, &[], eps, p)
+}
+
+/// [`delta_smooth`] of discrete Gaussian groups composed with discrete Laplace groups `lap`
+/// (docs/smoothed-fourier.md §8).
+pub fn delta_smooth_mixed(groups: &[GaussGroup], lap: &[LapGroup], eps: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
     check_groups(groups)?;
+    check_lap(groups.len(), lap)?;
     check_params(p)?;
     let e_dn = Float::with_val_round(53, eps, Round::Down).0.to_f64();
     let e_up = Float::with_val_round(53, eps, Round::Up).0.to_f64();
-    let sh = Shape::new(groups);
-    let th = Thetas::new(groups);
+    let sh = Shape::with_lap(groups, lap);
+    let th = Thetas::with_lap(groups, lap);
     let c = p.c.unwrap_or_else(|| saddle_of(&sh, e_dn));
     let w = p.w.unwrap_or(1e-4);
     let mut ln_dscale = ln_delta_estimate(&sh, e_dn) - 1e3f64.ln();
@@ -155,19 +163,26 @@ fn boundary(mut good_x: f64, mut bad_x: f64, step: f64, good: impl Fn(f64) -> bo
 /// Certified bracket of ε(δ) by smoothed inversion, narrowing the smoothing until the bracket is at most
 /// `p.width` wide (or the attempts run out; the bracket is certified either way).
 pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
+    epsilon_smooth_mixed(groups, &[], delta, p)
+}
+
+/// [`epsilon_smooth`] of discrete Gaussian groups composed with discrete Laplace groups `lap`
+/// (docs/smoothed-fourier.md §8): the Gaussian groups give the decay, the DLap factors multiply the nodes.
+pub fn epsilon_smooth_mixed(groups: &[GaussGroup], lap: &[LapGroup], delta: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
     // before any table is sized from σ² (a σ² of 1e-30 would ask petabytes)
     check_groups(groups)?;
+    check_lap(groups.len(), lap)?;
     if !(p.width >= MIN_WIDTH) {
         return fallible!(Input, "the smoothed inversion's bracket width must be at least {MIN_WIDTH:e}");
     }
     check_params(p)?;
+    let (sh, th) = (Shape::with_lap(groups, lap), Thetas::with_lap(groups, lap));
     if p.width >= F64_MIN_WIDTH {
-        return epsilon_f64(groups, delta, p);
+        return epsilon_f64_with(&sh, &th, delta, p);
     }
     // below the f64 tier's floor: its bracket first (certified, ~1e-11 wide, and the tilt and midpoint the
     // 20-digit tier starts from), then the 20-digit tier; if that declines, the f64 bracket stands (an
     // internal error or a cancellation surfaces)
-    let (sh, th) = (Shape::new(groups), Thetas::new(groups));
     let first = epsilon_f64_with(&sh, &th, delta, &SmoothParams { width: F64_START_WIDTH, w: None, ..p.clone() })?;
     match precise::epsilon_precise(&th, &sh, delta, p, &first) {
         Ok(r) if r.width() < first.width() => Ok(r),
@@ -180,7 +195,8 @@ pub fn epsilon_smooth(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams)
 /// Width of the f64-tier bracket a 20-digit request starts from.
 const F64_START_WIDTH: f64 = 1e-10;
 
-/// The f64 tier of [`epsilon_smooth`].
+/// The f64 tier of [`epsilon_smooth`] (the tests' entry point).
+#[cfg(test)]
 pub(super) fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
     epsilon_f64_with(&Shape::new(groups), &Thetas::new(groups), delta, p)
 }

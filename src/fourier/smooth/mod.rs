@@ -41,7 +41,10 @@
 //!   certified bounds of δ at any x;
 //! - [`design`] — choosing the tilt, the node step and count, the Chernoff tilts, the starting ε;
 //! - [`drivers`] — the entry points [`delta_smooth`], [`epsilon_smooth`] (the f64 tier and its ε search);
-//! - [`precise`], [`sieve`] — the 20-digit tier (docs/smoothed-fourier.md §6).
+//! - [`precise`], [`sieve`], [`pnodes`] — the 20-digit tier (docs/smoothed-fourier.md §6–7: one complex
+//!   exponential per node for the groups that are one Poisson term there);
+//! - [`dlap`] — discrete Laplace factors (§8): a finite loss law whose tilted characteristic function
+//!   multiplies the live nodes and is bounded by 1 everywhere else (it does not decay).
 //!
 //! Errors: [`ErrorKind::Declined`](crate::error::ErrorKind::Declined) when the method cannot answer this
 //! composition or width (the accountant then tries another engine), `Input` for invalid arguments,
@@ -53,9 +56,11 @@ use rug::float::Round;
 use rug::Float;
 
 mod design;
+mod dlap;
 mod drivers;
 mod kernels;
 mod nodes;
+mod pnodes;
 mod precise;
 mod quadrature;
 mod shape;
@@ -63,7 +68,8 @@ mod sieve;
 mod theta;
 
 pub use design::{saddle, MAX_NODES};
-pub use drivers::{check_groups, delta_smooth, epsilon_smooth, SIGMA2_RANGE};
+pub use dlap::{check_lap, LapGroup, MAX_LAP_MU};
+pub use drivers::{check_groups, delta_smooth, delta_smooth_mixed, epsilon_smooth, epsilon_smooth_mixed, SIGMA2_RANGE};
 pub use nodes::MAX_LIVE;
 pub use theta::ln_mgf;
 
@@ -141,5 +147,7 @@ fn ball_of(i: &Interval) -> Ball {
     Ball::new(m, up(r.to_f64_round(Round::Up).max(0.0)))
 }
 
+#[cfg(test)]
+mod dlap_tests;
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! R(t_n) = Π_q r_q(t_n)^{n_q} at the live nodes, the others kept only as a bound ([`Table`]; one period
 //! of a step fitted to the loss lattice, or the [`super::sieve`]'s ranges).
 
+use super::dlap::LapComp;
 use super::shape::Lattice;
 use super::sieve;
 use super::theta::{inv_one_plus, not_positive, scale_two_f64, Thetas};
@@ -44,6 +45,11 @@ pub(super) struct Comp {
     pub(super) inv_d: Ball,
     /// σ²/μ² (the order of the groups: widest first)
     key: f64,
+}
+
+/// The discrete Laplace groups prepared at tilt c (docs/smoothed-fourier.md §8).
+pub(super) fn prepare_lap(th: &Thetas, c: f64) -> Fallible<Vec<LapComp>> {
+    th.lap.iter().map(|g| LapComp::new(g, c)).collect()
 }
 
 /// The groups prepared at tilt c, widest first, the Poisson terms |τ| ≤ √(2σ²·75) explicit (the f64 tier).
@@ -220,6 +226,9 @@ pub(super) fn block_ln_sup(comps: &[Comp], t0: f64, t1: f64, ln_dead: f64) -> f6
 /// the level below which |R(t_n)| is kept only as a bound.
 struct Scan<'a> {
     comps: &'a [Comp],
+    /// the discrete Laplace factors (|r| ≤ 1: they never make a node negligible, and are multiplied into
+    /// the live ones)
+    lap: &'a [LapComp],
     step: Step,
     var: f64,
     dead: f64,
@@ -268,6 +277,15 @@ fn scan_nodes(sc: &Scan, n0: usize, n1: usize, live: &mut Vec<(usize, CBall)>, d
             }
         }
         let w = if n == 0 { 1.0 } else { 2.0 };
+        if small.is_none() && !sc.lap.is_empty() {
+            for l in sc.lap {
+                acc = acc.mul(l.factor(t));
+            }
+            let b = acc.abs_up();
+            if b < sc.dead {
+                small = Some(b);
+            }
+        }
         match small {
             Some(b) => *dead = up(*dead + w * b),
             None => live.push((n, acc)),
@@ -282,6 +300,7 @@ impl Table {
     /// bound (weights 2 instead of ω_j ≥ 1, moduli unchanged).
     pub(super) fn build(
         comps: &[Comp],
+        lap: &[LapComp],
         c: f64,
         step: Step,
         n_nodes: usize,
@@ -289,7 +308,7 @@ impl Table {
         period: Option<(usize, &Lattice)>,
     ) -> Fallible<Table> {
         let scanned = period.map_or(n_nodes, |(m, _)| (m - 1).min(n_nodes));
-        let (live, dead) = Table::scan(comps, step, scanned, dead)?;
+        let (live, dead) = Table::scan(comps, lap, step, scanned, dead)?;
         let Some((m, lat)) = period else {
             return Ok(Table { c, step, n_nodes, period: None, live, dead, outside: 0.0 });
         };
@@ -316,7 +335,7 @@ impl Table {
     /// The table over nodes 0..=N of an exact step by the [`sieve`]: only the nodes in its ranges are scanned
     /// (live or dead as in [`Table::scan`]); every other node is bounded by the sieve's `outside`. Err when no
     /// group sieves (the node range is then too long to scan).
-    pub(super) fn build_sieved(comps: &[Comp], c: f64, step: Step, n_nodes: usize, dead: f64) -> Fallible<Table> {
+    pub(super) fn build_sieved(comps: &[Comp], lap: &[LapComp], c: f64, step: Step, n_nodes: usize, dead: f64) -> Fallible<Table> {
         let sv = sieve::sieve(comps, step, n_nodes, dead).ok_or_else(|| {
             err!(
                 Declined,
@@ -325,7 +344,7 @@ impl Table {
             )
         })?;
         let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
-        let sc = Scan { comps, step, var, dead };
+        let sc = Scan { comps, lap, step, var, dead };
         // long ranges in pieces of 4096 nodes, as in `scan`
         let pieces: Vec<(usize, usize)> =
             sv.ranges.iter().flat_map(|&(a, b)| (a..=b).step_by(4096).map(move |p| (p, (p + 4095).min(b)))).collect();
@@ -354,10 +373,10 @@ impl Table {
     }
 
     /// Live nodes and the dead bound over nodes 0..=n_nodes.
-    fn scan(comps: &[Comp], step: Step, n_nodes: usize, dead: f64) -> Fallible<(Vec<(usize, CBall)>, f64)> {
+    fn scan(comps: &[Comp], lap: &[LapComp], step: Step, n_nodes: usize, dead: f64) -> Fallible<(Vec<(usize, CBall)>, f64)> {
         let chunk = 4096;
         let var: f64 = comps.iter().map(|cp| cp.count as f64 * 2.0 * cp.a.m).sum();
-        let sc = Scan { comps, step, var, dead };
+        let sc = Scan { comps, lap, step, var, dead };
         let n_live = std::sync::atomic::AtomicUsize::new(0);
         let one = |ci: usize| {
             let mut live = Vec::new();

@@ -14,13 +14,13 @@
 
 use super::design::design_upto;
 use super::kernels::kernel_max;
-use super::nodes::{prepare_cut, Step, Table};
+use super::nodes::{prepare_cut, prepare_lap, Step, Table};
+use super::pnodes::PComp;
 use super::quadrature::DeltaBounds;
 use super::shape::Shape;
-use super::theta::{ln_mgf, not_positive, theta_d, Thetas};
+use super::theta::Thetas;
 use super::{iv, SmoothParams, SmoothResult, CP};
 use crate::error::Fallible;
-use crate::model::GaussGroup;
 use crate::num::ball::{up, Ball};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
@@ -39,68 +39,6 @@ pub const MAX_NODES_P: usize = 4_000_000_000_000;
 const MAX_LIVE_P: usize = 20_000;
 /// Narrowest ε bracket the tier tries (below, the node count exceeds [`MAX_NODES_P`] for every Census budget).
 pub const MIN_WIDTH_P: f64 = 1e-24;
-
-/// One group's MPFR constants at tilt c.
-struct PGroup {
-    count: u32,
-    mu: f64,
-    /// μ²/(2σ²), 1/(2σ²), cμ/σ², 2πσ², 1/D_q(c)
-    q: Interval,
-    inv2s2: Interval,
-    b: Interval,
-    per: Interval,
-    inv_d: Interval,
-    per_f: f64,
-    rcut: f64,
-    tail: Float,
-}
-
-impl PGroup {
-    fn new(g: &GaussGroup, c: f64) -> Fallible<PGroup> {
-        let pi = Interval::pi(CP);
-        let s2 = Interval::from_rational(&g.sigma2, CP);
-        let mu = g.mu as f64;
-        let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
-        let d = theta_d(&g.sigma2, c, g.mu);
-        if !(d.lo > 0) {
-            return Err(not_positive(g));
-        }
-        let per = pi.mul(&s2).mul(&iv(2.0));
-        let s2f = g.sigma2.to_f64();
-        let rcut = (2.0 * s2f * LCUT_P).sqrt();
-        let tail = 2.0 * (-LCUT_P).exp() / (1.0 - (-2.0 * std::f64::consts::PI * rcut).exp()) * 1.001;
-        Ok(PGroup {
-            count: g.count,
-            mu,
-            q: Interval::from_rational(&((Rational::from(g.mu) * g.mu) / (Rational::from(2) * g.sigma2.clone())), CP),
-            b: inv2s2.mul(&iv(2.0 * mu * c)),
-            inv2s2,
-            per_f: per.mid().to_f64(),
-            per,
-            inv_d: Interval::one(CP).div(&d),
-            rcut,
-            tail: Float::with_val(CP, tail),
-        })
-    }
-
-    /// r_q(t) = e^{itμ²/(2σ²)} Σ_k e^{−τ_k²/(2σ²)} e^{icμτ_k/σ²} / D_q(c), τ_k = μt − 2πkσ² (module doc of
-    /// `smooth`, §1), for the exact node t (f64 value `tf`): the terms |τ_k| ≤ 1.5R explicitly, all terms
-    /// |τ_k| > R bounded by the tail (a disk, so some are counted twice: still an enclosure).
-    fn ratio(&self, t: &Interval, tf: f64) -> CInterval {
-        let x = t.mul(&iv(self.mu));
-        let xf = self.mu * tf;
-        let kmin = ((xf - 1.5 * self.rcut) / self.per_f).floor() as i64 - 1;
-        let kmax = ((xf + 1.5 * self.rcut) / self.per_f).ceil() as i64 + 1;
-        let mut sum = CInterval::real(Interval::zero(CP));
-        for k in kmin..=kmax {
-            let tau = x.sub(&self.per.mul(&Interval::from_i64(k, CP)));
-            let e = tau.mul(&tau).mul(&self.inv2s2).neg();
-            let ph = self.q.mul(t).add(&self.b.mul(&tau));
-            sum = sum.add(&CInterval::exp_of(&e, &ph));
-        }
-        sum.widen(&self.tail).scale(&self.inv_d)
-    }
-}
 
 /// A live node in MPFR: t_n, its weight ω_n, and R(t_n) times the F_S and F_B kernels.
 struct PNode {
@@ -138,7 +76,8 @@ impl Precise {
     fn new(th: &Thetas, c: f64, w: f64, lambda: f64, h: f64, n_nodes: usize) -> Fallible<Precise> {
         let comps = prepare_cut(th, c, LCUT_P)?;
         let step = Step { h: Ball::exact(h) };
-        let tab = Table::build_sieved(&comps, c, step, n_nodes, DEAD_P)?;
+        let lap = prepare_lap(th, c)?;
+        let tab = Table::build_sieved(&comps, &lap, c, step, n_nodes, DEAD_P)?;
         if tab.live.len() > MAX_LIVE_P {
             return fallible!(Declined, "{} live nodes (at most {MAX_LIVE_P} are evaluated in MPFR)", tab.live.len());
         }
@@ -147,17 +86,14 @@ impl Precise {
         let (ks_max, kb_max) = kernel_max(c, w, gamma);
         let rad_s = Float::with_val(CP, up(up(tab.dead * ks_max) + up(tab.outside * os)));
         let rad_b = Float::with_val(CP, up(up(tab.dead * kb_max) + up(tab.outside * ob)));
-        let groups: Vec<PGroup> = th.groups.iter().map(|g| PGroup::new(g, c)).collect::<Result<_, _>>()?;
+        let pc = PComp::new(th.groups, th.lap, c, LCUT_P)?;
         let (ci, wi, gi) = (iv(c), iv(w), iv(gamma));
         let (w2, g2, half) = (wi.mul(&wi), gi.mul(&gi), iv(0.5));
         let node = |&(n, _): &(usize, crate::num::ball::CBall)| -> Option<PNode> {
             let tf = step.t(n);
             // n·h exactly: n < 2^53 and h has 53 bits, so the product has at most 106
             let t = Interval::from_float(&(Float::with_val(CP, n) * Float::with_val(CP, h)), CP);
-            let mut r = CInterval::one(CP);
-            for g in &groups {
-                r = r.mul(&g.ratio(&t, tf.m).powu(g.count));
-            }
+            let r = pc.ratio(&t, tf.m);
             let c2t2 = ci.mul(&ci).sub(&t.mul(&t));
             let es = CInterval::exp_of(&w2.mul(&c2t2).mul(&half), &w2.mul(&ci).mul(&t));
             let eb = CInterval::exp_of(&g2.mul(&c2t2).mul(&half), &g2.mul(&ci).mul(&t));
@@ -174,7 +110,7 @@ impl Precise {
             .map(node)
             .collect::<Option<_>>()
             .ok_or_else(|| err!(Internal, "smoothed inversion: a node's kernel is not certified"))?;
-        let ln_m = ln_mgf(th.groups, c);
+        let ln_m = pc.ln_m.clone();
         let hfac = iv(h).div(&Interval::pi(CP).mul(&iv(2.0)));
         let scanned = tab.live.len();
         let eng = DeltaBounds::with_table(th, w, lambda, h, tab, None, 0)?;

@@ -6,7 +6,7 @@
 
 use super::design::{chernoff_tilts, fit_to_period};
 use super::kernels::Kernels;
-use super::nodes::{prepare_with, NodeSettings, Table};
+use super::nodes::{prepare_lap, prepare_with, NodeSettings, Table};
 use super::shape::Shape;
 use super::theta::Thetas;
 use super::{ball_of, fl, iv, CP};
@@ -96,7 +96,8 @@ impl DeltaBounds {
         let comps = prepare_with(th, c)?;
         let (step, n_nodes, m) = fit_to_period(&th.lattice, h, n_nodes);
         let ns = NodeSettings::for_width(width, n_nodes);
-        let tab = Table::build(&comps, c, step, n_nodes, ns.dead, m.map(|m| (m, &th.lattice)))?;
+        let lap = prepare_lap(th, c)?;
+        let tab = Table::build(&comps, &lap, c, step, n_nodes, ns.dead, m.map(|m| (m, &th.lattice)))?;
         DeltaBounds::with_table(th, w, lambda, h, tab, m, ns.restart)
     }
 
@@ -122,7 +123,7 @@ impl DeltaBounds {
         // the designed step is positive (`design_upto`), a fitted one 2π/(m·s) too
         let tt = TAU.div(step.h).ok_or_else(|| err!(Internal, "smoothed inversion: node step not positive"))?;
         let mut chern = Vec::new();
-        for cp in chernoff_tilts(&Shape::new(th.groups), c, tt.m) {
+        for cp in chernoff_tilts(&Shape::with_lap(th.groups, th.lap), c, tt.m) {
             let cpw = Ball::exact(cp).mul(Ball::exact(w));
             let e0 = th.ln_mgf(cp)?.add(cpw.mul(cpw).mul(half));
             chern.push((cp, e0, geometric(Ball::exact(cp).sub(Ball::exact(c)).mul(tt))));

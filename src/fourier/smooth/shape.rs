@@ -4,6 +4,7 @@
 //! characteristic function periodic up to an exact phase (docs/smoothed-fourier.md §4, "Period of the
 //! loss lattice").
 
+use super::dlap::{LapGroup, LapShape};
 use super::{ball_of, CP};
 use crate::model::GaussGroup;
 use crate::num::ball::{up, Ball, CBall, ETA, TAU, U};
@@ -22,11 +23,20 @@ pub(super) struct Lattice {
 }
 
 impl Lattice {
+    #[cfg(test)]
     pub(super) fn of(groups: &[GaussGroup]) -> Lattice {
-        let slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
+        Lattice::of_mixed(groups, &[])
+    }
+
+    /// The lattice with discrete Laplace groups too: one DLap query's loss lies in μ/b + (2/b)ℤ
+    /// (docs/smoothed-fourier.md §8), so s = gcd(μ_q/σ_q², 2/b_l) and a = Σ n μ²/(2σ²) + Σ n μ/b.
+    pub(super) fn of_mixed(groups: &[GaussGroup], lap: &[LapGroup]) -> Lattice {
+        let mut slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
+        slopes.extend(lap.iter().map(|l| Rational::from(2) / l.scale.clone()));
         let (step, _) = crate::pld::compose::common_step(&slopes);
-        // a = Σ n μ²/(2σ²) is the composition's zCDP ρ
-        let q = crate::model::gauss_rho(groups) / step.clone();
+        // a = Σ n μ²/(2σ²) is the Gaussian groups' zCDP ρ
+        let a = lap.iter().fold(crate::model::gauss_rho(groups), |a, l| a + Rational::from(l.count) * l.mu / l.scale.clone());
+        let q = a / step.clone();
         let phase = &q - Rational::from(q.floor_ref());
         Lattice { step, phase }
     }
@@ -49,6 +59,7 @@ impl Lattice {
 /// evaluations of ln M(c) a saddle-point search makes.
 pub(super) struct Shape {
     parts: Vec<ShapePart>,
+    lap: Vec<LapShape>,
     /// Σ n μ²/σ²: the variance of the loss (continuous approximation)
     pub(super) var: f64,
 }
@@ -65,6 +76,11 @@ struct ShapePart {
 
 impl Shape {
     pub(super) fn new(groups: &[GaussGroup]) -> Shape {
+        Shape::with_lap(groups, &[])
+    }
+
+    /// The shape of Gaussian groups and discrete Laplace groups `lap`.
+    pub(super) fn with_lap(groups: &[GaussGroup], lap: &[LapGroup]) -> Shape {
         let parts = groups
             .iter()
             .map(|g| {
@@ -81,8 +97,10 @@ impl Shape {
                 ShapePart { count: g.count as f64, mu: g.mu as f64, s2, e, d0 }
             })
             .collect();
-        let var = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum();
-        Shape { parts, var }
+        let lap: Vec<LapShape> = lap.iter().map(LapShape::new).collect();
+        let var = groups.iter().map(|g| g.count as f64 * (g.mu as f64).powi(2) / g.sigma2.to_f64()).sum::<f64>()
+            + lap.iter().map(LapShape::var).sum::<f64>();
+        Shape { parts, lap, var }
     }
 
     /// f64 estimates of ln M(c) and of its derivative Σ_q n_q [(1 + 2c)μ²/(2σ²) + D_q′(c)/D_q(c)],
@@ -100,6 +118,11 @@ impl Shape {
             k_sum += g.count * ((c + c * c) * g.mu * g.mu / (2.0 * g.s2) + (dc / g.d0).ln());
             d_sum += g.count * ((1.0 + 2.0 * c) * g.mu * g.mu / (2.0 * g.s2) + ddc / dc);
         }
+        for l in &self.lap {
+            let (k, d) = l.ln_mgf_d(c);
+            k_sum += k;
+            d_sum += d;
+        }
         (k_sum, d_sum)
     }
 
@@ -114,6 +137,7 @@ impl Shape {
                 }
                 g.count * ((c + c * c) * g.mu * g.mu / (2.0 * g.s2) + (dc / g.d0).ln())
             })
-            .sum()
+            .sum::<f64>()
+            + self.lap.iter().map(|l| l.ln_mgf_d(c).0).sum::<f64>()
     }
 }

@@ -356,7 +356,7 @@ fn period_fitted_table_matches_direct_evaluation() {
         let (step, n, m) = fit_to_period(&lat, 0.5, 1000);
         let m = m.expect("t up to 500 spans two periods: the step is fitted");
         assert!(step.h.m <= 0.5 && n as f64 * step.h.m >= 500.0, "{gs:?}: step {} and {n} nodes", step.h.m);
-        let tab = Table::build(&comps, 1.5, step, n, 1e-30, Some((m, &lat))).unwrap();
+        let tab = Table::build(&comps, &[], 1.5, step, n, 1e-30, Some((m, &lat))).unwrap();
         let mut repeated = 0;
         let mut phased = 0;
         for &(k, r) in &tab.live {

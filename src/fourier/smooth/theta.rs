@@ -5,6 +5,7 @@
 //! memoised per group and tilt, ~100× cheaper: what the f64 tier uses), plus each group's σ²-dependent
 //! constants as balls ([`GroupConsts`]).
 
+use super::dlap::{ln_mgf_lap, LapGroup};
 use super::shape::Lattice;
 use super::{ball_of, fl, iv, CP};
 use crate::err;
@@ -25,6 +26,13 @@ fn cos_iv(x: &Interval) -> Interval {
     Interval::new(lo.max(&fl(-1.0)), hi.min(&fl(1.0)))
 }
 
+/// True when 2π²σ² ≥ 200 is certified: then |D(c) − 1| < 2.8e-87 for every c ([`theta_d`]).
+pub(super) fn theta_wide(sigma2: &Rational) -> bool {
+    let pi = Interval::pi(CP);
+    let a = pi.mul(&pi).mul(&Interval::from_rational(sigma2, CP)).mul(&iv(2.0));
+    a.lo.to_f64_round(Round::Down) >= 200.0
+}
+
 /// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified in MPFR
 /// (the reference of [`theta_s_ball`], and the value the 20-digit tier uses).
 pub(super) fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
@@ -32,6 +40,13 @@ pub(super) fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     let s2 = Interval::from_rational(sigma2, CP);
     let a = pi.mul(&pi).mul(&s2).mul(&iv(2.0)); // 2π²σ²
     let af = a.lo.to_f64();
+    if a.lo.to_f64_round(Round::Down) >= 200.0 {
+        // |D − 1| ≤ 2Σ_{k≥1} e^{−ak²} ≤ 2e^{−a}/(1 − e^{−a}) ≤ 2e^{−200}/(1 − e^{−200}) < 2.8e-87: the series
+        // below would give 1 ± (that) rounded outward as well, at the cost of three MPFR exponentials and
+        // cosines per group (10⁴ groups: 0.4 s)
+        let t = Float::with_val_round(CP, 2.8e-87, Round::Up).0;
+        return Interval::one(CP).widen(&t);
+    }
     // terms k ≥ 1 until 2π²k²σ² > 200 (e^{-200}); tail ≤ 2e^{−a(K+1)²}/(1 − e^{−a})
     let kmax = ((200.0 / af).sqrt().ceil() as i64).max(1);
     let mut sum = Interval::zero(CP);
@@ -130,6 +145,8 @@ pub(super) fn not_positive(g: &GaussGroup) -> Error {
 /// one tilt, and each needs D(c), D(0) and four Chernoff tilts.
 pub(super) struct Thetas<'a> {
     pub(super) groups: &'a [GaussGroup],
+    /// the discrete Laplace groups (docs/smoothed-fourier.md §8)
+    pub(super) lap: &'a [LapGroup],
     /// per group, from MPFR once per composition (every later quantity is a ball)
     pub(super) consts: Vec<GroupConsts>,
     /// the lattice a + sℤ the composition's loss lives on
@@ -155,7 +172,13 @@ pub(super) struct GroupConsts {
 }
 
 impl<'a> Thetas<'a> {
+    #[cfg(test)]
     pub(super) fn new(groups: &'a [GaussGroup]) -> Thetas<'a> {
+        Thetas::with_lap(groups, &[])
+    }
+
+    /// The θ-sums of the Gaussian groups and the discrete Laplace groups `lap`.
+    pub(super) fn with_lap(groups: &'a [GaussGroup], lap: &'a [LapGroup]) -> Thetas<'a> {
         let pi = Interval::pi(CP);
         let consts = groups
             .iter()
@@ -174,7 +197,7 @@ impl<'a> Thetas<'a> {
                 }
             })
             .collect();
-        Thetas { groups, consts, lattice: Lattice::of(groups), memo: Default::default() }
+        Thetas { groups, lap, consts, lattice: Lattice::of_mixed(groups, lap), memo: Default::default() }
     }
 
     /// D_q(c) − 1 of group i.
@@ -203,6 +226,9 @@ impl<'a> Thetas<'a> {
             let quad = cb.add(cb.mul(cb)).mul(self.consts[i].q);
             let term = quad.add(self.ln_d(i, c)?).sub(self.ln_d(i, 0.0)?);
             acc = acc.add(term.mul(Ball::exact(g.count as f64)));
+        }
+        if !self.lap.is_empty() {
+            acc = acc.add(ball_of(&ln_mgf_lap(self.lap, c)?));
         }
         Ok(acc)
     }
