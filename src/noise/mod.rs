@@ -2,8 +2,10 @@
 //! variance and characteristic function; their exact samplers and the one random-number stack (`sampler`:
 //! ChaCha20 keyed from the operating system or, not for release, a seed).
 pub mod dgauss;
+pub mod dgauss_loss;
 pub mod dgauss_shift;
 pub mod dlaplace;
+pub mod dlaplace_loss;
 pub mod gauss;
 pub mod gauss_terms;
 pub mod laplace;

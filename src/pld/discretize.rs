@@ -110,8 +110,10 @@ pub struct Cells {
 }
 
 /// The grid offset c: the top end of the support if it is an atom or a pile, else the bottom one, else
-/// 0. The end's certified lower bound (an exact binary rational) is used, so an atom there is at or above
-/// its grid point by at most its enclosure's width, which the merge's certification absorbs.
+/// the law's lattice offset if its losses lie on a lattice (the discrete Gaussian's a + sℤ: a step that
+/// divides s then holds every loss exactly), else 0. An end's certified lower bound (an exact binary
+/// rational) is used, so an atom there is at or above its grid point by at most its enclosure's width,
+/// which the merge's certification absorbs.
 fn offset(law: &dyn LossLaw, dir: Direction) -> Rational {
     let range = law.range(dir);
     let anchor = |e: &End| -> Option<Rational> {
@@ -120,7 +122,10 @@ fn offset(law: &dyn LossLaw, dir: Direction) -> Rational {
             End::Open => None,
         }
     };
-    anchor(&range.hi).or_else(|| anchor(&range.lo)).unwrap_or_else(|| Rational::from(0))
+    anchor(&range.hi)
+        .or_else(|| anchor(&range.lo))
+        .or_else(|| law.lattice().map(|_| law.lattice_offset()))
+        .unwrap_or_else(|| Rational::from(0))
 }
 
 /// The cells of `law` on the grid of step h: unit cells where the mass is, widths doubling into the tails

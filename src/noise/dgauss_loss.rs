@@ -1,0 +1,153 @@
+//! The discrete Gaussian mechanism as a privacy-loss law (`noise::loss::LossLaw`): q(D) + N_Z(0, σ²) for
+//! an integer query of integer sensitivity μ, so that it composes with any other law on the pld grid.
+//!
+//! The `Remove` pair is A = N_Z(0, σ²), B = N_Z(μ, σ²) (the `Add` pair is its mirror image x ↦ μ − x and
+//! has the same law of L: the law is symmetric). With η = μ²/(2σ²) and s = μ/σ² the privacy loss is
+//!
+//!   L(x) = ln(A(x)/B(x)) = ((x − μ)² − x²)/(2σ²) = η − s·x,     x ∈ ℤ,                         (1)
+//!
+//! so every loss lies on the lattice η + sℤ, and with X ~ N_Z(0, σ²) (under B, x = μ + X, L = −η − sX):
+//!
+//!   A[L < ℓ] = P[X > (η − ℓ)/s],     A[L ≥ ℓ] = P[X ≤ (η − ℓ)/s],
+//!   B[L < ℓ] = P[X > (−η − ℓ)/s],    B[L ≥ ℓ] = P[X ≤ (−η − ℓ)/s],                             (2)
+//!
+//! each from the certified tails of `noise::dgauss` (P[X ≤ t] = P[X > −⌊t⌋ − 1] by symmetry, so both
+//! sides are summed directly, the small one without cancellation). One release is η-zCDP [CKS20, Thm 4].
+
+use crate::error::Fallible;
+use crate::noise::dgauss::DiscreteGaussian;
+use crate::noise::gauss_terms::gauss_tail_upper;
+use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::num::Interval;
+use rug::{Float, Integer, Rational};
+use std::sync::Arc;
+
+/// Largest truncation radius of the tail sums (weights summed term by term): σ² up to about 10¹⁰.
+const MAX_RADIUS: i64 = 1 << 21;
+
+/// The discrete Gaussian mechanism N_Z(0, σ²) on an integer query of sensitivity μ.
+#[derive(Clone, Debug)]
+pub struct DiscreteGaussianLoss {
+    dg: DiscreteGaussian,
+    mu: u32,
+}
+
+impl DiscreteGaussianLoss {
+    /// σ² > 0 exact, μ ≥ 1.
+    pub fn new(sigma2: Rational, mu: u32) -> Fallible<DiscreteGaussianLoss> {
+        if mu == 0 {
+            return crate::fallible!(Input, "the sensitivity must be at least 1");
+        }
+        Ok(DiscreteGaussianLoss { dg: DiscreteGaussian::new(sigma2)?, mu })
+    }
+
+    /// η = μ²/(2σ²).
+    pub fn eta(&self) -> Rational {
+        let mu = Rational::from(self.mu);
+        Rational::from(&mu * &mu) / (Rational::from(2) * self.dg.sigma2.clone())
+    }
+
+    /// s = μ/σ², the lattice step of the losses (1).
+    pub fn step(&self) -> Rational {
+        Rational::from(self.mu) / self.dg.sigma2.clone()
+    }
+
+    /// P[X > t] for each threshold t, certified at `prec` bits: thresholds within the truncation radius R
+    /// of the tail sums from `DiscreteGaussian::tails_gt` (one normaliser and one table for all), those
+    /// beyond from the Gaussian tail bound 0 ≤ P[X ≥ m] ≤ Σ_{x ≥ m} e^{−x²/(2σ²)} / Z (`gauss_tail_upper`).
+    fn tails_gt(&self, ts: &[Rational], prec: u32) -> Fallible<Vec<Interval>> {
+        // tails_gt works at prec + 16 and sums to its radius there
+        let r = self.dg.radius(prec + 16) as i64 + 2;
+        if r > MAX_RADIUS {
+            return crate::fallible!(
+                Resource,
+                "the discrete Gaussian with sigma2 = {} is too wide for its loss-law tails (summed term by term to a radius of {r} > {MAX_RADIUS})",
+                crate::num::format::fmt_rational(&self.dg.sigma2)
+            );
+        }
+        // m = ⌊t⌋ + 1: P[X > t] = P[X ≥ m]
+        let ms: Vec<Integer> = ts.iter().map(|t| Integer::from(t.floor_ref()) + 1u32).collect();
+        let inside: Vec<Rational> = ts.iter().zip(&ms).filter(|(_, m)| *m.as_abs() <= r).map(|(t, _)| t.clone()).collect();
+        let mut near = self.dg.tails_gt(&inside, prec).into_iter();
+        let z = if inside.len() < ts.len() { Some(self.dg.normaliser_theta(prec + 16)) } else { None };
+        let mut out = Vec::with_capacity(ts.len());
+        for m in &ms {
+            if *m.as_abs() <= r {
+                out.push(near.next().ok_or_else(|| crate::err!(Internal, "a discrete Gaussian tail is missing"))?);
+                continue;
+            }
+            let z = z.as_ref().ok_or_else(|| crate::err!(Internal, "no normaliser"))?;
+            // Σ_{x ≥ |m|} e^{−x²/(2σ²)} / Z for |m| > R (P[X ≥ m] for m > 0, P[X < m] = P[X > |m|] for m < 0)
+            let k = m.as_abs().to_u64().unwrap_or(u64::MAX);
+            let bound = Interval::new(Float::with_val(prec + 16, 0), gauss_tail_upper(&self.dg.sigma2, k, prec + 16)).div(z);
+            let tail = Interval::new(Float::with_val(prec + 16, 0), bound.hi.clone());
+            out.push(if *m > 0 { round(&tail, prec) } else { round(&Interval::one(prec + 16).sub(&tail), prec) });
+        }
+        Ok(out)
+    }
+}
+
+fn round(x: &Interval, prec: u32) -> Interval {
+    crate::noise::dgauss::round_to(x, prec)
+}
+
+impl LossLaw for DiscreteGaussianLoss {
+    fn spec(&self) -> String {
+        format!("dgauss:sigma2={},mu={}", crate::num::format::fmt_rational(&self.dg.sigma2), self.mu)
+    }
+
+    fn symmetric(&self) -> bool {
+        true
+    }
+
+    fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
+        let (eta, s) = (self.eta(), self.step());
+        // (2): thresholds of X for A (η − ℓ)/s and B (−η − ℓ)/s, and their reflections −⌊t⌋ − 1
+        let ta = (eta.clone() - l.clone()) / s.clone();
+        let tb = (-eta - l.clone()) / s;
+        let refl = |t: &Rational| -> Rational { -Rational::from(Integer::from(t.floor_ref())) - 1u32 };
+        let v = self.tails_gt(&[ta.clone(), refl(&ta), tb.clone(), refl(&tb)], prec)?;
+        let [a_below, a_above, b_below, b_above]: [Interval; 4] =
+            v.try_into().map_err(|_| crate::err!(Internal, "four discrete Gaussian tails expected"))?;
+        Ok(Split { a_below, a_above, b_below, b_above })
+    }
+
+    fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
+        Ok((Interval::zero(prec), Interval::zero(prec)))
+    }
+
+    fn range(&self, _dir: Direction) -> LossRange {
+        LossRange { lo: End::Open, hi: End::Open }
+    }
+
+    fn quantile(&self, _dir: Direction, ln_p: f64, upper: bool) -> f64 {
+        // planning: X ≈ N(0, σ²); A[L ≥ ℓ] = P[X ≤ (η − ℓ)/s] ≈ p at ℓ = η + sσz, A[L < ℓ] ≈ p at η − sσz
+        let (eta, s, sigma) = (self.eta().to_f64(), self.step().to_f64(), self.dg.sigma2.to_f64().sqrt());
+        let z = crate::noise::gauss::normal_quantile_f64(ln_p);
+        if upper {
+            eta + s * sigma * z
+        } else {
+            eta - s * sigma * z
+        }
+    }
+
+    /// [CKS20, Thm 4]: μ²/(2σ²).
+    fn rho(&self) -> Option<Rational> {
+        Some(self.eta())
+    }
+
+    fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        Some(DiscreteGaussianLoss::new(self.dg.sigma2.clone() * c.clone(), self.mu).map(|g| Arc::new(g) as Arc<dyn LossLaw>))
+    }
+
+    fn lattice(&self) -> Option<Rational> {
+        Some(self.step())
+    }
+
+    fn lattice_offset(&self) -> Rational {
+        self.eta()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
