@@ -93,7 +93,7 @@ def subsampled(A, B, q):
     return (mix, B), (B, mix)
 
 
-mp.dps = 30
+mp.dps = 45
 print("# subsampled: law sigma2|scale mu q n eps  delta_remove delta_add delta")
 for law, par, mu, q, n, eps in [("dgauss", "2", 1, "0.2", 1, "0.1"), ("dgauss", "2", 1, "0.2", 1, "0.5"),
                                 ("dgauss", "2", 1, "0.2", 2, "0.3"), ("dgauss", "2", 1, "0.2", 2, "0.6"),
@@ -104,7 +104,7 @@ for law, par, mu, q, n, eps in [("dgauss", "2", 1, "0.2", 1, "0.1"), ("dgauss", 
     B = {x: v for x, v in B.items() if v > mpf(10) ** -35}
     rem, add = subsampled(A, B, q)
     dr, da = delta_pair(*rem, eps, n), delta_pair(*add, eps, n)
-    print("sub", law, par, mu, q, n, eps, mp.nstr(dr, 25), mp.nstr(da, 25), mp.nstr(max(dr, da), 25))
+    print("sub", law, par, mu, q, n, eps, mp.nstr(dr, 40), mp.nstr(da, 40), mp.nstr(max(dr, da), 40))
 
 mp.dps = 40
 print("# mixture: 10 x dgauss sigma2=4 + 10 x gauss sigma2=4 (sensitivity 1): delta(eps), eps(delta)")

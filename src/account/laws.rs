@@ -294,6 +294,15 @@ fn bits_for(q: Query, laws: &Laws) -> (u32, u32) {
     (mass, TAIL_BITS)
 }
 
+/// True if rounding the losses down to the grid (`pld::discretize::lower_rounded`) may beat the balanced
+/// merge: a law with atoms at the ends of its support (aligned with the grid), or with every loss on a
+/// lattice (the discrete Gaussian: on a grid whose step divides the lattice's, rounding down moves no
+/// loss, where the merge of its many atoms and empty cells is weak — at h = 1/500, σ² = 4, n = 10 beside
+/// a continuous Gaussian the merge alone gave ε(1e-6) ≥ 11.5 for 12.595).
+fn rounds_well(law: &dyn LossLaw, dir: Direction) -> bool {
+    has_atoms(law, dir) || law.lattice().is_some()
+}
+
 /// The certified bracket of the query from the dominated (lower) and dominating (upper) laws at step h,
 /// the larger over the directions.
 fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
@@ -309,14 +318,14 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
                     let d = if l.symmetric() { Direction::Remove } else { dir };
                     let g = match kind {
                         0 => upper(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
-                        2 if has_atoms(l.as_ref(), d) => lower_rounded(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                        2 if rounds_well(l.as_ref(), d) => lower_rounded(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
                         _ => lower(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
                     };
                     Ok((g, *n))
                 })
                 .collect()
         };
-        let atoms = laws.iter().any(|(l, _)| has_atoms(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
+        let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
         let (gu, gl) = rayon::join(|| grids(0), || grids(1));
         let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<GridProfile> {
             let t: Box<dyn GridTails> = if direct(laws) {
@@ -521,8 +530,10 @@ mod tests {
         assert_eq!(kind(lattice.epsilon(&q("1e-5"))), ErrorKind::Input);
         let acc = Accountant::new(sub, Options::default()).unwrap();
         assert_eq!(kind(acc.tradeoff(&q("0.1"))), ErrorKind::Input);
+        // a lattice law beside these laws is composed (account::laws::lattice_tests), but not by the lattice engines
         let mixed = comp(&["gauss:sigma2=4", "dgauss:sigma2=4"], Neighbors::AddRemove);
-        assert_eq!(kind(Accountant::new(mixed, Options::default()).unwrap().epsilon(&q("1e-5"))), ErrorKind::Input);
+        let lattice = Accountant::new(mixed, Options { method: Method::Lattice, ..Options::default() }).unwrap();
+        assert_eq!(kind(lattice.epsilon(&q("1e-5"))), ErrorKind::Input);
         let replace = Composition::new(vec![parse_mech("gauss:sigma2=1,q=0.1").unwrap()], Neighbors::Replace);
         assert_eq!(replace.unwrap_err().kind(), ErrorKind::Input);
         for bad in
@@ -532,3 +543,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod lattice_tests;

@@ -20,16 +20,27 @@ use crate::noise::gauss_terms::gauss_tail_upper;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
 use crate::num::Interval;
 use rug::{Float, Integer, Rational};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// Largest truncation radius of the tail sums (weights summed term by term): σ² up to about 10¹⁰.
-const MAX_RADIUS: i64 = 1 << 21;
+/// Largest truncation radius of the tail table (weights summed term by term): σ² up to about 5·10⁹.
+const MAX_RADIUS: usize = 1 << 20;
+
+/// The tails P[X ≥ m], m = 1, …, K, and the normaliser, at one precision.
+type Tails = (u32, Arc<(Vec<Interval>, Interval)>);
 
 /// The discrete Gaussian mechanism N_Z(0, σ²) on an integer query of sensitivity μ.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DiscreteGaussianLoss {
     dg: DiscreteGaussian,
     mu: u32,
+    /// the tail table of the last precision asked (a discretisation asks thousands of splits at one)
+    cache: Mutex<Option<Tails>>,
+}
+
+impl Clone for DiscreteGaussianLoss {
+    fn clone(&self) -> Self {
+        DiscreteGaussianLoss { dg: self.dg.clone(), mu: self.mu, cache: Mutex::new(None) }
+    }
 }
 
 impl DiscreteGaussianLoss {
@@ -38,7 +49,7 @@ impl DiscreteGaussianLoss {
         if mu == 0 {
             return crate::fallible!(Input, "the sensitivity must be at least 1");
         }
-        Ok(DiscreteGaussianLoss { dg: DiscreteGaussian::new(sigma2)?, mu })
+        Ok(DiscreteGaussianLoss { dg: DiscreteGaussian::new(sigma2)?, mu, cache: Mutex::new(None) })
     }
 
     /// η = μ²/(2σ²).
@@ -52,12 +63,9 @@ impl DiscreteGaussianLoss {
         Rational::from(self.mu) / self.dg.sigma2.clone()
     }
 
-    /// P[X > t] for each threshold t, certified at `prec` bits: thresholds within the truncation radius R
-    /// of the tail sums from `DiscreteGaussian::tails_gt` (one normaliser and one table for all), those
-    /// beyond from the Gaussian tail bound 0 ≤ P[X ≥ m] ≤ Σ_{x ≥ m} e^{−x²/(2σ²)} / Z (`gauss_tail_upper`).
-    fn tails_gt(&self, ts: &[Rational], prec: u32) -> Fallible<Vec<Interval>> {
-        // tails_gt works at prec + 16 and sums to its radius there
-        let r = self.dg.radius(prec + 16) as i64 + 2;
+    /// The table of `DiscreteGaussian::tails_ge_table` at `prec`, built once per precision.
+    fn table(&self, prec: u32) -> Fallible<Arc<(Vec<Interval>, Interval)>> {
+        let r = self.dg.radius(prec + 16) + 2;
         if r > MAX_RADIUS {
             return crate::fallible!(
                 Resource,
@@ -65,25 +73,47 @@ impl DiscreteGaussianLoss {
                 crate::num::format::fmt_rational(&self.dg.sigma2)
             );
         }
-        // m = ⌊t⌋ + 1: P[X > t] = P[X ≥ m]
-        let ms: Vec<Integer> = ts.iter().map(|t| Integer::from(t.floor_ref()) + 1u32).collect();
-        let inside: Vec<Rational> = ts.iter().zip(&ms).filter(|(_, m)| *m.as_abs() <= r).map(|(t, _)| t.clone()).collect();
-        let mut near = self.dg.tails_gt(&inside, prec).into_iter();
-        let z = if inside.len() < ts.len() { Some(self.dg.normaliser_theta(prec + 16)) } else { None };
-        let mut out = Vec::with_capacity(ts.len());
-        for m in &ms {
-            if *m.as_abs() <= r {
-                out.push(near.next().ok_or_else(|| crate::err!(Internal, "a discrete Gaussian tail is missing"))?);
-                continue;
+        let mut c = self.cache.lock().map_err(|_| crate::err!(Internal, "the discrete Gaussian tail cache is poisoned"))?;
+        if let Some((p, t)) = c.as_ref() {
+            if *p == prec {
+                return Ok(t.clone());
             }
-            let z = z.as_ref().ok_or_else(|| crate::err!(Internal, "no normaliser"))?;
-            // Σ_{x ≥ |m|} e^{−x²/(2σ²)} / Z for |m| > R (P[X ≥ m] for m > 0, P[X < m] = P[X > |m|] for m < 0)
-            let k = m.as_abs().to_u64().unwrap_or(u64::MAX);
-            let bound = Interval::new(Float::with_val(prec + 16, 0), gauss_tail_upper(&self.dg.sigma2, k, prec + 16)).div(z);
-            let tail = Interval::new(Float::with_val(prec + 16, 0), bound.hi.clone());
-            out.push(if *m > 0 { round(&tail, prec) } else { round(&Interval::one(prec + 16).sub(&tail), prec) });
         }
-        Ok(out)
+        let t = Arc::new(self.dg.tails_ge_table(prec));
+        *c = Some((prec, t.clone()));
+        Ok(t)
+    }
+
+    /// P[X > t] for each threshold t, certified at `prec` bits: with m = ⌊t⌋ + 1, P[X ≥ m] from the tail
+    /// table for 1 ≤ m ≤ K, 1 − P[X ≥ 1 − m] for −K < m ≤ 0 (symmetry), and beyond the table from the
+    /// Gaussian tail bound 0 ≤ P[X ≥ m] ≤ Σ_{x ≥ m} e^{−x²/(2σ²)} / Z (`gauss_tail_upper`).
+    fn tails_gt(&self, ts: &[Rational], prec: u32) -> Fallible<Vec<Interval>> {
+        let t = self.table(prec)?;
+        let (tab, z) = (&t.0, &t.1);
+        let k = tab.len() as i64;
+        let p = z.prec();
+        // P[X ≥ j] for j ≥ 1
+        let ge = |j: &Integer| -> Interval {
+            match j.to_i64() {
+                Some(j) if j <= k => tab[(j - 1) as usize].clone(),
+                _ => {
+                    let j = j.to_u64().unwrap_or(u64::MAX);
+                    let bound = Interval::new(Float::with_val(p, 0), gauss_tail_upper(&self.dg.sigma2, j, p)).div(z);
+                    round(&Interval::new(Float::with_val(p, 0), bound.hi), prec)
+                }
+            }
+        };
+        Ok(ts
+            .iter()
+            .map(|t| {
+                let m = Integer::from(t.floor_ref()) + 1u32;
+                if m >= 1 {
+                    ge(&m)
+                } else {
+                    round(&Interval::one(p).sub(&ge(&(Integer::from(1) - m))), prec)
+                }
+            })
+            .collect())
     }
 }
 
