@@ -120,7 +120,7 @@ pub struct Cells {
 /// h·2⁻⁶⁴ low (lower law) or split 2⁻⁶⁴ : 1 (upper law): a change far below the bracket's width.
 fn offset(law: &dyn LossLaw, dir: Direction, h: &Rational) -> Rational {
     let range = law.range(dir);
-    let margin = Rational::from(h / Rational::from(Integer::from(1) << 64u32));
+    let margin = h.clone() / Rational::from(Integer::from(1) << 64u32);
     let anchor = |e: &End| -> Option<Rational> {
         match e {
             End::Atom(i) => i.lo.to_rational().map(|x| x - margin.clone()),
@@ -251,11 +251,12 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
 fn lattice_cells(law: &dyn LossLaw, c: &Rational, h: &Rational) -> Option<i64> {
     let s = law.lattice()?;
     let k = Rational::from(&s / h);
-    if !k.is_integer() || k < 1 || k > 1 << 20 {
+    if !k.is_integer() {
         return None;
     }
+    let k = k.numer().to_i64().filter(|k| (1..=1 << 20).contains(k))?;
     let j = Rational::from(&(c.clone() - law.lattice_offset()) / &s).to_f64();
-    ((j - j.round()).abs() < 1e-9).then(|| k.numer().to_i64()).flatten()
+    ((j - j.round()).abs() < 1e-9).then_some(k)
 }
 
 /// The mass of the cell between two splits, computed from the smaller side (no cancellation).
