@@ -287,14 +287,20 @@ impl Composition {
         self.groups.iter().any(|g| matches!(g.noise, Noise::Law(_)))
     }
 
-    /// The laws of the composition's shifts with their counts, every group as a law (None if a lattice law
-    /// has no loss-law form).
-    pub fn law_shifts(&self) -> Vec<(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)> {
+    /// The laws of the composition's shifts with their counts, every group as a law: the lattice laws as
+    /// their loss laws (`noise::dgauss_loss`, `noise::dlaplace_loss`) with the group's sensitivity.
+    pub fn law_shifts(&self) -> Fallible<Vec<(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)>> {
+        use crate::noise::loss::LossLaw;
+        use std::sync::Arc;
         self.shifts()
             .into_iter()
-            .filter_map(|g| match g.noise {
-                Noise::Law(l) => Some((l.0, g.count)),
-                _ => None,
+            .map(|g| {
+                let law: Arc<dyn LossLaw> = match g.noise {
+                    Noise::Law(l) => l.0,
+                    Noise::Gaussian { sigma2 } => Arc::new(crate::noise::dgauss_loss::DiscreteGaussianLoss::new(sigma2, g.mu)?),
+                    Noise::Laplace { scale } => Arc::new(crate::noise::dlaplace_loss::DiscreteLaplaceLoss::new(scale, g.mu)?),
+                };
+                Ok((law, g.count))
             })
             .collect()
     }

@@ -1,5 +1,6 @@
-//! The command-line and library spelling of a mechanism group: `dgauss:sigma2=S,n=N[,mu=M]` or
-//! `dlap:scale=B,n=N[,mu=M]` (each key at most once), the mechanisms of the law registry
+//! The command-line and library spelling of a mechanism group: `dgauss:sigma2=S,n=N[,mu=M][,q=Q]` or
+//! `dlap:scale=B,n=N[,mu=M][,q=Q]` (each key at most once; with `q=`, Poisson subsampling, the group is
+//! the law `PoissonSampled` of the mechanism's loss law, `noise::dgauss_loss` / `noise::dlaplace_loss`), the mechanisms of the law registry
 //! (`noise::registry`: `gauss:sigma2=S,n=N[,mu=M][,q=Q]`, …), and the bounds on counts and sensitivities.
 
 use crate::error::Fallible;
@@ -27,7 +28,7 @@ pub fn parse_sensitivity(s: &str) -> Fallible<u32> {
     Ok(v as u32)
 }
 
-/// Parse `dgauss:sigma2=S,n=N[,mu=M]` or `dlap:scale=B,n=N[,mu=M]` (each key at most once).
+/// Parse `dgauss:sigma2=S,n=N[,mu=M][,q=Q]` or `dlap:scale=B,n=N[,mu=M][,q=Q]` (each key at most once).
 pub fn parse_mech(spec: &str) -> Fallible<Group> {
     let (kind, body) = spec
         .split_once(':')
@@ -38,7 +39,7 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
         k if crate::noise::registry::is_law(k) => return parse_law(spec, k, body),
         other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' ({})", crate::noise::registry::kinds()),
     };
-    let (mut x, mut n, mut mu) = (None, None, None);
+    let (mut x, mut n, mut mu, mut q) = (None, None, None, None);
     for kv in body.split(',') {
         let (k, v) = kv.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{kv}'"))?;
         let k = k.trim();
@@ -56,11 +57,25 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
                 dup(mu.is_some())?;
                 mu = Some(parse_sensitivity(v)?);
             }
+            "q" => {
+                dup(q.is_some())?;
+                q = Some(crate::num::parse_rational(v).map_err(|e| e.context(format!("mechanism '{spec}': q")))?);
+            }
             other => return fallible!(Input, "mechanism '{spec}': unknown key '{other}'"),
         }
     }
     let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
+    if let Some(q) = q {
+        // Poisson subsampling: the mechanism's loss law, subsampled, on the law engines
+        let base: std::sync::Arc<dyn crate::noise::loss::LossLaw> = if param == "sigma2" {
+            std::sync::Arc::new(crate::noise::dgauss_loss::DiscreteGaussianLoss::new(x, mu)?)
+        } else {
+            std::sync::Arc::new(crate::noise::dlaplace_loss::DiscreteLaplaceLoss::new(x, mu)?)
+        };
+        let law = crate::noise::subsample::PoissonSampled::new(base, q).map_err(|e| e.context(format!("mechanism '{spec}'")))?;
+        return Ok(Group::law(std::sync::Arc::new(law), n));
+    }
     Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
 }
 

@@ -145,6 +145,26 @@ impl DiscreteGaussian {
             .collect()
     }
 
+    /// P[X ≥ m] for every m = 1, …, K (entry m − 1), K = `self.radius(prec + 16) + 2`, with the normaliser
+    /// Z: the sums of [`Self::tail_ge_unnormalised`] for all m at once, as suffix sums of one weight table
+    /// (O(K) for the whole table where each tail alone is O(K)) with the same tail bound beyond K. For the
+    /// privacy-loss law (`noise::dgauss_loss`), which asks for many thresholds.
+    pub fn tails_ge_table(&self, prec: u32) -> (Vec<Interval>, Interval) {
+        let p = prec + 16;
+        let z = self.normaliser_theta(p);
+        let k = self.radius(p) + 2;
+        let t = GaussTable::new(&self.sigma2, k, p);
+        let mut lo = Float::with_val(p, 0);
+        let mut hi = gauss_tail_upper(&self.sigma2, k as u64 + 1, p);
+        let mut out = vec![Interval::zero(prec); k];
+        for y in (1..=k).rev() {
+            lo = Float::with_val_round(p, &lo + &t.lo[y], Round::Down).0;
+            hi = Float::with_val_round(p, &hi + &t.hi[y], Round::Up).0;
+            out[y - 1] = round_to(&Interval::new(lo.clone(), hi.clone()).div(&z), prec);
+        }
+        (out, z)
+    }
+
     /// The last weight summed by [`Self::tail_ge_unnormalised`] for Σ_{x ≥ m}.
     fn tail_radius(&self, m: i64, prec: u32) -> usize {
         self.radius(prec).max(m as usize + 2)

@@ -53,6 +53,15 @@ impl DiscreteLaplace {
     pub fn cdf(&self, m: i64, prec: u32) -> Interval {
         self.tail_ge(-m, prec)
     }
+
+    /// One exact sample: P[Y = y] = (1 − e^{−1/b})/(1 + e^{−1/b}) · e^{−|y|/b}, b = t/s in lowest terms
+    /// ([`crate::noise::sampler::discrete_laplace_ts`], [CKS20, Algorithm 2]). The geometric mechanism with
+    /// parameter ε uses b = 1/ε (SafeTab: Pr[y] ∝ e^{−ε|y|}).
+    pub fn sample<R: rand_chacha::rand_core::RngCore>(&self, rng: &mut R) -> i64 {
+        crate::noise::sampler::discrete_laplace_ts(rng, self.scale.numer(), self.scale.denom())
+            .to_i64()
+            .expect("discrete Laplace sample out of i64 range")
+    }
 }
 
 #[cfg(test)]

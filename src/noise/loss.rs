@@ -181,6 +181,14 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// The offset a of that lattice: every finite loss of both directions lies in a + sℤ (s =
+    /// [`LossLaw::lattice`]); 0 unless the law says otherwise (the discrete Gaussian's losses are
+    /// μ²/(2σ²) + (μ/σ²)ℤ). The grid engine puts the grid of a law whose support has no atom at an end on
+    /// this offset, so that a step dividing s holds every loss exactly.
+    fn lattice_offset(&self) -> Rational {
+        Rational::from(0)
+    }
+
     /// The mean η of a Gaussian loss law: L ~ N(η, 2η) under A and N(−η, 2η) under B, which compose by
     /// adding η (the continuous Gaussian: η = μ²/(2σ²)) — the closed-form engine takes such laws.
     fn gaussian_eta(&self) -> Option<Rational> {

@@ -3,8 +3,10 @@
 //! ChaCha20 keyed from the operating system or, not for release, a seed).
 pub mod blackbox;
 pub mod dgauss;
+pub mod dgauss_loss;
 pub mod dgauss_shift;
 pub mod dlaplace;
+pub mod dlaplace_loss;
 pub mod gauss;
 pub mod gauss_terms;
 pub mod laplace;

@@ -248,29 +248,9 @@ fn discrete_laplace_t_u64<R: RngCore>(rng: &mut R, t: u64) -> i64 {
     }
 }
 
-/// A discrete Laplace (two-sided geometric) sampler with exact rational scale b > 0:
-/// P[Y = y] = (1 − e^{−1/b})/(1 + e^{−1/b}) · e^{−|y|/b}. The geometric mechanism with parameter ε
-/// uses b = 1/ε (SafeTab: Pr[y] ∝ e^{−ε|y|}).
-#[derive(Clone, Debug)]
-pub struct DiscreteLaplace {
-    pub scale: Rational,
-    t: Integer,
-    s: Integer,
-}
-
-impl DiscreteLaplace {
-    pub fn new(scale: Rational) -> Fallible<Self> {
-        if scale <= 0 {
-            return fallible!(Input, "discrete Laplace scale must be positive");
-        }
-        let (t, s) = scale.clone().into_numer_denom();
-        Ok(DiscreteLaplace { scale, t, s })
-    }
-
-    pub fn sample<R: RngCore>(&self, rng: &mut R) -> i64 {
-        discrete_laplace_ts(rng, &self.t, &self.s).to_i64().expect("discrete Laplace sample out of i64 range")
-    }
-}
+/// The discrete Laplace law (two-sided geometric) is one type, `noise::dlaplace::DiscreteLaplace`, whose
+/// exact sampler (`sample`) is [`discrete_laplace_ts`]; re-exported here beside the other samplers.
+pub use crate::noise::dlaplace::DiscreteLaplace;
 
 /// An exact discrete Gaussian sampler N_Z(0, σ²) for rational σ² > 0 (CKS Algorithm 3).
 #[derive(Clone, Debug)]

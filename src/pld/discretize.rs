@@ -110,17 +110,28 @@ pub struct Cells {
 }
 
 /// The grid offset c: the top end of the support if it is an atom or a pile, else the bottom one, else
-/// 0. The end's certified lower bound (an exact binary rational) is used, so an atom there is at or above
-/// its grid point by at most its enclosure's width, which the merge's certification absorbs.
-fn offset(law: &dyn LossLaw, dir: Direction) -> Rational {
+/// the law's lattice offset if its losses lie on a lattice (the discrete Gaussian's a + sℤ: a step that
+/// divides s then holds every loss exactly), else 0. An end's certified lower bound (an exact binary
+/// rational) is used, so an atom there is at or above its grid point by at most its enclosure's width,
+/// which the merge's certification absorbs — lowered by h·2⁻⁶⁴ for an atom, so that the atom lies
+/// strictly inside its cell: a law whose split is itself an enclosure (a subsampled law asks its base at
+/// rationals around the preimage) cannot tell on which side of an edge *at* the atom its mass lies, and
+/// gave the bracket [0, 1] (`laplace:scale=2,q=0.3,n=2` at h = 1/2000). The atom's loss is then placed
+/// h·2⁻⁶⁴ low (lower law) or split 2⁻⁶⁴ : 1 (upper law): a change far below the bracket's width.
+fn offset(law: &dyn LossLaw, dir: Direction, h: &Rational) -> Rational {
     let range = law.range(dir);
+    let margin = h.clone() / Rational::from(Integer::from(1) << 64u32);
     let anchor = |e: &End| -> Option<Rational> {
         match e {
-            End::Atom(i) | End::Limit(i) => i.lo.to_rational(),
+            End::Atom(i) => i.lo.to_rational().map(|x| x - margin.clone()),
+            End::Limit(i) => i.lo.to_rational(),
             End::Open => None,
         }
     };
-    anchor(&range.hi).or_else(|| anchor(&range.lo)).unwrap_or_else(|| Rational::from(0))
+    anchor(&range.hi)
+        .or_else(|| anchor(&range.lo))
+        .or_else(|| law.lattice().map(|_| law.lattice_offset()))
+        .unwrap_or_else(|| Rational::from(0))
 }
 
 /// The cells of `law` on the grid of step h: unit cells where the mass is, widths doubling into the tails
@@ -130,7 +141,7 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
     if *h <= 0 {
         return crate::fallible!(Input, "the grid step must be positive, got {h}");
     }
-    let c = offset(law, dir);
+    let c = offset(law, dir, h);
     let range = law.range(dir);
     let (hf, cf) = (h.to_f64(), c.to_f64());
     let index = |x: f64| -> Fallible<i64> {
@@ -157,6 +168,13 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
     if let Some(b) = bottom {
         k0 = k0.max(b + 1);
     }
+    // a law whose losses lie on a lattice aligned with this grid, of step k grid steps: cells of exactly one
+    // lattice step from lattice point to lattice point, each holding one loss at its lower edge, which both
+    // discretisations then place exactly (coarser cells would spread their atoms)
+    let fixed = lattice_cells(law, &c, h);
+    if let Some(k) = fixed {
+        k0 -= k0.rem_euclid(k);
+    }
     let at = |k: i64| -> Fallible<Split> { law.split(dir, &(c.clone() + h.clone() * Rational::from(k)), p) };
     let tiny = Float::with_val(p, Float::i_exp(1, -(bits as i32)));
     let s0 = at(k0)?;
@@ -180,6 +198,9 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
                 );
             }
             crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+            if let Some(f) = fixed {
+                w = f;
+            }
             loop {
                 let mut next = k + sign * w;
                 if let Some(t) = top {
@@ -195,7 +216,7 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
                 let t = at(next)?;
                 let (m, _) = if sign > 0 { cell(&s, &t, p) } else { cell(&t, &s, p) };
                 let width = (next - k).abs();
-                if coarse_ok(&m, width) {
+                if fixed.is_some() || coarse_ok(&m, width) {
                     if coarse_ok(&m, 2 * width) && w < MAX_WIDTH {
                         w = 2 * width;
                     }
@@ -223,6 +244,19 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
         splits.push(s);
     }
     Ok(Cells { c, h: h.clone(), edges, splits })
+}
+
+/// k when the law's losses lie on a lattice of step s = kh (k ≥ 1 an integer) whose points are grid points
+/// (up to 10⁻⁹ of a step: an end atom's grid offset is its enclosure's lower end).
+fn lattice_cells(law: &dyn LossLaw, c: &Rational, h: &Rational) -> Option<i64> {
+    let s = law.lattice()?;
+    let k = Rational::from(&s / h);
+    if !k.is_integer() {
+        return None;
+    }
+    let k = k.numer().to_i64().filter(|k| (1..=1 << 20).contains(k))?;
+    let j = Rational::from(&(c.clone() - law.lattice_offset()) / &s).to_f64();
+    ((j - j.round()).abs() < 1e-9).then_some(k)
 }
 
 /// The mass of the cell between two splits, computed from the smaller side (no cancellation).
@@ -426,7 +460,10 @@ pub fn lower(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
 
 fn push_item(items: &mut Vec<Item>, s: &Split, t: &Split, p: u32) {
     let (a, b) = cell(s, t, p);
-    if a.hi == 0 && b.hi == 0 {
+    // an item whose masses may both be 0 (an empty cell of a discrete law: the difference of two equal
+    // enclosures) is dropped: its ratio is noise that would misplace the merge, and dropping A-mass lowers
+    // δ of every composition (the lower law only bounds δ from below)
+    if a.lo <= 0 && b.lo <= 0 {
         return;
     }
     let (af, bf) = (a.mid().to_f64(), b.mid().to_f64());
