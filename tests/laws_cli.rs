@@ -88,7 +88,7 @@ fn what_the_law_engines_do_not_take_is_refused() {
     run(e("gauss:q=0.1"), &[], &["missing sigma2"]);
     run(e("gauss:sigma2=1,scale=2"), &[], &["unknown key 'scale'"]);
     run(e("gaus:sigma2=1"), &[], &["unknown noise 'gaus'", "gauss"]);
-    refused(&["tradeoff", "--mech", "gauss:sigma2=1,q=0.1", "--alpha", "0.1"], &["trade-off"]);
+    refused(&["tradeoff", "--mech", "gauss:sigma2=1,q=0.1", "--alpha", "0.1", "--method", "smoothed"], &["smoothed"]);
 }
 
 /// 100 steps of a subsampled Gaussian (q = 0.01): the Fourier tails of the grid laws certify little at so

@@ -102,13 +102,6 @@ impl Accountant {
 
     /// The pld grid, refined from h = 10⁻² until the digits asked or the time budget.
     fn pld_refined(&self, q: Query, laws: &Laws, trust: Trust) -> Fallible<Certified> {
-        if let Query::Tradeoff(_) = q {
-            return fallible!(
-                Input,
-                "the trade-off function of {} is not computed yet (the pld grid gives delta and epsilon)",
-                self.comp.describe()
-            );
-        }
         // losses on a common lattice (randomized response, the discrete Gaussian and Laplace): one exact
         // step, unless it is finer than the engine refines to or over a limit (then the refinement below)
         if let Some(step) = common_lattice(laws).filter(|s| s.to_f64() >= PLD_FINEST_STEP) {
@@ -310,6 +303,7 @@ fn rounds_well(law: &dyn LossLaw, dir: Direction) -> bool {
 /// the larger over the directions.
 fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
     let (mass_bits, tail_bits) = bits_for(q, laws);
+    let tradeoff = matches!(q, Query::Tradeoff(_));
     let mut lo: Option<Float> = None;
     let mut hi: Option<Float> = None;
     for &dir in directions(laws) {
@@ -342,36 +336,41 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
                 Query::Delta(e) => p.delta(e),
-                Query::Tradeoff(_) => fallible!(Internal, "the pld grid does not compute the trade-off function"),
+                Query::Tradeoff(a) => p.tradeoff(a),
             }
         };
         let u = ask(&tails(gu?)?)?;
         // a dominated law the inversion declines (e.g. all its mass merged into one grid point: no
-        // variance) gives the trivial lower bound 0 for this direction (the other direction's, or a finer
-        // grid's, may give more); any other error surfaces
+        // variance) gives the trivial bound for this direction — δ, ε ≥ 0, f ≤ 1 — (the other direction's,
+        // or a finer grid's, may give more); any other error surfaces
         let lower_of = |g: Fallible<Vec<(LossGrid, u64)>>| -> Fallible<Interval> {
             match g.and_then(&tails).and_then(|p| ask(&p)) {
                 Ok(l) => Ok(l),
-                Err(e) if refused_by_limits(&e) => Ok(Interval::zero(PLD_PREC)),
+                Err(e) if refused_by_limits(&e) => Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) }),
                 Err(e) => Err(e),
             }
         };
         let mut l = lower_of(gl)?;
         if atoms {
-            // the better of the two dominated laws (both are lower bounds)
+            // the better of the two dominated laws (both bound the same side)
             let r = lower_of(grids(2))?;
-            if r.lo > l.lo {
+            if (!tradeoff && r.lo > l.lo) || (tradeoff && r.hi < l.hi) {
                 l = r;
             }
         }
-        lo = Some(match lo {
-            Some(x) if x >= l.lo => x,
-            _ => l.lo,
-        });
-        hi = Some(match hi {
-            Some(x) if x >= u.hi => x,
-            _ => u.hi,
-        });
+        // δ and ε: the dominated law bounds from below, the dominating one from above, the worse direction
+        // counts (max); f(α): the dominating law bounds from below, the dominated one from above, the worse
+        // direction counts (min)
+        let (dlo, dhi) = if tradeoff { (u.lo, l.hi) } else { (l.lo, u.hi) };
+        let pick = |acc: Option<Float>, v: Float| -> Float {
+            match acc {
+                Some(x) if (x >= v) != tradeoff => x,
+                Some(x) if x == v => x,
+                _ => v,
+            }
+        };
+        lo = Some(pick(lo, dlo));
+        hi = Some(pick(hi, dhi));
     }
     let (lo, hi) = (lo.ok_or_else(|| err!(Internal, "no direction"))?, hi.ok_or_else(|| err!(Internal, "no direction"))?);
     if lo > hi {
@@ -531,8 +530,9 @@ mod tests {
         let kind = |r: crate::error::Fallible<crate::account::Certified>| r.unwrap_err().kind();
         let lattice = Accountant::new(sub.clone(), Options { method: Method::Lattice, ..Options::default() }).unwrap();
         assert_eq!(kind(lattice.epsilon(&q("1e-5"))), ErrorKind::Input);
-        let acc = Accountant::new(sub, Options::default()).unwrap();
-        assert_eq!(kind(acc.tradeoff(&q("0.1"))), ErrorKind::Input);
+        // (the trade-off function is computed: tests/tradeoff_laws_cli.rs)
+        let acc = Accountant::new(sub, Options { method: Method::Smoothed, ..Options::default() }).unwrap();
+        assert_eq!(kind(acc.epsilon(&q("1e-5"))), ErrorKind::Input);
         // a lattice law beside these laws is composed (account::laws::lattice_tests), but not by the lattice engines
         let mixed = comp(&["gauss:sigma2=4", "dgauss:sigma2=4"], Neighbors::AddRemove);
         let lattice = Accountant::new(mixed, Options { method: Method::Lattice, ..Options::default() }).unwrap();

@@ -40,8 +40,10 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
     }
     let t = resolve(&a.target).map_err(Error::untyped)?;
     let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
-    // the exact trade-off function comes from the lattice; another method would be silently ignored
-    if !matches!(acc.options().method, Method::Auto | Method::Lattice) {
+    // the exact trade-off function comes from the lattice (or its Fourier inversion), a composition with
+    // other mechanisms' from the pld grid (`--method grid --grid G` fixes its step; the accountant refuses
+    // it for lattice-only compositions); another method would be silently ignored
+    if !matches!(acc.options().method, Method::Auto | Method::Lattice | Method::LatticeFourier | Method::Grid) {
         return fallible!(
             Input,
             "the trade-off function is computed on the lattice; --method {} does not give it (use --method auto or lattice)",
