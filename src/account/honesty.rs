@@ -12,7 +12,8 @@ impl Accountant {
     /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned
     /// as it is; one with fewer (but at least one) carries a note saying how many digits were certified
     /// and why; one with no certified digit (relative width ≥ 1) is refused (a `Resource` error), saying
-    /// why and what to try.
+    /// why and what to try — except a probability (δ, f(α)) below 1, whose enclosure still certifies an
+    /// upper bound: returned with a note saying 0 digits and why.
     pub(super) fn honest(&self, what: &str, c: Certified, q: Query) -> Fallible<Certified> {
         let target = self.opts.digits;
         if c.meets(target) {
@@ -30,6 +31,17 @@ impl Accountant {
                 "0 digits certified: {what} lies below the resolution of the {} engine; only the upper bound {what} <= {} is certified, because {why}",
                 c.engine().as_str(),
                 c.hi_str(6)
+            );
+            return Ok(c.with_note(note));
+        }
+        // likewise a probability enclosed between two positive ends less than a digit apart (a deep δ on
+        // the pld grid): the enclosure is certified and its upper end bounds the value
+        if d == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
+            let note = format!(
+                "0 digits certified: {what} is only enclosed in [{}, {}] by the {} engine (its upper end is a certified bound), because {why}",
+                c.lo_str(6),
+                c.hi_str(6),
+                c.engine().as_str()
             );
             return Ok(c.with_note(note));
         }
