@@ -64,7 +64,8 @@ def test_pld_accountant_follows_dp_accountings_usage_pattern():
     from dp_accounting.pld import pld_privacy_accountant
 
     event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), 1000)
-    ours = tightdp.PLDAccountant(grid_budget=300)
+    # the default digits and time budget (a larger budget lets delta's refinement run for minutes)
+    ours = tightdp.PLDAccountant()
     unsupported = dp.SampledWithoutReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0))
     assert ours.supports(event) and ours.supports(dp.LaplaceDpEvent(1.0)) and not ours.supports(unsupported)
     assert ours.get_epsilon(1e-5) == 0.0
