@@ -299,6 +299,33 @@ fn rounds_well(law: &dyn LossLaw, dir: Direction) -> bool {
     has_atoms(law, dir) || law.lattice().is_some()
 }
 
+/// The composed grid profiles kept for the next query (each a few MB at most at the finest steps).
+const PROFILE_CACHE: usize = 6;
+
+static PROFILES: std::sync::Mutex<Vec<(String, Arc<GridProfile>)>> = std::sync::Mutex::new(Vec::new());
+
+/// Every law with its count, in order: with the direction, step and bits, what a profile depends on (a
+/// law's `spec` names every parameter).
+fn profile_key(laws: &Laws) -> String {
+    laws.iter().map(|(l, n)| format!("{}*{n}", l.spec())).collect::<Vec<_>>().join(" + ")
+}
+
+/// The profile under `key`, built (and kept, the oldest of [`PROFILE_CACHE`] dropped) if not kept yet.
+fn cached_profile(key: String, build: impl FnOnce() -> Fallible<GridProfile>) -> Fallible<Arc<GridProfile>> {
+    let lock = || PROFILES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = lock().iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone()) {
+        return Ok(p);
+    }
+    let p = Arc::new(build()?);
+    let mut c = lock();
+    c.retain(|(k, _)| *k != key);
+    c.push((key, p.clone()));
+    if c.len() > PROFILE_CACHE {
+        c.remove(0);
+    }
+    Ok(p)
+}
+
 /// The certified bracket of the query from the dominated (lower) and dominating (upper) laws at step h,
 /// the larger over the directions.
 fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
@@ -323,7 +350,6 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
                 .collect()
         };
         let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
-        let (gu, gl) = rayon::join(|| grids(0), || grids(1));
         let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<GridProfile> {
             let t: Box<dyn GridTails> = if direct(laws) {
                 Box::new(DirectTails::new(&compose(&g, mass_bits)?))
@@ -332,6 +358,13 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
             };
             Ok(GridProfile::new(t, PLD_PREC))
         };
+        // the composed law of one kind, built once per (laws, direction, step, bits): the queries of one
+        // attack (δ(0), f(α) at three α, δ at two priors' ε) share it
+        let profile = |kind: u8| -> Fallible<Arc<GridProfile>> {
+            let key = format!("{}|{}|{}|{}|{}|{}", profile_key(laws), dir.as_str(), h, mass_bits, tail_bits, kind);
+            cached_profile(key, || tails(grids(kind)?))
+        };
+        let (pu, pl) = rayon::join(|| profile(0), || profile(1));
         let ask = |p: &GridProfile| -> Fallible<Interval> {
             match q {
                 Query::Epsilon(d) => p.epsilon(d),
@@ -339,21 +372,21 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
                 Query::Tradeoff(a) => p.tradeoff(a),
             }
         };
-        let u = ask(&tails(gu?)?)?;
+        let u = ask(&*pu?)?;
         // a dominated law the inversion declines (e.g. all its mass merged into one grid point: no
         // variance) gives the trivial bound for this direction — δ, ε ≥ 0, f ≤ 1 — (the other direction's,
         // or a finer grid's, may give more); any other error surfaces
-        let lower_of = |g: Fallible<Vec<(LossGrid, u64)>>| -> Fallible<Interval> {
-            match g.and_then(&tails).and_then(|p| ask(&p)) {
+        let lower_of = |p: Fallible<Arc<GridProfile>>| -> Fallible<Interval> {
+            match p.and_then(|p| ask(&p)) {
                 Ok(l) => Ok(l),
                 Err(e) if refused_by_limits(&e) => Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) }),
                 Err(e) => Err(e),
             }
         };
-        let mut l = lower_of(gl)?;
+        let mut l = lower_of(pl)?;
         if atoms {
             // the better of the two dominated laws (both bound the same side)
-            let r = lower_of(grids(2))?;
+            let r = lower_of(profile(2))?;
             if (!tradeoff && r.lo > l.lo) || (tradeoff && r.hi < l.hi) {
                 l = r;
             }

@@ -61,9 +61,13 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
     let adv = attack::advantage(&acc)?;
     let tprs = fprs.iter().map(|(_, f)| attack::tpr_at_fpr(&acc, f)).collect::<Result<Vec<_>, _>>()?;
     let bayes = priors.iter().map(|(_, p)| attack::bayes_success(&acc, p)).collect::<Result<Vec<_>, _>>()?;
-    let tpr_bs: Vec<f64> = fprs.iter().map(|(_, f)| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
-    let bayes_bs: Vec<f64> = priors.iter().map(|(_, p)| attack::bureau_bayes_success(rho, p.to_f64())).collect();
-    let adv_bs = attack::bureau_advantage(rho);
+    // (the curve functions do not carry a NaN through: no ρ, no comparison)
+    let has_rho = !rho.is_nan();
+    let tpr_bs: Vec<f64> =
+        fprs.iter().map(|(_, f)| if has_rho { 1.0 - attack::bureau_tradeoff(rho, f.to_f64()) } else { f64::NAN }).collect();
+    let bayes_bs: Vec<f64> =
+        priors.iter().map(|(_, p)| if has_rho { attack::bureau_bayes_success(rho, p.to_f64()) } else { f64::NAN }).collect();
+    let adv_bs = if has_rho { attack::bureau_advantage(rho) } else { f64::NAN };
     // whose accounting the zCDP side is: the Bureau's for its own allocation files, else the conversion's
     let whose = if t.bureau { "the Bureau's zCDP accounting" } else { "zCDP (Bun–Steinke) accounting" };
     let d = 25;
@@ -146,29 +150,31 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
             for (((fs, f), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {
                 let inv = f.to_f64();
                 let alarm = if inv > 0.0 { format!("1 false alarm in {:.0}", 1.0 / inv) } else { "no false alarm".to_string() };
+                // the zCDP comparison only where the composition has a ρ (not subsampled laws, stated (ε, δ))
+                let zc = if bs.is_nan() { String::new() } else { format!("; {whose} allows {:.4}%", 100.0 * bs) };
                 s += &format!(
-                    "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]; {whose} allows {:.4}%)\n",
+                    "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]{zc})\n",
                     pct_up(c),
                     fmt_down(c.lo(), 6),
                     fmt_up(c.hi(), 6),
-                    100.0 * bs
                 );
             }
+            let zc = |bs: f64| if bs.is_nan() { String::new() } else { format!("; {short}: {bs:.6}") };
             s += &format!(
-                "no test does better than TPR − FPR = {} (advantage in [{}, {}]; {short}: {:.6})\n",
+                "no test does better than TPR − FPR = {} (advantage in [{}, {}]{})\n",
                 fmt_up(adv.hi(), 6),
                 fmt_down(adv.lo(), 6),
                 fmt_up(adv.hi(), 6),
-                adv_bs
+                zc(adv_bs)
             );
             for (((ps, p), c), bs) in priors.iter().zip(&bayes).zip(&bayes_bs) {
                 let trivial = p.to_f64().max(1.0 - p.to_f64());
                 s += &format!(
-                    "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}; {short}: {:.6})\n",
+                    "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}{})\n",
                     fmt_up(c.hi(), 8),
                     fmt_down(c.lo(), 8),
                     fmt_up(c.hi(), 8),
-                    bs
+                    zc(*bs)
                 );
             }
             Ok(s)
