@@ -452,14 +452,32 @@ def DiscreteLaplace(scale: Number, n: int = 1, sensitivity: int = 1, neighbors: 
     return Composition(_call(_tightdp.RawComposition.laplace, *args))
 
 
+def _sampling(parts: List[str], sampling_prob, batch, neighbors: Optional[str]) -> str:
+    """Append the sampling keys; the neighbour relation (replace for a fixed-size batch, else add-remove)."""
+    if sampling_prob is not None and batch is not None:
+        raise InputError("give either sampling_prob (Poisson subsampling) or batch=(m, population) (sampling without replacement), not both")
+    if sampling_prob is not None:
+        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    if batch is not None:
+        if not (isinstance(batch, (tuple, list)) and len(batch) == 2):
+            raise InputError(f"batch must be a pair (m, population): a batch of m of the population's records, got {batch!r}")
+        m, pop = _int(batch[0], "batch size m", 1, 2**50), _int(batch[1], "population", 1, 2**50)
+        parts.append(f"sampling=wor,m={m},pop={pop}")
+        if neighbors is None:
+            return "replace"
+    return "add-remove" if neighbors is None else neighbors
+
+
 def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1, sampling_prob: Optional[Number] = None,
-             sigma2: Optional[Number] = None, neighbors: str = "add-remove") -> Composition:
+             sigma2: Optional[Number] = None, neighbors: Optional[str] = None, batch=None) -> Composition:
     """n releases of the (continuous) Gaussian mechanism, noise N(0, σ²) on a query of L2 sensitivity
     `sensitivity`; with `sampling_prob` each release sees a Poisson subsample (DP-SGD's steps). Give σ
     (`sigma`, dp_accounting's `noise_multiplier` × sensitivity) or its variance `sigma2`. Exact numbers
     are best given as strings or fractions ("1.1", "256/60000"). Without subsampling the composition is
     accounted by the closed form (20 digits); with it by the certified pld grid (a few digits, the note
-    says how many and why).
+    says how many and why). ``batch=(m, population)`` runs each release on m records drawn without
+    replacement instead (neighbours replace one record; `sensitivity` is then the query's sensitivity under
+    replace, e.g. 2C for a sum of gradients clipped to C) [DRS22, Thm 9].
 
     >>> tightdp.Gaussian(sigma2=4).epsilon("1e-10") > 3
     True
@@ -468,8 +486,7 @@ def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1
         raise InputError("give exactly one of sigma and sigma2")
     parts = [f"sigma={_q(sigma, 'sigma')}" if sigma is not None else f"sigma2={_q(sigma2, 'sigma2')}",
              f"mu={_q(sensitivity, 'sensitivity')}", f"n={_int(n, 'n', 1, MAX_N)}"]
-    if sampling_prob is not None:
-        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    neighbors = _sampling(parts, sampling_prob, batch, neighbors)
     return from_mechs(["gauss:" + ",".join(parts)], neighbors)
 
 
@@ -485,10 +502,11 @@ def from_mechs(specs, neighbors: str = "add-remove") -> Composition:
 
 
 def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1, sampling_prob: Optional[Number] = None,
-            epsilon: Optional[Number] = None, neighbors: str = "add-remove") -> Composition:
+            epsilon: Optional[Number] = None, neighbors: Optional[str] = None, batch=None) -> Composition:
     """n releases of the (continuous) Laplace mechanism, noise of density e^{-|x|/b}/(2b) on a query of
     L1 sensitivity `sensitivity`; give the scale b (dp_accounting's ``noise_multiplier`` × sensitivity)
-    or the pure ε = sensitivity/b. With `sampling_prob` each release sees a Poisson subsample. Accounted
+    or the pure ε = sensitivity/b. With `sampling_prob` each release sees a Poisson subsample, with
+    ``batch=(m, population)`` m records drawn without replacement (neighbours replace). Accounted
     by the certified pld grid (the note says how many digits and why).
 
     >>> tightdp.Laplace(epsilon=1, n=5).delta(1) > 0
@@ -498,8 +516,7 @@ def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1,
         raise InputError("give exactly one of scale and epsilon")
     parts = [f"scale={_q(scale, 'scale')}" if scale is not None else f"epsilon={_q(epsilon, 'epsilon')}",
              f"mu={_q(sensitivity, 'sensitivity')}", f"n={_int(n, 'n', 1, MAX_N)}"]
-    if sampling_prob is not None:
-        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    neighbors = _sampling(parts, sampling_prob, batch, neighbors)
     return from_mechs(["laplace:" + ",".join(parts)], neighbors)
 
 
@@ -574,8 +591,16 @@ def _base_spec(event) -> str:
         if inner.startswith("zcdp:"):
             raise InputError("PoissonSampledDpEvent of a ZCDpEvent: zCDP has no general amplification by subsampling")
         return f"{inner},q={_exact(event.sampling_probability, 'PoissonSampledDpEvent.sampling_probability')}"
+    if name == "SampledWithoutReplacementDpEvent":
+        inner = _base_spec(event.event)
+        if inner.startswith("zcdp:"):
+            raise InputError("SampledWithoutReplacementDpEvent of a ZCDpEvent: zCDP has no general amplification by subsampling")
+        pop = _int(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size", 1, 2**50)
+        m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
+        return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
-                     "ZCDpEvent, PoissonSampledDpEvent of these, SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent)")
+                     "ZCDpEvent, PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
+                     "ComposedDpEvent, NoOpDpEvent)")
 
 
 def _event_specs(event, k: int) -> List[str]:
@@ -594,15 +619,21 @@ def _event_specs(event, k: int) -> List[str]:
     return [f"{_base_spec(event)},n={k}"]
 
 
-def from_dp_event(event, neighbors: str = "add-remove") -> Composition:
+def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Laplace, discrete Laplace, zCDP,
-    their Poisson-sampled versions, self-composed and composed events), accounted by tightdp's certified engines:
+    their Poisson-sampled and sampled-without-replacement versions, self-composed and composed events),
+    accounted by tightdp's certified engines:
 
     ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
+
+    The neighbour relation is add-remove unless the event samples without replacement (then replace, as
+    dp_accounting's accountants require for it); give ``neighbors`` to choose.
     """
     specs = _event_specs(event, 1)
     if not specs:
         raise InputError("the event releases nothing (NoOpDpEvent only)")
+    if neighbors is None:
+        neighbors = "replace" if any(",sampling=wor," in s for s in specs) else "add-remove"
     return from_mechs(specs, neighbors)
 
 
@@ -633,10 +664,11 @@ class PLDAccountant:
     def supports(self, event) -> bool:
         """True if the event (and everything inside it) can be accounted."""
         try:
-            _event_specs(event, 1)
-            return True
+            specs = _event_specs(event, 1)
         except InputError:
             return False
+        # sampling without replacement is accounted under replace neighbours only
+        return self._neighbors == "replace" or not any(",sampling=wor," in s for s in specs)
 
     def compose(self, event, count: int = 1) -> "PLDAccountant":
         """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""

@@ -40,7 +40,9 @@ pub struct TargetArgs {
     /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]` (discrete Gaussian), `dlap:scale=B,n=N[,mu=M]`
     /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}) or `gauss:sigma2=S,n=N[,mu=M]`
     /// (continuous Gaussian, also `sigma=`); `q=Q` adds Poisson subsampling with probability Q (add-remove
-    /// only, e.g. DP-SGD: gauss:sigma=1.1,q=256/60000,n=14070); repeat to compose several
+    /// only, e.g. DP-SGD: gauss:sigma=1.1,q=256/60000,n=14070), `sampling=wor,m=M,pop=P` batches of
+    /// exactly M of P records (replace only; mu = the sensitivity when one record is replaced); repeat to
+    /// compose several
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation for --sigma2 and --mech (default add-remove; allocation files carry their own,

@@ -39,7 +39,9 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
         k if crate::noise::registry::is_law(k) => return parse_law(spec, k, body),
         other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' ({})", crate::noise::registry::kinds()),
     };
-    let (mut x, mut n, mut mu, mut q) = (None, None, None, None);
+    let (mut x, mut n, mut mu) = (None, None, None);
+    let mut sampling = crate::noise::registry::Sampling::default();
+    let mut seen: Vec<String> = Vec::new();
     for kv in body.split(',') {
         let (k, v) = kv.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{kv}'"))?;
         let k = k.trim();
@@ -57,24 +59,24 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
                 dup(mu.is_some())?;
                 mu = Some(parse_sensitivity(v)?);
             }
-            "q" => {
-                dup(q.is_some())?;
-                q = Some(crate::num::parse_rational(v).map_err(|e| e.context(format!("mechanism '{spec}': q")))?);
+            _ if crate::noise::registry::SAMPLING_KEYS.contains(&k) => {
+                dup(seen.iter().any(|s| s == k))?;
+                seen.push(k.to_string());
+                sampling.set(k, v);
             }
             other => return fallible!(Input, "mechanism '{spec}': unknown key '{other}'"),
         }
     }
     let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
-    if let Some(q) = q {
-        // Poisson subsampling: the mechanism's loss law, subsampled, on the law engines
+    if !seen.is_empty() {
+        // subsampling: the mechanism's loss law, subsampled, on the law engines
         let base: std::sync::Arc<dyn crate::noise::loss::LossLaw> = if param == "sigma2" {
             std::sync::Arc::new(crate::noise::dgauss_loss::DiscreteGaussianLoss::new(x, mu)?)
         } else {
             std::sync::Arc::new(crate::noise::dlaplace_loss::DiscreteLaplaceLoss::new(x, mu)?)
         };
-        let law = crate::noise::subsample::PoissonSampled::new(base, q).map_err(|e| e.context(format!("mechanism '{spec}'")))?;
-        return Ok(Group::law(std::sync::Arc::new(law), n));
+        return Ok(Group::law(sampling.apply(spec, base)?, n));
     }
     Ok(if param == "sigma2" { Group::gaussian(x, n, mu) } else { Group::laplace(x, n, mu) })
 }

@@ -16,5 +16,6 @@ pub mod registry;
 pub mod rr;
 pub mod sampler;
 pub mod subsample;
+pub mod wor;
 
 pub use dgauss::DiscreteGaussian;

@@ -2,7 +2,8 @@
 //! (`noise::loss::LossLaw`): `KIND:key=value,…`. Each law's file parses its own keys
 //! (`from_params`); this table names them, and the keys every law shares are handled here:
 //!
-//! * `q=Q`: Poisson subsampling with probability Q (`noise::subsample`);
+//! * `q=Q`: Poisson subsampling with probability Q (`noise::subsample`); `sampling=wor,m=M,pop=P`:
+//!   a batch of exactly M of P records drawn without replacement (`noise::wor`), see [`Sampling`];
 //! * `n=N` (the number of queries) is the composition's, read by `model::spec`.
 //!
 //! A new law is one file with its `from_params` and one line in [`LAWS`].
@@ -124,8 +125,8 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     }),
 ];
 
-/// Keys every law takes (`n=` is the composition's count, read by `model::spec`).
-pub const SHARED_KEYS: [&str; 2] = ["n", "q"];
+/// Keys every law takes (`n=` is the composition's count, read by `model::spec`; the sampling keys).
+pub const SHARED_KEYS: [&str; 5] = ["n", "q", "sampling", "m", "pop"];
 
 /// True if `kind` names a law of [`LAWS`].
 pub fn is_law(kind: &str) -> bool {
@@ -145,18 +146,87 @@ pub fn law(kind: &str, params: &mut Params) -> Fallible<Arc<dyn LossLaw>> {
         all.extend(SHARED_KEYS);
         return fallible!(Input, "mechanism '{}': unknown key '{k}' (keys: {})", params.spec(), all.join(", "));
     }
-    let q = match params.take("q") {
-        Some(v) => Some(crate::num::parse_rational(&v).map_err(|e| e.context(format!("mechanism '{}': q", params.spec())))?),
-        None => None,
-    };
+    let sampling = Sampling::take(params);
     let base = parser(params)?;
-    Ok(match q {
-        Some(_) if base.rho_only() => {
-            return fallible!(Input, "mechanism '{}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself", params.spec())
+    sampling.apply(params.spec(), base)
+}
+
+/// The sampling keys every law shares: `q=Q` (Poisson subsampling, `noise::subsample`; also spelled
+/// `sampling=poisson,q=Q`) or `sampling=wor,m=M,pop=P` (a batch of exactly M of P records drawn without
+/// replacement, `noise::wor`).
+#[derive(Debug, Default)]
+pub struct Sampling {
+    pub q: Option<String>,
+    pub kind: Option<String>,
+    pub m: Option<String>,
+    pub pop: Option<String>,
+}
+
+/// The keys [`Sampling`] reads.
+pub const SAMPLING_KEYS: [&str; 4] = ["q", "sampling", "m", "pop"];
+
+impl Sampling {
+    /// Take the sampling keys from `params`.
+    pub fn take(params: &mut Params) -> Sampling {
+        Sampling { q: params.take("q"), kind: params.take("sampling"), m: params.take("m"), pop: params.take("pop") }
+    }
+
+    /// Record `key=value` if `key` is a sampling key (false otherwise).
+    pub fn set(&mut self, key: &str, value: &str) -> bool {
+        let slot = match key {
+            "q" => &mut self.q,
+            "sampling" => &mut self.kind,
+            "m" => &mut self.m,
+            "pop" => &mut self.pop,
+            _ => return false,
+        };
+        *slot = Some(value.trim().to_string());
+        true
+    }
+
+    /// The mechanism `base` under the sampling these keys say (itself if none).
+    pub fn apply(self, spec: &str, base: Arc<dyn LossLaw>) -> Fallible<Arc<dyn LossLaw>> {
+        let ctx = |e: crate::error::Error| e.context(format!("mechanism '{spec}'"));
+        let count = |v: &str, key: &str| -> Fallible<u64> {
+            v.trim().parse::<u64>().map_err(|_| err!(Input, "mechanism '{spec}': {key} must be a positive integer, got '{v}'"))
+        };
+        match self.kind.as_deref().map(str::trim) {
+            None | Some("poisson") => {
+                if self.m.is_some() || self.pop.is_some() {
+                    return fallible!(Input, "mechanism '{spec}': m= and pop= are the batch and population of sampling=wor (sampling without replacement); Poisson subsampling takes q= only");
+                }
+                match self.q {
+                    None if self.kind.is_some() => fallible!(Input, "mechanism '{spec}': sampling=poisson needs q=Q, the sampling probability"),
+                    None => Ok(base),
+                    Some(_) if base.rho_only() => fallible!(
+                        Input,
+                        "mechanism '{spec}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself"
+                    ),
+                    Some(q) => {
+                        let q = crate::num::parse_rational(&q).map_err(|e| e.context(format!("mechanism '{spec}': q")))?;
+                        Ok(Arc::new(crate::noise::subsample::PoissonSampled::new(base, q).map_err(ctx)?))
+                    }
+                }
+            }
+            Some("wor") => {
+                if self.q.is_some() {
+                    return fallible!(
+                        Input,
+                        "mechanism '{spec}': give either q= (Poisson subsampling) or sampling=wor with m= and pop=, not both"
+                    );
+                }
+                let m = self.m.ok_or_else(|| err!(Input, "mechanism '{spec}': sampling=wor needs m=M, the batch size"))?;
+                let pop = self
+                    .pop
+                    .ok_or_else(|| err!(Input, "mechanism '{spec}': sampling=wor needs pop=P, the number of records sampled from"))?;
+                let (m, pop) = (count(&m, "m")?, count(&pop, "pop")?);
+                Ok(Arc::new(crate::noise::wor::SampledWithoutReplacement::new(base, m, pop).map_err(ctx)?))
+            }
+            Some(other) => {
+                fallible!(Input, "mechanism '{spec}': sampling must be 'poisson' (with q=) or 'wor' (with m= and pop=), got '{other}'")
+            }
         }
-        Some(q) => Arc::new(crate::noise::subsample::PoissonSampled::new(base, q)?),
-        None => base,
-    })
+    }
 }
 
 /// Every kind of the vocabulary, for messages.

@@ -42,6 +42,11 @@ impl PoissonSampled {
         &self.q
     }
 
+    /// The mechanism that is subsampled.
+    pub fn base(&self) -> &Arc<dyn LossLaw> {
+        &self.base
+    }
+
     /// ln(1 − q) enclosed (−∞ for q = 1: then the lower end is the mechanism's own).
     fn ln_one_minus_q(&self, p: u32) -> Option<Interval> {
         if self.q == 1 {

@@ -1,0 +1,46 @@
+"""Sampling without replacement from Python: the Gaussian with ``batch=(m, population)``, dp_accounting's
+``SampledWithoutReplacementDpEvent``, and the refusals. Reference values: scripts/reference/
+wor_subsampled_gaussian.{py,txt} (mpmath, independent of tightdp)."""
+from fractions import Fraction
+
+import pytest
+
+import tightdp
+
+
+def test_gaussian_batch_two_runs_holds_the_reference():
+    c = tightdp.Gaussian(sigma2=4, sensitivity=2, batch=(5, 50), n=2)
+    assert c.neighbors == "replace"
+    d = c.delta(1, digits=3)
+    assert Fraction("0.0005329750212948855889828927") in d
+    # Poisson subsampling with q = 5/50, composed by direction, is smaller: WOR composes differently
+    assert d > Fraction("0.0005141701558630807163587691")
+
+
+def test_bad_batches_are_value_errors():
+    with pytest.raises(ValueError, match="not both"):
+        tightdp.Gaussian(sigma2=4, sampling_prob="0.1", batch=(5, 50))
+    with pytest.raises(ValueError, match="pair"):
+        tightdp.Gaussian(sigma2=4, batch=5)
+    with pytest.raises(ValueError, match="between 1 and pop = 50"):
+        tightdp.Gaussian(sigma2=4, batch=(51, 50))
+    with pytest.raises(ValueError, match="replace"):
+        tightdp.Gaussian(sigma2=4, batch=(5, 50), neighbors="add-remove")
+
+
+def test_dp_accounting_event_sampled_without_replacement():
+    dpa = pytest.importorskip("dp_accounting")
+    ev = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(50, 5, dpa.GaussianDpEvent(1)), 2)
+    c = tightdp.from_dp_event(ev)
+    assert c.neighbors == "replace"
+    # noise multiplier 1, replace sensitivity 1: the reference's setting scaled (sigma2 4, mu 2 -> sigma 1, mu 1)
+    assert Fraction("0.0005329750212948855889828927") in c.delta(1, digits=3)
+    acc = tightdp.PLDAccountant()  # add-remove: does not support it
+    assert not acc.supports(ev)
+    acc = tightdp.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
+    assert acc.supports(ev)
+    eps = acc.compose(ev).get_epsilon(1e-5)
+    # dp_accounting's RDP accountant (its only accountant for this event) gives an upper bound above ours
+    rdp = dpa.rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE)
+    rdp.compose(ev)
+    assert abs(eps - 1.9248677414183069697) < 1e-3 and eps < rdp.get_epsilon(1e-5)

@@ -1,0 +1,100 @@
+//! Sampling without replacement (`sampling=wor,m=M,pop=P`, replace neighbours): certified brackets against
+//! scripts/reference/wor_subsampled_gaussian.{py,txt} (mpmath: closed forms of the symmetric pair of
+//! noise/wor.rs (2) [DRS22, Thm 9], and exact enumeration for randomized response), the refusals, and the
+//! difference from Poisson subsampling under composition.
+
+mod common;
+use common::{csv_row, float, get, refused};
+
+/// The bracket [lo, hi] of `col` contains the reference `r` (a decimal string).
+fn holds(row: &[(String, String)], col: &str, r: &str) {
+    let (lo, hi, x) = (float(get(row, &format!("{col}_lo"))), float(get(row, &format!("{col}_hi"))), float(r));
+    assert!(lo <= x && x <= hi, "{col}: [{lo}, {hi}] should hold {r}");
+}
+
+const G: &str = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50";
+
+#[test]
+fn one_run_is_the_concrete_worst_pair() {
+    // T = 1: the hockey-stick divergence of M(D) = 0.9 N(0, 4) + 0.1 N(2, 4) against M(D') = N(0, 4)
+    let row = csv_row(&["delta", "--mech", G, "--epsilon", "1", "--neighbors", "replace", "--grid", "1/500"]);
+    holds(&row, "delta", "0.0002071214860213921137553426");
+    assert_eq!(get(&row, "trust"), "certified");
+}
+
+#[test]
+fn two_runs_compose_the_symmetric_pair_not_the_poisson_directions() {
+    let g2 = format!("{G},n=2");
+    let row = csv_row(&["delta", "--mech", &g2, "--epsilon", "1", "--neighbors", "replace", "--grid", "1/500"]);
+    holds(&row, "delta", "0.0005329750212948855889828927");
+    // Poisson subsampling with q = m/pop, composed direction by direction, gives 0.000514170155863…: less
+    assert!(float(get(&row, "delta_lo")) > float("0.0005141701558630807163587691"));
+    let row = csv_row(&["epsilon", "--mech", &g2, "--delta", "1e-5", "--neighbors", "replace", "--grid", "1/500"]);
+    holds(&row, "epsilon", "1.9248677414183069697");
+}
+
+#[test]
+fn randomized_response_by_exact_enumeration() {
+    let rr = "rr:epsilon=1,k=2,sampling=wor,m=1,pop=4";
+    for (n, eps, r) in [("1", "0", "0.115529289315002439625579620911"), ("3", "1/2", "0.0544624799700076130907472142221")] {
+        let mech = format!("{rr},n={n}");
+        let row = csv_row(&["delta", "--mech", &mech, "--epsilon", eps, "--neighbors", "replace", "--grid", "1/2000"]);
+        holds(&row, "delta", r);
+    }
+}
+
+#[test]
+fn the_discrete_gaussian_takes_it_too() {
+    // one run of the discrete Gaussian N_Z(0, 4): exact sums over the integers
+    let row = csv_row(&[
+        "delta",
+        "--mech",
+        "dgauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50",
+        "--epsilon",
+        "1",
+        "--neighbors",
+        "replace",
+        "--grid",
+        "1/500",
+    ]);
+    holds(&row, "delta", "0.0002181634419272223697517802");
+}
+
+#[test]
+fn bad_sampling_is_refused() {
+    let base = ["delta", "--epsilon", "1", "--neighbors", "replace", "--mech"];
+    let with = |m: &'static str| -> Vec<&'static str> {
+        let mut v = base.to_vec();
+        v.push(m);
+        v
+    };
+    refused(&["delta", "--epsilon", "1", "--mech", G], &["give --neighbors replace"]);
+    refused(&with("gauss:sigma2=4,q=1/10,sampling=wor,m=5,pop=50"), &["not both"]);
+    refused(&with("gauss:sigma2=4,sampling=wor,m=51,pop=50"), &["batch size m between 1 and pop = 50", "got 51"]);
+    refused(&with("gauss:sigma2=4,sampling=wor,m=0,pop=50"), &["got 0"]);
+    refused(&with("gauss:sigma2=4,sampling=wor,pop=50"), &["needs m=M"]);
+    refused(&with("gauss:sigma2=4,sampling=wor,m=5"), &["needs pop=P"]);
+    refused(&with("gauss:sigma2=4,sampling=wor,m=-5,pop=50"), &["m must be a positive integer"]);
+    refused(&with("gauss:sigma2=4,sampling=bernoulli,m=5,pop=50"), &["sampling must be 'poisson'", "'bernoulli'"]);
+    refused(&with("gauss:sigma2=4,m=5,pop=50"), &["m= and pop= are the batch and population of sampling=wor"]);
+    refused(&with("gauss:sigma2=4,sampling=poisson"), &["needs q=Q"]);
+    refused(&with("zcdp:rho=1/2,sampling=wor,m=5,pop=50"), &["zCDP"]);
+    refused(&with("dlap:scale=2,sampling=wor,m=5,pop=50,m=6"), &["given twice"]);
+}
+
+#[test]
+fn attack_without_a_rho_has_no_zcdp_comparison() {
+    // a subsampled law has no ρ: the zCDP column is empty (it read 1 — "zCDP allows 100%" — before)
+    let m = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50,n=10";
+    let out =
+        common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200", "--format", "csv"]);
+    let rows = common::rows(&out);
+    assert!(rows.len() >= 4);
+    for r in &rows {
+        assert_eq!(get(r, "zcdp_bs"), "", "{r:?}");
+        let (lo, hi) = (float(get(r, "value_lo")), float(get(r, "value_hi")));
+        assert!(lo <= hi && hi <= 1, "{r:?}");
+    }
+    let table = common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200"]);
+    assert!(!table.contains("zCDP") && table.contains("catches at most"), "{table}");
+}
