@@ -56,7 +56,7 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
     g = tightdp.from_dp_event(dp.SelfComposedDpEvent(dp.GaussianDpEvent(2.0), 1))
     assert Fraction("3.099430330243196050640159411073962027492") in g.epsilon("1e-10")
     with pytest.raises(tightdp.InputError, match="not supported yet"):
-        tightdp.from_dp_event(dp.SampledWithoutReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0)))
+        tightdp.from_dp_event(dp.SampledWithReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0)))
 
 
 def test_pld_accountant_follows_dp_accountings_usage_pattern():
@@ -66,7 +66,7 @@ def test_pld_accountant_follows_dp_accountings_usage_pattern():
     event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), 1000)
     # the default digits and time budget (a larger budget lets delta's refinement run for minutes)
     ours = tightdp.PLDAccountant()
-    unsupported = dp.SampledWithoutReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0))
+    unsupported = dp.SampledWithReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0))
     assert ours.supports(event) and ours.supports(dp.LaplaceDpEvent(1.0)) and not ours.supports(unsupported)
     assert ours.get_epsilon(1e-5) == 0.0
     ours.compose(event)
@@ -119,9 +119,16 @@ def test_more_dp_events():
     # ZCDpEvent composes through rho with the Gaussian's rho (1/8 for noise multiplier 2)
     zc = tightdp.from_dp_event(dp_event.ComposedDpEvent([dp_event.ZCDpEvent(0.5), dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(2.0), 3)]))
     assert Fraction("7.188480362156053370229996916975955475957") in zc.epsilon("1e-6")
-    with pytest.raises(tightdp.InputError, match="RandomizedResponse"):
-        tightdp.from_dp_event(dp_event.RandomizedResponseDpEvent(0.5, 4))
+    # RandomizedResponseDpEvent(l = 1/2, 4 buckets) keeps the own value with 1 - l 3/4 = 5/8; ten reports:
+    # exact sums of scripts/reference/randomized_response_keep.txt (dp_accounting 0.6.0's own PLDAccountant
+    # composes the event once whatever its count: 0.2852 there)
+    rr = tightdp.from_dp_event(dp_event.SelfComposedDpEvent(dp_event.RandomizedResponseDpEvent(0.5, 4), 10))
+    assert rr.neighbors == "replace"
+    assert Fraction("0.9398144317700942047645122257497916070447") in rr.delta(1, digits=3)
+    assert tightdp.from_dp_event(dp_event.ComposedDpEvent([dp_event.RandomizedResponseDpEvent(1.0, 4), dp_event.LaplaceDpEvent(2.0)])).neighbors == "add-remove"
+    with pytest.raises(tightdp.InputError, match=r"noise_parameter must be in \(0, 1\)"):
+        tightdp.from_dp_event(dp_event.RandomizedResponseDpEvent(0.0, 4))
     with pytest.raises(tightdp.InputError, match="not supported"):
-        tightdp.from_dp_event(dp_event.SampledWithoutReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)))
+        tightdp.from_dp_event(dp_event.SampledWithReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)))
     with pytest.raises(tightdp.InputError, match="amplification"):
         tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.ZCDpEvent(0.5)))

@@ -520,14 +520,18 @@ def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1,
     return from_mechs(["laplace:" + ",".join(parts)], neighbors)
 
 
-def RandomizedResponse(epsilon: Number, k: int = 2, n: int = 1) -> Composition:
+def RandomizedResponse(epsilon: Optional[Number] = None, k: int = 2, n: int = 1, keep: Optional[Number] = None) -> Composition:
     """n reports of k-ary randomized response with parameter ε (each record reports its value with
-    probability e^ε/(e^ε + k − 1)); neighbours replace one record's value.
+    probability e^ε/(e^ε + k − 1)), or with the probability `keep` of reporting its own value (each other
+    value (1 − keep)/(k − 1)); neighbours replace one record's value.
 
     >>> tightdp.RandomizedResponse(1, k=4, n=10).delta(5) > 0
     True
     """
-    return from_mechs([f"rr:epsilon={_q(epsilon, 'epsilon')},k={_int(k, 'k', 2, 2**40)},n={_int(n, 'n', 1, MAX_N)}"], "replace")
+    if (epsilon is None) == (keep is None):
+        raise InputError("give exactly one of epsilon and keep")
+    p = f"epsilon={_q(epsilon, 'epsilon')}" if epsilon is not None else f"keep={_q(keep, 'keep')}"
+    return from_mechs([f"rr:{p},k={_int(k, 'k', 2, 2**40)},n={_int(n, 'n', 1, MAX_N)}"], "replace")
 
 
 def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: str = "add-remove") -> Composition:
@@ -584,8 +588,13 @@ def _base_spec(event) -> str:
             raise InputError("ZCDpEvent with xi != 0 (approximate zCDP) is not supported")
         return f"zcdp:rho={_exact(event.rho, 'ZCDpEvent.rho')}"
     if name == "RandomizedResponseDpEvent":
-        raise InputError("RandomizedResponseDpEvent: its noise parameter gives an irrational epsilon; tightdp takes randomized "
-                         "response by an exact epsilon: tightdp.RandomizedResponse(epsilon, k, n)")
+        # with probability l a uniformly random bucket, else the own: the own value with 1 - l (k - 1)/k
+        lam = _exact(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
+        k = _int(event.num_buckets, "RandomizedResponseDpEvent.num_buckets", 2, 2**40)
+        if not (0 < lam < 1):
+            raise InputError(f"RandomizedResponseDpEvent: noise_parameter must be in (0, 1), got {event.noise_parameter} "
+                             "(0 reports the value itself: not private; 1 reports nothing about it)")
+        return f"rr:keep={1 - lam * (k - 1) / k},k={k}"
     if name == "PoissonSampledDpEvent":
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):
@@ -599,7 +608,7 @@ def _base_spec(event) -> str:
         m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
         return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
-                     "ZCDpEvent, PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
+                     "ZCDpEvent, RandomizedResponseDpEvent, PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
                      "ComposedDpEvent, NoOpDpEvent)")
 
 
@@ -616,6 +625,8 @@ def _event_specs(event, k: int) -> List[str]:
         return out
     if name == "NoOpDpEvent":
         return []
+    if name == "RandomizedResponseDpEvent" and (getattr(event, "num_buckets", None) == 1 or _exact(event.noise_parameter, "noise_parameter") == 1):
+        return []  # one bucket, or an answer uniformly at random: nothing about the record is released
     return [f"{_base_spec(event)},n={k}"]
 
 
@@ -626,14 +637,14 @@ def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
 
     ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
 
-    The neighbour relation is add-remove unless the event samples without replacement (then replace, as
-    dp_accounting's accountants require for it); give ``neighbors`` to choose.
+    The neighbour relation is add-remove unless the event samples without replacement or holds randomized
+    response (then replace, as dp_accounting's accountants require for them); give ``neighbors`` to choose.
     """
     specs = _event_specs(event, 1)
     if not specs:
         raise InputError("the event releases nothing (NoOpDpEvent only)")
     if neighbors is None:
-        neighbors = "replace" if any(",sampling=wor," in s for s in specs) else "add-remove"
+        neighbors = "replace" if any(",sampling=wor," in s or s.startswith("rr:") for s in specs) else "add-remove"
     return from_mechs(specs, neighbors)
 
 
@@ -667,8 +678,8 @@ class PLDAccountant:
             specs = _event_specs(event, 1)
         except InputError:
             return False
-        # sampling without replacement is accounted under replace neighbours only
-        return self._neighbors == "replace" or not any(",sampling=wor," in s for s in specs)
+        # sampling without replacement and randomized response are accounted under replace neighbours only
+        return self._neighbors == "replace" or not any(",sampling=wor," in s or s.startswith("rr:") for s in specs)
 
     def compose(self, event, count: int = 1) -> "PLDAccountant":
         """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""

@@ -114,7 +114,7 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ("laplace", "the Laplace mechanism: laplace:scale=B[,mu=M] or laplace:epsilon=E", &["scale", "epsilon", "mu", "sensitivity"], |p| {
         Ok(Arc::new(crate::noise::laplace::Laplace::from_params(p)?))
     }),
-    ("rr", "k-ary randomized response (replace neighbours): rr:epsilon=E[,k=K]", &["epsilon", "k"], |p| {
+    ("rr", "k-ary randomized response (replace neighbours): rr:epsilon=E[,k=K] or rr:keep=P[,k=K]", &["epsilon", "keep", "k"], |p| {
         Ok(Arc::new(crate::noise::rr::RandomizedResponse::from_params(p)?))
     }),
     ("dp", "a stated (epsilon, delta)-DP guarantee, bounded by its worst case: dp:epsilon=E[,delta=D]", &["epsilon", "delta"], |p| {

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Reference privacy profiles of n-fold k-ary randomized response given by its keep probability p (`rr:keep=P`,
+src/noise/rr.rs), an exact finite sum in mpmath at 50 digits from the response probabilities, independently of
+tightdp: one report gives the own value with probability p and each other value with (1 - p)/(k - 1);
+neighbours x != x'; n reports: i report x, j report x', m = n - i - j another value, and
+delta(e) = sum over (i, j) of multinomial * (A - e^e B)_+ with A = p^i o^j (k-2)^m o^m, B = o^i p^j (k-2)^m o^m.
+
+dp_accounting's RandomizedResponseDpEvent(noise_parameter l, num_buckets k) answers uniformly at random with
+probability l: p = 1 - l (k - 1)/k. Its PLD accountant's value for the same event is printed beside (a peer,
+not a reference).
+Run: /tmp/venv-ref/bin/python scripts/reference/randomized_response_keep.py > scripts/reference/randomized_response_keep.txt"""
+from fractions import Fraction
+
+from mpmath import exp, factorial, mp, mpf
+
+mp.dps = 50
+
+
+def delta(p, k, n, e):
+    p, e = mpf(p.numerator) / p.denominator, mpf(e)
+    o = (1 - p) / (k - 1)
+    total = mpf(0)
+    for i in range(n + 1):
+        for j in range(n + 1 - i):
+            m = n - i - j
+            if m > 0 and k == 2:
+                continue
+            c = factorial(n) / (factorial(i) * factorial(j) * factorial(m))
+            a = c * p ** i * o ** j * ((k - 2) * o) ** m
+            b = c * o ** i * p ** j * ((k - 2) * o) ** m
+            total += max(a - exp(e) * b, 0)
+    return total
+
+
+print("# keep k n e delta (keep from dp_accounting's noise_parameter l: 1 - l (k - 1)/k)")
+cases = [(Fraction(3, 4), 3, 1, "1"), (Fraction(5, 8), 4, 10, "1"), (Fraction(9, 10), 2, 20, "3")]
+for p, k, n, e in cases:
+    print(f"{p} {k} {n} {e} {mp.nstr(delta(p, k, n, e), 40)}")
+
+try:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant as pa
+
+    # l = 1/2, k = 4: keep 5/8, ten reports
+    acc = pa.PLDAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    acc.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.RandomizedResponseDpEvent(0.5, 4), 10))
+    print(f"# peer: dp_accounting PLDAccountant (REPLACE_ONE), RandomizedResponseDpEvent(0.5, 4) x 10: delta(1) = {acc.get_delta(1.0)}")
+except ImportError:
+    print("# peer: dp_accounting not installed")
