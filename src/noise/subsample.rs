@@ -112,7 +112,7 @@ impl LossLaw for PoissonSampled {
             crate::noise::neighbors::Neighbors::AddRemove => Ok(1),
             crate::noise::neighbors::Neighbors::Replace => crate::fallible!(
                 Input,
-                "{}: Poisson subsampling (q=) is accounted under add-remove neighbours (its replace-neighbour law is not implemented)",
+                "{}: Poisson subsampling (q=) is accounted under add-remove neighbours (under replace its worst case depends on how far a record is from none); for fixed-size batches under replace give sampling=wor,m=M,pop=P",
                 self.spec()
             ),
         }
