@@ -58,7 +58,7 @@ pub struct LevelStudy {
     pub noises: Vec<NoiseStats>,
 }
 
-pub struct Options<'a> {
+pub struct CountsOptions<'a> {
     pub trials: u32,
     pub exact_sampler: bool,
     pub source: &'a NoiseSource,
@@ -193,7 +193,7 @@ pub fn check_draws(units: u128, trials: u32) -> Result<(), String> {
     Ok(())
 }
 
-pub fn study(levels: &[NhgisLevel], alloc: &Allocation, opt: &Options) -> Result<Vec<LevelStudy>, String> {
+pub fn study(levels: &[NhgisLevel], alloc: &Allocation, opt: &CountsOptions) -> Result<Vec<LevelStudy>, String> {
     check_draws(levels.iter().map(|lv| (lv.units * lv.table.cells()) as u128).sum(), opt.trials)?;
     let mut out = Vec::new();
     for (li, lv) in levels.iter().enumerate() {

@@ -178,8 +178,14 @@ impl Evaluator {
         let seed: u64 = get(m, "seed")?.parse().map_err(|_| "seed must be an integer".to_string())?;
         let src = NoiseSource::seeded(seed);
         let map = m.get("level").map(|l| vec![(geo.name().replace(' ', "-"), l.clone())]).unwrap_or_default();
-        let opt =
-            regression::Options { trials, batch: 3, exact_sampler: false, source: &src, delta: parse_rational(get(m, "delta")?)?, map };
+        let opt = regression::RegressionOptions {
+            trials,
+            batch: 3,
+            exact_sampler: false,
+            source: &src,
+            delta: parse_rational(get(m, "delta")?)?,
+            map,
+        };
         let fit = regression::study(std::slice::from_ref(&lv), &alloc, &opt)?;
         let r = &fit[0].runs;
         Ok(Eval::Value(100.0 * (1.0 - r[1].mae / r[0].mae)))

@@ -134,7 +134,7 @@ pub struct LevelFit {
     pub batch_quantiles: Option<[f64; 3]>,
 }
 
-pub struct Options<'a> {
+pub struct RegressionOptions<'a> {
     pub trials: usize,
     pub batch: usize,
     pub exact_sampler: bool,
@@ -169,7 +169,7 @@ fn quantiles(mut v: Vec<f64>, qs: [f64; 3]) -> [f64; 3] {
     qs.map(|q| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1])
 }
 
-pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &Options) -> Result<Vec<LevelFit>, String> {
+pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -> Result<Vec<LevelFit>, String> {
     if opt.trials == 0 {
         return Err("--trials must be at least 1".into());
     }

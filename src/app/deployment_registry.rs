@@ -72,7 +72,7 @@ pub struct Stated {
 
 /// One level (geography, table, release) of a deployment: its mechanisms as `--mech` spellings.
 #[derive(Clone, Debug)]
-pub struct Level {
+pub struct DeploymentLevel {
     pub name: String,
     pub mech: Vec<String>,
     pub sources: Vec<String>,
@@ -85,7 +85,7 @@ pub enum Mechanisms {
     /// a built-in allocation (`data/allocations/NAME.toml`), levels as in the file
     Allocation { name: String, sources: Vec<String>, assumptions: Vec<String> },
     /// levels of `--mech` terms, composed sequentially
-    Levels(Vec<Level>),
+    Levels(Vec<DeploymentLevel>),
     /// the sources read do not give the noise: why
     Missing(String),
 }
@@ -332,7 +332,7 @@ impl Deployment {
                 }
                 let (srcs, asms) = (t.str_list("sources")?, t.str_list("assumptions")?);
                 check_refs(&what, &srcs, &asms, true)?;
-                out.push(Level { name, mech, sources: srcs, assumptions: asms });
+                out.push(DeploymentLevel { name, mech, sources: srcs, assumptions: asms });
             }
             unique(out.iter().map(|l| l.name.as_str()), "level")?;
             Mechanisms::Levels(out)

@@ -38,7 +38,7 @@ struct Noise {
 
 /// What the figure draws of one deployment.
 #[derive(Clone, Debug)]
-pub struct Point {
+pub struct DeploymentPoint {
     pub label: String,
     pub census: bool,
     pub stated: f64,
@@ -51,7 +51,7 @@ pub struct Point {
 pub struct Evaluated {
     pub row: Record,
     pub certificates: Vec<Record>,
-    pub point: Point,
+    pub point: DeploymentPoint,
 }
 
 fn noise(d: &Deployment, data: &Path) -> Result<Result<Noise, String>, String> {
@@ -170,7 +170,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     let stated_f = Float::with_val(PREC, &stated_eps);
     r.push("stated_epsilon", stated_printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
     r.push("stated_epsilon_from", stated_how);
-    let mut point = Point {
+    let mut point = DeploymentPoint {
         label: d.short_name.clone(),
         census: d.census,
         stated: stated_f.to_f64(),

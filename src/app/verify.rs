@@ -28,8 +28,10 @@ use std::path::Path;
 
 pub const COLUMNS: [&str; 9] = ["id", "paper", "location", "quantity", "inputs", "printed", "rounding", "explanation", "alt_inputs"];
 
+/// One row of the published-numbers file (`data/published.csv`): a printed number, where it is printed
+/// and how to recompute it.
 #[derive(Clone, Debug)]
-pub struct Row {
+pub struct PublishedRow {
     pub line: usize,
     pub id: String,
     pub paper: String,
@@ -77,7 +79,7 @@ fn parse_kv(s: &str, line: usize, what: &str) -> Result<BTreeMap<String, String>
 }
 
 /// Parse the published-values file; any malformed row is an error naming its line.
-pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<Row>, String> {
+pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<PublishedRow>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let mut rd = csv::ReaderBuilder::new().has_headers(true).flexible(true).comment(Some(b'#')).from_reader(text.as_bytes());
     let hdr = rd.headers().map_err(|e| format!("{}: bad header: {e}", path.display()))?.clone();
@@ -109,7 +111,7 @@ pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<Row>, Strin
         if ids.insert(id.clone(), line).is_some() {
             return Err(format!("{} line {line}: duplicate id '{id}'", path.display()));
         }
-        rows.push(Row {
+        rows.push(PublishedRow {
             line,
             id,
             paper: get("paper"),

@@ -2,7 +2,7 @@
 //! SF1 extracts — per level the MSE/MAE of the released race-table counts with and without max(0, ·),
 //! Bureau vs Table 1 noise, exact next to simulated (± standard error); at the block level per race.
 
-use crate::accuracy::counts::{reduction_pct, study, LevelStudy, Options, METRICS};
+use crate::accuracy::counts::{reduction_pct, study, CountsOptions, LevelStudy, METRICS};
 use crate::accuracy::{parse_map, Allocation};
 use crate::cli::accuracy::AccuracyArgs;
 use crate::cli::common::parse_delta;
@@ -152,7 +152,7 @@ pub fn run(a: &AccuracyArgs) -> Result<String, String> {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let opts = Options { trials: a.trials, exact_sampler: n.exact_sampler, source: &src, delta, map };
+    let opts = CountsOptions { trials: a.trials, exact_sampler: n.exact_sampler, source: &src, delta, map };
     let studies = study(&levels, &alloc, &opts)?;
     let rows = records(&studies, !src.seeded);
     if let Some(dir) = &n.out {

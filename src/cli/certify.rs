@@ -62,7 +62,7 @@ pub fn run(a: CertifyArgs) -> Result<String, String> {
     let prec = a.prec.map(check_prec).transpose()?;
     // a TopDown run's manifest (format tightdp-topdown-manifest/…) is certified by `topdown certify`
     if let Some(p) = a.manifest.as_deref().filter(|p| is_topdown_manifest(Path::new(p))) {
-        return crate::cli::topdown::run_certify(crate::cli::topdown::CertifyArgs {
+        return crate::cli::topdown::run_certify(crate::cli::topdown::TopdownCertifyArgs {
             manifest: Some(PathBuf::from(p)),
             manifest_flag: None,
             delta: a.delta.clone(),

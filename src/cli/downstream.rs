@@ -3,7 +3,7 @@
 //! education counts (Bureau vs Table 1 noise, max(0, ·)), its MAE over K trials (eq. 3.1) per level and
 //! the relative improvement (the paper prints 60.57% at the state level, K = 3).
 
-use crate::accuracy::regression::{study, LevelFit, Options};
+use crate::accuracy::regression::{study, LevelFit, RegressionOptions};
 use crate::accuracy::{parse_map, Allocation};
 use crate::cli::accuracy_nhgis::DEFAULT_ALLOCATION;
 use crate::cli::common::parse_delta;
@@ -136,7 +136,7 @@ pub fn run(a: DownstreamArgs) -> Result<String, String> {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let opts = Options { trials: a.trials, batch: a.batch, exact_sampler: a.exact_sampler, source: &src, delta, map };
+    let opts = RegressionOptions { trials: a.trials, batch: a.batch, exact_sampler: a.exact_sampler, source: &src, delta, map };
     let fits = study(&levels, &alloc, &opts)?;
     let rows = records(&fits, !src.seeded);
     if let Some(dir) = &a.out {

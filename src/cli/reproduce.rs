@@ -252,7 +252,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
             #[derive(clap::Parser)]
             struct W {
                 #[command(flatten)]
-                a: crate::cli::topdown::AccuracyArgs,
+                a: crate::cli::topdown::TopdownAccuracyArgs,
             }
             let geo = data.join("topdown/dhc-small.csv");
             let w = <W as clap::Parser>::try_parse_from([

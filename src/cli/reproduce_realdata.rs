@@ -22,12 +22,12 @@ pub fn synthetic(data: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
     // Figures 6 and 8
     let levels = nhgis::read(&files_in(&dir.join("nhgis")), None, None)?;
     let src = NoiseSource::seeded(2010);
-    let opts = counts::Options { trials: 200, exact_sampler: false, source: &src, delta: delta.clone(), map: vec![] };
+    let opts = counts::CountsOptions { trials: 200, exact_sampler: false, source: &src, delta: delta.clone(), map: vec![] };
     let studies = counts::study(&levels, &alloc, &opts)?;
     // Figure 9
     let acs_levels = acs::read(&files_in(&dir.join("acs")))?;
     let src9 = NoiseSource::seeded(2020);
-    let opts9 = regression::Options { trials: 2000, batch: 3, exact_sampler: false, source: &src9, delta, map: vec![] };
+    let opts9 = regression::RegressionOptions { trials: 2000, batch: 3, exact_sampler: false, source: &src9, delta, map: vec![] };
     let fits = regression::study(&acs_levels, &alloc, &opts9)?;
     // write
     let mut files = vec![dest.join("accuracy-nhgis.csv"), dest.join("downstream-acs.csv")];

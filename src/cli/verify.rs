@@ -45,7 +45,7 @@ pub struct VerifyArgs {
 
 /// `verify --deployments`: every deployment of the registry, evaluated (rows: Census products first);
 /// returns (deployment rows, certificate rows, figure points).
-pub fn deployment_rows(data: &Path) -> Result<(Vec<Record>, Vec<Record>, Vec<crate::app::deployments::Point>), String> {
+pub fn deployment_rows(data: &Path) -> Result<(Vec<Record>, Vec<Record>, Vec<crate::app::deployments::DeploymentPoint>), String> {
     let deps = crate::app::deployment_registry::load_dir(&data.join("deployments"))?;
     let done = crate::app::deployments::evaluate_all(&deps, data)?;
     let mut rows = Vec::new();
@@ -161,7 +161,7 @@ pub fn verify_rows_timed(
 
 /// One published row: recompute it (and its alternative reading), judge it; the record and its verdict.
 fn verify_row(
-    r: &crate::app::verify::Row,
+    r: &crate::app::verify::PublishedRow,
     ctx: &Ctx,
     user_data: &crate::accuracy::published::Evaluator,
     published: &Path,

@@ -10,12 +10,12 @@ use std::path::Path;
 /// The file's layout, chosen from its first non-blank byte: `[` is a Census API JSON array, anything
 /// else CSV.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum FileLayout {
     Csv,
     Json,
 }
 
-pub fn kind_of(path: &Path) -> Result<Kind, String> {
+pub fn layout_of(path: &Path) -> Result<FileLayout, String> {
     use std::io::Read;
     let mut f = std::fs::File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
     let mut buf = [0u8; 512];
@@ -23,8 +23,8 @@ pub fn kind_of(path: &Path) -> Result<Kind, String> {
     let s = strip_bom(&buf[..n]);
     match s.iter().find(|b| !b.is_ascii_whitespace()) {
         None => Err(format!("'{}': empty file", path.display())),
-        Some(b'[') => Ok(Kind::Json),
-        Some(_) => Ok(Kind::Csv),
+        Some(b'[') => Ok(FileLayout::Json),
+        Some(_) => Ok(FileLayout::Csv),
     }
 }
 
@@ -34,13 +34,13 @@ fn strip_bom(b: &[u8]) -> &[u8] {
 
 /// The header of a file (column names, BOM and surrounding whitespace removed).
 pub fn header(path: &Path) -> Result<Vec<String>, String> {
-    match kind_of(path)? {
-        Kind::Csv => {
+    match layout_of(path)? {
+        FileLayout::Csv => {
             let mut rd = csv_reader(path)?;
             let h = rd.byte_headers().map_err(|e| format!("'{}': {e}", path.display()))?.clone();
             Ok(h.iter().map(|f| clean(&String::from_utf8_lossy(f))).collect())
         }
-        Kind::Json => {
+        FileLayout::Json => {
             let rows = json_rows(path)?;
             rows.first().map(|r| r.iter().map(|v| clean(v)).collect()).ok_or_else(|| format!("'{}': empty JSON array", path.display()))
         }
@@ -88,8 +88,8 @@ pub fn find(header: &[String], name: &str, ci: bool) -> Option<usize> {
 /// Visit the data rows, giving `row` the line number and the fields at `cols` (in that order). A field
 /// that is not UTF-8 is an error only when a reader asks for it.
 pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) -> Result<(), String>) -> Result<(), String> {
-    match kind_of(path)? {
-        Kind::Csv => {
+    match layout_of(path)? {
+        FileLayout::Csv => {
             let mut rd = csv_reader(path)?;
             let mut rec = csv::ByteRecord::new();
             loop {
@@ -109,7 +109,7 @@ pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) ->
             }
             Ok(())
         }
-        Kind::Json => {
+        FileLayout::Json => {
             let rows = json_rows(path)?;
             let width = rows.first().map(|r| r.len()).unwrap_or(0);
             for (i, r) in rows.iter().enumerate().skip(1) {

@@ -23,7 +23,7 @@
 
 use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp::{eps_bs, eps_cks};
-use crate::model::{Composition, Group, Neighbors, Noise as ModelNoise};
+use crate::model::{Composition, Group, Neighbors, Noise};
 use crate::num::{fmt_down, fmt_up, parse_rational};
 use crate::record::Record;
 use rug::Rational;
@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Noise {
+pub struct StageNoise {
     /// what the addition perturbs, e.g. "stage1-total", "stage2-cells"
     pub query: String,
     /// "discrete-gaussian" (sigma2) or "discrete-laplace" (scale b: P[y] ∝ e^{−|y|/b})
@@ -54,7 +54,7 @@ pub struct Structure {
     pub kind: String,
     /// number of groups of this level tabulated with this structure
     pub groups: u64,
-    pub stages: Vec<Noise>,
+    pub stages: Vec<StageNoise>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -228,7 +228,7 @@ enum Parsed {
     Lap(Rational),
 }
 
-impl Noise {
+impl StageNoise {
     fn parsed(&self) -> Result<Parsed, String> {
         match self.distribution.as_str() {
             "discrete-gaussian" => {
@@ -273,8 +273,8 @@ fn composition_of(levels: &[&LevelManifest], choice: usize, neighbors: Neighbors
         label.push(format!("{}:{}", l.name, s.kind));
         for n in &s.stages {
             let noise = match n.parsed()? {
-                Parsed::Dg(sigma2) => ModelNoise::Gaussian { sigma2 },
-                Parsed::Lap(scale) => ModelNoise::Laplace { scale },
+                Parsed::Dg(sigma2) => Noise::Gaussian { sigma2 },
+                Parsed::Lap(scale) => Noise::Laplace { scale },
             };
             groups.push(Group { noise, count: u64::from(l.degree), mu: n.sensitivity });
         }
@@ -345,7 +345,7 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
                 continue;
             }
             seen.push(comp.clone());
-            any_dg |= comp.groups().iter().any(|g| matches!(g.noise, ModelNoise::Gaussian { .. }));
+            any_dg |= comp.groups().iter().any(|g| matches!(g.noise, Noise::Gaussian { .. }));
             let rho = comp.rho_required()?;
             if rho > rho_max {
                 rho_max = rho;
@@ -453,12 +453,12 @@ pub enum NoiseLaw {
 
 impl NoiseLaw {
     /// The manifest entry of a sensitivity-1 count perturbed by this law.
-    pub fn entry(&self, query: &str, adaptive_on: Option<&str>) -> Noise {
+    pub fn entry(&self, query: &str, adaptive_on: Option<&str>) -> StageNoise {
         let (distribution, sigma2, scale) = match self {
             NoiseLaw::DiscreteGaussian { sigma2 } => ("discrete-gaussian", Some(rat_str(sigma2)), None),
             NoiseLaw::DiscreteLaplace { scale } => ("discrete-laplace", None, Some(rat_str(scale))),
         };
-        Noise {
+        StageNoise {
             query: query.into(),
             distribution: distribution.into(),
             sigma2,
@@ -541,7 +541,7 @@ mod tests {
                 structures: vec![Structure {
                     kind: "total-only".into(),
                     groups: 5,
-                    stages: vec![Noise {
+                    stages: vec![StageNoise {
                         query: "total".into(),
                         distribution: "discrete-laplace".into(),
                         sigma2: None,

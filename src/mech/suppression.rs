@@ -83,7 +83,7 @@ impl Setting {
 
 /// One point of Figures 1 and 2.
 #[derive(Clone, Debug)]
-pub struct Point {
+pub struct SuppressionPoint {
     pub n: i64,
     pub p_suppressed: Interval,
     pub bias: Interval,
@@ -91,15 +91,15 @@ pub struct Point {
 }
 
 /// The figures' data for one setting: integer true counts n = 0..=⌈x_max·T⌉.
-pub fn curve(s: &Setting, x_max: f64, prec: u32) -> Vec<Point> {
+pub fn curve(s: &Setting, x_max: f64, prec: u32) -> Vec<SuppressionPoint> {
     let n_max = (x_max * s.t as f64).ceil() as i64;
     (0..=n_max)
-        .map(|n| Point { n, p_suppressed: s.p_suppressed(n, prec), bias: s.bias(n, prec), bias_eq13: s.bias_eq13(n, prec) })
+        .map(|n| SuppressionPoint { n, p_suppressed: s.p_suppressed(n, prec), bias: s.bias(n, prec), bias_eq13: s.bias_eq13(n, prec) })
         .collect()
 }
 
 /// Figures 1 and 2 for the Table 6 settings (s = 9, γ = 0.1, p = 0.9999), n/T ∈ [0, 2].
-pub fn table6_curves(prec: u32) -> Result<Vec<(Setting, Vec<Point>)>, String> {
+pub fn table6_curves(prec: u32) -> Result<Vec<(Setting, Vec<SuppressionPoint>)>, String> {
     let gamma = parse_rational("0.1")?;
     let p = parse_rational("0.9999")?;
     TABLE6_RHOS
@@ -113,7 +113,7 @@ pub fn table6_curves(prec: u32) -> Result<Vec<(Setting, Vec<Point>)>, String> {
 }
 
 /// CSV of the certified values: one row per (ρ, n).
-pub fn render_csv(curves: &[(Setting, Vec<Point>)]) -> String {
+pub fn render_csv(curves: &[(Setting, Vec<SuppressionPoint>)]) -> String {
     let mut o = String::from(
         "rho,sigma2,T,n,n_over_T,p_suppressed_lo,p_suppressed_hi,bias_lo,bias_hi,bias_over_T_lo,bias_over_T_hi,bias_eq13_continuous,bias_eq13_over_T\n",
     );

@@ -161,7 +161,7 @@ impl GridLaw {
 }
 
 /// A rounded privacy profile: δ(ε) = Σ_{j > ε/g} q_j (1 − e^{ε − g j}), from suffix sums of q and q·e^{−gj}.
-pub struct GridProfile {
+pub struct GridLawProfile {
     pub g: Rational,
     pub min: i64,
     /// suffix sums Σ_{i ≥ j} q_i, as intervals
@@ -173,8 +173,8 @@ pub struct GridProfile {
     prec: u32,
 }
 
-impl GridProfile {
-    pub fn new(law: &GridLaw, g: &Rational, up: bool) -> GridProfile {
+impl GridLawProfile {
+    pub fn new(law: &GridLaw, g: &Rational, up: bool) -> GridLawProfile {
         let prec = 96;
         let one = Float::with_val(prec, 1);
         let flo = Float::with_val_round(prec, &one - Float::with_val(prec, &law.e), Round::Down).0;
@@ -198,7 +198,7 @@ impl GridProfile {
             b[k] = sb.clone();
             w = w.mul(&eg);
         }
-        GridProfile { g: g.clone(), min: law.min, a, b, outside: Float::with_val(prec, &law.outside), up, prec }
+        GridLawProfile { g: g.clone(), min: law.min, a, b, outside: Float::with_val(prec, &law.outside), up, prec }
     }
 
     /// (A, B) at the first index j ≥ m: P[J ≥ m] and E[e^{−gJ}; J ≥ m], with the outside mass added to
@@ -297,7 +297,7 @@ pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational)
         for l in &laws {
             acc = acc.convolve(l)?;
         }
-        ends.push(GridProfile::new(&acc, grid, up).epsilon(delta)?);
+        ends.push(GridLawProfile::new(&acc, grid, up).epsilon(delta)?);
     }
     Ok(Interval::new(ends[0].lo.clone(), ends[1].hi.clone()))
 }

@@ -12,4 +12,4 @@ pub mod search;
 
 pub use compose::compose_groups;
 pub use lattice::{LatticeDist, Tails};
-pub use profile::{DeltaValue, Knot, PrivacyProfile};
+pub use profile::{DeltaValue, LatticeKnot, PrivacyProfile};

@@ -59,7 +59,7 @@ pub struct DeltaValue {
 /// One vertex of the trade-off function: the test rejecting for L ≥ c + hk, with its type I error α and
 /// type II error β.
 #[derive(Clone, Debug)]
-pub struct Knot {
+pub struct LatticeKnot {
     pub k: i64,
     pub alpha: Interval,
     pub beta: Interval,
@@ -271,8 +271,8 @@ impl PrivacyProfile {
     }
 
     /// The vertices (α_k, β_k) of the trade-off function for k in [k_lo, k_hi].
-    pub fn knots(&self, k_lo: i64, k_hi: i64) -> Vec<Knot> {
-        (k_lo..=k_hi).map(|k| Knot { k, alpha: self.alpha_k(k), beta: self.tails.le(k.saturating_sub(1)) }).collect()
+    pub fn knots(&self, k_lo: i64, k_hi: i64) -> Vec<LatticeKnot> {
+        (k_lo..=k_hi).map(|k| LatticeKnot { k, alpha: self.alpha_k(k), beta: self.tails.le(k.saturating_sub(1)) }).collect()
     }
 
     /// α_k = P_P[L ≥ c + hk] = P[V ≤ −D − k].

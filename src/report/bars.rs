@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kind {
+pub enum SeriesKind {
     Bar,
     /// a point, drawn over the bar of series `at` (or the category centre), shifted by `dx` categories
     Marker {
@@ -24,7 +24,7 @@ pub enum Kind {
 pub struct BarSeries {
     pub name: String,
     pub color: RGBColor,
-    pub kind: Kind,
+    pub kind: SeriesKind,
     /// one value per category (None: nothing drawn)
     pub values: Vec<Option<f64>>,
     /// optional whisker [lo, hi] per category
@@ -34,16 +34,16 @@ pub struct BarSeries {
 impl BarSeries {
     pub fn bars(name: &str, color: RGBColor, values: Vec<f64>) -> BarSeries {
         let n = values.len();
-        BarSeries { name: name.into(), color, kind: Kind::Bar, values: values.into_iter().map(Some).collect(), err: vec![None; n] }
+        BarSeries { name: name.into(), color, kind: SeriesKind::Bar, values: values.into_iter().map(Some).collect(), err: vec![None; n] }
     }
     pub fn markers(name: &str, color: RGBColor, at: Option<usize>, values: Vec<Option<f64>>) -> BarSeries {
         let n = values.len();
-        BarSeries { name: name.into(), color, kind: Kind::Marker { at, dx: 0.0 }, values, err: vec![None; n] }
+        BarSeries { name: name.into(), color, kind: SeriesKind::Marker { at, dx: 0.0 }, values, err: vec![None; n] }
     }
     /// Shift a marker series sideways by `dx` (in category widths), to keep markers apart.
     pub fn shift(mut self, dx: f64) -> BarSeries {
-        if let Kind::Marker { at, .. } = self.kind {
-            self.kind = Kind::Marker { at, dx };
+        if let SeriesKind::Marker { at, .. } = self.kind {
+            self.kind = SeriesKind::Marker { at, dx };
         }
         self
     }
@@ -155,13 +155,13 @@ fn title_extra(title: &str) -> u32 {
     }
 }
 
-fn legend_entries(panels: &[BarPanel]) -> Vec<(String, RGBColor, Kind)> {
-    let mut out: Vec<(String, RGBColor, Kind)> = Vec::new();
+fn legend_entries(panels: &[BarPanel]) -> Vec<(String, RGBColor, SeriesKind)> {
+    let mut out: Vec<(String, RGBColor, SeriesKind)> = Vec::new();
     for p in panels {
         for s in &p.series {
             let k = match s.kind {
-                Kind::Bar => Kind::Bar,
-                Kind::Marker { .. } => Kind::Marker { at: None, dx: 0.0 },
+                SeriesKind::Bar => SeriesKind::Bar,
+                SeriesKind::Marker { .. } => SeriesKind::Marker { at: None, dx: 0.0 },
             };
             if !out.iter().any(|(n, _, _)| *n == s.name) {
                 out.push((s.name.clone(), s.color, k));
@@ -172,7 +172,7 @@ fn legend_entries(panels: &[BarPanel]) -> Vec<(String, RGBColor, Kind)> {
 }
 
 /// Entries per legend row (estimated text widths).
-fn legend_layout(entries: &[(String, RGBColor, Kind)], width: u32) -> Vec<Vec<usize>> {
+fn legend_layout(entries: &[(String, RGBColor, SeriesKind)], width: u32) -> Vec<Vec<usize>> {
     let mut rows: Vec<Vec<usize>> = vec![Vec::new()];
     let mut x = 20u32;
     for (i, (name, _, _)) in entries.iter().enumerate() {
@@ -192,7 +192,7 @@ fn draw<DB: DrawingBackend>(
     title: &str,
     panels: &[BarPanel],
     cols: usize,
-    legend: &[(String, RGBColor, Kind)],
+    legend: &[(String, RGBColor, SeriesKind)],
     header: u32,
 ) -> Result<(), String>
 where
@@ -214,8 +214,8 @@ where
         for &i in row {
             let (name, color, kind) = &legend[i];
             match kind {
-                Kind::Bar => root.draw(&Rectangle::new([(x, y - 7), (x + 22, y + 7)], color.filled())),
-                Kind::Marker { .. } => root
+                SeriesKind::Bar => root.draw(&Rectangle::new([(x, y - 7), (x + 22, y + 7)], color.filled())),
+                SeriesKind::Marker { .. } => root
                     .draw(&PathElement::new(vec![(x + 11, y - 8), (x + 11, y + 8)], color.stroke_width(2)))
                     .and_then(|_| root.draw(&Circle::new((x + 11, y), 5, color.filled()))),
             }
@@ -287,14 +287,14 @@ where
                 .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| e.to_string())?;
-            let nbars = p.series.iter().filter(|s| s.kind == Kind::Bar).count().max(1);
+            let nbars = p.series.iter().filter(|s| s.kind == SeriesKind::Bar).count().max(1);
             let bw = 0.8 / nbars as f64;
             let base = if log { y0 } else { 0f64.max(y0) };
             // bar centres by series index
             let mut centre: Vec<Option<f64>> = Vec::new();
             let mut bi = 0;
             for s in &p.series {
-                if s.kind == Kind::Bar {
+                if s.kind == SeriesKind::Bar {
                     centre.push(Some(0.1 + bw * (bi as f64 + 0.5)));
                     bi += 1;
                 } else {
@@ -304,8 +304,8 @@ where
             for (si, s) in p.series.iter().enumerate() {
                 let c = s.color;
                 let off = match s.kind {
-                    Kind::Bar => centre[si].unwrap(),
-                    Kind::Marker { at, dx } => at.and_then(|a| centre.get(a).copied().flatten()).unwrap_or(0.5) + dx,
+                    SeriesKind::Bar => centre[si].unwrap(),
+                    SeriesKind::Marker { at, dx } => at.and_then(|a| centre.get(a).copied().flatten()).unwrap_or(0.5) + dx,
                 };
                 for (i, v) in s.values.iter().enumerate() {
                     let Some(v) = v else { continue };
@@ -314,17 +314,17 @@ where
                     }
                     let x = i as f64 + off;
                     match s.kind {
-                        Kind::Bar => {
+                        SeriesKind::Bar => {
                             let rect = Rectangle::new([(x - bw * 0.46, base), (x + bw * 0.46, v.clamp(y0, y1))], c.filled());
                             chart.draw_series(std::iter::once(rect)).map_err(|e| e.to_string())?;
                         }
-                        Kind::Marker { .. } => {
+                        SeriesKind::Marker { .. } => {
                             chart.draw_series(std::iter::once(Circle::new((x, *v), 4, c.filled()))).map_err(|e| e.to_string())?;
                         }
                     }
                     if let Some((lo, hi)) = s.err.get(i).copied().flatten() {
                         let lo = if log { lo.max(y0) } else { lo };
-                        let ec = if s.kind == Kind::Bar { RGBColor(90, 90, 90) } else { c };
+                        let ec = if s.kind == SeriesKind::Bar { RGBColor(90, 90, 90) } else { c };
                         let cap = bw * 0.15;
                         let lines = vec![
                             PathElement::new(vec![(x, lo), (x, hi)], ec.stroke_width(2)),

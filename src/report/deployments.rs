@@ -2,12 +2,12 @@
 //! (`results/deployments-epsilon.{png,svg,csv}`). Formatting only: the values come from
 //! `crate::app::deployments`.
 
-use crate::app::deployments::Point;
+use crate::app::deployments::DeploymentPoint;
 use std::path::{Path, PathBuf};
 
 /// Bars of the stated ε (as published, or the Bun–Steinke ε of a stated ρ) and of the exact certified ε
 /// at the same δ; deployments that cannot be recomputed have no exact bar.
-pub fn figure(points: &[Point], stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn figure(points: &[DeploymentPoint], stem: &Path) -> Result<Vec<PathBuf>, String> {
     let cats: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
     let groups = vec![
         (

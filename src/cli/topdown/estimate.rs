@@ -17,7 +17,7 @@ use rug::Rational;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
-pub struct AccuracyArgs {
+pub struct TopdownAccuracyArgs {
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
     /// Noise settings: bureau and/or reduced (Table 1 of the f-DP paper, 8 DHC geolevels)
@@ -92,7 +92,7 @@ pub enum ByState {
     Never,
 }
 
-pub fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
+pub fn run_accuracy(a: TopdownAccuracyArgs) -> Result<String, String> {
     let mut sp = Spine::from_path(&a.geography)?;
     if a.bypass == Bypass::PureDp {
         return Err(
@@ -183,7 +183,7 @@ pub fn run_accuracy(a: AccuracyArgs) -> Result<String, String> {
 fn refuse_overwriting_inputs(
     out: &std::path::Path,
     run: &std::path::Path,
-    m: &crate::topdown::measurement::measure::Manifest,
+    m: &crate::topdown::measurement::measure::TopdownManifest,
 ) -> Result<(), String> {
     let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
     let mut inputs: Vec<PathBuf> = crate::topdown::measurement::rundir::MEASURE_FILES.iter().map(|f| run.join(f)).collect();
@@ -300,7 +300,7 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-fn run_pp_accuracy(a: AccuracyArgs, sp: &Spine) -> Result<String, String> {
+fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Result<String, String> {
     use crate::topdown::analysis::pp_accuracy::{dhc_settings, render, simulate};
     if a.trials > 100_000 {
         return Err("--trials (noise draws) with --postprocess must be at most 100000".into());

@@ -77,7 +77,7 @@ pub struct MeasureArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CertifyArgs {
+pub struct TopdownCertifyArgs {
     /// The run's manifest.json (as in `tightdp certify MANIFEST`)
     #[arg(value_name = "MANIFEST", required_unless_present = "manifest_flag", conflicts_with = "manifest_flag")]
     pub manifest: Option<PathBuf>,
@@ -152,7 +152,7 @@ pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-pub fn run_certify(a: CertifyArgs) -> Result<String, String> {
+pub fn run_certify(a: TopdownCertifyArgs) -> Result<String, String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let manifest = a

@@ -7,11 +7,11 @@ mod geography;
 mod measure;
 
 use estimate::run_postprocess;
-pub use estimate::{run_accuracy, AccuracyArgs, PostprocessArgs};
+pub use estimate::{run_accuracy, PostprocessArgs, TopdownAccuracyArgs};
 use geography::{gen_geography, persons, spine};
 pub use geography::{GenGeoArgs, PersonsArgs, SpineArgs};
 use measure::run_measure;
-pub use measure::{run_certify, CertifyArgs, MeasureArgs};
+pub use measure::{run_certify, MeasureArgs, TopdownCertifyArgs};
 
 #[derive(Args, Debug)]
 pub struct TopdownArgs {
@@ -30,9 +30,9 @@ pub enum TopdownCmd {
     /// Noisy measurements: measurements.csv and manifest.json in --out
     Measure(MeasureArgs),
     /// Exact ε(δ) of a measurement manifest (lattice accountant), next to the zCDP conversions
-    Certify(CertifyArgs),
+    Certify(TopdownCertifyArgs),
     /// MSE of tree-consistent WLS by geolevel and for off-spine entities: closed form and simulation
-    Accuracy(AccuracyArgs),
+    Accuracy(TopdownAccuracyArgs),
     /// TopDown estimation: integer, non-negative, consistent histograms of every geounit from a run
     Postprocess(PostprocessArgs),
 }

@@ -15,11 +15,11 @@
 use crate::account::{Accountant, Certified, Options};
 use crate::model::{GaussGroup, Neighbors};
 use crate::num::parse_rational;
-use crate::topdown::measurement::measure::{sigma2_of, Manifest};
+use crate::topdown::measurement::measure::{sigma2_of, TopdownManifest};
 use rug::Rational;
 
 /// The mechanism groups of one worst-case neighbour pattern per path signature (pair).
-pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, String> {
+pub fn mechanism_sets(m: &TopdownManifest) -> Result<Vec<(String, Vec<GaussGroup>)>, String> {
     let nb = match m.neighbors.as_str() {
         "replace" => Neighbors::Replace,
         "add-remove" => Neighbors::AddRemove,
@@ -118,7 +118,7 @@ pub fn mechanism_sets(m: &Manifest) -> Result<Vec<(String, Vec<GaussGroup>)>, St
 /// `levels[i]`, spans the consecutive geolevels after it, carries γ = the sum of their shares β, and
 /// every geolevel is measured (or carried by a bypassed span). A manifest with a geolevel removed,
 /// added or renamed describes no run `topdown measure` writes and is refused.
-pub fn check_levels(m: &Manifest) -> Result<(), String> {
+pub fn check_levels(m: &TopdownManifest) -> Result<(), String> {
     let names: Vec<&str> = m.levels.iter().map(|l| l.name.as_str()).collect();
     if names.is_empty() {
         return Err("manifest: no geolevels".into());
@@ -175,7 +175,7 @@ pub struct Certificate {
 }
 
 /// Exact ε(δ): the maximum over neighbour patterns of the lattice accountant's ε.
-pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Certificate, String> {
+pub fn certify(m: &TopdownManifest, delta: &Rational, prec: Option<u32>) -> Result<Certificate, String> {
     let sets = mechanism_sets(m)?;
     // ε = max over patterns (Certified::max_of); the reported pattern is the one with max hi
     let mut results = Vec::new();

@@ -12,10 +12,10 @@
 //! which has the same extent. The truth is the synthetic persons of `schema::synth_block` (seed 1, mean
 //! 30 per block); the invariants (US and State totals) are exact, as in production.
 
-use crate::topdown::estimation::postprocess::{postprocess, Group, GroupEntry, RunData};
+use crate::topdown::estimation::postprocess::{postprocess, GroupEntry, MeasurementGroup, RunData};
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{seeded, DiscreteGaussianSampler};
-use crate::topdown::measurement::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
+use crate::topdown::measurement::schema::{synth_block, MarginalQuery, Schema, DEFAULT_QUERIES};
 use rayon::prelude::*;
 use rug::Rational;
 
@@ -52,7 +52,7 @@ pub fn layout(spine: &Spine, schema: &Schema, query_names: &[&str], level_sigma2
     if level_sigma2.len() != spine.n_levels() {
         return Err(format!("{} geolevel variances for {} geolevels", level_sigma2.len(), spine.n_levels()));
     }
-    let queries: Vec<Query> = query_names.iter().map(|n| Query::parse(n, schema)).collect::<Result<_, _>>()?;
+    let queries: Vec<MarginalQuery> = query_names.iter().map(|n| MarginalQuery::parse(n, schema)).collect::<Result<_, _>>()?;
     let mut keys: Vec<(usize, usize)> =
         (0..spine.n_units()).filter(|&u| spine.span[u] > 0).map(|u| (spine.level[u] as usize, spine.span[u] as usize)).collect();
     keys.sort();
@@ -69,7 +69,7 @@ pub fn layout(spine: &Spine, schema: &Schema, query_names: &[&str], level_sigma2
             sig.push(s2.clone());
             len += q.cells;
         }
-        groups.push(Group { level: l, span: k, entries, len });
+        groups.push(MeasurementGroup { level: l, span: k, entries, len });
     }
     Ok((RunData::new(spine.clone(), schema.clone(), queries, groups)?, sig))
 }
@@ -105,7 +105,7 @@ pub fn set_invariants(run: &mut RunData, truth: &[u64], levels: usize) {
 }
 
 #[derive(Clone, Debug)]
-pub struct Row {
+pub struct PpAccuracyRow {
     pub noise: String,
     pub level: String,
     pub units: usize,
@@ -126,7 +126,7 @@ pub fn simulate(
     settings: &[(String, Vec<Rational>)],
     seeds: u64,
     first_seed: u64,
-) -> Result<Vec<Row>, String> {
+) -> Result<Vec<PpAccuracyRow>, String> {
     let nc = schema.cells();
     let truth = truth_histograms(spine, schema, 1, 30);
     let inv_levels = ["US", "State"].iter().filter(|n| spine.level_index(n).is_some()).count();
@@ -190,7 +190,7 @@ pub fn simulate(
                 let mse_td: Vec<f64> = per_seed.iter().map(|a| a[l][b + 5] / units as f64).collect();
                 let mu = mse_td.iter().sum::<f64>() / seeds as f64;
                 let var = mse_td.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() / (seeds as f64 - 1.0).max(1.0);
-                rows.push(Row {
+                rows.push(PpAccuracyRow {
                     noise: name.clone(),
                     level: spine.levels[l].clone(),
                     units,
@@ -229,7 +229,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
 /// The TopDown accuracy rows on the bundled dhc-small geography (Bureau, Table 1 and uniform noise,
 /// `seeds` noise draws); `reproduce` writes them as results/topdown-postprocess-accuracy.csv and
 /// `report::topdown` draws them.
-pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<Row>, String> {
+pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<PpAccuracyRow>, String> {
     let alloc = crate::census::allocation::Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let mut spine = Spine::from_path(&data.join("topdown/dhc-small.csv"))?;
     spine.apply_bypass(crate::topdown::geography::spine::Bypass::Zcdp);
@@ -240,7 +240,7 @@ pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<Row>, S
 /// The 10-cell histogram of the accuracy table and the benchmark.
 pub const BENCH_SCHEMA: &str = "hhgq=5,votingage=2";
 
-pub fn render(rows: &[Row]) -> String {
+pub fn render(rows: &[PpAccuracyRow]) -> String {
     let mut s =
         String::from("noise,level,units,query,mae_noisy,mse_noisy,mae_nonneg,mse_nonneg,mae_topdown,mse_topdown,mse_topdown_mc_se\n");
     for r in rows {

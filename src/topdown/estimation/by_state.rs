@@ -20,8 +20,8 @@
 //!    `write_estimates` orders it.
 
 use crate::topdown::estimation::passes::LevelPasses;
-use crate::topdown::estimation::postprocess::{csv_field, postprocess_subtree, postprocess_with, Group, RunData, Stats};
-use crate::topdown::measurement::measure::Manifest;
+use crate::topdown::estimation::postprocess::{csv_field, postprocess_subtree, postprocess_with, MeasurementGroup, RunData, Stats};
+use crate::topdown::measurement::measure::TopdownManifest;
 use crate::topdown::measurement::rundir::{open_measurements, RowReader};
 use crate::topdown::spine::{Spine, NONE};
 use rayon::prelude::*;
@@ -60,11 +60,11 @@ fn sub_run(run: &RunData, units: &[u32], from: usize, to: usize) -> Result<(RunD
     let mut s = Spine::assemble(sp.levels[from..=to].to_vec(), ids, level, parent, blocks, Vec::new())?;
     s.span = units.iter().map(|&u| sp.span[u as usize]).collect();
     s.bypass = sp.bypass;
-    let groups: Vec<Group> = run
+    let groups: Vec<MeasurementGroup> = run
         .groups
         .iter()
         .filter(|g| g.level >= from && g.level <= to)
-        .map(|g| Group { level: g.level - from, span: g.span, entries: g.entries.clone(), len: g.len })
+        .map(|g| MeasurementGroup { level: g.level - from, span: g.span, entries: g.entries.clone(), len: g.len })
         .collect();
     let mut r = RunData::new_layout(s, run.schema.clone(), run.queries.clone(), groups, true)?;
     r.invariant = units.iter().map(|&u| run.invariant[u as usize]).collect();
@@ -98,7 +98,7 @@ impl Drop for TempDir {
 pub fn postprocess_by_state(
     dir: &Path,
     run: &RunData,
-    m: &Manifest,
+    m: &TopdownManifest,
     entry_at: &[(usize, usize)],
     passes: &[LevelPasses],
     out: &Path,

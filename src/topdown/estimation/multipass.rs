@@ -24,10 +24,10 @@ use crate::topdown::estimation::constraints::hhgq_of_cells;
 use crate::topdown::estimation::l2::{self, data_scale, Child, Term};
 use crate::topdown::estimation::passes::LevelPasses;
 use crate::topdown::estimation::postprocess::{rounded_direct, RunData};
-use crate::topdown::estimation::qp::{self, GroupRow, Row, PASS_TOL};
+use crate::topdown::estimation::qp::{self, CellSumRow, GroupRow, PASS_TOL};
 use crate::topdown::estimation::round_lp::{self, IRow, Penalty, RoundPass};
-use crate::topdown::estimation::rounding::{self, Rounding};
-use crate::topdown::measurement::schema::Query;
+use crate::topdown::estimation::rounding::{self, RoundingProblem};
+use crate::topdown::measurement::schema::MarginalQuery;
 
 /// The answers each pass fixed, for the tests: per pass, per query (name), child-major answers.
 #[derive(Clone, Debug, Default)]
@@ -71,7 +71,7 @@ fn child_terms(run: &RunData, ch: &[u32], live: &[usize]) -> Vec<Vec<(usize, Ter
 }
 
 /// Answer cells of query q over the live cells: for each answer cell, the live positions in it.
-fn answer_cells(q: &Query, live: &[usize]) -> Vec<Vec<u32>> {
+fn answer_cells(q: &MarginalQuery, live: &[usize]) -> Vec<Vec<u32>> {
     let mut out = vec![Vec::new(); q.cells];
     for (j, &k) in live.iter().enumerate() {
         out[q.map[k] as usize].push(j as u32);
@@ -80,7 +80,7 @@ fn answer_cells(q: &Query, live: &[usize]) -> Vec<Vec<u32>> {
     out
 }
 
-fn is_total(q: &Query) -> bool {
+fn is_total(q: &MarginalQuery) -> bool {
     q.cells == 1
 }
 
@@ -148,7 +148,8 @@ pub fn family(
             bounds.push(IRow { child: c, query: usize::MAX, cells, lo, hi });
         }
     }
-    let qrows: Vec<Row> = bounds.iter().map(|b| Row { child: b.child, cells: b.cells.clone(), lo: b.lo as f64, hi: b.hi as f64 }).collect();
+    let qrows: Vec<CellSumRow> =
+        bounds.iter().map(|b| CellSumRow { child: b.child, cells: b.cells.clone(), lo: b.lo as f64, hi: b.hi as f64 }).collect();
     let qgroups: Vec<GroupRow> = groups.iter().map(|(cs, t)| GroupRow { children: cs.clone(), total: *t as f64 }).collect();
     let problem = |pass: &[usize], totals: &[Option<f64>]| l2::Problem {
         n: nk,
@@ -164,7 +165,7 @@ pub fn family(
     let plain = bounds.is_empty() && groups.is_empty();
     let parent_total: Option<f64> = parent_f.as_ref().map(|p| p.iter().sum());
     let mut fixed_total: Vec<Option<f64>> = invariants.iter().map(|t| t.map(|v| v as f64)).collect();
-    let mut fixed_rows: Vec<Row> = Vec::new();
+    let mut fixed_rows: Vec<CellSumRow> = Vec::new();
     let mut x: Vec<f64> = Vec::new();
     // the last pass's problem when `l2.rs` solved it with no extra row binding (the rounding then
     // takes `postprocess`'s route)
@@ -210,7 +211,7 @@ pub fn family(
                 qp::solve(&p, &qrows, &qgroups)?
             }
         } else {
-            let rows: Vec<Row> = qrows.iter().chain(&fixed_rows).cloned().collect();
+            let rows: Vec<CellSumRow> = qrows.iter().chain(&fixed_rows).cloned().collect();
             qp::solve(&p, &rows, &qgroups)?
         };
         if let Some(t) = trace.as_deref_mut() {
@@ -233,7 +234,7 @@ pub fn family(
                 for c in 0..m {
                     for (j, cs) in cells.iter().enumerate() {
                         let v = a[c * cells.len() + j];
-                        fixed_rows.push(Row { child: c, cells: cs.clone(), lo: v - tol, hi: v + tol });
+                        fixed_rows.push(CellSumRow { child: c, cells: cs.clone(), lo: v - tol, hi: v + tol });
                     }
                 }
             }
@@ -254,7 +255,7 @@ pub fn family(
         if only_total && bounds.is_empty() && groups.is_empty() && fixed.is_empty() && !last {
             let zt: Vec<f64> = (0..m).map(|c| x[c * nk..(c + 1) * nk].iter().map(|v| v.max(0.0)).sum()).collect();
             let par = parent_live.as_ref().map(|p| vec![p.iter().sum::<i64>()]);
-            let z = rounding::round(&Rounding { n: 1, x: &zt, parent: par.as_deref(), totals: &invariants })?;
+            let z = rounding::round(&RoundingProblem { n: 1, x: &zt, parent: par.as_deref(), totals: &invariants })?;
             for c in 0..m {
                 totals[c] = Some(z[c]);
             }
@@ -270,11 +271,11 @@ pub fn family(
                     Some(v) => v,
                     None => {
                         let xi = l2::solve(p)?;
-                        rounding::round(&Rounding { n: nk, x: &xi, parent: parent_live.as_deref(), totals: &totals })?
+                        rounding::round(&RoundingProblem { n: nk, x: &xi, parent: parent_live.as_deref(), totals: &totals })?
                     }
                 },
                 None => {
-                    let r = Rounding { n: nk, x: &x, parent: parent_live.as_deref(), totals: &totals };
+                    let r = RoundingProblem { n: nk, x: &x, parent: parent_live.as_deref(), totals: &totals };
                     match rounding::round_by_paths(&r) {
                         Some(v) => v,
                         None => rounding::round(&r)?,
@@ -423,7 +424,7 @@ mod tests {
     }
 
     /// Σ over the answer cells of q of child c's cells.
-    fn answers(q: &Query, live: &[usize], y: &[i64], nc: usize, c: usize) -> Vec<i64> {
+    fn answers(q: &MarginalQuery, live: &[usize], y: &[i64], nc: usize, c: usize) -> Vec<i64> {
         answer_cells(q, live).iter().map(|cs| cs.iter().map(|&j| y[c * nc + live[j as usize]]).sum()).collect()
     }
 
@@ -451,7 +452,7 @@ mod tests {
                     // every earlier rounding pass's integer answers hold exactly in the final counts
                     for pass in &t.rounded[..t.rounded.len() - 1] {
                         for (name, a) in pass {
-                            let q = Query::parse(name, &r.schema).unwrap();
+                            let q = MarginalQuery::parse(name, &r.schema).unwrap();
                             let got: Vec<i64> = (0..ch.len()).flat_map(|c| answers(&q, &t.live, &y, nc, c)).collect();
                             assert_eq!(&got, a, "{spec}, seed {seed}, query {name}");
                         }
@@ -461,7 +462,7 @@ mod tests {
                     let x = t.xs.last().unwrap();
                     for pass in &t.l2[..t.l2.len() - 1] {
                         for (name, a) in pass {
-                            let q = Query::parse(name, &r.schema).unwrap();
+                            let q = MarginalQuery::parse(name, &r.schema).unwrap();
                             let cells = answer_cells(&q, &t.live);
                             for c in 0..ch.len() {
                                 for (j, cs) in cells.iter().enumerate() {

@@ -15,7 +15,7 @@
 //! detailed: `--rounder-passes "total | hhgq, hhgq * hispanic, hhgq * hispanic * cenrace, detailed"`.)
 
 use crate::topdown::estimation::postprocess::RunData;
-use crate::topdown::measurement::schema::Query;
+use crate::topdown::measurement::schema::MarginalQuery;
 
 /// The passes as written.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +59,7 @@ impl PassSpec {
 /// One rounding pass: L1 penalties on these queries' answers, and the cellwise rounding or not.
 #[derive(Clone, Debug)]
 pub struct RoundingPass {
-    pub penalties: Vec<Query>,
+    pub penalties: Vec<MarginalQuery>,
     pub cellwise: bool,
 }
 
@@ -105,7 +105,7 @@ pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Resu
         let expand = |spec: &[Vec<String>]| -> Result<Vec<Vec<usize>>, String> {
             let named: Vec<usize> = spec.iter().flatten().filter_map(|q| by_name(q)).collect();
             for q in spec.iter().flatten() {
-                if q != "*" && Query::parse(q, &run.schema).is_err() {
+                if q != "*" && MarginalQuery::parse(q, &run.schema).is_err() {
                     return Err(format!("passes: unknown query '{q}'"));
                 }
             }
@@ -166,7 +166,7 @@ pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Resu
                         } else if q == "*" {
                             return Err("rounder passes: name the queries (no *)".into());
                         } else {
-                            pass.penalties.push(Query::parse(q, &run.schema).map_err(|e| format!("rounder passes: {e}"))?);
+                            pass.penalties.push(MarginalQuery::parse(q, &run.schema).map_err(|e| format!("rounder passes: {e}"))?);
                         }
                     }
                     r.push(pass);

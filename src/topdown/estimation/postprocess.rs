@@ -36,9 +36,9 @@ use crate::topdown::estimation::constraints::Constraints;
 use crate::topdown::estimation::l2;
 use crate::topdown::estimation::multipass;
 use crate::topdown::estimation::passes::{LevelPasses, RoundingPass};
-use crate::topdown::estimation::rounding::{self, Rounding};
+use crate::topdown::estimation::rounding::{self, RoundingProblem};
 use crate::topdown::geography::spine::{Spine, NONE};
-use crate::topdown::measurement::schema::{Query, Schema};
+use crate::topdown::measurement::schema::{MarginalQuery, Schema};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -56,7 +56,7 @@ pub struct GroupEntry {
 /// The measurements of the units of one geolevel and budget span: every unit of the group has the
 /// same queries with the same noise.
 #[derive(Clone, Debug)]
-pub struct Group {
+pub struct MeasurementGroup {
     pub level: usize,
     pub span: usize,
     pub entries: Vec<GroupEntry>,
@@ -70,8 +70,8 @@ pub struct Group {
 pub struct RunData {
     pub spine: Spine,
     pub schema: Schema,
-    pub queries: Vec<Query>,
-    pub groups: Vec<Group>,
+    pub queries: Vec<MarginalQuery>,
+    pub groups: Vec<MeasurementGroup>,
     /// Group of each unit (NONE: not measured, span 0).
     pub unit_group: Vec<u32>,
     /// Offset of each measured unit's vector in `values`.
@@ -86,12 +86,18 @@ pub struct RunData {
 impl RunData {
     /// Lay out the measurement vectors for the spine's measured units (values NaN until filled).
     /// `groups` must hold one group for every (level, span) of a measured unit.
-    pub fn new(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>) -> Result<RunData, String> {
+    pub fn new(spine: Spine, schema: Schema, queries: Vec<MarginalQuery>, groups: Vec<MeasurementGroup>) -> Result<RunData, String> {
         RunData::new_layout(spine, schema, queries, groups, true)
     }
 
     /// As `new`; without `values` the measurement vector is left empty (a run read state by state).
-    pub fn new_layout(spine: Spine, schema: Schema, queries: Vec<Query>, groups: Vec<Group>, values: bool) -> Result<RunData, String> {
+    pub fn new_layout(
+        spine: Spine,
+        schema: Schema,
+        queries: Vec<MarginalQuery>,
+        groups: Vec<MeasurementGroup>,
+        values: bool,
+    ) -> Result<RunData, String> {
         let nu = spine.n_units();
         let mut unit_group = vec![NONE; nu];
         let mut unit_off = vec![0usize; nu];
@@ -365,7 +371,7 @@ fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route) -> Re
         Some(y) => y,
         None => {
             let x = l2::solve(&f.prob)?;
-            rounding::round(&Rounding { n: f.prob.n, x: &x, parent: f.parent.as_deref(), totals: &f.totals })?
+            rounding::round(&RoundingProblem { n: f.prob.n, x: &x, parent: f.parent.as_deref(), totals: &f.totals })?
         }
     };
     let nk = f.live.len();
@@ -439,7 +445,7 @@ impl Family {
 /// optimum gives the same table. Otherwise (a tie, or the direct method does not settle) None.
 pub(crate) fn rounded_direct(prob: &l2::Problem, parent: Option<&[i64]>, totals: &[Option<i64>]) -> Option<Vec<i64>> {
     let (x, agreement) = l2::solve_direct(prob)?;
-    let r = Rounding { n: prob.n, x: &x, parent, totals };
+    let r = RoundingProblem { n: prob.n, x: &x, parent, totals };
     let y = rounding::round_by_paths(&r)?;
     // Σ|x̃′ − x̃| < margin / 2 with a factor 2 to spare
     let margin = 4.0 * agreement * x.len() as f64;

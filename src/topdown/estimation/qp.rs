@@ -18,7 +18,7 @@ use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverSt
 
 /// lo ≤ Σ_{k ∈ cells} x_{child,k} ≤ hi (cells: indices of the problem's n cells; hi may be ∞).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Row {
+pub struct CellSumRow {
     pub child: usize,
     pub cells: Vec<u32>,
     pub lo: f64,
@@ -38,7 +38,7 @@ pub const PASS_TOL: f64 = 1e-8;
 
 /// Solve `p` (its terms, parent and totals) with the extra `rows` and `groups`. Returns the children's
 /// histograms, child-major, ≥ 0.
-pub fn solve(p: &Problem, rows: &[Row], groups: &[GroupRow]) -> Result<Vec<f64>, String> {
+pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Result<Vec<f64>, String> {
     p.validate()?;
     let (n, m) = (p.n, p.children.len());
     let nx = n * m;
@@ -208,7 +208,7 @@ mod tests {
         assert!((x[0] - 1.0 / 3.0).abs() < 1e-7 && (x[2] - 25.0 / 3.0).abs() < 1e-7, "{x:?}");
         // a lower bound of 2 on child 0: it sits at 2; minimise (x1 − 2)² + (x2 − 9)² with x1 + x2 = 8:
         // x1 = 0.5, x2 = 7.5
-        let lb = Row { child: 0, cells: vec![0], lo: 2.0, hi: f64::INFINITY };
+        let lb = CellSumRow { child: 0, cells: vec![0], lo: 2.0, hi: f64::INFINITY };
         let x = solve(&p, &[lb], &[]).unwrap();
         assert!((x[0] - 2.0).abs() < 1e-7 && (x[1] - 0.5).abs() < 1e-7 && (x[2] - 7.5).abs() < 1e-7, "{x:?}");
         // children 0 and 1 together 6: x0 + x1 = 6 (each moved by (6 − 3)/2), x2 = 4

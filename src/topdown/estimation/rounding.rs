@@ -25,7 +25,7 @@ use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp, Variable};
 
 /// The rounding problem of one parent: `x` holds the m children's L2 histograms (child-major, n cells
 /// each), `parent` the parent's fixed integer histogram (None at the root), `totals` the invariants.
-pub struct Rounding<'a> {
+pub struct RoundingProblem<'a> {
     pub n: usize,
     pub x: &'a [f64],
     pub parent: Option<&'a [i64]>,
@@ -37,7 +37,7 @@ pub fn l1(x: &[f64], y: &[i64]) -> f64 {
     x.iter().zip(y).map(|(a, &b)| (a - b as f64).abs()).sum()
 }
 
-pub fn round(r: &Rounding) -> Result<Vec<i64>, String> {
+pub fn round(r: &RoundingProblem) -> Result<Vec<i64>, String> {
     let xt = validate(r)?;
     // no constraint at all (root without invariant): each cell to its nearest integer
     if r.parent.is_none() && r.totals.iter().all(|t| t.is_none()) {
@@ -50,7 +50,7 @@ pub fn round(r: &Rounding) -> Result<Vec<i64>, String> {
 }
 
 /// The input checks of `round`; returns x̃ = max(x, 0).
-fn validate(r: &Rounding) -> Result<Vec<f64>, String> {
+fn validate(r: &RoundingProblem) -> Result<Vec<f64>, String> {
     let n = r.n;
     let m = r.totals.len();
     if r.x.len() != n * m {
@@ -79,11 +79,11 @@ fn validate(r: &Rounding) -> Result<Vec<f64>, String> {
 }
 
 /// Cells that are variables: with a parent, the cells non-zero in the parent (the others are 0).
-fn cell_live(r: &Rounding, k: usize) -> bool {
+fn cell_live(r: &RoundingProblem, k: usize) -> bool {
     r.parent.is_none_or(|p| p[k] > 0)
 }
 
-fn solve_lp(r: &Rounding, xt: &[f64], integer: bool) -> Result<Vec<i64>, String> {
+fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Result<Vec<i64>, String> {
     let n = r.n;
     let m = r.totals.len();
     let mut lp = Lp::new(OptimizationDirection::Minimize);
@@ -167,7 +167,7 @@ fn solve_lp(r: &Rounding, xt: &[f64], integer: bool) -> Result<Vec<i64>, String>
 }
 
 /// The constraints, exactly: y ≥ 0, Σ_c y_c = parent, 1ᵀy_c = T_c.
-pub fn check(r: &Rounding, y: &[i64]) -> Result<(), String> {
+pub fn check(r: &RoundingProblem, y: &[i64]) -> Result<(), String> {
     let n = r.n;
     let m = r.totals.len();
     if y.iter().any(|&v| v < 0) {
@@ -197,7 +197,7 @@ pub fn check(r: &Rounding, y: &[i64]) -> Result<(), String> {
 /// bipartite graph of `unique_optimum`), which keeps every cycle non-negative, so the end point is
 /// optimal (min-cost flow with convex costs). None if some imbalance cannot be routed or a shortest
 /// path search does not settle.
-pub fn round_by_paths(r: &Rounding) -> Option<Vec<i64>> {
+pub fn round_by_paths(r: &RoundingProblem) -> Option<Vec<i64>> {
     let n = r.n;
     let m = r.totals.len();
     let xt = validate(r).ok()?;
@@ -325,7 +325,7 @@ fn steps(xt: f64, v: i64) -> (f64, Option<f64>) {
 /// of steps with reduced cost ≤ `margin`, every cycle costs more than `margin`. Such cycles are
 /// looked for by contracting the edges tight in both directions (a tight cycle if one closes a loop)
 /// and searching the remaining tight steps for a directed cycle.
-pub fn unique_optimum(r: &Rounding, y: &[i64], margin: f64) -> bool {
+pub fn unique_optimum(r: &RoundingProblem, y: &[i64], margin: f64) -> bool {
     let n = r.n;
     let m = r.totals.len();
     if r.x.len() != n * m || y.len() != n * m {
@@ -448,7 +448,7 @@ mod tests {
     /// Every non-negative integer m×n table meeting the constraints, by enumeration: with a parent,
     /// every split of each parent cell among the children; at the root (one child with a total), every
     /// split of the total among the cells.
-    fn all_feasible(r: &Rounding) -> Vec<Vec<i64>> {
+    fn all_feasible(r: &RoundingProblem) -> Vec<Vec<i64>> {
         let (n, m) = (r.n, r.totals.len());
         let mut out = Vec::new();
         match r.parent {
@@ -523,7 +523,7 @@ mod tests {
             let parent: Vec<i64> = (0..n).map(|k| (0..m).map(|c| base[c * n + k]).sum()).collect();
             let totals: Vec<Option<i64>> =
                 (0..m).map(|c| if root || rng.gen_bool(0.6) { Some(base[c * n..(c + 1) * n].iter().sum()) } else { None }).collect();
-            let r = Rounding { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
+            let r = RoundingProblem { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
             let y = round(&r).unwrap();
             check(&r, &y).unwrap();
             let feas = all_feasible(&r);
@@ -573,7 +573,7 @@ mod tests {
             let parent: Vec<i64> = (0..n).map(|k| (0..m).map(|c| base[c * n + k]).sum()).collect();
             let totals: Vec<Option<i64>> =
                 (0..m).map(|c| if root || rng.gen_bool(0.5) { Some(base[c * n..(c + 1) * n].iter().sum()) } else { None }).collect();
-            let r = Rounding { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
+            let r = RoundingProblem { n, x: &x, parent: if root { None } else { Some(&parent) }, totals: &totals };
             let y = round_by_paths(&r).unwrap_or_else(|| panic!("case {case}: no table"));
             check(&r, &y).unwrap();
             let feas = all_feasible(&r);
@@ -599,7 +599,7 @@ mod tests {
         let x = [1.6, 0.7, 0.2, 0.4, 1.3, 0.8];
         let p = [2i64, 2, 1];
         let totals = [Some(2), None];
-        let r = Rounding { n: 3, x: &x, parent: Some(&p), totals: &totals };
+        let r = RoundingProblem { n: 3, x: &x, parent: Some(&p), totals: &totals };
         let a = round(&r).unwrap();
         let b = solve_lp(&r, &x, true).unwrap();
         check(&r, &b).unwrap();
@@ -611,14 +611,14 @@ mod tests {
     fn integral_input_is_kept_and_bad_input_is_an_error() {
         let x = [2.0, 0.0, 1.0, 3.0];
         let p = [3i64, 3];
-        let y = round(&Rounding { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(4)] }).unwrap();
+        let y = round(&RoundingProblem { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(4)] }).unwrap();
         assert_eq!(y, vec![2, 0, 1, 3]);
         // invariant totals that do not add up to the parent
-        assert!(round(&Rounding { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(5)] }).is_err());
-        assert!(round(&Rounding { n: 2, x: &[f64::NAN, 0.0], parent: None, totals: &[None] }).is_err());
+        assert!(round(&RoundingProblem { n: 2, x: &x, parent: Some(&p), totals: &[Some(2), Some(5)] }).is_err());
+        assert!(round(&RoundingProblem { n: 2, x: &[f64::NAN, 0.0], parent: None, totals: &[None] }).is_err());
         // root without invariant: nearest integers
-        assert_eq!(round(&Rounding { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[None] }).unwrap(), vec![0, 3, 7]);
+        assert_eq!(round(&RoundingProblem { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[None] }).unwrap(), vec![0, 3, 7]);
         // root with invariant: one unit moved where it costs least
-        assert_eq!(round(&Rounding { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[Some(11)] }).unwrap(), vec![1, 3, 7]);
+        assert_eq!(round(&RoundingProblem { n: 3, x: &[0.4, 2.6, 7.0], parent: None, totals: &[Some(11)] }).unwrap(), vec![1, 3, 7]);
     }
 }

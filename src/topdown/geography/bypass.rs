@@ -11,7 +11,7 @@
 
 /// Noise model of the implementing mechanism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Noise {
+pub enum BypassNoise {
     /// Laplace: precision ∝ γ² (pure ε-DP).
     PureDp,
     /// Gaussian: precision ∝ γ (ρ-zCDP).
@@ -51,7 +51,7 @@ pub fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
 /// Largest change of a diagonal element of Var(V x̂) (V = every geounit of the spine, blocks
 /// included) when the parent (share `g_parent`) with `c` children (each share `g_child`) is
 /// bypassed. The root and the blocks have share 1. Negative or zero: the bypass helps (weakly).
-pub fn variance_change(noise: Noise, c: usize, leaves: usize, g_parent: f64, g_child: f64) -> f64 {
+pub fn variance_change(noise: BypassNoise, c: usize, leaves: usize, g_parent: f64, g_child: f64) -> f64 {
     // units: 0 root, 1 parent, 2..2+c children, blocks after
     let nb = c * leaves;
     let nu = 2 + c + nb;
@@ -63,7 +63,7 @@ pub fn variance_change(noise: Noise, c: usize, leaves: usize, g_parent: f64, g_c
         a[2 + c + b][b] = 1.0;
     }
     let diag = |shares: &[f64]| -> Vec<f64> {
-        let p: Vec<f64> = shares.iter().map(|&g| if noise == Noise::PureDp { g * g } else { g }).collect();
+        let p: Vec<f64> = shares.iter().map(|&g| if noise == BypassNoise::PureDp { g * g } else { g }).collect();
         let mut m = vec![vec![0.0; nb]; nb];
         for u in 0..nu {
             for i in 0..nb {
@@ -90,7 +90,7 @@ pub fn variance_change(noise: Noise, c: usize, leaves: usize, g_parent: f64, g_c
 }
 
 /// Does bypassing help (no diagonal element increases, up to rounding)?
-pub fn bypass_helps(noise: Noise, c: usize, g_parent: f64, g_child: f64) -> bool {
+pub fn bypass_helps(noise: BypassNoise, c: usize, g_parent: f64, g_child: f64) -> bool {
     variance_change(noise, c, 2, g_parent, g_child) <= 1e-12
 }
 
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn pure_dp_equal_shares_helps_iff_at_most_three_children() {
         for c in 1..=7 {
-            assert_eq!(bypass_helps(Noise::PureDp, c, 1.0, 1.0), c <= 3, "c = {c}");
+            assert_eq!(bypass_helps(BypassNoise::PureDp, c, 1.0, 1.0), c <= 3, "c = {c}");
         }
     }
 
@@ -111,8 +111,8 @@ mod tests {
         // Theorem 2: γ_c ≥ (c−1)γ_l/2; for c = 4 the flip is at γ_c = 1.5 γ_l
         for c in 2..=6 {
             let t = (c as f64 - 1.0) / 2.0;
-            assert!(bypass_helps(Noise::PureDp, c, 1.0, t * 1.0001), "c = {c} above threshold");
-            assert!(!bypass_helps(Noise::PureDp, c, 1.0, t * 0.98), "c = {c} below threshold");
+            assert!(bypass_helps(BypassNoise::PureDp, c, 1.0, t * 1.0001), "c = {c} above threshold");
+            assert!(!bypass_helps(BypassNoise::PureDp, c, 1.0, t * 0.98), "c = {c} below threshold");
         }
         // Remark 1, exactly: (γ_l+γ_c)² ≥ cγ_l² + γ_c² ⇔ 2γ_c ≥ (c−1)γ_l
         for c in 1..8u32 {
@@ -127,11 +127,11 @@ mod tests {
 
     #[test]
     fn zcdp_only_single_child_parents() {
-        assert!(variance_change(Noise::Zcdp, 1, 2, 1.0, 1.0).abs() < 1e-12);
+        assert!(variance_change(BypassNoise::Zcdp, 1, 2, 1.0, 1.0).abs() < 1e-12);
         for c in 2..=6 {
-            assert!(!bypass_helps(Noise::Zcdp, c, 1.0, 1.0), "c = {c}");
+            assert!(!bypass_helps(BypassNoise::Zcdp, c, 1.0, 1.0), "c = {c}");
             // whatever the shares
-            assert!(!bypass_helps(Noise::Zcdp, c, 0.1, 10.0), "c = {c}");
+            assert!(!bypass_helps(BypassNoise::Zcdp, c, 0.1, 10.0), "c = {c}");
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::census::allocation::{norm_name, Allocation};
 use crate::model::Neighbors;
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{os_seed, seeded, DiscreteGaussianSampler};
-use crate::topdown::measurement::schema::{synth_block, Query, Schema, DEFAULT_QUERIES};
+use crate::topdown::measurement::schema::{synth_block, MarginalQuery, Schema, DEFAULT_QUERIES};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ pub struct Plan {
     pub neighbors: Neighbors,
     pub beta: Vec<Rational>,
     pub alpha: Vec<Vec<Rational>>,
-    pub queries: Vec<Vec<Query>>,
+    pub queries: Vec<Vec<MarginalQuery>>,
     pub schema: Schema,
 }
 
@@ -63,7 +63,7 @@ impl Plan {
             };
             let qs = names
                 .iter()
-                .map(|n| Query::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name)))
+                .map(|n| MarginalQuery::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name)))
                 .collect::<Result<Vec<_>, _>>()?;
             beta.push(share);
             alpha.push(a);
@@ -144,7 +144,7 @@ pub struct LevelEntry {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Manifest {
+pub struct TopdownManifest {
     pub format: String,
     pub allocation: String,
     pub rho: String,
@@ -281,7 +281,7 @@ struct Side {
 /// Run the measurements: write `measurements.csv` and `manifest.json` into the output directory.
 /// Everything is validated before anything is written; the CSV is streamed to a temporary file and
 /// renamed at the end, so a failure leaves nothing behind.
-pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<Manifest, String> {
+pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<TopdownManifest, String> {
     let (entries, paths, first_id) = noise_table(plan, spine)?;
     let samplers: Vec<DiscreteGaussianSampler> =
         entries.iter().map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap())).collect::<Result<_, _>>()?;
@@ -340,7 +340,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         ),
     };
     let bypassed = spine.span.iter().filter(|&&s| s == 0).count();
-    let manifest = Manifest {
+    let manifest = TopdownManifest {
         format: MANIFEST_FORMAT.into(),
         allocation: plan.alloc_name.clone(),
         rho: plan.rho.to_string(),
@@ -523,9 +523,10 @@ fn stream<W: Write>(
     Ok(rows)
 }
 
-pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
+pub fn read_manifest(path: &Path) -> Result<TopdownManifest, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read manifest '{}': {e}", path.display()))?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| crate::record::one_line(&format!("manifest '{}': {e}", path.display())))?;
+    let m: TopdownManifest =
+        serde_json::from_str(&text).map_err(|e| crate::record::one_line(&format!("manifest '{}': {e}", path.display())))?;
     if m.format != MANIFEST_FORMAT {
         return Err(format!("manifest '{}': unknown format '{}'", path.display(), m.format));
     }

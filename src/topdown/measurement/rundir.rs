@@ -17,10 +17,10 @@
 use crate::census::allocation::norm_name;
 use crate::num::parse_rational;
 use crate::topdown::estimation::constraints::{aggregate_units, parse_structural_zeros, sibling_union};
-use crate::topdown::estimation::postprocess::{csv_field, Group, GroupEntry, RunData};
+use crate::topdown::estimation::postprocess::{csv_field, GroupEntry, MeasurementGroup, RunData};
 use crate::topdown::geography::spine::{Bypass, Spine, NONE};
-use crate::topdown::measurement::measure::{read_manifest, Manifest};
-use crate::topdown::measurement::schema::{Query, Schema};
+use crate::topdown::measurement::measure::{read_manifest, TopdownManifest};
+use crate::topdown::measurement::schema::{MarginalQuery, Schema};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -112,7 +112,7 @@ fn bypass_of(s: &str) -> Result<Bypass, String> {
 }
 
 /// Load and cross-check a run directory written by `topdown measure`.
-pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
+pub fn load_run(dir: &Path) -> Result<(RunData, TopdownManifest), String> {
     let (mut run, m, entry_at) = load_head(dir, true)?;
     read_measurements(dir, &m, &entry_at, &mut run)?;
     Ok((run, m))
@@ -120,7 +120,7 @@ pub fn load_run(dir: &Path) -> Result<(RunData, Manifest), String> {
 
 /// The measurements of a run loaded by `load_head` (the measurement vector allocated here if it was
 /// loaded without).
-pub fn read_run_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+pub fn read_run_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
     if run.values.is_empty() {
         let total: usize =
             (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE).map(|u| run.groups[run.unit_group[u] as usize].len).sum();
@@ -134,7 +134,7 @@ pub type EntryAt = Vec<(usize, usize)>;
 
 /// Everything of a run but the measurements: manifest, geography, layout, invariants, units (the
 /// measurement vector allocated, NaN, when `values`).
-pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt), String> {
+pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, TopdownManifest, EntryAt), String> {
     if !dir.is_dir() {
         return Err(format!("run directory '{}' does not exist", dir.display()));
     }
@@ -177,8 +177,8 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt
     }
     let schema = Schema::parse(&m.schema).map_err(|e| format!("manifest: {e}"))?;
     // noise entries → groups by (level, span)
-    let mut queries: Vec<Query> = Vec::new();
-    let mut groups: Vec<Group> = Vec::new();
+    let mut queries: Vec<MarginalQuery> = Vec::new();
+    let mut groups: Vec<MeasurementGroup> = Vec::new();
     let mut entry_at: Vec<(usize, usize)> = Vec::with_capacity(m.noise.len()); // (group, position)
     for (k, e) in m.noise.iter().enumerate() {
         if e.id != k {
@@ -191,7 +191,7 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt
         if span == 0 || e.level_index + span > spine.n_levels() {
             return Err(format!("manifest: noise entry {k} has a bad budget span"));
         }
-        let q = Query::parse(&e.query, &schema).map_err(|x| format!("manifest: noise entry {k}: {x}"))?;
+        let q = MarginalQuery::parse(&e.query, &schema).map_err(|x| format!("manifest: noise entry {k}: {x}"))?;
         if q.cells != e.cells {
             return Err(format!("manifest: noise entry {k}: query '{}' has {} cells, the manifest says {}", e.query, q.cells, e.cells));
         }
@@ -210,7 +210,7 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt
         let g = match groups.iter().position(|g| g.level == e.level_index && g.span == span) {
             Some(g) => g,
             None => {
-                groups.push(Group { level: e.level_index, span, entries: Vec::new(), len: 0 });
+                groups.push(MeasurementGroup { level: e.level_index, span, entries: Vec::new(), len: 0 });
                 groups.len() - 1
             }
         };
@@ -233,7 +233,7 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, Manifest, EntryAt
 }
 
 /// The measurements file of a run, its header checked.
-pub fn open_measurements(dir: &Path, m: &Manifest) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, String> {
+pub fn open_measurements(dir: &Path, m: &TopdownManifest) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, String> {
     let path = dir.join(&m.measurements_file);
     let f = std::fs::File::open(&path).map_err(|e| format!("cannot read measurements '{}': {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::with_capacity(1 << 20, f));
@@ -310,7 +310,7 @@ fn unit_index(spine: &Spine) -> HashMap<&str, u32> {
     spine.ids.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect()
 }
 
-fn read_measurements(dir: &Path, m: &Manifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
     let mut rdr = open_measurements(dir, m)?;
     let mut values = std::mem::take(&mut run.values);
     let res = (|| -> Result<u64, String> {

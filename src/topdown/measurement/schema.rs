@@ -92,7 +92,7 @@ fn inst_level(h: u32, k: u32) -> u32 {
 
 /// A marginal query group over the schema.
 #[derive(Clone, Debug)]
-pub struct Query {
+pub struct MarginalQuery {
     pub name: String,
     /// Histogram cell → query cell.
     pub map: Vec<u32>,
@@ -113,8 +113,8 @@ pub const DEFAULT_QUERIES: [&str; 10] = [
     "detailed",
 ];
 
-impl Query {
-    pub fn parse(name: &str, schema: &Schema) -> Result<Query, String> {
+impl MarginalQuery {
+    pub fn parse(name: &str, schema: &Schema) -> Result<MarginalQuery, String> {
         let n = name.trim().to_lowercase();
         let nc = schema.cells();
         let mut map = vec![0u32; nc];
@@ -151,7 +151,7 @@ impl Query {
             }
             cells = dims.iter().map(|&d| schema.card[d] as usize).product();
         }
-        Ok(Query { name: name.trim().to_string(), map, cells })
+        Ok(MarginalQuery { name: name.trim().to_string(), map, cells })
     }
 
     /// Query answers from a histogram.
@@ -259,19 +259,19 @@ mod tests {
         let s = Schema::parse("pl94").unwrap();
         assert_eq!(s.cells(), 2016);
         for (q, n) in [("total", 1), ("detailed", 2016), ("hhinstlevels", 3), ("votingage * hispanic * cenrace", 252), ("hhgq", 8)] {
-            assert_eq!(Query::parse(q, &s).unwrap().cells, n, "{q}");
+            assert_eq!(MarginalQuery::parse(q, &s).unwrap().cells, n, "{q}");
         }
         let mut hist = vec![0u64; 2016];
         hist[s.cell([5, 1, 0, 7])] = 3;
         hist[s.cell([0, 0, 1, 7])] = 2;
-        let q = Query::parse("hhinstlevels", &s).unwrap();
+        let q = MarginalQuery::parse("hhinstlevels", &s).unwrap();
         let mut out = Vec::new();
         q.answer(&hist, &mut out);
         assert_eq!(out, vec![2, 0, 3]);
-        let q = Query::parse("cenrace", &s).unwrap();
+        let q = MarginalQuery::parse("cenrace", &s).unwrap();
         q.answer(&hist, &mut out);
         assert_eq!(out[7], 5);
-        assert!(Query::parse("age", &s).is_err());
+        assert!(MarginalQuery::parse("age", &s).is_err());
     }
 
     #[test]
