@@ -21,6 +21,7 @@
 pub mod analysis;
 pub mod certified;
 mod choice;
+pub mod geometric;
 mod honesty;
 mod lattice;
 mod lattice_fourier;

@@ -605,12 +605,12 @@ mod tests {
     }
 
     /// SafeTab's geometric variant: the manifest path (the accountant's lattice with discrete Laplace
-    /// shifts) gives the same exact ε as the pure-DP privacy-loss law of src/mech/account.rs, which sums
-    /// the geometric losses directly; the brackets must intersect and both be narrow.
+    /// shifts) gives the same exact ε as the pure-DP privacy-loss law of the geometric counts
+    /// (`account::geometric`, the engine src/pld/pure.rs), which sums the geometric losses directly; the
+    /// brackets must intersect and both be narrow.
     #[test]
     fn laplace_manifest_matches_pure_pld() {
-        use crate::mech::account::{GeoComponent, PurePld};
-        use crate::num::Interval;
+        use crate::account::geometric::{self, GeoComponent};
         for (nb, f) in [("add-remove", 1u32), ("replace", 2)] {
             let mut m = safetab_p_production(false);
             m.neighbors = nb.into();
@@ -639,9 +639,9 @@ mod tests {
                 let stages = l.structures[0].stages.len() as u32;
                 comps.push(GeoComponent { r: Rational::from((3, 7 + i as u32)), m: l.degree * f * stages });
             }
-            let e = PurePld::build(&comps, &Interval::one(256), 256).unwrap().epsilon(&d).unwrap();
-            assert!(lo <= e.hi.to_f64() && e.lo.to_f64() <= hi, "{nb}: [{lo}, {hi}] vs {e}");
-            assert!(hi - lo < 1e-12 && (e.hi.to_f64() - e.lo.to_f64()) < 1e-12);
+            let e = geometric::epsilon(&comps, &d, 256).unwrap();
+            assert!(lo <= e.hi().to_f64() && e.lo().to_f64() <= hi, "{nb}: [{lo}, {hi}] vs {}", e.describe());
+            assert!(hi - lo < 1e-12 && (e.hi().to_f64() - e.lo().to_f64()) < 1e-12);
         }
     }
 }

@@ -12,8 +12,9 @@
 //! pair (a single ε-DP randomized response is the least private ε-DP mechanism, Kairouz et al.), so the
 //! worst case is s single counts per level; both structures are reported.
 
+use crate::account::geometric::{self, GeoComponent};
 use crate::budget::zcdp::eps_bs;
-use crate::mech::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zcdp_grid_eps, GeoComponent, PurePld};
+use crate::mech::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zcdp_grid_eps};
 use crate::mech::calib;
 use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, Interval};
@@ -153,8 +154,8 @@ pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>
         (false, "geometric: EXACT (lattice PLD), two-stage groups"),
         (true, "geometric: EXACT (lattice PLD), worst case: total-only groups"),
     ] {
-        let pld = PurePld::build(&geo_components(&eps, S, &gamma(), single), &Interval::one(prec), prec)?;
-        rows.push(rec(name, "-", &pld.epsilon(delta)?, "tight for the stated structure"));
+        let exact = geometric::epsilon(&geo_components(&eps, S, &gamma(), single), delta, prec)?;
+        rows.push(rec(name, "-", &exact.interval(), "tight for the stated structure"));
     }
     if exact_dg {
         let acc = crate::account::Accountant::of_gauss(&dg_groups(&rhos, S, &gamma(), 1))?;

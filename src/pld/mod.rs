@@ -8,6 +8,7 @@ pub mod gridpair;
 pub mod gridprofile;
 pub mod lattice;
 pub mod profile;
+pub mod pure;
 pub mod search;
 
 pub use compose::compose_groups;
