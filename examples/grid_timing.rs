@@ -26,8 +26,8 @@ fn main() {
         let el = pl.epsilon(&d).unwrap();
         eprintln!(
             "{dir:?}: eps in [{:.8}, {:.8}] (discretise {:?}, {} / {} pts; invert {:?})",
-            el.lo.to_f64(),
-            eu.hi.to_f64(),
+            el.lo().to_f64(),
+            eu.hi().to_f64(),
             td,
             u.len(),
             l.len(),

@@ -534,7 +534,7 @@ fn tradeoff_knots_match_theorem_a7() {
         let want = tightdp::num::Interval::one(200).sub(&dg.tail_gt(&t, 200));
         let lo = f(r, "beta_lo");
         let hi = f(r, "beta_hi");
-        assert!(lo <= want.hi && want.lo <= hi, "c = {c}: [{lo}, {hi}] vs {want}");
+        assert!(lo <= *want.hi() && *want.lo() <= hi, "c = {c}: [{lo}, {hi}] vs {want}");
         checked += 1;
     }
     assert!(checked > 20);

@@ -512,7 +512,7 @@ fn zcdp_bs(rho: &str, delta: &str) -> PyResult<(String, String)> {
     check_rho_delta(&r, &d, rho, delta)?;
     quick(|| {
         let e = tightdp::budget::zcdp::eps_bs(&r, &d, 256);
-        Fallible::Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+        Fallible::Ok((fmt_down(e.lo(), OUT), fmt_up(e.hi(), OUT)))
     })
 }
 
@@ -523,7 +523,7 @@ fn zcdp_cks(py: Python<'_>, rho: &str, delta: &str) -> PyResult<(String, String)
     check_rho_delta(&r, &d, rho, delta)?;
     run(py, move || {
         let (e, _) = tightdp::budget::zcdp::eps_cks(&r, &d, 256);
-        Fallible::Ok((fmt_down(&e.lo, OUT), fmt_up(&e.hi, OUT)))
+        Fallible::Ok((fmt_down(e.lo(), OUT), fmt_up(e.hi(), OUT)))
     })
 }
 

@@ -114,10 +114,11 @@ pub struct Certified {
 impl Certified {
     /// From an engine's certified enclosure. Refuses an empty or NaN bracket.
     pub(in crate::account) fn new(iv: Interval, engine: Engine, trust: Trust, detail: String) -> Fallible<Certified> {
-        if iv.lo.is_nan() || iv.hi.is_nan() || iv.lo > iv.hi {
-            return fallible!(Internal, "{} produced an invalid bracket [{}, {}]", engine.as_str(), iv.lo, iv.hi);
+        if iv.lo().is_nan() || iv.hi().is_nan() || iv.lo() > iv.hi() {
+            return fallible!(Internal, "{} produced an invalid bracket [{}, {}]", engine.as_str(), iv.lo(), iv.hi());
         }
-        Ok(Certified { lo: iv.lo, hi: iv.hi, engine, trust, detail, note: None })
+        let (lo, hi) = iv.into_parts();
+        Ok(Certified { lo, hi, engine, trust, detail, note: None })
     }
 
     pub(in crate::account) fn with_note(mut self, note: String) -> Certified {
@@ -198,8 +199,8 @@ impl Certified {
                     let yi = Interval::from_float(y, prec);
                     yi.div(&yi.add(&qi))
                 };
-                let (lo, hi) = (at(&px.lo), at(&px.hi));
-                Interval::new(lo.lo, hi.hi)
+                let (lo, hi) = (at(px.lo()), at(px.hi()));
+                Interval::new(lo.into_parts().0, hi.into_parts().1)
             }
         };
         let mut c = Certified::new(iv, self.engine, self.trust, detail)?;

@@ -66,7 +66,7 @@ impl Accountant {
                 // δ(ε) ≥ … is unknown in advance: start from the zCDP bound on δ and let the loop deepen
                 let e = eps.to_f64();
                 let (d_bs, _) = zcdp::delta_cks(&rho, eps, 64);
-                let ld = -d_bs.hi.to_f64().max(1e-300).log2();
+                let ld = -d_bs.hi().to_f64().max(1e-300).log2();
                 e * std::f64::consts::LOG2_E + ld + digit_bits + 24.0
             }
             Query::Tradeoff(alpha) => {

@@ -143,7 +143,7 @@ impl Accountant {
             // the gap is ~ C h²: the step that meets the digits, and the finest step the time left buys
             // (cost ~ 1/h), whichever is coarser, at least 1.5x finer than this one
             let hf = h.to_f64();
-            let (w, mag) = (width(&iv), iv.hi.to_f64().abs().max(iv.lo.to_f64().abs()));
+            let (w, mag) = (width(&iv), iv.hi().to_f64().abs().max(iv.lo().to_f64().abs()));
             let target = 0.5 * mag * 10f64.powi(-(self.opts.digits as i32));
             let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
             let left = budget - start.elapsed().as_secs_f64();
@@ -184,7 +184,7 @@ fn refused_by_limits(e: &crate::error::Error) -> bool {
 }
 
 fn width(iv: &Interval) -> f64 {
-    (iv.hi.clone() - &iv.lo).to_f64()
+    (iv.hi().clone() - iv.lo()).to_f64()
 }
 
 /// A grid step near `h` with a short decimal spelling: 1, 2 or 5 times a power of ten, at most h.
@@ -387,14 +387,14 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
         if atoms {
             // the better of the two dominated laws (both bound the same side)
             let r = lower_of(profile(2))?;
-            if (!tradeoff && r.lo > l.lo) || (tradeoff && r.hi < l.hi) {
+            if (!tradeoff && r.lo() > l.lo()) || (tradeoff && r.hi() < l.hi()) {
                 l = r;
             }
         }
         // δ and ε: the dominated law bounds from below, the dominating one from above, the worse direction
         // counts (max); f(α): the dominating law bounds from below, the dominated one from above, the worse
         // direction counts (min)
-        let (dlo, dhi) = if tradeoff { (u.lo, l.hi) } else { (l.lo, u.hi) };
+        let (dlo, dhi) = if tradeoff { (u.into_parts().0, l.into_parts().1) } else { (l.into_parts().0, u.into_parts().1) };
         let pick = |acc: Option<Float>, v: Float| -> Float {
             match acc {
                 Some(x) if (x >= v) != tradeoff => x,

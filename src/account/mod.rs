@@ -205,7 +205,7 @@ impl Accountant {
         }
         // ε = 0 exactly when δ(0) ≤ δ, and δ(0) = TV(P, Q) ≤ √(KL/2) ≤ √(ρ/2) (Pinsker; KL ≤ ρ under ρ-zCDP)
         let tv_bound = self.rho().map(|r| Interval::from_rational(&r, 128).mul_rational(&Rational::from((1, 2))).sqrt());
-        if tv_bound.is_some_and(|t| t.hi <= Float::with_val(128, delta)) {
+        if tv_bound.is_some_and(|t| *t.hi() <= Float::with_val(128, delta)) {
             return Certified::new(Interval::zero(p), Engine::Closed, Trust::Exact, "delta(0) <= sqrt(rho/2) <= delta (Pinsker)".into());
         }
         match self.opts.method {
@@ -310,7 +310,7 @@ impl Accountant {
         let opts = self.initial_opts(Query::Tradeoff(&Rational::from((1, 2))), true);
         let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
-        let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| k.alpha.hi > 1e-300 && k.beta.hi > 1e-300).collect();
+        let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| *k.alpha.hi() > 1e-300 && *k.beta.hi() > 1e-300).collect();
         let step = if max_points == 0 || ks.len() <= max_points { 1 } else { ks.len().div_ceil(max_points) };
         let n = ks.len();
         let (engine, detail) = (self.engine_of(&opts), self.detail(&opts));

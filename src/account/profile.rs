@@ -86,7 +86,7 @@ impl Accountant {
     /// the enclosure, ε_lo clamped at 0. Engine, trust, detail and note are those of δ(ε_lo).
     pub fn delta_enclosed(&self, eps: &Interval) -> Fallible<Certified> {
         let exact = |x: &Float| x.to_rational().ok_or_else(|| err!(Internal, "non-finite end of an epsilon enclosure"));
-        let (elo, ehi) = (exact(&eps.lo)?, exact(&eps.hi)?);
+        let (elo, ehi) = (exact(eps.lo())?, exact(eps.hi())?);
         let elo = if elo < 0 { Rational::from(0) } else { elo };
         // δ at the larger ε (the smaller δ) first: the order in which the lattice cache fills
         let at_hi = self.delta(&ehi)?.delta;
@@ -202,7 +202,7 @@ mod tests {
             let (f, s) = (d.first.as_ref().unwrap(), d.second.as_ref().unwrap());
             assert_eq!((f.engine(), s.engine(), d.delta.engine()), (Engine::Lattice, Engine::Lattice, Engine::Lattice));
             let diff = f.interval().sub(&s.interval());
-            assert!(diff.lo <= *d.delta.hi() && *d.delta.lo() <= diff.hi);
+            assert!(*diff.lo() <= *d.delta.hi() && *d.delta.lo() <= *diff.hi());
         }
         let e = p.epsilon_curve(&[q("1e-80")]).unwrap();
         // at δ = 1e-80 the default depth (256 + guard bits of mass) resolves δ(ε) to ~1e-7 relative,

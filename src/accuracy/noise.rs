@@ -63,7 +63,7 @@ impl DgTable {
             var += 2.0 * p * (x * x) as f64;
             mean_abs += 2.0 * p * x as f64;
         }
-        let tail = dg.tail_gt(&Rational::from(radius), 64).hi.to_f64() * 2.0;
+        let tail = dg.tail_gt(&Rational::from(radius), 64).hi().to_f64() * 2.0;
         Ok(DgTable { sigma2: sigma2.clone(), radius, pmf, var, mean_abs, tail })
     }
 

@@ -45,9 +45,15 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
     rows.push(rec(&name, nb, "rho_total", rho.to_string(), "exact fraction"));
     rows.push(rec(&name, nb, "rho_total_decimal", dec(&rho, 20), ""));
     let bs = zcdp::eps_bs(&rho, delta, prec);
-    rows.push(rec(&name, nb, "eps_zcdp_bun_steinke", fmt_up(&bs.hi, 12), "rho + 2 sqrt(rho log 1/delta)"));
+    rows.push(rec(&name, nb, "eps_zcdp_bun_steinke", fmt_up(bs.hi(), 12), "rho + 2 sqrt(rho log 1/delta)"));
     let (cks, alpha) = zcdp::eps_cks(&rho, delta, prec);
-    rows.push(rec(&name, nb, "eps_zcdp_cks", fmt_up(&cks.hi, 14), &format!("Canonne-Kamath-Steinke, alpha* = {}", fmt_nearest(&alpha, 8))));
+    rows.push(rec(
+        &name,
+        nb,
+        "eps_zcdp_cks",
+        fmt_up(cks.hi(), 14),
+        &format!("Canonne-Kamath-Steinke, alpha* = {}", fmt_nearest(&alpha, 8)),
+    ));
     for a in allocs {
         for l in &a.levels {
             rows.push(rec(&a.name, nb, &format!("rho_level[{}]", l.name), l.rho.to_string(), &dec(&l.rho, 12)));
@@ -61,13 +67,13 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 &a.name,
                 nb,
                 &format!("eps_block_within[{}]", a.levels[k].name),
-                fmt_up(&c.hi, 12),
+                fmt_up(c.hi(), 12),
                 &format!(
                     "CKS at rho = {} (levels {}..{}); Bun-Steinke {}",
                     dec(&r, 10),
                     a.levels[n - 1].name,
                     a.levels[k].name,
-                    fmt_up(&zcdp::eps_bs(&r, delta, prec).hi, 10)
+                    fmt_up(zcdp::eps_bs(&r, delta, prec).hi(), 10)
                 ),
             ));
             if exact {

@@ -162,7 +162,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     let (stated_eps, stated_printed, stated_how): (Rational, Option<String>, &str) = match (&st.epsilon, &st.rho, &delta) {
         (Some((p, e)), _, _) => (e.clone(), Some(p.clone()), "as published"),
         (None, Some(rho), Some(dl)) => {
-            let bs = zcdp::eps_bs(rho, dl, PREC).hi;
+            let bs = zcdp::eps_bs(rho, dl, PREC).into_parts().1;
             (bs.to_rational().unwrap_or_default(), None, "Bun-Steinke epsilon of the stated rho")
         }
         _ => return Err(format!("deployment '{}': no stated epsilon to compare", d.id)),
@@ -234,8 +234,8 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     } else {
         let dl = delta.clone().expect("approx and zcdp statements carry delta");
         if gaussian_only {
-            let bs = zcdp::eps_bs(&rho, &dl, PREC).hi;
-            let cks = zcdp::eps_cks(&rho, &dl, PREC).0.hi;
+            let bs = zcdp::eps_bs(&rho, &dl, PREC).into_parts().1;
+            let cks = zcdp::eps_cks(&rho, &dl, PREC).0.into_parts().1;
             r.push("eps_zcdp_bun_steinke", fmt_up(&bs, 12));
             r.push("eps_zcdp_cks", fmt_up(&cks, 12));
             point.bun_steinke = Some(bs.to_f64());
@@ -354,8 +354,8 @@ fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Opti
             r.push("rho", rho.to_string());
             r.push("rho_decimal", fmt_nearest(&Float::with_val(PREC, &rho), 12));
             r.push("delta", fmt_nearest(&Float::with_val(PREC, delta), 6));
-            r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, delta, PREC).hi, 12));
-            r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, delta, PREC).0.hi, 12));
+            r.push("eps_zcdp_bun_steinke", fmt_up(zcdp::eps_bs(&rho, delta, PREC).hi(), 12));
+            r.push("eps_zcdp_cks", fmt_up(zcdp::eps_cks(&rho, delta, PREC).0.hi(), 12));
             r.push("eps_exact_lo", fmt_down(e.lo(), 22));
             r.push("eps_exact_hi", fmt_up(e.hi(), 22));
             r.push("digits", e.digits().to_string());

@@ -135,15 +135,15 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
             let e = crate::account::Accountant::new(comp, opts)?.epsilon(&d10)?;
             let note = e.describe();
             let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
-            let bars = [zcdp::eps_bs(&rho, &d10, 128).hi.to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi.to_f64(), e.hi().to_f64()];
+            let bars = [zcdp::eps_bs(&rho, &d10, 128).hi().to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi().to_f64(), e.hi().to_f64()];
             let mut r = Record::new();
             r.push("product", *name);
             r.push("neighbors", allocs[0].neighbors.as_str());
             r.push("rho", rho.to_string());
             r.push("rho_decimal", fmt_nearest(&Float::with_val(128, &rho), 12));
             r.push("eps_reported_by_bureau", *reported);
-            r.push("eps_zcdp_bun_steinke", fmt_up(&zcdp::eps_bs(&rho, &d10, 128).hi, 10));
-            r.push("eps_zcdp_cks", fmt_up(&zcdp::eps_cks(&rho, &d10, 128).0.hi, 12));
+            r.push("eps_zcdp_bun_steinke", fmt_up(zcdp::eps_bs(&rho, &d10, 128).hi(), 10));
+            r.push("eps_zcdp_cks", fmt_up(zcdp::eps_cks(&rho, &d10, 128).0.hi(), 12));
             r.push("eps_exact_lo", lo);
             r.push("eps_exact_hi", hi);
             r.push("note", note);

@@ -247,7 +247,7 @@ impl Ctx {
                 let rho = if m.contains_key("rho") { rat_in(m, "rho")? } else { self.level_groups(m)?.2 };
                 zcdp::eps_bs(&rho, &rat_in(m, "delta")?, p).mid()
             }
-            "eps_cks" => zcdp::eps_cks(&rat_in(m, "rho")?, &rat_in(m, "delta")?, p).0.hi,
+            "eps_cks" => zcdp::eps_cks(&rat_in(m, "rho")?, &rat_in(m, "delta")?, p).0.into_parts().1,
             "eps_exact_level" => self.level_eps(m)?.0.mid(),
             "eps_reduction_pct_level" => pct_reduction(self, m)?,
             "eps_reduction_pct_extreme" => self.over_levels(m, &pct_reduction)?,
@@ -288,7 +288,7 @@ impl Ctx {
                     .ok_or("internal error: a lattice profile without its first term")?
                     .mid()
             }
-            "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).hi,
+            "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).into_parts().1,
             "clt_residual_sup" => {
                 let n: u32 = get(m, "n")?.parse().map_err(|_| format!("input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
                 if !(1..=CLT_MAX_N).contains(&n) {

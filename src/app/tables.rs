@@ -41,8 +41,8 @@ pub fn geolevel_epsilons(alloc: &Allocation, deltas: &[Rational], prec: u32) -> 
             r.push("rho", rat_dec(&level.rho, DIGITS));
             r.push("delta", rat_dec(delta, 6));
             r.push("eps_bureau", fmt_nearest(&bureau.mid(), DIGITS));
-            r.push("eps_exact_lo", fmt_down(&exact.lo, DIGITS));
-            r.push("eps_exact_hi", fmt_up(&exact.hi, DIGITS));
+            r.push("eps_exact_lo", fmt_down(exact.lo(), DIGITS));
+            r.push("eps_exact_hi", fmt_up(exact.hi(), DIGITS));
             r.push("reduction_percent", fmt_nearest(&red.mid(), 12));
             r.push("neighbors", alloc.neighbors.as_str());
             rows.push(r);

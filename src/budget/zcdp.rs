@@ -121,7 +121,7 @@ pub fn delta_cks(rho: &Rational, eps: &Rational, prec: u32) -> (Interval, Float)
     let ld = cks_logdelta_at(&a, &r, &e, p);
     let d = ld.exp();
     let one = Interval::one(p);
-    let d = if d.lo >= 1 { one } else { d };
+    let d = if *d.lo() >= 1 { one } else { d };
     (crate::noise::dgauss::round_to(&d, prec), a)
 }
 
@@ -153,7 +153,7 @@ mod tests {
         let d = delta_bs(&rho, &erat, 200).mid().to_f64();
         assert!((d / 1e-10 - 1.0).abs() < 1e-9);
         let (c, alpha) = eps_cks(&rho, &delta, 200);
-        assert!(c.hi < e.lo, "CKS must improve on Bun–Steinke");
+        assert!(c.hi() < e.lo(), "CKS must improve on Bun–Steinke");
         assert!(alpha > 1);
         // δ_CKS at ε_CKS returns δ.
         let crat = Rational::from_f64(c.mid().to_f64()).unwrap();

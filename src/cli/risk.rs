@@ -251,8 +251,8 @@ fn iv(x: &Interval) -> String {
 
 fn push_iv(r: &mut Record, k: &str, x: &Interval) {
     r.push(k, iv(x));
-    r.push(&format!("{k}_lo"), fmt_down(&x.lo, 25));
-    r.push(&format!("{k}_hi"), fmt_up(&x.hi, 25));
+    r.push(&format!("{k}_lo"), fmt_down(x.lo(), 25));
+    r.push(&format!("{k}_hi"), fmt_up(x.hi(), 25));
 }
 
 fn dec(d: Decision, m: i64) -> String {

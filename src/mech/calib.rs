@@ -113,10 +113,10 @@ pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Ratio
         for prec in [128u32, 256, 1024, 4096] {
             let tail = dg.tail_gt(&Rational::from(t), prec);
             let thr = Interval::from_rational(&one_minus_p, prec);
-            if tail.hi <= thr.lo {
+            if tail.hi() <= thr.lo() {
                 return Ok(true);
             }
-            if tail.lo > thr.hi {
+            if tail.lo() > thr.hi() {
                 return Ok(false);
             }
         }
@@ -135,8 +135,8 @@ pub fn geometric_scale_h1(moe: u32) -> Result<Rational, String> {
     let prec = 256;
     let ln20 = Interval::from_i64(20, prec).ln();
     let x = Interval::from_i64(moe as i64 + 1, prec).div(&ln20);
-    let lo = x.lo.to_rational().ok_or("nan")?;
-    let hi = x.hi.to_rational().ok_or("nan")?;
+    let lo = x.lo().to_rational().ok_or("nan")?;
+    let hi = x.hi().to_rational().ok_or("nan")?;
     let (a, b) = (round_half_even(&lo, 2), round_half_even(&hi, 2));
     if a != b {
         return Err(format!("cannot decide round2((MOE+1)/ln 20) for MOE = {moe}"));
@@ -153,7 +153,7 @@ pub fn geometric_eps_base(moe: u32, prec: u32) -> Interval {
 fn certified_floor(f: &dyn Fn(u32) -> Interval, what: &str) -> Result<i64, String> {
     for prec in [128u32, 256, 1024, 4096] {
         let x = f(prec);
-        let (lo, hi) = (x.lo.clone().floor(), x.hi.clone().floor());
+        let (lo, hi) = (x.lo().clone().floor(), x.hi().clone().floor());
         if lo == hi {
             return lo.to_integer().and_then(|i| i.to_i64()).ok_or_else(|| format!("{what}: out of range"));
         }
@@ -190,10 +190,10 @@ fn covers95(cov: &dyn Fn(u32) -> Interval) -> Result<bool, String> {
     for prec in [128u32, 256, 1024, 4096] {
         let c = cov(prec);
         let t = Interval::from_rational(&Rational::from((19, 20)), prec);
-        if c.lo >= t.hi {
+        if c.lo() >= t.hi() {
             return Ok(true);
         }
-        if c.hi < t.lo {
+        if c.hi() < t.lo() {
             return Ok(false);
         }
     }

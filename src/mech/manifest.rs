@@ -368,8 +368,8 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     r.push("delta", crate::num::format::fmt_nearest(&rug::Float::with_val(p, delta), 6));
     if any_dg {
         r.push("zcdp_rho", crate::mech::calib::dec(&rho_max, 12));
-        r.push("epsilon_bureau_bs", fmt_up(&eps_bs(&rho_max, delta, p).hi, 15));
-        r.push("epsilon_zcdp_cks", fmt_up(&eps_cks(&rho_max, delta, p).0.hi, 15));
+        r.push("epsilon_bureau_bs", fmt_up(eps_bs(&rho_max, delta, p).hi(), 15));
+        r.push("epsilon_zcdp_cks", fmt_up(eps_cks(&rho_max, delta, p).0.hi(), 15));
         r.push("epsilon_pure", "inf");
     } else if let Some(pe) = pure_max {
         r.push("epsilon_pure", crate::mech::calib::dec(&pe, 12));

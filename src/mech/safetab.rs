@@ -287,8 +287,8 @@ pub fn moe_rows(cfg: &ReConfig) -> Result<Vec<Record>, String> {
                 .push("moe_target", if k == 1 { l.moe.map(|m| m.to_string()).unwrap_or_else(|| "-".into()) } else { "-".into() })
                 .push("moe_paper", cfg.moe_paper(law)?.to_string())
                 .push("moe_exact_95", exact.to_string())
-                .push("coverage_at_moe_paper_lo", crate::num::fmt_down(&cov.lo, 10))
-                .push("coverage_at_moe_paper_hi", crate::num::fmt_up(&cov.hi, 10));
+                .push("coverage_at_moe_paper_lo", crate::num::fmt_down(cov.lo(), 10))
+                .push("coverage_at_moe_paper_hi", crate::num::fmt_up(cov.hi(), 10));
             rows.push(r);
         }
     }

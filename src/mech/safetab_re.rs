@@ -107,8 +107,8 @@ fn rec(item: &str, printed: &str, v: &Interval, note: &str) -> Record {
     let mut r = Record::new();
     r.push("item", item)
         .push("printed", printed)
-        .push("value_lo", fmt_down(&v.lo, 12))
-        .push("value_hi", fmt_up(&v.hi, 12))
+        .push("value_lo", fmt_down(v.lo(), 12))
+        .push("value_hi", fmt_up(v.hi(), 12))
         .push("note", note);
     r
 }
@@ -136,7 +136,7 @@ pub fn table4() -> Result<Vec<Record>, String> {
             .push("geo_scale_h1", calib::dec(&b, 2))
             .push("geo_step2", calib::dec(&gs2, places))
             .push("geo_total", calib::dec(&gt_pr, 2))
-            .push("geo_total_eq38", fmt_down(&unr.lo, 10))
+            .push("geo_total_eq38", fmt_down(unr.lo(), 10))
             .push("geo_printed", format!("{gst2}/{gtot}"));
         rows.push(x);
     }

@@ -212,7 +212,7 @@ mod tests {
         assert!((inf_a.to_f64() - 0.1).abs() < 1e-16 && (inf_b.to_f64() - 0.1).abs() < 1e-16);
         // masses sum to one on each side
         let tot = s.a_above.add(&s.a_below).add(&inf_a);
-        assert!(tot.lo <= 1 && tot.hi >= 1 && tot.hi.to_f64() - tot.lo.to_f64() < 1e-30);
+        assert!(*tot.lo() <= 1 && *tot.hi() >= 1 && tot.hi().to_f64() - tot.lo().to_f64() < 1e-30);
         assert_eq!(m.rho(), None);
         assert_eq!(ApproxDp::new(q("1/2"), q("0")).unwrap().rho(), Some(q("1/8")));
         assert!(ApproxDp::new(q("0"), q("0")).is_err() && ApproxDp::new(q("1"), q("1")).is_err());

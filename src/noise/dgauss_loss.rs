@@ -99,7 +99,7 @@ impl DiscreteGaussianLoss {
                 _ => {
                     let j = j.to_u64().unwrap_or(u64::MAX);
                     let bound = Interval::new(Float::with_val(p, 0), gauss_tail_upper(&self.dg.sigma2, j, p)).div(z);
-                    round(&Interval::new(Float::with_val(p, 0), bound.hi), prec)
+                    round(&Interval::new(Float::with_val(p, 0), bound.into_parts().1), prec)
                 }
             }
         };

@@ -192,7 +192,7 @@ pub fn normal_sf_inverse(alpha: &Rational, prec: u32) -> Fallible<Interval> {
     loop {
         lo = Rational::from_f64(guess - w).ok_or_else(|| crate::err!(Internal, "normal quantile out of range"))?;
         hi = Rational::from_f64(guess + w).ok_or_else(|| crate::err!(Internal, "normal quantile out of range"))?;
-        if at(&lo).lo > a.hi && at(&hi).hi < a.lo {
+        if at(&lo).lo() > a.hi() && at(&hi).hi() < a.lo() {
             break;
         }
         w *= 2.0;
@@ -203,23 +203,23 @@ pub fn normal_sf_inverse(alpha: &Rational, prec: u32) -> Fallible<Interval> {
     for _ in 0..2 * prec {
         let mid = Rational::from(&lo + &hi) / 2u32;
         let v = at(&mid);
-        if v.lo > a.hi {
+        if v.lo() > a.hi() {
             lo = mid;
-        } else if v.hi < a.lo {
+        } else if v.hi() < a.lo() {
             hi = mid;
         } else {
             break;
         }
     }
-    Ok(Interval::new(Interval::from_rational(&lo, prec).lo, Interval::from_rational(&hi, prec).hi))
+    Ok(Interval::new(Interval::from_rational(&lo, prec).into_parts().0, Interval::from_rational(&hi, prec).into_parts().1))
 }
 
 /// A probability enclosure clipped to [0, 1] and rounded to `prec` bits (outward).
 fn clamp_prob(v: Interval, prec: u32) -> Interval {
     let zero = rug::Float::with_val(prec, 0);
     let one = rug::Float::with_val(prec, 1);
-    let lo = rug::Float::with_val_round(prec, &v.lo, rug::float::Round::Down).0.max(&zero).min(&one);
-    let hi = rug::Float::with_val_round(prec, &v.hi, rug::float::Round::Up).0.min(&one).max(&zero);
+    let lo = rug::Float::with_val_round(prec, v.lo(), rug::float::Round::Down).0.max(&zero).min(&one);
+    let hi = rug::Float::with_val_round(prec, v.hi(), rug::float::Round::Up).0.min(&one).max(&zero);
     Interval::new(lo.min(&hi), hi)
 }
 
@@ -280,8 +280,8 @@ mod tests {
             assert!(s.a_below.add(&s.a_above).contains(&Float::with_val(p, 1)));
             assert!(s.b_below.add(&s.b_above).contains(&Float::with_val(p, 1)));
             let bound = Interval::from_rational(&-q(l), p).exp().mul(&s.a_above);
-            assert!(s.b_above.lo <= bound.hi, "ℓ={l}");
-            assert!(s.a_above.hi >= s.b_above.lo);
+            assert!(s.b_above.lo() <= bound.hi(), "ℓ={l}");
+            assert!(s.a_above.hi() >= s.b_above.lo());
         }
         assert!(Gaussian::new(q("0"), q("1")).is_err());
         assert!(Gaussian::new(q("1"), q("-1")).is_err());

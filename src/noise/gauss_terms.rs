@@ -22,15 +22,15 @@ impl GaussTable {
         let mut hi = Vec::with_capacity(n + 1);
         let mut glo = Float::with_val(prec, 1);
         let mut ghi = Float::with_val(prec, 1);
-        let mut rlo = r0.lo.clone();
-        let mut rhi = r0.hi.clone();
+        let mut rlo = r0.lo().clone();
+        let mut rhi = r0.hi().clone();
         for _ in 0..=n {
             lo.push(glo.clone());
             hi.push(ghi.clone());
             glo = Float::with_val_round(prec, &glo * &rlo, Round::Down).0;
             ghi = Float::with_val_round(prec, &ghi * &rhi, Round::Up).0;
-            rlo = Float::with_val_round(prec, &rlo * &q.lo, Round::Down).0;
-            rhi = Float::with_val_round(prec, &rhi * &q.hi, Round::Up).0;
+            rlo = Float::with_val_round(prec, &rlo * q.lo(), Round::Down).0;
+            rhi = Float::with_val_round(prec, &rhi * q.hi(), Round::Up).0;
         }
         GaussTable { lo, hi }
     }
@@ -53,8 +53,8 @@ pub fn gauss_tail_upper(v: &Rational, m: u64, prec: u32) -> Float {
     let gm = Interval::from_rational(&-expo, prec).exp();
     let ratio_e = (2u32 * Rational::from(m) + 1u32) / (Rational::from(2u32) * v);
     let ratio = Interval::from_rational(&-ratio_e, prec).exp();
-    let denom = Float::with_val_round(prec, 1 - &ratio.hi, Round::Down).0;
-    Float::with_val_round(prec, &gm.hi / &denom, Round::Up).0
+    let denom = Float::with_val_round(prec, 1 - ratio.hi(), Round::Down).0;
+    Float::with_val_round(prec, gm.hi() / &denom, Round::Up).0
 }
 
 /// Radius K with exp(-K²/(2v)) ≤ 2^-(bits): K = ⌈√(2 v · bits · ln 2)⌉.

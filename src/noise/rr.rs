@@ -126,10 +126,10 @@ impl RandomizedResponse {
                 while prec <= 1 << 16 {
                     let e = Interval::from_rational(l, prec).exp();
                     let ri = Interval::from_rational(&r, prec);
-                    if e.hi < ri.lo {
+                    if e.hi() < ri.lo() {
                         return Ok(true);
                     }
-                    if e.lo > ri.hi {
+                    if e.lo() > ri.hi() {
                         return Ok(false);
                     }
                     prec *= 4;

@@ -68,18 +68,18 @@ impl PoissonSampled {
         let qi = Interval::from_rational(&self.q, p);
         let x = Interval::from_rational(u, p).exp().sub(&Interval::one(p).sub(&qi));
         let zero = Float::with_val(p, 0);
-        if x.hi <= zero {
+        if *x.hi() <= zero {
             return (None, None, true);
         }
         let hi = {
-            let s = Interval::new(x.hi.clone(), x.hi.clone()).div(&qi).ln();
-            let mut v = s.hi.clone();
+            let s = Interval::new(x.hi().clone(), x.hi().clone()).div(&qi).ln();
+            let mut v = s.hi().clone();
             v.next_up();
             v.to_rational()
         };
-        let lo = if x.lo > zero {
-            let s = Interval::new(x.lo.clone(), x.lo.clone()).div(&qi).ln();
-            let mut v = s.lo.clone();
+        let lo = if *x.lo() > zero {
+            let s = Interval::new(x.lo().clone(), x.lo().clone()).div(&qi).ln();
+            let mut v = s.lo().clone();
             v.next_down();
             v.to_rational()
         } else {
@@ -91,8 +91,8 @@ impl PoissonSampled {
 
 /// The hull [lo of x, hi of y] (masses below a point: the lower end from the smaller point).
 fn hull_ends(x: &Interval, y: &Interval) -> Interval {
-    let lo = x.lo.clone().min(&y.lo);
-    let hi = x.hi.clone().max(&y.hi);
+    let lo = x.lo().clone().min(y.lo());
+    let hi = x.hi().clone().max(y.hi());
     Interval::new(lo, hi)
 }
 

@@ -7,16 +7,32 @@ use super::Interval;
 use rug::float::Round;
 use rug::Float;
 
-/// A complex number known to lie in the rectangle re × im.
+/// A complex number known to lie in the rectangle re × im. The parts are private (read through
+/// [`CInterval::re`] / [`CInterval::im`]), like the ends of an [`Interval`].
 #[derive(Clone, Debug)]
 pub struct CInterval {
-    pub re: Interval,
-    pub im: Interval,
+    re: Interval,
+    im: Interval,
 }
 
 impl CInterval {
     pub fn new(re: Interval, im: Interval) -> CInterval {
         CInterval { re, im }
+    }
+
+    /// The real part.
+    pub fn re(&self) -> &Interval {
+        &self.re
+    }
+
+    /// The imaginary part.
+    pub fn im(&self) -> &Interval {
+        &self.im
+    }
+
+    /// The two parts (re, im).
+    pub fn into_parts(self) -> (Interval, Interval) {
+        (self.re, self.im)
     }
 
     pub fn real(re: Interval) -> CInterval {
@@ -67,19 +83,21 @@ impl CInterval {
         // x² over an interval: the product x·x would let a part straddling 0 contribute a negative lower
         // end (lo·hi) and refuse rectangles away from 0; its square is [0, max(lo², hi²)]
         let sq = |i: &Interval| {
-            if i.lo >= 0 || i.hi <= 0 {
+            if *i.lo() >= 0 || *i.hi() <= 0 {
                 i.mul(i)
             } else {
                 let p = i.prec();
-                let (a, b) =
-                    (Float::with_val_round(p, i.lo.square_ref(), Round::Up).0, Float::with_val_round(p, i.hi.square_ref(), Round::Up).0);
+                let (a, b) = (
+                    Float::with_val_round(p, i.lo().square_ref(), Round::Up).0,
+                    Float::with_val_round(p, i.hi().square_ref(), Round::Up).0,
+                );
                 Interval::new(Float::with_val(p, 0), if a > b { a } else { b })
             }
         };
         let n = sq(&self.re).add(&sq(&self.im));
         // the squares' lower ends may round below the true |z|² but never below 0: a positive lower end
         // certifies z ≠ 0
-        if !(n.lo > 0) {
+        if !(*n.lo() > 0) {
             return None;
         }
         Some(CInterval { re: self.re.div(&n), im: self.im.neg().div(&n) })
@@ -94,8 +112,8 @@ impl CInterval {
     pub fn abs_hi(&self) -> Float {
         let p = self.re.prec();
         let m = |i: &Interval| {
-            let a = Float::with_val(p, i.lo.abs_ref());
-            let b = Float::with_val(p, i.hi.abs_ref());
+            let a = Float::with_val(p, i.lo().abs_ref());
+            let b = Float::with_val(p, i.hi().abs_ref());
             if a > b {
                 a
             } else {
@@ -121,7 +139,7 @@ mod tests {
 
     fn holds(z: &CInterval, v: Complex64, tol: f64) -> bool {
         // an f64 reference (exact inputs, a few roundings): the rectangle must contain it up to those
-        let inside = |i: &Interval, x: f64| i.lo.to_f64() - tol <= x && x <= i.hi.to_f64() + tol;
+        let inside = |i: &Interval, x: f64| i.lo().to_f64() - tol <= x && x <= i.hi().to_f64() + tol;
         inside(&z.re, v.re) && inside(&z.im, v.im)
     }
 
@@ -179,7 +197,7 @@ mod random_tests {
     }
 
     fn inside(i: &Interval, v: &Rational) -> bool {
-        i.lo <= *v && i.hi >= *v
+        *i.lo() <= *v && *i.hi() >= *v
     }
 
     fn holds(z: &CInterval, v: &(Rational, Rational), what: &str, ctx: &dyn Fn() -> String) {
@@ -191,12 +209,13 @@ mod random_tests {
     }
 
     fn width(i: &Interval) -> Rational {
-        q(&i.hi) - q(&i.lo)
+        q(i.hi()) - q(i.lo())
     }
 
     /// max − min of x·y over the corners (the exact range of a product of two intervals).
     fn prod_range(a: &Interval, b: &Interval) -> (Rational, Rational) {
-        let c: Vec<Rational> = [(&a.lo, &b.lo), (&a.lo, &b.hi), (&a.hi, &b.lo), (&a.hi, &b.hi)].iter().map(|(x, y)| q(x) * q(y)).collect();
+        let c: Vec<Rational> =
+            [(a.lo(), b.lo()), (a.lo(), b.hi()), (a.hi(), b.lo()), (a.hi(), b.hi())].iter().map(|(x, y)| q(x) * q(y)).collect();
         let (mut lo, mut hi) = (c[0].clone(), c[0].clone());
         for v in &c[1..] {
             if *v < lo {
@@ -235,7 +254,7 @@ mod random_tests {
             let s = a.add(&b);
             holds(&s, &(Rational::from(&x.0 + &y.0), Rational::from(&x.1 + &y.1)), "a + b", ctx);
             let p = min_prec(&[&a, &b]);
-            let mag = |i: &Interval| q(&i.lo).abs().max(q(&i.hi).abs());
+            let mag = |i: &Interval| q(i.lo()).abs().max(q(i.hi()).abs());
             let bound = width(&a.re) + width(&b.re) + ulps(p, 4) * (mag(&a.re) + mag(&b.re));
             assert!(width(&s.re) <= bound, "a + b too wide: {s:?}\n{}", ctx());
             let pr = g.prec().min(64);
@@ -268,7 +287,7 @@ mod random_tests {
             let sc = a.scale(&c);
             let cx = q(&g.point(&c));
             holds(&sc, &(Rational::from(&x.0 * &cx), Rational::from(&x.1 * &cx)), "a·c", ctx);
-            assert!(CInterval::real(c.clone()).im.lo == 0 && CInterval::one(7).re.lo == 1);
+            assert!(*CInterval::real(c.clone()).im.lo() == 0 && *CInterval::one(7).re.lo() == 1);
         });
     }
 
@@ -297,17 +316,17 @@ mod random_tests {
             let Some(r) = a.inv() else {
                 // refused only when the rectangle holds 0 (both parts reach 0) or a square's lower end
                 // underflowed to 0
-                let z = |i: &Interval| i.lo <= 0 && i.hi >= 0;
-                let tiny = |i: &Interval| i.lo.get_exp().unwrap_or(i32::MIN).max(i.hi.get_exp().unwrap_or(i32::MIN)) < -1_000_000;
+                let z = |i: &Interval| *i.lo() <= 0 && *i.hi() >= 0;
+                let tiny = |i: &Interval| i.lo().get_exp().unwrap_or(i32::MIN).max(i.hi().get_exp().unwrap_or(i32::MIN)) < -1_000_000;
                 assert!((z(&a.re) && z(&a.im)) || tiny(&a.re) || tiny(&a.im), "inv refused {a:?}\n{}", ctx());
                 return;
             };
             let x = point(g, &a);
             let n = Rational::from(x.0.square_ref()) + Rational::from(x.1.square_ref());
             holds(&r, &(Rational::from(&x.0 / &n), -Rational::from(&x.1 / &n)), "1/a", ctx);
-            if a.re.lo == a.re.hi && a.im.lo == a.im.hi {
+            if a.re.lo() == a.re.hi() && a.im.lo() == a.im.hi() {
                 let p = min_prec(&[&a]);
-                let m = (q(&a.re.lo).abs() + q(&a.im.lo).abs()) / n.clone();
+                let m = (q(a.re.lo()).abs() + q(a.im.lo()).abs()) / n.clone();
                 for part in [&r.re, &r.im] {
                     assert!(width(part) <= ulps(p, 64) * m.clone() * if p < 8 { 1 << 8 } else { 1 }, "1/a too wide: {r:?}\n{}", ctx());
                 }
@@ -322,7 +341,7 @@ mod random_tests {
         run(0xca4, N / 2, |g, ctx| {
             let (a, b) = (g.interval(Range::Moderate), g.interval(Range::Moderate));
             let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
-            if a.hi > 1000 || a.lo < -1000 || b.lo.get_exp().unwrap_or(0).max(b.hi.get_exp().unwrap_or(0)) > 100 {
+            if *a.hi() > 1000 || *a.lo() < -1000 || b.lo().get_exp().unwrap_or(0).max(b.hi().get_exp().unwrap_or(0)) > 100 {
                 return;
             }
             let r = CInterval::exp_of(&a, &b);
@@ -336,9 +355,9 @@ mod random_tests {
                 Interval::new(Float::with_val_round(qp, y.sin_ref(), Round::Down).0, Float::with_val_round(qp, y.sin_ref(), Round::Up).0);
             let (re, im) = (e.mul(&c), e.mul(&s));
             assert!(r.re.contains_interval(&re) && r.im.contains_interval(&im), "exp_of = {r:?} misses ({re:?}, {im:?})\n{}", ctx());
-            if a.lo == a.hi && b.lo == b.hi {
+            if a.lo() == a.hi() && b.lo() == b.hi() {
                 let p = a.prec().min(b.prec());
-                let bound = Float::with_val(qp, &e.hi) >> (p as i32 - 6);
+                let bound = Float::with_val(qp, e.hi()) >> (p as i32 - 6);
                 assert!(r.re.width() <= bound && r.im.width() <= bound, "exp_of too wide: {r:?}\n{}", ctx());
             }
         });
@@ -350,7 +369,7 @@ mod random_tests {
         run(0xca5, N, |g, ctx| {
             let a = rect(g);
             let ctx = &|| format!("{}: a = {a:?}", ctx());
-            let m = |i: &Interval| q(&i.lo).abs().max(q(&i.hi).abs());
+            let m = |i: &Interval| q(i.lo()).abs().max(q(i.hi()).abs());
             let r2 = m(&a.re).square() + m(&a.im).square();
             let h = q(&a.abs_hi());
             let h2 = Rational::from(h.square_ref());

@@ -21,8 +21,8 @@ fn erfc_round(x: &Float, prec: u32, r: Round) -> Float {
 /// evaluated in interval arithmetic enclose it.
 pub fn normal_sf(z: &Interval) -> Interval {
     let p = z.prec();
-    let lo = sf_at(&z.hi, p, false);
-    let hi = sf_at(&z.lo, p, true);
+    let lo = sf_at(z.hi(), p, false);
+    let hi = sf_at(z.lo(), p, true);
     Interval::new(lo.min(&hi), hi)
 }
 
@@ -30,16 +30,18 @@ pub fn normal_sf(z: &Interval) -> Interval {
 fn sf_at(x: &Float, p: u32, up: bool) -> Float {
     if *x > CF_FROM {
         let v = sf_cf(x, p);
-        return if up { v.hi } else { v.lo };
+        let (lo, hi) = v.into_parts();
+        return if up { hi } else { lo };
     }
     if *x < -CF_FROM {
         // Φ̄(x) = 1 − Φ̄(−x), the subtrahend tiny
         let v = Interval::one(p).sub(&sf_cf(&Float::with_val(p, -x), p));
-        return if up { v.hi } else { v.lo };
+        let (lo, hi) = v.into_parts();
+        return if up { hi } else { lo };
     }
     // erfc(x/√2)/2: x/√2 enclosed, erfc decreasing
     let t = Interval::from_float(x, p).div(&Interval::from_i64(2, p).sqrt());
-    let mut y = if up { erfc_round(&t.lo, p, Round::Up) } else { erfc_round(&t.hi, p, Round::Down) };
+    let mut y = if up { erfc_round(t.lo(), p, Round::Up) } else { erfc_round(t.hi(), p, Round::Down) };
     // halving is exact in binary floating point (MPFR's exponent range is far beyond these values)
     y /= 2u32;
     y
@@ -66,7 +68,7 @@ fn sf_cf(x: &Float, p: u32) -> Interval {
     loop {
         let (a, b) = (conv(n), conv(n + 1));
         let r = a.hull(&b);
-        let rel = Float::with_val(64, r.width() / &r.lo);
+        let rel = Float::with_val(64, r.width() / r.lo());
         if rel < Float::with_val(64, Float::i_exp(1, -(p as i32))) || n >= 4096 {
             return phi.mul(&r);
         }

@@ -163,7 +163,7 @@ pub(crate) mod gen {
         /// A random interval inside [0, ∞) (`zero_ok`) or (0, ∞).
         pub(crate) fn positive_interval(&mut self, range: Range, zero_ok: bool) -> Interval {
             let i = self.interval(range);
-            let (a, b) = (Float::with_val(i.lo.prec(), i.lo.abs_ref()), Float::with_val(i.hi.prec(), i.hi.abs_ref()));
+            let (a, b) = (Float::with_val(i.lo().prec(), i.lo().abs_ref()), Float::with_val(i.hi().prec(), i.hi().abs_ref()));
             let (mut lo, mut hi) = if a <= b { (a, b) } else { (b, a) };
             if !zero_ok && lo.is_zero() {
                 lo = Float::with_val(lo.prec(), 1) >> (self.below(60) as i32);
@@ -178,15 +178,15 @@ pub(crate) mod gen {
         pub(crate) fn point(&mut self, i: &Interval) -> Float {
             let p = 2 * i.prec() + 64;
             match self.below(8) {
-                0..=2 => Float::with_val(p, &i.lo),
-                3..=5 => Float::with_val(p, &i.hi),
+                0..=2 => Float::with_val(p, i.lo()),
+                3..=5 => Float::with_val(p, i.hi()),
                 _ => {
                     let t = Float::with_val(p, self.next_f64());
-                    let x = Float::with_val(p, &i.lo * Float::with_val(p, 1 - &t)) + Float::with_val(p, &i.hi * &t);
-                    if x.is_nan() || x < i.lo {
-                        Float::with_val(p, &i.lo)
-                    } else if x > i.hi {
-                        Float::with_val(p, &i.hi)
+                    let x = Float::with_val(p, i.lo() * Float::with_val(p, 1 - &t)) + Float::with_val(p, i.hi() * &t);
+                    if x.is_nan() || x < *i.lo() {
+                        Float::with_val(p, i.lo())
+                    } else if x > *i.hi() {
+                        Float::with_val(p, i.hi())
                     } else {
                         x
                     }

@@ -96,7 +96,7 @@ const MAX_WIDTH: i64 = 1 << 20;
 /// the bracket (second order in its width, weighted by its mass) is then below a thousandth of a unit
 /// cell's.
 fn coarse_ok(m: &Interval, w: i64) -> bool {
-    w == 1 || m.hi.to_f64() * (w as f64) * (w as f64) <= 1.0 / 1024.0
+    w == 1 || m.hi().to_f64() * (w as f64) * (w as f64) <= 1.0 / 1024.0
 }
 
 /// The cells of a discretisation: grid indices of their edges (increasing) and the law's masses on both
@@ -128,8 +128,8 @@ fn offset(law: &dyn LossLaw, dir: Direction, h: &Rational) -> Rational {
             // a law on an exact lattice (randomized response, a stated (ε, δ) guarantee, the lattice laws)
             // splits exactly at its atoms: no margin, so its atoms stay on grid points (27 digits for
             // 10 × dp(1, 1e-6) at h = 1, where the margin left 19)
-            End::Atom(i) => i.lo.to_rational().map(|x| if exact { x } else { x - margin.clone() }),
-            End::Limit(i) => i.lo.to_rational(),
+            End::Atom(i) => i.lo().to_rational().map(|x| if exact { x } else { x - margin.clone() }),
+            End::Limit(i) => i.lo().to_rational(),
             End::Open => None,
         }
     };
@@ -191,7 +191,7 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
         loop {
             let beyond = if sign > 0 { &s.a_above } else { &s.a_below };
             let past = if sign > 0 { top.is_some_and(|t| k >= t) } else { bottom.is_some_and(|b| k <= b) };
-            if beyond.hi <= tiny || past {
+            if *beyond.hi() <= tiny || past {
                 return Ok(out);
             }
             if out.len() > MAX_CELLS {
@@ -268,7 +268,7 @@ fn lattice_cells(law: &dyn LossLaw, c: &Rational, h: &Rational) -> Option<i64> {
 fn cell(a: &Split, b: &Split, p: u32) -> (Interval, Interval) {
     let half = Float::with_val(p, 0.5);
     let diff = |lo_below: &Interval, hi_below: &Interval, lo_above: &Interval, hi_above: &Interval| {
-        let m = if hi_below.hi <= half { hi_below.sub(lo_below) } else { lo_above.sub(hi_above) };
+        let m = if *hi_below.hi() <= half { hi_below.sub(lo_below) } else { lo_above.sub(hi_above) };
         nonneg(m)
     };
     (diff(&a.a_below, &b.a_below, &a.a_above, &b.a_above), diff(&a.b_below, &b.b_below, &a.b_above, &b.b_above))
@@ -278,11 +278,11 @@ fn cell(a: &Split, b: &Split, p: u32) -> (Interval, Interval) {
 fn nonneg(m: Interval) -> Interval {
     let p = m.prec();
     let z = Float::with_val(p, 0);
-    if m.hi < z {
+    if *m.hi() < z {
         return Interval::zero(p);
     }
-    let lo = if m.lo < z { z } else { m.lo.clone() };
-    Interval::new(lo, m.hi.clone())
+    let lo = if *m.lo() < z { z } else { m.lo().clone() };
+    Interval::new(lo, m.hi().clone())
 }
 
 /// Working precision for step h: `prec` plus the bits formula (1) cancels (log2 1/h) and guard bits.
@@ -313,7 +313,7 @@ pub fn upper(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
     for i in 0..cs.edges.len() - 1 {
         let (ka, kb) = (cs.edges[i], cs.edges[i + 1]);
         let (alpha, beta) = cell(&cs.splits[i], &cs.splits[i + 1], p);
-        if alpha.hi == 0 {
+        if *alpha.hi() == 0 {
             continue;
         }
         let la = Interval::from_rational(&(cs.c.clone() + cs.h.clone() * Rational::from(ka)), p);
@@ -366,17 +366,17 @@ pub fn has_atoms(law: &dyn LossLaw, dir: Direction) -> bool {
 /// x clipped to [0, cap.hi] (an enclosure of a quantity known to lie in [0, cap]).
 fn clip(x: Interval, cap: &Interval) -> Interval {
     let x = nonneg(x);
-    if x.lo > cap.hi {
+    if x.lo() > cap.hi() {
         return cap.clone();
     }
-    let hi = if x.hi > cap.hi { cap.hi.clone() } else { x.hi.clone() };
-    Interval::new(x.lo.clone(), hi)
+    let hi = if x.hi() > cap.hi() { cap.hi().clone() } else { x.hi().clone() };
+    Interval::new(x.lo().clone(), hi)
 }
 
 /// Leading and trailing zero masses removed.
 fn trim(mut g: LossGrid) -> LossGrid {
-    let first = g.masses.iter().position(|m| m.hi > 0).unwrap_or(g.masses.len());
-    let last = g.masses.iter().rposition(|m| m.hi > 0).map(|i| i + 1).unwrap_or(first);
+    let first = g.masses.iter().position(|m| *m.hi() > 0).unwrap_or(g.masses.len());
+    let last = g.masses.iter().rposition(|m| *m.hi() > 0).map(|i| i + 1).unwrap_or(first);
     if first >= last {
         g.masses = vec![Interval::zero(g.inf.prec())];
         return g;
@@ -409,7 +409,7 @@ pub fn lower(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
         let (ka, kb) = (cs.edges[i], cs.edges[i + 1]);
         let (sa, sb) = (&cs.splits[i], &cs.splits[i + 1]);
         let (alpha, _) = cell(sa, sb, p);
-        if kb - ka == 1 && alpha.hi.to_f64() > FINE_FROM {
+        if kb - ka == 1 && alpha.hi().to_f64() > FINE_FROM {
             let mut s = sa.clone();
             for j in 1..=FINE {
                 let t = if j == FINE { sb.clone() } else { law.split(dir, &(grid(ka) + h.clone() * sub.clone() * Rational::from(j)), p)? };
@@ -438,10 +438,10 @@ pub fn lower(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
         bins.extend(swept);
         // the rest: merged and rounded down to the grid
         let (ma, mb) = rest;
-        if ma.hi > 0 {
-            if mb.lo > 0 && ma.lo > 0 {
+        if *ma.hi() > 0 {
+            if *mb.lo() > 0 && *ma.lo() > 0 {
                 let l = ma.div(&mb).ln();
-                bins.push((floor_index(&l.lo, &c, &h)?, ma));
+                bins.push((floor_index(l.lo(), &c, &h)?, ma));
             } else {
                 // no certified ratio: placed at the first edge (a lower bound of every loss in the window)
                 bins.push((cs.edges[0], ma));
@@ -468,7 +468,7 @@ fn push_item(items: &mut Vec<Item>, s: &Split, t: &Split, p: u32) {
     // an item whose masses may both be 0 (an empty cell of a discrete law: the difference of two equal
     // enclosures) is dropped: its ratio is noise that would misplace the merge, and dropping A-mass lowers
     // δ of every composition (the lower law only bounds δ from below)
-    if a.lo <= 0 && b.lo <= 0 {
+    if *a.lo() <= 0 && *b.lo() <= 0 {
         return;
     }
     let (af, bf) = (a.mid().to_f64(), b.mid().to_f64());
@@ -588,12 +588,12 @@ impl Bin {
     /// The bin's A-mass if its true loss ln(A/B) is certified to be at least t − 1e-20 (t = c + hk),
     /// recording the excess of t over the certified lower end in `slack`.
     fn certify(&self, k: i64, c: &Rational, h: &Rational, p: u32, slack: &mut Float) -> Option<Interval> {
-        if !(self.a.lo > 0 && self.b.lo > 0) {
+        if !(*self.a.lo() > 0 && *self.b.lo() > 0) {
             return None;
         }
         let t = Interval::from_rational(&(c.clone() + h.clone() * Rational::from(k)), p);
         let l = self.a.div(&self.b).ln();
-        let gap = Float::with_val_round(64, &t.hi - &l.lo, Round::Up).0;
+        let gap = Float::with_val_round(64, t.hi() - l.lo(), Round::Up).0;
         if gap > 1e-20 {
             return None;
         }

@@ -88,8 +88,9 @@ pub fn group_law(g: &GaussGroup, grid: &Rational, up: bool) -> Fallible<GridLaw>
         }
     }
     // conversion to f64 and the few additions per grid point: relative 4·2^-53 suffices (≤ 3 masses per point
-    // would need slope/g < 1/3; bound generously by the per-point multiplicity)
-    let mult = ((Rational::from(grid / &slope)).ceil().to_f64() as u64 + 1).max(1);
+    // would need slope/g < 1/3; bound generously by the per-point multiplicity, at most the law's window: a
+    // grid far coarser than the slope puts the whole window on one point)
+    let mult = ((Rational::from(grid / &slope)).ceil().to_f64() as u64).saturating_add(1).min(d.lo.len() as u64);
     let e = rel_after(&e, &Float::with_val(EP, 0), mult + 1);
     Ok(GridLaw { min: lo_i, v, e, outside: d.outside.clone() }.trimmed())
 }
@@ -212,11 +213,11 @@ impl GridLawProfile {
             let k = (m - self.min).max(0) as usize;
             (self.a[k].clone(), self.b[k].clone())
         };
-        a.hi = Float::with_val_round(p, &a.hi + &self.outside, Round::Up).0;
+        a = Interval::new(a.lo().clone(), Float::with_val_round(p, a.hi() + &self.outside, Round::Up).0);
         // outside mass at J ≥ m ≥ 0 contributes at most its mass to E[e^{−gJ}; J ≥ m]
         let mut b = b;
         if m >= 0 {
-            b.hi = Float::with_val_round(p, &b.hi + &self.outside, Round::Up).0;
+            b = Interval::new(b.lo().clone(), Float::with_val_round(p, b.hi() + &self.outside, Round::Up).0);
         }
         (a, b)
     }
@@ -227,8 +228,8 @@ impl GridLawProfile {
         let m = Integer::from(Rational::from(eps / &self.g).floor_ref()).to_i64().unwrap() + 1;
         let (a, b) = self.ab(m);
         let d = a.sub(&Interval::from_rational(eps, self.prec).exp().mul(&b));
-        if d.lo < 0 {
-            Interval::new(Float::with_val(self.prec, 0), d.hi.max(&Float::with_val(self.prec, 0)))
+        if *d.lo() < 0 {
+            Interval::new(Float::with_val(self.prec, 0), d.into_parts().1.max(&Float::with_val(self.prec, 0)))
         } else {
             d
         }
@@ -240,11 +241,11 @@ impl GridLawProfile {
         let p = self.prec;
         let dl = Interval::from_rational(delta, p);
         let d_at = |j: i64| self.delta(&(Rational::from(j) * self.g.clone()));
-        if d_at(0).hi <= dl.lo {
+        if d_at(0).hi() <= dl.lo() {
             return Ok(Interval::zero(p));
         }
         let kmax = self.min + self.a.len() as i64;
-        let (a, b) = crate::pld::search::knot_bracket(0, kmax, |j| d_at(j).lo > dl.hi, |j| d_at(j).hi < dl.lo)
+        let (a, b) = crate::pld::search::knot_bracket(0, kmax, |j| d_at(j).lo() > dl.hi(), |j| d_at(j).hi() < dl.lo())
             .ok_or_else(|| err!(Declined, "delta below the resolution of the grid window"))?;
         if b == 0 {
             return Ok(Interval::zero(p));
@@ -252,9 +253,9 @@ impl GridLawProfile {
         let knot = |k: i64| Interval::from_rational(&(Rational::from(k) * self.g.clone()), p);
         let lo = match a {
             None => Float::with_val(p, 0),
-            Some(a) => self.solve_segment(a, &dl).map(|iv| iv.lo).unwrap_or_else(|| knot(a + 1).lo),
+            Some(a) => self.solve_segment(a, &dl).map(|iv| iv.into_parts().0).unwrap_or_else(|| knot(a + 1).into_parts().0),
         };
-        let hi = self.solve_segment(b - 1, &dl).map(|iv| iv.hi).unwrap_or_else(|| knot(b - 1).hi);
+        let hi = self.solve_segment(b - 1, &dl).map(|iv| iv.into_parts().1).unwrap_or_else(|| knot(b - 1).into_parts().1);
         if lo > hi {
             return fallible!(Internal, "the certified grid epsilon bracket is empty");
         }
@@ -269,18 +270,23 @@ impl GridLawProfile {
         let s = Interval::from_rational(&(Rational::from(k) * self.g.clone()), p);
         let e = Interval::from_rational(&(Rational::from(k + 1) * self.g.clone()), p);
         let num = a.sub(dl);
-        if num.hi <= 0 {
+        if *num.hi() <= 0 {
             return None;
         }
-        let l = if num.lo <= 0 || b.hi <= 0 {
-            s.lo.clone()
+        let l = if *num.lo() <= 0 || *b.hi() <= 0 {
+            s.lo().clone()
         } else {
-            num.div(&Interval::new(b.hi.clone(), b.hi.clone())).ln().lo.max(&s.lo).clone()
+            num.div(&Interval::new(b.hi().clone(), b.hi().clone())).ln().into_parts().0.max(s.lo())
         };
-        let h = if b.lo <= 0 {
-            e.hi.clone()
+        let h = if *b.lo() <= 0 {
+            e.hi().clone()
         } else {
-            Interval::new(num.hi.clone(), num.hi.clone()).div(&Interval::new(b.lo.clone(), b.lo.clone())).ln().hi.min(&e.hi).clone()
+            Interval::new(num.hi().clone(), num.hi().clone())
+                .div(&Interval::new(b.lo().clone(), b.lo().clone()))
+                .ln()
+                .into_parts()
+                .1
+                .min(e.hi())
         };
         (l <= h).then(|| Interval::new(l, h))
     }
@@ -299,7 +305,7 @@ pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational)
         }
         ends.push(GridLawProfile::new(&acc, grid, up).epsilon(delta)?);
     }
-    Ok(Interval::new(ends[0].lo.clone(), ends[1].hi.clone()))
+    Ok(Interval::new(ends[0].lo().clone(), ends[1].hi().clone()))
 }
 
 #[cfg(test)]
@@ -318,7 +324,7 @@ mod tests {
         let mut last = f64::INFINITY;
         for grid in ["1/100", "1/1000"] {
             let br = epsilon_by_grid(&g, &q(grid), &q("1e-10")).unwrap();
-            assert!(br.lo <= exact.lo && exact.hi <= br.hi, "grid {grid}: {br} vs {exact}");
+            assert!(br.lo() <= exact.lo() && exact.hi() <= br.hi(), "grid {grid}: {br} vs {exact}");
             let w = br.width().to_f64();
             assert!(w < last && w < 2.0 * 2.0 * q(grid).to_f64() + 1e-9, "grid {grid}: width {w}");
             last = w;

@@ -47,7 +47,7 @@ pub fn compose(factors: &[(LossGrid, u64)], bits: u32) -> Fallible<LossGrid> {
 }
 
 fn round_prec(x: &Interval, p: u32) -> Interval {
-    Interval::new(Float::with_val_round(p, &x.lo, rug::float::Round::Down).0, Float::with_val_round(p, &x.hi, rug::float::Round::Up).0)
+    Interval::new(Float::with_val_round(p, x.lo(), rug::float::Round::Down).0, Float::with_val_round(p, x.hi(), rug::float::Round::Up).0)
 }
 
 /// g composed with itself n times (binary powering).
@@ -78,7 +78,7 @@ pub fn convolve(x: &LossGrid, y: &LossGrid, bits: u32) -> Fallible<LossGrid> {
     }
     let mut m = vec![Interval::zero(p); len];
     for (i, a) in x.masses.iter().enumerate() {
-        if a.hi == 0 {
+        if *a.hi() == 0 {
             continue;
         }
         crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
@@ -106,8 +106,8 @@ pub fn convolve(x: &LossGrid, y: &LossGrid, bits: u32) -> Fallible<LossGrid> {
 fn truncate(g: &mut LossGrid, bits: u32) {
     let p = g.inf.prec();
     let tiny = Float::with_val(p, Float::i_exp(1, -(bits as i32)));
-    let lo = g.masses.iter().position(|m| m.hi > tiny).unwrap_or(0);
-    let hi = g.masses.iter().rposition(|m| m.hi > tiny).map(|i| i + 1).unwrap_or(g.masses.len());
+    let lo = g.masses.iter().position(|m| *m.hi() > tiny).unwrap_or(0);
+    let hi = g.masses.iter().rposition(|m| *m.hi() > tiny).map(|i| i + 1).unwrap_or(g.masses.len());
     if g.upper {
         let cut = g.masses[..lo].iter().chain(&g.masses[hi..]).fold(Interval::zero(p), |a, m| a.add(m));
         // moving mass from the low end to +∞ only raises losses: still an upper law
@@ -137,8 +137,8 @@ pub fn delta(g: &LossGrid, eps: &Rational) -> Interval {
 pub fn delta_bracket(upper: &LossGrid, lower: &LossGrid, eps: &Rational) -> Interval {
     let u = delta(upper, eps);
     let l = delta(lower, eps);
-    let lo = if l.lo < 0 { Float::with_val(l.prec(), 0) } else { l.lo.clone() };
-    let hi = u.hi.clone();
+    let lo = if *l.lo() < 0 { Float::with_val(l.prec(), 0) } else { l.lo().clone() };
+    let hi = u.hi().clone();
     Interval::new(lo.clone().min(&hi), hi)
 }
 
@@ -150,8 +150,8 @@ pub fn epsilon_bracket(upper: &LossGrid, lower: &LossGrid, target: &Rational, re
     let fl = |e: &Rational| delta(lower, e);
     let eu = crate::pld::search::bisect_epsilon(&fu, target, &guess, rel_tol, p).map_err(|e| crate::err!(Declined, "{e}"))?;
     let el = crate::pld::search::bisect_epsilon(&fl, target, &guess, rel_tol, p).map_err(|e| crate::err!(Declined, "{e}"))?;
-    let lo = el.lo.clone().min(&eu.hi);
-    Ok(Interval::new(lo, eu.hi.clone()))
+    let lo = el.lo().clone().min(eu.hi());
+    Ok(Interval::new(lo, eu.hi().clone()))
 }
 
 #[cfg(test)]
@@ -183,12 +183,12 @@ mod tests {
             for e in ["0", "0.5", "2"] {
                 let truth = gauss::delta(&eta, &q(e), p);
                 let b = delta_bracket(&cu, &cl, &q(e));
-                assert!(b.lo <= truth.hi && truth.lo <= b.hi, "h={h} ε={e}: bracket {b} misses {truth}");
+                assert!(b.lo() <= truth.hi() && truth.lo() <= b.hi(), "h={h} ε={e}: bracket {b} misses {truth}");
             }
             let d = q("1e-6");
             let eb = epsilon_bracket(&cu, &cl, &d, 1e-12).unwrap();
             let et = crate::pld::search::gaussian_epsilon(&eta, &d, 20, p).unwrap();
-            assert!(eb.lo <= et.hi && et.lo <= eb.hi, "h={h}: ε bracket {eb} misses {et}");
+            assert!(eb.lo() <= et.hi() && et.lo() <= eb.hi(), "h={h}: ε bracket {eb} misses {et}");
             widths.push(eb.width().to_f64());
         }
         // halving h shrinks the bracket about fourfold (second order); allow 2.5×
@@ -224,7 +224,7 @@ mod tests {
             let (cu, cl) = (compose(&[(u, n)], 90).unwrap(), compose(&[(l, n)], 90).unwrap());
             let b = delta_bracket(&cu, &cl, &q(e));
             let w = Float::with_val(p, Float::parse(want).unwrap());
-            assert!(b.lo <= w && w <= b.hi, "q={qs} σ²={s2} {dir:?} n={n} ε={e}: bracket {b} misses {want}");
+            assert!(*b.lo() <= w && w <= *b.hi(), "q={qs} σ²={s2} {dir:?} n={n} ε={e}: bracket {b} misses {want}");
             // the bracket is narrow: second order in h = 1/512 (relative ~1e-5 or better)
             let rel = Float::with_val(p, b.width() / &w).to_f64();
             assert!(rel < max_rel[i], "q={qs} {dir:?} n={n} ε={e}: relative width {rel:.3e}");

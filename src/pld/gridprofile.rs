@@ -158,7 +158,7 @@ impl FourierGridTails {
 fn normalised(m: &[Interval]) -> Fallible<(Vec<Interval>, Interval)> {
     let p = m.first().map(|x| x.prec()).unwrap_or(128);
     let t = m.iter().fold(Interval::zero(p), |a, x| a.add(x));
-    if !(t.lo > 0) {
+    if !(*t.lo() > 0) {
         return crate::fallible!(Declined, "a discretised law without certified mass");
     }
     Ok((m.iter().map(|x| x.div(&t)).collect(), t))
@@ -204,7 +204,7 @@ fn frame_of(factors: &[(LossGrid, u64)]) -> Fallible<(Rational, Rational, Interv
         }
         c += Rational::from(*n) * (g.c.clone() + h.clone() * Rational::from(g.min));
         let keep = one.sub(&g.inf);
-        let keep = if keep.lo < 0 { Interval::new(Float::with_val(p, 0), keep.hi.clone()) } else { keep };
+        let keep = if *keep.lo() < 0 { Interval::new(Float::with_val(p, 0), keep.hi().clone()) } else { keep };
         fin = fin.mul(&keep.pow_u64(*n));
     }
     Ok((c, h, one.sub(&fin)))
@@ -264,14 +264,14 @@ impl GridProfile {
         let dl = Interval::from_rational(delta, p);
         let zero = Rational::from(0);
         let k0 = self.segment_of(&zero)?;
-        if self.delta(&zero)?.hi <= dl.lo {
+        if self.delta(&zero)?.hi() <= dl.lo() {
             return Ok(Interval::zero(self.prec));
         }
         let (_, vmax) = self.tails.range();
         let kmax = vmax.max(k0 + 1);
         let knot_delta = |k: i64| self.delta_on(k, &self.knot(k));
-        let above = |k: i64| knot_delta(k).map(|d| d.lo > dl.hi).unwrap_or(false);
-        let below = |k: i64| knot_delta(k).map(|d| d.hi < dl.lo).unwrap_or(false);
+        let above = |k: i64| knot_delta(k).map(|d| d.lo() > dl.hi()).unwrap_or(false);
+        let below = |k: i64| knot_delta(k).map(|d| d.hi() < dl.lo()).unwrap_or(false);
         let (a, b) = search::knot_bracket_from(k0, kmax, self.hint(delta).clamp(k0, kmax), above, below)
             .ok_or_else(|| crate::err!(Declined, "no certified upper end for epsilon on the grid window"))?;
         if b <= k0 {
@@ -283,13 +283,13 @@ impl GridProfile {
             Float::with_val(p, 0)
         } else {
             match self.solve(first, &dl)? {
-                Some(iv) => iv.lo,
-                None => Interval::from_rational(&self.knot(first + 1).max(zero.clone()), p).lo,
+                Some(iv) => iv.into_parts().0,
+                None => Interval::from_rational(&self.knot(first + 1).max(zero.clone()), p).into_parts().0,
             }
         };
         let hi_end = match self.solve(last, &dl)? {
-            Some(iv) => iv.hi,
-            None => Interval::from_rational(&self.knot(last + 1).max(zero.clone()), p).hi,
+            Some(iv) => iv.into_parts().1,
+            None => Interval::from_rational(&self.knot(last + 1).max(zero.clone()), p).into_parts().1,
         };
         if lo_end > hi_end {
             return crate::fallible!(Internal, "the certified epsilon bracket on the grid is empty");
@@ -324,8 +324,8 @@ impl GridProfile {
         let (vmin, vmax) = self.tails.range();
         // kl: the largest k with B[V ≥ k] certainly above α (the peak is at or after it); ku: the smallest
         // k with B[V ≥ k + 1] certainly below α (the peak is at or before it)
-        let above = |k: i64| self.tails.b_ge(k).map(|b| b.lo > al.hi);
-        let below = |k: i64| self.tails.b_ge(k + 1).map(|b| b.hi < al.lo);
+        let above = |k: i64| self.tails.b_ge(k).map(|b| b.lo() > al.hi());
+        let below = |k: i64| self.tails.b_ge(k + 1).map(|b| b.hi() < al.lo());
         let (mut lo, mut hi) = (vmin - 1, vmax + 1);
         // above(vmin - 1)... is B[V ≥ vmin − 1] = B[finite] > α; if not, the peak is the first knot
         let kl = if above(vmin)? {
@@ -369,7 +369,10 @@ impl GridProfile {
             let w = one.sub(&self.inf).sub(&a).sub(&e.mul(&al.sub(&b)));
             out = Some(match out {
                 None => w,
-                Some(o) => Interval::new(o.lo.max(&w.lo), o.hi.max(&w.hi)),
+                Some(o) => {
+                    let (lo, hi) = o.into_parts();
+                    Interval::new(lo.max(w.lo()), hi.max(w.hi()))
+                }
             });
         }
         let f = out.ok_or_else(|| crate::err!(Internal, "no knot for the trade-off"))?;
@@ -413,13 +416,13 @@ impl GridProfile {
         let a = self.tails.a_ge(k + 1)?;
         let b = self.tails.b_ge(k + 1)?;
         let num = self.inf.add(&a).sub(dl);
-        if !(num.lo > 0 && b.lo > 0) {
+        if !(*num.lo() > 0 && *b.lo() > 0) {
             return Ok(None);
         }
         let e = num.div(&b).ln();
         let (l, r) = (Interval::from_rational(&self.knot(k), p), Interval::from_rational(&self.knot(k + 1), p));
-        let lo = e.lo.clone().max(&l.lo);
-        let hi = e.hi.clone().min(&r.hi);
+        let lo = e.lo().clone().max(l.lo());
+        let hi = e.hi().clone().min(r.hi());
         if lo > hi {
             return Ok(None);
         }
@@ -431,8 +434,8 @@ fn clip01(v: Interval) -> Interval {
     let p = v.prec();
     let z = Float::with_val(p, 0);
     let o = Float::with_val(p, 1);
-    let lo = v.lo.clone().max(&z).min(&o);
-    let hi = v.hi.clone().min(&o).max(&z);
+    let lo = v.lo().clone().max(&z).min(&o);
+    let hi = v.hi().clone().min(&o).max(&z);
     Interval::new(lo.min(&hi), hi)
 }
 
@@ -464,8 +467,8 @@ mod tests {
             let fu = GridProfile::new(Box::new(FourierGridTails::new(&[(u.clone(), n)], 60).unwrap()), p);
             let fl = GridProfile::new(Box::new(FourierGridTails::new(&[(l.clone(), n)], 60).unwrap()), p);
             let (eu, el) = (fu.epsilon(&d).unwrap(), fl.epsilon(&d).unwrap());
-            assert!(el.lo <= truth.hi && truth.lo <= eu.hi, "n={n}: [{}, {}] misses {truth}", el.lo, eu.hi);
-            let width = Float::with_val(64, &eu.hi - &el.lo).to_f64() / truth.to_f64();
+            assert!(el.lo() <= truth.hi() && truth.lo() <= eu.hi(), "n={n}: [{}, {}] misses {truth}", el.lo(), eu.hi());
+            let width = Float::with_val(64, eu.hi() - el.lo()).to_f64() / truth.to_f64();
             assert!(width < 1e-2, "n={n}: relative width {width}");
             if n == 8 {
                 let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap(), compose(&[(l.clone(), n)], 100).unwrap());
@@ -507,8 +510,8 @@ mod tests {
                     pu.tradeoff(&q(a)).unwrap_or_else(|e| panic!("n={n} alpha={a} upper: {e}")),
                     pl.tradeoff(&q(a)).unwrap_or_else(|e| panic!("n={n} alpha={a} lower: {e}")),
                 );
-                assert!(fu.lo <= truth.hi && truth.lo <= fl.hi, "n={n} alpha={a}: [{}, {}] misses {truth}", fu.lo, fl.hi);
-                let width = Float::with_val(64, &fl.hi - &fu.lo).to_f64();
+                assert!(fu.lo() <= truth.hi() && truth.lo() <= fl.hi(), "n={n} alpha={a}: [{}, {}] misses {truth}", fu.lo(), fl.hi());
+                let width = Float::with_val(64, fl.hi() - fu.lo()).to_f64();
                 assert!(width < 2e-3, "n={n} alpha={a}: width {width}");
             }
         }

@@ -135,7 +135,7 @@ impl LatticeDist {
             let v_m = sigma2 * Rational::from(m);
             // g_{m-1}(|z|) for |z| ≤ K + m (built at the previous step, or w for m = 2).
             let g = g_prev.as_ref().unwrap_or(&w);
-            let wmax_prev = z.powu(m - 1).hi;
+            let wmax_prev = z.powu(m - 1).into_parts().1;
             let drop = Float::with_val_round(p, &tail_w * 2u32, Round::Up).0;
             let drop = Float::with_val_round(p, &drop * &wmax_prev, Round::Up).0;
             // g_m, long enough to serve as g_{(m+1)-1} at the next step
@@ -201,8 +201,8 @@ impl LatticeDist {
             let ay = y.unsigned_abs() as usize;
             let a = Float::with_val_round(p, &d_lo[cls] * &g.lo[ay], Round::Down).0;
             let b = Float::with_val_round(p, &d_hi[cls] * &g.hi[ay], Round::Up).0;
-            lo.push(Float::with_val_round(prec, &a / &zn.hi, Round::Down).0);
-            hi.push(Float::with_val_round(prec, &b / &zn.lo, Round::Up).0);
+            lo.push(Float::with_val_round(prec, &a / zn.hi(), Round::Down).0);
+            hi.push(Float::with_val_round(prec, &b / zn.lo(), Round::Up).0);
         }
         // Mass outside: 2 · max_k D_k · Σ_{y > M} exp(-y²/(2nσ²)) / Z^n.
         let mut dmax = d_hi[0].clone();
@@ -214,7 +214,7 @@ impl LatticeDist {
         let t = gauss_tail_upper(&v_n, mm as u64 + 1, p);
         let out = Float::with_val_round(p, &t * &dmax, Round::Up).0;
         let out = Float::with_val_round(p, &out * 2u32, Round::Up).0;
-        let out = Float::with_val_round(prec, &out / &zn.lo, Round::Up).0;
+        let out = Float::with_val_round(prec, &out / zn.lo(), Round::Up).0;
         LatticeDist { min: -(mm as i64), lo, hi, outside: out, prec }
     }
 
@@ -231,13 +231,23 @@ impl LatticeDist {
         let p = prec + 32;
         let q = d.tail_ge(0, p);
         let q1 = d.cdf(-1, p);
+        if *q1.lo() <= 0 {
+            // P[X ≤ −1] = e^{−1/b}/(1 + e^{−1/b}) below MPFR's exponent range (b ≲ 1e-9): no ratio to
+            // recur with (the powering would take hours at this n)
+            return Err(err!(
+                Declined,
+                "discrete Laplace of scale {:.3e}: its tail P[X <= -1] underflows the working range",
+                d.scale.to_f64()
+            )
+            .over_limits());
+        }
         let r = q.div(&q1);
         let mut cur = q1.powu(n as u32);
         let mut lo = Vec::with_capacity(n as usize + 1);
         let mut hi = Vec::with_capacity(n as usize + 1);
         for k in 0..=n {
-            lo.push(cur.lo.clone());
-            hi.push(cur.hi.clone());
+            lo.push(cur.lo().clone());
+            hi.push(cur.hi().clone());
             if k < n {
                 cur = cur.mul(&r).mul_rational(&Rational::from((n - k, k + 1)));
             }
@@ -276,8 +286,8 @@ impl LatticeDist {
             .collect();
         let base = LatticeDist {
             min: 0,
-            lo: law.iter().map(|i| i.lo.clone()).collect(),
-            hi: law.iter().map(|i| i.hi.clone()).collect(),
+            lo: law.iter().map(|i| i.lo().clone()).collect(),
+            hi: law.iter().map(|i| i.hi().clone()).collect(),
             outside: Float::with_val(prec, 0),
             prec,
         };
@@ -332,7 +342,7 @@ impl LatticeDist {
 
     /// Certified bounds on the total mass (should contain 1).
     pub fn total_mass(&self) -> Interval {
-        let lo = self.tails().ge(self.min).lo;
+        let lo = self.tails().ge(self.min).into_parts().0;
         let mut hi = Float::with_val(self.prec, 0);
         for h in &self.hi {
             hi = Float::with_val_round(self.prec, &hi + h, Round::Up).0;
@@ -397,7 +407,7 @@ impl Tails {
         }
         let p = self.prec;
         if m < self.min {
-            return Interval::new(self.up_at(0).lo, Float::with_val(p, 1));
+            return Interval::new(self.up_at(0).into_parts().0, Float::with_val(p, 1));
         }
         let i = (m - self.min) as usize;
         if i >= self.len() {
@@ -498,7 +508,7 @@ mod tests {
         let b = Interval::one(128).sub(&p0).mul(&Interval::from_rational(&Rational::from((1, 2)), 128));
         assert!(a.overlaps(&b));
         for m in -20..20 {
-            assert!(s.ge(m).lo >= s.ge(m + 1).lo);
+            assert!(s.ge(m).lo() >= s.ge(m + 1).lo());
         }
     }
 

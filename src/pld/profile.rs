@@ -134,14 +134,10 @@ impl PrivacyProfile {
         let (a, b) = self.seg_ab(k);
         let e = Interval::from_rational(eps, self.prec).exp();
         let second = e.mul(&b);
-        let mut delta = a.sub(&second);
-        if delta.lo < 0 {
-            // δ(ε) ≥ 0 always (a supremum over events including the empty one)
-            delta.lo = Float::with_val(self.prec, 0);
-        }
-        if delta.hi < 0 {
-            delta.hi = Float::with_val(self.prec, 0);
-        }
+        // δ(ε) ≥ 0 always (a supremum over events including the empty one): negative ends are raised to 0
+        let (lo, hi) = a.sub(&second).into_parts();
+        let at_least_0 = |x: Float| if x < 0 { Float::with_val(self.prec, 0) } else { x };
+        let delta = Interval::new(at_least_0(lo), at_least_0(hi));
         DeltaValue { delta, first: a, second }
     }
 
@@ -169,14 +165,14 @@ impl PrivacyProfile {
         let dl = Interval::from_rational(delta, p);
         let k0 = self.segment_of(&Rational::from(0))?;
         let d0 = self.delta(&Rational::from(0)).delta;
-        if d0.hi <= dl.lo {
+        if d0.hi() <= dl.lo() {
             return Ok(Interval::zero(p));
         }
         // Certain predicates on knots: δ(ε_k) > δ, and δ(ε_k) < δ. At the window's top knot A_k is only the
         // outside mass; if even there δ is not certainly below δ, the window is too shallow.
         let kmax = self.tails.max_index();
-        let above = |k| self.delta_at_knot(k).lo > dl.hi;
-        let below = |k| self.delta_at_knot(k).hi < dl.lo;
+        let above = |k| self.delta_at_knot(k).lo() > dl.hi();
+        let below = |k| self.delta_at_knot(k).hi() < dl.lo();
         let hint = self.tails.oracle().and_then(|o| o.hint(delta, &self.h, &self.c, self.d));
         let found = match hint {
             Some(k) => search::knot_bracket_from(k0, kmax, k, above, below),
@@ -201,14 +197,14 @@ impl PrivacyProfile {
         let first = a.unwrap_or(k0);
         let zero = Rational::from(0);
         let lo_end = match self.solve_segment(first, &dl) {
-            Some(iv) => iv.lo,
-            None => Interval::from_rational(&self.knot_eps(first + 1).max(zero.clone()), p).lo,
+            Some(iv) => iv.into_parts().0,
+            None => Interval::from_rational(&self.knot_eps(first + 1).max(zero.clone()), p).into_parts().0,
         };
         let lo_end = if a.is_none() { Float::with_val(p, 0) } else { lo_end };
         let last = b - 1;
         let hi_end = match self.solve_segment(last, &dl) {
-            Some(iv) => iv.hi,
-            None => Interval::from_rational(&self.knot_eps(last).max(zero.clone()), p).hi,
+            Some(iv) => iv.into_parts().1,
+            None => Interval::from_rational(&self.knot_eps(last).max(zero.clone()), p).into_parts().1,
         };
         if lo_end > hi_end {
             return fallible!(Internal, "the certified epsilon bracket is empty");
@@ -239,27 +235,27 @@ impl PrivacyProfile {
         let s = Interval::from_rational(&start, p);
         let e = Interval::from_rational(&end, p);
         let num = a.sub(dl);
-        if num.hi <= 0 {
+        if *num.hi() <= 0 {
             return None;
         }
-        let lo = if num.lo <= 0 || b.hi <= 0 {
-            s.lo.clone()
+        let lo = if *num.lo() <= 0 || *b.hi() <= 0 {
+            s.lo().clone()
         } else {
-            let mut x = Float::with_val_round(p, &num.lo / &b.hi, Round::Down).0;
+            let mut x = Float::with_val_round(p, num.lo() / b.hi(), Round::Down).0;
             x.ln_round(Round::Down);
-            if x < s.lo {
-                s.lo.clone()
+            if x < *s.lo() {
+                s.lo().clone()
             } else {
                 x
             }
         };
-        let hi = if b.lo <= 0 {
-            e.hi.clone()
+        let hi = if *b.lo() <= 0 {
+            e.hi().clone()
         } else {
-            let mut x = Float::with_val_round(p, &num.hi / &b.lo, Round::Up).0;
+            let mut x = Float::with_val_round(p, num.hi() / b.lo(), Round::Up).0;
             x.ln_round(Round::Up);
-            if x > e.hi {
-                e.hi.clone()
+            if x > *e.hi() {
+                e.hi().clone()
             } else {
                 x
             }
@@ -310,8 +306,8 @@ impl PrivacyProfile {
         let (lo_w, hi_w) = (self.tails.min_index(), self.tails.max_index());
         // k from where α_k = 1 (−D − k ≥ hi_w) to where α_k ≈ outside (−D − k < lo_w)
         let (kmin, kmax) = ((-self.d).saturating_sub(hi_w).saturating_sub(1), (-self.d).saturating_sub(lo_w).saturating_add(1));
-        let too_small = |k: i64| self.alpha_k(k.saturating_add(1)).lo > a.hi;
-        let too_large = |k: i64| self.alpha_k(k).hi < a.lo;
+        let too_small = |k: i64| self.alpha_k(k.saturating_add(1)).lo() > a.hi();
+        let too_large = |k: i64| self.alpha_k(k).hi() < a.lo();
         // first k not certainly too small, last k not certainly too large (bisection on certain predicates)
         let first = {
             let (lo, hi) = integer_boundary(kmin, kmax + 1, |m| !too_small(m));
@@ -330,17 +326,17 @@ impl PrivacyProfile {
             let t = self.knot_eps(k);
             one.sub(&self.delta(&t).delta).sub(&Interval::from_rational(&t, p).exp().mul(&a))
         };
-        let trivial_hi = Float::with_val_round(p, 1 - &a.lo, Round::Up).0;
+        let trivial_hi = Float::with_val_round(p, 1 - a.lo(), Round::Up).0;
         let n = last.saturating_sub(first).saturating_add(1);
         let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, f64::NEG_INFINITY));
         let cands: Vec<i64> = if n <= 64 { (first..=last).collect() } else { vec![first, last] };
         for k in cands {
             let v = line(k);
-            if v.lo > lo {
-                lo = v.lo.clone();
+            if *v.lo() > lo {
+                lo = v.lo().clone();
             }
-            if v.hi > hi {
-                hi = v.hi.clone();
+            if *v.hi() > hi {
+                hi = v.hi().clone();
             }
         }
         if n > 64 || hi > trivial_hi {
@@ -402,12 +398,12 @@ mod tests {
             let w = e.width();
             assert!(w < 1e-60, "δ={d}: width {w}");
             // δ(ε) at a rational just below and above the bracket straddles δ.
-            let lo = Rational::from_f64(e.lo.to_f64() - 1e-9).unwrap();
-            let hi = Rational::from_f64(e.hi.to_f64() + 1e-9).unwrap();
+            let lo = Rational::from_f64(e.lo().to_f64() - 1e-9).unwrap();
+            let hi = Rational::from_f64(e.hi().to_f64() + 1e-9).unwrap();
             let dlo = prof.delta(&lo).delta;
             let dhi = prof.delta(&hi).delta;
             let dd = Float::with_val(256, &dl);
-            assert!(dlo.lo > dd && dhi.hi < dd, "δ={d}");
+            assert!(*dlo.lo() > dd && *dhi.hi() < dd, "δ={d}");
         }
     }
 

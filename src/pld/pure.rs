@@ -83,8 +83,8 @@ impl PurePld {
             for (j, bj) in binom.iter().enumerate() {
                 let off = (2 * wi * j as i64) as usize;
                 for (i, a) in acc.1.iter().enumerate() {
-                    let l = Float::with_val_round(prec, &a.lo * &bj.lo, Round::Down).0;
-                    let u = Float::with_val_round(prec, &a.hi * &bj.hi, Round::Up).0;
+                    let l = Float::with_val_round(prec, a.lo() * bj.lo(), Round::Down).0;
+                    let u = Float::with_val_round(prec, a.hi() * bj.hi(), Round::Up).0;
                     let k = i + off;
                     lo[k] = Float::with_val_round(prec, &lo[k] + &l, Round::Down).0;
                     hi[k] = Float::with_val_round(prec, &hi[k] + &u, Round::Up).0;
@@ -124,7 +124,7 @@ impl PurePld {
         let (mut lo, mut hi) = (0usize, n);
         while lo < hi {
             let m = (lo + hi) / 2;
-            if self.loss(m).lo > e.hi {
+            if self.loss(m).lo() > e.hi() {
                 hi = m;
             } else {
                 lo = m + 1;
@@ -133,16 +133,16 @@ impl PurePld {
         let first = lo;
         let mut acc = self.tail_p[first].sub(&e.exp().mul(&self.tail_pe[first]));
         let zero = Float::with_val(p, 0);
-        if acc.lo < 0 {
-            acc = Interval::new(zero.clone(), acc.hi.max(&zero).clone());
+        if *acc.lo() < 0 {
+            acc = Interval::new(zero.clone(), acc.into_parts().1.max(&zero));
         }
         for i in (0..first).rev() {
             let l = self.loss(i);
-            if l.hi <= e.lo {
+            if l.hi() <= e.lo() {
                 break;
             }
             let term = Interval::one(p).sub(&e.sub(&l).exp());
-            let term = if term.lo < 0 { Interval::new(zero.clone(), term.hi.max(&zero).clone()) } else { term };
+            let term = if *term.lo() < 0 { Interval::new(zero.clone(), term.into_parts().1.max(&zero)) } else { term };
             acc = acc.add(&self.pmf[i].mul(&term));
         }
         acc
@@ -151,7 +151,7 @@ impl PurePld {
     /// Pure-DP bound: the largest loss with positive probability.
     pub fn max_loss(&self) -> Interval {
         let mut i = self.pmf.len() - 1;
-        while i > 0 && self.pmf[i].hi == 0 {
+        while i > 0 && *self.pmf[i].hi() == 0 {
             i -= 1;
         }
         self.unit.mul(&Interval::from_i64(self.min + i as i64, self.prec()))
@@ -161,7 +161,7 @@ impl PurePld {
     /// (`pld::search::bisect_epsilon`); δ(ε) = 0 beyond the largest loss, which starts the search.
     pub fn epsilon(&self, delta: &Rational) -> Fallible<Interval> {
         let p = self.prec();
-        let top = self.max_loss().hi;
+        let top = self.max_loss().into_parts().1;
         let start =
             Rational::from_f64(top.to_f64().max(1e-300) * 2.0 + 1e-12).ok_or_else(|| err!(Declined, "maximal loss out of range"))?;
         let rel = 2f64.powi(-(p.min(1000) as i32 - 16)).max(1e-300);
@@ -185,7 +185,7 @@ mod tests {
         let d = pld.delta(&q("0.5")).to_f64();
         let e1 = 1f64.exp();
         assert!((d - (e1 - 0.5f64.exp()) / (1.0 + e1)).abs() < 1e-14);
-        assert!(pld.delta(&q("1")).hi == 0);
+        assert!(*pld.delta(&q("1")).hi() == 0);
         assert!((pld.max_loss().to_f64() - 1.0).abs() < 1e-30);
         let eps = pld.epsilon(&q("0.1")).unwrap().to_f64();
         assert!((eps - (e1 - 0.1 * (1.0 + e1)).ln()).abs() < 1e-12);

@@ -219,10 +219,10 @@ impl Factors {
 
 fn frac(x: &Interval, y: &Interval, prec: u32) -> Interval {
     // x/(x+y) for x, y ≥ 0: increasing in x, decreasing in y
-    let lo_den = Float::with_val_round(prec, &x.lo + &y.hi, Round::Up).0;
-    let hi_den = Float::with_val_round(prec, &x.hi + &y.lo, Round::Down).0;
-    let lo = if lo_den > 0 { Float::with_val_round(prec, &x.lo / &lo_den, Round::Down).0 } else { Float::with_val(prec, 0) };
-    let hi = if hi_den > 0 { Float::with_val_round(prec, &x.hi / &hi_den, Round::Up).0 } else { Float::with_val(prec, 1) };
+    let lo_den = Float::with_val_round(prec, x.lo() + y.hi(), Round::Up).0;
+    let hi_den = Float::with_val_round(prec, x.hi() + y.lo(), Round::Down).0;
+    let lo = if lo_den > 0 { Float::with_val_round(prec, x.lo() / &lo_den, Round::Down).0 } else { Float::with_val(prec, 0) };
+    let hi = if hi_den > 0 { Float::with_val_round(prec, x.hi() / &hi_den, Round::Up).0 } else { Float::with_val(prec, 1) };
     let one = Float::with_val(prec, 1);
     Interval::new(lo, if hi > one { one } else { hi })
 }
@@ -238,14 +238,14 @@ fn times_weight(x: Interval, w: &Rational) -> Interval {
 }
 
 fn add_hi(x: &Interval, t: &Float, prec: u32) -> Interval {
-    Interval::new(x.lo.clone(), Float::with_val_round(prec, &x.hi + t, Round::Up).0)
+    Interval::new(x.lo().clone(), Float::with_val_round(prec, x.hi() + t, Round::Up).0)
 }
 
 /// The decision of a certified enclosure of P[X₁ = m+1 | D] that excludes 1/2 (None if it does not).
 pub fn separated(p: &Interval) -> Option<Decision> {
-    if p.lo > 0.5 {
+    if *p.lo() > 0.5 {
         Some(Decision::Target)
-    } else if p.hi < 0.5 {
+    } else if *p.hi() < 0.5 {
         Some(Decision::Other)
     } else {
         None
@@ -366,15 +366,15 @@ impl TwoLevel {
             }
             // dropped k₂: prior ≤ 1, y-factor ≤ 1
             let t = Interval::from_float(&pc.tail, p).mul(&pc.ex1[i]);
-            a[i] = add_hi(&a[i], &t.hi, p);
+            a[i] = add_hi(&a[i], t.hi(), p);
         }
         let p_target = frac(&a[1], &a[0], p);
         let tot = a[0].add(&a[1]);
         let x2 = (0..nx2.min(pc.n))
             .map(|j| {
                 let s = w[0][j].add(&w[1][j]);
-                let lo = Float::with_val_round(p, &s.lo / &tot.hi, Round::Down).0;
-                let hi = Float::with_val_round(p, &s.hi / &tot.lo, Round::Up).0;
+                let lo = Float::with_val_round(p, s.lo() / tot.hi(), Round::Down).0;
+                let hi = Float::with_val_round(p, s.hi() / tot.lo(), Round::Up).0;
                 (pc.k2_lo + j as i64, round_to(&Interval::new(lo, hi), prec))
             })
             .collect();
@@ -403,7 +403,7 @@ impl TwoLevel {
                 wsum[i] = wsum[i].add(&x);
                 v[i].push(x);
             }
-            if wsum[i].hi == 0 {
+            if *wsum[i].hi() == 0 {
                 return Err(format!("the X2-step has no support for X1 = {} under the prior {}", self.m + i as i64, self.prior.describe()));
             }
         }
@@ -419,7 +419,7 @@ impl TwoLevel {
                         }
                     })
                     .collect();
-                if u[0].hi == 0 && u[1].hi == 0 {
+                if *u[0].hi() == 0 && *u[1].hi() == 0 {
                     Interval::zero(p) // unreachable state (no X₂-step mass there)
                 } else {
                     frac(&u[1], &u[0], p)
@@ -437,8 +437,8 @@ impl TwoLevel {
         // dropped k₂ beyond the window contribute [0, tail] to numerators and denominators
         let t = &pc.tail;
         let ratio = |num: &Interval, den: &Interval| -> Interval {
-            let lo = Float::with_val_round(p, &num.lo / Float::with_val_round(p, &den.hi + t, Round::Up).0, Round::Down).0;
-            let hi = Float::with_val_round(p, Float::with_val_round(p, &num.hi + t, Round::Up).0 / &den.lo, Round::Up).0;
+            let lo = Float::with_val_round(p, num.lo() / Float::with_val_round(p, den.hi() + t, Round::Up).0, Round::Down).0;
+            let hi = Float::with_val_round(p, Float::with_val_round(p, num.hi() + t, Round::Up).0 / den.lo(), Round::Up).0;
             Interval::new(lo, hi)
         };
         let a = ratio(&an, &wsum[0]);
@@ -523,13 +523,13 @@ impl TwoLevel {
         let mut prec = FIRST_PREC;
         while prec <= 4096 {
             let v = f(prec);
-            if v.lo > 0.5 {
+            if *v.lo() > 0.5 {
                 return (Decision::Target, true);
             }
-            if v.hi < 0.5 {
+            if *v.hi() < 0.5 {
                 return (Decision::Other, true);
             }
-            if v.lo == 0.5 && v.hi == 0.5 {
+            if *v.lo() == 0.5 && *v.hi() == 0.5 {
                 return (Decision::Tie, true);
             }
             prec *= 2;

@@ -89,7 +89,7 @@ pub fn rounds_to(x: &Interval, printed: &str) -> bool {
         let y = Float::with_val_round(p, v * &s, rnd).0 + 0.5f64;
         y.floor().to_integer().unwrap()
     };
-    r(&x.lo, Round::Down) == *want.numer() && r(&x.hi, Round::Up) == *want.numer()
+    r(x.lo(), Round::Down) == *want.numer() && r(x.hi(), Round::Up) == *want.numer()
 }
 
 fn dec(x: &Interval, digits: usize) -> String {
@@ -180,8 +180,8 @@ pub fn table5(rho1: &Rational, prec: u32) -> Result<Vec<Record>, String> {
         let mut r = Record::new();
         r.push("p", *name);
         r.push("marginal_posterior", dec(&m, 15));
-        r.push("marginal_posterior_lo", crate::num::fmt_down(&m.lo, 20));
-        r.push("marginal_posterior_hi", crate::num::fmt_up(&m.hi, 20));
+        r.push("marginal_posterior_lo", crate::num::fmt_down(m.lo(), 20));
+        r.push("marginal_posterior_hi", crate::num::fmt_up(m.hi(), 20));
         r.push("risk", dec(&rr, 15));
         r.push("printed_posterior", T5[ip].0);
         r.push("printed_risk", T5[ip].1);

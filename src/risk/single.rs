@@ -103,8 +103,11 @@ impl SingleLevel {
         for (w, lr) in &terms.weights {
             s = s.add(&self.posterior_of(lr, &odds, p).mul(w));
         }
-        let mut m = s.div(&terms.z);
-        m.hi = Float::with_val_round(p, &m.hi + Float::with_val_round(p, &terms.tail.hi * 2u32, Round::Up).0, Round::Up).0;
+        let m = s.div(&terms.z);
+        let m = Interval::new(
+            m.lo().clone(),
+            Float::with_val_round(p, m.hi() + Float::with_val_round(p, terms.tail.hi() * 2u32, Round::Up).0, Round::Up).0,
+        );
         crate::noise::dgauss::round_to(&m, prec)
     }
 
@@ -128,10 +131,10 @@ impl SingleLevel {
         loop {
             let l = q(&oa, prec).ln();
             let r = q(&lhs, prec);
-            if r.lo > l.hi {
+            if r.lo() > l.hi() {
                 return Decision::Target;
             }
-            if r.hi < l.lo {
+            if r.hi() < l.lo() {
                 return Decision::Other;
             }
             prec *= 2;
@@ -361,8 +364,8 @@ pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32)
         let other = one.sub(&prior);
         // num/(num + other) is increasing in num and decreasing in other: combine ends
         let post = Interval::new(
-            Float::with_val_round(pp, &num.lo / Float::with_val_round(pp, &num.lo + &other.hi, Round::Up).0, Round::Down).0,
-            Float::with_val_round(pp, &num.hi / Float::with_val_round(pp, &num.hi + &other.lo, Round::Down).0, Round::Up).0,
+            Float::with_val_round(pp, num.lo() / Float::with_val_round(pp, num.lo() + other.hi(), Round::Up).0, Round::Down).0,
+            Float::with_val_round(pp, num.hi() / Float::with_val_round(pp, num.hi() + other.lo(), Round::Down).0, Round::Up).0,
         );
         let cr = post.div(&prior);
         cum = cum.mul(&cr);

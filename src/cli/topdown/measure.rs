@@ -174,8 +174,8 @@ pub fn run_certify(a: TopdownCertifyArgs) -> Result<String, String> {
         format!(
             "exact epsilon not available: {e} (zCDP conversions of rho = {}: Bun-Steinke {}, Canonne-Kamath-Steinke {})",
             m.rho,
-            fmt_up(&bs.hi, 12),
-            fmt_up(&cks.hi, 12)
+            fmt_up(bs.hi(), 12),
+            fmt_up(cks.hi(), 12)
         )
     })?;
     let mut r = Record::new();
@@ -190,8 +190,8 @@ pub fn run_certify(a: TopdownCertifyArgs) -> Result<String, String> {
     r.push("epsilon_hi", fmt_up(c.epsilon.hi(), 40));
     let bs = zcdp::eps_bs(&c.rho, &delta, 256);
     let (cks, _) = zcdp::eps_cks(&c.rho, &delta, 256);
-    r.push("epsilon_zcdp_bs", fmt_up(&bs.hi, 20));
-    r.push("epsilon_zcdp_cks", fmt_up(&cks.hi, 20));
+    r.push("epsilon_zcdp_bs", fmt_up(bs.hi(), 20));
+    r.push("epsilon_zcdp_cks", fmt_up(cks.hi(), 20));
     r.push("method", c.epsilon.engine().as_str());
     r.push("trust", c.epsilon.trust().as_str());
     r.push("detail", c.epsilon.describe());

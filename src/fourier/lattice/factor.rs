@@ -289,30 +289,30 @@ fn reduce_im(b: &Interval, p: u32) -> Interval {
 /// ln of a complex rectangle that excludes 0: ln|z| + i arg z with arg continuous on the rectangle (any
 /// branch: the callers only use e^{n ln z}).
 pub fn cln(z: &CInterval) -> Option<CInterval> {
-    let p = z.re.prec();
+    let p = z.re().prec();
     let zero = Float::with_val(p, 0);
     let sq = |i: &Interval| {
-        if i.lo >= 0 || i.hi <= 0 {
+        if *i.lo() >= 0 || *i.hi() <= 0 {
             i.mul(i)
         } else {
-            let hi = if i.lo.clone().abs() > i.hi.clone().abs() { i.lo.clone() } else { i.hi.clone() };
+            let hi = if i.lo().clone().abs() > i.hi().clone().abs() { i.lo().clone() } else { i.hi().clone() };
             Interval::new(zero.clone(), Float::with_val_round(p, hi.square_ref(), Round::Up).0)
         }
     };
-    let n2 = sq(&z.re).add(&sq(&z.im));
-    if !(n2.lo > 0) {
+    let n2 = sq(z.re()).add(&sq(z.im()));
+    if !(*n2.lo() > 0) {
         return None;
     }
     let ln_abs = n2.ln().mul_rational(&Rational::from((1, 2)));
     let half_pi = Interval::pi(p).mul_rational(&Rational::from((1, 2)));
-    let arg = if z.re.lo > 0 {
-        atan(&z.im.div(&z.re))
-    } else if z.im.lo > 0 {
-        half_pi.sub(&atan(&z.re.div(&z.im)))
-    } else if z.im.hi < 0 {
-        half_pi.neg().sub(&atan(&z.re.div(&z.im)))
-    } else if z.re.hi < 0 {
-        Interval::pi(p).add(&atan(&z.im.div(&z.re)))
+    let arg = if *z.re().lo() > 0 {
+        atan(&z.im().div(z.re()))
+    } else if *z.im().lo() > 0 {
+        half_pi.sub(&atan(&z.re().div(z.im())))
+    } else if *z.im().hi() < 0 {
+        half_pi.neg().sub(&atan(&z.re().div(z.im())))
+    } else if *z.re().hi() < 0 {
+        Interval::pi(p).add(&atan(&z.im().div(z.re())))
     } else {
         return None;
     };
@@ -321,16 +321,16 @@ pub fn cln(z: &CInterval) -> Option<CInterval> {
 
 /// arctan, monotone increasing.
 fn atan(x: &Interval) -> Interval {
-    let mut lo = x.lo.clone();
+    let mut lo = x.lo().clone();
     lo.atan_round(Round::Down);
-    let mut hi = x.hi.clone();
+    let mut hi = x.hi().clone();
     hi.atan_round(Round::Up);
     Interval::new(lo, hi)
 }
 
 /// e^{z} for a complex rectangle z.
 pub fn cexp(z: &CInterval) -> CInterval {
-    CInterval::exp_of(&z.re, &z.im)
+    CInterval::exp_of(z.re(), z.im())
 }
 
 /// The complex product z·w for a complex rectangle and a real interval.
@@ -370,7 +370,7 @@ fn gauss_jacobi(sigma2: &Rational, a: &Interval, b: &Interval, p: u32) -> Option
     let mut tail = tail.exp();
     tail *= 2.0;
     // |b| must be within π·1.01 for the bound
-    if b.lo.to_f64().abs() > 1.01 * PI || b.hi.to_f64().abs() > 1.01 * PI {
+    if b.lo().to_f64().abs() > 1.01 * PI || b.hi().to_f64().abs() > 1.01 * PI {
         return None;
     }
     let s = s.widen(&tail);
@@ -440,11 +440,11 @@ fn finite_direct(masses: &[Interval], mf: &[f64], a: &Interval, b: &Interval, p:
     let j0 = j0.0 as i64;
     let mut s = CInterval::real(Interval::zero(p));
     for (j, m) in masses.iter().enumerate() {
-        if m.hi == 0 {
+        if *m.hi() == 0 {
             continue;
         }
         let dj = Interval::from_i64(j as i64 - j0, p);
-        let m = Interval::new(Float::with_val(p, &m.lo), Float::with_val(p, &m.hi));
+        let m = Interval::new(Float::with_val(p, m.lo()), Float::with_val(p, m.hi()));
         s = s.add(&cscale(&CInterval::exp_of(&a.mul(&dj), &b.mul(&dj)), &m));
     }
     let j0i = Interval::from_i64(j0, p);
@@ -499,9 +499,9 @@ mod tests {
                 let lg = law.ln_mgf(&iv(a, p), &iv(b, p), p).unwrap();
                 let e = cexp(&lg);
                 let tol = Float::with_val(700, dre.clone().abs() + dim.clone().abs()) * 1e-40f64;
-                assert!(e.re.widen(&Float::with_val(p, &tol)).contains(&dre), "σ²={s2} a={a} b={b}: re {} vs {dre}", e.re);
-                assert!(e.im.widen(&Float::with_val(p, &tol)).contains(&dim), "σ²={s2} a={a} b={b}: im {} vs {dim}", e.im);
-                let wid = Float::with_val(p, e.re.width() + e.im.width()).to_f64();
+                assert!(e.re().widen(&Float::with_val(p, &tol)).contains(&dre), "σ²={s2} a={a} b={b}: re {} vs {dre}", e.re());
+                assert!(e.im().widen(&Float::with_val(p, &tol)).contains(&dim), "σ²={s2} a={a} b={b}: im {} vs {dim}", e.im());
+                let wid = Float::with_val(p, e.re().width() + e.im().width()).to_f64();
                 assert!(wid < 1e-35 * (dre.to_f64().abs() + dim.to_f64().abs()) + 1e-700, "σ²={s2} a={a} b={b}: width {wid}");
                 // the f64 path agrees to ~1e-12
                 let lf = law.ln_mgf_f64(Complex64::new(a, b)).exp();
@@ -515,7 +515,7 @@ mod tests {
             let (dre, dim) = direct(&wf, 0, 2, a, b);
             let e = cexp(&law.ln_mgf(&iv(a, p), &iv(b, p), p).unwrap());
             let tol = Float::with_val(p, 1e-40);
-            assert!(e.re.widen(&tol).contains(&dre) && e.im.widen(&tol).contains(&dim), "finite a={a} b={b}");
+            assert!(e.re().widen(&tol).contains(&dre) && e.im().widen(&tol).contains(&dim), "finite a={a} b={b}");
         }
     }
 

@@ -224,13 +224,13 @@ impl FourierTails {
         let side = |sign: i32| -> Fallible<Interval> {
             let f = Rational::from(1) + etaq.clone() * Rational::from(sign);
             let cs = ci.mul_rational(&f);
-            Ok(self.exponent(s, m, &cs, &Interval::zero(wp), wp)?.re.exp().mul(&geo))
+            Ok(self.exponent(s, m, &cs, &Interval::zero(wp), wp)?.re().exp().mul(&geo))
         };
         let e_plus = side(1)?;
         let e_minus = if eta < 1.0 { side(-1)? } else { geo.clone() };
-        let lo = Float::with_val_round(wp, &t.lo - &e_minus.hi, Round::Down).0;
-        let lo = Float::with_val_round(wp, &lo - &e_plus.hi, Round::Down).0;
-        let v = Interval::new(lo.min(&t.hi), t.hi.clone());
+        let lo = Float::with_val_round(wp, t.lo() - e_minus.hi(), Round::Down).0;
+        let lo = Float::with_val_round(wp, &lo - e_plus.hi(), Round::Down).0;
+        let v = Interval::new(lo.min(t.hi()), t.hi().clone());
         Ok(clamp01(round_to(&v, p)))
     }
 
@@ -317,7 +317,7 @@ impl FourierTails {
         let g = self.exponent(s, m, c, theta, wp)?;
         let e = cexp(&g);
         let d = CInterval::exp_of(&c.neg(), &theta.neg());
-        let den = CInterval::one(wp).add(&CInterval::new(d.re.neg(), d.im.neg()));
+        let den = CInterval::one(wp).add(&CInterval::new(d.re().neg(), d.im().neg()));
         let inv = den.inv().ok_or_else(|| crate::err!(Internal, "1 − e^{{−z}} vanishes at a node"))?;
         Ok(e.mul(&inv))
     }
@@ -352,12 +352,12 @@ impl FourierTails {
         let zero = Interval::zero(wp);
         let f0 = self.node(s, m, ci, &zero, wp)?;
         let g0 = self.exponent(s, m, ci, &zero, wp)?;
-        let g0_hi = g0.re.hi.to_f64() + 1e-9 * (1.0 + g0.re.hi.to_f64().abs());
-        let f0_re = f0.re.clone();
+        let g0_hi = g0.re().hi().to_f64() + 1e-9 * (1.0 + g0.re().hi().to_f64().abs());
+        let f0_re = f0.re().clone();
         // ln F(0) = Re G(c) − ln(1 − e^{−c}), from the enclosure's lower end (F(0) itself may be far below the
         // double range); the dead budget: Σ over dead nodes of |F| at most 2^-(bits+6) of F(0) (module doc:
         // T_N ≈ F(0)/sd(V) and N ≈ 10 sd(V))
-        let ln_f0 = g0.re.lo.to_f64() - (-(-c).exp_m1()).ln();
+        let ln_f0 = g0.re().lo().to_f64() - (-(-c).exp_m1()).ln();
         let budget_ln = ln_f0 - (self.bits as f64 + 6.0) * LN_2;
         let half = (n - 1) / 2;
         let theta = |l: u64| Interval::pi(wp).mul_rational(&Rational::from((2 * l, n)));
@@ -375,7 +375,7 @@ impl FourierTails {
             }
             let f = self.node(s, m, ci, &theta(l), wp);
             match f {
-                Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
+                Ok(f) => sum = sum.add(&f.re().mul_rational(&Rational::from(2))),
                 Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
                 Err(e) => return Err(e),
             }
@@ -408,7 +408,7 @@ impl FourierTails {
             if b - a < 4 {
                 for l in a..=b {
                     match self.node(s, m, ci, &theta(l), wp) {
-                        Ok(f) => sum = sum.add(&f.re.mul_rational(&Rational::from(2))),
+                        Ok(f) => sum = sum.add(&f.re().mul_rational(&Rational::from(2))),
                         Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
                         Err(e) => return Err(e),
                     }
@@ -590,7 +590,7 @@ fn clamp01(v: Interval) -> Interval {
 
 /// An interval rounded outward to precision p.
 fn round_to(v: &Interval, p: u32) -> Interval {
-    Interval::new(Float::with_val_round(p, &v.lo, Round::Down).0, Float::with_val_round(p, &v.hi, Round::Up).0)
+    Interval::new(Float::with_val_round(p, v.lo(), Round::Down).0, Float::with_val_round(p, v.hi(), Round::Up).0)
 }
 
 #[cfg(test)]

@@ -55,11 +55,11 @@ impl SparseLaw {
         let mut m = Vec::new();
         let mut r = Vec::new();
         for (i, x) in masses.iter().enumerate() {
-            if x.hi == 0 {
+            if *x.hi() == 0 {
                 continue;
             }
-            let lo = Float::with_val_round(53, &x.lo, Round::Down).0.to_f64().max(0.0);
-            let hi = Float::with_val_round(53, &x.hi, Round::Up).0.to_f64();
+            let lo = Float::with_val_round(53, x.lo(), Round::Down).0.to_f64().max(0.0);
+            let hi = Float::with_val_round(53, x.hi(), Round::Up).0.to_f64();
             let b = Ball::from_bounds(lo, hi);
             idx.push(i as i64);
             m.push(b.m);
@@ -129,13 +129,13 @@ impl SparseLaw {
     pub fn ln_mgf(&self, a: &Interval, b: &Interval, p: u32) -> Option<CInterval> {
         let af = a.mid().to_f64();
         // the inversion's tilts are exact f64 values: use the cached weights then
-        let t = if a.lo == a.hi && Float::with_val(64, af) == a.lo {
+        let t = if a.lo() == a.hi() && Float::with_val(64, af) == *a.lo() {
             self.tilted(af)
         } else {
-            Arc::new(self.tilt(Ball::from_bounds(round_f64(&a.lo, false), round_f64(&a.hi, true)), af)?)
+            Arc::new(self.tilt(Ball::from_bounds(round_f64(a.lo(), false), round_f64(a.hi(), true)), af)?)
         };
         let x0 = t.x0;
-        let bb = Ball::from_bounds(round_f64(&b.lo, false), round_f64(&b.hi, true));
+        let bb = Ball::from_bounds(round_f64(b.lo(), false), round_f64(b.hi(), true));
         let zeta = CBall::cis(bb);
         // Horner from the top index down: s = Σ w_x ζ^{x − x_min}
         let mut s = CBall::new(0.0, 0.0, 0.0);
@@ -289,8 +289,8 @@ fn round_f64(x: &Float, up: bool) -> f64 {
 /// An interval widened by one ulp of its precision at both ends (the f64 → MPFR conversions are exact;
 /// this covers nothing but is cheap insurance against a sign slip in the ball's bounds).
 fn widen_ulp(x: Interval) -> Interval {
-    let mut lo = x.lo.clone();
-    let mut hi = x.hi.clone();
+    let mut lo = x.lo().clone();
+    let mut hi = x.hi().clone();
     lo.next_down();
     hi.next_up();
     Interval::new(lo, hi)

@@ -109,7 +109,7 @@ impl PLap {
             *aj = aj.mul(&uj);
         }
         let s = a.iter().fold(Interval::zero(CP), |acc, x| acc.add(x));
-        if !(s.lo > 0) {
+        if !(*s.lo() > 0) {
             return fallible!(Internal, "smoothed inversion: the tilted mass of DLap({}) is not certified positive", g.scale);
         }
         let w = a.iter().map(|x| x.div(&s)).collect();

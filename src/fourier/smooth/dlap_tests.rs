@@ -49,7 +49,7 @@ fn dlap_mgf_and_charfn_match_direct_sums() {
             let pl = PLap::new(&g, c).unwrap();
             let (m_re, _) = direct_mgf(&g, c, 0.0);
             let ln_m = Float::with_val(CP, m_re.ln_ref()) * g.count;
-            assert!(pl.n_ln_m.lo <= ln_m && ln_m <= pl.n_ln_m.hi, "{g:?} c {c}: ln M {ln_m} not in {:?}", pl.n_ln_m);
+            assert!(*pl.n_ln_m.lo() <= ln_m && ln_m <= *pl.n_ln_m.hi(), "{g:?} c {c}: ln M {ln_m} not in {:?}", pl.n_ln_m);
             assert!(pl.n_ln_m.width() < 1e-30);
             let lc = LapComp::new(&g, c).unwrap();
             for &t in &[0.0, 0.37, 2.5, 11.0, 1234.5] {
@@ -62,8 +62,8 @@ fn dlap_mgf_and_charfn_match_direct_sums() {
                 }
                 let r = pl.factor(&iv(t));
                 let tol = 1e-13;
-                let within = |i: &Interval, v: f64| i.lo.to_f64() - tol <= v && v <= i.hi.to_f64() + tol && i.width() < 1e-25;
-                assert!(within(&r.re, pr) && within(&r.im, pi), "{g:?} c {c} t {t}: ({pr}, {pi}) vs {r:?}");
+                let within = |i: &Interval, v: f64| i.lo().to_f64() - tol <= v && v <= i.hi().to_f64() + tol && i.width() < 1e-25;
+                assert!(within(r.re(), pr) && within(r.im(), pi), "{g:?} c {c} t {t}: ({pr}, {pi}) vs {r:?}");
                 let rb = lc.factor(Ball::exact(t));
                 assert!(
                     (rb.re - pr).abs() <= rb.r + tol && (rb.im - pi).abs() <= rb.r + tol && rb.r < 1e-13 * (1.0 + t),
@@ -103,7 +103,7 @@ fn mixed_bracket_contains_lattice_epsilon() {
             let exact = prof.epsilon(&delta).unwrap();
             let start = epsilon_smooth_mixed(gs, lap, &delta, &SmoothParams { width: 1e-5, ..Default::default() }).unwrap();
             assert!(
-                start.lo <= exact.lo && exact.hi <= start.hi,
+                start.lo <= *exact.lo() && *exact.hi() <= start.hi,
                 "{gs:?} {lap:?} delta {d}: f64 tier [{}, {}] vs lattice {exact:?}",
                 start.lo,
                 start.hi
@@ -112,7 +112,7 @@ fn mixed_bracket_contains_lattice_epsilon() {
             let r = epsilon_precise(&th, &sh, &delta, &SmoothParams { width, ..Default::default() }, &start).unwrap();
             assert!(r.precise);
             assert!(
-                r.lo <= exact.lo && exact.hi <= r.hi,
+                r.lo <= *exact.lo() && *exact.hi() <= r.hi,
                 "{gs:?} {lap:?} delta {d}: 20-digit tier [{}, {}] vs lattice {exact:?}",
                 r.lo,
                 r.hi
@@ -122,7 +122,7 @@ fn mixed_bracket_contains_lattice_epsilon() {
             let eps = Rational::from_f64(exact.mid().to_f64()).unwrap();
             let dl = prof.delta(&eps).delta;
             let ds = delta_smooth_mixed(gs, lap, &eps, &SmoothParams { w: Some(1e-4), ..Default::default() }).unwrap();
-            assert!(ds.lo <= dl.lo && dl.hi <= ds.hi, "{gs:?} {lap:?} eps {eps}: delta [{}, {}] vs lattice {dl:?}", ds.lo, ds.hi);
+            assert!(ds.lo <= *dl.lo() && *dl.hi() <= ds.hi, "{gs:?} {lap:?} eps {eps}: delta [{}, {}] vs lattice {dl:?}", ds.lo, ds.hi);
         }
     }
 }

@@ -141,8 +141,8 @@ fn iv(x: f64) -> Interval {
 fn ball_of(i: &Interval) -> Ball {
     let m = i.mid().to_f64();
     let mf = fl(m);
-    let a = Float::with_val_round(CP, &i.hi - &mf, Round::Up).0;
-    let b = Float::with_val_round(CP, &mf - &i.lo, Round::Up).0;
+    let a = Float::with_val_round(CP, i.hi() - &mf, Round::Up).0;
+    let b = Float::with_val_round(CP, &mf - i.lo(), Round::Up).0;
     let r = if a > b { a } else { b };
     Ball::new(m, up(r.to_f64_round(Round::Up).max(0.0)))
 }

@@ -53,7 +53,7 @@ impl PGroup {
         let inv2s2 = Interval::one(CP).div(&s2.mul(&iv(2.0)));
         let d = theta_d(&g.sigma2, c, g.mu);
         let d0 = theta_d(&g.sigma2, 0.0, g.mu);
-        if !(d.lo > 0) || !(d0.lo > 0) {
+        if !(*d.lo() > 0) || !(*d0.lo() > 0) {
             return Err(not_positive(g));
         }
         let n = iv(g.count as f64);
@@ -203,7 +203,7 @@ impl PComp {
             // |ζ| ≤ e^{Σ n ρ} − 1 ≤ 2Σ n ρ for Σ n ρ ≤ 1 (else the trivial e^{Σ n ρ}, still an enclosure)
             let s = rho * (1.0 + 1e-9);
             let zeta = if s <= 1.0 { 2.0 * s } else { s.exp() * 1.000001 };
-            let rad = Float::with_val(CP, re.hi.exp_ref()) * Float::with_val(CP, zeta);
+            let rad = Float::with_val(CP, re.hi().exp_ref()) * Float::with_val(CP, zeta);
             r = r.widen(&Float::with_val_round(CP, rad * 1.000001, rug::float::Round::Up).0);
         }
         r = r.mul(&full);

@@ -125,9 +125,9 @@ impl Precise {
         for nd in &self.nodes {
             let e = CInterval::exp_of(&zero, &nd.t.mul(&xi).neg());
             let wgt = iv(nd.weight as f64);
-            ss = ss.add(&nd.ps.mul(&e).re.mul(&wgt));
+            ss = ss.add(&nd.ps.mul(&e).re().mul(&wgt));
             if with_b {
-                sb = sb.add(&nd.pb.mul(&e).re.mul(&wgt));
+                sb = sb.add(&nd.pb.mul(&e).re().mul(&wgt));
             }
         }
         (ss.widen(&self.rad_s), sb.widen(&self.rad_b))
@@ -142,8 +142,8 @@ impl Precise {
         let base = pref.mul(&self.hfac);
         let fs = base.mul(&ss);
         let up_mul = |a: &Float, b: f64| Float::with_val_round(CP, a * Float::with_val(CP, b), Round::Up).0;
-        let trunc_s = up_mul(&pref.hi, e.trunc_s.hi());
-        let hi = Float::with_val_round(CP, &fs.hi + &trunc_s, Round::Up).0;
+        let trunc_s = up_mul(pref.hi(), e.trunc_s.hi());
+        let hi = Float::with_val_round(CP, fs.hi() + &trunc_s, Round::Up).0;
         let inf = Float::with_val(CP, rug::float::Special::Infinity);
         if !with_lo {
             return (-inf.clone(), hi, inf);
@@ -156,10 +156,10 @@ impl Precise {
             .map(|&(cp, e0, q)| up(e0.sub(Ball::exact(cp).mul(Ball::exact(xd))).exp().hi() * q))
             .fold(f64::INFINITY, f64::min);
         let alias = up(e.alias_lo + alias_hi);
-        let lo = Float::with_val_round(CP, &fs.lo - &trunc_s, Round::Down).0;
+        let lo = Float::with_val_round(CP, fs.lo() - &trunc_s, Round::Down).0;
         let lo = Float::with_val_round(CP, &lo - alias, Round::Down).0;
         let fb = base.mul(&iv(e.g_s2pi.hi())).mul(&sb);
-        let fb_hi = Float::with_val_round(CP, &fb.hi + up_mul(&pref.hi, e.trunc_b.hi()), Round::Up).0;
+        let fb_hi = Float::with_val_round(CP, fb.hi() + up_mul(pref.hi(), e.trunc_b.hi()), Round::Up).0;
         let fin = |v: Float, d: &Float| if v.is_finite() { v } else { d.clone() };
         (fin(lo, &-inf.clone()), fin(hi, &inf), fin(fb_hi, &inf))
     }
@@ -317,10 +317,10 @@ mod tests {
                 let r = epsilon_precise(&th, &sh, &delta, &SmoothParams { width, ..Default::default() }, &start).unwrap();
                 assert!(r.precise);
                 assert!(
-                    r.lo <= exact.lo && exact.hi <= r.hi,
+                    r.lo <= *exact.lo() && *exact.hi() <= r.hi,
                     "{gs:?} delta {d}: lattice [{}, {}] not in [{}, {}]",
-                    exact.lo,
-                    exact.hi,
+                    exact.lo(),
+                    exact.hi(),
                     r.lo,
                     r.hi
                 );

@@ -102,7 +102,7 @@ fn mgf_theta_matches_direct_sum() {
             let direct = (m / z).ln();
             let tol = Float::with_val(200, 1e-30);
             assert!(
-                th.lo <= Float::with_val(200, &direct + &tol) && Float::with_val(200, &direct - &tol) <= th.hi,
+                *th.lo() <= Float::with_val(200, &direct + &tol) && Float::with_val(200, &direct - &tol) <= *th.hi(),
                 "{s2} {mu} {c}: {direct} not in {th}"
             );
             assert!(th.width() < 1e-25);
@@ -138,7 +138,7 @@ fn verified_crossing_returns_certified_points_near_the_root() {
 fn ball_thetas_enclose_the_mpfr_ones() {
     let groups = [mg("0.02", 3, 1), mg("0.3", 7, 1), mg("6/5", 1, 1), mg("5", 40, 2), mg("50000/10001", 10, 1), mg("7919/3", 1000, 3)];
     let th = Thetas::new(&groups);
-    let inside = |b: Ball, i: &Interval| Float::with_val(CP, b.lo()) <= i.lo && i.hi <= Float::with_val(CP, b.hi());
+    let inside = |b: Ball, i: &Interval| Float::with_val(CP, b.lo()) <= *i.lo() && *i.hi() <= Float::with_val(CP, b.hi());
     for (i, g) in groups.iter().enumerate() {
         for &c in &[0.0f64, 0.05, 0.4, 1.3, 2.7, 13.25, 59.5] {
             let exact = theta_d(&g.sigma2, c, g.mu);
@@ -267,10 +267,10 @@ fn delta_bracket_contains_lattice_value() {
             let eps = crate::num::parse_rational(e).unwrap();
             let exact = prof.delta(&eps).delta;
             let r = delta_smooth(gs, &eps, &SmoothParams { w: Some(3e-4), ..Default::default() }).unwrap();
-            assert!(r.lo <= exact.lo && exact.hi <= r.hi, "{gs:?} eps {e}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+            assert!(r.lo <= *exact.lo() && *exact.hi() <= r.hi, "{gs:?} eps {e}: lattice {} not in [{}, {}]", exact.lo(), r.lo, r.hi);
             if atom_distance(gs, &eps) > 20.0 * 1.1 * 3e-4 {
                 // second order: gap ≈ w²·(P[L>ε]/2 + λ f(ε)) ≪ 1e-4·δ at w = 3e-4
-                let rel = (Float::with_val(CP, &r.hi - &r.lo) / &exact.hi).to_f64();
+                let rel = (Float::with_val(CP, &r.hi - &r.lo) / exact.hi()).to_f64();
                 assert!(rel < 1e-4, "{gs:?} eps {e}: relative width {rel}");
                 narrow_checked += 1;
             }
@@ -293,7 +293,7 @@ fn epsilon_bracket_contains_lattice_value() {
             let delta = crate::num::parse_rational(d).unwrap();
             let exact = prof.epsilon(&delta).unwrap();
             let r = epsilon_smooth(gs, &delta, &SmoothParams { width: 1e-7, ..Default::default() }).unwrap();
-            assert!(r.lo <= exact.lo && exact.hi <= r.hi, "{gs:?} delta {d}: lattice {} not in [{}, {}]", exact.lo, r.lo, r.hi);
+            assert!(r.lo <= *exact.lo() && *exact.hi() <= r.hi, "{gs:?} delta {d}: lattice {} not in [{}, {}]", exact.lo(), r.lo, r.hi);
             assert!(r.width() <= 1e-7, "{gs:?} delta {d}: width {}", r.width());
         }
     }
@@ -326,9 +326,9 @@ fn random_compositions_contain_lattice_epsilon() {
         match epsilon_smooth(&gs, &delta, &SmoothParams { width, ..Default::default() }) {
             Ok(r) => {
                 assert!(
-                    r.lo <= exact.lo && exact.hi <= r.hi,
+                    r.lo <= *exact.lo() && *exact.hi() <= r.hi,
                     "case {case} {gs:?} delta {d} width {width:e}: lattice {} not in [{}, {}]",
-                    exact.lo,
+                    exact.lo(),
                     r.lo,
                     r.hi
                 );
@@ -428,7 +428,7 @@ fn theta_sums_match_the_mpmath_reference() {
         let c = num(p[2]);
         let d_ref = Float::with_val(256, &v[0] + 1u32);
         let exact = theta_d(&g.sigma2, c, g.mu);
-        assert!(within(&d_ref, &exact.lo, &exact.hi, 1e-44), "{p:?}: MPFR D {exact} does not hold 1 + {}", v[0]);
+        assert!(within(&d_ref, exact.lo(), exact.hi(), 1e-44), "{p:?}: MPFR D {exact} does not hold 1 + {}", v[0]);
         assert!(exact.width() <= 1e-25 * d_ref.to_f64(), "{p:?}: MPFR D {exact} too wide");
         let th = Thetas::new(std::slice::from_ref(&g));
         let s = th.s(0, c);

@@ -19,8 +19,8 @@ use rug::{Float, Rational};
 /// cos over an interval: |cos x − cos lo| ≤ x − lo.
 fn cos_iv(x: &Interval) -> Interval {
     let w = x.width();
-    let lo = Float::with_val_round(CP, x.lo.cos_ref(), Round::Down).0;
-    let hi = Float::with_val_round(CP, x.lo.cos_ref(), Round::Up).0;
+    let lo = Float::with_val_round(CP, x.lo().cos_ref(), Round::Down).0;
+    let hi = Float::with_val_round(CP, x.lo().cos_ref(), Round::Up).0;
     let lo = Float::with_val_round(CP, &lo - &w, Round::Down).0;
     let hi = Float::with_val_round(CP, &hi + &w, Round::Up).0;
     Interval::new(lo.max(&fl(-1.0)), hi.min(&fl(1.0)))
@@ -30,7 +30,7 @@ fn cos_iv(x: &Interval) -> Interval {
 pub(super) fn theta_wide(sigma2: &Rational) -> bool {
     let pi = Interval::pi(CP);
     let a = pi.mul(&pi).mul(&Interval::from_rational(sigma2, CP)).mul(&iv(2.0));
-    a.lo.to_f64_round(Round::Down) >= 200.0
+    a.lo().to_f64_round(Round::Down) >= 200.0
 }
 
 /// D(c) = Σ_k e^{−2π²k²σ²} cos(2πkcμ) (a θ-function; D(0) is θ₃(0, e^{−2π²σ²})), certified in MPFR
@@ -39,8 +39,8 @@ pub(super) fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     let pi = Interval::pi(CP);
     let s2 = Interval::from_rational(sigma2, CP);
     let a = pi.mul(&pi).mul(&s2).mul(&iv(2.0)); // 2π²σ²
-    let af = a.lo.to_f64();
-    if a.lo.to_f64_round(Round::Down) >= 200.0 {
+    let af = a.lo().to_f64();
+    if a.lo().to_f64_round(Round::Down) >= 200.0 {
         // |D − 1| ≤ 2Σ_{k≥1} e^{−ak²} ≤ 2e^{−a}/(1 − e^{−a}) ≤ 2e^{−200}/(1 − e^{−200}) < 2.8e-87: the series
         // below would give 1 ± (that) rounded outward as well, at the cost of three MPFR exponentials and
         // cosines per group (10⁴ groups: 0.4 s)
@@ -60,7 +60,7 @@ pub(super) fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
     let tail_num = a.mul(&iv(kf * kf)).neg().exp();
     let tail_den = Interval::one(CP).sub(&a.neg().exp());
     let tail = tail_num.div(&tail_den);
-    let t = tail.hi.clone();
+    let t = tail.hi().clone();
     let widen = Interval::new(Float::with_val(CP, -&t), t);
     Interval::one(CP).add(&sum.mul(&iv(2.0))).add(&widen.mul(&iv(2.0)))
 }

@@ -4,27 +4,21 @@
 //! every operation rounds its lower end toward −∞ and its upper end toward +∞ (MPFR's
 //! correctly rounded `Round::Down` / `Round::Up`), so errors never accumulate silently.
 
-use rug::float::{Constant, Round};
+use rug::float::{Constant, Round, Special};
 use rug::{Float, Rational};
 use std::fmt;
 
 /// A closed interval `[lo, hi]` of MPFR floats with a common precision.
 ///
-/// Built only by this module's constructors, every one of which checks lo ≤ hi (and no NaN end) in
-/// release builds too ([`Interval::new`]; [`Interval::try_new`] returns the failure as an internal error):
-/// a private field makes a struct literal outside this module impossible. The ends are readable as
-/// fields (or by [`Interval::lo`] / [`Interval::hi`]); code that writes one must keep lo ≤ hi (only a
-/// raised upper end or a lower end clamped up to 0 is written outside `num`).
+/// The ends are private: an interval is built only by this module's constructors, every one of which
+/// checks lo ≤ hi (and no NaN end) in release builds too ([`Interval::new`]; [`Interval::try_new`]
+/// returns the failure as an internal error), and read through [`Interval::lo`] / [`Interval::hi`] (or
+/// taken apart by [`Interval::into_parts`]). No code can change one end of an interval alone.
 #[derive(Clone, PartialEq)]
 pub struct Interval {
-    pub lo: Float,
-    pub hi: Float,
-    _checked: Checked,
+    lo: Float,
+    hi: Float,
 }
-
-/// The private mark of an [`Interval`] built by a checked constructor.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Checked;
 
 impl fmt::Debug for Interval {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -61,17 +55,21 @@ impl Interval {
 
     /// `[lo, hi]` from two floats. lo ≤ hi is an invariant every caller must establish (a reversed or NaN
     /// end would make every later enclosure meaningless), so it is checked in release builds too; every
-    /// operation of this module builds its result through here.
+    /// operation of this module builds its result through here. A failed check is a bug, never a user's
+    /// doing: the operations keep enclosures of extreme values NaN-free (an overflowed end ±∞ times 0 is
+    /// 0, a corner ∞/∞ of a quotient is left out), so that no input reaches the panic
+    /// (`tests/interval_edges_cli.rs` holds the inputs that once did); a computation whose ends may
+    /// legitimately fail uses [`Interval::try_new`].
     pub fn new(lo: Float, hi: Float) -> Self {
         assert!(lo <= hi, "internal error: interval with lo > hi or a NaN end: [{lo}, {hi}]");
-        Interval { lo, hi, _checked: Checked }
+        Interval { lo, hi }
     }
 
     /// [`Interval::new`] for ends that come from a computation that may fail: an internal error instead
     /// of a panic when lo > hi or an end is NaN.
     pub fn try_new(lo: Float, hi: Float) -> crate::error::Fallible<Self> {
         if lo <= hi {
-            Ok(Interval { lo, hi, _checked: Checked })
+            Ok(Interval { lo, hi })
         } else {
             crate::fallible!(Internal, "interval with lo > hi or a NaN end: [{lo}, {hi}]")
         }
@@ -162,21 +160,27 @@ impl Interval {
         Interval::new(Float::with_val(self.hi.prec(), -&self.hi), Float::with_val(self.lo.prec(), -&self.lo))
     }
 
-    /// Product; general signs.
+    /// Product; general signs. An infinite end times a zero end counts as 0 (the ends bound real
+    /// numbers, and 0 times any real is 0; IEEE 1788's rule), not MPFR's NaN: an enclosure that
+    /// overflowed to ±∞ multiplied by one that touches 0 stays an enclosure.
     pub fn mul(&self, o: &Interval) -> Interval {
         let p = self.prec().max(o.prec());
+        let prod = |a: &Float, b: &Float, r: Round| -> Float {
+            if (a.is_zero() && b.is_infinite()) || (a.is_infinite() && b.is_zero()) {
+                Float::with_val(p, 0)
+            } else {
+                Float::with_val_round(p, a * b, r).0
+            }
+        };
         if self.lo >= 0 && o.lo >= 0 {
-            return Interval::new(
-                Float::with_val_round(p, &self.lo * &o.lo, Round::Down).0,
-                Float::with_val_round(p, &self.hi * &o.hi, Round::Up).0,
-            );
+            return Interval::new(prod(&self.lo, &o.lo, Round::Down), prod(&self.hi, &o.hi, Round::Up));
         }
         let cands = [(&self.lo, &o.lo), (&self.lo, &o.hi), (&self.hi, &o.lo), (&self.hi, &o.hi)];
         let mut lo: Option<Float> = None;
         let mut hi: Option<Float> = None;
         for (a, b) in cands {
-            let l = Float::with_val_round(p, a * b, Round::Down).0;
-            let h = Float::with_val_round(p, a * b, Round::Up).0;
+            let l = prod(a, b, Round::Down);
+            let h = prod(a, b, Round::Up);
             if lo.as_ref().is_none_or(|x| l < *x) {
                 lo = Some(l);
             }
@@ -187,7 +191,9 @@ impl Interval {
         Interval::new(lo.unwrap(), hi.unwrap())
     }
 
-    /// Quotient; the divisor must not contain zero.
+    /// Quotient; the divisor must not contain zero. A corner ±∞/±∞ (ends that overflowed) is left out:
+    /// a/b is monotone in each argument on the box, so its other corners bound it (as in IEEE 1788);
+    /// with no corner left the quotient is only known to be real, [−∞, +∞].
     pub fn div(&self, o: &Interval) -> Interval {
         assert!(o.lo > 0 || o.hi < 0, "interval division by an interval containing zero");
         let p = self.prec().max(o.prec());
@@ -195,6 +201,9 @@ impl Interval {
         let mut lo: Option<Float> = None;
         let mut hi: Option<Float> = None;
         for (a, b) in cands {
+            if a.is_infinite() && b.is_infinite() {
+                continue;
+            }
             let l = Float::with_val_round(p, a / b, Round::Down).0;
             let h = Float::with_val_round(p, a / b, Round::Up).0;
             if lo.as_ref().is_none_or(|x| l < *x) {
@@ -204,7 +213,10 @@ impl Interval {
                 hi = Some(h);
             }
         }
-        Interval::new(lo.unwrap(), hi.unwrap())
+        Interval::new(
+            lo.unwrap_or_else(|| Float::with_val(p, Special::NegInfinity)),
+            hi.unwrap_or_else(|| Float::with_val(p, Special::Infinity)),
+        )
     }
 
     pub fn mul_rational(&self, q: &Rational) -> Interval {

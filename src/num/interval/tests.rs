@@ -41,3 +41,56 @@ fn powu_matches_repeated_product() {
     let exact = Float::with_val(400, Rational::from((7, 5)).pow(10u32));
     assert!(y.lo <= exact && exact <= y.hi);
 }
+
+/// The ends are read through the accessors and taken apart by `into_parts`, unchanged.
+#[test]
+fn accessors_and_parts() {
+    let i = Interval::from_rational(&Rational::from((1, 3)), 64);
+    let (lo, hi) = (i.lo().clone(), i.hi().clone());
+    assert!(lo < hi);
+    assert_eq!(i.into_parts(), (lo, hi));
+}
+
+/// `lo ≤ hi` is checked in every build: `new` refuses a reversed or NaN end (a panic: a bug), `try_new`
+/// returns it as an internal error.
+#[test]
+fn reversed_or_nan_ends_are_refused() {
+    let f = |x: f64| Float::with_val(53, x);
+    let nan = Float::with_val(53, rug::float::Special::Nan);
+    for (lo, hi) in [(f(2.0), f(1.0)), (nan.clone(), f(1.0)), (f(0.0), nan)] {
+        let e = Interval::try_new(lo.clone(), hi.clone()).unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::Internal, "{e}");
+        assert!(std::panic::catch_unwind(|| Interval::new(lo, hi)).is_err());
+    }
+    assert!(Interval::try_new(f(1.0), f(1.0)).is_ok());
+}
+
+/// An end that overflowed to ±∞ times an end at 0 is 0 (IEEE 1788), not NaN: the product is still an
+/// enclosure. (A discrete Laplace of scale 1e-300 put e^ε = [max, +∞] against a tail mass [0, …] in
+/// `pld::profile`, and the NaN end panicked.)
+#[test]
+fn zero_times_infinity_is_zero() {
+    let p = 64;
+    let inf = Float::with_val(p, rug::float::Special::Infinity);
+    let big = Interval::new(Float::with_val(p, 7), inf.clone());
+    let zero_to_one = Interval::new(Float::with_val(p, 0), Float::with_val(p, 1));
+    let c = big.mul(&zero_to_one);
+    assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (0.0, f64::INFINITY));
+    let c = zero_to_one.mul(&big);
+    assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (0.0, f64::INFINITY));
+    // general signs: [−1, 0] × [7, +∞] = [−∞, 0]
+    let c = Interval::new(Float::with_val(p, -1), Float::with_val(p, 0)).mul(&big);
+    assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (f64::NEG_INFINITY, 0.0));
+    // [0, 0] × [7, +∞] = [0, 0]
+    let c = Interval::zero(p).mul(&big);
+    assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (0.0, 0.0));
+}
+
+/// A quotient with the corner +∞/+∞ keeps the other corners: [1, +∞]/[2, +∞] = [0, +∞].
+#[test]
+fn infinite_over_infinite_corner_is_left_out() {
+    let p = 64;
+    let inf = Float::with_val(p, rug::float::Special::Infinity);
+    let c = Interval::new(Float::with_val(p, 1), inf.clone()).div(&Interval::new(Float::with_val(p, 2), inf));
+    assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (0.0, f64::INFINITY));
+}

@@ -1,0 +1,59 @@
+//! Inputs that once reached an interval invariant check and ended in an internal error (exit 3): each is
+//! now answered or refused with one `error:` line and exit 2 (issue 34: `Interval`'s `lo ≤ hi`, checked in
+//! release builds, must not be reachable from user input).
+
+use assert_cmd::Command;
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Exit 2 with one `error: ` line naming no internal error.
+fn refused(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+    assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{args:?}: {err}");
+    assert!(!err.contains("internal error"), "{args:?}: {err}");
+    err
+}
+
+/// A discrete Laplace of scale 1e-300 (ε = 1e300 per count): e^ε overflows to [max, +∞] and met a tail
+/// mass [0, …]; MPFR's 0·∞ = NaN made the interval [0, NaN]. Now 0·∞ = 0 and the lattice bracket is
+/// honestly too wide: refused, naming the engine.
+#[test]
+fn tiny_laplace_scale_is_refused_not_a_panic() {
+    let err = refused(&["epsilon", "--mech", "dlap:scale=1e-300,n=1", "--delta", "1e-10"]);
+    assert!(err.contains("no digit of epsilon is certified"), "{err}");
+}
+
+/// The same law with 1000 counts: P[X ≤ −1] underflows MPFR's range and the binomial recurrence divided
+/// by an interval containing 0. Now that lattice declines with the reason.
+#[test]
+fn underflowing_laplace_tail_is_declined() {
+    let err = refused(&["delta", "--mech", "dlap:scale=1e-300,n=1000", "--epsilon", "1"]);
+    assert!(err.contains("underflows"), "{err}");
+}
+
+/// δ(1) of the single count is still answered: with ε₀ = 1e300 the loss is ±ε₀ and
+/// δ(1) = (1 − e^{1−ε₀})/(1 + e^{−ε₀}), within e^{−1e300} of 1; the bracket must hold it.
+#[test]
+fn tiny_laplace_scale_delta_is_answered() {
+    let (code, out, err) = run(&["delta", "--mech", "dlap:scale=1e-300,n=1", "--epsilon", "1", "--format", "csv"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let mut rows = csv::Reader::from_reader(out.as_bytes());
+    let h = rows.headers().unwrap().clone();
+    let r = rows.records().next().unwrap().unwrap();
+    let get = |k: &str| r.get(h.iter().position(|x| x == k).unwrap_or_else(|| panic!("no {k} in {h:?}"))).unwrap().to_string();
+    let (lo, hi): (f64, f64) = (get("delta_lo").parse().unwrap(), get("delta_hi").parse().unwrap());
+    assert!(lo <= 1.0 && (1.0 - 1e-15..=1.0).contains(&hi), "[{lo}, {hi}]");
+}
+
+/// A --grid far coarser than the loss slope: the per-point multiplicity 1e300/slope overflowed u64 (a
+/// panic), then made the rounding-error bound negative and the interval reversed. The multiplicity is now
+/// at most the law's window; the bracket is certified and refused as too wide.
+#[test]
+fn absurdly_coarse_grid_is_refused_not_a_panic() {
+    let err = refused(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-11", "--grid", "1e300"]);
+    assert!(err.contains("no digit of epsilon is certified"), "{err}");
+}
