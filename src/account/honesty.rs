@@ -65,7 +65,11 @@ impl Accountant {
     fn what_to_try(&self, q: Query, engine: Engine) -> String {
         let mut tries = Vec::new();
         if engine == Engine::Pld {
-            tries.push(format!("a longer --grid-budget (now {} s) for a finer grid", self.opts.grid_seconds));
+            match &self.opts.grid {
+                // a step the user fixed: a finer one (the grid budget does not apply)
+                Some(h) => tries.push(format!("a finer --grid than {}", crate::num::format::fmt_rational(h))),
+                None => tries.push(format!("a longer --grid-budget (now {} s) for a finer grid", self.opts.grid_seconds)),
+            }
         }
         if self.comp.has_law() {
             // the lattice engines do not take these mechanisms

@@ -379,7 +379,12 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
         let lower_of = |p: Fallible<Arc<GridProfile>>| -> Fallible<Interval> {
             match p.and_then(|p| ask(&p)) {
                 Ok(l) => Ok(l),
-                Err(e) if refused_by_limits(&e) => Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) }),
+                Err(e) if refused_by_limits(&e) => {
+                    if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                        eprintln!("pld grid: the dominated law at h = {h} declined ({e}): the trivial bound for this direction");
+                    }
+                    Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) })
+                }
                 Err(e) => Err(e),
             }
         };

@@ -319,6 +319,11 @@ impl FourierTails {
         let d = CInterval::exp_of(&c.neg(), &theta.neg());
         let den = CInterval::one(wp).add(&CInterval::new(d.re().neg(), d.im().neg()));
         let inv = den.inv().ok_or_else(|| crate::err!(Internal, "1 − e^{{−z}} vanishes at a node"))?;
+        // an enclosure with an infinite end (the exponent's enclosure too wide for MPFR's range, or a factor
+        // whose transform is not bounded at this tilt) cannot be multiplied (0 · ∞): this engine declines
+        if !(finite(&e) && finite(&inv)) {
+            return crate::fallible!(Declined, "the lattice Fourier inversion's transform is not finite at a node (tilt {})", c.to_f64());
+        }
         Ok(e.mul(&inv))
     }
 
@@ -591,6 +596,11 @@ fn clamp01(v: Interval) -> Interval {
 /// An interval rounded outward to precision p.
 fn round_to(v: &Interval, p: u32) -> Interval {
     Interval::new(Float::with_val_round(p, v.lo(), Round::Down).0, Float::with_val_round(p, v.hi(), Round::Up).0)
+}
+
+/// Every end of both parts finite.
+fn finite(z: &CInterval) -> bool {
+    [&z.re.lo, &z.re.hi, &z.im.lo, &z.im.hi].iter().all(|x| x.is_finite())
 }
 
 #[cfg(test)]
