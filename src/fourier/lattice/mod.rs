@@ -600,7 +600,7 @@ fn round_to(v: &Interval, p: u32) -> Interval {
 
 /// Every end of both parts finite.
 fn finite(z: &CInterval) -> bool {
-    [&z.re.lo, &z.re.hi, &z.im.lo, &z.im.hi].iter().all(|x| x.is_finite())
+    [z.re().lo(), z.re().hi(), z.im().lo(), z.im().hi()].iter().all(|x| x.is_finite())
 }
 
 #[cfg(test)]
