@@ -151,10 +151,6 @@ impl Accountant {
             // at most 4x (direct convolution, quadratic) or 10x finer per step: the extrapolation from one
             // bracket is rough, and a size limit met half-way leaves the best bracket so far
             let cap = hf / if cost_exp > 1.0 { 4.0 } else { 10.0 };
-            // a step whose dominated law declined (lower end 0: its time spent failing, not a measure of a
-            // finer step's) does not stop the refinement while the budget lasts
-            // (4x finer: a larger jump can cost far more than the step's time suggests)
-            let h_time = if *iv.lo() == 0 && left > 0.0 { h_time.min(hf / 4.0) } else { h_time };
             let next = h_digits.max(h_time).max(PLD_FINEST_STEP).max(cap);
             if !(next.is_finite() && next < hf / 1.5) {
                 if h_time >= hf / 1.5 {
