@@ -4,14 +4,7 @@
 //! (mpmath, 60 digits, from the pair and the conversion formula directly, not by tightdp).
 
 mod common;
-use common::{csv_row as row, get as field, refused};
-
-/// The bracket [lo, hi] of `what` holds the reference (256-bit floats of the printed 40-digit decimals).
-fn holds(row: &[(String, String)], what: &str, reference: &str) {
-    let (lo, hi) = (field(row, &format!("{what}_lo")), field(row, &format!("{what}_hi")));
-    let (r, l, h) = (common::float(reference), common::float(lo), common::float(hi));
-    assert!(l <= r && r <= h, "{what}: [{lo}, {hi}] does not hold {reference}");
-}
+use common::{csv_row as row, get as field, holds, refused};
 
 #[test]
 fn approx_dp_guarantees_compose_to_their_optimal_composition() {

@@ -4,13 +4,7 @@
 //! difference from Poisson subsampling under composition.
 
 mod common;
-use common::{csv_row, float, get, refused};
-
-/// The bracket [lo, hi] of `col` contains the reference `r` (a decimal string).
-fn holds(row: &[(String, String)], col: &str, r: &str) {
-    let (lo, hi, x) = (float(get(row, &format!("{col}_lo"))), float(get(row, &format!("{col}_hi"))), float(r));
-    assert!(lo <= x && x <= hi, "{col}: [{lo}, {hi}] should hold {r}");
-}
+use common::{csv_row, float, get, holds, refused};
 
 const G: &str = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50";
 

@@ -41,7 +41,6 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
     };
     let (mut x, mut n, mut mu) = (None, None, None);
     let mut sampling = crate::noise::registry::Sampling::default();
-    let mut seen: Vec<String> = Vec::new();
     for kv in body.split(',') {
         let (k, v) = kv.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{kv}'"))?;
         let k = k.trim();
@@ -59,17 +58,13 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
                 dup(mu.is_some())?;
                 mu = Some(parse_sensitivity(v)?);
             }
-            _ if crate::noise::registry::SAMPLING_KEYS.contains(&k) => {
-                dup(seen.iter().any(|s| s == k))?;
-                seen.push(k.to_string());
-                sampling.set(k, v);
-            }
+            _ if sampling.set(spec, k, v)? => {}
             other => return fallible!(Input, "mechanism '{spec}': unknown key '{other}'"),
         }
     }
     let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
-    if !seen.is_empty() {
+    if sampling.any() {
         // subsampling: the mechanism's loss law, subsampled, on the law engines
         let base: std::sync::Arc<dyn crate::noise::loss::LossLaw> = if param == "sigma2" {
             std::sync::Arc::new(crate::noise::dgauss_loss::DiscreteGaussianLoss::new(x, mu)?)

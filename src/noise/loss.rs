@@ -62,10 +62,15 @@ impl Split {
     /// The split at ℓ of a law with finitely many finite losses: (loss, A-mass, B-mass) atoms, each atom
     /// on the side of ℓ it lies (an atom at ℓ above).
     pub fn of_atoms(atoms: impl IntoIterator<Item = (Rational, Interval, Interval)>, l: &Rational, prec: u32) -> Split {
+        Split::of_sides(atoms.into_iter().map(|(loss, a, b)| (loss >= *l, a, b)), prec)
+    }
+
+    /// The split of finitely many atoms whose sides are already decided: (at or above ℓ, A-mass, B-mass).
+    pub fn of_sides(atoms: impl IntoIterator<Item = (bool, Interval, Interval)>, prec: u32) -> Split {
         let zero = Interval::zero(prec);
         let mut s = Split { a_below: zero.clone(), a_above: zero.clone(), b_below: zero.clone(), b_above: zero };
-        for (loss, a, b) in atoms {
-            if loss >= *l {
+        for (above, a, b) in atoms {
+            if above {
                 s.a_above = s.a_above.add(&a);
                 s.b_above = s.b_above.add(&b);
             } else {

@@ -162,26 +162,31 @@ pub struct Sampling {
     pub pop: Option<String>,
 }
 
-/// The keys [`Sampling`] reads.
-pub const SAMPLING_KEYS: [&str; 4] = ["q", "sampling", "m", "pop"];
-
 impl Sampling {
     /// Take the sampling keys from `params`.
     pub fn take(params: &mut Params) -> Sampling {
         Sampling { q: params.take("q"), kind: params.take("sampling"), m: params.take("m"), pop: params.take("pop") }
     }
 
-    /// Record `key=value` if `key` is a sampling key (false otherwise).
-    pub fn set(&mut self, key: &str, value: &str) -> bool {
+    /// Record `key=value` for a sampling key: Ok(false) if `key` is not one, an error if it was given before.
+    pub fn set(&mut self, spec: &str, key: &str, value: &str) -> Fallible<bool> {
         let slot = match key {
             "q" => &mut self.q,
             "sampling" => &mut self.kind,
             "m" => &mut self.m,
             "pop" => &mut self.pop,
-            _ => return false,
+            _ => return Ok(false),
         };
+        if slot.is_some() {
+            return fallible!(Input, "mechanism '{spec}': key '{key}' given twice");
+        }
         *slot = Some(value.trim().to_string());
-        true
+        Ok(true)
+    }
+
+    /// True if any sampling key was given.
+    pub fn any(&self) -> bool {
+        self.q.is_some() || self.kind.is_some() || self.m.is_some() || self.pop.is_some()
     }
 
     /// The mechanism `base` under the sampling these keys say (itself if none).

@@ -164,19 +164,7 @@ impl LossLaw for RandomizedResponse {
             let m = Rational::from(-l);
             (true, true, !self.top_at_or_above(&m)? || matches!(&self.param, Param::Epsilon(e) if *e == m))
         };
-        let atoms = [(top, at, bt), (mid, am, bm), (bottom, ab, bb)];
-        let zero = Interval::zero(p);
-        let mut s = Split { a_below: zero.clone(), a_above: zero.clone(), b_below: zero.clone(), b_above: zero };
-        for (above, a, b) in atoms {
-            if above {
-                s.a_above = s.a_above.add(&a);
-                s.b_above = s.b_above.add(&b);
-            } else {
-                s.a_below = s.a_below.add(&a);
-                s.b_below = s.b_below.add(&b);
-            }
-        }
-        Ok(s)
+        Ok(Split::of_sides([(top, at, bt), (mid, am, bm), (bottom, ab, bb)], p))
     }
 
     fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {

@@ -49,6 +49,14 @@ pub fn refused(args: &[&str], needles: &[&str]) -> String {
     err
 }
 
+/// The bracket [`what`_lo, `what`_hi] of a CSV row holds `reference` (a decimal; 256-bit floats of the
+/// printed 40-digit ends).
+pub fn holds(row: &[(String, String)], what: &str, reference: &str) {
+    let (lo, hi) = (get(row, &format!("{what}_lo")), get(row, &format!("{what}_hi")));
+    let (r, l, h) = (float(reference), float(lo), float(hi));
+    assert!(l <= r && r <= h, "{what}: [{lo}, {hi}] does not hold {reference}");
+}
+
 /// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
 pub fn float(s: &str) -> rug::Float {
     rug::Float::with_val(256, rug::Float::parse(s).unwrap())
