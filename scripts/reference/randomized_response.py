@@ -12,15 +12,15 @@ from mpmath import mp, mpf, exp, factorial
 mp.dps = 50
 
 
-def delta(eps, k, n, e):
-    eps, e = mpf(eps), mpf(e)
-    z = exp(eps) + k - 1
-    hi, lo, mid = exp(eps) / z, 1 / z, mpf(k - 2) / z
+def delta_of_probabilities(hi, lo, mid, n, e):
+    """delta(e) of n reports whose one-report probabilities are hi (own value), lo (the neighbour's value)
+    and mid (all k - 2 other values together; 0 for k = 2)."""
+    e = mpf(e)
     total = mpf(0)
     for i in range(n + 1):
         for j in range(n + 1 - i):
             m = n - i - j
-            if m > 0 and k == 2:
+            if m > 0 and mid == 0:
                 continue
             c = factorial(n) / (factorial(i) * factorial(j) * factorial(m))
             a = c * hi ** i * lo ** j * mid ** m
@@ -29,6 +29,13 @@ def delta(eps, k, n, e):
     return total
 
 
-print("# eps k n e delta")
-for eps, k, n, e in [("0.5", 2, 1, "0"), ("0.5", 2, 10, "1"), ("0.5", 3, 10, "1.3"), ("1", 4, 20, "2.5")]:
-    print(eps, k, n, e, mp.nstr(delta(eps, k, n, e), 40))
+def delta(eps, k, n, e):
+    eps = mpf(eps)
+    z = exp(eps) + k - 1
+    return delta_of_probabilities(exp(eps) / z, 1 / z, mpf(k - 2) / z, n, e)
+
+
+if __name__ == "__main__":
+    print("# eps k n e delta")
+    for eps, k, n, e in [("0.5", 2, 1, "0"), ("0.5", 2, 10, "1"), ("0.5", 3, 10, "1.3"), ("1", 4, 20, "2.5")]:
+        print(eps, k, n, e, mp.nstr(delta(eps, k, n, e), 40))

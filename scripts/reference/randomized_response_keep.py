@@ -9,27 +9,22 @@ dp_accounting's RandomizedResponseDpEvent(noise_parameter l, num_buckets k) answ
 probability l: p = 1 - l (k - 1)/k. Its PLD accountant's value for the same event is printed beside (a peer,
 not a reference).
 Run: /tmp/venv-ref/bin/python scripts/reference/randomized_response_keep.py > scripts/reference/randomized_response_keep.txt"""
+import os
+import sys
 from fractions import Fraction
 
-from mpmath import exp, factorial, mp, mpf
+from mpmath import mp, mpf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from randomized_response import delta_of_probabilities  # noqa: E402 (the same multinomial sum)
 
 mp.dps = 50
 
 
 def delta(p, k, n, e):
-    p, e = mpf(p.numerator) / p.denominator, mpf(e)
+    p = mpf(p.numerator) / p.denominator
     o = (1 - p) / (k - 1)
-    total = mpf(0)
-    for i in range(n + 1):
-        for j in range(n + 1 - i):
-            m = n - i - j
-            if m > 0 and k == 2:
-                continue
-            c = factorial(n) / (factorial(i) * factorial(j) * factorial(m))
-            a = c * p ** i * o ** j * ((k - 2) * o) ** m
-            b = c * o ** i * p ** j * ((k - 2) * o) ** m
-            total += max(a - exp(e) * b, 0)
-    return total
+    return delta_of_probabilities(p, o, (k - 2) * o, n, e)
 
 
 print("# keep k n e delta (keep from dp_accounting's noise_parameter l: 1 - l (k - 1)/k)")

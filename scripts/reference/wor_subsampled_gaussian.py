@@ -49,19 +49,40 @@ class Setting:
     def b_above(self, t):
         return phic(t / self.s)
 
-    def d1(self, x):
-        """One-run profile of the symmetric pair (2)."""
-        if x < 0:
-            return 1 - mp.exp(x) + mp.exp(x) * self.d1(-x)
+    def density_a(self, t):
+        """A_R = (1-g) N(0, s2) + g N(mu, s2)."""
+        return (1 - self.g) * mp.npdf(t, 0, self.s) + self.g * mp.npdf(t, self.mu, self.s)
+
+    def density_b(self, t):
+        """B_R = N(0, s2)."""
+        return mp.npdf(t, 0, self.s)
+
+    def expect(self, f, density):
+        """The integral of f against A_R or B_R over the real line."""
+        return mp.quad(lambda t: f(t) * density(t), [-mp.inf, 0, self.mu, mp.inf])
+
+    def rem1(self, x):
+        """One-run profile of the Poisson Remove pair (A_R, B_R) at every real x (1 - e^x below ln(1 - g))."""
+        if x <= mp.log(1 - self.g):
+            return 1 - mp.exp(x)
         t = self.t_of(x)
         return self.a_above(t) - mp.exp(x) * self.b_above(t)
+
+    def rem2(self, eps):
+        """Two runs of the Remove pair (A_R, B_R) x (A_R, B_R)."""
+        return self.expect(lambda t: self.rem1(eps - self.loss(t)), self.density_a)
+
+    def d1(self, x):
+        """One-run profile of the symmetric pair (2): the Remove profile for x >= 0, its mirror below."""
+        if x < 0:
+            return 1 - mp.exp(x) + mp.exp(x) * self.d1(-x)
+        return self.rem1(x)
 
     def d2(self, eps):
         t0 = self.t_of(0)
         m0 = 1 - self.a_above(t0) - self.b_above(t0)
-        pdf = lambda t, c: mp.npdf(t, c, self.s)
-        fa = lambda t: self.d1(eps - self.loss(t)) * ((1 - self.g) * pdf(t, 0) + self.g * pdf(t, self.mu))
-        fb = lambda t: self.d1(eps + self.loss(t)) * pdf(t, 0)
+        fa = lambda t: self.d1(eps - self.loss(t)) * self.density_a(t)
+        fb = lambda t: self.d1(eps + self.loss(t)) * self.density_b(t)
         ends = [t0, t0 + 2 * self.s, t0 + 6 * self.s, t0 + 14 * self.s, mp.inf]
         # d1 has a kink at 0 (the atom of (2) at loss 0): split fa's range where eps - L_R(t) = 0
         ends_a = sorted(set(ends[:-1] + ([self.t_of(eps)] if eps > 0 else []))) + [mp.inf]
@@ -69,45 +90,22 @@ class Setting:
 
     def poisson2(self, eps):
         """Poisson subsampling, T = 2, the worse of the two directions composed separately."""
-        pdf = lambda t, c: mp.npdf(t, c, self.s)
-        # remove direction: pair (A_R, B_R), its one-run profile for every real x
-        def rem1(x):
-            if x <= mp.log(1 - self.g):
-                return 1 - mp.exp(x)
-            t = self.t_of(x)
-            return self.a_above(t) - mp.exp(x) * self.b_above(t)
-        rem = mp.quad(lambda t: rem1(eps - self.loss(t)) * ((1 - self.g) * pdf(t, 0) + self.g * pdf(t, self.mu)), [-mp.inf, 0, self.mu, mp.inf])
-        # add direction: pair (B_R, A_R): H_a(B||A) = 1 - a + a H_{1/a}(A||B)
-        def add1(x):
-            return 1 - mp.exp(x) + mp.exp(x) * rem1(-x)
-        add = mp.quad(lambda t: add1(eps + self.loss(t)) * pdf(t, 0), [-mp.inf, 0, self.mu, mp.inf])
-        return max(rem, add)
+        # add direction: pair (B_R, A_R), H_a(B||A) = 1 - a + a H_{1/a}(A||B); its loss under B_R is -L_R
+        add1 = lambda x: 1 - mp.exp(x) + mp.exp(x) * self.rem1(-x)
+        add = self.expect(lambda t: add1(eps + self.loss(t)), self.density_b)
+        return max(self.rem2(eps), add)
 
     def fixed_pair(self, eps, runs):
         """The data sets of (a), `runs` runs (1 or 2): hockey-stick divergence of the product laws."""
         # shift the batch sum by -c: M(D) = (1-g) N(0) + g N(mu), M(D') = N(0) -- the remove pair itself
-        if runs == 1:
-            return self.d1(eps)
-        pdf = lambda t, c: mp.npdf(t, c, self.s)
-        def rem1(x):
-            if x <= mp.log(1 - self.g):
-                return 1 - mp.exp(x)
-            t = self.t_of(x)
-            return self.a_above(t) - mp.exp(x) * self.b_above(t)
-        return mp.quad(lambda t: rem1(eps - self.loss(t)) * ((1 - self.g) * pdf(t, 0) + self.g * pdf(t, self.mu)), [-mp.inf, 0, self.mu, mp.inf])
+        return self.d1(eps) if runs == 1 else self.rem2(eps)
 
     def mixed_pair(self, eps):
         """The data sets of (a), two runs whose second query counts the replacement record instead
         (f(x) = f(y) = 0, f(x') = 1): run 1 gives the remove-type pair (A_R, B_R), run 2 the add-type pair
         (B_R, A_R). A lower bound on delta(eps) of any valid accounting of T = 2 runs."""
-        pdf = lambda t, c: mp.npdf(t, c, self.s)
-        def rem1(x):
-            if x <= mp.log(1 - self.g):
-                return 1 - mp.exp(x)
-            t = self.t_of(x)
-            return self.a_above(t) - mp.exp(x) * self.b_above(t)
         # E_{t2 ~ B_R}[ H_{e^{eps + L_R(t2)}}(A_R || B_R) ]: the loss of run 2 under its first law B_R is -L_R(t2)
-        return mp.quad(lambda t: rem1(eps + self.loss(t)) * pdf(t, 0), [-mp.inf, 0, self.mu, mp.inf])
+        return self.expect(lambda t: self.rem1(eps + self.loss(t)), self.density_b)
 
 
 def rr_wor(eps_rr, k, g, runs, eps):
