@@ -9,6 +9,8 @@ Settings (delta 1e-5 unless said):
   abadi     q = 600/60000, noise multiplier 4, 10,000 steps (100 epochs) - the "medium noise" MNIST
             setting of [ACG16, Sec. 5.2]
   prv       q = 5e-3, noise multiplier 0.8, 1,000 steps, delta 1e-6 - prv_accountant's README example
+  mnist-wor the mnist setting with batches of 256 drawn without replacement (replace-one neighbours),
+            beside dp_accounting's RDP accountant, its only one for SampledWithoutReplacementDpEvent
 
 Usage: scripts/bench/peers.sh --dpsgd [--no-peers] [--out CSV]   (or python3 scripts/bench/dpsgd.py --no-peers)
 """
@@ -70,6 +72,43 @@ def prv_rows(q, sigma, steps, delta):
         yield (f"prv_accountant eps_error {err:g}", f"{lo:.8f}", f"{hi:.8f}", f"{time.perf_counter() - t:.2f}")
 
 
+def wor_rows(rows, peers):
+    """The MNIST setting with batches drawn without replacement (m = 256 of 60,000, replace-one neighbours,
+    sensitivity 1 under replacement): tightdp's certified bound [DRS22, Thm 9] beside dp_accounting's only
+    accountant for SampledWithoutReplacementDpEvent, RDP."""
+    q, sigma, steps, delta = "256/60000", "1.1", 14070, "1e-5"
+    print(f"\nmnist-wor: batches of 256 of 60000 without replacement, noise multiplier {sigma}, {steps} steps, "
+          f"delta {delta}, replace-one neighbours")
+    cmd = [str(BIN), "epsilon", "--mech", f"gauss:sigma={sigma},sampling=wor,m=256,pop=60000,n={steps}",
+           "--neighbors", "replace", "--delta", delta, "--format", "csv"]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if out.returncode == 0:
+        row = next(csv.DictReader(out.stdout.splitlines()))
+        lo, hi = row["epsilon_lo"][:12], row["epsilon_hi"][:12]
+    else:
+        lo = hi = ""
+    print(f"  {'tightdp (default, certified bound)':38} {lo:>12} {hi:>12} {dt:8.2f}")
+    rows.append(["mnist-wor", "tightdp (default, certified bound)", lo, hi, f"{dt:.2f}"])
+    if not peers:
+        return
+    try:
+        import dp_accounting
+        from dp_accounting.rdp import rdp_privacy_accountant as rdp
+    except ImportError as e:
+        print(f"  (peer not installed: {e})")
+        return
+    t = time.perf_counter()
+    acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    event = dp_accounting.SampledWithoutReplacementDpEvent(60000, 256, dp_accounting.GaussianDpEvent(float(sigma)))
+    acc.compose(event, steps)
+    e = acc.get_epsilon(float(delta))
+    dt = time.perf_counter() - t
+    print(f"  {'dp_accounting RDP':38} {e:12.8f} {'':>12} {dt:8.2f}")
+    rows.append(["mnist-wor", "dp_accounting RDP", f"{e:.8f}", "", f"{dt:.2f}"])
+
+
 def main():
     peers = "--no-peers" not in sys.argv
     out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
@@ -77,7 +116,10 @@ def main():
     for name, q, sigma, steps, delta in SETTINGS:
         print(f"\n{name}: q = {q}, noise multiplier {sigma}, {steps} steps, delta {delta}")
         print(f"  {'who':38} {'eps low':>12} {'eps high':>12} {'seconds':>8}")
-        for label, extra in [("tightdp (default, --grid-budget 10)", []), ("tightdp --grid-budget 30", ["--grid-budget", "30"])]:
+        # --digits 2: the accuracy prv_accountant's eps_error 0.01 asks (a bracket ~0.01-0.02 wide at eps ~2)
+        runs = [("tightdp --digits 2", ["--digits", "2"]), ("tightdp (default, --grid-budget 10)", []),
+                ("tightdp --grid-budget 30", ["--grid-budget", "30"])]
+        for label, extra in runs:
             r = tightdp(q, sigma, steps, delta, extra)
             print(f"  {label:38} {r['lo']:>12} {r['hi']:>12} {r['seconds']:>8}  ({r['digits']} digits certified)")
             rows.append([name, label, r["lo"], r["hi"], r["seconds"]])
@@ -89,6 +131,7 @@ def main():
                         rows.append([name, label, lo, hi, s])
                 except ImportError as e:
                     print(f"  (peer not installed: {e})")
+    wor_rows(rows, peers)
     if out:
         with open(out, "w", newline="") as f:
             w = csv.writer(f)

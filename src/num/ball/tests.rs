@@ -184,3 +184,28 @@ fn inverse_near_the_origin_of_a_tiny_disk() {
 fn inverse_of_a_huge_ball_is_refused() {
     let _ = CBall::new(1e200, 0.0, 0.0).inv();
 }
+
+/// Horner's rule at ζ = e^{iθ} far from the axes (θ = 0.7: |re| + |im| = 1.41 |ζ|): 300 products keep
+/// the radius near 300 roundings, and the ball still holds the MPFR value. With |re| + |im| as the
+/// modulus bound the radius grew ~1.4× a product (to ~1e29 here; 1e-4 on a discretised law's transform,
+/// which made the pld grid's dominating law useless at h = 1/2000).
+#[test]
+fn products_on_the_unit_circle_keep_their_radius() {
+    let theta = 0.7;
+    let z = CBall::cis(Ball::exact(theta));
+    let mut s = CBall::ONE;
+    for _ in 0..300 {
+        s = s.mul(z).add(CBall::real(Ball::exact(0.01)));
+    }
+    assert!(s.r < 1e-11, "radius {}", s.r);
+    // the exact value of the same recurrence in MPFR
+    let p = 256;
+    let (c, sn) = (Float::with_val(p, theta).cos(), Float::with_val(p, theta).sin());
+    let (mut re, mut im) = (Float::with_val(p, 1), Float::with_val(p, 0));
+    for _ in 0..300 {
+        let nre = Float::with_val(p, &re * &c) - Float::with_val(p, &im * &sn) + 0.01f64;
+        let nim = Float::with_val(p, &re * &sn) + Float::with_val(p, &im * &c);
+        (re, im) = (nre, nim);
+    }
+    assert!(ccontains(s, &re, &im), "{s:?} misses ({re}, {im})");
+}
