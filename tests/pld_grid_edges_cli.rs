@@ -34,3 +34,15 @@ fn prv_readme_setting_is_answered_on_finer_grids() {
     // measured 0.027 and 0.010: the bracket narrows with the step
     assert!(widths[0] < 0.05 && widths[1] < widths[0], "{widths:?}");
 }
+
+/// A law whose subsampling probability is 1e-300: the dominated law's unbalanced rest had a certified
+/// loss of only ≥ −185320 (a ratio enclosure too wide to say more), placed 18.5 million cells below the
+/// window — a dense law the refinement built for minutes. The rest now sits at the window's first edge, a
+/// lower bound of every loss it holds, and the engine refines to its finest step at once; the true ε is 0
+/// (δ(0) ~ 1e-300), which the grid's rounding (~h) cannot certify to a digit: a refusal naming the option
+/// that can help, not a longer budget.
+#[test]
+fn a_vanishing_subsampling_probability_is_refused_at_once() {
+    let args = ["epsilon", "--mech", "gauss:sigma=1,q=1e-300", "--delta", "1e-10"];
+    refused(&args, &["no digit of epsilon is certified", "the finest step", "a fixed --grid finer than 1e-6"]);
+}

@@ -21,8 +21,12 @@ def test_subsampled_gaussian_delta_matches_mpmath():
     # scripts/reference/subsampled_gaussian.txt: q = 0.2, sigma^2 = 0.5, delta(0.5), the remove pair
     # (the add pair's is 0)
     d = tightdp.Gaussian(sigma2="0.5", sampling_prob="0.2").delta("0.5", digits=4)
+    # one release: the law's own distribution functions, no grid (every digit the enclosures carry)
     assert Fraction("0.03972710167217785343487236759602039688482") in d
-    assert d.method == "pld-grid" and d.digits >= 4
+    assert d.method == "closed-form" and d.digits >= 20 and d.detail.startswith("one release")
+    # two releases (the same file): the pld grid
+    d2 = tightdp.Gaussian(sigma2="0.5", sampling_prob="0.2", n=2).delta("0.5", digits=4)
+    assert Fraction("0.075142368295982287313") in d2 and d2.method == "pld-grid" and d2.digits >= 4
 
 
 def test_from_mechs_spelling_is_the_command_line_one():

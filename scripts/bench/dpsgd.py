@@ -59,6 +59,19 @@ def dp_accounting_rows(q, sigma, steps, delta):
             yield (f"dp_accounting {disc:g} {kind}", f"{e:.8f}", "", f"{time.perf_counter() - t:.2f}")
 
 
+def rdp_rows(q, sigma, steps, delta):
+    """The Renyi-DP accountant of Opacus and TF-Privacy [Mironov et al. 2019, the sampled Gaussian's RDP],
+    as dp_accounting implements it (Opacus itself needs torch, not installed here)."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    t = time.perf_counter()
+    acc = rdp.RdpAccountant()
+    acc.compose(dp_accounting.PoissonSampledDpEvent(frac(q), dp_accounting.GaussianDpEvent(float(sigma))), steps)
+    e = acc.get_epsilon(float(delta))
+    yield ("RDP (Opacus-style, dp_accounting)", f"{e:.8f}", "", f"{time.perf_counter() - t:.2f}")
+
+
 def prv_rows(q, sigma, steps, delta):
     from prv_accountant import Accountant
 
@@ -124,7 +137,7 @@ def main():
             print(f"  {label:38} {r['lo']:>12} {r['hi']:>12} {r['seconds']:>8}  ({r['digits']} digits certified)")
             rows.append([name, label, r["lo"], r["hi"], r["seconds"]])
         if peers:
-            for gen in (dp_accounting_rows, prv_rows):
+            for gen in (dp_accounting_rows, prv_rows, rdp_rows):
                 try:
                     for label, lo, hi, s in gen(q, sigma, steps, delta):
                         print(f"  {label:38} {lo:>12} {hi:>12} {s:>8}")

@@ -54,7 +54,7 @@ impl Accountant {
                 c.engine().as_str(),
                 c.lo_str(6),
                 c.hi_str(6),
-                self.what_to_try(q, c.engine())
+                self.what_to_try(q, c.engine(), why.contains("the finest step the engine refines to"))
             );
         }
         let s = if d == 1 { "" } else { "s" };
@@ -62,12 +62,15 @@ impl Accountant {
     }
 
     /// What to try when no engine the accountant chose certified a digit.
-    fn what_to_try(&self, q: Query, engine: Engine) -> String {
+    /// `finest`: the pld grid's refinement stopped at its finest step (not at the time budget).
+    fn what_to_try(&self, q: Query, engine: Engine, finest: bool) -> String {
         let mut tries = Vec::new();
         if engine == Engine::Pld {
             match &self.opts.grid {
                 // a step the user fixed: a finer one (the grid budget does not apply)
                 Some(h) => tries.push(format!("a finer --grid than {}", crate::num::format::fmt_rational(h))),
+                // a longer budget buys no step finer than the finest the refinement takes
+                None if finest => tries.push(format!("a fixed --grid finer than {:e}", super::laws::PLD_FINEST_STEP)),
                 None => tries.push(format!("a longer --grid-budget (now {} s) for a finer grid", self.opts.grid_seconds)),
             }
         }

@@ -28,6 +28,7 @@ mod lattice_fourier;
 mod laws;
 mod profile;
 mod rho_bound;
+mod single;
 mod smoothed;
 mod vocabulary;
 

@@ -57,6 +57,19 @@ pub fn holds(row: &[(String, String)], what: &str, reference: &str) {
     assert!(l <= r && r <= h, "{what}: [{lo}, {hi}] does not hold {reference}");
 }
 
+/// The bracket [`what`_lo, `what`_hi] meets the interval a decimal `reference` rounded to its printed
+/// digits stands for (± half a unit in its last place): for references printed to fewer digits than the
+/// bracket resolves.
+pub fn holds_rounded(row: &[(String, String)], what: &str, reference: &str) {
+    let (lo, hi) = (get(row, &format!("{what}_lo")), get(row, &format!("{what}_hi")));
+    let places = reference.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+    let half = rug::Float::with_val(256, rug::Float::i_pow_u(10, places.unsigned_abs())).recip() / 2u32;
+    let r = float(reference);
+    let (l, h) = (float(lo), float(hi));
+    let (rl, rh) = (rug::Float::with_val(256, &r - &half), rug::Float::with_val(256, &r + &half));
+    assert!(l <= rh && rl <= h, "{what}: [{lo}, {hi}] misses {reference} (± half its last digit)");
+}
+
 /// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
 pub fn float(s: &str) -> rug::Float {
     rug::Float::with_val(256, rug::Float::parse(s).unwrap())

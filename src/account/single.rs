@@ -1,0 +1,135 @@
+//! One release of one mechanism (a law with count 1): δ(ε) straight from the law's certified distribution
+//! functions, no grid,
+//!
+//!   δ(ε) = A[L = +∞] + A[L ≥ ε] − e^ε B[L ≥ ε]        ([SSW24, Lemma A.9]; `noise::loss` module doc)
+//!
+//! (an atom at ε adds a − e^ε·a e^{−ε} = 0 to either side), the larger over the directions; ε(δ) by
+//! bisection on δ(ε), which is non-increasing. The pld grid's dominated law is only first order in its step
+//! where the losses are atoms off the grid (the discrete Gaussian sampled without replacement: 2 digits at
+//! h = 1/2000); here every digit the law's own enclosures carry is kept.
+
+use super::vocabulary::Query;
+use super::{Certified, Engine, Trust};
+use crate::error::Fallible;
+use crate::noise::loss::{directions, LossLaw};
+use crate::num::Interval;
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// Bisection steps at most (each halves the ε bracket; 200 reach 60 digits from [0, 2^12]).
+const MAX_STEPS: u32 = 200;
+/// The largest ε searched: beyond, the grid engines answer (a law this loose is not one release's).
+const MAX_EPSILON: u32 = 1 << 12;
+
+/// δ(ε) of one release of `law`, enclosed at `prec` bits: the larger over the directions.
+pub(super) fn delta(law: &dyn LossLaw, eps: &Rational, prec: u32) -> Fallible<Interval> {
+    let e = Interval::from_rational(eps, prec).exp();
+    let mut out: Option<Interval> = None;
+    for &dir in directions(law) {
+        let s = law.split(dir, eps, prec)?;
+        let (inf, _) = law.infinite(dir, prec)?;
+        let d = clip01(inf.add(&s.a_above).sub(&e.mul(&s.b_above)));
+        out = Some(match out {
+            None => d,
+            Some(o) => {
+                let lo = if o.lo() >= d.lo() { o.lo().clone() } else { d.lo().clone() };
+                let hi = if o.hi() >= d.hi() { o.hi().clone() } else { d.hi().clone() };
+                Interval::new(lo, hi)
+            }
+        });
+    }
+    out.ok_or_else(|| crate::err!(Internal, "a law without directions"))
+}
+
+/// ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} of one release, or None when δ(ε) stays above δ up to [`MAX_EPSILON`].
+pub(super) fn epsilon(law: &dyn LossLaw, target: &Rational, digits: u32, prec: u32) -> Fallible<Option<Interval>> {
+    let t = Interval::from_rational(target, prec);
+    // certified: δ(x) > δ, so ε* > x (above); δ(x) ≤ δ, so ε* ≤ x (below)
+    let above = |x: &Rational| -> Fallible<bool> { Ok(delta(law, x, prec)?.lo() > t.hi()) };
+    let below = |x: &Rational| -> Fallible<bool> { Ok(delta(law, x, prec)?.hi() <= t.lo()) };
+    let zero = Rational::from(0);
+    if below(&zero)? {
+        return Ok(Some(Interval::zero(prec)));
+    }
+    let mut hi = Rational::from((1, 4));
+    while !below(&hi)? {
+        hi *= 2;
+        if hi > MAX_EPSILON {
+            return Ok(None);
+        }
+    }
+    let mut lo = if above(&zero)? { zero } else { return Ok(None) };
+    let rel = Rational::from((1, rug::Integer::from(rug::Integer::u_pow_u(10, digits + 1))));
+    for _ in 0..MAX_STEPS {
+        if hi.clone() - lo.clone() <= hi.clone() * rel.clone() {
+            break;
+        }
+        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+        let mid = (lo.clone() + hi.clone()) / 2;
+        if above(&mid)? {
+            lo = mid;
+        } else if below(&mid)? {
+            hi = mid;
+        } else {
+            // δ(mid) straddles the target: the law's enclosures resolve no further
+            break;
+        }
+    }
+    let lo_f = Float::with_val_round(prec, &lo, Round::Down).0;
+    let hi_f = Float::with_val_round(prec, &hi, Round::Up).0;
+    Ok(Some(Interval::new(lo_f, hi_f)))
+}
+
+/// The query on one release of `law`, or None where this path does not answer (the trade-off function, or
+/// an ε beyond [`MAX_EPSILON`]).
+pub(super) fn query(law: &dyn LossLaw, q: Query, digits: u32, prec: u32, trust: Trust) -> Fallible<Option<Certified>> {
+    let detail =
+        "one release: delta(eps) = A[L = inf] + A[L >= eps] - e^eps B[L >= eps] from the law's certified distribution functions (no grid)";
+    let iv = match q {
+        Query::Delta(e) => delta(law, e, prec)?,
+        Query::Epsilon(d) => match epsilon(law, d, digits, prec)? {
+            Some(iv) => iv,
+            None => return Ok(None),
+        },
+        Query::Tradeoff(_) => return Ok(None),
+    };
+    Certified::new(iv, Engine::Closed, trust, detail.to_string()).map(Some)
+}
+
+/// x clipped to [0, 1] (an enclosure of a probability).
+fn clip01(x: Interval) -> Interval {
+    let p = x.prec();
+    let lo = if *x.lo() < 0 { Float::with_val(p, 0) } else { x.lo().clone() };
+    let hi = if *x.hi() > 1 { Float::with_val(p, 1) } else { x.hi().clone() };
+    if lo > hi {
+        return Interval::new(hi.clone(), hi);
+    }
+    Interval::new(lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise::gauss::Gaussian;
+
+    fn q(s: &str) -> Rational {
+        crate::num::parse_rational(s).unwrap()
+    }
+
+    /// One Gaussian release against its closed form [BW18, Thm 8] (`noise::gauss`, checked in turn against
+    /// mpmath in scripts/reference/gaussian_closed_forms.py): δ(1) and ε(1e-6) overlap it to 30 digits.
+    #[test]
+    fn one_gaussian_release_is_its_closed_form() {
+        let p = 160;
+        let g = Gaussian::new(q("4"), q("1")).unwrap();
+        let eta = g.eta();
+        let d = delta(&g, &q("1"), p).unwrap();
+        let truth = crate::noise::gauss::delta(&eta, &q("1"), p);
+        assert!(d.lo() <= truth.hi() && truth.lo() <= d.hi(), "{d:?} vs {truth:?}");
+        assert!(Float::with_val(64, d.hi() - d.lo()).to_f64() < 1e-30 * truth.hi().to_f64());
+        let e = epsilon(&g, &q("1e-6"), 30, p).unwrap().unwrap();
+        let truth = crate::pld::search::gaussian_epsilon(&eta, &q("1e-6"), 30, p).unwrap();
+        assert!(e.lo() <= truth.hi() && truth.lo() <= e.hi(), "{e:?} vs {truth:?}");
+        assert!(Float::with_val(64, e.hi() - e.lo()).to_f64() < 1e-28 * truth.hi().to_f64());
+    }
+}
