@@ -23,7 +23,7 @@ fn workloads() -> Vec<(&'static str, Composition, &'static str)> {
     let load = |f: &str| Allocation::from_path(&root.join(f)).unwrap();
     let dhc22 = load("dhc-2022-08-25.toml");
     let state = dhc22.level_composition(dhc22.level("State").unwrap()).unwrap();
-    let safetab_p = tightdp::mech::manifest::composition(&tightdp::mech::manifest::safetab_p_production(false), 0).unwrap().0;
+    let safetab_p = tightdp::tabulation::manifest::composition(&tightdp::tabulation::manifest::safetab_p_production(false), 0).unwrap().0;
     vec![
         ("state", state, "1e-11"),
         ("dhc-2022-overall", dhc22.composition().unwrap(), "1e-10"),

@@ -16,7 +16,7 @@ const AT_OR_BELOW_ACCOUNT: &[&str] =
 
 /// Files above `account` that still name an engine, each with the reason. An entry that no longer
 /// names one is reported, so the list cannot go stale.
-/// (Empty: `PurePld` moved from `mech/account.rs` to `pld/pure.rs`, reached through `account::geometric`.)
+/// (Empty: `PurePld` moved from `tabulation/account.rs` (then `mech/account.rs`) to `pld/pure.rs`, reached through `account::geometric`.)
 const ALLOWED: &[(&str, &str)] = &[];
 
 /// The code of a file without comments and without its `#[cfg(test)]` tail (test modules sit last).

@@ -111,19 +111,19 @@ proptest! {
     fn safetab_configs_never_panic(at in 0usize..3500, cut in 0usize..20, insert in texty(), dg in any::<bool>()) {
         let name = if dg { "safetab-dgauss.toml" } else { "safetab-geometric.toml" };
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(name)).unwrap();
-        if let Err(e) = tightdp::mech::safetab::ReConfig::parse(&mutate(&text, at, cut, &insert), name) {
+        if let Err(e) = tightdp::tabulation::safetab::ReConfig::parse(&mutate(&text, at, cut, &insert), name) {
             prop_assert!(one_line(&e), "{e:?}");
         }
     }
 
     #[test]
     fn manifests_never_panic(at in 0usize..3000, cut in 0usize..20, insert in texty()) {
-        let m = tightdp::mech::manifest::safetab_p_production(false);
+        let m = tightdp::tabulation::manifest::safetab_p_production(false);
         let text = serde_json::to_string_pretty(&m).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("m.json");
         std::fs::write(&f, mutate(&text, at, cut, &insert)).unwrap();
-        match tightdp::mech::manifest::Manifest::from_path(&f) {
+        match tightdp::tabulation::manifest::Manifest::from_path(&f) {
             Ok(m) => { let _ = m.validate(); }
             Err(e) => prop_assert!(one_line(&e), "{e:?}"),
         }

@@ -5,8 +5,8 @@
 //! error (the typed error of every layer), num, record (a row of named fields and its renderings; atomic writes), rundir (all-or-nothing run
 //! directories) → noise → model → engines
 //! (pld, fourier, budget) → account → calibrate → inputs (census allocation files, data readers) →
-//! mechanisms and analyses (mech, topdown, risk, accuracy) → app (verification, certificates, figure
-//! data, tables) → report (figures: drawing only) → cli (parse, call, render).
+//! mechanisms and analyses (tabulation, topdown, risk, accuracy) → app (verification, certificates, figure
+//! data, tables) → plots (figures: drawing only) → cli (parse, call, render).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,13 +25,13 @@ const RANKS: &[(&str, u32)] = &[
     ("calibrate", 5),
     ("census", 6),
     ("data", 6),
-    ("mech", 7),
+    ("tabulation", 7),
     ("topdown", 7),
     ("risk", 7),
     ("accuracy", 7),
     ("attack", 7),
     ("app", 8),
-    ("report", 9),
+    ("plots", 9),
     ("cli", 10),
 ];
 
@@ -115,6 +115,6 @@ fn imports_point_down() {
 /// The scan itself: it sees an upward import, and ignores comments and test modules.
 #[test]
 fn the_scan_sees_an_upward_import() {
-    let text = "use crate::num::Interval;\n// crate::cli in a comment\nfn f() { crate::report::plot::x(); }\n#[cfg(test)]\nmod tests { use crate::cli; }\n";
-    assert_eq!(crate_paths(&code(text)), vec!["num".to_string(), "report".to_string()]);
+    let text = "use crate::num::Interval;\n// crate::cli in a comment\nfn f() { crate::plots::plot::x(); }\n#[cfg(test)]\nmod tests { use crate::cli; }\n";
+    assert_eq!(crate_paths(&code(text)), vec!["num".to_string(), "plots".to_string()]);
 }

@@ -8,7 +8,7 @@
 //! post-processing never binds (to the table's truncation) and the last two equal the first two.
 //!
 //! **Sampler.** Monte Carlo over 421,545 blocks × 9 counts × 1,000 trials is 3.8·10⁹ draws per noise level,
-//! out of reach of the exact CKS sampler (`mech::sampler`, ~10² ns a draw). The simulation therefore
+//! out of reach of the exact CKS sampler (`noise::sampler`, ~10² ns a draw). The simulation therefore
 //! draws from an alias table (Walker/Vose) built in *integer* arithmetic: each pmf value is rounded to a
 //! weight w_x ∈ ℕ with Σ w_x = 2⁶⁴ exactly, the table is built without rounding, and one 64-bit word
 //! selects a column (top bits) and accepts or aliases (low bits) — so the sampled law is exactly

@@ -1,6 +1,6 @@
 //! What the f-DP paper's figures show, computed: per-level profiles at the published and the Table 1
 //! noise, the overall profiles, the lattices of Figures 10 and 11, exact per-count errors. Every profile
-//! comes from the accountant ([`Accountant::lattice_profile`]); `report::figures` draws them.
+//! comes from the accountant ([`Accountant::lattice_profile`]); `plots::figures` draws them.
 
 use crate::account::{lattice_depth, Accountant, Options, Profile};
 use crate::budget::zcdp;

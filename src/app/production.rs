@@ -155,8 +155,8 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
         plot.push(p);
     }
     for bounded in [false, true] {
-        let m = crate::mech::manifest::safetab_p_production(bounded);
-        let cert = crate::mech::manifest::certify(&m, &d10, None)?;
+        let m = crate::tabulation::manifest::safetab_p_production(bounded);
+        let cert = crate::tabulation::manifest::certify(&m, &d10, None)?;
         let c = &cert[0];
         let mut r = Record::new();
         r.push("product", if bounded { "SafeTab-P (Table 7 budgets)" } else { "SafeTab-P (Table 7 budgets), unbounded accounting" });
@@ -170,7 +170,10 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
         r.push("eps_exact_hi", c.get("epsilon_exact_hi").unwrap_or("").to_string());
         r.push(
             "note",
-            format!("src/mech manifest model (stability 9, gamma 0.1, adaptive stage as a product); {}", c.get("detail").unwrap_or("")),
+            format!(
+                "src/tabulation manifest model (stability 9, gamma 0.1, adaptive stage as a product); {}",
+                c.get("detail").unwrap_or("")
+            ),
         );
         let num = |k: &str| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
         plot.push((

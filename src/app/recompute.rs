@@ -234,7 +234,7 @@ impl Ctx {
                 (Float::with_val(p, 1) - Float::with_val(p, dg / geo)) * 100u32
             }
             "safetab_p_threshold" => {
-                use crate::mech::calib::suppression_threshold;
+                use crate::tabulation::calib::suppression_threshold;
                 let t = suppression_threshold(&rat_in(m, "rho")?, 9, &Rational::from((1, 10)), &rat_in(m, "p")?)?;
                 Float::with_val(p, t)
             }
@@ -507,7 +507,7 @@ fn moe_in(m: &In) -> Result<u32, String> {
 /// s = 9, γ = 0.1 — exact values; `rule=printed` applies the papers' printing rule (Step 2 = 0.9 × the
 /// total *after* rounding it to 3 decimals).
 fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
-    use crate::mech::calib::{dg_budget_row, rho_base};
+    use crate::tabulation::calib::{dg_budget_row, rho_base};
     let moe = moe_in(m)?;
     let row = dg_budget_row(moe, 9, &Rational::from((1, 10)));
     let printed_rule = m.get("rule").map(|r| r == "printed").unwrap_or(false);
@@ -528,7 +528,7 @@ fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
 /// `scale=rounded` the noise scale b = (MOE+1)/ln 20 is first rounded to 2 decimals (ε_base = 1/b), and
 /// Step 2 = 0.9 × the printed (2-decimal) total.
 fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
-    use crate::mech::calib::{geometric_eps_base, geometric_scale_h1};
+    use crate::tabulation::calib::{geometric_eps_base, geometric_scale_h1};
     let moe = moe_in(m)?;
     let rounded = m.get("noise_scale").map(|r| r == "rounded").unwrap_or(false);
     let base =
@@ -546,13 +546,13 @@ fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
 }
 
 impl Ctx {
-    /// SafeTab Table 2 (δ = 1e-10) from src/mech/safetab_re.rs (computed once): pure DP, RDP (eq. 39 with
+    /// SafeTab Table 2 (δ = 1e-10) from src/tabulation/safetab_re.rs (computed once): pure DP, RDP (eq. 39 with
     /// eq. 17, s = 9 or `s=10`), zCDP analytic and on the α grid.
     fn safetab_re(&self, m: &In) -> Result<Float, String> {
         // held while computing: the rows that need the table wait for it rather than compute it again
         let mut b = lock(&self.safetab_t2);
         if b.is_none() {
-            *b = Some(crate::mech::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?);
+            *b = Some(crate::tabulation::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?);
         }
         let rows = b.as_ref().unwrap();
         let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {

@@ -116,7 +116,7 @@ pub fn records(studies: &[LevelStudy], for_release: bool) -> Vec<Record> {
     for st in studies {
         push(st, "6", None);
     }
-    if let Some(st) = crate::report::realdata::block_level(studies) {
+    if let Some(st) = crate::plots::realdata::block_level(studies) {
         for j in 0..st.table.cells() {
             push(st, "8", Some(j));
         }
@@ -158,9 +158,9 @@ pub fn run(a: &AccuracyArgs) -> Result<String, String> {
     if let Some(dir) = &n.out {
         let label = n.label.clone().unwrap_or_else(|| "NHGIS extract".into());
         write_atomic(&dir.join("accuracy-nhgis.csv"), render_csv(&rows).as_bytes())?;
-        crate::report::realdata::fig06(&studies, &label, &dir.join("fig06-nhgis-accuracy"))?;
-        if let Some(b) = crate::report::realdata::block_level(&studies) {
-            crate::report::realdata::fig08(b, &label, &dir.join("fig08-nhgis-block-race-mse"))?;
+        crate::plots::realdata::fig06(&studies, &label, &dir.join("fig06-nhgis-accuracy"))?;
+        if let Some(b) = crate::plots::realdata::block_level(&studies) {
+            crate::plots::realdata::fig08(b, &label, &dir.join("fig08-nhgis-block-race-mse"))?;
         }
     }
     if a.format == Format::Table {

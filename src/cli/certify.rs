@@ -5,9 +5,9 @@
 //! exact f-DP ε from the lattice privacy-loss distribution.
 
 use crate::cli::common::{check_prec, parse_delta};
-use crate::mech::manifest::{certify, safetab_p_production, Manifest};
 use crate::record::render_rows;
 use crate::record::Format;
+use crate::tabulation::manifest::{certify, safetab_p_production, Manifest};
 use clap::Args;
 use std::path::{Path, PathBuf};
 

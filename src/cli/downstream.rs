@@ -142,7 +142,7 @@ pub fn run(a: DownstreamArgs) -> Result<String, String> {
     if let Some(dir) = &a.out {
         let label = a.label.clone().unwrap_or_else(|| "ACS extract".into());
         write_atomic(&dir.join("downstream-acs.csv"), render_csv(&rows).as_bytes())?;
-        crate::report::realdata::fig09(&fits, &label, Some(PAPER_STATE_IMPROVEMENT), &dir.join("fig09-acs-slope-mae"))?;
+        crate::plots::realdata::fig09(&fits, &label, Some(PAPER_STATE_IMPROVEMENT), &dir.join("fig09-acs-slope-mae"))?;
     }
     if a.format == Format::Table {
         let shown: Vec<Record> = rows

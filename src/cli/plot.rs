@@ -1,4 +1,4 @@
-//! `tightdp plot`: figures of a user's own allocation (src/report/allocation.rs), written all or nothing.
+//! `tightdp plot`: figures of a user's own allocation (src/plots/allocation.rs), written all or nothing.
 
 use crate::census::Allocation;
 use crate::cli::common::check_prec;
@@ -26,7 +26,7 @@ pub fn run(a: PlotArgs) -> Result<String, String> {
     let alloc = Allocation::from_path(&a.allocation)?;
     // all or nothing: staged beside --out, swapped into place with its completion marker at the end
     let run = crate::rundir::RunDir::begin(&a.out, "plot", a.force)?;
-    let files = crate::report::allocation::write_all(&alloc, run.path(), prec)?;
+    let files = crate::plots::allocation::write_all(&alloc, run.path(), prec)?;
     let finals: Vec<PathBuf> = files.iter().map(|f| run.final_path(f)).collect();
     run.commit()?;
     Ok(finals.iter().map(|f| format!("wrote {}\n", f.display())).collect())

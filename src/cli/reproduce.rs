@@ -7,8 +7,8 @@ use crate::census::Allocation;
 use crate::cli::calibrate::Conversion;
 use crate::cli::common::check_prec;
 use crate::num::{parse_rational, DEFAULT_PREC};
+use crate::plots::figures;
 use crate::record::{render_csv, write_atomic};
-use crate::report::figures;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -143,7 +143,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
     let (vrows, vsummary, _) = verified?;
     let (dep_rows, dep_certs, dep_points) = deps?;
     step("SafeTab-P suppression: Figures 1-2 data");
-    let stp_curves = crate::mech::suppression::table6_curves(128)?;
+    let stp_curves = crate::tabulation::suppression::table6_curves(128)?;
     let mut files: Vec<(PathBuf, String)> = vec![
         (out.join("geolevel-epsilons.csv"), render_csv(&geo)),
         (out.join("table1-calibration.csv"), render_csv(&t1)),
@@ -156,7 +156,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
         (out.join("deployments.csv"), render_csv(&dep_rows)),
         (out.join("deployment-certificates.csv"), render_csv(&dep_certs)),
         (out.join("attack-risk.csv"), render_csv(&attack_rows)),
-        (out.join("safetab-p-suppression.csv"), crate::mech::suppression::render_csv(&stp_curves)),
+        (out.join("safetab-p-suppression.csv"), crate::tabulation::suppression::render_csv(&stp_curves)),
     ];
     files.push((out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
     let mut log = String::new();
@@ -177,34 +177,34 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
                 })
                 .collect();
             let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
-                ("zCDP, Bun–Steinke", crate::report::plot::BUREAU),
+                ("zCDP, Bun–Steinke", crate::plots::plot::BUREAU),
                 ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
-                ("exact f-DP (certified)", crate::report::plot::EXACT),
+                ("exact f-DP (certified)", crate::plots::plot::EXACT),
             ]
             .iter()
             .enumerate()
             .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
             .collect();
-            for f in crate::report::plot::bar_figure_opts(
+            for f in crate::plots::plot::bar_figure_opts(
                 "What the 2020 Census production releases spent: ε at δ = 1e-10",
                 "privacy loss ε at δ = 1e-10",
                 &cats,
                 &groups,
                 &out.join("production-epsilons"),
-                &crate::report::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
+                &crate::plots::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
             )? {
                 log += &format!("wrote {}\n", f.display());
             }
-            for f in crate::report::deployments::figure(&dep_points, &out.join("deployments-epsilon"))? {
+            for f in crate::plots::deployments::figure(&dep_points, &out.join("deployments-epsilon"))? {
                 log += &format!("wrote {}\n", f.display());
             }
-            for f in crate::report::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
+            for f in crate::plots::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
                 log += &format!("wrote {}\n", f.display());
             }
-            for f in crate::report::safetab_p::fig1(&stp_curves, &out.join("safetab-p-fig1-suppression"))? {
+            for f in crate::plots::safetab_p::fig1(&stp_curves, &out.join("safetab-p-fig1-suppression"))? {
                 log += &format!("wrote {}\n", f.display());
             }
-            for f in crate::report::safetab_p::fig2(&stp_curves, &out.join("safetab-p-fig2-bias"))? {
+            for f in crate::plots::safetab_p::fig2(&stp_curves, &out.join("safetab-p-fig2-bias"))? {
                 log += &format!("wrote {}\n", f.display());
             }
             let figs = figures::write_all(&alloc, out, prec, &od, &|m| step(m))?;
@@ -221,7 +221,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
             for f in crate::risk::figures::figure_data(&out.join("risk"))? {
                 log += &format!("wrote {}\n", f.display());
             }
-            for f in crate::report::csvplot::risk_figures(&out.join("risk"))? {
+            for f in crate::plots::csvplot::risk_figures(&out.join("risk"))? {
                 log += &format!("wrote {}\n", f.display());
             }
             step("Figures 6, 8, 9 on the synthetic extracts");
@@ -240,7 +240,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
             crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
             let mut files = vec![path];
             if !a.no_figures {
-                files.extend(crate::report::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
+                files.extend(crate::plots::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
             }
             for f in files {
                 log += &format!("wrote {}\n", f.display());
@@ -293,9 +293,9 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
 /// and `tightdp certify` of its manifest at δ = 1e-10 (about 1.3 s in all). The synthetic inputs are
 /// written inside the staging directory and removed before the commit.
 fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<PathBuf>, String> {
-    use crate::mech::safetab_spec::{Geography, Iterations};
+    use crate::tabulation::safetab_spec::{Geography, Iterations};
     let input = out.join(".safetab-input");
-    let p = crate::mech::synth::SynthParams {
+    let p = crate::tabulation::synth::SynthParams {
         states: 2,
         counties_per_state: 3,
         tracts_per_county: 6,
@@ -306,15 +306,15 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<
         state_codes: None,
         puerto_rico: false,
     };
-    crate::mech::synth::synth(&p, &input, false)?;
-    let cfg = crate::mech::safetab::ReConfig::from_path(&data.join("safetab/safetab-geometric.toml"))?;
+    crate::tabulation::synth::synth(&p, &input, false)?;
+    let cfg = crate::tabulation::safetab::ReConfig::from_path(&data.join("safetab/safetab-geometric.toml"))?;
     let its = Iterations::load(&data.join("safetab/iterations-re.txt"), &data.join("safetab/race-codes.txt"))?;
     let geo = Geography::load(&input.join("geography.txt"))?;
     let dir = out.join("safetab-geometric");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
-    let (_, m) = crate::mech::safetab::run(&cfg, &its, &geo, &input.join("persons.csv"), &dir, Some(7), false)?;
+    let (_, m) = crate::tabulation::safetab::run(&cfg, &its, &geo, &input.join("persons.csv"), &dir, Some(7), false)?;
     std::fs::remove_dir_all(&input).map_err(|e| format!("cannot remove '{}': {e}", input.display()))?;
-    let cert = crate::mech::manifest::certify(&m, &parse_rational("1e-10")?, None)?;
+    let cert = crate::tabulation::manifest::certify(&m, &parse_rational("1e-10")?, None)?;
     let cpath = out.join("safetab-geometric-certificate.csv");
     write_atomic(&cpath, render_csv(&cert).as_bytes())?;
     Ok(["t1.txt", "t2.txt", "moe.csv", "manifest.json"].iter().map(|f| dir.join(f)).chain([cpath]).collect())
@@ -350,7 +350,7 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | attack-risk.csv | per level and overall: certified TPR of the best membership test at FPR 1e-4, 1e-3, 1e-2, the advantage max(TPR − FPR), the Bayes success at priors 0.5 and 1e-3, next to what the Bureau's zCDP accounting allows, and (columns `*_reduced_hi`) the same attacker against Table 1's reduced noise per level (overall: the §3.3 uniform factor keeping the overall Bureau ε at 1e-11) | Dong–Roth–Su 2022; Kulynych et al. 2024 (src/attack) |\n\
 | attack-risk-levels | bar chart of attack-risk.csv: TPR at FPR 1/1000 and advantage per level, exact vs the Bureau's accounting vs Table 1's reduced noise | src/attack |\n\
 | topdown-accuracy-dhc-small.csv | TopDown estimates on data/topdown/dhc-small.csv: MSE per geolevel and off-spine aggregate, closed form vs 4000 simulated runs (z-score), Bureau and Table 1 noise | geographic-spines-topdown.txt (`tightdp topdown accuracy --trials 4000`) |\n\
-| safetab-p-suppression.csv | per ρ of Table 6 (0.008, 0.159, 0.543; γ = 0.1, s = 9, p = 0.9999) and true count n = 0…2T: σ², T (eq. 12), certified P[suppressed] = P[n + X ≤ T], certified exact bias E[X \\| n + X > T] (also / T), and eq. 13 as printed (continuous-Gaussian formula, not an enclosure) | safetab-p-detailed-dhc-a.txt §5.3.2, eqs. 12–13, Figures 1–2 (src/mech/suppression.rs) |\n\
+| safetab-p-suppression.csv | per ρ of Table 6 (0.008, 0.159, 0.543; γ = 0.1, s = 9, p = 0.9999) and true count n = 0…2T: σ², T (eq. 12), certified P[suppressed] = P[n + X ≤ T], certified exact bias E[X \\| n + X > T] (also / T), and eq. 13 as printed (continuous-Gaussian formula, not an enclosure) | safetab-p-detailed-dhc-a.txt §5.3.2, eqs. 12–13, Figures 1–2 (src/tabulation/suppression.rs) |\n\
 | topdown-postprocess-accuracy.csv | TopDown final counts (L2 + rounding) vs noisy measurements and max(0,·): MAE/MSE per geolevel, cells and totals, Bureau / Table 1 / uniform −12.28% noise, 50 noise draws on data/topdown/dhc-small.csv | geographic-spines-topdown.txt; Abowd et al. 2022 |
 | safetab-geometric/ | `tightdp safetab` (RE Alg. 1–4, geometric noise, `data/safetab/safetab-geometric.toml` = RE Table 4 budgets) on 5 000 synthetic persons, seeded (not for release): t1.txt (totals), t2.txt (Sex × Age cells), moe.csv (paper vs exact 95 % MOE per level and count), manifest.json | safetab-detailed-dhc-race-ethnicity.txt |
 | safetab-geometric-certificate.csv | `tightdp certify` of that manifest at δ = 1e-10: pure ε 15.29 and the exact ε (worst structure: TotalOnly groups at every level) | RE Theorem 1, Table 2 |

@@ -7,8 +7,8 @@ use crate::accuracy::{counts, regression, Allocation};
 use crate::data::{acs, files_in, nhgis};
 use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
+use crate::plots::realdata;
 use crate::record::{render_csv, write_atomic};
-use crate::report::realdata;
 use std::path::{Path, PathBuf};
 
 pub const LABEL: &str = "SYNTHETIC extracts (data/synthetic-extracts), not census data";

@@ -538,7 +538,7 @@ fn figures(out: &std::path::Path) -> Result<String, String> {
     std::fs::create_dir(&stage).map_err(|e| format!("cannot create '{}': {e}", stage.display()))?;
     let res = (|| -> Result<Vec<std::path::PathBuf>, String> {
         let mut files = crate::risk::figures::figure_data(&stage)?;
-        files.extend(crate::report::csvplot::risk_figures(&stage)?);
+        files.extend(crate::plots::csvplot::risk_figures(&stage)?);
         if std::env::var(crate::rundir::FAULT_ENV).is_ok_and(|v| v == "before-commit") {
             return Err("injected fault before commit (TIGHTDP_INJECT_FAULT)".into());
         }

@@ -2,9 +2,9 @@
 //! geometric or discrete Gaussian noise (per the configuration); writes t1.txt, t2.txt, moe.csv and
 //! manifest.json, all or nothing.
 
-use crate::mech::safetab::{run as run_re, ReConfig};
-use crate::mech::safetab_prod::IterationFiles;
-use crate::mech::safetab_spec::{Geography, Spec};
+use crate::tabulation::safetab::{run as run_re, ReConfig};
+use crate::tabulation::safetab_prod::IterationFiles;
+use crate::tabulation::safetab_spec::{Geography, Spec};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -1,8 +1,8 @@
 //! `tightdp safetab-p`: run SafeTab-P on a persons file; writes t1.txt, t2.txt and manifest.json.
 
-use crate::mech::safetab_p::{run_with, Inputs};
-use crate::mech::safetab_prod::{IterationFiles, CONFIG};
-use crate::mech::safetab_spec::{Pass, Spec};
+use crate::tabulation::safetab_p::{run_with, Inputs};
+use crate::tabulation::safetab_prod::{IterationFiles, CONFIG};
+use crate::tabulation::safetab_spec::{Pass, Spec};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;

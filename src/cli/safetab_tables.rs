@@ -1,10 +1,10 @@
 //! `tightdp safetab-tables`: SafeTab-P Tables 6/7 and SafeTab (race & ethnicity) Tables 2/4, recomputed.
 
 use crate::cli::common::{check_prec, parse_delta};
-use crate::mech::{calib, safetab_re};
 use crate::num::parse_rational;
 use crate::record::Format;
 use crate::record::{render_rows, Record};
+use crate::tabulation::{calib, safetab_re};
 use clap::Args;
 
 #[derive(Args, Debug)]

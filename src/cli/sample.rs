@@ -1,6 +1,9 @@
-//! `tightdp sample`: draw from the exact samplers (discrete Gaussian by σ², discrete Laplace by scale).
+//! `tightdp sample`: draw from the exact samplers (discrete Gaussian by σ², discrete Laplace by scale,
+//! k-ary randomized response by ε or keep probability). The continuous Gaussian and Laplace laws have no
+//! sampler here: their floating-point samplers leak through the low bits of the draws [Mir12]; release
+//! with the discrete ones, which tightdp accounts exactly.
 
-use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
+use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource, RandomizedResponseSampler};
 use crate::num::parse_positive_rational;
 use clap::Args;
 
@@ -12,6 +15,18 @@ pub struct SampleArgs {
     /// Discrete Laplace with P[y] ∝ exp(−|y|/b), b exact
     #[arg(long, value_name = "B", allow_hyphen_values = true)]
     pub scale: Option<String>,
+    /// k-ary randomized response by ε (exact): the true value with probability e^ε/(e^ε + k − 1)
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
+    pub rr_epsilon: Option<String>,
+    /// k-ary randomized response by the probability P of reporting the true value (exact, 1/k ≤ P ≤ 1)
+    #[arg(long, value_name = "P", conflicts_with = "rr_epsilon", allow_hyphen_values = true)]
+    pub rr_keep: Option<String>,
+    /// Randomized response: the number of values k (reports are 0 … k − 1)
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub k: u64,
+    /// Randomized response: the true value reported on (0 … k − 1)
+    #[arg(long, value_name = "V", default_value_t = 0)]
+    pub value: u64,
     /// Number of draws
     #[arg(long, default_value_t = 10)]
     pub n: u64,
@@ -28,7 +43,30 @@ pub fn run(a: SampleArgs) -> Result<String, String> {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
+    let rr = a.rr_epsilon.is_some() || a.rr_keep.is_some();
+    if rr && (a.sigma2.is_some() || a.scale.is_some()) {
+        return Err("give one sampler: --sigma2, --scale, or --rr-epsilon / --rr-keep".into());
+    }
+    if !rr && (a.k != 2 || a.value != 0) {
+        return Err("--k and --value belong to randomized response (--rr-epsilon or --rr-keep)".into());
+    }
     let draw: Box<dyn Fn(&mut NoiseSource) -> i64> = match (&a.sigma2, &a.scale) {
+        _ if rr => {
+            if a.value >= a.k {
+                return Err(format!("--value must be one of the k = {} values 0 … {}, got {}", a.k, a.k.saturating_sub(1), a.value));
+            }
+            let s = match (&a.rr_epsilon, &a.rr_keep) {
+                (Some(e), _) => {
+                    RandomizedResponseSampler::with_epsilon(crate::num::parse_rational(e).map_err(|m| format!("rr-epsilon: {m}"))?, a.k)?
+                }
+                (_, Some(p)) => {
+                    RandomizedResponseSampler::with_keep(crate::num::parse_rational(p).map_err(|m| format!("rr-keep: {m}"))?, a.k)?
+                }
+                _ => unreachable!("rr is set"),
+            };
+            let v = a.value;
+            Box::new(move |r| s.sample(&mut r.rng, v) as i64)
+        }
         (Some(s), None) => {
             let s2 = parse_positive_rational(s, "sigma2")?;
             // draws are i64: beyond σ ≈ 1e17 a draw of 40σ (probability e^-800) could still exceed it
@@ -47,7 +85,7 @@ pub fn run(a: SampleArgs) -> Result<String, String> {
             let d = DiscreteLaplace::new(sc)?;
             Box::new(move |r| d.sample(&mut r.rng))
         }
-        _ => return Err("give exactly one of --sigma2 or --scale".into()),
+        _ => return Err("give exactly one of --sigma2, --scale, --rr-epsilon or --rr-keep".into()),
     };
     let t0 = std::time::Instant::now();
     let mut out = String::new();

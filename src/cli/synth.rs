@@ -1,8 +1,8 @@
 //! `tightdp synth`: synthetic persons and geography for SafeTab-P (deterministic from --seed).
 
-use crate::mech::safetab_prod::{ProductionSpecs, CONFIG};
-use crate::mech::safetab_spec::{Config, Spec};
-use crate::mech::synth::{synth, CodePools, SynthParams};
+use crate::tabulation::safetab_prod::{ProductionSpecs, CONFIG};
+use crate::tabulation::safetab_spec::{Config, Spec};
+use crate::tabulation::synth::{synth, CodePools, SynthParams};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -46,7 +46,7 @@ pub struct SynthArgs {
 pub fn run(a: SynthArgs) -> Result<String, String> {
     let (codes, state_codes) = if a.production {
         let d = a.data.as_deref();
-        let its = crate::mech::safetab_prod::iterations(&ProductionSpecs::resolve(d))?;
+        let its = crate::tabulation::safetab_prod::iterations(&ProductionSpecs::resolve(d))?;
         let cfg = Config::from_spec(&Spec::resolve(None, d, CONFIG))?;
         (Some(CodePools::from_iterations(&its)?), cfg.state_filter_us)
     } else {

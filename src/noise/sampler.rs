@@ -252,6 +252,73 @@ fn discrete_laplace_t_u64<R: RngCore>(rng: &mut R, t: u64) -> i64 {
 /// exact sampler (`sample`) is [`discrete_laplace_ts`]; re-exported here beside the other samplers.
 pub use crate::noise::dlaplace::DiscreteLaplace;
 
+/// An exact k-ary randomized response sampler [War65]: the true value with probability e^ε/(e^ε + k − 1)
+/// (given ε) or p (given the keep probability), each other value with the rest shared equally.
+/// By ε: a uniform candidate of the k values, accepted at once if it is the true value and with
+/// probability e^{−ε} otherwise (CKS's exact Bernoulli(e^{−x})), else drawn again — the accepted value is
+/// the true one with probability 1/(1 + (k − 1)e^{−ε}) = e^ε/(e^ε + k − 1). By p: Bernoulli(p), then a
+/// uniform other value. No floating point anywhere.
+#[derive(Clone, Debug)]
+pub struct RandomizedResponseSampler {
+    k: u64,
+    /// ε = num/den, or the keep probability p = num/den
+    num: Integer,
+    den: Integer,
+    by_epsilon: bool,
+}
+
+impl RandomizedResponseSampler {
+    /// By ε ≥ 0 over k ≥ 2 values.
+    pub fn with_epsilon(epsilon: Rational, k: u64) -> Fallible<Self> {
+        if epsilon < 0 {
+            return fallible!(Input, "randomized response epsilon must be at least 0, got {epsilon}");
+        }
+        Self::checked_k(k)?;
+        let (num, den) = epsilon.into_numer_denom();
+        Ok(RandomizedResponseSampler { k, num, den, by_epsilon: true })
+    }
+
+    /// By the keep probability 1/k ≤ p ≤ 1 over k ≥ 2 values.
+    pub fn with_keep(keep: Rational, k: u64) -> Fallible<Self> {
+        Self::checked_k(k)?;
+        if keep < Rational::from((1, k)) || keep > 1 {
+            return fallible!(Input, "randomized response keep probability must be in [1/k, 1] = [1/{k}, 1], got {keep}");
+        }
+        let (num, den) = keep.into_numer_denom();
+        Ok(RandomizedResponseSampler { k, num, den, by_epsilon: false })
+    }
+
+    fn checked_k(k: u64) -> Fallible<()> {
+        if k < 2 {
+            return fallible!(Input, "randomized response needs k of at least 2 values, got {k}");
+        }
+        Ok(())
+    }
+
+    /// One report of the true value `value` (in 0..k).
+    pub fn sample<R: RngCore>(&self, rng: &mut R, value: u64) -> u64 {
+        debug_assert!(value < self.k);
+        if self.by_epsilon {
+            loop {
+                let c = uniform_below_u64(rng, self.k);
+                if c == value || bernoulli_exp(rng, &self.num, &self.den) {
+                    return c;
+                }
+            }
+        }
+        if bernoulli(rng, &self.num, &self.den) {
+            return value;
+        }
+        // a uniform one of the k − 1 other values
+        let j = uniform_below_u64(rng, self.k - 1);
+        if j >= value {
+            j + 1
+        } else {
+            j
+        }
+    }
+}
+
 /// An exact discrete Gaussian sampler N_Z(0, σ²) for rational σ² > 0 (CKS Algorithm 3).
 #[derive(Clone, Debug)]
 pub struct DiscreteGaussianSampler {
@@ -456,6 +523,51 @@ mod tests {
             let neg = xs.iter().filter(|&&x| x < 0).count() as f64;
             assert!((pos - neg).abs() < 4.5 * (pos + neg).sqrt());
         }
+    }
+
+    /// Randomized response by ε and by keep probability: χ² of the reports against e^ε/(e^ε + k − 1) and
+    /// 1/(e^ε + k − 1) (resp. p and (1 − p)/(k − 1)), for a true value at either end and in the middle; and
+    /// the test has power: reports by ε = 1 are rejected against the law of ε = 1.2.
+    #[test]
+    fn randomized_response_chi2() {
+        let n = 40_000;
+        let check = |s: &RandomizedResponseSampler, k: u64, value: u64, own: f64, seed: u64| -> (f64, usize) {
+            let mut src = NoiseSource::seeded(seed);
+            let xs: Vec<i64> = (0..n).map(|_| s.sample(&mut src.rng, value) as i64).collect();
+            assert!(xs.iter().all(|&x| (0..k as i64).contains(&x)));
+            let other = (1.0 - own) / (k - 1) as f64;
+            // categorical χ² over the k values (a value of probability 0 must not occur)
+            let (mut stat, mut cells) = (0.0, 0usize);
+            for x in 0..k {
+                let e = n as f64 * if x == value { own } else { other };
+                let o = xs.iter().filter(|&&y| y == x as i64).count() as f64;
+                if e == 0.0 {
+                    assert_eq!(o, 0.0, "value {x} of probability 0 drawn");
+                    continue;
+                }
+                stat += (o - e) * (o - e) / e;
+                cells += 1;
+            }
+            (stat, cells.saturating_sub(1))
+        };
+        for (eps, k, value, seed) in [("1", 4u64, 0u64, 31u64), ("1/2", 2, 1, 32), ("2.5", 7, 3, 33), ("0", 3, 2, 34)] {
+            let e = q(eps).to_f64();
+            let s = RandomizedResponseSampler::with_epsilon(q(eps), k).unwrap();
+            let (stat, dof) = check(&s, k, value, e.exp() / (e.exp() + (k - 1) as f64), seed);
+            assert!(stat < chi2_crit_001(dof.max(1)), "eps={eps} k={k}: χ²={stat:.2}");
+        }
+        for (p, k, value, seed) in [("0.75", 4u64, 3u64, 41u64), ("1/2", 2, 0, 42), ("1", 5, 2, 43)] {
+            let s = RandomizedResponseSampler::with_keep(q(p), k).unwrap();
+            let (stat, dof) = check(&s, k, value, q(p).to_f64(), seed);
+            assert!(stat < chi2_crit_001(dof.max(1)), "keep={p} k={k}: χ²={stat:.2}");
+        }
+        let s = RandomizedResponseSampler::with_epsilon(q("1"), 4).unwrap();
+        let e = 1.2f64;
+        let (stat, dof) = check(&s, 4, 0, e.exp() / (e.exp() + 3.0), 51);
+        assert!(stat > chi2_crit_001(dof), "χ²={stat}");
+        assert!(RandomizedResponseSampler::with_keep(q("0.2"), 4).is_err());
+        assert!(RandomizedResponseSampler::with_epsilon(q("-1"), 4).is_err());
+        assert!(RandomizedResponseSampler::with_epsilon(q("1"), 1).is_err());
     }
 
     /// The χ² check has power: samples of σ² = 1.15 are rejected against the pmf of σ² = 1.

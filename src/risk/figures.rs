@@ -1,4 +1,4 @@
-//! CSV data for KR Figures 1–12 (plots are drawn by the figure pipeline, `report::csvplot`).
+//! CSV data for KR Figures 1–12 (plots are drawn by the figure pipeline, `plots::csvplot`).
 //! All sweeps use the exact Table 2 parameters ρ₁ = 1666368/16793603, ρ₂ = 103534592/420045025
 //! (the paper's captions say 0.099 / 0.247), p = 1/2 and d = 27 where the paper does.
 

@@ -228,7 +228,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
 
 /// The TopDown accuracy rows on the bundled dhc-small geography (Bureau, Table 1 and uniform noise,
 /// `seeds` noise draws); `reproduce` writes them as results/topdown-postprocess-accuracy.csv and
-/// `report::topdown` draws them.
+/// `plots::topdown` draws them.
 pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<PpAccuracyRow>, String> {
     let alloc = crate::census::allocation::Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let mut spine = Spine::from_path(&data.join("topdown/dhc-small.csv"))?;

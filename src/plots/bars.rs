@@ -3,8 +3,8 @@
 //! plotted values + PNG + SVG, bundled font, the house colours. The legend is drawn once, in a strip
 //! under the title, so it never covers data.
 
+use crate::plots::plot::ensure_font;
 use crate::record::write_atomic;
-use crate::report::plot::ensure_font;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -283,7 +283,7 @@ where
                 .y_desc(p.y_label.clone())
                 .label_style(("sans-serif", 13))
                 .axis_desc_style(("sans-serif", 14))
-                .bold_line_style(crate::report::plot::GRID)
+                .bold_line_style(crate::plots::plot::GRID)
                 .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| e.to_string())?;

@@ -22,9 +22,9 @@
 //! here are computed per ρ of Table 6 (0.008, 0.159, 0.543 with γ = 0.1, p = 0.9999), at the integer
 //! true counts n = 0, 1, …, 2T, so the small differences between them are shown, not assumed away.
 
-use crate::mech::calib::suppression_threshold;
 use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
+use crate::tabulation::calib::suppression_threshold;
 use rug::float::Constant;
 use rug::{Float, Rational};
 

@@ -39,7 +39,7 @@ pub struct CodePools {
 
 impl CodePools {
     /// The pools of a parameter set, in the order of its code list.
-    pub fn from_iterations(its: &crate::mech::safetab_spec::Iterations) -> Result<CodePools, String> {
+    pub fn from_iterations(its: &crate::tabulation::safetab_spec::Iterations) -> Result<CodePools, String> {
         let race: Vec<String> = its.codes.iter().filter(|c| its.race.contains_key(*c)).cloned().collect();
         let hispanic: Vec<String> = its.codes.iter().filter(|c| its.eth.contains_key(*c)).cloned().collect();
         let not_hispanic: Vec<String> = its
@@ -119,10 +119,10 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
         None => (1..=p.states).map(|s| format!("{s:02}")).collect(),
     };
     if p.puerto_rico {
-        if states.iter().any(|s| s == crate::mech::safetab_spec::PR_STATE) {
+        if states.iter().any(|s| s == crate::tabulation::safetab_spec::PR_STATE) {
             return Err("synth: with --puerto-rico the US states must not include code 72 (at most 71 states)".into());
         }
-        states.push(crate::mech::safetab_spec::PR_STATE.to_string());
+        states.push(crate::tabulation::safetab_spec::PR_STATE.to_string());
     }
     // sizes before anything is written: one geography line per block (~40 bytes, held in memory too),
     // one CSV line per person (~45 bytes)
@@ -152,7 +152,7 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     let mut place_n = 0u32;
     let mut aian_n = 0u32;
     for (si, st) in states.iter().enumerate() {
-        let pr = st == crate::mech::safetab_spec::PR_STATE;
+        let pr = st == crate::tabulation::safetab_spec::PR_STATE;
         let st_w = 1 + uniform_below_u64(rng, 9); // states differ in size
         for co in 1..=p.counties_per_state {
             let co_w = 1 + uniform_below_u64(rng, 9);
@@ -210,7 +210,7 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     let ppath = out.join("persons.csv");
     let f = std::fs::File::create(&ppath).map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
-    writeln!(w, "{}", crate::mech::safetab_p::PERSON_COLUMNS.join(",")).map_err(|e| e.to_string())?;
+    writeln!(w, "{}", crate::tabulation::safetab_p::PERSON_COLUMNS.join(",")).map_err(|e| e.to_string())?;
     let pb = if progress { Some(indicatif::ProgressBar::new(p.persons)) } else { None };
     let mut line = String::with_capacity(128);
     use std::fmt::Write as _;

@@ -5,8 +5,8 @@
 //! to its geographic entities, and, with several passes ([HBC25, §5.4.2]), its state to the one pass
 //! that tabulates it.
 
-use crate::mech::safetab_p::{AGE23, CELLS, MAX_AGE, PERSON_COLUMNS};
-use crate::mech::safetab_spec::{block_key, GeoLevel, Geography, Iterations, NONE};
+use crate::tabulation::safetab_p::{AGE23, CELLS, MAX_AGE, PERSON_COLUMNS};
+use crate::tabulation::safetab_spec::{block_key, GeoLevel, Geography, Iterations, NONE};
 use std::io::Read;
 use std::path::Path;
 
@@ -292,7 +292,7 @@ fn parse_u32(b: &[u8]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mech::safetab_prod::{iterations, ProductionSpecs};
+    use crate::tabulation::safetab_prod::{iterations, ProductionSpecs};
 
     /// Exact counts on the production files, expected values read off the files by hand:
     /// 1010 Albanian → 1003 Albanian alone, 1114 Albanian AOIC, 1002 European alone, 1113 European AOIC;

@@ -12,21 +12,21 @@ pub fn figure(points: &[DeploymentPoint], stem: &Path) -> Result<Vec<PathBuf>, S
     let groups = vec![
         (
             "stated ε (published, or Bun–Steinke ε of the stated ρ)".to_string(),
-            crate::report::plot::BUREAU,
+            crate::plots::plot::BUREAU,
             points.iter().map(|p| p.stated).collect(),
         ),
         (
             "exact ε of the noise (certified; none: cannot recompute yet)".to_string(),
-            crate::report::plot::EXACT,
+            crate::plots::plot::EXACT,
             points.iter().map(|p| p.exact.unwrap_or(f64::NAN)).collect(),
         ),
     ];
-    crate::report::plot::bar_figure_opts(
+    crate::plots::plot::bar_figure_opts(
         "Stated vs exact privacy loss of public deployments (δ as stated, or 1e-10 for the Census products)",
         "privacy loss ε",
         &cats,
         &groups,
         stem,
-        &crate::report::plot::BarOpts { x_label: "deployment (2020 Census products first)".into(), percent_log: false },
+        &crate::plots::plot::BarOpts { x_label: "deployment (2020 Census products first)".into(), percent_log: false },
     )
 }

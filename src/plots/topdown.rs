@@ -1,6 +1,6 @@
 //! The TopDown post-processing accuracy figure (results/topdown-postprocess-mae): mean absolute error per
 //! detailed cell of the noisy measurements and of TopDown's final counts, per geolevel.
-use crate::report::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT, OTHER, REDUCED};
+use crate::plots::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT, OTHER, REDUCED};
 use crate::topdown::pp_accuracy::PpAccuracyRow;
 use std::path::{Path, PathBuf};
 

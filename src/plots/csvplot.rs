@@ -2,7 +2,7 @@
 //! `risk::figures::figure_data` writes): one panel per y column (or per value of a facet column),
 //! one series per value of a group column.
 
-use crate::report::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
+use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@ use crate::app::figure_data::{acs_1890_profile, count_errors, level_data, local_
 use crate::budget::zcdp;
 use crate::census::Allocation;
 use crate::num::parse_rational;
-use crate::report::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
+use crate::plots::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! SafeTab-P Figures 1 and 2 ([HBC25, §5.3.2]): drawing only; the data come from
-//! `mech::suppression` (certified discrete-Gaussian values; eq. 13 as printed beside the exact bias).
-use crate::mech::suppression::{Setting, SuppressionPoint};
-use crate::report::plot::{Figure, Panel, Series, EXACT, OTHER};
+//! `tabulation::suppression` (certified discrete-Gaussian values; eq. 13 as printed beside the exact bias).
+use crate::plots::plot::{Figure, Panel, Series, EXACT, OTHER};
+use crate::tabulation::suppression::{Setting, SuppressionPoint};
 use std::path::{Path, PathBuf};
 
 const X_LABEL: &str = "true size of the population group as a fraction of the suppression threshold (n / T)";

@@ -1,8 +1,8 @@
 //! The attack-risk figure (results/attack-risk): per geolevel, the largest true positive rate of a
 //! membership test at 1 false alarm in 1000 and the attack advantage, exact (certified upper ends) next
 //! to what the Bureau's zCDP accounting allows, and against the reduced noise of the paper's Table 1.
+use crate::plots::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT};
 use crate::record::Record;
-use crate::report::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT};
 use plotters::style::RGBColor;
 use std::path::{Path, PathBuf};
 

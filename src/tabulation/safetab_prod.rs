@@ -13,8 +13,8 @@
 //! state. A person is in a race group Alone when every race code is in it, Alone or in Any Combination
 //! when some code is, in an ethnicity group when QSPAN is ([HBC25, §2.2]).
 
-use crate::mech::safetab_spec::{code_maps, parse_bool, parse_pipe, Config, GeoLevel, Iteration, Iterations, LevelSpec, Spec};
 use crate::num::parse_rational;
+use crate::tabulation::safetab_spec::{code_maps, parse_bool, parse_pipe, Config, GeoLevel, Iteration, Iterations, LevelSpec, Spec};
 use rug::Rational;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -242,7 +242,7 @@ pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
                 if t.len() != 3 {
                     return Err(format!("config.json: thresholds_p \"{tkey}\" must be three integers"));
                 }
-                let rho_text = crate::mech::manifest::rat_str(&rho);
+                let rho_text = crate::tabulation::manifest::rat_str(&rho);
                 levels.push(LevelSpec { geo, detailed: il == "2", rho, rho_text, thresholds: [t[0], t[1], t[2]], pr: rpr });
             }
         }
@@ -268,7 +268,7 @@ pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mech::safetab_spec::Pass;
+    use crate::tabulation::safetab_spec::Pass;
 
     /// The 2020 files as shipped: the paper's 2,996 iterations (§2), the Detailed/Regional and
     /// TotalOnly split counted by hand from the files (awk over LEVEL/ALONE/DETAILED_ONLY), every code

@@ -27,13 +27,13 @@
 //! `moe.csv` (per level and query: scale, the paper's MOE formula, the exact 95 % MOE) and
 //! `manifest.json` (every noise law; `tightdp certify` gives the exact ε).
 
-use crate::mech::calib;
-use crate::mech::manifest::{level_manifest_noise, Manifest, NoiseLaw};
-use crate::mech::safetab_p::{merge_bins, tabulate_levels, LevelCounts, TabLevel, AGE23, AGE4, AGE9, CELLS, MAX_AGE};
-use crate::mech::safetab_spec::{GeoLevel, Geography, Iterations};
 use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
 use crate::num::parse_rational;
 use crate::record::{render_rows, Format, Record};
+use crate::tabulation::calib;
+use crate::tabulation::manifest::{level_manifest_noise, Manifest, NoiseLaw};
+use crate::tabulation::safetab_p::{merge_bins, tabulate_levels, LevelCounts, TabLevel, AGE23, AGE4, AGE9, CELLS, MAX_AGE};
+use crate::tabulation::safetab_spec::{GeoLevel, Geography, Iterations};
 use rand_chacha::rand_core::RngCore;
 use rayon::prelude::*;
 use rug::Rational;
@@ -282,8 +282,8 @@ pub fn moe_rows(cfg: &ReConfig) -> Result<Vec<Record>, String> {
                 .push("noise", cfg.noise.name())
                 .push("budget", l.budget_text.clone())
                 .push("query", ["stage1-total", "stage2-cell", "total-only"][k])
-                .push("count_budget", crate::mech::manifest::rat_str(&budgets[k]))
-                .push("scale", format!("{scale_name}={}", crate::mech::manifest::rat_str(scale)))
+                .push("count_budget", crate::tabulation::manifest::rat_str(&budgets[k]))
+                .push("scale", format!("{scale_name}={}", crate::tabulation::manifest::rat_str(scale)))
                 .push("moe_target", if k == 1 { l.moe.map(|m| m.to_string()).unwrap_or_else(|| "-".into()) } else { "-".into() })
                 .push("moe_paper", cfg.moe_paper(law)?.to_string())
                 .push("moe_exact_95", exact.to_string())
@@ -449,7 +449,7 @@ pub fn run(
         per_level.push((o.s.groups - o.s.total_only, o.s.total_only));
     }
     let m = manifest(cfg, &per_level, seed);
-    use crate::mech::safetab_p::{write_table, T1_HEADER, T2_HEADER};
+    use crate::tabulation::safetab_p::{write_table, T1_HEADER, T2_HEADER};
     write_table(&out.join("t1.txt"), T1_HEADER, &mut outs.iter().map(|o| &o.t1))?;
     write_table(&out.join("t2.txt"), T2_HEADER, &mut outs.iter().map(|o| &o.t2))?;
     let p = out.join("moe.csv");
@@ -462,8 +462,8 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mech::safetab_re;
     use crate::num::parse_rational;
+    use crate::tabulation::safetab_re;
     use std::path::PathBuf;
 
     fn q(s: &str) -> Rational {

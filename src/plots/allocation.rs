@@ -1,5 +1,5 @@
 //! `tightdp plot`: the figures of a user's own allocation, in the style of the paper figures
-//! (src/report/plot.rs): per level the exact ε(δ) next to the two zCDP conversions, the exact trade-off
+//! (src/plots/plot.rs): per level the exact ε(δ) next to the two zCDP conversions, the exact trade-off
 //! function next to the zCDP one, and the best membership attack's true-positive rate against its
 //! false-positive rate; with the per-level calibration table. PNG + SVG + CSV each.
 
@@ -8,9 +8,9 @@ use crate::app::calibration::{level_rows, Conversion, COLUMNS};
 use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::plots::figures::{bureau_tradeoff, tradeoff_points};
+use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER};
 use crate::record::{render_csv, write_atomic};
-use crate::report::figures::{bureau_tradeoff, tradeoff_points};
-use crate::report::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER};
 use rug::Rational;
 use std::path::{Path, PathBuf};
 

@@ -24,7 +24,7 @@
 //!   tract), then the off-spine levels. This reproduces the paper's example (D.C.: the state is the
 //!   donor for county and place).
 
-use crate::mech::safetab_spec::{GeoLevel, Geography, NONE};
+use crate::tabulation::safetab_spec::{GeoLevel, Geography, NONE};
 
 /// R: the summary levels from hierarchically highest to lowest.
 pub const ORDER: [GeoLevel; 6] = [GeoLevel::Usa, GeoLevel::State, GeoLevel::County, GeoLevel::Tract, GeoLevel::Place, GeoLevel::Aiannh];

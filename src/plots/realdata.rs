@@ -4,8 +4,8 @@
 use crate::accuracy::counts::{reduction_pct, LevelStudy};
 use crate::accuracy::regression::LevelFit;
 use crate::data::nhgis::Geo;
-use crate::report::bars::{write_bar_grid, BarPanel, BarSeries};
-use crate::report::plot::{BUREAU, EXACT, OTHER, REDUCED};
+use crate::plots::bars::{write_bar_grid, BarPanel, BarSeries};
+use crate::plots::plot::{BUREAU, EXACT, OTHER, REDUCED};
 use plotters::style::RGBColor;
 use std::path::{Path, PathBuf};
 

@@ -367,12 +367,12 @@ pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<
     r.push("mechanism", m.mechanism.clone()).push("neighbors", m.neighbors.clone()).push("for_release", m.for_release.to_string());
     r.push("delta", crate::num::format::fmt_nearest(&rug::Float::with_val(p, delta), 6));
     if any_dg {
-        r.push("zcdp_rho", crate::mech::calib::dec(&rho_max, 12));
+        r.push("zcdp_rho", crate::tabulation::calib::dec(&rho_max, 12));
         r.push("epsilon_bureau_bs", fmt_up(eps_bs(&rho_max, delta, p).hi(), 15));
         r.push("epsilon_zcdp_cks", fmt_up(eps_cks(&rho_max, delta, p).0.hi(), 15));
         r.push("epsilon_pure", "inf");
     } else if let Some(pe) = pure_max {
-        r.push("epsilon_pure", crate::mech::calib::dec(&pe, 12));
+        r.push("epsilon_pure", crate::tabulation::calib::dec(&pe, 12));
     }
     r.push("epsilon_exact_lo", fmt_down(exact.lo(), 20));
     r.push("epsilon_exact_hi", fmt_up(exact.hi(), 20));
@@ -503,7 +503,7 @@ pub fn rat_str(q: &Rational) -> String {
             x *= Rational::from(10);
             places += 1;
         }
-        crate::mech::calib::dec(q, places)
+        crate::tabulation::calib::dec(q, places)
     } else {
         format!("{}/{}", q.numer(), q.denom())
     }

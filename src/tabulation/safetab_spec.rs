@@ -229,7 +229,7 @@ impl Config {
     pub fn from_spec(spec: &Spec) -> Result<Config, String> {
         let text = spec.text()?;
         if text.trim_start().starts_with('{') {
-            return crate::mech::safetab_prod::config_from_json(&text, &spec.name());
+            return crate::tabulation::safetab_prod::config_from_json(&text, &spec.name());
         }
         let raw: RawConfig = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);

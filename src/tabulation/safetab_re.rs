@@ -14,11 +14,11 @@
 
 use crate::account::geometric::{self, GeoComponent};
 use crate::budget::zcdp::eps_bs;
-use crate::mech::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zcdp_grid_eps};
-use crate::mech::calib;
 use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, Interval};
 use crate::record::Record;
+use crate::tabulation::account::{grid_min, tau_geometric_eq17, tau_geometric_exact, zcdp_grid_eps};
+use crate::tabulation::calib;
 use rug::Rational;
 
 pub const S: u32 = 9;

@@ -15,12 +15,12 @@
 //! The whole input is validated (and tabulated exactly) in one streaming pass before any noise is
 //! drawn; any error aborts with the file line number, and nothing is written.
 
-use crate::mech::calib::suppression_threshold;
-use crate::mech::coterminous;
-use crate::mech::manifest::{level_manifest_sigma2, Manifest};
-use crate::mech::safetab_spec::{Config, Geography, Iterations, LevelSpec};
-pub use crate::mech::safetab_tab::{tabulate_levels, tabulate_passes, LevelCounts, PassTab, TabLevel};
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
+use crate::tabulation::calib::suppression_threshold;
+use crate::tabulation::coterminous;
+use crate::tabulation::manifest::{level_manifest_sigma2, Manifest};
+use crate::tabulation::safetab_spec::{Config, Geography, Iterations, LevelSpec};
+pub use crate::tabulation::safetab_tab::{tabulate_levels, tabulate_passes, LevelCounts, PassTab, TabLevel};
 use rayon::prelude::*;
 use rug::Rational;
 use std::io::{BufWriter, Write};
@@ -61,15 +61,15 @@ pub struct Inputs {
 
 impl Inputs {
     pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Result<Inputs, String> {
-        use crate::mech::safetab_spec::Spec;
+        use crate::tabulation::safetab_spec::Spec;
         let p = |x: &Path| Spec::Path(x.to_path_buf());
         Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
     }
 
     /// The inputs from a configuration and iteration files that may be built-in defaults.
     pub fn from_files(
-        config: &crate::mech::safetab_spec::Spec,
-        files: &crate::mech::safetab_prod::IterationFiles,
+        config: &crate::tabulation::safetab_spec::Spec,
+        files: &crate::tabulation::safetab_prod::IterationFiles,
         geography: &Path,
     ) -> Result<Inputs, String> {
         Ok(Inputs { config: Config::from_spec(config)?, iterations: files.load()?, geography: Geography::load(geography)? })
@@ -77,9 +77,9 @@ impl Inputs {
 
     /// The inputs from specification files that may be built-in defaults (`Spec`).
     pub fn from_specs(
-        config: &crate::mech::safetab_spec::Spec,
-        iterations: &crate::mech::safetab_spec::Spec,
-        codes: &crate::mech::safetab_spec::Spec,
+        config: &crate::tabulation::safetab_spec::Spec,
+        iterations: &crate::tabulation::safetab_spec::Spec,
+        codes: &crate::tabulation::safetab_spec::Spec,
         geography: &Path,
     ) -> Result<Inputs, String> {
         Ok(Inputs {
