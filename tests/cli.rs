@@ -276,7 +276,7 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     assert!(String::from_utf8(o.stderr).unwrap().contains("line 2"));
 }
 
-/// ../shared/census-production/README.md: ρ = 293764/114921 and the CKS ε ≈ 17.14 of the Bureau's
+/// data/allocations/redistricting-persons-us-2021.toml (its header cites the certificate): ρ = 293764/114921 and the CKS ε ≈ 17.14 of the Bureau's
 /// certificate; the exact ε of the DHC persons file is below both zCDP figures.
 #[test]
 fn certify_production_allocations() {

@@ -151,7 +151,7 @@ def test_calibrate():
 def test_certify():
     rows = tightdp.certify(str(ROOT / "data" / "allocations" / "dhc-persons-us-2023.toml"), "1e-10")
     q = {r["quantity"]: r["value"] for r in rows}
-    # ρ of the 2023 DHC persons production release: 24811/5000 (../shared/census-production, README table)
+    # ρ of the 2023 DHC persons production release: 24811/5000 (the sum of the query rho in data/allocations/dhc-persons-us-2023.toml)
     assert q["rho_total"] == "24811/5000"
     lo, hi = Decimal(q["eps_exact_lo"]), Decimal(q["eps_exact_hi"])
     assert lo <= hi < Decimal(q["eps_zcdp_cks"]) < Decimal(q["eps_zcdp_bun_steinke"])

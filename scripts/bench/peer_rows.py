@@ -3,7 +3,7 @@
 
 Input: the JSON lines of `cargo bench --bench table -- --groups` (stdin or --groups FILE): per row its
 delta and the unit shifts a peer composes, [sigma^2 (exact fraction), count, sensitivity] (for "replace"
-neighbours every query is two unit shifts, as in the TopDown code; see ../shared/census-production).
+neighbours every query is two unit shifts, as in the TopDown code; see data/allocations/).
 Run through scripts/bench/peers.sh --rows, which makes the scratch venv outside the repo.
 
 Peers and settings (each case in its own spawned process, one thread, address-space cap --mem-limit-gb,

@@ -161,7 +161,7 @@ mod tests {
         assert!((dc.mid().to_f64() / 1e-10 - 1.0).abs() < 1e-6);
     }
 
-    /// ../shared/census-production/README.md: the Bureau's certificate for the 2021 redistricting run,
+    /// data/allocations/redistricting-persons-us-2021.toml (its header cites it): the Bureau's certificate for the 2021 redistricting run,
     /// ρ = 293764/114921, δ = 1e-10, reports ε = 17849145/1041158 ≈ 17.1436 (CKS).
     #[test]
     fn redistricting_certificate_cks() {

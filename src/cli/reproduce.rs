@@ -340,9 +340,9 @@ Allocation: `data/allocations/dhc-2022-08-25.toml` (census-2020-more-private-fdp
 | accuracy-counts.csv | exact MSE/MAE of a released count, with/without max(0,·), Bureau vs reduced σ² | Figures 6, 8 |\n\
 | overall-profile.csv | overall δ(ε) (80 queries): Bureau, exact (certified, both terms), uniform reductions | Figure 7, §3.3 |\n\
 | overall-summary.csv | overall ε at δ = 1e-10, both terms, exact uniform variance reduction vs the paper's 8.59% | §3.3, App. A.6 |\n\
-| production-certificates.csv | exact ε at δ = 1e-10 of the 2020 Census production releases next to the zCDP figures | ../shared/census-production, SafeTab-P Table 7 |\n\
-| production-epsilons | bar chart of production-certificates.csv: Bun–Steinke, CKS and exact ε per release | ../shared/census-production |\n\
-| production-calibration.csv | one variance factor per production release keeping its zCDP-implied ε (CKS, Bun–Steinke) exactly: the noise it did not need | ../shared/census-production |\n\
+| production-certificates.csv | exact ε at δ = 1e-10 of the 2020 Census production releases next to the zCDP figures | data/allocations/ (the Bureau's production configurations and certificates, cited in each file's header), SafeTab-P Table 7 |\n\
+| production-epsilons | bar chart of production-certificates.csv: Bun–Steinke, CKS and exact ε per release | data/allocations/ (the Bureau's production configurations and certificates, cited in each file's header) |\n\
+| production-calibration.csv | one variance factor per production release keeping its zCDP-implied ε (CKS, Bun–Steinke) exactly: the noise it did not need | data/allocations/ (the Bureau's production configurations and certificates, cited in each file's header) |\n\
 | verification.csv | every published number of the five papers, recomputed, with a verdict | data/published.csv |\n\
 | deployments.csv | every deployment of the registry: stated guarantee, exact certified ε at the stated δ, zCDP conversions, difference, verdict, TPR at FPR 1e-3, assumptions, sources (`tightdp verify --deployments`) | data/deployments/, docs/deployments.md |\n\
 | deployment-certificates.csv | per Census product and level (and all levels): ρ, Bun–Steinke and CKS ε, exact certified ε at δ = 1e-10 | data/deployments/ |\n\

@@ -281,7 +281,9 @@ impl RandomizedResponseSampler {
     /// By the keep probability 1/k ≤ p ≤ 1 over k ≥ 2 values.
     pub fn with_keep(keep: Rational, k: u64) -> Fallible<Self> {
         Self::checked_k(k)?;
-        if keep < Rational::from((1, k)) || keep > 1 {
+        // 1/k ≤ p ≤ 1, compared as k·p ≥ 1
+        let kp = Rational::from(&keep * k);
+        if kp < 1 || keep > 1 {
             return fallible!(Input, "randomized response keep probability must be in [1/k, 1] = [1/{k}, 1], got {keep}");
         }
         let (num, den) = keep.into_numer_denom();
