@@ -36,8 +36,13 @@ def test_from_mechs_spelling_is_the_command_line_one():
         c.epsilon("1e-5", method="lattice")
     with pytest.raises(tightdp.InputError, match="unknown noise"):
         tightdp.from_mechs("gaus:sigma2=1")
+    # Poisson subsampling under replace: the Gaussian's own pair (scripts/reference/poisson_replace_gaussian.txt,
+    # mpmath quadrature, one release); other mechanisms are refused
+    d = tightdp.Gaussian(sigma2="0.5", sampling_prob="0.2", neighbors="replace").delta("0.5")
+    assert Fraction("0.0584178208436279872835721032965") - Fraction(1, 2 * 10**31) <= d.hi
+    assert d.lo <= Fraction("0.0584178208436279872835721032965") + Fraction(1, 2 * 10**31) and d.digits >= 20
     with pytest.raises(tightdp.InputError, match="add-remove"):
-        tightdp.Gaussian(sigma=1, sampling_prob="0.1", neighbors="replace")
+        tightdp.Laplace(scale=1, sampling_prob="0.1", neighbors="replace")
     with pytest.raises(tightdp.InputError):
         tightdp.Gaussian(sigma=1, sigma2=1)
 
@@ -136,3 +141,16 @@ def test_more_dp_events():
         tightdp.from_dp_event(dp_event.SampledWithReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)))
     with pytest.raises(tightdp.InputError, match="amplification"):
         tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.ZCDpEvent(0.5)))
+
+
+def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting():
+    dp = pytest.importorskip("dp_accounting")
+    acc = tightdp.PLDAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE)
+    gauss = dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0))
+    assert acc.supports(gauss) and not acc.supports(dp.PoissonSampledDpEvent(0.01, dp.LaplaceDpEvent(1.0)))
+    acc.compose(gauss, 100)
+    e = acc.epsilon("1e-6")
+    # scripts/reference/poisson_replace_gaussian.txt: dp_accounting's PLD (REPLACE_ONE, discretisation 1e-5)
+    # pessimistic 1.11042842 (an upper bound of epsilon), optimistic 1.10992842 (a lower bound)
+    assert e.lo <= Fraction("1.11042842") and e.hi >= Fraction("1.10992842")
+    assert e.method == "pld-grid" and e.hi - e.lo < Fraction(1, 100)

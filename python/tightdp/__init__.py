@@ -475,7 +475,9 @@ def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1
     (`sigma`, dp_accounting's `noise_multiplier` × sensitivity) or its variance `sigma2`. Exact numbers
     are best given as strings or fractions ("1.1", "256/60000"). Without subsampling the composition is
     accounted by the closed form (20 digits); with it by the certified pld grid (a few digits, the note
-    says how many and why). ``batch=(m, population)`` runs each release on m records drawn without
+    says how many and why). Under ``neighbors="replace"`` with ``sampling_prob``, `sensitivity` is the
+    distance of a record's contribution from none (dp_accounting's REPLACE_ONE pair: a replaced record
+    moves the sum by up to twice it). ``batch=(m, population)`` runs each release on m records drawn without
     replacement instead (neighbours replace one record; `sensitivity` is then the query's sensitivity under
     replace, e.g. 2C for a sum of gradients clipped to C) [DRS22, Thm 9].
 
@@ -678,8 +680,15 @@ class PLDAccountant:
             specs = _event_specs(event, 1)
         except InputError:
             return False
-        # sampling without replacement and randomized response are accounted under replace neighbours only
-        return self._neighbors == "replace" or not any(",sampling=wor," in s or s.startswith("rr:") for s in specs)
+        # what the neighbour relation admits (sampling without replacement and randomized response under
+        # replace only; Poisson subsampling under replace for the Gaussian only): the composition decides
+        if not specs:
+            return True
+        try:
+            from_mechs(specs, self._neighbors)
+        except InputError:
+            return False
+        return True
 
     def compose(self, event, count: int = 1) -> "PLDAccountant":
         """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""

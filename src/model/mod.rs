@@ -170,9 +170,17 @@ pub struct Composition {
 }
 
 impl Composition {
-    pub fn new(groups: Vec<Group>, neighbors: Neighbors) -> Fallible<Composition> {
+    pub fn new(mut groups: Vec<Group>, neighbors: Neighbors) -> Fallible<Composition> {
         if groups.is_empty() {
             return fallible!(Input, "nothing to compose: no mechanism given");
+        }
+        // a law with a pair of its own under these neighbours (the Poisson-subsampled Gaussian under replace)
+        for g in groups.iter_mut() {
+            if let Noise::Law(l) = &g.noise {
+                if let Some(r) = l.0.under(neighbors) {
+                    g.noise = Noise::Law(LawRef(r?));
+                }
+            }
         }
         for g in &groups {
             match &g.noise {

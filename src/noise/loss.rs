@@ -145,6 +145,12 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// discretisation, whose every truncation is then certified.
     fn quantile(&self, dir: Direction, ln_p: f64, upper: bool) -> f64;
 
+    /// The law to account under `neighbors` when it is not this one (the Poisson-subsampled Gaussian under
+    /// replace-one: its own pair, `noise::poisson_replace`); None: this law.
+    fn under(&self, _neighbors: Neighbors) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        None
+    }
+
     /// zCDP ρ of the mechanism, exact, where it has one [BS16, Def. 1.1].
     fn rho(&self) -> Option<Rational> {
         None

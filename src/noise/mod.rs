@@ -12,6 +12,7 @@ pub mod gauss_terms;
 pub mod laplace;
 pub mod loss;
 pub mod neighbors;
+pub mod poisson_replace;
 pub mod registry;
 pub mod rr;
 pub mod sampler;
