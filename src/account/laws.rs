@@ -127,6 +127,9 @@ impl Accountant {
         let mut h = on_lattices(h, laws);
         // the previous step and its time: the cost's exponent in 1/h measured between two steps
         let mut last: Option<(f64, f64)> = None;
+        // whether the first step already fell back to the default one
+        let mut fell_back = false;
+        let first_default = Rational::from(PLD_FIRST_STEP);
         let mut best: Option<(Interval, Rational)> = None;
         let mut limit: Option<String> = None;
         loop {
@@ -137,6 +140,14 @@ impl Accountant {
                 Err(e) if best.is_some() && refused_by_limits(&e) => {
                     limit = Some(format!("the next finer step, h = {}, exceeds a size limit ({e})", fmt_rational(&h)));
                     break;
+                }
+                // a first step finer than the default one (fitted to a law's spread) beyond a limit: the default
+                // step, as before the fit (a trade-off query of 100 subsampled Gaussians at q = 0.01 met the
+                // inversion's node limit at h = 1/1000 and is answered at 1/100)
+                Err(e) if best.is_none() && !fell_back && refused_by_limits(&e) && h < first_default => {
+                    h = on_lattices(first_default.clone(), laws);
+                    (last, fell_back) = (None, true);
+                    continue;
                 }
                 Err(e) => return Err(e),
             };
@@ -639,7 +650,9 @@ mod tests {
         let mixed = comp(&["gauss:sigma2=4", "dgauss:sigma2=4"], Neighbors::AddRemove);
         let lattice = Accountant::new(mixed, Options { method: Method::Lattice, ..Options::default() }).unwrap();
         assert_eq!(kind(lattice.epsilon(&q("1e-5"))), ErrorKind::Input);
-        let replace = Composition::new(vec![parse_mech("gauss:sigma2=1,q=0.1").unwrap()], Neighbors::Replace);
+        // Poisson subsampling under replace: the Gaussian's own pair (noise::poisson_replace); others refused
+        assert!(Composition::new(vec![parse_mech("gauss:sigma2=1,q=0.1").unwrap()], Neighbors::Replace).is_ok());
+        let replace = Composition::new(vec![parse_mech("laplace:scale=1,q=0.1").unwrap()], Neighbors::Replace);
         assert_eq!(replace.unwrap_err().kind(), ErrorKind::Input);
         for bad in
             ["gauss:sigma2=1,q=0", "gauss:sigma2=1,q=1.5", "gauss:sigma2=-1", "gauss:sigma2=1,sigma=1", "gauss:sigma2=1,x=2", "gauss:mu=1"]
