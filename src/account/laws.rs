@@ -494,7 +494,7 @@ mod tests {
 
     /// The bracket meets the interval the decimal `want` stands for: ± half a unit in its last printed
     /// place (a bracket may resolve more digits than the reference prints).
-    fn holds(c: &crate::account::Certified, want: &str) -> bool {
+    pub(super) fn holds(c: &crate::account::Certified, want: &str) -> bool {
         let w = Float::with_val(256, Float::parse(want).unwrap());
         let places = want.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
         let half = Float::with_val(256, Float::u_pow_u(10, places)).recip() / 2u32;

@@ -28,7 +28,7 @@ pub(super) fn delta(law: &dyn LossLaw, eps: &Rational, prec: u32) -> Fallible<In
     for &dir in directions(law) {
         let s = law.split(dir, eps, prec)?;
         let (inf, _) = law.infinite(dir, prec)?;
-        let d = clip01(inf.add(&s.a_above).sub(&e.mul(&s.b_above)));
+        let d = clip01(&inf.add(&s.a_above).sub(&e.mul(&s.b_above)));
         out = Some(match out {
             None => d,
             Some(o) => {
@@ -97,14 +97,9 @@ pub(super) fn query(law: &dyn LossLaw, q: Query, digits: u32, prec: u32, trust: 
 }
 
 /// x clipped to [0, 1] (an enclosure of a probability).
-fn clip01(x: Interval) -> Interval {
+fn clip01(x: &Interval) -> Interval {
     let p = x.prec();
-    let lo = if *x.lo() < 0 { Float::with_val(p, 0) } else { x.lo().clone() };
-    let hi = if *x.hi() > 1 { Float::with_val(p, 1) } else { x.hi().clone() };
-    if lo > hi {
-        return Interval::new(hi.clone(), hi);
-    }
-    Interval::new(lo, hi)
+    x.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
 }
 
 #[cfg(test)]

@@ -489,11 +489,7 @@ impl GridProfile {
 
 fn clip01(v: Interval) -> Interval {
     let p = v.prec();
-    let z = Float::with_val(p, 0);
-    let o = Float::with_val(p, 1);
-    let lo = v.lo().clone().max(&z).min(&o);
-    let hi = v.hi().clone().min(&o).max(&z);
-    Interval::new(lo.min(&hi), hi)
+    v.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //! (scripts/reference/lattice_loss_laws.txt: brute-force sums over the integer outputs).
 
 use super::super::vocabulary::Query;
+use super::tests::holds;
 use crate::account::{Accountant, Certified, Engine, Method, Options, Trust};
 use crate::model::spec::parse_mech;
 use crate::model::{Composition, Neighbors};
 use crate::num::parse_rational;
-use rug::{Float, Rational};
+use rug::Rational;
 
 fn q(s: &str) -> Rational {
     parse_rational(s).unwrap()
@@ -15,15 +16,6 @@ fn q(s: &str) -> Rational {
 
 fn comp(specs: &[&str], nb: Neighbors) -> Composition {
     Composition::new(specs.iter().map(|s| parse_mech(s).unwrap()).collect(), nb).unwrap()
-}
-
-/// The bracket meets the interval the decimal `want` stands for: ± half a unit in its last printed place
-/// (a bracket may resolve more digits than the reference prints).
-fn holds(c: &Certified, want: &str) -> bool {
-    let w = Float::with_val(256, Float::parse(want).unwrap());
-    let places = want.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
-    let half = Float::with_val(256, Float::u_pow_u(10, places)).recip() / 2u32;
-    *c.lo() <= Float::with_val(256, &w + &half) && Float::with_val(256, &w - &half) <= *c.hi()
 }
 
 fn overlap(a: &Certified, b: &Certified) -> bool {
