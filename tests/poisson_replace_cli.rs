@@ -47,11 +47,51 @@ fn dp_sgd_steps_agree_with_dp_accounting() {
 }
 
 #[test]
-fn other_subsampled_mechanisms_stay_refused_under_replace() {
+fn subsampled_mechanisms_other_than_additive_noise_stay_refused_under_replace() {
     let e = ["epsilon", "--delta", "1e-6", "--neighbors", "replace", "--mech"];
-    for m in ["laplace:scale=1,q=0.1", "dgauss:sigma2=4,q=0.5", "rr:epsilon=1,q=0.5"] {
+    for m in ["rr:epsilon=1,q=0.5", "dp:epsilon=1,delta=1e-6,q=0.5"] {
         let mut a = e.to_vec();
         a.push(m);
-        refused(&a, &["Gaussian only", "sampling=wor"]);
+        refused(&a, &["additive noise only", "sampling=wor"]);
     }
+}
+
+/// Laplace, the discrete Gaussian and the discrete Laplace (`noise::poisson_replace_laplace`,
+/// `noise::poisson_replace_integer`) against scripts/reference/poisson_replace_others.txt (mpmath: quadrature
+/// and direct sums over the densities / mass functions).
+#[test]
+fn laplace_and_the_discrete_laws_under_replace() {
+    // one release: the closed-form split, to 30 digits
+    for (mech, eps, want) in [
+        ("laplace:scale=1,q=0.2", "0.2", "0.0598433761815441535162601821873"),
+        ("dgauss:sigma2=2,q=0.2", "0.5", "0.00754283390835454272627330121749"),
+        ("dgauss:sigma2=10,mu=2,q=0.1", "0.3", "0.00114973255699225517258314451896"),
+        ("dlap:scale=1,q=0.3", "0.5", "0.0482535938401932394866168832172"),
+        ("dlap:scale=3,mu=2,q=0.1", "0.1", "0.0129744887037555340360375178754"),
+    ] {
+        let row = replace(&["delta", "--mech", mech, "--epsilon", eps]);
+        holds_rounded(&row, "delta", want);
+        assert!(get(&row, "digits").parse::<u32>().unwrap() >= 30, "{mech}: {row:?}");
+    }
+    // two releases on the grid (a fixed step keeps the test short)
+    for (mech, want) in [
+        ("laplace:scale=1,q=0.2,n=2", "0.031867680485165862217"),
+        ("dgauss:sigma2=2,q=0.2,n=2", "0.023860828271749783793"),
+        ("dlap:scale=1,q=0.3,n=2", "0.12394797018182285137"),
+    ] {
+        let row = replace(&["delta", "--mech", mech, "--epsilon", "0.5", "--grid", "1/1000"]);
+        holds_rounded(&row, "delta", want);
+        let (lo, hi): (f64, f64) = (get(&row, "delta_lo").parse().unwrap(), get(&row, "delta_hi").parse().unwrap());
+        assert!(hi - lo < 1e-2 * hi, "{mech}: [{lo}, {hi}]");
+    }
+}
+
+/// At q = ½ the discrete Laplace's top loss atom is exactly Δ/b (ln((e^a + 1)/(e^{−a} + 1)) = a): at ε = a,
+/// δ is 0 — certified as a bound, not claimed as digits.
+#[test]
+fn an_atom_exactly_at_epsilon_gives_a_certified_zero_bound() {
+    let row = replace(&["delta", "--mech", "dlap:scale=2,q=0.5", "--epsilon", "0.5"]);
+    assert_eq!(get(&row, "delta_lo"), "0", "{row:?}");
+    assert!(get(&row, "delta_hi").parse::<f64>().unwrap() < 1e-39, "{row:?}");
+    assert_eq!(get(&row, "digits"), "0");
 }

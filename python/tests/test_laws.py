@@ -36,13 +36,19 @@ def test_from_mechs_spelling_is_the_command_line_one():
         c.epsilon("1e-5", method="lattice")
     with pytest.raises(tightdp.InputError, match="unknown noise"):
         tightdp.from_mechs("gaus:sigma2=1")
-    # Poisson subsampling under replace: the Gaussian's own pair (scripts/reference/poisson_replace_gaussian.txt,
-    # mpmath quadrature, one release); other mechanisms are refused
-    d = tightdp.Gaussian(sigma2="0.5", sampling_prob="0.2", neighbors="replace").delta("0.5")
-    assert Fraction("0.0584178208436279872835721032965") - Fraction(1, 2 * 10**31) <= d.hi
-    assert d.lo <= Fraction("0.0584178208436279872835721032965") + Fraction(1, 2 * 10**31) and d.digits >= 20
+    # Poisson subsampling under replace: additive noise's own pairs (scripts/reference/poisson_replace_gaussian.txt
+    # and poisson_replace_others.txt, mpmath quadrature and direct sums, one release); other mechanisms are refused
+    half = Fraction(1, 2 * 10**31)
+    for c, eps, want in [
+        (tightdp.Gaussian(sigma2="0.5", sampling_prob="0.2", neighbors="replace"), "0.5", "0.0584178208436279872835721032965"),
+        (tightdp.Laplace(scale=1, sampling_prob="0.2", neighbors="replace"), "0.2", "0.0598433761815441535162601821873"),
+        (tightdp.from_mechs("dgauss:sigma2=2,q=0.2", "replace"), "0.5", "0.00754283390835454272627330121749"),
+        (tightdp.from_mechs("dlap:scale=1,q=0.3", "replace"), "0.5", "0.0482535938401932394866168832172"),
+    ]:
+        d = c.delta(eps)
+        assert Fraction(want) - half <= d.hi and d.lo <= Fraction(want) + half and d.digits >= 20, (c, d)
     with pytest.raises(tightdp.InputError, match="add-remove"):
-        tightdp.Laplace(scale=1, sampling_prob="0.1", neighbors="replace")
+        tightdp.from_mechs("rr:epsilon=1,q=0.1", "replace")
     with pytest.raises(tightdp.InputError):
         tightdp.Gaussian(sigma=1, sigma2=1)
 
@@ -147,7 +153,8 @@ def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting():
     dp = pytest.importorskip("dp_accounting")
     acc = tightdp.PLDAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE)
     gauss = dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0))
-    assert acc.supports(gauss) and not acc.supports(dp.PoissonSampledDpEvent(0.01, dp.LaplaceDpEvent(1.0)))
+    assert acc.supports(gauss) and acc.supports(dp.PoissonSampledDpEvent(0.01, dp.LaplaceDpEvent(1.0)))
+    assert not acc.supports(dp.PoissonSampledDpEvent(0.01, dp.RandomizedResponseDpEvent(0.5, 2)))
     acc.compose(gauss, 100)
     e = acc.epsilon("1e-6")
     # scripts/reference/poisson_replace_gaussian.txt: dp_accounting's PLD (REPLACE_ONE, discretisation 1e-5)

@@ -681,7 +681,7 @@ class PLDAccountant:
         except InputError:
             return False
         # what the neighbour relation admits (sampling without replacement and randomized response under
-        # replace only; Poisson subsampling under replace for the Gaussian only): the composition decides
+        # replace only; Poisson subsampling under replace for additive noise only): the composition decides
         if not specs:
             return True
         try:

@@ -114,6 +114,13 @@ impl LossLaw for Gaussian {
     fn gaussian_eta(&self) -> Option<Rational> {
         Some(self.eta())
     }
+
+    fn replace_subsampled(&self, q: &Rational, sampled: std::sync::Arc<dyn LossLaw>) -> Option<Fallible<std::sync::Arc<dyn LossLaw>>> {
+        Some(
+            crate::noise::poisson_replace::PoissonReplaceGaussian::of(self.eta(), q.clone(), sampled)
+                .map(|l| std::sync::Arc::new(l) as std::sync::Arc<dyn LossLaw>),
+        )
+    }
 }
 
 /// z with P[N(0, 1) ≥ z] ≈ e^{ln_p} (f64, for planning): the asymptotic inverse of the Mills ratio,

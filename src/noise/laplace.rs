@@ -122,6 +122,13 @@ impl LossLaw for Laplace {
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
         Some(Laplace::new(self.scale.clone() * c.clone(), self.mu.clone()).map(|l| Arc::new(l) as Arc<dyn LossLaw>))
     }
+
+    fn replace_subsampled(&self, q: &Rational, sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        Some(
+            crate::noise::poisson_replace_laplace::PoissonReplaceLaplace::new(self.scale.clone(), self.mu.clone(), q.clone(), sampled)
+                .map(|l| Arc::new(l) as Arc<dyn LossLaw>),
+        )
+    }
 }
 
 #[cfg(test)]

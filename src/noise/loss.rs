@@ -151,6 +151,15 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// This mechanism run on a Poisson subsample with probability q, under replace-one neighbours: its own
+    /// dominating pair (dp_accounting's REPLACE pair with sub-sampling: `noise::poisson_replace` for the
+    /// Gaussian, `noise::poisson_replace_laplace`, `noise::poisson_replace_integer`), where the law is
+    /// additive noise that has one; `sampled` is the subsampled law under add/remove (its spelling, and its
+    /// scaled copies for calibration). None: not accounted under replace (refused).
+    fn replace_subsampled(&self, _q: &Rational, _sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        None
+    }
+
     /// zCDP ρ of the mechanism, exact, where it has one [BS16, Def. 1.1].
     fn rho(&self) -> Option<Rational> {
         None

@@ -13,6 +13,8 @@ pub mod laplace;
 pub mod loss;
 pub mod neighbors;
 pub mod poisson_replace;
+pub mod poisson_replace_integer;
+pub mod poisson_replace_laplace;
 pub mod registry;
 pub mod rr;
 pub mod sampler;

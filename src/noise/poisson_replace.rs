@@ -22,6 +22,7 @@ use crate::noise::neighbors::Neighbors;
 use crate::num::special::{normal_cdf, normal_sf, normal_sf_f64};
 use crate::num::Interval;
 use rug::Rational;
+use std::sync::Arc;
 
 /// The replace-one pair of a Poisson-subsampled Gaussian (module doc).
 #[derive(Clone, Debug)]
@@ -31,6 +32,8 @@ pub struct PoissonReplaceGaussian {
     q: Rational,
     /// the add/remove law's spelling, for the spec
     base_spec: String,
+    /// the subsampled mechanism under add/remove, where known (its scaled copies for calibration)
+    sampled: Option<Arc<dyn LossLaw>>,
 }
 
 impl PoissonReplaceGaussian {
@@ -41,7 +44,14 @@ impl PoissonReplaceGaussian {
         if !(q > 0 && q <= 1) {
             return crate::fallible!(Input, "the sampling probability q must be in (0, 1], got {q}");
         }
-        Ok(PoissonReplaceGaussian { eta, q, base_spec })
+        Ok(PoissonReplaceGaussian { eta, q, base_spec, sampled: None })
+    }
+
+    /// The pair of `sampled`, the Gaussian with this η run on a Poisson subsample with probability q.
+    pub fn of(eta: Rational, q: Rational, sampled: Arc<dyn LossLaw>) -> Fallible<PoissonReplaceGaussian> {
+        let mut l = PoissonReplaceGaussian::new(eta, q, sampled.spec())?;
+        l.sampled = Some(sampled);
+        Ok(l)
     }
 
     /// s = √(2η), enclosed.
@@ -147,6 +157,14 @@ impl LossLaw for PoissonReplaceGaussian {
             Neighbors::Replace => Ok(1),
             Neighbors::AddRemove => crate::fallible!(Internal, "the replace-one pair of {} under add-remove", self.base_spec),
         }
+    }
+
+    fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        let s = match self.sampled.as_ref()?.scaled(c)? {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        s.under(Neighbors::Replace)
     }
 }
 

@@ -112,23 +112,19 @@ impl LossLaw for PoissonSampled {
             crate::noise::neighbors::Neighbors::AddRemove => Ok(1),
             crate::noise::neighbors::Neighbors::Replace => crate::fallible!(
                 Input,
-                "{}: Poisson subsampling (q=) under replace neighbours is accounted for the Gaussian only (gauss:, mu the distance of a record's contribution from none); give --neighbors add-remove, or for fixed-size batches under replace sampling=wor,m=M,pop=P",
+                "{}: Poisson subsampling (q=) under replace neighbours is accounted for additive noise only (gauss:, laplace:, dgauss:, dlap:, mu the distance of a record's contribution from none); give --neighbors add-remove, or for fixed-size batches under replace sampling=wor,m=M,pop=P",
                 self.spec()
             ),
         }
     }
 
-    /// Under replace-one, the subsampled Gaussian's own pair (`noise::poisson_replace`); other mechanisms
-    /// keep this law (and are refused under replace by [`Self::shifts`]).
+    /// Under replace-one, the additive-noise mechanism's own pair ([`LossLaw::replace_subsampled`]); other
+    /// mechanisms keep this law (and are refused under replace by [`Self::shifts`]).
     fn under(&self, neighbors: crate::noise::neighbors::Neighbors) -> Option<Fallible<Arc<dyn LossLaw>>> {
         if neighbors != crate::noise::neighbors::Neighbors::Replace {
             return None;
         }
-        let eta = self.base.gaussian_eta()?;
-        Some(
-            crate::noise::poisson_replace::PoissonReplaceGaussian::new(eta, self.q.clone(), self.spec())
-                .map(|l| Arc::new(l) as Arc<dyn LossLaw>),
-        )
+        self.base.replace_subsampled(&self.q, Arc::new(self.clone()))
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
