@@ -177,3 +177,15 @@ fn quantiles_match_the_masses() {
         }
     }
 }
+
+/// Calibration scales the noise of the subsampled mechanism and takes the pair again.
+#[test]
+fn the_pair_scales_with_its_noise() {
+    let s = dgauss("0.2", "2", 1).scaled(&q("2")).unwrap().unwrap();
+    assert_eq!(s.spec(), "dgauss:sigma2=4,mu=1,q=1/5 (replace-one pair)");
+    let want = dgauss("0.2", "4", 1);
+    let (a, b) = (s.split(Direction::Remove, &q("1/3"), 128).unwrap(), want.split(Direction::Remove, &q("1/3"), 128).unwrap());
+    assert_eq!(a.a_above.to_f64(), b.a_above.to_f64());
+    let l = dlap("0.3", "1", 1).scaled(&q("3")).unwrap().unwrap();
+    assert_eq!(l.spec(), "dlap:scale=3,mu=1,q=3/10 (replace-one pair)");
+}
