@@ -16,6 +16,7 @@ pub mod poisson_replace;
 pub mod poisson_replace_integer;
 pub mod poisson_replace_laplace;
 pub mod registry;
+pub mod replace_pair;
 pub mod rr;
 pub mod sampler;
 pub mod subsample;

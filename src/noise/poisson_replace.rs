@@ -19,6 +19,7 @@
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
 use crate::noise::neighbors::Neighbors;
+use crate::noise::replace_pair::{ln_a_tail_f64, planned_loss, replace_loss_f64, replace_shifts, rescaled};
 use crate::num::special::{normal_cdf, normal_sf, normal_sf_f64};
 use crate::num::Interval;
 use rug::Rational;
@@ -81,23 +82,17 @@ impl PoissonReplaceGaussian {
     }
 
     fn loss_f64(&self, z: f64) -> f64 {
-        let (s, q) = ((2.0 * self.eta.to_f64()).sqrt(), self.q.to_f64());
-        let ln_c = q.ln() - self.eta.to_f64();
-        let ln_r = (1.0 - q).ln();
-        let lse = |a: f64, b: f64| if a >= b { a + (b - a).exp().ln_1p() } else { b + (a - b).exp().ln_1p() };
-        lse(ln_c - s * z, ln_r) - lse(ln_c + s * z, ln_r)
+        let s = (2.0 * self.eta.to_f64()).sqrt();
+        // ψ(z) = ln φ(z + s) − ln φ(z) = −sz − s²/2 (module doc: c = q e^{−s²/2})
+        let psi = |z: f64| -s * z - self.eta.to_f64();
+        replace_loss_f64(psi(z), psi(-z), self.q.to_f64())
     }
 
-    /// A[z ≤ x] (below = false) or A[z > x] (below = true) in f64, as a logarithm (planning).
-    fn ln_a_tail_f64(&self, x: f64, upper_side: bool) -> f64 {
-        let (s, q) = ((2.0 * self.eta.to_f64()).sqrt(), self.q.to_f64());
+    /// ln A[z > x] (above) or ln A[z ≤ x], f64 (planning).
+    fn ln_a_tail_f64(&self, x: f64, above: bool) -> f64 {
+        let s = (2.0 * self.eta.to_f64()).sqrt();
         // A[z > x] = q Φ̄(x + s) + (1 − q) Φ̄(x); A[z ≤ x] = q Φ̄(−x − s) + (1 − q) Φ̄(−x)
-        let v = if upper_side {
-            q * normal_sf_f64(x + s) + (1.0 - q) * normal_sf_f64(x)
-        } else {
-            q * normal_sf_f64(-x - s) + (1.0 - q) * normal_sf_f64(-x)
-        };
-        v.ln()
+        ln_a_tail_f64(|t| normal_sf_f64(t).ln(), s, self.q.to_f64(), x, above)
     }
 }
 
@@ -135,36 +130,16 @@ impl LossLaw for PoissonReplaceGaussian {
     }
 
     fn quantile(&self, _dir: Direction, ln_p: f64, upper: bool) -> f64 {
-        // A[L ≥ ℓ] = A[z ≤ z*(ℓ)] (upper) or A[L < ℓ] = A[z > z*] = e^{ln_p}: bisection on z, then ℓ = L(z)
-        let target = ln_p.max(-700.0);
-        let f = |x: f64| self.ln_a_tail_f64(x, !upper) - target;
         let bound = 40.0 + 2.0 * (2.0 * self.eta.to_f64()).sqrt();
-        let (mut lo, mut hi) = (-bound, bound);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            // A[z ≤ x] (upper) grows with x, A[z > x] falls: move towards the target
-            if (f(mid) > 0.0) == upper {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        self.loss_f64(0.5 * (lo + hi))
+        planned_loss(|x, above| self.ln_a_tail_f64(x, above), |x| self.loss_f64(x), bound, ln_p, upper)
     }
 
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
-        match neighbors {
-            Neighbors::Replace => Ok(1),
-            Neighbors::AddRemove => crate::fallible!(Internal, "the replace-one pair of {} under add-remove", self.base_spec),
-        }
+        replace_shifts(neighbors, &self.base_spec)
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        let s = match self.sampled.as_ref()?.scaled(c)? {
-            Ok(s) => s,
-            Err(e) => return Some(Err(e)),
-        };
-        s.under(Neighbors::Replace)
+        rescaled(self.sampled.as_ref()?, c)
     }
 }
 

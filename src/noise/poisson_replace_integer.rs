@@ -20,24 +20,21 @@
 //! is accounted as that law (its losses are then rational and on a lattice).
 //!
 //! k* is found from a floating-point guess and certified by deciding L(k) ≥ ℓ at the two integers that
-//! bound it. A decision is exact: by the Lindemann–Weierstrass theorem [Bak75, Thm 1.4] (e^β for distinct
-//! algebraic β are linearly independent over the algebraic numbers) the equation
-//! q e^{ℓ+ψ(−k)} + r e^ℓ − q e^{ψ(k)} − r = 0 holds only when its terms cancel in pairs: ℓ = 0 and
-//! ψ(k) = ψ(−k), or q = ½, ℓ = ψ(k) and ψ(k) + ψ(−k) = 0 ([`compare_loss`]). Any other case differs from ℓ
-//! and is decided by interval arithmetic at rising precision; should it stay undecided at 4,096 bits the
-//! integer is counted on neither side and its mass widens the bracket (still certified).
+//! bound it, exactly (`noise::replace_pair::compare_loss`: ties only where the Lindemann–Weierstrass theorem
+//! allows them); an integer left undecided is counted on neither side and its mass widens the bracket
+//! (still certified).
 
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
 use crate::noise::neighbors::Neighbors;
+use crate::noise::replace_pair::{
+    compare_loss, hull4, ln_a_tail_f64, planned_loss, replace_loss, replace_loss_f64, replace_shifts, rescaled,
+};
 use crate::num::Interval;
 use rug::Rational;
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
-
-/// The highest precision at which a loss is compared with ℓ before it is left undecided.
-const MAX_COMPARE_PREC: u32 = 4096;
 
 /// Additive integer noise N with a symmetric log-concave mass function p, and the query's sensitivity Δ:
 /// what the replace-one pair (module doc) needs of a law.
@@ -56,44 +53,6 @@ pub trait IntegerNoise: Send + Sync + fmt::Debug {
     fn ln_sf_f64(&self, x: f64) -> f64;
     /// Planning only: a distance beyond which P[N > x] < e^{−700}.
     fn reach_f64(&self) -> f64;
-}
-
-/// The sign of L − ℓ, L = ln((q e^{ψ₊} + r)/(q e^{ψ₋} + r)), decided exactly (module doc): the two ties by
-/// rational comparison, every other case by intervals from `prec` bits up to 4,096; None if still
-/// undecided there.
-pub(crate) fn compare_loss(psi_plus: &Rational, psi_minus: &Rational, q: &Rational, l: &Rational, prec: u32) -> Option<Ordering> {
-    let half = Rational::from((1, 2));
-    if (*l == 0 && psi_plus == psi_minus) || (*q == half && l == psi_plus && Rational::from(psi_plus + psi_minus) == 0) {
-        return Some(Ordering::Equal);
-    }
-    let mut p = prec.max(64);
-    while p <= MAX_COMPARE_PREC {
-        let loss = replace_loss(psi_plus, psi_minus, q, p);
-        let li = Interval::from_rational(l, p);
-        if loss.lo() > li.hi() {
-            return Some(Ordering::Greater);
-        }
-        if loss.hi() < li.lo() {
-            return Some(Ordering::Less);
-        }
-        p *= 2;
-    }
-    None
-}
-
-/// (1) enclosed at `prec` bits.
-pub(crate) fn replace_loss(psi_plus: &Rational, psi_minus: &Rational, q: &Rational, prec: u32) -> Interval {
-    let qi = Interval::from_rational(q, prec);
-    let r = Interval::from_rational(&(Rational::from(1) - q.clone()), prec);
-    let side = |psi: &Rational| qi.mul(&Interval::from_rational(psi, prec).exp()).add(&r).ln();
-    side(psi_plus).sub(&side(psi_minus))
-}
-
-/// (1) in f64 (planning), from ln q and ln r without overflow.
-pub(crate) fn replace_loss_f64(psi_plus: f64, psi_minus: f64, q: f64) -> f64 {
-    let (ln_q, ln_r) = (q.ln(), (1.0 - q).ln());
-    let lse = |a: f64, b: f64| if a >= b { a + (b - a).exp().ln_1p() } else { b + (a - b).exp().ln_1p() };
-    lse(ln_q + psi_plus, ln_r) - lse(ln_q + psi_minus, ln_r)
 }
 
 /// An integer k or one of the ends of ℤ.
@@ -270,18 +229,9 @@ impl PoissonReplaceInteger {
         ])
     }
 
-    /// ln A[k ≤ x] (upper = false) or ln A[k > x] (upper = true) in f64 (planning).
-    fn ln_a_tail_f64(&self, x: f64, upper_side: bool) -> f64 {
-        let (q, d) = (self.q.to_f64(), self.delta() as f64);
-        let n = &self.noise;
-        // A[k > x] = q P[N > x + Δ] + r P[N > x]; A[k ≤ x] = q P[N > −x − Δ] + r P[N > −x] (symmetry)
-        let (s1, s2) = if upper_side { (n.ln_sf_f64(x + d), n.ln_sf_f64(x)) } else { (n.ln_sf_f64(-x - d), n.ln_sf_f64(-x)) };
-        let (a, b) = (q.ln() + s1, (1.0 - q).ln() + s2);
-        if a >= b {
-            a + (b - a).exp().ln_1p()
-        } else {
-            b + (a - b).exp().ln_1p()
-        }
+    /// ln A[k > x] (above) or ln A[k ≤ x] in f64 (planning).
+    fn ln_a_tail_f64(&self, x: f64, above: bool) -> f64 {
+        ln_a_tail_f64(|t| self.noise.ln_sf_f64(t), self.delta() as f64, self.q.to_f64(), x, above)
     }
 }
 
@@ -314,9 +264,7 @@ impl LossLaw for PoissonReplaceInteger {
             at_a
         } else {
             // undecided integers between a and b: on either side
-            let at_b = self.masses(before_b, p)?;
-            let h = |x: &Interval, y: &Interval| x.hull(y);
-            [h(&at_a[0], &at_b[0]), h(&at_a[1], &at_b[1]), h(&at_a[2], &at_b[2]), h(&at_a[3], &at_b[3])]
+            hull4(&at_a, &self.masses(before_b, p)?)
         };
         Ok(Split { a_below, a_above, b_below, b_above })
     }
@@ -341,35 +289,16 @@ impl LossLaw for PoissonReplaceInteger {
         if let Some(d) = &self.doubled {
             return d.quantile(dir, ln_p, upper);
         }
-        // A[L ≥ ℓ] = A[k ≤ x] (upper) or A[L < ℓ] = A[k > x] = e^{ln_p}: bisection on x, then ℓ = L(x)
-        let target = ln_p.max(-700.0);
-        let f = |x: f64| self.ln_a_tail_f64(x, !upper) - target;
         let bound = self.noise.reach_f64() + 2.0 * self.delta() as f64;
-        let (mut lo, mut hi) = (-bound, bound);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if (f(mid) > 0.0) == upper {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        self.loss_f64(0.5 * (lo + hi))
+        planned_loss(|x, above| self.ln_a_tail_f64(x, above), |x| self.loss_f64(x), bound, ln_p, upper)
     }
 
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
-        match neighbors {
-            Neighbors::Replace => Ok(1),
-            Neighbors::AddRemove => crate::fallible!(Internal, "the replace-one pair of {} under add-remove", self.sampled.spec()),
-        }
+        replace_shifts(neighbors, &self.sampled.spec())
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        let s = match self.sampled.scaled(c)? {
-            Ok(s) => s,
-            Err(e) => return Some(Err(e)),
-        };
-        s.under(Neighbors::Replace)
+        rescaled(&self.sampled, c)
     }
 
     fn lattice(&self) -> Option<Rational> {

@@ -20,14 +20,16 @@
 //!   B[x ≤ x*] = q e^{−a}/(2y) + r(1 − y/2),         B[x > x*] = q(1 − e^{−a}/(2y)) + r y/2,         (1)
 //!
 //! and for x* ≤ 0 the same with A and B, and the two sides, exchanged (y' for y). Each side is a sum of
-//! non-negative terms. Whether ℓ equals an atom's loss is decided exactly (`noise::poisson_replace_integer::
+//! non-negative terms. Whether ℓ equals an atom's loss is decided exactly (`noise::replace_pair::
 //! compare_loss`: at q = ½ the top atom's loss is a itself). The pair is its own mirror: one direction. At
 //! q = 1 it is the Laplace mechanism with sensitivity 2Δ, which answers for it.
 
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
 use crate::noise::neighbors::Neighbors;
-use crate::noise::poisson_replace_integer::{compare_loss, replace_loss, replace_loss_f64};
+use crate::noise::replace_pair::{
+    compare_loss, hull4, ln_a_tail_f64, planned_loss, replace_loss, replace_loss_f64, replace_shifts, rescaled,
+};
 use crate::num::Interval;
 use rug::{Float, Rational};
 use std::cmp::Ordering;
@@ -109,18 +111,12 @@ impl PoissonReplaceLaplace {
         replace_loss_f64(psi(x), psi(-x), self.q.to_f64())
     }
 
-    /// ln A[x ≤ X] (upper_side = false) or ln A[x > X] (true), f64 (planning).
-    fn ln_a_tail_f64(&self, x: f64, upper_side: bool) -> f64 {
-        let (b, d, q) = (self.scale.to_f64(), self.mu.to_f64(), self.q.to_f64());
+    /// ln A[x > X] (above) or ln A[x ≤ X], f64 (planning).
+    fn ln_a_tail_f64(&self, x: f64, above: bool) -> f64 {
+        let b = self.scale.to_f64();
         // ln P[N > t] for Lap(b)
         let ln_sf = |t: f64| if t >= 0.0 { -t / b - std::f64::consts::LN_2 } else { (-0.5 * (t / b).exp()).ln_1p() };
-        let (s1, s2) = if upper_side { (ln_sf(x + d), ln_sf(x)) } else { (ln_sf(-x - d), ln_sf(-x)) };
-        let (u, v) = (q.ln() + s1, (1.0 - q).ln() + s2);
-        if u >= v {
-            u + (v - u).exp().ln_1p()
-        } else {
-            v + (u - v).exp().ln_1p()
-        }
+        ln_a_tail_f64(ln_sf, self.mu.to_f64(), self.q.to_f64(), x, above)
     }
 }
 
@@ -142,9 +138,6 @@ impl LossLaw for PoissonReplaceLaplace {
         let (zero, one) = (Interval::zero(p), Interval::one(p));
         let all_below = [zero.clone(), one.clone(), zero.clone(), one.clone()];
         let all_above = [one.clone(), zero.clone(), one, zero];
-        let hull = |x: [Interval; 4], y: [Interval; 4]| -> [Interval; 4] {
-            [x[0].hull(&y[0]), x[1].hull(&y[1]), x[2].hull(&y[2]), x[3].hull(&y[3])]
-        };
         let at_minus_delta = || self.masses(&Crossing::NonPositive(Interval::from_rational(&-a.clone(), p).exp()), p);
         // x*(ℓ) from (1) near an atom, clamped to [−Δ, Δ]: holds the true crossing whenever ℓ lies between the atoms
         let near_top = || self.masses(&Crossing::NonPositive(self.y(l, p)), p);
@@ -154,10 +147,10 @@ impl LossLaw for PoissonReplaceLaplace {
             Some(Ordering::Less) => all_below,
             Some(Ordering::Equal) => at_minus_delta(),
             // undecided: ℓ above L_max (nothing) or at or below it (x* ≥ −Δ)
-            None => hull(all_below, near_top()),
+            None => hull4(&all_below, &near_top()),
             Some(Ordering::Greater) => match compare_loss(&-a.clone(), &a, &self.q, l, p) {
                 Some(Ordering::Greater) | Some(Ordering::Equal) => all_above,
-                None => hull(all_above, near_bottom()),
+                None => hull4(&all_above, &near_bottom()),
                 Some(Ordering::Less) => {
                     if *l <= 0 {
                         self.masses(&Crossing::NonNegative(self.y(&-l.clone(), p)), p)
@@ -188,35 +181,16 @@ impl LossLaw for PoissonReplaceLaplace {
         if let Some(d) = &self.doubled {
             return d.quantile(dir, ln_p, upper);
         }
-        // A[L ≥ ℓ] = A[x ≤ X] (upper) or A[L < ℓ] = A[x > X] = e^{ln_p}: bisection on X, then ℓ = L(X)
-        let target = ln_p.max(-700.0);
-        let f = |x: f64| self.ln_a_tail_f64(x, !upper) - target;
         let bound = 800.0 * self.scale.to_f64() + 2.0 * self.mu.to_f64();
-        let (mut lo, mut hi) = (-bound, bound);
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if (f(mid) > 0.0) == upper {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        self.loss_f64(0.5 * (lo + hi))
+        planned_loss(|x, above| self.ln_a_tail_f64(x, above), |x| self.loss_f64(x), bound, ln_p, upper)
     }
 
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
-        match neighbors {
-            Neighbors::Replace => Ok(1),
-            Neighbors::AddRemove => crate::fallible!(Internal, "the replace-one pair of {} under add-remove", self.sampled.spec()),
-        }
+        replace_shifts(neighbors, &self.sampled.spec())
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        let s = match self.sampled.scaled(c)? {
-            Ok(s) => s,
-            Err(e) => return Some(Err(e)),
-        };
-        s.under(Neighbors::Replace)
+        rescaled(&self.sampled, c)
     }
 
     fn pure_epsilon(&self) -> Option<Rational> {
