@@ -4,7 +4,7 @@
 //!
 //! Under the alternative Q the loss is L = L_C + L_F with L_C (the coarse groups) and L_F (the rest)
 //! independent, and under the null P the law of L_C is Q_C(c)e^{−c} (a likelihood ratio). From
-//! δ(ε) = P_Q[L > ε] − e^ε P_P[L > ε] ([SSW24, eq. A.9]; `pld::profile`) it follows that
+//! δ(ε) = P_Q[L > ε] − e^ε P_P[L > ε] ([SSW24, Lemma A.9]; `pld::profile`) it follows that
 //!
 //!   δ(ε) = Σ_c Q_C(c) δ_F(ε − c),   δ_F(x) = P_Q[L_F > x] − e^x P_P[L_F > x] = A_k − e^x B_k,
 //!
@@ -96,7 +96,7 @@ impl Conditioned {
             let mine: Vec<(Rational, Interval, Interval)> = (0..dist.lo.len())
                 .map(|i| {
                     let s = dist.min + i as i64;
-                    let l = Rational::from(&h * Rational::from(s)) + &c0;
+                    let l = &h * Rational::from(s) + &c0;
                     let q = Interval::new(dist.lo[i].clone(), dist.hi[i].clone());
                     let e = Interval::from_rational(&-l.clone(), prec).exp();
                     let pw = q.mul(&e);
@@ -213,8 +213,8 @@ impl Conditioned {
         let a = Interval::new(widen_lo(alo), widen_hi(ahi));
         let b = Interval::new(widen_lo(blo), widen_hi(bhi));
         let t = Float::with_val_round(p, &self.lost + Float::with_val_round(p, t_cut, Round::Up).0, Round::Up).0;
-        let s_lo = Rational::from(m - Rational::from(h * &fmin));
-        let s_hi = Rational::from(m + Rational::from(h * &gmin));
+        let s_lo = m - Rational::from(h * &fmin);
+        let s_hi = m + Rational::from(h * &gmin);
         Segment { a, b, t, s_lo, s_hi }
     }
 }
@@ -388,7 +388,7 @@ impl Accountant {
             if tries > 8 {
                 return fallible!(Declined, "the conditioned engine finds no certified upper end for epsilon");
             }
-            b = b * Rational::from(2);
+            b *= Rational::from(2);
         }
         let mut guess: Option<Float> = None;
         for step in 0..MAX_STEPS {
@@ -489,4 +489,68 @@ fn clip0(r: Interval) -> Interval {
     let z = Float::with_val(p, 0);
     let (lo, hi) = r.into_parts();
     Interval::new(lo.max(&z), hi.max(&z))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::account::{Method, Options};
+
+    fn comp(groups: &[(&str, u64)]) -> Composition {
+        let gs = groups.iter().map(|(s, n)| Group::gaussian(crate::num::parse_rational(s).unwrap(), *n, 1)).collect();
+        Composition::new(gs, Neighbors::AddRemove).unwrap()
+    }
+
+    fn acc(c: &Composition, method: Method) -> Accountant {
+        Accountant::new(c.clone(), Options { method, ..Options::default() }).unwrap()
+    }
+
+    fn split(c: &Composition, coarse: usize) -> Split {
+        // the composition's groups in the order given: the first `coarse` conditioned on
+        let s = c.shifts();
+        Split { coarse: s[..coarse].to_vec(), fine: s[coarse..].to_vec() }
+    }
+
+    /// Commensurate compositions, where the exact lattice answers too: conditioning on one, two and
+    /// three groups gives brackets that intersect the lattice engine's, at ≥ 20 digits; δ(ε) likewise.
+    #[test]
+    fn conditioned_brackets_meet_the_exact_lattice() {
+        let c = comp(&[("2", 3), ("3", 2), ("5/2", 1), ("40", 5)]);
+        let delta = Rational::from((1, 1_000_000));
+        let eps = Rational::from((7, 2));
+        let lat = acc(&c, Method::Lattice);
+        let le = lat.epsilon(&delta).unwrap();
+        let ld = lat.delta(&eps).unwrap().delta;
+        assert!(le.meets(20) && ld.meets(20));
+        let a = acc(&c, Method::Conditioned);
+        for k in 1..=3 {
+            let s = split(&c, k);
+            let e = a.epsilon_conditioned(&delta, &s).unwrap();
+            assert!(e.meets(20), "{k} groups: {}", e.describe());
+            assert!(e.lo() <= le.hi() && le.lo() <= e.hi(), "{k}: [{}, {}] vs lattice [{}, {}]", e.lo(), e.hi(), le.lo(), le.hi());
+            let d = a.delta_conditioned(&eps, &s).unwrap();
+            assert!(d.meets(20), "{k} groups: {}", d.describe());
+            assert!(d.lo() <= ld.hi() && ld.lo() <= d.hi(), "{k}: [{}, {}] vs lattice [{}, {}]", d.lo(), d.hi(), ld.lo(), ld.hi());
+        }
+    }
+
+    /// The SafeTab-H-like reduced composition of scripts/reference/conditioned_coarse.txt conditioned on
+    /// its two coarse groups (the split SafeTab-H itself takes), against the direct mpmath sum.
+    #[test]
+    fn two_coarse_groups_hold_the_direct_sum() {
+        let c = comp(&[("5625/2401", 2), ("1500000/47623", 3), ("300000/461", 2)]);
+        let a = acc(&c, Method::Conditioned);
+        let e = a.epsilon_conditioned(&Rational::from((1, 10_000_000_000u64)), &split(&c, 2)).unwrap();
+        let r = Float::with_val(256, Float::parse("6.373732889044711556674835333847728111075").unwrap());
+        assert!(e.meets(20) && *e.lo() <= r && r <= *e.hi(), "{r} outside {}", e.describe());
+    }
+
+    /// Auto takes the conditioned engine only where it would otherwise take the smoothed inversion: a
+    /// composition with a practical common lattice keeps its lattice engine.
+    #[test]
+    fn auto_keeps_the_lattice_where_it_is_practical() {
+        let c = comp(&[("2", 3), ("40", 5)]);
+        let e = acc(&c, Method::Auto).epsilon(&Rational::from((1, 1_000_000))).unwrap();
+        assert_ne!(e.engine(), Engine::Conditioned);
+    }
 }
