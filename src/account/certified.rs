@@ -35,6 +35,9 @@ pub enum Engine {
     LatticeFourier,
     /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
     Grid,
+    /// the exact lattice laws of a few coarse groups, each atom against the exact lattice profile of the
+    /// rest (src/account/conditioned.rs)
+    Conditioned,
     /// certified dominating and dominated privacy-loss laws on a grid, composed by the lattice Fourier
     /// inversion (src/pld/discretize.rs, src/account/laws.rs)
     Pld,
@@ -59,6 +62,7 @@ impl Engine {
             Engine::Smoothed => "smoothed",
             Engine::LatticeFourier => "lattice-fourier",
             Engine::Grid => "grid",
+            Engine::Conditioned => "conditioned",
             Engine::Pld => "pld-grid",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",

@@ -198,6 +198,11 @@ impl Accountant {
         match self.auto_engine(q)? {
             AutoEngine::Smoothed => match q {
                 Query::Epsilon(d) => {
+                    // a few coarse groups and a fine rest on a practical lattice: conditioning on the coarse
+                    // ones gives the digits the smoothed inversion cannot (conditioned.rs)
+                    if let Some(r) = self.try_conditioned(q) {
+                        return r;
+                    }
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
                     // is exact there, use it when it fits (only a refusal is replaced)

@@ -21,6 +21,7 @@
 pub mod analysis;
 pub mod certified;
 mod choice;
+mod conditioned;
 pub mod geometric;
 mod honesty;
 mod lattice;
@@ -214,6 +215,7 @@ impl Accountant {
             Method::Smoothed => self.epsilon_smoothed(delta, None),
             Method::Lattice => self.lattice_query(Query::Epsilon(delta), true),
             Method::LatticeFourier => self.fourier_query(Query::Epsilon(delta)),
+            Method::Conditioned => self.conditioned_query(Query::Epsilon(delta)),
             _ => self.auto(Query::Epsilon(delta)),
         }
     }
@@ -250,8 +252,12 @@ impl Accountant {
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
             Method::Lattice => self.delta_lattice(eps, true),
             Method::LatticeFourier => self.delta_fourier(eps),
+            Method::Conditioned => self.conditioned_query(Query::Delta(eps)).map(plain),
             Method::Auto => match self.auto_engine(Query::Delta(eps))? {
-                AutoEngine::Smoothed => self.delta_smoothed(eps).map(plain),
+                AutoEngine::Smoothed => match self.try_conditioned(Query::Delta(eps)) {
+                    Some(r) => r.map(plain),
+                    None => self.delta_smoothed(eps).map(plain),
+                },
                 AutoEngine::Lattice { mpfr } => {
                     let r = self.delta_lattice(eps, mpfr);
                     if r.as_ref().is_ok_and(|d| d.delta.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable()

@@ -20,6 +20,8 @@ pub enum Method {
     LatticeFourier,
     /// certified grid rounding (ε only; needs `Options::grid`)
     Grid,
+    /// the exact laws of the coarsest groups, each atom against the exact lattice profile of the rest
+    Conditioned,
     /// Bun–Steinke zCDP conversion (the Bureau's), a certified upper bound
     ZcdpBs,
     /// Canonne–Kamath–Steinke zCDP conversion, a certified upper bound
@@ -31,7 +33,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 9] = [
+    pub const ALL: [Method; 10] = [
         Method::Auto,
         Method::Lattice,
         Method::Smoothed,
@@ -41,6 +43,7 @@ impl Method {
         Method::ZcdpCks,
         Method::Fourier,
         Method::FourierFast,
+        Method::Conditioned,
     ];
 
     pub fn as_str(&self) -> &'static str {
@@ -50,6 +53,7 @@ impl Method {
             Method::Smoothed => "smoothed",
             Method::LatticeFourier => "lattice-fourier",
             Method::Grid => "grid",
+            Method::Conditioned => "conditioned",
             Method::ZcdpBs => "zcdp-bs",
             Method::ZcdpCks => "zcdp-cks",
             Method::Fourier => "fourier",

@@ -285,6 +285,9 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure"));
     let tpr = if lattice {
         crate::attack::tpr_at_fpr(&acc, &alpha)
+    } else if r.get("method").is_some_and(|m| m.starts_with("conditioned")) {
+        Err("no common lattice of the losses (exact epsilon by conditioning on the coarse groups); the certified trade-off function needs one"
+            .to_string())
     } else {
         Err("no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
             .to_string())

@@ -52,7 +52,8 @@ pub struct TargetArgs {
     pub neighbors: Option<String>,
     /// Method: auto (the accountant picks the certified engine: MPFR, double-double or f64 lattice, lattice
     /// Fourier inversion or smoothed inversion), lattice, lattice-fourier, smoothed, grid, zcdp-bs, zcdp-cks,
-    /// fourier, fourier-fast (approximate)
+    /// fourier, fourier-fast (approximate), conditioned (the coarsest groups' exact laws against the
+    /// lattice of the rest)
     #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = parse_method)]
     pub method: Method,
     /// Correct significant digits asked of every certified bracket; precision and truncation depth are
