@@ -142,11 +142,12 @@ impl Conditioned {
         let p = self.prec;
         let h = self.fine.step();
         // the cut: atoms 0..cut are bounded by δ_F(m − h − c_cut − 1e-9) × (their total mass), valid for
-        // every ε ≥ m − h (the segment found below starts there or later; the 1e-9 covers the f64 keys)
-        let slack = Rational::from((1, 1_000_000_000));
+        // every ε ≥ m − h (the segment found below starts there or later); the atoms are sorted by their f64
+        // keys, which may misorder values closer than a few ulps: 1e-9 + |c|·2⁻⁴⁰ below c covers them
         let bound_at = |i: usize| -> f64 {
-            let c = Rational::from_f64(self.atoms[i].key).unwrap_or_default();
-            let x = Rational::from(m - h) - c - &slack;
+            let c = Rational::from(&self.atoms[i].r * h);
+            let slack = Rational::from((1, 1_000_000_000)) + Rational::from(c.abs_ref()) / Rational::from(1u64 << 40);
+            let x = Rational::from(m - h) - c - slack;
             up(self.delta_f(&x).hi().to_f64_round(Round::Up) * self.prefix[i])
         };
         let (mut lo, mut hi) = (0usize, self.atoms.len());
