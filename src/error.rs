@@ -147,6 +147,22 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// A CSV error: [`ErrorKind::Io`] when reading failed, [`ErrorKind::Input`] when the file is malformed.
+impl From<csv::Error> for Error {
+    fn from(e: csv::Error) -> Error {
+        let kind = if e.is_io_error() { ErrorKind::Io } else { ErrorKind::Input };
+        Error::new(kind, e.to_string())
+    }
+}
+
+/// A JSON error: [`ErrorKind::Io`] when reading failed, [`ErrorKind::Input`] when the text is malformed.
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Error {
+        let kind = if e.is_io() { ErrorKind::Io } else { ErrorKind::Input };
+        Error::new(kind, e.to_string())
+    }
+}
+
 /// Transitional bridge while the upper layers still return `Result<_, String>`: the message as the CLI
 /// prints it (an internal error keeps its "internal error, please report it" prefix, which the CLI maps
 /// to exit status 3), so `?` on a typed error works in a `String`-returning caller.

@@ -102,7 +102,7 @@ proptest! {
         let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/allocations").join(files[which]);
         let text = std::fs::read_to_string(p).unwrap();
         if let Err(e) = Allocation::from_toml(&mutate(&text, at, cut, &insert)) {
-            prop_assert!(one_line(&e), "{e:?}");
+            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::error::ErrorKind::Internal, "{e:?}");
         }
     }
 

@@ -84,6 +84,7 @@ impl AttackTarget {
             AttackTarget::Advantage(_) => crate::attack::advantage(acc),
             AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(acc, fpr),
         }
+        .map_err(String::from)
     }
 
     /// The Gaussian mechanism's μ that meets the target exactly: for μ-GDP the advantage is 2Φ(μ/2) − 1

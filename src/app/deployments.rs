@@ -284,7 +284,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
     // the smoothed inversion there is none (the lattice search alone costs seconds before it declines)
     let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure"));
     let tpr = if lattice {
-        crate::attack::tpr_at_fpr(&acc, &alpha)
+        crate::attack::tpr_at_fpr(&acc, &alpha).map_err(String::from)
     } else {
         Err("no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
             .to_string())

@@ -85,7 +85,7 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
                 r.push("value_lo", fmt_down(c.lo(), d));
                 r.push("value_hi", fmt_up(c.hi(), d));
                 r.push("zcdp_bs", dec(bs));
-                r.with_columns(ATTACK_COLUMNS)
+                r.with_columns(ATTACK_COLUMNS).map_err(String::from)
             };
             let mut rows = vec![row("advantage", "", "", &adv, adv_bs)?];
             for (((fs, _), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {

@@ -69,7 +69,7 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
             r.push("trust", f.trust().as_str());
             r.push("alpha", s);
             push_bracket(&mut r, "beta", &f, out_digits(&a.target));
-            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS).map_err(Error::untyped)? } else { r });
+            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS)? } else { r });
         }
         return Ok(render_rows(&rows, a.target.format));
     }

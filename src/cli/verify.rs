@@ -177,7 +177,7 @@ fn verify_row(
         match user_data.evaluate(&r.quantity, &r.inputs) {
             Ok(Eval::Value(v)) => Ok(Some(rug::Float::with_val(prec, v))),
             Ok(Eval::NeedsData(why)) => Err(Ok(why)),
-            Err(e) => Err(Err(e)),
+            Err(e) => Err(Err(String::from(e))),
         }
     } else {
         ctx.compute(&r.quantity, &r.inputs).map_err(Err)

@@ -402,7 +402,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
                 Ok(())
             }
         })
-        .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
+        .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()).map_err(String::from));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&csv_path);
         for f in files {
