@@ -104,7 +104,7 @@ impl RunDir {
             let empty = std::fs::read_dir(out).map_err(|e| err("read", out, e))?.next().is_none();
             let same = completed_command(out).is_some_and(|c| c == command);
             if !empty && !same && !force {
-                return fallible!(Input, 
+                return fallible!(Input,
                     "--out '{}' is not empty and holds no earlier `tightdp {command}` run: choose a new directory or pass --force to replace it",
                     out.display()
                 );
@@ -142,7 +142,7 @@ impl RunDir {
         if others.is_empty() {
             return Ok(());
         }
-        fallible!(Input, 
+        fallible!(Input,
             "--out '{}' holds {} that `tightdp {}` does not write; replacing the run would delete {}: move {} away or pass --force (nothing was changed)",
             self.out.display(),
             others.join(", "),

@@ -25,7 +25,7 @@ pub fn exact_curve(prof: &Profile, eps: &[f64]) -> Fallible<Vec<(f64, f64)>> {
             let d = prof.delta(&rat(e))?.delta;
             let (lo, hi) = (d.lo().to_f64(), d.hi().to_f64());
             if hi > 0.0 && (hi - lo) > 1e-6 * hi {
-                return fallible!(Input, 
+                return fallible!(Input,
                     "figure: delta({e}) is only known to lie in [{lo:.6e}, {hi:.6e}]; the profile's truncation depth is too shallow to plot it"
                 );
             }
