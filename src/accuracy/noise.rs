@@ -46,7 +46,7 @@ impl DgTable {
         let dg = DiscreteGaussian::new(sigma2.clone())?;
         let radius = dg.radius(TABLE_BITS) as i64;
         if radius > (1 << 20) {
-            return fallible!(Input, "sigma2 = {} is too large for the tabulated sampler (radius {radius})", sigma2.to_f64());
+            return fallible!(Resource, "sigma2 = {} is too large for the tabulated sampler (radius {radius})", sigma2.to_f64());
         }
         let prec = 128;
         let z = dg.normaliser_theta(prec).mid();

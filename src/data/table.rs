@@ -5,7 +5,7 @@
 //! columns nobody reads; a 421,545-row block file is never held in memory as strings). Every error names
 //! the file and, for data, the line (CSV: the physical line; JSON: the row, header = 1).
 
-use crate::error::{Error, Fallible};
+use crate::error::{Error, ErrorKind, Fallible};
 use crate::{err, fallible};
 use std::path::Path;
 
@@ -95,7 +95,10 @@ pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) ->
             let mut rd = csv_reader(path)?;
             let mut rec = csv::ByteRecord::new();
             loop {
-                let more = rd.read_byte_record(&mut rec).map_err(|e| err!(Input, "'{}': {}", path.display(), csv_error(&e)))?;
+                let more = rd.read_byte_record(&mut rec).map_err(|e| {
+                    let kind = if e.is_io_error() { ErrorKind::Io } else { ErrorKind::Input };
+                    Error::new(kind, format!("'{}': {}", path.display(), csv_error(&e)))
+                })?;
                 if !more {
                     break;
                 }

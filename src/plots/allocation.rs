@@ -8,8 +8,7 @@ use crate::app::calibration::{level_rows, Conversion, COLUMNS};
 use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::census::Allocation;
-use crate::err;
-use crate::error::{Error, Fallible};
+use crate::error::Fallible;
 use crate::plots::figures::{bureau_tradeoff, tradeoff_points};
 use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER};
 use crate::record::{render_csv, write_atomic};
@@ -81,7 +80,7 @@ fn attack_panel(name: &str, prof: &Profile) -> Panel {
 pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Fallible<Vec<PathBuf>> {
     let mut profs = Vec::new();
     for l in &alloc.levels {
-        profs.push(gauss_profile(&alloc.level_mechanisms(l), prec).map_err(|e| err!(Input, "level {}: {e}", l.name))?);
+        profs.push(gauss_profile(&alloc.level_mechanisms(l), prec).map_err(|e| e.context(format!("level {}", l.name)))?);
     }
     let cols = alloc.levels.len().clamp(1, 4);
     let grid = |title: &str, panels: Vec<Panel>| {
@@ -98,7 +97,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Fallible<Vec<Path
     let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| attack_panel(&l.name, p)).collect();
     files.extend(grid(&format!("Membership attack risk per level: {name}"), panels).write(&out.join("attack-risk"))?);
     let delta = crate::num::parse_rational(CALIBRATION_DELTA).expect("constant");
-    let rows = level_rows(alloc, &delta, Conversion::ZcdpBs, &None, prec).map_err(Error::untyped)?;
+    let rows = level_rows(alloc, &delta, Conversion::ZcdpBs, &None, prec)?;
     let rows = rows.iter().map(|r| r.with_columns(COLUMNS)).collect::<Result<Vec<_>, _>>()?;
     let path = out.join("calibration.csv");
     write_atomic(&path, render_csv(&rows).as_bytes())?;

@@ -126,7 +126,7 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let tmp_png = stem.with_extension("png.tmp.png");
     {
         let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
-        draw(&root, title, panels, cols, &legend, header).map_err(|e| err!(Io, "drawing {}: {e}", png_path.display()))?;
+        draw(&root, title, panels, cols, &legend, header).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
         root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
     }
     std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;

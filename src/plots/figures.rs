@@ -4,7 +4,7 @@ use crate::account::Profile;
 use crate::app::figure_data::{acs_1890_profile, count_errors, level_data, local_clt, LevelData};
 use crate::budget::zcdp;
 use crate::census::Allocation;
-use crate::error::{Error, Fallible};
+use crate::error::Fallible;
 use crate::fallible;
 use crate::num::parse_rational;
 use crate::plots::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
@@ -111,7 +111,7 @@ pub fn write_all(
 ) -> Fallible<Vec<PathBuf>> {
     let mut files = Vec::new();
     progress("per-level profiles and Table 1 noise");
-    let levels = level_data(alloc, prec).map_err(Error::untyped)?;
+    let levels = level_data(alloc, prec)?;
     let log_grid: Vec<f64> = (0..=120).map(|i| 10f64.powf(-15.0 + 15.0 * i as f64 / 120.0)).collect();
 
     // Figure 2: (ε, δ) curves per level.
@@ -268,7 +268,7 @@ pub fn write_all(
     let mut panels = Vec::new();
     for s2 in ["5", "25"] {
         let sigma2 = parse_rational(s2).unwrap();
-        let lc = local_clt(&sigma2, 2).map_err(Error::untyped)?;
+        let lc = local_clt(&sigma2, 2)?;
         let (bn, span) = (lc.bn, lc.span);
         let exact: Vec<(f64, f64)> = lc.pmf.iter().map(|&(y, m)| (y as f64 / bn, m)).collect();
         let clt: Vec<(f64, f64)> = (-span..=span)
@@ -306,7 +306,7 @@ pub fn write_all(
             // δ(ε) = first − e^ε·second: the second term must be resolved below 2^-(ε log2 e + 60), so the
             // lattice is truncated that deep (ε up to the Bureau's ε at δ = 1e-15).
             let eps_top = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
-            let prof = acs_1890_profile(&sigma2, eps_top).map_err(Error::untyped)?;
+            let prof = acs_1890_profile(&sigma2, eps_top)?;
             let grid = eps_grid(&prof, rho, 160);
             let mut p = Panel::new(&format!("n = 1890 queries, σ² = {s2} each (ρ = {rho})"), "privacy loss ε", "δ(ε) (log scale)");
             p.y_log = true;
@@ -330,7 +330,7 @@ pub fn write_all(
     // the County's Table 1 noise (§3.2, the reduction Figure 4 draws) as well.
     progress("figure 13 (County)");
     if let Some(c) = levels.iter().find(|l| l.name == "County") {
-        let paper = crate::app::figure_data::county_paper_reduced(alloc, prec).map_err(Error::untyped)?;
+        let paper = crate::app::figure_data::county_paper_reduced(alloc, prec)?;
         let mut z = Panel::new("County, small α", "type I error α (log scale)", "type II error β");
         z.x_log = true;
         z.x_range = Some((1e-12, 1e-1));

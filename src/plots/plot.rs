@@ -286,14 +286,14 @@ impl Figure {
         let tmp_png = stem.with_extension("png.tmp.png");
         {
             let root = BitMapBackend::new(&tmp_png, (w, h)).into_drawing_area();
-            self.draw_on(&root).map_err(|e| err!(Io, "drawing {}: {e}", png_path.display()))?;
+            self.draw_on(&root).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
             root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
         }
         std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-            self.draw_on(&root).map_err(|e| err!(Io, "drawing {}: {e}", svg_path.display()))?;
+            self.draw_on(&root).map_err(|e| e.context(format!("drawing {}", svg_path.display())))?;
             root.present().map_err(|e| err!(Io, "writing {}: {e}", svg_path.display()))?;
         }
         write_atomic(&svg_path, svg.as_bytes())?;

@@ -305,7 +305,7 @@ impl TwoLevel {
         let (lo, hi) = self.window(dt, prec);
         let n = hi as i128 - lo as i128 + 1;
         if n > WINDOW_MAX as i128 {
-            return fallible!(Input,
+            return fallible!(Resource,
                 "the posterior would enumerate {n} values of X2 (about {:.1} GB; limit {WINDOW_MAX}): narrow the prior of X2 or bring x2star nearer m",
                 n as f64 * 1e3 * 1e-9
             );

@@ -158,7 +158,7 @@ impl Manifest {
                     return fallible!(Input, "level {} structure '{}': no stages", l.name, s.kind);
                 }
                 for (k, n) in s.stages.iter().enumerate() {
-                    n.parsed().map_err(|e| err!(Input, "level {} stage '{}': {e}", l.name, n.query))?;
+                    n.parsed().map_err(|e| e.context(format!("level {} stage '{}'", l.name, n.query)))?;
                     if n.sensitivity == 0 {
                         return fallible!(Input, "level {}: sensitivity must be ≥ 1", l.name);
                     }
@@ -190,9 +190,9 @@ impl LevelManifest {
     /// any other budget text.
     fn check_budget(&self) -> Fallible<()> {
         let (kind, want) = if let Some(r) = self.budget.strip_prefix("rho=") {
-            ("rho", parse_rational(r).map_err(|e| err!(Input, "level {}: budget: {e}", self.name))?)
+            ("rho", parse_rational(r).map_err(|e| e.context(format!("level {}: budget", self.name)))?)
         } else if let Some(e) = self.budget.strip_prefix("eps=") {
-            ("eps", parse_rational(e).map_err(|e| err!(Input, "level {}: budget: {e}", self.name))?)
+            ("eps", parse_rational(e).map_err(|e| e.context(format!("level {}: budget", self.name)))?)
         } else {
             return fallible!(
                 Input,

@@ -152,7 +152,10 @@ pub fn tabulate_passes(
         match rdr.read_byte_record(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(e) => return fallible!(Input, "{pname} line {line}: malformed row ({e})"),
+            Err(e) => {
+                let kind = if e.is_io_error() { crate::error::ErrorKind::Io } else { crate::error::ErrorKind::Input };
+                return Err(crate::error::Error::new(kind, format!("{pname} line {line}: malformed row ({e})")));
+            }
         }
         n += 1;
         let f = |i: usize| rec.get(i).unwrap_or(b"");

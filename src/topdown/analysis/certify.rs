@@ -133,7 +133,7 @@ pub fn check_levels(m: &TopdownManifest) -> Fallible<()> {
         if names[..i].contains(&l.name.as_str()) {
             return fallible!(Input, "manifest: geolevel '{}' listed twice", l.name);
         }
-        let b = parse_rational(&l.beta).map_err(|e| err!(Input, "manifest geolevel '{}' beta: {e}", l.name))?;
+        let b = parse_rational(&l.beta).map_err(|e| e.context(format!("manifest geolevel '{}' beta", l.name)))?;
         if b < 0 {
             return fallible!(Input, "manifest geolevel '{}': negative share beta {}", l.name, l.beta);
         }

@@ -138,7 +138,7 @@ pub fn postprocess_by_state(
         let (mut rows, mut line) = (0u64, 1u64);
         loop {
             let start = rdr.position().byte();
-            if !rdr.read_record(&mut rec).map_err(|e| err!(Input, "measurements line {}: {e}", line + 1))? {
+            if !rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("measurements line {}", line + 1)))? {
                 break;
             }
             line += 1;
@@ -212,7 +212,7 @@ pub fn postprocess_by_state(
                 }
             }
             let (est, st_stats) =
-                postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| err!(Input, "state '{}': {e}", sp.ids[s as usize]))?;
+                postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| e.context(format!("state '{}'", sp.ids[s as usize])))?;
             // its estimates, one file per geolevel below the state, units in spine order
             let mut order: Vec<Vec<u32>> = vec![Vec::new(); nl - st];
             let mut files: Vec<std::io::BufWriter<std::fs::File>> = Vec::new();

@@ -154,9 +154,9 @@ pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Fallible<
         .tol_ktratio(1e-9)
         .max_threads(1)
         .build()
-        .map_err(|e| err!(Input, "L2: solver settings: {e:?}"))?;
+        .map_err(|e| err!(Internal, "L2: solver settings: {e:?}"))?;
     let mut solver =
-        DefaultSolver::new(&pmat, &q, &amat, &b, &cones, settings).map_err(|e| err!(Input, "L2: solver set-up failed: {e:?}"))?;
+        DefaultSolver::new(&pmat, &q, &amat, &b, &cones, settings).map_err(|e| err!(Internal, "L2: solver set-up failed: {e:?}"))?;
     solver.solve();
     match solver.solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => {}

@@ -70,7 +70,7 @@ impl GeoSpec {
         // drawn or written: each block is one CSV line of ~60 bytes
         let most: f64 = fanout.iter().map(|&(_, b)| b as f64).product();
         if most > MAX_BLOCKS as f64 {
-            return fallible!(Input,
+            return fallible!(Resource,
                 "--fanout allows up to {most:.3e} blocks (about {:.1} GB of geography); the limit is {MAX_BLOCKS:e} (the US has about 8e6 blocks)",
                 most * 60.0 / 1e9
             );

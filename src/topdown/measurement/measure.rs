@@ -66,7 +66,7 @@ impl Plan {
             };
             let qs = names
                 .iter()
-                .map(|n| MarginalQuery::parse(n, schema).map_err(|e| err!(Input, "level '{}': {e}", lv.name)))
+                .map(|n| MarginalQuery::parse(n, schema).map_err(|e| e.context(format!("level '{}'", lv.name))))
                 .collect::<Result<Vec<_>, _>>()?;
             beta.push(share);
             alpha.push(a);
@@ -377,7 +377,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
     let json = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
     if let Err(e) = std::fs::rename(&tmp, &csv_path) {
         let _ = std::fs::remove_file(&tmp);
-        return fallible!(Input, "cannot write '{}': {e}", csv_path.display());
+        return fallible!(Io, "cannot write '{}': {e}", csv_path.display());
     }
     // the run's geography, invariants and units, then the manifest last
     use crate::topdown::measurement::rundir::{

@@ -327,7 +327,7 @@ fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)
         let mut rec = csv::StringRecord::new();
         let mut rows = 0u64;
         let mut line = 1u64;
-        while rdr.read_record(&mut rec).map_err(|e| err!(Input, "measurements line {}: {e}", line + 1))? {
+        while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("measurements line {}", line + 1)))? {
             line += 1;
             let (_, i, v) = rr.row(&rec, line)?;
             let slot = &mut values[i];
@@ -364,7 +364,7 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Fallible<()> {
     let mut groups: Vec<(Vec<u32>, i64)> = Vec::new();
     let mut rec = csv::StringRecord::new();
     let mut line = 1u64;
-    while rdr.read_record(&mut rec).map_err(|e| err!(Input, "invariants line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("invariants line {}", line + 1)))? {
         line += 1;
         let gid = rec[1].trim();
         if let Some(cat) = rec[0].trim().strip_prefix("ose:") {
@@ -445,7 +445,7 @@ fn read_units(path: &Path, run: &mut RunData) -> Fallible<()> {
     let mut block_units = vec![0u32; sp.blocks.len() * types];
     let mut rec = csv::StringRecord::new();
     let mut line = 1u64;
-    while rdr.read_record(&mut rec).map_err(|e| err!(Input, "units line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("units line {}", line + 1)))? {
         line += 1;
         let b = rec[0].trim();
         let u = *index.get(b).ok_or_else(|| err!(Input, "units line {line}: block '{b}' is not in the run's geography"))?;

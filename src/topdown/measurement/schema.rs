@@ -223,7 +223,7 @@ pub fn read_persons<R: std::io::Read>(r: R, block_index: &std::collections::Hash
     let mut hist = vec![0u32; block_index.len() * nc];
     let mut rec = csv::StringRecord::new();
     let mut line = 1usize;
-    while rdr.read_record(&mut rec).map_err(|e| err!(Input, "person file line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("person file line {}", line + 1)))? {
         line += 1;
         let b = rec[bcol].trim();
         let bi = *block_index.get(b).ok_or_else(|| err!(Input, "person file line {line}: unknown block '{b}'"))?;
