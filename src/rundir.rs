@@ -28,7 +28,8 @@ use std::path::{Path, PathBuf};
 pub const MARKER: &str = ".tightdp-complete";
 
 /// Environment variable naming a fault to inject (tests only): `before-commit` fails a run after all
-/// its files are staged, just before the swap.
+/// its files are staged, just before the swap, as a write would ([`crate::error::ErrorKind::Io`]);
+/// `internal-before-commit` fails it there with an internal error (a broken invariant: exit status 3).
 pub const FAULT_ENV: &str = "TIGHTDP_INJECT_FAULT";
 
 /// True when `dir` holds a completed run (its marker is present).
@@ -172,6 +173,9 @@ impl RunDir {
     pub fn commit(mut self) -> Fallible<()> {
         if std::env::var(FAULT_ENV).is_ok_and(|v| v == "before-commit") {
             return fallible!(Io, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
+        }
+        if std::env::var(FAULT_ENV).is_ok_and(|v| v == "internal-before-commit") {
+            return fallible!(Internal, "injected invariant failure before commit (TIGHTDP_INJECT_FAULT)");
         }
         let m = self.stage.join(MARKER);
         let mut f = File::create(&m).map_err(|e| err("write", &m, e))?;

@@ -542,7 +542,7 @@ fn figures(out: &std::path::Path) -> Fallible<String> {
         let mut files = crate::risk::figures::figure_data(&stage)?;
         files.extend(crate::plots::csvplot::risk_figures(&stage)?);
         if std::env::var(crate::rundir::FAULT_ENV).is_ok_and(|v| v == "before-commit") {
-            return fallible!(Input, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
+            return fallible!(Io, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
         }
         let dest: Vec<std::path::PathBuf> = files.iter().map(|p| out.join(p.file_name().unwrap_or_default())).collect();
         if let Some(d) = dest.iter().find(|d| d.is_dir()) {
