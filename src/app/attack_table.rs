@@ -64,7 +64,7 @@ fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Fallible<Vec<c
 }
 
 fn shifts(groups: &[crate::model::GaussGroup]) -> Fallible<Composition> {
-    Ok(Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)?)
+    Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)
 }
 
 /// One row per level of the allocation and one for all levels together.

@@ -331,7 +331,7 @@ impl Deployment {
                     return fallible!(Input, "{what}: missing 'mech' (the noise as --mech spellings)");
                 }
                 for m in &mech {
-                    check_mech(m).map_err(|e| e.context(format!("{what}")))?;
+                    check_mech(m).map_err(|e| e.context(&what))?;
                 }
                 let (srcs, asms) = (t.str_list("sources")?, t.str_list("assumptions")?);
                 check_refs(&what, &srcs, &asms, true)?;

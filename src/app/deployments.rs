@@ -124,7 +124,7 @@ fn options() -> Options {
 }
 
 fn exact_eps(comp: &Composition, delta: &Rational) -> Fallible<Certified> {
-    Ok(Accountant::new(comp.clone(), options())?.epsilon(delta)?)
+    Accountant::new(comp.clone(), options())?.epsilon(delta)
 }
 
 /// Exact pure ε of the noise (Σ nμ/b over the shifts), None when a Gaussian term has none.

@@ -15,7 +15,7 @@ use rug::{Float, Rational};
 /// The profile of discrete Gaussian add/remove shifts on the lattice a bare precision names (53: f64,
 /// 106: double-double, else MPFR bits), at that engine's default depth.
 pub fn gauss_profile(groups: &[GaussGroup], prec: u32) -> Fallible<Profile> {
-    Ok(Accountant::of_gauss(groups)?.lattice_profile(Arith::from_legacy_prec(prec), None)?)
+    Accountant::of_gauss(groups)?.lattice_profile(Arith::from_legacy_prec(prec), None)
 }
 
 pub struct LevelData {
@@ -65,7 +65,7 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Fallible<OverallData> {
     // the truncation depth of a 128-bit lattice at least, whatever the engine: prec = DD_PREC (the default
     // of `reproduce`) convolves in double-double with a rigorous bound, ~100× faster than 128-bit MPFR
     let (arith, depth) = (Arith::from_legacy_prec(prec), Some(lattice_depth(Arith::Mpfr(prec.max(128)))));
-    let profile = |g: &[GaussGroup]| -> Fallible<Profile> { Ok(Accountant::of_gauss(g)?.lattice_profile(arith, depth)?) };
+    let profile = |g: &[GaussGroup]| -> Fallible<Profile> { Accountant::of_gauss(g)?.lattice_profile(arith, depth) };
     let same = profile(&groups)?;
     // The paper's §3.3: "variance proxy reduced by 8.59%".
     let paper_factor = parse_rational("0.9141").unwrap();
@@ -84,7 +84,7 @@ pub fn acs_1890_profile(sigma2: &Rational, eps_top: f64) -> Fallible<Profile> {
     let block = Composition::gaussian(sigma2.clone(), 63, 1)?;
     let blocks: Vec<Composition> = (0..30).map(|_| block.clone()).collect();
     let depth = lattice_depth(Arith::F64) + (eps_top * std::f64::consts::LOG2_E).ceil() as u32;
-    Ok(Accountant::of_blocks(&blocks, Options::default())?.lattice_profile(Arith::F64, Some(depth))?)
+    Accountant::of_blocks(&blocks, Options::default())?.lattice_profile(Arith::F64, Some(depth))
 }
 
 /// Figure 10 (Theorem A.11, the local CLT): the exact pmf of S_n = X₁ + … + X_n, X_i ~ N_Z(0, σ²), at

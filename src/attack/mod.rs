@@ -49,7 +49,7 @@ pub fn advantage(acc: &Accountant) -> Fallible<Certified> {
 pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Fallible<Certified> {
     check_unit("FPR", alpha)?;
     let f = acc.tradeoff(alpha)?;
-    Ok(f.map(&Map::Complement, PREC, format!("1 - f(alpha); {}", f.describe()))?)
+    f.map(&Map::Complement, PREC, format!("1 - f(alpha); {}", f.describe()))
 }
 
 /// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
@@ -63,7 +63,7 @@ pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Fallible<Certified> {
 /// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
 pub fn min_total_error(acc: &Accountant) -> Fallible<Certified> {
     let a = advantage(acc)?;
-    Ok(a.map(&Map::Complement, PREC, "1 - delta(0)".into())?)
+    a.map(&Map::Complement, PREC, "1 - delta(0)".into())
 }
 
 /// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
@@ -80,7 +80,7 @@ pub fn bayes_success(acc: &Accountant, p: &Rational) -> Fallible<Certified> {
     let delta = acc.delta_enclosed(&e)?;
     // 1 − m (1 − δ)
     let detail = format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", delta.describe());
-    Ok(delta.map(&Map::TowardOne(m), PREC, detail)?)
+    delta.map(&Map::TowardOne(m), PREC, detail)
 }
 
 /// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
@@ -95,7 +95,7 @@ pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Fal
     // p·TPR/(p·TPR + (1−p)α), increasing in TPR
     let q = (Rational::from(1) - p.clone()) * alpha.clone();
     let detail = format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe());
-    Ok(t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)?)
+    t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)
 }
 
 fn check_unit(what: &str, x: &Rational) -> Fallible<()> {

@@ -293,13 +293,13 @@ pub fn queries_composition(query_rho: &[Rational], nb: Neighbors) -> Fallible<Co
             Ok(Group::gaussian(s2, 1, 1))
         })
         .collect::<Fallible<Vec<_>>>()?;
-    Ok(Composition::new(groups, nb)?)
+    Composition::new(groups, nb)
 }
 
 /// The discrete Gaussian shifts of these queries, grouped by σ² (add/remove: one per query at 1/(2ρ_q);
 /// replace: two per query at 1/ρ_q).
 pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<GaussGroup> {
-    queries_composition(query_rho, nb).and_then(|c| Ok(c.gauss_shifts()?)).unwrap_or_default()
+    queries_composition(query_rho, nb).and_then(|c| c.gauss_shifts()).unwrap_or_default()
 }
 
 /// Level names compare case-insensitively with spaces, '-' and '_' ignored.

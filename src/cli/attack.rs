@@ -26,7 +26,7 @@ pub struct AttackArgs {
 }
 
 fn parse_in(s: &str, what: &str, open: bool) -> Fallible<Rational> {
-    let x = parse_rational(s.trim()).map_err(|e| e.context(format!("{what}")))?;
+    let x = parse_rational(s.trim()).map_err(|e| e.context(what))?;
     let ok = if open { x > 0 && x < 1 } else { (0..=1).contains(&x) };
     if !ok {
         return fallible!(Input, "{what} must be in {}, got '{}'", if open { "(0, 1)" } else { "[0, 1]" }, s.trim());

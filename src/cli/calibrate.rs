@@ -82,7 +82,7 @@ fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Fall
 /// Relative width of the certified factor bracket.
 pub fn run(a: CalibrateArgs) -> Fallible<String> {
     let prec = a.prec.map(check_prec).transpose()?;
-    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(format!("{what}")));
+    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(what));
     let attack = match (&a.target_advantage, &a.target_tpr, &a.at_fpr) {
         (Some(v), _, _) => Some(AttackTarget::Advantage(num(v, "target-advantage")?)),
         (None, Some(t), Some(f)) => Some(AttackTarget::Tpr { tpr: num(t, "target-tpr")?, fpr: num(f, "at-fpr")? }),

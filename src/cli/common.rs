@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// `--method`: one of `account::Method` (auto, lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast).
 pub fn parse_method(s: &str) -> Fallible<Method> {
-    Ok(Method::parse(s)?)
+    Method::parse(s)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -162,7 +162,7 @@ pub fn resolve(a: &TargetArgs) -> Fallible<Target> {
         let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
         return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp, bureau: false });
     }
-    let mechs = || -> Fallible<Vec<Group>> { Ok(a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>()?) };
+    let mechs = || -> Fallible<Vec<Group>> { a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>() };
     if let Some(path) = &a.allocation {
         let alloc = Allocation::from_path(path)?;
         if let Some(f) = nb_flag {
@@ -223,7 +223,7 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Fallible<Accountant> {
         return fallible!(Input, "--grid-budget must be a number of seconds in (0, 1e6], got {}", a.grid_budget);
     }
     let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, grid_seconds: a.grid_budget, ..Options::default() };
-    Ok(Accountant::new(t.comp.clone(), opts)?)
+    Accountant::new(t.comp.clone(), opts)
 }
 
 /// δ strictly inside (0, 1).

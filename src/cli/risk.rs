@@ -225,7 +225,7 @@ pub struct FigArgs {
 }
 
 fn num(s: &str, what: &str) -> Fallible<Rational> {
-    parse_rational(s).map_err(|e| e.context(format!("{what}")))
+    parse_rational(s).map_err(|e| e.context(what))
 }
 
 fn prob(s: &str) -> Fallible<Rational> {

@@ -147,7 +147,7 @@ impl ReConfig {
         let mut levels: Vec<ReLevel> = Vec::new();
         for (i, l) in raw.level.iter().enumerate() {
             let at = format!("{name}: level {}", i + 1);
-            let geo = GeoLevel::parse(&l.geo).map_err(|e| e.context(format!("{at}")))?;
+            let geo = GeoLevel::parse(&l.geo).map_err(|e| e.context(&at))?;
             if !matches!(geo, GeoLevel::Usa | GeoLevel::State | GeoLevel::County | GeoLevel::Aiannh) {
                 return fallible!(Input, "{at}: {} is not a SafeTab geography (RE §1: nation, state, county, AIANNH)", geo.name());
             }

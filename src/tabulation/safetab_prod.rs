@@ -266,8 +266,7 @@ pub fn config_from_json(text: &str, name: &str) -> Fallible<Config> {
             )
         }
     };
-    Config::checked(gamma, stability, p, levels, boolean(o, "run_us")?, boolean(o, "run_pr")?, state_filter)
-        .map_err(|e| e.context(format!("{name}")))
+    Config::checked(gamma, stability, p, levels, boolean(o, "run_us")?, boolean(o, "run_pr")?, state_filter).map_err(|e| e.context(name))
 }
 
 #[cfg(test)]
