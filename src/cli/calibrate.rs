@@ -164,7 +164,7 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
         ];
         let text = calibrated_toml(&alloc, &factors, &provenance);
         // the written file must load again as the same levels (a check of this writer, before it is published)
-        let back = Allocation::from_toml(&text).map_err(|e| e.context("internal error: the calibrated allocation does not load"))?;
+        let back = Allocation::from_toml(&text).map_err(|e| err!(Internal, "the calibrated allocation does not load: {e}"))?;
         if back.levels.len() != alloc.levels.len() {
             return fallible!(Internal, "the calibrated allocation lost levels");
         }
