@@ -72,21 +72,6 @@ impl Error {
         Error { kind, message: message.into(), settles_as }
     }
 
-    /// An error from code that still reports a bare message (the `String` errors of the layers above
-    /// the core, and of `fourier::smooth` until it is converted): an "internal error" prefix is
-    /// [`ErrorKind::Internal`] (the prefix removed: [`Display`](fmt::Display) puts it back), the
-    /// cancellation message [`ErrorKind::Interrupted`], anything else [`ErrorKind::Input`].
-    pub fn untyped(message: String) -> Error {
-        if let Some(rest) = message.strip_prefix("internal error") {
-            let rest = rest.strip_prefix(", please report it").unwrap_or(rest);
-            return Error::new(ErrorKind::Internal, rest.trim_start_matches([':', ' ']));
-        }
-        if message == crate::num::cancel::CANCELLED {
-            return Error::new(ErrorKind::Interrupted, message);
-        }
-        Error::new(ErrorKind::Input, message)
-    }
-
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -147,18 +132,25 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// Transitional bridge while the upper layers still return `Result<_, String>`: the message as the CLI
-/// prints it (an internal error keeps its "internal error, please report it" prefix, which the CLI maps
-/// to exit status 3), so `?` on a typed error works in a `String`-returning caller.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
+/// A CSV error: [`ErrorKind::Io`] when reading failed, [`ErrorKind::Input`] when the file is malformed.
+impl From<csv::Error> for Error {
+    fn from(e: csv::Error) -> Error {
+        let kind = if e.is_io_error() { ErrorKind::Io } else { ErrorKind::Input };
+        Error::new(kind, e.to_string())
     }
 }
 
-/// Transitional: a typed error from a typed error (unchanged) or from a bare message ([`Error::untyped`]),
-/// so that a call site into a module still being converted compiles before and after its conversion:
-/// `fourier_smooth_call(..).map_err(Typed::typed)?`.
+/// A JSON error: [`ErrorKind::Io`] when reading failed, [`ErrorKind::Input`] when the text is malformed.
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Error {
+        let kind = if e.is_io() { ErrorKind::Io } else { ErrorKind::Input };
+        Error::new(kind, e.to_string())
+    }
+}
+
+/// A typed error from a typed error (unchanged). Every layer now returns [`Fallible`]; the trait remains
+/// for the accountant's `smooth_refusal(e: impl Typed)` (src/account/mod.rs) until that call takes an
+/// [`Error`].
 pub trait Typed {
     fn typed(self) -> Error;
 }
@@ -166,12 +158,6 @@ pub trait Typed {
 impl Typed for Error {
     fn typed(self) -> Error {
         self
-    }
-}
-
-impl Typed for String {
-    fn typed(self) -> Error {
-        Error::untyped(self)
     }
 }
 
@@ -237,14 +223,20 @@ mod tests {
     }
 
     #[test]
-    fn untyped_messages_are_classified_once() {
-        let i = Error::untyped("internal error: lo > hi".into());
-        assert_eq!((i.kind(), i.message()), (ErrorKind::Internal, "lo > hi"));
-        assert_eq!(i.to_string(), "internal error, please report it: lo > hi");
-        // a message that went through the String bridge comes back unchanged
-        assert_eq!(Error::untyped(String::from(i.clone())), i);
-        assert_eq!(Error::untyped(crate::num::cancel::CANCELLED.into()).kind(), ErrorKind::Interrupted);
-        let e = Error::untyped("sigma2 must be positive".into());
-        assert_eq!((e.kind(), e.to_string()), (ErrorKind::Input, "sigma2 must be positive".to_string()));
+    fn io_csv_and_json_errors_keep_their_kind() {
+        // a file that cannot be read is Io; a malformed one is Input; the message is the library's own
+        let missing = csv::Reader::from_path("/nonexistent/tightdp-error-test.csv").unwrap_err();
+        let shown = missing.to_string();
+        let e = Error::from(missing).context("'x.csv'");
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::Io, format!("'x.csv': {shown}")));
+        let mut rd = csv::ReaderBuilder::new().has_headers(false).from_reader("a,b\nc\n".as_bytes());
+        let ragged = rd.records().find_map(|r| r.err()).expect("a ragged CSV is an error");
+        assert_eq!(Error::from(ragged).kind(), ErrorKind::Input);
+        let bad_json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        assert_eq!(Error::from(bad_json).kind(), ErrorKind::Input);
+        // an internal error's Display carries the prefix exactly once, also under context
+        let i = err!(Internal, "lo > hi").context("level 'US'");
+        assert_eq!(i.to_string(), "internal error, please report it: level 'US': lo > hi");
+        assert_eq!(i.kind().exit_code(), 3);
     }
 }

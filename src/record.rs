@@ -1,5 +1,7 @@
 //! A result record (ordered string fields) rendered as an aligned table, CSV with a header, or JSON.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::io::Write;
 use std::path::Path;
 
@@ -51,9 +53,9 @@ impl Record {
 impl Record {
     /// The record with exactly these columns, in this order: an empty value where a field does not apply.
     /// A field of the record outside `cols` is an internal error (a command's columns are fixed).
-    pub fn with_columns(&self, cols: &[&str]) -> Result<Record, String> {
+    pub fn with_columns(&self, cols: &[&str]) -> Fallible<Record> {
         if let Some((k, _)) = self.fields.iter().find(|(k, _)| !cols.contains(&k.as_str())) {
-            return Err(format!("internal error: field '{k}' outside the command's columns"));
+            return fallible!(Internal, "field '{k}' outside the command's columns");
         }
         Ok(Record { fields: cols.iter().map(|c| (c.to_string(), self.get(c).unwrap_or("").to_string())).collect() })
     }
@@ -146,16 +148,16 @@ pub fn one_line(s: &str) -> String {
 }
 
 /// Write a file atomically: to a temporary sibling, then rename (nothing half-written on failure).
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Fallible<()> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| err!(Io, "cannot create '{}': {e}", dir.display()))?;
         }
     }
     let tmp = path.with_extension(format!("{}.tmp{}", path.extension().and_then(|e| e.to_str()).unwrap_or(""), std::process::id()));
     {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
-        f.write_all(contents).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
+        let mut f = std::fs::File::create(&tmp).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
+        f.write_all(contents).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
     }
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    std::fs::rename(&tmp, path).map_err(|e| err!(Io, "cannot write '{}': {e}", path.display()))
 }

@@ -18,6 +18,8 @@
 //! into one `--out` are excluded by an advisory lock on `.NAME.lock` beside it (released by the OS
 //! when the process ends, however it ends).
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,7 +28,8 @@ use std::path::{Path, PathBuf};
 pub const MARKER: &str = ".tightdp-complete";
 
 /// Environment variable naming a fault to inject (tests only): `before-commit` fails a run after all
-/// its files are staged, just before the swap.
+/// its files are staged, just before the swap, as a write would ([`crate::error::ErrorKind::Io`]);
+/// `internal-before-commit` fails it there with an internal error (a broken invariant: exit status 3).
 pub const FAULT_ENV: &str = "TIGHTDP_INJECT_FAULT";
 
 /// True when `dir` holds a completed run (its marker is present).
@@ -61,19 +64,19 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
-fn err(what: &str, p: &Path, e: impl std::fmt::Display) -> String {
-    format!("cannot {what} '{}': {e}", p.display())
+fn err(what: &str, p: &Path, e: impl std::fmt::Display) -> crate::error::Error {
+    err!(Io, "cannot {what} '{}': {e}", p.display())
 }
 
 impl RunDir {
     /// Take the lock on `out`, check that it may be replaced, and create an empty staging directory.
     /// `command` names the run (e.g. "reproduce", "reproduce --quick") for the marker and the refusal.
-    pub fn begin(out: &Path, command: &str, force: bool) -> Result<RunDir, String> {
+    pub fn begin(out: &Path, command: &str, force: bool) -> Fallible<RunDir> {
         let name = out
             .file_name()
             .and_then(|n| n.to_str())
             .filter(|n| *n != "." && *n != "..")
-            .ok_or_else(|| format!("--out '{}' must name a directory (not '.', '..' or '/')", out.display()))?
+            .ok_or_else(|| err!(Input, "--out '{}' must name a directory (not '.', '..' or '/')", out.display()))?
             .to_string();
         let parent = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -86,25 +89,26 @@ impl RunDir {
         match lock.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "another tightdp run is writing '{}' (lock {}); wait for it to finish",
                     out.display(),
                     lock_path.display()
-                ))
+                )
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(err("lock", &lock_path, e)),
         }
         if out.exists() {
             if !out.is_dir() {
-                return Err(format!("--out '{}' exists and is not a directory", out.display()));
+                return fallible!(Input, "--out '{}' exists and is not a directory", out.display());
             }
             let empty = std::fs::read_dir(out).map_err(|e| err("read", out, e))?.next().is_none();
             let same = completed_command(out).is_some_and(|c| c == command);
             if !empty && !same && !force {
-                return Err(format!(
+                return fallible!(Input,
                     "--out '{}' is not empty and holds no earlier `tightdp {command}` run: choose a new directory or pass --force to replace it",
                     out.display()
-                ));
+                );
             }
         }
         // staging directories left by killed runs (we hold the lock: no live run owns them)
@@ -125,7 +129,7 @@ impl RunDir {
     /// [`RunDir::begin`] for a command that writes exactly the top-level files `files`: without
     /// `force`, an earlier run in `out` that holds anything else (a file a user added) is refused
     /// here, before any work, and again at the commit against what was actually staged.
-    pub fn begin_owned(out: &Path, command: &str, force: bool, files: &[&str]) -> Result<RunDir, String> {
+    pub fn begin_owned(out: &Path, command: &str, force: bool, files: &[&str]) -> Fallible<RunDir> {
         let mut r = RunDir::begin(out, command, force)?;
         r.owned = Some(files.iter().map(|f| f.to_string()).collect());
         if !force && out.is_dir() {
@@ -135,18 +139,18 @@ impl RunDir {
         Ok(r)
     }
 
-    fn refuse_others(&self, others: &[String]) -> Result<(), String> {
+    fn refuse_others(&self, others: &[String]) -> Fallible<()> {
         if others.is_empty() {
             return Ok(());
         }
-        Err(format!(
+        fallible!(Input,
             "--out '{}' holds {} that `tightdp {}` does not write; replacing the run would delete {}: move {} away or pass --force (nothing was changed)",
             self.out.display(),
             others.join(", "),
             self.command,
             if others.len() == 1 { "it" } else { "them" },
             if others.len() == 1 { "it" } else { "them" },
-        ))
+        )
     }
 
     /// Where the run writes its files (the staging directory).
@@ -166,9 +170,12 @@ impl RunDir {
 
     /// Write the marker and swap the staging directory into place (the previous `--out`, if any, is
     /// moved aside first and removed after the swap; put back if the swap fails).
-    pub fn commit(mut self) -> Result<(), String> {
+    pub fn commit(mut self) -> Fallible<()> {
         if std::env::var(FAULT_ENV).is_ok_and(|v| v == "before-commit") {
-            return Err("injected fault before commit (TIGHTDP_INJECT_FAULT)".into());
+            return fallible!(Io, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
+        }
+        if std::env::var(FAULT_ENV).is_ok_and(|v| v == "internal-before-commit") {
+            return fallible!(Internal, "injected invariant failure before commit (TIGHTDP_INJECT_FAULT)");
         }
         let m = self.stage.join(MARKER);
         let mut f = File::create(&m).map_err(|e| err("write", &m, e))?;
@@ -198,7 +205,7 @@ impl RunDir {
     /// Exchange the staging directory with the existing `--out` in one atomic step (Linux
     /// `renameat2(RENAME_EXCHANGE)`); afterwards the staging path holds the previous run.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn swap_in(&self) -> Result<(), String> {
+    fn swap_in(&self) -> Fallible<()> {
         use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
         let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(|e| err("replace", p, e));
@@ -217,14 +224,14 @@ impl RunDir {
     }
 
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    fn swap_in(&self) -> Result<(), String> {
+    fn swap_in(&self) -> Fallible<()> {
         self.swap_in_two_renames()
     }
 
     /// The fallback swap: the old `--out` is moved aside, the staging directory renamed into place, the
     /// old one moved to the staging path (a kill between the two renames leaves no `--out`, only the
     /// hidden `.NAME.old-PID`, which the next run removes).
-    fn swap_in_two_renames(&self) -> Result<(), String> {
+    fn swap_in_two_renames(&self) -> Fallible<()> {
         let old = self.stage.with_file_name(self.stage.file_name().unwrap().to_string_lossy().replacen(".tmp-", ".old-", 1));
         std::fs::rename(&self.out, &old).map_err(|e| err("replace", &self.out, e))?;
         if let Err(e) = std::fs::rename(&self.stage, &self.out) {
@@ -273,7 +280,7 @@ mod tests {
         assert!(!out.join("a.txt").exists() && out.join("b.txt").exists());
         // another command may not, without force
         let e = RunDir::begin(&out, "reproduce", false).err().unwrap();
-        assert!(e.contains("--force"), "{e}");
+        assert!(e.to_string().contains("--force"), "{e}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -294,7 +301,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(out.join("mine.txt")).unwrap(), "keep");
         let f = d.join("file");
         std::fs::write(&f, "").unwrap();
-        assert!(RunDir::begin(&f, "synth", true).err().unwrap().contains("not a directory"));
+        assert!(RunDir::begin(&f, "synth", true).err().unwrap().to_string().contains("not a directory"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -370,7 +377,7 @@ mod tests {
         r.commit().unwrap();
         std::fs::write(out.join("mine.csv"), "keep").unwrap();
         let e = RunDir::begin_owned(&out, "synth", false, &["a.txt"]).err().unwrap();
-        assert!(e.contains("mine.csv") && e.contains("--force"), "{e}");
+        assert!(e.to_string().contains("mine.csv") && e.to_string().contains("--force"), "{e}");
         assert_eq!(std::fs::read_to_string(out.join("mine.csv")).unwrap(), "keep");
         let r = RunDir::begin_owned(&out, "synth", true, &["a.txt"]).unwrap();
         std::fs::write(r.path().join("a.txt"), "3").unwrap();
@@ -385,7 +392,7 @@ mod tests {
         let out = d.join("run");
         let r = RunDir::begin(&out, "synth", false).unwrap();
         let e = RunDir::begin(&out, "synth", false).err().unwrap();
-        assert!(e.contains("another tightdp run"), "{e}");
+        assert!(e.to_string().contains("another tightdp run"), "{e}");
         drop(r);
         assert!(RunDir::begin(&out, "synth", false).is_ok());
         std::fs::remove_dir_all(&d).unwrap();

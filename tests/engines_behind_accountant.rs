@@ -5,7 +5,9 @@
 //! in `tests/layering.rs`). And a certified value is made only inside `account`: outside it the only
 //! ways to produce one from another are the closed set of combinators of `account::certified`.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::rust_files;
+use std::path::Path;
 
 /// The engines: the lattice (`pld`) and Fourier (`fourier`) accountants.
 const ENGINES: &[&str] = &["pld", "fourier"];
@@ -66,23 +68,10 @@ fn crate_modules(code: &str) -> Vec<String> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every file of `src/` above `account`, with its path relative to `src/` ('/'-separated).
 fn files_above_account() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut all = Vec::new();
-    files(&src, &mut all);
-    all.sort();
+    let all = rust_files(&src);
     let mut out = Vec::new();
     for p in all {
         let rel: Vec<String> = p.strip_prefix(&src).unwrap().components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
@@ -136,8 +125,7 @@ fn certified_values_come_from_a_closed_set() {
     makers.sort();
     assert_eq!(makers, ["map", "max_of", "restated"]);
     assert!(body.contains("pub(in crate::account) fn new("), "Certified::new must stay private to account");
-    let mut all = Vec::new();
-    files(&root.join("src"), &mut all);
+    let all = rust_files(&root.join("src"));
     for p in all {
         let c = code(&std::fs::read_to_string(&p).unwrap());
         assert!(!c.contains(".derived(") && !c.contains("fn derived("), "{}: Certified::derived is gone", p.display());

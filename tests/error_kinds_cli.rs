@@ -1,47 +1,86 @@
-//! The exit status comes from the error's kind (issue 34; docs/design.md, "Exit status and errors"): bad
-//! input, an engine's refusal that no other engine replaces and a resource limit exit 2 with one
-//! `error: ` line and nothing on stdout; the accountant's refusals arrive typed.
+//! Error kinds end to end (issue 34, typed errors): the command line maps an error's kind to its exit
+//! status with no reading of the message — an internal error (a broken invariant, here injected into
+//! the run-directory layer) exits 3 and asks to be reported, a file that cannot be written and a bad
+//! request exit 2 — and the library reports each failure under its kind (`Io` for the file, `Input` for
+//! the request), with the message the command line prints.
 
-use assert_cmd::Command;
+mod common;
+use common::bin;
+use std::path::Path;
+use tightdp::error::ErrorKind;
 
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+fn synth(out: &Path) -> assert_cmd::Command {
+    let mut c = bin();
+    c.args(["synth", "--out", out.to_str().unwrap(), "--states", "1", "--counties", "1", "--tracts", "2", "--blocks", "2"])
+        .args(["--persons", "50"]);
+    c
 }
 
-/// Exit 2, one `error: ` line containing `want`, not an internal error, nothing on stdout.
-fn refused(args: &[&str], want: &str) {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-    assert!(out.is_empty(), "{args:?}: {out}");
-    assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{args:?}: {err}");
-    assert!(err.contains(want), "{args:?}: {err} should contain {want:?}");
-    assert!(!err.contains("internal error"), "{args:?}: {err}");
+/// The command failed with `code`; its stderr is one `error: …` line, returned without the prefix.
+fn failed(c: &mut assert_cmd::Command, code: i32) -> String {
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(code), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.strip_prefix("error: ").unwrap_or_else(|| panic!("{err}")).trim_end().to_string()
 }
 
 #[test]
-fn bad_input_exits_2() {
-    refused(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "0"], "delta must be in (0, 1)");
-    refused(&["delta", "--sigma2", "5", "--n", "10", "--epsilon", "-1"], "epsilon must be non-negative");
-    refused(&["tradeoff", "--sigma2", "5", "--n", "10", "--points", "3", "--alpha", "0.5"], "give one of them");
-    refused(&["tradeoff", "--sigma2", "5", "--n", "10", "--alpha", "2"], "alpha must be in [0, 1]");
-    refused(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-10", "--digits", "0"], "--digits must be between 1 and 1000");
+fn an_internal_error_in_an_application_layer_exits_3_and_asks_to_be_reported() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    let line = failed(synth(&out).env("TIGHTDP_INJECT_FAULT", "internal-before-commit"), 3);
+    assert_eq!(line, "internal error, please report it: injected invariant failure before commit (TIGHTDP_INJECT_FAULT)");
+    // nothing half-written: no --out, no staging directory
+    assert!(!out.exists());
+    assert!(std::fs::read_dir(t.path()).unwrap().all(|e| e.unwrap().file_name().to_string_lossy().ends_with(".lock")));
+    // the same run without the fault succeeds
+    synth(&out).assert().success();
+    assert!(out.join(".tightdp-complete").is_file());
 }
 
-/// The one engine asked for declines (discrete Gaussian noise only) and nothing replaces it: exit 2.
 #[test]
-fn a_final_refusal_exits_2() {
-    refused(&["epsilon", "--mech", "dlap:scale=4,n=3", "--delta", "1e-10", "--method", "smoothed"], "discrete Gaussian noise only");
+fn a_failed_write_is_an_io_error_and_exits_2() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("run");
+    // the injected write failure after staging
+    let line = failed(synth(&out).env("TIGHTDP_INJECT_FAULT", "before-commit"), 2);
+    assert_eq!(line, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
+    assert!(!out.exists());
+    // an --out whose parent is a file: its lock (and so the run) cannot be created
+    let file = t.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under_file = file.join("run");
+    let line = failed(&mut synth(&under_file), 2);
+    let e = tightdp::rundir::RunDir::begin(&under_file, "synth", false).err().expect("an --out under a file is refused");
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert_eq!(line, e.to_string());
+    assert!(line.starts_with(&format!("cannot create '{}'", file.display())), "{line}");
+    // an atomic write into a missing directory's file: Io, the path named
+    let e = tightdp::record::write_atomic(&under_file.join("x.csv"), b"a\n").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e.to_string().contains("a-file"), "{e}");
 }
 
-/// The one engine asked for would take far too long: refused up front (a resource limit), exit 2; under
-/// `auto` another engine answers the same question.
 #[test]
-fn a_resource_limit_exits_2_and_auto_answers() {
-    let args = ["epsilon", "--sigma2", "37.7", "--n", "1000000", "--delta", "1e-10"];
-    let lattice: Vec<&str> = args.iter().copied().chain(["--method", "lattice"]).collect();
-    refused(&lattice, "would take about");
-    let (code, out, err) = run(&args);
-    assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("lattice-fourier"), "{out}");
+fn a_bad_request_is_an_input_error_and_exits_2() {
+    let line = failed(bin().args(["epsilon", "--sigma2", "-3", "--delta", "1e-6"]), 2);
+    assert!(line.contains("sigma2"), "{line}");
+    // a malformed allocation file: Input, under the file's name, the same line as the CLI prints
+    let t = tempfile::tempdir().unwrap();
+    let f = t.path().join("bad.toml");
+    std::fs::write(&f, "rho = \"1/2\"\n[[level]]\nname = \"US\"\nshare = \"2\"\nqueries = 1\n").unwrap();
+    let e = tightdp::census::Allocation::from_path(&f).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input);
+    let line = failed(bin().args(["describe", "--allocation", f.to_str().unwrap()]), 2);
+    assert_eq!(line, e.to_string());
+    assert!(line.starts_with(&format!("allocation file '{}': ", f.display())), "{line}");
+    // a malformed CSV row is Input, a CSV file that cannot be opened Io
+    let csv = t.path().join("t.csv");
+    std::fs::write(&csv, "a,b\n1\n").unwrap();
+    let e = tightdp::data::table::visit(&csv, &[0], &mut |_, _| Ok(())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+    let e = tightdp::data::table::visit(&t.path().join("missing.csv"), &[0], &mut |_, _| Ok(())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
 }

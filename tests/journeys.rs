@@ -6,18 +6,11 @@
 //! directory, tests/own_release2_cli.rs.)
 
 mod common;
-use common::{get, rows, run_in as run, OWN};
+use common::{entry_names as files, get, rows, run_in as run, OWN};
 use rug::Float;
-use std::path::Path;
 
 fn f(s: &str) -> Float {
     Float::with_val(256, Float::parse(s).unwrap())
-}
-
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    v.sort();
-    v
 }
 
 #[test]

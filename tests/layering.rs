@@ -8,6 +8,8 @@
 //! mechanisms and analyses (tabulation, topdown, risk, accuracy) → app (verification, certificates, figure
 //! data, tables) → plots (figures: drawing only) → cli (parse, call, render).
 
+mod common;
+use common::rust_files;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -63,23 +65,11 @@ fn crate_paths(code: &str) -> Vec<String> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn imports_point_down() {
     let ranks: BTreeMap<&str, u32> = RANKS.iter().cloned().collect();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut all = Vec::new();
-    files(&src, &mut all);
+    let all = rust_files(&src);
     let mut violations = Vec::new();
     let mut checked = 0;
     for p in &all {

@@ -5,19 +5,10 @@
 //! Test code is left out: items under `#[cfg(test)]` (an inline `mod … { … }`, skipped to its closing
 //! brace, or a single item) and the files of modules declared `#[cfg(test)] mod NAME;`.
 
+mod common;
+use common::rust_files;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// `text` with comments, string and character literals blanked (replaced by spaces, newlines kept), so
 /// that braces and keywords are only those of the code.
@@ -194,9 +185,7 @@ fn child_files(file: &Path, name: &str) -> [PathBuf; 2] {
 
 /// Every `pub struct | enum | trait | type NAME` of the library's non-test code: name → (file, line).
 fn declarations(src: &Path) -> BTreeMap<String, Vec<String>> {
-    let mut all = Vec::new();
-    files(src, &mut all);
-    all.sort();
+    let all = rust_files(src);
     let mut parsed = Vec::new();
     let mut test_files: BTreeSet<PathBuf> = BTreeSet::new();
     for f in &all {

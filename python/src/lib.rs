@@ -8,8 +8,7 @@
 //! `ResourceLimitError` (a `MemoryError`), `Io` → `FileError` (an `OSError`), `Internal` →
 //! `InternalError` (also any Rust panic, caught here: a `PanicException` never reaches the caller),
 //! `Interrupted` → `KeyboardInterrupt`; an engine's refusal (`Declined`) that reaches here is settled as
-//! `Input` or `Resource` (`Error::settle`). The library parts that still report bare messages are
-//! classified by the transitional rule of [`Classify`].
+//! `Input` or `Resource` (`Error::settle`).
 //!
 //! Interrupts: a computation runs in a worker thread with the GIL released while the calling thread polls
 //! Python's signal handlers every 50 ms; on Ctrl-C (or any exception a handler raises) it asks the
@@ -47,39 +46,6 @@ fn raise(kind: &str, msg: String) -> PyErr {
 }
 
 /// Does a bare library message refuse a size beyond an engine's limits (rather than an invalid value)?
-/// Only for the messages of the library parts not yet converted to typed errors ([`Classify`]).
-fn is_resource_limit(m: &str) -> bool {
-    let m = m.to_lowercase();
-    ["(limit ", "limit ", "exceed", "would need", "too many for", "are too many", "is too large for", "out of memory", "need a lattice of"]
-        .iter()
-        .any(|p| m.contains(p))
-}
-
-/// A library error as a typed error: a typed one as it is; a bare message (the layers above the
-/// accountant that still return `String`) by the transitional rule — `Error::untyped` (an "internal
-/// error" prefix, the cancellation message, else bad input) and, for bad input, a size refusal by its
-/// words.
-trait Classify {
-    fn classify(self) -> Error;
-}
-
-impl Classify for Error {
-    fn classify(self) -> Error {
-        self
-    }
-}
-
-impl Classify for String {
-    fn classify(self) -> Error {
-        let e = Error::untyped(self);
-        if e.kind() == ErrorKind::Input && is_resource_limit(e.message()) {
-            e.with_kind(ErrorKind::Resource)
-        } else {
-            e
-        }
-    }
-}
-
 /// The Python exception of an error, by its kind (a refusal settled: `Error::settle`).
 fn err(e: Error) -> PyErr {
     let e = e.settle();
@@ -132,13 +98,13 @@ fn panic_error() -> Error {
     Error::new(ErrorKind::Internal, m.unwrap_or_else(|| "a panic".into()))
 }
 
-/// `f` with its error classified and any panic turned into an internal error.
-fn guard<T, E: Classify>(f: impl FnOnce() -> Result<T, E>) -> Fallible<T> {
-    catch_unwind(AssertUnwindSafe(|| f().map_err(Classify::classify))).unwrap_or_else(|_| Err(panic_error()))
+/// `f` with any panic turned into an internal error.
+fn guard<T>(f: impl FnOnce() -> Fallible<T>) -> Fallible<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| Err(panic_error()))
 }
 
 /// `f` guarded, errors mapped (for quick calls that run on the calling thread).
-fn quick<T, E: Classify>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
+fn quick<T>(f: impl FnOnce() -> Fallible<T>) -> PyResult<T> {
     guard(f).map_err(err)
 }
 
@@ -146,7 +112,7 @@ fn quick<T, E: Classify>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
 const POLL: Duration = Duration::from_millis(50);
 
 /// Run a computation interruptibly: in a worker thread (GIL released), polling the signal handlers.
-fn run<T: Send + 'static, E: Classify>(py: Python<'_>, f: impl FnOnce() -> Result<T, E> + Send + 'static) -> PyResult<T> {
+fn run<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> Fallible<T> + Send + 'static) -> PyResult<T> {
     // a computation cancelled before may still be winding down: a new one would be cancelled at once
     let session = loop {
         if let Some(s) = cancel::enter() {
@@ -391,17 +357,9 @@ impl RawComposition {
             let acc = accountant(&comp, &cache, o)?;
             let rho = acc.rho().map(|r| r.to_f64()).unwrap_or(f64::NAN);
             // (the attack measures still report bare messages)
-            let adv = bracket(&attack::advantage(&acc).map_err(Classify::classify)?);
-            let tpr = fprs
-                .iter()
-                .map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(Classify::classify)?;
-            let bayes = priors
-                .iter()
-                .map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(Classify::classify)?;
+            let adv = bracket(&attack::advantage(&acc)?);
+            let tpr = fprs.iter().map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            let bayes = priors.iter().map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
             let tpr_b = fprs.iter().map(|f| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
             let bayes_b = priors.iter().map(|p| attack::bureau_bayes_success(rho, p.to_f64())).collect();
             Fallible::Ok((adv, tpr, bayes, attack::bureau_advantage(rho), tpr_b, bayes_b))
@@ -461,7 +419,7 @@ struct RawAllocation {
 /// Read and parse an allocation file with the CLI's messages; a read failure is an OSError.
 fn load_allocation(path: &str) -> PyResult<tightdp::census::Allocation> {
     let text = std::fs::read_to_string(path).map_err(|e| io_err(&e, format!("cannot read allocation file '{path}': {e}"), path))?;
-    quick(|| tightdp::census::Allocation::from_toml(&text).map_err(|e| format!("allocation file '{path}': {e}")))
+    quick(|| tightdp::census::Allocation::from_toml(&text).map_err(|e| e.context(format!("allocation file '{path}'"))))
 }
 
 #[pymethods]
@@ -473,7 +431,7 @@ impl RawAllocation {
 
     #[staticmethod]
     fn from_toml(text: &str) -> PyResult<Self> {
-        Ok(RawAllocation { alloc: quick(|| tightdp::census::Allocation::from_toml(text).map_err(|e| format!("allocation: {e}")))? })
+        Ok(RawAllocation { alloc: quick(|| tightdp::census::Allocation::from_toml(text).map_err(|e| e.context("allocation")))? })
     }
 
     fn name(&self) -> String {

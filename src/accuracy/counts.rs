@@ -15,6 +15,8 @@
 use crate::accuracy::noise::{AliasDg, DgTable, Draw};
 use crate::accuracy::{mean_se, table1_sigma2, Allocation};
 use crate::data::nhgis::{Geo, NhgisLevel, RaceTable};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
@@ -68,7 +70,7 @@ pub struct CountsOptions<'a> {
 }
 
 /// The allocation level whose σ² applies to an NHGIS level (default, or a `--map` override).
-pub fn allocation_level(geo: Geo, map: &[(String, String)]) -> Result<String, String> {
+pub fn allocation_level(geo: Geo, map: &[(String, String)]) -> Fallible<String> {
     for (k, v) in map {
         if Geo::parse(k)? == geo {
             return Ok(v.clone());
@@ -185,15 +187,18 @@ fn summarise(lv: &NhgisLevel, sums: &[u64], trials: usize) -> (Vec<([f64; 4], Op
 /// refused before anything is drawn.
 pub const MAX_DRAWS: u128 = 1_000_000_000;
 
-pub fn check_draws(units: u128, trials: u32) -> Result<(), String> {
+pub fn check_draws(units: u128, trials: u32) -> Fallible<()> {
     let n = units * trials as u128 * 2;
     if n > MAX_DRAWS {
-        return Err(format!("{units} counts x {trials} trials x 2 noise levels would take {n} draws (limit {MAX_DRAWS}); lower --trials"));
+        return fallible!(
+            Input,
+            "{units} counts x {trials} trials x 2 noise levels would take {n} draws (limit {MAX_DRAWS}); lower --trials"
+        );
     }
     Ok(())
 }
 
-pub fn study(levels: &[NhgisLevel], alloc: &Allocation, opt: &CountsOptions) -> Result<Vec<LevelStudy>, String> {
+pub fn study(levels: &[NhgisLevel], alloc: &Allocation, opt: &CountsOptions) -> Fallible<Vec<LevelStudy>> {
     check_draws(levels.iter().map(|lv| (lv.units * lv.table.cells()) as u128).sum(), opt.trials)?;
     let mut out = Vec::new();
     for (li, lv) in levels.iter().enumerate() {

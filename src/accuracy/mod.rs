@@ -10,6 +10,9 @@
 //!   higher, from true and noisy ACS counts; MAE over K trials.
 //! * `published`: the paper's printed percentages of Figures 6 and 9 as `verify` quantities.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
+
 pub mod counts;
 pub mod noise;
 pub mod published;
@@ -29,12 +32,12 @@ use rug::Rational;
 /// as `tightdp accuracy --counts` and `calibrate` (the lower end of the certified factor, whose bracket is
 /// ~1e-12 wide), rounded to 12 significant digits so that the exact sampler can use it as a small
 /// fraction (a relative change below 5e-13; the exact values and the simulation use the same σ²).
-pub fn table1_sigma2(alloc: &Allocation, level: &str, delta: &Rational) -> Result<(Rational, Rational), String> {
+pub fn table1_sigma2(alloc: &Allocation, level: &str, delta: &Rational) -> Fallible<(Rational, Rational)> {
     let prec = 256;
     let lv = alloc.level(level)?.clone();
     let groups = alloc.level_mechanisms(&lv);
     if groups.len() != 1 {
-        return Err(format!("level '{}' has heterogeneous variances; the accuracy study needs one σ²", lv.name));
+        return fallible!(Input, "level '{}' has heterogeneous variances; the accuracy study needs one σ²", lv.name);
     }
     let target = zcdp::eps_bs(&lv.rho, delta, prec).mid();
     let br = calibrate_factor(&groups, delta, &target, 128, prec, 1e-12)?;
@@ -44,11 +47,11 @@ pub fn table1_sigma2(alloc: &Allocation, level: &str, delta: &Rational) -> Resul
 }
 
 /// `LEVEL=ALLOCATION LEVEL` overrides of the default level mapping (repeatable CLI option).
-pub fn parse_map(items: &[String]) -> Result<Vec<(String, String)>, String> {
+pub fn parse_map(items: &[String]) -> Fallible<Vec<(String, String)>> {
     items
         .iter()
         .map(|s| {
-            let (a, b) = s.split_once('=').ok_or_else(|| format!("--map expects LEVEL=ALLOCATION_LEVEL, got '{s}'"))?;
+            let (a, b) = s.split_once('=').ok_or_else(|| err!(Input, "--map expects LEVEL=ALLOCATION_LEVEL, got '{s}'"))?;
             Ok((a.trim().to_string(), b.trim().to_string()))
         })
         .collect()

@@ -18,6 +18,8 @@
 //! `--exact-sampler` uses the CKS sampler instead (same statistics, ~30× slower).
 
 use crate::accuracy::DiscreteGaussian;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::sampler::DiscreteGaussianSampler;
 use rand_chacha::rand_core::RngCore;
 use rug::{Float, Rational};
@@ -40,11 +42,11 @@ pub struct DgTable {
 }
 
 impl DgTable {
-    pub fn new(sigma2: &Rational) -> Result<DgTable, String> {
+    pub fn new(sigma2: &Rational) -> Fallible<DgTable> {
         let dg = DiscreteGaussian::new(sigma2.clone())?;
         let radius = dg.radius(TABLE_BITS) as i64;
         if radius > (1 << 20) {
-            return Err(format!("sigma2 = {} is too large for the tabulated sampler (radius {radius})", sigma2.to_f64()));
+            return fallible!(Resource, "sigma2 = {} is too large for the tabulated sampler (radius {radius})", sigma2.to_f64());
         }
         let prec = 128;
         let z = dg.normaliser_theta(prec).mid();

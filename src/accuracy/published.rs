@@ -16,8 +16,10 @@ use crate::accuracy::counts;
 use crate::accuracy::noise::DgTable;
 use crate::accuracy::{regression, table1_sigma2, Allocation};
 use crate::data::{acs, nhgis};
+use crate::error::Fallible;
 use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
+use crate::{err, fallible};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -37,16 +39,16 @@ pub enum Eval {
 
 type In = BTreeMap<String, String>;
 
-fn get<'a>(m: &'a In, k: &str) -> Result<&'a str, String> {
-    m.get(k).map(|s| s.as_str()).ok_or_else(|| format!("missing input '{k}'"))
+fn get<'a>(m: &'a In, k: &str) -> Fallible<&'a str> {
+    m.get(k).map(|s| s.as_str()).ok_or_else(|| err!(Input, "missing input '{k}'"))
 }
 
 /// Evaluation context: where allocations and extracts are, with the extracts read once.
 pub struct Evaluator {
     pub data: PathBuf,
     pub extracts: PathBuf,
-    nhgis: Mutex<BTreeMap<String, Result<Vec<nhgis::NhgisLevel>, String>>>,
-    acs: Mutex<Option<Result<Vec<acs::AcsLevel>, String>>>,
+    nhgis: Mutex<BTreeMap<String, Fallible<Vec<nhgis::NhgisLevel>>>>,
+    acs: Mutex<Option<Fallible<Vec<acs::AcsLevel>>>>,
     allocs: Mutex<BTreeMap<String, Allocation>>,
     sigma2: Mutex<BTreeMap<String, (rug::Rational, rug::Rational)>>,
 }
@@ -63,7 +65,7 @@ impl Evaluator {
         }
     }
 
-    fn alloc(&self, name: &str) -> Result<Allocation, String> {
+    fn alloc(&self, name: &str) -> Fallible<Allocation> {
         if let Some(a) = self.allocs.lock().unwrap_or_else(PoisonError::into_inner).get(name) {
             return Ok(a.clone());
         }
@@ -73,7 +75,7 @@ impl Evaluator {
     }
 
     /// Table 1's pair of σ² for an allocation level (calibrated once per level and δ).
-    fn table1(&self, alloc: &str, level: &str, delta: &str) -> Result<(rug::Rational, rug::Rational), String> {
+    fn table1(&self, alloc: &str, level: &str, delta: &str) -> Fallible<(rug::Rational, rug::Rational)> {
         let key = format!("{alloc}|{level}|{delta}");
         if let Some(v) = self.sigma2.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(v.clone());
@@ -83,7 +85,7 @@ impl Evaluator {
         Ok(v)
     }
 
-    fn nhgis_levels(&self, state: &str, table: Option<nhgis::RaceTable>) -> Result<Option<Vec<nhgis::NhgisLevel>>, String> {
+    fn nhgis_levels(&self, state: &str, table: Option<nhgis::RaceTable>) -> Fallible<Option<Vec<nhgis::NhgisLevel>>> {
         let files = nhgis::find_in(&self.extracts);
         if files.is_empty() {
             return Ok(None);
@@ -97,12 +99,12 @@ impl Evaluator {
         match cache.get(&key).unwrap() {
             Ok(v) => Ok(Some(v.clone())),
             // no units of this state: the extracts are someone else's data
-            Err(e) if e.starts_with("no units of state") => Ok(Some(Vec::new())),
+            Err(e) if e.message().starts_with("no units of state") => Ok(Some(Vec::new())),
             Err(e) => Err(e.clone()),
         }
     }
 
-    fn acs_levels(&self) -> Result<Option<Vec<acs::AcsLevel>>, String> {
+    fn acs_levels(&self) -> Fallible<Option<Vec<acs::AcsLevel>>> {
         let files = acs::find_in(&self.extracts);
         if files.is_empty() {
             return Ok(None);
@@ -114,21 +116,21 @@ impl Evaluator {
         cache.as_ref().unwrap().clone().map(Some)
     }
 
-    pub fn evaluate(&self, q: &str, m: &In) -> Result<Eval, String> {
+    pub fn evaluate(&self, q: &str, m: &In) -> Fallible<Eval> {
         match q {
             "fig6_reduction_pct" => self.fig6(m),
             "fig9_mae_reduction_pct" => self.fig9(m),
-            _ => Err(format!("unknown quantity '{q}'")),
+            _ => fallible!(Input, "unknown quantity '{q}'"),
         }
     }
 
-    fn fig6(&self, m: &In) -> Result<Eval, String> {
+    fn fig6(&self, m: &In) -> Fallible<Eval> {
         let (sb, sr) = self.table1(get(m, "alloc")?, get(m, "level")?, get(m, "delta")?)?;
         let (tb, tr) = (DgTable::new(&sb)?, DgTable::new(&sr)?);
         let k = match get(m, "metric")? {
             "mse" => 0,
             "mae" => 1,
-            o => return Err(format!("metric must be mse or mae, got '{o}'")),
+            o => return fallible!(Input, "metric must be mse or mae, got '{o}'"),
         };
         match get(m, "pp")? {
             "none" => {
@@ -147,7 +149,7 @@ impl Evaluator {
                     return Ok(Eval::NeedsData(format!("the extracts in {dir} have no {} units of state {state}", geo.name())));
                 };
                 if let Some(u) = m.get("units") {
-                    let want: usize = u.parse().map_err(|_| format!("units must be an integer, got '{u}'"))?;
+                    let want: usize = u.parse().map_err(|_| err!(Input, "units must be an integer, got '{u}'"))?;
                     if lv.units != want {
                         return Ok(Eval::NeedsData(format!(
                             "the extracts in {dir} have {} {} units of state {state}; the paper's data has {want}",
@@ -160,11 +162,11 @@ impl Evaluator {
                 let er = counts::exact(lv, &tr).1[2 + k];
                 Ok(Eval::Value(100.0 * (1.0 - er / eb)))
             }
-            o => Err(format!("pp must be none or nonneg, got '{o}'")),
+            o => fallible!(Input, "pp must be none or nonneg, got '{o}'"),
         }
     }
 
-    fn fig9(&self, m: &In) -> Result<Eval, String> {
+    fn fig9(&self, m: &In) -> Fallible<Eval> {
         let alloc = self.alloc(get(m, "alloc")?)?;
         let geo = acs::AcsGeo::parse(get(m, "acs")?)?;
         let dir = self.extracts.display();
@@ -174,8 +176,8 @@ impl Evaluator {
         let Some(lv) = levels.into_iter().find(|l| l.geo == geo) else {
             return Ok(Eval::NeedsData(format!("the ACS extracts in {dir} have no {} level", geo.name())));
         };
-        let trials: usize = get(m, "trials")?.parse().map_err(|_| "trials must be an integer".to_string())?;
-        let seed: u64 = get(m, "seed")?.parse().map_err(|_| "seed must be an integer".to_string())?;
+        let trials: usize = get(m, "trials")?.parse().map_err(|_| err!(Input, "trials must be an integer"))?;
+        let seed: u64 = get(m, "seed")?.parse().map_err(|_| err!(Input, "seed must be an integer"))?;
         let src = NoiseSource::seeded(seed);
         let map = m.get("level").map(|l| vec![(geo.name().replace(' ', "-"), l.clone())]).unwrap_or_default();
         let opt = regression::RegressionOptions {

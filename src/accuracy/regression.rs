@@ -24,6 +24,9 @@ use crate::accuracy::counts::chunk_rng;
 use crate::accuracy::noise::{AliasDg, DgTable, Draw};
 use crate::accuracy::{mean_se, table1_sigma2, Allocation};
 use crate::data::acs::{AcsArea, AcsGeo, AcsLevel};
+use crate::err;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use rayon::prelude::*;
 use rug::Rational;
@@ -143,7 +146,7 @@ pub struct RegressionOptions<'a> {
     pub map: Vec<(String, String)>,
 }
 
-pub fn allocation_level(geo: AcsGeo, map: &[(String, String)]) -> Result<String, String> {
+pub fn allocation_level(geo: AcsGeo, map: &[(String, String)]) -> Fallible<String> {
     for (k, v) in map {
         if AcsGeo::parse(k)? == geo {
             return Ok(v.clone());
@@ -169,15 +172,15 @@ fn quantiles(mut v: Vec<f64>, qs: [f64; 3]) -> [f64; 3] {
     qs.map(|q| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1])
 }
 
-pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -> Result<Vec<LevelFit>, String> {
+pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -> Fallible<Vec<LevelFit>> {
     if opt.trials == 0 {
-        return Err("--trials must be at least 1".into());
+        return fallible!(Input, "--trials must be at least 1");
     }
     let mut out = Vec::new();
     for lv in levels {
         let level = allocation_level(lv.geo, &opt.map)?;
         let beta = true_slope(&lv.areas).ok_or_else(|| {
-            format!("{}: the regression is undefined ({} areas with data, constant share)", lv.geo.name(), lv.areas.len())
+            err!(Input, "{}: the regression is undefined ({} areas with data, constant share)", lv.geo.name(), lv.areas.len())
         })?;
         let (sb, sr) = table1_sigma2(alloc, &level, &opt.delta)?;
         let mut runs = Vec::new();
@@ -193,7 +196,7 @@ pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -
             };
             let abs: Vec<f64> = res.iter().filter_map(|r| r.0.map(f64::abs)).collect();
             if abs.is_empty() {
-                return Err(format!("{}: no trial gave a defined noisy regression", lv.geo.name()));
+                return fallible!(Input, "{}: no trial gave a defined noisy regression", lv.geo.name());
             }
             let (mae, mae_se) = mean_se(&abs);
             let dropped_mean = res.iter().map(|r| r.1 as f64).sum::<f64>() / res.len() as f64;

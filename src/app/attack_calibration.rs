@@ -16,7 +16,8 @@ use crate::account::{Accountant, Certified};
 use crate::app::calibration::Sigma2;
 use crate::calibrate::{self, scale_groups, scaled_composition, Calibration, CalibrationOptions, Monotone, Query, Search};
 use crate::census::Allocation;
-use crate::error::{Error, Fallible};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::model::{Composition, GaussGroup};
 use crate::num::format::{fmt_down, fmt_rational, fmt_up};
 use crate::num::Arith;
@@ -38,26 +39,28 @@ pub enum AttackTarget {
 
 impl AttackTarget {
     /// Refuse targets no noise level can meet (one line).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Fallible<()> {
         match self {
             AttackTarget::Advantage(a) => {
                 if !(*a > 0 && *a < 1) {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "--target-advantage must be in (0, 1): the advantage of finite noise is above 0, and 1 needs no noise; got {}",
                         fmt_rational(a)
-                    ));
+                    );
                 }
             }
             AttackTarget::Tpr { tpr, fpr } => {
                 if !(*fpr > 0 && *fpr < 1) {
-                    return Err(format!("--at-fpr must be in (0, 1), got {}", fmt_rational(fpr)));
+                    return fallible!(Input, "--at-fpr must be in (0, 1), got {}", fmt_rational(fpr));
                 }
                 if !(*tpr > *fpr && *tpr < 1) {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "--target-tpr must be in (FPR, 1) = ({}, 1): no test has TPR below its FPR, whatever the noise; got {}",
                         fmt_rational(fpr),
                         fmt_rational(tpr)
-                    ));
+                    );
                 }
             }
         }
@@ -79,7 +82,7 @@ impl AttackTarget {
     }
 
     /// The certified measure of an accountant (`src/attack`).
-    fn measure(&self, acc: &Accountant) -> Result<Certified, String> {
+    fn measure(&self, acc: &Accountant) -> Fallible<Certified> {
         match self {
             AttackTarget::Advantage(_) => crate::attack::advantage(acc),
             AttackTarget::Tpr { fpr, .. } => crate::attack::tpr_at_fpr(acc, fpr),
@@ -140,7 +143,7 @@ fn upper_quantile(p: &Float) -> Float {
 /// Refuse a calibration whose noise no certified evaluation can resolve in practice: the estimated factor
 /// beyond `calibrate::MAX_FACTOR`, or each evaluation's lattice beyond `calibrate::CALIBRATION_WINDOW`
 /// entries. Returns the estimated factor (the search starts there).
-fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Result<f64, String> {
+fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Fallible<f64> {
     use crate::calibrate::{CALIBRATION_WINDOW, MAX_FACTOR};
     let what = match target {
         AttackTarget::Advantage(a) => format!("an advantage of {}", fmt_rational(a)),
@@ -149,22 +152,24 @@ fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Result<f64, String>
     let c = target.estimated_factor(groups);
     if !(c <= MAX_FACTOR) {
         let about = if c.is_finite() { format!("about {c:.3e}") } else { "more than 1e300".to_string() };
-        return Err(format!(
+        return fallible!(
+            Input,
             "calibration: {what} needs the variances multiplied by {about} (beyond the supported {MAX_FACTOR:e}); ask for a larger target"
-        ));
+        );
     }
     let window = lattice_entries(groups, &Rational::from_f64(c.max(1.0)).expect("finite"))?;
     if window > CALIBRATION_WINDOW {
-        return Err(format!(
+        return fallible!(
+            Resource,
             "calibration: {what} needs the variances multiplied by about {c:.3e}, where each certified evaluation needs a lattice \
              of about {window:.2e} entries (limit {CALIBRATION_WINDOW:e}); ask for a larger target"
-        ));
+        );
     }
     Ok(c)
 }
 
 /// Estimated entries of the 128-bit lattice of the groups with every σ² scaled by c.
-fn lattice_entries(groups: &[GaussGroup], c: &Rational) -> Result<u64, String> {
+fn lattice_entries(groups: &[GaussGroup], c: &Rational) -> Fallible<u64> {
     Ok(Accountant::of_gauss(&scale_groups(groups, c))?.lattice_entries(Arith::Mpfr(128)))
 }
 
@@ -172,22 +177,23 @@ fn lattice_entries(groups: &[GaussGroup], c: &Rational) -> Result<u64, String> {
 /// [`calibrate::calibrate`] on the attack measure, decreasing in the factor. The search starts at the
 /// Gaussian estimate of the factor and evaluates the accountant's choice (the double-double lattice where
 /// it suffices); the bracket is certified at `prec` bits (None: the accountant's choice for 20 digits).
-pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: Option<u32>) -> Result<(Calibration, Certified), String> {
+pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: Option<u32>) -> Fallible<(Calibration, Certified)> {
     target.check()?;
     let start = feasible(groups, target)?;
     // every evaluation refuses a lattice beyond the limit (the search may step past the estimate)
     let limit = 4 * calibrate::CALIBRATION_WINDOW;
     let make = |c: &Rational| -> Fallible<Composition> {
-        let window = lattice_entries(groups, c).map_err(Error::untyped)?;
+        let window = lattice_entries(groups, c)?;
         if window > limit {
-            return Err(Error::untyped(format!(
+            return fallible!(
+                Resource,
                 "calibration: the search reached a variance factor {:.3e} whose lattice needs about {window:.2e} entries (limit {limit:e})",
                 c.to_f64()
-            )));
+            );
         }
         scaled_composition(groups, c)
     };
-    let measure = |acc: &Accountant| target.measure(acc).map_err(Error::untyped);
+    let measure = |acc: &Accountant| target.measure(acc);
     let query = Query::Measure(&measure);
     let arith = prec.map(Arith::from_legacy_prec);
     let at_one = query.eval(&make(&Rational::from(1))?, arith)?;
@@ -221,7 +227,7 @@ fn push(r: &mut Record, target: &AttackTarget, sigma2: Sigma2, br: &Calibration,
 }
 
 /// The ε-based reduction of the paper (Table 1 rule: exact ε(δ) = the Bureau's ε at δ), in percent.
-fn epsilon_rule(groups: &[GaussGroup], rho: &Rational, delta: &Rational, prec: u32) -> Result<(Float, Float), String> {
+fn epsilon_rule(groups: &[GaussGroup], rho: &Rational, delta: &Rational, prec: u32) -> Fallible<(Float, Float)> {
     let target = crate::budget::zcdp::eps_bs(rho, delta, prec).mid();
     let br = crate::calibrate::calibrate_factor(groups, delta, &target, 128, prec, crate::app::calibration::REL_WIDTH)?;
     Ok((Float::with_val(256, 1 - Rational::from(&br.hi)) * 100u32, Float::with_val(256, 1 - Rational::from(&br.lo)) * 100u32))
@@ -229,12 +235,12 @@ fn epsilon_rule(groups: &[GaussGroup], rho: &Rational, delta: &Rational, prec: u
 
 /// Per-level rows, each next to the ε-based reduction at `delta` (the paper's Table 1 uses 1e-11),
 /// certified at `prec` bits (None: the accountant's choice; the ε rule at 256 bits then).
-pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, prec: Option<u32>) -> Result<Vec<Record>, String> {
+pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, prec: Option<u32>) -> Fallible<Vec<Record>> {
     target.check()?;
     let mut rows = Vec::new();
     for level in &alloc.levels {
         let groups = alloc.level_mechanisms(level);
-        let (br, at_one) = calibrate_to_attack(&groups, target, prec).map_err(|e| format!("level {}: {e}", level.name))?;
+        let (br, at_one) = calibrate_to_attack(&groups, target, prec).map_err(|e| e.context(format!("level {}", level.name)))?;
         let mut r = Record::new();
         r.push("level", level.name.clone());
         let eps = epsilon_rule(&groups, &level.rho, delta, prec.unwrap_or(crate::num::DEFAULT_PREC))?;
@@ -245,7 +251,7 @@ pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, p
 }
 
 /// One factor on every variance of the allocation (the overall composition).
-pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: Option<u32>) -> Result<Record, String> {
+pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: Option<u32>) -> Fallible<Record> {
     let groups = alloc.all_mechanisms();
     let (br, at_one) = calibrate_to_attack(&groups, target, prec)?;
     let mut r = Record::new();
@@ -302,7 +308,7 @@ mod tests {
             fpr: Rational::from((1, 1000)),
         };
         assert!(t.estimated_factor(&groups) > 1e60);
-        assert!(feasible(&groups, &t).unwrap_err().contains("beyond the supported"));
+        assert!(feasible(&groups, &t).unwrap_err().to_string().contains("beyond the supported"));
     }
 
     #[test]

@@ -5,15 +5,17 @@ use crate::account::{Accountant, Options};
 use crate::attack;
 use crate::calibrate::Calibration;
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::model::Composition;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::record::Record;
+use crate::{err, fallible};
 use rug::Rational;
 
 const FPRS: [(&str, (u32, u32)); 3] = [("1e-4", (1, 10000)), ("1e-3", (1, 1000)), ("1e-2", (1, 100))];
 const PRIORS: [(&str, (u32, u32)); 2] = [("0.5", (1, 2)), ("1e-3", (1, 1000))];
 
-fn row(name: &str, comp: Composition, reduced: Composition) -> Result<Record, String> {
+fn row(name: &str, comp: Composition, reduced: Composition) -> Fallible<Record> {
     let acc = Accountant::new(comp, Options::default())?;
     let rho = acc.rho_required()?.to_f64();
     let mut r = Record::new();
@@ -53,7 +55,7 @@ pub const TABLE1_PREC: u32 = 256;
 
 /// The Table 1 variance factor of a level (the low end of its certified bracket): exact ε(1e-11) equal to
 /// the Bureau's ε = ρ + 2√(ρ log 1/δ) at the published noise ([SSW24, §3.2]).
-fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<crate::model::GaussGroup>, String> {
+fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Fallible<Vec<crate::model::GaussGroup>> {
     let groups = alloc.level_mechanisms(l);
     let delta = Rational::from((1, 100_000_000_000u64));
     let target = crate::budget::zcdp::eps_bs(&l.rho, &delta, TABLE1_PREC).mid();
@@ -61,12 +63,12 @@ fn table1_groups(alloc: &Allocation, l: &crate::census::Level) -> Result<Vec<cra
     Ok(crate::calibrate::scale_groups(&groups, &br.lo))
 }
 
-fn shifts(groups: &[crate::model::GaussGroup]) -> Result<Composition, String> {
-    Ok(Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)?)
+fn shifts(groups: &[crate::model::GaussGroup]) -> Fallible<Composition> {
+    Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)
 }
 
 /// One row per level of the allocation and one for all levels together.
-pub fn attack_risk(alloc: &Allocation) -> Result<Vec<Record>, String> {
+pub fn attack_risk(alloc: &Allocation) -> Fallible<Vec<Record>> {
     attack_risk_with(alloc, None)
 }
 
@@ -74,9 +76,9 @@ pub fn attack_risk(alloc: &Allocation) -> Result<Vec<Record>, String> {
 /// `app::calibration::level_brackets` at δ = 1e-11, the Bureau's ε (`Conversion::ZcdpBs`) and
 /// [`TABLE1_PREC`] bits, one per level in order — the calibrations [`table1_groups`] would repeat (`reproduce`
 /// computes them for table1-calibration.csv).
-pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[Calibration]>) -> Result<Vec<Record>, String> {
+pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[Calibration]>) -> Fallible<Vec<Record>> {
     if table1.is_some_and(|t| t.len() != alloc.levels.len()) {
-        return Err("internal error: one Table 1 bracket per level expected".into());
+        return fallible!(Internal, "one Table 1 bracket per level expected");
     }
     let mut rows = Vec::new();
     for (i, l) in alloc.levels.iter().enumerate() {
@@ -90,7 +92,8 @@ pub fn attack_risk_with(alloc: &Allocation, table1: Option<&[Calibration]>) -> R
     // paper's other rule (§3.3): one factor on all variances keeping the overall Bureau ε at 1e-11
     let all = alloc.all_mechanisms();
     let delta = Rational::from((1, 100_000_000_000u64));
-    let target = crate::budget::zcdp::eps_bs(&alloc.total_rho(), &delta, 256).mid().to_rational().ok_or("non-finite target")?;
+    let target =
+        crate::budget::zcdp::eps_bs(&alloc.total_rho(), &delta, 256).mid().to_rational().ok_or_else(|| err!(Input, "non-finite target"))?;
     let br = crate::calibrate::calibrate_uniform(&all, &delta, &target, false, 256, crate::app::calibration::REL_WIDTH)?;
     rows.push(row("all levels (overall)", alloc.composition()?, shifts(&crate::calibrate::scale_groups(&all, &br.lo))?)?);
     Ok(rows)

@@ -4,6 +4,7 @@
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, Calibration};
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::Record;
 use rug::{Float, Rational};
@@ -101,13 +102,7 @@ fn push_factor(r: &mut Record, br: &Calibration) {
 }
 
 /// Per-level calibration rows (Table 1 of [SSW24] for the 2022-08-25 file).
-pub fn level_rows(
-    alloc: &Allocation,
-    delta: &Rational,
-    conv: Conversion,
-    explicit: &Option<Rational>,
-    prec: u32,
-) -> Result<Vec<Record>, String> {
+pub fn level_rows(alloc: &Allocation, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Fallible<Vec<Record>> {
     Ok(rows_of_brackets(alloc, &level_brackets(alloc, delta, conv, explicit, prec)?))
 }
 
@@ -118,7 +113,7 @@ pub fn level_brackets(
     conv: Conversion,
     explicit: &Option<Rational>,
     prec: u32,
-) -> Result<Vec<(Float, Calibration)>, String> {
+) -> Fallible<Vec<(Float, Calibration)>> {
     alloc
         .levels
         .iter()
@@ -147,13 +142,7 @@ pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, Calibration)]) -
 }
 
 /// One common factor for all levels so that the overall exact ε matches the overall target.
-pub fn uniform_row(
-    alloc: &Allocation,
-    delta: &Rational,
-    conv: Conversion,
-    explicit: &Option<Rational>,
-    prec: u32,
-) -> Result<Record, String> {
+pub fn uniform_row(alloc: &Allocation, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Fallible<Record> {
     let (target, br) = uniform_bracket(alloc, delta, conv, explicit, prec)?;
     Ok(uniform_row_of(&target, &br))
 }
@@ -165,7 +154,7 @@ pub fn uniform_bracket(
     conv: Conversion,
     explicit: &Option<Rational>,
     prec: u32,
-) -> Result<(Float, Calibration), String> {
+) -> Fallible<(Float, Calibration)> {
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);

@@ -9,6 +9,8 @@
 
 use crate::budget::zcdp;
 use crate::census::allocation::Allocation;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::Record;
 use rug::{Float, Rational};
@@ -32,11 +34,11 @@ pub const GRID_DEN: u32 = 20000;
 
 pub use crate::account::{epsilon_at as exact_eps, CERT_WIDTH as DEFAULT_WIDTH, FAST_WINDOW};
 
-pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Result<Vec<Record>, String> {
+pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     let nbs: Vec<&str> = allocs.iter().map(|a| a.neighbors.as_str()).collect();
     if nbs.windows(2).any(|w| w[0] != w[1]) {
-        return Err("products with different neighbour relations cannot be composed in one certificate".into());
+        return fallible!(Input, "products with different neighbour relations cannot be composed in one certificate");
     }
     let nb = nbs[0];
     let name = allocs.iter().map(|a| a.name.clone()).collect::<Vec<_>>().join(" + ");

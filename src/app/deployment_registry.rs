@@ -8,8 +8,10 @@
 //! or assumptions and malformed numbers are refused with one line naming the file and the key. The format
 //! is documented key by key in `docs/design.md` ("Deployment files").
 
+use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::num::parse_rational;
+use crate::{err, fallible};
 use rug::Rational;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -112,8 +114,8 @@ pub struct Deployment {
 
 /// Check a `--mech` spelling with the accountant's own parser (every law of the `--mech` vocabulary,
 /// stated guarantees `dp:` and `zcdp:` included).
-pub fn check_mech(spec: &str) -> Result<(), String> {
-    crate::model::spec::parse_mech(spec).map(|_| ()).map_err(String::from)
+pub fn check_mech(spec: &str) -> Fallible<()> {
+    crate::model::spec::parse_mech(spec).map(|_| ())
 }
 
 // ------------------------------------------------------------------------------------------- parsing
@@ -124,59 +126,60 @@ struct Tab<'a> {
 }
 
 impl<'a> Tab<'a> {
-    fn new(t: &'a toml::Table, what: &str, allowed: &[&str]) -> Result<Tab<'a>, String> {
+    fn new(t: &'a toml::Table, what: &str, allowed: &[&str]) -> Fallible<Tab<'a>> {
         for k in t.keys() {
             if !allowed.contains(&k.as_str()) {
-                return Err(format!("{what}: unknown key '{k}' (allowed: {})", allowed.join(", ")));
+                return fallible!(Input, "{what}: unknown key '{k}' (allowed: {})", allowed.join(", "));
             }
         }
         Ok(Tab { t, what: what.to_string() })
     }
-    fn opt_str(&self, k: &str) -> Result<Option<String>, String> {
+    fn opt_str(&self, k: &str) -> Fallible<Option<String>> {
         match self.t.get(k) {
             None => Ok(None),
             Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-            Some(toml::Value::String(_)) => Err(format!("{}: '{k}' is empty", self.what)),
-            Some(_) => Err(format!("{}: '{k}' must be a string", self.what)),
+            Some(toml::Value::String(_)) => fallible!(Input, "{}: '{k}' is empty", self.what),
+            Some(_) => fallible!(Input, "{}: '{k}' must be a string", self.what),
         }
     }
-    fn str(&self, k: &str) -> Result<String, String> {
-        self.opt_str(k)?.ok_or_else(|| format!("{}: missing key '{k}'", self.what))
+    fn str(&self, k: &str) -> Fallible<String> {
+        self.opt_str(k)?.ok_or_else(|| err!(Input, "{}: missing key '{k}'", self.what))
     }
     /// An exact number, given as a decimal or fraction string (a TOML float would hide its rounding).
-    fn opt_num(&self, k: &str) -> Result<Option<(String, Rational)>, String> {
+    fn opt_num(&self, k: &str) -> Fallible<Option<(String, Rational)>> {
         match self.t.get(k) {
             None => Ok(None),
             Some(toml::Value::String(s)) => {
-                let q = parse_rational(s.trim()).map_err(|e| format!("{}: '{k}': {e}", self.what))?;
+                let q = parse_rational(s.trim()).map_err(|e| e.context(format!("{}: '{k}'", self.what)))?;
                 if q <= 0 {
-                    return Err(format!("{}: '{k}' must be positive, got '{s}'", self.what));
+                    return fallible!(Input, "{}: '{k}' must be positive, got '{s}'", self.what);
                 }
                 Ok(Some((s.trim().to_string(), q)))
             }
-            Some(_) => Err(format!("{}: '{k}' must be a decimal or fraction string, e.g. \"0.015\"", self.what)),
+            Some(_) => fallible!(Input, "{}: '{k}' must be a decimal or fraction string, e.g. \"0.015\"", self.what),
         }
     }
-    fn str_list(&self, k: &str) -> Result<Vec<String>, String> {
+    fn str_list(&self, k: &str) -> Fallible<Vec<String>> {
         match self.t.get(k) {
             None => Ok(Vec::new()),
             Some(toml::Value::Array(a)) => a
                 .iter()
                 .map(|v| match v {
                     toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-                    _ => Err(format!("{}: '{k}' must be a list of non-empty strings", self.what)),
+                    _ => fallible!(Input, "{}: '{k}' must be a list of non-empty strings", self.what),
                 })
                 .collect(),
-            Some(_) => Err(format!("{}: '{k}' must be a list of strings", self.what)),
+            Some(_) => fallible!(Input, "{}: '{k}' must be a list of strings", self.what),
         }
     }
-    fn tables(&self, k: &str) -> Result<Vec<&'a toml::Table>, String> {
+    fn tables(&self, k: &str) -> Fallible<Vec<&'a toml::Table>> {
         match self.t.get(k) {
             None => Ok(Vec::new()),
-            Some(toml::Value::Array(a)) => {
-                a.iter().map(|v| v.as_table().ok_or_else(|| format!("{}: '{k}' must be an array of tables ([[{k}]])", self.what))).collect()
-            }
-            Some(_) => Err(format!("{}: '{k}' must be an array of tables ([[{k}]])", self.what)),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_table().ok_or_else(|| err!(Input, "{}: '{k}' must be an array of tables ([[{k}]])", self.what)))
+                .collect(),
+            Some(_) => fallible!(Input, "{}: '{k}' must be an array of tables ([[{k}]])", self.what),
         }
     }
 }
@@ -203,22 +206,22 @@ const TOP_KEYS: [&str; 17] = [
 
 impl Deployment {
     /// Parse one deployment file; `id` is its file name without `.toml`.
-    pub fn from_toml(id: &str, text: &str) -> Result<Deployment, String> {
+    pub fn from_toml(id: &str, text: &str) -> Fallible<Deployment> {
         let doc: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
+            .parse::<toml::Table>()
+            .map_err(|e| err!(Input, "malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
         let top = Tab::new(&doc, "deployment", &TOP_KEYS)?;
         let year = match doc.get("year") {
             Some(toml::Value::Integer(y)) if (1990..=2100).contains(y) => *y as u32,
-            Some(_) => return Err("deployment: 'year' must be an integer between 1990 and 2100".into()),
-            None => return Err("deployment: missing key 'year'".into()),
+            Some(_) => return fallible!(Input, "deployment: 'year' must be an integer between 1990 and 2100"),
+            None => return fallible!(Input, "deployment: missing key 'year'"),
         };
         let census = match doc.get("census") {
             None => false,
             Some(toml::Value::Boolean(b)) => *b,
-            Some(_) => return Err("deployment: 'census' must be true or false".into()),
+            Some(_) => return fallible!(Input, "deployment: 'census' must be true or false"),
         };
-        let neighbors = Neighbors::parse(&top.str("neighbors")?).map_err(|e| format!("deployment: 'neighbors': {e}"))?;
+        let neighbors = Neighbors::parse(&top.str("neighbors")?).map_err(|e| e.context("deployment: 'neighbors'"))?;
 
         let mut sources = Vec::new();
         for (i, s) in top.tables("source")?.into_iter().enumerate() {
@@ -232,7 +235,7 @@ impl Deployment {
             });
         }
         if sources.is_empty() {
-            return Err("deployment: no [[source]]: every number needs its source".into());
+            return fallible!(Input, "deployment: no [[source]]: every number needs its source");
         }
         let mut assumptions = Vec::new();
         for (i, a) in top.tables("assumption")?.into_iter().enumerate() {
@@ -243,18 +246,18 @@ impl Deployment {
         unique(assumptions.iter().map(|a| a.id.as_str()), "assumption")?;
         let src_ids: BTreeSet<&str> = sources.iter().map(|s| s.id.as_str()).collect();
         let asm_ids: BTreeSet<&str> = assumptions.iter().map(|a| a.id.as_str()).collect();
-        let check_refs = |what: &str, srcs: &[String], asms: &[String], need_source: bool| -> Result<(), String> {
+        let check_refs = |what: &str, srcs: &[String], asms: &[String], need_source: bool| -> Fallible<()> {
             if need_source && srcs.is_empty() {
-                return Err(format!("{what}: missing 'sources' (the ids of the [[source]] its numbers come from)"));
+                return fallible!(Input, "{what}: missing 'sources' (the ids of the [[source]] its numbers come from)");
             }
             for s in srcs {
                 if !src_ids.contains(s.as_str()) {
-                    return Err(format!("{what}: source '{s}' is not defined by a [[source]]"));
+                    return fallible!(Input, "{what}: source '{s}' is not defined by a [[source]]");
                 }
             }
             for a in asms {
                 if !asm_ids.contains(a.as_str()) {
-                    return Err(format!("{what}: assumption '{a}' is not defined by an [[assumption]]"));
+                    return fallible!(Input, "{what}: assumption '{a}' is not defined by an [[assumption]]");
                 }
             }
             Ok(())
@@ -262,36 +265,36 @@ impl Deployment {
 
         let st = match doc.get("stated") {
             Some(toml::Value::Table(t)) => t,
-            Some(_) => return Err("deployment: 'stated' must be a table ([stated])".into()),
-            None => return Err("deployment: missing [stated] (the guarantee as published)".into()),
+            Some(_) => return fallible!(Input, "deployment: 'stated' must be a table ([stated])"),
+            None => return fallible!(Input, "deployment: missing [stated] (the guarantee as published)"),
         };
         let s = Tab::new(st, "stated", &["kind", "text", "rho", "epsilon", "delta", "delta_assumption", "sources"])?;
         let kind = match s.str("kind")?.as_str() {
             "zcdp" => StatedKind::Zcdp,
             "approx-dp" => StatedKind::ApproxDp,
             "pure-dp" => StatedKind::PureDp,
-            k => return Err(format!("stated: unknown kind '{k}' (zcdp, approx-dp, pure-dp)")),
+            k => return fallible!(Input, "stated: unknown kind '{k}' (zcdp, approx-dp, pure-dp)"),
         };
         let rho = s.opt_num("rho")?.map(|x| x.1);
         let epsilon = s.opt_num("epsilon")?;
         let delta = s.opt_num("delta")?.map(|x| x.1);
         if let Some(d) = &delta {
             if *d >= 1 {
-                return Err("stated: 'delta' must be below 1".into());
+                return fallible!(Input, "stated: 'delta' must be below 1");
             }
         }
         let delta_assumption = s.opt_str("delta_assumption")?;
         match kind {
-            StatedKind::Zcdp if rho.is_none() => return Err("stated: kind 'zcdp' needs 'rho'".into()),
-            StatedKind::ApproxDp if epsilon.is_none() => return Err("stated: kind 'approx-dp' needs 'epsilon'".into()),
+            StatedKind::Zcdp if rho.is_none() => return fallible!(Input, "stated: kind 'zcdp' needs 'rho'"),
+            StatedKind::ApproxDp if epsilon.is_none() => return fallible!(Input, "stated: kind 'approx-dp' needs 'epsilon'"),
             StatedKind::PureDp if epsilon.is_none() || delta.is_some() || rho.is_some() => {
-                return Err("stated: kind 'pure-dp' takes 'epsilon' only".into())
+                return fallible!(Input, "stated: kind 'pure-dp' takes 'epsilon' only")
             }
-            StatedKind::ApproxDp if rho.is_some() => return Err("stated: kind 'approx-dp' takes no 'rho'".into()),
+            StatedKind::ApproxDp if rho.is_some() => return fallible!(Input, "stated: kind 'approx-dp' takes no 'rho'"),
             _ => {}
         }
         if kind != StatedKind::PureDp && delta.is_none() {
-            return Err("stated: missing 'delta' (the published one, or an assumed one named by 'delta_assumption')".into());
+            return fallible!(Input, "stated: missing 'delta' (the published one, or an assumed one named by 'delta_assumption')");
         }
         let stated_sources = s.str_list("sources")?;
         let da: Vec<String> = delta_assumption.iter().cloned().collect();
@@ -303,14 +306,14 @@ impl Deployment {
         let missing = top.opt_str("missing")?;
         let given = [alloc.is_some(), !levels.is_empty(), missing.is_some()].iter().filter(|b| **b).count();
         if given != 1 {
-            return Err("deployment: exactly one of 'allocation', [[level]] and 'missing' (why the noise cannot be given)".into());
+            return fallible!(Input, "deployment: exactly one of 'allocation', [[level]] and 'missing' (why the noise cannot be given)");
         }
         if alloc.is_none() && (doc.contains_key("allocation_sources") || doc.contains_key("allocation_assumptions")) {
-            return Err("deployment: 'allocation_sources' and 'allocation_assumptions' go with 'allocation'".into());
+            return fallible!(Input, "deployment: 'allocation_sources' and 'allocation_assumptions' go with 'allocation'");
         }
         let mechanisms = if let Some(name) = alloc {
             if crate::census::allocation::builtin(&name).is_none() {
-                return Err(format!("deployment: 'allocation': no built-in allocation '{name}'"));
+                return fallible!(Input, "deployment: 'allocation': no built-in allocation '{name}'");
             }
             let (srcs, asms) = (top.str_list("allocation_sources")?, top.str_list("allocation_assumptions")?);
             check_refs("allocation", &srcs, &asms, true)?;
@@ -325,10 +328,10 @@ impl Deployment {
                 let what = format!("level '{name}'");
                 let mech = t.str_list("mech")?;
                 if mech.is_empty() {
-                    return Err(format!("{what}: missing 'mech' (the noise as --mech spellings)"));
+                    return fallible!(Input, "{what}: missing 'mech' (the noise as --mech spellings)");
                 }
                 for m in &mech {
-                    check_mech(m).map_err(|e| format!("{what}: {e}"))?;
+                    check_mech(m).map_err(|e| e.context(&what))?;
                 }
                 let (srcs, asms) = (t.str_list("sources")?, t.str_list("assumptions")?);
                 check_refs(&what, &srcs, &asms, true)?;
@@ -339,7 +342,7 @@ impl Deployment {
         };
         let short_name = top.str("short_name")?;
         if short_name.chars().count() > 24 {
-            return Err(format!("deployment: 'short_name' has more than 24 characters: '{short_name}'"));
+            return fallible!(Input, "deployment: 'short_name' has more than 24 characters: '{short_name}'");
         }
         Ok(Deployment {
             id: id.to_string(),
@@ -373,11 +376,11 @@ impl Deployment {
     }
 }
 
-fn unique<'a>(ids: impl Iterator<Item = &'a str>, what: &str) -> Result<(), String> {
+fn unique<'a>(ids: impl Iterator<Item = &'a str>, what: &str) -> Fallible<()> {
     let mut seen = BTreeSet::new();
     for id in ids {
         if !seen.insert(id) {
-            return Err(format!("{what} '{id}' defined twice"));
+            return fallible!(Input, "{what} '{id}' defined twice");
         }
     }
     Ok(())
@@ -385,19 +388,19 @@ fn unique<'a>(ids: impl Iterator<Item = &'a str>, what: &str) -> Result<(), Stri
 
 /// Every `*.toml` of a deployments directory, parsed, in file-name order (Census products first as the
 /// files are named `census-…`); the first bad file names itself.
-pub fn load_dir(dir: &Path) -> Result<Vec<Deployment>, String> {
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("cannot read deployments directory '{}': {e}", dir.display()))?;
+pub fn load_dir(dir: &Path) -> Fallible<Vec<Deployment>> {
+    let rd = std::fs::read_dir(dir).map_err(|e| err!(Io, "cannot read deployments directory '{}': {e}", dir.display()))?;
     let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
     paths.sort();
     if paths.is_empty() {
-        return Err(format!("no deployment files (*.toml) in '{}'", dir.display()));
+        return fallible!(Input, "no deployment files (*.toml) in '{}'", dir.display());
     }
     let mut out: Vec<Deployment> = paths
         .iter()
         .map(|p| {
             let id = p.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
-            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-            Deployment::from_toml(&id, &text).map_err(|e| format!("deployment file '{}': {e}", p.display()))
+            let text = std::fs::read_to_string(p).map_err(|e| err!(Io, "cannot read '{}': {e}", p.display()))?;
+            Deployment::from_toml(&id, &text).map_err(|e| e.context(format!("deployment file '{}'", p.display())))
         })
         .collect::<Result<_, _>>()?;
     // Census products first, then the rest, each in file order
@@ -449,7 +452,7 @@ text = "delta 1e-10"
 
     fn refused(text: &str, needle: &str) {
         let e = Deployment::from_toml("x", text).unwrap_err();
-        assert!(e.contains(needle), "{e} does not contain {needle}");
+        assert!(e.to_string().contains(needle), "{e} does not contain {needle}");
     }
 
     #[test]

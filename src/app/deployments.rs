@@ -20,6 +20,8 @@ use crate::account::{Accountant, Certified, Options};
 use crate::app::deployment_registry::{Deployment, Mechanisms, StatedKind};
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::model::{Composition, Group};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::Record;
@@ -54,20 +56,21 @@ pub struct Evaluated {
     pub point: DeploymentPoint,
 }
 
-fn noise(d: &Deployment, data: &Path) -> Result<Result<Noise, String>, String> {
+fn noise(d: &Deployment, data: &Path) -> Fallible<Result<Noise, String>> {
     match &d.mechanisms {
         Mechanisms::Missing(why) => Ok(Err(why.clone())),
         Mechanisms::Allocation { name, .. } => {
             let a = Allocation::from_path(&data.join(format!("allocations/{name}.toml")))?;
             if a.neighbors != d.neighbors {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "deployment '{}': neighbors '{}' but allocation '{name}' states '{}'",
                     d.id,
                     d.neighbors.as_str(),
                     a.neighbors.as_str()
-                ));
+                );
             }
-            let levels = a.levels.iter().map(|l| Ok((l.name.clone(), a.level_composition(l)?))).collect::<Result<Vec<_>, String>>()?;
+            let levels = a.levels.iter().map(|l| Ok((l.name.clone(), a.level_composition(l)?))).collect::<Fallible<Vec<_>>>()?;
             Ok(Ok(Noise { levels, all: a.composition()? }))
         }
         Mechanisms::Levels(ls) => {
@@ -120,8 +123,8 @@ fn options() -> Options {
     Options::default()
 }
 
-fn exact_eps(comp: &Composition, delta: &Rational) -> Result<Certified, String> {
-    Ok(Accountant::new(comp.clone(), options())?.epsilon(delta)?)
+fn exact_eps(comp: &Composition, delta: &Rational) -> Fallible<Certified> {
+    Accountant::new(comp.clone(), options())?.epsilon(delta)
 }
 
 /// Exact pure ε of the noise (Σ nμ/b over the shifts), None when a Gaussian term has none.
@@ -134,7 +137,7 @@ fn join_ids(v: &[String]) -> String {
 }
 
 /// Evaluate one deployment (`data`: the data directory, for allocation references).
-pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
+pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let st = &d.stated;
     let mut r = Record::new();
     r.push("id", d.id.clone());
@@ -165,7 +168,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
             let bs = zcdp::eps_bs(rho, dl, PREC).into_parts().1;
             (bs.to_rational().unwrap_or_default(), None, "Bun-Steinke epsilon of the stated rho")
         }
-        _ => return Err(format!("deployment '{}': no stated epsilon to compare", d.id)),
+        _ => return fallible!(Input, "deployment '{}': no stated epsilon to compare", d.id),
     };
     let stated_f = Float::with_val(PREC, &stated_eps);
     r.push("stated_epsilon", stated_printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
@@ -289,8 +292,10 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Result<Evaluated, String> {
         Err("no common lattice of the losses (exact epsilon by conditioning on the coarse groups); the certified trade-off function needs one"
             .to_string())
     } else {
-        Err("no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
-            .to_string())
+        fallible!(
+            Input,
+            "no common lattice of the losses (exact epsilon by the smoothed inversion); the certified trade-off function needs one"
+        )
     };
     match tpr {
         Ok(t) => {
@@ -332,7 +337,7 @@ fn finish(d: &Deployment, r: &mut Record) {
 
 /// Per-level certificate rows of a Census product, and the whole release.
 /// (`overall`: the release's ε at `delta`, already certified.)
-fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Option<Certified>) -> Result<Vec<Record>, String> {
+fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Option<Certified>) -> Fallible<Vec<Record>> {
     use rayon::prelude::*;
     let mut items: Vec<(String, &Composition, Option<Certified>)> = n.levels.iter().map(|(l, c)| (l.clone(), c, None)).collect();
     items.push(("(all levels)".to_string(), &n.all, overall));
@@ -369,7 +374,7 @@ fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Opti
 }
 
 /// Every deployment of the registry, evaluated side by side (rows in the registry's order: Census first).
-pub fn evaluate_all(deployments: &[Deployment], data: &Path) -> Result<Vec<Evaluated>, String> {
+pub fn evaluate_all(deployments: &[Deployment], data: &Path) -> Fallible<Vec<Evaluated>> {
     use rayon::prelude::*;
     deployments.par_iter().with_max_len(1).map(|d| evaluate(d, data)).collect()
 }

@@ -6,6 +6,7 @@ use crate::account::{lattice_depth, Accountant, Options, Profile};
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, scale_groups};
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::model::{Composition, GaussGroup};
 use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Arith};
@@ -13,8 +14,8 @@ use rug::{Float, Rational};
 
 /// The profile of discrete Gaussian add/remove shifts on the lattice a bare precision names (53: f64,
 /// 106: double-double, else MPFR bits), at that engine's default depth.
-pub fn gauss_profile(groups: &[GaussGroup], prec: u32) -> Result<Profile, String> {
-    Ok(Accountant::of_gauss(groups)?.lattice_profile(Arith::from_legacy_prec(prec), None)?)
+pub fn gauss_profile(groups: &[GaussGroup], prec: u32) -> Fallible<Profile> {
+    Accountant::of_gauss(groups)?.lattice_profile(Arith::from_legacy_prec(prec), None)
 }
 
 pub struct LevelData {
@@ -27,7 +28,7 @@ pub struct LevelData {
     pub sigma2: Option<(Rational, Rational)>,
 }
 
-pub fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, String> {
+pub fn level_data(alloc: &Allocation, prec: u32) -> Fallible<Vec<LevelData>> {
     let d11 = parse_rational("1e-11").unwrap();
     let mut out = Vec::new();
     for l in &alloc.levels {
@@ -44,7 +45,7 @@ pub fn level_data(alloc: &Allocation, prec: u32) -> Result<Vec<LevelData>, Strin
 
 /// Figure 13 of [SSW24]: the County level with every variance reduced by the
 /// paper's 8.59% (factor 0.9141, as the caption states).
-pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Result<Profile, String> {
+pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Fallible<Profile> {
     let l = alloc.level("County")?;
     gauss_profile(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)
 }
@@ -58,13 +59,13 @@ pub struct OverallData {
     pub exact: Profile,
 }
 
-pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String> {
+pub fn overall_data(alloc: &Allocation, prec: u32) -> Fallible<OverallData> {
     let groups: Vec<GaussGroup> = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     // the truncation depth of a 128-bit lattice at least, whatever the engine: prec = DD_PREC (the default
     // of `reproduce`) convolves in double-double with a rigorous bound, ~100× faster than 128-bit MPFR
     let (arith, depth) = (Arith::from_legacy_prec(prec), Some(lattice_depth(Arith::Mpfr(prec.max(128)))));
-    let profile = |g: &[GaussGroup]| -> Result<Profile, String> { Ok(Accountant::of_gauss(g)?.lattice_profile(arith, depth)?) };
+    let profile = |g: &[GaussGroup]| -> Fallible<Profile> { Accountant::of_gauss(g)?.lattice_profile(arith, depth) };
     let same = profile(&groups)?;
     // The paper's §3.3: "variance proxy reduced by 8.59%".
     let paper_factor = parse_rational("0.9141").unwrap();
@@ -79,11 +80,11 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Result<OverallData, String
 /// Figure 11 (the ACS 5-year comparison): n = 1890 queries of N_Z(0, σ²) composed in 30 blocks of 63 on
 /// the certified f64 lattice, truncated deep enough to resolve the second term e^ε·P[…] of δ(ε) up to
 /// `eps_top` (δ(ε) = first − e^ε·second: the second term must be resolved below 2^-(ε log2 e + 160)).
-pub fn acs_1890_profile(sigma2: &Rational, eps_top: f64) -> Result<Profile, String> {
+pub fn acs_1890_profile(sigma2: &Rational, eps_top: f64) -> Fallible<Profile> {
     let block = Composition::gaussian(sigma2.clone(), 63, 1)?;
     let blocks: Vec<Composition> = (0..30).map(|_| block.clone()).collect();
     let depth = lattice_depth(Arith::F64) + (eps_top * std::f64::consts::LOG2_E).ceil() as u32;
-    Ok(Accountant::of_blocks(&blocks, Options::default())?.lattice_profile(Arith::F64, Some(depth))?)
+    Accountant::of_blocks(&blocks, Options::default())?.lattice_profile(Arith::F64, Some(depth))
 }
 
 /// Figure 10 (Theorem A.11, the local CLT): the exact pmf of S_n = X₁ + … + X_n, X_i ~ N_Z(0, σ²), at
@@ -97,7 +98,7 @@ pub struct LocalClt {
     pub log10_residual: Vec<(i64, f64)>,
 }
 
-pub fn local_clt(sigma2: &Rational, n: u32) -> Result<LocalClt, String> {
+pub fn local_clt(sigma2: &Rational, n: u32) -> Fallible<LocalClt> {
     let dist = crate::account::analysis::noise_sum(sigma2, n, 128)?;
     let bn = (sigma2.to_f64() * n as f64).sqrt();
     let span = (5.0 * bn).ceil() as i64;

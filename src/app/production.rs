@@ -3,6 +3,8 @@
 
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::err;
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
 use crate::record::{render_csv, Record};
@@ -13,15 +15,16 @@ fn rat(x: f64) -> Rational {
 }
 /// results/overall-profile.csv: the overall (ε, δ) curve, exact (certified, both terms) vs Bureau and
 /// under the two uniform reductions; plus results/overall-summary.csv.
-pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallData, prec: u32) -> Result<(String, String), String> {
+pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallData, prec: u32) -> Fallible<(String, String)> {
     let rho = alloc.total_rho();
     let mut rows = Vec::new();
     // the curve from the accountant's overall profile (one lattice, every value certified, both terms)
     let eps: Vec<f64> = (0..=120).map(|i| 30.0 * i as f64 / 120.0).collect();
     let ers: Vec<Rational> = eps.iter().map(|&e| rat(e)).collect();
     let (same, paper, exact) = (od.same.delta_curve(&ers)?, od.paper.delta_curve(&ers)?, od.exact.delta_curve(&ers)?);
-    let term =
-        |t: &Option<crate::account::Certified>| t.as_ref().map(|c| c.mid()).ok_or("internal error: a lattice profile without its terms");
+    let term = |t: &Option<crate::account::Certified>| {
+        t.as_ref().map(|c| c.mid()).ok_or_else(|| err!(Internal, "a lattice profile without its terms"))
+    };
     for (i, (e, er)) in eps.iter().zip(&ers).enumerate() {
         let d = &same[i];
         let mut r = Record::new();
@@ -68,7 +71,7 @@ pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallD
 
 /// results/accuracy-counts.csv: exact MSE/MAE of a released count with and without max(0, ·),
 /// per level, Bureau vs Table 1 reduced σ², for small true counts (Figures 6 and 8, exact).
-pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Result<String, String> {
+pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Fallible<String> {
     let mut rows = Vec::new();
     for (l, t) in alloc.levels.iter().zip(table1) {
         let groups = alloc.level_mechanisms(l);
@@ -105,7 +108,7 @@ pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Result<String, S
 }
 
 /// results/production-certificates.csv: what the 2020 Census really spent, per product, at δ = 1e-10.
-pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(String, [f64; 3])>), String> {
+pub fn production_certificates(data: &std::path::Path) -> Fallible<(String, Vec<(String, [f64; 3])>)> {
     let d10 = parse_rational("1e-10").unwrap();
     let mut rows = Vec::new();
     let mut plot = Vec::new();
@@ -123,7 +126,7 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
     // the four releases are independent: certified side by side, rows in the order above
     let done: Vec<(Record, (String, [f64; 3]))> = products
         .par_iter()
-        .map(|(name, files, reported)| -> Result<(Record, (String, [f64; 3])), String> {
+        .map(|(name, files, reported)| -> Fallible<(Record, (String, [f64; 3]))> {
             let allocs: Vec<Allocation> =
                 files.iter().map(|f| Allocation::from_path(&data.join(format!("allocations/{f}.toml")))).collect::<Result<_, _>>()?;
             let rho: Rational = allocs.iter().map(|a| a.total_rho()).fold(Rational::from(0), |x, y| x + y);
@@ -189,7 +192,7 @@ pub fn production_certificates(data: &std::path::Path) -> Result<(String, Vec<(S
 /// guarantee — one variance factor on every query such that the exact ε(1e-10) equals the zCDP-implied ε
 /// (CKS, the conversion of the Bureau's certificates, and Bun–Steinke). Certified factor brackets from the
 /// smoothed Fourier inversion (all three files share one method; src/calibrate).
-pub fn production_calibration(data: &std::path::Path) -> Result<String, String> {
+pub fn production_calibration(data: &std::path::Path) -> Fallible<String> {
     use rayon::prelude::*;
     let d10 = parse_rational("1e-10").unwrap();
     let releases: Vec<(&str, Allocation)> = [
@@ -199,7 +202,7 @@ pub fn production_calibration(data: &std::path::Path) -> Result<String, String> 
     ]
     .into_iter()
     .map(|(name, file)| Ok((name, Allocation::from_path(&data.join(format!("allocations/{file}.toml")))?)))
-    .collect::<Result<_, String>>()?;
+    .collect::<Fallible<_>>()?;
     let mut jobs = Vec::new();
     for (name, alloc) in &releases {
         let rho = alloc.total_rho();
@@ -210,8 +213,8 @@ pub fn production_calibration(data: &std::path::Path) -> Result<String, String> 
     // six independent searches, side by side (rows in the order above)
     let rows: Vec<Record> = jobs
         .par_iter()
-        .map(|(name, alloc, conv, target)| -> Result<Record, String> {
-            let t = target.to_rational().ok_or("non-finite target")?;
+        .map(|(name, alloc, conv, target)| -> Fallible<Record> {
+            let t = target.to_rational().ok_or_else(|| err!(Input, "non-finite target"))?;
             let br = crate::calibrate::calibrate_uniform_smoothed(&alloc.all_mechanisms(), &d10, &t, 256, 1e-10)?;
             let mut r = Record::new();
             r.push("product", *name);

@@ -6,9 +6,11 @@ use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::calibrate::{calibrate_factor, calibrate_uniform, scale_groups};
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::model::GaussGroup;
 use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
+use crate::{err, fallible};
 use rug::{Float, Rational};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -70,14 +72,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 type In = BTreeMap<String, String>;
 
-fn get<'a>(m: &'a In, k: &str) -> Result<&'a str, String> {
-    m.get(k).map(|s| s.as_str()).ok_or_else(|| format!("missing input '{k}'"))
+fn get<'a>(m: &'a In, k: &str) -> Fallible<&'a str> {
+    m.get(k).map(|s| s.as_str()).ok_or_else(|| err!(Input, "missing input '{k}'"))
 }
 
 /// A rational input, range-checked by its name: a zCDP ρ, an ε or a σ² must be positive, a δ or a
 /// prior p must lie in (0, 1) (the formulas divide by them or take their logarithm).
-fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
-    let v = parse_rational(get(m, k)?).map_err(|e| format!("input '{k}': {e}"))?;
+fn rat_in(m: &In, k: &str) -> Fallible<Rational> {
+    let v = parse_rational(get(m, k)?).map_err(|e| e.context(format!("input '{k}'")))?;
     let bad = match k {
         "rho" | "rho1" | "rho2" | "sigma2" | "eps" => v <= 0,
         "delta" | "p" => v <= 0 || v >= 1,
@@ -85,7 +87,7 @@ fn rat_in(m: &In, k: &str) -> Result<Rational, String> {
     };
     if bad {
         let range = if matches!(k, "delta" | "p") { "in (0, 1)" } else { "positive" };
-        return Err(format!("input '{k}' must be {range}, got {}", get(m, k)?));
+        return fallible!(Input, "input '{k}' must be {range}, got {}", get(m, k)?);
     }
     Ok(v)
 }
@@ -100,10 +102,10 @@ const CLT_MAX_N: u32 = 1000;
 const CLT_MAX_OPS: f64 = 5e7;
 
 /// `sigma2` within the range a row's computation handles.
-fn sigma2_in(m: &In, (lo, hi): (f64, f64)) -> Result<Rational, String> {
+fn sigma2_in(m: &In, (lo, hi): (f64, f64)) -> Fallible<Rational> {
     let v = rat_in(m, "sigma2")?;
     if v < lo || v > hi {
-        return Err(format!("input 'sigma2' must be between {lo:e} and {hi:e} for this quantity, got {}", get(m, "sigma2")?));
+        return fallible!(Input, "input 'sigma2' must be between {lo:e} and {hi:e} for this quantity, got {}", get(m, "sigma2")?);
     }
     Ok(v)
 }
@@ -121,7 +123,7 @@ impl Ctx {
         }
     }
 
-    fn alloc(&self, name: &str) -> Result<Allocation, String> {
+    fn alloc(&self, name: &str) -> Fallible<Allocation> {
         if let Some(a) = lock(&self.allocs).get(name) {
             return Ok(a.clone());
         }
@@ -130,14 +132,14 @@ impl Ctx {
         Ok(a)
     }
 
-    fn level_groups(&self, m: &In) -> Result<(Allocation, Vec<GaussGroup>, Rational), String> {
+    fn level_groups(&self, m: &In) -> Fallible<(Allocation, Vec<GaussGroup>, Rational)> {
         let a = self.alloc(get(m, "alloc")?)?;
         let l = a.level(get(m, "level")?)?.clone();
         let g = a.level_mechanisms(&l);
         Ok((a, g, l.rho))
     }
 
-    fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Result<Profile, String> {
+    fn profile(&self, key: &str, groups: &[GaussGroup], prec: u32) -> Fallible<Profile> {
         let k = format!("{key}@{prec}");
         if let Some(p) = lock(&self.profiles).get(&k) {
             return Ok(p.clone());
@@ -147,7 +149,7 @@ impl Ctx {
         Ok(p)
     }
 
-    fn level_eps(&self, m: &In) -> Result<(Interval, Interval), String> {
+    fn level_eps(&self, m: &In) -> Fallible<(Interval, Interval)> {
         let (_, g, rho) = self.level_groups(m)?;
         let delta = rat_in(m, "delta")?;
         let key = format!("{}|{}", get(m, "alloc")?, get(m, "level")?);
@@ -155,7 +157,7 @@ impl Ctx {
         Ok((e, zcdp::eps_bs(&rho, &delta, self.prec)))
     }
 
-    fn level_reduction(&self, m: &In) -> Result<(Rational, Rational), String> {
+    fn level_reduction(&self, m: &In) -> Fallible<(Rational, Rational)> {
         let (_, g, rho) = self.level_groups(m)?;
         let delta = rat_in(m, "delta")?;
         let target = zcdp::eps_bs(&rho, &delta, self.prec).mid();
@@ -163,7 +165,7 @@ impl Ctx {
         Ok((g[0].sigma2.clone(), br.lo))
     }
 
-    fn over_levels(&self, m: &In, f: &dyn Fn(&Ctx, &In) -> Result<Float, String>) -> Result<Float, String> {
+    fn over_levels(&self, m: &In, f: &dyn Fn(&Ctx, &In) -> Fallible<Float>) -> Fallible<Float> {
         let a = self.alloc(get(m, "alloc")?)?;
         let which = get(m, "which")?;
         let mut best: Option<Float> = None;
@@ -182,26 +184,26 @@ impl Ctx {
                 }
             });
         }
-        best.ok_or_else(|| "no levels".into())
+        best.ok_or_else(|| err!(Input, "no levels"))
     }
 
     /// Recompute one quantity. `Ok(None)` means pending (capability not in this build). An input
     /// `scale=K` multiplies the result (e.g. 100 for a fraction printed as a percentage).
-    pub fn compute(&self, q: &str, m: &In) -> Result<Option<Float>, String> {
+    pub fn compute(&self, q: &str, m: &In) -> Fallible<Option<Float>> {
         let v = self.compute_raw(q, m)?;
         match (v, m.get("scale")) {
-            (Some(v), Some(k)) => Ok(Some(v * Float::with_val(self.prec, parse_rational(k).map_err(|e| format!("scale: {e}"))?))),
+            (Some(v), Some(k)) => Ok(Some(v * Float::with_val(self.prec, parse_rational(k).map_err(|e| e.context("scale"))?))),
             (v, _) => Ok(v),
         }
     }
 
-    fn compute_raw(&self, q: &str, m: &In) -> Result<Option<Float>, String> {
+    fn compute_raw(&self, q: &str, m: &In) -> Fallible<Option<Float>> {
         let p = self.prec;
         let v: Float = match q {
             "sigma2_level" => {
                 let (_, g, _) = self.level_groups(m)?;
                 if g.len() != 1 {
-                    return Err("level has heterogeneous variances".into());
+                    return fallible!(Input, "level has heterogeneous variances");
                 }
                 Float::with_val(p, &g[0].sigma2)
             }
@@ -211,7 +213,7 @@ impl Ctx {
                 let a = self.alloc(get(m, "alloc")?)?;
                 let l = a.level(get(m, "level")?)?;
                 let qn = get(m, "query")?;
-                let i = l.query_names.iter().position(|n| n == qn).ok_or_else(|| format!("level '{}' has no query '{qn}'", l.name))?;
+                let i = l.query_names.iter().position(|n| n == qn).ok_or_else(|| err!(Input, "level '{}' has no query '{qn}'", l.name))?;
                 Float::with_val(p, &l.query_rho[i])
             }
             "kr_single_level" => kr_single(m, p)?,
@@ -269,7 +271,7 @@ impl Ctx {
                     "both" => false,
                     // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
                     "first" => true,
-                    other => return Err(format!("terms must be both or first, got {other}")),
+                    other => return fallible!(Input, "terms must be both or first, got {other}"),
                 };
                 let br = calibrate_uniform(&groups, &delta, &eps, first, self.overall_prec, 1e-10)?;
                 Float::with_val(p, 1 - br.hi) * 100u32
@@ -285,33 +287,35 @@ impl Ctx {
                 gauss_profile(&groups, self.overall_prec)?
                     .delta(&eps)?
                     .first
-                    .ok_or("internal error: a lattice profile without its first term")?
+                    .ok_or_else(|| err!(Internal, "a lattice profile without its first term"))?
                     .mid()
             }
             "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).into_parts().1,
             "clt_residual_sup" => {
-                let n: u32 = get(m, "n")?.parse().map_err(|_| format!("input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
+                let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
                 if !(1..=CLT_MAX_N).contains(&n) {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "input 'n' must be between 1 and {CLT_MAX_N} (the exact n-fold law is built term by term), got {n}"
-                    ));
+                    );
                 }
                 let s2 = sigma2_in(m, CLT_SIGMA2)?;
                 // the n-fold law's cost: n steps over a window of 2K + n entries, each a K-term sum
                 let k = (1400.0 * s2.to_f64()).sqrt() + 2.0;
                 let ops = n as f64 * (2.0 * k + n as f64) * k;
                 if ops > CLT_MAX_OPS {
-                    return Err(format!(
+                    return fallible!(
+                        Resource,
                         "this CLT residual needs about {ops:.1e} 512-bit operations (limit {CLT_MAX_OPS:.0e}); use a smaller n or sigma2"
-                    ));
+                    );
                 }
                 clt_residual_sup(&s2, n)?
             }
             "clt_residual_part" => {
                 // App. C.1: the paper's bound of sup r_{n,σ} in its parts Ω₁, Ω₂ (= Ω₄ + Ω₅), Ω₃
-                let n: u32 = get(m, "n")?.parse().map_err(|_| "n must be a positive integer")?;
+                let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "n must be a positive integer"))?;
                 if !(1..=CLT_MAX_N).contains(&n) {
-                    return Err(format!("input 'n' must be between 1 and {CLT_MAX_N}, got {n}"));
+                    return fallible!(Input, "input 'n' must be between 1 and {CLT_MAX_N}, got {n}");
                 }
                 let r = crate::account::analysis::clt_residual_bound(n, &sigma2_in(m, CLT_SIGMA2)?, 256);
                 let v = match get(m, "part")? {
@@ -319,7 +323,7 @@ impl Ctx {
                     "omega2" => r.omega2,
                     "omega3" => r.omega3,
                     "total" => r.total,
-                    other => return Err(format!("part must be omega1, omega2, omega3 or total, got {other}")),
+                    other => return fallible!(Input, "part must be omega1, omega2, omega3 or total, got {other}"),
                 };
                 Float::with_val(p, v)
             }
@@ -330,7 +334,7 @@ impl Ctx {
             }
             "fdp_boole_error" => self.fdp_boole_error(m)?,
             _ if PENDING.contains(&q) => return Ok(None),
-            _ => return Err(format!("unknown quantity '{q}'")),
+            _ => return fallible!(Input, "unknown quantity '{q}'"),
         };
         Ok(Some(v))
     }
@@ -338,11 +342,11 @@ impl Ctx {
 
 /// 100 (1 − ε_exact/ε_Bureau); with `round_eps=N` both ε are first rounded to N decimals (the way a
 /// reader would compute it from printed two-decimal values).
-fn pct_reduction(c: &Ctx, m: &In) -> Result<Float, String> {
+fn pct_reduction(c: &Ctx, m: &In) -> Fallible<Float> {
     let (e, b) = c.level_eps(m)?;
     let (mut e, mut b) = (e.mid().to_f64(), b.mid().to_f64());
     if let Some(n) = m.get("round_eps") {
-        let n: i32 = n.parse().map_err(|_| "round_eps must be an integer")?;
+        let n: i32 = n.parse().map_err(|_| err!(Input, "round_eps must be an integer"))?;
         let s = 10f64.powi(n);
         e = (e * s).round() / s;
         b = (b * s).round() / s;
@@ -351,12 +355,12 @@ fn pct_reduction(c: &Ctx, m: &In) -> Result<Float, String> {
 }
 
 /// Kazan–Reiter single-level quantities (§3.1, eqs. 3.1–3.6) via src/risk.
-fn kr_single(m: &In, prec: u32) -> Result<Float, String> {
+fn kr_single(m: &In, prec: u32) -> Fallible<Float> {
     use crate::risk::single::SingleLevel;
     let p = rat_in(m, "p")?;
     let rho = rat_in(m, "rho")?;
     let s = SingleLevel::new(p, 0, rho)?;
-    let x = |k: &str| -> Result<i64, String> { get(m, k)?.parse::<i64>().map_err(|_| format!("input '{k}' must be an integer")) };
+    let x = |k: &str| -> Fallible<i64> { get(m, k)?.parse::<i64>().map_err(|_| err!(Input, "input '{k}' must be an integer")) };
     let v = match get(m, "what")? {
         "likelihood" => s.likelihood(x("xstar")?, x("x")?, prec),
         "posterior" => s.posterior(x("xstar")?, prec),
@@ -364,7 +368,7 @@ fn kr_single(m: &In, prec: u32) -> Result<Float, String> {
         "marginal" => s.marginal(prec),
         "risk" => s.risk(prec),
         "p_correct" => s.prob_correct(prec),
-        other => return Err(format!("unknown kr_single_level what='{other}'")),
+        other => return fallible!(Input, "unknown kr_single_level what='{other}'"),
     };
     Ok(v.mid())
 }
@@ -372,7 +376,7 @@ fn kr_single(m: &In, prec: u32) -> Result<Float, String> {
 /// Kazan–Reiter two-level posterior (§3.2, Tables 7–8) on the Table 6 data, exact enumeration of the
 /// model as written (`sampler=model`) or the exact stationary law of the paper's Gibbs sampler
 /// (`sampler=paper`).
-fn kr_two(m: &In, prec: u32) -> Result<Float, String> {
+fn kr_two(m: &In, prec: u32) -> Fallible<Float> {
     use crate::risk::hier::{Prior2, Sampler};
     use crate::risk::paper::{table6_data, table6_model};
     let t = table6_model(Prior2::Unbounded);
@@ -380,15 +384,15 @@ fn kr_two(m: &In, prec: u32) -> Result<Float, String> {
     let post = match get(m, "sampler")? {
         "model" => t.posterior(&d, 8, prec),
         "paper" => t.gibbs_stationary(&d, Sampler::Paper, 8, prec)?,
-        other => return Err(format!("unknown sampler '{other}'")),
+        other => return fallible!(Input, "unknown sampler '{other}'"),
     };
     match get(m, "what")? {
         "p_x1" => Ok(post.p_target.mid()),
         "p_x2" => {
-            let k: i64 = get(m, "k")?.parse().map_err(|_| "k must be an integer")?;
-            post.x2.iter().find(|(kk, _)| *kk == k).map(|(_, v)| v.mid()).ok_or_else(|| format!("no X2 = {k}"))
+            let k: i64 = get(m, "k")?.parse().map_err(|_| err!(Input, "k must be an integer"))?;
+            post.x2.iter().find(|(kk, _)| *kk == k).map(|(_, v)| v.mid()).ok_or_else(|| err!(Input, "no X2 = {k}"))
         }
-        other => Err(format!("unknown kr_two_level what='{other}'")),
+        other => fallible!(Input, "unknown kr_two_level what='{other}'"),
     }
 }
 
@@ -398,7 +402,7 @@ fn kr_two(m: &In, prec: u32) -> Result<Float, String> {
 /// with exact tie detection). Model of the figures: p = 1/2, d = 27, Table 2 ρ₁, ρ₂; inputs `prior`
 /// (unbounded | uniform:N | point:K), `procedure` (model = exact posterior of the model as written,
 /// paper = the paper's Gibbs sampler's stationary law), truth `x1`, `x2` (default 1, 1).
-fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
+fn kr_decisions(m: &In, prec: u32) -> Fallible<Float> {
     use crate::risk::decisions::{prob_correct, Procedure};
     use crate::risk::hier::{Prior2, Sampler, TwoLevel};
     use crate::risk::paper::{rho_block, rho_obg};
@@ -406,10 +410,10 @@ fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
     let proc = match get(m, "procedure")? {
         "model" => Procedure::Exact,
         "paper" => Procedure::Gibbs(Sampler::Paper),
-        other => return Err(format!("unknown procedure '{other}' (model or paper)")),
+        other => return fallible!(Input, "unknown procedure '{other}' (model or paper)"),
     };
-    let int = |k: &str| -> Result<i64, String> {
-        m.get(k).map(|v| v.parse::<i64>().map_err(|_| format!("input '{k}' must be an integer"))).unwrap_or(Ok(1))
+    let int = |k: &str| -> Fallible<i64> {
+        m.get(k).map(|v| v.parse::<i64>().map_err(|_| err!(Input, "input '{k}' must be an integer"))).unwrap_or(Ok(1))
     };
     // ρ₂ of Figure 6's x axis (default: the Table 2 optimized-block-group value)
     let rho2 = if m.contains_key("rho2") { rat_in(m, "rho2")? } else { rho_obg() };
@@ -420,7 +424,7 @@ fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
         "gain" => c.gain,
         "loss" => c.loss,
         "net" => c.gain - c.loss,
-        other => return Err(format!("unknown kr_decisions what='{other}'")),
+        other => return fallible!(Input, "unknown kr_decisions what='{other}'"),
     };
     Ok(Float::with_val(prec, v))
 }
@@ -431,12 +435,12 @@ fn kr_decisions(m: &In, prec: u32) -> Result<Float, String> {
 /// `account::analysis::boole_error_terms`. `term`: `e0` (E₀⁽⁰⁾ + E₁⁽⁰⁾ + E₂⁽⁰⁾), `e0_2` (E₂⁽⁰⁾ alone), `e1`, `e2`,
 /// `e3`, `total` (their sum).
 impl Ctx {
-    fn fdp_boole_error(&self, m: &In) -> Result<Float, String> {
+    fn fdp_boole_error(&self, m: &In) -> Fallible<Float> {
         let rho = rat_in(m, "rho")?;
         let eps = rat_in(m, "eps")?;
         let t = Rational::from(5) * (Rational::from(&eps / &rho) - 1u32);
         if t <= 0 {
-            return Err("the first term needs eps > rho (t_eps > 0)".into());
+            return fallible!(Input, "the first term needs eps > rho (t_eps > 0)");
         }
         // held while computing: the rows of the same (ρ, ε) wait for the terms rather than compute them again
         let mut cache = lock(&self.boole_errors);
@@ -454,7 +458,7 @@ impl Ctx {
     }
 }
 
-fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Result<Float, String> {
+fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Fallible<Float> {
     // the Table 3 groups: k = 7
     let k = crate::account::analysis::table3_groups() as f64;
     let v = match get(m, "term")? {
@@ -465,19 +469,19 @@ fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Result<Float, String> {
         "e2" => e[2],
         "e3" => e[3],
         "total" => e.iter().sum(),
-        other => return Err(format!("term must be e0, e0_2, e1, e2, e3 or total, got {other}")),
+        other => return fallible!(Input, "term must be e0, e0_2, e1, e2, e3 or total, got {other}"),
     };
     Ok(Float::with_val(128, v))
 }
 
-fn sigma2_pct(c: &Ctx, m: &In) -> Result<Float, String> {
+fn sigma2_pct(c: &Ctx, m: &In) -> Fallible<Float> {
     let (_, f) = c.level_reduction(m)?;
     Ok(Float::with_val(c.prec, 1 - f) * 100u32)
 }
 
 /// sup_y |P[S_n = y] − (1/B_n) ϕ(y/B_n)| over the lattice (Theorem A.11's r_{n,σ}, computed directly from
 /// the exact pmf — the proof of Thm A.11 defines r_{n,σ}(y) = P[S_n = y] − ϕ(y)/B_n).
-pub fn clt_residual_sup(sigma2: &Rational, n: u32) -> Result<Float, String> {
+pub fn clt_residual_sup(sigma2: &Rational, n: u32) -> Fallible<Float> {
     // Precision high enough to resolve residuals down to ~1e-110 relative to masses of order 1.
     let prec = 512;
     let dist = crate::account::analysis::noise_sum(sigma2, n, prec)?;
@@ -498,15 +502,15 @@ pub fn clt_residual_sup(sigma2: &Rational, n: u32) -> Result<Float, String> {
     Ok(best)
 }
 
-fn moe_in(m: &In) -> Result<u32, String> {
-    get(m, "moe")?.parse().map_err(|_| "moe must be a positive integer".to_string())
+fn moe_in(m: &In) -> Fallible<u32> {
+    get(m, "moe")?.parse().map_err(|_| err!(Input, "moe must be a positive integer"))
 }
 
 /// SafeTab / SafeTab-P discrete Gaussian budgets from an MOE target ([HSM21]
 /// eq. 37, safetab-p Table 7): level total ρ_i = s·ρ_base/(1−γ), Step 2 = s·ρ_base, ρ_base = 1.96²/(2 MOE²),
 /// s = 9, γ = 0.1 — exact values; `rule=printed` applies the papers' printing rule (Step 2 = 0.9 × the
 /// total *after* rounding it to 3 decimals).
-fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
+fn safetab_dg(m: &In, p: u32) -> Fallible<Float> {
     use crate::tabulation::calib::{dg_budget_row, rho_base};
     let moe = moe_in(m)?;
     let row = dg_budget_row(moe, 9, &Rational::from((1, 10)));
@@ -517,7 +521,7 @@ fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
         ("total", true) => row.total_u,
         ("step2", false) => rho_base(moe) * Rational::from(9),
         ("step2", true) => row.step2_u,
-        (other, _) => return Err(format!("part must be total or step2, got {other}")),
+        (other, _) => return fallible!(Input, "part must be total or step2, got {other}"),
     };
     // SafeTab-P Thm 2: bounded (replace) neighbours cost twice the budget.
     let v = if bounded { v * Rational::from(2) } else { v };
@@ -527,7 +531,7 @@ fn safetab_dg(m: &In, p: u32) -> Result<Float, String> {
 /// SafeTab geometric budgets (eq. 38): ε_base = ln 20/(MOE+1), total 10 ε_base, Step 2 9 ε_base; with
 /// `scale=rounded` the noise scale b = (MOE+1)/ln 20 is first rounded to 2 decimals (ε_base = 1/b), and
 /// Step 2 = 0.9 × the printed (2-decimal) total.
-fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
+fn safetab_geom(m: &In, p: u32) -> Fallible<Float> {
     use crate::tabulation::calib::{geometric_eps_base, geometric_scale_h1};
     let moe = moe_in(m)?;
     let rounded = m.get("noise_scale").map(|r| r == "rounded").unwrap_or(false);
@@ -541,14 +545,14 @@ fn safetab_geom(m: &In, p: u32) -> Result<Float, String> {
             t2 * Float::with_val(p, 0.9f64.to_string().parse::<f64>().unwrap()) // 0.9 × printed total
         }
         "step2" => Float::with_val(p, &base * 9u32),
-        other => return Err(format!("part must be total or step2, got {other}")),
+        other => return fallible!(Input, "part must be total or step2, got {other}"),
     })
 }
 
 impl Ctx {
     /// SafeTab Table 2 (δ = 1e-10) from src/tabulation/safetab_re.rs (computed once): pure DP, RDP (eq. 39 with
     /// eq. 17, s = 9 or `s=10`), zCDP analytic and on the α grid.
-    fn safetab_re(&self, m: &In) -> Result<Float, String> {
+    fn safetab_re(&self, m: &In) -> Fallible<Float> {
         // held while computing: the rows that need the table wait for it rather than compute it again
         let mut b = lock(&self.safetab_t2);
         if b.is_none() {
@@ -562,10 +566,10 @@ impl Ctx {
             ("rdp_exact", _) => 3,
             ("zcdp_analytic", _) => 4,
             ("zcdp_grid", _) => 5,
-            (other, _) => return Err(format!("unknown SafeTab accounting '{other}'")),
+            (other, _) => return fallible!(Input, "unknown SafeTab accounting '{other}'"),
         };
-        let v = rows[idx].get("value_lo").ok_or("missing value")?;
-        Ok(Float::with_val(128, Float::parse(v).map_err(|e| e.to_string())?))
+        let v = rows[idx].get("value_lo").ok_or_else(|| err!(Input, "missing value"))?;
+        Ok(Float::with_val(128, Float::parse(v).map_err(|e| err!(Input, "{e}"))?))
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::account::Accountant;
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::{Arith, Interval};
 use crate::record::Record;
@@ -18,7 +19,7 @@ pub fn rat_dec(q: &Rational, digits: usize) -> String {
 /// Per-level exact ε vs the Bureau's zCDP ε (issue: "First table", [SSW24]
 /// Figure 3 / §3.1): for each level and δ, σ², ρ, ε_Bureau = ρ + 2√(ρ log 1/δ), exact ε (lo, hi) and
 /// the reduction 100·(1 − ε_exact/ε_Bureau) in percent.
-pub fn geolevel_epsilons(alloc: &Allocation, deltas: &[Rational], prec: u32) -> Result<Vec<Record>, String> {
+pub fn geolevel_epsilons(alloc: &Allocation, deltas: &[Rational], prec: u32) -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     for level in &alloc.levels {
         let groups = alloc.level_mechanisms(level);

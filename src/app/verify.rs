@@ -22,6 +22,8 @@
 //! NHGIS / ACS extracts the user must download — which are not in the extracts directory;
 //! `crate::accuracy::published`).
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use rug::Float;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -55,8 +57,8 @@ pub enum Rounding {
 }
 
 impl Rounding {
-    pub fn parse(s: &str) -> Result<Rounding, String> {
-        let num = |p: &str| s[p.len()..].parse::<u32>().map_err(|_| format!("unknown rounding '{s}'"));
+    pub fn parse(s: &str) -> Fallible<Rounding> {
+        let num = |p: &str| s[p.len()..].parse::<u32>().map_err(|_| err!(Input, "unknown rounding '{s}'"));
         match s {
             "upper" => Ok(Rounding::Upper),
             "order" => Ok(Rounding::Order),
@@ -64,52 +66,52 @@ impl Rounding {
             _ if s.starts_with("dp") => Ok(Rounding::Dp(num("dp")?)),
             _ if s.starts_with("sig") => Ok(Rounding::Sig(num("sig")?)),
             _ if s.starts_with("pct") => Ok(Rounding::Pct(num("pct")?)),
-            _ => Err(format!("unknown rounding '{s}'")),
+            _ => fallible!(Input, "unknown rounding '{s}'"),
         }
     }
 }
 
-fn parse_kv(s: &str, line: usize, what: &str) -> Result<BTreeMap<String, String>, String> {
+fn parse_kv(s: &str, line: usize, what: &str) -> Fallible<BTreeMap<String, String>> {
     let mut m = BTreeMap::new();
     for part in s.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').ok_or_else(|| format!("line {line}: {what}: expected key=value, got '{part}'"))?;
+        let (k, v) = part.split_once('=').ok_or_else(|| err!(Input, "line {line}: {what}: expected key=value, got '{part}'"))?;
         m.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(m)
 }
 
 /// Parse the published-values file; any malformed row is an error naming its line.
-pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<PublishedRow>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Fallible<Vec<PublishedRow>> {
+    let text = std::fs::read_to_string(path).map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))?;
     let mut rd = csv::ReaderBuilder::new().has_headers(true).flexible(true).comment(Some(b'#')).from_reader(text.as_bytes());
-    let hdr = rd.headers().map_err(|e| format!("{}: bad header: {e}", path.display()))?.clone();
+    let hdr = rd.headers().map_err(|e| crate::error::Error::from(e).context(format!("{}: bad header", path.display())))?.clone();
     for c in COLUMNS {
         if !hdr.iter().any(|h| h == c) {
-            return Err(format!("{}: missing column '{c}'", path.display()));
+            return fallible!(Input, "{}: missing column '{c}'", path.display());
         }
     }
     let idx = |c: &str| hdr.iter().position(|h| h == c).unwrap();
     let mut rows = Vec::new();
     let mut ids = BTreeMap::new();
     for rec in rd.records() {
-        let rec = rec.map_err(|e| format!("{}: {e}", path.display()))?;
+        let rec = rec.map_err(|e| crate::error::Error::from(e).context(format!("{}", path.display())))?;
         let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
         let get = |c: &str| rec.get(idx(c)).unwrap_or("").trim().to_string();
         for c in ["id", "paper", "location", "quantity", "printed", "rounding"] {
             if get(c).is_empty() {
-                return Err(format!("{} line {line}: missing field '{c}'", path.display()));
+                return fallible!(Input, "{} line {line}: missing field '{c}'", path.display());
             }
         }
         let quantity = get("quantity");
         if !known(&quantity) {
-            return Err(format!("{} line {line}: unknown quantity '{quantity}'", path.display()));
+            return fallible!(Input, "{} line {line}: unknown quantity '{quantity}'", path.display());
         }
         let printed = get("printed");
-        parse_printed(&printed).map_err(|e| format!("{} line {line}: {e}", path.display()))?;
-        let rounding = Rounding::parse(&get("rounding")).map_err(|e| format!("{} line {line}: {e}", path.display()))?;
+        parse_printed(&printed).map_err(|e| e.context(format!("{} line {line}", path.display())))?;
+        let rounding = Rounding::parse(&get("rounding")).map_err(|e| e.context(format!("{} line {line}", path.display())))?;
         let id = get("id");
         if ids.insert(id.clone(), line).is_some() {
-            return Err(format!("{} line {line}: duplicate id '{id}'", path.display()));
+            return fallible!(Input, "{} line {line}: duplicate id '{id}'", path.display());
         }
         rows.push(PublishedRow {
             line,
@@ -117,20 +119,20 @@ pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Result<Vec<PublishedRo
             paper: get("paper"),
             location: get("location"),
             quantity,
-            inputs: parse_kv(&get("inputs"), line, "inputs").map_err(|e| format!("{}: {e}", path.display()))?,
+            inputs: parse_kv(&get("inputs"), line, "inputs").map_err(|e| e.context(format!("{}", path.display())))?,
             printed,
             rounding,
             explanation: get("explanation"),
-            alt_inputs: parse_kv(&get("alt_inputs"), line, "alt_inputs").map_err(|e| format!("{}: {e}", path.display()))?,
+            alt_inputs: parse_kv(&get("alt_inputs"), line, "alt_inputs").map_err(|e| e.context(format!("{}", path.display())))?,
         });
     }
     Ok(rows)
 }
 
 /// The printed value as a number: accepts `11.07`, `8.50%`, `3e-37`, `5.8×10^-34`.
-pub fn parse_printed(s: &str) -> Result<Float, String> {
+pub fn parse_printed(s: &str) -> Fallible<Float> {
     let t = s.trim().trim_end_matches('%').replace("×10^", "e").replace("x10^", "e");
-    let q = crate::num::parse_rational(&t).map_err(|_| format!("unparseable printed value '{s}'"))?;
+    let q = crate::num::parse_rational(&t).map_err(|_| err!(Input, "unparseable printed value '{s}'"))?;
     Ok(Float::with_val(256, q))
 }
 

@@ -30,6 +30,8 @@
 //! implies is at or above the Bureau-implied bound — an approximation in the Bureau's favour, labelled so.
 
 use crate::account::{Accountant, Certified, Map};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::Interval;
 use rug::Rational;
 
@@ -37,21 +39,21 @@ use rug::Rational;
 const PREC: u32 = 256;
 
 /// The attack advantage sup (TPR − FPR) = δ(0), certified.
-pub fn advantage(acc: &Accountant) -> Result<Certified, String> {
+pub fn advantage(acc: &Accountant) -> Fallible<Certified> {
     let d = acc.delta(&Rational::from(0))?.delta;
     let detail = format!("delta(0); {}", d.describe());
     Ok(d.restated(detail))
 }
 
 /// TPR of the most powerful test at FPR α: 1 − f(α), certified.
-pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Result<Certified, String> {
+pub fn tpr_at_fpr(acc: &Accountant, alpha: &Rational) -> Fallible<Certified> {
     check_unit("FPR", alpha)?;
     let f = acc.tradeoff(alpha)?;
-    Ok(f.map(&Map::Complement, PREC, format!("1 - f(alpha); {}", f.describe()))?)
+    f.map(&Map::Complement, PREC, format!("1 - f(alpha); {}", f.describe()))
 }
 
 /// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
-pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Result<Certified, String> {
+pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Fallible<Certified> {
     check_unit("TPR", t)?;
     let f = acc.tradeoff(&(Rational::from(1) - t.clone()))?;
     let d = format!("f(1 - t), the trade-off being symmetric; {}", f.describe());
@@ -59,15 +61,15 @@ pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Result<Certified, String> {
 }
 
 /// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
-pub fn min_total_error(acc: &Accountant) -> Result<Certified, String> {
+pub fn min_total_error(acc: &Accountant) -> Fallible<Certified> {
     let a = advantage(acc)?;
-    Ok(a.map(&Map::Complement, PREC, "1 - delta(0)".into())?)
+    a.map(&Map::Complement, PREC, "1 - delta(0)".into())
 }
 
 /// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
-pub fn bayes_success(acc: &Accountant, p: &Rational) -> Result<Certified, String> {
+pub fn bayes_success(acc: &Accountant, p: &Rational) -> Fallible<Certified> {
     if !(*p > 0 && *p < 1) {
-        return Err(format!("the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p)));
+        return fallible!(Input, "the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p));
     }
     let one = Rational::from(1);
     let half = Rational::from((1, 2));
@@ -78,27 +80,27 @@ pub fn bayes_success(acc: &Accountant, p: &Rational) -> Result<Certified, String
     let delta = acc.delta_enclosed(&e)?;
     // 1 − m (1 − δ)
     let detail = format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", delta.describe());
-    Ok(delta.map(&Map::TowardOne(m), PREC, detail)?)
+    delta.map(&Map::TowardOne(m), PREC, detail)
 }
 
 /// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
-pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Result<Certified, String> {
+pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Fallible<Certified> {
     if !(*p > 0 && *p < 1) {
-        return Err(format!("the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p)));
+        return fallible!(Input, "the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p));
     }
     if *alpha == 0 {
-        return Err("the posterior at FPR 0 is undefined (no record is flagged by chance)".into());
+        return fallible!(Input, "the posterior at FPR 0 is undefined (no record is flagged by chance)");
     }
     let t = tpr_at_fpr(acc, alpha)?;
     // p·TPR/(p·TPR + (1−p)α), increasing in TPR
     let q = (Rational::from(1) - p.clone()) * alpha.clone();
     let detail = format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe());
-    Ok(t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)?)
+    t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)
 }
 
-fn check_unit(what: &str, x: &Rational) -> Result<(), String> {
+fn check_unit(what: &str, x: &Rational) -> Fallible<()> {
     if *x < 0 || *x > 1 {
-        return Err(format!("the {what} must be in [0, 1], got {}", crate::num::format::fmt_rational(x)));
+        return fallible!(Input, "the {what} must be in [0, 1], got {}", crate::num::format::fmt_rational(x));
     }
     Ok(())
 }

@@ -16,8 +16,10 @@
 //! * replace: the record moves one cell down and one up, σ² = 1/ρ_q (the TopDown code's `inverse_scale`),
 //!   i.e. two unit shifts on two cells with the same σ² — accounted as two sensitivity-1 queries.
 
+use crate::error::{Error, Fallible};
 use crate::model::{Composition, GaussGroup, Group, Neighbors};
 use crate::num::parse_rational;
+use crate::{err, fallible};
 use rug::Rational;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -44,24 +46,24 @@ pub struct Allocation {
     pub levels: Vec<Level>,
 }
 
-fn num_field(v: &toml::Value, what: &str) -> Result<Rational, String> {
+fn num_field(v: &toml::Value, what: &str) -> Fallible<Rational> {
     match v {
-        toml::Value::String(s) => parse_rational(s).map_err(|e| format!("{what}: {e}")),
+        toml::Value::String(s) => parse_rational(s).map_err(|e| e.context(what)),
         toml::Value::Integer(i) => Ok(Rational::from(*i)),
         toml::Value::Float(f) => {
             if !f.is_finite() {
-                return Err(format!("{what}: not a finite number"));
+                return fallible!(Input, "{what}: not a finite number");
             }
-            parse_rational(&format!("{f}")).map_err(|e| format!("{what}: {e}"))
+            parse_rational(&format!("{f}")).map_err(|e| e.context(what))
         }
-        _ => Err(format!("{what}: expected a number or a decimal string")),
+        _ => fallible!(Input, "{what}: expected a number or a decimal string"),
     }
 }
 
-fn num_list(v: &toml::Value, what: &str) -> Result<Vec<Rational>, String> {
+fn num_list(v: &toml::Value, what: &str) -> Fallible<Vec<Rational>> {
     match v {
         toml::Value::Array(a) => a.iter().enumerate().map(|(i, x)| num_field(x, &format!("{what}[{i}]"))).collect(),
-        _ => Err(format!("{what}: expected an array")),
+        _ => fallible!(Input, "{what}: expected an array"),
     }
 }
 
@@ -87,7 +89,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 
 /// The text of an allocation: the file at `path`, or — when no such file exists and `path` is a bare
 /// name — the built-in allocation of that name.
-pub fn read_text(path: &Path) -> Result<String, String> {
+pub fn read_text(path: &Path) -> Fallible<String> {
     match std::fs::read_to_string(path) {
         Ok(t) => Ok(t),
         Err(e) => {
@@ -98,64 +100,66 @@ pub fn read_text(path: &Path) -> Result<String, String> {
                 }
             }
             let names: Vec<&str> = BUILTIN.iter().map(|(k, _)| *k).collect();
-            Err(format!(
+            fallible!(
+                Input,
                 "cannot read allocation file '{}': {e}{}",
                 path.display(),
                 if bare { format!(" (built-in allocations: {})", names.join(", ")) } else { String::new() }
-            ))
+            )
         }
     }
 }
 
 impl Allocation {
     /// An allocation file, or a built-in allocation by name when no such file exists ([`read_text`]).
-    pub fn from_path(path: &Path) -> Result<Allocation, String> {
+    pub fn from_path(path: &Path) -> Fallible<Allocation> {
         let text = read_text(path)?;
-        Allocation::from_toml(&text).map_err(|e| format!("allocation file '{}': {e}", path.display()))
+        Allocation::from_toml(&text).map_err(|e| e.context(format!("allocation file '{}'", path.display())))
     }
 
-    pub fn from_toml(text: &str) -> Result<Allocation, String> {
+    pub fn from_toml(text: &str) -> Fallible<Allocation> {
         let doc: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
+            .parse::<toml::Table>()
+            .map_err(|e| err!(Input, "malformed TOML: {}", e.message().lines().next().unwrap_or("parse error")))?;
         // unknown keys are refused: a misspelt key (e.g. `neighbours`) would silently change the accounting
         const TOP: &[&str] = &["name", "source", "rho", "neighbors", "delta_reported", "certificate_epsilon", "level"];
         if let Some(k) = doc.keys().find(|k| !TOP.contains(&k.as_str())) {
-            return Err(format!("unknown key '{k}' (expected one of {})", TOP.join(", ")));
+            return fallible!(Input, "unknown key '{k}' (expected one of {})", TOP.join(", "));
         }
         let name = doc.get("name").and_then(|v| v.as_str()).unwrap_or("unnamed allocation").to_string();
         let source = doc.get("source").and_then(|v| v.as_str()).map(|s| s.to_string());
         let rho = doc.get("rho").map(|v| num_field(v, "rho")).transpose()?;
         if let Some(r) = &rho {
             if *r <= 0 {
-                return Err("rho must be positive".into());
+                return fallible!(Input, "rho must be positive");
             }
         }
         let neighbors = match doc.get("neighbors") {
             None => Neighbors::AddRemove,
             // the one parser of the relation's names (noise::neighbors)
             Some(toml::Value::String(s)) => {
-                Neighbors::parse(s).map_err(|_| format!("unknown neighbour relation '{s}' (expected \"add-remove\" or \"replace\")"))?
+                Neighbors::parse(s).map_err(|_| err!(Input, "unknown neighbour relation '{s}' (expected \"add-remove\" or \"replace\")"))?
             }
-            Some(_) => return Err("neighbors must be a string".into()),
+            Some(_) => return fallible!(Input, "neighbors must be a string"),
         };
         let delta_reported = doc.get("delta_reported").map(|v| num_field(v, "delta_reported")).transpose()?;
-        let lv = doc.get("level").and_then(|v| v.as_array()).ok_or("no [[level]] entries")?;
+        let lv = doc.get("level").and_then(|v| v.as_array()).ok_or_else(|| err!(Input, "no [[level]] entries"))?;
         if lv.is_empty() {
-            return Err("no [[level]] entries".into());
+            return fallible!(Input, "no [[level]] entries");
         }
         let mut levels = Vec::new();
         let mut share_sum = Rational::from(0);
         let mut counted: u64 = 0;
         for (i, l) in lv.iter().enumerate() {
-            let t = l.as_table().ok_or(format!("level {}: not a table", i + 1))?;
-            let lname = t.get("name").and_then(|v| v.as_str()).ok_or(format!("level {}: missing name", i + 1))?.to_string();
-            let ctx = |s: &str| format!("level '{lname}': {s}");
+            let t = l.as_table().ok_or_else(|| err!(Input, "level {}: not a table", i + 1))?;
+            let lname = t.get("name").and_then(|v| v.as_str()).ok_or_else(|| err!(Input, "level {}: missing name", i + 1))?.to_string();
+            let ctx = |s: &str| -> Error { err!(Input, "level '{lname}': {s}") };
+            let within = |e: Error| e.context(format!("level '{lname}'"));
             const LEVEL: &[&str] = &["name", "share", "queries", "query_shares", "query_rho", "query_names"];
             if let Some(k) = t.keys().find(|k| !LEVEL.contains(&k.as_str())) {
                 return Err(ctx(&format!("unknown key '{k}' (expected one of {})", LEVEL.join(", "))));
             }
-            let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(|e| ctx(&e))?;
+            let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(within)?;
             let queries = t.get("queries");
             let qshares = t.get("query_shares");
             let qrho = t.get("query_rho");
@@ -172,7 +176,7 @@ impl Allocation {
                 if share.is_some() {
                     return Err(ctx("`query_rho` gives absolute budgets; do not combine it with `share`"));
                 }
-                let v = num_list(qr, "query_rho").map_err(|e| ctx(&e))?;
+                let v = num_list(qr, "query_rho").map_err(within)?;
                 if v.is_empty() {
                     return Err(ctx("query_rho is empty"));
                 }
@@ -204,7 +208,7 @@ impl Allocation {
                     }
                     vec![&level_rho / Rational::from(n); n as usize]
                 } else {
-                    let qs = num_list(qshares.unwrap(), "query_shares").map_err(|e| ctx(&e))?;
+                    let qs = num_list(qshares.unwrap(), "query_shares").map_err(within)?;
                     if qs.is_empty() {
                         return Err(ctx("query_shares is empty"));
                     }
@@ -225,12 +229,12 @@ impl Allocation {
             levels.push(Level { name: lname, rho: lrho, share, query_rho, query_names: names });
         }
         if share_sum > 1 {
-            return Err(format!("level shares sum to {} > 1: the levels would spend more than rho", share_sum));
+            return fallible!(Input, "level shares sum to {} > 1: the levels would spend more than rho", share_sum);
         }
         let mut seen = BTreeMap::new();
         for l in &levels {
             if seen.insert(norm_name(&l.name), ()).is_some() {
-                return Err(format!("duplicate level name '{}'", l.name));
+                return fallible!(Input, "duplicate level name '{}'", l.name);
             }
         }
         Ok(Allocation { name, source, rho, neighbors, delta_reported, levels })
@@ -241,21 +245,21 @@ impl Allocation {
         self.levels.iter().fold(Rational::from(0), |a, l| a + &l.rho)
     }
 
-    pub fn level(&self, name: &str) -> Result<&Level, String> {
+    pub fn level(&self, name: &str) -> Fallible<&Level> {
         let key = norm_name(name);
         self.levels.iter().find(|l| norm_name(&l.name) == key).ok_or_else(|| {
             let names: Vec<&str> = self.levels.iter().map(|l| l.name.as_str()).collect();
-            format!("unknown level '{name}' (levels: {})", names.join(", "))
+            err!(Input, "unknown level '{name}' (levels: {})", names.join(", "))
         })
     }
 
     /// The composition of one level's queries.
-    pub fn level_composition(&self, level: &Level) -> Result<Composition, String> {
+    pub fn level_composition(&self, level: &Level) -> Fallible<Composition> {
         queries_composition(&level.query_rho, self.neighbors)
     }
 
     /// The composition of all levels.
-    pub fn composition(&self) -> Result<Composition, String> {
+    pub fn composition(&self) -> Fallible<Composition> {
         let all: Vec<Rational> = self.levels.iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
         queries_composition(&all, self.neighbors)
     }
@@ -275,12 +279,12 @@ impl Allocation {
 
 /// The composition of queries with these zCDP budgets under the file's neighbour relation: σ² = 1/(2ρ_q)
 /// for add/remove, σ² = 1/ρ_q for replace (whose two shifts per query `Composition::shifts` makes).
-pub fn queries_composition(query_rho: &[Rational], nb: Neighbors) -> Result<Composition, String> {
+pub fn queries_composition(query_rho: &[Rational], nb: Neighbors) -> Fallible<Composition> {
     let groups = query_rho
         .iter()
         .map(|r| {
             if *r <= 0 {
-                return Err(format!("a query budget must be positive, got {r}"));
+                return fallible!(Input, "a query budget must be positive, got {r}");
             }
             let s2 = match nb {
                 Neighbors::AddRemove => Rational::from(r.recip_ref()) / 2u32,
@@ -288,14 +292,14 @@ pub fn queries_composition(query_rho: &[Rational], nb: Neighbors) -> Result<Comp
             };
             Ok(Group::gaussian(s2, 1, 1))
         })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(Composition::new(groups, nb)?)
+        .collect::<Fallible<Vec<_>>>()?;
+    Composition::new(groups, nb)
 }
 
 /// The discrete Gaussian shifts of these queries, grouped by σ² (add/remove: one per query at 1/(2ρ_q);
 /// replace: two per query at 1/ρ_q).
 pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<GaussGroup> {
-    queries_composition(query_rho, nb).and_then(|c| Ok(c.gauss_shifts()?)).unwrap_or_default()
+    queries_composition(query_rho, nb).and_then(|c| c.gauss_shifts()).unwrap_or_default()
 }
 
 /// Level names compare case-insensitively with spaces, '-' and '_' ignored.
@@ -356,7 +360,7 @@ queries = 10
         ];
         for (text, want) in cases {
             let e = Allocation::from_toml(text).unwrap_err();
-            assert!(e.contains(want), "{e:?} should mention {want:?}");
+            assert!(e.to_string().contains(want), "{e:?} should mention {want:?}");
         }
     }
 
@@ -366,10 +370,10 @@ queries = 10
     fn unknown_keys_are_refused() {
         let top = "neighbours = \"replace\"\n[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\n";
         let e = Allocation::from_toml(top).unwrap_err();
-        assert!(e.contains("unknown key 'neighbours'"), "{e}");
+        assert!(e.to_string().contains("unknown key 'neighbours'"), "{e}");
         let lvl = "[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\nquerys = 5\n";
         let e = Allocation::from_toml(lvl).unwrap_err();
-        assert!(e.contains("level 'A': unknown key 'querys'"), "{e}");
+        assert!(e.to_string().contains("level 'A': unknown key 'querys'"), "{e}");
         assert!(Allocation::from_toml("[[level]]\nname = \"A\"\nquery_rho = [\"1/2\"]\n").is_ok());
     }
 }

@@ -7,11 +7,13 @@ use crate::budget::zcdp;
 use crate::calibrate::calibrate_factor;
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use crate::num::format::fmt_nearest;
 use crate::num::parse_rational;
 use crate::record::render_rows;
 use crate::record::{Format, Record};
+use crate::{err, fallible};
 use clap::Args;
 use rug::{Float, Rational};
 use std::collections::BTreeMap;
@@ -48,30 +50,30 @@ pub struct AccuracyArgs {
 }
 
 /// Read the counts column; any non-integer or negative entry is an error naming its line.
-pub fn read_counts(path: &PathBuf, column: &str) -> Result<Vec<i64>, String> {
-    let mut rd = csv::Reader::from_path(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    let hdr = rd.headers().map_err(|e| format!("'{}': {e}", path.display()))?.clone();
-    let idx = hdr.iter().position(|h| h == column).ok_or_else(|| format!("'{}': no column '{column}'", path.display()))?;
+pub fn read_counts(path: &PathBuf, column: &str) -> Fallible<Vec<i64>> {
+    let mut rd = csv::Reader::from_path(path).map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))?;
+    let hdr = rd.headers().map_err(|e| crate::error::Error::from(e).context(format!("'{}'", path.display())))?.clone();
+    let idx = hdr.iter().position(|h| h == column).ok_or_else(|| err!(Input, "'{}': no column '{column}'", path.display()))?;
     let mut out = Vec::new();
     for rec in rd.records() {
-        let rec = rec.map_err(|e| format!("'{}': {e}", path.display()))?;
+        let rec = rec.map_err(|e| crate::error::Error::from(e).context(format!("'{}'", path.display())))?;
         let line = rec.position().map(|p| p.line()).unwrap_or(0);
         let v = rec.get(idx).unwrap_or("").trim();
-        let c = crate::num::parse::parse_count_field(v, "count").map_err(|e| format!("'{}' line {line}: {e}", path.display()))?;
+        let c = crate::num::parse::parse_count_field(v, "count").map_err(|e| e.context(format!("'{}' line {line}", path.display())))?;
         out.push(c);
     }
     if out.is_empty() {
-        return Err(format!("'{}': no counts", path.display()));
+        return fallible!(Input, "'{}': no counts", path.display());
     }
     Ok(out)
 }
 
-pub fn run(a: AccuracyArgs) -> Result<String, String> {
+pub fn run(a: AccuracyArgs) -> Fallible<String> {
     if !a.nhgis.nhgis.is_empty() {
         return crate::cli::accuracy_nhgis::run(&a);
     }
     let (Some(alloc_path), Some(level_name), Some(counts_path)) = (&a.allocation, &a.level, &a.counts) else {
-        return Err("accuracy needs --allocation, --level and --counts (or --nhgis FILE…)".into());
+        return fallible!(Input, "accuracy needs --allocation, --level and --counts (or --nhgis FILE…)");
     };
     let prec = check_prec(256)?;
     let delta = parse_delta(&a.delta)?;
@@ -79,7 +81,7 @@ pub fn run(a: AccuracyArgs) -> Result<String, String> {
     let level = alloc.level(level_name)?.clone();
     let groups = alloc.level_mechanisms(&level);
     if groups.len() != 1 {
-        return Err(format!("level '{}' has heterogeneous variances; accuracy needs one σ²", level.name));
+        return fallible!(Input, "level '{}' has heterogeneous variances; accuracy needs one σ²", level.name);
     }
     let counts = read_counts(counts_path, &a.column)?;
     crate::accuracy::counts::check_draws(counts.len() as u128, a.trials)?;

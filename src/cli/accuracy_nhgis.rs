@@ -7,6 +7,7 @@ use crate::accuracy::{parse_map, Allocation};
 use crate::cli::accuracy::AccuracyArgs;
 use crate::cli::common::parse_delta;
 use crate::data::nhgis::{self, RaceTable};
+use crate::error::Fallible;
 use crate::noise::sampler::NoiseSource;
 use crate::num::format::fmt_nearest;
 use crate::record::{render_csv, render_rows, write_atomic};
@@ -140,7 +141,7 @@ const TABLE_KEYS: [&str; 12] = [
     "mse_nonneg_reduction_pct_exact",
 ];
 
-pub fn run(a: &AccuracyArgs) -> Result<String, String> {
+pub fn run(a: &AccuracyArgs) -> Fallible<String> {
     let n = &a.nhgis;
     let delta = parse_delta(&a.delta)?;
     let table = RaceTable::parse(&n.table)?;

@@ -5,6 +5,8 @@
 use crate::account::Certified;
 use crate::attack;
 use crate::cli::common::{accountant, resolve, TargetArgs};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
 use crate::record::{render_csv, Format, Record};
@@ -23,11 +25,11 @@ pub struct AttackArgs {
     pub prior: Vec<String>,
 }
 
-fn parse_in(s: &str, what: &str, open: bool) -> Result<Rational, String> {
-    let x = parse_rational(s.trim()).map_err(|e| format!("{what}: {e}"))?;
+fn parse_in(s: &str, what: &str, open: bool) -> Fallible<Rational> {
+    let x = parse_rational(s.trim()).map_err(|e| e.context(what))?;
     let ok = if open { x > 0 && x < 1 } else { (0..=1).contains(&x) };
     if !ok {
-        return Err(format!("{what} must be in {}, got '{}'", if open { "(0, 1)" } else { "[0, 1]" }, s.trim()));
+        return fallible!(Input, "{what} must be in {}, got '{}'", if open { "(0, 1)" } else { "[0, 1]" }, s.trim());
     }
     Ok(x)
 }
@@ -51,9 +53,9 @@ fn dec(x: f64) -> String {
     fmt_nearest(&rug::Float::with_val(64, x), 7)
 }
 
-pub fn run(a: AttackArgs) -> Result<String, String> {
-    let fprs = a.fpr.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--fpr", false)?))).collect::<Result<Vec<_>, String>>()?;
-    let priors = a.prior.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--prior", true)?))).collect::<Result<Vec<_>, String>>()?;
+pub fn run(a: AttackArgs) -> Fallible<String> {
+    let fprs = a.fpr.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--fpr", false)?))).collect::<Fallible<Vec<_>>>()?;
+    let priors = a.prior.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--prior", true)?))).collect::<Fallible<Vec<_>>>()?;
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
     // the zCDP comparison needs a ρ (NaN, printed empty, where a mechanism has none)
@@ -73,7 +75,7 @@ pub fn run(a: AttackArgs) -> Result<String, String> {
     let d = 25;
     match a.target.format {
         Format::Csv => {
-            let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Result<Record, String> {
+            let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Fallible<Record> {
                 let mut r = Record::new();
                 r.push("target", t.label.clone());
                 r.push("neighbors", t.comp.neighbors().as_str());

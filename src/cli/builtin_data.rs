@@ -4,6 +4,8 @@
 //! The commands read their data through paths (`data.join("allocations/…")`), so the embedded tree is
 //! unpacked into a private temporary directory for the run ([`Unpacked`]), removed when the run ends.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::path::{Path, PathBuf};
 
 /// Every file under data/, by its path relative to data/ (a test checks the list against the directory).
@@ -127,21 +129,21 @@ pub struct Unpacked {
 }
 
 impl Unpacked {
-    pub fn new() -> Result<Unpacked, String> {
+    pub fn new() -> Fallible<Unpacked> {
         let base = std::env::temp_dir();
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let dir = base.join(format!("tightdp-data-{}-{nanos}", std::process::id()));
         let u = Unpacked { dir };
         std::fs::create_dir(&u.dir)
-            .map_err(|e| format!("cannot unpack the built-in data into '{}': {e} (give --data DIR)", u.dir.display()))?;
+            .map_err(|e| err!(Io, "cannot unpack the built-in data into '{}': {e} (give --data DIR)", u.dir.display()))?;
         for (rel, bytes) in FILES {
             let p = u.dir.join(rel);
             if let Some(parent) = p.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot unpack the built-in data into '{}': {e} (give --data DIR)", parent.display()))?;
+                    .map_err(|e| err!(Io, "cannot unpack the built-in data into '{}': {e} (give --data DIR)", parent.display()))?;
             }
             std::fs::write(&p, bytes)
-                .map_err(|e| format!("cannot unpack the built-in data into '{}': {e} (give --data DIR)", p.display()))?;
+                .map_err(|e| err!(Io, "cannot unpack the built-in data into '{}': {e} (give --data DIR)", p.display()))?;
         }
         Ok(u)
     }
@@ -159,11 +161,11 @@ impl Drop for Unpacked {
 
 /// The data directory of a run: `--data DIR` when given, else the embedded tree unpacked (kept alive by
 /// the returned guard).
-pub fn data_dir(flag: &Option<PathBuf>) -> Result<(PathBuf, Option<Unpacked>), String> {
+pub fn data_dir(flag: &Option<PathBuf>) -> Fallible<(PathBuf, Option<Unpacked>)> {
     match flag {
         Some(d) => {
             if !d.is_dir() {
-                return Err(format!("--data '{}' is not a directory", d.display()));
+                return fallible!(Input, "--data '{}' is not a directory", d.display());
             }
             Ok((d.clone(), None))
         }

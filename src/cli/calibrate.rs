@@ -5,9 +5,11 @@ use crate::app::calibration::{calibrated_toml, level_brackets, rows_of_brackets,
 pub use crate::app::calibration::{level_rows, push_bracket, uniform_row, Conversion, REL_WIDTH};
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
 use crate::num::{parse_rational, DEFAULT_PREC};
 use crate::record::render_rows;
 use crate::record::Format;
+use crate::{err, fallible};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -72,15 +74,15 @@ pub const ATTACK_COLUMNS: &[&str] = &[
 ];
 
 /// Rows in the output format, every row with exactly the command's columns.
-fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Result<String, String> {
+fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Fallible<String> {
     let rows = rows.iter().map(|r| r.with_columns(cols)).collect::<Result<Vec<_>, _>>()?;
     Ok(render_rows(&rows, format))
 }
 
 /// Relative width of the certified factor bracket.
-pub fn run(a: CalibrateArgs) -> Result<String, String> {
+pub fn run(a: CalibrateArgs) -> Fallible<String> {
     let prec = a.prec.map(check_prec).transpose()?;
-    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| format!("{what}: {e}"));
+    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(what));
     let attack = match (&a.target_advantage, &a.target_tpr, &a.at_fpr) {
         (Some(v), _, _) => Some(AttackTarget::Advantage(num(v, "target-advantage")?)),
         (None, Some(t), Some(f)) => Some(AttackTarget::Tpr { tpr: num(t, "target-tpr")?, fpr: num(f, "at-fpr")? }),
@@ -89,19 +91,22 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
     if let Some(t) = attack {
         let flag = if a.target_advantage.is_some() { "--target-advantage" } else { "--target-tpr" };
         if a.write.is_some() {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "--write writes an allocation calibrated to an epsilon target; {flag} is an attack target: drop one of them"
-            ));
+            );
         }
         if a.conversion.is_some() {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
-            ));
+            );
         }
         if a.uniform && a.delta.is_some() {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "--delta sets the epsilon-rule reduction printed beside each level; {flag} with --uniform prints none: drop --delta"
-            ));
+            );
         }
         t.check()?;
         let alloc = Allocation::from_path(&a.allocation)?;
@@ -114,19 +119,21 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
         return render(&rows, ATTACK_COLUMNS, a.format);
     }
     let prec = prec.unwrap_or(DEFAULT_PREC);
-    let delta = parse_delta(a.delta.as_deref().ok_or("calibrate needs --delta (or an attack target: --target-advantage, --target-tpr)")?)?;
+    let delta = parse_delta(
+        a.delta.as_deref().ok_or_else(|| err!(Input, "calibrate needs --delta (or an attack target: --target-advantage, --target-tpr)"))?,
+    )?;
     let explicit = match &a.target_epsilon {
         Some(s) => {
-            let e = parse_rational(s).map_err(|e| format!("target-epsilon: {e}"))?;
+            let e = parse_rational(s).map_err(|e| e.context("target-epsilon"))?;
             if e <= 0 {
-                return Err(format!("target-epsilon must be positive, got '{s}'"));
+                return fallible!(Input, "target-epsilon must be positive, got '{s}'");
             }
             Some(e)
         }
         None => None,
     };
     if explicit.is_some() && a.conversion.is_some() {
-        return Err("--conversion defines the default target; --target-epsilon gives it explicitly: give one of them".into());
+        return fallible!(Input, "--conversion defines the default target; --target-epsilon gives it explicitly: give one of them");
     }
     let conversion = a.conversion.unwrap_or(Conversion::ZcdpBs);
     if let Some(w) = &a.write {
@@ -157,9 +164,9 @@ pub fn run(a: CalibrateArgs) -> Result<String, String> {
         ];
         let text = calibrated_toml(&alloc, &factors, &provenance);
         // the written file must load again as the same levels (a check of this writer, before it is published)
-        let back = Allocation::from_toml(&text).map_err(|e| format!("internal error: the calibrated allocation does not load: {e}"))?;
+        let back = Allocation::from_toml(&text).map_err(|e| err!(Internal, "the calibrated allocation does not load: {e}"))?;
         if back.levels.len() != alloc.levels.len() {
-            return Err("internal error: the calibrated allocation lost levels".into());
+            return fallible!(Internal, "the calibrated allocation lost levels");
         }
         crate::record::write_atomic(w, text.as_bytes())?;
     }
@@ -174,16 +181,20 @@ fn conversion_name(c: Conversion) -> &'static str {
 }
 
 /// `--write FILE` must not replace the allocation it calibrates, nor be a directory.
-fn check_write_target(w: &Path, input: &Path) -> Result<(), String> {
+fn check_write_target(w: &Path, input: &Path) -> Fallible<()> {
     if w.is_dir() {
-        return Err(format!("--write '{}' is a directory; give a file name", w.display()));
+        return fallible!(Input, "--write '{}' is a directory; give a file name", w.display());
     }
     let same = match (std::fs::canonicalize(w), std::fs::canonicalize(input)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     };
     if same {
-        return Err(format!("--write '{}' is the input --allocation file: write the calibrated allocation to another file", w.display()));
+        return fallible!(
+            Input,
+            "--write '{}' is the input --allocation file: write the calibrated allocation to another file",
+            w.display()
+        );
     }
     Ok(())
 }

@@ -5,6 +5,8 @@
 //! exact f-DP ε from the lattice privacy-loss distribution.
 
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::record::render_rows;
 use crate::record::Format;
 use crate::tabulation::manifest::{certify, safetab_p_production, Manifest};
@@ -43,11 +45,11 @@ fn is_topdown_manifest(p: &Path) -> bool {
     v.get("format").and_then(|f| f.as_str()).is_some_and(|f| f.starts_with("tightdp-topdown-manifest"))
 }
 
-pub fn run(a: CertifyArgs) -> Result<String, String> {
+pub fn run(a: CertifyArgs) -> Fallible<String> {
     // --width is validated before anything runs; a manifest's certificate has no smoothed bracket to set
     let width = crate::cli::common::parse_width(a.width.as_deref().unwrap_or("1e-9"))?;
     if a.width.is_some() && a.allocation.is_empty() {
-        return Err("--width sets the bracket of an --allocation certificate; a MANIFEST's certificate does not use it".into());
+        return fallible!(Input, "--width sets the bracket of an --allocation certificate; a MANIFEST's certificate does not use it");
     }
     let delta = parse_delta(&a.delta)?;
     if !a.allocation.is_empty() {

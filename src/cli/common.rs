@@ -2,17 +2,19 @@
 
 use crate::account::{Accountant, Method, Options};
 use crate::census::allocation::Allocation;
+use crate::error::Fallible;
 pub use crate::model::spec::{parse_count, parse_mech, parse_sensitivity};
 use crate::model::{Composition, Group, Neighbors};
 use crate::num::{parse_positive_rational, parse_rational, Arith, MAX_PREC, MIN_PREC};
 use crate::record::Format;
+use crate::{err, fallible};
 use clap::Args;
 use rug::Rational;
 use std::path::PathBuf;
 
 /// `--method`: one of `account::Method` (auto, lattice, smoothed, grid, zcdp-bs, zcdp-cks, fourier, fourier-fast).
-pub fn parse_method(s: &str) -> Result<Method, String> {
-    Ok(Method::parse(s)?)
+pub fn parse_method(s: &str) -> Fallible<Method> {
+    Method::parse(s)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -91,7 +93,7 @@ pub struct TargetArgs {
 /// The arithmetic `--arith` and `--prec` force (None: the accountant's choice). `--prec BITS` alone is
 /// MPFR at BITS, except 53 and 106, which selected the f64 and double-double engines before `--arith`
 /// existed and still do ([`Arith::from_legacy_prec`]).
-pub fn arith(a: &TargetArgs) -> Result<Option<Arith>, String> {
+pub fn arith(a: &TargetArgs) -> Fallible<Option<Arith>> {
     Ok(match (&a.arith, a.prec) {
         (None, None) => None,
         (None, Some(p)) => Some(Arith::from_legacy_prec(p)),
@@ -100,11 +102,11 @@ pub fn arith(a: &TargetArgs) -> Result<Option<Arith>, String> {
 }
 
 /// A target bracket width (`--width`): a number in [MIN_WIDTH, 1].
-pub fn parse_width(s: &str) -> Result<f64, String> {
-    let w: f64 = s.trim().parse().map_err(|_| format!("--width must be a number, got '{s}'"))?;
+pub fn parse_width(s: &str) -> Fallible<f64> {
+    let w: f64 = s.trim().parse().map_err(|_| err!(Input, "--width must be a number, got '{s}'"))?;
     let min = crate::account::MIN_WIDTH;
     if !(w >= min && w <= 1.0) {
-        return Err(format!("--width must be between {min:e} and 1, got '{s}'"));
+        return fallible!(Input, "--width must be between {min:e} and 1, got '{s}'");
     }
     Ok(w)
 }
@@ -125,56 +127,60 @@ fn is_bureau_file(path: &std::path::Path) -> bool {
     crate::census::allocation::read_text(path).is_ok_and(|t| crate::census::allocation::BUILTIN.iter().any(|(_, b)| *b == t))
 }
 
-pub fn check_prec(p: u32) -> Result<u32, String> {
+pub fn check_prec(p: u32) -> Fallible<u32> {
     if !(MIN_PREC..=MAX_PREC).contains(&p) {
-        return Err(format!("--prec must be between {MIN_PREC} and {MAX_PREC} bits, got {p}"));
+        return fallible!(Input, "--prec must be between {MIN_PREC} and {MAX_PREC} bits, got {p}");
     }
     Ok(p)
 }
 
 /// Resolve the target from the arguments, validating everything before any computation.
-pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
+pub fn resolve(a: &TargetArgs) -> Fallible<Target> {
     if let Some(p) = a.prec {
         check_prec(p)?;
     }
     if a.level.is_some() && a.allocation.is_none() {
-        return Err("--level needs --allocation".into());
+        return fallible!(Input, "--level needs --allocation");
     }
     if a.sensitivity.is_some() && a.sigma2.is_none() {
         // a --mech term or an allocation's query states its own sensitivity: the flag would be ignored
-        return Err(if !a.mech.is_empty() {
-            "--sensitivity applies to --sigma2 only; give each --mech term its sensitivity as mu=M (e.g. dgauss:sigma2=5,n=10,mu=3)"
-        } else {
-            "--sensitivity applies to --sigma2 only; an allocation's queries have sensitivity 1 (add a query of sensitivity M with --mech dgauss:sigma2=S,n=N,mu=M)"
-        }
-        .into());
+        return Err(err!(
+            Input,
+            "{}",
+            if !a.mech.is_empty() {
+                "--sensitivity applies to --sigma2 only; give each --mech term its sensitivity as mu=M (e.g. dgauss:sigma2=5,n=10,mu=3)"
+            } else {
+                "--sensitivity applies to --sigma2 only; an allocation's queries have sensitivity 1 (add a query of sensitivity M with --mech dgauss:sigma2=S,n=N,mu=M)"
+            }
+        ));
     }
     let nb_flag = a.neighbors.as_deref().map(Neighbors::parse).transpose()?;
     let nb = nb_flag.unwrap_or(Neighbors::AddRemove);
     if let Some(s) = &a.sigma2 {
         let sigma2 = parse_positive_rational(s, "sigma2")?;
-        let n = parse_count(a.n.as_deref().ok_or("--sigma2 needs --n")?, "n")?;
+        let n = parse_count(a.n.as_deref().ok_or_else(|| err!(Input, "--sigma2 needs --n"))?, "n")?;
         let mu = parse_sensitivity(a.sensitivity.as_deref().unwrap_or("1"))?;
         let comp = Composition::new(vec![Group::gaussian(sigma2, n, mu)], nb)?;
         return Ok(Target { label: format!("{n} x N_Z(0, {}) sensitivity {mu}", s.trim()), comp, bureau: false });
     }
-    let mechs = || -> Result<Vec<Group>, String> { Ok(a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>()?) };
+    let mechs = || -> Fallible<Vec<Group>> { a.mech.iter().map(|m| parse_mech(m)).collect::<Result<_, _>>() };
     if let Some(path) = &a.allocation {
         let alloc = Allocation::from_path(path)?;
         if let Some(f) = nb_flag {
             if f != alloc.neighbors {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "--neighbors {} contradicts the allocation file's relation ({}): the file states its own{}",
                     f.as_str(),
                     alloc.neighbors.as_str(),
                     if a.mech.is_empty() { "" } else { ", which the --mech terms composed with it share" }
-                ));
+                );
             }
         }
         let (label, comp) = if a.overall {
             (format!("{} (overall)", alloc.name), alloc.composition()?)
         } else {
-            let name = a.level.as_deref().ok_or("--allocation needs --level NAME or --overall")?;
+            let name = a.level.as_deref().ok_or_else(|| err!(Input, "--allocation needs --level NAME or --overall"))?;
             let level = alloc.level(name)?;
             (format!("{} / {}", alloc.name, level.name), alloc.level_composition(level)?)
         };
@@ -188,16 +194,16 @@ pub fn resolve(a: &TargetArgs) -> Result<Target, String> {
     if !a.mech.is_empty() {
         return Ok(Target { label: a.mech.join(" + "), comp: Composition::new(mechs()?, nb)?, bureau: false });
     }
-    Err("nothing to account: give --sigma2 S --n N, --allocation FILE (--level NAME | --overall), or --mech SPEC".into())
+    fallible!(Input, "nothing to account: give --sigma2 S --n N, --allocation FILE (--level NAME | --overall), or --mech SPEC")
 }
 
 /// The accountant for the arguments: method, digits, precision, smoothed width and grid.
-pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
+pub fn accountant(a: &TargetArgs, t: &Target) -> Fallible<Accountant> {
     let width = a.width.as_deref().map(parse_width).transpose()?;
     let grid = a.grid.as_deref().map(|g| parse_positive_rational(g, "grid")).transpose()?;
     let method = if grid.is_some() {
         if !matches!(a.method, Method::Auto | Method::Grid) {
-            return Err("--grid selects the grid method; it cannot be combined with another --method".into());
+            return fallible!(Input, "--grid selects the grid method; it cannot be combined with another --method");
         }
         Method::Grid
     } else {
@@ -205,37 +211,38 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Result<Accountant, String> {
     };
     if width.is_some() && !matches!(method, Method::Auto | Method::Smoothed) {
         return Err(if a.grid.is_some() {
-            "--width sets the smoothed inversion's bracket; --grid selects the grid method, which has none".to_string()
+            err!(Input, "--width sets the smoothed inversion's bracket; --grid selects the grid method, which has none")
         } else {
-            format!(
+            err!(
+                Input,
                 "--width sets the smoothed inversion's bracket; --method {} does not use it (use --method smoothed or auto)",
                 method.as_str()
             )
         });
     }
     if !(a.grid_budget > 0.0 && a.grid_budget <= 1e6) {
-        return Err(format!("--grid-budget must be a number of seconds in (0, 1e6], got {}", a.grid_budget));
+        return fallible!(Input, "--grid-budget must be a number of seconds in (0, 1e6], got {}", a.grid_budget);
     }
     let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, grid_seconds: a.grid_budget, ..Options::default() };
-    Ok(Accountant::new(t.comp.clone(), opts)?)
+    Accountant::new(t.comp.clone(), opts)
 }
 
 /// δ strictly inside (0, 1).
-pub fn parse_delta(s: &str) -> Result<Rational, String> {
-    let d = parse_rational(s).map_err(|e| format!("delta: {e}"))?;
+pub fn parse_delta(s: &str) -> Fallible<Rational> {
+    let d = parse_rational(s).map_err(|e| e.context("delta"))?;
     if d <= 0 || d >= 1 {
-        return Err(format!("delta must be in (0, 1), got '{s}'"));
+        return fallible!(Input, "delta must be in (0, 1), got '{s}'");
     }
     Ok(d)
 }
 
 /// A comma list of values (`--delta 1e-5,1e-10`), each parsed by `parse`; the text of each kept for output.
-pub fn parse_list<T>(s: &str, what: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Vec<(String, T)>, String> {
+pub fn parse_list<T>(s: &str, what: &str, parse: impl Fn(&str) -> Fallible<T>) -> Fallible<Vec<(String, T)>> {
     s.split(',')
         .map(|v| {
             let v = v.trim();
             if v.is_empty() {
-                return Err(format!("--{what}: empty value in the list '{}'", s.trim()));
+                return fallible!(Input, "--{what}: empty value in the list '{}'", s.trim());
             }
             Ok((v.to_string(), parse(v)?))
         })
@@ -243,13 +250,13 @@ pub fn parse_list<T>(s: &str, what: &str, parse: impl Fn(&str) -> Result<T, Stri
 }
 
 /// ε ≥ 0.
-pub fn parse_epsilon(s: &str) -> Result<Rational, String> {
-    let e = parse_rational(s).map_err(|e| format!("epsilon: {e}"))?;
+pub fn parse_epsilon(s: &str) -> Fallible<Rational> {
+    let e = parse_rational(s).map_err(|e| e.context("epsilon"))?;
     if e < 0 {
-        return Err(format!("epsilon must be non-negative, got '{s}'"));
+        return fallible!(Input, "epsilon must be non-negative, got '{s}'");
     }
     if e > 100_000 {
-        return Err(format!("epsilon must be at most 100000, got '{s}'"));
+        return fallible!(Input, "epsilon must be at most 100000, got '{s}'");
     }
     Ok(e)
 }

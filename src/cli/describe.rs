@@ -3,6 +3,7 @@
 //! totals and the total over all levels; every number as an exact fraction and as a decimal.
 
 use crate::census::allocation::{Allocation, Level};
+use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::num::format::fmt_nearest;
 use crate::record::{render_rows, Format, Record};
@@ -82,7 +83,7 @@ pub fn rows(alloc: &Allocation) -> Vec<Record> {
     rows
 }
 
-pub fn run(a: DescribeArgs) -> Result<String, String> {
+pub fn run(a: DescribeArgs) -> Fallible<String> {
     let alloc = Allocation::from_path(&a.allocation)?;
     let rows = rows(&alloc).iter().map(|r| r.with_columns(COLUMNS)).collect::<Result<Vec<_>, _>>()?;
     Ok(render_rows(&rows, a.format))

@@ -8,6 +8,8 @@ use crate::accuracy::{parse_map, Allocation};
 use crate::cli::accuracy_nhgis::DEFAULT_ALLOCATION;
 use crate::cli::common::parse_delta;
 use crate::data::acs;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::sampler::NoiseSource;
 use crate::num::format::fmt_nearest;
 use crate::record::{render_csv, render_rows, write_atomic};
@@ -118,13 +120,13 @@ const TABLE_KEYS: [&str; 10] = [
     "batch_improvement_pct_p95",
 ];
 
-pub fn run(a: DownstreamArgs) -> Result<String, String> {
+pub fn run(a: DownstreamArgs) -> Fallible<String> {
     let delta = parse_delta(&a.delta)?;
     if a.trials == 0 {
-        return Err("--trials must be at least 1".into());
+        return fallible!(Input, "--trials must be at least 1");
     }
     if a.batch == 0 {
-        return Err("--batch must be at least 1".into());
+        return fallible!(Input, "--batch must be at least 1");
     }
     let map = parse_map(&a.map)?;
     for (k, _) in &map {

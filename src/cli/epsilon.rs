@@ -3,7 +3,7 @@
 
 use crate::account::{Certified, Method};
 use crate::cli::common::{accountant, parse_delta, parse_epsilon, parse_list, resolve, Target, TargetArgs};
-use crate::error::{Error, Fallible};
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::record::{render_blocks, render_csv, render_json_rows, Format, Record};
 use clap::Args;
@@ -96,7 +96,7 @@ pub const DELTA_COLUMNS: &[&str] = &[
 
 /// One record per requested value: table blocks separated by a blank line, CSV with the command's fixed
 /// columns, JSON an object (one value) or an array (several). One value renders as it always did.
-pub fn render_values(rows: &[Record], format: Format, cols: &[&str]) -> Result<String, String> {
+pub fn render_values(rows: &[Record], format: Format, cols: &[&str]) -> Fallible<String> {
     Ok(match (format, rows) {
         (Format::Csv, _) => render_csv(&rows.iter().map(|r| r.with_columns(cols)).collect::<Result<Vec<_>, _>>()?),
         (Format::Table, _) => render_blocks(rows),
@@ -106,9 +106,9 @@ pub fn render_values(rows: &[Record], format: Format, cols: &[&str]) -> Result<S
 }
 
 pub fn run_epsilon(a: EpsilonArgs) -> Fallible<String> {
-    let deltas = parse_list(&a.delta, "delta", parse_delta).map_err(Error::untyped)?;
-    let t = resolve(&a.target).map_err(Error::untyped)?;
-    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
+    let deltas = parse_list(&a.delta, "delta", parse_delta)?;
+    let t = resolve(&a.target)?;
+    let acc = accountant(&a.target, &t)?;
     let mut rows = Vec::new();
     for (text, delta) in &deltas {
         let e = acc.epsilon(delta)?;
@@ -118,18 +118,18 @@ pub fn run_epsilon(a: EpsilonArgs) -> Fallible<String> {
         r.fields.insert(5, ("delta".into(), text.clone()));
         rows.push(r);
     }
-    render_values(&rows, a.target.format, EPSILON_COLUMNS).map_err(Error::untyped)
+    render_values(&rows, a.target.format, EPSILON_COLUMNS)
 }
 
 pub fn run_delta(a: DeltaArgs) -> Fallible<String> {
-    let epsilons = parse_list(&a.epsilon, "epsilon", parse_epsilon).map_err(Error::untyped)?;
-    let t = resolve(&a.target).map_err(Error::untyped)?;
-    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
+    let epsilons = parse_list(&a.epsilon, "epsilon", parse_epsilon)?;
+    let t = resolve(&a.target)?;
+    let acc = accountant(&a.target, &t)?;
     let mut rows = Vec::new();
     for (text, eps) in &epsilons {
         rows.push(delta_row(&a, &t, &acc, text, eps)?);
     }
-    render_values(&rows, a.target.format, DELTA_COLUMNS).map_err(Error::untyped)
+    render_values(&rows, a.target.format, DELTA_COLUMNS)
 }
 
 fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: &str, eps: &rug::Rational) -> Fallible<Record> {

@@ -1,4 +1,5 @@
 //! Command-line interface (docs/design.md "Command-line contract"). One file per subcommand.
+
 pub mod accuracy;
 pub mod accuracy_nhgis;
 pub mod attack;
@@ -146,7 +147,7 @@ pub fn run() -> i32 {
             }
         }
     };
-    // (epsilon, delta and tradeoff return typed errors: their kind sets the exit status)
+    // every command returns a typed error: its kind sets the exit status
     let res = match cli.cmd {
         Command::Epsilon(a) => return report(epsilon::run_epsilon(a)),
         Command::Delta(a) => return report(epsilon::run_delta(a)),
@@ -174,9 +175,7 @@ pub fn run() -> i32 {
         Command::Certify(a) => certify::run(a),
         Command::Sample(a) => sample::run(a),
     };
-    // the commands that still report bare messages: kind by the transitional rule (`Error::untyped`: an
-    // "internal error" prefix is a bug, anything else bad input)
-    report(res.map_err(crate::error::Error::untyped))
+    report(res)
 }
 
 /// Print a command's output, or its error as one line on stderr, and return the exit status of the

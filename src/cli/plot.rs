@@ -2,6 +2,7 @@
 
 use crate::census::Allocation;
 use crate::cli::common::check_prec;
+use crate::error::Fallible;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -21,7 +22,7 @@ pub struct PlotArgs {
     pub force: bool,
 }
 
-pub fn run(a: PlotArgs) -> Result<String, String> {
+pub fn run(a: PlotArgs) -> Fallible<String> {
     let prec = check_prec(a.prec)?;
     let alloc = Allocation::from_path(&a.allocation)?;
     // all or nothing: staged beside --out, swapped into place with its completion marker at the end

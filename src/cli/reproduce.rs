@@ -6,6 +6,8 @@ use crate::app::tables;
 use crate::census::Allocation;
 use crate::cli::calibrate::Conversion;
 use crate::cli::common::check_prec;
+use crate::err;
+use crate::error::Fallible;
 use crate::num::{parse_rational, DEFAULT_PREC};
 use crate::plots::figures;
 use crate::record::{render_csv, write_atomic};
@@ -43,7 +45,7 @@ pub struct ReproduceArgs {
     pub timings: bool,
 }
 
-pub fn run(a: ReproduceArgs) -> Result<String, String> {
+pub fn run(a: ReproduceArgs) -> Fallible<String> {
     // All or nothing: everything is written into a staging directory beside --out and swapped into
     // place at the end with its completion marker; an interrupted or failed run leaves --out as it was.
     let command = if a.quick {
@@ -65,7 +67,7 @@ pub fn run(a: ReproduceArgs) -> Result<String, String> {
     Ok(log.replace(&staged, &format!("{}/", a.out.display())))
 }
 
-fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, out: &std::path::Path) -> Result<String, String> {
+fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, out: &std::path::Path) -> Fallible<String> {
     let prec = check_prec(a.prec)?;
     let oprec = check_prec(a.overall_prec)?;
     let alloc = Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
@@ -165,7 +167,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
         log += &format!("wrote {}\n", path.display());
     }
     // Figures, the disclosure-risk data and the TopDown simulations are independent: side by side.
-    let figures_part = || -> Result<String, String> {
+    let figures_part = || -> Fallible<String> {
         let mut log = String::new();
         if !a.no_figures {
             // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
@@ -214,7 +216,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
         }
         Ok(log)
     };
-    let risk_part = || -> Result<String, String> {
+    let risk_part = || -> Fallible<String> {
         let mut log = String::new();
         if !a.no_figures {
             step("disclosure-risk figure data (Kazan-Reiter)");
@@ -231,7 +233,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
         }
         Ok(log)
     };
-    let topdown_part = || -> Result<String, String> {
+    let topdown_part = || -> Fallible<String> {
         let mut log = String::new();
         step("TopDown post-processing accuracy (simulated, dhc-small)");
         {
@@ -258,13 +260,13 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
             let w = <W as clap::Parser>::try_parse_from([
                 "accuracy",
                 "--geography",
-                geo.to_str().ok_or("non-UTF-8 data path")?,
+                geo.to_str().ok_or_else(|| err!(Input, "non-UTF-8 data path"))?,
                 "--trials",
                 "4000",
                 "--format",
                 "csv",
             ])
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| err!(Internal, "{e}"))?;
             let path = out.join("topdown-accuracy-dhc-small.csv");
             write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
             log += &format!("wrote {}\n", path.display());
@@ -292,7 +294,7 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
 /// persons (`tightdp synth --states 2 --counties 3 --tracts 6 --blocks 2 --seed 4`, seeded noise 7),
 /// and `tightdp certify` of its manifest at δ = 1e-10 (about 1.3 s in all). The synthetic inputs are
 /// written inside the staging directory and removed before the commit.
-fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<PathBuf>, String> {
+fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Fallible<Vec<PathBuf>> {
     use crate::tabulation::safetab_spec::{Geography, Iterations};
     let input = out.join(".safetab-input");
     let p = crate::tabulation::synth::SynthParams {
@@ -311,9 +313,9 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Result<Vec<
     let its = Iterations::load(&data.join("safetab/iterations-re.txt"), &data.join("safetab/race-codes.txt"))?;
     let geo = Geography::load(&input.join("geography.txt"))?;
     let dir = out.join("safetab-geometric");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| err!(Io, "cannot create '{}': {e}", dir.display()))?;
     let (_, m) = crate::tabulation::safetab::run(&cfg, &its, &geo, &input.join("persons.csv"), &dir, Some(7), false)?;
-    std::fs::remove_dir_all(&input).map_err(|e| format!("cannot remove '{}': {e}", input.display()))?;
+    std::fs::remove_dir_all(&input).map_err(|e| err!(Io, "cannot remove '{}': {e}", input.display()))?;
     let cert = crate::tabulation::manifest::certify(&m, &parse_rational("1e-10")?, None)?;
     let cpath = out.join("safetab-geometric-certificate.csv");
     write_atomic(&cpath, render_csv(&cert).as_bytes())?;

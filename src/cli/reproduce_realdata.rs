@@ -5,6 +5,7 @@
 
 use crate::accuracy::{counts, regression, Allocation};
 use crate::data::{acs, files_in, nhgis};
+use crate::error::Fallible;
 use crate::noise::sampler::NoiseSource;
 use crate::num::parse_rational;
 use crate::plots::realdata;
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub const LABEL: &str = "SYNTHETIC extracts (data/synthetic-extracts), not census data";
 
 /// Run both studies on the synthetic files; returns the files written.
-pub fn synthetic(data: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn synthetic(data: &Path, out: &Path) -> Fallible<Vec<PathBuf>> {
     let dir = data.join("synthetic-extracts");
     let dest = out.join("synthetic-extracts");
     let alloc = Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;

@@ -2,6 +2,7 @@
 
 use crate::census::Allocation;
 use crate::cli::common::check_prec;
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::{parse_rational, Interval, DEFAULT_PREC};
 use crate::record::render_rows;
@@ -10,6 +11,7 @@ use crate::risk::decisions::{decision_map, prob_correct, Procedure};
 use crate::risk::hier::{Data, Prior2, Sampler, TwoLevel};
 use crate::risk::single::{marginal_multi_f64, posterior_multi, sequential, Decision, SingleLevel};
 use crate::risk::{check_p, check_rho, paper, postproc};
+use crate::{err, fallible};
 use clap::{Args, Subcommand};
 use rug::Rational;
 use std::path::PathBuf;
@@ -222,25 +224,25 @@ pub struct FigArgs {
     pub out: PathBuf,
 }
 
-fn num(s: &str, what: &str) -> Result<Rational, String> {
-    parse_rational(s).map_err(|e| format!("{what}: {e}"))
+fn num(s: &str, what: &str) -> Fallible<Rational> {
+    parse_rational(s).map_err(|e| e.context(what))
 }
 
-fn prob(s: &str) -> Result<Rational, String> {
+fn prob(s: &str) -> Fallible<Rational> {
     let p = num(s, "p")?;
     check_p(&p)?;
     Ok(p)
 }
 
-fn rho(s: &str, what: &str) -> Result<Rational, String> {
+fn rho(s: &str, what: &str) -> Fallible<Rational> {
     let r = num(s, what)?;
     check_rho(&r, what)?;
     Ok(r)
 }
 
-fn d_of(d: i64) -> Result<u32, String> {
+fn d_of(d: i64) -> Fallible<u32> {
     if !(1..=100_000).contains(&d) {
-        return Err(format!("d (number of sibling blocks) must be an integer in [1, 100000], got {d}"));
+        return fallible!(Input, "d (number of sibling blocks) must be an integer in [1, 100000], got {d}");
     }
     Ok(d as u32)
 }
@@ -264,7 +266,7 @@ fn dec(d: Decision, m: i64) -> String {
 }
 
 impl ModelArgs {
-    fn build(&self) -> Result<(TwoLevel, Procedure), String> {
+    fn build(&self) -> Fallible<(TwoLevel, Procedure)> {
         let t = TwoLevel::new(
             prob(&self.p)?,
             self.m,
@@ -278,7 +280,7 @@ impl ModelArgs {
     }
 }
 
-pub fn run(a: RiskArgs) -> Result<String, String> {
+pub fn run(a: RiskArgs) -> Fallible<String> {
     match a.cmd {
         RiskCmd::Single(s) => single(s),
         RiskCmd::Table2(o) => {
@@ -294,7 +296,7 @@ pub fn run(a: RiskArgs) -> Result<String, String> {
         RiskCmd::Table5(t) => Ok(render_rows(&paper::table5(&rho(&t.rho, "rho")?, check_prec(t.out.prec)?)?, t.out.format)),
         RiskCmd::Tables78(t) => {
             if t.draws < 50 || t.draws > 100_000_000 {
-                return Err("draws must be between 50 and 100000000".into());
+                return fallible!(Input, "draws must be between 50 and 100000000");
             }
             Ok(render_rows(&paper::tables78(check_prec(t.out.prec)?, t.seed, t.draws)?, t.out.format))
         }
@@ -307,13 +309,13 @@ pub fn run(a: RiskArgs) -> Result<String, String> {
     }
 }
 
-fn single(a: SingleArgs) -> Result<String, String> {
+fn single(a: SingleArgs) -> Fallible<String> {
     let prec = check_prec(a.out.prec)?;
     let p = prob(&a.p)?;
     let (r, src) = if let Some(path) = &a.allocation {
         let alloc = Allocation::from_path(path)?;
         let lv = alloc.level(a.level.as_deref().unwrap_or(""))?;
-        let q = lv.query_rho.last().cloned().ok_or("level has no queries")?;
+        let q = lv.query_rho.last().cloned().ok_or_else(|| err!(Input, "level has no queries"))?;
         (q, format!("{} / {} / last query (KR convention)", alloc.name, lv.name))
     } else {
         let s = a.rho.clone().unwrap_or_else(|| BLOCK.to_string());
@@ -349,13 +351,13 @@ fn single(a: SingleArgs) -> Result<String, String> {
     Ok(r.render(a.out.format))
 }
 
-fn hierarchy(h: HierArgs) -> Result<String, String> {
+fn hierarchy(h: HierArgs) -> Fallible<String> {
     let prec = check_prec(h.out.prec)?;
     let (t, proc) = h.model.build()?;
     let d = Data { x1s: h.x1s, x2s: h.x2s, y1s: h.y1s };
     t.check_data(&d, prec + 32)?;
     if h.k2_rows > 1_000_000 {
-        return Err(format!("--k2-rows {} is too many rows to print (at most 1000000)", h.k2_rows));
+        return fallible!(Input, "--k2-rows {} is too many rows to print (at most 1000000)", h.k2_rows);
     }
     let mut r = Record::new();
     r.push("prior_x2", t.prior.describe());
@@ -383,10 +385,10 @@ fn hierarchy(h: HierArgs) -> Result<String, String> {
         }
         HierMethod::Mc => {
             if h.draws < 50 || h.draws > 100_000_000 {
-                return Err("draws must be between 50 and 100000000".into());
+                return fallible!(Input, "draws must be between 50 and 100000000");
             }
             if h.burn_in > 100_000_000 {
-                return Err(format!("--burn-in {} is beyond the supported 100000000 iterations", h.burn_in));
+                return fallible!(Input, "--burn-in {} is beyond the supported 100000000 iterations", h.burn_in);
             }
             let s = if h.model.paper_sampler { Sampler::Paper } else { Sampler::Correct };
             let mc = t.gibbs_mc(&d, s, h.draws, h.burn_in, h.seed, h.k2_rows)?;
@@ -405,17 +407,17 @@ fn hierarchy(h: HierArgs) -> Result<String, String> {
     Ok(r.render(h.out.format))
 }
 
-fn range(s: &str) -> Result<(i64, i64), String> {
-    let (a, b) = s.split_once(':').ok_or_else(|| format!("window range '{s}': expected LO:HI"))?;
-    let p = |x: &str| x.trim().parse::<i64>().map_err(|_| format!("window range '{s}': bounds must be integers"));
+fn range(s: &str) -> Fallible<(i64, i64)> {
+    let (a, b) = s.split_once(':').ok_or_else(|| err!(Input, "window range '{s}': expected LO:HI"))?;
+    let p = |x: &str| x.trim().parse::<i64>().map_err(|_| err!(Input, "window range '{s}': bounds must be integers"));
     let (a, b) = (p(a)?, p(b)?);
     if a > b {
-        return Err(format!("window range '{s}': LO > HI"));
+        return fallible!(Input, "window range '{s}': LO > HI");
     }
     Ok((a, b))
 }
 
-fn decisions(a: DecArgs) -> Result<String, String> {
+fn decisions(a: DecArgs) -> Fallible<String> {
     let (t, proc) = a.model.build()?;
     if a.map {
         let tiles = decision_map(&t, proc, &[t.m - 1, t.m, t.m + 1, t.m + 2], (-3, 5), (-30, 30))?;
@@ -434,7 +436,7 @@ fn decisions(a: DecArgs) -> Result<String, String> {
     let window = match &a.window {
         None => None,
         Some(w) => {
-            let (x, y) = w.split_once(',').ok_or_else(|| format!("window '{w}': expected x2lo:x2hi,ylo:yhi"))?;
+            let (x, y) = w.split_once(',').ok_or_else(|| err!(Input, "window '{w}': expected x2lo:x2hi,ylo:yhi"))?;
             Some((range(x)?, range(y)?))
         }
     };
@@ -452,14 +454,14 @@ fn decisions(a: DecArgs) -> Result<String, String> {
     Ok(r.render(a.out.format))
 }
 
-fn rhos(v: &[String]) -> Result<Vec<Rational>, String> {
+fn rhos(v: &[String]) -> Fallible<Vec<Rational>> {
     if v.is_empty() {
-        return Err("give --rho with one value per level".into());
+        return fallible!(Input, "give --rho with one value per level");
     }
     v.iter().map(|s| rho(s, "rho")).collect()
 }
 
-fn multilevel(a: MultiArgs) -> Result<String, String> {
+fn multilevel(a: MultiArgs) -> Fallible<String> {
     let prec = check_prec(a.out.prec)?;
     let p = prob(&a.p)?;
     let rs = rhos(&a.rho)?;
@@ -477,12 +479,12 @@ fn multilevel(a: MultiArgs) -> Result<String, String> {
     Ok(r.render(a.out.format))
 }
 
-fn seq(a: MultiArgs) -> Result<String, String> {
+fn seq(a: MultiArgs) -> Fallible<String> {
     let prec = check_prec(a.out.prec)?;
     let p = prob(&a.p)?;
     let rs = rhos(&a.rho)?;
     if rs.len() != a.xstar.len() {
-        return Err("give one --xstar per --rho".into());
+        return fallible!(Input, "give one --xstar per --rho");
     }
     let rel: Vec<(Rational, i64)> = rs.into_iter().zip(a.xstar.iter().cloned()).collect();
     let steps = sequential(&p, a.m, &rel, prec)?;
@@ -500,7 +502,7 @@ fn seq(a: MultiArgs) -> Result<String, String> {
     Ok(render_rows(&rows, a.out.format))
 }
 
-fn pp(a: PpArgs) -> Result<String, String> {
+fn pp(a: PpArgs) -> Fallible<String> {
     let p = prob(&a.p)?.to_f64();
     let r1 = rho(&a.rho1, "rho1")?.to_f64();
     let d = d_of(a.d)?;
@@ -525,8 +527,8 @@ const FIG_STAGE: &str = ".tightdp-risk-figures.tmp-";
 /// directory inside DIR first; only when all are written, and no destination is in the way (a
 /// directory of the same name), are they renamed into DIR. A failure leaves DIR as it was; a killed
 /// run's staging directory is removed by the next run.
-fn figures(out: &std::path::Path) -> Result<String, String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+fn figures(out: &std::path::Path) -> Fallible<String> {
+    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
     if let Ok(rd) = std::fs::read_dir(out) {
         for e in rd.flatten() {
             if e.file_name().to_string_lossy().starts_with(FIG_STAGE) {
@@ -535,19 +537,19 @@ fn figures(out: &std::path::Path) -> Result<String, String> {
         }
     }
     let stage = out.join(format!("{FIG_STAGE}{}", std::process::id()));
-    std::fs::create_dir(&stage).map_err(|e| format!("cannot create '{}': {e}", stage.display()))?;
-    let res = (|| -> Result<Vec<std::path::PathBuf>, String> {
+    std::fs::create_dir(&stage).map_err(|e| err!(Io, "cannot create '{}': {e}", stage.display()))?;
+    let res = (|| -> Fallible<Vec<std::path::PathBuf>> {
         let mut files = crate::risk::figures::figure_data(&stage)?;
         files.extend(crate::plots::csvplot::risk_figures(&stage)?);
         if std::env::var(crate::rundir::FAULT_ENV).is_ok_and(|v| v == "before-commit") {
-            return Err("injected fault before commit (TIGHTDP_INJECT_FAULT)".into());
+            return fallible!(Io, "injected fault before commit (TIGHTDP_INJECT_FAULT)");
         }
         let dest: Vec<std::path::PathBuf> = files.iter().map(|p| out.join(p.file_name().unwrap_or_default())).collect();
         if let Some(d) = dest.iter().find(|d| d.is_dir()) {
-            return Err(format!("cannot write '{}': a directory of that name is in the way (nothing was written)", d.display()));
+            return fallible!(Input, "cannot write '{}': a directory of that name is in the way (nothing was written)", d.display());
         }
         for (f, d) in files.iter().zip(&dest) {
-            std::fs::rename(f, d).map_err(|e| format!("cannot write '{}': {e}", d.display()))?;
+            std::fs::rename(f, d).map_err(|e| err!(Io, "cannot write '{}': {e}", d.display()))?;
         }
         Ok(dest)
     })();

@@ -2,6 +2,7 @@
 //! geometric or discrete Gaussian noise (per the configuration); writes t1.txt, t2.txt, moe.csv and
 //! manifest.json, all or nothing.
 
+use crate::error::Fallible;
 use crate::tabulation::safetab::{run as run_re, ReConfig};
 use crate::tabulation::safetab_prod::IterationFiles;
 use crate::tabulation::safetab_spec::{Geography, Spec};
@@ -47,7 +48,7 @@ pub struct SafetabArgs {
     pub force: bool,
 }
 
-pub fn run(a: SafetabArgs) -> Result<String, String> {
+pub fn run(a: SafetabArgs) -> Fallible<String> {
     // every public input is validated before the output directory is touched
     let d = a.data.as_deref();
     let spec = Spec::resolve(a.config.as_deref(), d, "safetab-geometric.toml");

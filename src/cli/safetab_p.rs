@@ -1,5 +1,7 @@
 //! `tightdp safetab-p`: run SafeTab-P on a persons file; writes t1.txt, t2.txt and manifest.json.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::tabulation::safetab_p::{run_with, Inputs};
 use crate::tabulation::safetab_prod::{IterationFiles, CONFIG};
 use crate::tabulation::safetab_spec::{Pass, Spec};
@@ -54,30 +56,30 @@ pub struct SafetabPArgs {
 }
 
 /// `--passes`: a comma-separated list of `us` and `pr`.
-pub fn parse_passes(s: &str) -> Result<Vec<Pass>, String> {
+pub fn parse_passes(s: &str) -> Fallible<Vec<Pass>> {
     let mut out = Vec::new();
     for p in s.split(',') {
         let pass = match p.trim().to_ascii_lowercase().as_str() {
             "us" => Pass::Us,
             "pr" => Pass::Pr,
-            o => return Err(format!("--passes: unknown pass '{o}' (us, pr or us,pr)")),
+            o => return fallible!(Input, "--passes: unknown pass '{o}' (us, pr or us,pr)"),
         };
         if out.contains(&pass) {
-            return Err(format!("--passes: '{}' listed twice", p.trim()));
+            return fallible!(Input, "--passes: '{}' listed twice", p.trim());
         }
         out.push(pass);
     }
     Ok(out)
 }
 
-pub fn run(a: SafetabPArgs) -> Result<String, String> {
+pub fn run(a: SafetabPArgs) -> Fallible<String> {
     let d = a.data.as_deref();
     let passes = a.passes.as_deref().map(parse_passes).transpose()?;
     let config = Spec::resolve(a.config.as_deref(), d, if a.production { CONFIG } else { "config.toml" });
     let files = IterationFiles::resolve(a.production, a.iterations.as_deref(), a.race_codes.as_deref(), d, "iterations.txt");
     let mut inp = Inputs::from_files(&config, &files, &a.geography)?;
     if let Some(p) = passes {
-        inp.config = inp.config.with_passes(&p).map_err(|e| format!("--passes: {e}"))?;
+        inp.config = inp.config.with_passes(&p).map_err(|e| e.context("--passes"))?;
     }
     let t0 = std::time::Instant::now();
     // a mechanism releases nothing on error: the tables are staged and swapped into place at the end

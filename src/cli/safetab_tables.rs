@@ -1,6 +1,7 @@
 //! `tightdp safetab-tables`: SafeTab-P Tables 6/7 and SafeTab (race & ethnicity) Tables 2/4, recomputed.
 
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
 use crate::num::parse_rational;
 use crate::record::Format;
 use crate::record::{render_rows, Record};
@@ -23,7 +24,7 @@ pub struct SafetabTablesArgs {
     pub prec: u32,
 }
 
-pub fn run(a: SafetabTablesArgs) -> Result<String, String> {
+pub fn run(a: SafetabTablesArgs) -> Fallible<String> {
     let delta = parse_delta(&a.delta)?;
     let prec = check_prec(a.prec)?;
     let g = safetab_re::gamma();

@@ -3,6 +3,8 @@
 //! sampler here: their floating-point samplers leak through the low bits of the draws [Mir12]; release
 //! with the discrete ones, which tightdp accounts exactly.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource, RandomizedResponseSampler};
 use crate::num::parse_positive_rational;
 use clap::Args;
@@ -38,29 +40,29 @@ pub struct SampleArgs {
     pub bench: bool,
 }
 
-pub fn run(a: SampleArgs) -> Result<String, String> {
+pub fn run(a: SampleArgs) -> Fallible<String> {
     let mut src = match a.seed {
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
     let rr = a.rr_epsilon.is_some() || a.rr_keep.is_some();
     if rr && (a.sigma2.is_some() || a.scale.is_some()) {
-        return Err("give one sampler: --sigma2, --scale, or --rr-epsilon / --rr-keep".into());
+        return fallible!(Input, "give one sampler: --sigma2, --scale, or --rr-epsilon / --rr-keep");
     }
     if !rr && (a.k != 2 || a.value != 0) {
-        return Err("--k and --value belong to randomized response (--rr-epsilon or --rr-keep)".into());
+        return fallible!(Input, "--k and --value belong to randomized response (--rr-epsilon or --rr-keep)");
     }
     let draw: Box<dyn Fn(&mut NoiseSource) -> i64> = match (&a.sigma2, &a.scale) {
         _ if rr => {
             if a.value >= a.k {
-                return Err(format!("--value must be one of the k = {} values 0 … {}, got {}", a.k, a.k.saturating_sub(1), a.value));
+                return fallible!(Input, "--value must be one of the k = {} values 0 … {}, got {}", a.k, a.k.saturating_sub(1), a.value);
             }
             let s = match (&a.rr_epsilon, &a.rr_keep) {
                 (Some(e), _) => {
-                    RandomizedResponseSampler::with_epsilon(crate::num::parse_rational(e).map_err(|m| format!("rr-epsilon: {m}"))?, a.k)?
+                    RandomizedResponseSampler::with_epsilon(crate::num::parse_rational(e).map_err(|m| m.context("rr-epsilon"))?, a.k)?
                 }
                 (_, Some(p)) => {
-                    RandomizedResponseSampler::with_keep(crate::num::parse_rational(p).map_err(|m| format!("rr-keep: {m}"))?, a.k)?
+                    RandomizedResponseSampler::with_keep(crate::num::parse_rational(p).map_err(|m| m.context("rr-keep"))?, a.k)?
                 }
                 _ => unreachable!("rr is set"),
             };
@@ -71,7 +73,7 @@ pub fn run(a: SampleArgs) -> Result<String, String> {
             let s2 = parse_positive_rational(s, "sigma2")?;
             // draws are i64: beyond σ ≈ 1e17 a draw of 40σ (probability e^-800) could still exceed it
             if s2 > 1e34 {
-                return Err(format!("sigma2 = {} is too large: draws would not fit in 64-bit integers (limit 1e34)", s.trim()));
+                return fallible!(Input, "sigma2 = {} is too large: draws would not fit in 64-bit integers (limit 1e34)", s.trim());
             }
             let d = DiscreteGaussianSampler::new(s2)?;
             Box::new(move |r| d.sample(&mut r.rng))
@@ -80,12 +82,12 @@ pub fn run(a: SampleArgs) -> Result<String, String> {
             let sc = parse_positive_rational(b, "scale")?;
             // a draw exceeds 1e3·scale with probability e^-1000: keep 1e3·scale within i64
             if sc > 1e15 {
-                return Err(format!("scale = {} is too large: draws would not fit in 64-bit integers (limit 1e15)", b.trim()));
+                return fallible!(Input, "scale = {} is too large: draws would not fit in 64-bit integers (limit 1e15)", b.trim());
             }
             let d = DiscreteLaplace::new(sc)?;
             Box::new(move |r| d.sample(&mut r.rng))
         }
-        _ => return Err("give exactly one of --sigma2, --scale, --rr-epsilon or --rr-keep".into()),
+        _ => return fallible!(Input, "give exactly one of --sigma2, --scale, --rr-epsilon or --rr-keep"),
     };
     let t0 = std::time::Instant::now();
     let mut out = String::new();

@@ -1,5 +1,6 @@
 //! `tightdp synth`: synthetic persons and geography for SafeTab-P (deterministic from --seed).
 
+use crate::error::Fallible;
 use crate::tabulation::safetab_prod::{ProductionSpecs, CONFIG};
 use crate::tabulation::safetab_spec::{Config, Spec};
 use crate::tabulation::synth::{synth, CodePools, SynthParams};
@@ -43,7 +44,7 @@ pub struct SynthArgs {
     pub force: bool,
 }
 
-pub fn run(a: SynthArgs) -> Result<String, String> {
+pub fn run(a: SynthArgs) -> Fallible<String> {
     let (codes, state_codes) = if a.production {
         let d = a.data.as_deref();
         let its = crate::tabulation::safetab_prod::iterations(&ProductionSpecs::resolve(d))?;

@@ -5,11 +5,11 @@
 use crate::account::Method;
 use crate::cli::common::{accountant, resolve, TargetArgs};
 use crate::cli::epsilon::{header, out_digits, push_bracket};
-use crate::error::{Error, Fallible};
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
 use crate::record::{render_rows, Format};
-use crate::{err, fallible};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -38,8 +38,8 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
             "--width sets the smoothed inversion's epsilon bracket; the trade-off function comes from the lattice and does not use it"
         );
     }
-    let t = resolve(&a.target).map_err(Error::untyped)?;
-    let acc = accountant(&a.target, &t).map_err(Error::untyped)?;
+    let t = resolve(&a.target)?;
+    let acc = accountant(&a.target, &t)?;
     // the exact trade-off function comes from the lattice (or its Fourier inversion), a composition with
     // other mechanisms' from the pld grid (`--method grid --grid G` fixes its step; the accountant refuses
     // it for lattice-only compositions); another method would be silently ignored
@@ -55,7 +55,7 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
         let alphas = list
             .split(',')
             .map(|s| {
-                let al = parse_rational(s.trim()).map_err(|e| err!(Input, "alpha: {e}"))?;
+                let al = parse_rational(s.trim()).map_err(|e| e.context("alpha"))?;
                 if !(0..=1).contains(&al) {
                     return fallible!(Input, "alpha must be in [0, 1], got '{}'", s.trim());
                 }
@@ -69,7 +69,7 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
             r.push("trust", f.trust().as_str());
             r.push("alpha", s);
             push_bracket(&mut r, "beta", &f, out_digits(&a.target));
-            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS).map_err(Error::untyped)? } else { r });
+            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS)? } else { r });
         }
         return Ok(render_rows(&rows, a.target.format));
     }

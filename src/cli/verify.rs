@@ -3,6 +3,7 @@
 use crate::app::recompute::{known, Ctx};
 use crate::app::verify::{judge, load, show};
 use crate::cli::common::check_prec;
+use crate::error::Fallible;
 use crate::num::DEFAULT_PREC;
 use crate::record::{render_csv, render_rows, write_atomic};
 use crate::record::{Format, Record};
@@ -45,7 +46,7 @@ pub struct VerifyArgs {
 
 /// `verify --deployments`: every deployment of the registry, evaluated (rows: Census products first);
 /// returns (deployment rows, certificate rows, figure points).
-pub fn deployment_rows(data: &Path) -> Result<(Vec<Record>, Vec<Record>, Vec<crate::app::deployments::DeploymentPoint>), String> {
+pub fn deployment_rows(data: &Path) -> Fallible<(Vec<Record>, Vec<Record>, Vec<crate::app::deployments::DeploymentPoint>)> {
     let deps = crate::app::deployment_registry::load_dir(&data.join("deployments"))?;
     let done = crate::app::deployments::evaluate_all(&deps, data)?;
     let mut rows = Vec::new();
@@ -59,7 +60,7 @@ pub fn deployment_rows(data: &Path) -> Result<(Vec<Record>, Vec<Record>, Vec<cra
     Ok((rows, certs, points))
 }
 
-fn run_deployments(a: &VerifyArgs, data: &Path) -> Result<(String, i32), String> {
+fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<(String, i32)> {
     let (rows, certs, _) = deployment_rows(data)?;
     if let Some(out) = &a.out {
         write_atomic(&out.join("deployments.csv"), render_csv(&rows).as_bytes())?;
@@ -91,13 +92,13 @@ fn run_deployments(a: &VerifyArgs, data: &Path) -> Result<(String, i32), String>
 }
 
 /// Run verification; returns (rows, summary line, has_unexplained).
-pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
+pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Fallible<(Vec<Record>, String, bool)> {
     verify_rows_with(published, data, &data.join("extracts"), prec)
 }
 
 /// As `verify_rows`, with the user's extracts (NHGIS, ACS) in `extracts`: rows of quantities that need
 /// them are recomputed when they are there, and judged `needs-data` otherwise.
-pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Result<(Vec<Record>, String, bool), String> {
+pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Fallible<(Vec<Record>, String, bool)> {
     verify_rows_timed(published, data, extracts, prec, false)
 }
 
@@ -109,14 +110,14 @@ pub fn verify_rows_timed(
     extracts: &Path,
     prec: u32,
     timings: bool,
-) -> Result<(Vec<Record>, String, bool), String> {
+) -> Fallible<(Vec<Record>, String, bool)> {
     use rayon::prelude::*;
     let rows = load(published, &known)?;
     let ctx = Ctx::new(data, prec, crate::num::Arith::DD_BITS);
     let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
     pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len}").unwrap());
-    let done: Vec<Result<(Record, String, f64), String>> = rows
+    let done: Vec<Fallible<(Record, String, f64)>> = rows
         .par_iter()
         .with_max_len(1)
         .map(|r| {
@@ -166,7 +167,7 @@ fn verify_row(
     user_data: &crate::accuracy::published::Evaluator,
     published: &Path,
     prec: u32,
-) -> Result<(Record, String), String> {
+) -> Fallible<(Record, String)> {
     let mut rec = Record::new();
     rec.push("id", r.id.clone());
     rec.push("paper", r.paper.clone());
@@ -184,7 +185,7 @@ fn verify_row(
     };
     let (recomputed, mut verdict, mut rule) = match computed {
         Err(Ok(why)) => (String::new(), "needs-data".to_string(), format!("{why} (README: real data)")),
-        Err(Err(e)) => return Err(format!("{} line {}: {}: {e}", published.display(), r.line, r.id)),
+        Err(Err(e)) => return Err(e.context(format!("{} line {}: {}", published.display(), r.line, r.id))),
         Ok(None) => (String::new(), "pending".to_string(), "capability not built yet".to_string()),
         Ok(Some(v)) => {
             let (verdict, rule) = judge(&r.printed, r.rounding, &v);
@@ -221,7 +222,7 @@ fn verify_row(
                     }
                 }
                 Ok(None) => {}
-                Err(e) => return Err(format!("{} line {}: {}: alt_inputs: {e}", published.display(), r.line, r.id)),
+                Err(e) => return Err(e.context(format!("{} line {}: {}: alt_inputs", published.display(), r.line, r.id))),
             }
         }
     } else if verdict == "rounded-differently" && !r.explanation.is_empty() {
@@ -238,7 +239,7 @@ fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
     m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
 
-pub fn run(a: VerifyArgs) -> Result<(String, i32), String> {
+pub fn run(a: VerifyArgs) -> Fallible<(String, i32)> {
     let prec = check_prec(a.prec)?;
     let (data, _unpacked) = crate::cli::builtin_data::data_dir(&a.data)?;
     let extracts = match (&a.extracts, &a.data) {

@@ -35,6 +35,8 @@
 //! missing; top/bottom-coded medians ("250,000+", "2,500-") are read at their bound.
 
 use crate::data::table;
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -99,7 +101,7 @@ impl AcsGeo {
         }
     }
 
-    pub fn parse(s: &str) -> Result<AcsGeo, String> {
+    pub fn parse(s: &str) -> Fallible<AcsGeo> {
         let k: String = s.chars().filter(|c| c.is_ascii_alphanumeric()).flat_map(|c| c.to_lowercase()).collect();
         match k.as_str() {
             "state" => Ok(AcsGeo::State),
@@ -109,7 +111,7 @@ impl AcsGeo {
             "countysubdivision" | "cousub" => Ok(AcsGeo::CountySubdivision),
             "place" => Ok(AcsGeo::Place),
             "zcta" | "zip" => Ok(AcsGeo::Zcta),
-            _ => Err(format!("unknown ACS level '{s}' (state, metro, county, tract, county-subdivision, place, zcta)")),
+            _ => fallible!(Input, "unknown ACS level '{s}' (state, metro, county, tract, county-subdivision, place, zcta)"),
         }
     }
 
@@ -194,7 +196,7 @@ pub struct AcsLevel {
     pub files: Vec<PathBuf>,
 }
 
-fn layout_of(header: &[String]) -> Result<Option<Layout>, String> {
+fn layout_of(header: &[String]) -> Fallible<Option<Layout>> {
     for l in [Layout::S1501, Layout::B15003B20004] {
         let (cats, earn) = l.columns();
         let all: Vec<&str> = cats.iter().flatten().map(|s| s.as_str()).chain(std::iter::once(earn)).collect();
@@ -203,7 +205,7 @@ fn layout_of(header: &[String]) -> Result<Option<Layout>, String> {
             return Ok(Some(l));
         }
         if missing.len() < all.len() {
-            return Err(format!("no column '{}' (ACS table {} is incomplete)", missing[0], l.name()));
+            return fallible!(Input, "no column '{}' (ACS table {} is incomplete)", missing[0], l.name());
         }
     }
     Ok(None)
@@ -236,16 +238,17 @@ fn parse_median(s: &str) -> Result<Option<(f64, bool)>, ()> {
 }
 
 /// Read ACS extracts (S1501, or B15003 with B20004_001E), grouped by level in Figure 9's order.
-pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
+pub fn read(paths: &[PathBuf]) -> Fallible<Vec<AcsLevel>> {
     if paths.is_empty() {
-        return Err("no ACS file given".into());
+        return fallible!(Input, "no ACS file given");
     }
     let mut by_geo: BTreeMap<AcsGeo, AcsLevel> = BTreeMap::new();
     let mut seen: HashSet<String> = HashSet::new();
     for path in paths {
         let h = table::header(path)?;
-        let layout = layout_of(&h).map_err(|e| format!("'{}': {e}", path.display()))?.ok_or_else(|| {
-            format!(
+        let layout = layout_of(&h).map_err(|e| e.context(format!("'{}'", path.display())))?.ok_or_else(|| {
+            err!(
+                Input,
                 "'{}': no column 'S1501_C01_007E' (S1501) or 'B15003_002E' (B15003): not an ACS educational attainment extract",
                 path.display()
             )
@@ -257,7 +260,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
             let order =
                 [AcsGeo::Tract, AcsGeo::CountySubdivision, AcsGeo::Place, AcsGeo::Zcta, AcsGeo::Metro, AcsGeo::County, AcsGeo::State];
             let g = order.iter().copied().find(|g| table::find(&h, g.api_column(), true).is_some()).ok_or_else(|| {
-                format!("'{}': no column 'GEO_ID' (nor the Census API's geography columns 'state', 'county', …)", path.display())
+                err!(Input, "'{}': no column 'GEO_ID' (nor the Census API's geography columns 'state', 'county', …)", path.display())
             })?;
             Some(g)
         } else {
@@ -293,7 +296,8 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
             let geo = match api_geo {
                 Some(g) => g,
                 None => AcsGeo::of_geo_id(key[0]).ok_or_else(|| {
-                    format!(
+                    err!(
+                        Input,
                         "'{}' line {line}: GEO_ID '{}' is not a state, metro/micro area, county, tract, county subdivision, place or ZCTA",
                         path.display(),
                         key[0]
@@ -302,7 +306,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
             };
             let k = format!("{}|{}", geo.summary_level(), key.join(","));
             if !seen.insert(k) {
-                return Err(format!("'{}' line {line}: duplicate area '{}'", path.display(), key.join(",")));
+                return fallible!(Input, "'{}' line {line}: duplicate area '{}'", path.display(), key.join(","));
             }
             let lv = by_geo.entry(geo).or_insert_with(|| AcsLevel {
                 geo,
@@ -314,7 +318,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
                 files: Vec::new(),
             });
             if lv.layout != layout {
-                return Err(format!("'{}': {} mixes {} and {} files", path.display(), geo.name(), lv.layout.name(), layout.name()));
+                return fallible!(Input, "'{}': {} mixes {} and {} files", path.display(), geo.name(), lv.layout.name(), layout.name());
             }
             if !lv.files.iter().any(|x| x == path) {
                 lv.files.push(path.clone());
@@ -328,13 +332,13 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
                         continue;
                     }
                     let c = table::parse_count(v).ok_or_else(|| {
-                        format!("'{}' line {line}: {} = '{v}' is not a non-negative integer count", path.display(), cats[j][off])
+                        err!(Input, "'{}' line {line}: {} = '{v}' is not a non-negative integer count", path.display(), cats[j][off])
                     })?;
                     counts[j] += c;
                 }
             }
             let med = parse_median(f[earn_i])
-                .map_err(|_| format!("'{}' line {line}: {earn} = '{}' is not a median in dollars", path.display(), f[earn_i]))?;
+                .map_err(|_| err!(Input, "'{}' line {line}: {earn} = '{}' is not a median in dollars", path.display(), f[earn_i]))?;
             match (missing, med) {
                 (false, Some((e, coded))) => {
                     if counts.iter().sum::<u64>() == 0 {
@@ -350,7 +354,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Vec<AcsLevel>, String> {
         })?;
     }
     if by_geo.is_empty() {
-        return Err("the ACS files hold no areas".into());
+        return fallible!(Input, "the ACS files hold no areas");
     }
     Ok(by_geo.into_values().collect())
 }
@@ -450,19 +454,19 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("x.csv");
         std::fs::write(&p, "GISJOIN,H7V001\nG420,1\n").unwrap();
-        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("no column 'S1501_C01_007E'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().to_string().contains("no column 'S1501_C01_007E'"));
         std::fs::write(&p, "GEO_ID,S1501_C01_007E,S1501_C01_008E\n0400000US42,1,2\n").unwrap();
-        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("no column 'S1501_C01_009E'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().to_string().contains("no column 'S1501_C01_009E'"));
         std::fs::write(&p, [s1501_header(), s1501_row("0400000US42", [1, 1, 1, 1, 1, 1, 1], "abc")].join("\n")).unwrap();
         let e = read(std::slice::from_ref(&p)).unwrap_err();
-        assert!(e.contains("line 2") && e.contains("S1501_C01_059E"), "{e}");
+        assert!(e.to_string().contains("line 2") && e.to_string().contains("S1501_C01_059E"), "{e}");
         std::fs::write(&p, [s1501_header(), s1501_row("9700000US42", [1, 1, 1, 1, 1, 1, 1], "1")].join("\n")).unwrap();
-        assert!(read(std::slice::from_ref(&p)).unwrap_err().contains("GEO_ID '9700000US42'"));
+        assert!(read(std::slice::from_ref(&p)).unwrap_err().to_string().contains("GEO_ID '9700000US42'"));
         std::fs::write(
             &p,
             [s1501_header(), s1501_row("0400000US42", [1, 1, 1, 1, 1, 1, 1], "1"), s1501_row("0400000US42", [1; 7], "2")].join("\n"),
         )
         .unwrap();
-        assert!(read(&[p]).unwrap_err().contains("duplicate area"));
+        assert!(read(&[p]).unwrap_err().to_string().contains("duplicate area"));
     }
 }

@@ -25,6 +25,8 @@
 //! descriptive header row ("GIS Join Match Code", …) is skipped.
 
 use crate::data::table;
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -67,7 +69,7 @@ impl Geo {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Geo, String> {
+    pub fn parse(s: &str) -> Fallible<Geo> {
         let k: String = s.chars().filter(|c| c.is_ascii_alphanumeric()).flat_map(|c| c.to_lowercase()).collect();
         match k.as_str() {
             "state" => Ok(Geo::State),
@@ -75,7 +77,7 @@ impl Geo {
             "tract" => Ok(Geo::Tract),
             "blockgroup" | "blkgrp" | "blckgrp" => Ok(Geo::BlockGroup),
             "block" => Ok(Geo::Block),
-            _ => Err(format!("unknown NHGIS level '{s}' (state, county, tract, block group, block)")),
+            _ => fallible!(Input, "unknown NHGIS level '{s}' (state, county, tract, block group, block)"),
         }
     }
 
@@ -106,13 +108,13 @@ pub enum RaceTable {
 }
 
 impl RaceTable {
-    pub fn parse(s: &str) -> Result<Option<RaceTable>, String> {
+    pub fn parse(s: &str) -> Fallible<Option<RaceTable>> {
         match s.to_ascii_lowercase().as_str() {
             "auto" => Ok(None),
             "p8" | "h72" => Ok(Some(RaceTable::P8)),
             "p3" | "h7x" => Ok(Some(RaceTable::P3)),
             "p1" | "h7v" => Ok(Some(RaceTable::P1)),
-            _ => Err(format!("unknown table '{s}' (auto, p8, p3, p1)")),
+            _ => fallible!(Input, "unknown table '{s}' (auto, p8, p3, p1)"),
         }
     }
 
@@ -168,7 +170,7 @@ impl NhgisLevel {
 }
 
 /// Where a table's codes sit in a header: plain NHGIS (`H72001`) or PPDD (`H72001_sf`).
-fn locate(header: &[String], t: RaceTable) -> Result<Option<Vec<usize>>, String> {
+fn locate(header: &[String], t: RaceTable) -> Fallible<Option<Vec<usize>>> {
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for c in t.codes() {
@@ -183,7 +185,7 @@ fn locate(header: &[String], t: RaceTable) -> Result<Option<Vec<usize>>, String>
     } else if found.is_empty() {
         Ok(None)
     } else {
-        Err(format!("no column '{}' (table {} is incomplete)", missing[0], t.name()))
+        fallible!(Input, "no column '{}' (table {} is incomplete)", missing[0], t.name())
     }
 }
 
@@ -196,13 +198,13 @@ pub fn looks_like(header: &[String]) -> bool {
 
 /// Read NHGIS extracts. `want`: the table to read (None: the richest table present in every file, P8 then
 /// P3 then P1); `state`: keep only units of this state (two-digit FIPS). Units are grouped by level.
-pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> Result<Vec<NhgisLevel>, String> {
+pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> Fallible<Vec<NhgisLevel>> {
     if paths.is_empty() {
-        return Err("no NHGIS file given".into());
+        return fallible!(Input, "no NHGIS file given");
     }
     if let Some(s) = state {
         if s.len() != 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("state must be a two-digit FIPS code, got '{s}'"));
+            return fallible!(Input, "state must be a two-digit FIPS code, got '{s}'");
         }
     }
     let headers: Vec<Vec<String>> = paths.iter().map(|p| table::header(p)).collect::<Result<_, _>>()?;
@@ -214,7 +216,7 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
             for t in [RaceTable::P8, RaceTable::P3, RaceTable::P1] {
                 let mut all = true;
                 for (p, h) in paths.iter().zip(&headers) {
-                    match locate(h, t).map_err(|e| format!("'{}': {e}", p.display()))? {
+                    match locate(h, t).map_err(|e| e.context(format!("'{}'", p.display())))? {
                         Some(_) => {}
                         None => all = false,
                     }
@@ -234,7 +236,7 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
                     } else {
                         "no column 'H72001' (P8), 'H7X001' (P3) or 'H7V001' (P1)".to_string()
                     };
-                    return Err(format!("'{}': {what}: not an NHGIS 2010 SF1 (ds172) extract", p.display()));
+                    return fallible!(Input, "'{}': {what}: not an NHGIS 2010 SF1 (ds172) extract", p.display());
                 }
             }
         }
@@ -244,10 +246,10 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
     let mut seen: HashSet<String> = HashSet::new();
     for (path, h) in paths.iter().zip(&headers) {
         let gj = table::find(h, "GISJOIN", true)
-            .ok_or_else(|| format!("'{}': no column 'GISJOIN': not an NHGIS 2010 SF1 (ds172) extract", path.display()))?;
+            .ok_or_else(|| err!(Input, "'{}': no column 'GISJOIN': not an NHGIS 2010 SF1 (ds172) extract", path.display()))?;
         let cols = locate(h, table)
-            .map_err(|e| format!("'{}': {e}", path.display()))?
-            .ok_or_else(|| format!("'{}': no column '{}' (table {})", path.display(), table.codes()[0], table.name()))?;
+            .map_err(|e| e.context(format!("'{}'", path.display())))?
+            .ok_or_else(|| err!(Input, "'{}': no column '{}' (table {})", path.display(), table.codes()[0], table.name()))?;
         let statea = table::find(h, "STATEA", false);
         let mut want_cols = vec![gj];
         want_cols.extend(&cols);
@@ -265,12 +267,12 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
                 }
             }
             let geo = Geo::of_gisjoin(g).ok_or_else(|| {
-                format!("'{}' line {line}: GISJOIN '{g}' is not a 2010 state, county, tract, block group or block code", path.display())
+                err!(Input, "'{}' line {line}: GISJOIN '{g}' is not a 2010 state, county, tract, block group or block code", path.display())
             })?;
             let st = &g[1..3];
             if let Some(si) = statea.map(|_| f[f.len() - 1]) {
                 if !si.is_empty() && si != st {
-                    return Err(format!("'{}' line {line}: STATEA '{si}' does not match GISJOIN '{g}'", path.display()));
+                    return fallible!(Input, "'{}' line {line}: STATEA '{si}' does not match GISJOIN '{g}'", path.display());
                 }
             }
             if let Some(s) = state {
@@ -281,12 +283,12 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
             for j in 0..cells {
                 let v = f[1 + j];
                 let c = table::parse_count(v).filter(|&c| c <= u32::MAX as u64).ok_or_else(|| {
-                    format!("'{}' line {line}: {} = '{v}' is not a non-negative integer count", path.display(), table.codes()[j])
+                    err!(Input, "'{}' line {line}: {} = '{v}' is not a non-negative integer count", path.display(), table.codes()[j])
                 })?;
                 vals[j] = c as u32;
             }
             if !seen.insert(g.to_string()) {
-                return Err(format!("'{}' line {line}: duplicate GISJOIN '{g}'", path.display()));
+                return fallible!(Input, "'{}' line {line}: duplicate GISJOIN '{g}'", path.display());
             }
             let lv = by_geo.entry(geo).or_insert_with(|| NhgisLevel {
                 geo,
@@ -309,8 +311,8 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
     }
     if by_geo.is_empty() {
         return Err(match state {
-            Some(s) => format!("no units of state {s} in the NHGIS files"),
-            None => "the NHGIS files hold no units".into(),
+            Some(s) => err!(Input, "no units of state {s} in the NHGIS files"),
+            None => err!(Input, "the NHGIS files hold no units"),
         });
     }
     Ok(by_geo.into_values().collect())
@@ -371,7 +373,7 @@ mod tests {
         // P1 on request; a state filter that matches nothing is an error
         let p1 = read(std::slice::from_ref(&plain), Some(RaceTable::P1), None).unwrap();
         assert_eq!(p1[0].counts, vec![10, 7]);
-        assert!(read(&[plain], None, Some("01")).unwrap_err().contains("no units of state 01"));
+        assert!(read(&[plain], None, Some("01")).unwrap_err().to_string().contains("no units of state 01"));
     }
 
     #[test]
@@ -379,18 +381,18 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let acs = write(d.path(), "acs.csv", "GEO_ID,NAME,S1501_C01_006E\n0400000US42,Pennsylvania,100\n");
         let e = read(&[acs], None, None).unwrap_err();
-        assert!(e.contains("no column 'GISJOIN'"), "{e}");
+        assert!(e.to_string().contains("no column 'GISJOIN'"), "{e}");
         let part = write(d.path(), "p.csv", "GISJOIN,H72001,H72002,H72003\nG420,1,1,1\n");
         let e = read(&[part], None, None).unwrap_err();
-        assert!(e.contains("no column 'H72004'"), "{e}");
+        assert!(e.to_string().contains("no column 'H72004'"), "{e}");
         let bad = write(d.path(), "b.csv", "GISJOIN,H7V001\nG420,12\nG4200010,-3\n");
         let e = read(std::slice::from_ref(&bad), None, None).unwrap_err();
-        assert!(e.contains("line 3") && e.contains("H7V001"), "{e}");
+        assert!(e.to_string().contains("line 3") && e.to_string().contains("H7V001"), "{e}");
         let dup = write(d.path(), "d.csv", "GISJOIN,H7V001\nG420,12\nG420,12\n");
-        assert!(read(&[dup], None, None).unwrap_err().contains("duplicate GISJOIN"));
+        assert!(read(&[dup], None, None).unwrap_err().to_string().contains("duplicate GISJOIN"));
         let place = write(d.path(), "pl.csv", "GISJOIN,H7V001\nG4202000,12\nG420200000,1\n");
-        assert!(read(&[place], None, None).unwrap_err().contains("line 3"));
+        assert!(read(&[place], None, None).unwrap_err().to_string().contains("line 3"));
         let mism = write(d.path(), "m.csv", "GISJOIN,STATEA,H7V001\nG420,36,12\n");
-        assert!(read(&[mism], None, None).unwrap_err().contains("STATEA"));
+        assert!(read(&[mism], None, None).unwrap_err().to_string().contains("STATEA"));
     }
 }

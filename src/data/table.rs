@@ -5,6 +5,8 @@
 //! columns nobody reads; a 421,545-row block file is never held in memory as strings). Every error names
 //! the file and, for data, the line (CSV: the physical line; JSON: the row, header = 1).
 
+use crate::error::{Error, ErrorKind, Fallible};
+use crate::{err, fallible};
 use std::path::Path;
 
 /// The file's layout, chosen from its first non-blank byte: `[` is a Census API JSON array, anything
@@ -15,14 +17,14 @@ pub enum FileLayout {
     Json,
 }
 
-pub fn layout_of(path: &Path) -> Result<FileLayout, String> {
+pub fn layout_of(path: &Path) -> Fallible<FileLayout> {
     use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let mut f = std::fs::File::open(path).map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))?;
     let mut buf = [0u8; 512];
-    let n = f.read(&mut buf).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+    let n = f.read(&mut buf).map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))?;
     let s = strip_bom(&buf[..n]);
     match s.iter().find(|b| !b.is_ascii_whitespace()) {
-        None => Err(format!("'{}': empty file", path.display())),
+        None => fallible!(Input, "'{}': empty file", path.display()),
         Some(b'[') => Ok(FileLayout::Json),
         Some(_) => Ok(FileLayout::Csv),
     }
@@ -33,16 +35,16 @@ fn strip_bom(b: &[u8]) -> &[u8] {
 }
 
 /// The header of a file (column names, BOM and surrounding whitespace removed).
-pub fn header(path: &Path) -> Result<Vec<String>, String> {
+pub fn header(path: &Path) -> Fallible<Vec<String>> {
     match layout_of(path)? {
         FileLayout::Csv => {
             let mut rd = csv_reader(path)?;
-            let h = rd.byte_headers().map_err(|e| format!("'{}': {e}", path.display()))?.clone();
+            let h = rd.byte_headers().map_err(|e| Error::from(e).context(format_args!("'{}'", path.display())))?.clone();
             Ok(h.iter().map(|f| clean(&String::from_utf8_lossy(f))).collect())
         }
         FileLayout::Json => {
             let rows = json_rows(path)?;
-            rows.first().map(|r| r.iter().map(|v| clean(v)).collect()).ok_or_else(|| format!("'{}': empty JSON array", path.display()))
+            rows.first().map(|r| r.iter().map(|v| clean(v)).collect()).ok_or_else(|| err!(Input, "'{}': empty JSON array", path.display()))
         }
     }
 }
@@ -51,22 +53,22 @@ fn clean(s: &str) -> String {
     s.trim_start_matches('\u{feff}').trim().to_string()
 }
 
-fn csv_reader(path: &Path) -> Result<csv::Reader<std::fs::File>, String> {
+fn csv_reader(path: &Path) -> Fallible<csv::Reader<std::fs::File>> {
     csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
         .from_path(path)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))
+        .map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))
 }
 
-fn json_rows(path: &Path) -> Result<Vec<Vec<String>>, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+fn json_rows(path: &Path) -> Fallible<Vec<Vec<String>>> {
+    let text = std::fs::read(path).map_err(|e| err!(Io, "cannot read '{}': {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_slice(strip_bom(&text))
-        .map_err(|e| crate::record::one_line(&format!("'{}': not a Census API JSON array: {e}", path.display())))?;
-    let arr = v.as_array().ok_or_else(|| format!("'{}': not a Census API JSON array", path.display()))?;
+        .map_err(|e| err!(Input, "{}", crate::record::one_line(&format!("'{}': not a Census API JSON array: {e}", path.display()))))?;
+    let arr = v.as_array().ok_or_else(|| err!(Input, "'{}': not a Census API JSON array", path.display()))?;
     let mut out = Vec::with_capacity(arr.len());
     for (i, row) in arr.iter().enumerate() {
-        let r = row.as_array().ok_or_else(|| format!("'{}' row {}: not an array", path.display(), i + 1))?;
+        let r = row.as_array().ok_or_else(|| err!(Input, "'{}' row {}: not an array", path.display(), i + 1))?;
         out.push(
             r.iter()
                 .map(|x| match x {
@@ -87,13 +89,16 @@ pub fn find(header: &[String], name: &str, ci: bool) -> Option<usize> {
 
 /// Visit the data rows, giving `row` the line number and the fields at `cols` (in that order). A field
 /// that is not UTF-8 is an error only when a reader asks for it.
-pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) -> Result<(), String>) -> Result<(), String> {
+pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) -> Fallible<()>) -> Fallible<()> {
     match layout_of(path)? {
         FileLayout::Csv => {
             let mut rd = csv_reader(path)?;
             let mut rec = csv::ByteRecord::new();
             loop {
-                let more = rd.read_byte_record(&mut rec).map_err(|e| format!("'{}': {}", path.display(), csv_error(&e)))?;
+                let more = rd.read_byte_record(&mut rec).map_err(|e| {
+                    let kind = if e.is_io_error() { ErrorKind::Io } else { ErrorKind::Input };
+                    Error::new(kind, format!("'{}': {}", path.display(), csv_error(&e)))
+                })?;
                 if !more {
                     break;
                 }
@@ -101,8 +106,8 @@ pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) ->
                 let mut fields: Vec<&str> = Vec::with_capacity(cols.len());
                 for &c in cols {
                     let b = rec.get(c).unwrap_or(b"");
-                    let s =
-                        std::str::from_utf8(b).map_err(|_| format!("'{}' line {line}: column {} is not text", path.display(), c + 1))?;
+                    let s = std::str::from_utf8(b)
+                        .map_err(|_| err!(Input, "'{}' line {line}: column {} is not text", path.display(), c + 1))?;
                     fields.push(s.trim());
                 }
                 row(line, &fields)?;
@@ -114,7 +119,7 @@ pub fn visit(path: &Path, cols: &[usize], row: &mut dyn FnMut(usize, &[&str]) ->
             let width = rows.first().map(|r| r.len()).unwrap_or(0);
             for (i, r) in rows.iter().enumerate().skip(1) {
                 if r.len() != width {
-                    return Err(format!("'{}' row {}: {} fields, the header has {width}", path.display(), i + 1, r.len()));
+                    return fallible!(Input, "'{}' row {}: {} fields, the header has {width}", path.display(), i + 1, r.len());
                 }
                 let fields: Vec<&str> = cols.iter().map(|&c| r.get(c).map(|s| s.trim()).unwrap_or("")).collect();
                 row(i + 1, &fields)?;
@@ -173,12 +178,12 @@ mod tests {
         let c = dir.path().join("a.csv");
         std::fs::write(&c, "A,B\n1,2\n3\n").unwrap();
         let e = visit(&c, &[0], &mut |_, _| Ok(())).unwrap_err();
-        assert!(e.contains("line 3"), "{e}");
+        assert!(e.to_string().contains("line 3"), "{e}");
         let j = dir.path().join("a.json");
         std::fs::write(&j, "[[\"A\"],[1,2]]").unwrap();
-        assert!(visit(&j, &[0], &mut |_, _| Ok(())).unwrap_err().contains("row 2"));
+        assert!(visit(&j, &[0], &mut |_, _| Ok(())).unwrap_err().to_string().contains("row 2"));
         std::fs::write(&j, "[not json").unwrap();
-        assert!(header(&j).unwrap_err().contains("not a Census API JSON array"));
+        assert!(header(&j).unwrap_err().to_string().contains("not a Census API JSON array"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::app::calibration::{level_rows, Conversion, COLUMNS};
 use crate::app::figure_data::gauss_profile;
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::error::Fallible;
 use crate::plots::figures::{bureau_tradeoff, tradeoff_points};
 use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER};
 use crate::record::{render_csv, write_atomic};
@@ -28,7 +29,7 @@ fn rat_of(alpha: f64) -> Option<Rational> {
 
 /// ε(δ) on a log grid of δ from 1e-15 to 1e-2: exact (midpoint of the certified bracket), Bun–Steinke and
 /// Canonne–Kamath–Steinke conversions of the level's ρ.
-fn eps_delta_panel(name: &str, rho: &Rational, prof: &Profile, prec: u32) -> Result<Panel, String> {
+fn eps_delta_panel(name: &str, rho: &Rational, prof: &Profile, prec: u32) -> Fallible<Panel> {
     let deltas: Vec<f64> = (0..=65).map(|i| 10f64.powf(-15.0 + 13.0 * i as f64 / 65.0)).collect();
     let mut exact = Vec::new();
     let mut bs = Vec::new();
@@ -47,7 +48,7 @@ fn eps_delta_panel(name: &str, rho: &Rational, prof: &Profile, prec: u32) -> Res
     Ok(p)
 }
 
-fn tradeoff_panel(name: &str, rho: &Rational, prof: &Profile) -> Result<Panel, String> {
+fn tradeoff_panel(name: &str, rho: &Rational, prof: &Profile) -> Fallible<Panel> {
     let mut p = Panel::new(name, "type I error α (false-positive rate)", "type II error β (false-negative rate)");
     p.x_range = Some((0.0, 1.0));
     p.y_range = Some((0.0, 1.0));
@@ -76,10 +77,10 @@ fn attack_panel(name: &str, prof: &Profile) -> Panel {
 
 /// Write every figure and the calibration table of `alloc` into `out` (a staging directory: the caller
 /// publishes it all or nothing). Returns the files written.
-pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Result<Vec<PathBuf>, String> {
+pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Fallible<Vec<PathBuf>> {
     let mut profs = Vec::new();
     for l in &alloc.levels {
-        profs.push(gauss_profile(&alloc.level_mechanisms(l), prec).map_err(|e| format!("level {}: {e}", l.name))?);
+        profs.push(gauss_profile(&alloc.level_mechanisms(l), prec).map_err(|e| e.context(format!("level {}", l.name)))?);
     }
     let cols = alloc.levels.len().clamp(1, 4);
     let grid = |title: &str, panels: Vec<Panel>| {

@@ -1,12 +1,13 @@
 //! The attack-risk figure (results/attack-risk): per geolevel, the largest true positive rate of a
 //! membership test at 1 false alarm in 1000 and the attack advantage, exact (certified upper ends) next
 //! to what the Bureau's zCDP accounting allows, and against the reduced noise of the paper's Table 1.
+use crate::error::Fallible;
 use crate::plots::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT};
 use crate::record::Record;
 use plotters::style::RGBColor;
 use std::path::{Path, PathBuf};
 
-pub fn figure(rows: &[Record], stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn figure(rows: &[Record], stem: &Path) -> Fallible<Vec<PathBuf>> {
     let cats: Vec<String> = rows.iter().map(|r| r.get("level").unwrap_or("").replace("all levels (overall)", "overall")).collect();
     let col = |k: &str| -> Vec<f64> { rows.iter().map(|r| r.get(k).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)).collect() };
     let groups = vec![

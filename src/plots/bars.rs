@@ -3,6 +3,8 @@
 //! plotted values + PNG + SVG, bundled font, the house colours. The legend is drawn once, in a strip
 //! under the title, so it never covers data.
 
+use crate::err;
+use crate::error::Fallible;
 use crate::plots::plot::ensure_font;
 use crate::record::write_atomic;
 use plotters::coord::Shift;
@@ -95,7 +97,7 @@ impl BarPanel {
 
 /// Write `<stem>.csv` (panel, category, series, value, err_lo, err_hi), `<stem>.png`, `<stem>.svg`; panels
 /// of `panel` = (width, height) pixels, `cols` per row.
-pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32, u32), stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32, u32), stem: &Path) -> Fallible<Vec<PathBuf>> {
     let (panel_w, panel_h) = panel;
     ensure_font();
     let mut w = csv::Writer::from_writer(vec![]);
@@ -124,15 +126,15 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let tmp_png = stem.with_extension("png.tmp.png");
     {
         let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
-        draw(&root, title, panels, cols, &legend, header).map_err(|e| format!("drawing {}: {e}", png_path.display()))?;
-        root.present().map_err(|e| format!("writing {}: {e}", png_path.display()))?;
+        draw(&root, title, panels, cols, &legend, header).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
+        root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
     }
-    std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         draw(&root, title, panels, cols, &legend, header)?;
-        root.present().map_err(|e| e.to_string())?;
+        root.present().map_err(|e| err!(Io, "{e}"))?;
     }
     let svg_path = stem.with_extension("svg");
     write_atomic(&svg_path, svg.as_bytes())?;
@@ -194,19 +196,19 @@ fn draw<DB: DrawingBackend>(
     cols: usize,
     legend: &[(String, RGBColor, SeriesKind)],
     header: u32,
-) -> Result<(), String>
+) -> Fallible<()>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    root.fill(&WHITE).map_err(|e| err!(Io, "{e}"))?;
     let (w, _) = root.dim_in_pixel();
     let centre = Pos::new(HPos::Center, VPos::Top);
     let (main, sub) = split_title(title);
     root.draw(&Text::new(main.to_string(), (w as i32 / 2, 10), TextStyle::from(("sans-serif", 21).into_font()).pos(centre)))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| err!(Io, "{e}"))?;
     if let Some(sub) = sub {
         root.draw(&Text::new(format!("data: {sub}"), (w as i32 / 2, 38), TextStyle::from(("sans-serif", 16).into_font()).pos(centre)))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| err!(Io, "{e}"))?;
     }
     for (r, row) in legend_layout(legend, w).iter().enumerate() {
         let y = 44 + title_extra(title) as i32 + 26 * r as i32 + 8;
@@ -219,8 +221,8 @@ where
                     .draw(&PathElement::new(vec![(x + 11, y - 8), (x + 11, y + 8)], color.stroke_width(2)))
                     .and_then(|_| root.draw(&Circle::new((x + 11, y), 5, color.filled()))),
             }
-            .map_err(|e| e.to_string())?;
-            root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| e.to_string())?;
+            .map_err(|e| err!(Io, "{e}"))?;
+            root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| err!(Io, "{e}"))?;
             x += 34 + 8 * name.chars().count() as i32 + 24;
         }
     }
@@ -255,7 +257,7 @@ fn tick(v: f64, log: bool) -> String {
     }
 }
 
-fn draw_panel<DB: DrawingBackend>(p: &BarPanel, area: &DrawingArea<DB, Shift>, log: bool) -> Result<(), String>
+fn draw_panel<DB: DrawingBackend>(p: &BarPanel, area: &DrawingArea<DB, Shift>, log: bool) -> Fallible<()>
 where
     DB::ErrorType: 'static,
 {
@@ -286,7 +288,7 @@ where
                 .bold_line_style(crate::plots::plot::GRID)
                 .light_line_style(TRANSPARENT)
                 .draw()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| err!(Io, "{e}"))?;
             let nbars = p.series.iter().filter(|s| s.kind == SeriesKind::Bar).count().max(1);
             let bw = 0.8 / nbars as f64;
             let base = if log { y0 } else { 0f64.max(y0) };
@@ -316,10 +318,10 @@ where
                     match s.kind {
                         SeriesKind::Bar => {
                             let rect = Rectangle::new([(x - bw * 0.46, base), (x + bw * 0.46, v.clamp(y0, y1))], c.filled());
-                            chart.draw_series(std::iter::once(rect)).map_err(|e| e.to_string())?;
+                            chart.draw_series(std::iter::once(rect)).map_err(|e| err!(Io, "{e}"))?;
                         }
                         SeriesKind::Marker { .. } => {
-                            chart.draw_series(std::iter::once(Circle::new((x, *v), 4, c.filled()))).map_err(|e| e.to_string())?;
+                            chart.draw_series(std::iter::once(Circle::new((x, *v), 4, c.filled()))).map_err(|e| err!(Io, "{e}"))?;
                         }
                     }
                     if let Some((lo, hi)) = s.err.get(i).copied().flatten() {
@@ -331,16 +333,16 @@ where
                             PathElement::new(vec![(x - cap, lo), (x + cap, lo)], ec.stroke_width(2)),
                             PathElement::new(vec![(x - cap, hi), (x + cap, hi)], ec.stroke_width(2)),
                         ];
-                        chart.draw_series(lines).map_err(|e| e.to_string())?;
+                        chart.draw_series(lines).map_err(|e| err!(Io, "{e}"))?;
                     }
                 }
             }
         }};
     }
     if log {
-        body!(b.build_cartesian_2d(0f64..n as f64, (y0..y1).log_scale()).map_err(|e| e.to_string())?);
+        body!(b.build_cartesian_2d(0f64..n as f64, (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?);
     } else {
-        body!(b.build_cartesian_2d(0f64..n as f64, y0..y1).map_err(|e| e.to_string())?);
+        body!(b.build_cartesian_2d(0f64..n as f64, y0..y1).map_err(|e| err!(Io, "{e}"))?);
     }
     Ok(())
 }

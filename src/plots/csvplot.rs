@@ -2,6 +2,8 @@
 //! `risk::figures::figure_data` writes): one panel per y column (or per value of a facet column),
 //! one series per value of a group column.
 
+use crate::err;
+use crate::error::{Error, Fallible};
 use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,10 +22,10 @@ fn color(i: usize) -> plotters::style::RGBColor {
     [EXACT, BUREAU, OTHER[0], OTHER[1], REDUCED, OTHER[2], OTHER[3]][i % 7]
 }
 
-pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut rd = csv::Reader::from_path(csv_path).map_err(|e| format!("{}: {e}", csv_path.display()))?;
-    let hdr = rd.headers().map_err(|e| e.to_string())?.clone();
-    let col = |n: &str| hdr.iter().position(|h| h == n).ok_or_else(|| format!("{}: no column '{n}'", csv_path.display()));
+pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Fallible<Vec<PathBuf>> {
+    let mut rd = csv::Reader::from_path(csv_path).map_err(|e| Error::from(e).context(csv_path.display()))?;
+    let hdr = rd.headers().map_err(Error::from)?.clone();
+    let col = |n: &str| hdr.iter().position(|h| h == n).ok_or_else(|| err!(Input, "{}: no column '{n}'", csv_path.display()));
     let xi = col(spec.x)?;
     let yis: Vec<usize> = spec.ys.iter().map(|y| col(y)).collect::<Result<_, _>>()?;
     let gi = spec.group.map(col).transpose()?;
@@ -31,8 +33,8 @@ pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Result<Vec<Path
     // facet -> y column -> group -> points (insertion order of groups kept)
     let mut data: BTreeMap<String, Vec<Vec<(String, Vec<(f64, f64)>)>>> = BTreeMap::new();
     for rec in rd.records() {
-        let rec = rec.map_err(|e| e.to_string())?;
-        let x: f64 = rec[xi].parse().map_err(|_| format!("{}: bad x '{}'", csv_path.display(), &rec[xi]))?;
+        let rec = rec.map_err(Error::from)?;
+        let x: f64 = rec[xi].parse().map_err(|_| err!(Input, "{}: bad x '{}'", csv_path.display(), &rec[xi]))?;
         let facet = fi.map(|i| rec[i].to_string()).unwrap_or_default();
         let group = gi.map(|i| rec[i].to_string()).unwrap_or_default();
         let panels = data.entry(facet).or_insert_with(|| vec![Vec::new(); yis.len()]);
@@ -96,22 +98,22 @@ struct Table {
 }
 
 impl Table {
-    fn read(path: &Path) -> Result<Table, String> {
-        let mut rd = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let header = rd.headers().map_err(|e| e.to_string())?.iter().map(String::from).collect();
+    fn read(path: &Path) -> Fallible<Table> {
+        let mut rd = csv::Reader::from_path(path).map_err(|e| Error::from(e).context(path.display()))?;
+        let header = rd.headers().map_err(Error::from)?.iter().map(String::from).collect();
         let mut rows = Vec::new();
         for rec in rd.records() {
-            rows.push(rec.map_err(|e| format!("{}: {e}", path.display()))?.iter().map(String::from).collect());
+            rows.push(rec.map_err(|e| Error::from(e).context(path.display()))?.iter().map(String::from).collect());
         }
         Ok(Table { path: path.to_path_buf(), header, rows })
     }
 
-    fn col(&self, name: &str) -> Result<usize, String> {
-        self.header.iter().position(|h| h == name).ok_or_else(|| format!("{}: no column '{name}'", self.path.display()))
+    fn col(&self, name: &str) -> Fallible<usize> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| err!(Input, "{}: no column '{name}'", self.path.display()))
     }
 
     /// (x, y) of the rows where `filter` holds (rows whose y does not parse are skipped).
-    fn points(&self, x: &str, y: &str, filter: &dyn Fn(&dyn Fn(&str) -> String) -> bool) -> Result<Vec<(f64, f64)>, String> {
+    fn points(&self, x: &str, y: &str, filter: &dyn Fn(&dyn Fn(&str) -> String) -> bool) -> Fallible<Vec<(f64, f64)>> {
         let (xi, yi) = (self.col(x)?, self.col(y)?);
         let mut out = Vec::new();
         for r in &self.rows {
@@ -119,7 +121,7 @@ impl Table {
             if !filter(&get) {
                 continue;
             }
-            let xv: f64 = r[xi].parse().map_err(|_| format!("{}: bad {x} '{}'", self.path.display(), r[xi]))?;
+            let xv: f64 = r[xi].parse().map_err(|_| err!(Input, "{}: bad {x} '{}'", self.path.display(), r[xi]))?;
             if let Ok(yv) = r[yi].parse::<f64>() {
                 out.push((xv, yv));
             }
@@ -128,7 +130,7 @@ impl Table {
     }
 
     /// Distinct values of a column, in order of appearance.
-    fn distinct(&self, c: &str) -> Result<Vec<String>, String> {
+    fn distinct(&self, c: &str) -> Fallible<Vec<String>> {
         let i = self.col(c)?;
         let mut out: Vec<String> = Vec::new();
         for r in &self.rows {
@@ -147,7 +149,7 @@ const RHO2: f64 = 103534592.0 / 420045025.0;
 const GREY: plotters::style::RGBColor = plotters::style::RGBColor(110, 110, 110);
 const PURPLE: plotters::style::RGBColor = OTHER[1];
 
-fn prior_series(t: &Table, x: &str, y: &str) -> Result<Vec<Series>, String> {
+fn prior_series(t: &Table, x: &str, y: &str) -> Fallible<Vec<Series>> {
     let mut out = Vec::new();
     for (i, pr) in t.distinct("prior")?.iter().enumerate() {
         let pts = t.points(x, y, &|g| g("prior") == *pr)?;
@@ -160,11 +162,11 @@ fn rho1_line() -> (f64, String, plotters::style::RGBColor) {
     (RHO1, "ρ₁ = 0.099 (2020 Census, block)".to_string(), GREY)
 }
 
-fn write_fig(fig: Figure, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, String> {
+fn write_fig(fig: Figure, dir: &Path, stem: &str) -> Fallible<Vec<PathBuf>> {
     fig.write_pictures(&dir.join(stem))
 }
 
-fn kr_figure1(dir: &Path) -> Result<Figure, String> {
+fn kr_figure1(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure1.csv"))?;
     let mut a = Panel::new("posterior probability of the correct conclusion", "released noisy count x₁*", "P[X₁ = 1 | X₁* = x₁*]");
     a.series = prior_series(&t, "xstar", "posterior")?;
@@ -176,7 +178,7 @@ fn kr_figure1(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure2(dir: &Path) -> Result<Figure, String> {
+fn kr_figure2(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure2.csv"))?;
     let mut a = Panel::new("marginal posterior (3.3)", "block privacy parameter ρ₁ (log scale)", "P[X₁ = 1 | x₁ = 1]");
     a.series = prior_series(&t, "rho1", "marginal_posterior")?;
@@ -199,7 +201,7 @@ fn kr_figure2(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure3(dir: &Path) -> Result<Figure, String> {
+fn kr_figure3(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure3.csv"))?;
     let mut a = Panel::new(
         "probability of a correct decision under 0-1 loss (3.6)",
@@ -217,7 +219,7 @@ fn kr_figure3(dir: &Path) -> Result<Figure, String> {
 
 /// Decision tiles (Figures 4, 10, 11): colour = the paper's sampler's decision, × = the exact
 /// posterior of the model as written decides otherwise. `rows` = (panel tag, row title).
-fn decision_figure(t: &Table, title: &str, rows: &[(&str, &str)]) -> Result<Figure, String> {
+fn decision_figure(t: &Table, title: &str, rows: &[(&str, &str)]) -> Fallible<Figure> {
     let (c0, c1, ct) =
         (plotters::style::RGBColor(158, 202, 225), plotters::style::RGBColor(222, 45, 38), plotters::style::RGBColor(170, 170, 170));
     let mut panels = Vec::new();
@@ -247,7 +249,7 @@ fn decision_figure(t: &Table, title: &str, rows: &[(&str, &str)]) -> Result<Figu
     Ok(f)
 }
 
-fn kr_figure4(dir: &Path) -> Result<Figure, String> {
+fn kr_figure4(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure4.csv"))?;
     decision_figure(
         &t,
@@ -256,7 +258,7 @@ fn kr_figure4(dir: &Path) -> Result<Figure, String> {
     )
 }
 
-fn kr_figure10(dir: &Path) -> Result<Figure, String> {
+fn kr_figure10(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure10.csv"))?;
     decision_figure(
         &t,
@@ -265,7 +267,7 @@ fn kr_figure10(dir: &Path) -> Result<Figure, String> {
     )
 }
 
-fn kr_figure11(dir: &Path) -> Result<Figure, String> {
+fn kr_figure11(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure11.csv"))?;
     decision_figure(
         &t,
@@ -274,7 +276,7 @@ fn kr_figure11(dir: &Path) -> Result<Figure, String> {
     )
 }
 
-fn kr_figure5(dir: &Path) -> Result<Figure, String> {
+fn kr_figure5(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure5.csv"))?;
     let all = |_: &dyn Fn(&str) -> String| true;
     let nohier = t.points("x2", "p_correct_no_hier", &all)?.first().map(|p| p.1).unwrap_or(f64::NAN);
@@ -295,7 +297,7 @@ fn kr_figure5(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure6(dir: &Path) -> Result<Figure, String> {
+fn kr_figure6(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure6.csv"))?;
     let nohier = t.points("rho2", "p_correct_no_hier", &|_| true)?.first().map(|p| p.1).unwrap_or(f64::NAN);
     let mut panels = Vec::new();
@@ -318,7 +320,7 @@ fn kr_figure6(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure7(dir: &Path) -> Result<Figure, String> {
+fn kr_figure7(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure7.csv"))?;
     let mut a =
         Panel::new("marginal posterior", "number ℓ of levels where the target is known unique", "P[X₁ = 1 | x₁ = 1] (upper bracket)");
@@ -333,7 +335,7 @@ fn kr_figure7(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure8(dir: &Path) -> Result<Figure, String> {
+fn kr_figure8(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure8.csv"))?;
     let all = |_: &dyn Fn(&str) -> String| true;
     let var = t.points("s", "sigma2", &all)?;
@@ -366,7 +368,7 @@ fn kr_figure8(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure9(dir: &Path) -> Result<Figure, String> {
+fn kr_figure9(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure9.csv"))?;
     let mut panels = Vec::new();
     for rho in ["0.099", "1"] {
@@ -395,7 +397,7 @@ fn kr_figure9(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure12_left(dir: &Path) -> Result<Figure, String> {
+fn kr_figure12_left(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure12-left.csv"))?;
     let all = |_: &dyn Fn(&str) -> String| true;
     let mut a = Panel::new("", "post-processed block-group count x̃₂", "marginal disclosure risk R");
@@ -408,7 +410,7 @@ fn kr_figure12_left(dir: &Path) -> Result<Figure, String> {
     Ok(f)
 }
 
-fn kr_figure12_right(dir: &Path) -> Result<Figure, String> {
+fn kr_figure12_right(dir: &Path) -> Fallible<Figure> {
     let t = Table::read(&dir.join("kr-figure12-right.csv"))?;
     let mut a = Panel::new("", "block privacy parameter ρ₁ (log scale)", "marginal disclosure risk R");
     a.x_log = true;
@@ -435,8 +437,8 @@ fn kr_figure12_right(dir: &Path) -> Result<Figure, String> {
 /// PNG/SVG for the Kazan–Reiter figure data in `dir` (written by `risk::figures::figure_data`):
 /// Figures 1–12, labels in words, legends in a strip below the panels. The data CSVs are left as
 /// written (only the pictures are written here).
-pub fn risk_figures(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    type Maker = fn(&Path) -> Result<Figure, String>;
+pub fn risk_figures(dir: &Path) -> Fallible<Vec<PathBuf>> {
+    type Maker = fn(&Path) -> Fallible<Figure>;
     let figs: [(&str, Maker); 13] = [
         ("kr-figure1", kr_figure1),
         ("kr-figure2", kr_figure2),

@@ -3,11 +3,12 @@
 //! `crate::app::deployments`.
 
 use crate::app::deployments::DeploymentPoint;
+use crate::error::Fallible;
 use std::path::{Path, PathBuf};
 
 /// Bars of the stated ε (as published, or the Bun–Steinke ε of a stated ρ) and of the exact certified ε
 /// at the same δ; deployments that cannot be recomputed have no exact bar.
-pub fn figure(points: &[DeploymentPoint], stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn figure(points: &[DeploymentPoint], stem: &Path) -> Fallible<Vec<PathBuf>> {
     let cats: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
     let groups = vec![
         (

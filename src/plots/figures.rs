@@ -4,6 +4,8 @@ use crate::account::Profile;
 use crate::app::figure_data::{acs_1890_profile, count_errors, level_data, local_clt, LevelData};
 use crate::budget::zcdp;
 use crate::census::Allocation;
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::parse_rational;
 use crate::plots::plot::{bar_figure_opts, BarOpts, Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
 use rug::{Float, Rational};
@@ -17,15 +19,15 @@ fn rat(x: f64) -> Rational {
 /// Certified δ(ε) on a grid, plotted at the bracket's midpoint — refused when a bracket is not known to
 /// six digits (a profile truncated too shallowly for e^ε · second term), rather than drawing a mid-point
 /// that may be far from the truth.
-pub fn exact_curve(prof: &Profile, eps: &[f64]) -> Result<Vec<(f64, f64)>, String> {
+pub fn exact_curve(prof: &Profile, eps: &[f64]) -> Fallible<Vec<(f64, f64)>> {
     eps.iter()
         .map(|&e| {
             let d = prof.delta(&rat(e))?.delta;
             let (lo, hi) = (d.lo().to_f64(), d.hi().to_f64());
             if hi > 0.0 && (hi - lo) > 1e-6 * hi {
-                return Err(format!(
+                return fallible!(Input,
                     "figure: delta({e}) is only known to lie in [{lo:.6e}, {hi:.6e}]; the profile's truncation depth is too shallow to plot it"
-                ));
+                );
             }
             Ok((e, d.mid().to_f64()))
         })
@@ -51,7 +53,7 @@ fn eps_grid(prof: &Profile, rho: f64, n: usize) -> Vec<f64> {
 }
 
 /// Exact trade-off knots thinned for plotting (consecutive kept points differ by ≥ `step` in α or β).
-pub fn tradeoff_points(prof: &Profile, step: f64) -> Result<Vec<(f64, f64)>, String> {
+pub fn tradeoff_points(prof: &Profile, step: f64) -> Fallible<Vec<(f64, f64)>> {
     let mut out: Vec<(f64, f64)> = vec![(0.0, 1.0)];
     let mut last = (0.0f64, 1.0f64);
     for k in prof.knots()?.into_iter().rev() {
@@ -88,7 +90,7 @@ fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: us
 }
 
 /// One (ε, δ) panel: the Bureau's curve at ρ next to the exact curve of `prof`, δ on a log axis 1e-15..1.
-fn eps_delta_panel(name: &str, rho: f64, prof: &Profile, labels: (&str, &str), color: plotters::style::RGBColor) -> Result<Panel, String> {
+fn eps_delta_panel(name: &str, rho: f64, prof: &Profile, labels: (&str, &str), color: plotters::style::RGBColor) -> Fallible<Panel> {
     let grid = eps_grid(prof, rho, 160);
     let mut p = Panel::new(name, "ε", "δ(ε)");
     p.y_log = true;
@@ -106,7 +108,7 @@ pub fn write_all(
     prec: u32,
     od: &crate::app::figure_data::OverallData,
     progress: &dyn Fn(&str),
-) -> Result<Vec<PathBuf>, String> {
+) -> Fallible<Vec<PathBuf>> {
     let mut files = Vec::new();
     progress("per-level profiles and Table 1 noise");
     let levels = level_data(alloc, prec)?;
@@ -158,7 +160,7 @@ pub fn write_all(
             p.series.push(Series::line("exact, reduced noise", REDUCED, tradeoff_points(&l.reduced, 2e-3)?).dashed());
             Ok(p)
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Fallible<_>>()?;
     files.extend(
         shared_legend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4))
             .write(&out.join("fig04-tradeoff-levels"))?,
@@ -423,7 +425,7 @@ fn short(name: &str) -> String {
     }
 }
 
-fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progress: &dyn Fn(&str)) -> Result<Vec<PathBuf>, String> {
+fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progress: &dyn Fn(&str)) -> Fallible<Vec<PathBuf>> {
     progress("overall curves");
     let mut files = Vec::new();
     let grid = eps_grid(&od.same, od.rho, 200);
@@ -498,7 +500,7 @@ fn bureau_one_minus_beta(rho: f64, alpha: f64) -> f64 {
 
 /// β_exact(α) − β_Bureau(α) near α = 0, in units of 1e-12: 1 − β of the exact curve from its certified
 /// value in MPFR (no f64 cancellation), the Bureau's from [`bureau_one_minus_beta`].
-fn crossing_gap(rho: f64, prof: &Profile, alphas: impl Iterator<Item = f64>) -> Result<Vec<(f64, f64)>, String> {
+fn crossing_gap(rho: f64, prof: &Profile, alphas: impl Iterator<Item = f64>) -> Fallible<Vec<(f64, f64)>> {
     alphas
         .map(|a| {
             let f = prof.tradeoff(&rat(a))?.mid();
@@ -508,7 +510,7 @@ fn crossing_gap(rho: f64, prof: &Profile, alphas: impl Iterator<Item = f64>) -> 
         .collect()
 }
 
-fn tradeoff_points_log(prof: &Profile) -> Result<Vec<(f64, f64)>, String> {
+fn tradeoff_points_log(prof: &Profile) -> Fallible<Vec<(f64, f64)>> {
     let mut out = Vec::new();
     let mut last_la = f64::NEG_INFINITY;
     for k in prof.knots()?.into_iter().rev() {
@@ -574,7 +576,7 @@ mod tests {
         let acc = Accountant::of_blocks(&vec![block; 30], Options::default()).unwrap();
         let shallow = acc.lattice_profile(Arith::F64, None).unwrap();
         let err = exact_curve(&shallow, &[88.05]).unwrap_err();
-        assert!(err.contains("too shallow"), "{err}");
+        assert!(err.to_string().contains("too shallow"), "{err}");
         let deep = acc.lattice_profile(Arith::F64, Some(lattice_depth(Arith::F64) + 160)).unwrap();
         let v = exact_curve(&deep, &[88.05]).unwrap()[0].1;
         assert!((v - 2.217860649e-9).abs() < 1e-9 * 2.217860649e-9 * 1e3, "{v}");

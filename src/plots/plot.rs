@@ -5,6 +5,8 @@
 //! Text uses the bundled DejaVu Sans (assets/fonts, Bitstream Vera licence) through plotters' ab_glyph
 //! backend, so no system fontconfig is needed and the output does not depend on the machine.
 
+use crate::err;
+use crate::error::Fallible;
 use crate::record::write_atomic;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -255,7 +257,7 @@ impl Figure {
     }
 
     /// Write `<stem>.csv`, `<stem>.png` and `<stem>.svg`.
-    pub fn write(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    pub fn write(&self, stem: &Path) -> Fallible<Vec<std::path::PathBuf>> {
         let csv_path = stem.with_extension("csv");
         write_atomic(&csv_path, self.csv().as_bytes())?;
         let mut out = vec![csv_path];
@@ -266,7 +268,7 @@ impl Figure {
     /// Write `<stem>.csv` with the data of the first `k` panels only, and the pictures of all of them:
     /// the later panels redraw the same data at another scale (a log–log view, a zoom), so their
     /// points are no new data.
-    pub fn write_data_of_first(&self, k: usize, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    pub fn write_data_of_first(&self, k: usize, stem: &Path) -> Fallible<Vec<std::path::PathBuf>> {
         let csv_path = stem.with_extension("csv");
         write_atomic(&csv_path, self.csv_of(k).as_bytes())?;
         let mut out = vec![csv_path];
@@ -276,7 +278,7 @@ impl Figure {
 
     /// Write only `<stem>.png` and `<stem>.svg` (when the data CSV is written elsewhere, e.g. the
     /// figure-data files of `risk::figures`, which must not be replaced by the plotted series).
-    pub fn write_pictures(&self, stem: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    pub fn write_pictures(&self, stem: &Path) -> Fallible<Vec<std::path::PathBuf>> {
         ensure_font();
         let (w, h) = self.size();
         let png_path = stem.with_extension("png");
@@ -284,29 +286,29 @@ impl Figure {
         let tmp_png = stem.with_extension("png.tmp.png");
         {
             let root = BitMapBackend::new(&tmp_png, (w, h)).into_drawing_area();
-            self.draw_on(&root).map_err(|e| format!("drawing {}: {e}", png_path.display()))?;
-            root.present().map_err(|e| format!("writing {}: {e}", png_path.display()))?;
+            self.draw_on(&root).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
+            root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
         }
-        std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-            self.draw_on(&root).map_err(|e| format!("drawing {}: {e}", svg_path.display()))?;
-            root.present().map_err(|e| format!("writing {}: {e}", svg_path.display()))?;
+            self.draw_on(&root).map_err(|e| e.context(format!("drawing {}", svg_path.display())))?;
+            root.present().map_err(|e| err!(Io, "writing {}: {e}", svg_path.display()))?;
         }
         write_atomic(&svg_path, svg.as_bytes())?;
         Ok(vec![png_path, svg_path])
     }
 
-    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Fallible<()>
     where
         DB::ErrorType: 'static,
     {
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE).map_err(|e| err!(Io, "{e}"))?;
         let (w, _) = self.size();
         // centred by characters (not bytes: ρ, ₁, … are several bytes each), ~11 px per character at 22 pt
         let tx = ((w as i32) / 2 - (self.title.chars().count() as i32) * 11 / 2).max(6);
-        root.draw(&Text::new(self.title.clone(), (tx, 12), ("sans-serif", 22).into_font())).map_err(|e| e.to_string())?;
+        root.draw(&Text::new(self.title.clone(), (tx, 12), ("sans-serif", 22).into_font())).map_err(|e| err!(Io, "{e}"))?;
         let lh = self.legend_h();
         let body = root.margin(45, lh, 0, 0);
         let rows = self.panels.len().div_ceil(self.cols);
@@ -324,7 +326,7 @@ impl Figure {
                 let x = 20 + (i % per_row) as i32 * col_w;
                 let y = top + (i / per_row) as i32 * 24 + 10;
                 draw_legend_key(root, *st, *c, x, y)?;
-                root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| e.to_string())?;
+                root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| err!(Io, "{e}"))?;
             }
         }
         Ok(())
@@ -340,24 +342,24 @@ enum LegendStyle {
     Square,
 }
 
-fn draw_legend_key<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, st: LegendStyle, c: RGBColor, x: i32, y: i32) -> Result<(), String>
+fn draw_legend_key<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, st: LegendStyle, c: RGBColor, x: i32, y: i32) -> Fallible<()>
 where
     DB::ErrorType: 'static,
 {
     let r = match st {
         LegendStyle::Line => root.draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))),
         LegendStyle::Dashed => {
-            root.draw(&PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))).map_err(|e| e.to_string())?;
+            root.draw(&PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))).map_err(|e| err!(Io, "{e}"))?;
             root.draw(&PathElement::new(vec![(x + 14, y), (x + 24, y)], c.stroke_width(2)))
         }
         LegendStyle::Dot => root.draw(&Circle::new((x + 12, y), 4, c.filled())),
         LegendStyle::Cross => root.draw(&Cross::new((x + 12, y), 5, c.stroke_width(2))),
         LegendStyle::Square => root.draw(&Rectangle::new([(x + 4, y - 8), (x + 20, y + 8)], c.filled())),
     };
-    r.map_err(|e| e.to_string())
+    r.map_err(|e| err!(Io, "{e}"))
 }
 
-fn draw_panel<DB: DrawingBackend>(p: &Panel, area: &DrawingArea<DB, Shift>, own_legend: bool) -> Result<(), String>
+fn draw_panel<DB: DrawingBackend>(p: &Panel, area: &DrawingArea<DB, Shift>, own_legend: bool) -> Fallible<()>
 where
     DB::ErrorType: 'static,
 {
@@ -387,7 +389,7 @@ where
                 .bold_line_style(GRID)
                 .light_line_style(TRANSPARENT)
                 .draw()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| err!(Io, "{e}"))?;
             let inside = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0);
             for s in &p.series {
                 let pts: Vec<(f64, f64)> = s
@@ -411,7 +413,7 @@ where
                 } else {
                     chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
                 };
-                let ann = drawn.map_err(|e| e.to_string())?.label(s.legend_text());
+                let ann = drawn.map_err(|e| err!(Io, "{e}"))?.label(s.legend_text());
                 if s.tile || s.bar.is_some() {
                     ann.legend(move |(x, y)| Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()));
                 } else if s.cross {
@@ -440,7 +442,7 @@ where
             for (pts, name, color) in refs {
                 chart
                     .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| err!(Io, "{e}"))?
                     .label(name.clone())
                     .legend(move |(x, y)| {
                         EmptyElement::at((x, y))
@@ -459,18 +461,18 @@ where
                     }
                     let (px, py) = chart.backend_coord(&(*x, y1));
                     let (px, py) = (px - bx, py - by);
-                    area.draw(&PathElement::new(vec![(px, py), (px, py - 6)], BLACK.stroke_width(1))).map_err(|e| e.to_string())?;
+                    area.draw(&PathElement::new(vec![(px, py), (px, py - 6)], BLACK.stroke_width(1))).map_err(|e| err!(Io, "{e}"))?;
                     let tw = label.chars().count() as i32 * 8;
-                    area.draw(&Text::new(label.clone(), (px - tw / 2, py - 24), font.clone())).map_err(|e| e.to_string())?;
+                    area.draw(&Text::new(label.clone(), (px - tw / 2, py - 24), font.clone())).map_err(|e| err!(Io, "{e}"))?;
                     right = right.max(px);
                 }
                 let (lx, ly) = chart.backend_coord(&(x0, y1));
                 let (rx, _) = chart.backend_coord(&(x1, y1));
                 area.draw(&PathElement::new(vec![(lx - bx, ly - by), (rx - bx, ly - by)], BLACK.stroke_width(1)))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| err!(Io, "{e}"))?;
                 let tw = title.chars().count() as i32 * 8;
                 area.draw(&Text::new(title.clone(), ((lx + rx) / 2 - bx - tw / 2, ly - by - 46), ("sans-serif", 15).into_font()))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| err!(Io, "{e}"))?;
             }
             if own_legend {
                 chart
@@ -480,7 +482,7 @@ where
                     .label_font(("sans-serif", 13))
                     .position(if p.legend_lower_left { SeriesLabelPosition::LowerLeft } else { SeriesLabelPosition::UpperRight })
                     .draw()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| err!(Io, "{e}"))?;
             }
         }};
     }
@@ -492,15 +494,15 @@ where
         b.margin_top(88);
         let (w, _) = area.dim_in_pixel();
         let tw = p.title.chars().count() as i32 * 8;
-        area.draw(&Text::new(p.title.clone(), (w as i32 / 2 - tw / 2, 6), ("sans-serif", 17).into_font())).map_err(|e| e.to_string())?;
+        area.draw(&Text::new(p.title.clone(), (w as i32 / 2 - tw / 2, 6), ("sans-serif", 17).into_font())).map_err(|e| err!(Io, "{e}"))?;
     } else {
         b.caption(p.title.clone(), ("sans-serif", 17));
     }
     match (p.x_log, p.y_log) {
-        (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| e.to_string())?),
-        (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|e| e.to_string())?),
-        (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|e| e.to_string())?),
-        (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| e.to_string())?),
+        (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| err!(Io, "{e}"))?),
+        (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?),
+        (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|e| err!(Io, "{e}"))?),
+        (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?),
     }
     Ok(())
 }
@@ -540,7 +542,7 @@ pub fn bar_figure(
     categories: &[String],
     groups: &[(String, RGBColor, Vec<f64>)],
     stem: &Path,
-) -> Result<Vec<std::path::PathBuf>, String> {
+) -> Fallible<Vec<std::path::PathBuf>> {
     bar_figure_opts(title, y_label, categories, groups, stem, &BarOpts::default())
 }
 
@@ -573,7 +575,7 @@ pub fn bar_figure_opts(
     groups: &[(String, RGBColor, Vec<f64>)],
     stem: &Path,
     opts: &BarOpts,
-) -> Result<Vec<std::path::PathBuf>, String> {
+) -> Fallible<Vec<std::path::PathBuf>> {
     ensure_font();
     let mut w = csv::Writer::from_writer(vec![]);
     let mut header = vec!["category".to_string()];
@@ -602,7 +604,7 @@ pub fn bar_figure_opts(
         let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
         draw_bars(root, title, y_label, categories, groups, yrange, opts)?;
     }
-    std::fs::rename(&tmp_png, &png_path).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -621,11 +623,11 @@ fn draw_bars<DB: DrawingBackend>(
     groups: &[(String, RGBColor, Vec<f64>)],
     (y0, y1): (f64, f64),
     opts: &BarOpts,
-) -> Result<(), String>
+) -> Fallible<()>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    root.fill(&WHITE).map_err(|e| err!(Io, "{e}"))?;
     let n = cats.len();
     let (w, h) = root.dim_in_pixel();
     let legend_h = 24 * groups.len().div_ceil(2) as u32;
@@ -657,7 +659,7 @@ where
                 .bold_line_style(GRID)
                 .light_line_style(TRANSPARENT)
                 .draw()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| err!(Io, "{e}"))?;
             // value labels: vertical (reading upwards) just above each bar, so neighbouring labels of
             // narrow bars never overlap; drawn on the whole image, so a label over a bar reaching the top
             // of the axis is not clipped
@@ -670,11 +672,13 @@ where
                         let x0 = i as f64 + 0.1 + gi as f64 * bw;
                         Rectangle::new([(x0, y0), (x0 + bw * 0.95, v.max(y0))], c.filled())
                     }))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| err!(Io, "{e}"))?;
                 for (i, v) in vals.iter().enumerate().filter(|(_, v)| v.is_finite()) {
                     let xc = i as f64 + 0.1 + gi as f64 * bw + bw * 0.475;
                     let (px, py) = chart.backend_coord(&(xc, v.max(y0)));
-                    plot_area.draw(&Text::new(bar_label(*v, log), (px - bx - 6, py - by - 3), font.clone())).map_err(|e| e.to_string())?;
+                    plot_area
+                        .draw(&Text::new(bar_label(*v, log), (px - bx - 6, py - by - 3), font.clone()))
+                        .map_err(|e| err!(Io, "{e}"))?;
                 }
             }
         }};
@@ -682,26 +686,26 @@ where
     // the title drawn by hand above the chart, so the value labels over the tallest bars (in the chart's
     // top margin) never run into it
     let tx = ((w as i32) / 2 - (title.chars().count() as i32) * 10 / 2).max(6);
-    plot_area.draw(&Text::new(title.to_string(), (tx, 10), ("sans-serif", 20).into_font())).map_err(|e| e.to_string())?;
+    plot_area.draw(&Text::new(title.to_string(), (tx, 10), ("sans-serif", 20).into_font())).map_err(|e| err!(Io, "{e}"))?;
     let mut b = ChartBuilder::on(&plot_area);
     b.margin(15)
         .margin_top(if log { 80 } else { 45 })
         .x_label_area_size(if opts.x_label.is_empty() { 40 } else { 60 })
         .y_label_area_size(70);
     if log {
-        body!(b.build_cartesian_2d(0f64..n as f64, (y0..y1).log_scale()).map_err(|e| e.to_string())?);
+        body!(b.build_cartesian_2d(0f64..n as f64, (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?);
     } else {
-        body!(b.build_cartesian_2d(0f64..n as f64, y0..y1).map_err(|e| e.to_string())?);
+        body!(b.build_cartesian_2d(0f64..n as f64, y0..y1).map_err(|e| err!(Io, "{e}"))?);
     }
     // the legend in a strip under the plot, two entries a row, off the bars
     let col_w = (w as i32 - 80) / 2;
     for (gi, (name, c, _)) in groups.iter().enumerate() {
         let x = 70 + (gi % 2) as i32 * col_w;
         let y = 4 + (gi / 2) as i32 * 24;
-        legend_area.draw(&Rectangle::new([(x, y), (x + 16, y + 14)], c.filled())).map_err(|e| e.to_string())?;
-        legend_area.draw(&Text::new(name.clone(), (x + 24, y), ("sans-serif", 14).into_font())).map_err(|e| e.to_string())?;
+        legend_area.draw(&Rectangle::new([(x, y), (x + 16, y + 14)], c.filled())).map_err(|e| err!(Io, "{e}"))?;
+        legend_area.draw(&Text::new(name.clone(), (x + 24, y), ("sans-serif", 14).into_font())).map_err(|e| err!(Io, "{e}"))?;
     }
-    root.present().map_err(|e| e.to_string())?;
+    root.present().map_err(|e| err!(Io, "{e}"))?;
     Ok(())
 }
 

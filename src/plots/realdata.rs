@@ -4,6 +4,7 @@
 use crate::accuracy::counts::{reduction_pct, LevelStudy};
 use crate::accuracy::regression::LevelFit;
 use crate::data::nhgis::Geo;
+use crate::error::Fallible;
 use crate::plots::bars::{write_bar_grid, BarPanel, BarSeries};
 use crate::plots::plot::{BUREAU, EXACT, OTHER, REDUCED};
 use plotters::style::RGBColor;
@@ -28,7 +29,7 @@ fn s2(x: &rug::Rational) -> String {
 }
 
 /// Figure 6: per level, MSE and MAE of released counts with and without max(0, ·), Bureau vs reduced.
-pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Fallible<Vec<PathBuf>> {
     let mut panels = Vec::new();
     for (metric, (k0, k1), unit) in [("MSE", (0, 2), "mean squared error (persons²)"), ("MAE", (1, 3), "mean absolute error (persons)")] {
         for st in studies {
@@ -75,7 +76,7 @@ pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Result<Vec<Pa
 }
 
 /// Figure 8: block-level MSE after max(0, ·) by race cell, and its reduction.
-pub fn fig08(st: &LevelStudy, source: &str, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn fig08(st: &LevelStudy, source: &str, stem: &Path) -> Fallible<Vec<PathBuf>> {
     let (b, r) = (&st.noises[0], &st.noises[1]);
     let cats: Vec<String> = b.groups.iter().map(|g| g.label.clone()).collect();
     let mut s1 = vec![
@@ -142,7 +143,7 @@ pub fn block_level(studies: &[LevelStudy]) -> Option<&LevelStudy> {
 }
 
 /// Figure 9: MAE of the slope per ACS level, and the improvement of the reduced noise.
-pub fn fig09(fits: &[LevelFit], source: &str, paper_state: Option<f64>, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn fig09(fits: &[LevelFit], source: &str, paper_state: Option<f64>, stem: &Path) -> Fallible<Vec<PathBuf>> {
     let cats: Vec<String> = fits.iter().map(|f| f.geo.name().to_string()).collect();
     let k = fits.first().map(|f| f.trials).unwrap_or(0);
     let mut s1 = Vec::new();

@@ -1,5 +1,6 @@
 //! SafeTab-P Figures 1 and 2 ([HBC25, §5.3.2]): drawing only; the data come from
 //! `tabulation::suppression` (certified discrete-Gaussian values; eq. 13 as printed beside the exact bias).
+use crate::error::Fallible;
 use crate::plots::plot::{Figure, Panel, Series, EXACT, OTHER};
 use crate::tabulation::suppression::{Setting, SuppressionPoint};
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ fn x(q: &SuppressionPoint, s: &Setting) -> f64 {
 }
 
 /// Figure 1: P[suppressed] against n/T, one curve per ρ of Table 6.
-pub fn fig1(curves: &[(Setting, Vec<SuppressionPoint>)], stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn fig1(curves: &[(Setting, Vec<SuppressionPoint>)], stem: &Path) -> Fallible<Vec<PathBuf>> {
     let mut p = Panel::new(
         "exact, discrete Gaussian noise; suppressed when the noisy total is ≤ T; zeros with prob. ≥ 99.99%",
         X_LABEL,
@@ -35,7 +36,7 @@ pub fn fig1(curves: &[(Setting, Vec<SuppressionPoint>)], stem: &Path) -> Result<
 
 /// Figure 2: bias E[X | released]/T against n/T, exact (solid) and eq. 13 (dashed), per ρ; and a
 /// second panel with eq. 13 minus the exact bias, over T (what eq. 13 gets wrong).
-pub fn fig2(curves: &[(Setting, Vec<SuppressionPoint>)], stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn fig2(curves: &[(Setting, Vec<SuppressionPoint>)], stem: &Path) -> Fallible<Vec<PathBuf>> {
     let mut p = Panel::new(
         "bias / T — solid: exact (discrete Gaussian); dashed: eq. 13 as printed",
         X_LABEL,

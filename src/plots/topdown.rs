@@ -1,10 +1,11 @@
 //! The TopDown post-processing accuracy figure (results/topdown-postprocess-mae): mean absolute error per
 //! detailed cell of the noisy measurements and of TopDown's final counts, per geolevel.
+use crate::error::Fallible;
 use crate::plots::plot::{bar_figure_opts, BarOpts, BUREAU, EXACT, OTHER, REDUCED};
 use crate::topdown::pp_accuracy::PpAccuracyRow;
 use std::path::{Path, PathBuf};
 
-pub fn mae_figure(rows: &[PpAccuracyRow], seeds: u64, stem: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn mae_figure(rows: &[PpAccuracyRow], seeds: u64, stem: &Path) -> Fallible<Vec<PathBuf>> {
     let cell: Vec<&PpAccuracyRow> = rows.iter().filter(|r| r.query == "cell").collect();
     let cats: Vec<String> = cell.iter().filter(|r| r.noise == "bureau").map(|r| short(&r.level)).collect();
     let pick = |noise: &str, f: fn(&PpAccuracyRow) -> f64| -> Vec<f64> { cell.iter().filter(|r| r.noise == noise).map(|r| f(r)).collect() };

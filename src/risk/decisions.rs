@@ -10,9 +10,11 @@
 //! 1e-8 of the boundary is re-decided exactly by the rational model ([`TwoLevel::decide_exact`] /
 //! [`TwoLevel::decide_sampler`]): ties are detected in rational arithmetic, not by a float sign.
 
+use crate::error::Fallible;
 use crate::risk::hier::{separated, Data, Factors, Prior2, Sampler, TwoLevel};
 use crate::risk::single::Decision;
 use crate::risk::{dg_pmf_f64, dg_sum_pmf_f64, logsumexp};
+use crate::{err, fallible};
 use std::rc::Rc;
 
 /// How the adversary turns D into P[X₁ = m+1 | D].
@@ -341,13 +343,7 @@ fn monotone_cell(lo: i64, hi: i64, hint: i64, seen: &mut Vec<Option<(Decision, b
 
 /// P(correct decision) for the truth (x₁, x₂), x₁ ∈ {m, m+1}, optionally restricted to a window of
 /// (x₂*, y₁*) (the paper's −3 ≤ x₂* ≤ 5, −30 ≤ y₁* ≤ 30).
-pub fn prob_correct(
-    t: &TwoLevel,
-    proc: Procedure,
-    x1: i64,
-    x2: i64,
-    window: Option<((i64, i64), (i64, i64))>,
-) -> Result<CorrectProb, String> {
+pub fn prob_correct(t: &TwoLevel, proc: Procedure, x1: i64, x2: i64, window: Option<((i64, i64), (i64, i64))>) -> Fallible<CorrectProb> {
     Decisions::new(t, &[proc]).prob_correct(proc, x1, x2, window)
 }
 
@@ -450,19 +446,13 @@ impl<'a> Decisions<'a> {
     }
 
     /// P(correct decision) of `proc` for the truth (x₁, x₂), as [`prob_correct`].
-    pub fn prob_correct(
-        &mut self,
-        proc: Procedure,
-        x1: i64,
-        x2: i64,
-        window: Option<((i64, i64), (i64, i64))>,
-    ) -> Result<CorrectProb, String> {
+    pub fn prob_correct(&mut self, proc: Procedure, x1: i64, x2: i64, window: Option<((i64, i64), (i64, i64))>) -> Fallible<CorrectProb> {
         let t = self.t;
         if x1 != t.m && x1 != t.m + 1 {
-            return Err(format!("true x1 must be m or m+1 (m = {}), got {x1}", t.m));
+            return fallible!(Input, "true x1 must be m or m+1 (m = {}), got {x1}", t.m);
         }
         if x2 < x1 {
-            return Err(format!("true x2 = {x2} is below x1 = {x1}"));
+            return fallible!(Input, "true x2 = {x2} is below x1 = {x1}");
         }
         let kind = kind(proc);
         let [(k1r, p1), (k2r, p2), (yoff, py)] = std::mem::take(&mut self.pmfs);
@@ -481,7 +471,7 @@ impl<'a> Decisions<'a> {
         (k1r, p1): (i64, &[f64]),
         (k2r, p2): (i64, &[f64]),
         (yoff, py): (i64, &[f64]),
-    ) -> Result<CorrectProb, String> {
+    ) -> Fallible<CorrectProb> {
         let t = self.t;
         let y1 = x2 - x1;
         let target = x1 == t.m + 1;
@@ -492,7 +482,7 @@ impl<'a> Decisions<'a> {
         // (the log odds increase with x₁*, each operation rounded monotonically: false, then true)
         let nh_from = nohier.partition_point(|nh| !nh);
         if !nohier[nh_from..].iter().all(|nh| *nh) {
-            return Err("internal error: the no-hierarchy decisions are not monotone in x1*".into());
+            return fallible!(Internal, "the no-hierarchy decisions are not monotone in x1*");
         }
         let (ylo, yhi) = (y1 + yoff, y1 + yoff + py.len() as i64 - 1);
         for (i2, w2) in p2.iter().enumerate() {
@@ -545,7 +535,7 @@ impl<'a> Decisions<'a> {
 
     /// The decisions of `kind` at (x₂*, y₁*) (`row` its row, covering y₁*), evaluated on first use,
     /// together with those of the other procedures asked for that are not known there yet.
-    fn cell(&mut self, kind: usize, row: usize, x2s: i64, y1s: i64) -> Result<&Cell, String> {
+    fn cell(&mut self, kind: usize, row: usize, x2s: i64, y1s: i64) -> Fallible<&Cell> {
         let i = (y1s - self.rows[row].y0) as usize;
         let pt = &self.rows[row].points[i];
         if pt.cells[kind].is_none() {
@@ -579,7 +569,7 @@ impl<'a> Decisions<'a> {
 
     /// The decisions of the kinds in `want` at (x₂*, y₁*) (`lse`: its ln S if known), from the same
     /// X₂-steps; and the ln S.
-    fn evaluate(&mut self, want: [bool; 2], x2s: i64, y1s: i64, lse: Option<[f64; 2]>) -> ([f64; 2], [Option<Result<Cell, String>>; 2]) {
+    fn evaluate(&mut self, want: [bool; 2], x2s: i64, y1s: i64, lse: Option<[f64; 2]>) -> ([f64; 2], [Option<Fallible<Cell>>; 2]) {
         let m = self.f.m;
         let s0 = self.step(m, x2s, y1s, lse.map(|l| l[0]), want[1]).map(|(_, s)| s);
         let s1 = self.step(m + 1, x2s, y1s, lse.map(|l| l[1]), want[1]);
@@ -617,10 +607,10 @@ impl<'a> Decisions<'a> {
     /// dropped) and, per k₂, e^{−B(k₂)} with B(k₂) = −(ρ₁/d)(2(y₁*−k₂+m)+1); then
     /// q(k₂) = 1/(1 + e^{−A}e^{−B(k₂)}) with A = ln(p/(1−p)) + ρ₁(2(x₁*−m)−1): no exponential in the
     /// inner loop.
-    fn paper_cell(&mut self, x2s: i64, y1s: i64, steps: [&Option<Rc<Step>>; 2]) -> Result<Cell, String> {
+    fn paper_cell(&mut self, x2s: i64, y1s: i64, steps: [&Option<Rc<Step>>; 2]) -> Fallible<Cell> {
         let m = self.f.m;
         for (i, s) in steps.into_iter().enumerate() {
-            let s = s.as_ref().ok_or_else(|| "the X2-step has no support".to_string())?;
+            let s = s.as_ref().ok_or_else(|| err!(Input, "the X2-step has no support"))?;
             let probs = s.probs.as_ref().expect("steps of the paper's sampler carry their weights");
             let z = |k2: i64| 2 * (y1s - k2 + m) + 1;
             if let (Some(first), Some(last)) = (probs.first(), probs.last()) {
@@ -666,7 +656,7 @@ pub struct Tile {
 }
 
 /// Decision map over x₁* × x₂* × y₁* ranges (KR Figure 4: x₁* ∈ {−1, 0, 1, 2}, −3 ≤ x₂* ≤ 5, −30 ≤ y₁* ≤ 30).
-pub fn decision_map(t: &TwoLevel, proc: Procedure, x1s: &[i64], x2r: (i64, i64), yr: (i64, i64)) -> Result<Vec<Tile>, String> {
+pub fn decision_map(t: &TwoLevel, proc: Procedure, x1s: &[i64], x2r: (i64, i64), yr: (i64, i64)) -> Fallible<Vec<Tile>> {
     let f = F64::new(t);
     // the tiles share their certified likelihood factors: each computed once
     let fac = Factors::cached();

@@ -2,6 +2,7 @@
 //! All sweeps use the exact Table 2 parameters ρ₁ = 1666368/16793603, ρ₂ = 103534592/420045025
 //! (the paper's captions say 0.099 / 0.247), p = 1/2 and d = 27 where the paper does.
 
+use crate::error::Fallible;
 use crate::num::Interval;
 use crate::record::Record;
 use crate::record::{render_csv, write_atomic};
@@ -44,7 +45,7 @@ fn dec_name(d: Decision) -> &'static str {
 }
 
 /// Figure 1: posterior (3.1) and R′ (3.2) against x₁* for the five priors.
-pub fn figure1() -> Result<Vec<Record>, String> {
+pub fn figure1() -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     for (name, p) in priors() {
         let s = SingleLevel::new(p, 0, paper::rho_block())?;
@@ -61,7 +62,7 @@ pub fn figure1() -> Result<Vec<Record>, String> {
 /// Figures 2 and 3 from one sweep over ρ₁ (log grid 1e-3..1e2 plus the exact Table 2 block ρ₁):
 /// Figure 2 = marginal posterior (3.3) and R (3.4); Figure 3 = the decision threshold x̃₁* and
 /// P(correct) (3.6).
-pub fn figure2_and_3() -> Result<(Vec<Record>, Vec<Record>), String> {
+pub fn figure2_and_3() -> Fallible<(Vec<Record>, Vec<Record>)> {
     let mut f2 = Vec::new();
     let mut f3 = Vec::new();
     let mut grid = log_grid(-3, 2, 40);
@@ -70,7 +71,7 @@ pub fn figure2_and_3() -> Result<(Vec<Record>, Vec<Record>), String> {
     for rho in grid {
         let terms = MarginalTerms::new(0, &rho, PREC);
         let models =
-            priors().into_iter().map(|(name, p)| Ok((name, SingleLevel::new(p, 0, rho.clone())?))).collect::<Result<Vec<_>, String>>()?;
+            priors().into_iter().map(|(name, p)| Ok((name, SingleLevel::new(p, 0, rho.clone())?))).collect::<Fallible<Vec<_>>>()?;
         let pc = SingleLevel::prob_correct_many(&models.iter().map(|(_, s)| s).collect::<Vec<_>>(), PREC);
         for ((name, s), pc) in models.iter().zip(&pc) {
             let m = s.marginal_with(&terms);
@@ -99,7 +100,7 @@ pub fn decision_priors() -> Vec<(&'static str, &'static str, Prior2)> {
     ]
 }
 
-fn decision_model(prior: Prior2) -> Result<TwoLevel, String> {
+fn decision_model(prior: Prior2) -> Fallible<TwoLevel> {
     TwoLevel::new(Rational::from((1, 2)), 0, paper::rho_block(), paper::rho_obg(), 27, prior)
 }
 
@@ -107,7 +108,7 @@ fn decision_model(prior: Prior2) -> Result<TwoLevel, String> {
 /// x₁* ∈ {−1, 0, 1, 2}, −3 ≤ x₂* ≤ 5, −30 ≤ y₁* ≤ 30, under the exact posterior of the model as
 /// written and under the paper's Gibbs sampler (its exact stationary law; it reproduces the paper's
 /// tiles). No Monte Carlo: both are computed, so the map is deterministic.
-pub fn figure4(prior: Prior2) -> Result<Vec<Record>, String> {
+pub fn figure4(prior: Prior2) -> Fallible<Vec<Record>> {
     let t = decision_model(prior)?;
     let ex = decision_map(&t, Procedure::Exact, &[-1, 0, 1, 2], (-3, 5), (-30, 30))?;
     let pa = decision_map(&t, Procedure::Gibbs(Sampler::Paper), &[-1, 0, 1, 2], (-3, 5), (-30, 30))?;
@@ -127,7 +128,7 @@ pub fn figure4(prior: Prior2) -> Result<Vec<Record>, String> {
 
 /// Figures 10 and 11 (S4): two decision maps each, rows of [`figure4`] with the columns `panel`
 /// (top/bottom) and `prior_x2` in front. `fig4` is Figure 4's map, reused as Figure 10's top panel.
-pub fn figure10_11(fig4: &[Record]) -> Result<(Vec<Record>, Vec<Record>), String> {
+pub fn figure10_11(fig4: &[Record]) -> Fallible<(Vec<Record>, Vec<Record>)> {
     let tag = |rows: Vec<Record>, panel: &str, prior: &Prior2| -> Vec<Record> {
         rows.into_iter()
             .map(|r| {
@@ -163,7 +164,7 @@ pub fn figure10_11(fig4: &[Record]) -> Result<(Vec<Record>, Vec<Record>), String
 /// wrong decision right (gain) or a right one wrong (loss), summed exactly over all the data
 /// (`decisions::prob_correct`, no window). The S4 counterfactual (truth x₁ = x₂ = 0) is included
 /// for the point mass at 25.
-pub fn decision_summary() -> Result<Vec<Record>, String> {
+pub fn decision_summary() -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     for (fig, panel, prior) in decision_priors() {
         if fig == "10" && panel == "top" {
@@ -196,7 +197,7 @@ pub fn decision_summary() -> Result<Vec<Record>, String> {
 const PROCEDURES: [Procedure; 2] = [Procedure::Exact, Procedure::Gibbs(Sampler::Paper)];
 
 /// Figure 5: P(correct) against the true x₂ (x₁ = 1), both procedures, and without hierarchy.
-pub fn figure5() -> Result<Vec<Record>, String> {
+pub fn figure5() -> Fallible<Vec<Record>> {
     let t = paper::table6_model(Prior2::Unbounded);
     let mut decisions = Decisions::new(&t, &PROCEDURES);
     let mut rows = Vec::new();
@@ -213,7 +214,7 @@ pub fn figure5() -> Result<Vec<Record>, String> {
 }
 
 /// Figure 6: P(correct) against ρ₂ for x₂ ∈ {1, 10, 100}.
-pub fn figure6() -> Result<Vec<Record>, String> {
+pub fn figure6() -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     let mut grid = log_grid(-2, 2, 4);
     grid.push(paper::rho_obg());
@@ -236,7 +237,7 @@ pub fn figure6() -> Result<Vec<Record>, String> {
 
 /// Figure 7 (§S1.3, eq. S1.1): marginal posterior and risk against the number ℓ of levels where the target is
 /// known unique; levels in the order Block, OBG, Tract, County, State, US (Table 2 ρ).
-pub fn figure7() -> Result<Vec<Record>, String> {
+pub fn figure7() -> Fallible<Vec<Record>> {
     let order = [5usize, 4, 3, 2, 1, 0];
     let rhos: Vec<f64> = order.iter().map(|i| paper::rho_gvhr(*i).to_f64()).collect();
     let ps: Vec<(&str, f64)> = priors().into_iter().map(|(name, p)| (name, p.to_f64())).collect();
@@ -257,7 +258,7 @@ pub fn figure7() -> Result<Vec<Record>, String> {
 
 /// Figure 12 (S6): marginal risk with and without post-processing; left: against x̃₂ at ρ₁; right:
 /// against ρ₁ for x̃₂ ∈ {1, 10, 100}. p = 1/2, x₂ = 1 known.
-pub fn figure12() -> Result<(Vec<Record>, Vec<Record>), String> {
+pub fn figure12() -> Fallible<(Vec<Record>, Vec<Record>)> {
     let r1 = paper::rho_block().to_f64();
     let mut left = Vec::new();
     for x2t in 0..=100 {
@@ -288,7 +289,7 @@ pub fn figure12() -> Result<(Vec<Record>, Vec<Record>), String> {
 /// against the scale s, certified (`noise::DiscreteGaussian::variance_direct`, 128 bits), with s − σ²
 /// from the theta-series identity (`variance_deficit`: no cancellation, exact down to 1e−800).
 /// Grid: s = 10^(k/20), k = −30 … 40 (s from 0.0316 to 100; ρ from 15.8 to 0.005), exact decimals.
-pub fn figure8() -> Result<Vec<Record>, String> {
+pub fn figure8() -> Fallible<Vec<Record>> {
     let prec = 128;
     let mut rows = Vec::new();
     for k in -30..=40 {
@@ -344,7 +345,7 @@ pub fn figure9() -> Vec<Record> {
 /// Write the CSV data of Figures 1–12 into `out_dir` (computed first, then written atomically),
 /// and `kr-decisions-pcorrect.csv` (the P(correct) numbers behind Figures 4, 10, 11). Returns the
 /// paths written.
-pub fn figure_data(out_dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn figure_data(out_dir: &Path) -> Fallible<Vec<PathBuf>> {
     let (f2, f3) = figure2_and_3()?;
     let (l12, r12) = figure12()?;
     let f4 = figure4(Prior2::Unbounded)?;

@@ -15,11 +15,13 @@
 //!   reproduces the paper's Tables 7 and 8 (docs/risk-findings.md);
 //! * [`TwoLevel::gibbs_mc`] — the sampler run as Monte Carlo, seeded, with batch-means standard errors.
 
+use crate::error::Fallible;
 use crate::noise::dgauss::round_to;
 use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits};
 use crate::num::Interval;
 use crate::risk::single::Decision;
 use crate::risk::{check_count, check_p, check_rho, Rng};
+use crate::{err, fallible};
 use rug::float::Round;
 use rug::{Float, Rational};
 use std::cell::RefCell;
@@ -39,13 +41,13 @@ pub enum Prior2 {
 
 impl Prior2 {
     /// `unbounded` | `uniform:N` | `point:K`.
-    pub fn parse(s: &str) -> Result<Prior2, String> {
+    pub fn parse(s: &str) -> Fallible<Prior2> {
         let t = s.trim();
         if t == "unbounded" || t == "uniform" {
             return Ok(Prior2::Unbounded);
         }
-        let int = |v: &str, what: &str| -> Result<i64, String> {
-            v.trim().parse::<i64>().map_err(|_| format!("prior '{t}': {what} must be an integer"))
+        let int = |v: &str, what: &str| -> Fallible<i64> {
+            v.trim().parse::<i64>().map_err(|_| err!(Input, "prior '{t}': {what} must be an integer"))
         };
         if let Some(v) = t.strip_prefix("uniform:") {
             return Ok(Prior2::UpTo(int(v, "the bound")?));
@@ -53,7 +55,7 @@ impl Prior2 {
         if let Some(v) = t.strip_prefix("point:") {
             return Ok(Prior2::Point(int(v, "the point")?));
         }
-        Err(format!("unknown prior '{t}' (expected unbounded, uniform:N or point:K)"))
+        fallible!(Input, "unknown prior '{t}' (expected unbounded, uniform:N or point:K)")
     }
 
     pub fn describe(&self) -> String {
@@ -259,18 +261,18 @@ const FIRST_PREC: u32 = 128;
 pub const WINDOW_MAX: u64 = 2_000_000;
 
 impl TwoLevel {
-    pub fn new(p: Rational, m: i64, rho1: Rational, rho2: Rational, d: u32, prior: Prior2) -> Result<TwoLevel, String> {
+    pub fn new(p: Rational, m: i64, rho1: Rational, rho2: Rational, d: u32, prior: Prior2) -> Fallible<TwoLevel> {
         check_p(&p)?;
         check_rho(&rho1, "rho1")?;
         check_rho(&rho2, "rho2")?;
         check_count(m, "m", true)?;
         if d < 1 {
-            return Err("d (number of sibling blocks) must be at least 1".into());
+            return fallible!(Input, "d (number of sibling blocks) must be at least 1");
         }
         if let Some(u) = prior.upper() {
             check_count(u, "the prior's bound", false)?;
             if u < m {
-                return Err(format!("prior {} has no support at or above m = {m}", prior.describe()));
+                return fallible!(Input, "prior {} has no support at or above m = {m}", prior.describe());
             }
         }
         Ok(TwoLevel { p, m, rho1, rho2, d, prior })
@@ -296,17 +298,17 @@ impl TwoLevel {
 
     /// Refuse released counts out of range and an enumeration window of X₂ larger than WINDOW_MAX
     /// points (each point holds a few certified exponentials, ~1 KB at 256 bits).
-    pub fn check_data(&self, dt: &Data, prec: u32) -> Result<(), String> {
+    pub fn check_data(&self, dt: &Data, prec: u32) -> Fallible<()> {
         check_count(dt.x1s, "x1star", false)?;
         check_count(dt.x2s, "x2star", false)?;
         check_count(dt.y1s, "ystar", false)?;
         let (lo, hi) = self.window(dt, prec);
         let n = hi as i128 - lo as i128 + 1;
         if n > WINDOW_MAX as i128 {
-            return Err(format!(
+            return fallible!(Resource,
                 "the posterior would enumerate {n} values of X2 (about {:.1} GB; limit {WINDOW_MAX}): narrow the prior of X2 or bring x2star nearer m",
                 n as f64 * 1e3 * 1e-9
-            ));
+            );
         }
         Ok(())
     }
@@ -386,12 +388,12 @@ impl TwoLevel {
     /// Σ_{k₂} P₂(k₂|m+1)(1 − q(k₂)); P[X₁ = m+1] = a/(a+b); the law of X₂ is the mixture
     /// (1 − P)·P₂(·|m) + P·P₂(·|m+1). q is the X₁-step's probability of m+1 given k₂ (3.8), P₂ the
     /// X₂-step (3.9) on the prior's support.
-    pub fn gibbs_stationary(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32) -> Result<Posterior2, String> {
+    pub fn gibbs_stationary(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32) -> Fallible<Posterior2> {
         self.gibbs_stationary_with(dt, sampler, nx2, prec, &Factors::once())
     }
 
     /// [`TwoLevel::gibbs_stationary`] with the likelihood factors from `f`.
-    pub fn gibbs_stationary_with(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32, f: &Factors) -> Result<Posterior2, String> {
+    pub fn gibbs_stationary_with(&self, dt: &Data, sampler: Sampler, nx2: usize, prec: u32, f: &Factors) -> Fallible<Posterior2> {
         let p = prec + 32;
         let pc = self.pieces(dt, p, f);
         // X₂-step weights v_i(k₂) = prior·e^{−ρ₂(…)²}·e^{−(ρ₁/d)(…)²}
@@ -404,7 +406,12 @@ impl TwoLevel {
                 v[i].push(x);
             }
             if *wsum[i].hi() == 0 {
-                return Err(format!("the X2-step has no support for X1 = {} under the prior {}", self.m + i as i64, self.prior.describe()));
+                return fallible!(
+                    Input,
+                    "the X2-step has no support for X1 = {} under the prior {}",
+                    self.m + i as i64,
+                    self.prior.describe()
+                );
             }
         }
         // q(k₂)
@@ -540,9 +547,9 @@ impl TwoLevel {
     /// Monte Carlo run of the Gibbs sampler (3.8)/(3.9), seeded: `draws` recorded sweeps after `burn_in`.
     /// Start: k₁ = m+1, k₂ = max(x₂*, m+1) (clamped to the prior support). Standard errors by batch means
     /// (50 batches).
-    pub fn gibbs_mc(&self, dt: &Data, sampler: Sampler, draws: usize, burn_in: usize, seed: u64, nx2: usize) -> Result<GibbsMc, String> {
+    pub fn gibbs_mc(&self, dt: &Data, sampler: Sampler, draws: usize, burn_in: usize, seed: u64, nx2: usize) -> Fallible<GibbsMc> {
         if draws < 50 {
-            return Err("draws must be at least 50".into());
+            return fallible!(Input, "draws must be at least 50");
         }
         let prec = 64;
         let pc = self.pieces(dt, prec, &Factors::once());
@@ -552,7 +559,7 @@ impl TwoLevel {
             let w: Vec<f64> = (0..pc.n).map(|j| f(&pc.ex2[j]) * f(&pc.ey[i][j]) * pc.pw[i][j].to_f64()).collect();
             let s: f64 = w.iter().sum();
             if !(s > 0.0) {
-                return Err(format!("the X2-step has no support for X1 = {}", self.m + i as i64));
+                return fallible!(Input, "the X2-step has no support for X1 = {}", self.m + i as i64);
             }
             let mut acc = 0.0;
             cdf[i] = w

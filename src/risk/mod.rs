@@ -24,6 +24,9 @@
 //! exactly: in rational arithmetic (by Lindemann–Weierstrass, Σ cᵢ e^{aᵢ} = 0 with rational cᵢ, aᵢ
 //! holds iff the coefficients of each distinct exponent cancel), or, for infinite sums, by certified
 //! interval arithmetic at increasing precision.
+use crate::error::Fallible;
+use crate::fallible;
+
 pub mod decisions;
 pub mod figures;
 pub mod hier;
@@ -34,9 +37,9 @@ pub mod single;
 use rug::Rational;
 
 /// Validate an adversary prior p ∈ (0, 1).
-pub fn check_p(p: &Rational) -> Result<(), String> {
+pub fn check_p(p: &Rational) -> Fallible<()> {
     if *p <= 0 || *p >= 1 {
-        return Err(format!("prior p must be in (0, 1), got {p}"));
+        return fallible!(Input, "prior p must be in (0, 1), got {p}");
     }
     Ok(())
 }
@@ -53,26 +56,27 @@ pub const RHO_MAX: f64 = 1e6;
 pub const COUNT_MAX: i64 = 1_000_000_000_000;
 
 /// Validate a privacy parameter ρ ∈ [RHO_MIN, RHO_MAX].
-pub fn check_rho(rho: &Rational, what: &str) -> Result<(), String> {
+pub fn check_rho(rho: &Rational, what: &str) -> Fallible<()> {
     if *rho <= 0 {
-        return Err(format!("{what} must be positive, got {rho}"));
+        return fallible!(Input, "{what} must be positive, got {rho}");
     }
     let r = rho.to_f64();
     if !(RHO_MIN..=RHO_MAX).contains(&r) {
-        return Err(format!(
+        return fallible!(
+            Input,
             "{what} = {r:.3e} is outside the supported range [{RHO_MIN:e}, {RHO_MAX:e}] (noise variance 1/(2{what}) from 5e-7 to 5e7)"
-        ));
+        );
     }
     Ok(())
 }
 
 /// Validate a count (known count m ≥ 0 when `nonneg`, or a released noisy count): |x| ≤ COUNT_MAX.
-pub fn check_count(x: i64, what: &str, nonneg: bool) -> Result<(), String> {
+pub fn check_count(x: i64, what: &str, nonneg: bool) -> Fallible<()> {
     if nonneg && x < 0 {
-        return Err(format!("{what} is a count and must be non-negative, got {x}"));
+        return fallible!(Input, "{what} is a count and must be non-negative, got {x}");
     }
     if x.unsigned_abs() > COUNT_MAX as u64 {
-        return Err(format!("{what} = {x} is beyond the supported range of counts (|x| <= {COUNT_MAX})"));
+        return fallible!(Input, "{what} = {x} is beyond the supported range of counts (|x| <= {COUNT_MAX})");
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! docs/research/kr_spines_numbers.py (mpmath, 40 digits) and its output kr_spines_numbers_output.txt.
 
 use crate::budget::zcdp;
+use crate::error::Fallible;
 use crate::num::format::fmt_nearest;
 use crate::num::{parse_rational, Interval};
 use crate::record::Record;
@@ -138,7 +139,7 @@ pub fn epsilon_record(prec: u32) -> Record {
 
 /// Table 4 at ρ₁: per x* = 1..5 the printed "mass" column (which is P[X*=x*|X=0], not |X=1), the true
 /// P[X*=x*|X=1], the posteriors and R′ for the five priors, and whether every printed digit reproduces.
-pub fn table4(rho1: &Rational, prec: u32) -> Result<Vec<Record>, String> {
+pub fn table4(rho1: &Rational, prec: u32) -> Fallible<Vec<Record>> {
     let pr = priors();
     let mut rows = Vec::new();
     for (ix, x) in (1..=5i64).enumerate() {
@@ -170,7 +171,7 @@ pub fn table4(rho1: &Rational, prec: u32) -> Result<Vec<Record>, String> {
 
 /// Table 5 at ρ₁ plus the §4.2 decision quantities: marginal posterior M (3.3), R (3.4), threshold x̃*,
 /// P(correct) (3.6), certified.
-pub fn table5(rho1: &Rational, prec: u32) -> Result<Vec<Record>, String> {
+pub fn table5(rho1: &Rational, prec: u32) -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     for (ip, (name, p)) in priors().iter().enumerate() {
         let s = SingleLevel::new(p.clone(), 0, rho1.clone())?;
@@ -209,7 +210,7 @@ pub const T8: [&str; 8] = ["0.11", "0.40", "0.30", "0.14", "0.046", "0.007", "0.
 /// Tables 7 and 8 three ways: the exact posterior of the model as written (default), the exact
 /// stationary law of the paper's sampler, and Monte Carlo runs of both samplers (seeded, 10⁴ draws as
 /// in the paper). One row per method: P[X₁=1|D], then P[X₂=k|D] for k = 0..7.
-pub fn tables78(prec: u32, seed: u64, draws: usize) -> Result<Vec<Record>, String> {
+pub fn tables78(prec: u32, seed: u64, draws: usize) -> Fallible<Vec<Record>> {
     let t = table6_model(Prior2::Unbounded);
     let d = table6_data();
     let mut rows = Vec::new();

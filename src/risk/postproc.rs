@@ -10,6 +10,8 @@
 //! X₁* ~ DG(k₁, 1/(2ρ₁)), Y₁* ~ DG(x₂ − k₁, d/(2ρ₁)). Likelihood (S6.6) by enumeration over (x₁*, y₁*),
 //! posterior (S6.7), marginal (S6.8). f64 (figure data).
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::risk::dg_pmf_f64;
 
 /// f(x₁*, y₁*, x̃₂) of (S6.3).
@@ -51,18 +53,18 @@ impl PostProcRisk {
 }
 
 /// Risk of the post-processed release for the truth x₁ = 1, known x₂, fixed x̃₂.
-pub fn postproc_risk(p: f64, rho1: f64, d: u32, x2: i64, x2t: i64) -> Result<PostProcRisk, String> {
+pub fn postproc_risk(p: f64, rho1: f64, d: u32, x2: i64, x2t: i64) -> Fallible<PostProcRisk> {
     if !(p > 0.0 && p < 1.0) {
-        return Err(format!("prior p must be in (0, 1), got {p}"));
+        return fallible!(Input, "prior p must be in (0, 1), got {p}");
     }
     if !(rho1 > 0.0) {
-        return Err("rho1 must be positive".into());
+        return fallible!(Input, "rho1 must be positive");
     }
     if d < 1 {
-        return Err("d must be at least 1".into());
+        return fallible!(Input, "d must be at least 1");
     }
     if x2 < 1 || x2t < 0 {
-        return Err("need x2 >= 1 (the target is counted) and x2tilde >= 0".into());
+        return fallible!(Input, "need x2 >= 1 (the target is counted) and x2tilde >= 0");
     }
     crate::risk::check_count(x2, "x2", true)?;
     crate::risk::check_count(x2t, "x2tilde", true)?;

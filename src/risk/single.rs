@@ -4,6 +4,8 @@
 //! Model: the adversary knows m = x_{1,−t}; prior P[X₁ = m+1] = p, P[X₁ = m] = 1 − p; the release is
 //! X₁* = X₁ + η, η ~ DG(0, 1/(2ρ)) with pmf e^{−ρη²}/Z(ρ), Z(ρ) = Σ_k e^{−ρk²}. The truth is x₁ = m+1.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
 use crate::risk::{check_count, check_p, check_rho};
@@ -37,7 +39,7 @@ pub enum Decision {
 }
 
 impl SingleLevel {
-    pub fn new(p: Rational, m: i64, rho: Rational) -> Result<Self, String> {
+    pub fn new(p: Rational, m: i64, rho: Rational) -> Fallible<Self> {
         check_p(&p)?;
         check_rho(&rho, "rho")?;
         check_count(m, "m", true)?;
@@ -203,10 +205,10 @@ impl MarginalTerms {
 
 /// KR S1.1: target known to be unique at ℓ levels with parameters ρ₁..ρ_ℓ and releases x₁*..x_ℓ*:
 /// P[X₁ = m+1 | x*] = 1/(1 + ((1−p)/p) e^{−Σᵢ ρᵢ(2(xᵢ*−m)−1)}), certified.
-pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], prec: u32) -> Result<Interval, String> {
+pub fn posterior_multi(p: &Rational, m: i64, rhos: &[Rational], xstars: &[i64], prec: u32) -> Fallible<Interval> {
     check_p(p)?;
     if rhos.len() != xstars.len() || rhos.is_empty() {
-        return Err("need one released count per level".into());
+        return fallible!(Input, "need one released count per level");
     }
     let mut e = Rational::from(0);
     check_count(m, "m", true)?;
@@ -344,10 +346,10 @@ pub struct SequentialStep {
 /// KR S5.8: the risk of sequential releases composes multiplicatively; each release updates the prior.
 /// Computed as a chain of one-level posteriors (3.1) with the updated prior; the final posterior equals
 /// the S1.1 posterior with all releases at once (checked in the tests).
-pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32) -> Result<Vec<SequentialStep>, String> {
+pub fn sequential(p: &Rational, m: i64, releases: &[(Rational, i64)], prec: u32) -> Fallible<Vec<SequentialStep>> {
     check_p(p)?;
     if releases.is_empty() {
-        return Err("no releases".into());
+        return fallible!(Input, "no releases");
     }
     let pp = prec + 32;
     let mut prior = q(p, pp);

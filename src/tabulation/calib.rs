@@ -10,8 +10,10 @@
 //! * Suppression threshold (P eq. 12, Table 6): T = min{t ∈ ℤ : P[X ≤ t] ≥ p}, X ~ N_Z(0, σ²),
 //!   σ² = s/(2(1−γ)ρ); suppress when the noisy count is ≤ T.
 
+use crate::error::Fallible;
 use crate::noise::DiscreteGaussian;
 use crate::num::Interval;
+use crate::{err, fallible};
 use rug::{Integer, Rational};
 
 /// 1.96 as an exact rational (the papers' two-sided 95 % normal quantile, as printed).
@@ -98,18 +100,18 @@ pub fn implied_moe(rho: &Rational, s: u32, gamma: &Rational) -> Integer {
 
 /// Suppression threshold of P eq. (12): T = min{t : P[X ≤ t] ≥ p}, X ~ N_Z(0, s/(2(1−γ)ρ)).
 /// Each comparison is decided with certified intervals; the precision is raised if one is not.
-pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Rational) -> Result<i64, String> {
+pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Rational) -> Fallible<i64> {
     if *rho <= 0 {
-        return Err("rho must be positive".into());
+        return fallible!(Input, "rho must be positive");
     }
     if Rational::from(p * 2u32) <= 1 || *p >= 1 {
-        return Err("suppression probability must lie in (1/2, 1)".into());
+        return fallible!(Input, "suppression probability must lie in (1/2, 1)");
     }
     let sigma2 = Rational::from(s) / (Rational::from(2) * (Rational::from(1) - gamma.clone()) * rho.clone());
     let dg = DiscreteGaussian::new(sigma2)?;
     let one_minus_p = Rational::from(1) - p.clone();
     // P[X ≤ t] ≥ p  ⇔  P[X > t] ≤ 1 − p.
-    let ok = |t: i64| -> Result<bool, String> {
+    let ok = |t: i64| -> Fallible<bool> {
         for prec in [128u32, 256, 1024, 4096] {
             let tail = dg.tail_gt(&Rational::from(t), prec);
             let thr = Interval::from_rational(&one_minus_p, prec);
@@ -120,7 +122,7 @@ pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Ratio
                 return Ok(false);
             }
         }
-        Err(format!("cannot decide P[X > {t}] against 1 - p (exact tie?)"))
+        fallible!(Input, "cannot decide P[X > {t}] against 1 - p (exact tie?)")
     };
     let mut t = 0i64;
     while !ok(t)? {
@@ -131,15 +133,15 @@ pub fn suppression_threshold(rho: &Rational, s: u32, gamma: &Rational, p: &Ratio
 
 /// Geometric calibration, hypothesis H1 of the research notes: b = round2((MOE+1)/ln 20), ε_base = 1/b.
 /// The rounding of the irrational (MOE+1)/ln 20 is decided with certified intervals.
-pub fn geometric_scale_h1(moe: u32) -> Result<Rational, String> {
+pub fn geometric_scale_h1(moe: u32) -> Fallible<Rational> {
     let prec = 256;
     let ln20 = Interval::from_i64(20, prec).ln();
     let x = Interval::from_i64(moe as i64 + 1, prec).div(&ln20);
-    let lo = x.lo().to_rational().ok_or("nan")?;
-    let hi = x.hi().to_rational().ok_or("nan")?;
+    let lo = x.lo().to_rational().ok_or_else(|| err!(Input, "nan"))?;
+    let hi = x.hi().to_rational().ok_or_else(|| err!(Input, "nan"))?;
     let (a, b) = (round_half_even(&lo, 2), round_half_even(&hi, 2));
     if a != b {
-        return Err(format!("cannot decide round2((MOE+1)/ln 20) for MOE = {moe}"));
+        return fallible!(Input, "cannot decide round2((MOE+1)/ln 20) for MOE = {moe}");
     }
     Ok(a)
 }
@@ -150,23 +152,23 @@ pub fn geometric_eps_base(moe: u32, prec: u32) -> Interval {
 }
 
 /// Floor of a certified positive interval, raising the precision until the floor is decided.
-fn certified_floor(f: &dyn Fn(u32) -> Interval, what: &str) -> Result<i64, String> {
+fn certified_floor(f: &dyn Fn(u32) -> Interval, what: &str) -> Fallible<i64> {
     for prec in [128u32, 256, 1024, 4096] {
         let x = f(prec);
         let (lo, hi) = (x.lo().clone().floor(), x.hi().clone().floor());
         if lo == hi {
-            return lo.to_integer().and_then(|i| i.to_i64()).ok_or_else(|| format!("{what}: out of range"));
+            return lo.to_integer().and_then(|i| i.to_i64()).ok_or_else(|| err!(Input, "{what}: out of range"));
         }
     }
-    Err(format!("{what}: the floor cannot be decided (value at an integer?)"))
+    fallible!(Input, "{what}: the floor cannot be decided (value at an integer?)")
 }
 
 /// The 95 % margin of error of a two-sided geometric count of scale b (P[y] ∝ e^{−|y|/b}) *as the
 /// paper prints it*: ⌊b·ln(40/(1+e^{1/b}))⌋ (RE eq. 36 and the closing paragraph of §D.3, where a
 /// Step-2 cell of level i has b = s/((1−γ)ε_i) and a TotalOnly total b = s/ε_i).
-pub fn geometric_moe_paper(b: &Rational) -> Result<i64, String> {
+pub fn geometric_moe_paper(b: &Rational) -> Fallible<i64> {
     if *b <= 0 {
-        return Err("geometric scale must be positive".into());
+        return fallible!(Input, "geometric scale must be positive");
     }
     certified_floor(
         &|p| {
@@ -186,7 +188,7 @@ pub fn geometric_coverage(b: &Rational, m: i64, prec: u32) -> Interval {
 }
 
 /// Certified decision of `coverage(m) ≥ 19/20`.
-fn covers95(cov: &dyn Fn(u32) -> Interval) -> Result<bool, String> {
+fn covers95(cov: &dyn Fn(u32) -> Interval) -> Fallible<bool> {
     for prec in [128u32, 256, 1024, 4096] {
         let c = cov(prec);
         let t = Interval::from_rational(&Rational::from((19, 20)), prec);
@@ -197,18 +199,18 @@ fn covers95(cov: &dyn Fn(u32) -> Interval) -> Result<bool, String> {
             return Ok(false);
         }
     }
-    Err("coverage equals 95 % to 4096 bits: cannot decide".into())
+    fallible!(Input, "coverage equals 95 % to 4096 bits: cannot decide")
 }
 
 /// Smallest m ≥ 0 with P[|Y| ≤ m] ≥ 95 %, searched from a start guess `g` (the search walks down
 /// while m − 1 still covers, then up until m covers; every step a certified decision).
-fn smallest_covering(g: i64, cov: &dyn Fn(i64, u32) -> Interval) -> Result<i64, String> {
+fn smallest_covering(g: i64, cov: &dyn Fn(i64, u32) -> Interval) -> Fallible<i64> {
     let mut m = g.max(0);
     while m > 0 && covers95(&|p| cov(m - 1, p))? {
         m -= 1;
     }
     while !covers95(&|p| cov(m, p))? {
-        m = m.checked_add(1).ok_or("MOE out of range")?;
+        m = m.checked_add(1).ok_or_else(|| err!(Input, "MOE out of range"))?;
     }
     Ok(m)
 }
@@ -216,31 +218,31 @@ fn smallest_covering(g: i64, cov: &dyn Fn(i64, u32) -> Interval) -> Result<i64, 
 /// The exact 95 % margin of error of a geometric count: the smallest integer m with P[|Y| ≤ m] ≥ 0.95,
 /// from the closed-form tail (noise::dlaplace). It equals ⌈b·ln(40/(1+e^{1/b}))⌉ — the ceiling, where
 /// the paper's eq. 36 prints a floor (docs/research/safetab-numbers.md §2).
-pub fn geometric_moe_exact(b: &Rational) -> Result<i64, String> {
+pub fn geometric_moe_exact(b: &Rational) -> Fallible<i64> {
     let g = geometric_moe_paper(b)?;
     smallest_covering(g, &|m, p| geometric_coverage(b, m, p))
 }
 
 /// The 95 % margin of error of a discrete Gaussian count as the paper prints it: ⌊1.96·σ⌋ (RE §E.2,
 /// Corollary 3; with σ² = s/(2(1−γ)ρ_i) for a Step-2 cell).
-pub fn dg_moe_paper(sigma2: &Rational) -> Result<i64, String> {
+pub fn dg_moe_paper(sigma2: &Rational) -> Fallible<i64> {
     if *sigma2 <= 0 {
-        return Err("sigma2 must be positive".into());
+        return fallible!(Input, "sigma2 must be positive");
     }
     let z = z95();
     // ⌊1.96σ⌋ = ⌊√(1.96²σ²)⌋ = ⌊√⌊1.96²σ²⌋⌋ (exact)
     let q = Rational::from(&z * &z) * sigma2.clone();
-    Integer::from(q.floor_ref()).sqrt().to_i64().ok_or_else(|| "MOE out of range".into())
+    Integer::from(q.floor_ref()).sqrt().to_i64().ok_or_else(|| err!(Input, "MOE out of range"))
 }
 
 /// P[|X| ≤ m] for X ~ N_Z(0, σ²), certified (noise::dgauss tails).
-pub fn dg_coverage(sigma2: &Rational, m: i64, prec: u32) -> Result<Interval, String> {
+pub fn dg_coverage(sigma2: &Rational, m: i64, prec: u32) -> Fallible<Interval> {
     let d = DiscreteGaussian::new(sigma2.clone())?;
     Ok(Interval::one(prec).sub(&d.tail_gt(&Rational::from(m), prec).mul(&Interval::from_i64(2, prec))))
 }
 
 /// The exact 95 % margin of error of a discrete Gaussian count: the smallest m with P[|X| ≤ m] ≥ 0.95.
-pub fn dg_moe_exact(sigma2: &Rational) -> Result<i64, String> {
+pub fn dg_moe_exact(sigma2: &Rational) -> Fallible<i64> {
     let d = DiscreteGaussian::new(sigma2.clone())?;
     let g = dg_moe_paper(sigma2)?;
     smallest_covering(g, &|m, p| Interval::one(p).sub(&d.tail_gt(&Rational::from(m), p).mul(&Interval::from_i64(2, p))))

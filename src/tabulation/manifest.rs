@@ -23,9 +23,11 @@
 
 use crate::account::{Accountant, Certified, Options};
 use crate::budget::zcdp::{eps_bs, eps_cks};
+use crate::error::Fallible;
 use crate::model::{Composition, Group, Neighbors, Noise};
 use crate::num::{fmt_down, fmt_up, parse_rational};
 use crate::record::Record;
+use crate::{err, fallible};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 
@@ -99,72 +101,76 @@ impl Manifest {
         serde_json::to_string_pretty(self).expect("manifest serialises") + "\n"
     }
 
-    pub fn from_path(p: &std::path::Path) -> Result<Manifest, String> {
-        let t = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-        let m: Manifest =
-            serde_json::from_str(&t).map_err(|e| crate::record::one_line(&format!("{}: invalid manifest: {e}", p.display())))?;
-        m.validate().map_err(|e| format!("{}: {e}", p.display()))?;
+    pub fn from_path(p: &std::path::Path) -> Fallible<Manifest> {
+        let t = std::fs::read_to_string(p).map_err(|e| err!(Io, "cannot read '{}': {e}", p.display()))?;
+        let m: Manifest = serde_json::from_str(&t)
+            .map_err(|e| err!(Input, "{}", crate::record::one_line(&format!("{}: invalid manifest: {e}", p.display()))))?;
+        m.validate().map_err(|e| e.context(format!("{}", p.display())))?;
         Ok(m)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Fallible<()> {
         if self.neighbors != "add-remove" && self.neighbors != "replace" {
-            return Err(format!("manifest neighbors must be add-remove or replace, got '{}'", self.neighbors));
+            return fallible!(Input, "manifest neighbors must be add-remove or replace, got '{}'", self.neighbors);
         }
         match self.composition.as_str() {
             "sequential" => {
                 if self.levels.iter().any(|l| l.pass.is_some()) {
-                    return Err(
-                        "manifest: a 'sequential' manifest has no passes (levels with 'pass' need composition 'disjoint-passes')".into()
+                    return fallible!(
+                        Input,
+                        "manifest: a 'sequential' manifest has no passes (levels with 'pass' need composition 'disjoint-passes')"
                     );
                 }
             }
             "disjoint-passes" => {
                 if let Some(l) = self.levels.iter().find(|l| l.pass.as_deref().is_none_or(|p| p.is_empty())) {
-                    return Err(format!("manifest: level {} has no pass (composition 'disjoint-passes')", l.name));
+                    return fallible!(Input, "manifest: level {} has no pass (composition 'disjoint-passes')", l.name);
                 }
             }
-            _ => return Err("manifest composition must be 'sequential' (over levels) or 'disjoint-passes'".into()),
+            _ => return fallible!(Input, "manifest composition must be 'sequential' (over levels) or 'disjoint-passes'"),
         }
         if self.levels.is_empty() {
-            return Err("manifest has no levels".into());
+            return fallible!(Input, "manifest has no levels");
         }
         // the certificate evaluates one composition per structure index (every stage of every level):
         // refuse up front what would take minutes and gigabytes rather than hang
         if let Some(l) = self.levels.iter().find(|l| l.structures.len() > MAX_STRUCTURES) {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "level {} lists {} structures; at most {MAX_STRUCTURES} are certified (each is a separate worst case; SafeTab uses 2)",
                 l.name,
                 l.structures.len()
-            ));
+            );
         }
         let stages: usize = self.levels.iter().flat_map(|l| &l.structures).map(|s| s.stages.len()).sum();
         if stages > MAX_STAGES {
-            return Err(format!("the manifest lists {stages} noise stages; at most {MAX_STAGES} are certified"));
+            return fallible!(Input, "the manifest lists {stages} noise stages; at most {MAX_STAGES} are certified");
         }
         for l in &self.levels {
             if l.degree == 0 {
-                return Err(format!("level {}: degree must be ≥ 1", l.name));
+                return fallible!(Input, "level {}: degree must be ≥ 1", l.name);
             }
             if l.structures.is_empty() {
-                return Err(format!("level {}: no structures", l.name));
+                return fallible!(Input, "level {}: no structures", l.name);
             }
             for s in &l.structures {
                 if s.stages.is_empty() {
-                    return Err(format!("level {} structure '{}': no stages", l.name, s.kind));
+                    return fallible!(Input, "level {} structure '{}': no stages", l.name, s.kind);
                 }
                 for (k, n) in s.stages.iter().enumerate() {
-                    n.parsed().map_err(|e| format!("level {} stage '{}': {e}", l.name, n.query))?;
+                    n.parsed().map_err(|e| e.context(format!("level {} stage '{}'", l.name, n.query)))?;
                     if n.sensitivity == 0 {
-                        return Err(format!("level {}: sensitivity must be ≥ 1", l.name));
+                        return fallible!(Input, "level {}: sensitivity must be ≥ 1", l.name);
                     }
                     // an adaptive stage must name an earlier stage of its own structure
                     if let Some(on) = &n.adaptive_on {
                         if !s.stages[..k].iter().any(|e| &e.query == on) {
-                            return Err(format!(
+                            return fallible!(
+                                Input,
                                 "level {} stage '{}': adaptive_on '{on}' names no earlier stage of its structure",
-                                l.name, n.query
-                            ));
+                                l.name,
+                                n.query
+                            );
                         }
                     }
                 }
@@ -182,16 +188,18 @@ impl LevelManifest {
     /// discrete Laplace of scale b is Δ/b-DP). The certificate is computed from the noise; a budget that
     /// contradicts it means the file was edited or written by something else, and is refused, as is
     /// any other budget text.
-    fn check_budget(&self) -> Result<(), String> {
+    fn check_budget(&self) -> Fallible<()> {
         let (kind, want) = if let Some(r) = self.budget.strip_prefix("rho=") {
-            ("rho", parse_rational(r).map_err(|e| format!("level {}: budget: {e}", self.name))?)
+            ("rho", parse_rational(r).map_err(|e| e.context(format!("level {}: budget", self.name)))?)
         } else if let Some(e) = self.budget.strip_prefix("eps=") {
-            ("eps", parse_rational(e).map_err(|e| format!("level {}: budget: {e}", self.name))?)
+            ("eps", parse_rational(e).map_err(|e| e.context(format!("level {}: budget", self.name)))?)
         } else {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "level {}: budget must be 'rho=R' (discrete Gaussian noise) or 'eps=E' (discrete Laplace noise), got '{}'",
-                self.name, self.budget
-            ));
+                self.name,
+                self.budget
+            );
         };
         for (k, st) in self.structures.iter().enumerate() {
             let mut spent = Rational::from(0);
@@ -201,22 +209,26 @@ impl LevelManifest {
                     ("rho", Parsed::Dg(s2)) => spent += Rational::from(&d * &d) / (Rational::from(2) * s2),
                     ("eps", Parsed::Lap(b)) => spent += d / b,
                     _ => {
-                        return Err(format!(
+                        return fallible!(
+                            Input,
                             "level {}: budget '{}' does not fit its {} noise (rho= is for discrete Gaussian, eps= for discrete Laplace)",
-                            self.name, self.budget, n.distribution
-                        ))
+                            self.name,
+                            self.budget,
+                            n.distribution
+                        )
                     }
                 }
             }
             spent *= Rational::from(self.degree);
             if spent != want {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "level {} structure {k} ({}): its noise spends {kind} = {} per person, not the recorded budget '{}'",
                     self.name,
                     st.kind,
                     crate::num::format::fmt_rational(&spent),
                     self.budget
-                ));
+                );
             }
         }
         Ok(())
@@ -229,29 +241,29 @@ enum Parsed {
 }
 
 impl StageNoise {
-    fn parsed(&self) -> Result<Parsed, String> {
+    fn parsed(&self) -> Fallible<Parsed> {
         match self.distribution.as_str() {
             "discrete-gaussian" => {
                 if self.scale.is_some() {
-                    return Err("discrete-gaussian noise takes sigma2, not scale".into());
+                    return fallible!(Input, "discrete-gaussian noise takes sigma2, not scale");
                 }
-                let s = parse_rational(self.sigma2.as_deref().ok_or("discrete-gaussian noise needs sigma2")?)?;
+                let s = parse_rational(self.sigma2.as_deref().ok_or_else(|| err!(Input, "discrete-gaussian noise needs sigma2"))?)?;
                 if s <= 0 {
-                    return Err("sigma2 must be positive".into());
+                    return fallible!(Input, "sigma2 must be positive");
                 }
                 Ok(Parsed::Dg(s))
             }
             "discrete-laplace" => {
                 if self.sigma2.is_some() {
-                    return Err("discrete-laplace noise takes scale, not sigma2".into());
+                    return fallible!(Input, "discrete-laplace noise takes scale, not sigma2");
                 }
-                let b = parse_rational(self.scale.as_deref().ok_or("discrete-laplace noise needs scale")?)?;
+                let b = parse_rational(self.scale.as_deref().ok_or_else(|| err!(Input, "discrete-laplace noise needs scale"))?)?;
                 if b <= 0 {
-                    return Err("scale must be positive".into());
+                    return fallible!(Input, "scale must be positive");
                 }
                 Ok(Parsed::Lap(b))
             }
-            o => Err(format!("unknown noise distribution '{o}'")),
+            o => fallible!(Input, "unknown noise distribution '{o}'"),
         }
     }
 }
@@ -259,13 +271,13 @@ impl StageNoise {
 /// The composition a manifest describes when each level uses its `choice`-th structure (the last one
 /// where a level has fewer), with the structure labels; counts are per query of the add/remove relation,
 /// the model doubles them under replace (safetab-p §4, Theorem 2).
-pub fn composition(m: &Manifest, choice: usize) -> Result<(Composition, String), String> {
+pub fn composition(m: &Manifest, choice: usize) -> Fallible<(Composition, String)> {
     let levels: Vec<&LevelManifest> = m.levels.iter().collect();
     composition_of(&levels, choice, Neighbors::parse(&m.neighbors)?)
 }
 
 /// [`composition`] of some of a manifest's levels under the given neighbour relation.
-fn composition_of(levels: &[&LevelManifest], choice: usize, neighbors: Neighbors) -> Result<(Composition, String), String> {
+fn composition_of(levels: &[&LevelManifest], choice: usize, neighbors: Neighbors) -> Fallible<(Composition, String)> {
     let mut groups = Vec::new();
     let mut label = Vec::new();
     for l in levels {
@@ -292,7 +304,7 @@ fn composition_of(levels: &[&LevelManifest], choice: usize, neighbors: Neighbors
 /// pair (Q, P) maps to (P, Q) by y ↦ 2c + Δ − y and the mixed product has the privacy profile of the
 /// add/remove composition of p's and q's levels: one case per pair of passes, besides each pass under
 /// `replace`.
-fn cases(m: &Manifest) -> Result<Vec<(String, Vec<&LevelManifest>, Neighbors)>, String> {
+fn cases(m: &Manifest) -> Fallible<Vec<(String, Vec<&LevelManifest>, Neighbors)>> {
     let nb = Neighbors::parse(&m.neighbors)?;
     if m.composition != "disjoint-passes" {
         return Ok(vec![(String::new(), m.levels.iter().collect(), nb)]);
@@ -323,7 +335,7 @@ fn cases(m: &Manifest) -> Result<Vec<(String, Vec<&LevelManifest>, Neighbors)>, 
 /// expert override). A level with several structures is certified at each extreme, jointly across
 /// levels; a manifest of disjoint passes at each neighbouring case ([`cases`]); the worst case is taken
 /// by the one combinator `Certified::max_of`.
-pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Result<Vec<Record>, String> {
+pub fn certify(m: &Manifest, delta: &Rational, prec: Option<u32>) -> Fallible<Vec<Record>> {
     m.validate()?;
     let n_choices = m.levels.iter().map(|l| l.structures.len()).max().unwrap_or(1);
     let cases = cases(m)?;
@@ -598,10 +610,10 @@ mod tests {
         assert_eq!(r[0].get("epsilon_pure"), Some("6.000000000000"));
         let mut bad = m.clone();
         bad.composition = "sequential".into();
-        assert!(bad.validate().unwrap_err().contains("has no passes"));
+        assert!(bad.validate().unwrap_err().to_string().contains("has no passes"));
         let mut bad = m.clone();
         bad.levels[1].pass = None;
-        assert!(bad.validate().unwrap_err().contains("level B has no pass"));
+        assert!(bad.validate().unwrap_err().to_string().contains("level B has no pass"));
     }
 
     /// SafeTab's geometric variant: the manifest path (the accountant's lattice with discrete Laplace

@@ -27,6 +27,7 @@
 //! `moe.csv` (per level and query: scale, the paper's MOE formula, the exact 95 % MOE) and
 //! `manifest.json` (every noise law; `tightdp certify` gives the exact ε).
 
+use crate::error::Fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
 use crate::num::parse_rational;
 use crate::record::{render_rows, Format, Record};
@@ -34,6 +35,7 @@ use crate::tabulation::calib;
 use crate::tabulation::manifest::{level_manifest_noise, Manifest, NoiseLaw};
 use crate::tabulation::safetab_p::{merge_bins, tabulate_levels, LevelCounts, TabLevel, AGE23, AGE4, AGE9, CELLS, MAX_AGE};
 use crate::tabulation::safetab_spec::{GeoLevel, Geography, Iterations};
+use crate::{err, fallible};
 use rand_chacha::rand_core::RngCore;
 use rayon::prelude::*;
 use rug::Rational;
@@ -123,46 +125,46 @@ fn scale_in_range(x: &Rational) -> bool {
 }
 
 impl ReConfig {
-    pub fn from_path(p: &Path) -> Result<ReConfig, String> {
-        let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+    pub fn from_path(p: &Path) -> Fallible<ReConfig> {
+        let text = std::fs::read_to_string(p).map_err(|e| err!(Io, "cannot read '{}': {e}", p.display()))?;
         Self::parse(&text, &p.display().to_string())
     }
 
-    pub fn parse(text: &str, name: &str) -> Result<ReConfig, String> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| format!("{name}: {}", crate::record::one_line(&e.to_string())))?;
+    pub fn parse(text: &str, name: &str) -> Fallible<ReConfig> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| err!(Input, "{name}: {}", crate::record::one_line(&e.to_string())))?;
         let noise = match raw.noise.trim().to_ascii_lowercase().as_str() {
             "geometric" => NoiseKind::Geometric,
             "discrete-gaussian" => NoiseKind::DiscreteGaussian,
-            o => return Err(format!("{name}: noise must be geometric or discrete-gaussian, got '{o}'")),
+            o => return fallible!(Input, "{name}: noise must be geometric or discrete-gaussian, got '{o}'"),
         };
-        let gamma = parse_rational(&raw.gamma).map_err(|e| format!("{name}: gamma: {e}"))?;
+        let gamma = parse_rational(&raw.gamma).map_err(|e| e.context(format!("{name}: gamma")))?;
         if gamma <= 0 || gamma >= 1 {
-            return Err(format!("{name}: gamma must lie in (0, 1)"));
+            return fallible!(Input, "{name}: gamma must lie in (0, 1)");
         }
         if raw.stability == 0 || raw.stability > MAX_STABILITY {
-            return Err(format!("{name}: stability must lie in 1–{MAX_STABILITY}"));
+            return fallible!(Input, "{name}: stability must lie in 1–{MAX_STABILITY}");
         }
         let mut levels: Vec<ReLevel> = Vec::new();
         for (i, l) in raw.level.iter().enumerate() {
             let at = format!("{name}: level {}", i + 1);
-            let geo = GeoLevel::parse(&l.geo).map_err(|e| format!("{at}: {e}"))?;
+            let geo = GeoLevel::parse(&l.geo).map_err(|e| e.context(&at))?;
             if !matches!(geo, GeoLevel::Usa | GeoLevel::State | GeoLevel::County | GeoLevel::Aiannh) {
-                return Err(format!("{at}: {} is not a SafeTab geography (RE §1: nation, state, county, AIANNH)", geo.name()));
+                return fallible!(Input, "{at}: {} is not a SafeTab geography (RE §1: nation, state, county, AIANNH)", geo.name());
             }
             let detailed = match l.iterations.trim().to_ascii_lowercase().as_str() {
                 "detailed" => true,
                 "regional" => false,
-                o => return Err(format!("{at}: iterations must be detailed or regional, got '{o}'")),
+                o => return fallible!(Input, "{at}: iterations must be detailed or regional, got '{o}'"),
             };
-            let budget = parse_rational(&l.budget).map_err(|e| format!("{at}: budget: {e}"))?;
+            let budget = parse_rational(&l.budget).map_err(|e| e.context(format!("{at}: budget")))?;
             if budget <= 0 {
-                return Err(format!("{at}: budget must be positive, got '{}'", l.budget));
+                return fallible!(Input, "{at}: budget must be positive, got '{}'", l.budget);
             }
             if l.thresholds.len() != 3 || !(l.thresholds[0] < l.thresholds[1] && l.thresholds[1] < l.thresholds[2]) {
-                return Err(format!("{at}: thresholds must be three increasing integers"));
+                return fallible!(Input, "{at}: thresholds must be three increasing integers");
             }
             if l.moe == Some(0) {
-                return Err(format!("{at}: moe must be ≥ 1"));
+                return fallible!(Input, "{at}: moe must be ≥ 1");
             }
             let lv = ReLevel {
                 geo,
@@ -173,12 +175,12 @@ impl ReConfig {
                 thresholds: [l.thresholds[0], l.thresholds[1], l.thresholds[2]],
             };
             if levels.iter().any(|x| x.name() == lv.name()) {
-                return Err(format!("{at}: level {} listed twice", lv.name()));
+                return fallible!(Input, "{at}: level {} listed twice", lv.name());
             }
             levels.push(lv);
         }
         if levels.is_empty() {
-            return Err(format!("{name}: no [[level]]"));
+            return fallible!(Input, "{name}: no [[level]]");
         }
         let cfg = ReConfig { noise, gamma, stability: raw.stability, levels };
         for l in &cfg.levels {
@@ -188,22 +190,23 @@ impl ReConfig {
                     NoiseLaw::DiscreteGaussian { sigma2 } => sigma2,
                 };
                 if !scale_in_range(x) {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "{name}: level {}: a per-count noise scale of {} is outside [1e-9, 1e8]; check budget, gamma and stability",
                         l.name(),
                         x.to_f64()
-                    ));
+                    );
                 }
             }
             if let Some(target) = l.moe {
                 let m = cfg.moe_paper(&cfg.laws(l)[1])?;
                 if m > i64::from(target) {
-                    return Err(format!(
+                    return fallible!(Input,
                         "{name}: level {}: budget {} gives a Step-2 95% MOE of {m} by the paper's formula (RE {}), above its target {target}",
                         l.name(),
                         l.budget_text,
                         if noise == NoiseKind::Geometric { "D.3" } else { "E.2" }
-                    ));
+                    );
                 }
             }
         }
@@ -226,7 +229,7 @@ impl ReConfig {
     }
 
     /// The paper's 95 % MOE of one count of this law (D.3 floor formula / E.2 ⌊1.96σ⌋).
-    pub fn moe_paper(&self, law: &NoiseLaw) -> Result<i64, String> {
+    pub fn moe_paper(&self, law: &NoiseLaw) -> Fallible<i64> {
         match law {
             NoiseLaw::DiscreteLaplace { scale } => calib::geometric_moe_paper(scale),
             NoiseLaw::DiscreteGaussian { sigma2 } => calib::dg_moe_paper(sigma2),
@@ -241,7 +244,7 @@ enum Sampler {
 }
 
 impl Sampler {
-    fn new(law: &NoiseLaw) -> Result<Sampler, String> {
+    fn new(law: &NoiseLaw) -> Fallible<Sampler> {
         Ok(match law {
             NoiseLaw::DiscreteLaplace { scale } => Sampler::Geo(DiscreteLaplace::new(scale.clone())?),
             NoiseLaw::DiscreteGaussian { sigma2 } => Sampler::Dg(DiscreteGaussianSampler::new(sigma2.clone())?),
@@ -254,14 +257,14 @@ impl Sampler {
         }
     }
     /// NoisyCount (Alg. 3): the exact count plus one draw.
-    fn noisy<R: RngCore>(&self, c: i64, rng: &mut R) -> Result<i64, String> {
-        c.checked_add(self.sample(rng)).ok_or_else(|| "noisy count out of range".to_string())
+    fn noisy<R: RngCore>(&self, c: i64, rng: &mut R) -> Fallible<i64> {
+        c.checked_add(self.sample(rng)).ok_or_else(|| err!(Input, "noisy count out of range"))
     }
 }
 
 /// The MOE table of a configuration: per level and kind of count, the scale, the paper's 95 % MOE
 /// (RE D.3 eq. 36 / E.2, as printed), the exact 95 % MOE and the exact coverage of the paper's MOE.
-pub fn moe_rows(cfg: &ReConfig) -> Result<Vec<Record>, String> {
+pub fn moe_rows(cfg: &ReConfig) -> Fallible<Vec<Record>> {
     let prec = 128;
     let mut rows = Vec::new();
     for l in &cfg.levels {
@@ -315,14 +318,7 @@ struct LevelOut {
 }
 
 /// Alg. 2 for every group of one level (Alg. 1's inner loop), Step-2 tables written as text rows.
-fn noise_level(
-    lc: &LevelCounts,
-    l: &ReLevel,
-    cfg: &ReConfig,
-    its: &Iterations,
-    geo: &Geography,
-    src: NoiseSource,
-) -> Result<LevelOut, String> {
+fn noise_level(lc: &LevelCounts, l: &ReLevel, cfg: &ReConfig, its: &Iterations, geo: &Geography, src: NoiseSource) -> Fallible<LevelOut> {
     let laws = cfg.laws(l);
     let stage1 = Sampler::new(&laws[0])?;
     let stage2 = Sampler::new(&laws[1])?;
@@ -419,7 +415,7 @@ pub fn run(
     out: &Path,
     seed: Option<u64>,
     progress: bool,
-) -> Result<(ReSummary, Manifest), String> {
+) -> Fallible<(ReSummary, Manifest)> {
     let moe = moe_rows(cfg)?;
     let specs: Vec<TabLevel> =
         cfg.levels.iter().map(|l| TabLevel { geo: l.geo, detailed: l.detailed, include_total_only: true, pr: false }).collect();
@@ -453,9 +449,9 @@ pub fn run(
     write_table(&out.join("t1.txt"), T1_HEADER, &mut outs.iter().map(|o| &o.t1))?;
     write_table(&out.join("t2.txt"), T2_HEADER, &mut outs.iter().map(|o| &o.t2))?;
     let p = out.join("moe.csv");
-    std::fs::write(&p, render_rows(&moe, Format::Csv)).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
+    std::fs::write(&p, render_rows(&moe, Format::Csv)).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?;
     let p = out.join("manifest.json");
-    std::fs::write(&p, m.to_json()).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
+    std::fs::write(&p, m.to_json()).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?;
     Ok((s, m))
 }
 
@@ -697,8 +693,8 @@ mod tests {
             (base.replacen("budget = \"4.27\"", "budget = \"4.2.7\"", 1), "budget"),
         ] {
             let e = ReConfig::parse(&edit, "cfg").err().unwrap_or_else(|| panic!("accepted: {want}"));
-            assert!(e.contains(want), "{want}: {e}");
-            assert_eq!(e.lines().count(), 1, "{e}");
+            assert!(e.to_string().contains(want), "{want}: {e}");
+            assert_eq!(e.to_string().lines().count(), 1, "{e}");
         }
     }
 }

@@ -15,6 +15,8 @@
 //! The whole input is validated (and tabulated exactly) in one streaming pass before any noise is
 //! drawn; any error aborts with the file line number, and nothing is written.
 
+use crate::err;
+use crate::error::Fallible;
 use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use crate::tabulation::calib::suppression_threshold;
 use crate::tabulation::coterminous;
@@ -60,7 +62,7 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Result<Inputs, String> {
+    pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Fallible<Inputs> {
         use crate::tabulation::safetab_spec::Spec;
         let p = |x: &Path| Spec::Path(x.to_path_buf());
         Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
@@ -71,7 +73,7 @@ impl Inputs {
         config: &crate::tabulation::safetab_spec::Spec,
         files: &crate::tabulation::safetab_prod::IterationFiles,
         geography: &Path,
-    ) -> Result<Inputs, String> {
+    ) -> Fallible<Inputs> {
         Ok(Inputs { config: Config::from_spec(config)?, iterations: files.load()?, geography: Geography::load(geography)? })
     }
 
@@ -81,7 +83,7 @@ impl Inputs {
         iterations: &crate::tabulation::safetab_spec::Spec,
         codes: &crate::tabulation::safetab_spec::Spec,
         geography: &Path,
-    ) -> Result<Inputs, String> {
+    ) -> Fallible<Inputs> {
         Ok(Inputs {
             config: Config::from_spec(config)?,
             iterations: Iterations::from_specs(iterations, codes)?,
@@ -141,7 +143,7 @@ struct LevelOut {
 }
 
 /// Algorithms 1–3 for one level plus the suppression of §5.3.2 (noisy total ≤ T).
-fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSource, threshold: i64) -> Result<LevelOut, String> {
+fn noise_level(lc: &LevelCounts, spec: &LevelSpec, inp: &Inputs, src: NoiseSource, threshold: i64) -> Fallible<LevelOut> {
     let cfg = &inp.config;
     let s = Rational::from(cfg.stability);
     let per_group = spec.rho.clone() / s;
@@ -291,8 +293,8 @@ pub const T1_HEADER: &str = "REGION_ID|REGION_TYPE|ITERATION_CODE|COUNT";
 pub const T2_HEADER: &str = "REGION_ID|REGION_TYPE|ITERATION_CODE|AGESTART|AGEEND|SEX|COUNT";
 
 /// Write a `|`-separated table: the header line, then the pre-rendered row blocks in order.
-pub fn write_table(p: &Path, header: &str, parts: &mut dyn Iterator<Item = &String>) -> Result<(), String> {
-    let f = std::fs::File::create(p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?;
+pub fn write_table(p: &Path, header: &str, parts: &mut dyn Iterator<Item = &String>) -> Fallible<()> {
+    let f = std::fs::File::create(p).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
     let go = || -> std::io::Result<()> {
         writeln!(w, "{header}")?;
@@ -301,12 +303,12 @@ pub fn write_table(p: &Path, header: &str, parts: &mut dyn Iterator<Item = &Stri
         }
         w.flush()
     };
-    go().map_err(|e| format!("cannot write '{}': {e}", p.display()))
+    go().map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))
 }
 
 /// Run SafeTab-P: validate + tabulate, then noise, then write `t1.txt`, `t2.txt` and `manifest.json`
 /// into `out` (all or nothing).
-pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Result<RunSummary, String> {
+pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Fallible<RunSummary> {
     run_with(inp, persons, out, seed, progress, true)
 }
 
@@ -319,14 +321,7 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
 /// state 72, each with its own levels, geography and Algorithm 4; the persons file is read once and
 /// the tables hold the US rows, then Puerto Rico's. Level i draws from noise substream i (config order),
 /// so a run's noise does not depend on which other passes run.
-pub fn run_with(
-    inp: &Inputs,
-    persons: &Path,
-    out: &Path,
-    seed: Option<u64>,
-    progress: bool,
-    coterminous: bool,
-) -> Result<RunSummary, String> {
+pub fn run_with(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool, coterminous: bool) -> Fallible<RunSummary> {
     let cfg = &inp.config;
     // thresholds (public: from the level budgets)
     let thresholds: Vec<i64> = cfg
@@ -420,14 +415,14 @@ pub fn run_with(
         summary.t2_rows += r.t2_rows;
         summary.suppressed += r.suppressed;
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
     let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
     write_table(&tmp("t1.txt"), T1_HEADER, &mut rendered.iter().map(|o| &o.t1))?;
     write_table(&tmp("t2.txt"), T2_HEADER, &mut rendered.iter().map(|o| &o.t2))?;
     let mj = summary.manifest.to_json();
-    std::fs::write(tmp("manifest.json"), mj).map_err(|e| format!("cannot write manifest: {e}"))?;
+    std::fs::write(tmp("manifest.json"), mj).map_err(|e| err!(Io, "cannot write manifest: {e}"))?;
     for n in ["t1.txt", "t2.txt", "manifest.json"] {
-        std::fs::rename(tmp(n), out.join(n)).map_err(|e| format!("cannot write '{}': {e}", out.join(n).display()))?;
+        std::fs::rename(tmp(n), out.join(n)).map_err(|e| err!(Io, "cannot write '{}': {e}", out.join(n).display()))?;
     }
     Ok(summary)
 }

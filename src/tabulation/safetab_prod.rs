@@ -13,8 +13,10 @@
 //! state. A person is in a race group Alone when every race code is in it, Alone or in Any Combination
 //! when some code is, in an ethnicity group when QSPAN is ([HBC25, §2.2]).
 
+use crate::error::Fallible;
 use crate::num::parse_rational;
 use crate::tabulation::safetab_spec::{code_maps, parse_bool, parse_pipe, Config, GeoLevel, Iteration, Iterations, LevelSpec, Spec};
+use crate::{err, fallible};
 use rug::Rational;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -70,7 +72,7 @@ impl IterationFiles {
         }
     }
 
-    pub fn load(&self) -> Result<Iterations, String> {
+    pub fn load(&self) -> Fallible<Iterations> {
         match self {
             IterationFiles::Synthetic { iterations, codes } => Iterations::from_specs(iterations, codes),
             IterationFiles::Production(p) => self::iterations(p),
@@ -79,17 +81,17 @@ impl IterationFiles {
 }
 
 /// LEVEL → Some(detailed) for levels 1 and 2, None for 0 (not tabulated).
-fn level(s: &str, path: &str, line: usize) -> Result<Option<bool>, String> {
+fn level(s: &str, path: &str, line: usize) -> Fallible<Option<bool>> {
     match s {
         "0" => Ok(None),
         "1" => Ok(Some(false)),
         "2" => Ok(Some(true)),
-        o => Err(format!("{path} line {line}: LEVEL must be 0, 1 or 2, got '{o}'")),
+        o => fallible!(Input, "{path} line {line}: LEVEL must be 0, 1 or 2, got '{o}'"),
     }
 }
 
 /// Read the four files into the code → group maps of a run.
-pub fn iterations(s: &ProductionSpecs) -> Result<Iterations, String> {
+pub fn iterations(s: &ProductionSpecs) -> Fallible<Iterations> {
     let mut list: Vec<Iteration> = Vec::new();
     let mut idx: HashMap<String, usize> = HashMap::new();
     let mut ignored: HashSet<String> = HashSet::new();
@@ -101,10 +103,10 @@ pub fn iterations(s: &ProductionSpecs) -> Result<Iterations, String> {
         for (line, f) in parse_pipe(&spec.text()?, &path, header)? {
             let code = f[0].clone();
             if code.is_empty() || code.contains(['|', ',']) {
-                return Err(format!("{path} line {line}: bad ITERATION_CODE"));
+                return fallible!(Input, "{path} line {line}: bad ITERATION_CODE");
             }
             if idx.contains_key(&code) || ignored.contains(&code) {
-                return Err(format!("{path} line {line}: duplicate ITERATION_CODE {code}"));
+                return fallible!(Input, "{path} line {line}: duplicate ITERATION_CODE {code}");
             }
             let Some(detailed) = level(&f[2], &path, line)? else {
                 ignored.insert(code);
@@ -115,7 +117,7 @@ pub fn iterations(s: &ProductionSpecs) -> Result<Iterations, String> {
             let total_only = parse_bool(&f[k], "DETAILED_ONLY", &path, line)?;
             let coarse_only = parse_bool(&f[k + 1], "COARSE_ONLY", &path, line)?;
             if total_only && coarse_only {
-                return Err(format!("{path} line {line}: iteration {code} is both DETAILED_ONLY and COARSE_ONLY"));
+                return fallible!(Input, "{path} line {line}: iteration {code} is both DETAILED_ONLY and COARSE_ONLY");
             }
             idx.insert(code.clone(), list.len());
             list.push(Iteration { code, name: f[1].clone(), detailed, alone, ethnicity, total_only, coarse_only });
@@ -126,17 +128,17 @@ pub fn iterations(s: &ProductionSpecs) -> Result<Iterations, String> {
     let mut known = HashSet::new();
     for (line, f) in parse_pipe(&s.codes.text()?, &cpath, &["RACE_ETH_CODE", "RACE_ETH_NAME"])? {
         if f[0].is_empty() || f[0].contains(',') {
-            return Err(format!("{cpath} line {line}: bad RACE_ETH_CODE"));
+            return fallible!(Input, "{cpath} line {line}: bad RACE_ETH_CODE");
         }
         if !known.insert(f[0].clone()) {
-            return Err(format!("{cpath} line {line}: duplicate RACE_ETH_CODE {}", f[0]));
+            return fallible!(Input, "{cpath} line {line}: duplicate RACE_ETH_CODE {}", f[0]);
         }
         codes.push(f[0].clone());
     }
     let mpath = s.map.name();
     let rows = parse_pipe(&s.map.text()?, &mpath, &["ITERATION_CODE", "RACE_ETH_CODE"])?;
     if let Some((line, f)) = rows.iter().find(|(_, f)| !known.contains(&f[1])) {
-        return Err(format!("{mpath} line {line}: RACE_ETH_CODE {} is not in {cpath}", f[1]));
+        return fallible!(Input, "{mpath} line {line}: RACE_ETH_CODE {} is not in {cpath}", f[1]);
     }
     let (race, eth, _) = code_maps(&list, &idx, &ignored, rows, &mpath)?;
     Ok(Iterations { list, race, eth, codes, known: Some(known) })
@@ -173,17 +175,17 @@ const REGIONS: [(&str, &str, GeoLevel, bool); 10] = [
 
 /// A JSON number as the exact decimal it was written as: serde_json holds it as an f64, whose
 /// shortest round-trip decimal (`Display`) is the written text for up to 15 significant digits.
-fn exact(v: &serde_json::Value, key: &str) -> Result<Rational, String> {
-    let n = v.as_number().ok_or_else(|| format!("config.json: {key} must be a number"))?;
-    parse_rational(&n.to_string()).map_err(|e| format!("config.json: {key}: {e}"))
+fn exact(v: &serde_json::Value, key: &str) -> Fallible<Rational> {
+    let n = v.as_number().ok_or_else(|| err!(Input, "config.json: {key} must be a number"))?;
+    parse_rational(&n.to_string()).map_err(|e| e.context(format!("config.json: {key}")))
 }
 
-fn get<'a>(o: &'a serde_json::Map<String, serde_json::Value>, key: &str) -> Result<&'a serde_json::Value, String> {
-    o.get(key).ok_or_else(|| format!("config.json: missing key '{key}'"))
+fn get<'a>(o: &'a serde_json::Map<String, serde_json::Value>, key: &str) -> Fallible<&'a serde_json::Value> {
+    o.get(key).ok_or_else(|| err!(Input, "config.json: missing key '{key}'"))
 }
 
-fn boolean(o: &serde_json::Map<String, serde_json::Value>, key: &str) -> Result<bool, String> {
-    get(o, key)?.as_bool().ok_or_else(|| format!("config.json: {key} must be true or false"))
+fn boolean(o: &serde_json::Map<String, serde_json::Value>, key: &str) -> Fallible<bool> {
+    get(o, key)?.as_bool().ok_or_else(|| err!(Input, "config.json: {key} must be true or false"))
 }
 
 /// The Bureau's `config.json` as a run configuration: one level per nonzero
@@ -193,31 +195,34 @@ fn boolean(o: &serde_json::Map<String, serde_json::Value>, key: &str) -> Result<
 /// `zero_suppression_chance`, Θ = `thresholds_p["(REGION, L)"]`, stability = max(2, r) + 1 with r =
 /// `max_race_codes` (the production flat map's bound h_r·max(2, r) + h_e, h = 1 checked on the
 /// iteration files), passes from `run_us` / `run_pr`, the US states from `state_filter_us`.
-pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| crate::record::one_line(&format!("{name}: invalid JSON: {e}")))?;
-    let o = v.as_object().ok_or_else(|| format!("{name}: the configuration must be a JSON object"))?;
+pub fn config_from_json(text: &str, name: &str) -> Fallible<Config> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| err!(Input, "{}", crate::record::one_line(&format!("{name}: invalid JSON: {e}"))))?;
+    let o = v.as_object().ok_or_else(|| err!(Input, "{name}: the configuration must be a JSON object"))?;
     for k in o.keys() {
         let ok = KEYS.iter().any(|x| k == x || (x.ends_with('_') && k.starts_with(x)));
         if !ok {
-            return Err(format!("{name}: unknown key '{k}'"));
+            return fallible!(Input, "{name}: unknown key '{k}'");
         }
     }
-    let r =
-        get(o, "max_race_codes")?.as_u64().filter(|r| (1..=8).contains(r)).ok_or("config.json: max_race_codes must be an integer 1–8")?;
+    let r = get(o, "max_race_codes")?
+        .as_u64()
+        .filter(|r| (1..=8).contains(r))
+        .ok_or_else(|| err!(Input, "config.json: max_race_codes must be an integer 1–8"))?;
     let stability = r.max(2) as u32 + 1;
     let gamma = exact(get(o, "privacy_budget_p_stage_1_fraction")?, "privacy_budget_p_stage_1_fraction")?;
     let p = exact(get(o, "zero_suppression_chance")?, "zero_suppression_chance")?;
     match o.get("privacy_defn").map(|d| d.as_str()) {
         None | Some(Some("zcdp")) => {}
         Some(Some("puredp")) => {
-            return Err("config.json: privacy_defn \"puredp\" (Laplace noise) is not implemented by safetab-p; it runs the discrete Gaussian (\"zcdp\")".into())
+            return fallible!(Input, "config.json: privacy_defn \"puredp\" (Laplace noise) is not implemented by safetab-p; it runs the discrete Gaussian (\"zcdp\")")
         }
-        Some(_) => return Err("config.json: privacy_defn must be \"zcdp\" or \"puredp\"".into()),
+        Some(_) => return fallible!(Input, "config.json: privacy_defn must be \"zcdp\" or \"puredp\""),
     }
     if o.get("allow_negative_counts").is_some_and(|a| a.as_bool() != Some(true)) {
-        return Err("config.json: allow_negative_counts must be true (clamping noisy counts at 0 is not implemented)".into());
+        return fallible!(Input, "config.json: allow_negative_counts must be true (clamping noisy counts at 0 is not implemented)");
     }
-    let thresholds = get(o, "thresholds_p")?.as_object().ok_or("config.json: thresholds_p must be an object")?;
+    let thresholds = get(o, "thresholds_p")?.as_object().ok_or_else(|| err!(Input, "config.json: thresholds_p must be an object"))?;
     let mut levels = Vec::new();
     let mut used_keys = HashSet::new();
     for pr in [false, true] {
@@ -228,7 +233,7 @@ pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
                 let Some(b) = o.get(&bkey) else { continue };
                 let rho = exact(b, &bkey)?;
                 if rho < 0 {
-                    return Err(format!("config.json: {bkey} must not be negative"));
+                    return fallible!(Input, "config.json: {bkey} must not be negative");
                 }
                 if rho == 0 {
                     continue;
@@ -237,10 +242,10 @@ pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
                 let t = thresholds
                     .get(&tkey)
                     .and_then(|t| t.as_array())
-                    .ok_or_else(|| format!("config.json: thresholds_p has no \"{tkey}\""))?;
+                    .ok_or_else(|| err!(Input, "config.json: thresholds_p has no \"{tkey}\""))?;
                 let t: Vec<i64> = t.iter().filter_map(|x| x.as_i64()).collect();
                 if t.len() != 3 {
-                    return Err(format!("config.json: thresholds_p \"{tkey}\" must be three integers"));
+                    return fallible!(Input, "config.json: thresholds_p \"{tkey}\" must be three integers");
                 }
                 let rho_text = crate::tabulation::manifest::rat_str(&rho);
                 levels.push(LevelSpec { geo, detailed: il == "2", rho, rho_text, thresholds: [t[0], t[1], t[2]], pr: rpr });
@@ -248,21 +253,20 @@ pub fn config_from_json(text: &str, name: &str) -> Result<Config, String> {
         }
     }
     if let Some(k) = o.keys().find(|k| k.starts_with("privacy_budget_p_level_") && !used_keys.contains(*k)) {
-        return Err(format!("{name}: unknown key '{k}'"));
+        return fallible!(Input, "{name}: unknown key '{k}'");
     }
     let state_filter = match o.get("state_filter_us") {
         None => None,
         Some(f) => {
-            let a = f.as_array().ok_or("config.json: state_filter_us must be a list of state codes")?;
+            let a = f.as_array().ok_or_else(|| err!(Input, "config.json: state_filter_us must be a list of state codes"))?;
             Some(
                 a.iter()
-                    .map(|s| s.as_str().map(str::to_string).ok_or("config.json: state_filter_us must hold strings"))
+                    .map(|s| s.as_str().map(str::to_string).ok_or_else(|| err!(Input, "config.json: state_filter_us must hold strings")))
                     .collect::<Result<_, _>>()?,
             )
         }
     };
-    Config::checked(gamma, stability, p, levels, boolean(o, "run_us")?, boolean(o, "run_pr")?, state_filter)
-        .map_err(|e| format!("{name}: {e}"))
+    Config::checked(gamma, stability, p, levels, boolean(o, "run_us")?, boolean(o, "run_pr")?, state_filter).map_err(|e| e.context(name))
 }
 
 #[cfg(test)]
@@ -352,7 +356,7 @@ mod tests {
             ),
         ] {
             let e = iterations(&specs).unwrap_err();
-            assert!(e.contains(msg) && !e.contains('\n'), "{what}: {e}");
+            assert!(e.to_string().contains(msg) && !e.to_string().contains('\n'), "{what}: {e}");
         }
     }
 
@@ -425,8 +429,8 @@ mod tests {
         ] {
             assert!(base.contains(from), "{from}");
             let e = config_from_json(&base.replacen(from, to, 1), "c.json").unwrap_err();
-            assert!(e.contains(msg), "{to}: {e}");
-            assert!(!e.contains('\n'));
+            assert!(e.to_string().contains(msg), "{to}: {e}");
+            assert!(!e.to_string().contains('\n'));
         }
         // mutations (cut / insert at spread positions): Ok or one line, never a panic
         let chars: Vec<char> = base.chars().collect();
@@ -438,13 +442,13 @@ mod tests {
                     .chain(chars[(at + k % 3).min(chars.len())..].iter())
                     .collect();
                 if let Err(e) = config_from_json(&t, "c.json") {
-                    assert!(!e.is_empty() && !e.contains('\n'), "{e}");
+                    assert!(!e.to_string().is_empty() && !e.to_string().contains('\n'), "{e}");
                 }
             }
         }
         let e = config_from_json("[1]", "c.json").unwrap_err();
-        assert!(e.contains("JSON object"), "{e}");
+        assert!(e.to_string().contains("JSON object"), "{e}");
         let e = config_from_json("{", "c.json").unwrap_err();
-        assert!(e.contains("invalid JSON"), "{e}");
+        assert!(e.to_string().contains("invalid JSON"), "{e}");
     }
 }

@@ -14,6 +14,7 @@
 
 use crate::account::geometric::{self, GeoComponent};
 use crate::budget::zcdp::eps_bs;
+use crate::error::Fallible;
 use crate::model::GaussGroup;
 use crate::num::{fmt_down, fmt_up, Interval};
 use crate::record::Record;
@@ -114,7 +115,7 @@ fn rec(item: &str, printed: &str, v: &Interval, note: &str) -> Record {
 }
 
 /// Table 4 reproduction rows.
-pub fn table4() -> Result<Vec<Record>, String> {
+pub fn table4() -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     let g = gamma();
     for (moe, pst2, ptot, gst2, gtot) in
@@ -145,7 +146,7 @@ pub fn table4() -> Result<Vec<Record>, String> {
 
 /// Table 2 recomputed (δ given, printed Table-4 totals as inputs), plus exact lattice profiles.
 /// `exact_dg`: also compose the DG variant exactly (slow: tens of seconds).
-pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>, String> {
+pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Fallible<Vec<Record>> {
     let mut rows = table2_published(delta, prec)?;
     let eps = printed_eps();
     let rhos = printed_rho();
@@ -173,7 +174,7 @@ pub fn table2(delta: &Rational, prec: u32, exact_dg: bool) -> Result<Vec<Record>
 /// The six accountings Table 2 prints (pure DP, RDP as stated and with s = 10, RDP with the exact
 /// divergence, zCDP analytic and on the α grid) — what `verify` recomputes; [`table2`] adds the exact
 /// lattice profiles.
-pub fn table2_published(delta: &Rational, prec: u32) -> Result<Vec<Record>, String> {
+pub fn table2_published(delta: &Rational, prec: u32) -> Fallible<Vec<Record>> {
     let mut rows = Vec::new();
     let eps = printed_eps();
     let rhos = printed_rho();

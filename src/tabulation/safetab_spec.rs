@@ -11,7 +11,9 @@
 //! * `race-codes.txt` — ITERATION_CODE|CODE: the race (or ethnicity) codes that make up the group.
 //! * `geography.txt` — TABBLKST|TABBLKCOU|TABTRACTCE|TABBLK|PLACEFP|AIANNHCE (99999 / 9999: none).
 
+use crate::error::Fallible;
 use crate::num::parse_rational;
+use crate::{err, fallible};
 use rug::Rational;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -57,14 +59,14 @@ impl Spec {
     }
 
     /// The file's text.
-    pub fn text(&self) -> Result<String, String> {
+    pub fn text(&self) -> Fallible<String> {
         match self {
-            Spec::Path(p) => std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display())),
+            Spec::Path(p) => std::fs::read_to_string(p).map_err(|e| err!(Io, "cannot read '{}': {e}", p.display())),
             Spec::Builtin(n) => BUILTIN
                 .iter()
                 .find(|(k, _)| k == n)
                 .map(|(_, t)| t.to_string())
-                .ok_or_else(|| format!("internal error: no built-in data/safetab/{n}")),
+                .ok_or_else(|| err!(Internal, "no built-in data/safetab/{n}")),
         }
     }
 
@@ -88,7 +90,7 @@ pub enum GeoLevel {
 }
 
 impl GeoLevel {
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Fallible<Self> {
         Ok(match s.trim().to_ascii_uppercase().as_str() {
             "USA" | "NATION" => GeoLevel::Usa,
             "STATE" => GeoLevel::State,
@@ -96,7 +98,7 @@ impl GeoLevel {
             "TRACT" => GeoLevel::Tract,
             "PLACE" => GeoLevel::Place,
             "AIANNH" => GeoLevel::Aiannh,
-            o => return Err(format!("unknown geography level '{o}'")),
+            o => return fallible!(Input, "unknown geography level '{o}'"),
         })
     }
     pub fn name(&self) -> &'static str {
@@ -192,13 +194,13 @@ impl LevelSpec {
 
 /// A level's geography: `USA`…`AIANNH` (US pass) or `PR-STATE`, `PR-COUNTY`, `PR-TRACT`, `PR-PLACE`
 /// (Puerto Rico pass: no nation and no AIANNH level, as the production configuration).
-pub fn parse_level_geo(s: &str) -> Result<(GeoLevel, bool), String> {
+pub fn parse_level_geo(s: &str) -> Fallible<(GeoLevel, bool)> {
     let t = s.trim().to_ascii_uppercase();
     match t.strip_prefix("PR-") {
         Some(rest) => {
             let g = GeoLevel::parse(rest)?;
             if matches!(g, GeoLevel::Usa | GeoLevel::Aiannh) {
-                return Err(format!("'{t}' is not a Puerto Rico level (PR-STATE, PR-COUNTY, PR-TRACT, PR-PLACE)"));
+                return fallible!(Input, "'{t}' is not a Puerto Rico level (PR-STATE, PR-COUNTY, PR-TRACT, PR-PLACE)");
             }
             Ok((g, true))
         }
@@ -220,13 +222,13 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn from_path(p: &Path) -> Result<Config, String> {
+    pub fn from_path(p: &Path) -> Fallible<Config> {
         Self::from_spec(&Spec::Path(p.to_path_buf()))
     }
 
     /// A TOML configuration (data/safetab/config.toml), or the Bureau's `config.json` as it is
     /// (`safetab_prod::config_from_json`), told apart by the first character.
-    pub fn from_spec(spec: &Spec) -> Result<Config, String> {
+    pub fn from_spec(spec: &Spec) -> Fallible<Config> {
         let text = spec.text()?;
         if text.trim_start().starts_with('{') {
             return crate::tabulation::safetab_prod::config_from_json(&text, &spec.name());
@@ -234,24 +236,24 @@ impl Config {
         let raw: RawConfig = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            format!("{}: {}{at}", spec.name(), crate::record::one_line(e.message()))
+            err!(Input, "{}: {}{at}", spec.name(), crate::record::one_line(e.message()))
         })?;
-        let gamma = parse_rational(&raw.gamma).map_err(|e| format!("config gamma: {e}"))?;
-        let sp = parse_rational(&raw.suppression_p).map_err(|e| format!("config suppression_p: {e}"))?;
+        let gamma = parse_rational(&raw.gamma).map_err(|e| e.context("config gamma"))?;
+        let sp = parse_rational(&raw.suppression_p).map_err(|e| e.context("config suppression_p"))?;
         let mut levels = Vec::new();
         for (i, l) in raw.level.iter().enumerate() {
-            let (geo, pr) = parse_level_geo(&l.geo).map_err(|e| format!("config level {}: {e}", i + 1))?;
+            let (geo, pr) = parse_level_geo(&l.geo).map_err(|e| e.context(format!("config level {}", i + 1)))?;
             let detailed = match l.iterations.trim().to_ascii_lowercase().as_str() {
                 "detailed" => true,
                 "regional" => false,
-                o => return Err(format!("config level {}: iterations must be detailed or regional, got '{o}'", i + 1)),
+                o => return fallible!(Input, "config level {}: iterations must be detailed or regional, got '{o}'", i + 1),
             };
-            let rho = parse_rational(&l.rho).map_err(|e| format!("config level {} rho: {e}", i + 1))?;
+            let rho = parse_rational(&l.rho).map_err(|e| e.context(format!("config level {} rho", i + 1)))?;
             if rho <= 0 {
-                return Err(format!("config level {} ({}): budget rho must be positive, got '{}'", i + 1, l.geo, l.rho));
+                return fallible!(Input, "config level {} ({}): budget rho must be positive, got '{}'", i + 1, l.geo, l.rho);
             }
             if l.thresholds.len() != 3 {
-                return Err(format!("config level {}: thresholds must be three increasing integers", i + 1));
+                return fallible!(Input, "config level {}: thresholds must be three increasing integers", i + 1);
             }
             let thresholds = [l.thresholds[0], l.thresholds[1], l.thresholds[2]];
             levels.push(LevelSpec { geo, detailed, rho, rho_text: l.rho.trim().to_string(), thresholds, pr });
@@ -270,48 +272,52 @@ impl Config {
         run_us: bool,
         run_pr: bool,
         state_filter_us: Option<Vec<String>>,
-    ) -> Result<Config, String> {
+    ) -> Fallible<Config> {
         if gamma <= 0 || gamma >= 1 {
-            return Err("config gamma must lie in (0, 1)".into());
+            return fallible!(Input, "config gamma must lie in (0, 1)");
         }
         if stability == 0 {
-            return Err("config stability must be ≥ 1".into());
+            return fallible!(Input, "config stability must be ≥ 1");
         }
         if suppression_p <= (1, 2) || suppression_p >= 1 {
-            return Err("config suppression_p must lie in (1/2, 1)".into());
+            return fallible!(Input, "config suppression_p must lie in (1/2, 1)");
         }
         let mut names: Vec<String> = Vec::new();
         for (i, l) in levels.iter().enumerate() {
             if !(l.thresholds[0] < l.thresholds[1] && l.thresholds[1] < l.thresholds[2]) {
-                return Err(format!("config level {} ({}): thresholds must be three increasing integers", i + 1, l.name()));
+                return fallible!(Input, "config level {} ({}): thresholds must be three increasing integers", i + 1, l.name());
             }
             if !l.detailed && l.geo == GeoLevel::Aiannh {
-                return Err("config: the (AIANNH, regional) level is not part of SafeTab-P".into());
+                return fallible!(Input, "config: the (AIANNH, regional) level is not part of SafeTab-P");
             }
             if names.contains(&l.name()) {
-                return Err(format!("config: level {} listed twice", l.name()));
+                return fallible!(Input, "config: level {} listed twice", l.name());
             }
             names.push(l.name());
         }
         if levels.is_empty() {
-            return Err("config: no [[level]]".into());
+            return fallible!(Input, "config: no [[level]]");
         }
         if !run_us && !run_pr {
-            return Err("config: run_us and run_pr are both false: no pass to run".into());
+            return fallible!(Input, "config: run_us and run_pr are both false: no pass to run");
         }
         for (run, pr, what) in [(run_us, false, "run_us"), (run_pr, true, "run_pr")] {
             if run && !levels.iter().any(|l| l.pr == pr) {
-                return Err(format!("config: {what} is set but no {} level is configured", if pr { "Puerto Rico (PR-…)" } else { "US" }));
+                return fallible!(
+                    Input,
+                    "config: {what} is set but no {} level is configured",
+                    if pr { "Puerto Rico (PR-…)" } else { "US" }
+                );
             }
         }
         if let Some(f) = &state_filter_us {
             let mut seen = std::collections::HashSet::new();
             for s in f {
                 if s.len() != 2 || !s.bytes().all(|c| c.is_ascii_digit()) || s == PR_STATE {
-                    return Err(format!("config state_filter_us: '{s}' is not a two-digit state code other than 72"));
+                    return fallible!(Input, "config state_filter_us: '{s}' is not a two-digit state code other than 72");
                 }
                 if !seen.insert(s) {
-                    return Err(format!("config state_filter_us: '{s}' listed twice"));
+                    return fallible!(Input, "config state_filter_us: '{s}' listed twice");
                 }
             }
         }
@@ -333,7 +339,7 @@ impl Config {
     }
 
     /// Select the passes (`--passes`), overriding `run_us` / `run_pr`.
-    pub fn with_passes(mut self, passes: &[Pass]) -> Result<Config, String> {
+    pub fn with_passes(mut self, passes: &[Pass]) -> Fallible<Config> {
         self.run_us = passes.contains(&Pass::Us);
         self.run_pr = passes.contains(&Pass::Pr);
         Config::checked(self.gamma, self.stability, self.suppression_p, self.levels, self.run_us, self.run_pr, self.state_filter_us)
@@ -392,18 +398,18 @@ impl Iterations {
     }
 }
 
-fn read_pipe(p: &Path, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+fn read_pipe(p: &Path, header: &[&str]) -> Fallible<Vec<(usize, Vec<String>)>> {
+    let text = std::fs::read_to_string(p).map_err(|e| err!(Io, "cannot read '{}': {e}", p.display()))?;
     parse_pipe(&text, &p.display().to_string(), header)
 }
 
-pub(crate) fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<(usize, Vec<String>)>, String> {
+pub(crate) fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Fallible<Vec<(usize, Vec<String>)>> {
     let p = name;
     let mut lines = text.lines().enumerate();
-    let (_, h) = lines.next().ok_or_else(|| format!("{}: empty file", p))?;
+    let (_, h) = lines.next().ok_or_else(|| err!(Input, "{}: empty file", p))?;
     let cols: Vec<&str> = h.split('|').map(|c| c.trim()).collect();
     if cols != header {
-        return Err(format!("{} line 1: header must be {}", p, header.join("|")));
+        return fallible!(Input, "{} line 1: header must be {}", p, header.join("|"));
     }
     let mut out = Vec::new();
     for (i, l) in lines {
@@ -412,27 +418,27 @@ pub(crate) fn parse_pipe(text: &str, name: &str, header: &[&str]) -> Result<Vec<
         }
         let f: Vec<String> = l.split('|').map(|c| c.trim().to_string()).collect();
         if f.len() != header.len() {
-            return Err(format!("{} line {}: expected {} fields, got {}", p, i + 1, header.len(), f.len()));
+            return fallible!(Input, "{} line {}: expected {} fields, got {}", p, i + 1, header.len(), f.len());
         }
         out.push((i + 1, f));
     }
     Ok(out)
 }
 
-pub(crate) fn parse_bool(s: &str, what: &str, p: &str, line: usize) -> Result<bool, String> {
+pub(crate) fn parse_bool(s: &str, what: &str, p: &str, line: usize) -> Fallible<bool> {
     match s.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(format!("{p} line {line}: {what} must be True or False, got '{s}'")),
+        _ => fallible!(Input, "{p} line {line}: {what} must be True or False, got '{s}'"),
     }
 }
 
 impl Iterations {
-    pub fn load(iter_path: &Path, codes_path: &Path) -> Result<Iterations, String> {
+    pub fn load(iter_path: &Path, codes_path: &Path) -> Fallible<Iterations> {
         Self::from_specs(&Spec::Path(iter_path.to_path_buf()), &Spec::Path(codes_path.to_path_buf()))
     }
 
-    pub fn from_specs(iter: &Spec, codes: &Spec) -> Result<Iterations, String> {
+    pub fn from_specs(iter: &Spec, codes: &Spec) -> Fallible<Iterations> {
         let (iter_path, codes_path) = (iter.name(), codes.name());
         let rows = parse_pipe(&iter.text()?, &iter_path, &["ITERATION_CODE", "ITERATION_NAME", "LEVEL", "ALONE", "KIND", "TOTAL_ONLY"])?;
         let mut list = Vec::new();
@@ -441,23 +447,23 @@ impl Iterations {
             let detailed = match f[2].to_ascii_lowercase().as_str() {
                 "detailed" => true,
                 "regional" => false,
-                o => return Err(format!("{} line {line}: LEVEL must be detailed or regional, got '{o}'", iter_path)),
+                o => return fallible!(Input, "{} line {line}: LEVEL must be detailed or regional, got '{o}'", iter_path),
             };
             let alone = parse_bool(&f[3], "ALONE", &iter_path, line)?;
             let ethnicity = match f[4].to_ascii_lowercase().as_str() {
                 "race" => false,
                 "ethnicity" => true,
-                o => return Err(format!("{} line {line}: KIND must be race or ethnicity, got '{o}'", iter_path)),
+                o => return fallible!(Input, "{} line {line}: KIND must be race or ethnicity, got '{o}'", iter_path),
             };
             if ethnicity && !alone {
-                return Err(format!("{} line {line}: ethnicity iterations are Alone groups", iter_path));
+                return fallible!(Input, "{} line {line}: ethnicity iterations are Alone groups", iter_path);
             }
             let total_only = parse_bool(&f[5], "TOTAL_ONLY", &iter_path, line)?;
             if f[0].is_empty() || f[0].contains(['|', ',']) {
-                return Err(format!("{} line {line}: bad ITERATION_CODE", iter_path));
+                return fallible!(Input, "{} line {line}: bad ITERATION_CODE", iter_path);
             }
             if idx.insert(f[0].clone(), list.len()).is_some() {
-                return Err(format!("{} line {line}: duplicate ITERATION_CODE {}", iter_path, f[0]));
+                return fallible!(Input, "{} line {line}: duplicate ITERATION_CODE {}", iter_path, f[0]);
             }
             list.push(Iteration { code: f[0].clone(), name: f[1].clone(), detailed, alone, ethnicity, total_only, coarse_only: false });
         }
@@ -476,7 +482,7 @@ pub(crate) fn code_maps(
     ignored: &std::collections::HashSet<String>,
     rows: Vec<(usize, Vec<String>)>,
     codes_path: &str,
-) -> Result<(HashMap<String, CodeMap>, HashMap<String, CodeMap>, Vec<String>), String> {
+) -> Fallible<(HashMap<String, CodeMap>, HashMap<String, CodeMap>, Vec<String>)> {
     let mut race: HashMap<String, CodeMap> = HashMap::new();
     let mut eth: HashMap<String, CodeMap> = HashMap::new();
     let mut order = Vec::new();
@@ -488,7 +494,7 @@ pub(crate) fn code_maps(
         if ignored.contains(&f[0]) {
             continue;
         }
-        let &i = idx.get(&f[0]).ok_or_else(|| format!("{} line {line}: unknown ITERATION_CODE {}", codes_path, f[0]))?;
+        let &i = idx.get(&f[0]).ok_or_else(|| err!(Input, "{} line {line}: unknown ITERATION_CODE {}", codes_path, f[0]))?;
         let it = &list[i];
         let lvl = if it.detailed { 0 } else { 1 };
         let map = if it.ethnicity { eth.entry(f[1].clone()).or_default() } else { race.entry(f[1].clone()).or_default() };
@@ -498,7 +504,8 @@ pub(crate) fn code_maps(
         let slot = if it.alone { &mut map.alone[lvl] } else { &mut map.aoic[lvl] };
         if let Some(prev) = slot {
             if *prev as usize != i {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "{} line {line}: code {} is in two {} {} groups ({} and {}): stability would exceed the bound",
                     codes_path,
                     f[1],
@@ -506,7 +513,7 @@ pub(crate) fn code_maps(
                     if it.alone { "Alone" } else { "AOIC" },
                     list[*prev as usize].code,
                     it.code
-                ));
+                );
             }
         }
         *slot = Some(i as u32);
@@ -543,7 +550,7 @@ pub fn block_key(st: &[u8], cou: &[u8], tract: &[u8], blk: &[u8]) -> Option<u64>
 }
 
 impl Geography {
-    pub fn load(p: &Path) -> Result<Geography, String> {
+    pub fn load(p: &Path) -> Fallible<Geography> {
         let rows = read_pipe(p, &["TABBLKST", "TABBLKCOU", "TABTRACTCE", "TABBLK", "PLACEFP", "AIANNHCE"])?;
         let mut ids: HashMap<GeoLevel, Vec<String>> = HashMap::new();
         let mut index: HashMap<(GeoLevel, String), u32> = HashMap::new();
@@ -558,7 +565,7 @@ impl Geography {
         let mut blocks = HashMap::new();
         for (line, f) in rows {
             let key = block_key(f[0].as_bytes(), f[1].as_bytes(), f[2].as_bytes(), f[3].as_bytes())
-                .ok_or_else(|| format!("{} line {line}: malformed block id", p.display()))?;
+                .ok_or_else(|| err!(Input, "{} line {line}: malformed block id", p.display()))?;
             let st = get(GeoLevel::State, f[0].clone(), &mut ids);
             let cou = get(GeoLevel::County, format!("{}{}", f[0], f[1]), &mut ids);
             let tr = get(GeoLevel::Tract, format!("{}{}{}", f[0], f[1], f[2]), &mut ids);
@@ -567,17 +574,17 @@ impl Geography {
             } else if f[4].len() == 5 && f[4].bytes().all(|c| c.is_ascii_digit()) {
                 get(GeoLevel::Place, format!("{}{}", f[0], f[4]), &mut ids)
             } else {
-                return Err(format!("{} line {line}: malformed PLACEFP '{}'", p.display(), f[4]));
+                return fallible!(Input, "{} line {line}: malformed PLACEFP '{}'", p.display(), f[4]);
             };
             let ai = if f[5] == "9999" {
                 NONE
             } else if f[5].len() == 4 && f[5].bytes().all(|c| c.is_ascii_digit()) {
                 get(GeoLevel::Aiannh, f[5].clone(), &mut ids)
             } else {
-                return Err(format!("{} line {line}: malformed AIANNHCE '{}'", p.display(), f[5]));
+                return fallible!(Input, "{} line {line}: malformed AIANNHCE '{}'", p.display(), f[5]);
             };
             if blocks.insert(key, [st, cou, tr, pl, ai]).is_some() {
-                return Err(format!("{} line {line}: duplicate block", p.display()));
+                return fallible!(Input, "{} line {line}: duplicate block", p.display());
             }
         }
         for l in [GeoLevel::State, GeoLevel::County, GeoLevel::Tract, GeoLevel::Place, GeoLevel::Aiannh] {

@@ -5,8 +5,10 @@
 //! to its geographic entities, and, with several passes ([HBC25, §5.4.2]), its state to the one pass
 //! that tabulates it.
 
+use crate::error::Fallible;
 use crate::tabulation::safetab_p::{AGE23, CELLS, MAX_AGE, PERSON_COLUMNS};
 use crate::tabulation::safetab_spec::{block_key, GeoLevel, Geography, Iterations, NONE};
+use crate::{err, fallible};
 use std::io::Read;
 use std::path::Path;
 
@@ -68,7 +70,7 @@ pub fn tabulate_levels(
     geo: &Geography,
     persons: &Path,
     progress: bool,
-) -> Result<(Vec<LevelCounts>, u64), String> {
+) -> Fallible<(Vec<LevelCounts>, u64)> {
     let (mut out, n, _) = tabulate_passes(&[PassTab { levels: specs, geo: None }], stability, its, geo, persons, progress)?;
     Ok((out.remove(0), n))
 }
@@ -84,7 +86,7 @@ pub fn tabulate_passes(
     full: &Geography,
     persons: &Path,
     progress: bool,
-) -> Result<(Vec<Vec<LevelCounts>>, u64, u64), String> {
+) -> Fallible<(Vec<Vec<LevelCounts>>, u64, u64)> {
     let mut out: Vec<Vec<LevelCounts>> = Vec::new();
     let mut cells_total: u64 = 0;
     for pass in passes {
@@ -106,13 +108,13 @@ pub fn tabulate_passes(
             let n = n_geo * iters.len() * CELLS;
             cells_total += n as u64;
             if cells_total > 400_000_000 {
-                return Err("population-group universe too large for the dense tabulation (> 400M cells)".into());
+                return fallible!(Input, "population-group universe too large for the dense tabulation (> 400M cells)");
             }
             levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
         }
         out.push(levels);
     }
-    let file = std::fs::File::open(persons).map_err(|e| format!("cannot read '{}': {e}", persons.display()))?;
+    let file = std::fs::File::open(persons).map_err(|e| err!(Io, "cannot read '{}': {e}", persons.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let pb = if progress {
         let pb = indicatif::ProgressBar::new(size);
@@ -131,10 +133,10 @@ pub fn tabulate_passes(
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
     let pname = persons.display().to_string();
     {
-        let h = rdr.byte_headers().map_err(|e| format!("{pname} line 1: {e}"))?;
+        let h = rdr.byte_headers().map_err(|e| crate::error::Error::from(e).context(format!("{pname} line 1")))?;
         let cols: Vec<&[u8]> = h.iter().collect();
         if cols.len() != PERSON_COLUMNS.len() || cols.iter().zip(PERSON_COLUMNS).any(|(a, b)| *a != b.as_bytes()) {
-            return Err(format!("{pname} line 1: header must be {}", PERSON_COLUMNS.join(",")));
+            return fallible!(Input, "{pname} line 1: header must be {}", PERSON_COLUMNS.join(","));
         }
     }
     let ages = age_bin_table();
@@ -150,22 +152,32 @@ pub fn tabulate_passes(
         match rdr.read_byte_record(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
-            Err(e) => return Err(format!("{pname} line {line}: malformed row ({e})")),
+            Err(e) => {
+                let kind = if e.is_io_error() { crate::error::ErrorKind::Io } else { crate::error::ErrorKind::Input };
+                return Err(crate::error::Error::new(kind, format!("{pname} line {line}: malformed row ({e})")));
+            }
         }
         n += 1;
         let f = |i: usize| rec.get(i).unwrap_or(b"");
-        let age = parse_u32(f(0)).ok_or_else(|| format!("{pname} line {line}: QAGE '{}' is not an integer", lossy(f(0))))?;
+        let age = parse_u32(f(0)).ok_or_else(|| err!(Input, "{pname} line {line}: QAGE '{}' is not an integer", lossy(f(0))))?;
         if age > MAX_AGE {
-            return Err(format!("{pname} line {line}: QAGE {age} outside 0–{MAX_AGE}"));
+            return fallible!(Input, "{pname} line {line}: QAGE {age} outside 0–{MAX_AGE}");
         }
         let sex = match f(1) {
             b"1" => 0usize,
             b"2" => 1usize,
-            o => return Err(format!("{pname} line {line}: QSEX must be 1 or 2, got '{}'", lossy(o))),
+            o => return fallible!(Input, "{pname} line {line}: QSEX must be 1 or 2, got '{}'", lossy(o)),
         };
-        let key = block_key(f(2), f(3), f(4), f(5)).ok_or_else(|| format!("{pname} line {line}: malformed block id"))?;
+        let key = block_key(f(2), f(3), f(4), f(5)).ok_or_else(|| err!(Input, "{pname} line {line}: malformed block id"))?;
         let g = full.blocks.get(&key).ok_or_else(|| {
-            format!("{pname} line {line}: block {}{}{}{} is not in the geography file", lossy(f(2)), lossy(f(3)), lossy(f(4)), lossy(f(5)))
+            err!(
+                Input,
+                "{pname} line {line}: block {}{}{}{} is not in the geography file",
+                lossy(f(2)),
+                lossy(f(3)),
+                lossy(f(4)),
+                lossy(f(5))
+            )
         })?;
         // race codes
         codes.clear();
@@ -179,7 +191,7 @@ pub fn tabulate_passes(
             }
         }
         if f(6).is_empty() {
-            return Err(format!("{pname} line {line}: QRACE1 is empty"));
+            return fallible!(Input, "{pname} line {line}: QRACE1 is empty");
         }
         for lv in groups.iter_mut() {
             lv.clear();
@@ -188,8 +200,8 @@ pub fn tabulate_passes(
         for &ci in &codes {
             let c = f(ci);
             key_buf.clear();
-            key_buf.push_str(std::str::from_utf8(c).map_err(|_| format!("{pname} line {line}: race code is not UTF-8"))?);
-            let m = its.race_groups(key_buf.as_str()).ok_or_else(|| format!("{pname} line {line}: unknown race code '{key_buf}'"))?;
+            key_buf.push_str(std::str::from_utf8(c).map_err(|_| err!(Input, "{pname} line {line}: race code is not UTF-8"))?);
+            let m = its.race_groups(key_buf.as_str()).ok_or_else(|| err!(Input, "{pname} line {line}: unknown race code '{key_buf}'"))?;
             for l in 0..2 {
                 if let Some(a) = m.aoic[l] {
                     if !groups[l].contains(&a) {
@@ -210,16 +222,17 @@ pub fn tabulate_passes(
         }
         let sp = f(14);
         let sps = std::str::from_utf8(sp).unwrap_or("");
-        let em = its.eth_groups(sps).ok_or_else(|| format!("{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
+        let em = its.eth_groups(sps).ok_or_else(|| err!(Input, "{pname} line {line}: unknown ethnicity code '{}'", lossy(sp)))?;
         for l in 0..2 {
             if let Some(a) = em.alone[l] {
                 groups[l].push(a);
             }
             if groups[l].len() > s {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "{pname} line {line}: record maps to {} groups in one level, above the stability {s}",
                     groups[l].len()
-                ));
+                );
             }
         }
         let cell = sex * 23 + ages[age as usize] as usize;
@@ -255,7 +268,7 @@ pub fn tabulate_passes(
                 if let Some(li) = lc.local[it as usize] {
                     let c = &mut lc.counts[(gi as usize * ni + li as usize) * CELLS + cell];
                     // a cell holds at most the number of records: refuse rather than wrap past u32
-                    *c = c.checked_add(1).ok_or_else(|| format!("{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
+                    *c = c.checked_add(1).ok_or_else(|| err!(Input, "{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
                 }
             }
         }
@@ -377,6 +390,6 @@ mod tests {
         )
         .unwrap();
         let e = tabulate_levels(&lv, 9, &its, &geo, &persons, false).err().unwrap();
-        assert!(e.contains("line 3") && e.contains("unknown race code '0007'"), "{e}");
+        assert!(e.to_string().contains("line 3") && e.to_string().contains("unknown race code '0007'"), "{e}");
     }
 }

@@ -22,6 +22,8 @@
 //! here are computed per ρ of Table 6 (0.008, 0.159, 0.543 with γ = 0.1, p = 0.9999), at the integer
 //! true counts n = 0, 1, …, 2T, so the small differences between them are shown, not assumed away.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::noise::DiscreteGaussian;
 use crate::num::{parse_rational, Interval};
 use crate::tabulation::calib::suppression_threshold;
@@ -42,10 +44,10 @@ pub struct Setting {
 
 impl Setting {
     /// σ² = s/(2(1−γ)ρ) and T = invcdf(σ, p) (eq. 12).
-    pub fn new(rho_text: &str, s: u32, gamma: &Rational, p: &Rational) -> Result<Setting, String> {
-        let rho = parse_rational(rho_text).map_err(|e| format!("rho: {e}"))?;
+    pub fn new(rho_text: &str, s: u32, gamma: &Rational, p: &Rational) -> Fallible<Setting> {
+        let rho = parse_rational(rho_text).map_err(|e| e.context("rho"))?;
         if rho <= 0 {
-            return Err(format!("rho must be positive, got {rho_text}"));
+            return fallible!(Input, "rho must be positive, got {rho_text}");
         }
         let t = suppression_threshold(&rho, s, gamma, p)?;
         let sigma2 = Rational::from(s) / (Rational::from(2) * (Rational::from(1) - gamma.clone()) * rho);
@@ -99,7 +101,7 @@ pub fn curve(s: &Setting, x_max: f64, prec: u32) -> Vec<SuppressionPoint> {
 }
 
 /// Figures 1 and 2 for the Table 6 settings (s = 9, γ = 0.1, p = 0.9999), n/T ∈ [0, 2].
-pub fn table6_curves(prec: u32) -> Result<Vec<(Setting, Vec<SuppressionPoint>)>, String> {
+pub fn table6_curves(prec: u32) -> Fallible<Vec<(Setting, Vec<SuppressionPoint>)>> {
     let gamma = parse_rational("0.1")?;
     let p = parse_rational("0.9999")?;
     TABLE6_RHOS

@@ -5,7 +5,9 @@
 //! codes, and optionally Puerto Rico (state 72, [HBC25, §5.4.2]). Deterministic from the seed
 //! (ChaCha20); streamed to CSV. Not census data: the persons are invented.
 
+use crate::error::Fallible;
 use crate::noise::sampler::{uniform_below_u64, NoiseSource};
+use crate::{err, fallible};
 use rand_chacha::rand_core::RngCore;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -39,7 +41,7 @@ pub struct CodePools {
 
 impl CodePools {
     /// The pools of a parameter set, in the order of its code list.
-    pub fn from_iterations(its: &crate::tabulation::safetab_spec::Iterations) -> Result<CodePools, String> {
+    pub fn from_iterations(its: &crate::tabulation::safetab_spec::Iterations) -> Fallible<CodePools> {
         let race: Vec<String> = its.codes.iter().filter(|c| its.race.contains_key(*c)).cloned().collect();
         let hispanic: Vec<String> = its.codes.iter().filter(|c| its.eth.contains_key(*c)).cloned().collect();
         let not_hispanic: Vec<String> = its
@@ -49,7 +51,7 @@ impl CodePools {
             .cloned()
             .collect();
         if race.is_empty() || hispanic.is_empty() || not_hispanic.is_empty() {
-            return Err("synth: the code list needs race codes, Hispanic origin codes and a code in no group (not Hispanic)".into());
+            return fallible!(Input, "synth: the code list needs race codes, Hispanic origin codes and a code in no group (not Hispanic)");
         }
         Ok(CodePools { race, hispanic, not_hispanic })
     }
@@ -97,7 +99,7 @@ pub const MAX_BLOCKS: u64 = 50_000_000;
 pub const MAX_PERSONS: u64 = 1_000_000_000;
 
 /// Write `geography.txt` and `persons.csv` into `out`; returns (blocks, persons).
-pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), String> {
+pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Fallible<(u64, u64)> {
     if p.states == 0
         || p.states > 99
         || p.counties_per_state == 0
@@ -106,13 +108,13 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
         || p.blocks_per_tract == 0
         || p.blocks_per_tract > 9999
     {
-        return Err("synth: need 1–99 states, 1–999 counties per state, ≥ 1 tract per county, 1–9999 blocks per tract".into());
+        return fallible!(Input, "synth: need 1–99 states, 1–999 counties per state, ≥ 1 tract per county, 1–9999 blocks per tract");
     }
     // the states' codes: given (real FIPS codes), else 01, 02, …; Puerto Rico (72) last
     let mut states: Vec<String> = match &p.state_codes {
         Some(c) => {
             if p.states as usize > c.len() {
-                return Err(format!("synth: --states {} exceeds the {} state codes of the configuration", p.states, c.len()));
+                return fallible!(Input, "synth: --states {} exceeds the {} state codes of the configuration", p.states, c.len());
             }
             c[..p.states as usize].to_vec()
         }
@@ -120,7 +122,7 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     };
     if p.puerto_rico {
         if states.iter().any(|s| s == crate::tabulation::safetab_spec::PR_STATE) {
-            return Err("synth: with --puerto-rico the US states must not include code 72 (at most 71 states)".into());
+            return fallible!(Input, "synth: with --puerto-rico the US states must not include code 72 (at most 71 states)");
         }
         states.push(crate::tabulation::safetab_spec::PR_STATE.to_string());
     }
@@ -128,27 +130,29 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     // one CSV line per person (~45 bytes)
     let blocks = states.len() as u128 * p.counties_per_state as u128 * p.tracts_per_county as u128 * p.blocks_per_tract as u128;
     if blocks > MAX_BLOCKS as u128 {
-        return Err(format!(
+        return fallible!(
+            Input,
             "synth: {blocks} blocks (about {:.1} GB) exceed the limit of {MAX_BLOCKS} (the US has about 8e6 blocks)",
             blocks as f64 * 40.0 / 1e9
-        ));
+        );
     }
     if p.persons > MAX_PERSONS {
-        return Err(format!(
+        return fallible!(
+            Input,
             "synth: {} persons (about {:.0} GB of persons.csv) exceed the limit of {MAX_PERSONS} (the US has about 3.3e8)",
             p.persons,
             p.persons as f64 * 45.0 / 1e9
-        ));
+        );
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create '{}': {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
     let mut src = NoiseSource::seeded(p.seed);
     let rng = &mut src.rng;
     // geography
     let gpath = out.join("geography.txt");
-    let mut g = BufWriter::new(std::fs::File::create(&gpath).map_err(|e| format!("cannot write '{}': {e}", gpath.display()))?);
+    let mut g = BufWriter::new(std::fs::File::create(&gpath).map_err(|e| err!(Io, "cannot write '{}': {e}", gpath.display()))?);
     let mut blocks: Vec<(usize, u32, u32, u32)> = Vec::new();
     let mut block_w: Vec<u64> = Vec::new();
-    writeln!(g, "TABBLKST|TABBLKCOU|TABTRACTCE|TABBLK|PLACEFP|AIANNHCE").map_err(|e| e.to_string())?;
+    writeln!(g, "TABBLKST|TABBLKCOU|TABTRACTCE|TABBLK|PLACEFP|AIANNHCE").map_err(crate::error::Error::from)?;
     let mut place_n = 0u32;
     let mut aian_n = 0u32;
     for (si, st) in states.iter().enumerate() {
@@ -175,14 +179,14 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
                     let plc = place.map(|x| format!("{:05}", x % 99999)).unwrap_or_else(|| "99999".into());
                     let plc = if plc == "99999" && place.is_some() { "00001".into() } else { plc };
                     let ai = aian.map(|x| format!("{:04}", x.min(9998))).unwrap_or_else(|| "9999".into());
-                    writeln!(g, "{st}|{co:03}|{tr:06}|{bl:04}|{plc}|{ai}").map_err(|e| e.to_string())?;
+                    writeln!(g, "{st}|{co:03}|{tr:06}|{bl:04}|{plc}|{ai}").map_err(crate::error::Error::from)?;
                     blocks.push((si, co, tr, bl));
                     block_w.push(st_w * co_w * tr_w * (1 + uniform_below_u64(rng, 3)));
                 }
             }
         }
     }
-    g.flush().map_err(|e| e.to_string())?;
+    g.flush().map_err(crate::error::Error::from)?;
     drop(g);
     let bw = Weighted::new(&block_w);
     // age: roughly the US pyramid, weight per single year 0..=115
@@ -208,9 +212,9 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
     // the real code list: popularity over seeded shuffles of the race and the Hispanic origin codes
     let real = p.codes.as_ref().map(|c| (c, zipf_shuffled(c.race.len(), rng), zipf_shuffled(c.hispanic.len(), rng)));
     let ppath = out.join("persons.csv");
-    let f = std::fs::File::create(&ppath).map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+    let f = std::fs::File::create(&ppath).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
-    writeln!(w, "{}", crate::tabulation::safetab_p::PERSON_COLUMNS.join(",")).map_err(|e| e.to_string())?;
+    writeln!(w, "{}", crate::tabulation::safetab_p::PERSON_COLUMNS.join(",")).map_err(crate::error::Error::from)?;
     let pb = if progress { Some(indicatif::ProgressBar::new(p.persons)) } else { None };
     let mut line = String::with_capacity(128);
     use std::fmt::Write as _;
@@ -260,14 +264,14 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Result<(u64, u64), 
                 let _ = writeln!(line, ",{}", 2000 + eth.draw(rng));
             }
         }
-        w.write_all(line.as_bytes()).map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+        w.write_all(line.as_bytes()).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
         if let Some(pb) = &pb {
             if i % 65536 == 0 {
                 pb.set_position(i);
             }
         }
     }
-    w.flush().map_err(|e| format!("cannot write '{}': {e}", ppath.display()))?;
+    w.flush().map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -17,6 +17,9 @@
 //!   accuracy of the final counts (`pp_accuracy`).
 //!
 //! The modules are also reachable under their old flat names (`topdown::spine`, …).
+use crate::err;
+use crate::error::Fallible;
+
 pub mod analysis;
 pub mod estimation;
 pub mod geography;
@@ -31,25 +34,25 @@ use std::io::Write;
 use std::path::Path;
 
 /// Stream a file through a temporary sibling and rename it into place: a failure leaves nothing.
-pub fn write_streamed<T>(path: &Path, f: impl FnOnce(&mut dyn Write) -> Result<T, String>) -> Result<T, String> {
+pub fn write_streamed<T>(path: &Path, f: impl FnOnce(&mut dyn Write) -> Fallible<T>) -> Fallible<T> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| err!(Io, "cannot create '{}': {e}", dir.display()))?;
         }
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
     let res = (|| {
-        let mut file = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
+        let mut file = std::fs::File::create(&tmp).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
         let v = f(&mut file)?;
-        file.flush().map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
+        file.flush().map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
         Ok(v)
     })();
     match res {
         Ok(v) => {
             std::fs::rename(&tmp, path).map_err(|e| {
                 let _ = std::fs::remove_file(&tmp);
-                format!("cannot write '{}': {e}", path.display())
+                err!(Io, "cannot write '{}': {e}", path.display())
             })?;
             Ok(v)
         }

@@ -92,3 +92,29 @@ name = "C"
 share = "0.2"
 queries = 3
 "#;
+
+/// Every `.rs` file under `dir`, recursively, sorted: the source walk of the structure tests
+/// (`layering.rs`, `engines_behind_accountant.rs`, `unique_type_names.rs`).
+pub fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The names in `dir` (top level only), sorted.
+pub fn entry_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}

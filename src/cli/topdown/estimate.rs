@@ -2,6 +2,7 @@
 
 use crate::census::allocation::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
 use crate::record::render_rows;
@@ -12,6 +13,7 @@ use crate::topdown::measurement::sampler::seeded;
 use crate::topdown::measurement::schema::{synth_block, Schema};
 use crate::topdown::spine::{Bypass, Spine};
 use crate::topdown::write_streamed;
+use crate::{err, fallible};
 use clap::Args;
 use rug::Rational;
 use std::path::PathBuf;
@@ -92,28 +94,28 @@ pub enum ByState {
     Never,
 }
 
-pub fn run_accuracy(a: TopdownAccuracyArgs) -> Result<String, String> {
+pub fn run_accuracy(a: TopdownAccuracyArgs) -> Fallible<String> {
     let mut sp = Spine::from_path(&a.geography)?;
     if a.bypass == Bypass::PureDp {
-        return Err(
+        return fallible!(
+            Input,
             "topdown accuracy takes --bypass none or zcdp (pure-dp needs the geolevel shares: topdown spine --shares, topdown measure)"
-                .into(),
         );
     }
     sp.apply_bypass(a.bypass);
     if a.trials < 2 || a.trials > 10_000_000 {
-        return Err("--trials must be between 2 and 10000000".into());
+        return fallible!(Input, "--trials must be between 2 and 10000000");
     }
     if a.postprocess {
         return run_pp_accuracy(a, &sp);
     }
     let mut settings: Vec<(String, Vec<Rational>)> = Vec::new();
-    let parse_list = |l: &[&str]| -> Result<Vec<Rational>, String> {
+    let parse_list = |l: &[&str]| -> Fallible<Vec<Rational>> {
         l.iter()
             .map(|s| {
-                let v = parse_rational(s.trim()).map_err(|e| format!("sigma2: {e}"))?;
+                let v = parse_rational(s.trim()).map_err(|e| e.context("sigma2"))?;
                 if v <= 0 {
-                    return Err("sigma2 must be positive".to_string());
+                    return fallible!(Input, "sigma2 must be positive");
                 }
                 Ok(v)
             })
@@ -126,13 +128,13 @@ pub fn run_accuracy(a: TopdownAccuracyArgs) -> Result<String, String> {
             match n.trim() {
                 "bureau" => settings.push(("bureau".into(), parse_list(&TABLE1_BUREAU)?)),
                 "reduced" => settings.push(("reduced".into(), parse_list(&TABLE1_REDUCED)?)),
-                o => return Err(format!("unknown --noise '{o}' (bureau, reduced)")),
+                o => return fallible!(Input, "unknown --noise '{o}' (bureau, reduced)"),
             }
         }
     }
     for (name, s) in &settings {
         if s.len() != sp.n_levels() {
-            return Err(format!("noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels()));
+            return fallible!(Input, "noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels());
         }
     }
     // true totals from synthetic persons (seed 1, mean 30), for the non-negative estimates
@@ -184,7 +186,7 @@ fn refuse_overwriting_inputs(
     out: &std::path::Path,
     run: &std::path::Path,
     m: &crate::topdown::measurement::measure::TopdownManifest,
-) -> Result<(), String> {
+) -> Fallible<()> {
     let Ok(o) = std::fs::metadata(out) else { return Ok(()) };
     let mut inputs: Vec<PathBuf> = crate::topdown::measurement::rundir::MEASURE_FILES.iter().map(|f| run.join(f)).collect();
     inputs.push(run.join(&m.measurements_file));
@@ -193,17 +195,18 @@ fn refuse_overwriting_inputs(
     for p in inputs {
         if let Ok(i) = std::fs::metadata(&p) {
             if same_file(&o, &i) || (canon(out).is_some() && canon(out) == canon(&p)) {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "--out '{}' is the run's own {}: write the estimates to another file (e.g. {})",
                     out.display(),
                     p.display(),
                     run.join("estimates.csv").display()
-                ));
+                );
             }
         }
     }
     if o.is_dir() {
-        return Err(format!("--out '{}' is a directory: name the CSV file to write", out.display()));
+        return fallible!(Input, "--out '{}' is a directory: name the CSV file to write", out.display());
     }
     Ok(())
 }
@@ -219,13 +222,13 @@ fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
     false
 }
 
-pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
+pub(super) fn run_postprocess(a: PostprocessArgs) -> Fallible<String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let t0 = std::time::Instant::now();
     use crate::topdown::estimation::passes::{resolve, PassSpec};
-    let l2_spec = PassSpec::parse(&a.passes).map_err(|e| format!("--passes: {e}"))?;
-    let round_spec = a.rounder_passes.as_deref().map(PassSpec::parse).transpose().map_err(|e| format!("--rounder-passes: {e}"))?;
+    let l2_spec = PassSpec::parse(&a.passes).map_err(|e| e.context("--passes"))?;
+    let round_spec = a.rounder_passes.as_deref().map(PassSpec::parse).transpose().map_err(|e| e.context("--rounder-passes"))?;
     use crate::topdown::estimation::by_state;
     use crate::topdown::measurement::rundir::{load_head, read_run_measurements};
     let (mut run, m, entry_at) = load_head(&a.run, false)?;
@@ -236,7 +239,7 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     let passes = resolve(&run, &l2_spec, round_spec.as_ref())?;
     let split = match a.by_state {
         ByState::Always if !by_state::splittable(&run.spine) => {
-            return Err("--by-state always needs a geolevel below the states (the root's children)".into());
+            return fallible!(Input, "--by-state always needs a geolevel below the states (the root's children)");
         }
         ByState::Always => true,
         ByState::Never => false,
@@ -300,32 +303,31 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Result<String, String> {
+fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Fallible<String> {
     use crate::topdown::analysis::pp_accuracy::{dhc_settings, render, simulate};
     if a.trials > 100_000 {
-        return Err("--trials (noise draws) with --postprocess must be at most 100000".into());
+        return fallible!(Input, "--trials (noise draws) with --postprocess must be at most 100000");
     }
     let schema = Schema::parse(&a.schema)?;
     let alloc = Allocation::from_toml(include_str!("../../../data/allocations/dhc-2022-08-25.toml"))?;
     let all = dhc_settings(&alloc)?;
     let mut settings = Vec::new();
     if let Some(s) = &a.sigma2 {
-        let v: Vec<Rational> =
-            s.split(',').map(|x| parse_rational(x.trim()).map_err(|e| format!("sigma2: {e}"))).collect::<Result<_, _>>()?;
+        let v: Vec<Rational> = s.split(',').map(|x| parse_rational(x.trim()).map_err(|e| e.context("sigma2"))).collect::<Result<_, _>>()?;
         if v.iter().any(|x| *x <= 0) {
-            return Err("sigma2 must be positive".into());
+            return fallible!(Input, "sigma2 must be positive");
         }
         settings.push(("custom".to_string(), v));
     } else {
         for n in a.noise.split(',') {
             let n = n.trim();
-            let s = all.iter().find(|(k, _)| k == n).ok_or_else(|| format!("unknown --noise '{n}' (bureau, reduced, uniform)"))?;
+            let s = all.iter().find(|(k, _)| k == n).ok_or_else(|| err!(Input, "unknown --noise '{n}' (bureau, reduced, uniform)"))?;
             settings.push(s.clone());
         }
     }
     for (name, s) in &settings {
         if s.len() != sp.n_levels() {
-            return Err(format!("noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels()));
+            return fallible!(Input, "noise '{name}' gives {} geolevel variances but the spine has {} geolevels", s.len(), sp.n_levels());
         }
     }
     let rows = simulate(sp, &schema, &settings, a.trials as u64, a.seed)?;

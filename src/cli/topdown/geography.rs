@@ -1,6 +1,8 @@
 //! `tightdp topdown gen-geography | persons | spine`: synthetic geographies and persons, spine summaries
 //! and the spine optimisations (AIAN branch, Algorithm 2, Algorithm 3).
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::record::render_rows;
 use crate::record::{Format, Record};
 use crate::topdown::measurement::schema::{write_persons, Schema};
@@ -108,7 +110,7 @@ pub struct SpineArgs {
     pub format: Format,
 }
 
-pub(super) fn gen_geography(a: GenGeoArgs) -> Result<String, String> {
+pub(super) fn gen_geography(a: GenGeoArgs) -> Fallible<String> {
     let ose = match &a.ose_preset {
         Some(p) => GeoSpec::preset(p)?,
         None => a.ose.as_str(),
@@ -121,18 +123,18 @@ pub(super) fn gen_geography(a: GenGeoArgs) -> Result<String, String> {
     Ok(format!("wrote {} blocks to {}\n", n, a.out.display()))
 }
 
-pub(super) fn persons(a: PersonsArgs) -> Result<String, String> {
+pub(super) fn persons(a: PersonsArgs) -> Fallible<String> {
     let schema = Schema::parse(&a.schema)?;
     let sp = Spine::from_path(&a.geography)?;
     if a.mean > 100_000 {
-        return Err("--mean must be at most 100000".into());
+        return fallible!(Input, "--mean must be at most 100000");
     }
     let ids: Vec<String> = sp.blocks.iter().map(|&b| sp.ids[b as usize].clone()).collect();
     let n = write_streamed(&a.out, |w| write_persons(w, &ids, a.seed, a.mean, &schema))?;
     Ok(format!("wrote {} persons in {} blocks to {}\n", n, ids.len(), a.out.display()))
 }
 
-pub(super) fn spine(a: SpineArgs) -> Result<String, String> {
+pub(super) fn spine(a: SpineArgs) -> Fallible<String> {
     use crate::topdown::geography::{aian, alg2, alg3};
     let input = Spine::from_path(&a.geography)?;
     let osed_all = |s: &Spine| -> Vec<(String, Vec<u64>)> {
@@ -179,7 +181,7 @@ pub(super) fn spine(a: SpineArgs) -> Result<String, String> {
         sp = t;
     } else {
         if a.shares.is_some() {
-            return Err("--shares is for --bypass pure-dp (the zCDP rule does not depend on the shares)".into());
+            return fallible!(Input, "--shares is for --bypass pure-dp (the zCDP rule does not depend on the shares)");
         }
         sp.apply_bypass(a.bypass);
     }

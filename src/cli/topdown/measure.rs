@@ -3,6 +3,7 @@
 use crate::budget::zcdp;
 use crate::census::allocation::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
+use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
@@ -11,6 +12,7 @@ use crate::topdown::analysis::certify::certify;
 use crate::topdown::measurement::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
 use crate::topdown::measurement::schema::{read_persons, Schema};
 use crate::topdown::spine::{Bypass, Spine};
+use crate::{err, fallible};
 use clap::Args;
 use rug::Float;
 use std::path::PathBuf;
@@ -93,7 +95,7 @@ pub struct TopdownCertifyArgs {
     pub format: Format,
 }
 
-pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
+pub(super) fn run_measure(a: MeasureArgs) -> Fallible<String> {
     let schema = Schema::parse(&a.schema)?;
     let alloc = Allocation::from_path(&a.allocation)?;
     let nb = match a.neighbors.as_deref() {
@@ -102,7 +104,7 @@ pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
         Some(_) => Neighbors::AddRemove,
     };
     let mut sp = Spine::from_path(&a.geography)?;
-    let plan = Plan::new(&alloc, &sp, &schema, nb).map_err(|e| format!("allocation '{}': {e}", a.allocation.display()))?;
+    let plan = Plan::new(&alloc, &sp, &schema, nb).map_err(|e| e.context(format!("allocation '{}'", a.allocation.display())))?;
     if a.bypass == Bypass::PureDp {
         use crate::topdown::geography::alg3;
         sp = alg3::pareto_frontier(&sp, &plan.beta, a.bypass_cutoff, alg3::default_top(&sp))?.0;
@@ -111,13 +113,13 @@ pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
     }
     let persons = match (&a.persons, a.synth_seed) {
         (Some(p), _) => {
-            let f = std::fs::File::open(p).map_err(|e| format!("cannot read person file '{}': {e}", p.display()))?;
+            let f = std::fs::File::open(p).map_err(|e| err!(Io, "cannot read person file '{}': {e}", p.display()))?;
             let idx: std::collections::HashMap<&str, u32> =
                 sp.blocks.iter().enumerate().map(|(i, &b)| (sp.ids[b as usize].as_str(), i as u32)).collect();
-            Persons::Table(read_persons(std::io::BufReader::new(f), &idx, &schema).map_err(|e| format!("'{}': {e}", p.display()))?)
+            Persons::Table(read_persons(std::io::BufReader::new(f), &idx, &schema).map_err(|e| e.context(format!("'{}'", p.display())))?)
         }
         (None, Some(seed)) => Persons::Synthetic { seed, mean: a.mean },
-        (None, None) => return Err("give --persons FILE or --synth-seed SEED".into()),
+        (None, None) => return fallible!(Input, "give --persons FILE or --synth-seed SEED"),
     };
     let invariant_levels = invariant_levels(&sp, a.invariants.as_deref())?;
     let t0 = std::time::Instant::now();
@@ -152,30 +154,34 @@ pub(super) fn run_measure(a: MeasureArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-pub fn run_certify(a: TopdownCertifyArgs) -> Result<String, String> {
+pub fn run_certify(a: TopdownCertifyArgs) -> Fallible<String> {
     let delta = parse_delta(&a.delta)?;
     let prec = a.prec.map(check_prec).transpose()?;
     let manifest = a
         .manifest
         .as_ref()
         .or(a.manifest_flag.as_ref())
-        .ok_or("topdown certify needs the run's manifest: topdown certify MANIFEST --delta D")?;
+        .ok_or_else(|| err!(Input, "topdown certify needs the run's manifest: topdown certify MANIFEST --delta D"))?;
     let m = read_manifest(manifest)?;
     // a manifest whose geolevels contradict its noise entries is refused outright (no zCDP fallback)
-    crate::topdown::analysis::certify::check_levels(&m).map_err(|e| format!("'{}': {e}", manifest.display()))?;
+    crate::topdown::analysis::certify::check_levels(&m).map_err(|e| e.context(format!("'{}'", manifest.display())))?;
     let c = certify(&m, &delta, prec).map_err(|e| {
         // still say what the zCDP accounting gives (when the manifest's ρ is a usable number)
         let rho = match parse_rational(&m.rho) {
             Ok(r) if r > 0 => r,
-            _ => return format!("exact epsilon not available: {e}"),
+            _ => return e.context("exact epsilon not available"),
         };
         let bs = zcdp::eps_bs(&rho, &delta, 128);
         let (cks, _) = zcdp::eps_cks(&rho, &delta, 128);
-        format!(
-            "exact epsilon not available: {e} (zCDP conversions of rho = {}: Bun-Steinke {}, Canonne-Kamath-Steinke {})",
-            m.rho,
-            fmt_up(bs.hi(), 12),
-            fmt_up(cks.hi(), 12)
+        crate::error::Error::new(
+            e.kind(),
+            format!(
+                "exact epsilon not available: {} (zCDP conversions of rho = {}: Bun-Steinke {}, Canonne-Kamath-Steinke {})",
+                e.message(),
+                m.rho,
+                fmt_up(bs.hi(), 12),
+                fmt_up(cks.hi(), 12)
+            ),
         )
     })?;
     let mut r = Record::new();
@@ -201,7 +207,7 @@ pub fn run_certify(a: TopdownCertifyArgs) -> Result<String, String> {
     Ok(r.render(a.format))
 }
 
-pub(super) fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usize>, String> {
+pub(super) fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Fallible<Vec<usize>> {
     let mut out: Vec<usize> = Vec::new();
     match arg.map(str::trim) {
         Some("none") | Some("") => return Ok(out),
@@ -216,7 +222,7 @@ pub(super) fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usiz
             for n in list.split(',') {
                 let l = sp
                     .level_index(n.trim())
-                    .ok_or_else(|| format!("--invariants: '{}' is not a geolevel of the spine ({})", n.trim(), sp.levels.join(", ")))?;
+                    .ok_or_else(|| err!(Input, "--invariants: '{}' is not a geolevel of the spine ({})", n.trim(), sp.levels.join(", ")))?;
                 out.push(l);
             }
         }
@@ -224,10 +230,11 @@ pub(super) fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Result<Vec<usiz
     out.sort();
     out.dedup();
     if out.iter().enumerate().any(|(i, &l)| i != l) {
-        return Err(format!(
+        return fallible!(
+            Input,
             "--invariants: invariant geolevels must be the top ones of the spine ({}), without gaps",
             sp.levels.iter().take(out.len().max(1)).cloned().collect::<Vec<_>>().join(", ")
-        ));
+        );
     }
     Ok(out)
 }

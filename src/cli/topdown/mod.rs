@@ -1,5 +1,6 @@
 //! `tightdp topdown …`: geographic spines, TopDown noisy measurements, certification, accuracy.
 
+use crate::error::Fallible;
 use clap::{Args, Subcommand};
 
 mod estimate;
@@ -37,7 +38,7 @@ pub enum TopdownCmd {
     Postprocess(PostprocessArgs),
 }
 
-pub fn run(a: TopdownArgs) -> Result<String, String> {
+pub fn run(a: TopdownArgs) -> Fallible<String> {
     match a.cmd {
         TopdownCmd::GenGeography(a) => gen_geography(a),
         TopdownCmd::Persons(a) => persons(a),

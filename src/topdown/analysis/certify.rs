@@ -13,24 +13,26 @@
 //! the result is the allocation's `all_mechanisms()` composition exactly.
 
 use crate::account::{Accountant, Certified, Options};
+use crate::error::Fallible;
 use crate::model::{GaussGroup, Neighbors};
 use crate::num::parse_rational;
 use crate::topdown::measurement::measure::{sigma2_of, TopdownManifest};
+use crate::{err, fallible};
 use rug::Rational;
 
 /// The mechanism groups of one worst-case neighbour pattern per path signature (pair).
-pub fn mechanism_sets(m: &TopdownManifest) -> Result<Vec<(String, Vec<GaussGroup>)>, String> {
+pub fn mechanism_sets(m: &TopdownManifest) -> Fallible<Vec<(String, Vec<GaussGroup>)>> {
     let nb = match m.neighbors.as_str() {
         "replace" => Neighbors::Replace,
         "add-remove" => Neighbors::AddRemove,
-        o => return Err(format!("manifest: unknown neighbour relation '{o}'")),
+        o => return fallible!(Input, "manifest: unknown neighbour relation '{o}'"),
     };
     if m.noise_free {
-        return Err("this run was measured with --no-noise: its measurements are the exact counts and it is not private".into());
+        return fallible!(Input, "this run was measured with --no-noise: its measurements are the exact counts and it is not private");
     }
-    let rho = parse_rational(&m.rho).map_err(|e| format!("manifest rho: {e}"))?;
+    let rho = parse_rational(&m.rho).map_err(|e| e.context("manifest rho"))?;
     if rho <= 0 {
-        return Err(format!("manifest rho must be positive, got {}", m.rho));
+        return fallible!(Input, "manifest rho must be positive, got {}", m.rho);
     }
     check_levels(m)?;
     // re-derive every σ² from (ρ, γ, α) and the neighbour relation: the manifest must be consistent
@@ -38,57 +40,60 @@ pub fn mechanism_sets(m: &TopdownManifest) -> Result<Vec<(String, Vec<GaussGroup
     let mut share = Vec::with_capacity(m.noise.len());
     for (k, e) in m.noise.iter().enumerate() {
         if e.id != k {
-            return Err(format!("manifest: noise entry {k} has id {}", e.id));
+            return fallible!(Input, "manifest: noise entry {k} has id {}", e.id);
         }
-        let g = parse_rational(&e.gamma).map_err(|x| format!("manifest noise {k} gamma: {x}"))?;
-        let a = parse_rational(&e.alpha).map_err(|x| format!("manifest noise {k} alpha: {x}"))?;
-        let s = parse_rational(&e.sigma2).map_err(|x| format!("manifest noise {k} sigma2: {x}"))?;
+        let g = parse_rational(&e.gamma).map_err(|x| x.context(format!("manifest noise {k} gamma")))?;
+        let a = parse_rational(&e.alpha).map_err(|x| x.context(format!("manifest noise {k} alpha")))?;
+        let s = parse_rational(&e.sigma2).map_err(|x| x.context(format!("manifest noise {k} sigma2")))?;
         if g <= 0 || a <= 0 || s <= 0 {
-            return Err(format!("manifest noise {k}: gamma, alpha and sigma2 must be positive"));
+            return fallible!(Input, "manifest noise {k}: gamma, alpha and sigma2 must be positive");
         }
         let want = sigma2_of(&rho, &g, &a, nb);
         if want != s {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "manifest noise {k}: sigma2 {s} does not match 1/(c·rho·gamma·alpha) = {want} for {} neighbours",
                 nb.as_str()
-            ));
+            );
         }
         s2.push(s);
         share.push(g * a);
     }
     if m.paths.is_empty() {
-        return Err("manifest: no block paths".into());
+        return fallible!(Input, "manifest: no block paths");
     }
     for (k, p) in m.paths.iter().enumerate() {
         if let Some(&bad) = p.noise_ids.iter().find(|&&i| i >= s2.len()) {
-            return Err(format!("manifest path {k}: unknown noise id {bad}"));
+            return fallible!(Input, "manifest path {k}: unknown noise id {bad}");
         }
         if parse_rational(&p.gamma_sum).ok() != Some(Rational::from(1)) {
-            return Err(format!("manifest path {k}: shares sum to {} (Theorem 3 needs 1)", p.gamma_sum));
+            return fallible!(Input, "manifest path {k}: shares sum to {} (Theorem 3 needs 1)", p.gamma_sum);
         }
         // recompute the claim from the noise actually listed: the shares γ·α of a block path's noise
         // entries sum to 1 (every geolevel's every query measured once on the path, Theorem 3); a path
         // whose listed noise carries less has measurements the manifest does not account for
         let listed = p.noise_ids.iter().fold(Rational::from(0), |acc, &i| acc + &share[i]);
         if listed != 1 {
-            return Err(format!(
+            return fallible!(Input,
                 "manifest path {k}: its listed noise carries shares gamma·alpha summing to {listed}, not the recorded {} (noise missing from the manifest?)",
                 p.gamma_sum
-            ));
+            );
         }
     }
     // one unit shift per listed noise entry, merged by the one model::merge (equal σ² summed, checked)
-    let group = |ids: &[&[usize]]| -> Result<Vec<GaussGroup>, String> {
+    let group = |ids: &[&[usize]]| -> Fallible<Vec<GaussGroup>> {
         let shifts = ids.iter().flat_map(|list| list.iter().map(|&i| crate::model::Group::gaussian(s2[i].clone(), 1, 1)));
         let mut g: Vec<GaussGroup> = crate::model::merge(shifts)?
             .into_iter()
             .map(|x| match x.noise {
-                crate::model::Noise::Gaussian { sigma2 } => {
-                    Ok(GaussGroup { sigma2, count: u32::try_from(x.count).map_err(|_| "too many noise entries on a path")?, mu: x.mu })
-                }
-                _ => Err("internal: a TopDown path holds only discrete Gaussian noise".to_string()),
+                crate::model::Noise::Gaussian { sigma2 } => Ok(GaussGroup {
+                    sigma2,
+                    count: u32::try_from(x.count).map_err(|_| err!(Input, "too many noise entries on a path"))?,
+                    mu: x.mu,
+                }),
+                _ => fallible!(Input, "internal: a TopDown path holds only discrete Gaussian noise"),
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Fallible<_>>()?;
         g.sort_by(|a, b| a.sigma2.cmp(&b.sigma2));
         Ok(g)
     };
@@ -118,24 +123,24 @@ pub fn mechanism_sets(m: &TopdownManifest) -> Result<Vec<(String, Vec<GaussGroup
 /// `levels[i]`, spans the consecutive geolevels after it, carries γ = the sum of their shares β, and
 /// every geolevel is measured (or carried by a bypassed span). A manifest with a geolevel removed,
 /// added or renamed describes no run `topdown measure` writes and is refused.
-pub fn check_levels(m: &TopdownManifest) -> Result<(), String> {
+pub fn check_levels(m: &TopdownManifest) -> Fallible<()> {
     let names: Vec<&str> = m.levels.iter().map(|l| l.name.as_str()).collect();
     if names.is_empty() {
-        return Err("manifest: no geolevels".into());
+        return fallible!(Input, "manifest: no geolevels");
     }
     let mut beta = Vec::with_capacity(names.len());
     for (i, l) in m.levels.iter().enumerate() {
         if names[..i].contains(&l.name.as_str()) {
-            return Err(format!("manifest: geolevel '{}' listed twice", l.name));
+            return fallible!(Input, "manifest: geolevel '{}' listed twice", l.name);
         }
-        let b = parse_rational(&l.beta).map_err(|e| format!("manifest geolevel '{}' beta: {e}", l.name))?;
+        let b = parse_rational(&l.beta).map_err(|e| e.context(format!("manifest geolevel '{}' beta", l.name)))?;
         if b < 0 {
-            return Err(format!("manifest geolevel '{}': negative share beta {}", l.name, l.beta));
+            return fallible!(Input, "manifest geolevel '{}': negative share beta {}", l.name, l.beta);
         }
         beta.push(b);
     }
     if beta.iter().fold(Rational::from(0), |s, b| s + b) != 1 {
-        return Err("manifest: the geolevels' shares beta do not sum to 1 (a geolevel removed or edited?)".into());
+        return fallible!(Input, "manifest: the geolevels' shares beta do not sum to 1 (a geolevel removed or edited?)");
     }
     let mut covered = vec![false; names.len()];
     for (k, e) in m.noise.iter().enumerate() {
@@ -146,23 +151,24 @@ pub fn check_levels(m: &TopdownManifest) -> Result<(), String> {
             && e.level_index + span <= names.len()
             && names[e.level_index..e.level_index + span].iter().zip(&e.span_levels).all(|(a, b)| *a == b);
         if !fits {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "manifest noise {k}: geolevel '{}' at index {} spanning {:?} is not in the manifest's geolevels ({})",
                 e.level,
                 e.level_index,
                 e.span_levels,
                 names.join(", ")
-            ));
+            );
         }
-        let g = parse_rational(&e.gamma).map_err(|x| format!("manifest noise {k} gamma: {x}"))?;
+        let g = parse_rational(&e.gamma).map_err(|x| x.context(format!("manifest noise {k} gamma")))?;
         let want = beta[e.level_index..e.level_index + span].iter().fold(Rational::from(0), |s, b| s + b);
         if g != want {
-            return Err(format!("manifest noise {k}: gamma {g} is not the sum {want} of its geolevels' shares beta"));
+            return fallible!(Input, "manifest noise {k}: gamma {g} is not the sum {want} of its geolevels' shares beta");
         }
         covered[e.level_index..e.level_index + span].iter_mut().for_each(|c| *c = true);
     }
     if let Some(i) = covered.iter().position(|c| !c) {
-        return Err(format!("manifest: geolevel '{}' has no noise entry (its measurements are missing)", names[i]));
+        return fallible!(Input, "manifest: geolevel '{}' has no noise entry (its measurements are missing)", names[i]);
     }
     Ok(())
 }
@@ -175,7 +181,7 @@ pub struct Certificate {
 }
 
 /// Exact ε(δ): the maximum over neighbour patterns of the lattice accountant's ε.
-pub fn certify(m: &TopdownManifest, delta: &Rational, prec: Option<u32>) -> Result<Certificate, String> {
+pub fn certify(m: &TopdownManifest, delta: &Rational, prec: Option<u32>) -> Fallible<Certificate> {
     let sets = mechanism_sets(m)?;
     // ε = max over patterns (Certified::max_of); the reported pattern is the one with max hi
     let mut results = Vec::new();

@@ -12,10 +12,12 @@
 //! which has the same extent. The truth is the synthetic persons of `schema::synth_block` (seed 1, mean
 //! 30 per block); the invariants (US and State totals) are exact, as in production.
 
+use crate::error::Fallible;
 use crate::topdown::estimation::postprocess::{postprocess, GroupEntry, MeasurementGroup, RunData};
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{seeded, DiscreteGaussianSampler};
 use crate::topdown::measurement::schema::{synth_block, MarginalQuery, Schema, DEFAULT_QUERIES};
+use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::Rational;
 
@@ -48,9 +50,9 @@ pub fn truth_histograms(spine: &Spine, schema: &Schema, seed: u64, mean: u32) ->
 /// every query of the level); a unit with budget span k is measured with the precisions of its k
 /// geolevels added (γ adds, precision ∝ γ). Returns the run (values to be filled) and the exact σ² of
 /// every noise entry.
-pub fn layout(spine: &Spine, schema: &Schema, query_names: &[&str], level_sigma2: &[Rational]) -> Result<(RunData, Vec<Rational>), String> {
+pub fn layout(spine: &Spine, schema: &Schema, query_names: &[&str], level_sigma2: &[Rational]) -> Fallible<(RunData, Vec<Rational>)> {
     if level_sigma2.len() != spine.n_levels() {
-        return Err(format!("{} geolevel variances for {} geolevels", level_sigma2.len(), spine.n_levels()));
+        return fallible!(Input, "{} geolevel variances for {} geolevels", level_sigma2.len(), spine.n_levels());
     }
     let queries: Vec<MarginalQuery> = query_names.iter().map(|n| MarginalQuery::parse(n, schema)).collect::<Result<_, _>>()?;
     let mut keys: Vec<(usize, usize)> =
@@ -126,7 +128,7 @@ pub fn simulate(
     settings: &[(String, Vec<Rational>)],
     seeds: u64,
     first_seed: u64,
-) -> Result<Vec<PpAccuracyRow>, String> {
+) -> Fallible<Vec<PpAccuracyRow>> {
     let nc = schema.cells();
     let truth = truth_histograms(spine, schema, 1, 30);
     let inv_levels = ["US", "State"].iter().filter(|n| spine.level_index(n).is_some()).count();
@@ -136,10 +138,10 @@ pub fn simulate(
         let (template, sig) = layout(spine, schema, &DEFAULT_QUERIES, s2)?;
         let samplers: Vec<DiscreteGaussianSampler> =
             sig.iter().map(|s| DiscreteGaussianSampler::new(s.clone())).collect::<Result<_, _>>()?;
-        let det = template.queries.iter().position(|q| q.name == "detailed").ok_or("the queries need 'detailed'")?;
-        let tot = template.queries.iter().position(|q| q.name == "total").ok_or("the queries need 'total'")?;
+        let det = template.queries.iter().position(|q| q.name == "detailed").ok_or_else(|| err!(Input, "the queries need 'detailed'"))?;
+        let tot = template.queries.iter().position(|q| q.name == "total").ok_or_else(|| err!(Input, "the queries need 'total'"))?;
         // per seed: per level, [noisy, nonneg, topdown] × [abs, sq] for cells and totals
-        let per_seed: Vec<Result<Vec<[f64; 12]>, String>> = (0..seeds)
+        let per_seed: Vec<Fallible<Vec<[f64; 12]>>> = (0..seeds)
             .into_par_iter()
             .map(|s| {
                 let mut run = template.clone();
@@ -208,11 +210,11 @@ pub fn simulate(
 
 /// The three noise settings for the DHC 2022-08-25 allocation's eight geolevels (all queries of a
 /// level with the same σ²): exact Bureau σ² from the allocation file, Table 1, and 0.8772 × Bureau.
-pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec<(String, Vec<Rational>)>, String> {
-    let rho = alloc.rho.clone().ok_or("the allocation needs rho")?;
+pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Fallible<Vec<(String, Vec<Rational>)>> {
+    let rho = alloc.rho.clone().ok_or_else(|| err!(Input, "the allocation needs rho"))?;
     let mut bureau = Vec::new();
     for lv in &alloc.levels {
-        let share = lv.share.clone().ok_or("the allocation needs level shares")?;
+        let share = lv.share.clone().ok_or_else(|| err!(Input, "the allocation needs level shares"))?;
         let n = lv.query_rho.len() as u32;
         // σ² = n/(2·share·ρ) ([SSW24, §A.1], add-remove, equal split)
         bureau.push(Rational::from(n) / (Rational::from(2) * share * &rho));
@@ -220,7 +222,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
     let reduced: Vec<Rational> =
         crate::topdown::estimation::estimate::TABLE1_REDUCED.iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
     if reduced.len() != bureau.len() {
-        return Err(format!("Table 1 has 8 geolevels, the allocation {}", bureau.len()));
+        return fallible!(Input, "Table 1 has 8 geolevels, the allocation {}", bureau.len());
     }
     let uniform: Vec<Rational> = bureau.iter().map(|s| s * Rational::from((8772, 10000))).collect();
     Ok(vec![("bureau".into(), bureau), ("reduced".into(), reduced), ("uniform".into(), uniform)])
@@ -229,7 +231,7 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Result<Vec
 /// The TopDown accuracy rows on the bundled dhc-small geography (Bureau, Table 1 and uniform noise,
 /// `seeds` noise draws); `reproduce` writes them as results/topdown-postprocess-accuracy.csv and
 /// `plots::topdown` draws them.
-pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Result<Vec<PpAccuracyRow>, String> {
+pub fn bundled_results(data: &std::path::Path, seeds: u64) -> Fallible<Vec<PpAccuracyRow>> {
     let alloc = crate::census::allocation::Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let mut spine = Spine::from_path(&data.join("topdown/dhc-small.csv"))?;
     spine.apply_bypass(crate::topdown::geography::spine::Bypass::Zcdp);

@@ -19,11 +19,13 @@
 //! 4. The output is written geolevel by geolevel, the states' files merged by geounit, as
 //!    `write_estimates` orders it.
 
+use crate::error::Fallible;
 use crate::topdown::estimation::passes::LevelPasses;
 use crate::topdown::estimation::postprocess::{csv_field, postprocess_subtree, postprocess_with, MeasurementGroup, RunData, Stats};
 use crate::topdown::measurement::measure::TopdownManifest;
 use crate::topdown::measurement::rundir::{open_measurements, RowReader};
 use crate::topdown::spine::{Spine, NONE};
+use crate::{err, fallible};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Seek, Write};
@@ -43,7 +45,7 @@ pub fn splittable(sp: &Spine) -> bool {
 /// A part of the spine as a run of its own: `units` (global indices, increasing) with their levels
 /// shifted by `from`; the measurement groups of those levels; invariants, group invariants and
 /// group-quarters units carried over. Values NaN, to be filled.
-fn sub_run(run: &RunData, units: &[u32], from: usize, to: usize) -> Result<(RunData, HashMap<u32, u32>), String> {
+fn sub_run(run: &RunData, units: &[u32], from: usize, to: usize) -> Fallible<(RunData, HashMap<u32, u32>)> {
     let sp = &run.spine;
     let local: HashMap<u32, u32> = units.iter().enumerate().map(|(i, &u)| (u, i as u32)).collect();
     let ids: Vec<String> = units.iter().map(|&u| sp.ids[u as usize].clone()).collect();
@@ -102,12 +104,12 @@ pub fn postprocess_by_state(
     entry_at: &[(usize, usize)],
     passes: &[LevelPasses],
     out: &Path,
-) -> Result<(Stats, u64), String> {
+) -> Fallible<(Stats, u64)> {
     let sp = &run.spine;
     let nl = sp.n_levels();
     let nc = run.schema.cells();
     if !splittable(sp) {
-        return Err("internal: the run has no geolevel below the states".into());
+        return fallible!(Input, "internal: the run has no geolevel below the states");
     }
     let st = split_level(sp);
     run.check_invariants()?;
@@ -136,7 +138,7 @@ pub fn postprocess_by_state(
         let (mut rows, mut line) = (0u64, 1u64);
         loop {
             let start = rdr.position().byte();
-            if !rdr.read_record(&mut rec).map_err(|e| format!("measurements line {}: {e}", line + 1))? {
+            if !rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("measurements line {}", line + 1)))? {
                 break;
             }
             line += 1;
@@ -159,7 +161,7 @@ pub fn postprocess_by_state(
             }
         }
         if rows != m.rows {
-            return Err(format!("measurements has {rows} rows but the manifest says {}", m.rows));
+            return fallible!(Input, "measurements has {rows} rows but the manifest says {}", m.rows);
         }
         if let Some(i) = (0..total).find(|&i| seen[i / 64] & (1 << (i % 64)) == 0) {
             return Err(rr.missing(i));
@@ -171,12 +173,12 @@ pub fn postprocess_by_state(
     // 3. the states
     let tmp =
         TempDir(out.with_file_name(format!(".{}.parts{}", out.file_name().and_then(|n| n.to_str()).unwrap_or("out"), std::process::id())));
-    std::fs::create_dir_all(&tmp.0).map_err(|e| format!("cannot create '{}': {e}", tmp.0.display()))?;
+    std::fs::create_dir_all(&tmp.0).map_err(|e| err!(Io, "cannot create '{}': {e}", tmp.0.display()))?;
     let path = dir.join(&m.measurements_file);
     let _progress = crate::num::progress::begin(&format!("TopDown post-processing, {} states", states.len()), 1e-4 * sp.n_units() as f64);
-    let results: Vec<Result<(Stats, Vec<Vec<u32>>), String>> = (0..states.len())
+    let results: Vec<Fallible<(Stats, Vec<Vec<u32>>)>> = (0..states.len())
         .into_par_iter()
-        .map(|si| -> Result<(Stats, Vec<Vec<u32>>), String> {
+        .map(|si| -> Fallible<(Stats, Vec<Vec<u32>>)> {
             let s = states[si];
             let ls = top_local[&s] as usize;
             let root_est = &top_est[ls * nc..(ls + 1) * nc];
@@ -195,22 +197,22 @@ pub fn postprocess_by_state(
                 r.values[r.unit_off[0]..r.unit_off[0] + len].copy_from_slice(&top.values[lo..lo + len]);
             }
             let rr = &rr;
-            let mut f = std::fs::File::open(&path).map_err(|e| format!("cannot read measurements '{}': {e}", path.display()))?;
+            let mut f = std::fs::File::open(&path).map_err(|e| err!(Io, "cannot read measurements '{}': {e}", path.display()))?;
             let mut buf = Vec::new();
             for &(a, b) in &ranges[si] {
                 buf.clear();
-                f.seek(std::io::SeekFrom::Start(a)).map_err(|e| format!("measurements: {e}"))?;
-                (&mut f).take(b - a).read_to_end(&mut buf).map_err(|e| format!("measurements: {e}"))?;
+                f.seek(std::io::SeekFrom::Start(a)).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
+                (&mut f).take(b - a).read_to_end(&mut buf).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
                 let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(&buf[..]);
                 let mut rec = csv::StringRecord::new();
-                while rdr.read_record(&mut rec).map_err(|e| format!("measurements: {e}"))? {
+                while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context("measurements"))? {
                     let (u, i, v) = rr.row(&rec, 0)?;
                     let lu = local[&(u as u32)] as usize;
                     r.values[r.unit_off[lu] + (i - run.unit_off[u])] = v;
                 }
             }
             let (est, st_stats) =
-                postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| format!("state '{}': {e}", sp.ids[s as usize]))?;
+                postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| e.context(format!("state '{}'", sp.ids[s as usize])))?;
             // its estimates, one file per geolevel below the state, units in spine order
             let mut order: Vec<Vec<u32>> = vec![Vec::new(); nl - st];
             let mut files: Vec<std::io::BufWriter<std::fs::File>> = Vec::new();
@@ -218,7 +220,7 @@ pub fn postprocess_by_state(
                 let p = tmp.0.join(format!("s{si}-l{l}"));
                 files.push(std::io::BufWriter::with_capacity(
                     1 << 16,
-                    std::fs::File::create(&p).map_err(|e| format!("cannot write '{}': {e}", p.display()))?,
+                    std::fs::File::create(&p).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?,
                 ));
             }
             let mut line = String::with_capacity(128);
@@ -229,10 +231,10 @@ pub fn postprocess_by_state(
                 }
                 order[l].push(u);
                 write_unit(sp, u as usize, &est[lu * nc..(lu + 1) * nc], &mut line);
-                files[l - 1].write_all(line.as_bytes()).map_err(|e| format!("write failed: {e}"))?;
+                files[l - 1].write_all(line.as_bytes()).map_err(|e| err!(Io, "write failed: {e}"))?;
             }
             for f in files.iter_mut() {
-                f.flush().map_err(|e| format!("write failed: {e}"))?;
+                f.flush().map_err(|e| err!(Io, "write failed: {e}"))?;
             }
             Ok((st_stats, order))
         })
@@ -247,7 +249,7 @@ pub fn postprocess_by_state(
     // 4. the output, geolevel by geolevel
     let rows = crate::topdown::write_streamed(out, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let e = |e: std::io::Error| format!("write failed: {e}");
+        let e = |e: std::io::Error| err!(Io, "write failed: {e}");
         writeln!(w, "level,geounit,parent,cell,count").map_err(e)?;
         let mut line = String::with_capacity(128);
         for l in 0..=st {

@@ -17,8 +17,10 @@
 //! * **group invariants**: a total on a group of sibling geounits — the AIAN and non-AIAN parts of a
 //!   state, whose sum the state total fixes (`makeChildGroups`).
 
+use crate::error::Fallible;
 use crate::topdown::measurement::schema::{Schema, ATTRS};
 use crate::topdown::spine::{Spine, NONE};
+use crate::{err, fallible};
 
 /// Production's cap on the persons of one facility or housing unit.
 pub const UNIT_CAP: i64 = 99_999;
@@ -70,17 +72,18 @@ pub fn hhgq_of_cells(schema: &Schema) -> Vec<usize> {
 
 /// Parse structural zeros: `none`, `nurse-nva` (hhgq=3 & votingage=0, the production `nurse_nva_0`;
 /// needs hhgq ≥ 4 codes and votingage 2) or conjunctions `ATTR=V&ATTR=V`, several separated by `;`.
-pub fn parse_structural_zeros(spec: &str, schema: &Schema) -> Result<Vec<bool>, String> {
+pub fn parse_structural_zeros(spec: &str, schema: &Schema) -> Fallible<Vec<bool>> {
     let spec = spec.trim();
     if spec.is_empty() || spec == "none" {
         return Ok(Vec::new());
     }
     let text = if spec == "nurse-nva" {
         if schema.card[0] < 4 || schema.card[1] < 2 {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "--structural-zeros nurse-nva needs hhgq ≥ 4 codes (3: nursing facilities) and votingage 2; the schema is {}",
                 schema.describe()
-            ));
+            );
         }
         "hhgq=3&votingage=0"
     } else {
@@ -90,14 +93,15 @@ pub fn parse_structural_zeros(spec: &str, schema: &Schema) -> Result<Vec<bool>, 
     for conj in text.split(';') {
         let mut want: Vec<(usize, u32)> = Vec::new();
         for term in conj.split('&') {
-            let (a, v) = term.split_once('=').ok_or_else(|| format!("--structural-zeros: expected ATTR=VALUE, got '{}'", term.trim()))?;
+            let (a, v) =
+                term.split_once('=').ok_or_else(|| err!(Input, "--structural-zeros: expected ATTR=VALUE, got '{}'", term.trim()))?;
             let i = ATTRS
                 .iter()
                 .position(|x| x.eq_ignore_ascii_case(a.trim()))
-                .ok_or_else(|| format!("--structural-zeros: unknown attribute '{}' ({})", a.trim(), ATTRS.join(", ")))?;
-            let v: u32 = v.trim().parse().map_err(|_| format!("--structural-zeros: bad value in '{}'", term.trim()))?;
+                .ok_or_else(|| err!(Input, "--structural-zeros: unknown attribute '{}' ({})", a.trim(), ATTRS.join(", ")))?;
+            let v: u32 = v.trim().parse().map_err(|_| err!(Input, "--structural-zeros: bad value in '{}'", term.trim()))?;
             if v >= schema.card[i] {
-                return Err(format!("--structural-zeros: {} = {v} is outside the schema (0..{})", ATTRS[i], schema.card[i]));
+                return fallible!(Input, "--structural-zeros: {} = {v} is outside the schema (0..{})", ATTRS[i], schema.card[i]);
             }
             want.push((i, v));
         }
@@ -109,7 +113,7 @@ pub fn parse_structural_zeros(spec: &str, schema: &Schema) -> Result<Vec<bool>, 
         }
     }
     if zero.iter().all(|&z| z) {
-        return Err("--structural-zeros would make every cell zero".into());
+        return fallible!(Input, "--structural-zeros would make every cell zero");
     }
     Ok(zero)
 }

@@ -17,6 +17,8 @@
 //! R_u = Σ_c R_c + Σ_c λ_c² V_c − (Σ_c λ_c V_c)²/S_u; then Var = R_root + λ_root² E_root.
 //! The off-spine entity distance (eqs. 4.1–4.4, `Spine::osed`) counts the geounits such a sum needs.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::topdown::estimation::bisect;
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{DiscreteGaussianSampler, NoiseRng};
@@ -35,7 +37,7 @@ pub struct TreeWls<'a> {
 }
 
 impl<'a> TreeWls<'a> {
-    pub fn new(spine: &'a Spine, v: Vec<f64>) -> Result<TreeWls<'a>, String> {
+    pub fn new(spine: &'a Spine, v: Vec<f64>) -> Fallible<TreeWls<'a>> {
         let n = spine.n_units();
         let post = spine.postorder();
         let mut up_var = vec![0.0; n];
@@ -49,7 +51,7 @@ impl<'a> TreeWls<'a> {
             }
             let s: f64 = ch.iter().map(|&c| up_var[c as usize]).sum();
             if ch.len() > 1 && s.is_infinite() {
-                return Err(format!("geounit '{}' has a child without any measurement below it", spine.ids[ui]));
+                return fallible!(Input, "geounit '{}' has a child without any measurement below it", spine.ids[ui]);
             }
             child_sum[ui] = s;
             up_var[ui] = if v[ui].is_infinite() {
@@ -61,7 +63,7 @@ impl<'a> TreeWls<'a> {
             };
         }
         if up_var[spine.root as usize].is_infinite() {
-            return Err("the root has no measurement below it".into());
+            return fallible!(Input, "the root has no measurement below it");
         }
         let mut err_var = vec![0.0; n];
         err_var[spine.root as usize] = up_var[spine.root as usize];
@@ -341,13 +343,7 @@ impl AccuracyRow {
 
 /// Closed-form and simulated MSE by geolevel and by off-spine entity category.
 /// `truth` is the true count per unit (for the non-negative estimates; WLS errors do not depend on it).
-pub fn accuracy(
-    spine: &Spine,
-    level_sigma2: &[Rational],
-    truth: &[f64],
-    trials: usize,
-    rng: &mut NoiseRng,
-) -> Result<Vec<AccuracyRow>, String> {
+pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials: usize, rng: &mut NoiseRng) -> Fallible<Vec<AccuracyRow>> {
     let s2 = unit_sigma2(spine, level_sigma2);
     // exact DG variance of each distinct σ² (certified, then rounded to f64)
     let mut cache: Vec<(Rational, f64, DiscreteGaussianSampler)> = Vec::new();

@@ -30,6 +30,8 @@
 //! divided by a scale so that the unknowns are O(1), and the tolerances are tightened to 1e-10 (the
 //! tests check the KKT conditions of the result to 1e-8 and compare with an active-set enumeration).
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 
@@ -66,13 +68,13 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Fallible<()> {
         if let Some(p) = &self.parent {
             if p.len() != self.n {
-                return Err(format!("L2: parent has {} cells, expected {}", p.len(), self.n));
+                return fallible!(Input, "L2: parent has {} cells, expected {}", p.len(), self.n);
             }
             if p.iter().any(|v| !v.is_finite() || *v < 0.0) {
-                return Err("L2: the parent histogram must be finite and non-negative".into());
+                return fallible!(Input, "L2: the parent histogram must be finite and non-negative");
             }
         }
         if let Some(par) = &self.parent {
@@ -81,27 +83,27 @@ impl Problem {
             if !self.children.is_empty() && self.children.iter().all(|c| c.total.is_some()) {
                 let (sp, st): (f64, f64) = (par.iter().sum(), self.children.iter().map(|c| c.total.unwrap()).sum());
                 if (sp - st).abs() > 1e-9 * sp.abs().max(1.0) {
-                    return Err(format!(
+                    return fallible!(Input,
                         "L2: the constraints (parent histogram, invariants) cannot all hold: the invariant totals add up to {st}, the parent to {sp}"
-                    ));
+                    );
                 }
             }
         }
         for (c, ch) in self.children.iter().enumerate() {
             if let Some(t) = ch.total {
                 if !t.is_finite() || t < 0.0 {
-                    return Err(format!("L2: child {c}: invariant total {t} must be finite and non-negative"));
+                    return fallible!(Input, "L2: child {c}: invariant total {t} must be finite and non-negative");
                 }
             }
             for t in &ch.terms {
                 if t.map.len() != self.n || t.y.len() != t.rows || t.map.iter().any(|&j| j as usize >= t.rows) {
-                    return Err(format!("L2: child {c}: a query term does not match the {} cells", self.n));
+                    return fallible!(Input, "L2: child {c}: a query term does not match the {} cells", self.n);
                 }
                 if !(t.weight > 0.0 && t.weight.is_finite()) {
-                    return Err(format!("L2: child {c}: query weight {} must be positive and finite", t.weight));
+                    return fallible!(Input, "L2: child {c}: query weight {} must be positive and finite", t.weight);
                 }
                 if t.y.iter().any(|v| !v.is_finite()) {
-                    return Err(format!("L2: child {c}: a measurement is not a finite number"));
+                    return fallible!(Input, "L2: child {c}: a measurement is not a finite number");
                 }
             }
         }
@@ -226,7 +228,7 @@ struct Solved {
     mu: Vec<f64>,
 }
 
-fn run(md: &Model, nonneg: bool, tight: bool) -> Result<Solved, String> {
+fn run(md: &Model, nonneg: bool, tight: bool) -> Fallible<Solved> {
     let n_eq = md.b.len();
     let (mut ri, mut rj, mut rv) = (Vec::new(), Vec::new(), Vec::new());
     for &(r, var, a) in &md.eq {
@@ -271,21 +273,21 @@ fn run(md: &Model, nonneg: bool, tight: bool) -> Result<Solved, String> {
         .tol_ktratio(1e-9)
         .max_threads(1)
         .build()
-        .map_err(|e| format!("L2: solver settings: {e:?}"))?;
+        .map_err(|e| err!(Internal, "L2: solver settings: {e:?}"))?;
     let mut solver =
-        DefaultSolver::new(&pmat, &md.q, &amat, &b, &cones, settings).map_err(|e| format!("L2: solver set-up failed: {e:?}"))?;
+        DefaultSolver::new(&pmat, &md.q, &amat, &b, &cones, settings).map_err(|e| err!(Internal, "L2: solver set-up failed: {e:?}"))?;
     solver.solve();
     match solver.solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => {}
         SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
-            return Err("L2: the constraints (parent histogram, invariants) cannot all hold".into())
+            return fallible!(Input, "L2: the constraints (parent histogram, invariants) cannot all hold")
         }
-        s => return Err(format!("L2: the solver stopped without a solution ({s:?})")),
+        s => return fallible!(Input, "L2: the solver stopped without a solution ({s:?})"),
     }
     let v = solver.solution.x.clone();
     let mu = solver.solution.z[..n_eq].to_vec();
     if v.iter().chain(&mu).any(|x| !x.is_finite()) {
-        return Err("L2: the solver returned a non-finite value".into());
+        return fallible!(Input, "L2: the solver returned a non-finite value");
     }
     Ok(Solved { v, mu })
 }
@@ -298,7 +300,7 @@ fn run(md: &Model, nonneg: bool, tight: bool) -> Result<Solved, String> {
 /// point found at zero, solve the equality-constrained QP on the others, release any held cell whose
 /// multiplier λᵢ = ∂f/∂xᵢ + (Eᵀμ)ᵢ is negative and hold any free cell that went negative, until the
 /// KKT conditions hold. If that does not settle within a few rounds, the interior-point solution stands.
-pub fn solve(p: &Problem) -> Result<Vec<f64>, String> {
+pub fn solve(p: &Problem) -> Fallible<Vec<f64>> {
     p.validate()?;
     let (n, m) = (p.n, p.children.len());
     let nx = n * m;
@@ -653,11 +655,11 @@ mod tests {
     fn infeasible_and_bad_input_are_errors() {
         let t = Term { map: vec![0, 1], rows: 2, weight: 1.0, y: vec![1.0, 1.0] };
         let p = Problem { n: 2, children: vec![Child { terms: vec![t.clone()], total: Some(5.0) }], parent: Some(vec![1.0, 1.0]) };
-        assert!(solve(&p).unwrap_err().contains("cannot all hold"));
+        assert!(solve(&p).unwrap_err().to_string().contains("cannot all hold"));
         let mut bad = t.clone();
         bad.y[0] = f64::NAN;
         let p = Problem { n: 2, children: vec![Child { terms: vec![bad], total: None }], parent: None };
-        assert!(solve(&p).unwrap_err().contains("finite"));
+        assert!(solve(&p).unwrap_err().to_string().contains("finite"));
         let p = Problem { n: 2, children: vec![Child { terms: vec![t], total: None }], parent: Some(vec![-1.0, 0.0]) };
         assert!(solve(&p).is_err());
     }

@@ -20,6 +20,8 @@
 //! cell per child, the cellwise pass by shortest paths or `rounding.rs`, checked against the bounds,
 //! else the general LP of `round_lp.rs`.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::topdown::estimation::constraints::hhgq_of_cells;
 use crate::topdown::estimation::l2::{self, data_scale, Child, Term};
 use crate::topdown::estimation::passes::LevelPasses;
@@ -85,7 +87,7 @@ fn is_total(q: &MarginalQuery) -> bool {
 }
 
 /// L2 by `l2.rs`: the direct dense route, else the interior point.
-fn solve_l2(p: &l2::Problem) -> Result<Vec<f64>, String> {
+fn solve_l2(p: &l2::Problem) -> Fallible<Vec<f64>> {
     match l2::solve_direct(p) {
         Some((x, _)) => Ok(x),
         None => l2::solve(p),
@@ -112,13 +114,7 @@ fn fix_totals(z: &[f64], invariants: &[Option<i64>], parent_total: Option<f64>, 
 
 /// Estimate the children `ch` of a parent with histogram `parent` (None: the root, ch = [root]) by
 /// the passes `lp`. Returns the children's histograms, child-major, every cell of the schema.
-pub fn family(
-    run: &RunData,
-    parent: Option<&[i64]>,
-    ch: &[u32],
-    lp: &LevelPasses,
-    mut trace: Option<&mut Trace>,
-) -> Result<Vec<i64>, String> {
+pub fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], lp: &LevelPasses, mut trace: Option<&mut Trace>) -> Fallible<Vec<i64>> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     let live: Vec<usize> = (0..nc).filter(|&k| parent.is_none_or(|p| p[k] > 0) && !run.cons.is_zero(k)).collect();
@@ -141,7 +137,11 @@ pub fn family(
             let cells: Vec<u32> = (0..nk).filter(|&j| hh[live[j]] == t).map(|j| j as u32).collect();
             if cells.is_empty() {
                 if lo > 0 {
-                    return Err(format!("'{}' needs at least {lo} persons of hhgq type {t}, but the parent has none", sp.ids[u as usize]));
+                    return fallible!(
+                        Input,
+                        "'{}' needs at least {lo} persons of hhgq type {t}, but the parent has none",
+                        sp.ids[u as usize]
+                    );
                 }
                 continue;
             }

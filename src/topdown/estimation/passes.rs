@@ -14,6 +14,8 @@
 //! answers. (Production rounds the final pass with the chain total, hhgq, hhgq × hispanic, …,
 //! detailed: `--rounder-passes "total | hhgq, hhgq * hispanic, hhgq * hispanic * cenrace, detailed"`.)
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::topdown::estimation::postprocess::RunData;
 use crate::topdown::measurement::schema::MarginalQuery;
 
@@ -28,7 +30,7 @@ pub enum PassSpec {
 }
 
 impl PassSpec {
-    pub fn parse(s: &str) -> Result<PassSpec, String> {
+    pub fn parse(s: &str) -> Fallible<PassSpec> {
         let s = s.trim();
         match s {
             "" | "*" | "single" => return Ok(PassSpec::Single),
@@ -40,12 +42,12 @@ impl PassSpec {
             .map(|p| p.split(',').map(|q| q.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|q| !q.is_empty()).collect())
             .collect();
         if passes.iter().any(|p: &Vec<String>| p.is_empty()) {
-            return Err(format!("passes '{s}': an empty pass (passes are separated by |, queries by ,)"));
+            return fallible!(Input, "passes '{s}': an empty pass (passes are separated by |, queries by ,)");
         }
         let mut seen: Vec<&String> = Vec::new();
         for q in passes.iter().flatten() {
             if seen.contains(&q) {
-                return Err(format!("passes '{s}': query '{q}' appears twice"));
+                return fallible!(Input, "passes '{s}': query '{q}' appears twice");
             }
             seen.push(q);
         }
@@ -87,7 +89,7 @@ impl LevelPasses {
 
 /// Resolve the specifications for every geolevel of the run's spine (index: the geolevel of the
 /// geounits being estimated; 0 is the root's own solve).
-pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Result<Vec<LevelPasses>, String> {
+pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Fallible<Vec<LevelPasses>> {
     let nl = run.spine.n_levels();
     let mut out = Vec::with_capacity(nl);
     for l in 0..nl {
@@ -102,11 +104,11 @@ pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Resu
         }
         let name = |i: usize| run.queries[i].name.as_str();
         let by_name = |n: &str| measured.iter().copied().find(|&i| name(i).eq_ignore_ascii_case(n));
-        let expand = |spec: &[Vec<String>]| -> Result<Vec<Vec<usize>>, String> {
+        let expand = |spec: &[Vec<String>]| -> Fallible<Vec<Vec<usize>>> {
             let named: Vec<usize> = spec.iter().flatten().filter_map(|q| by_name(q)).collect();
             for q in spec.iter().flatten() {
                 if q != "*" && MarginalQuery::parse(q, &run.schema).is_err() {
-                    return Err(format!("passes: unknown query '{q}'"));
+                    return fallible!(Input, "passes: unknown query '{q}'");
                 }
             }
             let passes = spec
@@ -164,9 +166,9 @@ pub fn resolve(run: &RunData, l2: &PassSpec, rounder: Option<&PassSpec>) -> Resu
                         if q.eq_ignore_ascii_case("detailed") {
                             pass.cellwise = true;
                         } else if q == "*" {
-                            return Err("rounder passes: name the queries (no *)".into());
+                            return fallible!(Input, "rounder passes: name the queries (no *)");
                         } else {
-                            pass.penalties.push(MarginalQuery::parse(q, &run.schema).map_err(|e| format!("rounder passes: {e}"))?);
+                            pass.penalties.push(MarginalQuery::parse(q, &run.schema).map_err(|e| e.context("rounder passes"))?);
                         }
                     }
                     r.push(pass);

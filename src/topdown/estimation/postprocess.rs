@@ -32,6 +32,7 @@
 //! so it does not change the privacy guarantee of the measurements (post-processing immunity); the
 //! invariants themselves are published exactly and are outside the guarantee, as in production.
 
+use crate::error::Fallible;
 use crate::topdown::estimation::constraints::Constraints;
 use crate::topdown::estimation::l2;
 use crate::topdown::estimation::multipass;
@@ -39,6 +40,7 @@ use crate::topdown::estimation::passes::{LevelPasses, RoundingPass};
 use crate::topdown::estimation::rounding::{self, RoundingProblem};
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::schema::{MarginalQuery, Schema};
+use crate::{err, fallible};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -86,7 +88,7 @@ pub struct RunData {
 impl RunData {
     /// Lay out the measurement vectors for the spine's measured units (values NaN until filled).
     /// `groups` must hold one group for every (level, span) of a measured unit.
-    pub fn new(spine: Spine, schema: Schema, queries: Vec<MarginalQuery>, groups: Vec<MeasurementGroup>) -> Result<RunData, String> {
+    pub fn new(spine: Spine, schema: Schema, queries: Vec<MarginalQuery>, groups: Vec<MeasurementGroup>) -> Fallible<RunData> {
         RunData::new_layout(spine, schema, queries, groups, true)
     }
 
@@ -97,7 +99,7 @@ impl RunData {
         queries: Vec<MarginalQuery>,
         groups: Vec<MeasurementGroup>,
         values: bool,
-    ) -> Result<RunData, String> {
+    ) -> Fallible<RunData> {
         let nu = spine.n_units();
         let mut unit_group = vec![NONE; nu];
         let mut unit_off = vec![0usize; nu];
@@ -109,7 +111,12 @@ impl RunData {
             }
             let l = spine.level[u] as usize;
             let g = groups.iter().position(|g| g.level == l && g.span == k).ok_or_else(|| {
-                format!("no measurements are declared for geolevel '{}' with budget span {k} (geounit '{}')", spine.levels[l], spine.ids[u])
+                err!(
+                    Input,
+                    "no measurements are declared for geolevel '{}' with budget span {k} (geounit '{}')",
+                    spine.levels[l],
+                    spine.ids[u]
+                )
             })?;
             unit_group[u] = g as u32;
             unit_off[u] = total;
@@ -141,7 +148,7 @@ impl RunData {
 
     /// Invariants must sit on a top part of the tree: a unit with an invariant has a parent with one
     /// (or is the root), all its siblings have one, and siblings' totals add up to their parent's.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub fn check_invariants(&self) -> Fallible<()> {
         let sp = &self.spine;
         for u in 0..sp.n_units() {
             if self.invariant[u] < 0 {
@@ -152,18 +159,23 @@ impl RunData {
                 continue;
             }
             if self.invariant[p as usize] < 0 {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "invariant for {} '{}' but none for its parent '{}': invariants must cover the geolevels above them",
-                    sp.levels[sp.level[u] as usize], sp.ids[u], sp.ids[p as usize]
-                ));
+                    sp.levels[sp.level[u] as usize],
+                    sp.ids[u],
+                    sp.ids[p as usize]
+                );
             }
             let ch = sp.children(p);
             let in_group = |c: u32| self.cons.groups.iter().any(|(g, _)| g.contains(&c));
             if let Some(&c) = ch.iter().find(|&&c| self.invariant[c as usize] < 0 && !in_group(c)) {
-                return Err(format!(
+                return fallible!(
+                    Input,
                     "invariant for '{}' but none for its sibling '{}': invariants must cover all children of a parent",
-                    sp.ids[u], sp.ids[c as usize]
-                ));
+                    sp.ids[u],
+                    sp.ids[c as usize]
+                );
             }
         }
         for u in 0..sp.n_units() {
@@ -171,12 +183,14 @@ impl RunData {
             // (children covered by group invariants are checked below)
             if self.invariant[u] >= 0 && !ch.is_empty() && ch.iter().all(|&c| self.invariant[c as usize] >= 0) {
                 let s = checked_sum(ch.iter().map(|&c| self.invariant[c as usize]))
-                    .ok_or_else(|| format!("the invariant totals of the children of '{}' overflow when added", sp.ids[u]))?;
+                    .ok_or_else(|| err!(Input, "the invariant totals of the children of '{}' overflow when added", sp.ids[u]))?;
                 if s != self.invariant[u] {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "the invariant totals of the children of '{}' add up to {s}, not to its invariant {}",
-                        sp.ids[u], self.invariant[u]
-                    ));
+                        sp.ids[u],
+                        self.invariant[u]
+                    );
                 }
             }
         }
@@ -185,7 +199,7 @@ impl RunData {
         for (us, _) in &self.cons.groups {
             let p = sp.parent[us[0] as usize];
             if us.iter().any(|&u| sp.parent[u as usize] != p) {
-                return Err("a group invariant's geounits are not siblings".into());
+                return fallible!(Input, "a group invariant's geounits are not siblings");
             }
         }
         let mut parents: Vec<u32> = self.cons.groups.iter().map(|(us, _)| sp.parent[us[0] as usize]).collect();
@@ -205,12 +219,14 @@ impl RunData {
                         .map(|i| self.invariant[ch[i] as usize])
                         .chain(groups.iter().map(|(_, t)| *t)),
                 )
-                .ok_or("invariant totals overflow when added")?;
+                .ok_or_else(|| err!(Input, "invariant totals overflow when added"))?;
                 if s != self.invariant[p as usize] {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "the invariant totals under '{}' (its groups of geounits) add up to {s}, not to its invariant {}",
-                        sp.ids[p as usize], self.invariant[p as usize]
-                    ));
+                        sp.ids[p as usize],
+                        self.invariant[p as usize]
+                    );
                 }
             }
         }
@@ -229,7 +245,7 @@ pub struct Stats {
 
 /// Run TopDown post-processing. Returns the detailed histogram of every unit (unit-major, cells of the
 /// schema), checked by `check`.
-pub fn postprocess(run: &RunData) -> Result<(Vec<i64>, Stats), String> {
+pub fn postprocess(run: &RunData) -> Fallible<(Vec<i64>, Stats)> {
     postprocess_by(run, Route::Direct, None)
 }
 
@@ -237,10 +253,10 @@ pub fn postprocess(run: &RunData) -> Result<(Vec<i64>, Stats), String> {
 /// family whose passes are the single pass and that has no group-quarters bounds or group invariants
 /// is solved as `postprocess` solves it (so one pass reproduces `postprocess` exactly); the others by
 /// `multipass::family`.
-pub fn postprocess_with(run: &RunData, passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+pub fn postprocess_with(run: &RunData, passes: Option<&[LevelPasses]>) -> Fallible<(Vec<i64>, Stats)> {
     if let Some(p) = passes {
         if p.len() != run.spine.n_levels() {
-            return Err("internal: passes do not match the spine's geolevels".into());
+            return fallible!(Input, "internal: passes do not match the spine's geolevels");
         }
     }
     postprocess_by(run, Route::Direct, passes)
@@ -256,31 +272,26 @@ enum Route {
     InteriorPoint,
 }
 
-fn postprocess_by(run: &RunData, route: Route, passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+fn postprocess_by(run: &RunData, route: Route, passes: Option<&[LevelPasses]>) -> Fallible<(Vec<i64>, Stats)> {
     solve_tree(run, route, passes, None)
 }
 
 /// Post-processing of a subtree whose root's histogram is already fixed (`root`): the state subtrees
 /// of `by_state.rs`, each given its state's estimate. The same families are solved as by
 /// `postprocess_with` on the whole run, from the same inputs.
-pub fn postprocess_subtree(run: &RunData, root: &[i64], passes: Option<&[LevelPasses]>) -> Result<(Vec<i64>, Stats), String> {
+pub fn postprocess_subtree(run: &RunData, root: &[i64], passes: Option<&[LevelPasses]>) -> Fallible<(Vec<i64>, Stats)> {
     solve_tree(run, Route::Direct, passes, Some(root))
 }
 
-fn solve_tree(
-    run: &RunData,
-    route: Route,
-    passes: Option<&[LevelPasses]>,
-    fixed_root: Option<&[i64]>,
-) -> Result<(Vec<i64>, Stats), String> {
+fn solve_tree(run: &RunData, route: Route, passes: Option<&[LevelPasses]>, fixed_root: Option<&[i64]>) -> Fallible<(Vec<i64>, Stats)> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     let nu = sp.n_units();
     if run.unit_group.len() != nu || run.invariant.len() != nu {
-        return Err("internal: run data does not match the spine".into());
+        return fallible!(Input, "internal: run data does not match the spine");
     }
     if let Some(i) = run.values.iter().position(|v| !v.is_finite()) {
-        return Err(format!("measurement {i} is missing or not a finite number"));
+        return fallible!(Input, "measurement {i} is missing or not a finite number");
     }
     run.check_invariants()?;
     let mut est = vec![0i64; nu * nc];
@@ -289,10 +300,10 @@ fn solve_tree(
     let root = sp.root as usize;
     match fixed_root {
         Some(y) if y.len() == nc => est[root * nc..(root + 1) * nc].copy_from_slice(y),
-        Some(_) => return Err("internal: the fixed root histogram does not match the schema".into()),
+        Some(_) => return fallible!(Input, "internal: the fixed root histogram does not match the schema"),
         None => {
-            let y =
-                solve_family(run, None, &[sp.root], route, passes.map(|p| &p[0])).map_err(|e| format!("root '{}': {e}", sp.ids[root]))?;
+            let y = solve_family(run, None, &[sp.root], route, passes.map(|p| &p[0]))
+                .map_err(|e| e.context(format!("root '{}'", sp.ids[root])))?;
             est[root * nc..(root + 1) * nc].copy_from_slice(&y);
             stats.solved += 1;
         }
@@ -303,7 +314,7 @@ fn solve_tree(
     }
     for (l, parents) in by_level.iter().take(sp.n_levels() - 1).enumerate() {
         let lp = passes.map(|p| &p[l + 1]);
-        let results: Vec<Result<(Vec<i64>, bool), String>> = parents
+        let results: Vec<Fallible<(Vec<i64>, bool)>> = parents
             .par_iter()
             .map(|&u| {
                 let ui = u as usize;
@@ -315,7 +326,7 @@ fn solve_tree(
                 if p.iter().all(|&v| v == 0) {
                     return Ok((vec![0; nc * ch.len()], false));
                 }
-                solve_family(run, Some(p), ch, route, lp).map(|y| (y, true)).map_err(|e| format!("parent '{}': {e}", sp.ids[ui]))
+                solve_family(run, Some(p), ch, route, lp).map(|y| (y, true)).map_err(|e| e.context(format!("parent '{}'", sp.ids[ui])))
             })
             .collect();
         for (&u, r) in parents.iter().zip(results) {
@@ -336,7 +347,7 @@ fn solve_tree(
 }
 
 /// The single-pass route of `family`, or `multipass::family` (see `postprocess_with`).
-fn solve_family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route, lp: Option<&LevelPasses>) -> Result<Vec<i64>, String> {
+fn solve_family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route, lp: Option<&LevelPasses>) -> Fallible<Vec<i64>> {
     let extra = !run.cons.units.is_empty() || !run.cons.groups_of(&run.spine, ch).is_empty();
     match lp {
         Some(lp) if extra || !lp.is_single() => multipass::family(run, parent, ch, lp, None),
@@ -363,7 +374,7 @@ fn single_pass(run: &RunData, ch: &[u32]) -> LevelPasses {
 
 /// L2 then L1 for the children `ch` of a parent with histogram `parent` (None: the root, ch = [root]).
 /// Returns the children's histograms, child-major.
-fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route) -> Result<Vec<i64>, String> {
+fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], route: Route) -> Fallible<Vec<i64>> {
     let nc = run.schema.cells();
     let f = Family::new(run, parent, ch);
     let direct = if route == Route::Direct { rounded_direct(&f.prob, f.parent.as_deref(), &f.totals) } else { None };
@@ -454,55 +465,56 @@ pub(crate) fn rounded_direct(prob: &l2::Problem, parent: Option<&[i64]>, totals:
 
 /// The output contract: non-negative integers, every parent equal to the sum of its children in every
 /// cell, the invariants exact; structural zeros, group-quarters bounds and group invariants held.
-pub fn check(run: &RunData, est: &[i64]) -> Result<(), String> {
+pub fn check(run: &RunData, est: &[i64]) -> Fallible<()> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     if est.len() != sp.n_units() * nc {
-        return Err("estimates do not cover every geounit".into());
+        return fallible!(Input, "estimates do not cover every geounit");
     }
     if let Some(i) = est.iter().position(|&v| v < 0) {
-        return Err(format!("negative count at geounit '{}'", sp.ids[i / nc]));
+        return fallible!(Input, "negative count at geounit '{}'", sp.ids[i / nc]);
     }
     for u in 0..sp.n_units() {
         let ch = sp.children(u as u32);
         if !ch.is_empty() {
             for k in 0..nc {
                 let s = checked_sum(ch.iter().map(|&c| est[c as usize * nc + k]))
-                    .ok_or_else(|| format!("geounit '{}', cell {k}: the children's counts overflow when added", sp.ids[u]))?;
+                    .ok_or_else(|| err!(Input, "geounit '{}', cell {k}: the children's counts overflow when added", sp.ids[u]))?;
                 if s != est[u * nc + k] {
-                    return Err(format!("geounit '{}', cell {k}: children add up to {s}, not {}", sp.ids[u], est[u * nc + k]));
+                    return fallible!(Input, "geounit '{}', cell {k}: children add up to {s}, not {}", sp.ids[u], est[u * nc + k]);
                 }
             }
         }
         if run.invariant[u] >= 0 {
             let t = checked_sum(est[u * nc..(u + 1) * nc].iter().copied())
-                .ok_or_else(|| format!("geounit '{}': its cells overflow when added", sp.ids[u]))?;
+                .ok_or_else(|| err!(Input, "geounit '{}': its cells overflow when added", sp.ids[u]))?;
             if t != run.invariant[u] {
-                return Err(format!("geounit '{}': total {t} but the invariant is {}", sp.ids[u], run.invariant[u]));
+                return fallible!(Input, "geounit '{}': total {t} but the invariant is {}", sp.ids[u], run.invariant[u]);
             }
         }
         if let Some(k) = (0..nc).find(|&k| run.cons.is_zero(k) && est[u * nc + k] != 0) {
-            return Err(format!("geounit '{}': cell {k} is a structural zero but holds {}", sp.ids[u], est[u * nc + k]));
+            return fallible!(Input, "geounit '{}': cell {k} is a structural zero but holds {}", sp.ids[u], est[u * nc + k]);
         }
         if !run.cons.units.is_empty() {
             for t in 0..run.schema.card[0] as usize {
                 let (lo, hi) = run.cons.gq_bounds(u, t).unwrap();
                 let s: i64 = (0..nc).filter(|&k| run.schema.decode(k)[0] as usize == t).map(|k| est[u * nc + k]).sum();
                 if s < lo || s > hi {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "geounit '{}': {s} persons of hhgq type {t}, outside its group-quarters bounds [{lo}, {hi}]",
                         sp.ids[u]
-                    ));
+                    );
                 }
             }
         }
     }
     for (us, t) in &run.cons.groups {
         let s = checked_sum(us.iter().flat_map(|&u| est[u as usize * nc..(u as usize + 1) * nc].iter().copied()))
-            .ok_or("a group invariant's cells overflow when added")?;
+            .ok_or_else(|| err!(Input, "a group invariant's cells overflow when added"))?;
         if s != *t {
             let names: Vec<&str> = us.iter().map(|&u| sp.ids[u as usize].as_str()).collect();
-            return Err(format!("geounits {}: total {s} but their group invariant is {t}", names.join(" + ")));
+            return fallible!(Input, "geounits {}: total {s} but their group invariant is {t}", names.join(" + "));
         }
     }
     Ok(())
@@ -514,11 +526,11 @@ fn checked_sum(mut it: impl Iterator<Item = i64>) -> Option<i64> {
 }
 
 /// Write `level,geounit,parent,cell,count`, geolevel by geolevel from the top, units in spine order.
-pub fn write_estimates(run: &RunData, est: &[i64], w: &mut dyn Write) -> Result<u64, String> {
+pub fn write_estimates(run: &RunData, est: &[i64], w: &mut dyn Write) -> Fallible<u64> {
     let sp = &run.spine;
     let nc = run.schema.cells();
     let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-    let e = |e: std::io::Error| format!("write failed: {e}");
+    let e = |e: std::io::Error| err!(Io, "write failed: {e}");
     writeln!(w, "level,geounit,parent,cell,count").map_err(e)?;
     let mut rows = 0u64;
     let mut line = String::with_capacity(128);
@@ -657,12 +669,12 @@ mod tests {
         set_invariants(&mut r, &truth, 2);
         let st = sp.children(sp.root)[0] as usize;
         r.invariant[st] += 1;
-        assert!(postprocess(&r).unwrap_err().contains("add up to"));
+        assert!(postprocess(&r).unwrap_err().to_string().contains("add up to"));
         set_invariants(&mut r, &truth, 2);
         r.invariant[sp.root as usize] = -1;
-        assert!(postprocess(&r).unwrap_err().contains("parent"));
+        assert!(postprocess(&r).unwrap_err().to_string().contains("parent"));
         set_invariants(&mut r, &truth, 2);
         r.values[0] = f64::NAN;
-        assert!(postprocess(&r).unwrap_err().contains("finite"));
+        assert!(postprocess(&r).unwrap_err().to_string().contains("finite"));
     }
 }

@@ -12,7 +12,9 @@
 //! configuration — here `PASS_TOL` relative to the data scale); the group-quarters bounds come from
 //! `programs/constraints/querybase_constraints.py` (`hhgq_total_lb`, `hhgq_total_ub`).
 
+use crate::error::Fallible;
 use crate::topdown::estimation::l2::{data_scale, Problem};
+use crate::{err, fallible};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 
@@ -38,7 +40,7 @@ pub const PASS_TOL: f64 = 1e-8;
 
 /// Solve `p` (its terms, parent and totals) with the extra `rows` and `groups`. Returns the children's
 /// histograms, child-major, ≥ 0.
-pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Result<Vec<f64>, String> {
+pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Fallible<Vec<f64>> {
     p.validate()?;
     let (n, m) = (p.n, p.children.len());
     let nx = n * m;
@@ -47,12 +49,12 @@ pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Result<Ve
     }
     for r in rows {
         if r.child >= m || r.cells.iter().any(|&k| k as usize >= n) || !(r.lo <= r.hi) || r.lo.is_nan() {
-            return Err("L2: a constraint row does not match the problem".into());
+            return fallible!(Input, "L2: a constraint row does not match the problem");
         }
     }
     for g in groups {
         if g.children.iter().any(|&c| c >= m) || !(g.total >= 0.0 && g.total.is_finite()) {
-            return Err("L2: a group invariant does not match the problem".into());
+            return fallible!(Input, "L2: a group invariant does not match the problem");
         }
     }
     // the scale of the data (the bounds' upper ends, 99999 per facility, are far above it and left out)
@@ -152,19 +154,20 @@ pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Result<Ve
         .tol_ktratio(1e-9)
         .max_threads(1)
         .build()
-        .map_err(|e| format!("L2: solver settings: {e:?}"))?;
-    let mut solver = DefaultSolver::new(&pmat, &q, &amat, &b, &cones, settings).map_err(|e| format!("L2: solver set-up failed: {e:?}"))?;
+        .map_err(|e| err!(Internal, "L2: solver settings: {e:?}"))?;
+    let mut solver =
+        DefaultSolver::new(&pmat, &q, &amat, &b, &cones, settings).map_err(|e| err!(Internal, "L2: solver set-up failed: {e:?}"))?;
     solver.solve();
     match solver.solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => {}
         SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
-            return Err("L2: the constraints (parent histogram, invariants, group quarters, earlier passes) cannot all hold".into())
+            return fallible!(Input, "L2: the constraints (parent histogram, invariants, group quarters, earlier passes) cannot all hold")
         }
-        s => return Err(format!("L2: the solver stopped without a solution ({s:?})")),
+        s => return fallible!(Input, "L2: the solver stopped without a solution ({s:?})"),
     }
     let x: Vec<f64> = solver.solution.x[..nx].iter().map(|&v| (v * scale).max(0.0)).collect();
     if x.iter().any(|v| !v.is_finite()) {
-        return Err("L2: the solver returned a non-finite value".into());
+        return fallible!(Input, "L2: the solver returned a non-finite value");
     }
     Ok(x)
 }

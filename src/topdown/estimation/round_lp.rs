@@ -13,6 +13,8 @@
 //! Here the LP is solved (microlp) and, should a value not come out integral (queries that are not
 //! nested), solved again with integer variables; the answer is checked exactly (`check`).
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp, Variable};
 
 /// lo ≤ Σ_{k ∈ cells} y_{child,k} ≤ hi, exactly (hi = i64::MAX: no upper bound). `query` groups the
@@ -56,19 +58,19 @@ impl RoundPass<'_> {
     }
 }
 
-pub fn round_pass(r: &RoundPass) -> Result<Vec<i64>, String> {
+pub fn round_pass(r: &RoundPass) -> Fallible<Vec<i64>> {
     let (n, m) = (r.n, r.m());
     if r.x.len() != n * m || r.x.iter().any(|v| !v.is_finite()) {
-        return Err("rounding: the L2 solution does not match the problem".into());
+        return fallible!(Input, "rounding: the L2 solution does not match the problem");
     }
     if let Some(p) = r.parent {
         if p.len() != n || p.iter().any(|&v| v < 0) {
-            return Err("rounding: the parent histogram must have n non-negative cells".into());
+            return fallible!(Input, "rounding: the parent histogram must have n non-negative cells");
         }
     }
     let inside = |row: &IRow| row.child < m && row.cells.iter().all(|&k| (k as usize) < n) && row.lo <= row.hi;
     if !r.bounds.iter().chain(r.fixed).all(inside) || r.penalties.iter().any(|p| p.child >= m || p.cells.iter().any(|&k| k as usize >= n)) {
-        return Err("rounding: a constraint row does not match the problem".into());
+        return fallible!(Input, "rounding: a constraint row does not match the problem");
     }
     match solve(r, false) {
         Ok(y) => Ok(y),
@@ -76,7 +78,7 @@ pub fn round_pass(r: &RoundPass) -> Result<Vec<i64>, String> {
     }
 }
 
-fn solve(r: &RoundPass, integer: bool) -> Result<Vec<i64>, String> {
+fn solve(r: &RoundPass, integer: bool) -> Fallible<Vec<i64>> {
     let (n, m) = (r.n, r.m());
     let xt: Vec<f64> = r.x.iter().map(|&v| v.max(0.0)).collect();
     let mut lp = Lp::new(OptimizationDirection::Minimize);
@@ -164,17 +166,17 @@ fn solve(r: &RoundPass, integer: bool) -> Result<Vec<i64>, String> {
         lp.add_constraint(&e[..], ComparisonOp::Eq, p.target as f64);
     }
     let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
-        .map_err(|_| "rounding: the LP solver failed".to_string())?
-        .map_err(|e| format!("rounding: {e}"))?
+        .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
+        .map_err(|e| err!(Input, "rounding: {e}"))?
         .into_solution()
-        .map_err(|_| "rounding: the LP solver stopped early".to_string())?;
+        .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
     let mut y = vec![0i64; n * m];
     for (i, s) in segs.iter().enumerate() {
         let mut t = 0i64;
         for &v in s {
             let val = sol.var_value(v);
             if (val - val.round()).abs() > 1e-6 {
-                return Err(format!("rounding: LP value {val} is not integral"));
+                return fallible!(Input, "rounding: LP value {val} is not integral");
             }
             t += val.round() as i64;
         }
@@ -185,33 +187,33 @@ fn solve(r: &RoundPass, integer: bool) -> Result<Vec<i64>, String> {
 }
 
 /// Every constraint of the pass, exactly: y ≥ 0, the parent, totals, groups, bounds, fixed answers.
-pub fn check(r: &RoundPass, y: &[i64]) -> Result<(), String> {
+pub fn check(r: &RoundPass, y: &[i64]) -> Fallible<()> {
     let (n, m) = (r.n, r.m());
     if y.len() != n * m || y.iter().any(|&v| v < 0) {
-        return Err("rounding: negative count".into());
+        return fallible!(Input, "rounding: negative count");
     }
     let sum = |c: usize, cells: &mut dyn Iterator<Item = usize>| -> i64 { cells.map(|k| y[c * n + k]).sum() };
     if let Some(p) = r.parent {
         if let Some(k) = (0..n).find(|&k| (0..m).map(|c| y[c * n + k]).sum::<i64>() != p[k]) {
-            return Err(format!("rounding: cell {k} does not add up to the parent"));
+            return fallible!(Input, "rounding: cell {k} does not add up to the parent");
         }
     }
     for c in 0..m {
         if let Some(t) = r.totals[c] {
             if sum(c, &mut (0..n)) != t {
-                return Err(format!("rounding: child {c} misses its invariant total {t}"));
+                return fallible!(Input, "rounding: child {c} misses its invariant total {t}");
             }
         }
     }
     for (cs, t) in r.groups {
         if cs.iter().map(|&c| sum(c, &mut (0..n))).sum::<i64>() != *t {
-            return Err(format!("rounding: a group of children misses its invariant total {t}"));
+            return fallible!(Input, "rounding: a group of children misses its invariant total {t}");
         }
     }
     for b in r.bounds.iter().chain(r.fixed) {
         let s = sum(b.child, &mut b.cells.iter().map(|&k| k as usize));
         if s < b.lo || s > b.hi {
-            return Err(format!("rounding: child {}: a sum of cells is {s}, outside [{}, {}]", b.child, b.lo, b.hi));
+            return fallible!(Input, "rounding: child {}: a sum of cells is {s}, outside [{}, {}]", b.child, b.lo, b.hi);
         }
     }
     Ok(())

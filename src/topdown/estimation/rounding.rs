@@ -21,6 +21,8 @@
 //! arithmetic; should a value not come out integral, the same model is solved again with integer
 //! variables (microlp's branch and bound).
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp, Variable};
 
 /// The rounding problem of one parent: `x` holds the m children's L2 histograms (child-major, n cells
@@ -37,7 +39,7 @@ pub fn l1(x: &[f64], y: &[i64]) -> f64 {
     x.iter().zip(y).map(|(a, &b)| (a - b as f64).abs()).sum()
 }
 
-pub fn round(r: &RoundingProblem) -> Result<Vec<i64>, String> {
+pub fn round(r: &RoundingProblem) -> Fallible<Vec<i64>> {
     let xt = validate(r)?;
     // no constraint at all (root without invariant): each cell to its nearest integer
     if r.parent.is_none() && r.totals.iter().all(|t| t.is_none()) {
@@ -50,29 +52,29 @@ pub fn round(r: &RoundingProblem) -> Result<Vec<i64>, String> {
 }
 
 /// The input checks of `round`; returns x̃ = max(x, 0).
-fn validate(r: &RoundingProblem) -> Result<Vec<f64>, String> {
+fn validate(r: &RoundingProblem) -> Fallible<Vec<f64>> {
     let n = r.n;
     let m = r.totals.len();
     if r.x.len() != n * m {
-        return Err(format!("rounding: {} values for {m} children of {n} cells", r.x.len()));
+        return fallible!(Input, "rounding: {} values for {m} children of {n} cells", r.x.len());
     }
     if r.x.iter().any(|v| !v.is_finite()) {
-        return Err("rounding: the L2 solution has a non-finite value".into());
+        return fallible!(Input, "rounding: the L2 solution has a non-finite value");
     }
     if r.totals.iter().flatten().any(|&t| t < 0) {
-        return Err("rounding: negative invariant total".into());
+        return fallible!(Input, "rounding: negative invariant total");
     }
     // the L2 solution is non-negative up to its tolerance
     let xt: Vec<f64> = r.x.iter().map(|&v| v.max(0.0)).collect();
     if let Some(p) = r.parent {
         if p.len() != n || p.iter().any(|&v| v < 0) {
-            return Err("rounding: the parent histogram must have n non-negative cells".into());
+            return fallible!(Input, "rounding: the parent histogram must have n non-negative cells");
         }
         let sp: i64 = p.iter().sum();
         let st: i64 = r.totals.iter().flatten().sum();
         let all = r.totals.iter().all(|t| t.is_some());
         if (all && st != sp) || st > sp {
-            return Err(format!("rounding: the invariant totals ({st}) do not fit the parent's total ({sp})"));
+            return fallible!(Input, "rounding: the invariant totals ({st}) do not fit the parent's total ({sp})");
         }
     }
     Ok(xt)
@@ -83,7 +85,7 @@ fn cell_live(r: &RoundingProblem, k: usize) -> bool {
     r.parent.is_none_or(|p| p[k] > 0)
 }
 
-fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Result<Vec<i64>, String> {
+fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Fallible<Vec<i64>> {
     let n = r.n;
     let m = r.totals.len();
     let mut lp = Lp::new(OptimizationDirection::Minimize);
@@ -145,10 +147,10 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Result<Vec<i64>, 
         lp.add_constraint(&e[..], ComparisonOp::Eq, r.totals[c].unwrap() as f64);
     }
     let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
-        .map_err(|_| "rounding: the LP solver failed".to_string())?
-        .map_err(|e| format!("rounding: {e}"))?
+        .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
+        .map_err(|e| err!(Input, "rounding: {e}"))?
         .into_solution()
-        .map_err(|_| "rounding: the LP solver stopped early".to_string())?;
+        .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
     let mut y = vec![0i64; n * m];
     for (i, s) in segs.iter().enumerate() {
         let mut t = 0i64;
@@ -156,7 +158,7 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Result<Vec<i64>, 
             let val = sol.var_value(v);
             let ri = val.round();
             if (val - ri).abs() > 1e-6 {
-                return Err(format!("rounding: LP value {val} is not integral"));
+                return fallible!(Input, "rounding: LP value {val} is not integral");
             }
             t += ri as i64;
         }
@@ -167,23 +169,23 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Result<Vec<i64>, 
 }
 
 /// The constraints, exactly: y ≥ 0, Σ_c y_c = parent, 1ᵀy_c = T_c.
-pub fn check(r: &RoundingProblem, y: &[i64]) -> Result<(), String> {
+pub fn check(r: &RoundingProblem, y: &[i64]) -> Fallible<()> {
     let n = r.n;
     let m = r.totals.len();
     if y.iter().any(|&v| v < 0) {
-        return Err("rounding: negative count".into());
+        return fallible!(Input, "rounding: negative count");
     }
     if let Some(p) = r.parent {
         for k in 0..n {
             if (0..m).map(|c| y[c * n + k]).sum::<i64>() != p[k] {
-                return Err(format!("rounding: cell {k} does not add up to the parent"));
+                return fallible!(Input, "rounding: cell {k} does not add up to the parent");
             }
         }
     }
     for c in 0..m {
         if let Some(t) = r.totals[c] {
             if y[c * n..(c + 1) * n].iter().sum::<i64>() != t {
-                return Err(format!("rounding: child {c} misses its invariant total {t}"));
+                return fallible!(Input, "rounding: child {c} misses its invariant total {t}");
             }
         }
     }

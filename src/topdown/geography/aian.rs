@@ -13,8 +13,10 @@
 //! state's AIAN and non-AIAN parts, not each part.
 
 use crate::census::allocation::norm_name;
+use crate::error::Fallible;
 use crate::topdown::estimation::postprocess::csv_field;
 use crate::topdown::geography::spine::{Spine, NONE};
+use crate::{err, fallible};
 
 /// The id of the AIAN (`in_aian`) or non-AIAN part of geounit `id`.
 pub fn part_id(id: &str, in_aian: bool) -> String {
@@ -27,20 +29,20 @@ pub fn state_level(sp: &Spine) -> usize {
 }
 
 /// The AIAN spine of `sp` by the off-spine category `category`, as a spine and as a geography file.
-pub fn aian_branch(sp: &Spine, category: &str) -> Result<(Spine, String), String> {
+pub fn aian_branch(sp: &Spine, category: &str) -> Fallible<(Spine, String)> {
     let k = sp
         .ose
         .iter()
         .position(|o| norm_name(&o.name) == norm_name(category))
-        .ok_or_else(|| format!("AIAN branch: the geography has no off-spine category 'ose:{category}'"))?;
+        .ok_or_else(|| err!(Input, "AIAN branch: the geography has no off-spine category 'ose:{category}'"))?;
     let nl = sp.n_levels();
     let st = state_level(sp);
     if st + 1 >= nl {
-        return Err(format!("AIAN branch: the spine needs a geolevel between the root and the blocks ({})", sp.levels.join(", ")));
+        return fallible!(Input, "AIAN branch: the spine needs a geolevel between the root and the blocks ({})", sp.levels.join(", "));
     }
     let state_name = sp.levels[st].clone();
     if sp.ose.iter().any(|o| norm_name(&o.name) == norm_name(&state_name)) {
-        return Err(format!("AIAN branch: the geography already has a category 'ose:{state_name}'"));
+        return fallible!(Input, "AIAN branch: the geography already has a category 'ose:{state_name}'");
     }
     let mut csv = String::new();
     let mut hdr: Vec<String> = vec![csv_field(&sp.levels[nl - 1]).into_owned()];
@@ -65,7 +67,7 @@ pub fn aian_branch(sp: &Spine, category: &str) -> Result<(Spine, String), String
         csv += &row.iter().map(|s| csv_field(s).into_owned()).collect::<Vec<_>>().join(",");
         csv.push('\n');
     }
-    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| format!("AIAN branch: the redefined spine is invalid: {e}"))?;
+    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| e.context("AIAN branch: the redefined spine is invalid"))?;
     Ok((new, csv))
 }
 
@@ -119,8 +121,8 @@ mod tests {
     #[test]
     fn refusals() {
         let sp = Spine::from_reader(GEO.as_bytes()).unwrap();
-        assert!(aian_branch(&sp, "place").unwrap_err().contains("no off-spine category"));
+        assert!(aian_branch(&sp, "place").unwrap_err().to_string().contains("no off-spine category"));
         let (a, _) = aian_branch(&sp, "aian").unwrap();
-        assert!(aian_branch(&a, "aian").unwrap_err().contains("already has"));
+        assert!(aian_branch(&a, "aian").unwrap_err().to_string().contains("already has"));
     }
 }

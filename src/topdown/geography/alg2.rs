@@ -28,8 +28,10 @@
 //! `Spine::osed`, independently of the per-county search.
 
 use crate::census::allocation::norm_name;
+use crate::error::Fallible;
 use crate::topdown::estimation::postprocess::csv_field;
 use crate::topdown::geography::spine::{Spine, NONE};
+use crate::{err, fallible};
 use std::collections::HashMap;
 
 pub struct Alg2 {
@@ -66,7 +68,7 @@ pub struct Alg2Opts {
 }
 
 /// Algorithm 2 as the paper writes it (no pre-pass, every entity in the objective).
-pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff: u32) -> Result<Alg2, String> {
+pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff: u32) -> Fallible<Alg2> {
     redefine_with(sp, county_level, tract_level, &Alg2Opts { fanout_cutoff, ..Default::default() })
 }
 
@@ -92,16 +94,19 @@ pub fn identical_tract_groups(sets: &[Vec<(usize, u32)>], limit: usize) -> Vec<V
     out
 }
 
-pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &Alg2Opts) -> Result<Alg2, String> {
+pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &Alg2Opts) -> Fallible<Alg2> {
     let fanout_cutoff = opts.fanout_cutoff;
-    let c = sp.level_index(county_level).ok_or_else(|| format!("Algorithm 2: no geolevel '{county_level}' ({})", sp.levels.join(", ")))?;
-    let t = sp.level_index(tract_level).ok_or_else(|| format!("Algorithm 2: no geolevel '{tract_level}' ({})", sp.levels.join(", ")))?;
+    let c =
+        sp.level_index(county_level).ok_or_else(|| err!(Input, "Algorithm 2: no geolevel '{county_level}' ({})", sp.levels.join(", ")))?;
+    let t =
+        sp.level_index(tract_level).ok_or_else(|| err!(Input, "Algorithm 2: no geolevel '{tract_level}' ({})", sp.levels.join(", ")))?;
     let nl = sp.n_levels();
     if t != c + 1 || t + 1 >= nl {
-        return Err(format!(
+        return fallible!(
+            Input,
             "Algorithm 2 needs the tract geolevel directly below the county geolevel and above the blocks (spine: {})",
             sp.levels.join(", ")
-        ));
+        );
     }
     // blocks of each tract (block numbers, in file order), OSE signature of each block
     let mut tract_of_block = vec![0u32; sp.blocks.len()];
@@ -291,7 +296,7 @@ pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &A
     levels.push("Optimized Block Group".into());
     for n in ["Tract Group", "Optimized Block Group"] {
         if levels.iter().filter(|l| norm_name(l) == norm_name(n)).count() > 1 {
-            return Err(format!("Algorithm 2: the input spine already has a geolevel named '{n}' above the tracts"));
+            return fallible!(Input, "Algorithm 2: the input spine already has a geolevel named '{n}' above the tracts");
         }
     }
     let mut csv = String::new();
@@ -317,7 +322,7 @@ pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &A
         csv += &row.iter().map(|s| csv_field(s).into_owned()).collect::<Vec<_>>().join(",");
         csv.push('\n');
     }
-    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| format!("Algorithm 2: the redefined spine is invalid: {e}"))?;
+    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| e.context("Algorithm 2: the redefined spine is invalid"))?;
     let osed = |s: &Spine| -> Vec<Vec<u64>> {
         (0..s.ose.len()).map(|k| (0..s.ose[k].entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()).collect()
     };

@@ -18,6 +18,8 @@
 //! spine returned is then exactly what `apply_bypass(PureDp)` (absorption only) gives on the new
 //! tree, which is how a run directory reloads it.
 
+use crate::error::Fallible;
+use crate::fallible;
 use crate::num::parse_rational;
 use crate::topdown::geography::spine::{Bypass, Spine, NONE};
 use rug::Rational;
@@ -40,14 +42,14 @@ pub fn equal_shares(levels: usize) -> Vec<Rational> {
 }
 
 /// Parse shares given as a comma list (fractions or decimals) — one per geolevel, summing to 1.
-pub fn parse_shares(list: &str, levels: usize) -> Result<Vec<Rational>, String> {
+pub fn parse_shares(list: &str, levels: usize) -> Fallible<Vec<Rational>> {
     let v: Vec<Rational> =
-        list.split(',').map(|s| parse_rational(s.trim()).map_err(|e| format!("--shares: {e}"))).collect::<Result<_, _>>()?;
+        list.split(',').map(|s| parse_rational(s.trim()).map_err(|e| e.context("--shares"))).collect::<Result<_, _>>()?;
     if v.len() != levels {
-        return Err(format!("--shares gives {} geolevel shares, the spine has {levels} geolevels", v.len()));
+        return fallible!(Input, "--shares gives {} geolevel shares, the spine has {levels} geolevels", v.len());
     }
     if v.iter().any(|x| *x <= 0) || v.iter().fold(Rational::new(), |s, x| s + x) != 1 {
-        return Err("--shares must be positive and sum to 1".into());
+        return fallible!(Input, "--shares must be positive and sum to 1");
     }
     Ok(v)
 }
@@ -60,10 +62,10 @@ pub fn default_top(sp: &Spine) -> usize {
 
 /// Algorithm 3 with the pure-DP rule on `sp` (its own bypass state ignored), geolevel shares `beta`.
 /// Multi-child bypasses are considered at geolevel `top` and below (production: the county).
-pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top: usize) -> Result<(Spine, Alg3Stats), String> {
+pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top: usize) -> Fallible<(Spine, Alg3Stats)> {
     let nl = sp.n_levels();
     if beta.len() != nl {
-        return Err(format!("Algorithm 3: {} geolevel shares for {nl} geolevels", beta.len()));
+        return fallible!(Input, "Algorithm 3: {} geolevel shares for {nl} geolevels", beta.len());
     }
     let mut ids = sp.ids.clone();
     let mut level: Vec<u8> = sp.level.clone();
@@ -106,10 +108,11 @@ pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top:
                 for &c in &ch {
                     let id = format!("{}~{}", ids[ui], ids[c as usize]);
                     if !taken.insert(id.clone()) {
-                        return Err(format!(
+                        return fallible!(
+                            Input,
                             "Algorithm 3: the bypass of '{}' would create geounit '{id}', an id the geography already uses",
                             ids[ui]
-                        ));
+                        );
                     }
                     let v = ids.len() as u32;
                     ids.push(id);

@@ -3,6 +3,8 @@
 //! with off-spine entity columns.
 
 use crate::census::allocation::norm_name;
+use crate::error::Fallible;
+use crate::{err, fallible};
 use rand::{Rng, SeedableRng};
 use std::io::Write;
 
@@ -26,18 +28,18 @@ pub struct GeoSpec {
 }
 
 impl GeoSpec {
-    pub fn parse(levels: &str, fanout: &str, seed: u64, ose: &str) -> Result<GeoSpec, String> {
+    pub fn parse(levels: &str, fanout: &str, seed: u64, ose: &str) -> Fallible<GeoSpec> {
         let levels: Vec<String> = levels.split(',').map(|s| s.trim().to_string()).collect();
         if levels.len() < 2 || levels.iter().any(|l| l.is_empty() || l.starts_with("ose:")) {
-            return Err("--levels needs at least two non-empty geolevel names, top first".into());
+            return fallible!(Input, "--levels needs at least two non-empty geolevel names, top first");
         }
         // what the reader (from_reader) refuses is refused here, before anything is written
         if levels.len() > 250 {
-            return Err("--levels: at most 250 geolevels".into());
+            return fallible!(Input, "--levels: at most 250 geolevels");
         }
         for (i, l) in levels.iter().enumerate() {
             if levels[..i].iter().any(|m| norm_name(m) == norm_name(l)) {
-                return Err(format!("--levels names geolevel '{l}' twice"));
+                return fallible!(Input, "--levels names geolevel '{l}' twice");
             }
         }
         let mut fan: Vec<&str> = fanout.split(',').map(|s| s.trim()).collect();
@@ -46,20 +48,21 @@ impl GeoSpec {
             fan.remove(0);
         }
         if fan.len() != levels.len() - 1 {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "--fanout needs {} entries (one per geolevel above the blocks), or {} starting with 1 (the single root), got {}",
                 levels.len() - 1,
                 levels.len(),
                 fan.len()
-            ));
+            );
         }
         let mut fanout = Vec::new();
         for f in fan {
             let (a, b) = f.split_once('-').unwrap_or((f, f));
-            let a: u32 = a.trim().parse().map_err(|_| format!("bad fan-out '{f}'"))?;
-            let b: u32 = b.trim().parse().map_err(|_| format!("bad fan-out '{f}'"))?;
+            let a: u32 = a.trim().parse().map_err(|_| err!(Input, "bad fan-out '{f}'"))?;
+            let b: u32 = b.trim().parse().map_err(|_| err!(Input, "bad fan-out '{f}'"))?;
             if a < 1 || b < a || b > 100_000 {
-                return Err(format!("bad fan-out '{f}': need 1 ≤ min ≤ max ≤ 100000"));
+                return fallible!(Input, "bad fan-out '{f}': need 1 ≤ min ≤ max ≤ 100000");
             }
             fanout.push((a, b));
         }
@@ -67,25 +70,25 @@ impl GeoSpec {
         // drawn or written: each block is one CSV line of ~60 bytes
         let most: f64 = fanout.iter().map(|&(_, b)| b as f64).product();
         if most > MAX_BLOCKS as f64 {
-            return Err(format!(
+            return fallible!(Resource,
                 "--fanout allows up to {most:.3e} blocks (about {:.1} GB of geography); the limit is {MAX_BLOCKS:e} (the US has about 8e6 blocks)",
                 most * 60.0 / 1e9
-            ));
+            );
         }
         let mut oses = Vec::new();
         if !ose.trim().is_empty() {
             for part in ose.split(',') {
                 let (n, fr) = match part.split_once(':') {
-                    Some((n, fr)) => (n, fr.trim().parse::<f64>().map_err(|_| format!("bad --ose fraction in '{part}'"))?),
+                    Some((n, fr)) => (n, fr.trim().parse::<f64>().map_err(|_| err!(Input, "bad --ose fraction in '{part}'"))?),
                     // the categories whose extent is fixed by the geography itself need no fraction
                     None if matches!(norm_name(part).as_str(), "mcd" | "cbg") => (part, 1.0),
-                    None => return Err(format!("bad --ose entry '{part}': expected NAME:FRACTION (or mcd, cbg)")),
+                    None => return fallible!(Input, "bad --ose entry '{part}': expected NAME:FRACTION (or mcd, cbg)"),
                 };
                 if !(0.0..=1.0).contains(&fr) || n.trim().is_empty() {
-                    return Err(format!("bad --ose entry '{part}'"));
+                    return fallible!(Input, "bad --ose entry '{part}'");
                 }
                 if oses.iter().any(|(m, _): &(String, f64)| norm_name(m) == norm_name(n)) {
-                    return Err(format!("--ose names category '{}' twice", n.trim()));
+                    return fallible!(Input, "--ose names category '{}' twice", n.trim());
                 }
                 oses.push((n.trim().to_string(), fr));
             }
@@ -102,11 +105,11 @@ impl GeoSpec {
 
     /// The production off-spine categories of [CAK24, §6] as `--ose` lists: `redistricting` (AIAN,
     /// GQ, MCD, place) and `dhc` (AIAN, school district, conventional block group).
-    pub fn preset(name: &str) -> Result<&'static str, String> {
+    pub fn preset(name: &str) -> Fallible<&'static str> {
         match norm_name(name).as_str() {
             "redistricting" => Ok("aian:0.05,gq:0.02,mcd,place:0.3"),
             "dhc" => Ok("aian:0.05,sd:0.95,cbg"),
-            o => Err(format!("unknown --ose-preset '{o}' (redistricting, dhc)")),
+            o => fallible!(Input, "unknown --ose-preset '{o}' (redistricting, dhc)"),
         }
     }
 
@@ -114,13 +117,13 @@ impl GeoSpec {
     /// blocks' parents is split into its part inside the AIAN areas (id suffix `~A`) and its part
     /// outside (`~N`), by the `aian` category; the original state becomes the off-spine category
     /// `ose:<state geolevel>` (its totals stay invariant: the sum of the two parts).
-    pub fn with_aian_branch(mut self) -> Result<GeoSpec, String> {
+    pub fn with_aian_branch(mut self) -> Fallible<GeoSpec> {
         if !self.ose.iter().any(|(n, _)| norm_name(n) == "aian") {
-            return Err("the AIAN branch needs an `aian` off-spine category (e.g. --ose aian:0.05,...)".into());
+            return fallible!(Input, "the AIAN branch needs an `aian` off-spine category (e.g. --ose aian:0.05,...)");
         }
         let st = self.state_level();
         if self.ose.iter().any(|(n, _)| norm_name(n) == norm_name(&self.levels[st])) {
-            return Err(format!("the AIAN branch writes the category ose:{}, which --ose already names", self.levels[st]));
+            return fallible!(Input, "the AIAN branch writes the category ose:{}, which --ose already names", self.levels[st]);
         }
         self.aian_branch = true;
         Ok(self)
@@ -138,7 +141,7 @@ impl GeoSpec {
     }
 
     /// Write the geography CSV (streamed, deterministic from the seed).
-    pub fn write<W: Write>(&self, w: W) -> Result<u64, String> {
+    pub fn write<W: Write>(&self, w: W) -> Fallible<u64> {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         let nl = self.levels.len();
         let mut hdr = vec![self.levels[nl - 1].clone()];
@@ -147,7 +150,7 @@ impl GeoSpec {
         if self.aian_branch {
             hdr.push(format!("ose:{}", self.levels[self.state_level()]));
         }
-        let e = |e: std::io::Error| format!("write failed: {e}");
+        let e = |e: std::io::Error| err!(Io, "write failed: {e}");
         writeln!(w, "{}", hdr.join(",")).map_err(e)?;
         let mut g = Gen::new(self);
         let mut path: Vec<String> = vec![self.levels[0].clone()];
@@ -377,7 +380,7 @@ mod tests {
         let a = GeoSpec::parse("US,State,County", "1,2,3", 1, "").unwrap();
         let b = GeoSpec::parse("US,State,County", "2,3", 1, "").unwrap();
         assert_eq!(a.fanout, b.fanout);
-        assert!(GeoSpec::parse("US,State,County", "2,2,3", 1, "").unwrap_err().contains("starting with 1"));
+        assert!(GeoSpec::parse("US,State,County", "2,2,3", 1, "").unwrap_err().to_string().contains("starting with 1"));
         assert!(GeoSpec::parse("US,State,County", "3", 1, "").is_err());
     }
 

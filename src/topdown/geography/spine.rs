@@ -20,6 +20,8 @@
 //! γ = β[l] + … + β[l+k−1]; span 0 means not measured (bypassed). Without bypass every span is 1.
 
 use crate::census::allocation::norm_name;
+use crate::error::Fallible;
+use crate::{err, fallible};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -104,23 +106,23 @@ impl Spine {
     }
 
     /// Read and validate a geography file.
-    pub fn from_path(path: &Path) -> Result<Spine, String> {
-        let f = std::fs::File::open(path).map_err(|e| format!("cannot read geography file '{}': {e}", path.display()))?;
-        Spine::from_reader(std::io::BufReader::new(f)).map_err(|e| format!("geography file '{}': {e}", path.display()))
+    pub fn from_path(path: &Path) -> Fallible<Spine> {
+        let f = std::fs::File::open(path).map_err(|e| err!(Io, "cannot read geography file '{}': {e}", path.display()))?;
+        Spine::from_reader(std::io::BufReader::new(f)).map_err(|e| e.context(format!("geography file '{}'", path.display())))
     }
 
-    pub fn from_reader<R: std::io::Read>(r: R) -> Result<Spine, String> {
+    pub fn from_reader<R: std::io::Read>(r: R) -> Fallible<Spine> {
         let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(r);
-        let header = rdr.headers().map_err(|e| format!("bad header: {e}"))?.clone();
+        let header = rdr.headers().map_err(|e| crate::error::Error::from(e).context("bad header"))?.clone();
         if header.len() < 2 {
-            return Err("the header needs a block column and at least one ancestor column".into());
+            return fallible!(Input, "the header needs a block column and at least one ancestor column");
         }
         let first_ose = header.iter().position(|h| h.starts_with("ose:")).unwrap_or(header.len());
         if first_ose < 2 {
-            return Err("the header needs a block column and at least one ancestor column before the ose: columns".into());
+            return fallible!(Input, "the header needs a block column and at least one ancestor column before the ose: columns");
         }
         if header.iter().skip(first_ose).any(|h| !h.starts_with("ose:")) {
-            return Err("ancestor columns must come before all ose: columns".into());
+            return fallible!(Input, "ancestor columns must come before all ose: columns");
         }
         // levels: ancestors top..bottom, then the block level
         let mut levels: Vec<String> = header.iter().skip(1).take(first_ose - 1).map(|s| s.trim().to_string()).collect();
@@ -129,21 +131,21 @@ impl Spine {
             let mut seen = std::collections::HashSet::new();
             for l in &levels {
                 if l.is_empty() {
-                    return Err("empty geolevel name in the header".into());
+                    return fallible!(Input, "empty geolevel name in the header");
                 }
                 if !seen.insert(norm_name(l)) {
-                    return Err(format!("geolevel '{l}' appears twice in the header"));
+                    return fallible!(Input, "geolevel '{l}' appears twice in the header");
                 }
             }
         }
         if levels.len() > 250 {
-            return Err("too many geolevels".into());
+            return fallible!(Input, "too many geolevels");
         }
         let nl = levels.len();
         let ose_names: Vec<String> = header.iter().skip(first_ose).map(|h| h["ose:".len()..].trim().to_string()).collect();
         for (i, o) in ose_names.iter().enumerate() {
             if o.is_empty() || ose_names[..i].iter().any(|p| norm_name(p) == norm_name(o)) {
-                return Err(format!("off-spine category 'ose:{o}' is empty or appears twice in the header"));
+                return fallible!(Input, "off-spine category 'ose:{o}' is empty or appears twice in the header");
             }
         }
 
@@ -158,7 +160,7 @@ impl Spine {
         let mut rec = csv::StringRecord::new();
         let mut row = 1usize;
         let mut chain: Vec<u32> = Vec::with_capacity(nl);
-        while rdr.read_record(&mut rec).map_err(|e| format!("line {}: {e}", row + 1))? {
+        while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("line {}", row + 1)))? {
             row += 1;
             chain.clear();
             // fields in order top..bottom: ancestors 1..first_ose, then block 0
@@ -166,41 +168,48 @@ impl Spine {
                 let col = if li + 1 == nl { 0 } else { li + 1 };
                 let id = rec[col].trim();
                 if id.is_empty() {
-                    return Err(format!("line {row}: block '{}' has an unknown parent: empty {} id", rec[0].trim(), levels[li]));
+                    return fallible!(Input, "line {row}: block '{}' has an unknown parent: empty {} id", rec[0].trim(), levels[li]);
                 }
                 if let Some(&prev) = chain.iter().find(|&&u| ids[u as usize] == id) {
-                    return Err(format!(
+                    return fallible!(
+                        Input,
                         "line {row}: geounit '{id}' is its own ancestor ({} and {}): the spine would contain a cycle",
-                        levels[level[prev as usize] as usize], levels[li]
-                    ));
+                        levels[level[prev as usize] as usize],
+                        levels[li]
+                    );
                 }
                 let par = chain.last().copied().unwrap_or(NONE);
                 let u = match index.get(id) {
                     Some(&u) => {
                         if level[u as usize] as usize != li {
-                            return Err(format!(
+                            return fallible!(
+                                Input,
                                 "line {row}: geounit '{id}' appears at two geolevels ({} and {}): the spine would not be a tree",
-                                levels[level[u as usize] as usize], levels[li]
-                            ));
+                                levels[level[u as usize] as usize],
+                                levels[li]
+                            );
                         }
                         if li + 1 == nl {
-                            return Err(format!("line {row}: duplicate block '{id}'"));
+                            return fallible!(Input, "line {row}: duplicate block '{id}'");
                         }
                         if parent[u as usize] != par {
-                            return Err(format!(
+                            return fallible!(
+                                Input,
                                 "line {row}: {} '{id}' has two parents, '{}' and '{}'",
-                                levels[li], ids[parent[u as usize] as usize], ids[par as usize]
-                            ));
+                                levels[li],
+                                ids[parent[u as usize] as usize],
+                                ids[par as usize]
+                            );
                         }
                         u
                     }
                     None => {
                         if li == 0 && !ids.is_empty() {
-                            return Err(format!("line {row}: a second root '{id}' at {} (the spine needs a single root)", levels[0]));
+                            return fallible!(Input, "line {row}: a second root '{id}' at {} (the spine needs a single root)", levels[0]);
                         }
                         let u = ids.len() as u32;
                         if u == NONE {
-                            return Err("too many geounits".into());
+                            return fallible!(Input, "too many geounits");
                         }
                         ids.push(id.to_string());
                         level.push(li as u8);
@@ -228,7 +237,7 @@ impl Spine {
             }
         }
         if blocks.is_empty() {
-            return Err("no blocks".into());
+            return fallible!(Input, "no blocks");
         }
         let ose = ose_names
             .into_iter()
@@ -246,7 +255,7 @@ impl Spine {
         parent: Vec<u32>,
         blocks: Vec<u32>,
         ose: Vec<OseCategory>,
-    ) -> Result<Spine, String> {
+    ) -> Fallible<Spine> {
         let n = ids.len();
         let mut count = vec![0u32; n + 1];
         for &p in &parent {
@@ -272,7 +281,7 @@ impl Spine {
         }
         let roots: Vec<usize> = (0..n).filter(|&u| parent[u] == NONE).collect();
         if roots.len() != 1 {
-            return Err(format!("the spine needs exactly one root, found {}", roots.len()));
+            return fallible!(Input, "the spine needs exactly one root, found {}", roots.len());
         }
         let span = vec![1u8; n];
         Ok(Spine {
@@ -337,7 +346,7 @@ impl Spine {
     /// Theorem 3: along every root-to-block path the measured geounits' spans tile the geolevels
     /// exactly once, so their shares sum to Σ_l β[l] = 1. Returns the distinct path signatures
     /// ((level, span) of the measured units) with their block counts.
-    pub fn path_signatures(&self) -> Result<BTreeMap<Vec<(u8, u8)>, u64>, String> {
+    pub fn path_signatures(&self) -> Fallible<BTreeMap<Vec<(u8, u8)>, u64>> {
         let mut sig: Vec<Vec<(u8, u8)>> = vec![Vec::new(); self.n_units()];
         // preorder: parents before children (ids were created top-down per row, so parent < child)
         let mut out = BTreeMap::new();
@@ -351,12 +360,12 @@ impl Spine {
                 let mut next = 0u32;
                 for &(l, k) in &s {
                     if l as u32 != next {
-                        return Err(format!("block '{}': budget path does not cover geolevel {} exactly once", self.ids[u], next));
+                        return fallible!(Input, "block '{}': budget path does not cover geolevel {} exactly once", self.ids[u], next);
                     }
                     next += k as u32;
                 }
                 if next as usize != self.n_levels() {
-                    return Err(format!("block '{}': budget path covers {} of {} geolevels", self.ids[u], next, self.n_levels()));
+                    return fallible!(Input, "block '{}': budget path covers {} of {} geolevels", self.ids[u], next, self.n_levels());
                 }
                 *out.entry(s).or_insert(0u64) += 1;
                 sig[u] = Vec::new();
@@ -507,7 +516,7 @@ mod tests {
         ];
         for (g, want) in cases {
             let e = Spine::from_reader(g.as_bytes()).unwrap_err();
-            assert!(e.contains(want), "{e:?} should mention {want:?}");
+            assert!(e.to_string().contains(want), "{e:?} should mention {want:?}");
         }
     }
 

@@ -11,10 +11,12 @@
 //! block histograms plus one histogram per tree depth, whatever the number of levels and cells.
 
 use crate::census::allocation::{norm_name, Allocation};
+use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{os_seed, seeded, DiscreteGaussianSampler};
 use crate::topdown::measurement::schema::{synth_block, MarginalQuery, Schema, DEFAULT_QUERIES};
+use crate::{err, fallible};
 use rug::Rational;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -36,25 +38,26 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(alloc: &Allocation, spine: &Spine, schema: &Schema, neighbors: Neighbors) -> Result<Plan, String> {
-        let rho = alloc.rho.clone().ok_or("the allocation needs a total `rho` and level `share`s for TopDown")?;
+    pub fn new(alloc: &Allocation, spine: &Spine, schema: &Schema, neighbors: Neighbors) -> Fallible<Plan> {
+        let rho = alloc.rho.clone().ok_or_else(|| err!(Input, "the allocation needs a total `rho` and level `share`s for TopDown"))?;
         if alloc.levels.len() != spine.n_levels() {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "the allocation has {} geolevels ({}) but the spine has {} ({})",
                 alloc.levels.len(),
                 alloc.levels.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", "),
                 spine.n_levels(),
                 spine.levels.join(", ")
-            ));
+            );
         }
         let mut beta = Vec::new();
         let mut alpha = Vec::new();
         let mut queries = Vec::new();
         for (l, lv) in alloc.levels.iter().enumerate() {
             if norm_name(&lv.name) != norm_name(&spine.levels[l]) {
-                return Err(format!("geolevel {} is '{}' in the allocation but '{}' in the spine", l + 1, lv.name, spine.levels[l]));
+                return fallible!(Input, "geolevel {} is '{}' in the allocation but '{}' in the spine", l + 1, lv.name, spine.levels[l]);
             }
-            let share = lv.share.clone().ok_or_else(|| format!("level '{}': TopDown needs `share` (not `query_rho`)", lv.name))?;
+            let share = lv.share.clone().ok_or_else(|| err!(Input, "level '{}': TopDown needs `share` (not `query_rho`)", lv.name))?;
             let a: Vec<Rational> = lv.query_rho.iter().map(|q| Rational::from(q / &lv.rho)).collect();
             let names: Vec<String> = if lv.query_names.len() == a.len() {
                 lv.query_names.clone()
@@ -63,7 +66,7 @@ impl Plan {
             };
             let qs = names
                 .iter()
-                .map(|n| MarginalQuery::parse(n, schema).map_err(|e| format!("level '{}': {e}", lv.name)))
+                .map(|n| MarginalQuery::parse(n, schema).map_err(|e| e.context(format!("level '{}'", lv.name))))
                 .collect::<Result<Vec<_>, _>>()?;
             beta.push(share);
             alpha.push(a);
@@ -71,7 +74,7 @@ impl Plan {
         }
         let sum: Rational = beta.iter().fold(Rational::new(), |s, b| s + b);
         if sum != 1 {
-            return Err(format!("geolevel shares sum to {sum}, not 1 (Theorems 1 and 3 need Σ β[l] = 1)"));
+            return fallible!(Input, "geolevel shares sum to {sum}, not 1 (Theorems 1 and 3 need Σ β[l] = 1)");
         }
         Ok(Plan { alloc_name: alloc.name.clone(), rho, neighbors, beta, alpha, queries, schema: schema.clone() })
     }
@@ -179,7 +182,7 @@ pub struct TopdownManifest {
 }
 
 /// Build the manifest's noise table and paths (no data needed).
-pub fn noise_table(plan: &Plan, spine: &Spine) -> Result<(Vec<NoiseEntry>, Vec<PathEntry>, HashMap<(usize, usize), usize>), String> {
+pub fn noise_table(plan: &Plan, spine: &Spine) -> Fallible<(Vec<NoiseEntry>, Vec<PathEntry>, HashMap<(usize, usize), usize>)> {
     // units per (level, span)
     let mut units: HashMap<(usize, usize), u64> = HashMap::new();
     for u in 0..spine.n_units() {
@@ -221,7 +224,7 @@ pub fn noise_table(plan: &Plan, spine: &Spine) -> Result<(Vec<NoiseEntry>, Vec<P
             ids.extend(f..f + plan.queries[l].len());
         }
         if gsum != 1 {
-            return Err(format!("internal: a block path has shares summing to {gsum} (Theorem 3 needs 1)"));
+            return fallible!(Input, "internal: a block path has shares summing to {gsum} (Theorem 3 needs 1)");
         }
         paths.push(PathEntry { noise_ids: ids, blocks, gamma_sum: gsum.to_string() });
     }
@@ -281,18 +284,18 @@ struct Side {
 /// Run the measurements: write `measurements.csv` and `manifest.json` into the output directory.
 /// Everything is validated before anything is written; the CSV is streamed to a temporary file and
 /// renamed at the end, so a failure leaves nothing behind.
-pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Result<TopdownManifest, String> {
+pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Fallible<TopdownManifest> {
     let (entries, paths, first_id) = noise_table(plan, spine)?;
     let samplers: Vec<DiscreteGaussianSampler> =
         entries.iter().map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap())).collect::<Result<_, _>>()?;
-    std::fs::create_dir_all(opts.out_dir).map_err(|e| format!("cannot create '{}': {e}", opts.out_dir.display()))?;
+    std::fs::create_dir_all(opts.out_dir).map_err(|e| err!(Io, "cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
     if let Persons::Table(h) = persons {
         let nc = plan.schema.cells();
         let n: u64 = (0..h.len()).filter(|&i| opts.structural_zero.get(i % nc).copied().unwrap_or(false)).map(|i| h[i] as u64).sum();
         if n > 0 {
-            return Err(format!("person file: {n} persons in cells that are structural zeros ({})", opts.structural_zeros));
+            return fallible!(Input, "person file: {n} persons in cells that are structural zeros ({})", opts.structural_zeros);
         }
     }
     let mut side = Side::default();
@@ -301,11 +304,12 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
             side.entity_totals.push((k, vec![0; spine.ose[k].entities.len()]));
         }
     }
-    let res = (|| -> Result<u64, String> {
-        let f = std::fs::File::create(&tmp).map_err(|e| format!("cannot write '{}': {e}", tmp.display()))?;
+    let res = (|| -> Fallible<u64> {
+        let f = std::fs::File::create(&tmp).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 22, f);
-        let rows = stream(plan, spine, persons, &samplers, &first_id, opts, &mut side, &mut w).map_err(|e| format!("write failed: {e}"))?;
-        w.flush().map_err(|e| format!("write failed: {e}"))?;
+        let rows =
+            stream(plan, spine, persons, &samplers, &first_id, opts, &mut side, &mut w).map_err(|e| err!(Io, "write failed: {e}"))?;
+        w.flush().map_err(|e| err!(Io, "write failed: {e}"))?;
         Ok(rows)
     })();
     let rows = match res {
@@ -373,7 +377,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
     let json = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
     if let Err(e) = std::fs::rename(&tmp, &csv_path) {
         let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write '{}': {e}", csv_path.display()));
+        return fallible!(Io, "cannot write '{}': {e}", csv_path.display());
     }
     // the run's geography, invariants and units, then the manifest last
     use crate::topdown::measurement::rundir::{
@@ -523,12 +527,12 @@ fn stream<W: Write>(
     Ok(rows)
 }
 
-pub fn read_manifest(path: &Path) -> Result<TopdownManifest, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read manifest '{}': {e}", path.display()))?;
-    let m: TopdownManifest =
-        serde_json::from_str(&text).map_err(|e| crate::record::one_line(&format!("manifest '{}': {e}", path.display())))?;
+pub fn read_manifest(path: &Path) -> Fallible<TopdownManifest> {
+    let text = std::fs::read_to_string(path).map_err(|e| err!(Io, "cannot read manifest '{}': {e}", path.display()))?;
+    let m: TopdownManifest = serde_json::from_str(&text)
+        .map_err(|e| err!(Input, "{}", crate::record::one_line(&format!("manifest '{}': {e}", path.display()))))?;
     if m.format != MANIFEST_FORMAT {
-        return Err(format!("manifest '{}': unknown format '{}'", path.display(), m.format));
+        return fallible!(Input, "manifest '{}': unknown format '{}'", path.display(), m.format);
     }
     Ok(m)
 }

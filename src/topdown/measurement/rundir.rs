@@ -15,12 +15,14 @@
 //! every cell of every query exactly once; the row count is the manifest's; values are finite.
 
 use crate::census::allocation::norm_name;
+use crate::error::{Error, Fallible};
 use crate::num::parse_rational;
 use crate::topdown::estimation::constraints::{aggregate_units, parse_structural_zeros, sibling_union};
 use crate::topdown::estimation::postprocess::{csv_field, GroupEntry, MeasurementGroup, RunData};
 use crate::topdown::geography::spine::{Bypass, Spine, NONE};
 use crate::topdown::measurement::measure::{read_manifest, TopdownManifest};
 use crate::topdown::measurement::schema::{MarginalQuery, Schema};
+use crate::{err, fallible};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -38,9 +40,9 @@ pub const MEASURE_FILES: [&str; 5] = ["measurements.csv", "manifest.json", GEOGR
 pub const MAX_COUNT: i64 = 1_000_000_000_000;
 
 /// Write the spine as a geography file (readable by `Spine::from_reader`).
-pub fn write_geography(spine: &Spine, w: &mut dyn Write) -> Result<(), String> {
+pub fn write_geography(spine: &Spine, w: &mut dyn Write) -> Fallible<()> {
     let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-    let e = |e: std::io::Error| format!("write failed: {e}");
+    let e = |e: std::io::Error| err!(Io, "write failed: {e}");
     let nl = spine.n_levels();
     let mut hdr: Vec<String> = vec![csv_field(&spine.levels[nl - 1]).into_owned()];
     hdr.extend(spine.levels[..nl - 1].iter().map(|l| csv_field(l).into_owned()));
@@ -68,9 +70,9 @@ pub fn write_geography(spine: &Spine, w: &mut dyn Write) -> Result<(), String> {
 
 /// Write `level,geounit,total` for the given (unit, total) pairs, then the (`ose:CATEGORY`, entity,
 /// total) rows: an entity's invariant is the total of the sibling geounits that make it up.
-pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], entities: &[(String, String, u64)], w: &mut dyn Write) -> Result<(), String> {
+pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], entities: &[(String, String, u64)], w: &mut dyn Write) -> Fallible<()> {
     let mut w = std::io::BufWriter::new(w);
-    let e = |e: std::io::Error| format!("write failed: {e}");
+    let e = |e: std::io::Error| err!(Io, "write failed: {e}");
     writeln!(w, "level,geounit,total").map_err(e)?;
     let mut totals = totals.to_vec();
     totals.sort_by_key(|&(u, _)| (spine.level[u as usize], u));
@@ -86,9 +88,9 @@ pub fn write_invariants(spine: &Spine, totals: &[(u32, u64)], entities: &[(Strin
 
 /// Write `block,hhgq,units`: the facilities (housing units for type 0) of each block and type, the
 /// non-zero ones (`units`: block-major, `types` per block).
-pub fn write_units(spine: &Spine, units: &[u32], types: usize, w: &mut dyn Write) -> Result<(), String> {
+pub fn write_units(spine: &Spine, units: &[u32], types: usize, w: &mut dyn Write) -> Fallible<()> {
     let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-    let e = |e: std::io::Error| format!("write failed: {e}");
+    let e = |e: std::io::Error| err!(Io, "write failed: {e}");
     writeln!(w, "block,hhgq,units").map_err(e)?;
     for (b, &u) in spine.blocks.iter().enumerate() {
         for t in 0..types {
@@ -101,18 +103,18 @@ pub fn write_units(spine: &Spine, units: &[u32], types: usize, w: &mut dyn Write
     w.flush().map_err(e)
 }
 
-fn bypass_of(s: &str) -> Result<Bypass, String> {
+fn bypass_of(s: &str) -> Fallible<Bypass> {
     match s {
         "none" => Ok(Bypass::None),
         "zcdp-single-child" => Ok(Bypass::Zcdp),
         // the geography of such a run is the tree Algorithm 3 restructured: absorption reproduces its spans
         "pure-dp-theorem2" => Ok(Bypass::PureDp),
-        o => Err(format!("manifest: unknown bypass rule '{o}'")),
+        o => fallible!(Input, "manifest: unknown bypass rule '{o}'"),
     }
 }
 
 /// Load and cross-check a run directory written by `topdown measure`.
-pub fn load_run(dir: &Path) -> Result<(RunData, TopdownManifest), String> {
+pub fn load_run(dir: &Path) -> Fallible<(RunData, TopdownManifest)> {
     let (mut run, m, entry_at) = load_head(dir, true)?;
     read_measurements(dir, &m, &entry_at, &mut run)?;
     Ok((run, m))
@@ -120,7 +122,7 @@ pub fn load_run(dir: &Path) -> Result<(RunData, TopdownManifest), String> {
 
 /// The measurements of a run loaded by `load_head` (the measurement vector allocated here if it was
 /// loaded without).
-pub fn read_run_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+pub fn read_run_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Fallible<()> {
     if run.values.is_empty() {
         let total: usize =
             (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE).map(|u| run.groups[run.unit_group[u] as usize].len).sum();
@@ -134,32 +136,33 @@ pub type EntryAt = Vec<(usize, usize)>;
 
 /// Everything of a run but the measurements: manifest, geography, layout, invariants, units (the
 /// measurement vector allocated, NaN, when `values`).
-pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, TopdownManifest, EntryAt), String> {
+pub fn load_head(dir: &Path, values: bool) -> Fallible<(RunData, TopdownManifest, EntryAt)> {
     if !dir.is_dir() {
-        return Err(format!("run directory '{}' does not exist", dir.display()));
+        return fallible!(Input, "run directory '{}' does not exist", dir.display());
     }
     // only a run `topdown measure` finished (its marker written last) is post-processed
     match crate::rundir::completed_command(dir) {
         Some(c) if c == "topdown measure" => {}
         Some(c) => {
-            return Err(format!("'{}' holds a `tightdp {c}` run, not a `tightdp topdown measure` run", dir.display()));
+            return fallible!(Input, "'{}' holds a `tightdp {c}` run, not a `tightdp topdown measure` run", dir.display());
         }
         None => {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "'{}' is not a completed `tightdp topdown measure` run (no {} marker): measure it again",
                 dir.display(),
                 crate::rundir::MARKER
-            ))
+            )
         }
     }
     let m = read_manifest(&dir.join("manifest.json"))?;
     let geo = dir.join(GEOGRAPHY_FILE);
     if !geo.exists() {
-        return Err(format!("run directory '{}' has no {GEOGRAPHY_FILE} (written by `topdown measure`)", dir.display()));
+        return fallible!(Input, "run directory '{}' has no {GEOGRAPHY_FILE} (written by `topdown measure`)", dir.display());
     }
     let mut spine = Spine::from_path(&geo)?;
     spine.apply_bypass(bypass_of(&m.bypass)?);
-    let mism = |what: String| format!("the manifest does not match the run's geography: {what}");
+    let mism = |what: String| err!(Input, "the manifest does not match the run's geography: {what}");
     if m.levels.len() != spine.n_levels() {
         return Err(mism(format!("{} geolevels in the manifest, {} in {GEOGRAPHY_FILE}", m.levels.len(), spine.n_levels())));
     }
@@ -175,30 +178,30 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, TopdownManifest, 
     if m.bypassed_units != bypassed {
         return Err(mism(format!("{} bypassed geounits in the manifest, {bypassed} by its bypass rule", m.bypassed_units)));
     }
-    let schema = Schema::parse(&m.schema).map_err(|e| format!("manifest: {e}"))?;
+    let schema = Schema::parse(&m.schema).map_err(|e| e.context("manifest"))?;
     // noise entries → groups by (level, span)
     let mut queries: Vec<MarginalQuery> = Vec::new();
     let mut groups: Vec<MeasurementGroup> = Vec::new();
     let mut entry_at: Vec<(usize, usize)> = Vec::with_capacity(m.noise.len()); // (group, position)
     for (k, e) in m.noise.iter().enumerate() {
         if e.id != k {
-            return Err(format!("manifest: noise entry {k} has id {}", e.id));
+            return fallible!(Input, "manifest: noise entry {k} has id {}", e.id);
         }
         if e.level_index >= spine.n_levels() || norm_name(&e.level) != norm_name(&spine.levels[e.level_index]) {
-            return Err(format!("manifest: noise entry {k} names geolevel '{}' at index {}", e.level, e.level_index));
+            return fallible!(Input, "manifest: noise entry {k} names geolevel '{}' at index {}", e.level, e.level_index);
         }
         let span = e.span_levels.len();
         if span == 0 || e.level_index + span > spine.n_levels() {
-            return Err(format!("manifest: noise entry {k} has a bad budget span"));
+            return fallible!(Input, "manifest: noise entry {k} has a bad budget span");
         }
-        let q = MarginalQuery::parse(&e.query, &schema).map_err(|x| format!("manifest: noise entry {k}: {x}"))?;
+        let q = MarginalQuery::parse(&e.query, &schema).map_err(|x| x.context(format!("manifest: noise entry {k}")))?;
         if q.cells != e.cells {
-            return Err(format!("manifest: noise entry {k}: query '{}' has {} cells, the manifest says {}", e.query, q.cells, e.cells));
+            return fallible!(Input, "manifest: noise entry {k}: query '{}' has {} cells, the manifest says {}", e.query, q.cells, e.cells);
         }
-        let s2 = parse_rational(&e.sigma2).map_err(|x| format!("manifest: noise entry {k} sigma2: {x}"))?;
+        let s2 = parse_rational(&e.sigma2).map_err(|x| x.context(format!("manifest: noise entry {k} sigma2")))?;
         let s2 = s2.to_f64();
         if !(s2 > 0.0 && s2.is_finite()) {
-            return Err(format!("manifest: noise entry {k}: sigma2 must be positive"));
+            return fallible!(Input, "manifest: noise entry {k}: sigma2 must be positive");
         }
         let qi = match queries.iter().position(|x| x.name == q.name) {
             Some(i) => i,
@@ -216,16 +219,16 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, TopdownManifest, 
         };
         let grp = &mut groups[g];
         if grp.entries.iter().any(|x| x.query == qi) {
-            return Err(format!("manifest: noise entry {k} repeats query '{}' of its geolevel", e.query));
+            return fallible!(Input, "manifest: noise entry {k} repeats query '{}' of its geolevel", e.query);
         }
         grp.entries.push(GroupEntry { noise_id: k, query: qi, sigma2: s2, offset: grp.len });
         entry_at.push((g, grp.entries.len() - 1));
         grp.len += e.cells;
     }
     let mut run =
-        RunData::new_layout(spine, schema, queries, groups, values).map_err(|e| format!("the manifest does not match the run: {e}"))?;
+        RunData::new_layout(spine, schema, queries, groups, values).map_err(|e| e.context("the manifest does not match the run"))?;
     read_invariants(dir, &mut run)?;
-    run.cons.structural_zero = parse_structural_zeros(&m.structural_zeros, &run.schema).map_err(|e| format!("manifest: {e}"))?;
+    run.cons.structural_zero = parse_structural_zeros(&m.structural_zeros, &run.schema).map_err(|e| e.context("manifest"))?;
     if !m.units_file.is_empty() {
         read_units(&dir.join(&m.units_file), &mut run)?;
     }
@@ -233,14 +236,14 @@ pub fn load_head(dir: &Path, values: bool) -> Result<(RunData, TopdownManifest, 
 }
 
 /// The measurements file of a run, its header checked.
-pub fn open_measurements(dir: &Path, m: &TopdownManifest) -> Result<csv::Reader<std::io::BufReader<std::fs::File>>, String> {
+pub fn open_measurements(dir: &Path, m: &TopdownManifest) -> Fallible<csv::Reader<std::io::BufReader<std::fs::File>>> {
     let path = dir.join(&m.measurements_file);
-    let f = std::fs::File::open(&path).map_err(|e| format!("cannot read measurements '{}': {e}", path.display()))?;
+    let f = std::fs::File::open(&path).map_err(|e| err!(Io, "cannot read measurements '{}': {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::with_capacity(1 << 20, f));
-    let hdr = rdr.headers().map_err(|e| format!("measurements: bad header: {e}"))?.clone();
+    let hdr = rdr.headers().map_err(|e| crate::error::Error::from(e).context("measurements: bad header"))?.clone();
     let want = ["level", "geounit", "query", "cell", "value", "noise_id"];
     if hdr.len() != want.len() || hdr.iter().zip(want).any(|(a, b)| a.trim() != b) {
-        return Err(format!("measurements: header must be {}", want.join(",")));
+        return fallible!(Input, "measurements: header must be {}", want.join(","));
     }
     Ok(rdr)
 }
@@ -259,9 +262,9 @@ impl<'a> RowReader<'a> {
     }
 
     /// (geounit, index of the value in the run's layout, value) of a row (`line`: its line number).
-    pub fn row(&self, rec: &csv::StringRecord, line: u64) -> Result<(usize, usize, f64), String> {
+    pub fn row(&self, rec: &csv::StringRecord, line: u64) -> Fallible<(usize, usize, f64)> {
         let (run, sp) = (self.run, &self.run.spine);
-        let bad = |what: String| format!("measurements line {line}: {what}");
+        let bad = |what: String| err!(Input, "measurements line {line}: {what}");
         let nid: usize = rec[5].trim().parse().map_err(|_| bad(format!("noise_id '{}' is not a number", &rec[5])))?;
         let &(g, pos) = self.entry_at.get(nid).ok_or_else(|| bad(format!("noise_id {nid} is not in the manifest")))?;
         let gid = rec[1].trim();
@@ -293,16 +296,22 @@ impl<'a> RowReader<'a> {
     }
 
     /// The error for a value given twice.
-    pub fn duplicate(&self, rec: &csv::StringRecord, line: u64) -> String {
-        format!("measurements line {line}: duplicate measurement of '{}', query '{}', cell {}", rec[1].trim(), rec[2].trim(), rec[3].trim())
+    pub fn duplicate(&self, rec: &csv::StringRecord, line: u64) -> Error {
+        err!(
+            Input,
+            "measurements line {line}: duplicate measurement of '{}', query '{}', cell {}",
+            rec[1].trim(),
+            rec[2].trim(),
+            rec[3].trim()
+        )
     }
 
     /// The error for the first value never given (its index in the layout).
-    pub fn missing(&self, i: usize) -> String {
+    pub fn missing(&self, i: usize) -> Error {
         let run = self.run;
         let u = (0..run.spine.n_units()).filter(|&u| run.unit_group[u] != NONE && run.unit_off[u] <= i).max_by_key(|&u| run.unit_off[u]);
         let who = u.map(|u| run.spine.ids[u].clone()).unwrap_or_default();
-        format!("measurements: geounit '{who}' is missing some of its measurements (the manifest and the measurements disagree)")
+        err!(Input, "measurements: geounit '{who}' is missing some of its measurements (the manifest and the measurements disagree)")
     }
 }
 
@@ -310,15 +319,15 @@ fn unit_index(spine: &Spine) -> HashMap<&str, u32> {
     spine.ids.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect()
 }
 
-fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Result<(), String> {
+fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Fallible<()> {
     let mut rdr = open_measurements(dir, m)?;
     let mut values = std::mem::take(&mut run.values);
-    let res = (|| -> Result<u64, String> {
+    let res = (|| -> Fallible<u64> {
         let rr = RowReader::new(run, entry_at);
         let mut rec = csv::StringRecord::new();
         let mut rows = 0u64;
         let mut line = 1u64;
-        while rdr.read_record(&mut rec).map_err(|e| format!("measurements line {}: {e}", line + 1))? {
+        while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("measurements line {}", line + 1)))? {
             line += 1;
             let (_, i, v) = rr.row(&rec, line)?;
             let slot = &mut values[i];
@@ -329,7 +338,7 @@ fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)
             rows += 1;
         }
         if rows != m.rows {
-            return Err(format!("measurements has {rows} rows but the manifest says {}", m.rows));
+            return fallible!(Input, "measurements has {rows} rows but the manifest says {}", m.rows);
         }
         if let Some(i) = values.iter().position(|v| v.is_nan()) {
             return Err(rr.missing(i));
@@ -340,14 +349,14 @@ fn read_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)
     res.map(|_| ())
 }
 
-fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
+fn read_invariants(dir: &Path, run: &mut RunData) -> Fallible<()> {
     let path = dir.join(INVARIANTS_FILE);
-    let f = std::fs::File::open(&path).map_err(|e| format!("cannot read invariants '{}': {e}", path.display()))?;
+    let f = std::fs::File::open(&path).map_err(|e| err!(Io, "cannot read invariants '{}': {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::new(f));
-    let hdr = rdr.headers().map_err(|e| format!("invariants: bad header: {e}"))?.clone();
+    let hdr = rdr.headers().map_err(|e| crate::error::Error::from(e).context("invariants: bad header"))?.clone();
     let want = ["level", "geounit", "total"];
     if hdr.len() != 3 || hdr.iter().zip(want).any(|(a, b)| a.trim() != b) {
-        return Err("invariants: header must be level,geounit,total".into());
+        return fallible!(Input, "invariants: header must be level,geounit,total");
     }
     let index = unit_index(&run.spine);
     let sp = &run.spine;
@@ -355,7 +364,7 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
     let mut groups: Vec<(Vec<u32>, i64)> = Vec::new();
     let mut rec = csv::StringRecord::new();
     let mut line = 1u64;
-    while rdr.read_record(&mut rec).map_err(|e| format!("invariants line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("invariants line {}", line + 1)))? {
         line += 1;
         let gid = rec[1].trim();
         if let Some(cat) = rec[0].trim().strip_prefix("ose:") {
@@ -365,21 +374,21 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
                 .ose
                 .iter()
                 .position(|o| norm_name(&o.name) == norm_name(cat))
-                .ok_or_else(|| format!("invariants line {line}: the geography has no category 'ose:{cat}'"))?;
+                .ok_or_else(|| err!(Input, "invariants line {line}: the geography has no category 'ose:{cat}'"))?;
             let e = sp.ose[k]
                 .entities
                 .iter()
                 .position(|x| x == gid)
-                .ok_or_else(|| format!("invariants line {line}: no entity '{gid}' in ose:{cat}"))?;
+                .ok_or_else(|| err!(Input, "invariants line {line}: no entity '{gid}' in ose:{cat}"))?;
             let us = sibling_union(sp, &sp.ose_members(k, e as u32))
-                .ok_or_else(|| format!("invariants line {line}: entity '{gid}' of ose:{cat} is not a union of sibling geounits"))?;
+                .ok_or_else(|| err!(Input, "invariants line {line}: entity '{gid}' of ose:{cat} is not a union of sibling geounits"))?;
             let t = parse_total(&rec[2], line)?;
             if groups.iter().any(|(g, _)| g.iter().any(|u| us.contains(u))) {
-                return Err(format!("invariants line {line}: entity '{gid}' overlaps another invariant"));
+                return fallible!(Input, "invariants line {line}: entity '{gid}' overlaps another invariant");
             }
             if us.len() == 1 {
                 if inv[us[0] as usize] >= 0 {
-                    return Err(format!("invariants line {line}: second invariant for '{}'", sp.ids[us[0] as usize]));
+                    return fallible!(Input, "invariants line {line}: second invariant for '{}'", sp.ids[us[0] as usize]);
                 }
                 inv[us[0] as usize] = t;
             } else {
@@ -387,46 +396,48 @@ fn read_invariants(dir: &Path, run: &mut RunData) -> Result<(), String> {
             }
             continue;
         }
-        let u = *index.get(gid).ok_or_else(|| format!("invariants line {line}: geounit '{gid}' is not in the run's geography"))? as usize;
+        let u =
+            *index.get(gid).ok_or_else(|| err!(Input, "invariants line {line}: geounit '{gid}' is not in the run's geography"))? as usize;
         if norm_name(rec[0].trim()) != norm_name(&sp.levels[sp.level[u] as usize]) {
-            return Err(format!(
+            return fallible!(
+                Input,
                 "invariants line {line}: geounit '{gid}' is a {}, not a {}",
                 sp.levels[sp.level[u] as usize],
                 rec[0].trim()
-            ));
+            );
         }
         let t = parse_total(&rec[2], line)?;
         if groups.iter().any(|(g, _)| g.contains(&(u as u32))) {
-            return Err(format!("invariants line {line}: '{gid}' is also in a group invariant"));
+            return fallible!(Input, "invariants line {line}: '{gid}' is also in a group invariant");
         }
         if inv[u] >= 0 {
-            return Err(format!("invariants line {line}: second invariant for '{gid}'"));
+            return fallible!(Input, "invariants line {line}: second invariant for '{gid}'");
         }
         inv[u] = t;
     }
     run.invariant = inv;
     run.cons.groups = groups;
-    run.check_invariants().map_err(|e| format!("invariants: {e}"))
+    run.check_invariants().map_err(|e| e.context("invariants"))
 }
 
-fn parse_total(s: &str, line: u64) -> Result<i64, String> {
-    let t: i64 = s.trim().parse().map_err(|_| format!("invariants line {line}: total '{s}' is not a non-negative integer"))?;
+fn parse_total(s: &str, line: u64) -> Fallible<i64> {
+    let t: i64 = s.trim().parse().map_err(|_| err!(Input, "invariants line {line}: total '{s}' is not a non-negative integer"))?;
     if t < 0 {
-        return Err(format!("invariants line {line}: negative total {t}"));
+        return fallible!(Input, "invariants line {line}: negative total {t}");
     }
     if t > MAX_COUNT {
-        return Err(format!("invariants line {line}: total {t} is above 10^12 (no population is that large)"));
+        return fallible!(Input, "invariants line {line}: total {t} is above 10^12 (no population is that large)");
     }
     Ok(t)
 }
 
 /// `units.csv` (`block,hhgq,units`) into the run's group-quarters bounds.
-fn read_units(path: &Path, run: &mut RunData) -> Result<(), String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read units '{}': {e}", path.display()))?;
+fn read_units(path: &Path, run: &mut RunData) -> Fallible<()> {
+    let f = std::fs::File::open(path).map_err(|e| err!(Io, "cannot read units '{}': {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::with_capacity(1 << 20, f));
-    let hdr = rdr.headers().map_err(|e| format!("units: bad header: {e}"))?.clone();
+    let hdr = rdr.headers().map_err(|e| crate::error::Error::from(e).context("units: bad header"))?.clone();
     if hdr.len() != 3 || hdr.iter().zip(["block", "hhgq", "units"]).any(|(a, b)| a.trim() != b) {
-        return Err("units: header must be block,hhgq,units".into());
+        return fallible!(Input, "units: header must be block,hhgq,units");
     }
     let sp = &run.spine;
     let types = run.schema.card[0] as usize;
@@ -434,22 +445,22 @@ fn read_units(path: &Path, run: &mut RunData) -> Result<(), String> {
     let mut block_units = vec![0u32; sp.blocks.len() * types];
     let mut rec = csv::StringRecord::new();
     let mut line = 1u64;
-    while rdr.read_record(&mut rec).map_err(|e| format!("units line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("units line {}", line + 1)))? {
         line += 1;
         let b = rec[0].trim();
-        let u = *index.get(b).ok_or_else(|| format!("units line {line}: block '{b}' is not in the run's geography"))?;
+        let u = *index.get(b).ok_or_else(|| err!(Input, "units line {line}: block '{b}' is not in the run's geography"))?;
         let bn = sp.block_no[u as usize];
         if bn == NONE {
-            return Err(format!("units line {line}: '{b}' is not a block"));
+            return fallible!(Input, "units line {line}: '{b}' is not a block");
         }
-        let t: usize = rec[1].trim().parse().map_err(|_| format!("units line {line}: hhgq '{}' is not a number", &rec[1]))?;
+        let t: usize = rec[1].trim().parse().map_err(|_| err!(Input, "units line {line}: hhgq '{}' is not a number", &rec[1]))?;
         if t >= types {
-            return Err(format!("units line {line}: hhgq {t} outside the schema (0..{types})"));
+            return fallible!(Input, "units line {line}: hhgq {t} outside the schema (0..{types})");
         }
-        let n: u32 = rec[2].trim().parse().map_err(|_| format!("units line {line}: units '{}' is not a count below 2^32", &rec[2]))?;
+        let n: u32 = rec[2].trim().parse().map_err(|_| err!(Input, "units line {line}: units '{}' is not a count below 2^32", &rec[2]))?;
         let slot = &mut block_units[bn as usize * types + t];
         if *slot != 0 {
-            return Err(format!("units line {line}: second row for block '{b}', hhgq {t}"));
+            return fallible!(Input, "units line {line}: second row for block '{b}', hhgq {t}");
         }
         *slot = n;
     }

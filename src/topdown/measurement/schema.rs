@@ -7,6 +7,8 @@
 //! Names follow the TopDown strategy: `total`, `detailed`, `hhinstlevels` (HHGQ collapsed to
 //! household / institutional / non-institutional) and products like `votingage * hispanic`.
 
+use crate::error::Fallible;
+use crate::{err, fallible};
 use rand::{Rng, SeedableRng};
 use std::io::Write;
 
@@ -19,7 +21,7 @@ pub struct Schema {
 }
 
 impl Schema {
-    pub fn parse(s: &str) -> Result<Schema, String> {
+    pub fn parse(s: &str) -> Fallible<Schema> {
         match s.trim() {
             "pl94" => return Ok(Schema { card: [8, 2, 2, 63] }),
             "small" => return Ok(Schema { card: [3, 2, 2, 4] }),
@@ -29,12 +31,12 @@ impl Schema {
         let mut card = [1u32; 4];
         for part in s.split(',') {
             let (k, v) =
-                part.split_once('=').ok_or_else(|| format!("--schema: expected pl94, small, scalar or NAME=N,..., got '{part}'"))?;
+                part.split_once('=').ok_or_else(|| err!(Input, "--schema: expected pl94, small, scalar or NAME=N,..., got '{part}'"))?;
             let i = attr_index(k.trim())
-                .ok_or_else(|| format!("--schema: unknown attribute '{}' (hhgq, votingage, hispanic, cenrace)", k.trim()))?;
-            let n: u32 = v.trim().parse().map_err(|_| format!("--schema: bad cardinality '{v}'"))?;
+                .ok_or_else(|| err!(Input, "--schema: unknown attribute '{}' (hhgq, votingage, hispanic, cenrace)", k.trim()))?;
+            let n: u32 = v.trim().parse().map_err(|_| err!(Input, "--schema: bad cardinality '{v}'"))?;
             if !(1..=1000).contains(&n) {
-                return Err(format!("--schema: cardinality of {} must be between 1 and 1000", ATTRS[i]));
+                return fallible!(Input, "--schema: cardinality of {} must be between 1 and 1000", ATTRS[i]);
             }
             card[i] = n;
         }
@@ -114,7 +116,7 @@ pub const DEFAULT_QUERIES: [&str; 10] = [
 ];
 
 impl MarginalQuery {
-    pub fn parse(name: &str, schema: &Schema) -> Result<MarginalQuery, String> {
+    pub fn parse(name: &str, schema: &Schema) -> Fallible<MarginalQuery> {
         let n = name.trim().to_lowercase();
         let nc = schema.cells();
         let mut map = vec![0u32; nc];
@@ -135,9 +137,9 @@ impl MarginalQuery {
         } else {
             let mut dims: Vec<usize> = Vec::new();
             for part in n.split('*') {
-                let i = attr_index(part.trim()).ok_or_else(|| format!("unknown query '{name}' (attribute '{}')", part.trim()))?;
+                let i = attr_index(part.trim()).ok_or_else(|| err!(Input, "unknown query '{name}' (attribute '{}')", part.trim()))?;
                 if dims.contains(&i) {
-                    return Err(format!("query '{name}' repeats an attribute"));
+                    return fallible!(Input, "query '{name}' repeats an attribute");
                 }
                 dims.push(i);
             }
@@ -188,9 +190,9 @@ pub fn synth_block(seed: u64, block_no: u64, mean: u32, schema: &Schema, out: &m
 }
 
 /// Write a synthetic person file for the blocks (in block order).
-pub fn write_persons<W: Write>(w: W, block_ids: &[String], seed: u64, mean: u32, schema: &Schema) -> Result<u64, String> {
+pub fn write_persons<W: Write>(w: W, block_ids: &[String], seed: u64, mean: u32, schema: &Schema) -> Fallible<u64> {
     let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-    let e = |e: std::io::Error| format!("write failed: {e}");
+    let e = |e: std::io::Error| err!(Io, "write failed: {e}");
     writeln!(w, "block,{}", ATTRS.join(",")).map_err(e)?;
     let mut buf = Vec::new();
     let mut n = 0u64;
@@ -207,45 +209,41 @@ pub fn write_persons<W: Write>(w: W, block_ids: &[String], seed: u64, mean: u32,
 
 /// Read a person file into block histograms (block number → cells). Columns: `block` and the
 /// four attributes (any order), optionally `count` (a non-negative weight for aggregated rows).
-pub fn read_persons<R: std::io::Read>(
-    r: R,
-    block_index: &std::collections::HashMap<&str, u32>,
-    schema: &Schema,
-) -> Result<Vec<u32>, String> {
+pub fn read_persons<R: std::io::Read>(r: R, block_index: &std::collections::HashMap<&str, u32>, schema: &Schema) -> Fallible<Vec<u32>> {
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(r);
-    let hdr = rdr.headers().map_err(|e| format!("bad header: {e}"))?.clone();
+    let hdr = rdr.headers().map_err(|e| crate::error::Error::from(e).context("bad header"))?.clone();
     let col = |name: &str| hdr.iter().position(|h| h.trim().eq_ignore_ascii_case(name));
-    let bcol = col("block").ok_or("person file: missing column 'block'")?;
+    let bcol = col("block").ok_or_else(|| err!(Input, "person file: missing column 'block'"))?;
     let mut acol = [0usize; 4];
     for (k, a) in ATTRS.iter().enumerate() {
-        acol[k] = col(a).ok_or_else(|| format!("person file: missing column '{a}'"))?;
+        acol[k] = col(a).ok_or_else(|| err!(Input, "person file: missing column '{a}'"))?;
     }
     let ccol = col("count");
     let nc = schema.cells();
     let mut hist = vec![0u32; block_index.len() * nc];
     let mut rec = csv::StringRecord::new();
     let mut line = 1usize;
-    while rdr.read_record(&mut rec).map_err(|e| format!("person file line {}: {e}", line + 1))? {
+    while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context(format!("person file line {}", line + 1)))? {
         line += 1;
         let b = rec[bcol].trim();
-        let bi = *block_index.get(b).ok_or_else(|| format!("person file line {line}: unknown block '{b}'"))?;
+        let bi = *block_index.get(b).ok_or_else(|| err!(Input, "person file line {line}: unknown block '{b}'"))?;
         let mut v = [0u32; 4];
         for k in 0..4 {
             let s = rec[acol[k]].trim();
-            let x: i64 = s.parse().map_err(|_| format!("person file line {line}: {} '{s}' is not an integer", ATTRS[k]))?;
+            let x: i64 = s.parse().map_err(|_| err!(Input, "person file line {line}: {} '{s}' is not an integer", ATTRS[k]))?;
             if x < 0 || x >= schema.card[k] as i64 {
-                return Err(format!("person file line {line}: {} = {x} outside 0..{} of the schema", ATTRS[k], schema.card[k]));
+                return fallible!(Input, "person file line {line}: {} = {x} outside 0..{} of the schema", ATTRS[k], schema.card[k]);
             }
             v[k] = x as u32;
         }
         let cnt: i64 = match ccol {
             None => 1,
-            Some(c) => crate::num::parse::parse_count_field(&rec[c], "count").map_err(|e| format!("person file line {line}: {e}"))?,
+            Some(c) => crate::num::parse::parse_count_field(&rec[c], "count").map_err(|e| e.context(format!("person file line {line}")))?,
         };
         let slot = &mut hist[bi as usize * nc + schema.cell(v)];
         *slot = slot
-            .checked_add(u32::try_from(cnt).map_err(|_| format!("person file line {line}: count too large"))?)
-            .ok_or_else(|| format!("person file line {line}: count overflow"))?;
+            .checked_add(u32::try_from(cnt).map_err(|_| err!(Input, "person file line {line}: count too large"))?)
+            .ok_or_else(|| err!(Input, "person file line {line}: count overflow"))?;
     }
     Ok(hist)
 }
@@ -284,8 +282,8 @@ mod tests {
         let h = read_persons(&buf[..], &idx, &s).unwrap();
         assert_eq!(h.iter().map(|&x| x as u64).sum::<u64>(), n);
         let bad = "block,hhgq,votingage,hispanic,cenrace,count\nb1,0,0,0,0,-2\n";
-        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().contains("count -2 is negative"));
+        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().to_string().contains("count -2 is negative"));
         let bad = "block,hhgq,votingage,hispanic,cenrace\nzz,0,0,0,0\n";
-        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().contains("unknown block"));
+        assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().to_string().contains("unknown block"));
     }
 }
