@@ -289,8 +289,10 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let tpr = if lattice {
         crate::attack::tpr_at_fpr(&acc, &alpha)
     } else if r.get("method").is_some_and(|m| m.starts_with("conditioned")) {
-        Err("no common lattice of the losses (exact epsilon by conditioning on the coarse groups); the certified trade-off function needs one"
-            .to_string())
+        fallible!(
+            Input,
+            "no common lattice of the losses (exact epsilon by conditioning on the coarse groups); the certified trade-off function needs one"
+        )
     } else {
         fallible!(
             Input,
