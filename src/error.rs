@@ -148,19 +148,6 @@ impl From<serde_json::Error> for Error {
     }
 }
 
-/// A typed error from a typed error (unchanged). Every layer now returns [`Fallible`]; the trait remains
-/// for the accountant's `smooth_refusal(e: impl Typed)` (src/account/mod.rs) until that call takes an
-/// [`Error`].
-pub trait Typed {
-    fn typed(self) -> Error;
-}
-
-impl Typed for Error {
-    fn typed(self) -> Error {
-        self
-    }
-}
-
 /// A result with a typed [`Error`].
 pub type Fallible<T> = Result<T, Error>;
 

@@ -45,7 +45,7 @@ pub use vocabulary::{
 };
 
 use crate::budget::zcdp;
-use crate::error::{Error, ErrorKind, Fallible, Typed};
+use crate::error::{Error, ErrorKind, Fallible};
 use crate::model::{Composition, Group};
 use crate::num::{Arith, Interval};
 use crate::pld::compose::LatticeOpts;
@@ -97,11 +97,10 @@ pub struct Accountant {
     fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
 }
 
-/// The smoothed inversion's error as the accountant sees it (`fourier::smooth` reports bare messages
-/// while it is converted): a refusal ([`ErrorKind::Declined`]) that another engine may replace, unless it
-/// is internal (a bug) or a cancellation.
-fn smooth_refusal(e: impl Typed) -> Error {
-    let e = e.typed();
+/// The smoothed inversion's error as the accountant sees it: its `Input` refusals (a composition or width
+/// outside its reach) are [`ErrorKind::Declined`], which another engine may replace; internal errors (bugs),
+/// limits and cancellations stay what they are.
+fn smooth_refusal(e: Error) -> Error {
     match e.kind() {
         ErrorKind::Input => e.with_kind(ErrorKind::Declined),
         _ => e,
