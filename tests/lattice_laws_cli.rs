@@ -115,18 +115,14 @@ fn refused(args: &[&str], needles: &[&str]) {
     }
 }
 
+/// (Poisson subsampling of these laws under replace neighbours is accounted: tests/poisson_replace_cli.rs.)
 #[test]
-fn bad_q_and_q_under_replace_are_refused() {
+fn bad_q_is_refused() {
     for m in ["dgauss:sigma2=4,q=0", "dgauss:sigma2=4,q=1.5", "dlap:scale=2,q=-0.1", "dlap:scale=2,q=2"] {
         refused(&["epsilon", "--mech", m, "--delta", "1e-5"], &["q must be in (0, 1]"]);
     }
     refused(&["epsilon", "--mech", "dgauss:sigma2=4,q=abc", "--delta", "1e-5"], &["q"]);
     refused(&["epsilon", "--mech", "dlap:scale=2,q=0.1,q=0.2", "--delta", "1e-5"], &["given twice"]);
-    refused(&["epsilon", "--mech", "dgauss:sigma2=4,q=0.5", "--neighbors", "replace", "--delta", "1e-5"], &["add-remove"]);
-    refused(
-        &["epsilon", "--mech", "dlap:scale=2,q=0.5,n=3", "--mech", "dgauss:sigma2=4", "--neighbors", "replace", "--delta", "1e-5"],
-        &["add-remove"],
-    );
     // the lattice engines do not take a mixture
     refused(&["epsilon", "--mech", "dgauss:sigma2=4", "--mech", "gauss:sigma2=4", "--method", "lattice", "--delta", "1e-5"], &["--method"]);
 }
