@@ -16,7 +16,7 @@ def _safetab_like():
 
 def _holds(r, ref):
     tol = Fraction(1, 10**38)  # the reference is quoted to 40 digits
-    assert r.lo - tol <= Fraction(ref) <= r.hi + tol, (r, ref)
+    assert Fraction(r.lo) - tol <= Fraction(ref) <= Fraction(r.hi) + tol, (r, ref)
 
 
 def test_conditioned_method_gives_epsilon_and_tradeoff():
