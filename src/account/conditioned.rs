@@ -28,6 +28,9 @@ use rayon::prelude::*;
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
+#[path = "conditioned_tradeoff.rs"]
+mod tradeoff;
+
 /// At most this many groups are conditioned on.
 const MAX_COARSE_GROUPS: usize = 3;
 /// Largest estimated number of atoms of the coarse part (their product over the groups).
@@ -64,10 +67,14 @@ struct Conditioned {
 }
 
 /// The fine part's δ on one segment around a point: δ(ε) ∈ [A.lo − e^ε B.hi, A.hi + t − e^ε B.lo] for
-/// every ε in [s_lo, s_hi].
+/// every ε in [s_lo, s_hi]. Over the same atoms K (those summed, not bounded together), `c` encloses
+/// Σ_K Q_C(c) P[V_F ≤ k_c] (= Σ_K Q_C(c) − A from the lower tail, without the cancellation of 1 − A) and
+/// `q` encloses Σ_K Q_C(c) (the trade-off function's terms, conditioned_tradeoff.rs).
 struct Segment {
     a: Interval,
     b: Interval,
+    c: Interval,
+    q: Interval,
     t: Float,
     s_lo: Rational,
     s_hi: Rational,
@@ -165,11 +172,12 @@ impl Conditioned {
         let y = Rational::from(m - self.fine.offset()) / h;
         let tails = self.fine.tails();
         let zero = || (Float::with_val(p, 0), Float::with_val(p, 0), Float::with_val(p, 0), Float::with_val(p, 0));
+        let zero8 = || (zero(), zero());
         let one = Rational::from(1);
         let parts: Vec<_> = self.atoms[cut..]
             .par_chunks(4096)
             .map(|chunk| {
-                let (mut alo, mut ahi, mut blo, mut bhi) = zero();
+                let ((mut alo, mut ahi, mut blo, mut bhi), (mut clo, mut chi, mut qlo, mut qhi)) = zero8();
                 let (mut fmin, mut gmin) = (one.clone(), one.clone());
                 for at in chunk {
                     let diff = Rational::from(&y - &at.r);
@@ -189,18 +197,27 @@ impl Conditioned {
                     ahi += Float::with_val_round(p, at.q.hi() * a.hi(), Round::Up).0;
                     blo += Float::with_val_round(p, at.pw.lo() * b.lo(), Round::Down).0;
                     bhi += Float::with_val_round(p, at.pw.hi() * b.hi(), Round::Up).0;
+                    let cl = tails.le(k);
+                    clo += Float::with_val_round(p, at.q.lo() * cl.lo(), Round::Down).0;
+                    chi += Float::with_val_round(p, at.q.hi() * cl.hi(), Round::Up).0;
+                    qlo += at.q.lo();
+                    qhi += at.q.hi();
                 }
-                (alo, ahi, blo, bhi, fmin, gmin)
+                ((alo, ahi, blo, bhi), (clo, chi, qlo, qhi), fmin, gmin)
             })
             .collect();
         // the sums above round to nearest at each addition: redo them with directed rounding
-        let (mut alo, mut ahi, mut blo, mut bhi) = zero();
+        let ((mut alo, mut ahi, mut blo, mut bhi), (mut clo, mut chi, mut qlo, mut qhi)) = zero8();
         let (mut fmin, mut gmin) = (one.clone(), one.clone());
-        for (a0, a1, b0, b1, f, g) in parts {
+        for ((a0, a1, b0, b1), (c0, c1, q0, q1), f, g) in parts {
             alo = Float::with_val_round(p, &alo + &a0, Round::Down).0;
             ahi = Float::with_val_round(p, &ahi + &a1, Round::Up).0;
             blo = Float::with_val_round(p, &blo + &b0, Round::Down).0;
             bhi = Float::with_val_round(p, &bhi + &b1, Round::Up).0;
+            clo = Float::with_val_round(p, &clo + &c0, Round::Down).0;
+            chi = Float::with_val_round(p, &chi + &c1, Round::Up).0;
+            qlo = Float::with_val_round(p, &qlo + &q0, Round::Down).0;
+            qhi = Float::with_val_round(p, &qhi + &q1, Round::Up).0;
             fmin = fmin.min(f);
             gmin = gmin.min(g);
         }
@@ -213,10 +230,12 @@ impl Conditioned {
         let widen_hi = |x: Float| Float::with_val_round(p, &x * &one_plus, Round::Up).0;
         let a = Interval::new(widen_lo(alo), widen_hi(ahi));
         let b = Interval::new(widen_lo(blo), widen_hi(bhi));
+        let c = Interval::new(widen_lo(clo), widen_hi(chi));
+        let q = Interval::new(widen_lo(qlo), widen_hi(qhi));
         let t = Float::with_val_round(p, &self.lost + Float::with_val_round(p, t_cut, Round::Up).0, Round::Up).0;
         let s_lo = m - Rational::from(h * &fmin);
         let s_hi = m + Rational::from(h * &gmin);
-        Segment { a, b, t, s_lo, s_hi }
+        Segment { a, b, c, q, t, s_lo, s_hi }
     }
 }
 
@@ -452,7 +471,7 @@ impl Accountant {
         match q {
             Query::Epsilon(d) => self.epsilon_conditioned(d, &split),
             Query::Delta(e) => self.delta_conditioned(e, &split),
-            Query::Tradeoff(_) => fallible!(Input, "the conditioned engine gives epsilon and delta only"),
+            Query::Tradeoff(a) => self.tradeoff_conditioned(a, &split),
         }
     }
 
@@ -471,7 +490,7 @@ impl Accountant {
         let r = match q {
             Query::Epsilon(d) => self.epsilon_conditioned(d, &split),
             Query::Delta(e) => self.delta_conditioned(e, &split),
-            Query::Tradeoff(_) => return None,
+            Query::Tradeoff(a) => self.tradeoff_conditioned(a, &split),
         };
         match r {
             Err(e) if e.is_declined() => {

@@ -294,13 +294,18 @@ impl Accountant {
         match self.opts.method {
             Method::Auto | Method::Lattice => {}
             Method::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
+            Method::Conditioned => return self.conditioned_query(Query::Tradeoff(alpha)),
             m => return fallible!(Input, "the trade-off function is computed on the lattice; --method {} does not give it", m.as_str()),
         }
         let mpfr = match self.auto_engine(Query::Tradeoff(alpha))? {
             AutoEngine::Lattice { mpfr } => mpfr || self.opts.method == Method::Lattice,
             AutoEngine::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
             AutoEngine::Smoothed => {
-                return fallible!(Resource, "no practical common lattice for this composition: the certified trade-off function needs one")
+                // a few coarse groups and a fine rest on a lattice: by conditioning, as for epsilon and delta
+                if let Some(r) = self.try_conditioned(Query::Tradeoff(alpha)) {
+                    return r;
+                }
+                return fallible!(Resource, "no practical common lattice for this composition: the certified trade-off function needs one");
             }
         };
         let r = self.lattice_query(Query::Tradeoff(alpha), mpfr);

@@ -43,7 +43,7 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
     // the exact trade-off function comes from the lattice (or its Fourier inversion), a composition with
     // other mechanisms' from the pld grid (`--method grid --grid G` fixes its step; the accountant refuses
     // it for lattice-only compositions); another method would be silently ignored
-    if !matches!(acc.options().method, Method::Auto | Method::Lattice | Method::LatticeFourier | Method::Grid) {
+    if !matches!(acc.options().method, Method::Auto | Method::Lattice | Method::LatticeFourier | Method::Grid | Method::Conditioned) {
         return fallible!(
             Input,
             "the trade-off function is computed on the lattice; --method {} does not give it (use --method auto or lattice)",

@@ -1,0 +1,145 @@
+//! The trade-off function by conditioning on the coarse groups (src/account/conditioned_tradeoff.rs) on
+//! the two Census products without a common lattice, PHSafe (S-DHC) and SafeTab-H (DDHC-B), the
+//! compositions of data/deployments/census-{phsafe-sdhc,safetab-h-ddhcb}.toml, at α = 1e-3 (the attack
+//! column of results/deployments.csv). Checks against other routes: the smoothed inversion's certified δ
+//! (another engine) through the duality f(α) ≥ 1 − δ(ε) − e^ε α, and for reduced compositions of the same
+//! structure the Neyman–Pearson test summed over every atom in mpmath
+//! (scripts/reference/conditioned_coarse.txt).
+
+use assert_cmd::Command;
+use rug::Float;
+
+const PHSAFE: &[&str] = &[
+    "dgauss:sigma2=500000/2619,n=10",
+    "dgauss:sigma2=500000/1061,n=4",
+    "dgauss:sigma2=250000/11,n=9",
+    "dgauss:sigma2=250000/70811,n=3",
+    "dgauss:sigma2=500000/16371,n=7",
+    "dgauss:sigma2=15625/20718,n=1",
+    "dgauss:sigma2=50000/663,n=3",
+    "dgauss:sigma2=50000/117,n=3",
+    "dgauss:sigma2=100000/27,n=6",
+];
+const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma2=5625/2401,n=36", "dgauss:sigma2=4500000/142869,n=72"];
+
+fn f(s: &str) -> Float {
+    Float::with_val(256, Float::parse(s).unwrap())
+}
+
+/// (lo, hi, digits, method) of `tightdp <cmd> <mechs> <extra>` (JSON), `key` the bracket's name.
+fn run(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (Float, Float, u32, String) {
+    let out = Command::cargo_bin("tightdp")
+        .unwrap()
+        .arg(cmd)
+        .args(mechs.iter().flat_map(|m| ["--mech", m]))
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let j = if j.is_array() { j[0].clone() } else { j };
+    // "exact" for a point (f(0) = 1, f(1) = 0)
+    let digits = match j["digits"].as_str().unwrap() {
+        "exact" => u32::MAX,
+        d => d.parse().unwrap(),
+    };
+    (
+        f(j[format!("{key}_lo")].as_str().unwrap()),
+        f(j[format!("{key}_hi")].as_str().unwrap()),
+        digits,
+        j["method"].as_str().unwrap().to_string(),
+    )
+}
+
+fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, String) {
+    let mut a = vec!["--alpha", alpha];
+    a.extend_from_slice(extra);
+    run("tradeoff", mechs, "beta", &a)
+}
+
+/// Auto takes the conditioned engine for f(1e-3) at ≥ 20 digits; every supporting line from the smoothed
+/// inversion's certified δ at ε near the knot lies below the bracket's upper end, and the best of them
+/// within 1e-5 of its lower end (the knot ε ≈ μz − μ²/2 of the Gaussian approximation, μ = √(2ρ),
+/// z = Φ⁻¹(1 − α) ≈ 3.09).
+fn census_product(mechs: &[&str], eps: &[&str]) {
+    let (lo, hi, digits, method) = tradeoff(mechs, "1e-3", &[]);
+    assert_eq!(method, "conditioned");
+    assert!(digits >= 20, "digits {digits}");
+    let mut best = f("-1");
+    for e in eps {
+        let (_, dhi, _, m) = run("delta", mechs, "delta", &["--epsilon", e, "--method", "smoothed"]);
+        assert_eq!(m, "smoothed");
+        let u = f(e).exp();
+        let line = Float::with_val(256, 1 - dhi) - Float::with_val(256, u * f("1e-3"));
+        assert!(line <= hi, "eps {e}: the line {line} is above f's upper end {hi}");
+        best = best.max(&line);
+    }
+    assert!(Float::with_val(256, &lo - &best) < f("1e-5"), "the best line {best} is far below f [{lo}, {hi}]");
+}
+
+#[test]
+fn phsafe_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
+    census_product(PHSAFE, &["3.4", "3.64", "3.9"]);
+}
+
+#[test]
+fn safetab_h_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
+    census_product(SAFETAB_H, &["3.9", "4.14", "4.4"]);
+}
+
+/// The attack command's TPR at FPR 1e-3 is 1 − f(1e-3) of the same engine (its 25-digit output rounded
+/// outward).
+#[test]
+fn phsafe_attack_is_one_minus_the_tradeoff() {
+    let (flo, fhi, _, _) = tradeoff(PHSAFE, "1e-3", &[]);
+    let out = Command::cargo_bin("tightdp")
+        .unwrap()
+        .arg("attack")
+        .args(PHSAFE.iter().flat_map(|m| ["--mech", m]))
+        .args(["--fpr", "1e-3", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let row = &j["per_fpr"][0];
+    let (tlo, thi) = (f(row["tpr_lo"].as_str().unwrap()), f(row["tpr_hi"].as_str().unwrap()));
+    let (elo, ehi) = (Float::with_val(256, 1 - &fhi), Float::with_val(256, 1 - &flo));
+    let tol = f("1e-24");
+    assert!(tlo <= elo && Float::with_val(256, &elo - &tlo) < tol, "tpr_lo {tlo} vs 1 - f_hi {elo}");
+    assert!(thi >= ehi && Float::with_val(256, &thi - &ehi) < tol, "tpr_hi {thi} vs 1 - f_lo {ehi}");
+}
+
+fn holds(lo: &Float, hi: &Float, reference: &str) {
+    let r = f(reference);
+    // the reference is quoted to 40 digits: it may round past a narrow bracket by 1e-39
+    let tol = f("1e-38");
+    assert!(Float::with_val(256, lo - &tol) <= r && r <= Float::with_val(256, hi + &tol), "{reference} outside [{lo}, {hi}]");
+}
+
+/// scripts/reference/conditioned_coarse.txt: the Neyman–Pearson test over every atom of reduced
+/// compositions, at α = 1e-3 (knot at ε > 0) and α = 1/2 (knot at ε < 0), and f(0) = 1, f(1) = 0.
+#[test]
+fn reduced_compositions_match_the_neyman_pearson_sums() {
+    let phsafe_like = ["dgauss:sigma2=15625/20718,n=1", "dgauss:sigma2=50000/663,n=3", "dgauss:sigma2=50000/117,n=2"];
+    let safetab_like = ["dgauss:sigma2=5625/2401,n=2", "dgauss:sigma2=1500000/47623,n=3", "dgauss:sigma2=300000/461,n=2"];
+    for (mechs, f3, f5) in [
+        (&phsafe_like, "0.9701158533228530396718338714067189784088", "0.1321792914085500000151790476251562380034"),
+        (&safetab_like, "0.982764693758507340007614990200461228217", "0.1646045356614705712014862383964658027585"),
+    ] {
+        for (alpha, r) in [("1e-3", f3), ("0.5", f5)] {
+            let (lo, hi, digits, method) = tradeoff(mechs, alpha, &["--method", "conditioned"]);
+            assert_eq!(method, "conditioned");
+            assert!(digits >= 20, "{mechs:?} f({alpha}): digits {digits}");
+            holds(&lo, &hi, r);
+        }
+        for (alpha, v) in [("0", "1"), ("1", "0")] {
+            let (lo, hi, _, _) = tradeoff(mechs, alpha, &["--method", "conditioned"]);
+            assert!(lo == f(v) && hi == f(v), "f({alpha}) = [{lo}, {hi}]");
+        }
+    }
+}
