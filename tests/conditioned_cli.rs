@@ -6,40 +6,10 @@
 //! and for reduced compositions of the same structure the direct mpmath sums of
 //! scripts/reference/conditioned_coarse.txt.
 
+mod common;
 use assert_cmd::Command;
+use common::{holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
 use rug::Float;
-
-const PHSAFE: &[&str] = &[
-    "dgauss:sigma2=500000/2619,n=10",
-    "dgauss:sigma2=500000/1061,n=4",
-    "dgauss:sigma2=250000/11,n=9",
-    "dgauss:sigma2=250000/70811,n=3",
-    "dgauss:sigma2=500000/16371,n=7",
-    "dgauss:sigma2=15625/20718,n=1",
-    "dgauss:sigma2=50000/663,n=3",
-    "dgauss:sigma2=50000/117,n=3",
-    "dgauss:sigma2=100000/27,n=6",
-];
-const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma2=5625/2401,n=36", "dgauss:sigma2=4500000/142869,n=72"];
-
-/// (lo, hi, digits, method) of `tightdp <cmd> <mechs> <extra>` (JSON), `key` the bracket's name.
-fn run(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (Float, Float, u32, String) {
-    let out = Command::cargo_bin("tightdp")
-        .unwrap()
-        .arg(cmd)
-        .args(mechs.iter().flat_map(|m| ["--mech", m]))
-        .args(["--format", "json"])
-        .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let f = |k: &str| Float::with_val(256, Float::parse(j[k].as_str().unwrap()).unwrap());
-    let digits = j["digits"].as_str().unwrap().parse().unwrap();
-    (f(&format!("{key}_lo")), f(&format!("{key}_hi")), digits, j["method"].as_str().unwrap().to_string())
-}
 
 fn eps(mechs: &[&str], extra: &[&str]) -> (Float, Float, u32, String) {
     let mut a = vec!["--delta", "1e-10"];
@@ -68,13 +38,6 @@ fn phsafe_epsilon_has_twenty_digits_inside_the_smoothed_bracket() {
 #[test]
 fn safetab_h_epsilon_has_twenty_digits_inside_the_smoothed_bracket() {
     census_product(SAFETAB_H);
-}
-
-fn holds(lo: &Float, hi: &Float, reference: &str) {
-    let r = Float::with_val(256, Float::parse(reference).unwrap());
-    // the reference is quoted to 40 digits: it may round past a 1e-26-wide bracket by 1e-39
-    let tol = Float::with_val(256, Float::parse("1e-38").unwrap());
-    assert!(Float::with_val(256, lo - &tol) <= r && r <= Float::with_val(256, hi + &tol), "{reference} outside [{lo}, {hi}]");
 }
 
 /// scripts/reference/conditioned_coarse.txt: direct sums over every atom of reduced compositions.

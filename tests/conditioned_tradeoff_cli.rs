@@ -6,53 +6,10 @@
 //! structure the Neyman–Pearson test summed over every atom in mpmath
 //! (scripts/reference/conditioned_coarse.txt).
 
+mod common;
 use assert_cmd::Command;
+use common::{float as f, holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
 use rug::Float;
-
-const PHSAFE: &[&str] = &[
-    "dgauss:sigma2=500000/2619,n=10",
-    "dgauss:sigma2=500000/1061,n=4",
-    "dgauss:sigma2=250000/11,n=9",
-    "dgauss:sigma2=250000/70811,n=3",
-    "dgauss:sigma2=500000/16371,n=7",
-    "dgauss:sigma2=15625/20718,n=1",
-    "dgauss:sigma2=50000/663,n=3",
-    "dgauss:sigma2=50000/117,n=3",
-    "dgauss:sigma2=100000/27,n=6",
-];
-const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma2=5625/2401,n=36", "dgauss:sigma2=4500000/142869,n=72"];
-
-fn f(s: &str) -> Float {
-    Float::with_val(256, Float::parse(s).unwrap())
-}
-
-/// (lo, hi, digits, method) of `tightdp <cmd> <mechs> <extra>` (JSON), `key` the bracket's name.
-fn run(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (Float, Float, u32, String) {
-    let out = Command::cargo_bin("tightdp")
-        .unwrap()
-        .arg(cmd)
-        .args(mechs.iter().flat_map(|m| ["--mech", m]))
-        .args(["--format", "json"])
-        .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let j = if j.is_array() { j[0].clone() } else { j };
-    // "exact" for a point (f(0) = 1, f(1) = 0)
-    let digits = match j["digits"].as_str().unwrap() {
-        "exact" => u32::MAX,
-        d => d.parse().unwrap(),
-    };
-    (
-        f(j[format!("{key}_lo")].as_str().unwrap()),
-        f(j[format!("{key}_hi")].as_str().unwrap()),
-        digits,
-        j["method"].as_str().unwrap().to_string(),
-    )
-}
 
 fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, String) {
     let mut a = vec!["--alpha", alpha];
@@ -112,13 +69,6 @@ fn phsafe_attack_is_one_minus_the_tradeoff() {
     let tol = f("1e-24");
     assert!(tlo <= elo && Float::with_val(256, &elo - &tlo) < tol, "tpr_lo {tlo} vs 1 - f_hi {elo}");
     assert!(thi >= ehi && Float::with_val(256, &thi - &ehi) < tol, "tpr_hi {thi} vs 1 - f_lo {ehi}");
-}
-
-fn holds(lo: &Float, hi: &Float, reference: &str) {
-    let r = f(reference);
-    // the reference is quoted to 40 digits: it may round past a narrow bracket by 1e-39
-    let tol = f("1e-38");
-    assert!(Float::with_val(256, lo - &tol) <= r && r <= Float::with_val(256, hi + &tol), "{reference} outside [{lo}, {hi}]");
 }
 
 /// scripts/reference/conditioned_coarse.txt: the Neyman–Pearson test over every atom of reduced

@@ -5,6 +5,7 @@
 //! the f64 tier's (other nodes, other smoothing, double-precision arithmetic), a 20-digit bracket at
 //! another smoothing w, and the zCDP (CKS) upper bound — and the digits claimed.
 
+mod common;
 use assert_cmd::Command;
 use rug::Float;
 
@@ -18,21 +19,11 @@ fn mixture() -> Vec<String> {
 
 /// (epsilon_lo, epsilon_hi, digits, method) of `tightdp epsilon <mixture> --delta 1e-10 <extra>` (JSON).
 fn epsilon(extra: &[&str]) -> (Float, Float, u32, String) {
-    let out = Command::cargo_bin("tightdp")
-        .unwrap()
-        .arg("epsilon")
-        .args(mixture())
-        .args(["--delta", "1e-10", "--format", "json"])
-        .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let f = |k: &str| Float::with_val(256, Float::parse(j[k].as_str().unwrap()).unwrap());
-    let digits = j["digits"].as_str().unwrap().parse().unwrap();
-    (f("epsilon_lo"), f("epsilon_hi"), digits, j["method"].as_str().unwrap().to_string())
+    let m = mixture();
+    let mut a: Vec<&str> = m.iter().map(String::as_str).collect();
+    a.extend(["--delta", "1e-10"]);
+    a.extend_from_slice(extra);
+    common::json_bracket("epsilon", &[], "epsilon", &a)
 }
 
 #[test]

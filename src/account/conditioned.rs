@@ -245,9 +245,7 @@ impl Segment {
         let p = self.a.prec();
         let e = Interval::from_rational(eps, p).exp();
         let up = Interval::new(self.a.lo().clone(), Float::with_val_round(p, self.a.hi() + &self.t, Round::Up).0);
-        let (lo, hi) = up.sub(&e.mul(&self.b)).into_parts();
-        let z = Float::with_val(p, 0);
-        Interval::new(lo.max(&z), hi.max(&z))
+        clip0(up.sub(&e.mul(&self.b)))
     }
 
     /// The root of δ(ε) = δ on the segment, enclosed, when it certainly lies inside it.
@@ -516,16 +514,16 @@ mod tests {
     use super::*;
     use crate::account::{Method, Options};
 
-    fn comp(groups: &[(&str, u64)]) -> Composition {
+    pub(super) fn comp(groups: &[(&str, u64)]) -> Composition {
         let gs = groups.iter().map(|(s, n)| Group::gaussian(crate::num::parse_rational(s).unwrap(), *n, 1)).collect();
         Composition::new(gs, Neighbors::AddRemove).unwrap()
     }
 
-    fn acc(c: &Composition, method: Method) -> Accountant {
+    pub(super) fn acc(c: &Composition, method: Method) -> Accountant {
         Accountant::new(c.clone(), Options { method, ..Options::default() }).unwrap()
     }
 
-    fn split(c: &Composition, coarse: usize) -> Split {
+    pub(super) fn split(c: &Composition, coarse: usize) -> Split {
         // the composition's groups in the order given: the first `coarse` conditioned on
         let s = c.shifts();
         Split { coarse: s[..coarse].to_vec(), fine: s[coarse..].to_vec() }

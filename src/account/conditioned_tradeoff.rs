@@ -192,23 +192,9 @@ impl Accountant {
 
 #[cfg(test)]
 mod tests {
-    use crate::account::{Accountant, Engine, Method, Options};
-    use crate::model::{Composition, Group, Neighbors};
+    use super::super::tests::{acc, comp, split};
+    use crate::account::{Engine, Method};
     use rug::{Float, Rational};
-
-    fn comp(groups: &[(&str, u64)]) -> Composition {
-        let gs = groups.iter().map(|(s, n)| Group::gaussian(crate::num::parse_rational(s).unwrap(), *n, 1)).collect();
-        Composition::new(gs, Neighbors::AddRemove).unwrap()
-    }
-
-    fn acc(c: &Composition, method: Method) -> Accountant {
-        Accountant::new(c.clone(), Options { method, ..Options::default() }).unwrap()
-    }
-
-    fn split(c: &Composition, coarse: usize) -> super::Split {
-        let s = c.shifts();
-        super::Split { coarse: s[..coarse].to_vec(), fine: s[coarse..].to_vec() }
-    }
 
     /// Commensurate compositions, where the exact lattice gives f too: conditioning on one, two and three
     /// groups meets the lattice engine's bracket at ≥ 20 digits, for α from 1e-9 to 1 − 1e-6 (ε < 0 at the

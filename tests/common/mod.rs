@@ -70,6 +70,52 @@ pub fn holds_rounded(row: &[(String, String)], what: &str, reference: &str) {
     assert!(l <= rh && rl <= h, "{what}: [{lo}, {hi}] misses {reference} (± half its last digit)");
 }
 
+/// The compositions of the two Census products without a common lattice of the losses
+/// (data/deployments/census-{phsafe-sdhc,safetab-h-ddhcb}.toml).
+pub const PHSAFE: &[&str] = &[
+    "dgauss:sigma2=500000/2619,n=10",
+    "dgauss:sigma2=500000/1061,n=4",
+    "dgauss:sigma2=250000/11,n=9",
+    "dgauss:sigma2=250000/70811,n=3",
+    "dgauss:sigma2=500000/16371,n=7",
+    "dgauss:sigma2=15625/20718,n=1",
+    "dgauss:sigma2=50000/663,n=3",
+    "dgauss:sigma2=50000/117,n=3",
+    "dgauss:sigma2=100000/27,n=6",
+];
+pub const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma2=5625/2401,n=36", "dgauss:sigma2=4500000/142869,n=72"];
+
+/// (lo, hi, digits, method) of the bracket `key` that `tightdp <cmd> --mech M… --format json <extra>`
+/// prints (the first row of a list; digits "exact", a point, as u32::MAX).
+pub fn json_bracket(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (rug::Float, rug::Float, u32, String) {
+    let out = bin()
+        .arg(cmd)
+        .args(mechs.iter().flat_map(|m| ["--mech", m]))
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let j = if j.is_array() { j[0].clone() } else { j };
+    let digits = match j["digits"].as_str().unwrap() {
+        "exact" => u32::MAX,
+        d => d.parse().unwrap(),
+    };
+    let end = |side: &str| float(j[format!("{key}_{side}")].as_str().unwrap());
+    (end("lo"), end("hi"), digits, j["method"].as_str().unwrap().to_string())
+}
+
+/// The bracket [lo, hi] holds a reference quoted to 40 digits (which may round past a narrow bracket by
+/// 1e-39: 1e-38 of slack).
+pub fn holds_quoted(lo: &rug::Float, hi: &rug::Float, reference: &str) {
+    let r = float(reference);
+    let tol = float("1e-38");
+    assert!(rug::Float::with_val(256, lo - &tol) <= r && r <= rug::Float::with_val(256, hi + &tol), "{reference} outside [{lo}, {hi}]");
+}
+
 /// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
 pub fn float(s: &str) -> rug::Float {
     rug::Float::with_val(256, rug::Float::parse(s).unwrap())
