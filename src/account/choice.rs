@@ -6,9 +6,9 @@ use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::error::Fallible;
 use crate::num::Arith;
-use crate::pld::compose::{estimated_ops_for, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+use crate::pld::compose::{estimated_ops_for, estimated_residue_ops, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
 use crate::{err, fallible};
-use rug::Rational;
+use rug::{Float, Rational};
 
 /// Estimated seconds of the exact lattice above which `Auto` takes the lattice Fourier inversion.
 const FOURIER_FROM_SECS: f64 = 1.0;
@@ -66,13 +66,26 @@ impl Accountant {
                 // δ(ε) ≥ … is unknown in advance: start from the zCDP bound on δ and let the loop deepen
                 let e = eps.to_f64();
                 let (d_bs, _) = zcdp::delta_cks(&rho, eps, 64);
-                let ld = -d_bs.hi().to_f64().max(1e-300).log2();
+                // log2 from the MPFR exponent: δ below f64's range (10 × N_Z(0, 1e5) at ε = 1 has
+                // δ ≈ 2e-2178) was clamped at 1e-300, planning a depth of ~1,000 bits for ~7,300
+                let hi = d_bs.hi();
+                let ld = match hi.get_exp() {
+                    Some(e) if *hi > 0 => -(e as f64 - 1.0 + Float::with_val(64, hi >> (e - 1)).to_f64().log2()),
+                    _ => 0.0,
+                };
                 e * std::f64::consts::LOG2_E + ld + digit_bits + 24.0
             }
             Query::Tradeoff(alpha) => {
                 let one_minus = Rational::from(1) - alpha.clone();
                 let extra = if one_minus > 0 { -log2_of(&one_minus) } else { 0.0 };
-                digit_bits + 2.0 * extra + 64.0
+                // β = f(α) itself may be tiny (30,000 × N_Z(0, 37.7) at α = 1e-3: β ≈ 1.5e-139): its
+                // magnitude from the Gaussian trade-off G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), μ = √(2ρ) [DRS22, eq. 6],
+                // with Φ⁻¹(1 − α) ≤ √(2 ln 1/α) and Φ(−x) ≤ e^{−x²/2}; planning only (the 64 bits of headroom
+                // cover β down to ~2^-40)
+                let mu = (2.0 * rho.to_f64()).sqrt();
+                let z = (2.0 * (-log2_of(alpha) * std::f64::consts::LN_2).max(0.0)).sqrt();
+                let beta_bits = (mu - z).max(0.0).powi(2) / 2.0 * std::f64::consts::LOG2_E;
+                digit_bits + 2.0 * extra + 64.0f64.max(beta_bits + 24.0)
             }
         }
     }
@@ -106,7 +119,14 @@ impl Accountant {
                 (15.0 + 0.1 * p * (p / 2048.0).max(1.0).powf(0.6)) * 1e-9
             }
         };
-        ops * per / 2.0
+        // the fixed engines' residue recursions run in MPFR at 64 (f64) or 128 (double-double) bits, one
+        // group per thread: priced at the MPFR rate, not the kernels' (see `estimated_residue_ops`)
+        let residue = match o.arith {
+            Arith::F64 => estimated_residue_ops(&self.shifts, o.depth) * (15.0 + 0.1 * 64.0) * 1e-9,
+            Arith::DoubleDouble if !self.comp.has_laplace() => estimated_residue_ops(&self.shifts, o.depth) * (15.0 + 0.1 * 128.0) * 1e-9,
+            _ => 0.0,
+        };
+        ops * per / 2.0 + residue
     }
 
     pub(super) fn auto_engine(&self, q: Query) -> Fallible<AutoEngine> {

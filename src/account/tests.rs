@@ -179,3 +179,79 @@ fn approximate_methods_refuse_when_their_bound_swallows_the_value() {
     let r = a.delta_estimate(&q("2"), &|_, _| {});
     assert!(r.is_err(), "{r:?}");
 }
+
+/// A group in the fixed engines' residue regime (24 < n ≤ 2K and n²K ≤ 2e8: 300 × N_Z(0, 300) and
+/// 300 × N_Z(0, 1000)) is built in MPFR, ~100× dearer per operation than the blocked kernels; `auto`
+/// priced it at the kernels' rate and ran the double-double lattice for up to 3 s (500 × N_Z(0, 1000))
+/// where the lattice Fourier inversion takes 0.1 s. It now takes the inversion, and the two engines'
+/// 20-digit brackets overlap (the lattice's by `--arith dd`).
+#[test]
+fn residue_built_groups_are_priced_at_the_mpfr_rate() {
+    for s2 in ["300", "1000"] {
+        let comp = Composition::gaussian(q(s2), 300, 1).unwrap();
+        let a = Accountant::new(comp.clone(), Options::default()).unwrap();
+        assert!(matches!(a.auto_engine(Query::Epsilon(&q("1e-10"))), Ok(AutoEngine::LatticeFourier)), "σ² {s2}");
+        let e = a.epsilon(&q("1e-10")).unwrap();
+        assert_eq!(e.engine(), Engine::LatticeFourier, "σ² {s2}");
+        let dd = Accountant::new(comp, Options { arith: Some(crate::num::Arith::DoubleDouble), ..Options::default() }).unwrap();
+        let l = dd.epsilon(&q("1e-10")).unwrap();
+        assert_eq!(l.engine(), Engine::LatticeDD, "σ² {s2}");
+        assert!(e.digits() >= 20 && l.digits() >= 20, "σ² {s2}: {e:?} {l:?}");
+        assert!(e.lo() <= l.hi() && l.lo() <= e.hi(), "σ² {s2}: {e:?} vs {l:?}");
+    }
+}
+
+/// δ(ε) far below f64's range: the depth plan took the zCDP bound on δ through f64, clamped at 1e-300, and
+/// planned ~1,000 bits where 10 × N_Z(0, 1e5) at ε = 1 (δ ≈ 2.2e-2178) needs ~7,300; `auto` then ran the
+/// MPFR lattice for 1.6 s, got no digit, and fell back to the inversion. The plan now reads the bound's
+/// MPFR exponent and `auto` takes the inversion first. References: scripts/reference/deep_delta.txt
+/// (mpmath sums by Poisson summation of the θ-function, 30 digits).
+#[test]
+fn deep_deltas_are_planned_from_the_bound_exponent() {
+    let refs = include_str!("../../scripts/reference/deep_delta.txt");
+    let mut checked = 0;
+    for line in refs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let comp = Composition::gaussian(q(f[0]), f[1].parse().unwrap(), 1).unwrap();
+        let a = Accountant::new(comp, Options::default()).unwrap();
+        let eps = q(f[2]);
+        assert!(matches!(a.auto_engine(Query::Delta(&eps)), Ok(AutoEngine::LatticeFourier)), "{line}");
+        let d = a.delta(&eps).unwrap().delta;
+        assert_eq!(d.engine(), Engine::LatticeFourier, "{line}");
+        assert!(d.digits() >= 20, "{line}: {d:?}");
+        let want = rug::Float::with_val(128, rug::Float::parse(f[3]).unwrap());
+        let slack = rug::Float::with_val(128, &want * 1e-28);
+        assert!(
+            *d.lo() <= rug::Float::with_val(128, &want + &slack) && *d.hi() >= rug::Float::with_val(128, &want - &slack),
+            "{line}: {d:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
+/// f(α) far below 1: the trade-off line was computed as 1 − δ(t) − e^t α, whose absolute error 2^-p left no
+/// digit of 10,000 × N_Z(0, 37.7) at α = 1e-3 (f ≈ 4.6e-40) in double-double, and `auto` went on to the
+/// MPFR lattice (55 s); 30,000 queries gave [0, 1.9e-37]. The line is now also P[V ≤ k] − e^t (α − B_k)
+/// (no cancellation), and the depth plan reads f's magnitude from the Gaussian trade-off. References:
+/// scripts/reference/tradeoff_tiny.txt (mpmath Neyman–Pearson sums, 30 digits).
+#[test]
+fn tiny_tradeoff_values_keep_their_digits() {
+    let refs = include_str!("../../scripts/reference/tradeoff_tiny.txt");
+    let mut checked = 0;
+    for line in refs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let comp = Composition::gaussian(q(f[0]), f[1].parse().unwrap(), 1).unwrap();
+        let a = Accountant::new(comp, Options::default()).unwrap();
+        let c = a.tradeoff(&q(f[2])).unwrap();
+        assert!(c.digits() >= 20, "{line}: {c:?}");
+        let want = rug::Float::with_val(128, rug::Float::parse(f[3]).unwrap());
+        let slack = rug::Float::with_val(128, &want * 1e-28);
+        assert!(
+            *c.lo() <= rug::Float::with_val(128, &want + &slack) && *c.hi() >= rug::Float::with_val(128, &want - &slack),
+            "{line}: {c:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}

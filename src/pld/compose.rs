@@ -181,6 +181,29 @@ pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
     ops
 }
 
+/// The part of a fixed-precision lattice build (f64 or double-double, `fixed_half`) that runs in MPFR: the
+/// residue-class recursion (eq. A.5) of each distinct Gaussian group [`fixed_use_power`] leaves to it, n²K
+/// multiply-adds at the engine's source precision, one group per thread. The blocked kernels' estimate
+/// ([`estimated_ops_for`]) prices these at the kernels' rate, ~100× too cheap: 300 × N_Z(0, 10⁴) at 1e-10
+/// was estimated at 0.01 s and took 2.9 s (measured 22–24 ns per n²K operation, 300 ≤ n ≤ 500).
+pub fn estimated_residue_ops(shifts: &[Group], depth: u32) -> f64 {
+    let mut seen: Vec<(&Rational, u64)> = Vec::new();
+    let mut ops = 0.0;
+    for g in shifts {
+        let Noise::Gaussian { sigma2 } = &g.noise else { continue };
+        if seen.iter().any(|&(s, n)| s == sigma2 && n == g.count) {
+            continue;
+        }
+        seen.push((sigma2, g.count));
+        let Ok(count) = u32::try_from(g.count) else { continue };
+        if count > 1 && !fixed_use_power(sigma2, count, depth) {
+            let k = crate::noise::gauss_terms::radius_for_bits(sigma2, depth) as f64;
+            ops += (count as f64) * (count as f64) * k;
+        }
+    }
+    ops
+}
+
 /// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
 /// (`prec` read by [`Arith::from_legacy_prec`]: 53 the f64 engine, 106 the double-double one.)
 pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Fallible<u64> {
