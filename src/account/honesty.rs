@@ -19,11 +19,19 @@ impl Accountant {
         if c.meets(target) {
             return Ok(c);
         }
+        let d = c.digits();
+        // ε beyond MPFR's exponent range: e^ε overflows past 2^emax (emax = 2^30 − 1), so no engine's
+        // search passes ε = emax·ln 2 ≈ 7.44e8 (30,000,000 × N_Z(0, 0.01) has ε ≈ 1.5e9)
+        let ceiling = exp_range_epsilon();
+        let beyond = matches!(q, Query::Epsilon(_)) && d == 0 && c.lo().to_f64() <= ceiling && c.hi().to_f64() > ceiling;
         let why = match c.note() {
+            _ if beyond => format!(
+                "an ε above {ceiling:.6e} (= emax·ln 2, emax = {}) needs e^ε beyond MPFR's exponent range, which tightdp's engines do not pass",
+                rug::float::exp_max()
+            ),
             Some(n) => n.to_string(),
             None => format!("the {} engine resolves no more", c.engine().as_str()),
         };
-        let d = c.digits();
         // a probability (δ, or β = f(α)) below the engine's resolution: [0, hi] certifies the bound
         // value ≤ hi, which callers use as such (attack measures, figure data); said so, with 0 digits
         if d == 0 && *c.lo() == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
@@ -54,7 +62,11 @@ impl Accountant {
                 c.engine().as_str(),
                 c.lo_str(6),
                 c.hi_str(6),
-                self.what_to_try(q, c.engine(), why.contains("the finest step the engine refines to"))
+                if beyond {
+                    "--method zcdp-cks gives a certified upper bound".to_string()
+                } else {
+                    self.what_to_try(q, c.engine(), why.contains("the finest step the engine refines to"))
+                }
             );
         }
         let s = if d == 1 { "" } else { "s" };
@@ -92,4 +104,9 @@ impl Accountant {
             format!("try {}", tries.join(" or "))
         }
     }
+}
+
+/// The largest ε whose e^ε MPFR represents: emax·ln 2 (emax = 2^30 − 1 by default: ≈ 7.44e8).
+pub(super) fn exp_range_epsilon() -> f64 {
+    rug::float::exp_max() as f64 * std::f64::consts::LN_2
 }

@@ -1,0 +1,28 @@
+//! ε beyond MPFR's exponent range (issue #33): e^ε overflows past 2^emax (emax = 2^30 − 1), so no engine
+//! certifies an ε above emax·ln 2 ≈ 7.44e8. 30,000,000 × N_Z(0, 0.01) at δ = 1e-10 has ε ≈ 1.5e9 (each
+//! query's loss at its likeliest value 0 is 1/(2σ²) = 50, and P[X ≠ 0] ≈ 2e^{-50}, so the composed loss
+//! is 1.5e9 but for a mass far below δ). Before, the refusal blamed "the working precision" and offered
+//! an MPFR lattice run that meets the same range; it now names the range and the bound that applies.
+
+use assert_cmd::Command;
+
+#[test]
+fn an_epsilon_past_the_exponent_range_is_refused_with_the_reason() {
+    let args = ["epsilon", "--sigma2", "0.01", "--n", "30000000", "--delta", "1e-10"];
+    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(err.starts_with("error: no digit of epsilon is certified") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(err.contains("exponent range") && err.contains("7.442611e8") && err.contains("--method zcdp-cks"), "{err}");
+    assert!(!err.contains("--method lattice"), "{err}");
+    // the bound it points to answers, above the ceiling and above the loss's likeliest value 1.5e9
+    let mut bound = args.to_vec();
+    bound.extend(["--method", "zcdp-cks", "--format", "csv"]);
+    let out = Command::cargo_bin("tightdp").unwrap().args(&bound).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8_lossy(&out.stdout);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split("\",").nth(1).unwrap().split(',').collect();
+    let hi: f64 = row[6].parse().unwrap();
+    assert!((1.5e9..1.6e9).contains(&hi), "{csv}");
+}
