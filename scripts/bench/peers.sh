@@ -11,6 +11,10 @@
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv
 #   cargo bench --bench table -- --groups | scripts/bench/peers.sh --rows --out scripts/bench/peer_rows_results.csv
 #   scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv   (the scaling table, ~1 h)
+# --scaling also times tightdp in-process, so it installs tightdp's Python package (./python, built with the
+# repo's target/ as CARGO_TARGET_DIR) into the venv when `import tightdp` fails there, or always when
+# --reinstall-tightdp is given (pass it after a rebuild: an installed package is not checked against the
+# source); the install writes the commit it was built from to $venv/tightdp-source.txt.
 # Without --prv it runs dp_accounting_bench.py exactly as before.
 # Set DP_ACCOUNTING_VERSION / PRV_ACCOUNTANT_VERSION / MPMATH_VERSION to pin other versions (defaults:
 # the ones the recorded results used).
@@ -56,5 +60,23 @@ has mpmath "$mpmath_version" || want+=("mpmath==$mpmath_version")
 if [ ${#want[@]} -gt 0 ]; then
   echo "peers: installing ${want[*]} into $venv" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${want[@]}" >&2
+fi
+if [ "$bench" = "$here/scaling.py" ]; then
+  reinstall=0
+  rest=()
+  for a in "$@"; do
+    if [ "$a" = "--reinstall-tightdp" ]; then reinstall=1; else rest+=("$a"); fi
+  done
+  set -- ${rest[@]+"${rest[@]}"}
+  repo="$(cd "$here/../.." && pwd)"
+  if [ "$reinstall" = 1 ] || ! "$venv/bin/python" -c "import tightdp" >/dev/null 2>&1; then
+    echo "peers: installing tightdp's Python package from $repo/python into $venv" >&2
+    CARGO_TARGET_DIR="$repo/target" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+      --force-reinstall --no-deps "$repo/python" >&2
+    dirty=""
+    [ -z "$(git -C "$repo" status --porcelain -- python src Cargo.toml Cargo.lock)" ] || dirty=" (with uncommitted changes)"
+    echo "built from $repo at commit $(git -C "$repo" rev-parse HEAD)$dirty on $(date -u +%Y-%m-%dT%H:%MZ)" \
+      > "$venv/tightdp-source.txt"
+  fi
 fi
 exec "$venv/bin/python" "$bench" "$@"
