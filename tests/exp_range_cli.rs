@@ -26,3 +26,32 @@ fn an_epsilon_past_the_exponent_range_is_refused_with_the_reason() {
     let hi: f64 = row[6].parse().unwrap();
     assert!((1.5e9..1.6e9).contains(&hi), "{csv}");
 }
+
+/// δ below MPFR's exponent range: three queries of N_Z(0, 10⁸) at ε = 10 have δ ≈ e^(−5·10⁹), below the
+/// smallest positive MPFR number 2^(emin − 1) ≈ 2.4e-323228497. The answer is the certified upper bound with
+/// 0 digits, and the note blames the exponent range (it blamed "the working precision", which more
+/// precision would not fix).
+#[test]
+fn a_delta_below_the_exponent_range_is_a_bound_and_says_why() {
+    let out =
+        Command::cargo_bin("tightdp").unwrap().args(["delta", "--sigma2", "100000000", "--n", "3", "--epsilon", "10"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string())).unwrap_or_default();
+    assert_eq!(field("delta_lo "), "0", "{text}");
+    assert!(field("delta_hi ").ends_with("e-323228497"), "{text}");
+    assert_eq!(field("digits "), "0", "{text}");
+    let note = field("note ");
+    assert!(note.contains("below MPFR's exponent range") && note.contains("2^-1073741824"), "{text}");
+    assert!(!note.contains("working precision"), "{text}");
+}
+
+/// An estimate that saturates is a lower bound: "more than 1.8e19 entries", not "about more than".
+#[test]
+fn a_saturated_size_estimate_is_worded_as_a_bound() {
+    let out = Command::cargo_bin("tightdp").unwrap().args(["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("would need more than 1.8e19 entries") && !err.contains("about more"), "{err}");
+    assert!(err.contains("--method zcdp-cks gives a certified upper bound") && err.trim_end().lines().count() == 1, "{err}");
+}

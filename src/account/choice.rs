@@ -182,10 +182,11 @@ impl Accountant {
             if let Some(why) = smoothed_range_error {
                 return fallible!(
                     Resource,
-                    "no certified engine handles this composition: the lattice would need about {} entries \
-                     (limit {MAX_WINDOW}) and {}",
+                    "no certified engine handles this composition: the lattice would need {} entries \
+                     (limit {MAX_WINDOW}) and {}{}",
                     crate::pld::compose::describe_entries(window),
-                    why.to_string().trim_end_matches("; use --method auto")
+                    why.to_string().trim_end_matches("; use --method auto"),
+                    if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" }
                 );
             }
             return Ok(AutoEngine::Smoothed);
@@ -199,7 +200,7 @@ impl Accountant {
             if let Some(why) = self.smooth_range_error() {
                 return fallible!(
                     Resource,
-                    "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) and {}",
+                    "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) and {}",
                     crate::pld::compose::describe_entries(window),
                     why.message().trim_end_matches("; use the lattice method")
                 );
@@ -208,7 +209,7 @@ impl Accountant {
         }
         Err(err!(
             Resource,
-            "no certified engine handles this composition: its loss slopes share no practical lattice (about {} entries) \
+            "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) \
              and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only",
             crate::pld::compose::describe_entries(window)
         ))

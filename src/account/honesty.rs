@@ -24,6 +24,11 @@ impl Accountant {
         // search passes ε = emax·ln 2 ≈ 7.44e8 (30,000,000 × N_Z(0, 0.01) has ε ≈ 1.5e9)
         let ceiling = exp_range_epsilon();
         let beyond = matches!(q, Query::Epsilon(_)) && d == 0 && c.lo().to_f64() <= ceiling && c.hi().to_f64() > ceiling;
+        // a probability below MPFR's exponent range: the upper end rounded up to the smallest positive
+        // number 2^(emin − 1) (3 × N_Z(0, 1e8) at ε = 10: δ ≈ e^(−5e9)); no engine or precision resolves it
+        let underflow = matches!(q, Query::Delta(_) | Query::Tradeoff(_))
+            && *c.lo() == 0
+            && c.hi().get_exp().is_some_and(|e| e <= rug::float::exp_min() + 1);
         let why = match c.note() {
             _ if beyond => format!(
                 "an ε above {ceiling:.6e} (= emax·ln 2, emax = {}) needs e^ε beyond MPFR's exponent range, which tightdp's engines do not pass",
@@ -32,6 +37,15 @@ impl Accountant {
             Some(n) => n.to_string(),
             None => format!("the {} engine resolves no more", c.engine().as_str()),
         };
+        if underflow {
+            let note = format!(
+                "0 digits certified: {what} lies below MPFR's exponent range (its smallest positive number is 2^{}), \
+                 which no engine passes; only the upper bound {what} <= {} is certified",
+                rug::float::exp_min() as i64 - 1,
+                c.hi_str(6)
+            );
+            return Ok(c.with_note(note));
+        }
         // a probability (δ, or β = f(α)) below the engine's resolution: [0, hi] certifies the bound
         // value ≤ hi, which callers use as such (attack measures, figure data); said so, with 0 digits
         if d == 0 && *c.lo() == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {

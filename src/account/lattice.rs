@@ -31,7 +31,7 @@ impl Accountant {
         if window > MAX_WINDOW {
             return Err(err!(
                 Declined,
-                "the lattice at truncation depth {} would need about {} entries (limit {MAX_WINDOW})",
+                "the lattice at truncation depth {} would need {} entries (limit {MAX_WINDOW})",
                 o.depth,
                 crate::pld::compose::describe_entries(window)
             )

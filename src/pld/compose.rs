@@ -21,13 +21,13 @@ use rug::float::Round;
 use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
 
-/// An entry-count estimate for messages: the estimators saturate at u64::MAX, which is printed as a
-/// lower bound rather than as a number.
+/// An entry-count estimate for messages, with its qualifier: "about N", or, where the estimators saturate
+/// at u64::MAX, the lower bound "more than 1.8e19" (was printed as "about more than 1.8e19").
 pub fn describe_entries(est: u64) -> String {
     if est == u64::MAX {
         "more than 1.8e19".to_string()
     } else {
-        format!("{est:.3e}")
+        format!("about {est:.3e}")
     }
 }
 
@@ -247,7 +247,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<Privacy
         let bytes = if opts.arith == Arith::F64 { 8.0 } else { 2.0 * (opts.arith.bits() as f64 / 8.0 + 32.0) };
         return Err(err!(
             Declined,
-            "the lattice would need about {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
+            "the lattice would need {} entries (limit {MAX_WINDOW}, ~{:.3e} GB): the loss slopes are not \
              commensurate on a practical lattice, or the noise is too large for one",
             describe_entries(est),
             est as f64 * bytes / 1e9
