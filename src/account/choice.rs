@@ -80,10 +80,20 @@ impl Accountant {
                 let extra = if one_minus > 0 { -log2_of(&one_minus) } else { 0.0 };
                 // β = f(α) itself may be tiny (30,000 × N_Z(0, 37.7) at α = 1e-3: β ≈ 1.5e-139): its
                 // magnitude from the Gaussian trade-off G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), μ = √(2ρ) [DRS22, eq. 6],
-                // with Φ⁻¹(1 − α) ≤ √(2 ln 1/α) and Φ(−x) ≤ e^{−x²/2}; planning only (the 64 bits of headroom
-                // cover β down to ~2^-40)
+                // with Φ(−x) ≤ e^{−x²/2} and z = Φ⁻¹(1 − α) taken as √(2 ln 1/α) for α ≤ ½ and as
+                // −√(2 ln 1/(1 − α)) above (|Φ⁻¹(p)| ≤ √(2 ln 1/p), p ≤ ½: the second overstates |z|, so
+                // the depth; 3,000 × N_Z(0, 37.7) at α = 1 − 1e-6 has β ≈ 7e-43, z ≈ −4.75, which the
+                // first form alone took as 0 and planned 57 bits of β instead of ~140); planning only (the 64
+                // bits of headroom cover β down to ~2^-40)
                 let mu = (2.0 * rho.to_f64()).sqrt();
-                let z = (2.0 * (-log2_of(alpha) * std::f64::consts::LN_2).max(0.0)).sqrt();
+                let tail = |p: &Rational| (2.0 * (-log2_of(p) * std::f64::consts::LN_2).max(0.0)).sqrt();
+                let z = if *alpha <= (1, 2) {
+                    tail(alpha)
+                } else if one_minus > 0 {
+                    -tail(&one_minus)
+                } else {
+                    0.0
+                };
                 let beta_bits = (mu - z).max(0.0).powi(2) / 2.0 * std::f64::consts::LOG2_E;
                 digit_bits + 2.0 * extra + 64.0f64.max(beta_bits + 24.0)
             }

@@ -17,6 +17,17 @@ const REFUSE_FACTOR: f64 = 4.0;
 /// Bits of a-priori depth beyond F64_MAX_DEPTH for which the double-double engine is still tried first.
 const DD_DEPTH_SLACK: u32 = 64;
 
+/// Which lattice engines a query runs through, in order: the one its options name (f64, or the `--arith`
+/// given), or double-double then MPFR, or only one of those two (the trade-off under `auto` puts the lattice
+/// Fourier inversion between them).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Tiers {
+    Fixed,
+    DdThenMpfr,
+    DdOnly,
+    MpfrOnly,
+}
+
 impl Accountant {
     pub(super) fn profile(&self, o: &LatticeOpts) -> Fallible<Arc<PrivacyProfile>> {
         {
@@ -93,7 +104,7 @@ impl Accountant {
     fn lattice_loop<T>(
         &self,
         q: Query,
-        mpfr: bool,
+        tiers: Tiers,
         eval: &dyn Fn(&PrivacyProfile) -> Fallible<T>,
         bracket: &dyn Fn(&T) -> Interval,
     ) -> Fallible<(T, LatticeOpts, Option<String>)> {
@@ -101,15 +112,19 @@ impl Accountant {
         // its bracket misses the target
         let mut dd_best = None;
         let need = self.depth_for(q);
-        if mpfr {
+        let mpfr = tiers != Tiers::Fixed;
+        if matches!(tiers, Tiers::DdThenMpfr | Tiers::DdOnly) {
             if let Some(d) = self.dd_opts(q) {
                 match self.lattice_loop_from(d, need, eval, bracket) {
                     Ok((v, o, None)) => return Ok((v, o, None)),
+                    Ok(best) if tiers == Tiers::DdOnly => return Ok(best),
                     Ok(best) => dd_best = Some(best),
                     // a refusal of the double-double tier leaves MPFR to try; anything else surfaces
-                    Err(e) if !e.is_declined() => return Err(e),
+                    Err(e) if !e.is_declined() || tiers == Tiers::DdOnly => return Err(e),
                     Err(_) => {}
                 }
+            } else if tiers == Tiers::DdOnly {
+                return Err(err!(Declined, "the double-double lattice does not serve this query"));
             }
         }
         let first = self.initial_opts(q, mpfr);
@@ -222,6 +237,10 @@ impl Accountant {
     }
 
     pub(super) fn lattice_query(&self, q: Query, mpfr: bool) -> Fallible<Certified> {
+        self.lattice_query_tiers(q, if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed })
+    }
+
+    pub(super) fn lattice_query_tiers(&self, q: Query, tiers: Tiers) -> Fallible<Certified> {
         injected(Engine::Lattice)?;
         let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
             match q {
@@ -230,7 +249,7 @@ impl Accountant {
                 Query::Tradeoff(a) => p.tradeoff(a),
             }
         };
-        let (iv, o, note) = self.lattice_loop(q, mpfr, &eval, &|i: &Interval| i.clone())?;
+        let (iv, o, note) = self.lattice_loop(q, tiers, &eval, &|i: &Interval| i.clone())?;
         let c = Certified::new(iv, self.engine_of(&o), Trust::Exact, self.detail(&o))?;
         Ok(match note {
             Some(n) => c.with_note(n),
@@ -242,7 +261,7 @@ impl Accountant {
         injected(Engine::Lattice)?;
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
-        let (v, o, note) = self.lattice_loop(q, mpfr, &eval, &|d| d.delta.clone())?;
+        let (v, o, note) = self.lattice_loop(q, if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed }, &eval, &|d| d.delta.clone())?;
         let c = Certified::new(v.delta.clone(), self.engine_of(&o), Trust::Exact, self.detail(&o))?;
         let c = match note {
             Some(n) => c.with_note(n),

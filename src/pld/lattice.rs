@@ -54,6 +54,10 @@ pub trait TailOracle: Send + Sync + std::fmt::Debug {
     fn hint(&self, delta: &Rational, h: &Rational, c: &Rational, d: i64) -> Option<i64>;
     /// The first error met while evaluating (the accountant reports it instead of a wide bracket).
     fn error(&self) -> Option<crate::error::Error>;
+    /// A guess of the largest m with P[V ≤ m] ≤ α (the trade-off search starts there; never a value).
+    fn quantile_le(&self, _alpha: f64) -> Option<i64> {
+        None
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -27,7 +27,7 @@
 //! duality f(α) = sup_ε 1 − δ(ε) − e^ε α).
 
 use crate::error::Fallible;
-use crate::num::boundary::integer_boundary;
+use crate::num::boundary::{gallop_boundary, integer_boundary};
 use crate::num::Interval;
 use crate::pld::lattice::{LatticeDist, Tails};
 use crate::pld::search;
@@ -308,9 +308,16 @@ impl PrivacyProfile {
         let (kmin, kmax) = ((-self.d).saturating_sub(hi_w).saturating_sub(1), (-self.d).saturating_sub(lo_w).saturating_add(1));
         let too_small = |k: i64| self.alpha_k(k.saturating_add(1)).lo() > a.hi();
         let too_large = |k: i64| self.alpha_k(k).hi() < a.lo();
-        // first k not certainly too small, last k not certainly too large (bisection on certain predicates)
+        // first k not certainly too small, last k not certainly too large (bisection on certain predicates).
+        // On the inversion's tails each probe near V's centre costs ~0.3 s (100,000 × N_Z(0, 1) at α = ½ took
+        // 34 probes, 6 s): there the search gallops from the oracle's f64 guess of the knot (α_{k+1} ≤ α,
+        // i.e. −D − k − 1 ≤ the α-quantile of V) and `last` from `first`
+        let guess = self.tails.oracle().and_then(|o| o.quantile_le(alpha.to_f64())).map(|m| (-self.d).saturating_sub(1).saturating_sub(m));
         let first = {
-            let (lo, hi) = integer_boundary(kmin, kmax + 1, |m| !too_small(m));
+            let (lo, hi) = match guess {
+                Some(g) => gallop_boundary(kmin, kmax + 1, g, |m| !too_small(m)),
+                None => integer_boundary(kmin, kmax + 1, |m| !too_small(m)),
+            };
             if too_small(lo) {
                 hi
             } else {
@@ -318,7 +325,13 @@ impl PrivacyProfile {
             }
         };
         let last = {
-            let hi = if !too_large(kmax) { kmax } else { integer_boundary(first - 1, kmax, too_large).1 - 1 };
+            let hi = if !too_large(kmax) {
+                kmax
+            } else if guess.is_some() {
+                gallop_boundary(first - 1, kmax, first, too_large).1 - 1
+            } else {
+                integer_boundary(first - 1, kmax, too_large).1 - 1
+            };
             hi.max(first)
         };
         let one = Interval::one(p);

@@ -574,6 +574,27 @@ impl crate::pld::lattice::TailOracle for FourierTails {
     fn error(&self) -> Option<crate::error::Error> {
         self.first_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+
+    fn quantile_le(&self, alpha: f64) -> Option<i64> {
+        if !(alpha > 0.0 && alpha < 1.0) {
+            return None;
+        }
+        let la = alpha.ln();
+        let (mut lo, mut hi) = crate::pld::lattice::TailOracle::window(self);
+        // ln P[V ≤ m] increases in m: bisect for the last m with ln P[V ≤ m] ≤ ln α (NaN counts as above)
+        for _ in 0..80 {
+            if hi - lo <= 1 {
+                break;
+            }
+            let mid = lo + (hi - lo) / 2;
+            if self.ln_tail_f64(mid, false) <= la {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    }
 }
 
 impl FourierTails {
