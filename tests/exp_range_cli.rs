@@ -55,3 +55,25 @@ fn a_saturated_size_estimate_is_worded_as_a_bound() {
     assert!(err.contains("would need more than 1.8e19 entries") && !err.contains("about more"), "{err}");
     assert!(err.contains("--method zcdp-cks gives a certified upper bound") && err.trim_end().lines().count() == 1, "{err}");
 }
+
+/// A mixture whose loss steps are far apart (N_Z(0, 37.7) with DLap(4): lattice weights 20 and 377) at a
+/// depth beyond the f64 lattice's: neither inversion takes it, and the MPFR lattice's estimate (~1,400–2,000 s,
+/// 4× what it was before the estimate was measured) is past the refusal limit. `auto` ran the f64 lattice for
+/// 4–5 minutes for no digit (ε), or for a 0-digit bound (f(α)); it now refuses at once with the reason.
+#[test]
+fn an_unreachable_mixture_is_refused_up_front_with_the_reason() {
+    let mix = ["--mech", "dgauss:sigma2=37.7,n=100000", "--mech", "dlap:scale=4,n=1000"];
+    for q in [&["epsilon", "--delta", "1e-10"][..], &["tradeoff", "--alpha", "1e-9"][..], &["delta", "--epsilon", "1000"][..]] {
+        let out = Command::cargo_bin("tightdp").unwrap().args(q).args(mix).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{q:?}: {err}");
+        assert!(out.stdout.is_empty(), "{q:?}");
+        assert!(err.trim_end().lines().count() == 1, "{q:?}: {err}");
+        assert!(err.starts_with("error: no certified engine answers this composition within the limits"), "{q:?}: {err}");
+        assert!(
+            err.contains("beyond the f64 lattice's 460") && err.contains("(limit 240 s)") && err.contains("weights above 16"),
+            "{q:?}: {err}"
+        );
+        assert_eq!(err.contains("--method zcdp-cks"), q[0] != "tradeoff", "{q:?}: {err}");
+    }
+}

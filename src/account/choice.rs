@@ -6,7 +6,7 @@ use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::error::Fallible;
 use crate::num::Arith;
-use crate::pld::compose::{estimated_ops_for, estimated_residue_ops, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+use crate::pld::compose::{estimated_ops_split, estimated_residue_ops, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
 use crate::{err, fallible};
 use rug::{Float, Rational};
 
@@ -115,7 +115,8 @@ impl Accountant {
 
     /// Estimated seconds of a lattice build on this machine (two cores).
     pub(super) fn estimated_seconds(&self, o: &LatticeOpts) -> f64 {
-        let ops = estimated_ops_for(&self.shifts, o.depth, o.arith.is_fixed());
+        let (recursion, convolution) = estimated_ops_split(&self.shifts, o.depth, o.arith.is_fixed());
+        let mut ops = recursion + convolution;
         let per = match o.arith {
             Arith::F64 => 1.5e-9,
             // the fixed-width engines convolve in blocked kernels on windows trimmed at every step:
@@ -126,6 +127,13 @@ impl Accountant {
             // Karatsuba/Toom growth (--prec 65536 on 1,000 × N_Z(0, 5) ran > 60 s on an estimate of ~20 s)
             a => {
                 let p = a.bits() as f64;
+                // binary powering and convolutions cost ~4× the recursion's rate per operation: measured
+                // (idle, 2 cores) 3.7–4.2× the old estimate on 3,000 × N_Z(0, 37.7) and N_Z(0, 5),
+                // 1,000 × N_Z(0, 37.7) of sensitivity 2 and 3,000 × N_Z(0, 37.7) + 30 × DLap(4) (6.3 s
+                // on an estimate of 1.7 s); the recursion's 22–24 ns per n²K operation matches the formula,
+                // but a group's recursion runs on one thread (300 × N_Z(0, 10⁴) at 190 bits: 6.5 s on an
+                // estimate of 2.4 s, now 4.8 s)
+                ops = 2.0 * recursion + 4.0 * convolution;
                 (15.0 + 0.1 * p * (p / 2048.0).max(1.0).powf(0.6)) * 1e-9
             }
         };
@@ -180,6 +188,32 @@ impl Accountant {
             // N_Z(0, 37.7) at 1e-10 needs ~2,500) gets no digit from it, the smoothed inversion (cost
             // independent of n) answers
             let f64_short = o.depth > F64_MAX_DEPTH && matches!(q, Query::Epsilon(_));
+            // with discrete Laplace noise and a depth beyond the f64 lattice's, neither inversion applying (loss
+            // steps far apart: 100,000 × N_Z(0, 37.7) + 1,000 × DLap(4) has lattice weights 20 and 377), only
+            // the MPFR lattice certifies a digit: run it when its estimate is within the refusal limit, refuse
+            // up front otherwise (the f64 lattice ran 4–5 min for no digit, then pointed to the MPFR one)
+            if !gauss_only && o.depth > F64_MAX_DEPTH {
+                let limit = super::lattice::REFUSE_FACTOR * self.opts.time_budget;
+                if exact_secs > limit {
+                    let fourier = match self.fourier_factors() {
+                        Err(e) => format!(": {}", e.message()),
+                        Ok(_) => String::new(),
+                    };
+                    let also = match (q, self.smooth_range_error()) {
+                        (Query::Epsilon(_) | Query::Delta(_), Some(_)) => ", as does the smoothed inversion",
+                        _ => "",
+                    };
+                    let bound = if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" };
+                    return fallible!(
+                        Resource,
+                        "no certified engine answers this composition within the limits: it needs about {} bits of \
+                         lattice depth, beyond the f64 lattice's {F64_MAX_DEPTH}, the MPFR lattice would take about \
+                         {exact_secs:.0} s here (limit {limit:.0} s), and the lattice Fourier inversion declines it{fourier}{also}{bound}",
+                        o.depth
+                    );
+                }
+                return Ok(AutoEngine::Lattice { mpfr: true });
+            }
             if (self.estimated_seconds(&f) <= self.opts.time_budget && !f64_short) || !gauss_only || !smoothed_ok {
                 return Ok(AutoEngine::Lattice { mpfr: false });
             }

@@ -13,7 +13,7 @@ use rug::Rational;
 use std::sync::Arc;
 
 /// Multiple of the time budget beyond which a lattice build is refused up front, with its estimate.
-const REFUSE_FACTOR: f64 = 4.0;
+pub(super) const REFUSE_FACTOR: f64 = 4.0;
 /// Bits of a-priori depth beyond F64_MAX_DEPTH for which the double-double engine is still tried first.
 const DD_DEPTH_SLACK: u32 = 64;
 
@@ -167,6 +167,9 @@ impl Accountant {
         let mut best: Option<(T, f64, LatticeOpts)> = None;
         let mut last_err = None;
         for round in 0..6 {
+            if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                eprintln!("lattice: round {round}, {} at depth {}, estimated {:.2} s", o.arith.name(), o.depth, self.estimated_seconds(&o));
+            }
             let res = self.profile(&o).and_then(|p| eval(&p));
             let shortfall = match res {
                 Ok(v) => {

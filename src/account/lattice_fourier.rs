@@ -18,7 +18,7 @@ const FOURIER_MAX_WEIGHT: u64 = 16;
 
 impl Accountant {
     /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
-    fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
+    pub(super) fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
         use crate::fourier::lattice::factor::{Factor, Law};
         let (_, w, _) = crate::pld::compose::lattice_frame(&self.shifts);
         let mut out = Vec::new();

@@ -149,20 +149,31 @@ pub fn estimated_ops(shifts: &[Group], depth: u32) -> f64 {
 /// [`estimated_ops`] for the MPFR engine (`fixed` false) or the fixed-precision ones (`fixed` true,
 /// which square where [`fixed_use_power`] says so).
 pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
+    let (recursion, convolution) = estimated_ops_split(shifts, depth, fixed);
+    recursion + convolution
+}
+
+/// [`estimated_ops_for`] in two parts: the residue recursions' n²K, and the rest (binary powering and
+/// convolutions), which the MPFR engine runs at a different rate per operation.
+pub fn estimated_ops_split(shifts: &[Group], depth: u32, fixed: bool) -> (f64, f64) {
     let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
     let (_, w) = common_step(&slopes);
     let mut ops = 0.0;
+    let mut recursion = 0.0;
     let mut acc_half = 0.0f64;
     for (g, wi) in shifts.iter().zip(&w) {
         let wi = wi.to_f64();
         let (own, half) = match &g.noise {
-            Noise::Law(_) => return f64::INFINITY,
+            Noise::Law(_) => return (0.0, f64::INFINITY),
             Noise::Gaussian { sigma2 } => {
                 let k = (2.0 * sigma2.to_f64() * depth as f64 * std::f64::consts::LN_2).sqrt().max(2.0);
                 let n = g.count as f64;
                 let residue = n <= POWER_FROM as f64 || n <= 2.0 * k;
                 let residue = residue && !(fixed && n > POWER_FROM as f64 && n * n * k > FIXED_RESIDUE_MAX_OPS);
-                let own = if residue { n * n * k } else { 2.0 * n * k * k };
+                if residue {
+                    recursion += n * n * k;
+                }
+                let own = if residue { 0.0 } else { 2.0 * n * k * k };
                 (own, n.sqrt() * k + n)
             }
             Noise::Laplace { .. } => {
@@ -178,7 +189,7 @@ pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
         }
         acc_half += half * wi;
     }
-    ops
+    (recursion, ops)
 }
 
 /// The part of a fixed-precision lattice build (f64 or double-double, `fixed_half`) that runs in MPFR: the
