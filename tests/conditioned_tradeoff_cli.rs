@@ -7,8 +7,7 @@
 //! (scripts/reference/conditioned_coarse.txt).
 
 mod common;
-use assert_cmd::Command;
-use common::{float as f, holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
+use common::{float as f, holds_quoted as holds, json_bracket as run, json_of, PHSAFE, SAFETAB_H};
 use rug::Float;
 
 fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, String) {
@@ -52,17 +51,7 @@ fn safetab_h_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
 #[test]
 fn phsafe_attack_is_one_minus_the_tradeoff() {
     let (flo, fhi, _, _) = tradeoff(PHSAFE, "1e-3", &[]);
-    let out = Command::cargo_bin("tightdp")
-        .unwrap()
-        .arg("attack")
-        .args(PHSAFE.iter().flat_map(|m| ["--mech", m]))
-        .args(["--fpr", "1e-3", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let j = json_of("attack", PHSAFE, &["--fpr", "1e-3"]);
     let row = &j["per_fpr"][0];
     let (tlo, thi) = (f(row["tpr_lo"].as_str().unwrap()), f(row["tpr_hi"].as_str().unwrap()));
     let (elo, ehi) = (Float::with_val(256, 1 - &fhi), Float::with_val(256, 1 - &flo));

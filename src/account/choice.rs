@@ -336,13 +336,18 @@ impl Accountant {
         if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable() {
             return r;
         }
-        // only refusals are replaced: any other error of either engine surfaces
-        match (self.fourier_query(q), r) {
-            (_, Err(e)) if !e.is_declined() => Err(e),
-            (Err(e), _) if !e.is_declined() => Err(e),
-            (Ok(f), Ok(l)) => Ok(if f.log10_rel_width() < l.log10_rel_width() { f } else { l }),
-            (Ok(f), Err(_)) => Ok(f),
-            (Err(_), r) => r,
-        }
+        narrower(self.fourier_query(q), r, Certified::log10_rel_width)
+    }
+}
+
+/// Of two engines' answers to one query, the narrower certified bracket (`a` only when strictly narrower);
+/// only refusals are replaced: any other error of either engine surfaces (`b`'s first).
+pub(super) fn narrower<T>(a: Fallible<T>, b: Fallible<T>, width: impl Fn(&T) -> f64) -> Fallible<T> {
+    match (a, b) {
+        (_, Err(e)) if !e.is_declined() => Err(e),
+        (Err(e), _) if !e.is_declined() => Err(e),
+        (Ok(x), Ok(y)) => Ok(if width(&x) < width(&y) { x } else { y }),
+        (Ok(x), Err(_)) => Ok(x),
+        (Err(_), y) => y,
     }
 }

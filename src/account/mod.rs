@@ -263,14 +263,7 @@ impl Accountant {
                     {
                         return r;
                     }
-                    // only refusals are replaced: any other error of either engine surfaces
-                    match (self.delta_fourier(eps), r) {
-                        (_, Err(e)) if !e.is_declined() => Err(e),
-                        (Err(e), _) if !e.is_declined() => Err(e),
-                        (Ok(f), Ok(l)) => Ok(if f.delta.log10_rel_width() < l.delta.log10_rel_width() { f } else { l }),
-                        (Ok(f), Err(_)) => Ok(f),
-                        (Err(_), r) => r,
-                    }
+                    choice::narrower(self.delta_fourier(eps), r, |d: &DeltaResult| d.delta.log10_rel_width())
                 }
                 AutoEngine::LatticeFourier => self.delta_fourier(eps),
             },
@@ -322,12 +315,7 @@ impl Accountant {
         if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || r.as_ref().is_err_and(|e| !e.is_declined()) {
             return r;
         }
-        match (self.lattice_query_tiers(q, lattice::Tiers::MpfrOnly), r) {
-            (Err(e), _) if !e.is_declined() => Err(e),
-            (Ok(m), Ok(b)) => Ok(if m.log10_rel_width() < b.log10_rel_width() { m } else { b }),
-            (Ok(m), Err(_)) => Ok(m),
-            (Err(_), b) => b,
-        }
+        choice::narrower(self.lattice_query_tiers(q, lattice::Tiers::MpfrOnly), r, Certified::log10_rel_width)
     }
 
     /// The vertices (α, β) of the trade-off function inside the resolved window, at the accountant's

@@ -201,6 +201,26 @@ fn residue_built_groups_are_priced_at_the_mpfr_rate() {
     }
 }
 
+/// The rows of a reference file `sigma2,n,x,value` (header skipped): the accountant of n × N_Z(0, σ²)
+/// (sensitivity 1, default options), the query's argument x, the reference value, and the line itself.
+fn gaussian_reference_rows(refs: &str) -> Vec<(Accountant, &str, &str, &str)> {
+    refs.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let comp = Composition::gaussian(q(f[0]), f[1].parse().unwrap(), 1).unwrap();
+            (Accountant::new(comp, Options::default()).unwrap(), f[2], f[3], line)
+        })
+        .collect()
+}
+
+/// The bracket holds the reference value, to its 30 digits (a relative slack of 1e-28).
+fn assert_holds_reference(c: &Certified, want: &str, line: &str) {
+    let want = rug::Float::with_val(128, rug::Float::parse(want).unwrap());
+    let slack = rug::Float::with_val(128, &want * 1e-28);
+    assert!(*c.lo() <= rug::Float::with_val(128, &want + &slack) && *c.hi() >= rug::Float::with_val(128, &want - &slack), "{line}: {c:?}");
+}
+
 /// δ(ε) far below f64's range: the depth plan took the zCDP bound on δ through f64, clamped at 1e-300, and
 /// planned ~1,000 bits where 10 × N_Z(0, 1e5) at ε = 1 (δ ≈ 2.2e-2178) needs ~7,300; `auto` then ran the
 /// MPFR lattice for 1.6 s, got no digit, and fell back to the inversion. The plan now reads the bound's
@@ -208,26 +228,16 @@ fn residue_built_groups_are_priced_at_the_mpfr_rate() {
 /// (mpmath sums by Poisson summation of the θ-function, 30 digits).
 #[test]
 fn deep_deltas_are_planned_from_the_bound_exponent() {
-    let refs = include_str!("../../scripts/reference/deep_delta.txt");
-    let mut checked = 0;
-    for line in refs.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let comp = Composition::gaussian(q(f[0]), f[1].parse().unwrap(), 1).unwrap();
-        let a = Accountant::new(comp, Options::default()).unwrap();
-        let eps = q(f[2]);
+    let rows = gaussian_reference_rows(include_str!("../../scripts/reference/deep_delta.txt"));
+    for (a, x, want, line) in &rows {
+        let eps = q(x);
         assert!(matches!(a.auto_engine(Query::Delta(&eps)), Ok(AutoEngine::LatticeFourier)), "{line}");
         let d = a.delta(&eps).unwrap().delta;
         assert_eq!(d.engine(), Engine::LatticeFourier, "{line}");
         assert!(d.digits() >= 20, "{line}: {d:?}");
-        let want = rug::Float::with_val(128, rug::Float::parse(f[3]).unwrap());
-        let slack = rug::Float::with_val(128, &want * 1e-28);
-        assert!(
-            *d.lo() <= rug::Float::with_val(128, &want + &slack) && *d.hi() >= rug::Float::with_val(128, &want - &slack),
-            "{line}: {d:?}"
-        );
-        checked += 1;
+        assert_holds_reference(&d, want, line);
     }
-    assert_eq!(checked, 4);
+    assert_eq!(rows.len(), 4);
 }
 
 /// f(α) far below 1: the trade-off line was computed as 1 − δ(t) − e^t α, whose absolute error 2^-p left no
@@ -237,27 +247,18 @@ fn deep_deltas_are_planned_from_the_bound_exponent() {
 /// (β ≈ 7e-43 at 3,000 queries) the double-double lattice gives 16 digits and `auto` went on to the MPFR
 /// lattice (5 s; 24 s at 10,000 queries); it now tries the lattice Fourier inversion first (0.5 s, 28
 /// digits). At α = ½ the knot lies at the centre of V, where each of the inversion's probes is dearest: the
-/// search now gallops from the inversion's f64 guess (100,000 × N_Z(0, 1): 6.2 s → 0.5 s). References: scripts/reference/tradeoff_tiny.txt (mpmath Neyman–Pearson sums, 30 digits).
+/// search now gallops from the inversion's f64 guess (100,000 × N_Z(0, 1): 6.2 s → 0.5 s). References:
+/// scripts/reference/tradeoff_tiny.txt (mpmath Neyman–Pearson sums, 30 digits).
 #[test]
 fn tiny_tradeoff_values_keep_their_digits() {
-    let refs = include_str!("../../scripts/reference/tradeoff_tiny.txt");
-    let mut checked = 0;
-    for line in refs.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let comp = Composition::gaussian(q(f[0]), f[1].parse().unwrap(), 1).unwrap();
-        let a = Accountant::new(comp, Options::default()).unwrap();
-        let c = a.tradeoff(&q(f[2])).unwrap();
+    let rows = gaussian_reference_rows(include_str!("../../scripts/reference/tradeoff_tiny.txt"));
+    for (a, alpha, want, line) in &rows {
+        let c = a.tradeoff(&q(alpha)).unwrap();
         assert!(c.digits() >= 20, "{line}: {c:?}");
-        if f[2] == "0.999999" || f[2] == "0.5" {
+        if *alpha == "0.999999" || *alpha == "0.5" {
             assert_eq!(c.engine(), Engine::LatticeFourier, "{line}");
         }
-        let want = rug::Float::with_val(128, rug::Float::parse(f[3]).unwrap());
-        let slack = rug::Float::with_val(128, &want * 1e-28);
-        assert!(
-            *c.lo() <= rug::Float::with_val(128, &want + &slack) && *c.hi() >= rug::Float::with_val(128, &want - &slack),
-            "{line}: {c:?}"
-        );
-        checked += 1;
+        assert_holds_reference(&c, want, line);
     }
-    assert_eq!(checked, 7);
+    assert_eq!(rows.len(), 7);
 }

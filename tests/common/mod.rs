@@ -85,9 +85,8 @@ pub const PHSAFE: &[&str] = &[
 ];
 pub const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma2=5625/2401,n=36", "dgauss:sigma2=4500000/142869,n=72"];
 
-/// (lo, hi, digits, method) of the bracket `key` that `tightdp <cmd> --mech M… --format json <extra>`
-/// prints (the first row of a list; digits "exact", a point, as u32::MAX).
-pub fn json_bracket(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (rug::Float, rug::Float, u32, String) {
+/// The JSON that `tightdp <cmd> --mech M… --format json <extra>` prints, the command asserted to succeed.
+pub fn json_of(cmd: &str, mechs: &[&str], extra: &[&str]) -> serde_json::Value {
     let out = bin()
         .arg(cmd)
         .args(mechs.iter().flat_map(|m| ["--mech", m]))
@@ -98,7 +97,13 @@ pub fn json_bracket(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (ru
         .get_output()
         .stdout
         .clone();
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// (lo, hi, digits, method) of the bracket `key` that `tightdp <cmd> --mech M… --format json <extra>`
+/// prints (the first row of a list; digits "exact", a point, as u32::MAX).
+pub fn json_bracket(cmd: &str, mechs: &[&str], key: &str, extra: &[&str]) -> (rug::Float, rug::Float, u32, String) {
+    let j = json_of(cmd, mechs, extra);
     let j = if j.is_array() { j[0].clone() } else { j };
     let digits = match j["digits"].as_str().unwrap() {
         "exact" => u32::MAX,
