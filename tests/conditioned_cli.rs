@@ -18,9 +18,14 @@ fn eps(mechs: &[&str], extra: &[&str]) -> (Float, Float, u32, String) {
 }
 
 fn census_product(mechs: &[&str]) {
-    let (lo, hi, digits, method) = eps(mechs, &[]);
+    let (lo, hi, digits, method) = eps(mechs, &["--method", "conditioned"]);
     assert_eq!(method, "conditioned");
     assert!(digits >= 20, "digits {digits}");
+    // auto: conditioning, or (PHSafe, since the inversion prices wide weights) the lattice Fourier
+    // inversion; at least 20 digits either way, overlapping the conditioned bracket
+    let (alo, ahi, adigits, amethod) = eps(mechs, &[]);
+    assert!(amethod == "conditioned" || amethod == "lattice-fourier", "{amethod}");
+    assert!(adigits >= 20 && alo <= hi && lo <= ahi, "auto ({amethod}) [{alo}, {ahi}] vs conditioned [{lo}, {hi}]");
     // the smoothed inversion's f64 tier brackets the same ε (other nodes, double-precision arithmetic)
     let (slo, shi, _, smethod) = eps(mechs, &["--method", "smoothed", "--width", "1e-9"]);
     assert_eq!(smethod, "smoothed");

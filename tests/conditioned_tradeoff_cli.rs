@@ -16,14 +16,18 @@ fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, 
     run("tradeoff", mechs, "beta", &a)
 }
 
-/// Auto takes the conditioned engine for f(1e-3) at ≥ 20 digits; every supporting line from the smoothed
+/// The conditioned engine gives f(1e-3) at ≥ 20 digits; every supporting line from the smoothed
 /// inversion's certified δ at ε near the knot lies below the bracket's upper end, and the best of them
 /// within 1e-5 of its lower end (the knot ε ≈ μz − μ²/2 of the Gaussian approximation, μ = √(2ρ),
-/// z = Φ⁻¹(1 − α) ≈ 3.09).
+/// z = Φ⁻¹(1 − α) ≈ 3.09). Auto (conditioning, or for PHSafe the lattice Fourier inversion, which prices
+/// wide weights) gives ≥ 20 digits overlapping it.
 fn census_product(mechs: &[&str], eps: &[&str]) {
-    let (lo, hi, digits, method) = tradeoff(mechs, "1e-3", &[]);
+    let (lo, hi, digits, method) = tradeoff(mechs, "1e-3", &["--method", "conditioned"]);
     assert_eq!(method, "conditioned");
     assert!(digits >= 20, "digits {digits}");
+    let (alo, ahi, adigits, amethod) = tradeoff(mechs, "1e-3", &[]);
+    assert!(amethod == "conditioned" || amethod == "lattice-fourier", "{amethod}");
+    assert!(adigits >= 20 && alo <= hi && lo <= ahi, "auto ({amethod}) [{alo}, {ahi}] vs conditioned [{lo}, {hi}]");
     let mut best = f("-1");
     for e in eps {
         let (_, dhi, _, m) = run("delta", mechs, "delta", &["--epsilon", e, "--method", "smoothed"]);

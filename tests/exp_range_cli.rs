@@ -56,24 +56,23 @@ fn a_saturated_size_estimate_is_worded_as_a_bound() {
     assert!(err.contains("--method zcdp-cks gives a certified upper bound") && err.trim_end().lines().count() == 1, "{err}");
 }
 
-/// A mixture whose loss steps are far apart (N_Z(0, 37.7) with DLap(4): lattice weights 20 and 377) at a
-/// depth beyond the f64 lattice's: neither inversion takes it, and the MPFR lattice's estimate (~1,400–2,000 s,
-/// 4× what it was before the estimate was measured) is past the refusal limit. `auto` ran the f64 lattice for
-/// 4–5 minutes for no digit (ε), or for a 0-digit bound (f(α)); it now refuses at once with the reason.
+/// A composition no certified engine reaches: one N_Z(0, 10¹⁰) with 3 × DLap(1) (lattice weights 1 and
+/// 2·10¹⁰: the lattice has 6·10¹⁰ entries, the inversion's walk finds over 100,000 live nodes a tail, the
+/// smoothed inversion needs more than 10⁶ non-negligible nodes). δ(ε) and f(α) are refused at once with
+/// the reason on one line; the smoothed refusal's advice to use the lattice (already ruled out) is not
+/// repeated. (The far-apart mixture this test used before, 100,000 × N_Z(0, 37.7) + 1,000 × DLap(4), is
+/// now answered: tests/mixed_far_steps_cli.rs.)
 #[test]
 fn an_unreachable_mixture_is_refused_up_front_with_the_reason() {
-    let mix = ["--mech", "dgauss:sigma2=37.7,n=100000", "--mech", "dlap:scale=4,n=1000"];
-    for q in [&["epsilon", "--delta", "1e-10"][..], &["tradeoff", "--alpha", "1e-9"][..], &["delta", "--epsilon", "1000"][..]] {
+    let mix = ["--mech", "dgauss:sigma2=10000000000,n=1", "--mech", "dlap:scale=1,n=3"];
+    for q in [&["tradeoff", "--alpha", "1e-9"][..], &["delta", "--epsilon", "1000"][..]] {
         let out = Command::cargo_bin("tightdp").unwrap().args(q).args(mix).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{q:?}: {err}");
         assert!(out.stdout.is_empty(), "{q:?}");
         assert!(err.trim_end().lines().count() == 1, "{q:?}: {err}");
-        assert!(err.starts_with("error: no certified engine answers this composition within the limits"), "{q:?}: {err}");
-        assert!(
-            err.contains("beyond the f64 lattice's 460") && err.contains("(limit 240 s)") && err.contains("weights above 16"),
-            "{q:?}: {err}"
-        );
+        assert!(err.starts_with("error: no "), "{q:?}: {err}");
+        assert!(!err.contains("use the lattice method"), "{q:?}: {err}");
         assert_eq!(err.contains("--method zcdp-cks"), q[0] != "tradeoff", "{q:?}: {err}");
     }
 }

@@ -6,7 +6,8 @@ use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::error::Fallible;
 use crate::num::Arith;
-use crate::pld::compose::{estimated_ops_split, estimated_residue_ops, estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
+use crate::pld::estimate::{estimated_bytes, estimated_ops_split, estimated_residue_ops, estimated_window_shifts, MAX_LATTICE_BYTES};
 use crate::{err, fallible};
 use rug::{Float, Rational};
 
@@ -166,7 +167,12 @@ impl Accountant {
         if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
             return Ok(AutoEngine::Smoothed);
         }
-        if window <= MAX_WINDOW {
+        // a lattice that would not fit in memory (pld::estimate::MAX_LATTICE_BYTES) is no candidate: such a
+        // composition goes where one whose window is too large goes
+        let lap = self.comp.has_laplace();
+        let fits = |o: &LatticeOpts| estimated_bytes(estimated_window_shifts(&self.shifts, o.depth), o.arith, lap) <= MAX_LATTICE_BYTES;
+        let exact_fits = self.opts.arith.is_some() || fits(&o) || self.dd_opts(q).is_some_and(|d| fits(&d));
+        if window <= MAX_WINDOW && exact_fits {
             let exact_secs = match self.dd_opts(q) {
                 Some(d) => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
                 None => self.estimated_seconds(&o),
@@ -177,7 +183,9 @@ impl Accountant {
             // the lattice Fourier inversion costs about the same at every n (0.05–0.3 s for a few groups,
             // more for many): preferred once the exact lattice would take longer than it
             let few = self.shifts.len() <= FOURIER_FEW_GROUPS && (window > FOURIER_FEW_WINDOW || exact_secs > FOURIER_FEW_SECS);
-            if self.opts.arith.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() {
+            // (weights too wide for the flat cost: taken where its priced cost is below the lattice's)
+            let priced_ok = self.fourier_secs().is_none_or(|s| s < exact_secs);
+            if self.opts.arith.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() && priced_ok {
                 return Ok(AutoEngine::LatticeFourier);
             }
             if self.opts.arith.is_some() || exact_secs <= self.opts.time_budget {
@@ -195,7 +203,7 @@ impl Accountant {
             if !gauss_only && o.depth > F64_MAX_DEPTH {
                 let limit = super::lattice::REFUSE_FACTOR * self.opts.time_budget;
                 if exact_secs > limit {
-                    let fourier = match self.fourier_factors() {
+                    let fourier = match self.fourier_check() {
                         Err(e) => format!(": {}", e.message()),
                         Ok(_) => String::new(),
                     };
@@ -228,14 +236,14 @@ impl Accountant {
                     Resource,
                     "no certified engine handles this composition: the lattice would need {} entries \
                      (limit {MAX_WINDOW}) and {}{}",
-                    crate::pld::compose::describe_entries(window),
+                    crate::pld::estimate::describe_entries(window),
                     why.to_string().trim_end_matches("; use --method auto"),
                     if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" }
                 );
             }
             return Ok(AutoEngine::Smoothed);
         }
-        if window_f64 <= MAX_WINDOW {
+        if window_f64 <= MAX_WINDOW && estimated_bytes(window_f64, Arith::F64, lap) <= MAX_LATTICE_BYTES {
             return Ok(AutoEngine::Lattice { mpfr: false });
         }
         // discrete Gaussian and discrete Laplace noise: the smoothed inversion takes DLap factors
@@ -245,7 +253,7 @@ impl Accountant {
                 return fallible!(
                     Resource,
                     "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) and {}",
-                    crate::pld::compose::describe_entries(window),
+                    crate::pld::estimate::describe_entries(window),
                     why.message().trim_end_matches("; use the lattice method")
                 );
             }
@@ -255,7 +263,7 @@ impl Accountant {
             Resource,
             "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) \
              and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only",
-            crate::pld::compose::describe_entries(window)
+            crate::pld::estimate::describe_entries(window)
         ))
     }
 
@@ -325,8 +333,34 @@ impl Accountant {
                 let r = self.lattice_query(q, mpfr);
                 self.or_fourier(q, r)
             }
-            AutoEngine::LatticeFourier => self.fourier_query(q),
+            AutoEngine::LatticeFourier => match self.conditioned_first(q) {
+                Some(c) => Ok(c),
+                None => self.wide_fallback(q, self.fourier_query(q)),
+            },
         }
+    }
+
+    /// The inversion of a composition with wide weights short of the digits asked (its priced estimate
+    /// missed the tails this query needed, dearer than those it walked): the conditioned engine's and, for
+    /// ε, the smoothed inversion's answers where narrower. Other answers pass unchanged.
+    pub(super) fn wide_fallback(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
+        let short = match &r {
+            Ok(c) => !c.meets(self.opts.digits),
+            Err(e) => e.is_declined(),
+        };
+        if !short || self.fourier_secs().is_none() {
+            return r;
+        }
+        let mut best = r;
+        if let Some(c) = self.try_conditioned(q) {
+            best = narrower(c, best, Certified::log10_rel_width);
+        }
+        if let Query::Epsilon(d) = q {
+            if self.smooth_range_error().is_none() {
+                best = narrower(self.epsilon_smoothed(d, None).map_err(super::smooth_refusal), best, Certified::log10_rel_width);
+            }
+        }
+        best
     }
 
     /// A lattice answer short of the digits asked (or a lattice refusal) is compared with the lattice

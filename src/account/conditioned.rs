@@ -18,10 +18,10 @@
 use super::vocabulary::{Query, F64_MAX_DEPTH};
 use super::{Accountant, Certified, Engine, Trust};
 use crate::error::Fallible;
-use crate::model::{Composition, Group, Neighbors, Noise};
+use crate::model::{Composition, GaussGroup, Group, Neighbors, Noise};
 use crate::num::{Arith, Interval};
-use crate::pld::compose::{estimated_window_shifts, LatticeOpts, MAX_WINDOW};
-use crate::pld::lattice::LatticeDist;
+use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
+use crate::pld::estimate::estimated_window_shifts;
 use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use rayon::prelude::*;
@@ -96,7 +96,10 @@ impl Conditioned {
         for g in &split.coarse {
             let Noise::Gaussian { sigma2 } = &g.noise else { return fallible!(Internal, "a coarse group is not Gaussian") };
             let n = u32::try_from(g.count).map_err(|_| err!(Declined, "too many queries in a coarse group"))?;
-            let dist = LatticeDist::iid_dgauss_sum_bits(sigma2, n, prec, bits);
+            // the law of the group's noise sum (μ plays no part in it): the residue construction, or binary
+            // powering where that is cheaper (as the MPFR lattice does)
+            let dist =
+                crate::pld::compose::group_law_mpfr(&GaussGroup { sigma2: sigma2.clone(), count: n, mu: 1 }, prec, bits).to_lattice();
             lost = Float::with_val_round(prec, &lost + &dist.outside, Round::Up).0;
             let h = Rational::from(g.mu) / sigma2.clone();
             let c0 = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2) * sigma2.clone());
@@ -304,11 +307,32 @@ impl Accountant {
                 continue;
             }
             let sub = self.fine_accountant(&fine).ok()?;
+            // the coarse groups' exact laws are built like an MPFR lattice of their own (residue recursion or
+            // binary powering): 100,000 × N_Z(0, 5) has only ~18,000 atoms but its law costs n²K, which
+            // ran for minutes unannounced
+            if self.coarse_seconds(q, &coarse) > self.opts.time_budget {
+                return None;
+            }
             if sub.estimated_seconds(&self.fine_opts(q, &fine)) <= self.opts.time_budget {
                 return Some(Split { coarse, fine });
             }
         }
         None
+    }
+
+    /// Estimated seconds of the conditioned engine on a query, where it has a split: the coarse groups' exact
+    /// laws and the fine lattice.
+    pub(super) fn conditioned_seconds(&self, q: Query) -> Option<f64> {
+        let split = self.conditioned_split(q)?;
+        let sub = self.fine_accountant(&split.fine).ok()?;
+        Some(self.coarse_seconds(q, &split.coarse) + sub.estimated_seconds(&self.fine_opts(q, &split.fine)))
+    }
+
+    /// Estimated seconds of the coarse groups' exact laws, each built like an MPFR lattice of its own (their
+    /// atoms are multiplied out, not convolved on a common lattice).
+    fn coarse_seconds(&self, q: Query, coarse: &[Group]) -> f64 {
+        let o = LatticeOpts { arith: Arith::Mpfr(self.work_prec() + 64), depth: self.coarse_bits(q) };
+        coarse.iter().map(|g| self.fine_accountant(std::slice::from_ref(g)).map_or(f64::INFINITY, |a| a.estimated_seconds(&o))).sum()
     }
 
     /// Bits of mass the coarse law keeps: what is left out adds to δ itself, so log2(1/δ) + the digits
@@ -349,6 +373,8 @@ impl Accountant {
     fn conditioned(&self, q: Query, split: &Split) -> Fallible<(Conditioned, String)> {
         let sub = self.fine_accountant(&split.fine)?;
         let o = self.fine_opts(q, &split.fine);
+        let secs = self.coarse_seconds(q, &split.coarse) + sub.estimated_seconds(&o);
+        let _progress = crate::num::progress::begin("conditioned engine", secs);
         let fine = sub.profile(&o)?;
         let prec = self.work_prec().max(fine.prec()) + 32;
         let bits = self.coarse_bits(q);

@@ -29,8 +29,9 @@ use crate::{err, fallible};
 use rug::float::Round;
 use rug::{Float, Rational};
 
-/// The search for a bracketing segment steps out from ε = 0 by doubling, at most to ±2^this.
-const MAX_DOUBLINGS: u32 = 12;
+/// The search for a bracketing segment steps out from ε = 0 by doubling, at most to ±2^this (10⁵ DLap(1)
+/// statistics put the knot of f(10⁻³) near ε = 5·10⁴).
+const MAX_DOUBLINGS: u32 = 40;
 
 /// Where a segment's slope B of δ = A − e^ε B lies against α.
 #[derive(PartialEq)]

@@ -6,7 +6,8 @@ use super::{Accountant, Certified, Engine};
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::Arith;
-use crate::pld::compose::{estimated_window_shifts, LatticeOpts, MAX_WINDOW};
+use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
+use crate::pld::estimate::estimated_window_shifts;
 
 impl Accountant {
     /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned

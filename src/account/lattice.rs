@@ -7,7 +7,8 @@ use crate::err;
 use crate::error::{ErrorKind, Fallible};
 use crate::num::Arith;
 use crate::num::Interval;
-use crate::pld::compose::{estimated_window_shifts, lattice_profile, LatticeOpts, MAX_WINDOW};
+use crate::pld::compose::{lattice_profile, LatticeOpts, MAX_WINDOW};
+use crate::pld::estimate::estimated_window_shifts;
 use crate::pld::profile::PrivacyProfile;
 use rug::Rational;
 use std::sync::Arc;
@@ -44,7 +45,24 @@ impl Accountant {
                 Declined,
                 "the lattice at truncation depth {} would need {} entries (limit {MAX_WINDOW})",
                 o.depth,
-                crate::pld::compose::describe_entries(window)
+                crate::pld::estimate::describe_entries(window)
+            )
+            .over_limits());
+        }
+        let bytes = crate::pld::estimate::estimated_bytes(window, o.arith, self.comp.has_laplace());
+        if bytes > crate::pld::estimate::MAX_LATTICE_BYTES {
+            return Err(err!(
+                Declined,
+                "the {} lattice at truncation depth {} would need about {:.1} GB ({} entries; limit {:.0} GB)",
+                match self.engine_of(o) {
+                    Engine::LatticeF64 => "f64",
+                    Engine::LatticeDD => "double-double",
+                    _ => "MPFR",
+                },
+                o.depth,
+                bytes / 1e9,
+                crate::pld::estimate::describe_entries(window),
+                crate::pld::estimate::MAX_LATTICE_BYTES / 1e9
             )
             .over_limits());
         }

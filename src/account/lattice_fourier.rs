@@ -11,10 +11,25 @@ use crate::pld::profile::PrivacyProfile;
 use rug::{Float, Rational};
 use std::sync::Arc;
 
-/// Largest lattice weight the Fourier inversion takes: the factor of weight w peaks w times per period,
-/// and where several factors peak together the nodes must be evaluated (the State level of DHC 2022 with
-/// five DLap(4) queries has weights in the thousands: millions of live nodes).
+/// Largest lattice weight the Fourier inversion takes without pricing it first: the factor of weight w
+/// peaks w times per period, and where the other factors do not hold those side peaks down the nodes
+/// around them must be evaluated (the State level of DHC 2022 with five DLap(4) queries has weights in
+/// the thousands: millions of live nodes). Above it the accountant counts the nodes first, by the
+/// inversion's own f64 walk (`FourierTails::live_estimate`), and prices them ([`Accountant::fourier_secs`]):
+/// 100,000 × N_Z(0, 37.7) with 1,000 × DLap(4) (weights 20 and 377) has ~100 live nodes a tail, its
+/// Gaussian factor holding every DLap peak below e^{−524}; 1,000 with 10 has ~1,100.
 const FOURIER_MAX_WEIGHT: u64 = 16;
+
+/// Estimated seconds of one live node of the inversion per factor, at the first round's precision (~150
+/// bits), on one core: measured 0.2–0.25 ms (N_Z(0, 37.7) with DLap(4), 2 factors, 4,353 nodes in 2.0 s of
+/// CPU on this machine, idle).
+const SECS_PER_NODE_FACTOR: f64 = 0.25e-3;
+/// Priced seconds of the wide-weight inversion above which the conditioned engine is asked first: 10 ×
+/// N_Z(0, 10⁴) with 1,000 × DLap(1) (weights 1 and 20,000) has ~7,900 live nodes a tail, 36–58 s by
+/// inversion, 0.3 s by conditioning on the Gaussian group.
+const CONDITIONED_FIRST_SECS: f64 = 2.0;
+/// Tails an ε(δ) search evaluates (measured 6 in one round; up to three rounds at rising precision).
+const TAILS_PER_QUERY: f64 = 12.0;
 
 impl Accountant {
     /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
@@ -23,9 +38,10 @@ impl Accountant {
         let (_, w, _) = crate::pld::compose::lattice_frame(&self.shifts);
         let mut out = Vec::new();
         for (g, wi) in self.shifts.iter().zip(&w) {
-            let w = wi.to_i64().filter(|w| w.unsigned_abs() <= FOURIER_MAX_WEIGHT).ok_or_else(|| {
-                err!(Declined, "the loss slopes share no lattice the Fourier inversion can use (weights above {FOURIER_MAX_WEIGHT})")
-            })?;
+            let w = wi
+                .to_i64()
+                .filter(|w| w.unsigned_abs() < 1 << 40)
+                .ok_or_else(|| err!(Declined, "the loss slopes share no lattice the Fourier inversion can use (weights above 2^40)"))?;
             let law = match &g.noise {
                 crate::model::Noise::Gaussian { sigma2 } => Law::gauss(sigma2),
                 crate::model::Noise::Law(_) => {
@@ -44,14 +60,68 @@ impl Accountant {
         Ok(out)
     }
 
-    pub(super) fn fourier_applicable(&self) -> bool {
-        match self.fourier_factors() {
-            Ok(f) => {
+    /// Whether the inversion takes this composition, and (weights above [`FOURIER_MAX_WEIGHT`] only) its
+    /// estimated seconds for one query: the most live nodes the inversion's own walk finds over tails from
+    /// 1 sd out to the window of an ε(1e-10) query (`FourierTails::live_estimate`), priced per node and factor. Declined when the variance is out of range or the estimate exceeds
+    /// the time budget. Computed once per accountant.
+    pub(super) fn fourier_check(&self) -> Fallible<Option<f64>> {
+        self.fcheck
+            .get_or_init(|| {
+                let f = self.fourier_factors()?;
                 let var: f64 = f.iter().map(|x| x.n as f64 * (x.w as f64).powi(2) * x.law.mean_var().1).sum();
-                var > 0.0 && var.is_finite() && var.sqrt() < 2f64.powi(50)
-            }
-            Err(_) => false,
+                if !(var > 0.0 && var.is_finite() && var.sqrt() < 2f64.powi(50)) {
+                    return crate::fallible!(Declined, "the lattice Fourier inversion needs a statistic of variance below 2^100");
+                }
+                if f.iter().all(|x| x.w.unsigned_abs() <= FOURIER_MAX_WEIGHT) {
+                    return Ok(None);
+                }
+                // the accuracy the first round asks of the tails (fourier_loop)
+                let bits = (self.opts.digits as f64 * std::f64::consts::LOG2_10).ceil() as u32 + 24;
+                let factors = f.len() as f64;
+                // tails as deep as an ε(1e-10) query's window (the search's deepest tails are the dearest)
+                let window_bits = self.depth_wanted(Query::Epsilon(&Rational::from((1, 10_000_000_000u64)))).clamp(64.0, 4e9) as u32;
+                let live = crate::fourier::lattice::FourierTails::new(f, bits)?.with_window_bits(window_bits).live_estimate()?;
+                let threads = rayon::current_num_threads().max(1) as f64;
+                let secs = live as f64 * factors * SECS_PER_NODE_FACTOR * TAILS_PER_QUERY / threads;
+                if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                    eprintln!("lattice-fourier: wide weights, about {live} live nodes a tail, ~{secs:.2} s a query");
+                }
+                if secs > self.opts.time_budget {
+                    return crate::fallible!(
+                        Declined,
+                        "the lattice Fourier inversion's factors peak together away from the centre: about {live} live \
+                         nodes a tail, ~{secs:.0} s (limit {:.0} s)",
+                        self.opts.time_budget
+                    );
+                }
+                Ok(Some(secs))
+            })
+            .clone()
+    }
+
+    pub(super) fn fourier_applicable(&self) -> bool {
+        self.fourier_check().is_ok()
+    }
+
+    /// Where the inversion is priced dear (wide weights, [`CONDITIONED_FIRST_SECS`]) and the conditioned
+    /// engine's estimate is lower, its answer when it meets the digits asked (None: ask the inversion).
+    pub(super) fn conditioned_first(&self, q: Query) -> Option<Certified> {
+        let fourier = self.fourier_secs().filter(|&s| s > CONDITIONED_FIRST_SECS)?;
+        // only where its own estimate is the lower (1,000 × N_Z(0, 10⁴) with DLap(1): the inversion is
+        // priced at 4 s, the conditioned engine's exact law of the Gaussian group costs ~40 s)
+        if !self.conditioned_seconds(q).is_some_and(|c| c < fourier) {
+            return None;
         }
+        match self.try_conditioned(q) {
+            Some(Ok(c)) if c.meets(self.opts.digits) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The inversion's estimated seconds where its weights are wide enough to price it (None otherwise, or
+    /// where it declines).
+    pub(super) fn fourier_secs(&self) -> Option<f64> {
+        self.fourier_check().ok().flatten()
     }
 
     /// The profile on tails computed by the inversion, each to about 2^-bits relative.
@@ -92,7 +162,8 @@ impl Accountant {
         let window_bits = self.depth_wanted(q).clamp(64.0, 4e9) as u32;
         let mut best: Option<(T, f64, u32, u64)> = None;
         // ~20 tails of ~100 nodes, each node a θ-sum per group: about 1 ms per group and tail here
-        let _progress = crate::num::progress::begin("lattice Fourier inversion", 0.02 * self.shifts.len() as f64 + 0.1);
+        let estimate = self.fourier_secs().unwrap_or(0.02 * self.shifts.len() as f64 + 0.1);
+        let _progress = crate::num::progress::begin("lattice Fourier inversion", estimate);
         for _ in 0..3 {
             let prof = self.fourier_profile(bits, window_bits)?;
             let v = eval(&prof);

@@ -95,6 +95,8 @@ pub struct Accountant {
     cache: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
     /// lattice Fourier profiles by (tail precision bits, window bits)
     fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
+    /// whether the lattice Fourier inversion takes the composition, and its priced cost (`fourier_check`)
+    fcheck: std::sync::OnceLock<Fallible<Option<f64>>>,
 }
 
 /// The smoothed inversion's error as the accountant sees it: its `Input` refusals (a composition or width
@@ -142,7 +144,14 @@ impl Accountant {
             }
         }
         let shifts = comp.shifts();
-        Ok(Accountant { comp, shifts, opts, cache: Mutex::new(Vec::new()), fcache: Mutex::new(Vec::new()) })
+        Ok(Accountant {
+            comp,
+            shifts,
+            opts,
+            cache: Mutex::new(Vec::new()),
+            fcache: Mutex::new(Vec::new()),
+            fcheck: std::sync::OnceLock::new(),
+        })
     }
 
     pub fn composition(&self) -> &Composition {
@@ -255,7 +264,19 @@ impl Accountant {
             Method::Auto => match self.auto_engine(Query::Delta(eps))? {
                 AutoEngine::Smoothed => match self.try_conditioned(Query::Delta(eps)) {
                     Some(r) => r.map(plain),
-                    None => self.delta_smoothed(eps).map(plain),
+                    // the smoothed inversion's refusal advises the lattice, which auto has already ruled out
+                    None => self.delta_smoothed(eps).map(plain).map_err(|e| {
+                        if e.is_declined() {
+                            err!(
+                                Resource,
+                                "no certified engine answers this composition: the lattice is out of reach and the smoothed \
+                                 inversion declines ({}); --method zcdp-cks gives a certified upper bound",
+                                e.message().trim_end_matches("; use the lattice method")
+                            )
+                        } else {
+                            e
+                        }
+                    }),
                 },
                 AutoEngine::Lattice { mpfr } => {
                     let r = self.delta_lattice(eps, mpfr);
@@ -265,7 +286,10 @@ impl Accountant {
                     }
                     choice::narrower(self.delta_fourier(eps), r, |d: &DeltaResult| d.delta.log10_rel_width())
                 }
-                AutoEngine::LatticeFourier => self.delta_fourier(eps),
+                AutoEngine::LatticeFourier => match self.conditioned_first(Query::Delta(eps)) {
+                    Some(c) => Ok(plain(c)),
+                    None => self.delta_fourier(eps),
+                },
             },
         }
     }
@@ -292,7 +316,12 @@ impl Accountant {
         }
         let mpfr = match self.auto_engine(Query::Tradeoff(alpha))? {
             AutoEngine::Lattice { mpfr } => mpfr || self.opts.method == Method::Lattice,
-            AutoEngine::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
+            AutoEngine::LatticeFourier => {
+                return match self.conditioned_first(Query::Tradeoff(alpha)) {
+                    Some(c) => Ok(c),
+                    None => self.wide_fallback(Query::Tradeoff(alpha), self.fourier_query(Query::Tradeoff(alpha))),
+                }
+            }
             AutoEngine::Smoothed => {
                 // a few coarse groups and a fine rest on a lattice: by conditioning, as for epsilon and delta
                 if let Some(r) = self.try_conditioned(Query::Tradeoff(alpha)) {

@@ -2,6 +2,7 @@
 //! privacy profile (δ(ε), ε(δ), trade-off knots) read off them.
 pub mod compose;
 pub mod discretize;
+pub mod estimate;
 pub mod fixed;
 pub mod grid;
 pub mod gridpair;

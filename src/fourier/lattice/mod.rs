@@ -351,45 +351,32 @@ impl FourierTails {
         ln - 0.5 * den2.ln() + 1e-9 * (1.0 + ln.abs())
     }
 
-    /// The trapezoidal sum T_N, certified: live nodes evaluated, the others bounded in blocks.
-    fn trapezoid(&self, s: i64, m: i128, ci: &Interval, c: f64, mut inv: Inversion, wp: u32) -> Fallible<(Interval, Inversion)> {
-        let n = inv.nodes;
-        let zero = Interval::zero(wp);
-        let f0 = self.node(s, m, ci, &zero, wp)?;
-        let g0 = self.exponent(s, m, ci, &zero, wp)?;
-        let g0_hi = g0.re().hi().to_f64() + 1e-9 * (1.0 + g0.re().hi().to_f64().abs());
-        let f0_re = f0.re().clone();
-        // ln F(0) = Re G(c) − ln(1 − e^{−c}), from the enclosure's lower end (F(0) itself may be far below the
-        // double range); the dead budget: Σ over dead nodes of |F| at most 2^-(bits+6) of F(0) (module doc:
-        // T_N ≈ F(0)/sd(V) and N ≈ 10 sd(V))
-        let ln_f0 = g0.re().lo().to_f64() - (-(-c).exp_m1()).ln();
+    /// The nodes of one inversion with N = `n` nodes that must be evaluated, and the bound on all others
+    /// (f64 only: no node is evaluated here, so a composition whose factors peak together at too many
+    /// nodes is declined before any MPFR work). `g0_hi` bounds Re G(c) from above, `ln_f0` is ln F(0)
+    /// from below: the dead budget is Σ over dead nodes of |F| ≤ 2^-(bits+6) F(0) (module doc: T_N ≈
+    /// F(0)/sd(V) and N ≈ 10 sd(V)).
+    fn walk(&self, s: i64, c: f64, g0_hi: f64, ln_f0: f64, n: u64) -> Fallible<Walk> {
         let budget_ln = ln_f0 - (self.bits as f64 + 6.0) * LN_2;
         let half = (n - 1) / 2;
-        let theta = |l: u64| Interval::pi(wp).mul_rational(&Rational::from((2 * l, n)));
-        let mut sum = f0_re;
-        // Σ of the bounds of the nodes not evaluated, as a logarithm (the values are far below f64's range)
-        let mut dead_ln = f64::NEG_INFINITY;
-        let add_ln = |acc: f64, x: f64| if acc >= x { acc + (x - acc).exp().ln_1p() } else { x + (acc - x).exp().ln_1p() };
-        let mut live = 1u64;
+        let mut w = Walk { live: Vec::new(), count: 0, dead_ln: f64::NEG_INFINITY };
+        let take = |w: &mut Walk, a: u64, b: u64| -> Fallible<()> {
+            match w.live.last_mut() {
+                Some(last) if last.1 + 1 == a => last.1 = b,
+                _ => w.live.push((a, b)),
+            }
+            w.count += b - a + 1;
+            if w.count + 1 > MAX_LIVE {
+                return crate::fallible!(Declined, "the lattice Fourier inversion has more than {MAX_LIVE} live nodes");
+            }
+            Ok(())
+        };
         // live run from ℓ = 1 while a node's own bound exceeds the per-node share of the budget
         let mut l = 1u64;
         let per_node_ln = budget_ln - ((half.max(1)) as f64).ln();
-        while l <= half {
-            if self.ln_block_bound(s, c, g0_hi, n, l, l) < per_node_ln - 2.0 {
-                break;
-            }
-            let f = self.node(s, m, ci, &theta(l), wp);
-            match f {
-                Ok(f) => sum = sum.add(&f.re().mul_rational(&Rational::from(2))),
-                Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
-                Err(e) => return Err(e),
-            }
-            live += 1;
+        while l <= half && self.ln_block_bound(s, c, g0_hi, n, l, l) >= per_node_ln - 2.0 {
+            take(&mut w, l, l)?;
             l += 1;
-            if live > MAX_LIVE {
-                return crate::fallible!(Declined, "the lattice Fourier inversion has more than {MAX_LIVE} live nodes");
-            }
-            crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
         }
         // dead blocks [l, 2l − 1], [2l, 4l − 1], … with budgets B/2, B/4, …; a block over its budget is split,
         // small blocks are evaluated
@@ -403,31 +390,132 @@ impl FourierTails {
             share *= 0.5;
         }
         stack.reverse();
+        let mut blocks = 0u64;
         while let Some((a, b, bud)) = stack.pop() {
+            blocks += 1;
+            if blocks > 64 * MAX_LIVE {
+                return crate::fallible!(
+                    Declined,
+                    "the lattice Fourier inversion's node bounds did not resolve in {} blocks",
+                    64 * MAX_LIVE
+                );
+            }
             let cnt = (b - a + 1) as f64;
             let lb = self.ln_block_bound(s, c, g0_hi, n, a, b);
             if lb + cnt.ln() <= bud {
-                dead_ln = add_ln(dead_ln, LN_2 + lb + cnt.ln());
+                w.dead_ln = add_ln(w.dead_ln, LN_2 + lb + cnt.ln());
                 continue;
             }
             if b - a < 4 {
-                for l in a..=b {
-                    match self.node(s, m, ci, &theta(l), wp) {
-                        Ok(f) => sum = sum.add(&f.re().mul_rational(&Rational::from(2))),
-                        Err(e) if e.is_declined() => dead_ln = add_ln(dead_ln, LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l)),
-                        Err(e) => return Err(e),
-                    }
-                    live += 1;
-                }
-                if live > MAX_LIVE {
-                    return crate::fallible!(Declined, "the lattice Fourier inversion has more than {MAX_LIVE} live nodes");
-                }
-                crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+                take(&mut w, a, b)?;
                 continue;
             }
             let mid = a + (b - a) / 2;
             stack.push((mid + 1, b, bud - LN_2));
             stack.push((a, mid, bud - LN_2));
+        }
+        Ok(w)
+    }
+
+    /// The m > mean of sV where the Chernoff bound min_c K_s(c) − cm on P[sV ≥ m] falls to `target_ln`
+    /// (f64, by doubling and bisection on m).
+    fn chernoff_edge(&self, s: i64, target_ln: f64) -> f64 {
+        let centre = s as f64 * self.mean;
+        let chernoff = |m: f64| {
+            let c = self.saddle(s, m);
+            self.k_f64(s, c) - c * m
+        };
+        let mut step = self.var.sqrt().max(1.0);
+        let mut hi = centre + step;
+        let mut it = 0;
+        while chernoff(hi) > target_ln && it < 200 {
+            step *= 2.0;
+            hi = centre + step;
+            it += 1;
+        }
+        let mut lo = centre;
+        for _ in 0..80 {
+            let mid = 0.5 * (lo + hi);
+            if chernoff(mid) > target_ln {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        hi
+    }
+
+    /// Nodes an inversion would evaluate, the most over tails on each side from half a standard deviation
+    /// out (where the tilt is at its floor and the node count largest) to the window's edge
+    /// (`with_window_bits`; 1, 2, 4 sd and tails of 2^-64, 2^-256, … between): the f64 walk alone, a cost
+    /// estimate for the engine choice. The count depends on the tail through its tilt: N_Z(0, 10¹⁰) with 3 ×
+    /// DLap(1) (weights 1 and 2·10¹⁰) has ~900 live nodes 4 sd out and over 100,000 at the centre, where
+    /// 1.4·10¹² nodes put two million under the Gaussian factor's bump. Every inversion walks again and
+    /// declines on its own.
+    pub fn live_estimate(&self) -> Fallible<u64> {
+        let mut most = 0;
+        let mut depths = vec![64u32, 256, 1024, 4096, 16384];
+        depths.retain(|&d| d < self.window_bits);
+        depths.push(self.window_bits);
+        for s in [1i64, -1] {
+            let sd = self.var.sqrt().max(1.0);
+            let mut points: Vec<f64> = [1.0, 2.0, 4.0].iter().map(|k| s as f64 * self.mean + k * sd).collect();
+            points.extend(depths.iter().map(|&d| self.chernoff_edge(s, -(d as f64) * LN_2)));
+            for m in points {
+                if let Some((lo, hi)) = self.support {
+                    let (_, hi) = if s > 0 { (lo, hi) } else { (-hi, -lo) };
+                    if m > hi as f64 {
+                        continue;
+                    }
+                }
+                let Plan { c, nodes, .. } = self.plan(s, m.round(), self.bits)?;
+                let g0 = self.k_f64(s, c) - c * m.round();
+                let g0_hi = g0 + 1e-9 * (1.0 + g0.abs());
+                let ln_f0 = g0 - (-(-c).exp_m1()).ln();
+                most = most.max(self.walk(s, c, g0_hi, ln_f0, (nodes as u64) | 1)?.count + 1);
+            }
+        }
+        Ok(most)
+    }
+
+    /// The trapezoidal sum T_N, certified: the live nodes of [`Self::walk`] evaluated (in parallel), the
+    /// others bounded in blocks.
+    fn trapezoid(&self, s: i64, m: i128, ci: &Interval, c: f64, mut inv: Inversion, wp: u32) -> Fallible<(Interval, Inversion)> {
+        use rayon::prelude::*;
+        let n = inv.nodes;
+        let zero = Interval::zero(wp);
+        let f0 = self.node(s, m, ci, &zero, wp)?;
+        let g0 = self.exponent(s, m, ci, &zero, wp)?;
+        let g0_hi = g0.re().hi().to_f64() + 1e-9 * (1.0 + g0.re().hi().to_f64().abs());
+        // ln F(0) = Re G(c) − ln(1 − e^{−c}), from the enclosure's lower end (F(0) itself may be far below the
+        // double range)
+        let ln_f0 = g0.re().lo().to_f64() - (-(-c).exp_m1()).ln();
+        let walk = self.walk(s, c, g0_hi, ln_f0, n).inspect_err(|_| {
+            if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                eprintln!("lattice-fourier: P[{}V >= {m}]: tilt {c:.4e}, {n} nodes: declined", if s > 0 { "" } else { "-" })
+            }
+        })?;
+        let theta = |l: u64| Interval::pi(wp).mul_rational(&Rational::from((2 * l, n)));
+        // each live node: 2 Re F(θ_ℓ), or (a factor's enclosure may contain 0) its bound, counted as dead
+        let one = |l: u64| -> Fallible<(Interval, f64)> {
+            crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+            match self.node(s, m, ci, &theta(l), wp) {
+                Ok(f) => Ok((f.re().mul_rational(&Rational::from(2)), f64::NEG_INFINITY)),
+                Err(e) if e.is_declined() => Ok((Interval::zero(wp), LN_2 + self.ln_block_bound(s, c, g0_hi, n, l, l))),
+                Err(e) => Err(e),
+            }
+        };
+        let nodes: Vec<u64> = walk.live.iter().flat_map(|&(a, b)| a..=b).collect();
+        let parts: Vec<(Interval, f64)> = if nodes.len() >= PARALLEL_FROM {
+            nodes.par_iter().map(|&l| one(l)).collect::<Fallible<_>>()?
+        } else {
+            nodes.iter().map(|&l| one(l)).collect::<Fallible<_>>()?
+        };
+        let mut sum = f0.re().clone();
+        let mut dead_ln = walk.dead_ln;
+        for (v, d) in parts {
+            sum = sum.add(&v);
+            dead_ln = add_ln(dead_ln, d);
         }
         // e^{dead_ln}, rounded up (with a margin for the f64 log-sum-exp)
         let dead_f = if dead_ln == f64::NEG_INFINITY {
@@ -437,8 +525,30 @@ impl FourierTails {
         };
         let sum = sum.widen(&dead_f);
         let t = sum.mul_rational(&Rational::from((1, n)));
-        inv.live = live;
+        inv.live = walk.count + 1;
         Ok((t, inv))
+    }
+}
+
+/// The live nodes of one inversion (ranges of ℓ), their count, and ln of the bound on all other nodes.
+struct Walk {
+    live: Vec<(u64, u64)>,
+    count: u64,
+    dead_ln: f64,
+}
+
+/// Live nodes from which one inversion evaluates them on all threads.
+const PARALLEL_FROM: usize = 64;
+
+/// ln(e^acc + e^x) in f64, with −∞ for an empty sum.
+fn add_ln(acc: f64, x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return acc;
+    }
+    if acc >= x {
+        acc + (x - acc).exp().ln_1p()
+    } else {
+        x + (acc - x).exp().ln_1p()
     }
 }
 
@@ -508,31 +618,7 @@ impl crate::pld::lattice::TailOracle for FourierTails {
         // where the Chernoff bound min_c K(c) − cm falls below −window_bits·ln 2 − 16, on each side (f64,
         // by bisection on m: the window only bounds the certified search, which checks its own ends)
         let target = -(self.window_bits as f64) * LN_2 - 16.0;
-        let side = |s: i64| -> f64 {
-            let centre = s as f64 * self.mean;
-            let chernoff = |m: f64| {
-                let c = self.saddle(s, m);
-                self.k_f64(s, c) - c * m
-            };
-            let mut step = self.var.sqrt().max(1.0);
-            let mut hi = centre + step;
-            let mut it = 0;
-            while chernoff(hi) > target && it < 200 {
-                step *= 2.0;
-                hi = centre + step;
-                it += 1;
-            }
-            let mut lo = centre;
-            for _ in 0..80 {
-                let mid = 0.5 * (lo + hi);
-                if chernoff(mid) > target {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            hi + 2.0
-        };
+        let side = |s: i64| self.chernoff_edge(s, target) + 2.0;
         let clampi = |x: f64| x.clamp(-(i64::MAX as f64) / 4.0, i64::MAX as f64 / 4.0) as i64;
         let (mut lo, mut hi) = (clampi(-side(-1).ceil()), clampi(side(1).ceil()));
         if let Some((a, b)) = self.support {

@@ -89,3 +89,60 @@ fn large_n_tails_match_the_mpmath_reference() {
         }
     }
 }
+
+/// Wide weights (issue #33): 30 × N_Z(0, 37.7) at weight 20 with 5 DLap(4) statistics at weight 377, the
+/// weights of N_Z(0, 37.7) with DLap(4) on their common loss lattice. The DLap factor peaks 377 times a
+/// period and the Gaussian one 20 times; most side peaks are held down, some not, and the walk must find
+/// every live node: every tail overlaps the lattice convolution's at the accuracy asked.
+#[test]
+fn wide_weights_match_the_lattice() {
+    let p = 200;
+    let one = LatticeDist::dlap_shift_sum(&q("4"), 1, 1, p).unwrap();
+    let masses: Vec<Interval> = (0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect();
+    let lap = LatticeDist::dlap_shift_sum(&q("4"), 1, 5, p).unwrap();
+    let g = LatticeDist::iid_dgauss_sum(&q("37.7"), 30, p);
+    let v = crate::pld::compose::convolve_scaled(&crate::pld::compose::scale_law(&g, 20), &lap, 377);
+    let exact = v.tails();
+    let ft = FourierTails::new(
+        vec![Factor { law: Law::gauss(&q("37.7")), n: 30, w: 20 }, Factor { law: Law::finite(masses), n: 5, w: 377 }],
+        90,
+    )
+    .unwrap();
+    let live = ft.live_estimate().unwrap();
+    assert!(live > 100 && live < MAX_LIVE, "{live} live nodes");
+    let mut checked = 0;
+    for m in (v.min - 2..=v.max() + 2).step_by(1009) {
+        for upper in [true, false] {
+            let a = if upper { exact.ge(m) } else { exact.le(m) };
+            if *a.hi() < 1e-200 || rel_width(&a) > 1e-40 {
+                continue;
+            }
+            let b = if upper { ft.ge(m).unwrap() } else { ft.le(m).unwrap() };
+            assert!(a.overlaps(&b), "m={m} upper={upper}: lattice {a} vs fourier {b}");
+            assert!(rel_width(&b) < 2f64.powi(-78), "m={m} upper={upper}: width {}", rel_width(&b));
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "{checked} tails checked");
+}
+
+/// A statistic whose Gaussian part is far narrower than the Laplace part's spacing and whose tilt floor
+/// puts ~10¹² nodes in a period (one N_Z(0, 10¹⁰) query at weight 1, three DLap(1) statistics at weight
+/// 2·10¹⁰): the estimate and the walk decline it at 100,000 live nodes (the walk runs in f64 before any
+/// node is evaluated: `FourierTails::trapezoid`).
+#[test]
+fn the_walk_declines_a_dear_inversion_before_evaluating() {
+    let one = LatticeDist::dlap_shift_sum(&q("1"), 1, 1, 128).unwrap();
+    let masses: Vec<Interval> = (0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect();
+    let ft = FourierTails::new(
+        vec![Factor { law: Law::gauss(&q("10000000000")), n: 1, w: 1 }, Factor { law: Law::finite(masses), n: 3, w: 20_000_000_000 }],
+        90,
+    )
+    .unwrap();
+    let e = ft.live_estimate().unwrap_err();
+    assert!(e.is_declined() && e.message().contains("live nodes"), "{e}");
+    // the tail at the centre, where the tilt is at its floor, is declined by its own walk
+    let (mean, _) = ft.mean_sd();
+    let e = ft.le(mean as i64).unwrap_err();
+    assert!(e.is_declined() && e.message().contains("more than 100000 live nodes"), "{e}");
+}
