@@ -274,7 +274,7 @@ impl Accountant {
                     // a few coarse groups and a fine rest on a practical lattice: conditioning on the coarse
                     // ones gives the digits the smoothed inversion cannot (conditioned.rs)
                     if let Some(r) = self.try_conditioned(q) {
-                        return r;
+                        return self.dear_fourier(q, r);
                     }
                     let r = self.epsilon_smoothed(d, None);
                     // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice

@@ -263,7 +263,7 @@ impl Accountant {
             Method::Conditioned => self.conditioned_query(Query::Delta(eps)).map(plain),
             Method::Auto => match self.auto_engine(Query::Delta(eps))? {
                 AutoEngine::Smoothed => match self.try_conditioned(Query::Delta(eps)) {
-                    Some(r) => r.map(plain),
+                    Some(r) => self.dear_fourier(Query::Delta(eps), r).map(plain),
                     // the smoothed inversion's refusal advises the lattice, which auto has already ruled out
                     None => self.delta_smoothed(eps).map(plain).map_err(|e| {
                         if e.is_declined() {
@@ -324,10 +324,18 @@ impl Accountant {
             }
             AutoEngine::Smoothed => {
                 // a few coarse groups and a fine rest on a lattice: by conditioning, as for epsilon and delta
-                if let Some(r) = self.try_conditioned(Query::Tradeoff(alpha)) {
-                    return r;
-                }
-                return fallible!(Resource, "no practical common lattice for this composition: the certified trade-off function needs one");
+                // (short of the digits, it escalates to an inversion priced above the budget: dear_fourier)
+                let q = Query::Tradeoff(alpha);
+                return match self.try_conditioned(q) {
+                    Some(r) => self.dear_fourier(q, r),
+                    None => match self.dear_fourier(q, Err(err!(Declined, "no engine"))) {
+                        Err(e) if e.is_declined() => fallible!(
+                            Resource,
+                            "no practical common lattice for this composition: the certified trade-off function needs one"
+                        ),
+                        r => r,
+                    },
+                };
             }
         };
         let q = Query::Tradeoff(alpha);
