@@ -105,6 +105,18 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *dpsgd* ]]; then
     python3 scripts/bench/dpsgd.py --no-peers
   fi
 fi
+# Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
+# (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
+# in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mixtures* ]]; then
+  echo
+  echo "== discrete Gaussian + discrete Laplace mixtures"
+  python3 scripts/bench/mixtures.py --timeout 60
+  python3 scripts/bench/mixtures_summary.py
+  if [ "$peers" = 1 ] && [ -x target/pyvenv/bin/python ] && target/pyvenv/bin/python -c "import tightdp, dp_accounting" 2>/dev/null; then
+    target/pyvenv/bin/python scripts/bench/mixtures_peer.py
+  fi
+fi
 # The per-level peer runs of earlier releases (all eight levels, both peers) stay callable for the record:
 #   scripts/bench/peers.sh --out scripts/bench/dp_accounting_results.csv
 #   scripts/bench/peers.sh --prv --out scripts/bench/prv_accountant_results.csv
