@@ -344,11 +344,7 @@ impl Accountant {
     /// missed the tails this query needed, dearer than those it walked): the conditioned engine's and, for
     /// ε, the smoothed inversion's answers where narrower. Other answers pass unchanged.
     pub(super) fn wide_fallback(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        let short = match &r {
-            Ok(c) => !c.meets(self.opts.digits),
-            Err(e) => e.is_declined(),
-        };
-        if !short || self.fourier_secs().is_none() {
+        if !self.falls_short(&r) || self.fourier_secs().is_none() {
             return r;
         }
         let mut best = r;
@@ -361,6 +357,15 @@ impl Accountant {
             }
         }
         best
+    }
+
+    /// Whether an engine's answer leaves room for another: a bracket short of the digits asked, or a refusal
+    /// (any other error surfaces as it is).
+    pub(super) fn falls_short(&self, r: &Fallible<Certified>) -> bool {
+        match r {
+            Ok(c) => !c.meets(self.opts.digits),
+            Err(e) => e.is_declined(),
+        }
     }
 
     /// A lattice answer short of the digits asked (or a lattice refusal) is compared with the lattice

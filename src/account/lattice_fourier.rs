@@ -61,29 +61,32 @@ impl Accountant {
     }
 
     /// Whether the inversion takes this composition, and (weights above [`FOURIER_MAX_WEIGHT`] only) its
-    /// estimated seconds for one query: the most live nodes the inversion's own walk finds over tails from
-    /// 1 sd out to the window of an ε(1e-10) query (`FourierTails::live_estimate`), priced per node and factor. Declined when the variance is out of range or the estimate exceeds
-    /// the time budget. Computed once per accountant.
+    /// estimated seconds for one query ([`Accountant::fourier_price`]). Declined when the variance is out
+    /// of range or the estimate exceeds the time budget.
     pub(super) fn fourier_check(&self) -> Fallible<Option<f64>> {
-        self.fcheck
-            .get_or_init(|| {
-                let price = self.fourier_price()?;
-                if let Some((secs, live)) = price.filter(|&(s, _)| s > self.opts.time_budget) {
-                    return crate::fallible!(
-                        Declined,
-                        "the lattice Fourier inversion's factors peak together away from the centre: about {live} live \
-                         nodes a tail, ~{secs:.0} s (limit {:.0} s)",
-                        self.opts.time_budget
-                    );
-                }
-                Ok(price.map(|(s, _)| s))
-            })
-            .clone()
+        let price = self.fourier_price()?;
+        if let Some((secs, live)) = price.filter(|&(s, _)| s > self.opts.time_budget) {
+            return crate::fallible!(
+                Declined,
+                "the lattice Fourier inversion's factors peak together away from the centre: about {live} live \
+                 nodes a tail, ~{secs:.0} s (limit {:.0} s)",
+                self.opts.time_budget
+            );
+        }
+        Ok(price.map(|(s, _)| s))
     }
 
     /// The inversion's priced seconds and live nodes a tail where its weights are wide (None: narrow
-    /// weights, the flat cost), whatever the time budget; or why it cannot take the composition.
+    /// weights, the flat cost), whatever the time budget; or why it cannot take the composition. Computed
+    /// once per accountant (`Accountant::fprice`).
     fn fourier_price(&self) -> Fallible<Option<(f64, u64)>> {
+        self.fprice.get_or_init(|| self.price_inversion()).clone()
+    }
+
+    /// [`Accountant::fourier_price`], uncached: the most live nodes the inversion's own walk finds over
+    /// tails from 1 sd out to the window of an ε(1e-10) query (`FourierTails::live_estimate`), priced per
+    /// node and factor.
+    fn price_inversion(&self) -> Fallible<Option<(f64, u64)>> {
         let f = self.fourier_factors()?;
         let var: f64 = f.iter().map(|x| x.n as f64 * (x.w as f64).powi(2) * x.law.mean_var().1).sum();
         if !(var > 0.0 && var.is_finite() && var.sqrt() < 2f64.powi(50)) {
@@ -109,10 +112,7 @@ impl Accountant {
     /// The inversion's priced seconds even where above the time budget (the progress bar's estimate when
     /// it runs anyway: forced, or escalated to by [`Accountant::dear_fourier`]).
     fn fourier_priced(&self) -> Option<f64> {
-        match self.fourier_check() {
-            Ok(s) => s,
-            Err(_) => self.fourier_price().ok().flatten().map(|(s, _)| s),
-        }
+        self.fourier_price().ok().flatten().map(|(s, _)| s)
     }
 
     /// An answer short of the digits asked (the conditioned engine's upper bound on a β far below its
@@ -121,15 +121,11 @@ impl Accountant {
     /// that one took 40 s for 28 digits on a price of 81 s): the narrower bracket is returned. Other
     /// answers, and compositions the inversion cannot take at all, pass unchanged.
     pub(super) fn dear_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        let short = match &r {
-            Ok(c) => !c.meets(self.opts.digits),
-            Err(e) => e.is_declined(),
-        };
-        if !short || self.opts.arith.is_some() || self.fourier_check().is_ok() {
+        if !self.falls_short(&r) || self.opts.arith.is_some() || self.fourier_check().is_ok() {
             return r;
         }
         let limit = super::lattice::REFUSE_FACTOR * self.opts.time_budget;
-        if !self.fourier_price().is_ok_and(|p| p.is_some_and(|(s, _)| s <= limit)) {
+        if !self.fourier_priced().is_some_and(|s| s <= limit) {
             return r;
         }
         super::choice::narrower(self.fourier_query(q), r, Certified::log10_rel_width)

@@ -95,8 +95,9 @@ pub struct Accountant {
     cache: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
     /// lattice Fourier profiles by (tail precision bits, window bits)
     fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
-    /// whether the lattice Fourier inversion takes the composition, and its priced cost (`fourier_check`)
-    fcheck: std::sync::OnceLock<Fallible<Option<f64>>>,
+    /// whether the lattice Fourier inversion takes the composition, and its priced cost and live nodes
+    /// where its weights are wide (`fourier_price`)
+    fprice: std::sync::OnceLock<Fallible<Option<(f64, u64)>>>,
 }
 
 /// The smoothed inversion's error as the accountant sees it: its `Input` refusals (a composition or width
@@ -150,7 +151,7 @@ impl Accountant {
             opts,
             cache: Mutex::new(Vec::new()),
             fcache: Mutex::new(Vec::new()),
-            fcheck: std::sync::OnceLock::new(),
+            fprice: std::sync::OnceLock::new(),
         })
     }
 
