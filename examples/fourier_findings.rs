@@ -109,11 +109,12 @@ nu    (256 bits) = {}
         let f = boole::Integrand::new(&lg, a, b);
         let fv = boole::boole_sum(&f, 0.01, n, &boole::no_progress);
         println!(
-            "Boole N={n} MPFR-128 ({:.1} s) = {}  f64 = {:.17e}  rel {:.2e}",
+            "Boole N={n} MPFR-128 ({:.1} s) = {}  f64 = {:.17e} ± {:.2e} (certified rounding)  rel {:.2e}",
             t0.elapsed().as_secs_f64(),
             mp.to_string_radix(10, Some(25)),
-            fv,
-            fv / mp.to_f64() - 1.0
+            fv.m,
+            fv.r,
+            fv.m / mp.to_f64() - 1.0
         );
         let _ = t_hi;
     }

@@ -7,15 +7,21 @@
 use assert_cmd::Command;
 
 #[test]
-fn an_epsilon_past_the_exponent_range_is_refused_with_the_reason() {
+fn an_epsilon_past_the_exponent_range_is_a_zero_digit_bracket_with_the_reason() {
     let args = ["epsilon", "--sigma2", "0.01", "--n", "30000000", "--delta", "1e-10"];
+    // one rule for every query (#57): the certified enclosure with 0 digits, its note naming the range
+    // and the bound that applies
     let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(out.stdout.is_empty());
-    assert!(err.starts_with("error: no digit of epsilon is certified") && err.trim_end().lines().count() == 1, "{err}");
-    assert!(err.contains("exponent range") && err.contains("7.442611e8") && err.contains("--method zcdp-cks"), "{err}");
-    assert!(!err.contains("--method lattice"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string())).unwrap_or_default();
+    assert_eq!(field("digits "), "0", "{text}");
+    let lo: f64 = field("epsilon_lo ").parse().unwrap();
+    let hi: f64 = field("epsilon_hi ").parse().unwrap();
+    assert!(lo <= 7.442611e8 && hi >= 1.5e9, "{text}");
+    let note = field("note ");
+    assert!(note.starts_with("0 digits certified") && note.contains("exponent range") && note.contains("7.442611e8"), "{text}");
+    assert!(note.contains("--method zcdp-cks") && !note.contains("--method lattice"), "{text}");
     // the bound it points to answers, above the ceiling and above the loss's likeliest value 1.5e9
     let mut bound = args.to_vec();
     bound.extend(["--method", "zcdp-cks", "--format", "csv"]);

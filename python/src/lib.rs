@@ -172,14 +172,16 @@ fn q(s: &str, what: &str) -> PyResult<Rational> {
 type Bracket = (String, String, String, String, String, Option<String>, u32);
 
 fn bracket(c: &Certified) -> Bracket {
+    // the digits the returned (printed) ends support, as on the command line
+    let p = c.printed(OUT);
     (
-        fmt_down(c.lo(), OUT),
-        fmt_up(c.hi(), OUT),
+        p.lo,
+        p.hi,
         c.engine().as_str().to_string(),
         c.trust().as_str().to_string(),
         c.detail().to_string(),
         c.note().map(|s| s.to_string()),
-        c.digits(),
+        p.digits,
     )
 }
 

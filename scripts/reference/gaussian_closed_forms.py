@@ -29,7 +29,8 @@ for s2, mu, d in [("1", "1", "1e-5"), ("4", "1", "1e-10"), ("0.25", "2", "1e-3")
     e0 = mpf(mu) ** 2 / (2 * mpf(s2)) + 2 * sqrt(mpf(mu) ** 2 / (2 * mpf(s2)) * (-mp.log(mpf(d))))
     print("epsilon", s2, mu, d, mp.nstr(findroot(f, e0 * 0.7), 40))
 print("# tradeoff: sigma2 mu alpha beta")
-for s2, mu, a in [("1", "1", "0.05"), ("4", "1", "0.001")]:
+# alpha = 1/2 is where the quantile z is 0 (the closed form's bisection met an undecidable midpoint there, #57)
+for s2, mu, a in [("1", "1", "0.05"), ("4", "1", "0.001"), ("9", "1", "0.5"), ("1", "1", "0.5"), ("0.01", "1", "0.5")]:
     m = mpf(mu) / sqrt(mpf(s2))
     z = sqrt(2) * erfinv(1 - 2 * mpf(a))   # P[N(0,1) >= z] = a
     print("tradeoff", s2, mu, a, mp.nstr(ncdf(z - m), 40))

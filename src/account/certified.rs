@@ -170,6 +170,19 @@ impl Certified {
         s
     }
 
+    /// The bracket with its upper end lowered to a certified upper bound `bound` of the same quantity
+    /// (and its lower end, if above, too: then the value is the bound), where the bound is the tighter;
+    /// the detail says so. Unchanged otherwise.
+    pub(in crate::account) fn capped(self, bound: &Rational, prec: u32, what: &str) -> Fallible<Certified> {
+        let b = Interval::from_rational(bound, prec + 64).into_parts().1;
+        if self.hi <= b {
+            return Ok(self);
+        }
+        let lo = if self.lo > b { b.clone() } else { self.lo.clone() };
+        let detail = if self.detail.is_empty() { format!("upper end: {what}") } else { format!("{}; upper end: {what}", self.detail) };
+        Ok(Certified { lo, hi: b, detail, ..self })
+    }
+
     /// The same bracket, stated with another detail (e.g. "f(1 − t), the trade-off being symmetric"): the
     /// claim about the quantity is unchanged, so engine, trust and note are kept.
     pub fn restated(&self, detail: String) -> Certified {
@@ -237,6 +250,10 @@ impl Certified {
     }
 
     pub fn width(&self) -> Float {
+        if self.lo == self.hi {
+            // also a point at infinity (ε = ∞), where hi − lo is NaN
+            return Float::with_val(self.lo.prec(), 0);
+        }
         Float::with_val_round(self.lo.prec().max(self.hi.prec()), &self.hi - &self.lo, Round::Up).0
     }
 
@@ -284,6 +301,38 @@ impl Certified {
 
     pub fn hi_str(&self, digits: usize) -> String {
         fmt_up(&self.hi, digits)
+    }
+
+    /// The bracket as printed with `sig` significant digits (lower end rounded down, upper end up) and the
+    /// digits those printed ends support — never more than the bracket's own. Every output (CLI, Python,
+    /// tables) shows a bracket through this, so that `digits` cannot claim what the printed ends do not hold.
+    pub fn printed(&self, sig: usize) -> Printed {
+        let (lo, hi) = (self.lo_str(sig), self.hi_str(sig));
+        let exact = self.lo == self.hi && lo == hi;
+        let digits = if exact { self.digits() } else { self.digits().min(crate::num::format::digits_between(&lo, &hi)) };
+        Printed { lo, hi, digits, exact }
+    }
+}
+
+/// A certified bracket as printed: ends rounded outward, and the digits they support.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    pub lo: String,
+    pub hi: String,
+    /// significant digits the printed ends support (the larger d with hi − lo ≤ 10^−d·max(|lo|, |hi|))
+    pub digits: u32,
+    /// the two printed ends are one and the same exact value
+    pub exact: bool,
+}
+
+impl Printed {
+    /// The `digits` field of an output row: "exact" for a point, else the digits.
+    pub fn digits_field(&self) -> String {
+        if self.exact {
+            "exact".into()
+        } else {
+            self.digits.to_string()
+        }
     }
 }
 

@@ -1,20 +1,19 @@
 //! The honesty gate every certified answer passes: the digits asked, or a note saying how many were
-//! certified and why, or a refusal saying what to try.
+//! certified (0 included), why, and what to try.
 
-use super::vocabulary::{Method, Query};
+use super::vocabulary::Query;
 use super::{Accountant, Certified, Engine};
 use crate::error::Fallible;
-use crate::fallible;
 use crate::num::Arith;
 use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
 use crate::pld::estimate::estimated_window_shifts;
 
 impl Accountant {
-    /// The honesty rule every certified answer passes: a bracket that meets the digits asked is returned
-    /// as it is; one with fewer (but at least one) carries a note saying how many digits were certified
-    /// and why; one with no certified digit (relative width ≥ 1) is refused (a `Resource` error), saying
-    /// why and what to try — except a probability (δ, f(α)) below 1, whose enclosure still certifies an
-    /// upper bound: returned with a note saying 0 digits and why.
+    /// The honesty rule every certified answer passes, one rule for every query (ε, δ, f(α)) and every
+    /// interface: a bracket that meets the digits asked is returned as it is; any other certified bracket
+    /// is returned too — it still holds the value — with a note saying how many digits it certifies (0
+    /// included), why no more, and, where no digit is certified, which end is a certified bound and what
+    /// to try. Nothing certified is withheld; only an engine that produced no bracket refuses.
     pub(super) fn honest(&self, what: &str, c: Certified, q: Query) -> Fallible<Certified> {
         let target = self.opts.digits;
         if c.meets(target) {
@@ -24,7 +23,9 @@ impl Accountant {
         // ε beyond MPFR's exponent range: e^ε overflows past 2^emax (emax = 2^30 − 1), so no engine's
         // search passes ε = emax·ln 2 ≈ 7.44e8 (30,000,000 × N_Z(0, 0.01) has ε ≈ 1.5e9)
         let ceiling = exp_range_epsilon();
-        let beyond = matches!(q, Query::Epsilon(_)) && d == 0 && c.lo().to_f64() <= ceiling && c.hi().to_f64() > ceiling;
+        // (the engines' lower end then stops at the ceiling)
+        let beyond =
+            matches!(q, Query::Epsilon(_)) && d == 0 && (0.999 * ceiling..=ceiling).contains(&c.lo().to_f64()) && c.hi().to_f64() > ceiling;
         // a probability below MPFR's exponent range: the upper end rounded up to the smallest positive
         // number 2^(emin − 1) (3 × N_Z(0, 1e8) at ε = 10: δ ≈ e^(−5e9)); no engine or precision resolves it
         let underflow = matches!(q, Query::Delta(_) | Query::Tradeoff(_))
@@ -35,57 +36,33 @@ impl Accountant {
                 "an ε above {ceiling:.6e} (= emax·ln 2, emax = {}) needs e^ε beyond MPFR's exponent range, which tightdp's engines do not pass",
                 rug::float::exp_max()
             ),
+            _ if underflow => format!(
+                "{what} lies below MPFR's exponent range (its smallest positive number is 2^{}), which no engine passes",
+                rug::float::exp_min() as i64 - 1
+            ),
             Some(n) => n.to_string(),
             None => format!("the {} engine resolves no more", c.engine().as_str()),
         };
-        if underflow {
-            let note = format!(
-                "0 digits certified: {what} lies below MPFR's exponent range (its smallest positive number is 2^{}), \
-                 which no engine passes; only the upper bound {what} <= {} is certified",
-                rug::float::exp_min() as i64 - 1,
-                c.hi_str(6)
-            );
-            return Ok(c.with_note(note));
+        if d > 0 {
+            let s = if d == 1 { "" } else { "s" };
+            return Ok(c.with_note(format!("wider than the {target} digits asked: {d} digit{s} certified, because {why}")));
         }
-        // a probability (δ, or β = f(α)) below the engine's resolution: [0, hi] certifies the bound
-        // value ≤ hi, which callers use as such (attack measures, figure data); said so, with 0 digits
-        if d == 0 && *c.lo() == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
-            let note = format!(
-                "0 digits certified: {what} lies below the resolution of the {} engine; only the upper bound {what} <= {} is certified, because {why}",
-                c.engine().as_str(),
-                c.hi_str(6)
-            );
-            return Ok(c.with_note(note));
-        }
-        // likewise a probability enclosed between two positive ends less than a digit apart (a deep δ on
-        // the pld grid): the enclosure is certified and its upper end bounds the value
-        if d == 0 && matches!(q, Query::Delta(_) | Query::Tradeoff(_)) && *c.hi() < 1 {
-            let note = format!(
-                "0 digits certified: {what} is only enclosed in [{}, {}] by the {} engine (its upper end is a certified bound), because {why}",
-                c.lo_str(6),
-                c.hi_str(6),
-                c.engine().as_str()
-            );
-            return Ok(c.with_note(note));
-        }
-        // refused: the engines the accountant chose resolve no digit within their limits (more work —
-        // another engine, a deeper lattice — may)
-        if d == 0 {
-            return fallible!(
-                Resource,
-                "no digit of {what} is certified: the {} engine's bracket is [{}, {}], because {why}; {}",
-                c.engine().as_str(),
-                c.lo_str(6),
-                c.hi_str(6),
-                if beyond {
-                    "--method zcdp-cks gives a certified upper bound".to_string()
-                } else {
-                    self.what_to_try(q, c.engine(), why.contains("the finest step the engine refines to"))
-                }
-            );
-        }
-        let s = if d == 1 { "" } else { "s" };
-        Ok(c.with_note(format!("wider than the {target} digits asked: {d} digit{s} certified, because {why}")))
+        // no digit: what the enclosure still certifies (for ε the upper end bounds ε from above, for δ and
+        // β = f(α) the upper end bounds the probability), and what to try
+        let bound = match (c.lo().is_zero(), c.hi().is_finite()) {
+            (true, true) => format!("only the upper bound {what} <= {} is certified", c.hi_str(6)),
+            (false, true) => format!("{what} is only enclosed in [{}, {}] (its upper end is a certified bound)", c.lo_str(6), c.hi_str(6)),
+            (false, false) => format!("only the lower bound {what} >= {} is certified", c.lo_str(6)),
+            (true, false) => "no bound is certified".to_string(),
+        };
+        let tries = if underflow {
+            String::new()
+        } else if beyond && self.comp.rho().is_some() && self.comp.pure_epsilon().is_none() {
+            "; --method zcdp-cks gives a certified upper bound".to_string()
+        } else {
+            format!("; {}", self.what_to_try(q, c.engine(), why.contains("the finest step the engine refines to")))
+        };
+        Ok(c.with_note(format!("0 digits certified: {bound}, because {why}{tries}")))
     }
 
     /// What to try when no engine the accountant chose certified a digit.
@@ -110,7 +87,12 @@ impl Accountant {
                 tries.push(format!("--method lattice (MPFR; estimated {:.0} s)", self.estimated_seconds(&o).max(1.0)));
             }
         }
-        if !matches!(q, Query::Tradeoff(_)) && !matches!(self.opts.method, Method::ZcdpBs | Method::ZcdpCks) && self.comp.rho().is_some() {
+        // (a pure-DP composition's ε is already capped by Σ ε_i, which the zCDP bound does not beat)
+        if !matches!(q, Query::Tradeoff(_))
+            && !self.opts.method.is_conversion()
+            && self.comp.rho().is_some()
+            && self.comp.pure_epsilon().is_none()
+        {
             tries.push("--method zcdp-cks (a certified upper bound)".into());
         }
         if tries.is_empty() {

@@ -54,6 +54,11 @@ impl Accountant {
         // the lattice laws (discrete Gaussian, discrete Laplace) enter as their loss laws
         let laws: Laws = self.comp.law_shifts()?;
         let trust = if self.comp.is_exact() { Trust::Exact } else { Trust::Bound };
+        if let Query::Epsilon(d) = q {
+            if let Some(c) = infinite_epsilon(&laws, d, self.work_prec(), trust)? {
+                return Ok(c);
+            }
+        }
         match self.opts.method {
             Method::Auto => {}
             Method::Grid => {
@@ -206,6 +211,80 @@ impl Accountant {
     pub(super) fn delta_law(&self, eps: &Rational) -> Fallible<DeltaResult> {
         Ok(DeltaResult { delta: self.law_query(Query::Delta(eps))?, first: None, second: None })
     }
+}
+
+/// ε(δ) where the composition's mass at L = +∞ decides it. δ(ε) = A[L = +∞] + E_A[(1 − e^{ε−L})₊; L < ∞]
+/// ([SSW24, Lemma A.9], as in `account::single`), and under A no loss is −∞, so the composed loss is +∞
+/// when one term is: A[L = +∞] = 1 − Π_i (1 − a_i)^{n_i}, a_i each law's own mass there. Where that mass
+/// exceeds δ, no ε has δ(ε) ≤ δ: ε = ∞ (dp_accounting returns inf there). Where it equals δ (decided in
+/// exact rationals: one stated (ε₀, δ) guarantee asked at its own δ), δ(ε) ≤ δ exactly when no finite
+/// loss exceeds ε: ε(δ) is the top of the finite losses, Σ_i n_i·(the top of law i's), ε₀ for one.
+fn infinite_epsilon(laws: &Laws, delta: &Rational, prec: u32, trust: Trust) -> Fallible<Option<Certified>> {
+    let one = Interval::one(prec);
+    let dl = Interval::from_rational(delta, prec);
+    for &dir in directions(laws) {
+        let of = |l: &Arc<dyn LossLaw>| if l.symmetric() { Direction::Remove } else { dir };
+        let mut stay = one.clone();
+        for (l, n) in laws {
+            let (a_inf, _) = l.infinite(of(l), prec)?;
+            if *a_inf.hi() != 0 {
+                let keep = one.sub(&a_inf).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
+                stay = stay.mul(&keep.pow_u64(*n));
+            }
+        }
+        let mass = one.sub(&stay);
+        let add = if dir == Direction::Add { " (add pair)" } else { "" };
+        if mass.lo() > dl.hi() {
+            let inf = Float::with_val(prec, rug::float::Special::Infinity);
+            let detail = format!(
+                "the mass at L = +inf{add} is at least {} > delta: delta(eps) >= it for every eps",
+                crate::num::format::fmt_down(mass.lo(), 6)
+            );
+            return Certified::new(Interval::new(inf.clone(), inf), Engine::Closed, trust, detail).map(Some);
+        }
+        if mass.hi() < dl.lo() || *mass.hi() == 0 {
+            continue;
+        }
+        // undecided: the mass in exact rationals (a few terms only: the powers grow with n)
+        if laws.iter().map(|(_, n)| *n).sum::<u64>() > 64 {
+            continue;
+        }
+        let mut stay = Rational::from(1);
+        for (l, n) in laws {
+            let Some((a_inf, _)) = l.infinite_exact(of(l)) else { return Ok(None) };
+            stay *= rug::ops::Pow::pow(1 - a_inf, *n as u32);
+        }
+        let mass = 1 - stay;
+        if mass > *delta {
+            let inf = Float::with_val(prec, rug::float::Special::Infinity);
+            let detail = format!("the mass at L = +inf{add} is {} > delta: delta(eps) >= it for every eps", fmt_rational(&mass));
+            return Certified::new(Interval::new(inf.clone(), inf), Engine::Closed, trust, detail).map(Some);
+        }
+        // (one direction only: with two, the other direction's ε, finite, may be the larger)
+        if mass == *delta && directions(laws).len() == 1 {
+            return top_of_finite_losses(laws, prec, trust).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// ε(δ) at δ equal to the mass at +∞, the laws symmetric: the largest finite loss of the composition (∞
+/// where a law's finite losses are unbounded).
+fn top_of_finite_losses(laws: &Laws, prec: u32, trust: Trust) -> Fallible<Certified> {
+    use crate::noise::loss::End;
+    let mut top = Interval::zero(prec);
+    for (l, n) in laws {
+        match l.range(Direction::Remove).hi {
+            End::Atom(t) | End::Limit(t) => top = top.add(&t.mul_rational(&Rational::from(*n))),
+            End::Open => {
+                let inf = Float::with_val(prec, rug::float::Special::Infinity);
+                top = Interval::new(inf.clone(), inf);
+                break;
+            }
+        }
+    }
+    let detail = "delta equals the mass at L = +inf: epsilon is the largest finite loss".to_string();
+    Certified::new(top, Engine::Closed, trust, detail)
 }
 
 /// An engine's refusal or a size/cost limit (a grid too fine or a law the inversion declines): the pld grid

@@ -37,7 +37,7 @@ mod vocabulary;
 pub use crate::fourier::smooth::MIN_WIDTH;
 /// Largest lattice (entries) any lattice engine builds.
 pub use crate::pld::compose::MAX_WINDOW as MAX_LATTICE_ENTRIES;
-pub use certified::{Certified, Engine, Estimate, Map, Trust};
+pub use certified::{Certified, Engine, Estimate, Map, Printed, Trust};
 pub use profile::{lattice_depth, Knot, Profile};
 pub use vocabulary::{
     DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_SECONDS, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
@@ -185,6 +185,12 @@ impl Accountant {
     /// ([`Error::settle`]).
     pub fn epsilon(&self, delta: &Rational) -> Fallible<Certified> {
         let c = self.epsilon_raw(delta).map_err(Error::settle)?;
+        let c = match self.comp.pure_epsilon() {
+            // a pure-DP composition is (Σ ε_i, 0)-DP, so ε(δ) ≤ Σ ε_i for every δ: the cap where an engine's
+            // upper end is looser (DLap(1e-300): ε₀ = 1e300, where e^ε leaves MPFR's range)
+            Some(e) if !self.opts.method.is_conversion() => c.capped(&e, self.work_prec(), "the pure-DP bound eps <= sum of n mu/b")?,
+            _ => c,
+        };
         self.honest("epsilon", c, Query::Epsilon(delta))
     }
 
@@ -381,21 +387,26 @@ impl Accountant {
 
     fn delta_estimate_raw(&self, eps: &Rational, progress: crate::fourier::boole::Progress) -> Fallible<Estimate> {
         let groups = self.comp.gauss_shifts()?;
-        let (value, bound, engine, detail) = match self.opts.method {
+        // (value, bound, engine, detail, an upper bound of δ from the first term alone where it has one)
+        let (value, bound, engine, detail, first) = match self.opts.method {
             Method::Fourier => {
                 let d = crate::fourier::boole::delta_fourier(&groups, eps, &crate::fourier::boole::BooleParams::default(), progress)?;
-                (d.delta, d.bound, Engine::Fourier, format!("Boole rule, N = {}, f64", d.first.n_points))
+                let first = (d.first.error_bound < d.first.value).then_some(d.first.value + d.first.error_bound);
+                (d.delta, d.bound, Engine::Fourier, format!("Boole rule, N = {}, f64", d.first.n_points), first)
             }
             Method::FourierFast => {
                 let d = crate::fourier::fast::delta_fast(&groups, eps, &crate::fourier::fast::FastParams::default())?;
-                (d.delta, d.bound, Engine::FourierFast, "saddle-point trapezoid, f64".to_string())
+                let first = (d.first.error_bound < d.first.value).then_some(d.first.value + d.first.error_bound);
+                (d.delta, d.bound, Engine::FourierFast, "saddle-point trapezoid, f64".to_string(), first)
             }
             m => return fallible!(Input, "--method {} is not an approximate Fourier method", m.as_str()),
         };
         if !(value.is_finite() && bound.is_finite() && bound < value.abs()) {
+            // δ = first − e^ε·second ≤ first: the first term alone is the upper bound it is, when resolved
+            let alone = first.map_or(String::new(), |f| format!("; its first term alone bounds delta <= {:.4e}", f * (1.0 + 1e-12)));
             return fallible!(
                 Input,
-                "the {} inversion's error bound {bound:.3e} is not below its value {value:.3e}: no digit of delta is known; use --method auto",
+                "the {} inversion's error bound {bound:.3e} (the paper's error terms and the f64 rounding) is not below its value {value:.3e}: no digit of delta is known{alone}; use --method auto",
                 engine.as_str()
             );
         }

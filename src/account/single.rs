@@ -60,20 +60,31 @@ pub(super) fn epsilon(law: &dyn LossLaw, target: &Rational, digits: u32, prec: u
     }
     let mut lo = if above(&zero)? { zero } else { return Ok(None) };
     let rel = Rational::from((1, rug::Integer::from(rug::Integer::u_pow_u(10, digits + 1))));
-    for _ in 0..MAX_STEPS {
-        if hi.clone() - lo.clone() <= hi.clone() * rel.clone() {
-            break;
-        }
+    let narrow = |lo: &Rational, hi: &Rational| Rational::from(hi - lo) <= Rational::from(hi * &rel);
+    // each end on its own certain predicate (as `pld::search::bisect_epsilon`): a midpoint where δ's
+    // enclosure straddles the target moves only the other end's search bound, never an end, so the
+    // bracket still shrinks to where the law's enclosures stop deciding
+    let (mut ulo, mut steps) = (lo.clone(), 0);
+    while !narrow(&ulo, &hi) && steps < MAX_STEPS {
         crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
-        let mid = (lo.clone() + hi.clone()) / 2;
-        if above(&mid)? {
-            lo = mid;
-        } else if below(&mid)? {
+        let mid = Rational::from(&ulo + &hi) / 2;
+        if below(&mid)? {
             hi = mid;
         } else {
-            // δ(mid) straddles the target: the law's enclosures resolve no further
-            break;
+            ulo = mid;
         }
+        steps += 1;
+    }
+    let (mut lhi, mut steps) = (hi.clone(), 0);
+    while !narrow(&lo, &lhi) && steps < MAX_STEPS {
+        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+        let mid = Rational::from(&lo + &lhi) / 2;
+        if above(&mid)? {
+            lo = mid;
+        } else {
+            lhi = mid;
+        }
+        steps += 1;
     }
     let lo_f = Float::with_val_round(prec, &lo, Round::Down).0;
     let hi_f = Float::with_val_round(prec, &hi, Round::Up).0;

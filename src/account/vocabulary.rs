@@ -71,6 +71,11 @@ impl Method {
     pub fn is_approximate(&self) -> bool {
         matches!(self, Method::Fourier | Method::FourierFast)
     }
+
+    /// A zCDP conversion (a certified bound computed from ρ alone, not the composition's profile).
+    pub fn is_conversion(&self) -> bool {
+        matches!(self, Method::ZcdpBs | Method::ZcdpCks)
+    }
 }
 
 /// Default accuracy request: correct significant digits.

@@ -251,9 +251,10 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
             eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
         }
         overall = Some(e.clone());
-        r.push("eps_exact_lo", fmt_down(e.lo(), 25));
-        r.push("eps_exact_hi", fmt_up(e.hi(), 25));
-        r.push("digits", e.digits().to_string());
+        let p = e.printed(25);
+        r.push("eps_exact_lo", p.lo.clone());
+        r.push("eps_exact_hi", p.hi.clone());
+        r.push("digits", p.digits_field());
         r.push("method", e.describe());
         let (v, p) = judge(e.lo(), e.hi(), &stated_eps, stated_printed.as_deref());
         (verdict, pct) = (v, Some(p));
@@ -362,9 +363,10 @@ fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Opti
             r.push("delta", fmt_nearest(&Float::with_val(PREC, delta), 6));
             r.push("eps_zcdp_bun_steinke", fmt_up(zcdp::eps_bs(&rho, delta, PREC).hi(), 12));
             r.push("eps_zcdp_cks", fmt_up(zcdp::eps_cks(&rho, delta, PREC).0.hi(), 12));
-            r.push("eps_exact_lo", fmt_down(e.lo(), 22));
-            r.push("eps_exact_hi", fmt_up(e.hi(), 22));
-            r.push("digits", e.digits().to_string());
+            let p = e.printed(22);
+            r.push("eps_exact_lo", p.lo.clone());
+            r.push("eps_exact_hi", p.hi.clone());
+            r.push("digits", p.digits_field());
             r.push("note", e.describe());
             Ok(r)
         })

@@ -54,11 +54,12 @@ pub fn push_certified(r: &mut Record, name: &str, c: &Certified, digits: usize, 
 
 /// `name_lo`, `name_hi`, `name_width`, `digits`, `detail`, `note` of a certified bracket.
 pub fn push_bracket(r: &mut Record, name: &str, c: &Certified, digits: usize) {
-    r.push(&format!("{name}_lo"), fmt_down(c.lo(), digits));
-    r.push(&format!("{name}_hi"), fmt_up(c.hi(), digits));
+    let p = c.printed(digits);
+    r.push(&format!("{name}_lo"), p.lo.clone());
+    r.push(&format!("{name}_hi"), p.hi.clone());
     r.push(&format!("{name}_width"), fmt_up(&c.width(), 3));
-    // a zero-width bracket is the exact value (e.g. f(1) = 0)
-    r.push("digits", if c.lo() == c.hi() { "exact".to_string() } else { c.digits().to_string() });
+    // the digits the printed ends support; "exact" for a point (e.g. f(1) = 0)
+    r.push("digits", p.digits_field());
     if !c.detail().is_empty() {
         r.push("detail", c.detail());
     }
@@ -155,7 +156,10 @@ fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: 
         r.push("delta", format!("{:.17e}", d.value));
         r.push("error_bound", format!("{:.3e}", d.error_bound));
         r.push("detail", d.detail);
-        r.push("note", "not certified: f64 quadrature whose error terms exclude floating-point rounding (docs/fourier-findings.md)");
+        r.push(
+            "note",
+            "approximate: the paper's error terms (under its approximations, docs/fourier-findings.md) plus a bound on the f64 rounding; not a certified bracket",
+        );
         return Ok(r);
     }
     let d = acc.delta(eps)?;

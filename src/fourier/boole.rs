@@ -29,6 +29,7 @@ use crate::error::Fallible;
 use crate::fourier::theta::{self, ln_periodized, ln_sup_periodized, periodized_mpfr, pi_f};
 use crate::fourier::{ceil_i64, first_above, paper_lattice, LatticeGroup, MechLattice};
 use crate::model::GaussGroup;
+use crate::num::ball::{up, Ball, BallSum, LIBM_REL, U};
 use crate::{err, fallible};
 use rayon::prelude::*;
 use rug::{Float, Rational};
@@ -60,11 +61,16 @@ impl Default for BooleParams {
 /// The value of one term with the paper's error terms.
 #[derive(Clone, Debug)]
 pub struct FourierValue {
-    /// the Boole sum (Fact A.15): the approximation of P[Σ a_i Σ_j X_ij > t_ε]
+    /// the Boole sum (Fact A.15): the approximation of P[Σ a_i Σ_j X_ij > t_ε] (the centre of its ball)
     pub value: f64,
-    /// [E⁽⁰⁾ (Prop. A.12: E₀⁽⁰⁾+E₁⁽⁰⁾+E₂⁽⁰⁾), E⁽¹⁾ (Prop. A.13), E⁽²⁾ (Fact A.14), E⁽³⁾ (Fact A.15)]
+    /// [E⁽⁰⁾ (Prop. A.12: E₀⁽⁰⁾+E₁⁽⁰⁾+E₂⁽⁰⁾), E⁽¹⁾ (Prop. A.13), E⁽²⁾ (Fact A.14), E⁽³⁾ (Fact A.15)], as the
+    /// paper evaluates them (f64)
     pub error_terms: [f64; 4],
-    /// E⁽⁰⁾ + E⁽¹⁾ + E⁽²⁾ + E⁽³⁾ (the paper's total; it does not include f64 rounding)
+    /// the f64 evaluation's own error: every rounding of the integrand, of libm and of the sum, carried by
+    /// ball arithmetic (`num::ball`): |value − the exact Boole sum| ≤ rounding
+    pub rounding: f64,
+    /// (E⁽⁰⁾ + E⁽¹⁾ + E⁽²⁾ + E⁽³⁾)·(1 + 1e-9) + rounding: the error terms (inflated for their own f64
+    /// evaluation, sums of positive terms each accurate to far better than 1e-9 relative) and the rounding
     pub error_bound: f64,
     /// the lattice window [A, B] summed (A = first lattice point above t_ε L, B = ⌈6 t_ε L⌉)
     pub window: (i64, i64),
@@ -83,7 +89,8 @@ pub struct FourierDelta {
     pub second: f64,
     /// first − second
     pub delta: f64,
-    /// first.error_bound + e^ε · second_prob.error_bound
+    /// first's error terms + e^ε · second's, and the rounding of the whole (both sums, e^ε, the product
+    /// and the difference, in ball arithmetic): |delta − δ(ε)| ≤ bound under the paper's approximations
     pub bound: f64,
 }
 
@@ -100,11 +107,41 @@ pub struct Integrand {
     pub b: i64,
     ks: Vec<f64>,
     vs: Vec<f64>,
+    /// B_i² = n_i σ_i² enclosed (σ_i² rounded to f64, then the product: two roundings)
+    vballs: Vec<Ball>,
 }
 
 impl Integrand {
     pub fn new(groups: &[LatticeGroup], a: i64, b: i64) -> Integrand {
-        Integrand { a, b, ks: groups.iter().map(|g| g.k as f64).collect(), vs: groups.iter().map(|g| g.b2()).collect() }
+        let vs: Vec<f64> = groups.iter().map(|g| g.b2()).collect();
+        let vballs = vs.iter().map(|&v| Ball::new(v, up(2.0 * U * v))).collect();
+        Integrand { a, b, ks: groups.iter().map(|g| g.k as f64).collect(), vs, vballs }
+    }
+
+    /// F(t) enclosed for every t of the ball (the node i·h, formed in f64 with one rounding): the window
+    /// sum and the θ product in ball arithmetic, every rounding and libm error (≤ 4 ulps, `num::ball`) in
+    /// the radius.
+    pub fn eval_ball(&self, t: Ball) -> Ball {
+        let cnt = (self.b - self.a + 1) as f64;
+        let ws = if t.m == 0.0 && t.r == 0.0 {
+            Ball::exact(cnt)
+        } else {
+            // sin(cnt t/2) cos((A + B) t/2) / sin(t/2): t/2 ≥ h/2 > 0 keeps the divisor away from 0
+            let mid = (self.a + self.b) as f64;
+            let s1 = t.mul(Ball::exact(cnt * 0.5)).sin();
+            let c2 = t.mul(Ball::exact(mid * 0.5)).cos();
+            let den = t.mul(Ball::exact(0.5)).sin();
+            match s1.mul(c2).div(den) {
+                Some(x) => x,
+                // (a ball reaching t = 0: |Σ cos(mt)| ≤ cnt)
+                None => Ball::new(0.0, cnt),
+            }
+        };
+        let mut ln = Ball::exact(0.0);
+        for (k, v) in self.ks.iter().zip(&self.vballs) {
+            ln = ln.add(ln_periodized_ball(t.mul(Ball::exact(*k)), *v));
+        }
+        ws.mul(ln.exp()).div(crate::num::ball::PI).unwrap_or(Ball::new(0.0, f64::INFINITY))
     }
 
     /// Σ_{m=A}^{B} cos(mt) (the bracket of F divided by 2, (D.3)).
@@ -160,43 +197,63 @@ pub fn integrand_mpfr(groups: &[LatticeGroup], a: i64, b: i64, t: &Float, prec: 
     bracket * prod / Float::with_val(p, &pi * 2u32)
 }
 
-/// Neumaier-compensated sum.
-#[derive(Clone, Copy, Default)]
-struct Acc {
-    s: f64,
-    c: f64,
-}
-impl Acc {
-    #[inline]
-    fn add(&mut self, x: f64) {
-        let t = self.s + x;
-        if self.s.abs() >= x.abs() {
-            self.c += (self.s - t) + x;
-        } else {
-            self.c += (x - t) + self.s;
+/// ln P_v(s) enclosed for a ball s and variance v ([`ln_periodized`] in ball arithmetic): s reduced by a
+/// multiple of 2π (itself a ball), the terms |j| ≤ 3 of the Poisson sum evaluated, the rest bounded:
+/// for |j| ≥ 4 and |x| ≤ x₊ the terms are e^{−v(2π²j² − 2πjx)} ≤ e^{−2πv j(πj − x₊)}, a tail below
+/// 2·T₄/(1 − ρ) with T₄ the j = 4 bound and ρ = e^{−2πv(9π − x₊)} the ratio of successive bounds.
+fn ln_periodized_ball(s: Ball, v: Ball) -> Ball {
+    use crate::num::ball::{PI as BPI, TAU as BTAU};
+    let j0 = (s.m / (2.0 * PI)).round();
+    let x = s.sub(BTAU.mul(Ball::exact(j0)));
+    let xp = (x.m.abs() + x.r) * (1.0 + U);
+    let vlo = (v.m - v.r) * (1.0 - U);
+    // a term whose exponent is certainly below −745 is below 2^-1074: it is not evaluated, and the radius
+    // takes 1e-300 for all of them (the f64 evaluation skips them alike)
+    let negligible = |j: f64| vlo * 2.0 * PI * j * (PI * j - xp) * (1.0 - 8.0 * U) > 745.0;
+    let mut corr = Ball::exact(0.0);
+    let mut dropped = false;
+    for j in [1.0f64, -1.0, 2.0, -2.0, 3.0, -3.0] {
+        if negligible(j.abs()) {
+            dropped = true;
+            continue;
         }
-        self.s = t;
+        let inner = BPI.mul(BPI).mul(Ball::exact(2.0 * j * j)).sub(BPI.mul(Ball::exact(2.0 * j)).mul(x));
+        corr = corr.add(v.mul(inner).neg().exp());
     }
-    fn value(&self) -> f64 {
-        self.s + self.c
-    }
+    let tail = if negligible(4.0) {
+        dropped = true;
+        0.0
+    } else {
+        let t4 = (-2.0 * PI * vlo * 4.0 * (4.0 * PI - xp)).exp();
+        let rho = (-2.0 * PI * vlo * (9.0 * PI - xp)).exp();
+        if vlo > 0.0 && rho < 1.0 {
+            2.0 * t4 / (1.0 - rho) * (1.0 + 8.0 * LIBM_REL)
+        } else {
+            f64::INFINITY
+        }
+    };
+    let corr = corr.add(Ball::new(0.0, up(tail) + if dropped { 1e-300 } else { 0.0 }));
+    let Some(l1) = corr.ln_1p() else { return Ball::new(0.0, f64::INFINITY) };
+    v.mul(x.mul(x)).mul(Ball::exact(0.5)).neg().add(l1)
 }
 
-/// Composite Boole's rule of F on [0, upper] with N points (Fact A.15), parallel (rayon), f64.
-pub fn boole_sum(f: &Integrand, upper: f64, n_points: u64, progress: Progress) -> f64 {
+/// Composite Boole's rule of F on [0, (N − 1)·h] with N points (Fact A.15), h = upper/(N − 1) as the
+/// f64 it rounds to (the rule is exact on the nodes i·h of that h), parallel (rayon), in ball arithmetic:
+/// the centre is the f64 Boole sum and the radius bounds every rounding of it.
+pub fn boole_sum(f: &Integrand, upper: f64, n_points: u64, progress: Progress) -> Ball {
     assert!(n_points >= 5 && (n_points - 1).is_multiple_of(4), "N − 1 must be a multiple of 4");
     let panels = (n_points - 1) / 4;
     let h = upper / (n_points - 1) as f64;
     let chunk = 4096u64;
     let nchunks = panels.div_ceil(chunk);
     let done = AtomicU64::new(0);
-    let parts: Vec<(f64, f64)> = (0..nchunks)
+    let parts: Vec<BallSum> = (0..nchunks)
         .into_par_iter()
         .map(|c| {
             let l0 = c * chunk;
             let l1 = ((c + 1) * chunk).min(panels);
             let (i0, i1) = (4 * l0, 4 * l1);
-            let mut acc = Acc::default();
+            let mut acc = BallSum::default();
             for i in i0..=i1 {
                 let w = if i == i0 || i == i1 {
                     7.0
@@ -207,19 +264,23 @@ pub fn boole_sum(f: &Integrand, upper: f64, n_points: u64, progress: Progress) -
                         _ => 32.0,
                     }
                 };
-                acc.add(w * f.eval(i as f64 * h));
+                // the node i·h: one rounding of the product (i < 2^53 exact)
+                let tm = i as f64 * h;
+                let t = Ball::new(tm, U * tm);
+                let fx = f.eval_ball(t);
+                // w·F: w a small integer, the product one more rounding
+                acc.add(Ball::new(w * fx.m, up(w * fx.r + U * (w * fx.m).abs())));
             }
             let d = done.fetch_add(l1 - l0, Ordering::Relaxed) + (l1 - l0);
             progress(d, panels);
-            (acc.s, acc.c)
+            acc
         })
         .collect();
-    let mut tot = Acc::default();
-    for (s, c) in parts {
-        tot.add(s);
-        tot.add(c);
+    let mut tot = BallSum::default();
+    for p in &parts {
+        tot.merge(p);
     }
-    tot.value() * 2.0 * h / 45.0
+    tot.ball().mul(Ball::exact(2.0 * h)).div(Ball::exact(45.0)).unwrap_or(Ball::new(0.0, f64::INFINITY))
 }
 
 /// The same Boole sum in MPFR (slow: for spot checks with small N).
@@ -343,11 +404,17 @@ pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progre
     let b = ceil_i64(&cut)?;
     let f = Integrand::new(groups, a, b);
     let value = boole_sum(&f, p.upper, p.n_points, progress);
-    let errs = error_terms(groups, a, b, cut.to_f64(), p);
+    // the rule's interval ends at (N − 1)·h, h the f64 step: at most a few ulps below `upper`; E⁽²⁾ is
+    // taken from that end (E⁽³⁾ grows with h: the f64 h is within 1e-15 relative of upper/(N − 1))
+    let h = p.upper / (p.n_points - 1) as f64;
+    let end = ((p.n_points - 1) as f64 * h) * (1.0 - 2.0 * U);
+    let pe = BooleParams { upper: end.min(p.upper), ..p.clone() };
+    let errs = error_terms(groups, a, b, cut.to_f64(), &pe);
     Ok(FourierValue {
-        value,
+        value: value.m,
         error_terms: errs,
-        error_bound: errs.iter().sum(),
+        rounding: value.r,
+        error_bound: errs.iter().sum::<f64>() * (1.0 + 1e-9) + value.r,
         window: (a, b),
         n_points: p.n_points,
         seconds: t0.elapsed().as_secs_f64(),
@@ -368,9 +435,14 @@ pub fn delta_fourier(mechs: &[GaussGroup], eps: &Rational, p: &BooleParams, prog
     let (m1, m2) = ml.thresholds(eps);
     let first = boole_tail(&ml.groups, &m1, p, progress)?;
     let second_prob = boole_tail(&ml.groups, &m2, p, progress)?;
-    let e = eps.to_f64().exp();
-    let second = e * second_prob.value;
-    Ok(FourierDelta { delta: first.value - second, bound: first.error_bound + e * second_prob.error_bound, second, first, second_prob })
+    // e^ε·P and the difference in ball arithmetic (ε rounded to f64: one relative U)
+    let ef = eps.to_f64();
+    let e = Ball::new(ef, U * ef.abs()).exp();
+    let second = e.mul(Ball::new(second_prob.value, second_prob.rounding));
+    let delta = Ball::new(first.value, first.rounding).sub(second);
+    let terms = |v: &FourierValue| v.error_terms.iter().sum::<f64>() * (1.0 + 1e-9);
+    let bound = up(terms(&first) + e.hi() * terms(&second_prob) + delta.r);
+    Ok(FourierDelta { delta: delta.m, bound, second: second.m, first, second_prob })
 }
 
 #[cfg(test)]
@@ -453,6 +525,11 @@ mod tests {
             let rel = d.first.value / lat - 1.0;
             eprintln!("eps {eps}: Boole {} lattice {lat} rel {rel:e} E {:?}", d.first.value, d.first.error_terms);
             assert!(rel.abs() < 1e-6, "eps {eps}: Boole {} lattice {lat} rel {rel:e}", d.first.value);
+            // the printed error bound includes the f64 rounding (#57): the certified lattice δ lies within it
+            let dl = prof.delta(&e).delta;
+            let (lo, hi) = (dl.lo().to_f64(), dl.hi().to_f64());
+            assert!(d.delta - d.bound <= hi && lo <= d.delta + d.bound, "eps {eps}: {} ± {} vs [{lo}, {hi}]", d.delta, d.bound);
+            assert!(d.first.rounding > 0.0 && d.first.error_bound >= d.first.rounding, "{:?}", d.first);
             assert!(d.first.error_terms[2] < 1e-20, "E2 = {:e}", d.first.error_terms[2]);
             let fast = crate::fourier::fast::delta_fast(&mechs, &e, &Default::default()).unwrap();
             assert!((fast.first.value / lat - 1.0).abs() < 1e-12);

@@ -27,10 +27,10 @@
 //! Prop. A.12 (local-CLT) error is incurred at all; `CharSource::Nu` uses the paper's ν instead.
 
 use crate::error::Fallible;
-use crate::fourier::theta::{ln_periodized_c, ln_sup_periodized, periodized_c_mpfr, pi_f, theta0, theta0_mpfr, CF};
+use crate::fourier::theta::{ln_periodized_cball, ln_sup_periodized, ln_theta0_ball, periodized_c_mpfr, pi_f, theta0, theta0_mpfr, CF};
 use crate::fourier::{first_above, paper_lattice, var_proxy, LatticeGroup, MechLattice};
 use crate::model::GaussGroup;
-use num_complex::Complex64;
+use crate::num::ball::{up, Ball, BallSum, CBall, U};
 use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
@@ -68,13 +68,13 @@ pub struct FastValue {
     pub value: f64,
     /// the MPFR value when `prec` was set
     pub value_mpfr: Option<Float>,
-    /// alias + truncation + rounding estimate
+    /// alias + truncation + rounding (a bound in f64, where the rounding is carried by balls)
     pub error_bound: f64,
     /// aliasing bound of the M-point trapezoidal rule (the rule overestimates by at most this)
     pub alias_bound: f64,
     /// bound on the nodes |t| > u not evaluated
     pub trunc_bound: f64,
-    /// estimated rounding error (f64: ~ε_mach × Σ|g|; MPFR: 2^-prec × Σ|g|)
+    /// the rounding error: f64, a bound carried by ball arithmetic; MPFR (`prec`), an estimate 2^-prec × Σ|g|
     pub rounding_est: f64,
     /// threshold A of P[V ≥ A] actually inverted (after the symmetry flip for A ≤ 0)
     pub a: i64,
@@ -104,6 +104,9 @@ struct Setup {
     vs: Vec<f64>,
     ns: Vec<f64>,
     ln_norm: Vec<f64>,
+    /// the variances and ln-normalisers enclosed, for the evaluation in ball arithmetic
+    vballs: Vec<Ball>,
+    ln_norm_balls: Vec<Ball>,
 }
 
 impl Setup {
@@ -119,16 +122,36 @@ impl Setup {
                 (groups.iter().map(|g| g.b2()).collect(), groups.iter().map(|_| 1.0).collect(), groups.iter().map(|_| 0.0).collect())
             }
         };
-        Setup { ks, vs, ns, ln_norm }
+        // σ² (or nσ²) rounded to f64: at most two roundings
+        let vballs: Vec<Ball> = vs.iter().map(|&v: &f64| Ball::new(v, up(2.0 * U * v))).collect();
+        let ln_norm_balls = match src {
+            CharSource::Exact => vballs.iter().map(|v| ln_theta0_ball(*v)).collect(),
+            CharSource::Nu => vballs.iter().map(|_| Ball::exact(0.0)).collect(),
+        };
+        Setup { ks, vs, ns, ln_norm, vballs, ln_norm_balls }
     }
 
-    /// ln φ(z)
-    fn ln_phi(&self, z: Complex64) -> Complex64 {
-        let mut acc = Complex64::new(0.0, 0.0);
+    /// The summand of (★) at the node t (a ball) with λ exact, enclosed: Re g(t), every rounding and libm
+    /// error carried (`num::ball`).
+    fn g_re_ball(&self, t: Ball, lambda: f64, a: f64) -> Ball {
+        let (mut re, mut im) = (Ball::exact(0.0), Ball::exact(0.0));
         for i in 0..self.ks.len() {
-            acc += (ln_periodized_c(z * self.ks[i], self.vs[i]) - self.ln_norm[i]) * self.ns[i];
+            let k = Ball::exact(self.ks[i]);
+            let (lr, li) = ln_periodized_cball(k.mul(t), k.mul(Ball::exact(-lambda)), self.vballs[i]);
+            let n = Ball::exact(self.ns[i]);
+            re = re.add(lr.sub(self.ln_norm_balls[i]).mul(n));
+            im = im.add(li.mul(n));
         }
-        acc
+        // − (λ + it)·A
+        re = re.sub(Ball::exact(lambda).mul(Ball::exact(a)));
+        im = im.sub(t.mul(Ball::exact(a)));
+        let num = CBall::exp_of(re, im);
+        let den = CBall::ONE.add(CBall::exp_of(Ball::exact(-lambda), t.neg()).scale_exact(-1.0));
+        let n2 = den.re * den.re + den.im * den.im;
+        if !(n2.is_normal() && n2.sqrt() * (1.0 - 4.0 * U) > den.r) {
+            return Ball::new(0.0, f64::INFINITY);
+        }
+        num.mul(den.inv()).re_ball()
     }
 
     /// ln sup_{t∈[t0,t1]} φ(t) (φ ≥ 0 on the real line)
@@ -152,6 +175,8 @@ pub fn tail_ge(groups: &[LatticeGroup], a: i64, p: &FastParams) -> FastValue {
         // P[V ≥ a] = mass − P[V ≥ 1 − a] (V symmetric)
         let mut v = tail_ge(groups, 1 - a, p);
         v.value = mass - v.value;
+        // the subtraction's rounding, and ν's mass (a θ-sum in f64) to a few ulps
+        v.error_bound = up(v.error_bound + 4.0 * U * (mass + v.value.abs()));
         v.value_mpfr = v.value_mpfr.map(|x| Float::with_val(x.prec(), mass) - x);
         return v;
     }
@@ -203,25 +228,29 @@ pub fn tail_ge(groups: &[LatticeGroup], a: i64, p: &FastParams) -> FastValue {
     let weight = |l: u64| if l == 0 || 2 * l == m { 1.0 } else { 2.0 };
     let (value, value_mpfr, rounding) = match p.prec {
         None => {
-            let parts: Vec<(f64, f64)> = ls
-                .par_iter()
-                .map(|&l| {
-                    let t = 2.0 * PI * l as f64 / mf;
-                    let z = Complex64::new(t, -lambda);
-                    let lg = st.ln_phi(z) - Complex64::new(lambda, t) * af;
-                    let den = Complex64::new(1.0, 0.0) - Complex64::new(-lambda, -t).exp();
-                    let g = lg.exp() / den;
-                    (weight(l) * g.re, weight(l) * g.norm())
+            // the nodes in ball arithmetic: the centre is the f64 sum, the radius bounds all its rounding
+            let parts: Vec<BallSum> = ls
+                .par_chunks(256)
+                .map(|chunk| {
+                    let mut acc = BallSum::default();
+                    for &l in chunk {
+                        // t = 2πl/M: the ball of π times the exact 2l, then one division
+                        let t = crate::num::ball::PI
+                            .mul(Ball::exact(2.0 * l as f64))
+                            .div(Ball::exact(mf))
+                            .unwrap_or(Ball::new(0.0, f64::INFINITY));
+                        let g = st.g_re_ball(t, lambda, af);
+                        acc.add(Ball::new(weight(l) * g.m, up(weight(l) * g.r + U * (weight(l) * g.m).abs())));
+                    }
+                    acc
                 })
                 .collect();
-            let mut s = 0.0;
-            let mut sa = 0.0;
-            for (x, y) in parts {
-                s += x;
-                sa += y;
+            let mut tot = BallSum::default();
+            for p in &parts {
+                tot.merge(p);
             }
-            let rnd = (16.0 + af * u) * f64::EPSILON * sa / mf;
-            (s / mf, None, rnd)
+            let v = tot.ball().div(Ball::exact(mf)).unwrap_or(Ball::new(0.0, f64::INFINITY));
+            (v.m, None, v.r)
         }
         Some(prec) => {
             let v = tail_ge_mpfr(groups, a, lambda, m, &ls, p.source, prec);
@@ -229,10 +258,13 @@ pub fn tail_ge(groups: &[LatticeGroup], a: i64, p: &FastParams) -> FastValue {
             (v.to_f64(), Some(v), r)
         }
     };
+    // the aliasing and truncation bounds are sums of exponentials of f64 sums: their own evaluation errs
+    // by far less than 1e-9 relative; inflated by that
+    let (alias, trunc) = (alias * (1.0 + 1e-9), trunc * (1.0 + 1e-9));
     FastValue {
         value,
         value_mpfr,
-        error_bound: alias + trunc + rounding,
+        error_bound: up(alias + trunc + rounding),
         alias_bound: alias,
         trunc_bound: trunc,
         rounding_est: rounding,
@@ -305,7 +337,6 @@ pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Falli
     let (m1, m2) = ml.thresholds(eps);
     let first = tail_gt(&ml.groups, &m1, p)?;
     let second_prob = tail_gt(&ml.groups, &m2, p)?;
-    let e = eps.to_f64().exp();
     let mpfr = match (&first.value_mpfr, &second_prob.value_mpfr) {
         (Some(f), Some(s)) => {
             let pr = f.prec();
@@ -316,10 +347,15 @@ pub fn delta_fast(mechs: &[GaussGroup], eps: &Rational, p: &FastParams) -> Falli
         }
         _ => None,
     };
+    // e^ε·P and the difference in ball arithmetic (ε rounded to f64: one relative U)
+    let ef = eps.to_f64();
+    let eb = Ball::new(ef, U * ef.abs()).exp();
+    let second = eb.mul(Ball::new(second_prob.value, 0.0));
+    let delta = Ball::new(first.value, 0.0).sub(second);
     Ok(FastDelta {
-        delta: first.value - e * second_prob.value,
-        second: e * second_prob.value,
-        bound: first.error_bound + e * second_prob.error_bound,
+        delta: delta.m,
+        second: second.m,
+        bound: up(first.error_bound + eb.hi() * second_prob.error_bound + delta.r),
         first,
         second_prob,
         mpfr,
@@ -357,6 +393,11 @@ mod tests {
             let lat2 = dv.second.mid().to_f64();
             assert!((f.first.value / lat1 - 1.0).abs() < 1e-12, "eps {eps}: first {} vs {}", f.first.value, lat1);
             assert!((f.second / lat2 - 1.0).abs() < 1e-12, "eps {eps}: second {} vs {}", f.second, lat2);
+            // the printed error bound holds (it includes the rounding, #57): the certified lattice δ lies
+            // within it, and it is not vacuous
+            let (lo, hi) = (dv.delta.lo().to_f64(), dv.delta.hi().to_f64());
+            assert!(f.delta - f.bound <= hi && lo <= f.delta + f.bound, "eps {eps}: {} ± {} vs [{lo}, {hi}]", f.delta, f.bound);
+            assert!(f.bound < 1e-9 * f.delta.abs(), "eps {eps}: bound {} for {}", f.bound, f.delta);
             let pm = FastParams { prec: Some(128), tail_bits: 128, ..FastParams::default() };
             let g = delta_fast(&ms, &e, &pm).unwrap();
             let (f1, s1, _) = g.mpfr.unwrap();

@@ -11,6 +11,7 @@
 //! with θ₃(0, q) = Σ_j q^{j²}. P_v is 2π-periodic, positive, decreasing in the distance of s to 2πℤ
 //! (Lemma A.4 / Prop. A.6), and entire in s: for s = x − iy, |P_v(x − iy)| ≤ e^{v y²/2} P_v(x).
 
+use crate::num::ball::Ball;
 use num_complex::Complex64;
 use rug::float::Constant;
 use rug::Float;
@@ -57,18 +58,83 @@ pub fn periodized(s: f64, v: f64) -> f64 {
     ln_periodized(s, v).exp()
 }
 
-/// ln P_v(z) for complex z = x + iy (principal branch of the correction's log; the exponent is exact).
-#[inline]
-pub fn ln_periodized_c(z: Complex64, v: f64) -> Complex64 {
-    let shift = TWO_PI * (z.re / TWO_PI).round();
-    let z = Complex64::new(z.re - shift, z.im);
-    let mut corr = Complex64::new(0.0, 0.0);
-    for j in [1.0f64, -1.0, 2.0, -2.0, 3.0, -3.0] {
-        // e^{-v((z−2πj)² − z²)/2} = e^{-v(4π²j² − 4πj z)/2}
-        let e = (Complex64::new(-v * 4.0 * PI * PI * j * j / 2.0, 0.0) + z * (v * 2.0 * PI * j)).exp();
-        corr += e;
+/// ln θ₃(0, e^{-2π²v}) enclosed for a ball v > 0 (`num::ball`): 1 + 2Σ_{j≥1} e^{−2π²vj²} summed while the
+/// terms matter, the rest bounded by the geometric tail e^{−2π²vJ²}/(1 − e^{−2π²v(2J+1)}).
+pub fn ln_theta0_ball(v: Ball) -> Ball {
+    use crate::num::ball::PI as BPI;
+    let c = BPI.mul(BPI).mul(Ball::exact(2.0)).mul(v).neg();
+    let mut s = Ball::exact(0.0);
+    let mut j = 1.0f64;
+    loop {
+        let t = c.mul(Ball::exact(j * j)).exp();
+        s = s.add(t.mul(Ball::exact(2.0)));
+        j += 1.0;
+        if t.m < 1e-300 || t.m < s.m * 1e-20 || j > 400.0 {
+            break;
+        }
     }
-    -z * z * (v / 2.0) + (Complex64::new(1.0, 0.0) + corr).ln()
+    let (a, r) = (c.hi() * j * j, c.hi() * (2.0 * j + 1.0));
+    let tail = if r < 0.0 { 2.0 * a.exp() / (1.0 - r.exp()) * (1.0 + 1e-12) } else { f64::INFINITY };
+    s.add(Ball::new(0.0, crate::num::ball::up(tail))).ln_1p().unwrap_or(Ball::new(0.0, f64::INFINITY))
+}
+
+/// ln P_v(z) enclosed as (real, imaginary) balls, z = x + iy given as two balls (the complex
+/// [`ln_periodized`], in ball arithmetic): x reduced by a multiple of 2π, −v z²/2 plus the principal ln of
+/// 1 + Σ_{0<|j|≤3} e^{−2π²vj² + 2πvj z}, the terms |j| ≥ 4 bounded (|e^{w}| = e^{Re w}, the same
+/// geometric tail as the real case with |x| ≤ x₊). The ln of a ball 1 + c is enclosed by
+/// |ln u' − ln u| ≤ |u' − u|/(|u| − r) when the ball keeps off the negative real axis (the branch cut);
+/// otherwise the enclosure is unbounded. (ψ^n with n an integer does not depend on the branch.)
+pub fn ln_periodized_cball(x: Ball, y: Ball, v: Ball) -> (Ball, Ball) {
+    use crate::num::ball::{up, CBall, LIBM_REL, PI as BPI, TAU as BTAU, U};
+    let unbounded = (Ball::new(0.0, f64::INFINITY), Ball::new(0.0, f64::INFINITY));
+    let j0 = (x.m / TWO_PI).round();
+    let x = x.sub(BTAU.mul(Ball::exact(j0)));
+    let xp = (x.m.abs() + x.r) * (1.0 + U);
+    let vlo = (v.m - v.r) * (1.0 - U);
+    let negligible = |j: f64| vlo * 2.0 * PI * j * (PI * j - xp) * (1.0 - 8.0 * U) > 745.0;
+    let mut corr = CBall::ZERO;
+    let mut dropped = false;
+    for j in [1.0f64, -1.0, 2.0, -2.0, 3.0, -3.0] {
+        if negligible(j.abs()) {
+            dropped = true;
+            continue;
+        }
+        // −2π²vj² + 2πvj(x + iy)
+        let tpj = BPI.mul(Ball::exact(2.0 * j)).mul(v);
+        let re = BPI.mul(BPI).mul(Ball::exact(2.0 * j * j)).mul(v).neg().add(tpj.mul(x));
+        let im = tpj.mul(y);
+        corr = corr.add(CBall::exp_of(re, im));
+    }
+    let tail = if negligible(4.0) {
+        0.0
+    } else {
+        let t4 = (-2.0 * PI * vlo * 4.0 * (4.0 * PI - xp)).exp();
+        let rho = (-2.0 * PI * vlo * (9.0 * PI - xp)).exp();
+        if vlo > 0.0 && rho < 1.0 {
+            2.0 * t4 / (1.0 - rho) * (1.0 + 8.0 * LIBM_REL)
+        } else {
+            return unbounded;
+        }
+    };
+    let u = CBall::ONE.add(corr).add(CBall::disk(up(tail) + if dropped { 1e-300 } else { 0.0 }));
+    // the principal ln of the ball u
+    if u.re - u.r <= 0.0 && u.im.abs() <= u.r * (1.0 + 4.0 * U) {
+        return unbounded;
+    }
+    let mid = Complex64::new(u.re, u.im);
+    let lmid = mid.ln();
+    let amid = u.re.hypot(u.im) * (1.0 - 2.0 * LIBM_REL);
+    if !(amid > u.r) {
+        return unbounded;
+    }
+    let prop = u.r / (amid - u.r) * (1.0 + 4.0 * U);
+    let lre = Ball::new(lmid.re, up(prop + LIBM_REL * lmid.re.abs() + 4.0 * LIBM_REL));
+    let lim = Ball::new(lmid.im, up(prop + LIBM_REL * PI));
+    // −v z²/2 = −v(x² − y²)/2 − i·v x y
+    let half = Ball::exact(0.5);
+    let re = v.mul(x.mul(x).sub(y.mul(y))).mul(half).neg().add(lre);
+    let im = v.mul(x.mul(y)).neg().add(lim);
+    (re, im)
 }
 
 /// sup of P_v(k t) over t ∈ [t0, t1] (k > 0): P_v at the distance of k·[t0, t1] to 2πℤ (Prop. A.6).

@@ -81,6 +81,10 @@ impl LossLaw for ApproxDp {
         Ok((d.clone(), d))
     }
 
+    fn infinite_exact(&self, _dir: Direction) -> Option<(Rational, Rational)> {
+        Some((self.delta.clone(), self.delta.clone()))
+    }
+
     fn range(&self, _dir: Direction) -> LossRange {
         LossRange {
             lo: End::Atom(Interval::from_rational(&-self.eps.clone(), 128)),

@@ -207,6 +207,10 @@ pub fn normal_sf_inverse(alpha: &Rational, prec: u32) -> Fallible<Interval> {
             return crate::fallible!(Declined, "alpha {alpha} is beyond the reach of {prec}-bit arithmetic");
         }
     }
+    // bisection while the midpoint is decided; at an undecided midpoint u (Φ̄(u) encloses α: the root is
+    // near u, e.g. u = 0 exactly at α = 1/2) each end is bisected on its own side of u, so that the
+    // enclosure still shrinks to the width where Φ̄'s enclosures cannot tell the side
+    let mut undecided: Option<Rational> = None;
     for _ in 0..2 * prec {
         let mid = Rational::from(&lo + &hi) / 2u32;
         let v = at(&mid);
@@ -215,7 +219,30 @@ pub fn normal_sf_inverse(alpha: &Rational, prec: u32) -> Fallible<Interval> {
         } else if v.hi() < a.lo() {
             hi = mid;
         } else {
+            undecided = Some(mid);
             break;
+        }
+    }
+    if let Some(u) = undecided {
+        // lo: Φ̄(lo) > α certain, raised toward u; hi: Φ̄(hi) < α certain, lowered toward u; a gap below
+        // 2^-prec (relative to |u| + 1) is below what prec-bit enclosures resolve
+        let tiny = (u.clone().abs() + 1u32) >> prec;
+        let (mut l1, mut h0) = (u.clone(), u);
+        while Rational::from(&l1 - &lo) > tiny {
+            let mid = Rational::from(&lo + &l1) / 2u32;
+            if at(&mid).lo() > a.hi() {
+                lo = mid;
+            } else {
+                l1 = mid;
+            }
+        }
+        while Rational::from(&hi - &h0) > tiny {
+            let mid = Rational::from(&h0 + &hi) / 2u32;
+            if at(&mid).hi() < a.lo() {
+                hi = mid;
+            } else {
+                h0 = mid;
+            }
         }
     }
     Ok(Interval::new(Interval::from_rational(&lo, prec).into_parts().0, Interval::from_rational(&hi, prec).into_parts().1))
@@ -268,10 +295,15 @@ mod tests {
         for (s2, mu, a, want) in [
             ("1", "1", "0.05", "0.7404889771585559293516965237010599664807"),
             ("4", "1", "0.001", "0.9952044407908578260800080947710017257882"),
+            // α = 1/2: the quantile is 0 exactly (the bisection's first midpoint cannot tell its side)
+            ("9", "1", "0.5", "0.3694413401817636382727922820695735833283"),
+            ("1", "1", "0.5", "0.1586552539314570514147674543679620775221"),
+            ("0.01", "1", "0.5", "7.619853024160526065973343251599308363504e-24"),
         ] {
             let g = Gaussian::new(q(s2), q(mu)).unwrap();
             let f = tradeoff(&g.eta(), &q(a), p).unwrap();
             assert!(holds(&f, want), "tradeoff σ²={s2} μ={mu} α={a}: {f} vs {want}");
+            assert!(f.width().to_f64() < 1e-30 * f.hi().to_f64(), "tradeoff σ²={s2} μ={mu} α={a}: {f} is wide");
         }
     }
 

@@ -137,6 +137,14 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// A[L = +∞] (outputs B never produces) and B[L = −∞] (outputs A never produces).
     fn infinite(&self, dir: Direction, prec: u32) -> Fallible<(Interval, Interval)>;
 
+    /// A[L = +∞] and B[L = −∞] as exact rationals, where the law knows them so (a stated δ, its Poisson
+    /// subsample's q·δ; 0 for a law with no mass there): they decide ε(δ) at a δ equal to the mass at +∞,
+    /// which enclosures cannot. None: not known exactly.
+    fn infinite_exact(&self, dir: Direction) -> Option<(Rational, Rational)> {
+        let (a, b) = self.infinite(dir, 64).ok()?;
+        (*a.hi() == 0 && *b.hi() == 0).then(|| (Rational::new(), Rational::new()))
+    }
+
     /// The support of the finite losses.
     fn range(&self, dir: Direction) -> LossRange;
 

@@ -216,6 +216,15 @@ impl LossLaw for PoissonSampled {
         })
     }
 
+    fn infinite_exact(&self, dir: Direction) -> Option<(Rational, Rational)> {
+        let (a_inf, _) = self.base.infinite_exact(Direction::Remove)?;
+        let qa = a_inf * &self.q;
+        Some(match dir {
+            Direction::Remove => (qa, Rational::new()),
+            Direction::Add => (Rational::new(), qa),
+        })
+    }
+
     fn range(&self, dir: Direction) -> LossRange {
         let p = 128;
         let r = self.base.range(Direction::Remove);

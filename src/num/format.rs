@@ -54,6 +54,33 @@ fn fmt_dir(x: &Float, digits: usize, r: Round) -> String {
     }
 }
 
+/// The significant digits a printed bracket supports: the largest d with (hi − lo) ≤ 10^−d·max(|lo|, |hi|),
+/// decided exactly on the decimals as printed (0 for ends that are not finite numbers or that straddle 0).
+/// Equal ends support every digit: `u32::MAX`.
+pub fn digits_between(lo: &str, hi: &str) -> u32 {
+    use rug::ops::Pow;
+    let (Ok(l), Ok(h)) = (crate::num::parse_rational(lo), crate::num::parse_rational(hi)) else {
+        return 0;
+    };
+    if l == h {
+        return u32::MAX;
+    }
+    let w = rug::Rational::from(&h - &l).abs();
+    let m = if l.clone().abs() > h.clone().abs() { l.abs() } else { h.abs() };
+    // 10^d ≤ m / w, d as large as possible: a guess from the magnitudes, then corrected exactly
+    let ratio = m / w;
+    let fits = |d: u32| rug::Integer::from(10).pow(d) <= ratio;
+    let guess = Float::with_val(64, &ratio).log10().to_f64().floor().clamp(0.0, 1e6) as u32;
+    let mut d = guess.saturating_sub(1);
+    if !fits(d) {
+        return 0;
+    }
+    while d < 1_000_000 && fits(d + 1) {
+        d += 1;
+    }
+    d
+}
+
 /// A rational for messages: its exact fraction when short, else 6 significant digits.
 pub fn fmt_rational(q: &rug::Rational) -> String {
     let s = q.to_string();
@@ -79,6 +106,21 @@ mod tests {
         assert!(fmt_nearest(&z, 3).starts_with("1e-12") || fmt_nearest(&z, 3).starts_with("9.99"));
         let w = -Float::with_val(200, 10.125f64);
         assert_eq!(fmt_nearest(&w, 8), "-10.125");
+    }
+
+    /// Digits supported by printed ends, decided exactly: 0.2211992 vs 0.2211993 are 1e-7 apart, 4.5e-7
+    /// relative (6 digits); a width of exactly 10^-d relative supports d digits.
+    #[test]
+    fn digits_between_printed_ends() {
+        assert_eq!(digits_between("0.2211992", "0.2211993"), 6);
+        assert_eq!(digits_between("1", "1.00001"), 5);
+        assert_eq!(digits_between("0.99999", "1"), 5);
+        assert_eq!(digits_between("-2", "-1.98"), 2);
+        assert_eq!(digits_between("1e-300", "1.5e-300"), 0);
+        assert_eq!(digits_between("-1", "1"), 0);
+        assert_eq!(digits_between("0", "1e-20"), 0);
+        assert_eq!(digits_between("inf", "inf"), 0);
+        assert_eq!(digits_between("3.25", "3.25"), u32::MAX);
     }
 }
 

@@ -329,8 +329,18 @@ impl GridProfile {
         let knot_delta = |k: i64| self.delta_on(k, &self.knot(k));
         let above = |k: i64| knot_delta(k).map(|d| d.lo() > dl.hi()).unwrap_or(false);
         let below = |k: i64| knot_delta(k).map(|d| d.hi() < dl.lo()).unwrap_or(false);
-        let (a, b) = search::knot_bracket_from(k0, kmax, self.hint(delta).clamp(k0, kmax), above, below)
-            .ok_or_else(|| crate::err!(Declined, "no certified upper end for epsilon on the grid window"))?;
+        let Some((a, b)) = search::knot_bracket_from(k0, kmax, self.hint(delta).clamp(k0, kmax), above, below) else {
+            // no knot of the window certifies δ(ε) < δ (δ at or below the mass at +∞, where δ(ε) never
+            // falls below it, or a window too short): the upper end is +∞, the lower end the largest
+            // knot that certifies δ(ε) > δ
+            let lo_end = if above(k0) {
+                let (a, _) = crate::num::boundary::integer_boundary(k0, kmax + 1, |m| m > kmax || !above(m));
+                Interval::from_rational(&self.knot(a).max(zero.clone()), p).into_parts().0
+            } else {
+                Float::with_val(p, 0)
+            };
+            return Ok(Interval::new(lo_end, Float::with_val(p, rug::float::Special::Infinity)));
+        };
         if b <= k0 {
             return Ok(Interval::zero(self.prec));
         }

@@ -49,6 +49,19 @@ pub fn refused(args: &[&str], needles: &[&str]) -> String {
     err
 }
 
+/// One rule for "no digit certified" in every command (#57): exit 0, the certified enclosure printed
+/// with `digits` 0, and a note saying so that mentions every needle. Returns the CSV row.
+pub fn zero_digits(args: &[&str], needles: &[&str]) -> Vec<(String, String)> {
+    let row = csv_row(args);
+    assert_eq!(get(&row, "digits"), "0", "{args:?}: {row:?}");
+    let note = get(&row, "note");
+    assert!(note.starts_with("0 digits certified"), "{args:?}: {note}");
+    for n in needles {
+        assert!(note.contains(n), "{args:?}: {note:?} should mention {n:?}");
+    }
+    row
+}
+
 /// The bracket [`what`_lo, `what`_hi] of a CSV row holds `reference` (a decimal; 256-bit floats of the
 /// printed 40-digit ends).
 pub fn holds(row: &[(String, String)], what: &str, reference: &str) {

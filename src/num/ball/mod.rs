@@ -113,6 +113,10 @@ impl Ball {
     pub fn cos(self) -> Ball {
         Ball { m: self.m.cos(), r: up(self.r + LIBM_REL) }
     }
+    /// sin x: |sin x − sin m| ≤ |x − m|; the computed sin m has abs error ≤ LIBM_REL.
+    pub fn sin(self) -> Ball {
+        Ball { m: self.m.sin(), r: up(self.r + LIBM_REL) }
+    }
     /// x / y for a divisor ball away from 0 (`None` when it may contain 0): |x'/y' − m_x/m_y| ≤
     /// (r_x|m_y| + |m_x| r_y)/(|m_y|(|m_y| − r_y)) for |x' − m_x| ≤ r_x, |y' − m_y| ≤ r_y.
     pub fn div(self, o: Ball) -> Option<Ball> {
@@ -147,6 +151,51 @@ impl Ball {
         debug_assert!(lo <= hi);
         let m = 0.5 * lo + 0.5 * hi;
         Ball { m, r: up((hi - m).max(m - lo) + U * m.abs()) }
+    }
+}
+
+/// A certified sum of f64 balls whose midpoints are added by TwoSum [Knu97, §4.2.2, Thm B]: s + e is
+/// exactly the sum of the two addends, the errors e are collected in c, and only c's own roundings (each
+/// ≤ U·|c|) and the last s + c (≤ U·|result|) are lost, both bounded in [`BallSum::ball`]. The radii
+/// add in f64 upward (n non-negative terms: relative error ≤ n·U/2).
+#[derive(Clone, Copy, Default)]
+pub struct BallSum {
+    s: f64,
+    c: f64,
+    c_abs: f64,
+    rad: f64,
+    n: u64,
+}
+
+impl BallSum {
+    #[inline]
+    fn add_mid(&mut self, x: f64) {
+        let s = self.s + x;
+        let bb = s - self.s;
+        let e = (self.s - (s - bb)) + (x - bb);
+        self.s = s;
+        self.c += e;
+        self.c_abs += self.c.abs();
+    }
+
+    #[inline]
+    pub fn add(&mut self, x: Ball) {
+        self.add_mid(x.m);
+        self.rad += x.r;
+        self.n += 1;
+    }
+
+    pub fn merge(&mut self, o: &BallSum) {
+        self.add_mid(o.s);
+        self.c += o.c;
+        self.c_abs += self.c.abs() + o.c_abs;
+        self.rad += o.rad;
+        self.n += o.n + 2;
+    }
+
+    pub fn ball(&self) -> Ball {
+        let m = self.s + self.c;
+        Ball::new(m, up(self.rad * (1.0 + (self.n as f64 + 2.0) * U) + 2.0 * U * self.c_abs + U * m.abs()))
     }
 }
 

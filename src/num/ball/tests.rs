@@ -86,6 +86,7 @@ fn real_ops_enclose() {
                 assert!(contains(a.mul(b), &Float::with_val(P, &xa * &xb)));
                 assert!(contains(a.exp(), &Float::with_val(P, xa.exp_ref())));
                 assert!(contains(a.cos(), &Float::with_val(P, xa.cos_ref())));
+                assert!(contains(a.sin(), &Float::with_val(P, xa.sin_ref())));
                 let s = Ball::new(a.m * 1e-3, a.r * 1e-3);
                 let xs = f(s.m) + f(sa * s.r);
                 assert!(contains(s.ln_1p().unwrap(), &Float::with_val(P, xs.ln_1p_ref())));
@@ -208,4 +209,37 @@ fn products_on_the_unit_circle_keep_their_radius() {
         (re, im) = (nre, nim);
     }
     assert!(ccontains(s, &re, &im), "{s:?} misses ({re}, {im})");
+}
+
+/// A [`BallSum`] holds the exact sum of its addends (MPFR at 2,200 bits adds f64 values exactly), also
+/// with heavy cancellation (addends of 1e6 summing to ~1e-3) and after merging parts, and its radius is
+/// of the order of U·|sum| plus the addends' radii, not U·Σ|addends|·n.
+#[test]
+fn ball_sum_encloses_the_exact_sum() {
+    let mut g = XorShift(31337);
+    for case in 0..40 {
+        let n = 1 + (g.next_f64() * 5000.0) as usize;
+        let mut parts = vec![BallSum::default(), BallSum::default(), BallSum::default()];
+        let mut exact = Float::with_val(2200, 0);
+        let mut rad = 0.0;
+        for i in 0..n {
+            let big = if case % 2 == 0 { 1e6 } else { 1.0 };
+            let x = (g.next_f64() - 0.5) * big * if i % 2 == 0 { 1.0 } else { -1.0 };
+            let r = g.next_f64() * 1e-20;
+            exact += x;
+            rad += r;
+            parts[i % 3].add(Ball::new(x, r));
+        }
+        let mut tot = BallSum::default();
+        for p in &parts {
+            tot.merge(p);
+        }
+        let b = tot.ball();
+        let lo = Float::with_val(2200, b.m) - Float::with_val(2200, b.r);
+        let hi = Float::with_val(2200, b.m) + Float::with_val(2200, b.r);
+        assert!(lo <= exact && exact <= hi, "case {case}: {b:?} vs {exact}");
+        // (the recursive sum's bound would be ~U·n·Σ|x| ≈ 1e-3 at 5,000 addends of 1e6)
+        let big = if case % 2 == 0 { 1e6 } else { 1.0 };
+        assert!(b.r <= 2.0 * rad * (1.0 + 1e-9) + 8.0 * U * exact.to_f64().abs() + 1e-15 * big, "case {case}: radius {} for {exact}", b.r);
+    }
 }
