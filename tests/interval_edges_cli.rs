@@ -18,13 +18,27 @@ fn refused(args: &[&str]) -> String {
     err
 }
 
+/// The note of a 0-digit answer (one rule for every query, #57): exit 0, `digits` 0, the note saying so.
+fn zero_digit_note(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, Some(0), "{args:?}: {err}");
+    let field = |k: &str| out.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string())).unwrap_or_default();
+    assert_eq!(field("digits "), "0", "{args:?}: {out}");
+    let note = field("note ");
+    assert!(note.starts_with("0 digits certified") && !note.contains("internal"), "{args:?}: {note}");
+    note
+}
+
 /// A discrete Laplace of scale 1e-300 (ε = 1e300 per count): e^ε overflows to [max, +∞] and met a tail
 /// mass [0, …]; MPFR's 0·∞ = NaN made the interval [0, NaN]. Now 0·∞ = 0 and the lattice bracket is
-/// honestly too wide: refused, naming the engine.
+/// honestly too wide: a 0-digit bracket whose upper end is the pure-DP bound ε ≤ μ/b = 1e300 (#57: it was
+/// refused although that bound is certified).
 #[test]
-fn tiny_laplace_scale_is_refused_not_a_panic() {
-    let err = refused(&["epsilon", "--mech", "dlap:scale=1e-300,n=1", "--delta", "1e-10"]);
-    assert!(err.contains("no digit of epsilon is certified"), "{err}");
+fn tiny_laplace_scale_is_the_pure_dp_bound_not_a_panic() {
+    let note = zero_digit_note(&["epsilon", "--mech", "dlap:scale=1e-300,n=1", "--delta", "1e-10"]);
+    assert!(!note.contains("zcdp"), "{note}");
+    let (_, out, _) = run(&["epsilon", "--mech", "dlap:scale=1e-300,n=1", "--delta", "1e-10", "--format", "json"]);
+    assert!(out.contains("\"epsilon_hi\": \"1.000000000000000000000000000000000000001e300\"") && out.contains("pure-DP bound"), "{out}");
 }
 
 /// The same law with 1000 counts: P[X ≤ −1] underflows MPFR's range and the binomial recurrence divided
@@ -51,9 +65,9 @@ fn tiny_laplace_scale_delta_is_answered() {
 
 /// A --grid far coarser than the loss slope: the per-point multiplicity 1e300/slope overflowed u64 (a
 /// panic), then made the rounding-error bound negative and the interval reversed. The multiplicity is now
-/// at most the law's window; the bracket is certified and refused as too wide.
+/// at most the law's window; the bracket is certified, printed with 0 digits and a note.
 #[test]
-fn absurdly_coarse_grid_is_refused_not_a_panic() {
-    let err = refused(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-11", "--grid", "1e300"]);
-    assert!(err.contains("no digit of epsilon is certified"), "{err}");
+fn absurdly_coarse_grid_is_a_zero_digit_bracket_not_a_panic() {
+    let note = zero_digit_note(&["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-11", "--grid", "1e300"]);
+    assert!(note.contains("a finer --grid"), "{note}");
 }

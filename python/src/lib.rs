@@ -201,14 +201,14 @@ impl RawComposition {
     }
 
     /// Check digits and method now (quick, on the calling thread); the accountant is built in the worker.
-    fn options(digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Options> {
+    fn options(digits: u32, method: &str, grid_budget: Option<u64>) -> PyResult<Options> {
         if !(1..=1000).contains(&digits) {
             return Err(raise("InputError", format!("digits must be between 1 and 1000, got {digits}")));
         }
-        let grid_seconds = match grid_budget {
-            None => tightdp::account::DEFAULT_GRID_SECONDS,
-            Some(b) if b.is_finite() && b > 0.0 && b <= 1e6 => b,
-            Some(b) => return Err(raise("InputError", format!("grid_budget must be a number of seconds in (0, 1e6], got {b}"))),
+        let grid_work = match grid_budget {
+            None => tightdp::account::DEFAULT_GRID_WORK,
+            Some(b) if b > 0 => b,
+            Some(b) => return Err(raise("InputError", format!("grid_budget must be a positive number of work units, got {b}"))),
         };
         let method = Method::parse(method).map_err(err)?;
         if method.is_approximate() {
@@ -217,12 +217,12 @@ impl RawComposition {
                 "the Fourier methods are approximate and return no certified bracket; use method='auto'".into(),
             ));
         }
-        Ok(Options { digits, method, grid_seconds, ..Options::default() })
+        Ok(Options { digits, method, grid_work, ..Options::default() })
     }
 }
 
 fn accountant(comp: &Composition, cache: &Cache, o: Options) -> Fallible<Arc<Accountant>> {
-    let key = (o.digits, o.method.as_str().to_string(), o.grid_seconds.to_bits());
+    let key = (o.digits, o.method.as_str().to_string(), o.grid_work);
     let poisoned = || Error::new(ErrorKind::Internal, "accountant cache poisoned");
     if let Some(a) = cache.lock().map_err(|_| poisoned())?.get(&key) {
         return Ok(a.clone());
@@ -296,7 +296,7 @@ impl RawComposition {
     }
 
     #[pyo3(signature = (delta, digits, method, grid_budget=None))]
-    fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
+    fn epsilon(&self, py: Python<'_>, delta: &str, digits: u32, method: &str, grid_budget: Option<u64>) -> PyResult<Bracket> {
         let d = q(delta, "delta")?;
         let o = Self::options(digits, method, grid_budget)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
@@ -304,7 +304,7 @@ impl RawComposition {
     }
 
     #[pyo3(signature = (epsilon, digits, method, grid_budget=None))]
-    fn delta(&self, py: Python<'_>, epsilon: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
+    fn delta(&self, py: Python<'_>, epsilon: &str, digits: u32, method: &str, grid_budget: Option<u64>) -> PyResult<Bracket> {
         let e = q(epsilon, "epsilon")?;
         // the CLI's range (src/cli/common.rs parse_epsilon)
         if e < 0 {
@@ -319,7 +319,7 @@ impl RawComposition {
     }
 
     #[pyo3(signature = (alpha, digits, method, grid_budget=None))]
-    fn tradeoff(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str, grid_budget: Option<f64>) -> PyResult<Bracket> {
+    fn tradeoff(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str, grid_budget: Option<u64>) -> PyResult<Bracket> {
         let al = q(alpha, "alpha")?;
         if !(0..=1).contains(&al) {
             return Err(raise("InputError", format!("alpha must be in [0, 1], got {alpha}")));

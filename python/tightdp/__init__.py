@@ -395,11 +395,8 @@ class Composition:
     def _query(self, fn, x, what, digits, method, grid_budget=None):
         d = _int(digits, "digits", 1, MAX_DIGITS)
         m = _str(method, "method")
-        b = None
-        if grid_budget is not None:
-            if _is_bool(grid_budget) or not isinstance(grid_budget, (int, float, Fraction, Decimal)):
-                raise InputTypeError(f"grid_budget must be a number of seconds, got {grid_budget!r}")
-            b = float(grid_budget)
+        # the pld grid's work budget in work units (a count, so the answer is the same on every machine)
+        b = None if grid_budget is None else _int(grid_budget, "grid_budget (work units)", 1, 2**64 - 1)
         if _is_seq(x):
             res = [Certified._raw(_call(fn, _q(v, what), d, m, b)) for v in _items(x)]
             return _arrays(res)

@@ -75,7 +75,7 @@ impl Accountant {
                 Some(h) => tries.push(format!("a finer --grid than {}", crate::num::format::fmt_rational(h))),
                 // a longer budget buys no step finer than the finest the refinement takes
                 None if finest => tries.push(format!("a fixed --grid finer than {:e}", super::laws::PLD_FINEST_STEP)),
-                None => tries.push(format!("a longer --grid-budget (now {} s) for a finer grid", self.opts.grid_seconds)),
+                None => tries.push(format!("a larger --grid-budget (now {} work units) for a finer grid", self.opts.grid_work)),
             }
         }
         if self.comp.has_law() {

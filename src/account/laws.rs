@@ -11,7 +11,7 @@
 //!   (`pld::discretize`), both composed by the certified lattice Fourier inversion
 //!   (`pld::gridprofile`); the true value lies between the two. Their gap is of second order in h: the
 //!   engine starts at h = 10⁻², predicts from the first bracket the step that meets the digits asked,
-//!   and refines within `Options::grid_seconds`. With `Method::Grid` the step is the one given. Laws whose
+//!   and refines within `Options::grid_work` (a work budget counted in operations, never seconds). With `Method::Grid` the step is the one given. Laws whose
 //!   losses lie on a lattice (randomized response, the discrete Gaussian and Laplace) are discretised
 //!   exactly when the step divides theirs: every law on one: that step, once; beside other laws, the
 //!   refinement's steps are taken as divisors of theirs.
@@ -31,7 +31,6 @@ use crate::pld::gridprofile::{DirectTails, FourierGridTails, GridProfile, GridTa
 use crate::{err, fallible};
 use rug::{Float, Rational};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// First grid step of the pld engine (loss units).
 pub const PLD_FIRST_STEP: (u32, u32) = (1, 100);
@@ -103,7 +102,7 @@ impl Accountant {
 
     /// The pld grid at a given step.
     fn pld_fixed(&self, q: Query, laws: &Laws, h: &Rational, trust: Trust) -> Fallible<Certified> {
-        let iv = pld_bracket(q, laws, h)?;
+        let (iv, _) = pld_bracket(q, laws, h)?;
         let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, h))?;
         if c.meets(self.opts.digits) {
             return Ok(c);
@@ -111,36 +110,47 @@ impl Accountant {
         Ok(c.with_note(format!("the grid step h = {} bounds it (the bracket narrows like h^2 with a finer --grid)", fmt_rational(h))))
     }
 
-    /// The pld grid, refined from h = 10⁻² until the digits asked or the time budget.
+    /// The pld grid, refined from a first step until the digits asked or the work budget: the work of every
+    /// step (`pld_bracket`), summed (`Options::grid_work`). Every decision — the next
+    /// step, the stop — is a function of the laws, the query and the brackets, never of time, so the same
+    /// query gives the same bracket on any machine and after any other query (the cache of composed laws
+    /// only makes it faster).
     fn pld_refined(&self, q: Query, laws: &Laws, trust: Trust) -> Fallible<Certified> {
+        let budget = self.opts.grid_work;
+        let (mass_bits, _) = bits_for(q, laws);
+        let _progress = crate::num::progress::begin("pld grid", estimated_seconds(budget));
         // losses on a common lattice (randomized response, the discrete Gaussian and Laplace): one exact
-        // step, unless it is finer than the engine refines to or over a limit (then the refinement below)
+        // step, unless it is finer than the engine refines to, beyond the budget or over a limit (then the
+        // refinement below)
         if let Some(step) = common_lattice(laws).filter(|s| s.to_f64() >= PLD_FINEST_STEP) {
-            match pld_bracket(q, laws, &step) {
-                Ok(iv) => {
-                    let detail = pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)";
-                    return Certified::new(iv, Engine::Pld, trust, detail);
+            // (a hundred nodes per atom: the work of a smooth law's inversion)
+            if 100.0 * estimated_points(laws, &step, mass_bits) <= budget as f64 {
+                match pld_bracket(q, laws, &step) {
+                    Ok((iv, _)) => {
+                        let detail = pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)";
+                        return Certified::new(iv, Engine::Pld, trust, detail);
+                    }
+                    Err(e) if refused_by_limits(&e) => {}
+                    Err(e) => return Err(e),
                 }
-                Err(e) if refused_by_limits(&e) => {}
-                Err(e) => return Err(e),
             }
         }
-        let budget = self.opts.grid_seconds;
-        let start = Instant::now();
         let (h, model_exp) = first_step(laws);
-        let mut cost_exp = model_exp;
         let mut h = on_lattices(h, laws);
-        // the previous step and its time: the cost's exponent in 1/h measured between two steps
-        let mut last: Option<(f64, f64)> = None;
+        let mut spent = 0u64;
+        // the work's exponent in 1/h, from the work of the last two steps (counts: deterministic), at least
+        // the model's, at most cubic
+        let mut cost_exp = model_exp;
+        let mut last: Option<(f64, u64)> = None;
         // whether the first step already fell back to the default one
         let mut fell_back = false;
         let first_default = Rational::from(PLD_FIRST_STEP);
         let mut best: Option<(Interval, Rational)> = None;
         let mut limit: Option<String> = None;
         loop {
-            let t = Instant::now();
-            let iv = match pld_bracket(q, laws, &h) {
-                Ok(iv) => iv,
+            let t0 = std::time::Instant::now(); // (the trace only)
+            let (iv, points) = match pld_bracket(q, laws, &h) {
+                Ok(r) => r,
                 // a finer grid beyond a limit: the best bracket so far stands
                 Err(e) if best.is_some() && refused_by_limits(&e) => {
                     limit = Some(format!("the next finer step, h = {}, exceeds a size limit ({e})", fmt_rational(&h)));
@@ -151,49 +161,57 @@ impl Accountant {
                 // inversion's node limit at h = 1/1000 and is answered at 1/100)
                 Err(e) if best.is_none() && !fell_back && refused_by_limits(&e) && h < first_default => {
                     h = on_lattices(first_default.clone(), laws);
-                    (last, fell_back) = (None, true);
+                    fell_back = true;
                     continue;
                 }
                 Err(e) => return Err(e),
             };
-            let dt = t.elapsed().as_secs_f64();
+            spent = spent.saturating_add(points);
             let hf_now = h.to_f64();
-            if let Some((h0, t0)) = last {
-                // measured between two steps, at least the model's, at most cubic (the nodes of the inversion
-                // and the atoms of each factor both grow like 1/h: the prv README setting took 2.6 s at
-                // h = 1/1000 and 4.3 s at 1/2000 with the merge's sublattice, 13 s at 1/2000 without)
-                let measured = (dt.max(1e-3) / t0.max(1e-3)).ln() / (h0 / hf_now).ln();
-                if measured.is_finite() && t0 > 0.2 {
-                    cost_exp = measured.clamp(model_exp, 3.0);
+            if let Some((h0, w0)) = last {
+                let e = (points.max(1) as f64 / w0.max(1) as f64).ln() / (h0 / hf_now).ln();
+                if e.is_finite() {
+                    cost_exp = e.clamp(model_exp, 3.0);
                 }
             }
-            last = Some((hf_now, dt));
+            last = Some((hf_now, points));
+            if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                eprintln!(
+                    "pld grid: h = {h}: {points} work ({spent} in all), width {:.3e}, {:.2} s",
+                    width(&iv),
+                    t0.elapsed().as_secs_f64()
+                );
+            }
             let c = Certified::new(iv.clone(), Engine::Pld, trust, String::new())?;
-            let better = best.as_ref().is_none_or(|(b, _)| width(&iv) <= width(b));
-            if better {
+            if best.as_ref().is_none_or(|(b, _)| width(&iv) <= width(b)) {
                 best = Some((iv.clone(), h.clone()));
             }
             if c.meets(self.opts.digits) {
                 break;
             }
-            // the gap is ~ C h²: the step that meets the digits, and the finest step the time left buys
-            // (cost ~ 1/h), whichever is coarser, at least 1.5x finer than this one
+            // the gap is ~ C h²: the step that meets the digits, and the finest step the budget left buys
+            // (the work grows like h^-e, e from the last two steps: next ≈ work·(h/h')^e), whichever is coarser,
+            // at least 1.5x finer
             let hf = h.to_f64();
             let (w, mag) = (width(&iv), iv.hi().to_f64().abs().max(iv.lo().to_f64().abs()));
             let target = 0.5 * mag * 10f64.powi(-(self.opts.digits as i32));
             let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
-            let left = budget - start.elapsed().as_secs_f64();
-            let h_time = if left > 0.0 { hf * (dt.max(1e-3) / left).powf(1.0 / cost_exp) } else { f64::INFINITY };
+            let left = budget.saturating_sub(spent) as f64;
+            let h_work = if left > 0.0 { hf * (points.max(1) as f64 / left).powf(1.0 / cost_exp) } else { f64::INFINITY };
             // at most 4x (direct convolution, quadratic) or 10x finer per step: the extrapolation from one
             // bracket is rough, and a size limit met half-way leaves the best bracket so far
             let cap = hf / if model_exp > 1.0 { 4.0 } else { 10.0 };
-            let next = h_digits.max(h_time).max(PLD_FINEST_STEP).max(cap);
+            // (the budget's step rounded up to a short decimal, so that the next step stays within it)
+            let h_work = step_rational_up(h_work);
+            let next = h_digits.max(h_work).max(PLD_FINEST_STEP).max(cap);
             if !(next.is_finite() && next < hf / 1.5) {
-                if h_time >= hf / 1.5 {
-                    limit = Some(format!("the time budget ({budget} s; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the time grows ~1/h) allows no finer step"));
+                limit = Some(if h_work >= hf / 1.5 {
+                    format!(
+                        "the work budget ({budget} units, {spent} spent; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the work grows ~1/h) allows no finer step"
+                    )
                 } else {
-                    limit = Some(format!("the finest step the engine refines to is {PLD_FINEST_STEP:e}"));
-                }
+                    format!("the finest step the engine refines to is {PLD_FINEST_STEP:e}")
+                });
                 break;
             }
             h = on_lattices(step_rational(next), laws);
@@ -310,6 +328,16 @@ fn step_rational(h: f64) -> Rational {
     }
 }
 
+/// The short decimal step (1, 2 or 5 times a power of ten) at or above h, as an f64 (∞ stays ∞).
+fn step_rational_up(h: f64) -> f64 {
+    if !h.is_finite() || h <= 0.0 {
+        return h;
+    }
+    let e = h.log10().floor() as i32;
+    let base = 10f64.powi(e);
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * base).find(|x| *x >= h * (1.0 - 1e-12)).unwrap_or(10.0 * base)
+}
+
 fn pld_detail(laws: &Laws, h: &Rational) -> String {
     let both = laws.iter().any(|(l, _)| !l.symmetric());
     format!(
@@ -386,6 +414,34 @@ fn first_step(laws: &Laws) -> (Rational, f64) {
     }
 }
 
+/// Planning only: grid points the discretised laws of one step hold, from each law's quantiles at the
+/// mass the discretisation keeps (2^-mass_bits on each side), both kinds (dominating and dominated) and
+/// every direction; what the work budget is checked against before a step is built.
+fn estimated_points(laws: &Laws, h: &Rational, mass_bits: u32) -> f64 {
+    let ln_p = -(mass_bits as f64) * std::f64::consts::LN_2;
+    let hf = h.to_f64();
+    let dirs = directions(laws).len() as f64;
+    let per_kind: f64 = laws
+        .iter()
+        .map(|(l, _)| {
+            let d = crate::noise::loss::directions(l.as_ref())[0];
+            let span = l.quantile(d, ln_p, true) - l.quantile(d, ln_p, false);
+            if span.is_finite() && span >= 0.0 {
+                span / hf + 2.0
+            } else {
+                f64::INFINITY
+            }
+        })
+        .sum();
+    2.0 * dirs * per_kind
+}
+
+/// Planning only (the progress bar's estimate): seconds of a refinement within `budget` work units, at
+/// the rate measured on the development machine (~10⁸ units a second for the subsampled Gaussian).
+fn estimated_seconds(budget: u64) -> f64 {
+    (budget as f64 / 1e8).min(1e6)
+}
+
 /// Grid points the first step puts across the central 80% of the least spread law's losses.
 const FIRST_STEP_BINS: f64 = 8.0;
 /// The finest first step (a law with a smaller spread refines from there).
@@ -437,7 +493,10 @@ fn rounds_well(law: &dyn LossLaw, dir: Direction) -> bool {
 /// The composed grid profiles kept for the next query (each a few MB at most at the finest steps).
 const PROFILE_CACHE: usize = 6;
 
-static PROFILES: std::sync::Mutex<Vec<(String, Arc<GridProfile>)>> = std::sync::Mutex::new(Vec::new());
+/// A composed grid law and its work (counted the same whether it was built now or kept).
+type Built = (Arc<GridProfile>, u64);
+
+static PROFILES: std::sync::Mutex<Vec<(String, Built)>> = std::sync::Mutex::new(Vec::new());
 
 /// Every law with its count, in order: with the direction, step and bits, what a profile depends on (a
 /// law's `spec` names every parameter).
@@ -445,13 +504,15 @@ fn profile_key(laws: &Laws) -> String {
     laws.iter().map(|(l, n)| format!("{}*{n}", l.spec())).collect::<Vec<_>>().join(" + ")
 }
 
-/// The profile under `key`, built (and kept, the oldest of [`PROFILE_CACHE`] dropped) if not kept yet.
-fn cached_profile(key: String, build: impl FnOnce() -> Fallible<GridProfile>) -> Fallible<Arc<GridProfile>> {
+/// The profile under `key`, built (and kept, the oldest of [`PROFILE_CACHE`] dropped) if not kept yet. A
+/// kept profile is the one the same key builds: the cache makes the same answer faster, never another.
+fn cached_profile(key: String, build: impl FnOnce() -> Fallible<(GridProfile, u64)>) -> Fallible<Built> {
     let lock = || PROFILES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = lock().iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone()) {
         return Ok(p);
     }
-    let p = Arc::new(build()?);
+    let (prof, points) = build()?;
+    let p = (Arc::new(prof), points);
     let mut c = lock();
     c.retain(|(k, _)| *k != key);
     c.push((key, p.clone()));
@@ -462,12 +523,15 @@ fn cached_profile(key: String, build: impl FnOnce() -> Fallible<GridProfile>) ->
 }
 
 /// The certified bracket of the query from the dominated (lower) and dominating (upper) laws at step h,
-/// the larger over the directions.
-fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
+/// the larger over the directions, and its work: per composed law, the atoms of its discretised factors
+/// times the nodes of one inversion, or ten per interval product of the direct convolution (counts that
+/// depend on the laws and h only).
+fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)> {
     let (mass_bits, tail_bits) = bits_for(q, laws);
     let tradeoff = matches!(q, Query::Tradeoff(_));
     let mut lo: Option<Float> = None;
     let mut hi: Option<Float> = None;
+    let mut spent = 0u64;
     for &dir in directions(laws) {
         // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
         // rounded down instead (exact on atoms on the grid)
@@ -485,19 +549,29 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
                 .collect()
         };
         let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
-        let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<GridProfile> {
-            let t: Box<dyn GridTails> = if direct(laws) {
-                Box::new(DirectTails::new(&compose(&g, mass_bits)?))
+        // the composed law and its work: the products of the direct convolutions, or the atoms times the
+        // nodes of an inversion (counts, functions of the laws and the step: never time)
+        let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
+            let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
+            let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
+                // (an MPFR interval product costs about ten of the inversion's ball operations per atom and node)
+                let (composed, ops) = compose(&g, mass_bits)?;
+                (Box::new(DirectTails::new(&composed)), ops.saturating_mul(10).saturating_add(atoms))
             } else {
-                Box::new(FourierGridTails::new(&g, tail_bits)?)
+                let t = FourierGridTails::new(&g, tail_bits)?;
+                let w = t.work(atoms).saturating_add(atoms);
+                (Box::new(t), w)
             };
-            Ok(GridProfile::new(t, PLD_PREC))
+            Ok((GridProfile::new(t, PLD_PREC), work))
         };
         // the composed law of one kind, built once per (laws, direction, step, bits): the queries of one
         // attack (δ(0), f(α) at three α, δ at two priors' ε) share it
+        let work = std::sync::atomic::AtomicU64::new(0);
         let profile = |kind: u8| -> Fallible<Arc<GridProfile>> {
             let key = format!("{}|{}|{}|{}|{}|{}", profile_key(laws), dir.as_str(), h, mass_bits, tail_bits, kind);
-            cached_profile(key, || tails(grids(kind)?))
+            let (p, points) = cached_profile(key, || tails(grids(kind)?))?;
+            work.fetch_add(points, std::sync::atomic::Ordering::Relaxed);
+            Ok(p)
         };
         let (pu, pl) = rayon::join(|| profile(0), || profile(1));
         let ask = |p: &GridProfile| -> Fallible<Interval> {
@@ -544,12 +618,13 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<Interval> {
         };
         lo = Some(pick(lo, dlo));
         hi = Some(pick(hi, dhi));
+        spent += work.into_inner();
     }
     let (lo, hi) = (lo.ok_or_else(|| err!(Internal, "no direction"))?, hi.ok_or_else(|| err!(Internal, "no direction"))?);
     if lo > hi {
         return fallible!(Internal, "the pld grid's lower bound {lo} exceeds its upper bound {hi}");
     }
-    Ok(Interval::new(lo, hi))
+    Ok((Interval::new(lo, hi), spent))
 }
 
 #[cfg(test)]
@@ -623,7 +698,7 @@ mod tests {
     #[test]
     fn subsampled_gaussian_delta_holds_the_mpmath_integrals() {
         // the refinement stops at the digits asked, not at a time budget
-        let o = Options { digits: 5, grid_seconds: 1e5, ..Options::default() };
+        let o = Options { digits: 5, grid_work: u64::MAX, ..Options::default() };
         let want = "0.03972710167217785343487236759602039688482";
         let acc = Accountant::new(comp(&["gauss:sigma2=0.5,q=0.2"], Neighbors::AddRemove), o.clone()).unwrap();
         let d = acc.delta(&q("0.5")).unwrap().delta;
@@ -647,7 +722,7 @@ mod tests {
     /// is also 1 − e^{(ε − ε₀)/2} in closed form.
     #[test]
     fn laplace_delta_holds_the_mpmath_integrals() {
-        let o = Options { digits: 5, grid_seconds: 1e5, ..Options::default() };
+        let o = Options { digits: 5, grid_work: u64::MAX, ..Options::default() };
         // (two-release values also agree to 20 digits with a quadrature of the closed-form one-release
         // delta over the loss law, checked when the reference was made)
         for (spec, e, want) in [
@@ -676,7 +751,7 @@ mod tests {
             assert!(d.meets(if two { 2 } else { 5 }), "{spec} delta({e}): {d:?}");
         }
         // ε(δ) of one release: δ(ε) = 1 − e^{(ε − ε₀)/2} gives ε = ε₀ + 2 ln(1 − δ) = 1/2 + 2 ln 0.9 at δ = 0.1
-        let o = Options { digits: 4, grid_seconds: 1e5, ..Options::default() };
+        let o = Options { digits: 4, grid_work: u64::MAX, ..Options::default() };
         let acc = Accountant::new(comp(&["laplace:scale=2"], Neighbors::AddRemove), o).unwrap();
         let e = acc.epsilon(&q("0.1")).unwrap();
         let want = 0.5 + 2.0 * 0.9f64.ln();
@@ -687,7 +762,7 @@ mod tests {
     /// (the exact multinomial sum in mpmath). Its losses are multiples of ε, on the grid when h divides ε.
     #[test]
     fn randomized_response_delta_holds_the_exact_sums() {
-        let o = Options { digits: 6, grid_seconds: 1e5, ..Options::default() };
+        let o = Options { digits: 6, grid_work: u64::MAX, ..Options::default() };
         for (spec, e, want) in [
             ("rr:epsilon=0.5", "0", "0.2449186624037091292778011314910169575066"),
             ("rr:epsilon=0.5,n=10", "1", "0.3316784829286968535946636944070186536663"),

@@ -40,7 +40,7 @@ pub use crate::pld::compose::MAX_WINDOW as MAX_LATTICE_ENTRIES;
 pub use certified::{Certified, Engine, Estimate, Map, Printed, Trust};
 pub use profile::{lattice_depth, Knot, Profile};
 pub use vocabulary::{
-    DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_SECONDS, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
+    DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_WORK, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
     MAX_DEPTH, MAX_DIGITS, SMOOTHED_AUTO_WIDTH,
 };
 

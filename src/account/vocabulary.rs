@@ -93,8 +93,11 @@ pub const FAST_WINDOW: u64 = 100_000;
 /// Estimated seconds of a lattice build above which `Auto` prefers a faster certified engine (the default
 /// of `Options::time_budget`).
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
-/// Default of `Options::grid_seconds`.
-pub const DEFAULT_GRID_SECONDS: f64 = 10.0;
+/// Default of `Options::grid_work`: the work budget of the pld grid's refinement, in its work units
+/// (the atoms of the discretised laws times the nodes of one inversion, or ten per interval product of a
+/// direct convolution) summed over its steps: about 10 s of refinement for the subsampled Gaussian on a
+/// 2-core machine (Laplace's many inversions run slower per unit).
+pub const DEFAULT_GRID_WORK: u64 = 500_000_000;
 /// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
 /// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
 pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-21;
@@ -122,8 +125,9 @@ pub struct Options {
     /// lattice size (entries) above which `Auto` tries the smoothed inversion first, falling back to the
     /// lattice if it declines (for many evaluations of large compositions: certificates, calibration)
     pub lattice_max: Option<u64>,
-    /// seconds the pld grid (mechanisms beyond the lattice laws) may spend refining its grid
-    pub grid_seconds: f64,
+    /// work the pld grid (mechanisms beyond the lattice laws) may spend refining its grid, in work units
+    /// summed over its steps ([`DEFAULT_GRID_WORK`]; a count, so the answer never depends on the machine)
+    pub grid_work: u64,
 }
 
 impl Default for Options {
@@ -136,7 +140,7 @@ impl Default for Options {
             grid: None,
             time_budget: DEFAULT_TIME_BUDGET,
             lattice_max: None,
-            grid_seconds: DEFAULT_GRID_SECONDS,
+            grid_work: DEFAULT_GRID_WORK,
         }
     }
 }

@@ -65,10 +65,12 @@ pub struct TargetArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Seconds the pld grid (continuous and subsampled mechanisms) may spend refining its grid: its
-    /// bracket narrows like h², its time grows like 1/h
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::account::DEFAULT_GRID_SECONDS)]
-    pub grid_budget: f64,
+    /// Work the pld grid (continuous and subsampled mechanisms) may spend refining its grid, in work units
+    /// (atoms of its discretised laws times inversion nodes, summed over its steps): a count, not seconds,
+    /// so the answer is the same on every machine (the default is about 10 s for DP-SGD here); the bracket
+    /// narrows like h², the work grows like 1/h
+    #[arg(long, value_name = "UNITS", default_value_t = crate::account::DEFAULT_GRID_WORK)]
+    pub grid_budget: u64,
     /// Round every group's loss up and down onto the grid of this width (loss units) and report the
     /// certified bracket (an independent, slower cross-check; implies --method grid); epsilon only
     #[arg(long, value_name = "G")]
@@ -220,10 +222,10 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Fallible<Accountant> {
             )
         });
     }
-    if !(a.grid_budget > 0.0 && a.grid_budget <= 1e6) {
-        return fallible!(Input, "--grid-budget must be a number of seconds in (0, 1e6], got {}", a.grid_budget);
+    if a.grid_budget == 0 {
+        return fallible!(Input, "--grid-budget must be a positive number of work units, got 0");
     }
-    let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, grid_seconds: a.grid_budget, ..Options::default() };
+    let opts = Options { method, digits: a.digits, arith: arith(a)?, width, grid, grid_work: a.grid_budget, ..Options::default() };
     Accountant::new(t.comp.clone(), opts)
 }
 

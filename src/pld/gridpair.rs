@@ -20,13 +20,15 @@ use rug::{Float, Rational};
 /// Largest composed support (entries) this engine builds.
 pub const MAX_DIRECT: usize = 200_000;
 
-/// The composition of `n` copies of each grid (all on the same step h and of the same kind).
-pub fn compose(factors: &[(LossGrid, u64)], bits: u32) -> Fallible<LossGrid> {
+/// The composition of `n` copies of each grid (all on the same step h and of the same kind), and its
+/// work: the interval products of every convolution (a count, a function of the grids and counts only).
+pub fn compose(factors: &[(LossGrid, u64)], bits: u32) -> Fallible<(LossGrid, u64)> {
     let first = factors.first().ok_or_else(|| crate::err!(Internal, "an empty composition of grids"))?;
     let h = first.0.h.clone();
     let upper = first.0.upper;
     let p = first.0.inf.prec();
     let mut acc: Option<LossGrid> = None;
+    let mut ops = 0u64;
     for (g, n) in factors {
         if g.h != h || g.upper != upper {
             return crate::fallible!(Internal, "grids of different steps or kinds composed");
@@ -34,16 +36,22 @@ pub fn compose(factors: &[(LossGrid, u64)], bits: u32) -> Fallible<LossGrid> {
         if *n == 0 {
             continue;
         }
-        let pw = power(g, *n, bits)?;
+        let pw = power(g, *n, bits, &mut ops)?;
         acc = Some(match acc {
             None => pw,
-            Some(a) => convolve(&a, &pw, bits)?,
+            Some(a) => counted(&a, &pw, bits, &mut ops)?,
         });
     }
     acc.ok_or_else(|| crate::err!(Internal, "an empty composition of grids")).map(|mut g| {
         g.inf = round_prec(&g.inf, p);
-        g
+        (g, ops)
     })
+}
+
+/// [`convolve`], its products added to `ops`.
+fn counted(x: &LossGrid, y: &LossGrid, bits: u32, ops: &mut u64) -> Fallible<LossGrid> {
+    *ops = ops.saturating_add((x.len() as u64).saturating_mul(y.len() as u64));
+    convolve(x, y, bits)
 }
 
 fn round_prec(x: &Interval, p: u32) -> Interval {
@@ -51,19 +59,19 @@ fn round_prec(x: &Interval, p: u32) -> Interval {
 }
 
 /// g composed with itself n times (binary powering).
-fn power(g: &LossGrid, mut n: u64, bits: u32) -> Fallible<LossGrid> {
+fn power(g: &LossGrid, mut n: u64, bits: u32, ops: &mut u64) -> Fallible<LossGrid> {
     let mut base = g.clone();
     let mut out: Option<LossGrid> = None;
     while n > 0 {
         if n & 1 == 1 {
             out = Some(match out {
                 None => base.clone(),
-                Some(o) => convolve(&o, &base, bits)?,
+                Some(o) => counted(&o, &base, bits, ops)?,
             });
         }
         n >>= 1;
         if n > 0 {
-            base = convolve(&base, &base, bits)?;
+            base = counted(&base, &base, bits, ops)?;
         }
     }
     out.ok_or_else(|| crate::err!(Internal, "power of a grid with n = 0"))

@@ -154,6 +154,14 @@ impl FourierGridTails {
         let (mean, sd) = a.mean_sd();
         Ok(FourierGridTails { a, b: FourierTails::new(fb, bits)?, scale_a, scale_b, range: (0, hi), c, h, inf, moments: (mean, sd * sd) })
     }
+
+    /// The work of one inversion of each law, the atoms of its factors times the nodes an inversion
+    /// evaluates (`FourierTails::live_estimate`, the f64 walk): a count that depends on the laws only, the
+    /// pld grid's work measure (an inversion the walk declines counts its node limit).
+    pub fn work(&self, atoms: u64) -> u64 {
+        let live = |t: &FourierTails| t.live_estimate().unwrap_or(crate::fourier::lattice::MAX_LIVE);
+        atoms.saturating_mul(live(&self.a).saturating_add(live(&self.b)))
+    }
 }
 
 /// A grid law's masses on the sublattice base + wℤ of its grid (indices of `LossGrid::loss`).

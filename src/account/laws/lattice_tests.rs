@@ -63,7 +63,7 @@ fn subsampled_lattice_laws_hold_the_mpmath_mixture_sums() {
         let spec = format!("{law}:{key}={par},mu={mu},q={qq},n={n}");
         // two releases are convolved directly (quadratic in 1/h): a fixed step keeps the test short
         let o = if n == "1" {
-            Options { digits: 4, grid_seconds: 1e5, ..Options::default() }
+            Options { digits: 4, grid_work: u64::MAX, ..Options::default() }
         } else {
             Options { method: Method::Grid, grid: Some(q("1/2000")), digits: 3, ..Options::default() }
         };

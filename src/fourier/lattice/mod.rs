@@ -39,7 +39,7 @@ use std::sync::Mutex;
 
 /// Most nodes one inversion evaluates before it declines (a composition whose factors peak together at
 /// many nodes is left to the other engines).
-const MAX_LIVE: u64 = 100_000;
+pub const MAX_LIVE: u64 = 100_000;
 
 /// Largest node count of one inversion (the nodes are only counted, but θ_ℓ = 2πℓ/N is formed from ℓ and N).
 const MAX_NODES: u64 = 1 << 60;
