@@ -3,7 +3,7 @@
 use crate::error::Fallible;
 use crate::{err, fallible};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -155,9 +155,48 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Fallible<()> {
         }
     }
     let tmp = path.with_extension(format!("{}.tmp{}", path.extension().and_then(|e| e.to_str()).unwrap_or(""), std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
-        f.write_all(contents).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
+    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(contents).and_then(|_| f.sync_all()));
+    // a failed write (a full disk) or rename leaves nothing behind: the temporary file goes too
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return fallible!(Io, "cannot write '{}': {e}", path.display());
     }
-    std::fs::rename(&tmp, path).map_err(|e| err!(Io, "cannot write '{}': {e}", path.display()))
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        err!(Io, "cannot write '{}': {e}", path.display())
+    })
+}
+
+/// Several files written all or nothing into `dir`: every one first to a temporary file (removed, with a
+/// `dir` this call created, if any write fails), then each renamed into place.
+pub fn write_all_atomic(dir: &Path, files: &[(&str, &[u8])]) -> Fallible<()> {
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(|e| err!(Io, "cannot create '{}': {e}", dir.display()))?;
+    let pid = std::process::id();
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let undo = |staged: &[(PathBuf, PathBuf)]| {
+        for (tmp, _) in staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        if created {
+            let _ = std::fs::remove_dir(dir);
+        }
+    };
+    for (name, contents) in files {
+        let path = dir.join(name);
+        let tmp = dir.join(format!(".{name}.tmp{pid}"));
+        let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(contents).and_then(|_| f.sync_all()));
+        staged.push((tmp, path.clone()));
+        if let Err(e) = written {
+            undo(&staged);
+            return fallible!(Io, "cannot write '{}': {e}", path.display());
+        }
+    }
+    for (i, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            undo(&staged[i..]);
+            return fallible!(Io, "cannot write '{}': {e}", path.display());
+        }
+    }
+    Ok(())
 }

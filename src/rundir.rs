@@ -32,6 +32,46 @@ pub const MARKER: &str = ".tightdp-complete";
 /// `internal-before-commit` fails it there with an internal error (a broken invariant: exit status 3).
 pub const FAULT_ENV: &str = "TIGHTDP_INJECT_FAULT";
 
+/// Staging directories of the runs in progress: a run stopped by a signal removes them before it exits
+/// ([`install_signal_cleanup`]); one killed outright (SIGKILL) leaves them to the next run's sweep.
+static STAGING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn staging() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    STAGING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// For the command line: SIGINT, SIGTERM and SIGHUP are taken by one thread, which removes the staging
+/// directories of the runs in progress and exits with 128 + the signal's number (130 for Ctrl-C), one line
+/// on stderr. Call before any other thread starts (the signals are blocked in every thread that follows).
+pub fn install_signal_cleanup() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: sigset_t is plain data, initialised by sigemptyset before use; pthread_sigmask and sigwait
+    // only read it. The handler thread does its work outside any signal context (sigwait returns normally).
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, sig);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let spawned = std::thread::Builder::new().name("signals".into()).spawn(move || {
+            let mut sig: libc::c_int = 0;
+            if libc::sigwait(&set, &mut sig) == 0 {
+                for dir in staging().iter() {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+                eprintln!("error: interrupted (signal {sig}): nothing written");
+                std::process::exit(128 + sig);
+            }
+        });
+        if spawned.is_err() {
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
+    }
+}
+
 /// True when `dir` holds a completed run (its marker is present).
 pub fn is_complete(dir: &Path) -> bool {
     dir.join(MARKER).is_file()
@@ -123,6 +163,7 @@ impl RunDir {
         }
         let stage = parent.join(format!(".{name}.tmp-{}", std::process::id()));
         std::fs::create_dir(&stage).map_err(|e| err("create", &stage, e))?;
+        staging().push(stage.clone());
         Ok(RunDir { out: out.to_path_buf(), stage, command: command.to_string(), _lock: lock, committed: false, owned: None, force })
     }
 
@@ -249,6 +290,7 @@ impl Drop for RunDir {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.stage);
         }
+        staging().retain(|d| d != &self.stage);
     }
 }
 

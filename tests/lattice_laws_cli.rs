@@ -115,7 +115,7 @@ fn refused(args: &[&str], needles: &[&str]) {
     }
 }
 
-/// (Poisson subsampling of these laws under replace neighbours is accounted: tests/poisson_replace_cli.rs.)
+/// (Poisson subsampling of these laws under replace neighbours is refused: tests/poisson_replace_cli.rs.)
 #[test]
 fn bad_q_is_refused() {
     for m in ["dgauss:sigma2=4,q=0", "dgauss:sigma2=4,q=1.5", "dlap:scale=2,q=-0.1", "dlap:scale=2,q=2"] {

@@ -77,8 +77,8 @@ fn what_the_law_engines_do_not_take_is_refused() {
         a.extend_from_slice(extra);
         refused(&a, needles);
     };
-    // Poisson subsampling under replace: additive noise only (tests/poisson_replace_cli.rs)
-    run(e("rr:epsilon=1,q=0.1"), &["--neighbors", "replace"], &["add-remove", "additive noise only"]);
+    // Poisson subsampling under replace: the continuous laws only (tests/poisson_replace_cli.rs)
+    run(e("rr:epsilon=1,q=0.1"), &["--neighbors", "replace"], &["add-remove", "continuous laws gauss: and laplace:"]);
     run(e("gauss:sigma2=1,q=2"), &[], &["q must be in (0, 1]"]);
     run(e("gauss:sigma2=1,q=0"), &[], &["q"]);
     run(e("gauss:sigma2=1"), &["--method", "lattice"], &["--method lattice"]);

@@ -152,6 +152,16 @@ fn attack_calibration_is_fast_or_refused() {
     // the uniform factor makes the overall TPR at FPR 1/1000 (34.9% published) 1%: the noise grows
     let f: f64 = v[0]["factor_lo"].as_str().unwrap().parse().unwrap();
     assert!(f > 1.0, "{v}");
+    // no empty field (#57): the overall row beside the ε rule's uniform reduction, then every level with its
+    // σ² published and calibrated under the same factor
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 9, "{v}");
+    for r in rows {
+        for (k, x) in r.as_object().unwrap() {
+            assert!(!x.as_str().unwrap_or("x").is_empty(), "{k} empty in {r}");
+        }
+    }
+    assert!(rows[1]["level"].as_str().unwrap().starts_with("US"), "{v}");
     for extreme in [
         &["--target-advantage", "1e-300"][..],
         &["--target-advantage", "1e-6"][..],
@@ -190,7 +200,6 @@ fn contradictory_flags_are_refused() {
         &["--conversion", "--target-epsilon"],
     );
     refused(&["tradeoff", "--sigma2", "5", "--n", "2", "--width", "1e-8", "--alpha", "0.1"], &["--width"]);
-    refused(&["calibrate", "--allocation", &d, "--target-advantage", "0.1", "--uniform", "--delta", "1e-10"], &["--delta", "--uniform"]);
     refused(&["certify", "safetab-p-production", "--delta", "1e-10", "--width", "0"], &["--width"]);
     refused(&["certify", "safetab-p-production", "--delta", "1e-10", "--width", "1e-6"], &["--width", "MANIFEST"]);
     // what stays accepted: --width with the smoothed and automatic methods

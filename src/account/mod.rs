@@ -366,6 +366,16 @@ impl Accountant {
     /// precision, thinned to at most `max_points` (0: all).
     pub fn knots(&self, max_points: usize) -> Fallible<Vec<Knot>> {
         let opts = self.initial_opts(Query::Tradeoff(&Rational::from((1, 2))), true);
+        // the knots need the whole MPFR lattice, whose cost grows with n: refused up front past the budget
+        // (10⁶ × … took minutes unannounced), pointing to f(α), which the inversion answers at any size
+        let secs = self.estimated_seconds(&opts);
+        if secs > self.opts.time_budget {
+            return fallible!(
+                Resource,
+                "the trade-off function's knots need the whole MPFR lattice of this composition: about {secs:.0} s here (limit {:.0} s); f(alpha) at chosen points (--alpha A,B,...) is answered at any size",
+                self.opts.time_budget
+            );
+        }
         let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
         let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| *k.alpha.hi() > 1e-300 && *k.beta.hi() > 1e-300).collect();

@@ -250,14 +250,30 @@ pub fn level_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, p
     Ok(rows)
 }
 
-/// One factor on every variance of the allocation (the overall composition).
-pub fn uniform_row(alloc: &Allocation, target: &AttackTarget, prec: Option<u32>) -> Fallible<Record> {
+/// One factor on every variance of the allocation (the overall composition): its row, beside the
+/// ε-rule's uniform factor at `delta` (exact overall ε(δ) equal to the Bureau's), then one row per level
+/// with its measure at the published noise and its σ² published and calibrated (the same factor), so
+/// that no cell is left empty.
+pub fn uniform_rows(alloc: &Allocation, target: &AttackTarget, delta: &Rational, prec: Option<u32>) -> Fallible<Vec<Record>> {
+    target.check()?;
     let groups = alloc.all_mechanisms();
     let (br, at_one) = calibrate_to_attack(&groups, target, prec)?;
+    let eps = epsilon_rule(&groups, &alloc.total_rho(), delta, prec.unwrap_or(crate::num::DEFAULT_PREC))?;
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");
-    push(&mut r, target, Sigma2::Overall, &br, &at_one, None);
-    Ok(r)
+    push(&mut r, target, Sigma2::Overall, &br, &at_one, Some(eps.clone()));
+    let mut rows = vec![r];
+    for level in &alloc.levels {
+        let groups = alloc.level_mechanisms(level);
+        let at = Query::Measure(&|acc: &Accountant| target.measure(acc))
+            .eval(&scaled_composition(&groups, &Rational::from(1))?, prec.map(Arith::from_legacy_prec))
+            .map_err(|e| e.context(format!("level {}", level.name)))?;
+        let mut r = Record::new();
+        r.push("level", format!("{} (uniform factor)", level.name));
+        push(&mut r, target, Sigma2::of(&groups), &br, &at, Some(eps.clone()));
+        rows.push(r);
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -35,9 +35,9 @@ pub enum Sigma2<'a> {
     /// one variance for all queries: published and reduced σ² printed
     One(&'a Rational),
     /// several variances (a level with `query_shares` or `query_rho`): the factor applies to each;
-    /// `sigma2_published` says "heterogeneous", the reduced σ² cells are empty
+    /// `sigma2_published` says "heterogeneous", the reduced σ² cells that the factor applies to each
     Heterogeneous,
-    /// all levels together (the uniform factor): the σ² cells are empty
+    /// all levels together (the uniform factor): the σ² cells point to the per-level rows that follow
     Overall,
 }
 
@@ -60,8 +60,8 @@ impl<'a> Sigma2<'a> {
                 fmt_down(&Float::with_val(256, Rational::from(*s2 * &br.lo)), digits),
                 fmt_up(&Float::with_val(256, Rational::from(*s2 * &br.hi)), digits),
             ),
-            Sigma2::Heterogeneous => ("heterogeneous".to_string(), String::new(), String::new()),
-            Sigma2::Overall => (String::new(), String::new(), String::new()),
+            Sigma2::Heterogeneous => ("heterogeneous".to_string(), "each query's x factor".into(), "each query's x factor".into()),
+            Sigma2::Overall => ("per level (rows below)".to_string(), "per level (rows below)".into(), "per level (rows below)".into()),
         };
         r.push("sigma2_published", p);
         r.push(&format!("sigma2_{reduced}_lo"), lo);
@@ -170,6 +170,23 @@ pub fn uniform_row_of(target: &Float, br: &Calibration) -> Record {
     Sigma2::Overall.push(&mut r, "reduced", br, 20);
     push_factor(&mut r, br);
     r
+}
+
+/// The rows under a uniform factor's overall row: each level with its σ² published and reduced by the
+/// same factor (the target is the overall one).
+pub fn uniform_level_rows(alloc: &Allocation, target: &Float, br: &Calibration) -> Vec<Record> {
+    alloc
+        .levels
+        .iter()
+        .map(|level| {
+            let mut r = Record::new();
+            r.push("level", format!("{} (uniform factor)", level.name));
+            r.push("target_epsilon", fmt_nearest(target, 20));
+            Sigma2::of(&alloc.level_mechanisms(level)).push(&mut r, "reduced", br, 20);
+            push_factor(&mut r, br);
+            r
+        })
+        .collect()
 }
 
 /// The calibrated allocation as a TOML file loadable by every command: the same levels (and query names,

@@ -102,18 +102,13 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
                 "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
             );
         }
-        if a.uniform && a.delta.is_some() {
-            return fallible!(
-                Input,
-                "--delta sets the epsilon-rule reduction printed beside each level; {flag} with --uniform prints none: drop --delta"
-            );
-        }
         t.check()?;
         let alloc = Allocation::from_path(&a.allocation)?;
+        // the ε-rule reduction printed beside the attack calibration, at --delta (1e-11, Table 1's, by default)
+        let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
         let rows = if a.uniform {
-            vec![crate::app::attack_calibration::uniform_row(&alloc, &t, prec)?]
+            crate::app::attack_calibration::uniform_rows(&alloc, &t, &d, prec)?
         } else {
-            let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
             crate::app::attack_calibration::level_rows(&alloc, &t, &d, prec)?
         };
         return render(&rows, ATTACK_COLUMNS, a.format);
@@ -142,7 +137,9 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
     let alloc = Allocation::from_path(&a.allocation)?;
     let (rows, factors) = if a.uniform {
         let (target, br) = uniform_bracket(&alloc, &delta, conversion, &explicit, prec)?;
-        (vec![uniform_row_of(&target, &br)], vec![br.hi.clone(); alloc.levels.len()])
+        let mut rows = vec![uniform_row_of(&target, &br)];
+        rows.extend(crate::app::calibration::uniform_level_rows(&alloc, &target, &br));
+        (rows, vec![br.hi.clone(); alloc.levels.len()])
     } else {
         let brackets = level_brackets(&alloc, &delta, conversion, &explicit, prec)?;
         (rows_of_brackets(&alloc, &brackets), brackets.iter().map(|(_, br)| br.hi.clone()).collect())

@@ -129,6 +129,8 @@ pub fn clap_one_line(msg: &str) -> String {
 }
 
 pub fn run() -> i32 {
+    // first, before any thread: a signal then removes the staging directory of a run in progress
+    crate::rundir::install_signal_cleanup();
     keep_freed_memory();
     crate::num::progress::install(std::sync::Arc::new(progress::Bar::default()));
     let cli = match Cli::try_parse() {
@@ -161,8 +163,10 @@ pub fn run() -> i32 {
         Command::Downstream(a) => downstream::run(a),
         Command::Verify(a) => match verify::run(a) {
             Ok((out, code)) => {
-                print!("{out}");
-                return code;
+                return match emit(&out) {
+                    0 => code,
+                    failed => failed,
+                };
             }
             Err(e) => Err(e),
         },
@@ -183,14 +187,57 @@ pub fn run() -> i32 {
 /// reported; 130 interrupted).
 fn report(res: crate::error::Fallible<String>) -> i32 {
     match res {
-        Ok(out) => {
-            print!("{out}");
-            0
-        }
+        Ok(out) => emit(&out),
         Err(e) => {
             let line = if e.message().trim().is_empty() { "failed".to_string() } else { crate::record::one_line(&e.to_string()) };
             eprintln!("error: {line}");
             e.kind().exit_code()
         }
     }
+}
+
+/// Write a command's output to stdout, and the exit status that follows: 0 when written, and also when
+/// the reader closed the pipe early (`tightdp sample … | head`: it has what it wanted; as ripgrep); an I/O
+/// error otherwise (a full disk, a closed descriptor): one line on stderr and exit 2, never a panic.
+pub fn emit(out: &str) -> i32 {
+    use std::io::Write;
+    if out.is_empty() {
+        return 0;
+    }
+    if stdout_closed() {
+        eprintln!("error: standard output is closed: the answer cannot be written");
+        return crate::error::ErrorKind::Io.exit_code();
+    }
+    let mut o = std::io::stdout().lock();
+    match o.write_all(out.as_bytes()).and_then(|_| o.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("error: writing the output failed: {e}");
+            crate::error::ErrorKind::Io.exit_code()
+        }
+    }
+}
+
+/// True if standard output was closed when the process started (`tightdp … >&-`), which would lose the
+/// answer with exit status 0: the Rust runtime reopens a closed descriptor 0–2 on /dev/null for reading
+/// and writing before `main`, so a descriptor 1 that is /dev/null opened read-write is that (a shell's
+/// `> /dev/null` opens it write-only, and is a choice, not a loss).
+fn stdout_closed() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: fcntl(F_GETFL) and fstat only query the descriptor; `st` is plain data fstat fills in.
+    unsafe {
+        let fl = libc::fcntl(1, libc::F_GETFL);
+        if fl == -1 {
+            return true;
+        }
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(1, &mut st) != 0 {
+            return true;
+        }
+        let dev_null = (st.st_mode & libc::S_IFMT) == libc::S_IFCHR && st.st_rdev == libc::makedev(1, 3);
+        dev_null && (fl & libc::O_ACCMODE) == libc::O_RDWR
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    false
 }

@@ -5,7 +5,7 @@ use crate::app::verify::{judge, load, show};
 use crate::cli::common::check_prec;
 use crate::error::Fallible;
 use crate::num::DEFAULT_PREC;
-use crate::record::{render_csv, render_rows, write_atomic};
+use crate::record::{render_csv, render_rows};
 use crate::record::{Format, Record};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,8 +63,9 @@ pub fn deployment_rows(data: &Path) -> Fallible<(Vec<Record>, Vec<Record>, Vec<c
 fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<(String, i32)> {
     let (rows, certs, _) = deployment_rows(data)?;
     if let Some(out) = &a.out {
-        write_atomic(&out.join("deployments.csv"), render_csv(&rows).as_bytes())?;
-        write_atomic(&out.join("deployment-certificates.csv"), render_csv(&certs).as_bytes())?;
+        // both files or neither (and no folder this run created)
+        let (d, c) = (render_csv(&rows), render_csv(&certs));
+        crate::record::write_all_atomic(out, &[("deployments.csv", d.as_bytes()), ("deployment-certificates.csv", c.as_bytes())])?;
     }
     let shown: Vec<Record> = if a.format == Format::Table {
         rows.iter()
@@ -254,7 +255,7 @@ pub fn run(a: VerifyArgs) -> Fallible<(String, i32)> {
     let published = a.published.clone().unwrap_or_else(|| data.join("published.csv"));
     let (rows, summary, unexplained) = verify_rows_timed(&published, &data, &extracts, prec, a.timings)?;
     if let Some(out) = &a.out {
-        write_atomic(&out.join("verification.csv"), render_csv(&rows).as_bytes())?;
+        crate::record::write_all_atomic(out, &[("verification.csv", render_csv(&rows).as_bytes())])?;
     }
     let shown: Vec<Record> = if a.format == Format::Table {
         rows.iter()

@@ -216,6 +216,17 @@ impl DiscreteGaussian {
         round_to(&Interval::new(lo, hi).div(&z), prec)
     }
 
+    /// Certified variance for any σ² > 0: the direct sum where its truncation radius is small (σ² ≤ 1),
+    /// the θ-series otherwise (its terms vanish at large σ², where the direct sum would need ~√σ² terms:
+    /// σ² = 1e300 overflowed the radius).
+    pub fn variance(&self, prec: u32) -> Interval {
+        if self.sigma2 <= 1 {
+            self.variance_direct(prec)
+        } else {
+            self.variance_theta(prec)
+        }
+    }
+
     /// Certified variance by direct summation Σ x² p(x), with a rigorous tail bound.
     pub fn variance_direct(&self, prec: u32) -> Interval {
         let p = prec + 16;

@@ -18,7 +18,6 @@ use crate::error::Fallible;
 use crate::noise::dgauss::DiscreteGaussian;
 use crate::noise::gauss_terms::gauss_tail_upper;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
-use crate::noise::poisson_replace_integer::{IntegerNoise, PoissonReplaceInteger};
 use crate::num::Interval;
 use rug::{Float, Integer, Rational};
 use std::sync::{Arc, Mutex};
@@ -177,52 +176,6 @@ impl LossLaw for DiscreteGaussianLoss {
 
     fn lattice_offset(&self) -> Rational {
         self.eta()
-    }
-
-    fn replace_subsampled(&self, q: &Rational, sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        let doubled = match DiscreteGaussianLoss::new(self.dg.sigma2.clone(), self.mu.saturating_mul(2)) {
-            Ok(d) => Arc::new(d) as Arc<dyn LossLaw>,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(PoissonReplaceInteger::new(Arc::new(self.clone()), q.clone(), sampled, doubled).map(|l| Arc::new(l) as Arc<dyn LossLaw>))
-    }
-}
-
-/// N_Z(0, σ²) as the noise of the replace-one pair (`noise::poisson_replace_integer`).
-impl IntegerNoise for DiscreteGaussianLoss {
-    fn shift(&self) -> u32 {
-        self.mu
-    }
-
-    /// ψ(k) = ((k² − (k + μ)²)/(2σ²) = −(2kμ + μ²)/(2σ²).
-    fn psi(&self, k: i64) -> Rational {
-        let mu = Integer::from(self.mu);
-        let num = Integer::from(2) * Integer::from(k) * &mu + Integer::from(&mu * &mu);
-        -Rational::from(num) / (Rational::from(2) * self.dg.sigma2.clone())
-    }
-
-    /// P[X ≥ m] = P[X > m − 1] (the tails of [`DiscreteGaussianLoss::split`]).
-    fn ge(&self, m: i64, prec: u32) -> Fallible<Interval> {
-        let t = Rational::from(Integer::from(m) - 1u32);
-        self.tails_gt(&[t], prec)?.pop().ok_or_else(|| crate::err!(Internal, "one discrete Gaussian tail expected"))
-    }
-
-    fn plateau(&self) -> bool {
-        false
-    }
-
-    fn psi_f64(&self, x: f64) -> f64 {
-        let mu = self.mu as f64;
-        -(2.0 * x * mu + mu * mu) / (2.0 * self.dg.sigma2.to_f64())
-    }
-
-    /// Planning: the normal N(0, σ²) in place of N_Z.
-    fn ln_sf_f64(&self, x: f64) -> f64 {
-        crate::num::special::normal_sf_f64(x / self.dg.sigma2.to_f64().sqrt()).ln()
-    }
-
-    fn reach_f64(&self) -> f64 {
-        40.0 * self.dg.sigma2.to_f64().sqrt() + 1.0
     }
 }
 

@@ -16,7 +16,6 @@
 use crate::error::Fallible;
 use crate::noise::dlaplace::DiscreteLaplace;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
-use crate::noise::poisson_replace_integer::{IntegerNoise, PoissonReplaceInteger};
 use crate::num::Interval;
 use rug::{Integer, Rational};
 use std::sync::Arc;
@@ -130,57 +129,8 @@ impl LossLaw for DiscreteLaplaceLoss {
         Some(Rational::from(2) / self.dl.scale.clone())
     }
 
-    fn replace_subsampled(&self, q: &Rational, sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        let doubled = match DiscreteLaplaceLoss::new(self.dl.scale.clone(), self.mu.saturating_mul(2)) {
-            Ok(d) => Arc::new(d) as Arc<dyn LossLaw>,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(PoissonReplaceInteger::new(Arc::new(self.clone()), q.clone(), sampled, doubled).map(|l| Arc::new(l) as Arc<dyn LossLaw>))
-    }
-
     fn lattice_offset(&self) -> Rational {
         self.eps0()
-    }
-}
-
-/// DLap(b), p(k) ∝ e^{−|k|/b}, as the noise of the replace-one pair (`noise::poisson_replace_integer`).
-impl IntegerNoise for DiscreteLaplaceLoss {
-    fn shift(&self) -> u32 {
-        self.mu
-    }
-
-    /// ψ(k) = (|k| − |k + μ|)/b.
-    fn psi(&self, k: i64) -> Rational {
-        let k = Integer::from(k);
-        Rational::from(Integer::from(k.abs_ref()) - (k + self.mu).abs()) / self.dl.scale.clone()
-    }
-
-    fn ge(&self, m: i64, prec: u32) -> Fallible<Interval> {
-        Ok(self.dl.tail_ge(m, prec))
-    }
-
-    fn plateau(&self) -> bool {
-        true
-    }
-
-    fn psi_f64(&self, x: f64) -> f64 {
-        (x.abs() - (x + self.mu as f64).abs()) / self.dl.scale.to_f64()
-    }
-
-    /// P[X > x] = P[X ≥ ⌊x⌋ + 1] = e^{−m/b}/(1 + e^{−1/b}) for m ≥ 1, its complement's mirror below.
-    fn ln_sf_f64(&self, x: f64) -> f64 {
-        let b = self.dl.scale.to_f64();
-        let m = x.floor() + 1.0;
-        let ln_1r = (-1.0 / b).exp().ln_1p();
-        if m >= 1.0 {
-            -m / b - ln_1r
-        } else {
-            (-(-(1.0 - m) / b - ln_1r).exp()).ln_1p()
-        }
-    }
-
-    fn reach_f64(&self) -> f64 {
-        800.0 * self.dl.scale.to_f64() + 1.0
     }
 }
 

@@ -23,6 +23,9 @@ use rug::Rational;
 pub struct Gaussian {
     sigma2: Rational,
     mu: Rational,
+    /// this is the replace-one pair of the mechanism (N(μ, σ²) against N(−μ, σ²): the shift 2μ, kept as
+    /// μ here doubled), one copy per query under replace (`docs/neighbors.md`)
+    replace_pair: bool,
 }
 
 impl Gaussian {
@@ -34,7 +37,7 @@ impl Gaussian {
         if mu <= 0 {
             return crate::fallible!(Input, "the sensitivity must be positive, got {mu}");
         }
-        Ok(Gaussian { sigma2, mu })
+        Ok(Gaussian { sigma2, mu, replace_pair: false })
     }
 
     /// From `--mech gauss:sigma2=S[,mu=M]` (or `sigma=S`, the standard deviation; `mu`, also
@@ -72,7 +75,28 @@ impl Gaussian {
 
 impl LossLaw for Gaussian {
     fn spec(&self) -> String {
-        format!("gauss:sigma2={},mu={}", crate::num::format::fmt_rational(&self.sigma2), crate::num::format::fmt_rational(&self.mu))
+        let fr = crate::num::format::fmt_rational;
+        if self.replace_pair {
+            // (μ is stored doubled: the record's contribution within μ/2 of none, the shift μ)
+            let half = Rational::from(&self.mu / 2u32);
+            return format!("gauss:sigma2={},mu={} (replace-one pair: shift {})", fr(&self.sigma2), fr(&half), fr(&self.mu));
+        }
+        format!("gauss:sigma2={},mu={}", fr(&self.sigma2), fr(&self.mu))
+    }
+
+    /// Under replace-one a record's contribution, within μ of none, is replaced by another: the released
+    /// value moves by up to 2μ along one direction, the pair N(μ, σ²) against N(−μ, σ²) — dp_accounting's
+    /// REPLACE pair, with or without Poisson subsampling (`docs/neighbors.md`).
+    fn under(&self, neighbors: crate::noise::neighbors::Neighbors) -> Option<Fallible<std::sync::Arc<dyn LossLaw>>> {
+        if neighbors != crate::noise::neighbors::Neighbors::Replace || self.replace_pair {
+            return None;
+        }
+        let pair = Gaussian { sigma2: self.sigma2.clone(), mu: Rational::from(&self.mu * 2u32), replace_pair: true };
+        Some(Ok(std::sync::Arc::new(pair)))
+    }
+
+    fn shifts(&self, neighbors: crate::noise::neighbors::Neighbors) -> Fallible<u64> {
+        Ok(if self.replace_pair { 1 } else { neighbors.shifts_per_query() })
     }
 
     fn symmetric(&self) -> bool {
@@ -108,7 +132,11 @@ impl LossLaw for Gaussian {
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<std::sync::Arc<dyn LossLaw>>> {
-        Some(Gaussian::new(self.sigma2.clone() * c.clone(), self.mu.clone()).map(|g| std::sync::Arc::new(g) as std::sync::Arc<dyn LossLaw>))
+        let pair = self.replace_pair;
+        Some(
+            Gaussian::new(self.sigma2.clone() * c.clone(), self.mu.clone())
+                .map(|g| std::sync::Arc::new(Gaussian { replace_pair: pair, ..g }) as std::sync::Arc<dyn LossLaw>),
+        )
     }
 
     fn gaussian_eta(&self) -> Option<Rational> {

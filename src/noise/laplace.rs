@@ -24,6 +24,9 @@ use std::sync::Arc;
 pub struct Laplace {
     scale: Rational,
     mu: Rational,
+    /// this is the replace-one pair of the mechanism (Lap(−Δ, b) against Lap(Δ, b): the shift 2Δ, kept as
+    /// Δ here doubled), one copy per query under replace (`docs/neighbors.md`)
+    replace_pair: bool,
 }
 
 impl Laplace {
@@ -34,7 +37,7 @@ impl Laplace {
         if mu <= 0 {
             return crate::fallible!(Input, "the sensitivity must be positive, got {mu}");
         }
-        Ok(Laplace { scale, mu })
+        Ok(Laplace { scale, mu, replace_pair: false })
     }
 
     /// `laplace:scale=B[,mu=M]` (also `sensitivity=`), or `epsilon=E` for scale Δ/E.
@@ -56,7 +59,26 @@ impl Laplace {
 
 impl LossLaw for Laplace {
     fn spec(&self) -> String {
-        format!("laplace:scale={},mu={}", crate::num::format::fmt_rational(&self.scale), crate::num::format::fmt_rational(&self.mu))
+        let fr = crate::num::format::fmt_rational;
+        if self.replace_pair {
+            let half = Rational::from(&self.mu / 2u32);
+            return format!("laplace:scale={},mu={} (replace-one pair: shift {})", fr(&self.scale), fr(&half), fr(&self.mu));
+        }
+        format!("laplace:scale={},mu={}", fr(&self.scale), fr(&self.mu))
+    }
+
+    /// Under replace-one the released value moves by up to 2Δ along one direction (a record's
+    /// contribution within Δ of none, replaced): the pair Lap(−Δ, b) against Lap(Δ, b), as the
+    /// Poisson-subsampled pair under replace (`docs/neighbors.md`).
+    fn under(&self, neighbors: crate::noise::neighbors::Neighbors) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        if neighbors != crate::noise::neighbors::Neighbors::Replace || self.replace_pair {
+            return None;
+        }
+        Some(Ok(Arc::new(Laplace { scale: self.scale.clone(), mu: Rational::from(&self.mu * 2u32), replace_pair: true })))
+    }
+
+    fn shifts(&self, neighbors: crate::noise::neighbors::Neighbors) -> Fallible<u64> {
+        Ok(if self.replace_pair { 1 } else { neighbors.shifts_per_query() })
     }
 
     fn symmetric(&self) -> bool {
@@ -120,7 +142,11 @@ impl LossLaw for Laplace {
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        Some(Laplace::new(self.scale.clone() * c.clone(), self.mu.clone()).map(|l| Arc::new(l) as Arc<dyn LossLaw>))
+        let pair = self.replace_pair;
+        Some(
+            Laplace::new(self.scale.clone() * c.clone(), self.mu.clone())
+                .map(|l| Arc::new(Laplace { replace_pair: pair, ..l }) as Arc<dyn LossLaw>),
+        )
     }
 
     fn replace_subsampled(&self, q: &Rational, sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {

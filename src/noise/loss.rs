@@ -161,7 +161,7 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
 
     /// This mechanism run on a Poisson subsample with probability q, under replace-one neighbours: its own
     /// dominating pair (dp_accounting's REPLACE pair with sub-sampling: `noise::poisson_replace` for the
-    /// Gaussian, `noise::poisson_replace_laplace`, `noise::poisson_replace_integer`), where the law is
+    /// Gaussian, `noise::poisson_replace_laplace`), where the law is
     /// additive noise that has one; `sampled` is the subsampled law under add/remove (its spelling, and its
     /// scaled copies for calibration). None: not accounted under replace (refused).
     fn replace_subsampled(&self, _q: &Rational, _sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
@@ -179,8 +179,9 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     }
 
     /// How many independent copies of this law one record's change makes per query: under add/remove 1;
-    /// under replace 2 for additive noise on a histogram (two cells move), 1 for a law whose pair already
-    /// is the replace pair (randomized response); an error where the law is not defined for the relation.
+    /// under replace 2 for the lattice laws' histogram queries (two cells move), 1 for a law whose pair
+    /// already is the replace pair (randomized response; the Gaussian's and Laplace's replace pairs, which
+    /// `under` gives: `docs/neighbors.md`); an error where the law is not defined for the relation.
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
         Ok(neighbors.shifts_per_query())
     }

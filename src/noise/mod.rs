@@ -13,7 +13,6 @@ pub mod laplace;
 pub mod loss;
 pub mod neighbors;
 pub mod poisson_replace;
-pub mod poisson_replace_integer;
 pub mod poisson_replace_laplace;
 pub mod registry;
 pub mod replace_pair;

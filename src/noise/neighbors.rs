@@ -1,8 +1,12 @@
 //! The neighbour relation between data sets, and its one spelling.
 //!
 //! * add/remove: one record added or removed;
-//! * replace: one record changes its value (for additive noise on a histogram, two cells move: two
-//!   independent unit shifts per query — the TopDown code's relation).
+//! * replace: one record changes its value. What that does to a query depends on the query, and each law
+//!   has one definition (`docs/neighbors.md`): the lattice laws (`dgauss:`, `dlap:`, allocation files)
+//!   are histogram queries, two cells move — two independent unit shifts per query, the TopDown code's
+//!   relation; the continuous laws (`gauss:`, `laplace:`) are sum queries whose record contribution lies
+//!   within `mu` of none, so the value moves by up to 2·mu along one direction — dp_accounting's REPLACE
+//!   pair, the same with Poisson subsampling (q = 1 is no subsampling).
 
 use crate::error::Fallible;
 use crate::fallible;
@@ -33,7 +37,7 @@ impl Neighbors {
         }
     }
 
-    /// Unit shifts per query of additive noise: 1 (add/remove) or 2 (replace).
+    /// Unit shifts per query of a histogram query (the lattice laws): 1 (add/remove) or 2 (replace).
     pub fn shifts_per_query(&self) -> u64 {
         match self {
             Neighbors::AddRemove => 1,

@@ -209,6 +209,10 @@ impl Sampling {
                     ),
                     Some(q) => {
                         let q = crate::num::parse_rational(&q).map_err(|e| e.context(format!("mechanism '{spec}': q")))?;
+                        if q == 1 {
+                            // every record sampled: no subsampling, the mechanism itself under either relation
+                            return Ok(base);
+                        }
                         Ok(Arc::new(crate::noise::subsample::PoissonSampled::new(base, q).map_err(ctx)?))
                     }
                 }

@@ -1,5 +1,5 @@
 //! What the replace-one pairs of Poisson-subsampled additive noise share (`noise::poisson_replace` for the
-//! Gaussian, `noise::poisson_replace_laplace`, `noise::poisson_replace_integer`): the loss
+//! Gaussian, `noise::poisson_replace_laplace`): the loss
 //!
 //!   L = ln((q e^{ψ₊} + r)/(q e^{ψ₋} + r)),    r = 1 − q,                                              (1)
 //!

@@ -336,10 +336,21 @@ pub struct DiscreteGaussianSampler {
     small: Option<(u64, u128, u128, u128)>,
 }
 
+/// Largest σ² the exact sampler takes: its draws are i64 (released counts), and at σ² = 10³⁴ a draw
+/// leaves the i64 range (|x| > 9.2·10¹⁸ = 92σ) with probability below e^{−4000}.
+pub const SAMPLER_MAX_SIGMA2: f64 = 1e34;
+
 impl DiscreteGaussianSampler {
     pub fn new(sigma2: Rational) -> Fallible<Self> {
         if sigma2 <= 0 {
             return fallible!(Input, "discrete Gaussian sigma2 must be positive");
+        }
+        if sigma2 > SAMPLER_MAX_SIGMA2 {
+            return fallible!(
+                Input,
+                "discrete Gaussian sigma2 {} is too large to sample: draws are 64-bit counts (sigma2 at most {SAMPLER_MAX_SIGMA2:e})",
+                crate::num::format::fmt_rational(&sigma2)
+            );
         }
         let fl = Integer::from(sigma2.floor_ref());
         let t = fl.sqrt() + 1u32; // ⌊√⌊x⌋⌋ = ⌊√x⌋ for x ≥ 0

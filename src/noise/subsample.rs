@@ -112,7 +112,7 @@ impl LossLaw for PoissonSampled {
             crate::noise::neighbors::Neighbors::AddRemove => Ok(1),
             crate::noise::neighbors::Neighbors::Replace => crate::fallible!(
                 Input,
-                "{}: Poisson subsampling (q=) under replace neighbours is accounted for additive noise only (gauss:, laplace:, dgauss:, dlap:, mu the distance of a record's contribution from none); give --neighbors add-remove, or for fixed-size batches under replace sampling=wor,m=M,pop=P",
+                "{}: Poisson subsampling (q=) under replace neighbours is accounted for the continuous laws gauss: and laplace: (dp_accounting's REPLACE pair, mu the distance of a record's contribution from none); under replace dgauss: and dlap: are histogram queries (a replaced record moves two cells), whose subsampled pair tightdp does not have, and other mechanisms have none (docs/neighbors.md); give --neighbors add-remove, or for fixed-size batches under replace sampling=wor,m=M,pop=P",
                 self.spec()
             ),
         }

@@ -186,8 +186,8 @@ mod tests {
             let hq = q(h);
             let u = upper(&g, Direction::Remove, &hq, 90, p).unwrap();
             let l = lower(&g, Direction::Remove, &hq, 90, p).unwrap();
-            let cu = compose(&[(u, n)], 100).unwrap();
-            let cl = compose(&[(l, n)], 100).unwrap();
+            let cu = compose(&[(u, n)], 100).unwrap().0;
+            let cl = compose(&[(l, n)], 100).unwrap().0;
             for e in ["0", "0.5", "2"] {
                 let truth = gauss::delta(&eta, &q(e), p);
                 let b = delta_bracket(&cu, &cl, &q(e));
@@ -229,7 +229,7 @@ mod tests {
             let hq = q("1/512");
             let u = upper(&m, dir, &hq, 80, p).unwrap();
             let l = lower(&m, dir, &hq, 80, p).unwrap();
-            let (cu, cl) = (compose(&[(u, n)], 90).unwrap(), compose(&[(l, n)], 90).unwrap());
+            let (cu, cl) = (compose(&[(u, n)], 90).unwrap().0, compose(&[(l, n)], 90).unwrap().0);
             let b = delta_bracket(&cu, &cl, &q(e));
             let w = Float::with_val(p, Float::parse(want).unwrap());
             assert!(*b.lo() <= w && w <= *b.hi(), "q={qs} σ²={s2} {dir:?} n={n} ε={e}: bracket {b} misses {want}");

@@ -542,7 +542,7 @@ mod tests {
             let width = Float::with_val(64, eu.hi() - el.lo()).to_f64() / truth.to_f64();
             assert!(width < 1e-2, "n={n}: relative width {width}");
             if n == 8 {
-                let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap(), compose(&[(l.clone(), n)], 100).unwrap());
+                let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap().0, compose(&[(l.clone(), n)], 100).unwrap().0);
                 let du = GridProfile::new(Box::new(DirectTails::new(&cu)), p);
                 let dl = GridProfile::new(Box::new(DirectTails::new(&cl)), p);
                 let (xu, xl) = (du.epsilon(&d).unwrap(), dl.epsilon(&d).unwrap());
@@ -567,7 +567,7 @@ mod tests {
         for n in [8u64, 1000] {
             let eta = g.eta() * Rational::from(n);
             let (pu, pl): (GridProfile, GridProfile) = if n == 8 {
-                let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap(), compose(&[(l.clone(), n)], 100).unwrap());
+                let (cu, cl) = (compose(&[(u.clone(), n)], 100).unwrap().0, compose(&[(l.clone(), n)], 100).unwrap().0);
                 (GridProfile::new(Box::new(DirectTails::new(&cu)), p), GridProfile::new(Box::new(DirectTails::new(&cl)), p))
             } else {
                 (

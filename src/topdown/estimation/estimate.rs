@@ -353,7 +353,7 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
             let k = match cache.iter().position(|(r, _, _)| r == s) {
                 Some(k) => k,
                 None => {
-                    let var = crate::noise::dgauss::DiscreteGaussian::new(s.clone())?.variance_direct(128).to_f64();
+                    let var = crate::noise::dgauss::DiscreteGaussian::new(s.clone())?.variance(128).to_f64();
                     cache.push((s.clone(), var, DiscreteGaussianSampler::new(s.clone())?));
                     cache.len() - 1
                 }
