@@ -138,9 +138,10 @@ impl Accountant {
         let (h, model_exp) = first_step(laws);
         let mut h = on_lattices(h, laws);
         let mut spent = 0u64;
-        // the work's exponent in 1/h, from the work of the last two steps (counts: deterministic), at least
-        // the model's, at most cubic
-        let mut cost_exp = model_exp;
+        // the work's exponent in 1/h: 1.5 until two steps were measured (a cautious first extrapolation: the
+        // inversions' nodes grow with 1/h for some laws, Laplace's spiky grid law among them), then from the
+        // work of the last two steps (counts: deterministic), between ½ and 3
+        let mut cost_exp = 1.5f64.max(model_exp);
         let mut last: Option<(f64, u64)> = None;
         // whether the first step already fell back to the default one
         let mut fell_back = false;
@@ -171,7 +172,7 @@ impl Accountant {
             if let Some((h0, w0)) = last {
                 let e = (points.max(1) as f64 / w0.max(1) as f64).ln() / (h0 / hf_now).ln();
                 if e.is_finite() {
-                    cost_exp = e.clamp(model_exp, 3.0);
+                    cost_exp = e.clamp(0.5, 3.0);
                 }
             }
             last = Some((hf_now, points));
@@ -437,9 +438,9 @@ fn estimated_points(laws: &Laws, h: &Rational, mass_bits: u32) -> f64 {
 }
 
 /// Planning only (the progress bar's estimate): seconds of a refinement within `budget` work units, at
-/// the rate measured on the development machine (~10⁸ units a second for the subsampled Gaussian).
+/// the rate measured on the development machine (~2·10⁸ units a second for the subsampled Gaussian).
 fn estimated_seconds(budget: u64) -> f64 {
-    (budget as f64 / 1e8).min(1e6)
+    (budget as f64 / 2e8).min(1e6)
 }
 
 /// Grid points the first step puts across the central 80% of the least spread law's losses.
@@ -549,18 +550,17 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)>
                 .collect()
         };
         let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
-        // the composed law and its work: the products of the direct convolutions, or the atoms times the
-        // nodes of an inversion (counts, functions of the laws and the step: never time)
+        // the composed law and its building work: the interval products of the direct convolutions (ten
+        // units each: an MPFR product costs about ten of the inversion's ball operations), or the atoms;
+        // counts, functions of the laws and the step, never time. (The inversions' own work is counted
+        // per query, below.)
         let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
             let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
             let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
-                // (an MPFR interval product costs about ten of the inversion's ball operations per atom and node)
                 let (composed, ops) = compose(&g, mass_bits)?;
                 (Box::new(DirectTails::new(&composed)), ops.saturating_mul(10).saturating_add(atoms))
             } else {
-                let t = FourierGridTails::new(&g, tail_bits)?;
-                let w = t.work(atoms).saturating_add(atoms);
-                (Box::new(t), w)
+                (Box::new(FourierGridTails::new(&g, tail_bits)?), atoms)
             };
             Ok((GridProfile::new(t, PLD_PREC), work))
         };
@@ -574,12 +574,18 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)>
             Ok(p)
         };
         let (pu, pl) = rayon::join(|| profile(0), || profile(1));
+        // a query's inversions: their nodes (a tail kept from an earlier query counts again, so the count is
+        // the same whatever ran before) times the atoms each node evaluates
         let ask = |p: &GridProfile| -> Fallible<Interval> {
-            match q {
+            let before = crate::fourier::lattice::work_meter();
+            let r = match q {
                 Query::Epsilon(d) => p.epsilon(d),
                 Query::Delta(e) => p.delta(e),
                 Query::Tradeoff(a) => p.tradeoff(a),
-            }
+            };
+            let nodes = crate::fourier::lattice::work_meter().saturating_sub(before);
+            work.fetch_add(nodes.saturating_mul(p.atoms()), std::sync::atomic::Ordering::Relaxed);
+            r
         };
         let u = ask(&*pu?)?;
         // a dominated law the inversion declines (e.g. all its mass merged into one grid point: no

@@ -94,10 +94,11 @@ pub const FAST_WINDOW: u64 = 100_000;
 /// of `Options::time_budget`).
 pub const DEFAULT_TIME_BUDGET: f64 = 60.0;
 /// Default of `Options::grid_work`: the work budget of the pld grid's refinement, in its work units
-/// (the atoms of the discretised laws times the nodes of one inversion, or ten per interval product of a
-/// direct convolution) summed over its steps: about 10 s of refinement for the subsampled Gaussian on a
-/// 2-core machine (Laplace's many inversions run slower per unit).
-pub const DEFAULT_GRID_WORK: u64 = 500_000_000;
+/// (each composed law's atoms, or ten per interval product of a direct convolution, and each query's
+/// inversion nodes times the atoms they evaluate) summed over its steps: about 10 s of refinement for
+/// DP-SGD on a 2-core machine. A count, so the answer is the same on every machine; the time per unit
+/// varies with the law (Laplace's inversions cost more per unit than the subsampled Gaussian's).
+pub const DEFAULT_GRID_WORK: u64 = 2_000_000_000;
 /// Narrowest smoothed bracket `Auto` asks for: 20 digits of the Census ε values (below the f64 tier's
 /// 1e-11 floor the smoothed engine switches to its 20-digit tier, src/fourier/smooth/precise.rs).
 pub const SMOOTHED_AUTO_WIDTH: f64 = 1e-21;

@@ -37,6 +37,10 @@ pub trait GridTails: Send + Sync + std::fmt::Debug {
     fn inf(&self) -> &Interval;
     /// Mean and variance of V under A (f64, for the search's starting point).
     fn moments(&self) -> (f64, f64);
+    /// Atoms each node of an inversion evaluates (0: no inversion), for the work count of a query.
+    fn atoms(&self) -> u64 {
+        0
+    }
 }
 
 /// Tails from the composed law built entry by entry (prefix sums of interval masses).
@@ -112,6 +116,8 @@ impl GridTails for DirectTails {
 /// scaled back by Π total_i^{n_i}.
 #[derive(Debug)]
 pub struct FourierGridTails {
+    /// the atoms of every factor's law: the work of one node of an inversion
+    atoms: u64,
     a: FourierTails,
     b: FourierTails,
     scale_a: Interval,
@@ -132,6 +138,7 @@ impl FourierGridTails {
         let p0 = factors.first().map(|f| f.0.inf.prec()).unwrap_or(128);
         let (mut scale_a, mut scale_b) = (Interval::one(p0), Interval::one(p0));
         let mut bases = Vec::new();
+        let mut atoms = 0u64;
         for (g, n) in factors {
             let p = g.inf.prec();
             let Sublattice { masses, w, base } = sublattice(g);
@@ -144,6 +151,7 @@ impl FourierGridTails {
             let (lb, tb) = normalised(&bm)?;
             scale_a = scale_a.mul(&ta.pow_u64(*n));
             scale_b = scale_b.mul(&tb.pow_u64(*n));
+            atoms = atoms.saturating_add(la.len() as u64);
             fa.push(Factor { law: Law::Sparse(Arc::new(SparseLaw::new(&la))), n: *n, w });
             fb.push(Factor { law: Law::Sparse(Arc::new(SparseLaw::new(&lb))), n: *n, w });
             hi = hi.saturating_add((masses.len() as i64 - 1).saturating_mul(w).saturating_mul(*n as i64));
@@ -152,15 +160,18 @@ impl FourierGridTails {
         let (c, h, inf) = frame_of(factors, &bases)?;
         let a = FourierTails::new(fa, bits)?;
         let (mean, sd) = a.mean_sd();
-        Ok(FourierGridTails { a, b: FourierTails::new(fb, bits)?, scale_a, scale_b, range: (0, hi), c, h, inf, moments: (mean, sd * sd) })
-    }
-
-    /// The work of one inversion of each law, the atoms of its factors times the nodes an inversion
-    /// evaluates (`FourierTails::live_estimate`, the f64 walk): a count that depends on the laws only, the
-    /// pld grid's work measure (an inversion the walk declines counts its node limit).
-    pub fn work(&self, atoms: u64) -> u64 {
-        let live = |t: &FourierTails| t.live_estimate().unwrap_or(crate::fourier::lattice::MAX_LIVE);
-        atoms.saturating_mul(live(&self.a).saturating_add(live(&self.b)))
+        Ok(FourierGridTails {
+            atoms,
+            a,
+            b: FourierTails::new(fb, bits)?,
+            scale_a,
+            scale_b,
+            range: (0, hi),
+            c,
+            h,
+            inf,
+            moments: (mean, sd * sd),
+        })
     }
 }
 
@@ -253,6 +264,10 @@ impl GridTails for FourierGridTails {
     fn moments(&self) -> (f64, f64) {
         self.moments
     }
+
+    fn atoms(&self) -> u64 {
+        self.atoms
+    }
 }
 
 /// C = Σ n_i (c_i + h min_i), the step, and 1 − Π(1 − a_{∞,i})^{n_i} of a composition of grid laws.
@@ -292,6 +307,11 @@ impl GridProfile {
         let (c, h) = (c.clone(), h.clone());
         let inf = tails.inf().clone();
         GridProfile { tails, h, c, inf, prec }
+    }
+
+    /// Atoms each inversion node evaluates (0 for a directly composed law).
+    pub fn atoms(&self) -> u64 {
+        self.tails.atoms()
     }
 
     /// Segment k containing ε: k = ⌊(ε − C)/h⌋.

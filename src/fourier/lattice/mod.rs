@@ -52,7 +52,8 @@ pub struct FourierTails {
     mean: f64,
     var: f64,
     support: Option<(i128, i128)>,
-    cache: Mutex<HashMap<(i64, bool), Interval>>,
+    /// each tail with the nodes its inversion evaluated (added to the work meter again when served)
+    cache: Mutex<HashMap<(i64, bool), (Interval, u64)>>,
     /// precision of the returned intervals
     out_prec: u32,
     /// nodes evaluated so far (for the engine's detail line)
@@ -153,11 +154,14 @@ impl FourierTails {
     }
 
     fn cached(&self, m: i64, upper: bool) -> Fallible<Interval> {
-        if let Some(v) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(m, upper)) {
+        if let Some((v, nodes)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(m, upper)) {
+            meter_add(*nodes);
             return Ok(v.clone());
         }
+        let before = work_meter();
         let v = self.tail(m, upper)?;
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert((m, upper), v.clone());
+        let nodes = work_meter().saturating_sub(before);
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert((m, upper), (v.clone(), nodes));
         Ok(v)
     }
 
@@ -208,6 +212,7 @@ impl FourierTails {
         let inv = Inversion { nodes: n_nodes, live: 0 };
         let (t, inv) = self.trapezoid(s, m, &ci, c, inv, wp)?;
         *self.evaluated.lock().unwrap_or_else(|e| e.into_inner()) += inv.live;
+        meter_add(inv.live);
         if std::env::var_os("TIGHTDP_TRACE").is_some() {
             eprintln!(
                 "lattice-fourier: P[{}V >= {m}]: tilt {c:.4e}, {} nodes, {} evaluated, {wp} bits",
@@ -535,6 +540,21 @@ struct Walk {
     live: Vec<(u64, u64)>,
     count: u64,
     dead_ln: f64,
+}
+
+thread_local! {
+    /// Nodes the inversions asked on this thread evaluated — a tail served from the cache counts its
+    /// nodes again — so that a caller can count the work of a query, the same whatever was asked before.
+    static METER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn meter_add(nodes: u64) {
+    METER.with(|m| m.set(m.get().saturating_add(nodes)));
+}
+
+/// The nodes counted on this thread so far ([`METER`]); a caller measures a query by the difference.
+pub fn work_meter() -> u64 {
+    METER.with(|m| m.get())
 }
 
 /// Live nodes from which one inversion evaluates them on all threads.
