@@ -113,7 +113,8 @@ fn calibrate_heterogeneous_levels_keep_their_columns() {
             assert!(factor > 0.0, "{csv}");
             let red = field(&rows, i, reduced);
             if s2 == "heterogeneous" {
-                assert_eq!(red, "", "{csv}");
+                // no empty cell (#57): the factor applies to each of the level's variances
+                assert_eq!(red, "each query's x factor", "{csv}");
             } else {
                 // σ²_reduced = 7.5 · factor
                 let r: f64 = red.parse().unwrap();

@@ -56,8 +56,32 @@ fn err(e: Error) -> PyErr {
         ErrorKind::Internal => "InternalError",
         ErrorKind::Interrupted => return pyo3::exceptions::PyKeyboardInterrupt::new_err(e.to_string()),
     };
-    // Display: the CLI's line (an internal error with its "please report it" prefix)
-    raise(class, e.to_string())
+    // Display: the CLI's line (an internal error with its "please report it" prefix), in Python's words
+    raise(class, for_python(&e.to_string()))
+}
+
+/// A library message or note in the words of the Python interface: the command line's flags named by the
+/// keywords that set the same thing here (`--neighbors replace` is `neighbors="replace"`, …); flags with
+/// no keyword are marked as the command line's.
+fn for_python(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (flag, kw) in [
+        ("--neighbors replace", "neighbors=\"replace\""),
+        ("--neighbors add-remove", "neighbors=\"add-remove\""),
+        ("--grid-budget", "grid_budget="),
+        ("--digits", "digits="),
+        ("--alpha A,B,...", "tradeoff(alpha) at chosen points"),
+    ] {
+        m = m.replace(flag, kw);
+    }
+    for name in ["auto", "lattice-fourier", "lattice", "zcdp-cks", "zcdp-bs", "smoothed", "grid", "conditioned"] {
+        m = m.replace(&format!("--method {name}"), &format!("method=\"{name}\""));
+    }
+    m = m.replace("--method", "method=");
+    for flag in ["--grid", "--width", "--prec", "--arith"] {
+        m = m.replace(flag, &format!("the command line's {flag}"));
+    }
+    m
 }
 
 /// A file that cannot be read: `FileError` (an `OSError`) with errno and filename set.
@@ -180,7 +204,7 @@ fn bracket(c: &Certified) -> Bracket {
         c.engine().as_str().to_string(),
         c.trust().as_str().to_string(),
         c.detail().to_string(),
-        c.note().map(|s| s.to_string()),
+        c.note().map(for_python),
         p.digits,
     )
 }

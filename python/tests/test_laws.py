@@ -32,7 +32,7 @@ def test_subsampled_gaussian_delta_matches_mpmath():
 def test_from_mechs_spelling_is_the_command_line_one():
     c = tightdp.from_mechs(["gauss:sigma2=4", "dgauss:sigma2=5,n=10"])
     # a lattice law beside a continuous one: the pld grid, not the exact lattice
-    with pytest.raises(tightdp.InputError, match="--method lattice"):
+    with pytest.raises(tightdp.InputError, match='method="lattice"'):
         c.epsilon("1e-5", method="lattice")
     with pytest.raises(tightdp.InputError, match="unknown noise"):
         tightdp.from_mechs("gaus:sigma2=1")

@@ -598,7 +598,14 @@ def _base_spec(event) -> str:
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):
             raise InputError("PoissonSampledDpEvent of a ZCDpEvent: zCDP has no general amplification by subsampling")
-        return f"{inner},q={_exact(event.sampling_probability, 'PoissonSampledDpEvent.sampling_probability')}"
+        q = _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
+        if ",sampling=wor," in inner:
+            raise InputError("PoissonSampledDpEvent of a SampledWithoutReplacementDpEvent is not supported (give one sampling scheme)")
+        if ",q=" in inner:
+            # Poisson sampling of a Poisson sample: each record kept with both probabilities, independently
+            head, _, q_in = inner.rpartition(",q=")
+            return f"{head},q={Fraction(q_in) * q}"
+        return f"{inner},q={q}"
     if name == "SampledWithoutReplacementDpEvent":
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):

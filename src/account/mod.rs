@@ -49,6 +49,7 @@ use crate::error::{Error, ErrorKind, Fallible};
 use crate::model::{Composition, Group};
 use crate::num::{Arith, Interval};
 use crate::pld::compose::LatticeOpts;
+use crate::pld::estimate::estimated_window_shifts;
 use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use choice::{AutoEngine, FOURIER_FEW_GROUPS};
@@ -143,6 +144,14 @@ impl Accountant {
             if !(crate::fourier::smooth::MIN_WIDTH..=1.0).contains(&w) {
                 return fallible!(Input, "--width must be between {:e} and 1, got {w}", crate::fourier::smooth::MIN_WIDTH);
             }
+            // the width is the smoothed inversion's, which takes the lattice laws only: not silently ignored
+            if comp.has_law() {
+                return fallible!(
+                    Input,
+                    "--width sets the bracket width of the smoothed inversion, which takes discrete Gaussian and Laplace noise only; {} is accounted by the closed forms or the pld grid: give --digits instead",
+                    comp.describe()
+                );
+            }
         }
         let shifts = comp.shifts();
         Ok(Accountant {
@@ -220,6 +229,9 @@ impl Accountant {
         if self.comp.has_law() {
             return self.law_query(Query::Epsilon(delta));
         }
+        if let Some(c) = self.single_lattice_release(Query::Epsilon(delta))? {
+            return Ok(c);
+        }
         // ε = 0 exactly when δ(0) ≤ δ, and δ(0) = TV(P, Q) ≤ √(KL/2) ≤ √(ρ/2) (Pinsker; KL ≤ ρ under ρ-zCDP)
         let tv_bound = self.rho().map(|r| Interval::from_rational(&r, 128).mul_rational(&Rational::from((1, 2))).sqrt());
         if tv_bound.is_some_and(|t| *t.hi() <= Float::with_val(128, delta)) {
@@ -232,6 +244,29 @@ impl Accountant {
             Method::LatticeFourier => self.fourier_query(Query::Epsilon(delta)),
             Method::Conditioned => self.conditioned_query(Query::Epsilon(delta)),
             _ => self.auto(Query::Epsilon(delta)),
+        }
+    }
+
+    /// One release of one lattice law whose lattice is large (DLap(4) with sensitivity 10⁶: two million
+    /// entries, minutes and half a GB): its own distribution functions answer ε and δ at once
+    /// (`account::single`); a small lattice keeps the exact lattice engines (and their two terms of δ).
+    fn single_lattice_release(&self, q: Query) -> Fallible<Option<Certified>> {
+        if self.opts.method != Method::Auto || matches!(q, Query::Tradeoff(_)) {
+            return Ok(None);
+        }
+        let shifts = self.comp.shifts();
+        if shifts.len() != 1 || shifts[0].count != 1 {
+            return Ok(None);
+        }
+        let o = self.initial_opts(q, true);
+        if estimated_window_shifts(&self.shifts, o.depth) <= SINGLE_RELEASE_FROM {
+            return Ok(None);
+        }
+        let laws = self.comp.law_shifts()?;
+        match single::query(laws[0].0.as_ref(), q, self.opts.digits, self.work_prec() + 32, Trust::Exact) {
+            // a law too wide for its own tails (σ² = 1e300): the lattice engines say what they can
+            Err(e) if e.is_declined() || e.kind() == ErrorKind::Resource => Ok(None),
+            r => r,
         }
     }
 
@@ -263,6 +298,9 @@ impl Accountant {
                 "the Fourier methods are approximate: use Accountant::delta_estimate (CLI: `tightdp delta --method fourier`)"
             )),
             _ if self.comp.has_law() => self.delta_law(eps),
+            Method::Auto if self.single_lattice_release(Query::Delta(eps))?.is_some() => {
+                self.single_lattice_release(Query::Delta(eps))?.map(plain).ok_or_else(|| err!(Internal, "one release vanished"))
+            }
             Method::Grid => Err(err!(Input, "--grid gives epsilon brackets only; use --method lattice or smoothed for delta")),
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
             Method::Lattice => self.delta_lattice(eps, true),
@@ -423,6 +461,9 @@ impl Accountant {
         Ok(Estimate { value, error_bound: bound, engine, detail })
     }
 }
+
+/// Lattice entries above which one release of one lattice law is answered from its distribution functions.
+const SINGLE_RELEASE_FROM: u64 = 100_000;
 
 #[cfg(test)]
 mod tests;

@@ -51,7 +51,12 @@ pub(super) fn epsilon(law: &dyn LossLaw, target: &Rational, digits: u32, prec: u
     if below(&zero)? {
         return Ok(Some(Interval::zero(prec)));
     }
-    let mut hi = Rational::from((1, 4));
+    // a pure-DP law is (ε₀, 0)-DP: δ(ε₀) = 0, so ε₀ is an upper end at once (DLap(4) with sensitivity 10⁶:
+    // ε₀ = 250,000, beyond the doubling's reach)
+    let mut hi = match law.pure_epsilon() {
+        Some(e0) if e0 > 0 && below(&e0)? => e0,
+        _ => Rational::from((1, 4)),
+    };
     while !below(&hi)? {
         hi *= 2;
         if hi > MAX_EPSILON {

@@ -79,11 +79,21 @@ fn noise(d: &Deployment, data: &Path) -> Fallible<Result<Noise, String>> {
             for l in ls {
                 let groups: Vec<Group> = l.mech.iter().map(|m| crate::model::spec::parse_mech(m)).collect::<Result<_, _>>()?;
                 all.extend(groups.iter().cloned());
-                levels.push((l.name.clone(), Composition::new(groups, d.neighbors)?));
+                levels.push((l.name.clone(), Composition::new(groups, d.neighbors).map_err(|e| in_file(e, d, &l.name))?));
             }
-            Ok(Ok(Noise { levels, all: Composition::new(all, d.neighbors)? }))
+            Ok(Ok(Noise { levels, all: Composition::new(all, d.neighbors).map_err(|e| in_file(e, d, "all levels"))? }))
         }
     }
+}
+
+/// An error of a deployment file's noise, in the words of the file: which file and level, and the file's
+/// key where the message names the command line's flag.
+fn in_file(e: crate::error::Error, d: &Deployment, level: &str) -> crate::error::Error {
+    let msg = e
+        .message()
+        .replace("give --neighbors replace", "set neighbors = \"replace\" in the file")
+        .replace("give --neighbors add-remove", "set neighbors = \"add-remove\" in the file");
+    crate::error::Error::new(e.kind(), msg).context(format!("deployment file '{}.toml', level {level}", d.id))
 }
 
 /// Decimals of a printed number ("17.14" → 2, "1" → 0, "1e-7" → 0).

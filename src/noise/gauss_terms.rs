@@ -61,7 +61,9 @@ pub fn gauss_tail_upper(v: &Rational, m: u64, prec: u32) -> Float {
 pub fn radius_for_bits(v: &Rational, bits: u32) -> usize {
     let vf = v.to_f64();
     let k = (2.0 * vf * bits as f64 * std::f64::consts::LN_2).sqrt().ceil();
-    (k as usize).max(2)
+    // capped far below usize::MAX, so that a caller's `radius + 2` cannot overflow (σ² = 1e300: ~1e151);
+    // every caller refuses a radius this large before summing
+    (k.min(1e18) as usize).max(2)
 }
 
 #[cfg(test)]
