@@ -8,7 +8,7 @@ delta(e) = sum over (i, j) of multinomial * (A - e^e B)_+ with A = p^i o^j (k-2)
 dp_accounting's RandomizedResponseDpEvent(noise_parameter l, num_buckets k) answers uniformly at random with
 probability l: p = 1 - l (k - 1)/k. Its PLD accountant's value for the same event is printed beside (a peer,
 not a reference).
-Run: /tmp/venv-ref/bin/python scripts/reference/randomized_response_keep.py > scripts/reference/randomized_response_keep.txt"""
+Run: python3 scripts/reference/randomized_response_keep.py > scripts/reference/randomized_response_keep.txt"""
 import os
 import sys
 from fractions import Fraction

@@ -92,7 +92,10 @@ impl Accountant {
         Ok(if c.meets(self.opts.digits) {
             c
         } else {
-            c.with_note(format!("grid rounding certifies no more at the grid {g} (a finer --grid narrows it)"))
+            c.with_note(format!(
+                "grid rounding certifies no more at the grid {} (a finer --grid narrows it)",
+                crate::num::format::fmt_rational(&g)
+            ))
         })
     }
 }
