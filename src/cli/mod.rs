@@ -133,41 +133,58 @@ pub fn run() -> i32 {
     crate::rundir::install_signal_cleanup();
     keep_freed_memory();
     crate::num::progress::install(std::sync::Arc::new(progress::Bar::default()));
-    let cli = match Cli::try_parse() {
+    let o = execute(std::env::args_os());
+    if !o.stderr.is_empty() {
+        eprint!("{}", o.stderr);
+    }
+    match emit(&o.stdout) {
+        0 => o.code,
+        failed => failed,
+    }
+}
+
+/// What one command produced: its exit status, standard output and the error line (if any).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run the command line `args` (the program name first) and return what it would print, without
+/// printing: the library entry behind `tightdp` (which prints the outcome), and the in-process runner of
+/// the tests (`tests/common`). Progress lines a command writes while it runs still go to stderr.
+pub fn execute<I, T>(args: I) -> Outcome
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
-            match e.kind() {
+            return match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    let _ = e.print();
-                    return 0;
+                    Outcome { code: 0, stdout: e.to_string(), stderr: String::new() }
                 }
-                _ => {
-                    eprintln!("error: {} (see --help)", clap_one_line(&e.to_string()));
-                    return 2;
-                }
-            }
+                _ => Outcome { code: 2, stdout: String::new(), stderr: format!("error: {} (see --help)\n", clap_one_line(&e.to_string())) },
+            };
         }
     };
     // every command returns a typed error: its kind sets the exit status
     let res = match cli.cmd {
-        Command::Epsilon(a) => return report(epsilon::run_epsilon(a)),
-        Command::Delta(a) => return report(epsilon::run_delta(a)),
+        Command::Epsilon(a) => epsilon::run_epsilon(a),
+        Command::Delta(a) => epsilon::run_delta(a),
         Command::Describe(a) => describe::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Calibrate(a) => calibrate::run(a),
-        Command::Tradeoff(a) => return report(tradeoff::run(a)),
+        Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Downstream(a) => downstream::run(a),
         Command::Verify(a) => match verify::run(a) {
-            Ok((out, code)) => {
-                return match emit(&out) {
-                    0 => code,
-                    failed => failed,
-                };
-            }
+            Ok((out, code)) => return Outcome { code, stdout: out, stderr: String::new() },
             Err(e) => Err(e),
         },
         Command::Risk(a) => risk::run(a),
@@ -179,19 +196,18 @@ pub fn run() -> i32 {
         Command::Certify(a) => certify::run(a),
         Command::Sample(a) => sample::run(a),
     };
-    report(res)
+    outcome(res)
 }
 
-/// Print a command's output, or its error as one line on stderr, and return the exit status of the
-/// error's kind (docs/design.md: 2 bad input, refusals, limits, I/O; 3 an internal error, which asks to be
-/// reported; 130 interrupted).
-fn report(res: crate::error::Fallible<String>) -> i32 {
+/// A command's output, or its error as one line for stderr with the exit status of the error's kind
+/// (docs/design.md: 2 bad input, refusals, limits, I/O; 3 an internal error, which asks to be reported;
+/// 130 interrupted).
+fn outcome(res: crate::error::Fallible<String>) -> Outcome {
     match res {
-        Ok(out) => emit(&out),
+        Ok(stdout) => Outcome { code: 0, stdout, stderr: String::new() },
         Err(e) => {
             let line = if e.message().trim().is_empty() { "failed".to_string() } else { crate::record::one_line(&e.to_string()) };
-            eprintln!("error: {line}");
-            e.kind().exit_code()
+            Outcome { code: e.kind().exit_code(), stdout: String::new(), stderr: format!("error: {line}\n") }
         }
     }
 }
