@@ -6,9 +6,8 @@
 //! and for reduced compositions of the same structure the direct mpmath sums of
 //! scripts/reference/conditioned_coarse.txt.
 
-mod common;
 use assert_cmd::Command;
-use common::{holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
+use crate::common::{holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
 use rug::Float;
 
 fn eps(mechs: &[&str], extra: &[&str]) -> (Float, Float, u32, String) {

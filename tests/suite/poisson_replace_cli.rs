@@ -3,8 +3,7 @@
 //! scripts/reference/poisson_replace_gaussian.txt: mpmath quadrature for one and two releases, and
 //! dp_accounting's PLD (REPLACE_ONE) pessimistic / optimistic estimates for 100 releases.
 
-mod common;
-use common::{csv_row, get, holds_rounded, refused};
+use crate::common::{csv_row, get, holds_rounded, refused};
 
 fn replace(args: &[&str]) -> Vec<(String, String)> {
     let mut a = args.to_vec();

@@ -4,8 +4,7 @@
 //! request exit 2 — and the library reports each failure under its kind (`Io` for the file, `Input` for
 //! the request), with the message the command line prints.
 
-mod common;
-use common::bin;
+use crate::common::bin;
 use std::path::Path;
 use tightdp::error::ErrorKind;
 

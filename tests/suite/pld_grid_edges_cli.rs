@@ -3,14 +3,13 @@
 //! a 0-digit bracket whose note names the option that applies (it was an internal error, exit 3: "interval
 //! with lo > hi or a NaN end").
 
-mod common;
-use common::zero_digits;
+use crate::common::zero_digits;
 
 #[test]
 fn a_transform_out_of_range_is_declined_not_an_internal_error() {
     let args = ["epsilon", "--mech", "gauss:sigma=0.8,q=5/1000,n=1000", "--delta", "1e-6", "--grid", "1/200"];
     let row = zero_digits(&args, &["a finer --grid than 1/200"]);
-    let note = common::get(&row, "note");
+    let note = crate::common::get(&row, "note");
     assert!(!note.contains("internal") && !note.contains("--grid-budget"), "{note}");
 }
 
@@ -26,8 +25,8 @@ fn prv_readme_setting_is_answered_on_finer_grids() {
     let mut widths = Vec::new();
     for g in ["1/1000", "1/2000"] {
         let args = ["epsilon", "--mech", "gauss:sigma=0.8,q=5/1000,n=1000", "--delta", "1e-6", "--grid", g];
-        let row = common::csv_row(&args);
-        let num = |k: &str| common::get(&row, k).parse::<f64>().unwrap();
+        let row = crate::common::csv_row(&args);
+        let num = |k: &str| crate::common::get(&row, k).parse::<f64>().unwrap();
         let (lo, hi) = (num("epsilon_lo"), num("epsilon_hi"));
         assert!(lo <= 2.00410634 && hi >= 2.00291922 && hi >= 1.99910631, "h = {g}: [{lo}, {hi}]");
         widths.push(hi - lo);

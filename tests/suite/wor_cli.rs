@@ -3,8 +3,7 @@
 //! noise/wor.rs (2) [DRS22, Thm 9], and exact enumeration for randomized response), the refusals, and the
 //! difference from Poisson subsampling under composition.
 
-mod common;
-use common::{csv_row, float, get, holds, refused};
+use crate::common::{csv_row, float, get, holds, refused};
 
 const G: &str = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50";
 
@@ -82,14 +81,14 @@ fn attack_without_a_rho_has_no_zcdp_comparison() {
     // a subsampled law has no ρ: the zCDP column is empty (it read 1 — "zCDP allows 100%" — before)
     let m = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50,n=10";
     let out =
-        common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200", "--format", "csv"]);
-    let rows = common::rows(&out);
+        crate::common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200", "--format", "csv"]);
+    let rows = crate::common::rows(&out);
     assert!(rows.len() >= 4);
     for r in &rows {
         assert_eq!(get(r, "zcdp_bs"), "", "{r:?}");
         let (lo, hi) = (float(get(r, "value_lo")), float(get(r, "value_hi")));
         assert!(lo <= hi && hi <= 1, "{r:?}");
     }
-    let table = common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200"]);
+    let table = crate::common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200"]);
     assert!(!table.contains("zCDP") && table.contains("catches at most"), "{table}");
 }

@@ -6,8 +6,7 @@
 //! structure the Neyman–Pearson test summed over every atom in mpmath
 //! (scripts/reference/conditioned_coarse.txt).
 
-mod common;
-use common::{float as f, holds_quoted as holds, json_bracket as run, json_of, PHSAFE, SAFETAB_H};
+use crate::common::{float as f, holds_quoted as holds, json_bracket as run, json_of, PHSAFE, SAFETAB_H};
 use rug::Float;
 
 fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, String) {

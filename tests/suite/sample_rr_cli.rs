@@ -2,8 +2,7 @@
 //! (the sampler's χ² tests are in `noise::sampler`); here the command line: reports in 0 … k − 1, the
 //! true value's frequency, and bad input refused with one line, exit 2.
 
-mod common;
-use common::{bin, refused};
+use crate::common::{bin, refused};
 
 fn draws(args: &[&str]) -> Vec<u64> {
     let out = bin().args(args).output().unwrap();

@@ -5,8 +5,7 @@
 //! in `tests/layering.rs`). And a certified value is made only inside `account`: outside it the only
 //! ways to produce one from another are the closed set of combinators of `account::certified`.
 
-mod common;
-use common::rust_files;
+use crate::common::rust_files;
 use std::path::Path;
 
 /// The engines: the lattice (`pld`) and Fourier (`fourier`) accountants.

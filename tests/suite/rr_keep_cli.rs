@@ -2,8 +2,7 @@
 //! scripts/reference/randomized_response_keep.{py,txt} (mpmath, from the response probabilities), and the
 //! refusals.
 
-mod common;
-use common::{csv_row, get, holds, refused};
+use crate::common::{csv_row, get, holds, refused};
 
 #[test]
 fn keep_probability_holds_the_exact_sums() {

@@ -8,8 +8,7 @@
 //! mechanisms and analyses (tabulation, topdown, risk, accuracy) → app (verification, certificates, figure
 //! data, tables) → plots (figures: drawing only) → cli (parse, call, render).
 
-mod common;
-use common::rust_files;
+use crate::common::rust_files;
 use std::collections::BTreeMap;
 use std::path::Path;
 

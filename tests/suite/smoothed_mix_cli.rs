@@ -5,7 +5,6 @@
 //! the f64 tier's (other nodes, other smoothing, double-precision arithmetic), a 20-digit bracket at
 //! another smoothing w, and the zCDP (CKS) upper bound — and the digits claimed.
 
-mod common;
 use assert_cmd::Command;
 use rug::Float;
 
@@ -23,7 +22,7 @@ fn epsilon(extra: &[&str]) -> (Float, Float, u32, String) {
     let mut a: Vec<&str> = m.iter().map(String::as_str).collect();
     a.extend(["--delta", "1e-10"]);
     a.extend_from_slice(extra);
-    common::json_bracket("epsilon", &[], "epsilon", &a)
+    crate::common::json_bracket("epsilon", &[], "epsilon", &a)
 }
 
 #[test]

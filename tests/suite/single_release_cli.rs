@@ -3,8 +3,7 @@
 //! every bracket holds an independent reference (to the digits it is printed with) and certifies 20 digits or more, where the pld grid gave 2 (the
 //! discrete Gaussian sampled without replacement at h = 1/500).
 
-mod common;
-use common::{csv_row, get, holds, holds_rounded};
+use crate::common::{csv_row, get, holds, holds_rounded};
 
 fn digits(row: &[(String, String)]) -> u32 {
     get(row, "digits").parse().unwrap()

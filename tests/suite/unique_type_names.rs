@@ -5,8 +5,7 @@
 //! Test code is left out: items under `#[cfg(test)]` (an inline `mod … { … }`, skipped to its closing
 //! brace, or a single item) and the files of modules declared `#[cfg(test)] mod NAME;`.
 
-mod common;
-use common::rust_files;
+use crate::common::rust_files;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

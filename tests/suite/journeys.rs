@@ -5,8 +5,7 @@
 //! scientist's journey is python/tests/test_journeys.py; the researcher's, `reproduce`/`verify` from any
 //! directory, tests/own_release2_cli.rs.)
 
-mod common;
-use common::{entry_names as files, get, rows, run_in as run, OWN};
+use crate::common::{entry_names as files, get, rows, run_in as run, OWN};
 use rug::Float;
 
 fn f(s: &str) -> Float {

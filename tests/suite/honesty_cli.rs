@@ -7,8 +7,7 @@
 //!   lattice value, or the method refuses);
 //! * the same query prints the same bytes whatever the machine's load.
 
-mod common;
-use common::{bin, csv_row, get};
+use crate::common::{bin, csv_row, get};
 use rug::{Integer, Rational};
 
 /// The exact rational of a printed decimal.
@@ -118,7 +117,7 @@ fn approximate_bounds_hold(method: &str) {
             continue;
         }
         assert!(out.status.success(), "{method} at {eps}: {}", String::from_utf8_lossy(&out.stderr));
-        let row = common::rows(&String::from_utf8(out.stdout).unwrap()).remove(0);
+        let row = crate::common::rows(&String::from_utf8(out.stdout).unwrap()).remove(0);
         let (v, b) = (rat(get(&row, "delta")), rat(get(&row, "error_bound")));
         assert!(
             Rational::from(&v - &b) <= hi && lo <= Rational::from(&v + &b),

@@ -3,8 +3,7 @@
 //! optimal conversion [CKS20, Prop. 12]). References: scripts/reference/approx_dp_composition.txt
 //! (mpmath, 60 digits, from the pair and the conversion formula directly, not by tightdp).
 
-mod common;
-use common::{csv_row as row, get as field, holds, refused};
+use crate::common::{csv_row as row, get as field, holds, refused};
 
 #[test]
 fn approx_dp_guarantees_compose_to_their_optimal_composition() {

@@ -10,8 +10,7 @@
 //! group's sum as Gaussian masses on the integers, relative error below e^-300, against the binomial law
 //! of the Laplace part's loss, summed directly).
 
-mod common;
-use common::{holds_quoted, json_bracket, refused};
+use crate::common::{holds_quoted, json_bracket, refused};
 
 /// (composition, query, parameter, reference lo, reference hi) rows of the reference file.
 fn references() -> Vec<(String, String, String, String, String)> {
@@ -109,6 +108,6 @@ fn a_dear_inversion_is_escalated_to_when_conditioning_falls_short() {
     assert!(digits >= 20, "{digits}");
     // both brackets hold the truth: they overlap (compared exactly; an absolute slack would be void here)
     let (rlo, rhi) =
-        (common::float("5.190766697283239025168242799569146338457e-167"), common::float("5.190766697283239025168242799569171844262e-167"));
+        (crate::common::float("5.190766697283239025168242799569146338457e-167"), crate::common::float("5.190766697283239025168242799569171844262e-167"));
     assert!(lo <= rhi && rlo <= hi, "[{lo}, {hi}] misses the MPFR lattice's [{rlo}, {rhi}]");
 }

@@ -3,8 +3,7 @@
 //! from above, the worse neighbouring direction counts. Reference: scripts/reference/
 //! subsampled_gaussian_tradeoff.txt (mpmath, the Neyman–Pearson threshold tests of both directions).
 
-mod common;
-use common::{csv_row, float, get, rows, run_in};
+use crate::common::{csv_row, float, get, rows, run_in};
 use std::path::Path;
 
 #[test]
