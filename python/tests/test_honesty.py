@@ -15,29 +15,42 @@ GRID = ["laplace:scale=1,n=2"]
 FOURIER = ["dgauss:sigma2=37.7,n=100000"]
 
 
-def _answer(mechs, what, x):
+def _answer(mechs, what, x, digits):
     c = tightdp.from_mechs(mechs)
-    r = getattr(c, what)(x)
+    r = getattr(c, what)(x, digits=digits)
     return (r.lo, r.hi, r.digits, r.method, r.note)
 
 
-def _fresh(mechs, what, x):
+def _fresh(mechs, what, x, digits):
     """The same query in a new Python process."""
-    code = f"import tightdp; r = tightdp.from_mechs({mechs!r}).{what}({x!r}); print(repr((r.lo, r.hi, r.digits, r.method, r.note)))"
+    code = (
+        f"import tightdp; r = tightdp.from_mechs({mechs!r}).{what}({x!r}, digits={digits}); "
+        "print(repr((r.lo, r.hi, r.digits, r.method, r.note)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
 def test_a_query_gives_the_same_bracket_after_other_queries():
+    # 3 digits: the pld grid's coarser steps, the same cache and budget paths
+    _same_after_other_queries(3)
+
+
+@pytest.mark.heavy
+def test_a_query_gives_the_same_bracket_after_other_queries_at_twenty_digits():
+    _same_after_other_queries(20)
+
+
+def _same_after_other_queries(digits):
     # other queries first, on the same compositions and others (they fill the caches)
     for d in ["1e-3", "1e-6"]:
-        tightdp.from_mechs(GRID).epsilon(d)
-    tightdp.from_mechs(["laplace:scale=1,n=2", "gauss:sigma=3"]).delta("0.5")
-    tightdp.from_mechs(FOURIER).delta("1500")
+        tightdp.from_mechs(GRID).epsilon(d, digits=digits)
+    tightdp.from_mechs(["laplace:scale=1,n=2", "gauss:sigma=3"]).delta("0.5", digits=digits)
+    tightdp.from_mechs(FOURIER).delta("1500", digits=digits)
     for mechs, what, x in [(GRID, "delta", "1"), (FOURIER, "epsilon", "1e-10")]:
-        assert repr(_answer(mechs, what, x)) == _fresh(mechs, what, x), (mechs, what, x)
+        assert repr(_answer(mechs, what, x, digits)) == _fresh(mechs, what, x, digits), (mechs, what, x)
         # and again: a kept law answers the same
-        assert _answer(mechs, what, x) == _answer(mechs, what, x)
+        assert _answer(mechs, what, x, digits) == _answer(mechs, what, x, digits)
 
 
 def _supported(lo, hi):

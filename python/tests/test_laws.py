@@ -75,12 +75,22 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
 
 
 def test_pld_accountant_follows_dp_accountings_usage_pattern():
+    # the heavy test's twin: a tenth of the steps, and 3 digits (the grid stops sooner; 1e-3 still holds)
+    _pld_accountant_usage(steps=100, digits=3)
+
+
+@pytest.mark.heavy
+def test_pld_accountant_follows_dp_accountings_usage_pattern_for_a_thousand_steps():
+    _pld_accountant_usage(steps=1000, digits=None)
+
+
+def _pld_accountant_usage(steps, digits):
     dp = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant
 
-    event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), 1000)
-    # the default digits and time budget (a larger budget lets delta's refinement run for minutes)
-    ours = tightdp.PLDAccountant()
+    event = dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0)), steps)
+    # the default grid budget, and the default digits unless told
+    ours = tightdp.PLDAccountant() if digits is None else tightdp.PLDAccountant(digits=digits)
     unsupported = dp.SampledWithReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0))
     assert ours.supports(event) and ours.supports(dp.LaplaceDpEvent(1.0)) and not ours.supports(unsupported)
     assert ours.get_epsilon(1e-5) == 0.0

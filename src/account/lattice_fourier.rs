@@ -111,7 +111,7 @@ impl Accountant {
 
     /// The inversion's priced seconds even where above the time budget (the progress bar's estimate when
     /// it runs anyway: forced, or escalated to by [`Accountant::dear_fourier`]).
-    fn fourier_priced(&self) -> Option<f64> {
+    pub(super) fn fourier_priced(&self) -> Option<f64> {
         self.fourier_price().ok().flatten().map(|(s, _)| s)
     }
 

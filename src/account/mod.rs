@@ -247,7 +247,7 @@ impl Accountant {
         }
     }
 
-    /// One release of one lattice law whose lattice is large (DLap(4) with sensitivity 10⁶: two million
+    /// One release of the discrete Laplace whose lattice is large (DLap(4) with sensitivity 10⁶: two million
     /// entries, minutes and half a GB): its own distribution functions answer ε and δ at once
     /// (`account::single`); a small lattice keeps the exact lattice engines (and their two terms of δ).
     fn single_lattice_release(&self, q: Query) -> Fallible<Option<Certified>> {
@@ -255,7 +255,8 @@ impl Accountant {
             return Ok(None);
         }
         let shifts = self.comp.shifts();
-        if shifts.len() != 1 || shifts[0].count != 1 {
+        // (a discrete Gaussian release goes to the lattice Fourier inversion at any size)
+        if shifts.len() != 1 || shifts[0].count != 1 || !self.comp.has_laplace() {
             return Ok(None);
         }
         let o = self.initial_opts(q, true);

@@ -264,3 +264,30 @@ fn tiny_tradeoff_values_keep_their_digits() {
     }
     assert_eq!(rows.len(), 7);
 }
+
+/// The small twin of the heavy `a_dear_inversion_is_escalated_to_when_conditioning_falls_short`
+/// (tests/suite/mixed_far_steps_cli.rs, ~35 s): on 1,000 × N_Z(0, 37.7) + 10 × DLap(4) (lattice weights
+/// 20 and 377, the inversion priced by its walk) with the time budget set below the inversion's price, an
+/// answer short of the digits asked escalates to the inversion when its price is within the refusal
+/// factor of the budget (the narrower bracket, ≥ 20 digits, inside the short one), and is passed on
+/// unchanged when it is not.
+#[test]
+fn a_short_answer_escalates_to_a_dear_inversion() {
+    let comp = || Composition::new(vec![Group::gaussian(q("37.7"), 1000, 1), Group::laplace(q("4"), 10, 1)], Neighbors::AddRemove).unwrap();
+    let price = Accountant::new(comp(), Options::default()).unwrap().fourier_priced().expect("wide weights are priced");
+    let alpha = q("1/1000");
+    let short = || {
+        let iv = Interval::new(Float::with_val(64, 0), Float::with_val(64, 1));
+        Certified::new(iv, Engine::Conditioned, Trust::Exact, "a short answer".into())
+    };
+    // the budget below the price (the inversion declined), the price within the refusal factor: escalated
+    let dear = Accountant::new(comp(), Options { time_budget: price / 2.0, ..Options::default() }).unwrap();
+    assert!(dear.fourier_check().is_err());
+    let c = dear.dear_fourier(Query::Tradeoff(&alpha), short()).unwrap();
+    assert_eq!(c.engine(), Engine::LatticeFourier, "{c}");
+    assert!(c.meets(20) && *c.lo() >= 0 && *c.hi() <= 1, "{c}");
+    // the price beyond the refusal factor: the short answer as it was
+    let beyond = Accountant::new(comp(), Options { time_budget: price / (2.0 * lattice::REFUSE_FACTOR), ..Options::default() }).unwrap();
+    let c = beyond.dear_fourier(Query::Tradeoff(&alpha), short()).unwrap();
+    assert_eq!(c.engine(), Engine::Conditioned, "{c}");
+}

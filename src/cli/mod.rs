@@ -184,7 +184,7 @@ where
         Command::Reproduce(a) => reproduce::run(a),
         Command::Downstream(a) => downstream::run(a),
         Command::Verify(a) => match verify::run(a) {
-            Ok((out, code)) => return Outcome { code, stdout: out, stderr: String::new() },
+            Ok(v) => return Outcome { code: v.code, stdout: v.stdout, stderr: v.stderr },
             Err(e) => Err(e),
         },
         Command::Risk(a) => risk::run(a),

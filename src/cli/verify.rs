@@ -60,7 +60,7 @@ pub fn deployment_rows(data: &Path) -> Fallible<(Vec<Record>, Vec<Record>, Vec<c
     Ok((rows, certs, points))
 }
 
-fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<(String, i32)> {
+fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<Verified> {
     let (rows, certs, _) = deployment_rows(data)?;
     if let Some(out) = &a.out {
         // both files or neither (and no folder this run created)
@@ -83,13 +83,27 @@ fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<(String, i32)> {
     let n_opt = rows.iter().filter(|r| r.get("verdict") == Some("stated guarantee too optimistic")).count();
     let n_cannot = rows.iter().filter(|r| r.get("verdict").is_some_and(|v| v.starts_with("cannot recompute"))).count();
     let summary = format!("{} deployments: {} too optimistic, {} cannot recompute yet", rows.len(), n_opt, n_cannot);
-    let mut text = render_rows(&shown, a.format);
-    if a.format == Format::Table {
-        text.push_str(&format!("\n{summary}\n"));
-    } else {
-        eprintln!("{summary}");
+    Ok(Verified::of(render_rows(&shown, a.format), a.format, summary, 0))
+}
+
+/// What `verify` prints: the rows on stdout, its summary line below a table or (CSV, JSON) on stderr,
+/// and the exit status (1 when a row differs unexplained).
+pub struct Verified {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Verified {
+    fn of(mut stdout: String, format: Format, summary: String, code: i32) -> Verified {
+        let mut stderr = String::new();
+        if format == Format::Table {
+            stdout.push_str(&format!("\n{summary}\n"));
+        } else {
+            stderr = format!("{summary}\n");
+        }
+        Verified { stdout, stderr, code }
     }
-    Ok((text, 0))
 }
 
 /// Run verification; returns (rows, summary line, has_unexplained).
@@ -240,7 +254,7 @@ fn fmt_kv(m: &std::collections::BTreeMap<String, String>) -> String {
     m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
 }
 
-pub fn run(a: VerifyArgs) -> Fallible<(String, i32)> {
+pub fn run(a: VerifyArgs) -> Fallible<Verified> {
     let prec = check_prec(a.prec)?;
     let (data, _unpacked) = crate::cli::builtin_data::data_dir(&a.data)?;
     let extracts = match (&a.extracts, &a.data) {
@@ -270,11 +284,5 @@ pub fn run(a: VerifyArgs) -> Fallible<(String, i32)> {
     } else {
         rows.clone()
     };
-    let mut text = render_rows(&shown, a.format);
-    if a.format == Format::Table {
-        text.push_str(&format!("\n{summary}\n"));
-    } else {
-        eprintln!("{summary}");
-    }
-    Ok((text, if unexplained { 1 } else { 0 }))
+    Ok(Verified::of(render_rows(&shown, a.format), a.format, summary, if unexplained { 1 } else { 0 }))
 }

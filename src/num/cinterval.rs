@@ -181,7 +181,10 @@ mod random_tests {
     use crate::num::xorshift::XorShift;
     use rug::Rational;
 
-    const N: u64 = 1500;
+    /// Cases per test: 150 by default, ×{TIGHTDP_TEST_MULTIPLIER} (10 in the heavy tier: 1500).
+    fn n_cases() -> u64 {
+        crate::num::test_cases(150)
+    }
 
     fn rect(g: &mut XorShift) -> CInterval {
         CInterval::new(g.interval(Range::Moderate), g.interval(Range::Moderate))
@@ -247,7 +250,7 @@ mod random_tests {
 
     #[test]
     fn add_and_widen_enclose_and_are_tight() {
-        run(0xca0, N, |g, ctx| {
+        run(0xca0, n_cases(), |g, ctx| {
             let (a, b) = (rect(g), rect(g));
             let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
             let (x, y) = (point(g, &a), point(g, &b));
@@ -269,7 +272,7 @@ mod random_tests {
 
     #[test]
     fn mul_and_scale_enclose_and_are_tight() {
-        run(0xca1, N, |g, ctx| {
+        run(0xca1, n_cases(), |g, ctx| {
             let (a, b) = (rect(g), rect(g));
             let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
             let (x, y) = (point(g, &a), point(g, &b));
@@ -293,7 +296,7 @@ mod random_tests {
 
     #[test]
     fn powu_encloses() {
-        run(0xca2, N / 3, |g, ctx| {
+        run(0xca2, n_cases() / 3, |g, ctx| {
             let a = rect(g);
             let k = g.below(9) as u32;
             let ctx = &|| format!("{}: a = {a:?}, k = {k}", ctx());
@@ -310,7 +313,7 @@ mod random_tests {
     /// interval square sum reaches 0); for point inputs the parts are a few ulps wide.
     #[test]
     fn inv_encloses_and_is_tight() {
-        run(0xca3, N, |g, ctx| {
+        run(0xca3, n_cases(), |g, ctx| {
             let a = rect(g);
             let ctx = &|| format!("{}: a = {a:?}", ctx());
             let Some(r) = a.inv() else {
@@ -338,7 +341,7 @@ mod random_tests {
     /// 2^(6−p)·e^a wide.
     #[test]
     fn exp_of_encloses_and_is_tight() {
-        run(0xca4, N / 2, |g, ctx| {
+        run(0xca4, n_cases() / 2, |g, ctx| {
             let (a, b) = (g.interval(Range::Moderate), g.interval(Range::Moderate));
             let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
             if *a.hi() > 1000 || *a.lo() < -1000 || b.lo().get_exp().unwrap_or(0).max(b.hi().get_exp().unwrap_or(0)) > 100 {
@@ -366,7 +369,7 @@ mod random_tests {
     /// abs_hi ≥ |z| everywhere on the rectangle (the farthest corner), and at most (1 + 2^(6−p)) times it.
     #[test]
     fn abs_hi_bounds_and_is_tight() {
-        run(0xca5, N, |g, ctx| {
+        run(0xca5, n_cases(), |g, ctx| {
             let a = rect(g);
             let ctx = &|| format!("{}: a = {a:?}", ctx());
             let m = |i: &Interval| q(i.lo()).abs().max(q(i.hi()).abs());

@@ -143,7 +143,7 @@ mod random_tests {
 
     #[test]
     fn error_free_transformations_are_exact_on_random_operands() {
-        for i in 0..20_000 {
+        for i in 0..crate::num::test_cases(2_000) {
             let mut g = case(0xdd0, i);
             let a = f(&mut g, 1000);
             let b = if g.chance(1, 4) { -a * (1.0 + f(&mut g, 60).abs() * 1e-17) } else { f(&mut g, 1000) };
@@ -165,7 +165,7 @@ mod random_tests {
 
     #[test]
     fn conversion_and_add_meet_their_bounds() {
-        for i in 0..20_000 {
+        for i in 0..crate::num::test_cases(2_000) {
             let mut g = case(0xdd1, i);
             let px = 60 + g.below(340) as u32;
             let x = g.float(px, Range::Moderate) << (g.below(1200) as i32 - 600);

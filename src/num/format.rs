@@ -136,7 +136,7 @@ mod random_tests {
 
     #[test]
     fn directed_output_brackets_and_is_tight() {
-        for i in 0..3000 {
+        for i in 0..crate::num::test_cases(300) {
             let mut g = case(0xf0f, i);
             let p = g.prec();
             let x = g.float(p, Range::Moderate) << ((g.below(1 << 17) as i32 - (1 << 16)) * (g.below(2) as i32));

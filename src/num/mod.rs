@@ -25,3 +25,15 @@ pub const DEFAULT_PREC: u32 = 256;
 pub const MIN_PREC: u32 = 53;
 /// Largest precision accepted on the command line.
 pub const MAX_PREC: u32 = 65536;
+
+/// The test multiplier (as FLINT's `flint_test_multiplier()`): the factor on the case counts of the
+/// random-input tests, from the environment variable `TIGHTDP_TEST_MULTIPLIER` (1 by default, what a
+/// developer runs; 10 in the heavy tier, `./scripts/test.sh --heavy`). Not read outside tests.
+pub fn test_multiplier() -> u64 {
+    std::env::var("TIGHTDP_TEST_MULTIPLIER").ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|m| *m >= 1).unwrap_or(1)
+}
+
+/// `base` cases times the [`test_multiplier`].
+pub fn test_cases(base: u64) -> u64 {
+    base.saturating_mul(test_multiplier())
+}

@@ -1,20 +1,79 @@
-//! Helpers shared by the CLI tests (each test file includes this module with `mod common;`): run the
-//! binary, read its CSV output, check a refusal.
+//! Helpers shared by the integration tests (`crate::common`): run the command line — in this process
+//! ([`cli`], for values, columns and messages) or as a process ([`bin`], for what only a process shows:
+//! exit codes through `main`, the panic hook, signals, another working directory or environment) — read
+//! its CSV and JSON output, check a refusal; the fixtures the modules share.
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
+use std::process::{ExitStatus, Output};
 use std::time::Duration;
 
+/// The binary, as a process (assert_cmd).
 pub fn bin() -> Command {
     Command::cargo_bin("tightdp").unwrap()
 }
 
-/// Run in `dir`; the command must succeed; its stdout.
+/// The command line run in this process (`tightdp::cli::execute`), as the process would have ended: exit
+/// status, stdout and the error line on stderr.
+pub fn cli<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut v: Vec<OsString> = vec!["tightdp".into()];
+    v.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+    let o = tightdp::cli::execute(v);
+    Output { status: ExitStatus::from_raw((o.code & 0xff) << 8), stdout: o.stdout.into_bytes(), stderr: o.stderr.into_bytes() }
+}
+
+/// Run in `dir` (in this process when it is the current directory); the command must succeed; its stdout.
 pub fn run_in(dir: &Path, args: &[&str]) -> String {
-    let out = bin().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap();
+    let out = if dir == Path::new(".") {
+        cli(args)
+    } else {
+        bin().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap()
+    };
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Run in this process; the command must succeed; its stdout.
+pub fn ok(args: &[&str]) -> String {
+    run_in(Path::new("."), args)
+}
+
+/// Cases of a random-input test: `base` × the test multiplier (`TIGHTDP_TEST_MULTIPLIER`, 1 by default, 10
+/// in the heavy tier); for proptest, `PROPTEST_CASES` when set.
+pub fn proptest_cases(base: u32) -> u32 {
+    match std::env::var("PROPTEST_CASES").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
+        Some(n) => n,
+        None => u32::try_from(tightdp::num::test_cases(base as u64)).unwrap_or(u32::MAX),
+    }
+}
+
+/// (exit status, stdout, stderr) of a command run in this process.
+pub fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = cli(args);
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A JSON text.
+pub fn parse_json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+/// CSV text as rows of cells, the header row first.
+pub fn csv_rows(s: &str) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(s.as_bytes());
+    r.records().map(|x| x.unwrap().iter().map(|c| c.to_string()).collect()).collect()
+}
+
+/// JSON output of a command (in this process, asserted to succeed).
+pub fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(args)).unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"))
 }
 
 /// CSV output as rows of (column, value) pairs.
@@ -37,12 +96,13 @@ pub fn get<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
 
 /// Exit 2, nothing on stdout, one `error: ` line on stderr mentioning every needle.
 pub fn refused(args: &[&str], needles: &[&str]) -> String {
-    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
+    let out = cli(args);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
     assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(!err.contains("internal error"), "{args:?}: {err}");
     for n in needles {
         assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
     }
@@ -100,17 +160,11 @@ pub const SAFETAB_H: &[&str] = &["dgauss:sigma2=900000/1383,n=90", "dgauss:sigma
 
 /// The JSON that `tightdp <cmd> --mech M… --format json <extra>` prints, the command asserted to succeed.
 pub fn json_of(cmd: &str, mechs: &[&str], extra: &[&str]) -> serde_json::Value {
-    let out = bin()
-        .arg(cmd)
-        .args(mechs.iter().flat_map(|m| ["--mech", m]))
-        .args(["--format", "json"])
-        .args(extra)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
+    let mut a = vec![cmd];
+    a.extend(mechs.iter().flat_map(|m| ["--mech", m]));
+    a.extend(["--format", "json"]);
+    a.extend(extra);
+    json(&a)
 }
 
 /// (lo, hi, digits, method) of the bracket `key` that `tightdp <cmd> --mech M… --format json <extra>`
@@ -137,6 +191,16 @@ pub fn holds_quoted(lo: &rug::Float, hi: &rug::Float, reference: &str) {
 /// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
 pub fn float(s: &str) -> rug::Float {
     rug::Float::with_val(256, rug::Float::parse(s).unwrap())
+}
+
+/// The repository's root (the package's manifest directory).
+pub fn repo() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The DHC 2022-08-25 allocation file's path (the paper's Table 3), absolute.
+pub fn dhc() -> String {
+    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
 }
 
 /// A release of the user's own: unequal shares in A (query_shares), absolute query budgets in B
@@ -181,4 +245,125 @@ pub fn entry_names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
+}
+
+/// `text` with comments, string and character literals blanked (replaced by spaces, newlines kept), so
+/// that braces and keywords are only those of the code.
+pub fn code_only(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < c.len() {
+        let next = c.get(i + 1).copied();
+        if c[i] == '/' && next == Some('/') {
+            while i < c.len() && c[i] != '\n' {
+                blank(&mut out, c[i]);
+                i += 1;
+            }
+        } else if c[i] == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+        } else if c[i] == 'r' && (next == Some('"') || next == Some('#')) && (i == 0 || !is_ident(c[i - 1])) {
+            // raw string r"…" / r#"…"#
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while c.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if c.get(j) != Some(&'"') {
+                out.push(c[i]);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= c.len() {
+                    break;
+                }
+                if c[j] == '"' && (1..=hashes).all(|k| c.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            for &ch in &c[i..j.min(c.len())] {
+                blank(&mut out, ch);
+            }
+            i = j;
+        } else if c[i] == '"' {
+            blank(&mut out, c[i]);
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                if c[i] == '\\' {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+                if i < c.len() {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+            if i < c.len() {
+                blank(&mut out, c[i]);
+                i += 1;
+            }
+        } else if c[i] == '\'' {
+            // a character literal ('x', '\n', '\u{..}') or a lifetime ('a): only the former is blanked
+            let end = if next == Some('\\') {
+                (i + 2..c.len()).find(|&j| c[j] == '\'')
+            } else if c.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match end {
+                Some(e) => {
+                    for &ch in &c[i..=e] {
+                        blank(&mut out, ch);
+                    }
+                    i = e + 1;
+                }
+                None => {
+                    out.push(c[i]);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+pub fn is_ident(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_'
+}
+
+/// The code of a source file without comments and literals and without its `#[cfg(test)]` tail (test
+/// modules sit last): what the structure tests (`layering`, `engines_behind_accountant`) scan.
+pub fn code(text: &str) -> String {
+    let body = match text.find("#[cfg(test)]") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    code_only(body)
 }

@@ -3,13 +3,10 @@
 //! failures a user meets: --out is a file, --out is someone else's non-empty directory, a write fails
 //! after the files are staged (injected), a second run holds the lock, and a run killed midway.
 
+use crate::common::{bin, cli};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
@@ -56,7 +53,7 @@ fn out_that_is_a_file_or_a_foreign_directory_is_refused_untouched() {
     let t = tempfile::tempdir().unwrap();
     let file = t.path().join("file");
     std::fs::write(&file, "mine").unwrap();
-    let o = bin().args(synth_args(&file, 100)).output().unwrap();
+    let o = cli(synth_args(&file, 100));
     assert!(one_line_exit_2(&o).contains("not a directory"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
 
@@ -64,7 +61,7 @@ fn out_that_is_a_file_or_a_foreign_directory_is_refused_untouched() {
     let foreign = t.path().join("foreign");
     std::fs::create_dir_all(foreign.join("persons.csv")).unwrap();
     std::fs::write(foreign.join("notes.txt"), "keep").unwrap();
-    let o = bin().args(synth_args(&foreign, 100)).output().unwrap();
+    let o = cli(synth_args(&foreign, 100));
     assert!(one_line_exit_2(&o).contains("--force"));
     assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "keep");
     assert!(foreign.join("persons.csv").is_dir());
@@ -155,7 +152,7 @@ fn concurrent_runs_into_one_out_are_excluded() {
     let mut first =
         std::process::Command::new(&exe).args(synth_args(&out, 3_000_000)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(150));
-    let o = bin().args(synth_args(&out, 100)).output().unwrap();
+    let o = cli(synth_args(&out, 100));
     let first_done = first.try_wait().unwrap().is_some();
     if !first_done {
         // the second run found the first one's lock

@@ -2,13 +2,8 @@
 //! without `--arith` keep their former meaning (the f64 and double-double engines), any other `--prec`
 //! is MPFR at that precision, and `--arith mpfr --prec 53` is now reachable: MPFR at 53 bits.
 
-use assert_cmd::Command;
+use crate::common::run;
 use rug::Float;
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
 
 /// 10 × N_Z(0, 5) at δ = 1e-80, with extra arguments; the table output.
 fn eps(extra: &[&str]) -> String {

@@ -1,20 +1,7 @@
 //! End-to-end tests of the command-line contract (docs/design.md).
 
-use assert_cmd::Command;
+use crate::common::{bin, cli, dhc, repo};
 use rug::Float;
-use std::path::PathBuf;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn dhc() -> String {
-    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
-}
 
 fn json(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out).expect("valid JSON")
@@ -33,8 +20,7 @@ fn sig_digits(s: &str) -> usize {
 #[test]
 fn epsilon_json_state_level_matches_paper_and_is_certified() {
     for (delta, printed) in [("1e-11", "10.13"), ("1e-5", "6.57")] {
-        let out =
-            bin().args(["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", delta, "--format", "json"]).output().unwrap();
+        let out = cli(["epsilon", "--allocation", &dhc(), "--level", "State", "--delta", delta, "--format", "json"]);
         assert!(out.status.success());
         let v = json(&out.stdout);
         // the exact lattice, in double-double or MPFR arithmetic (both certified)
@@ -51,28 +37,22 @@ fn epsilon_json_state_level_matches_paper_and_is_certified() {
 
 #[test]
 fn epsilon_for_single_mechanism_and_methods() {
-    let out = bin().args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--format", "json"]).output().unwrap();
+    let out = cli(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--format", "json"]);
     assert!(out.status.success());
     let lattice = f(&json(&out.stdout), "epsilon_lo");
-    let out = bin()
-        .args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-bs", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-bs", "--format", "json"]);
     let v = json(&out.stdout);
     assert_eq!(v["method"], "zcdp-bs");
     let bs = f(&v, "epsilon_lo");
     assert_eq!(format!("{:.2}", bs.to_f64()), "11.07");
-    let out = bin()
-        .args(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-cks", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["epsilon", "--sigma2", "50000/10001", "--n", "10", "--delta", "1e-11", "--method", "zcdp-cks", "--format", "json"]);
     let cks = f(&json(&out.stdout), "epsilon_lo");
     assert!(lattice < cks && cks < bs, "expected exact < CKS < Bun–Steinke");
 }
 
 #[test]
 fn delta_json_has_both_terms() {
-    let out = bin().args(["delta", "--sigma2", "5", "--n", "10", "--epsilon", "10.1", "--format", "json"]).output().unwrap();
+    let out = cli(["delta", "--sigma2", "5", "--n", "10", "--epsilon", "10.1", "--format", "json"]);
     assert!(out.status.success());
     let v = json(&out.stdout);
     let lo = f(&v, "delta_lo");
@@ -91,7 +71,7 @@ fn delta_json_has_both_terms() {
 
 #[test]
 fn csv_output_has_header() {
-    let out = bin().args(["epsilon", "--sigma2", "2", "--n", "3", "--delta", "1e-6", "--format", "csv"]).output().unwrap();
+    let out = cli(["epsilon", "--sigma2", "2", "--n", "3", "--delta", "1e-6", "--format", "csv"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
@@ -103,15 +83,12 @@ fn csv_output_has_header() {
 #[test]
 fn overall_composition_via_mech_terms() {
     // Two terms with σ² 2 and 3: commensurate slopes 1/2, 1/3.
-    let out = bin()
-        .args(["delta", "--mech", "dgauss:sigma2=2,n=1", "--mech", "dgauss:sigma2=3,n=2", "--epsilon", "1", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["delta", "--mech", "dgauss:sigma2=2,n=1", "--mech", "dgauss:sigma2=3,n=2", "--epsilon", "1", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn assert_bad(args: &[&str], needle: &str) {
-    let out = bin().args(args).output().unwrap();
+    let out = cli(args);
     assert_eq!(out.status.code(), Some(2), "args {args:?}");
     assert!(out.stdout.is_empty(), "stdout not empty for {args:?}");
     let err = String::from_utf8(out.stderr).unwrap();
@@ -160,16 +137,13 @@ fn bad_allocation_files_are_rejected() {
 fn reproduce_writes_geolevel_table_and_nothing_on_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let st = bin()
-        .args(["reproduce", "--quick", "--out", out.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap()])
-        .output()
-        .unwrap();
+    let st = cli(["reproduce", "--quick", "--out", out.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap()]);
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     let table = std::fs::read_to_string(out.join("geolevel-epsilons.csv")).unwrap();
     assert_eq!(table.lines().count(), 1 + 16);
     // Bad data directory: exit 2 and no output directory created.
     let out2 = dir.path().join("res2");
-    let st = bin().args(["reproduce", "--out", out2.to_str().unwrap(), "--data", "/nonexistent"]).output().unwrap();
+    let st = cli(["reproduce", "--out", out2.to_str().unwrap(), "--data", "/nonexistent"]);
     assert_eq!(st.status.code(), Some(2));
     assert!(!out2.exists());
 }
@@ -177,7 +151,7 @@ fn reproduce_writes_geolevel_table_and_nothing_on_error() {
 /// Table 1 of [SSW24] through the `calibrate` command (printed digits).
 #[test]
 fn calibrate_reproduces_table1() {
-    let out = bin().args(["calibrate", "--allocation", &dhc(), "--delta", "1e-11", "--format", "json"]).output().unwrap();
+    let out = cli(["calibrate", "--allocation", &dhc(), "--delta", "1e-11", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let rows = v.as_array().unwrap();
@@ -205,18 +179,15 @@ fn calibrate_reproduces_table1() {
 #[test]
 fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bin()
-        .args([
-            "verify",
-            "--out",
-            dir.path().to_str().unwrap(),
-            "--data",
-            repo().join("data").to_str().unwrap(),
-            "--published",
-            repo().join("data/published.csv").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let out = cli([
+        "verify",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--data",
+        repo().join("data").to_str().unwrap(),
+        "--published",
+        repo().join("data/published.csv").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("0 differs-unexplained"), "{text}");
@@ -247,18 +218,15 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,3.65,dp2,,\nb,p,l,no_such_thing,,1,dp2,,\n").unwrap();
     let res = dir.path().join("res");
-    let o = bin()
-        .args([
-            "verify",
-            "--published",
-            bad.to_str().unwrap(),
-            "--data",
-            repo().join("data").to_str().unwrap(),
-            "--out",
-            res.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = cli([
+        "verify",
+        "--published",
+        bad.to_str().unwrap(),
+        "--data",
+        repo().join("data").to_str().unwrap(),
+        "--out",
+        res.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("line 3") && err.contains("unknown quantity"), "{err}");
@@ -268,10 +236,7 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
         "id,paper,location,quantity,inputs,printed,rounding,explanation,alt_inputs\na,p,l,rho_total,alloc=dhc-2022-08-25,abc,dp2,,\n",
     )
     .unwrap();
-    let o = bin()
-        .args(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--no-write"])
-        .output()
-        .unwrap();
+    let o = cli(["verify", "--published", bad.to_str().unwrap(), "--data", repo().join("data").to_str().unwrap(), "--no-write"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8(o.stderr).unwrap().contains("line 2"));
 }
@@ -281,14 +246,14 @@ fn verify_has_no_unexplained_rows_and_rejects_malformed_files() {
 #[test]
 fn certify_production_allocations() {
     let red = repo().join("data/allocations/redistricting-persons-us-2021.toml");
-    let out = bin().args(["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).output().unwrap();
+    let out = cli(["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let get = |q: &str| v.as_array().unwrap().iter().find(|r| r["quantity"] == q).unwrap()["value"].as_str().unwrap().to_string();
     assert_eq!(get("rho_total"), "293764/114921");
     assert!(get("eps_zcdp_cks").starts_with("17.1435507"));
     let dhcp = repo().join("data/allocations/dhc-persons-us-2023.toml");
-    let out = bin().args(["certify", "--allocation", dhcp.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).output().unwrap();
+    let out = cli(["certify", "--allocation", dhcp.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]);
     assert!(out.status.success());
     let v = json(&out.stdout);
     let get = |q: &str| v.as_array().unwrap().iter().find(|r| r["quantity"] == q).unwrap()["value"].as_str().unwrap().to_string();
@@ -306,7 +271,7 @@ fn certify_production_allocations() {
 #[test]
 fn redistricting_exact_epsilon_cross_checked() {
     let red = repo().join("data/allocations/redistricting-persons-us-2021.toml");
-    let out = bin().args(["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]).output().unwrap();
+    let out = cli(["certify", "--allocation", red.to_str().unwrap(), "--delta", "1e-10", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let row = |q: &str| v.as_array().unwrap().iter().find(|r| r["quantity"] == q).unwrap().clone();
@@ -315,31 +280,26 @@ fn redistricting_exact_epsilon_cross_checked() {
     assert!(row("eps_exact_lo")["note"].as_str().unwrap().starts_with("smoothed"));
     assert!(lo <= hi && Float::with_val(300, &hi - &lo) <= 1e-9, "default bracket [{lo}, {hi}]");
     assert!(lo > 16.4646338231 && hi < 16.4659416851, "outside dp_accounting's pair: [{lo}, {hi}]");
-    let g = bin()
-        .args(["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--grid", "1/5000", "--format", "json"])
-        .output()
-        .unwrap();
+    let g =
+        cli(["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--grid", "1/5000", "--format", "json"]);
     assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
     let g = json(&g.stdout);
     assert!(f(&g, "epsilon_lo") <= lo && hi <= f(&g, "epsilon_hi"), "outside the grid bracket");
     // a coarser requested width gives a (certified) bracket no wider than asked, containing the fine one
-    let w = bin()
-        .args([
-            "epsilon",
-            "--allocation",
-            red.to_str().unwrap(),
-            "--overall",
-            "--delta",
-            "1e-10",
-            "--method",
-            "smoothed",
-            "--width",
-            "2e-6",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let w = cli([
+        "epsilon",
+        "--allocation",
+        red.to_str().unwrap(),
+        "--overall",
+        "--delta",
+        "1e-10",
+        "--method",
+        "smoothed",
+        "--width",
+        "2e-6",
+        "--format",
+        "json",
+    ]);
     assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
     let w = json(&w.stdout);
     assert_eq!(w["method"], "smoothed");
@@ -351,7 +311,7 @@ fn redistricting_exact_epsilon_cross_checked() {
     let eps = |extra: &[&str]| {
         let mut a = vec!["epsilon", "--allocation", red.to_str().unwrap(), "--overall", "--delta", "1e-10", "--format", "json"];
         a.extend_from_slice(extra);
-        let o = bin().args(&a).output().unwrap();
+        let o = cli(&a);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         json(&o.stdout)
     };
@@ -389,7 +349,7 @@ fn smoothed_inversion_contains_lattice_values() {
         ];
         a.push(if cmd == "epsilon" { "--delta".into() } else { "--epsilon".into() });
         a.push(val.into());
-        let o = bin().args(a).output().unwrap();
+        let o = cli(a);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         json(&o.stdout)
     };
@@ -424,8 +384,8 @@ fn fourier_fast_agrees_with_lattice() {
             "json".into(),
         ]
     };
-    let a = json(&bin().args(args("lattice")).output().unwrap().stdout);
-    let b = json(&bin().args(args("fourier-fast")).output().unwrap().stdout);
+    let a = json(&cli(args("lattice")).stdout);
+    let b = json(&cli(args("fourier-fast")).stdout);
     let x = f(&a, "delta_lo").to_f64();
     let y = b["delta"].as_str().unwrap().parse::<f64>().unwrap();
     assert!((x / y - 1.0).abs() < 1e-12, "{x} vs {y}");
@@ -437,24 +397,21 @@ fn fourier_fast_agrees_with_lattice() {
 #[test]
 fn accuracy_exact_and_simulated() {
     let counts = repo().join("data/accuracy/example-block-counts.csv");
-    let out = bin()
-        .args([
-            "accuracy",
-            "--allocation",
-            &dhc(),
-            "--level",
-            "Block",
-            "--counts",
-            counts.to_str().unwrap(),
-            "--trials",
-            "10",
-            "--seed",
-            "3",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let out = cli([
+        "accuracy",
+        "--allocation",
+        &dhc(),
+        "--level",
+        "Block",
+        "--counts",
+        counts.to_str().unwrap(),
+        "--trials",
+        "10",
+        "--seed",
+        "3",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let r = &v.as_array().unwrap()[1];
@@ -490,8 +447,8 @@ fn grid_rounding_brackets_the_lattice() {
         v.extend_from_slice(extra);
         v.into_iter().map(String::from).collect::<Vec<_>>()
     };
-    let exact = json(&bin().args(args(&[])).output().unwrap().stdout);
-    let out = bin().args(args(&["--grid", "1/200"])).output().unwrap();
+    let exact = json(&cli(args(&[])).stdout);
+    let out = cli(args(&["--grid", "1/200"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let g = json(&out.stdout);
     assert_eq!(g["method"], "grid");
@@ -503,10 +460,7 @@ fn grid_rounding_brackets_the_lattice() {
 #[test]
 fn safetab_p_allocation_total() {
     let f = repo().join("data/allocations/safetab-p-2023.toml");
-    let out = bin()
-        .args(["certify", "--allocation", f.to_str().unwrap(), "--delta", "1e-10", "--no-exact", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["certify", "--allocation", f.to_str().unwrap(), "--delta", "1e-10", "--no-exact", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let rho = v.as_array().unwrap().iter().find(|r| r["quantity"] == "rho_total").unwrap()["value"].as_str().unwrap().to_string();
@@ -518,10 +472,7 @@ fn safetab_p_allocation_total() {
 #[test]
 fn tradeoff_knots_match_theorem_a7() {
     use tightdp::noise::DiscreteGaussian;
-    let out = bin()
-        .args(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let dg = DiscreteGaussian::new(tightdp::num::parse_rational("2.5").unwrap()).unwrap();
@@ -618,8 +569,7 @@ fn refusals_say_what_is_wrong() {
     }
     // a bracket short of the digits asked is printed with a note saying how many were certified
     // (one with no digit at all is refused: tests/limits_cli.rs)
-    let out =
-        bin().args(["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-10", "--method", "lattice", "--prec", "53"]).output().unwrap();
+    let out = cli(["epsilon", "--sigma2", "5", "--n", "10", "--delta", "1e-10", "--method", "lattice", "--prec", "53"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("wider than the 20 digits asked: 16 digits certified"));
 }
 
@@ -628,10 +578,7 @@ fn refusals_say_what_is_wrong() {
 /// CLI contract: TPR at FPR 1e-3 for the state level lies between the FPR and the Bureau-implied TPR.
 #[test]
 fn attack_json_and_bad_input() {
-    let out = bin()
-        .args(["attack", "--allocation", &dhc(), "--level", "State", "--fpr", "1e-3", "--prior", "0.5", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = cli(["attack", "--allocation", &dhc(), "--level", "State", "--fpr", "1e-3", "--prior", "0.5", "--format", "json"]);
     assert!(out.status.success());
     let v = json(&out.stdout);
     let lo = f(&v["per_fpr"][0], "tpr_lo");
@@ -642,7 +589,7 @@ fn attack_json_and_bad_input() {
     let adv = f(&v, "advantage_lo");
     let b = f(&v["per_prior"][0], "bayes_success_hi");
     assert!((b.to_f64() - (1.0 + adv.to_f64()) / 2.0).abs() < 1e-15);
-    let out = bin().args(["attack", "--sigma2", "5", "--n", "3", "--fpr", "0.001"]).output().unwrap();
+    let out = cli(["attack", "--sigma2", "5", "--n", "3", "--fpr", "0.001"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("an attacker who accepts 1 false alarm in 1000 catches at most"));
     for bad in [&["--fpr", "1.5"][..], &["--prior", "0"][..], &["--prior", "1"][..], &["--fpr", "-0.1"][..]] {
         let out = bin().args(["attack", "--sigma2", "5", "--n", "3"]).args(bad).output().unwrap();
@@ -738,8 +685,7 @@ fn attack_matches_neyman_pearson_and_riskcal() {
         *b_lo <= Float::with_val(300, &w + &tol) && Float::with_val(300, &w - &tol) <= *b_hi
     };
     for (s2, k, np_tpr, np_adv, rc_pess, rc_zcdp, rc_bayes) in cases {
-        let out =
-            bin().args(["attack", "--sigma2", s2, "--n", k, "--fpr", "0.001,0.01", "--prior", "0.5", "--format", "json"]).output().unwrap();
+        let out = cli(["attack", "--sigma2", s2, "--n", k, "--fpr", "0.001,0.01", "--prior", "0.5", "--format", "json"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let v = json(&out.stdout);
         for (i, want) in np_tpr.iter().enumerate() {
@@ -764,7 +710,7 @@ fn attack_matches_neyman_pearson_and_riskcal() {
 /// analytical bound and 7% for the experimental bound" is in §3 (Privacy & Error Analysis), not §5.
 #[test]
 fn section_labels_cite_the_right_sections() {
-    let out = bin().args(["risk", "--help"]).output().unwrap();
+    let out = cli(["risk", "--help"]);
     let help = String::from_utf8(out.stdout).unwrap();
     let line = help.lines().find(|l| l.trim_start().starts_with("multilevel")).unwrap();
     assert!(line.contains("§S1.3") && !line.contains("KR S1.1"), "{line}");

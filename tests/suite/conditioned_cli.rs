@@ -6,8 +6,8 @@
 //! and for reduced compositions of the same structure the direct mpmath sums of
 //! scripts/reference/conditioned_coarse.txt.
 
-use assert_cmd::Command;
 use crate::common::{holds_quoted as holds, json_bracket as run, PHSAFE, SAFETAB_H};
+use assert_cmd::Command;
 use rug::Float;
 
 fn eps(mechs: &[&str], extra: &[&str]) -> (Float, Float, u32, String) {
@@ -39,7 +39,9 @@ fn phsafe_epsilon_has_twenty_digits_inside_the_smoothed_bracket() {
     census_product(PHSAFE);
 }
 
+/// (~10 s: the heavy tier; PHSafe's above is its twin in the default tier.)
 #[test]
+#[ignore = "heavy: SafeTab-H's epsilon by conditioning (~10 s)"]
 fn safetab_h_epsilon_has_twenty_digits_inside_the_smoothed_bracket() {
     census_product(SAFETAB_H);
 }

@@ -44,7 +44,10 @@ fn phsafe_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
     census_product(PHSAFE, &["3.4", "3.64", "3.9"]);
 }
 
+/// (SafeTab-H's 198 queries take ~22 s: the heavy tier; PHSafe's above, the same path at 49 queries, is
+/// its twin in the default tier.)
 #[test]
+#[ignore = "heavy: SafeTab-H's trade-off function by conditioning (~22 s)"]
 fn safetab_h_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
     census_product(SAFETAB_H, &["3.9", "4.14", "4.4"]);
 }

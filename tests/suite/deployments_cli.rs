@@ -2,22 +2,14 @@
 //! nothing written) and recomputed values agree with an independent computation
 //! (scripts/reference/deployments_reference.py, python-flint; output in deployments_reference.txt).
 
+use crate::common::{bin, cli, repo};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_tightdp"))
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tightdp-deployments-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("deployments")).unwrap();
     d
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn copy(name: &str, to: &Path) -> String {
@@ -61,7 +53,7 @@ fn wikimedia_matches_the_independent_reference() {
 #[test]
 fn safetab_h_level_matches_the_independent_reference() {
     // the AIANNH level of SafeTab-H: T3 and T4 at iteration level 2, 9 unit shifts each, sigma^2 = 9/(2 * 0.142869)
-    let o = bin().args(["epsilon", "--mech", "dgauss:sigma2=4500000/142869,n=18", "--delta", "1e-10", "--format", "csv"]).output().unwrap();
+    let o = cli(["epsilon", "--mech", "dgauss:sigma2=4500000/142869,n=18", "--delta", "1e-10", "--format", "csv"]);
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (lo, hi): (f64, f64) = (csv_field(&out, "epsilon_lo").parse().unwrap(), csv_field(&out, "epsilon_hi").parse().unwrap());

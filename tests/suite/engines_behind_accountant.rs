@@ -5,7 +5,7 @@
 //! in `tests/layering.rs`). And a certified value is made only inside `account`: outside it the only
 //! ways to produce one from another are the closed set of combinators of `account::certified`.
 
-use crate::common::rust_files;
+use crate::common::{code, rust_files};
 use std::path::Path;
 
 /// The engines: the lattice (`pld`) and Fourier (`fourier`) accountants.
@@ -19,15 +19,6 @@ const AT_OR_BELOW_ACCOUNT: &[&str] =
 /// names one is reported, so the list cannot go stale.
 /// (Empty: `PurePld` moved from `tabulation/account.rs` (then `mech/account.rs`) to `pld/pure.rs`, reached through `account::geometric`.)
 const ALLOWED: &[(&str, &str)] = &[];
-
-/// The code of a file without comments and without its `#[cfg(test)]` tail (test modules sit last).
-fn code(text: &str) -> String {
-    let body = match text.find("#[cfg(test)]") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    body.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
-}
 
 fn ident(s: &str) -> String {
     s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()

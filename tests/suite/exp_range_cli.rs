@@ -4,6 +4,7 @@
 //! is 1.5e9 but for a mass far below δ). Before, the refusal blamed "the working precision" and offered
 //! an MPFR lattice run that meets the same range; it now names the range and the bound that applies.
 
+use crate::common::cli;
 use assert_cmd::Command;
 
 #[test]
@@ -11,7 +12,7 @@ fn an_epsilon_past_the_exponent_range_is_a_zero_digit_bracket_with_the_reason() 
     let args = ["epsilon", "--sigma2", "0.01", "--n", "30000000", "--delta", "1e-10"];
     // one rule for every query (#57): the certified enclosure with 0 digits, its note naming the range
     // and the bound that applies
-    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
+    let out = cli(args);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string())).unwrap_or_default();
@@ -25,7 +26,7 @@ fn an_epsilon_past_the_exponent_range_is_a_zero_digit_bracket_with_the_reason() 
     // the bound it points to answers, above the ceiling and above the loss's likeliest value 1.5e9
     let mut bound = args.to_vec();
     bound.extend(["--method", "zcdp-cks", "--format", "csv"]);
-    let out = Command::cargo_bin("tightdp").unwrap().args(&bound).output().unwrap();
+    let out = cli(&bound);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let csv = String::from_utf8_lossy(&out.stdout);
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split("\",").nth(1).unwrap().split(',').collect();
@@ -39,8 +40,7 @@ fn an_epsilon_past_the_exponent_range_is_a_zero_digit_bracket_with_the_reason() 
 /// precision would not fix).
 #[test]
 fn a_delta_below_the_exponent_range_is_a_bound_and_says_why() {
-    let out =
-        Command::cargo_bin("tightdp").unwrap().args(["delta", "--sigma2", "100000000", "--n", "3", "--epsilon", "10"]).output().unwrap();
+    let out = cli(["delta", "--sigma2", "100000000", "--n", "3", "--epsilon", "10"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let field = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).map(|v| v.trim().to_string())).unwrap_or_default();
@@ -55,7 +55,7 @@ fn a_delta_below_the_exponent_range_is_a_bound_and_says_why() {
 /// An estimate that saturates is a lower bound: "more than 1.8e19 entries", not "about more than".
 #[test]
 fn a_saturated_size_estimate_is_worded_as_a_bound() {
-    let out = Command::cargo_bin("tightdp").unwrap().args(["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"]).output().unwrap();
+    let out = cli(["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("would need more than 1.8e19 entries") && !err.contains("about more"), "{err}");

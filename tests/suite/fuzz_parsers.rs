@@ -39,7 +39,7 @@ fn mutate(base: &str, at: usize, cut: usize, insert: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::proptest_cases(64)))]
 
     #[test]
     fn number_parsers_never_panic(s in texty()) {

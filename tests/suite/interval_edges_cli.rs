@@ -2,21 +2,7 @@
 //! now answered or refused with one `error:` line and exit 2 (issue 34: `Interval`'s `lo ≤ hi`, checked in
 //! release builds, must not be reachable from user input).
 
-use assert_cmd::Command;
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("tightdp").unwrap().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-/// Exit 2 with one `error: ` line naming no internal error.
-fn refused(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-    assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{args:?}: {err}");
-    assert!(!err.contains("internal error"), "{args:?}: {err}");
-    err
-}
+use crate::common::{refused, run};
 
 /// The note of a 0-digit answer (one rule for every query, #57): exit 0, `digits` 0, the note saying so.
 fn zero_digit_note(args: &[&str]) -> String {
@@ -45,7 +31,7 @@ fn tiny_laplace_scale_is_the_pure_dp_bound_not_a_panic() {
 /// by an interval containing 0. Now that lattice declines with the reason.
 #[test]
 fn underflowing_laplace_tail_is_declined() {
-    let err = refused(&["delta", "--mech", "dlap:scale=1e-300,n=1000", "--epsilon", "1"]);
+    let err = refused(&["delta", "--mech", "dlap:scale=1e-300,n=1000", "--epsilon", "1"], &[]);
     assert!(err.contains("underflows"), "{err}");
 }
 

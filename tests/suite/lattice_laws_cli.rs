@@ -2,23 +2,8 @@
 //! composed with other laws and Poisson-subsampled, through their loss laws on the pld grid; values from
 //! scripts/reference/lattice_loss_laws.txt (mpmath sums over the integer outputs).
 
-use assert_cmd::Command;
+use crate::common::{csv_row as csv, refused};
 use rug::Float;
-use std::time::Duration;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-/// The CSV row of a command as (header, value) pairs.
-fn csv(args: &[&str]) -> Vec<(String, String)> {
-    let out = bin().args(args).args(["--format", "csv"]).timeout(Duration::from_secs(300)).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
-    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let v: Vec<String> = r.records().next().unwrap().unwrap().iter().map(String::from).collect();
-    h.into_iter().zip(v).collect()
-}
 
 fn field<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
     &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k}")).1
@@ -100,19 +85,6 @@ fn subsampled_lattice_laws_are_answered() {
     ]);
     assert!(field(&row, "target").contains("dgauss:sigma2=9,mu=2,q=1/10,n=3"), "{row:?}");
     assert_eq!(field(&row, "method"), "pld-grid");
-}
-
-/// Exit 2, nothing on stdout, one `error: ` line mentioning every needle.
-fn refused(args: &[&str], needles: &[&str]) {
-    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
-    }
 }
 
 /// (Poisson subsampling of these laws under replace neighbours is refused: tests/poisson_replace_cli.rs.)

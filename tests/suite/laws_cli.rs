@@ -2,22 +2,7 @@
 //! beyond the lattice laws on the command line — the continuous Gaussian (closed form) and the
 //! Poisson-subsampled Gaussian of DP-SGD (pld grid) — and the inputs they refuse.
 
-use assert_cmd::Command;
-use std::time::Duration;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-/// The CSV row of `epsilon … --format csv` as (header, values).
-fn csv(args: &[&str]) -> Vec<(String, String)> {
-    let out = bin().args(args).args(["--format", "csv"]).timeout(Duration::from_secs(300)).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
-    let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let v: Vec<String> = r.records().next().unwrap().unwrap().iter().map(String::from).collect();
-    h.into_iter().zip(v).collect()
-}
+use crate::common::{cli, csv_row as csv, refused};
 
 fn field<'a>(row: &'a [(String, String)], k: &str) -> &'a str {
     &row.iter().find(|(h, _)| h == k).unwrap_or_else(|| panic!("no column {k}")).1
@@ -57,18 +42,6 @@ fn dp_sgd_bracket_agrees_with_the_peers() {
     assert!(field(&row, "note").contains("grid step h = 1/2000"), "{row:?}");
 }
 
-/// Exit 2, nothing on stdout, one `error: ` line mentioning every needle.
-fn refused(args: &[&str], needles: &[&str]) {
-    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
-    }
-}
-
 #[test]
 fn what_the_law_engines_do_not_take_is_refused() {
     let e = |m: &str| vec!["epsilon".to_string(), "--mech".into(), m.into(), "--delta".into(), "1e-5".into()];
@@ -98,11 +71,7 @@ fn what_the_law_engines_do_not_take_is_refused() {
 /// error.
 #[test]
 fn a_hard_subsampled_composition_is_answered_or_refused_never_an_internal_error() {
-    let out = bin()
-        .args(["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-5", "--digits", "3", "--grid-budget", "2"])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
+    let out = cli(["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-5", "--digits", "3", "--grid-budget", "2"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(matches!(out.status.code(), Some(0) | Some(2)), "{:?}: {err}", out.status);
     assert!(!err.contains("internal error"), "{err}");

@@ -8,7 +8,7 @@
 //! mechanisms and analyses (tabulation, topdown, risk, accuracy) → app (verification, certificates, figure
 //! data, tables) → plots (figures: drawing only) → cli (parse, call, render).
 
-use crate::common::rust_files;
+use crate::common::{code, rust_files};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -35,15 +35,6 @@ const RANKS: &[(&str, u32)] = &[
     ("plots", 9),
     ("cli", 10),
 ];
-
-/// The code of a file without comments and without its `#[cfg(test)]` tail (test modules sit last).
-fn code(text: &str) -> String {
-    let body = match text.find("#[cfg(test)]") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    body.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
-}
 
 /// A unit-test file beside a `mod.rs` (`tests.rs`, `random_tests.rs`, declared `#[cfg(test)] mod …;`):
 /// test code throughout, like a `#[cfg(test)]` tail.

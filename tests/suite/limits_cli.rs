@@ -1,17 +1,8 @@
 //! The command line at the edges of its sizes: no bracket claims digits it lacks, and no input ends in
 //! an internal error, a panic, an abort or a hang (issues #32, #33).
 
-use assert_cmd::Command;
+use crate::common::{bin, refused, run};
 use rug::Float;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = bin().args(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
 
 /// The value of a `key   value` line of the table output.
 fn field(stdout: &str, key: &str) -> Float {
@@ -20,16 +11,6 @@ fn field(stdout: &str, key: &str) -> Float {
         .find_map(|l| l.strip_prefix(key).filter(|r| r.starts_with(' ')).map(|r| r.trim().to_string()))
         .unwrap_or_else(|| panic!("no {key} in {stdout}"));
     Float::with_val(200, Float::parse(&v).unwrap())
-}
-
-/// Exit 2 with one `error: ` line that is not an internal error.
-fn refused(args: &[&str]) -> String {
-    let (code, out, err) = run(args);
-    assert_eq!(code, Some(2), "{args:?}: {out}{err}");
-    assert!(out.is_empty(), "{args:?}: {out}");
-    assert!(err.starts_with("error: ") && err.trim_end().lines().count() == 1, "{args:?}: {err}");
-    assert!(!err.contains("internal error"), "{args:?}: {err}");
-    err
 }
 
 /// 100,000 × N_Z(0, 37.7) (and N_Z(0, 5)) at δ = 1e-10: the f64 lattice keeps no mass below 2^-460 while ε
@@ -145,7 +126,7 @@ fn extreme_parameters_answer_or_refuse_without_internal_errors() {
         &["epsilon", "--sigma2", "5", "--n", "0", "--delta", "1e-10"][..],
         &["epsilon", "--sigma2", "5", "--n", "1000000000000000000", "--delta", "1e-10"][..],
     ] {
-        refused(args);
+        refused(args, &[]);
     }
 }
 
@@ -209,9 +190,9 @@ fn large_compositions_answer_or_refuse_up_front() {
     assert_eq!(code, Some(0), "{err}");
     assert!(field(&out, "digits") >= 20, "{out}");
     assert!(field(&out, "epsilon_lo") > 1.90928 && field(&out, "epsilon_hi") < 1.90929, "{out}");
-    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--method", "lattice"]);
+    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--method", "lattice"], &[]);
     assert!(err.contains("would take about") && err.contains("limit"), "{err}");
-    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--grid", "1e-3"]);
+    let err = refused(&["epsilon", "--sigma2", "5", "--n", "1000000", "--delta", "1e-10", "--grid", "1e-3"], &[]);
     assert!(err.contains("operations") && err.contains("limit"), "{err}");
 }
 
@@ -223,7 +204,7 @@ fn an_allocation_of_too_many_queries_is_refused() {
     let levels: String = (0..100).map(|i| format!("[[level]]\nname = \"L{i}\"\nshare = \"1/100\"\nqueries = 1000000\n\n")).collect();
     let f = t.path().join("huge.toml");
     std::fs::write(&f, format!("name = \"huge\"\nsource = \"test\"\nrho = \"1\"\nneighbors = \"add-remove\"\n\n{levels}")).unwrap();
-    let err = refused(&["epsilon", "--allocation", f.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "zcdp-bs"]);
+    let err = refused(&["epsilon", "--allocation", f.to_str().unwrap(), "--overall", "--delta", "1e-10", "--method", "zcdp-bs"], &[]);
     assert!(err.contains("more than the 2000000 an allocation may hold"), "{err}");
 }
 
@@ -233,11 +214,11 @@ fn an_allocation_of_too_many_queries_is_refused() {
 #[test]
 fn bad_sizes_are_refused_and_huge_variances_answered() {
     for n in ["0", "1000000000000000000"] {
-        let e = refused(&["epsilon", "--sigma2", "1", "--n", n, "--delta", "1e-10"]);
+        let e = refused(&["epsilon", "--sigma2", "1", "--n", n, "--delta", "1e-10"], &[]);
         assert!(e.contains("n must be an integer between 1 and 1000000000000"), "{e}");
     }
     for n in ["10", "1000000000000"] {
-        refused(&["epsilon", "--sigma2", "1e-300", "--n", n, "--delta", "1e-10"]);
+        refused(&["epsilon", "--sigma2", "1e-300", "--n", n, "--delta", "1e-10"], &[]);
     }
     let (code, out, err) = run(&["epsilon", "--sigma2", "1e300", "--n", "1000000000000", "--delta", "1e-10"]);
     assert_eq!(code, Some(0), "{err}");

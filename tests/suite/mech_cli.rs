@@ -1,13 +1,9 @@
 //! End-to-end tests of the mechanism commands: synth, safetab-p, certify, safetab-tables.
 //! Reference values come from the papers (Tables 6/7) or docs/research/safetab_numbers.py.
 
-use assert_cmd::Command;
+use crate::common::bin;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
 
 fn data(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(p)

@@ -2,21 +2,9 @@
 //! data files (any working directory, `--data`, `--allocation NAME`), "did you mean" suggestions and
 //! `plot` of a user's own allocation.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use crate::common::{bin, cli, csv_rows, dhc, ok, parse_json as json, refused, repo, OWN};
+use std::path::Path;
 use std::time::Duration;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn dhc() -> String {
-    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
-}
 
 fn ok_in(dir: &Path, args: &[&str]) -> String {
     let out = bin().current_dir(dir).args(args).timeout(Duration::from_secs(300)).output().unwrap();
@@ -24,54 +12,10 @@ fn ok_in(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn ok(args: &[&str]) -> String {
-    ok_in(&repo(), args)
-}
-
-/// Exit 2, nothing on stdout, one `error: ` line on stderr mentioning every needle.
-fn refused(args: &[&str], needles: &[&str]) -> String {
-    let out = bin().args(args).timeout(Duration::from_secs(60)).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
-    }
-    err
-}
-
-fn json(s: &str) -> serde_json::Value {
-    serde_json::from_str(s).expect("valid JSON")
-}
-
-fn csv_rows(s: &str) -> Vec<Vec<String>> {
-    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(s.as_bytes());
-    r.records().map(|x| x.unwrap().iter().map(|c| c.to_string()).collect()).collect()
-}
-
 fn field<'a>(rows: &'a [Vec<String>], row: usize, col: &str) -> &'a str {
     let i = rows[0].iter().position(|c| c == col).unwrap_or_else(|| panic!("no column {col} in {:?}", rows[0]));
     &rows[row][i]
 }
-
-/// A release of the user's own: level A splits its share unequally (query_shares), level B gives absolute
-/// query budgets (query_rho), level C three equal queries.
-const OWN: &str = r#"name = "own release"
-rho = "1"
-[[level]]
-name = "A"
-share = "0.5"
-query_shares = ["1/4", "3/4"]
-[[level]]
-name = "B"
-query_rho = ["1/10", "1/5"]
-[[level]]
-name = "C"
-share = "0.2"
-queries = 3
-"#;
 
 fn own_file(dir: &Path) -> String {
     let p = dir.join("own.toml");
@@ -390,7 +334,7 @@ fn plot_writes_the_users_figures_all_or_nothing() {
     let mine = dir.path().join("mine");
     std::fs::create_dir(&mine).unwrap();
     std::fs::write(mine.join("keep.txt"), "x").unwrap();
-    let out = bin().args(["plot", "--allocation", &f, "--out", mine.to_str().unwrap()]).output().unwrap();
+    let out = cli(["plot", "--allocation", &f, "--out", mine.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(mine.join("keep.txt")).unwrap(), "x");
 }

@@ -3,67 +3,12 @@
 //! minutes, contradictory flags, attack CSV, stable CSV columns, comma lists of δ and ε, and an
 //! allocation composed with extra mechanisms.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
-use std::time::Duration;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn dhc() -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/allocations/dhc-2022-08-25.toml").display().to_string()
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = bin().args(args).timeout(Duration::from_secs(120)).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Exit 2, nothing on stdout, one `error: ` line on stderr mentioning every needle.
-fn refused(args: &[&str], needles: &[&str]) {
-    let out = bin().args(args).timeout(Duration::from_secs(30)).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?} should be refused: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("error: "), "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err:?} should mention {n:?}");
-    }
-}
-
-fn json(s: &str) -> serde_json::Value {
-    serde_json::from_str(s).expect("valid JSON")
-}
-
-fn csv_rows(s: &str) -> Vec<Vec<String>> {
-    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(s.as_bytes());
-    r.records().map(|x| x.unwrap().iter().map(|c| c.to_string()).collect()).collect()
-}
+use crate::common::{cli, csv_rows, dhc, ok, parse_json as json, refused, OWN};
 
 fn field<'a>(rows: &'a [Vec<String>], row: usize, col: &str) -> &'a str {
     let i = rows[0].iter().position(|c| c == col).unwrap_or_else(|| panic!("no column {col} in {:?}", rows[0]));
     &rows[row][i]
 }
-
-/// A release of the user's own: level A splits its share unequally (query_shares), level B gives absolute
-/// query budgets (query_rho), level C three equal queries: σ² = 1/(2 · 0.2/3) = 7.5.
-const OWN: &str = r#"name = "own release"
-rho = "1"
-[[level]]
-name = "A"
-share = "0.5"
-query_shares = ["1/4", "3/4"]
-[[level]]
-name = "B"
-query_rho = ["1/10", "1/5"]
-[[level]]
-name = "C"
-share = "0.2"
-queries = 3
-"#;
 
 fn own() -> (tempfile::TempDir, String) {
     let d = tempfile::tempdir().unwrap();
@@ -136,19 +81,13 @@ fn calibrate_heterogeneous_levels_keep_their_columns() {
 }
 
 /// §3: the README's uniform attack calibration ran > 2 minutes, extreme targets > 60 s and 3.8 GB. Now
-/// the README example answers in seconds (the limit here leaves room for a loaded machine), and targets
-/// no practical lattice can resolve are refused up front with the factor they would need.
+/// the README example answers (its time is measured by `scripts/bench.sh`, not here), and targets no
+/// practical lattice can resolve are refused up front from the estimated factor, which the refusal names.
 #[test]
-fn attack_calibration_is_fast_or_refused() {
+fn attack_calibration_answers_or_is_refused_up_front() {
     let d = dhc();
-    let t = std::time::Instant::now();
-    let out = bin()
-        .args(["calibrate", "--allocation", &d, "--target-tpr", "0.01", "--at-fpr", "0.001", "--uniform", "--format", "json"])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let out = cli(["calibrate", "--allocation", &d, "--target-tpr", "0.01", "--at-fpr", "0.001", "--uniform", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(t.elapsed() < Duration::from_secs(60));
     let v = json(&String::from_utf8(out.stdout).unwrap());
     // the uniform factor makes the overall TPR at FPR 1/1000 (34.9% published) 1%: the noise grows
     let f: f64 = v[0]["factor_lo"].as_str().unwrap().parse().unwrap();
@@ -170,9 +109,7 @@ fn attack_calibration_is_fast_or_refused() {
         &["--target-tpr", "0.0011", "--at-fpr", "0.001", "--uniform"][..],
         &["--target-advantage", "1e-3", "--uniform"][..],
     ] {
-        let t = std::time::Instant::now();
         refused(&[&["calibrate", "--allocation", d.as_str()][..], extreme].concat(), &["calibration: ", "variances multiplied by"]);
-        assert!(t.elapsed() < Duration::from_secs(20), "{extreme:?} took {:?}", t.elapsed());
     }
 }
 
@@ -301,10 +238,23 @@ fn delta_and_epsilon_take_comma_lists() {
 /// mechanisms (clap refused the pair). Independent spelling: the State level of the 2022-08-25 file is
 /// ten queries of σ² = 10/(2 · 0.274 · 3.65) = 50000/10001 (the paper's Table 1), so State + a discrete
 /// Laplace release is the --mech composition of both.
+///
+/// (With DLap(4), whose loss steps share only a 1/50000 lattice with the State level's, the four ε and δ
+/// queries take ~11 s: the heavy tier; the default tier composes a discrete Laplace of scale 50000/10001,
+/// on the level's own lattice.)
 #[test]
 fn allocation_composes_with_mech() {
+    allocation_with_mech("dlap:scale=50000/10001,n=2");
+}
+
+#[test]
+#[ignore = "heavy: the State level composed with DLap(4), a fine common lattice (~11 s)"]
+fn allocation_composes_with_mech_on_a_fine_lattice() {
+    allocation_with_mech("dlap:scale=4,n=5");
+}
+
+fn allocation_with_mech(lap: &str) {
     let d = dhc();
-    let lap = "dlap:scale=4,n=5";
     let a = json(&ok(&["epsilon", "--allocation", &d, "--level", "State", "--mech", lap, "--delta", "1e-10", "--format", "json"]));
     let b = json(&ok(&["epsilon", "--mech", lap, "--mech", "dgauss:sigma2=50000/10001,n=10", "--delta", "1e-10", "--format", "json"]));
     assert_eq!(a["epsilon_lo"], b["epsilon_lo"]);

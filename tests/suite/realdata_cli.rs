@@ -4,19 +4,11 @@
 //! variance of `dist::DiscreteGaussian`) and from the files read here with plain CSV code — never from the
 //! code under test.
 
-use assert_cmd::Command;
+use crate::common::{cli, dhc, repo};
 use rug::Rational;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tightdp::app::figure_data::count_errors;
 use tightdp::noise::DiscreteGaussian;
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn syn(sub: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(repo().join("data/synthetic-extracts").join(sub))
@@ -25,10 +17,6 @@ fn syn(sub: &str) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn dhc() -> String {
-    repo().join("data/allocations/dhc-2022-08-25.toml").display().to_string()
 }
 
 fn json(out: &[u8]) -> Vec<serde_json::Value> {
@@ -40,7 +28,7 @@ fn num(r: &serde_json::Value, k: &str) -> f64 {
 }
 
 fn assert_bad(args: &[String], needle: &str) {
-    let out = bin().args(args).output().unwrap();
+    let out = cli(args);
     assert_eq!(out.status.code(), Some(2), "args {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -87,7 +75,7 @@ fn accuracy_nhgis_exact_matches_closed_forms_and_simulation() {
         args.push(s.into());
     }
     args.push(dir.path().join("o").display().to_string());
-    let out = bin().args(&args).output().unwrap();
+    let out = cli(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows = json(&out.stdout);
     // 5 levels × 2 noises (Figure 6) + 9 races × 2 noises (Figure 8)
@@ -129,10 +117,7 @@ fn accuracy_nhgis_exact_matches_closed_forms_and_simulation() {
 #[test]
 fn ppdd_layout_reads_the_sf_columns() {
     let run = |file: &str| {
-        let out = bin()
-            .args(["accuracy", "--allocation", &dhc(), "--nhgis", file, "--table", "p8", "--trials", "0", "--format", "json"])
-            .output()
-            .unwrap();
+        let out = cli(["accuracy", "--allocation", &dhc(), "--nhgis", file, "--table", "p8", "--trials", "0", "--format", "json"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         json(&out.stdout)
     };
@@ -179,7 +164,7 @@ fn downstream_acs_slope_and_state_level_improvement() {
         args.push(s.into());
     }
     args.push(dir.path().display().to_string());
-    let out = bin().args(&args).output().unwrap();
+    let out = cli(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows = json(&out.stdout);
     let levels: Vec<&str> = rows.iter().map(|r| r["level"].as_str().unwrap()).collect();
@@ -219,8 +204,7 @@ fn downstream_acs_slope_and_state_level_improvement() {
     }
     // the detailed-table layout (B15003 + B20004) is read too
     let b = repo().join("data/synthetic-extracts/other-layouts/acs5-2020-b15003-b20004-county.json");
-    let out =
-        bin().args(["downstream", "--acs", b.to_str().unwrap(), "--trials", "20", "--seed", "1", "--format", "csv"]).output().unwrap();
+    let out = cli(["downstream", "--acs", b.to_str().unwrap(), "--trials", "20", "--seed", "1", "--format", "csv"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8(out.stdout).unwrap().contains("B15003 + B20004"));
 }
@@ -262,7 +246,7 @@ fn verify_needs_data_then_recomputes_with_extracts() {
                 .map(|s| s.to_string())
                 .collect();
         a.extend(extra.iter().map(|s| s.to_string()));
-        let out = bin().args(&a).output().unwrap();
+        let out = cli(&a);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         (json(&out.stdout), String::from_utf8(out.stderr).unwrap())
     };

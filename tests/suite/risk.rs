@@ -3,9 +3,8 @@
 //! values of docs/research/kr_spines_numbers.py (mpmath, 40 digits; output kr_spines_numbers_output.txt).
 //! All computations here are deterministic (Monte Carlo only where named, with fixed seeds).
 
-use assert_cmd::Command;
+use crate::common::{cli, repo};
 use rug::Rational;
-use std::path::PathBuf;
 use tightdp::budget::zcdp;
 use tightdp::census::Allocation;
 use tightdp::num::{parse_rational, Interval};
@@ -20,10 +19,6 @@ fn r(s: &str) -> Rational {
 
 fn close(x: f64, want: f64, tol: f64) -> bool {
     (x - want).abs() <= tol
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// KR §2.3 / Theorem 1: "ρ = 2.56 corresponds to ε = 17.91 for δ = 1e-10". Bun–Steinke gives
@@ -212,21 +207,14 @@ fn risk_hierarchy_correct_decisions() {
     assert!(close(prob_correct(&t10, Procedure::Gibbs(Sampler::Paper), 1, 1, None).unwrap().p_correct, 0.594586, 1e-6));
 }
 
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
-
 #[test]
 fn risk_cli_outputs_and_bad_input() {
-    let out = bin().args(["risk", "table5", "--format", "json"]).output().unwrap();
+    let out = cli(["risk", "table5", "--format", "json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["printed_posterior"], "0.524");
     assert_eq!(v[0]["reproduces"], "true");
-    let out = bin()
-        .args(["risk", "hierarchy", "--x1star", "2", "--x2star", "1", "--ystar", "-1", "--paper-sampler", "--format", "csv"])
-        .output()
-        .unwrap();
+    let out = cli(["risk", "hierarchy", "--x1star", "2", "--x2star", "1", "--ystar", "-1", "--paper-sampler", "--format", "csv"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("0.57770159681"));
     let bad: &[&[&str]] = &[
@@ -243,7 +231,7 @@ fn risk_cli_outputs_and_bad_input() {
         &["risk", "sequential", "--p", "1/2", "--rho", "0.1,0.2", "--xstar", "1"],
     ];
     for args in bad {
-        let out = bin().args(*args).output().unwrap();
+        let out = cli(*args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);

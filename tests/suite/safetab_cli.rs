@@ -2,13 +2,10 @@
 //! good runs certify to independently computed ε (docs/research/safetab_run_numbers.py, mpmath), bad
 //! input gets one line on stderr, exit 2 and no output directory.
 
+use crate::common::bin;
 use assert_cmd::Command;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
 
 fn data(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(p)

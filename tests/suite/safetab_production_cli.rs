@@ -5,13 +5,9 @@
 //! references: scripts/reference/safetab_p_production_eps.py (numpy/mpmath, output beside it) and
 //! docs/research/safetab_run_numbers.py (mpmath).
 
-use assert_cmd::Command;
+use crate::common::bin;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-
-fn bin() -> Command {
-    Command::cargo_bin("tightdp").unwrap()
-}
 
 fn data(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(p)

@@ -2,10 +2,10 @@
 //! (the sampler's χ² tests are in `noise::sampler`); here the command line: reports in 0 … k − 1, the
 //! true value's frequency, and bad input refused with one line, exit 2.
 
-use crate::common::{bin, refused};
+use crate::common::{cli, refused};
 
 fn draws(args: &[&str]) -> Vec<u64> {
-    let out = bin().args(args).output().unwrap();
+    let out = cli(args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().lines().filter(|l| !l.starts_with('#')).map(|l| l.parse().unwrap()).collect()
 }

@@ -19,15 +19,26 @@ fn rel_width(v: &Interval) -> f64 {
 /// lattice built to 2,400 bits of mass), and is at least as narrow as the accuracy asked (relative 2^-bits,
 /// with a few bits of slack for the sums). The deep tails caught an f64 underflow of the dead-node budget
 /// that had made P[V ≥ 112316] of 100,000 × N_Z(0, 37.7) twelve times too small.
+/// (The tails at 40 points a side take ~6 s: the heavy tier; the default tier checks 10 a side.)
 #[test]
 fn gaussian_sums_match_the_lattice() {
+    gaussian_sums(10);
+}
+
+#[test]
+#[ignore = "heavy: 80 tails of each of seven sums (~6 s)"]
+fn gaussian_sums_match_the_lattice_densely() {
+    gaussian_sums(40);
+}
+
+fn gaussian_sums(points: i64) {
     for (s2, n) in [("0.01", 3u32), ("0.3", 5), ("0.5", 2), ("2.5", 4), ("37.7", 17), ("1000", 1), ("2.5", 300)] {
         let sg = q(s2);
         let exact = LatticeDist::iid_dgauss_sum_bits(&sg, n, 200, 2400).tails();
         let ft = FourierTails::new(vec![Factor { law: Law::gauss(&sg), n: n as u64, w: 1 }], 90).unwrap();
         let (mean, sd) = ft.mean_sd();
         let span = (sd * 52.0).ceil() as i64 + 2;
-        let step = (span / 40).max(1);
+        let step = (span / points).max(1);
         let mut m = mean as i64 - span;
         while m <= mean as i64 + span {
             for upper in [true, false] {
@@ -46,8 +57,19 @@ fn gaussian_sums_match_the_lattice() {
 
 /// A discrete Laplace shift statistic (a law on {0, …, μ}) with a Gaussian group at weight 2: against the
 /// lattice convolution.
+/// (Every tail takes ~9 s: the heavy tier; the default tier checks every seventh.)
 #[test]
 fn mixed_weights_and_finite_laws_match_the_lattice() {
+    mixed_weights(7);
+}
+
+#[test]
+#[ignore = "heavy: every tail of the mixed-weight composition (~9 s)"]
+fn mixed_weights_and_finite_laws_match_the_lattice_at_every_tail() {
+    mixed_weights(1);
+}
+
+fn mixed_weights(stride: usize) {
     let p = 200;
     let lap = LatticeDist::dlap_shift_sum(&q("4"), 2, 1, p).unwrap();
     let masses: Vec<Interval> = (0..lap.len()).map(|i| Interval::new(lap.lo[i].clone(), lap.hi[i].clone())).collect();
@@ -57,7 +79,7 @@ fn mixed_weights_and_finite_laws_match_the_lattice() {
     let exact = v.tails();
     let ft = FourierTails::new(vec![Factor { law: Law::finite(masses), n: 7, w: 1 }, Factor { law: Law::gauss(&q("3")), n: 5, w: 2 }], 90)
         .unwrap();
-    for m in (v.min - 2)..=(v.max() + 2) {
+    for m in ((v.min - 2)..=(v.max() + 2)).step_by(stride) {
         for upper in [true, false] {
             let a = if upper { exact.ge(m) } else { exact.le(m) };
             if *a.hi() < 1e-200 {
@@ -94,8 +116,19 @@ fn large_n_tails_match_the_mpmath_reference() {
 /// weights of N_Z(0, 37.7) with DLap(4) on their common loss lattice. The DLap factor peaks 377 times a
 /// period and the Gaussian one 20 times; most side peaks are held down, some not, and the walk must find
 /// every live node: every tail overlaps the lattice convolution's at the accuracy asked.
+/// (~8 s with 1009-point steps: the heavy tier; the default tier steps by 4001.)
 #[test]
 fn wide_weights_match_the_lattice() {
+    wide_weights(4001, 8);
+}
+
+#[test]
+#[ignore = "heavy: the wide-weight tails every 1009 points (~8 s)"]
+fn wide_weights_match_the_lattice_densely() {
+    wide_weights(1009, 30);
+}
+
+fn wide_weights(stride: usize, least: usize) {
     let p = 200;
     let one = LatticeDist::dlap_shift_sum(&q("4"), 1, 1, p).unwrap();
     let masses: Vec<Interval> = (0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect();
@@ -111,7 +144,7 @@ fn wide_weights_match_the_lattice() {
     let live = ft.live_estimate().unwrap();
     assert!(live > 100 && live < MAX_LIVE, "{live} live nodes");
     let mut checked = 0;
-    for m in (v.min - 2..=v.max() + 2).step_by(1009) {
+    for m in (v.min - 2..=v.max() + 2).step_by(stride) {
         for upper in [true, false] {
             let a = if upper { exact.ge(m) } else { exact.le(m) };
             if *a.hi() < 1e-200 || rel_width(&a) > 1e-40 {
@@ -123,7 +156,7 @@ fn wide_weights_match_the_lattice() {
             checked += 1;
         }
     }
-    assert!(checked > 30, "{checked} tails checked");
+    assert!(checked > least, "{checked} tails checked");
 }
 
 /// A statistic whose Gaussian part is far narrower than the Laplace part's spacing and whose tilt floor

@@ -23,7 +23,10 @@ use crate::num::xorshift::XorShift;
 use rug::float::Round;
 use rug::Float;
 
-const N: u64 = 4000;
+/// Cases per test: 400 by default, ×{TIGHTDP_TEST_MULTIPLIER} (10 in the heavy tier: 4000).
+fn n_cases() -> u64 {
+    crate::num::test_cases(400)
+}
 /// Reference precision of transcendental images: 4 × 53 + 64 bits.
 const Q: u32 = 4 * 53 + 64;
 /// Enough bits to hold m ± t·r and products of such points exactly (f64 spans 2^-1074 … 2^1024).
@@ -131,7 +134,7 @@ fn tight(b: Ball, prop: f64, ctx: &dyn Fn() -> String) {
 
 #[test]
 fn add_sub_mul_enclose_and_are_tight() {
-    run(0xba11, N, |g, ctx| {
+    run(0xba11, n_cases(), |g, ctx| {
         let range = if g.chance(1, 2) { Range::Extreme } else { Range::Moderate };
         let (a, b) = (ball(g, range), ball(g, range));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
@@ -164,7 +167,7 @@ fn add_sub_mul_enclose_and_are_tight() {
 
 #[test]
 fn div_encloses_or_refuses_a_divisor_near_zero() {
-    run(0xd1b, N, |g, ctx| {
+    run(0xd1b, n_cases(), |g, ctx| {
         let range = if g.chance(1, 2) { Range::Extreme } else { Range::Moderate };
         let (a, b) = (ball(g, range), ball(g, range));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
@@ -194,7 +197,7 @@ fn div_encloses_or_refuses_a_divisor_near_zero() {
 /// the exact half-width of the image (exp and ln_1p are monotone) plus the assumed libm error.
 #[test]
 fn exp_ln1p_cos_enclose_and_are_tight() {
-    run(0xe1c, N, |g, ctx| {
+    run(0xe1c, n_cases(), |g, ctx| {
         let range = if g.chance(1, 2) { Range::Extreme } else { Range::Moderate };
         let a = ball(g, range);
         let ctx = &|| format!("{}: a = {a:?}", ctx());
@@ -248,7 +251,7 @@ fn exp_ln1p_cos_enclose_and_are_tight() {
 /// lo() ≤ m − r and hi() ≥ m + r (exactly), within a few units of roundoff; from_bounds holds its ends.
 #[test]
 fn ends_and_from_bounds_enclose() {
-    run(0xe9d, N, |g, ctx| {
+    run(0xe9d, n_cases(), |g, ctx| {
         let range = if g.chance(1, 2) { Range::Extreme } else { Range::Moderate };
         let a = ball(g, range);
         let ctx = &|| format!("{}: a = {a:?}", ctx());
@@ -300,7 +303,7 @@ fn cpoints(g: &mut XorShift, z: CBall) -> Vec<(Float, Float)> {
 
 #[test]
 fn complex_ops_enclose_and_are_tight() {
-    run(0xcba11, N / 2, |g, ctx| {
+    run(0xcba11, n_cases() / 2, |g, ctx| {
         let range = if g.chance(1, 4) { Range::Extreme } else { Range::Moderate };
         let (a, b) = (cball(g, range), cball(g, range));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
@@ -360,7 +363,7 @@ fn range_ok(re: &Float, im: &Float) -> bool {
 /// cis and exp_of: e^{x + iθ} at points of the balls, computed at Q bits, lies inside.
 #[test]
 fn cis_and_exp_of_enclose() {
-    run(0xc15, N / 2, |g, ctx| {
+    run(0xc15, n_cases() / 2, |g, ctx| {
         let (x, th) = (ball(g, Range::Moderate), ball(g, Range::Moderate));
         let th = if g.chance(1, 4) { Ball::new(th.m * 1e5, th.r) } else { th };
         let ctx = &|| format!("{}: x = {x:?}, θ = {th:?}", ctx());

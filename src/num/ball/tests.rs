@@ -29,7 +29,7 @@ fn ccontains(z: CBall, re: &Float, im: &Float) -> bool {
 fn libm_within_assumed_error() {
     let mut g = XorShift(0x9E3779B97F4A7C15);
     let mut worst: f64 = 0.0;
-    for i in 0..200_000 {
+    for i in 0..crate::num::test_cases(20_000) {
         let u = g.next_f64();
         let (x, got, exact) = match i % 4 {
             0 => {
@@ -73,7 +73,7 @@ fn libm_within_assumed_error() {
 #[test]
 fn real_ops_enclose() {
     let mut g = XorShift(12345);
-    for _ in 0..20_000 {
+    for _ in 0..crate::num::test_cases(2_000) {
         let a = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-10);
         let b = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-12);
         // exact values at the ball ends: operations are monotone/Lipschitz, check at corners
@@ -106,7 +106,7 @@ fn constants_hold_their_values() {
 #[test]
 fn division_encloses() {
     let mut g = XorShift(4242);
-    for _ in 0..20_000 {
+    for _ in 0..crate::num::test_cases(2_000) {
         let a = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-10);
         let b = Ball::new((g.next_f64() - 0.5) * 20.0, g.next_f64() * 1e-3);
         let q = match a.div(b) {
@@ -130,7 +130,7 @@ fn division_encloses() {
 #[test]
 fn complex_ops_enclose() {
     let mut g = XorShift(777);
-    for _ in 0..20_000 {
+    for _ in 0..crate::num::test_cases(2_000) {
         let a = CBall::new(g.next_f64() * 4.0 - 2.0, g.next_f64() * 4.0 - 2.0, g.next_f64() * 1e-9);
         let b = CBall::new(g.next_f64() * 4.0 - 2.0, g.next_f64() * 4.0 - 2.0, g.next_f64() * 1e-11);
         let th = Ball::new((g.next_f64() - 0.5) * 1e5, g.next_f64() * 1e-9);

@@ -24,7 +24,10 @@ macro_rules! ru {
     };
 }
 
-const N: u64 = 2000;
+/// Cases per test: 200 by default, ×{TIGHTDP_TEST_MULTIPLIER} (10 in the heavy tier: 2000).
+fn n_cases() -> u64 {
+    crate::num::test_cases(200)
+}
 
 /// The reference precision for operands of precision p: 4p plus a margin.
 fn refp(p: u32) -> u32 {
@@ -62,7 +65,7 @@ fn nonzero_interval(g: &mut XorShift, range: Range) -> Interval {
 
 #[test]
 fn add_is_optimal() {
-    run(0xadd, N, |g, ctx| {
+    run(0xadd, n_cases(), |g, ctx| {
         let (a, b) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
         let r = a.add(&b);
@@ -76,7 +79,7 @@ fn add_is_optimal() {
 
 #[test]
 fn sub_is_optimal() {
-    run(0x5ab, N, |g, ctx| {
+    run(0x5ab, n_cases(), |g, ctx| {
         let (a, b) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
         let r = a.sub(&b);
@@ -90,7 +93,7 @@ fn sub_is_optimal() {
 
 #[test]
 fn neg_is_exact() {
-    run(0x2e9, N, |g, ctx| {
+    run(0x2e9, n_cases(), |g, ctx| {
         let a = g.interval(Range::Extreme);
         let r = a.neg();
         let (lo, hi) = (Float::with_val(a.hi.prec(), -&a.hi), Float::with_val(a.lo.prec(), -&a.lo));
@@ -118,7 +121,7 @@ fn corner_extremes(a: &Interval, b: &Interval, q: u32, div: bool) -> (Float, Flo
 
 #[test]
 fn mul_is_optimal() {
-    run(0x3a1, N, |g, ctx| {
+    run(0x3a1, n_cases(), |g, ctx| {
         let (a, b) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
         let r = a.mul(&b);
@@ -133,7 +136,7 @@ fn mul_is_optimal() {
 
 #[test]
 fn div_is_optimal() {
-    run(0xd1f, N, |g, ctx| {
+    run(0xd1f, n_cases(), |g, ctx| {
         let a = g.interval(Range::Extreme);
         let b = nonzero_interval(g, Range::Extreme);
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
@@ -169,14 +172,14 @@ fn monotone(
 
 #[test]
 fn exp_is_optimal() {
-    monotone(0xe4, N / 2, |g| g.interval(Range::Extreme), Interval::exp, |x, q, r| Float::with_val_round(q, x.exp_ref(), r).0);
+    monotone(0xe4, n_cases() / 2, |g| g.interval(Range::Extreme), Interval::exp, |x, q, r| Float::with_val_round(q, x.exp_ref(), r).0);
 }
 
 #[test]
 fn ln_is_optimal() {
     monotone(
         0x1e,
-        N / 2,
+        n_cases() / 2,
         |g| g.positive_interval(Range::Extreme, false),
         Interval::ln,
         |x, q, r| Float::with_val_round(q, x.ln_ref(), r).0,
@@ -185,12 +188,18 @@ fn ln_is_optimal() {
 
 #[test]
 fn sqrt_is_optimal() {
-    monotone(0x5e, N, |g| g.positive_interval(Range::Extreme, true), Interval::sqrt, |x, q, r| Float::with_val_round(q, x.sqrt_ref(), r).0);
+    monotone(
+        0x5e,
+        n_cases(),
+        |g| g.positive_interval(Range::Extreme, true),
+        Interval::sqrt,
+        |x, q, r| Float::with_val_round(q, x.sqrt_ref(), r).0,
+    );
 }
 
 #[test]
 fn widen_is_optimal() {
-    run(0x1de, N, |g, ctx| {
+    run(0x1de, n_cases(), |g, ctx| {
         let a = g.interval(Range::Extreme);
         let pw = g.prec();
         let w = g.float(pw, Range::Extreme).abs();
@@ -206,7 +215,7 @@ fn widen_is_optimal() {
 /// the exact power (k − 1 roundings along any product chain, each ≤ 2^(1−p) relative).
 #[test]
 fn powu_encloses_and_is_tight() {
-    run(0x90e, N, |g, ctx| {
+    run(0x90e, n_cases(), |g, ctx| {
         let a = g.positive_interval(Range::Moderate, true);
         let k = g.below(41) as u32;
         let ctx = &|| format!("{}: a = {a:?}, k = {k}", ctx());
@@ -229,7 +238,7 @@ fn powu_encloses_and_is_tight() {
 /// One case in four is a narrow interval at a point where the slope is ±1 (`steep(p, up)`: where f rises
 /// or falls with slope 1), where the Lipschitz bound at that end is nearly attained.
 fn trig(seed: u64, steep: fn(u32, bool) -> Float, op: impl Fn(&Interval) -> Interval, f: impl Fn(&Float, u32, Round) -> Float) {
-    run(seed, N / 2, |g, ctx| {
+    run(seed, n_cases() / 2, |g, ctx| {
         let a = match g.below(8) {
             0 => g.interval(Range::Wide),
             1 | 2 => {
@@ -317,7 +326,7 @@ where
 
 #[test]
 fn from_rational_is_tightest() {
-    run(0xc0a, N, |g, ctx| {
+    run(0xc0a, n_cases(), |g, ctx| {
         let p = g.prec();
         let v = rational(g);
         tightest(&Interval::from_rational(&v, p), p, &v, &|| format!("{}: from_rational({v}, {p})", ctx()));
@@ -326,7 +335,7 @@ fn from_rational_is_tightest() {
 
 #[test]
 fn from_i64_is_tightest() {
-    run(0xc0b, N, |g, ctx| {
+    run(0xc0b, n_cases(), |g, ctx| {
         let p = g.prec();
         let i = match g.below(4) {
             0 => [0, 1, -1, i64::MAX, i64::MIN, i64::MAX - 1][g.below(6) as usize],
@@ -338,7 +347,7 @@ fn from_i64_is_tightest() {
 
 #[test]
 fn from_float_is_tightest() {
-    run(0xc0c, N, |g, ctx| {
+    run(0xc0c, n_cases(), |g, ctx| {
         let p = g.prec();
         let px = g.prec();
         let x = g.float(px, Range::Extreme);
@@ -348,7 +357,7 @@ fn from_float_is_tightest() {
 
 /// π and ln 2: enclose the constant computed at 4p + 64 bits, one ulp wide (both are irrational).
 fn constant(seed: u64, c: rug::float::Constant, f: fn(u32) -> Interval) {
-    run(seed, N / 4, |g, ctx| {
+    run(seed, n_cases() / 4, |g, ctx| {
         let p = g.prec();
         let q = refp(p);
         let (lo, hi) = (rd!(q, c), ru!(q, c));
@@ -374,7 +383,7 @@ fn ln2_is_tightest() {
 /// directed products).
 #[test]
 fn mul_rational_encloses_and_is_tight() {
-    run(0x3a7, N, |g, ctx| {
+    run(0x3a7, n_cases(), |g, ctx| {
         let a = g.interval(Range::Wide);
         let v = rational(g);
         let ctx = &|| format!("{}: a = {a:?}, v = {v}", ctx());
@@ -397,7 +406,7 @@ fn mul_rational_encloses_and_is_tight() {
 /// definitions.
 #[test]
 fn lattice_and_measures_follow_their_definitions() {
-    run(0x1a7, N, |g, ctx| {
+    run(0x1a7, n_cases(), |g, ctx| {
         let (a, b) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
         let h = a.hull(&b);
@@ -430,7 +439,7 @@ fn lattice_and_measures_follow_their_definitions() {
 /// The printed bracket holds the interval: its ends parsed back exactly are ≤ lo and ≥ hi.
 #[test]
 fn display_brackets_the_interval() {
-    run(0xd15, N / 4, |g, ctx| {
+    run(0xd15, n_cases() / 4, |g, ctx| {
         let a = g.interval(Range::Moderate);
         let s = a.to_string();
         let (l, h) = s.trim_start_matches('[').trim_end_matches(']').split_once(", ").unwrap();
@@ -442,7 +451,7 @@ fn display_brackets_the_interval() {
 /// Functional equations across operations (Arb's exp(a)·exp(b) = exp(a + b) check and friends).
 #[test]
 fn functional_equations_hold() {
-    run(0xfe, N / 2, |g, ctx| {
+    run(0xfe, n_cases() / 2, |g, ctx| {
         let (a, b) = (g.interval(Range::Moderate), g.interval(Range::Moderate));
         let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
         assert!(a.add(&b).exp().overlaps(&a.exp().mul(&b.exp())), "exp(a + b) vs exp(a)·exp(b)\n{}", ctx());

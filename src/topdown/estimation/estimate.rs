@@ -570,7 +570,7 @@ mod tests {
         };
         let mut rng = seeded(17);
         use rand::Rng;
-        for case in 0..20_000 {
+        for case in 0..crate::num::test_cases(2_000) as usize {
             let k = rng.gen_range(2..7);
             let terms: Vec<(f64, f64)> = (0..k)
                 .map(|_| {
