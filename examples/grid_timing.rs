@@ -1,11 +1,11 @@
 //! Scratch timing of the grid engine on DP-SGD (not shipped): q sigma2 h steps delta
 use std::sync::Arc;
 use std::time::Instant;
+use tightdp::account::gridprofile::{FourierGridTails, GridProfile};
 use tightdp::noise::gauss::Gaussian;
 use tightdp::noise::loss::Direction;
 use tightdp::noise::subsample::PoissonSampled;
 use tightdp::pld::discretize::{lower, upper};
-use tightdp::pld::gridprofile::{FourierGridTails, GridProfile};
 fn main() {
     let q = |s: &str| tightdp::num::parse_rational(s).unwrap();
     let a: Vec<String> = std::env::args().collect();

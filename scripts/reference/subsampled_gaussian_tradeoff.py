@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for the pld grid's trade-off function (account/laws.rs, pld/gridprofile.rs): one
+"""Independent reference for the pld grid's trade-off function (account/laws.rs, account/gridprofile.rs): one
 Poisson-subsampled Gaussian release (sampling probability q, noise N(0, s2), sensitivity 1), by the
 Neyman-Pearson lemma in mpmath (50 digits), not by tightdp.
 

@@ -9,7 +9,7 @@
 //! * **pld grid** otherwise: every law is discretised onto the grid c + hℤ twice, as a dominating law
 //!   (an upper bound of δ(ε) for every ε and every composition) and a dominated one (a lower bound)
 //!   (`pld::discretize`), both composed by the certified lattice Fourier inversion
-//!   (`pld::gridprofile`); the true value lies between the two. Their gap is of second order in h: the
+//!   (`account::gridprofile`); the true value lies between the two. Their gap is of second order in h: the
 //!   engine starts at h = 10⁻², predicts from the first bracket the step that meets the digits asked,
 //!   and refines within `Options::grid_work` (a work budget counted in operations, never seconds). With `Method::Grid` the step is the one given. Laws whose
 //!   losses lie on a lattice (randomized response, the discrete Gaussian and Laplace) are discretised
@@ -21,13 +21,13 @@
 
 use super::vocabulary::{DeltaResult, Method, Query};
 use super::{Accountant, Certified, Engine, Trust};
+use crate::account::gridprofile::{DirectTails, FourierGridTails, GridProfile, GridTails};
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
 use crate::pld::discretize::{has_atoms, lower, lower_rounded, upper, LossGrid};
 use crate::pld::gridpair::compose;
-use crate::pld::gridprofile::{DirectTails, FourierGridTails, GridProfile, GridTails};
 use crate::{err, fallible};
 use rug::{Float, Rational};
 use std::sync::Arc;

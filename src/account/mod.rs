@@ -23,6 +23,7 @@ pub mod certified;
 mod choice;
 mod conditioned;
 pub mod geometric;
+pub mod gridprofile;
 mod honesty;
 mod lattice;
 mod lattice_fourier;

@@ -6,7 +6,6 @@ pub mod estimate;
 pub mod fixed;
 pub mod grid;
 pub mod gridpair;
-pub mod gridprofile;
 pub mod lattice;
 pub mod profile;
 pub mod pure;

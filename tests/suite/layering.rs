@@ -3,8 +3,8 @@
 //! top-level module must be given a rank here.
 //!
 //! error (the typed error of every layer), num, record (a row of named fields and its renderings; atomic writes), rundir (all-or-nothing run
-//! directories) → noise → model → engines
-//! (pld, fourier, budget) → account → calibrate → inputs (census allocation files, data readers) →
+//! directories) → noise → model → the laws' engines (pld: lattices and grids; budget: zCDP and
+//! conversions) → fourier (inversions of pld's laws) → account → calibrate → inputs (census allocation files, data readers) →
 //! mechanisms and analyses (tabulation, topdown, risk, accuracy) → app (verification, certificates, figure
 //! data, tables) → plots (figures: drawing only) → cli (parse, call, render).
 
@@ -21,19 +21,19 @@ const RANKS: &[(&str, u32)] = &[
     ("model", 2),
     ("budget", 3),
     ("pld", 3),
-    ("fourier", 3),
-    ("account", 4),
-    ("calibrate", 5),
-    ("census", 6),
-    ("data", 6),
-    ("tabulation", 7),
-    ("topdown", 7),
-    ("risk", 7),
-    ("accuracy", 7),
-    ("attack", 7),
-    ("app", 8),
-    ("plots", 9),
-    ("cli", 10),
+    ("fourier", 4),
+    ("account", 5),
+    ("calibrate", 6),
+    ("census", 7),
+    ("data", 7),
+    ("tabulation", 8),
+    ("topdown", 8),
+    ("risk", 8),
+    ("accuracy", 8),
+    ("attack", 8),
+    ("app", 9),
+    ("plots", 10),
+    ("cli", 11),
 ];
 
 /// A unit-test file beside a `mod.rs` (`tests.rs`, `random_tests.rs`, declared `#[cfg(test)] mod …;`):
@@ -97,4 +97,30 @@ fn imports_point_down() {
 fn the_scan_sees_an_upward_import() {
     let text = "use crate::num::Interval;\n// crate::cli in a comment\nfn f() { crate::plots::plot::x(); }\n#[cfg(test)]\nmod tests { use crate::cli; }\n";
     assert_eq!(crate_paths(&code(text)), vec!["num".to_string(), "plots".to_string()]);
+}
+
+/// `docs/architecture.md` draws the ranks above as its first diagram: groups of modules joined by `→`,
+/// each group one rank, in rising order. The drawing and this table must not drift apart.
+#[test]
+fn the_architecture_doc_draws_these_ranks() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md")).unwrap();
+    let start = doc.find("```\n").expect("a diagram in docs/architecture.md") + 4;
+    let end = start + doc[start..].find("```").expect("the diagram's end");
+    let groups: Vec<Vec<String>> =
+        doc[start..end].split('→').map(|g| g.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect()).collect();
+    let mut by_rank: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for (m, r) in RANKS {
+        by_rank.entry(*r).or_default().push(m.to_string());
+    }
+    let want: Vec<Vec<String>> = by_rank.into_values().collect();
+    let sorted = |v: &[Vec<String>]| -> Vec<Vec<String>> {
+        v.iter()
+            .map(|g| {
+                let mut g = g.clone();
+                g.sort();
+                g
+            })
+            .collect()
+    };
+    assert_eq!(sorted(&groups), sorted(&want), "docs/architecture.md's diagram and tests/layering.rs's ranks differ");
 }
