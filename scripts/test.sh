@@ -17,6 +17,20 @@ if [ "${1:-}" = "--heavy" ]; then
   shift
 fi
 ./scripts/setup.sh
+V=target/pyvenv
+pyenv=""
+if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
+  # the Python test environment is made while cargo builds (pip is mostly waiting on files and the index)
+  mkdir -p target
+  (
+    [ -x "$V/bin/python" ] || python3 -m venv "$V"
+    "$V/bin/pip" install -q pytest numpy
+    "$V/bin/pip" install -q pytest-xdist || echo "test.sh: pytest-xdist not installable; the Python tests run one at a time" >&2
+    "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side tests will be skipped" >&2
+  ) >target/pyvenv-setup.log 2>&1 &
+  pyenv=$!
+  trap '[ -n "$pyenv" ] && kill "$pyenv" 2>/dev/null || true' EXIT
+fi
 if [ -n "$heavy" ]; then
   export TIGHTDP_TEST_MULTIPLIER="${TIGHTDP_TEST_MULTIPLIER:-10}"
   # `--include-ignored` goes after any `--` the caller gave (cargo passes one list to the test binaries)
@@ -28,17 +42,20 @@ if [ -n "$heavy" ]; then
 else
   cargo test --release --locked "$@"
 fi
-if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
-  V=target/pyvenv
-  [ -x "$V/bin/python" ] || python3 -m venv "$V"
-  "$V/bin/pip" install -q pytest numpy
-  "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side test will be skipped" >&2
+if [ -n "$pyenv" ]; then
+  if ! wait "$pyenv"; then
+    cat target/pyvenv-setup.log >&2
+    echo "test.sh: could not make the Python test environment in $V" >&2
+    exit 1
+  fi
+  pyenv=""
+  grep -h "^test.sh:" target/pyvenv-setup.log >&2 || true
   # the package's cargo build shares target/ and the feature set with the tests above (Cargo.toml's syn
   # entry), so it compiles only the bindings
   CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q ./python
-  if [ -n "$heavy" ]; then
-    "$V/bin/python" -m pytest -q -m heavy python/tests
-  else
-    "$V/bin/python" -m pytest -q python/tests
-  fi
+  args=(-q)
+  [ -n "$heavy" ] && args+=(-m heavy)
+  # both cores (pytest-xdist) where it installed
+  "$V/bin/python" -c "import xdist" 2>/dev/null && args+=(-n 2)
+  "$V/bin/python" -m pytest "${args[@]}" python/tests
 fi

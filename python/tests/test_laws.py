@@ -171,3 +171,23 @@ def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting():
     # pessimistic 1.11042842 (an upper bound of epsilon), optimistic 1.10992842 (a lower bound)
     assert e.lo <= Fraction("1.11042842") and e.hi >= Fraction("1.10992842")
     assert e.method == "pld-grid" and e.hi - e.lo < Fraction(1, 100)
+
+
+def test_pld_accountant_keeps_its_answers_until_the_next_compose():
+    dp = pytest.importorskip("dp_accounting")
+    acc = tightdp.PLDAccountant(digits=20)
+    acc.compose(dp.GaussianDpEvent(2.0))
+    # (the decimal string: the float 1e-10 is another δ, whose ε differs in the 17th digit)
+    first = acc.epsilon("1e-10")
+    # the same query again is the same bracket (kept, not recomputed: dp_accounting's usage asks twice)
+    again = acc.epsilon("1e-10")
+    assert (again.lo, again.hi, again.method) == (first.lo, first.hi, first.method)
+    assert acc.get_epsilon("1e-10") >= float(first.lo)
+    # scripts/reference/gaussian_closed_forms.txt (mpmath): one Gaussian of noise multiplier 2 (σ² = 4)
+    assert Fraction("3.099430330243196050640159411073962027492") in first
+    # a further event changes the composition: the kept answer is dropped, the new one is larger
+    acc.compose(dp.GaussianDpEvent(2.0))
+    second = acc.epsilon("1e-10")
+    assert second.lo > first.hi
+    # two Gaussians of multiplier 2 are one of σ² = 2 (the same reference file)
+    assert Fraction("4.492218247553694611730567824178815764438") in second and second.digits >= 20

@@ -677,6 +677,10 @@ class PLDAccountant:
         self._digits = _int(digits, "digits", 1, 1000)
         self._grid_budget = grid_budget
         self._specs: List[str] = []
+        # answers of this composition, by query: `get_epsilon(d)` after `epsilon(d)` (dp_accounting's
+        # usage asks the same thing twice) is the same bracket, not a second computation; `compose`
+        # clears it
+        self._answers = {}
 
     def supports(self, event) -> bool:
         """True if the event (and everything inside it) can be accounted."""
@@ -700,6 +704,7 @@ class PLDAccountant:
         if specs:
             from_mechs(self._specs + specs, self._neighbors)  # validates before the state changes
         self._specs.extend(specs)
+        self._answers.clear()
         return self
 
     def composition(self) -> Optional[Composition]:
@@ -707,16 +712,19 @@ class PLDAccountant:
         return from_mechs(self._specs, self._neighbors) if self._specs else None
 
     def epsilon(self, delta) -> "Certified":
-        c = self.composition()
-        if c is None:
-            raise InputError("nothing composed yet")
-        return c.epsilon(delta, digits=self._digits, grid_budget=self._grid_budget)
+        return self._answer("epsilon", delta)
 
     def delta(self, epsilon) -> "Certified":
-        c = self.composition()
-        if c is None:
-            raise InputError("nothing composed yet")
-        return c.delta(epsilon, digits=self._digits, grid_budget=self._grid_budget)
+        return self._answer("delta", epsilon)
+
+    def _answer(self, what: str, x) -> "Certified":
+        key = (what, type(x).__name__, str(x))
+        if key not in self._answers:
+            c = self.composition()
+            if c is None:
+                raise InputError("nothing composed yet")
+            self._answers[key] = getattr(c, what)(x, digits=self._digits, grid_budget=self._grid_budget)
+        return self._answers[key]
 
     def get_epsilon(self, target_delta: float) -> float:
         """The smallest certified ε for ``target_delta`` (0 before any event), rounded up to a float."""

@@ -24,7 +24,7 @@ print("# delta: sigma2 mu eps delta")
 for s2, mu, e in cases:
     print("delta", s2, mu, e, mp.nstr(delta_by_integral(s2, mu, e), 50))
 print("# epsilon: sigma2 mu delta epsilon")
-for s2, mu, d in [("1", "1", "1e-5"), ("4", "1", "1e-10"), ("0.25", "2", "1e-3")]:
+for s2, mu, d in [("1", "1", "1e-5"), ("4", "1", "1e-10"), ("0.25", "2", "1e-3"), ("2", "1", "1e-10")]:
     f = lambda e: delta_by_integral(s2, mu, e) - mpf(d)
     e0 = mpf(mu) ** 2 / (2 * mpf(s2)) + 2 * sqrt(mpf(mu) ** 2 / (2 * mpf(s2)) * (-mp.log(mpf(d))))
     print("epsilon", s2, mu, d, mp.nstr(findroot(f, e0 * 0.7), 40))
