@@ -7,7 +7,7 @@
     Avoidance System" (SP)
 in high precision (mpmath, 40 significant digits unless stated).
 
-Run:  /work/venv-kr/bin/python kr_spines_numbers.py            (about 1-2 min)
+Run:  python kr_spines_numbers.py  (in a venv with mpmath)            (about 1-2 min)
 Results are printed section by section; the companion markdown file
 kazan-reiter-spines-numbers.md quotes them.
 

@@ -2,9 +2,9 @@
 """
 Recompute every accountant-relevant printed number in
   [RE]  Haney et al., "Differentially Private Algorithms for 2020 Census Detailed DHC Race & Ethnicity"
-        (/work/shared/papers/safetab-detailed-dhc-race-ethnicity.txt)
+        (plain text safetab-detailed-dhc-race-ethnicity.txt)
   [P]   Haney et al., "SafeTab-P: Disclosure Avoidance for the 2020 Census Detailed DHC-A"
-        (/work/shared/papers/safetab-p-detailed-dhc-a.txt)
+        (plain text safetab-p-detailed-dhc-a.txt)
 in high precision (mpmath, 50 digits), and test hypotheses for the numbers that do not
 reproduce from the formulas as printed.  See safetab-numbers.md for the discussion.
 

@@ -5,7 +5,7 @@ mpmath at 60 digits, written from the paper's formulas only (no tightdp code):
   (geometric MOE), E.2 (discrete Gaussian MOE = floor(1.96 sigma)), Theorem 1 (pure DP = sum eps_i),
   Lemma 9 / Alg. 1-2 (per level: s counts of eps_i/s for TotalOnly groups, or s counts of g*eps_i/s and
   s of (1-g)*eps_i/s for two-stage groups).
-Run: python3 -m venv /tmp/venv-st && /tmp/venv-st/bin/pip install mpmath && /tmp/venv-st/bin/python3 this.py
+Run: python3 -m venv venv-st && venv-st/bin/pip install mpmath && venv-st/bin/python3 this.py
 """
 from mpmath import mp, mpf, exp, log, floor, ceil, sqrt, binomial, nsum, inf, findroot, gammainc
 from fractions import Fraction as F

@@ -8,7 +8,7 @@ the loss is +inf unless no copy takes A's first atom; otherwise j copies at +e0 
 A-mass (1-d)^k C(k,j) p^j (1-p)^(k-j) and B-mass (1-d)^k C(k,j) (1-p)^j p^(k-j). So
   delta(eps) = 1 - (1-d)^k + sum_j (A_j - e^eps B_j)_+ ,
 and eps(delta) is its inverse (bisection to 45 digits). Run with the reference venv
-(/tmp/venv-ref/bin/python scripts/reference/approx_dp_composition.py > scripts/reference/approx_dp_composition.txt).
+($VENV/bin/python scripts/reference/approx_dp_composition.py > scripts/reference/approx_dp_composition.txt).
 """
 from mpmath import mp, mpf, binomial, exp
 

@@ -21,7 +21,7 @@ gamma = (alpha - P_P[L > t]) / P_P[L = t], and since P_P[L = t] = e^-t P_Q[L = t
 1 - P_Q[L > t] - e^t (alpha - P_P[L > t]) = 1 - delta(t) - e^t alpha. The threshold is located by bisection
 on eps to 2^-200 (P_P[L > eps] >= alpha left of t, < alpha right of it): delta is continuous, so the value at
 the bisection's point is within ~2^-190 of f. No code of tightdp is used.
-Run: /tmp/venv-ref/bin/python scripts/reference/conditioned_coarse.py > scripts/reference/conditioned_coarse.txt"""
+Run: $VENV/bin/python scripts/reference/conditioned_coarse.py > scripts/reference/conditioned_coarse.txt"""
 from bisect import bisect_right
 from fractions import Fraction as Fr
 

@@ -14,7 +14,7 @@ and the definition L(x) = ln(A(x)/B(x)), not from tightdp's formulas:
     discrete noises by exact convolution of the pmfs, delta(eps) = sum_S P_A(S) delta_G(eps - L(S)) with
     the continuous Gaussians' delta_G(t) = Phi(m/2 - t/m) - e^t Phi(-m/2 - t/m), m = sqrt(2 eta)
     [BW18, Thm 8] (a closed form of mpmath's ncdf), eps(delta) by findroot.
-Run: /tmp/venv-ref/bin/python scripts/reference/lattice_loss_laws.py > scripts/reference/lattice_loss_laws.txt"""
+Run: $VENV/bin/python scripts/reference/lattice_loss_laws.py > scripts/reference/lattice_loss_laws.txt"""
 from mpmath import mp, mpf, exp, log, sqrt, ncdf, findroot, ceil, floor
 
 mp.dps = 50

@@ -1,6 +1,6 @@
 """Independent reference for `tightdp attack`: exact Neyman-Pearson on the sufficient statistic (mpmath,
-40 digits, direct convolution). Run: python3 -m venv /tmp/venv-mp && /tmp/venv-mp/bin/pip install mpmath;
-/tmp/venv-mp/bin/python scripts/reference/np_attack.py  (output in np_attack_values.txt)."""
+40 digits, direct convolution). Run: python3 -m venv $VENV && $VENV/bin/pip install mpmath;
+$VENV/bin/python scripts/reference/np_attack.py  (output in np_attack_values.txt)."""
 # Independent Neyman-Pearson: k queries of N_Z(0,s2) vs N_Z(1,s2); statistic S = sum y_i,
 # P1[S=s] = P0[S=s-k]; LR increasing in s. TPR at FPR alpha with randomisation at the boundary.
 from mpmath import mp, mpf, exp

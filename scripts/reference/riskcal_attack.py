@@ -2,8 +2,8 @@
 dp_accounting PLD — an independent implementation of the same operational measures.
 
 Run in a scratch venv outside the repository:
-    python3 -m venv /tmp/venv-rc && /tmp/venv-rc/bin/pip install riskcal==1.5.1 dp-accounting==0.6.0
-    /tmp/venv-rc/bin/python scripts/reference/riskcal_attack.py > scripts/reference/riskcal_attack_values.csv
+    python3 -m venv $VENV && $VENV/bin/pip install riskcal==1.5.1 dp-accounting==0.6.0
+    $VENV/bin/python scripts/reference/riskcal_attack.py > scripts/reference/riskcal_attack_values.csv
 
 For each composition of discrete Gaussians (k queries of N_Z(0, sigma2), sensitivity 1), it prints:
   - the exact measures from riskcal on a *pessimistic* dp_accounting PLD at two discretisations

@@ -21,8 +21,8 @@ below 1e-60 dropped), the first two families are combined on u*Z above a cut whe
 matter, and delta(eps) is summed against the third family's suffix sums. Float64 sums of positive
 terms: relative error ~1e-13 in delta, so ~1e-13 in eps. eps is found by bisection (60 steps).
 
-Run: python3 -m venv /tmp/venv-st && /tmp/venv-st/bin/pip install numpy mpmath
-     /tmp/venv-st/bin/python3 scripts/reference/safetab_p_production_eps.py > scripts/reference/safetab_p_production_eps.txt
+Run: python3 -m venv $VENV && $VENV/bin/pip install numpy mpmath
+     $VENV/bin/python3 scripts/reference/safetab_p_production_eps.py > scripts/reference/safetab_p_production_eps.txt
 """
 from fractions import Fraction as F
 import math

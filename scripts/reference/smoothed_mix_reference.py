@@ -13,7 +13,7 @@ Method (python-flint arb balls at 256 bits, nothing from tightdp):
 * delta(eps) = E[(1 - e^{eps - L})_+] = sum over (S1, J) of P(S1) P(J) [C2(m) - e^{eps - a} E2(m)], a = L1 + L3,
   C2(m) = P[S2 <= m], E2(m) = E[e^{-L2}; S2 <= m], m the largest S2 with L2 > eps - a (prefix sums).
 * eps(delta) by bisection on the (decreasing) reference delta(eps) down to 1e-22.
-Run: /tmp/venv-ref/bin/python scripts/reference/smoothed_mix_reference.py > scripts/reference/smoothed_mix_reference.txt
+Run: $VENV/bin/python scripts/reference/smoothed_mix_reference.py > scripts/reference/smoothed_mix_reference.txt
 """
 from flint import arb, arb_poly, ctx
 import math

@@ -7,7 +7,7 @@ Both neighbouring directions have a monotone likelihood ratio in the output x, s
 thresholds. Remove (A = (1-q)N(0) + qN(1) holds the record, B = N(0)): reject when x >= t,
 alpha = Q(t/s), beta = (1-q)Phi(t/s) + q Phi((t-1)/s). Add (A = N(0), B = (1-q)N(0) + qN(1)): reject when
 x <= t, alpha = (1-q)Phi(t/s) + q Phi((t-1)/s), beta = Q(t/s). f(alpha) of the mechanism under add/remove
-is the smaller of the two (the worse direction). Run with /tmp/venv-ref/bin/python; output in
+is the smaller of the two (the worse direction). Run with $VENV/bin/python; output in
 subsampled_gaussian_tradeoff.txt.
 """
 from mpmath import mp, mpf, ncdf, findroot, sqrt

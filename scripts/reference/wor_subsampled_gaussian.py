@@ -19,7 +19,7 @@ without replacement (g = m/pop), T runs, replace neighbours.
     must lie below (b), and Poisson subsampling's T = 2 (remove and add directions composed separately), which
     (b) must exceed at this setting (the composition of WOR differs) while agreeing with it at T = 1.
 
-Run: /tmp/venv-ref/bin/python scripts/reference/wor_subsampled_gaussian.py > scripts/reference/wor_subsampled_gaussian.txt
+Run: $VENV/bin/python scripts/reference/wor_subsampled_gaussian.py > scripts/reference/wor_subsampled_gaussian.txt
 """
 import mpmath as mp
 
