@@ -159,10 +159,20 @@ def test_readme_examples_run():
     assert blocks
     import os
 
+    import contextlib
+    import io
+
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
         for b in blocks:
-            exec(compile(b, "python/README.md", "exec"), {})
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(b, "python/README.md", "exec"), {})
+            # the error examples print what they promise (the message, after the errno where shown)
+            for line in b.splitlines():
+                m = re.match(r"\s*print\(e[.,)].*#\s*(.+)$", line)
+                if m:
+                    assert m.group(1).strip() in out.getvalue(), (m.group(1), out.getvalue())
     finally:
         os.chdir(cwd)

@@ -7,6 +7,7 @@ use crate::error::Fallible;
 use crate::model::Group;
 use crate::num::parse_positive_rational;
 use crate::{err, fallible};
+use rug::Rational;
 
 /// Largest query count of one group (the lattice Fourier inversion's cost does not grow with it; the
 /// model's own limit is `model::MAX_COUNT`, 2^40 shifts).
@@ -46,9 +47,16 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
         let k = k.trim();
         let dup = |set: bool| if set { Err(err!(Input, "mechanism '{spec}': key '{k}' given twice")) } else { Ok(()) };
         match k {
-            _ if k == param => {
-                dup(x.is_some())?;
-                x = Some(parse_positive_rational(v, param)?);
+            _ if k == param || (k == "sigma" && param == "sigma2") => {
+                if x.is_some() {
+                    return match param {
+                        "sigma2" => fallible!(Input, "mechanism '{spec}': give one of sigma2 and sigma, once"),
+                        _ => fallible!(Input, "mechanism '{spec}': key '{k}' given twice"),
+                    };
+                }
+                let v = parse_positive_rational(v, k)?;
+                // the discrete Gaussian by σ, as `gauss:` takes it: σ² = σ·σ, exactly
+                x = Some(if k == "sigma" { Rational::from(&v * &v) } else { v });
             }
             "n" => {
                 dup(n.is_some())?;
@@ -59,10 +67,18 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
                 mu = Some(parse_sensitivity(v)?);
             }
             _ if sampling.set(spec, k, v)? => {}
-            other => return fallible!(Input, "mechanism '{spec}': unknown key '{other}'"),
+            other => {
+                let own: &[&str] =
+                    if param == "sigma2" { &["sigma2", "sigma", "mu", "sensitivity"] } else { &["scale", "mu", "sensitivity"] };
+                let all: Vec<&str> = own.iter().chain(crate::noise::registry::SHARED_KEYS.iter()).copied().collect();
+                return fallible!(Input, "mechanism '{spec}': unknown key '{other}' (keys: {})", all.join(", "));
+            }
         }
     }
-    let x = x.ok_or_else(|| err!(Input, "mechanism '{spec}': missing {param}"))?;
+    let x = x.ok_or_else(|| {
+        let what = if param == "sigma2" { "sigma2 (or sigma)" } else { param };
+        err!(Input, "mechanism '{spec}': missing {what}")
+    })?;
     let (n, mu) = (n.unwrap_or(1), mu.unwrap_or(1));
     if sampling.any() {
         // subsampling: the mechanism's loss law, subsampled, on the law engines
@@ -86,4 +102,45 @@ fn parse_law(spec: &str, kind: &str, body: &str) -> Fallible<Group> {
     let law = crate::noise::registry::law(kind, &mut params)?;
     params.finish()?;
     Ok(Group::law(law, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Noise;
+
+    fn sigma2(spec: &str) -> Rational {
+        match parse_mech(spec).unwrap().noise {
+            Noise::Gaussian { sigma2 } => sigma2,
+            _ => panic!("{spec}: not a discrete Gaussian"),
+        }
+    }
+
+    fn refusal(spec: &str) -> String {
+        parse_mech(spec).err().map(|e| e.to_string()).unwrap_or_else(|| panic!("{spec} accepted"))
+    }
+
+    /// `dgauss:` takes σ as `gauss:` does: σ² = σ·σ exactly (3/2 → 9/4; 0.1 → 1/100, no binary rounding).
+    #[test]
+    fn the_discrete_gaussian_takes_sigma_as_the_gaussian_does() {
+        assert_eq!(sigma2("dgauss:sigma=3/2,n=4"), Rational::from((9, 4)));
+        assert_eq!(sigma2("dgauss:sigma=0.1"), Rational::from((1, 100)));
+        assert_eq!(parse_mech("dgauss:sigma=2,n=7,mu=3").unwrap().count, 7);
+        assert!(refusal("dgauss:sigma=2,sigma2=4").contains("give one of sigma2 and sigma"));
+        assert!(refusal("dgauss:sigma2=4,sigma=2").contains("give one of sigma2 and sigma"));
+        assert!(refusal("dgauss:n=3").contains("missing sigma2 (or sigma)"));
+        assert!(refusal("dgauss:sigma=-1").contains("sigma"));
+        // σ is the Gaussian's key, not the Laplace's
+        assert!(refusal("dlap:sigma=2").contains("unknown key 'sigma'"));
+    }
+
+    /// An unknown key is named with the keys that are known, as the registry's laws do.
+    #[test]
+    fn an_unknown_key_lists_the_valid_ones() {
+        let e = refusal("dgauss:sigmaa=2");
+        assert!(e.contains("unknown key 'sigmaa' (keys: sigma2, sigma, mu, sensitivity, n, q, sampling, m, pop)"), "{e}");
+        let e = refusal("dlap:scal=2");
+        assert!(e.contains("unknown key 'scal' (keys: scale, mu, sensitivity, n, q, sampling, m, pop)"), "{e}");
+        assert!(refusal("dlap:scale=2,scale=3").contains("key 'scale' given twice"));
+    }
 }
