@@ -7,6 +7,7 @@ mod cli;
 mod conditioned_cli;
 mod conditioned_tradeoff_cli;
 mod deployments_cli;
+mod engine_choice;
 mod engines_behind_accountant;
 mod error_kinds_cli;
 mod exp_range_cli;
