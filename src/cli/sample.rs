@@ -5,7 +5,8 @@
 
 use crate::error::Fallible;
 use crate::fallible;
-use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource, RandomizedResponseSampler};
+use crate::noise::dlaplace::DiscreteLaplace;
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource, RandomizedResponseSampler};
 use crate::num::parse_positive_rational;
 use clap::Args;
 

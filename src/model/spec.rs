@@ -94,7 +94,7 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
 
 /// A mechanism of the law registry (`noise::registry`): its own keys, the shared `q=`, and the count `n=`.
 fn parse_law(spec: &str, kind: &str, body: &str) -> Fallible<Group> {
-    let mut params = crate::noise::registry::Params::parse(spec, body)?;
+    let mut params = crate::noise::params::Params::parse(spec, body)?;
     let n = match params.take("n") {
         Some(v) => parse_count(&v, "n").map_err(|e| e.context(format!("mechanism '{spec}'")))?,
         None => 1,

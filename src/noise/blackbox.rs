@@ -42,7 +42,7 @@ impl ApproxDp {
     }
 
     /// `dp:epsilon=E[,delta=D]` (δ = 0 by default: pure ε-DP).
-    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<ApproxDp> {
+    pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<ApproxDp> {
         let eps = p.positive("epsilon")?;
         let delta = match p.take("delta") {
             Some(v) => crate::num::parse_rational(&v).map_err(|e| e.context(format!("mechanism '{}': delta", p.spec())))?,
@@ -143,7 +143,7 @@ impl Zcdp {
     }
 
     /// `zcdp:rho=R`.
-    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Zcdp> {
+    pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<Zcdp> {
         Zcdp::new(p.positive("rho")?)
     }
 

@@ -42,7 +42,7 @@ impl Gaussian {
 
     /// From `--mech gauss:sigma2=S[,mu=M]` (or `sigma=S`, the standard deviation; `mu`, also
     /// `sensitivity`, default 1).
-    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Gaussian> {
+    pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<Gaussian> {
         let sigma2 = match p.positive_any(&["sigma2", "sigma"])? {
             Some((k, x)) if k == "sigma" => Rational::from(&x * &x),
             Some((_, x)) => x,

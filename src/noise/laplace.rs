@@ -41,7 +41,7 @@ impl Laplace {
     }
 
     /// `laplace:scale=B[,mu=M]` (also `sensitivity=`), or `epsilon=E` for scale Δ/E.
-    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<Laplace> {
+    pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<Laplace> {
         let mu = p.positive_any(&["mu", "sensitivity"])?.map(|(_, x)| x).unwrap_or_else(|| Rational::from(1));
         let scale = match p.positive_any(&["scale", "epsilon"])? {
             Some((k, x)) if k == "epsilon" => mu.clone() / x,
@@ -150,10 +150,14 @@ impl LossLaw for Laplace {
     }
 
     fn replace_subsampled(&self, q: &Rational, sampled: Arc<dyn LossLaw>) -> Option<Fallible<Arc<dyn LossLaw>>> {
-        Some(
-            crate::noise::poisson_replace_laplace::PoissonReplaceLaplace::new(self.scale.clone(), self.mu.clone(), q.clone(), sampled)
-                .map(|l| Arc::new(l) as Arc<dyn LossLaw>),
-        )
+        // at q = 1 no record is left out: the pair is the mechanism with sensitivity 2Δ
+        let doubled = |s: &Self| -> Fallible<Option<Arc<dyn LossLaw>>> {
+            Ok(if *q == 1 { Some(Arc::new(Laplace::new(s.scale.clone(), s.mu.clone() * 2u32)?)) } else { None })
+        };
+        Some(doubled(self).and_then(|d| {
+            crate::noise::poisson_replace_laplace::PoissonReplaceLaplace::new(self.scale.clone(), self.mu.clone(), q.clone(), sampled, d)
+                .map(|l| Arc::new(l) as Arc<dyn LossLaw>)
+        }))
     }
 }
 

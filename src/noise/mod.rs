@@ -12,6 +12,7 @@ pub mod gauss_terms;
 pub mod laplace;
 pub mod loss;
 pub mod neighbors;
+pub mod params;
 pub mod poisson_replace;
 pub mod poisson_replace_laplace;
 pub mod registry;

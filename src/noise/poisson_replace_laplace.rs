@@ -54,15 +54,24 @@ enum Crossing {
 }
 
 impl PoissonReplaceLaplace {
-    pub fn new(scale: Rational, mu: Rational, q: Rational, sampled: Arc<dyn LossLaw>) -> Fallible<PoissonReplaceLaplace> {
+    /// `doubled`: at q = 1, the Laplace mechanism of sensitivity 2Δ (the caller's law, `noise::laplace`,
+    /// builds it: this file does not name the law it serves).
+    pub fn new(
+        scale: Rational,
+        mu: Rational,
+        q: Rational,
+        sampled: Arc<dyn LossLaw>,
+        doubled: Option<Arc<dyn LossLaw>>,
+    ) -> Fallible<PoissonReplaceLaplace> {
         if scale <= 0 || mu <= 0 {
             return crate::fallible!(Input, "the Laplace scale and sensitivity must be positive, got {scale} and {mu}");
         }
         if !(q > 0 && q <= 1) {
             return crate::fallible!(Input, "the sampling probability q must be in (0, 1], got {q}");
         }
-        let doubled: Option<Arc<dyn LossLaw>> =
-            if q == 1 { Some(Arc::new(crate::noise::laplace::Laplace::new(scale.clone(), mu.clone() * 2u32)?)) } else { None };
+        if (q == 1) != doubled.is_some() {
+            return crate::fallible!(Internal, "the Laplace replace pair needs the doubled mechanism exactly at q = 1");
+        }
         Ok(PoissonReplaceLaplace { scale, mu, q, sampled, doubled })
     }
 

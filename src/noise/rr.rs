@@ -69,7 +69,7 @@ impl RandomizedResponse {
     }
 
     /// `rr:epsilon=E[,k=K]` or `rr:keep=P[,k=K]` (k = 2 by default).
-    pub fn from_params(p: &mut crate::noise::registry::Params) -> Fallible<RandomizedResponse> {
+    pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<RandomizedResponse> {
         let k = match p.take("k") {
             Some(v) => {
                 v.trim().parse::<u64>().map_err(|_| crate::err!(Input, "mechanism '{}': k must be an integer >= 2, got '{v}'", p.spec()))?

@@ -248,10 +248,6 @@ fn discrete_laplace_t_u64<R: RngCore>(rng: &mut R, t: u64) -> i64 {
     }
 }
 
-/// The discrete Laplace law (two-sided geometric) is one type, `noise::dlaplace::DiscreteLaplace`, whose
-/// exact sampler (`sample`) is [`discrete_laplace_ts`]; re-exported here beside the other samplers.
-pub use crate::noise::dlaplace::DiscreteLaplace;
-
 /// An exact k-ary randomized response sampler [War65]: the true value with probability e^ε/(e^ε + k − 1)
 /// (given ε) or p (given the keep probability), each other value with the rest shared equally.
 /// By ε: a uniform candidate of the k values, accepted at once if it is the true value and with
@@ -412,6 +408,7 @@ impl DiscreteGaussianSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::noise::dlaplace::DiscreteLaplace;
     use crate::noise::DiscreteGaussian;
     use crate::num::parse_rational;
 

@@ -28,7 +28,8 @@
 //! `manifest.json` (every noise law; `tightdp certify` gives the exact ε).
 
 use crate::error::Fallible;
-use crate::noise::sampler::{DiscreteGaussianSampler, DiscreteLaplace, NoiseSource};
+use crate::noise::dlaplace::DiscreteLaplace;
+use crate::noise::sampler::{DiscreteGaussianSampler, NoiseSource};
 use crate::num::parse_rational;
 use crate::record::{render_rows, Format, Record};
 use crate::tabulation::calib;

@@ -5,12 +5,12 @@ fn q(s: &str) -> Rational {
 }
 
 fn gauss(sigma2: &str, mu: &str) -> Arc<dyn LossLaw> {
-    let mut p = crate::noise::registry::Params::parse("t", &format!("sigma2={sigma2},mu={mu}")).unwrap();
+    let mut p = crate::noise::params::Params::parse("t", &format!("sigma2={sigma2},mu={mu}")).unwrap();
     Arc::new(crate::noise::gauss::Gaussian::from_params(&mut p).unwrap())
 }
 
 fn laplace(scale: &str) -> Arc<dyn LossLaw> {
-    let mut p = crate::noise::registry::Params::parse("t", &format!("scale={scale}")).unwrap();
+    let mut p = crate::noise::params::Params::parse("t", &format!("scale={scale}")).unwrap();
     Arc::new(crate::noise::laplace::Laplace::from_params(&mut p).unwrap())
 }
 
