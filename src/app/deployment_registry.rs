@@ -466,7 +466,7 @@ text = "delta 1e-10"
         refused(&GOOD.replace("rho = \"0.5\"", "rho = \"abc\""), "'rho'");
         refused(&GOOD.replace("quote = \"rho = 0.5\"", ""), "source[0]: missing key 'quote'");
         refused(&GOOD.replace("delta_assumption = \"A1\"", "delta_assumption = \"A2\""), "assumption 'A2' is not defined");
-        refused(&GOOD.replace("dgauss:sigma2=1,n=1", "dgauss:sigma=1,n=1"), "unknown key 'sigma'");
+        refused(&GOOD.replace("dgauss:sigma2=1,n=1", "dgauss:sigma3=1,n=1"), "unknown key 'sigma3'");
         refused(&GOOD.replace("dgauss:sigma2=1,n=1", "laplace:scal=1"), "unknown key 'scal'");
         refused(&GOOD.replace("dgauss:sigma2=1,n=1", "poisson:lambda=1"), "unknown noise 'poisson'");
         refused(&GOOD.replace("kind = \"zcdp\"", "kind = \"renyi\""), "unknown kind 'renyi'");

@@ -39,12 +39,15 @@ pub struct TargetArgs {
     /// Compose all levels of the allocation
     #[arg(long, requires = "allocation")]
     pub overall: bool,
-    /// A mechanism term `dgauss:sigma2=S,n=N[,mu=M]` (discrete Gaussian), `dlap:scale=B,n=N[,mu=M]`
-    /// (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}) or `gauss:sigma2=S,n=N[,mu=M]`
-    /// (continuous Gaussian, also `sigma=`); `q=Q` adds Poisson subsampling with probability Q (add-remove
-    /// only, e.g. DP-SGD: gauss:sigma=1.1,q=256/60000,n=14070), `sampling=wor,m=M,pop=P` batches of
-    /// exactly M of P records (replace only; mu = the sensitivity when one record is replaced); repeat to
-    /// compose several
+    /// A mechanism term KIND:key=value,…: `dgauss:sigma2=S` (discrete Gaussian; or `sigma=`),
+    /// `dlap:scale=B` (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}), `gauss:sigma2=S` (the
+    /// Gaussian mechanism; or `sigma=`), `laplace:scale=B` (or `epsilon=E`), `rr:epsilon=E[,k=K]` (k-ary
+    /// randomized response, replace neighbours; or `keep=P`), `dp:epsilon=E[,delta=D]` (a stated (ε, δ)
+    /// guarantee) or `zcdp:rho=R` (a stated ρ-zCDP guarantee); each takes `n=N` queries and the additive
+    /// ones `mu=M` (sensitivity). `q=Q` adds Poisson subsampling with probability Q (e.g. DP-SGD:
+    /// gauss:sigma=1.1,q=256/60000,n=14070), `sampling=wor,m=M,pop=P` batches of exactly M of P records
+    /// (replace only; mu = the sensitivity when one record is replaced). An unknown key is refused with
+    /// the valid ones. Repeat to compose several
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation for --sigma2 and --mech (default add-remove; allocation files carry their own,
@@ -72,7 +75,7 @@ pub struct TargetArgs {
     #[arg(long, value_name = "UNITS", default_value_t = crate::account::DEFAULT_GRID_WORK)]
     pub grid_budget: u64,
     /// Round every group's loss up and down onto the grid of this width (loss units) and report the
-    /// certified bracket (an independent, slower cross-check; implies --method grid); epsilon only
+    /// certified bracket (an independent, slower cross-check; implies --method grid)
     #[arg(long, value_name = "G")]
     pub grid: Option<String>,
     /// Target width of the certified ε bracket of the smoothed inversion (default: from --digits, at least
@@ -229,8 +232,15 @@ pub fn accountant(a: &TargetArgs, t: &Target) -> Fallible<Accountant> {
     Accountant::new(t.comp.clone(), opts)
 }
 
-/// δ strictly inside (0, 1).
+/// δ strictly inside (0, 1), one value (the commands that take a list use [`parse_list`]).
 pub fn parse_delta(s: &str) -> Fallible<Rational> {
+    if s.contains(',') {
+        return fallible!(
+            Input,
+            "--delta takes one value in this command, got the list '{}' (lists are for `epsilon` and `delta`)",
+            s.trim()
+        );
+    }
     let d = parse_rational(s).map_err(|e| e.context("delta"))?;
     if d <= 0 || d >= 1 {
         return fallible!(Input, "delta must be in (0, 1), got '{s}'");

@@ -724,3 +724,31 @@ fn section_labels_cite_the_right_sections() {
         assert!(r.contains("safetab-detailed-dhc-race-ethnicity.txt,§3: "), "{r}");
     }
 }
+
+/// `--mech` is described the same way in every command that takes it: every kind the parser knows, and
+/// no "epsilon only" on `--grid`, which every query command honours (#56).
+#[test]
+fn the_mech_help_names_every_kind_the_parser_knows() {
+    let kinds = tightdp::noise::registry::kinds();
+    assert!(kinds.split(", ").count() >= 7, "{kinds}");
+    for cmd in ["epsilon", "delta", "tradeoff", "attack"] {
+        let out = cli([cmd, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(out.status.code(), Some(0), "{cmd} --help: {}", String::from_utf8_lossy(&out.stderr));
+        for k in kinds.split(", ") {
+            assert!(help.contains(&format!("`{k}:")), "{cmd} --help does not name '{k}:'");
+        }
+        assert!(!help.contains("epsilon only"), "{cmd} --help");
+    }
+}
+
+/// Commands that answer one δ say so when given a list (they read it as one number: "bad exponent").
+#[test]
+fn one_delta_commands_refuse_a_list_in_their_words() {
+    crate::common::refused(
+        &["calibrate", "--allocation", "dhc-2022-08-25", "--delta", "1e-10,1e-9"],
+        &["--delta takes one value in this command", "'1e-10,1e-9'"],
+    );
+    let m = repo().join("results/safetab-geometric/manifest.json");
+    crate::common::refused(&["certify", m.to_str().unwrap(), "--delta", "1e-10,1e-9"], &["--delta takes one value"]);
+}
