@@ -442,9 +442,22 @@ struct RawAllocation {
     alloc: tightdp::census::Allocation,
 }
 
-/// Read and parse an allocation file with the CLI's messages; a read failure is an OSError.
+/// Read and parse an allocation file with the CLI's messages; a read failure is an OSError. As on the
+/// command line, a bare name with no such file is the built-in allocation of that name (`dhc-2022-08-25`).
 fn load_allocation(path: &str) -> PyResult<tightdp::census::Allocation> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_err(&e, format!("cannot read allocation file '{path}': {e}"), path))?;
+    use tightdp::census::allocation::{builtin, BUILTIN};
+    let bare = std::path::Path::new(path).components().count() == 1;
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && bare && builtin(path).is_some() => {
+            builtin(path).unwrap_or_default().to_string()
+        }
+        Err(e) => {
+            let names: Vec<&str> = BUILTIN.iter().map(|(k, _)| *k).collect();
+            let hint = if bare { format!(" (built-in allocations: {})", names.join(", ")) } else { String::new() };
+            return Err(io_err(&e, format!("cannot read allocation file '{path}': {e}{hint}"), path));
+        }
+    };
     quick(|| tightdp::census::Allocation::from_toml(&text).map_err(|e| e.context(format!("allocation file '{path}'"))))
 }
 

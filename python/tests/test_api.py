@@ -176,3 +176,21 @@ def test_readme_examples_run():
                     assert m.group(1).strip() in out.getvalue(), (m.group(1), out.getvalue())
     finally:
         os.chdir(cwd)
+
+
+def test_allocation_load_takes_built_in_names_from_any_directory(tmp_path, monkeypatch):
+    # as the command line's --allocation: a bare name with no such file is the built-in allocation
+    monkeypatch.chdir(tmp_path)
+    by_name = tightdp.Allocation.load("dhc-2022-08-25")
+    by_file = tightdp.Allocation.load(ROOT / "data" / "allocations" / "dhc-2022-08-25.toml")
+    assert by_name.name == by_file.name and by_name.levels == by_file.levels
+    a, b = by_name.overall().epsilon("1e-10"), by_file.overall().epsilon("1e-10")
+    assert (a.lo, a.hi) == (b.lo, b.hi)
+    # an unknown bare name is still a FileError, naming the built-in allocations
+    with pytest.raises(tightdp.FileError, match="built-in allocations: dhc-2022-08-25") as e:
+        tightdp.Allocation.load("dhc-2099")
+    assert e.value.errno == 2
+    # a path is never read as a name
+    with pytest.raises(tightdp.FileError) as e:
+        tightdp.Allocation.load("nowhere/dhc-2022-08-25")
+    assert "built-in" not in str(e.value)
