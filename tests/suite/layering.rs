@@ -130,30 +130,25 @@ fn the_architecture_doc_draws_these_ranks() {
 /// is its first path component below the folder; `mod.rs` (which declares the units) is left out.
 fn folder_graph(folder: &str) -> BTreeMap<String, std::collections::BTreeSet<String>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(folder);
-    let mut graph: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
-    let files: Vec<_> = rust_files(&dir).into_iter().filter(|p| !is_test_file(p)).collect();
-    for p in &files {
-        let rel: Vec<String> =
-            p.strip_prefix(&dir).unwrap().iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
-        let path: Vec<String> = rel.into_iter().filter(|c| c != "mod").collect();
-        if path.is_empty() {
-            continue;
-        }
-        graph.entry(path[0].clone()).or_default();
-    }
-    for p in &files {
-        let rel: Vec<String> =
-            p.strip_prefix(&dir).unwrap().iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
-        let path: Vec<String> = rel.into_iter().filter(|c| c != "mod").collect();
-        if path.is_empty() {
-            continue;
-        }
+    // each file with its module path below the folder (`mod` dropped: `x/mod.rs` is `x`), `mod.rs` itself out
+    let files: Vec<(Vec<String>, std::path::PathBuf)> = rust_files(&dir)
+        .into_iter()
+        .filter(|p| !is_test_file(p))
+        .map(|p| {
+            let rel = p.strip_prefix(&dir).unwrap().iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string());
+            (rel.filter(|c| c != "mod").collect(), p)
+        })
+        .filter(|(path, _): &(Vec<String>, _)| !path.is_empty())
+        .collect();
+    let mut graph: BTreeMap<String, std::collections::BTreeSet<String>> =
+        files.iter().map(|(path, _)| (path[0].clone(), Default::default())).collect();
+    let known: std::collections::BTreeSet<String> = graph.keys().cloned().collect();
+    for (path, p) in &files {
         let text = code(&std::fs::read_to_string(p).unwrap());
         let mut named = named_units(&text, &format!("crate::{folder}::"));
-        // `super::` d times from a file at depth len: the folder itself when d == len
+        // `super::` as many times as the file is deep climbs back to the folder
         named.extend(named_units(&text, &"super::".repeat(path.len())));
         let unit = &path[0];
-        let known: Vec<String> = graph.keys().cloned().collect();
         let e = graph.get_mut(unit).unwrap();
         for n in named {
             if n != *unit && known.contains(&n) {
