@@ -105,6 +105,17 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *dpsgd* ]]; then
     python3 scripts/bench/dpsgd.py --no-peers
   fi
 fi
+# Laplace (issue 53): n releases, eps(1e-5), tightdp's exact sum beside dp_accounting's PLD in the same run
+# (scripts/bench/laplace.py; ~2 min with the peer).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *laplace* ]]; then
+  echo
+  echo "== Laplace compositions, eps(delta)"
+  if [ "$peers" = 1 ]; then
+    ./scripts/bench/peers.sh --laplace --out scripts/bench/laplace_results.csv
+  else
+    python3 scripts/bench/laplace.py --no-peers
+  fi
+fi
 # Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
 # (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
 # in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).

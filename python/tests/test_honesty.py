@@ -11,7 +11,7 @@ import pytest
 
 import tightdp
 
-GRID = ["laplace:scale=1,n=2"]
+GRID = ["laplace:scale=1,q=1/2,n=2"]  # subsampled Laplace: the pld grid (plain Laplace is an exact sum)
 FOURIER = ["dgauss:sigma2=37.7,n=100000"]
 
 

@@ -41,6 +41,8 @@ pub enum Engine {
     /// certified dominating and dominated privacy-loss laws on a grid, composed by the lattice Fourier
     /// inversion (src/pld/discretize.rs, src/account/laws.rs)
     Pld,
+    /// n releases of Laplace mechanisms with one ε₀ as an exact finite sum (src/account/engines/laplace_sum.rs)
+    LaplaceSum,
     /// an exact identity or a closed form, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
     Closed,
     /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
@@ -64,6 +66,7 @@ impl Engine {
             Engine::Grid => "grid",
             Engine::Conditioned => "conditioned",
             Engine::Pld => "pld-grid",
+            Engine::LaplaceSum => "laplace-sum",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
             Engine::ZcdpCks => "zcdp-cks",

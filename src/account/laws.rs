@@ -6,6 +6,8 @@
 //! * **closed form** when every law is a Gaussian loss law (L ~ N(η, 2η)): the composition is one
 //!   Gaussian with η = Σ n_i η_i, whose δ(ε), ε(δ) and trade-off function have closed forms
 //!   [BW18, Thm 8], [DRS22, Cor. 2.13], evaluated with certified normal tails (`noise::gauss`);
+//! * **the exact Laplace sum** when every law is a Laplace mechanism with one ε₀ = Δ/b and there are at
+//!   most `engines::laplace_sum::MAX_RELEASES` releases (ε(δ) and δ(ε); `account/engines/laplace_sum.rs`);
 //! * **pld grid** otherwise: every law is discretised onto the grid c + hℤ twice, as a dominating law
 //!   (an upper bound of δ(ε) for every ε and every composition) and a dominated one (a lower bound)
 //!   (`pld::discretize`), both composed by the certified lattice Fourier inversion
@@ -82,6 +84,10 @@ impl Accountant {
             if let Some(c) = super::single::query(law.as_ref(), q, self.opts.digits, self.work_prec() + 32, trust)? {
                 return Ok(c);
             }
+        }
+        // n releases of Laplace mechanisms with one ε₀: an exact finite sum, no grid
+        if let Some(c) = super::engines::laplace_sum::answer(&laws, q, self.opts.digits, trust)? {
+            return Ok(c);
         }
         self.pld_refined(q, &laws, trust)
     }

@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod certified;
 mod choice;
 mod conditioned;
+pub mod engines;
 pub mod geometric;
 pub mod gridprofile;
 mod honesty;

@@ -141,6 +141,10 @@ impl LossLaw for Laplace {
         Some(self.eps0())
     }
 
+    fn laplace_eps0(&self) -> Option<Rational> {
+        Some(self.eps0())
+    }
+
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
         let pair = self.replace_pair;
         Some(

@@ -223,6 +223,13 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     fn gaussian_eta(&self) -> Option<Rational> {
         None
     }
+
+    /// ε₀ = Δ/b of a Laplace loss law (atoms at ±ε₀ with A-masses ½ and ½e^{−ε₀}, the density
+    /// ¼e^{−(ε₀ − ℓ)/2} between: `noise::laplace`): compositions of such laws with one ε₀ are an exact
+    /// finite sum (`account::engines::laplace_sum`).
+    fn laplace_eps0(&self) -> Option<Rational> {
+        None
+    }
 }
 
 /// Both directions' laws are asked for unless the law is symmetric.

@@ -146,7 +146,7 @@ fn the_boole_rules_bounds_hold_or_it_refuses_at_five_epsilons() {
 #[test]
 fn output_does_not_depend_on_the_machines_load() {
     same_output_under_load(&[
-        &["delta", "--mech", "laplace:scale=1,n=2", "--epsilon", "1", "--digits", "3", "--format", "csv"],
+        &["delta", "--mech", "laplace:scale=1,q=1/2,n=2", "--epsilon", "1", "--digits", "3", "--format", "csv"],
         &["epsilon", "--sigma2", "37.7", "--n", "100000", "--delta", "1e-10", "--format", "csv"],
     ]);
 }
@@ -155,7 +155,7 @@ fn output_does_not_depend_on_the_machines_load() {
 #[ignore = "heavy: grid refinements to their default budget, alone and under load (~40 s)"]
 fn output_does_not_depend_on_the_machines_load_at_full_refinement() {
     same_output_under_load(&[
-        &["delta", "--mech", "laplace:scale=1,n=2", "--epsilon", "1", "--format", "csv"],
+        &["delta", "--mech", "laplace:scale=1,q=1/2,n=2", "--epsilon", "1", "--format", "csv"],
         &["epsilon", "--mech", "gauss:sigma=1.1,q=256/60000,n=14070", "--delta", "1e-5", "--format", "csv"],
     ]);
 }

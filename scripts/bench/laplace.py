@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Laplace benchmark (issue 53): n releases of the Laplace mechanism (scale b, sensitivity 1), eps(delta) at
+delta = 1e-5 - tightdp's certified bracket (the exact Laplace sum, `account/engines/laplace_sum.rs`, up to 300
+releases; the pld grid beyond) beside dp_accounting's PLD (discretisation 1e-4 and 1e-5, pessimistic and
+optimistic estimates), measured in one run on the same machine. tightdp is timed through its CLI (the
+process start, ~5 ms, included).
+
+Usage: python3 scripts/bench/laplace.py [--no-peers] [--out CSV]   (dp_accounting from the running Python;
+scripts/bench/peers.sh --laplace runs it in the peers' venv)
+"""
+import csv
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / "target" / "release" / "tightdp"
+DELTA = "1e-5"
+# (scale b, releases n)
+CELLS = [(1, 1), (1, 6), (1, 30), (10, 100), (1, 100), (10, 300), (1, 1000)]
+
+
+def tightdp(b, n):
+    cmd = [str(BIN), "epsilon", "--mech", f"laplace:scale={b},n={n}", "--delta", DELTA, "--format", "csv"]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if out.returncode != 0:
+        return ("tightdp", "", "", "", f"{dt:.2f}", out.stderr.strip()[:80])
+    row = next(csv.DictReader(out.stdout.splitlines()))
+    return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
+
+
+def dp_accounting(b, n):
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    for disc in (1e-4, 1e-5):
+        for pess in (True, False):
+            t = time.perf_counter()
+            pld = pldlib.from_laplace_mechanism(parameter=float(b), sensitivity=1, value_discretization_interval=disc,
+                                                pessimistic_estimate=pess)
+            e = pld.self_compose(n).get_epsilon_for_delta(float(DELTA))
+            kind = "pessimistic" if pess else "optimistic"
+            yield (f"dp_accounting {disc:g} {kind}", f"{e:.12f}", "", "", f"{time.perf_counter() - t:.2f}", "")
+
+
+def main():
+    peers = "--no-peers" not in sys.argv
+    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    rows = []
+    print(f"{'b':>3} {'n':>5}  {'who':<30} {'eps lo / value':<26} {'eps hi':<26} {'digits':>6} {'seconds':>8}  note")
+    for b, n in CELLS:
+        found = [tightdp(b, n)]
+        if peers:
+            found += list(dp_accounting(b, n))
+        for who, lo, hi, digits, secs, note in found:
+            print(f"{b:>3} {n:>5}  {who:<30} {lo:<26} {hi:<26} {digits:>6} {secs:>8}  {note}")
+            rows.append(dict(b=b, n=n, who=who, lo=lo, hi=hi, digits=digits, seconds=secs, note=note))
+    if out:
+        with open(out, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
