@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
-    /// Allocation file (TOML); with --nhgis the default is data/allocations/dhc-2022-08-25.toml
+    /// Allocation file (TOML), or the name of a built-in allocation; with --nhgis the default is the built-in dhc-2022-08-25
     #[arg(long, value_name = "FILE")]
     pub allocation: Option<PathBuf>,
     /// Level whose noise is applied to the counts (with --counts)
@@ -42,6 +42,7 @@ pub struct AccuracyArgs {
     /// Seed for a reproducible simulation (otherwise the OS CSPRNG)
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Figures 6 and 8 from NHGIS extracts (src/cli/accuracy_nhgis.rs)

@@ -16,7 +16,9 @@ use clap::Args;
 use rug::Float;
 use std::path::PathBuf;
 
-pub const DEFAULT_ALLOCATION: &str = "data/allocations/dhc-2022-08-25.toml";
+/// The default allocation of `accuracy --nhgis` and `downstream`: the built-in DHC allocation (the same text as
+/// data/allocations/dhc-2022-08-25.toml, embedded, so the default works from any directory).
+pub const DEFAULT_ALLOCATION: &str = "dhc-2022-08-25";
 
 #[derive(Args, Debug, Default)]
 pub struct NhgisArgs {

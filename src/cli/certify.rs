@@ -31,6 +31,7 @@ pub struct CertifyArgs {
     /// (smoothed Fourier inversion; lattice results are narrower anyway); --allocation only, default 1e-9
     #[arg(long, value_name = "W")]
     pub width: Option<String>,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Working precision in bits, an expert override (manifests: chosen by the accountant for 20 digits; allocations: 53 = the certified double-precision engine)

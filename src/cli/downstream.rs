@@ -28,7 +28,7 @@ pub struct DownstreamArgs {
     /// file per level or several levels in one
     #[arg(long, value_name = "FILE", num_args = 1.., required = true)]
     pub acs: Vec<PathBuf>,
-    /// Allocation file (TOML) giving the Bureau's σ² per level
+    /// Allocation file (TOML) giving the Bureau's σ² per level, or the name of a built-in allocation
     #[arg(long, value_name = "FILE", default_value = DEFAULT_ALLOCATION)]
     pub allocation: PathBuf,
     /// Noise of another allocation level for an ACS level, e.g. --map "zcta=Optimized Block Group"
@@ -55,6 +55,7 @@ pub struct DownstreamArgs {
     /// Label of the data in the figure title
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }

@@ -141,20 +141,27 @@ pub enum HierMethod {
 
 #[derive(Args, Debug)]
 pub struct HierArgs {
+    /// Released (noisy) block count x₁*
     #[arg(long = "x1star", value_name = "N", allow_hyphen_values = true)]
     pub x1s: i64,
+    /// Released (noisy) block-group count x₂*
     #[arg(long = "x2star", value_name = "N", allow_hyphen_values = true)]
     pub x2s: i64,
+    /// Released (noisy) count y₁* of the sibling blocks
     #[arg(long = "ystar", value_name = "N", allow_hyphen_values = true)]
     pub y1s: i64,
     #[command(flatten)]
     pub model: ModelArgs,
+    /// How the posterior is computed: exact enumeration (certified) or a seeded Gibbs Monte Carlo
     #[arg(long, value_enum, default_value = "exact")]
     pub method: HierMethod,
+    /// Monte Carlo draws kept (--method mc)
     #[arg(long, default_value_t = 10000)]
     pub draws: usize,
+    /// Monte Carlo draws discarded before the kept ones (--method mc)
     #[arg(long, default_value_t = 1000)]
     pub burn_in: usize,
+    /// Seed of the Monte Carlo sampler (--method mc): the same seed, the same draws
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Number of k₂ values of the X₂ posterior to print (from m)
@@ -186,8 +193,10 @@ pub struct DecArgs {
 
 #[derive(Args, Debug)]
 pub struct MultiArgs {
+    /// Adversary's prior P[X₁ = m+1], in (0, 1)
     #[arg(long, value_name = "P")]
     pub p: String,
+    /// Known count m = x_{1,−t}
     #[arg(long, value_name = "M", default_value_t = 0, allow_hyphen_values = true)]
     pub m: i64,
     /// ρ of each level / release (comma-separated)
@@ -202,10 +211,13 @@ pub struct MultiArgs {
 
 #[derive(Args, Debug)]
 pub struct PpArgs {
+    /// Adversary's prior P[X₁ = m+1], in (0, 1)
     #[arg(long, value_name = "P", default_value = "1/2")]
     pub p: String,
+    /// ρ₁ (block)
     #[arg(long, value_name = "RHO", default_value = BLOCK, allow_hyphen_values = true)]
     pub rho1: String,
+    /// Number d of sibling blocks
     #[arg(long, default_value_t = 27, allow_hyphen_values = true)]
     pub d: i64,
     /// True (and known) x₂
@@ -220,6 +232,7 @@ pub struct PpArgs {
 
 #[derive(Args, Debug)]
 pub struct FigArgs {
+    /// Directory the figures' CSV data, PNG and SVG files are written to
     #[arg(long, value_name = "DIR", default_value = "results/risk")]
     pub out: PathBuf,
 }

@@ -13,8 +13,10 @@ pub struct SynthArgs {
     /// Output directory (persons.csv, geography.txt)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Number of synthetic states
     #[arg(long, default_value_t = 3)]
     pub states: u32,
+    /// Counties per synthetic state
     #[arg(long, default_value_t = 4)]
     pub counties: u32,
     /// tracts per county
@@ -23,8 +25,10 @@ pub struct SynthArgs {
     /// blocks per tract
     #[arg(long, default_value_t = 4)]
     pub blocks: u32,
+    /// Number of synthetic persons in all (spread over the blocks)
     #[arg(long, default_value_t = 10_000)]
     pub persons: u64,
+    /// Seed of the random draws: the same seed, the same output
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Draw race and ethnicity codes from the Census Bureau's 2020 code list and use the real state

@@ -752,3 +752,27 @@ fn one_delta_commands_refuse_a_list_in_their_words() {
     let m = repo().join("results/safetab-geometric/manifest.json");
     crate::common::refused(&["certify", m.to_str().unwrap(), "--delta", "1e-10,1e-9"], &["--delta takes one value"]);
 }
+
+/// One help style (#56): every flag of every subcommand (and sub-subcommand) says what it is for.
+#[test]
+fn every_flag_of_every_subcommand_has_a_description() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for a in cmd.get_arguments() {
+            let id = a.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            let said = a.get_help().or(a.get_long_help()).map(|h| h.to_string()).unwrap_or_default();
+            if said.trim().is_empty() {
+                missing.push(format!("{path} --{}", a.get_long().unwrap_or(id)));
+            }
+        }
+        for s in cmd.get_subcommands() {
+            walk(s, &format!("{path} {}", s.get_name()), missing);
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&tightdp::cli::Cli::command(), "tightdp", &mut missing);
+    assert!(missing.is_empty(), "{} flags without a description:\n{}", missing.len(), missing.join("\n"));
+}

@@ -275,3 +275,30 @@ fn verify_needs_data_then_recomputes_with_extracts() {
     let f9: f64 = rows[2]["recomputed"].as_str().unwrap().parse().unwrap();
     assert!((f9 - 7.85).abs() < 10.0, "{f9}");
 }
+
+/// From a directory outside the repository (#56): `accuracy --nhgis` and `downstream --acs` take their
+/// default allocation from the built-in data (it was a path relative to the repository), and a missing
+/// extract is blamed, not the allocation. (Subprocesses: the working directory is what is tested.)
+#[test]
+fn nhgis_and_acs_defaults_work_from_any_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let run = |args: &[String]| crate::common::bin().current_dir(scratch.path()).args(args).output().unwrap();
+    let county = repo().join("data/synthetic-extracts/nhgis/nhgis0000_ds172_2010_county.csv").display().to_string();
+    let out = run(&["accuracy", "--nhgis", &county, "--table", "p8", "--trials", "0", "--format", "json"].map(String::from));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // the same numbers as with the allocation file named from the repository
+    let named = cli(["accuracy", "--allocation", &dhc(), "--nhgis", &county, "--table", "p8", "--trials", "0", "--format", "json"]);
+    assert_eq!(out.stdout, named.stdout);
+    let acs = syn("acs");
+    let mut args = vec!["downstream".to_string(), "--acs".into()];
+    args.extend(acs.iter().cloned());
+    args.extend(["--trials", "20", "--seed", "1", "--format", "csv"].map(String::from));
+    let out = run(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for cmd in [["accuracy", "--nhgis"], ["downstream", "--acs"]] {
+        let out = run(&[cmd[0], cmd[1], "nope.csv"].map(String::from));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("'nope.csv'") && !err.contains("allocation") && err.lines().count() == 1, "{cmd:?}: {err}");
+    }
+}

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct TopdownAccuracyArgs {
+    /// Geography file written by `tightdp topdown gen-geography`
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
     /// Noise settings: bureau and/or reduced (Table 1 of the f-DP paper, 8 DHC geolevels)
@@ -28,12 +29,16 @@ pub struct TopdownAccuracyArgs {
     /// Custom σ² per geolevel (one query), comma-separated, instead of --noise
     #[arg(long, value_name = "LIST")]
     pub sigma2: Option<String>,
+    /// Noisy runs of the measurements whose errors are summarised
     #[arg(long, default_value_t = 400)]
     pub trials: usize,
+    /// Seed of the random draws: the same seed, the same output
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Bypass rule of the spine (Algorithm 3): zcdp or pure-dp
     #[arg(long, value_enum, default_value = "zcdp")]
     pub bypass: Bypass,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Also write the table (CSV) to this file
@@ -83,6 +88,7 @@ pub struct PostprocessArgs {
     /// blocks or more
     #[arg(long, value_enum, default_value = "auto")]
     pub by_state: ByState,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }

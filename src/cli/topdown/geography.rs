@@ -39,16 +39,20 @@ pub struct GenGeoArgs {
     /// States (ids as written, comma-separated) whose MCDs the mcd category draws
     #[arg(long, value_name = "LIST", default_value = "09,23,25,26,27,33,34,36,42,44,50,55")]
     pub strong_mcd_states: String,
+    /// Seed of the random draws: the same seed, the same output
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Output file (CSV)
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
 pub struct PersonsArgs {
+    /// Geography file written by `tightdp topdown gen-geography`
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
+    /// Seed of the random draws: the same seed, the same output
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Mean block population (uniform on 0..2·mean)
@@ -57,12 +61,14 @@ pub struct PersonsArgs {
     /// Histogram schema: pl94 (8·2·2·63), small (3·2·2·4), scalar, or hhgq=..,votingage=..,hispanic=..,cenrace=..
     #[arg(long, default_value = "small")]
     pub schema: String,
+    /// Output file (CSV)
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
 pub struct SpineArgs {
+    /// Geography file written by `tightdp topdown gen-geography`
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
     /// Algorithm 3: none, zcdp (single children) or pure-dp (also Theorem 2's multi-child bypasses,
@@ -93,6 +99,7 @@ pub struct SpineArgs {
     /// Algorithm 2: the county geolevel (the tract geolevel must be directly below it)
     #[arg(long, default_value = "County", requires = "alg2")]
     pub county_level: String,
+    /// Geolevel whose units Algorithm 2 redefines as tracts (with --alg2)
     #[arg(long, default_value = "Tract", requires = "alg2")]
     pub tract_level: String,
     /// Algorithm 2, production pre-pass: first combine tracts with identical sets of entities
@@ -106,6 +113,7 @@ pub struct SpineArgs {
     /// geounits) to this file (`--alg2-out` is the old spelling)
     #[arg(long = "out", alias = "alg2-out", value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }

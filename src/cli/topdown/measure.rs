@@ -19,6 +19,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct MeasureArgs {
+    /// Geography file written by `tightdp topdown gen-geography`
     #[arg(long, value_name = "FILE")]
     pub geography: PathBuf,
     /// Allocation file (levels by `share` + `queries` or `query_shares`; geolevels as in the spine)
@@ -36,6 +37,7 @@ pub struct MeasureArgs {
     /// Neighbour relation (default: the allocation file's): replace → σ² = 1/(ργα), add-remove → 1/(2ργα)
     #[arg(long, value_parser = ["replace", "add-remove"])]
     pub neighbors: Option<String>,
+    /// Histogram schema: pl94 (8·2·2·63), small (3·2·2·4), scalar, or hhgq=..,votingage=..,hispanic=..,cenrace=..
     #[arg(long, default_value = "small")]
     pub schema: String,
     /// Algorithm 3: none, zcdp (single children) or pure-dp (also Theorem 2's multi-child bypasses by
@@ -74,6 +76,7 @@ pub struct MeasureArgs {
     /// also holds files measure does not write (e.g. the estimates.csv of `topdown postprocess`)
     #[arg(long)]
     pub force: bool,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
@@ -86,11 +89,13 @@ pub struct TopdownCertifyArgs {
     /// The old spelling `--manifest FILE`, still accepted
     #[arg(long = "manifest", value_name = "FILE", hide = true)]
     pub manifest_flag: Option<PathBuf>,
+    /// δ of the certified ε reported
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
     /// working precision in bits (expert override; default: the accountant chooses for 20 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
+    /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 }
