@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Laplace benchmark (issue 53): n releases of the Laplace mechanism (scale b, sensitivity 1), eps(delta) at
+"""Laplace and randomized-response benchmark (issue 53): n releases of the Laplace mechanism (scale b,
+sensitivity 1), and n reports of binary randomized response (eps0 = 1, replace neighbours), eps(delta) at
 delta = 1e-5 - tightdp's certified bracket (the exact Laplace sum, `account/engines/laplace_sum.rs`, up to 300
 releases; the pld grid beyond) beside dp_accounting's PLD (discretisation 1e-4 and 1e-5, pessimistic and
-optimistic estimates), measured in one run on the same machine. tightdp is timed through its CLI (the
+optimistic estimates), measured in one run on the same machine. Randomized response: tightdp's exact atoms
+(`account/engines/atoms.rs`) beside dp_accounting's `from_randomized_response` PLD (noise parameter
+2/(1 + e): a uniform answer with that probability gives P(true) = e/(1 + e)). tightdp is timed through its CLI (the
 process start, ~5 ms, included).
 
 Usage: python3 scripts/bench/laplace.py [--no-peers] [--out CSV]   (dp_accounting from the running Python;
@@ -45,6 +48,32 @@ def dp_accounting(b, n):
             yield (f"dp_accounting {disc:g} {kind}", f"{e:.12f}", "", "", f"{time.perf_counter() - t:.2f}", "")
 
 
+RR_CELLS = [10, 50, 1000]
+
+
+def tightdp_rr(n):
+    cmd = [str(BIN), "epsilon", "--mech", f"rr:epsilon=1,n={n}", "--neighbors", "replace", "--delta", DELTA, "--format", "csv"]
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if out.returncode != 0:
+        return ("tightdp", "", "", "", f"{dt:.2f}", out.stderr.strip()[:80])
+    row = next(csv.DictReader(out.stdout.splitlines()))
+    return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
+
+
+def dp_accounting_rr(n):
+    import math
+
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    for disc in (1e-4, 1e-5):
+        t = time.perf_counter()
+        pld = pldlib.from_randomized_response(noise_parameter=2 / (1 + math.e), num_buckets=2, value_discretization_interval=disc)
+        e = pld.self_compose(n).get_epsilon_for_delta(float(DELTA))
+        yield (f"dp_accounting {disc:g}", f"{e:.12f}", "", "", f"{time.perf_counter() - t:.2f}", "")
+
+
 def main():
     peers = "--no-peers" not in sys.argv
     out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
@@ -57,6 +86,13 @@ def main():
         for who, lo, hi, digits, secs, note in found:
             print(f"{b:>3} {n:>5}  {who:<30} {lo:<26} {hi:<26} {digits:>6} {secs:>8}  {note}")
             rows.append(dict(b=b, n=n, who=who, lo=lo, hi=hi, digits=digits, seconds=secs, note=note))
+    for n in RR_CELLS:
+        found = [tightdp_rr(n)]
+        if peers:
+            found += list(dp_accounting_rr(n))
+        for who, lo, hi, digits, secs, note in found:
+            print(f"rr1 {n:>5}  {who:<30} {lo:<26} {hi:<26} {digits:>6} {secs:>8}  {note}")
+            rows.append(dict(b="rr eps0=1", n=n, who=who, lo=lo, hi=hi, digits=digits, seconds=secs, note=note))
     if out:
         with open(out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -43,6 +43,8 @@ pub enum Engine {
     Pld,
     /// n releases of Laplace mechanisms with one ε₀ as an exact finite sum (src/account/engines/laplace_sum.rs)
     LaplaceSum,
+    /// laws with finitely many losses on one lattice, composed exactly (src/account/engines/atoms.rs)
+    Atoms,
     /// an exact identity or a closed form, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
     Closed,
     /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
@@ -67,6 +69,7 @@ impl Engine {
             Engine::Conditioned => "conditioned",
             Engine::Pld => "pld-grid",
             Engine::LaplaceSum => "laplace-sum",
+            Engine::Atoms => "exact-atoms",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
             Engine::ZcdpCks => "zcdp-cks",

@@ -6,6 +6,8 @@
 //! * **closed form** when every law is a Gaussian loss law (L ~ N(η, 2η)): the composition is one
 //!   Gaussian with η = Σ n_i η_i, whose δ(ε), ε(δ) and trade-off function have closed forms
 //!   [BW18, Thm 8], [DRS22, Cor. 2.13], evaluated with certified normal tails (`noise::gauss`);
+//! * **exact atoms** when every law has finitely many losses on one lattice (randomized response, stated
+//!   (ε, δ) pairs): the composed law itself, a product of convolution powers (`account/engines/atoms.rs`);
 //! * **the exact Laplace sum** when every law is a Laplace mechanism with one ε₀ = Δ/b and there are at
 //!   most `engines::laplace_sum::MAX_RELEASES` releases (ε(δ) and δ(ε); `account/engines/laplace_sum.rs`);
 //! * **pld grid** otherwise: every law is discretised onto the grid c + hℤ twice, as a dominating law
@@ -84,6 +86,10 @@ impl Accountant {
             if let Some(c) = super::single::query(law.as_ref(), q, self.opts.digits, self.work_prec() + 32, trust)? {
                 return Ok(c);
             }
+        }
+        // finitely many losses on one lattice (randomized response, stated (ε, δ) pairs): the exact composed law
+        if let Some(c) = super::engines::atoms::answer(&laws, q, self.opts.digits, trust)? {
+            return Ok(c);
         }
         // n releases of Laplace mechanisms with one ε₀: an exact finite sum, no grid
         if let Some(c) = super::engines::laplace_sum::answer(&laws, q, self.opts.digits, trust)? {
@@ -815,17 +821,20 @@ mod tests {
     }
 
     /// Binary randomized response with ε = 1/10 under replace neighbours has the loss law of the discrete
-    /// Laplace mechanism DLap(10) of sensitivity 1 under add/remove (±1/10 with the same masses): the pld
-    /// grid and the exact lattice must overlap.
+    /// Laplace mechanism DLap(10) of sensitivity 1 under add/remove (±1/10 with the same masses): its exact
+    /// atoms (`engines::atoms`), the pld grid and the exact lattice must overlap.
     #[test]
     fn binary_randomized_response_overlaps_the_discrete_laplace_lattice() {
         let rr =
             Accountant::new(comp(&["rr:epsilon=1/10,n=200"], Neighbors::Replace), Options { digits: 10, ..Options::default() }).unwrap();
         let dl = Accountant::new(comp(&["dlap:scale=10,n=200"], Neighbors::AddRemove), Options::default()).unwrap();
         let (a, b) = (rr.epsilon(&q("1e-6")).unwrap(), dl.epsilon(&q("1e-6")).unwrap());
-        assert_eq!(a.engine(), Engine::Pld);
+        assert_eq!(a.engine(), Engine::Atoms);
         assert!(a.lo() <= b.hi() && b.lo() <= a.hi(), "{a:?} vs {b:?}");
         assert!(a.meets(10), "{a:?}");
+        let g = rr.pld_refined(Query::Epsilon(&q("1e-6")), &rr.comp.law_shifts().unwrap(), Trust::Exact).unwrap();
+        assert_eq!(g.engine(), Engine::Pld);
+        assert!(g.lo() <= a.hi() && a.lo() <= g.hi() && g.meets(10), "{g:?} vs {a:?}");
     }
 
     #[test]

@@ -35,8 +35,13 @@ fn observe(args: &str) -> (String, String) {
 }
 
 fn check(heavy: bool) {
-    let mut rd = csv::Reader::from_path(table()).unwrap();
     let bless = std::env::var_os("TIGHTDP_BLESS").is_some();
+    // one writer: the heavy test re-records every cell (both tests writing the file at once, each reading
+    // it while the other wrote, once mangled a cell's arguments)
+    if bless && !heavy {
+        return;
+    }
+    let mut rd = csv::Reader::from_path(table()).unwrap();
     let mut w = csv::WriterBuilder::new().from_writer(vec![]);
     w.write_record(["tier", "args", "status", "method"]).unwrap();
     let mut diffs = Vec::new();

@@ -44,13 +44,20 @@ fn discrete_and_continuous_gaussians_are_composed() {
 }
 
 /// Discrete Laplace beside randomized response under replace neighbours: every loss on a common lattice
-/// (2/3 and 1/2: step 1/6), answered by the pld grid at that step.
+/// (2/3 and 1/2: step 1/6), both laws with finitely many losses, composed exactly on it; the pld grid at
+/// that step (every loss on the grid) overlaps.
 #[test]
 fn discrete_laplace_and_randomized_response_share_a_lattice() {
-    let row = csv(&["epsilon", "--mech", "dlap:scale=3,n=4", "--mech", "rr:epsilon=1/2,n=3", "--neighbors", "replace", "--delta", "1e-6"]);
-    assert_eq!(field(&row, "method"), "pld-grid");
-    assert!(field(&row, "detail").contains("step h = 1/6") && field(&row, "detail").contains("exact up to rounding"), "{row:?}");
-    assert!(field(&row, "digits").parse::<u32>().unwrap() >= 12, "{row:?}");
+    let args = ["epsilon", "--mech", "dlap:scale=3,n=4", "--mech", "rr:epsilon=1/2,n=3", "--neighbors", "replace", "--delta", "1e-6"];
+    let row = csv(&args);
+    assert_eq!(field(&row, "method"), "exact-atoms");
+    assert!(field(&row, "detail").contains("lattice 1/6Z"), "{row:?}");
+    assert!(field(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
+    let grid = csv(&[&args[..], &["--method", "grid", "--grid", "1/6"]].concat());
+    assert_eq!(field(&grid, "method"), "pld-grid");
+    assert!(field(&grid, "digits").parse::<u32>().unwrap() >= 12, "{grid:?}");
+    let f = |r: &[(String, String)], k: &str| rug::Float::with_val(256, rug::Float::parse(field(r, k)).unwrap());
+    assert!(f(&row, "epsilon_lo") <= f(&grid, "epsilon_hi") && f(&grid, "epsilon_lo") <= f(&row, "epsilon_hi"), "{row:?} vs {grid:?}");
 }
 
 /// `q=` on dgauss and dlap: the Poisson-subsampled mechanisms, one and two releases, against the mpmath

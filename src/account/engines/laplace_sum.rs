@@ -412,20 +412,10 @@ pub fn digits_of(x: &Interval) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::account::engines::holds;
 
     fn q(s: &str) -> Rational {
         crate::num::parse_rational(s).unwrap()
-    }
-
-    /// The bracket meets the reference's rounding interval (± half a unit of its last printed digit).
-    pub(crate) fn holds(x: &Interval, want: &str) -> bool {
-        let p = x.prec();
-        let w = Float::with_val(p, Float::parse(want).unwrap());
-        let last = want.split(['e', 'E']).next().unwrap().rsplit('.').next().map_or(0, |f| f.len() as i32);
-        let exp = want.split(['e', 'E']).nth(1).map_or(0, |e| e.parse::<i32>().unwrap());
-        let ulp = Float::with_val(p, 10f64.powi(exp - last) * 0.5000001);
-        let r = Interval::new(Float::with_val(p, &w - &ulp), Float::with_val(p, &w + &ulp));
-        x.overlaps(&r)
     }
 
     /// One release: δ(ε) = 1 − e^{(ε − ε₀)/2} for 0 ≤ ε ≤ ε₀ (`noise::laplace`); two releases:

@@ -39,14 +39,21 @@ fn loss_law_route_overlaps_the_exact_lattice_engine() {
         let acc = Accountant::new(comp(specs, nb), Options::default()).unwrap();
         let exact = acc.epsilon(&q(d)).unwrap();
         assert_ne!(exact.engine(), Engine::Pld);
-        let grid = acc.law_query(Query::Epsilon(&q(d))).unwrap();
+        // (the loss-law route takes the exact atoms where every law has finitely many losses — the discrete
+        // Laplace — and the pld grid otherwise; the grid itself is asked directly)
+        let laws = acc.comp.law_shifts().unwrap();
+        let grid = acc.pld_refined(Query::Epsilon(&q(d)), &laws, Trust::Exact).unwrap();
         assert_eq!(grid.engine(), Engine::Pld);
         assert!(overlap(&exact, &grid), "{specs:?} ε({d}): exact {exact:?} vs pld grid {grid:?}");
         assert!(grid.meets(digits), "{specs:?} ε({d}): {grid:?}");
+        let route = acc.law_query(Query::Epsilon(&q(d))).unwrap();
+        assert!(overlap(&exact, &route), "{specs:?} ε({d}): exact {exact:?} vs the loss-law route {route:?}");
         let e = q("1");
         let exact = acc.delta(&e).unwrap().delta;
-        let grid = acc.law_query(Query::Delta(&e)).unwrap();
+        let grid = acc.pld_refined(Query::Delta(&e), &laws, Trust::Exact).unwrap();
         assert!(overlap(&exact, &grid), "{specs:?} δ(1): exact {exact:?} vs pld grid {grid:?}");
+        let route = acc.law_query(Query::Delta(&e)).unwrap();
+        assert!(overlap(&exact, &route), "{specs:?} δ(1): exact {exact:?} vs the loss-law route {route:?}");
     }
 }
 

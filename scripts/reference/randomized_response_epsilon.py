@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""epsilon(delta) of n reports of binary randomized response (replace neighbours, parameter eps0), by direct
+summation in mpmath: a report is true with probability p = e^eps0/(1 + e^eps0); k true reports of n give the
+loss (2k - n) eps0 with A-mass C(n, k) p^k (1 - p)^(n - k), and
+    delta(eps) = sum over losses l > eps of mass * (1 - exp(eps - l)),
+decreasing in eps; epsilon(delta) by bisection on eps to 1e-45 relative (mp.dps = 60).
+Run (Python with mpmath): python3 scripts/reference/randomized_response_epsilon.py > scripts/reference/randomized_response_epsilon.txt
+"""
+from mpmath import mp, mpf, binomial, exp
+
+mp.dps = 60
+
+
+def delta(n, e0, eps):
+    p = exp(e0) / (1 + exp(e0))
+    s = mpf(0)
+    for k in range(n + 1):
+        l = (2 * k - n) * e0
+        if l > eps:
+            s += binomial(n, k) * p**k * (1 - p) ** (n - k) * (1 - exp(eps - l))
+    return s
+
+
+def epsilon(n, e0, d):
+    lo, hi = mpf(0), mpf(n) * e0
+    for _ in range(400):
+        mid = (lo + hi) / 2
+        if delta(n, e0, mid) > d:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < hi * mpf(10) ** -45:
+            break
+    return hi
+
+
+print("# n eps0 delta epsilon  (binary randomized response, replace neighbours; mpmath direct sum, 40 digits)")
+for n, e0, d in [(50, 1, "1e-5"), (1000, 1, "1e-5"), (7, "0.5", "1e-3")]:
+    print(n, e0, d, mp.nstr(epsilon(n, mpf(e0), mpf(d)), 40))
