@@ -20,6 +20,7 @@ use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::noise::loss::{directions, Direction, End, LossLaw};
 use crate::num::Interval;
+use rug::float::Round;
 use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
@@ -155,7 +156,9 @@ fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Rational, prec: u32) -> Fal
     for k in k_lo..=k_hi {
         let next = if k == k_hi { Interval::zero(prec + 16) } else { l.split(dir, &at(k + 1), prec + 16)?.a_above };
         let m = above.sub(&next);
-        p.push(Interval::new(if *m.lo() < 0 { zero.clone() } else { Float::with_val(prec, m.lo()) }, Float::with_val(prec, m.hi())));
+        // (rounded outward to the working precision)
+        let lo = if *m.lo() < 0 { zero.clone() } else { Float::with_val_round(prec, m.lo(), Round::Down).0 };
+        p.push(Interval::new(lo, Float::with_val_round(prec, m.hi(), Round::Up).0));
         above = next;
     }
     let (inf, _) = l.infinite(dir, prec)?;
