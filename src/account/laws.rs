@@ -373,7 +373,7 @@ fn direct(laws: &Laws) -> bool {
 /// The largest step g such that every law's losses lie on its lattice offset + gℤ, if every law has a
 /// lattice (gcd of the steps, rationals: gcd(a/b, c/d) = gcd(ad, cb)/(bd); the offsets need not agree,
 /// each law's grid sits on its own).
-pub(in crate::account) fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Rational> {
+fn common_lattice(laws: &Laws) -> Option<Rational> {
     let mut g: Option<Rational> = None;
     for (l, _) in laws {
         let s = l.lattice()?;

@@ -21,7 +21,7 @@ use crate::error::Fallible;
 use crate::noise::loss::{directions, Direction, End, LossLaw};
 use crate::num::Interval;
 use rug::float::Round;
-use rug::{Float, Rational};
+use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
 /// Most lattice points one law may span (its atoms' k_hi − k_lo + 1).
@@ -82,20 +82,31 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     Certified::new(iv, Engine::Atoms, trust, detail).map(Some)
 }
 
-/// The common lattice step of laws that all have finitely many atoms on one (None otherwise): the gcd of
-/// their steps, as the pld grid takes it (`laws::common_lattice`).
+/// The common lattice step of laws that all have finitely many atoms on one (None otherwise).
 fn common_step(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Rational> {
-    let finite = |l: &Arc<dyn LossLaw>| {
-        !l.rho_only()
-            && directions(l.as_ref()).iter().all(|&dir| {
-                let r = l.range(dir);
-                matches!((&r.lo, &r.hi), (End::Atom(_), End::Atom(_)))
-            })
-    };
-    if !laws.iter().all(|(l, _)| finite(l)) {
-        return None;
+    let mut g: Option<Rational> = None;
+    for (l, _) in laws {
+        if l.rho_only() {
+            return None;
+        }
+        for &dir in directions(l.as_ref()) {
+            let r = l.range(dir);
+            if !matches!((&r.lo, &r.hi), (End::Atom(_), End::Atom(_))) {
+                return None;
+            }
+        }
+        let s = l.lattice()?;
+        g = Some(match g {
+            None => s,
+            Some(g) => {
+                let (a, b) = (g.numer().clone(), g.denom().clone());
+                let (c, d) = (s.numer().clone(), s.denom().clone());
+                let num = Integer::from(&a * &d).gcd(&Integer::from(&c * &b));
+                Rational::from((num, Integer::from(&b * &d)))
+            }
+        });
     }
-    crate::account::laws::common_lattice(laws)
+    g
 }
 
 /// The composed law of one direction, or None beyond the work cap.
