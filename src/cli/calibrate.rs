@@ -49,7 +49,7 @@ pub struct CalibrateArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits (default 256; with an attack target the accountant's choice for 20 digits)
+    /// Expert override of the MPFR working precision in bits (default 256; with an attack target the accountant's choice for 20 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
 }

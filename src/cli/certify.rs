@@ -34,7 +34,7 @@ pub struct CertifyArgs {
     /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits, an expert override (manifests: chosen by the accountant for 20 digits; allocations: 53 = the certified double-precision engine)
+    /// Expert override of the MPFR working precision in bits (manifests: the accountant's choice for 20 digits; allocations: 53, the certified double-precision engine)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
 }

@@ -14,7 +14,7 @@ pub struct PlotArgs {
     /// Output directory: epsilon-delta, tradeoff, attack-risk (.png, .svg, .csv each) and calibration.csv
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Working precision in bits of the per-level lattices
+    /// Expert override of the MPFR working precision in bits of the per-level lattices
     #[arg(long, value_name = "BITS", default_value_t = crate::num::DEFAULT_PREC)]
     pub prec: u32,
     /// Replace a non-empty --out that does not hold an earlier `plot` run

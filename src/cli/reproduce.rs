@@ -24,10 +24,10 @@ pub struct ReproduceArgs {
     /// copy built into tightdp
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Working precision in bits for the per-level tables
+    /// Expert override of the MPFR working precision in bits of the per-level tables
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
-    /// Working precision for the overall (80-query) compositions behind figures and curves (106: the
+    /// Expert override of the working precision for the overall (80-query) compositions behind figures and curves (106: the
     /// double-double engine with its rigorous bound; any other value: MPFR at that many bits)
     #[arg(long, value_name = "BITS", default_value_t = crate::num::Arith::DD_BITS)]
     pub overall_prec: u32,

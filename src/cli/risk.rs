@@ -30,7 +30,7 @@ pub struct Out {
     /// Output format
     #[arg(long, value_enum, default_value = "table", global = true)]
     pub format: Format,
-    /// Working precision in bits (MPFR) of certified values
+    /// Expert override of the MPFR working precision in bits of certified values
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC, global = true)]
     pub prec: u32,
 }

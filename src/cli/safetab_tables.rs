@@ -19,8 +19,8 @@ pub struct SafetabTablesArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits
-    #[arg(long, value_name = "BITS", default_value_t = 128)]
+    /// Expert override of the MPFR working precision in bits (the printed tables are the same at 128 bits)
+    #[arg(long, value_name = "BITS", default_value_t = crate::num::DEFAULT_PREC)]
     pub prec: u32,
 }
 

@@ -32,7 +32,7 @@ pub struct VerifyArgs {
     /// Output format of the printed table
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Working precision in bits
+    /// Expert override of the MPFR working precision in bits
     #[arg(long, value_name = "BITS", default_value_t = DEFAULT_PREC)]
     pub prec: u32,
     /// Print each row's wall time to stderr (where the time goes; rows run side by side)

@@ -767,6 +767,10 @@ fn every_flag_of_every_subcommand_has_a_description() {
             if said.trim().is_empty() {
                 missing.push(format!("{path} --{}", a.get_long().unwrap_or(id)));
             }
+            // one precision vocabulary (#56): --digits is the knob; every --prec is the expert override
+            if a.get_long().is_some_and(|l| l.ends_with("prec")) && !said.starts_with("Expert override of the") {
+                missing.push(format!("{path} --{} does not say it is the expert override: {said}", a.get_long().unwrap()));
+            }
         }
         for s in cmd.get_subcommands() {
             walk(s, &format!("{path} {}", s.get_name()), missing);

@@ -65,7 +65,7 @@ pub struct PostprocessArgs {
     /// δ of the certified ε reported for the run
     #[arg(long, value_name = "D", default_value = "1e-10", allow_hyphen_values = true)]
     pub delta: String,
-    /// Precision of the certified ε in bits, an expert override (default: the accountant chooses for 20 digits)
+    /// Expert override of the MPFR working precision in bits of the certified ε (default: the accountant's choice for 20 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
     /// Query passes of the L2 step (the production multipass): passes separated by |, queries by

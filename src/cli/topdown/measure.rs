@@ -92,7 +92,7 @@ pub struct TopdownCertifyArgs {
     /// δ of the certified ε reported
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub delta: String,
-    /// working precision in bits (expert override; default: the accountant chooses for 20 digits)
+    /// Expert override of the MPFR working precision in bits (default: the accountant's choice for 20 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
     /// Output format: table (for reading), csv or json
