@@ -1,6 +1,7 @@
 //! Every console example of the README and of the pages in `docs/` runs as written: each `$ tightdp …`
 //! line of a ```console block is run (by `sh`, in an empty scratch directory per page outside the repository,
-//! blocks in order so later commands see the files earlier ones wrote) and must exit 0; every output line
+//! blocks in order so later commands see the files earlier ones wrote, including a reader's own files written
+//! with `$ cat > FILE <<'EOF'` … `EOF`) and must exit 0; every output line
 //! the page shows under it (other than `...`) must appear in the command's output, verbatim.
 
 use std::path::Path;
@@ -18,8 +19,15 @@ fn console_blocks(readme: &str) -> Vec<Vec<Example>> {
         rest = &rest[i + "```console\n".len()..];
         let end = rest.find("```").expect("unterminated console block");
         let mut ex: Vec<Example> = Vec::new();
+        let mut heredoc = false;
         for line in rest[..end].lines() {
-            if let Some(cmd) = line.strip_prefix("$ ") {
+            if heredoc {
+                // the body of `$ cat > FILE <<'EOF'`, up to EOF: part of the command, not its output
+                let last = ex.last_mut().unwrap();
+                last.command = format!("{}\n{line}", last.command);
+                heredoc = line != "EOF";
+            } else if let Some(cmd) = line.strip_prefix("$ ") {
+                heredoc = cmd.ends_with("<<'EOF'");
                 ex.push(Example { command: cmd.to_string(), shown: Vec::new() });
             } else if let Some(last) = ex.last_mut() {
                 if line.trim() != "..." && !line.trim().is_empty() {
@@ -45,9 +53,13 @@ fn run_page(page: &Path) -> usize {
     let mut ran = 0;
     for block in console_blocks(&readme) {
         for ex in block {
-            let cmd =
-                ex.command.strip_prefix("tightdp ").unwrap_or_else(|| panic!("README example is not a tightdp command: {}", ex.command));
-            let out = Command::new("sh").arg("-c").arg(format!("'{bin}' {cmd}")).current_dir(&dir).output().unwrap();
+            // a tightdp command, or a file the reader writes first (`cat > FILE <<'EOF'` … `EOF`)
+            let line = match ex.command.strip_prefix("tightdp ") {
+                Some(cmd) => format!("'{bin}' {cmd}"),
+                None if ex.command.starts_with("cat > ") && ex.command.ends_with("\nEOF") => ex.command.clone(),
+                None => panic!("{} example is neither a tightdp command nor a cat > FILE here-document: {}", page.display(), ex.command),
+            };
+            let out = Command::new("sh").arg("-c").arg(line).current_dir(&dir).output().unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "{} example failed: $ {}\n{}", page.display(), ex.command, String::from_utf8_lossy(&out.stderr));
             let lines: Vec<&str> = stdout.lines().map(|l| l.trim_end()).collect();
