@@ -102,3 +102,61 @@ fn bad_registry_files_are_refused_with_one_line() {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// An exact decimal of the configuration ("2.134") as a fraction.
+fn decimal(s: &str) -> rug::Rational {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let num: rug::Integer = format!("{int}{frac}").parse().unwrap();
+    rug::Rational::from((num, rug::Integer::from(rug::Integer::u_pow_u(10, frac.len() as u32))))
+}
+
+/// SafeTab-P's budgets come from the Bureau's production configuration, committed verbatim with its
+/// provenance (data/deployments/sources/README.md): every level of the built-in allocation spends exactly
+/// the configuration's budget for its geography and iteration level (level 2 the detailed groups, level 1
+/// the regional ones), Stage 1 exactly `privacy_budget_p_stage_1_fraction` of it; the US run totals the
+/// registry's ρ = 4.944, and the Puerto Rico run (its `pr_*` keys, a separate run on disjoint records, so the
+/// guarantee per person is the larger of the two) totals 2.643.
+#[test]
+fn safetab_p_allocation_is_the_production_configuration() {
+    use tightdp::census::allocation::Allocation;
+    let config = std::fs::read_to_string(repo().join("data/deployments/sources/safetab-p-NMFv7-2020-config.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&config).unwrap();
+    assert_eq!(json["privacy_defn"], "zcdp");
+    assert_eq!((json["run_us"].as_bool(), json["run_pr"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(json["zero_suppression_chance"].as_f64(), Some(0.9999));
+    // the numbers as written (exact decimals), not through f64
+    let raw = |key: &str| -> rug::Rational {
+        let at = config.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("{key} not in the configuration"));
+        let v = config[at + key.len() + 3..].trim_start();
+        decimal(v[..v.find([',', '\n']).unwrap()].trim())
+    };
+    let gamma = raw("privacy_budget_p_stage_1_fraction");
+    assert_eq!(gamma, rug::Rational::from((1, 10)));
+    let alloc = Allocation::from_path(Path::new("safetab-p-2023")).unwrap();
+    let (mut us, mut pr, mut matched) = (rug::Rational::new(), rug::Rational::new(), 0);
+    for geo in ["usa", "state", "county", "tract", "place", "aiannh", "pr_state", "pr_county", "pr_tract", "pr_place"] {
+        for (it, kind) in [(1, "regional"), (2, "detailed")] {
+            let budget = raw(&format!("privacy_budget_p_level_{it}_{geo}"));
+            if geo.starts_with("pr_") {
+                pr += &budget;
+                continue;
+            }
+            us += &budget;
+            let name = format!("{}-{kind}", geo.to_uppercase());
+            match alloc.levels.iter().find(|l| l.name == name) {
+                None => assert_eq!(budget, 0, "{name}: the configuration spends {budget}, the allocation has no such level"),
+                Some(level) => {
+                    let total: rug::Rational = level.query_rho.iter().sum();
+                    assert_eq!(total, budget, "{name}");
+                    let stage1: rug::Rational = level.query_rho[..9].iter().sum();
+                    assert_eq!(stage1, rug::Rational::from(&gamma * &budget), "{name}: Stage 1");
+                    matched += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(matched, alloc.levels.len(), "every level of the allocation is in the configuration");
+    assert_eq!(us, alloc.total_rho());
+    assert_eq!(us, decimal("4.944"));
+    assert_eq!(pr, decimal("2.643"));
+}
