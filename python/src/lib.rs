@@ -70,6 +70,8 @@ fn for_python(msg: &str) -> String {
         ("--neighbors add-remove", "neighbors=\"add-remove\""),
         ("--grid-budget", "grid_budget="),
         ("--digits", "digits="),
+        ("--resolution", "resolution="),
+        ("--target-epsilon", "target_epsilon="),
         ("--alpha A,B,...", "tradeoff(alpha) at chosen points"),
     ] {
         m = m.replace(flag, kw);
@@ -551,6 +553,30 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }
 
+/// DP-SGD calibration (as `tightdp calibrate --mech …sigma=?…`): the smallest noise multiplier on the
+/// resolution meeting the target ε at δ, with its certificate, as (column, value) pairs.
+#[pyfunction]
+fn noise_multiplier(
+    py: Python<'_>,
+    mech: Vec<String>,
+    neighbors: String,
+    delta: String,
+    target_epsilon: String,
+    resolution: String,
+) -> PyResult<Vec<(String, String)>> {
+    let row = run(py, move || {
+        tightdp::cli::calibrate_sigma::record(&tightdp::cli::calibrate_sigma::SigmaArgs {
+            mech: &mech,
+            neighbors: Some(&neighbors),
+            delta: Some(&delta),
+            target_epsilon: Some(&target_epsilon),
+            resolution: &resolution,
+            format: tightdp::record::Format::Csv,
+        })
+    })?;
+    Ok(row.fields)
+}
+
 #[pymodule]
 fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
@@ -561,5 +587,6 @@ fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zcdp_bs, m)?)?;
     m.add_function(wrap_pyfunction!(zcdp_cks, m)?)?;
     m.add_function(wrap_pyfunction!(certify, m)?)?;
+    m.add_function(wrap_pyfunction!(noise_multiplier, m)?)?;
     Ok(())
 }

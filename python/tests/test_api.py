@@ -222,3 +222,19 @@ def test_the_wheel_builds_once_and_installs_into_a_fresh_venv(tmp_path):
     r = subprocess.run([str(py), "-c", code], cwd=scratch, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("ran 0.1.0"), r.stdout
+
+
+def test_noise_multiplier_is_certified_both_ways():
+    # scripts/reference/sigma_calibration.txt (mpmath): 10 Gaussian steps, delta 1e-5, epsilon 2 -> 6.305
+    nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
+    assert nm.sigma == Fraction("6.305") and nm.sigma_below == Fraction("6.304")
+    assert nm.epsilon <= 2 < nm.epsilon_below
+    assert Decimal("1.999995945672654634267707") in nm.epsilon
+    assert Decimal("2.000350263051918272582744") in nm.epsilon_below
+    # subsampled (the pld grid), coarse resolution; Poisson sampling only lowers the noise needed
+    sub = tightdp.noise_multiplier(1, "1e-5", sample_rate="0.1", steps=10, resolution="0.1")
+    assert sub.epsilon <= 1 < sub.epsilon_below and sub.sigma < tightdp.noise_multiplier(1, "1e-5", steps=10, resolution="0.1").sigma
+    with pytest.raises(tightdp.InputError, match=r"^resolution= must be in \(0, 1\]"):
+        tightdp.noise_multiplier(2, "1e-5", steps=10, resolution=0)
+    with pytest.raises(tightdp.InputError):
+        tightdp.noise_multiplier(2, "1e-5", steps=0)

@@ -58,6 +58,8 @@ __all__ = [
     "Certificate",
     "attack",
     "calibrate",
+    "noise_multiplier",
+    "NoiseMultiplier",
     "zcdp_bs",
     "zcdp_cks",
     "certify",
@@ -966,3 +968,43 @@ def certify(paths: Union[str, Sequence[str]], delta: Number) -> Certificate:
         note = lo["note"]
         rows.epsilon[product] = Certified(lo["value"], hi["value"], note.split(" ")[0], "certified", note)
     return rows
+
+
+class NoiseMultiplier:
+    """The answer of :func:`noise_multiplier`: ``sigma`` (a ``Fraction``, a multiple of the resolution)
+    meets the target — ``epsilon``, its :class:`Certified` ε, is at or below it — and ``sigma_below``, one
+    resolution step less, provably does not (``epsilon_below`` is above the target)."""
+
+    __slots__ = ("sigma", "epsilon", "sigma_below", "epsilon_below", "probes")
+
+    def __init__(self, sigma, epsilon, sigma_below, epsilon_below, probes):
+        self.sigma, self.epsilon, self.sigma_below, self.epsilon_below, self.probes = sigma, epsilon, sigma_below, epsilon_below, probes
+
+    def __float__(self) -> float:
+        return float(self.sigma)
+
+    def __repr__(self) -> str:
+        return (f"NoiseMultiplier(sigma={self.sigma}, epsilon=[{self.epsilon.lo}, {self.epsilon.hi}], "
+                f"sigma_below={self.sigma_below}, epsilon_below=[{self.epsilon_below.lo}, {self.epsilon_below.hi}])")
+
+
+def noise_multiplier(target_epsilon: Number, target_delta: Number, sample_rate: Optional[Number] = None, steps: int = 1,
+                     resolution: Number = "0.001", neighbors: str = "add-remove") -> NoiseMultiplier:
+    """DP-SGD calibration, certified (Opacus's ``get_noise_multiplier(target_epsilon, target_delta,
+    sample_rate, steps)``): the smallest noise multiplier σ, a multiple of ``resolution``, for which
+    ``steps`` Poisson-subsampled Gaussian steps (sampling rate ``sample_rate``; None: every step sees all
+    the data) meet ε ≤ ``target_epsilon`` at δ = ``target_delta``; σ minus one resolution step provably
+    does not. As ``tightdp calibrate --mech gauss:sigma=?,q=…,n=…``.
+
+    >>> nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
+    >>> nm.sigma, nm.epsilon <= 2 < nm.epsilon_below
+    (Fraction(1261, 200), True, True)
+    """
+    spec = "gauss:sigma=?,n=" + str(_int(steps, "steps", 1, MAX_N))
+    if sample_rate is not None:
+        spec += ",q=" + _q(sample_rate, "sample_rate")
+    row = dict(_call(_tightdp.noise_multiplier, [spec], _str(neighbors, "neighbors"), _q(target_delta, "target_delta"),
+                     _q(target_epsilon, "target_epsilon"), _q(resolution, "resolution")))
+    cert = lambda lo, hi: Certified(row[lo], row[hi], row["method"], "certified", "noise multiplier calibration")
+    return NoiseMultiplier(Fraction(row["sigma"]), cert("epsilon_lo", "epsilon_hi"), Fraction(row["sigma_below"]),
+                           cert("epsilon_below_lo", "epsilon_below_hi"), int(row["probes"]))

@@ -88,6 +88,23 @@ class Certificate(List[Dict[str, str]]):
 
 def attack(composition: Composition, fpr: Any = ..., prior: Any = ..., digits: int = 20, method: str = "auto") -> Attack: ...
 def calibrate(composition: Composition, delta: Number, target_epsilon: Number) -> Certified: ...
+
+class NoiseMultiplier:
+    sigma: Fraction
+    epsilon: Certified
+    sigma_below: Fraction
+    epsilon_below: Certified
+    probes: int
+    def __float__(self) -> float: ...
+
+def noise_multiplier(
+    target_epsilon: Number,
+    target_delta: Number,
+    sample_rate: Optional[Number] = ...,
+    steps: int = ...,
+    resolution: Number = ...,
+    neighbors: str = ...,
+) -> NoiseMultiplier: ...
 def zcdp_bs(rho: Number, delta: Number) -> Certified: ...
 def zcdp_cks(rho: Number, delta: Number) -> Certified: ...
 def certify(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], delta: Number) -> Certificate: ...

@@ -18,6 +18,7 @@
 //! [`calibrate`] with an attack measure.
 
 mod search;
+pub mod sigma;
 
 use crate::account::{epsilon_for_calibration, Accountant, Certified, Method, Options, FAST_WINDOW, MAX_LATTICE_ENTRIES};
 use crate::error::Fallible;

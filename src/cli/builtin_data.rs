@@ -55,6 +55,7 @@ pub const FILES: &[(&str, &[u8])] = &[
         "deployments/sources/safetab-h/race-characteristic-iterations.txt",
         include_bytes!("../../data/deployments/sources/safetab-h/race-characteristic-iterations.txt"),
     ),
+    ("deployments/sources/safetab-p/config.json", include_bytes!("../../data/deployments/sources/safetab-p/config.json")),
     ("published.csv", include_bytes!("../../data/published.csv")),
     ("risk/kr-table3-1940-ed-28-21.csv", include_bytes!("../../data/risk/kr-table3-1940-ed-28-21.csv")),
     ("risk/kr-table6-1940-ed-39-14.csv", include_bytes!("../../data/risk/kr-table6-1940-ed-39-14.csv")),

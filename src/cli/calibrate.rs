@@ -16,8 +16,20 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Debug)]
 pub struct CalibrateArgs {
     /// Allocation file (TOML), or the name of a built-in allocation (e.g. dhc-2022-08-25)
-    #[arg(long, value_name = "FILE")]
-    pub allocation: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "mech", conflicts_with = "mech")]
+    pub allocation: Option<PathBuf>,
+    /// DP-SGD calibration: mechanism terms as in `epsilon --mech`, one of them a Gaussian with the unknown
+    /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070); prints the smallest sigma
+    /// on --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma
+    /// certified to miss it. Repeat for further (fixed) terms
+    #[arg(long, value_name = "SPEC")]
+    pub mech: Vec<String>,
+    /// Neighbour relation of the --mech terms: add-remove (default) or replace
+    #[arg(long, value_name = "REL", requires = "mech")]
+    pub neighbors: Option<String>,
+    /// Resolution of the calibrated noise multiplier (with --mech): the answer is a multiple of it
+    #[arg(long, value_name = "R", default_value = "0.001", requires = "mech")]
+    pub resolution: String,
     /// Also write the calibrated allocation to FILE (TOML: the same levels, every query's budget as an exact
     /// `query_rho` fraction at the certified end of the factor bracket), loadable by every command; written
     /// atomically, never over the input file (ε targets only)
@@ -82,6 +94,17 @@ fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Fall
 /// Relative width of the certified factor bracket.
 pub fn run(a: CalibrateArgs) -> Fallible<String> {
     let prec = a.prec.map(check_prec).transpose()?;
+    let Some(allocation) = a.allocation.clone() else {
+        refuse_allocation_flags(&a)?;
+        return crate::cli::calibrate_sigma::run(&crate::cli::calibrate_sigma::SigmaArgs {
+            mech: &a.mech,
+            neighbors: a.neighbors.as_deref(),
+            delta: a.delta.as_deref(),
+            target_epsilon: a.target_epsilon.as_deref(),
+            resolution: &a.resolution,
+            format: a.format,
+        });
+    };
     let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(what));
     let attack = match (&a.target_advantage, &a.target_tpr, &a.at_fpr) {
         (Some(v), _, _) => Some(AttackTarget::Advantage(num(v, "target-advantage")?)),
@@ -103,7 +126,7 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
             );
         }
         t.check()?;
-        let alloc = Allocation::from_path(&a.allocation)?;
+        let alloc = Allocation::from_path(&allocation)?;
         // the ε-rule reduction printed beside the attack calibration, at --delta (1e-11, Table 1's, by default)
         let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
         let rows = if a.uniform {
@@ -132,9 +155,9 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
     }
     let conversion = a.conversion.unwrap_or(Conversion::ZcdpBs);
     if let Some(w) = &a.write {
-        check_write_target(w, &a.allocation)?;
+        check_write_target(w, &allocation)?;
     }
-    let alloc = Allocation::from_path(&a.allocation)?;
+    let alloc = Allocation::from_path(&allocation)?;
     let (rows, factors) = if a.uniform {
         let (target, br) = uniform_bracket(&alloc, &delta, conversion, &explicit, prec)?;
         let mut rows = vec![uniform_row_of(&target, &br)];
@@ -152,7 +175,7 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
             (None, false) => format!("each level's {} epsilon", conversion_name(conversion)),
         };
         let provenance = vec![
-            format!("Calibrated by tightdp calibrate from '{}'", a.allocation.display()),
+            format!("Calibrated by tightdp calibrate from '{}'", allocation.display()),
             format!(
                 "target: {target} at delta {}; {}: every variance multiplied by the upper end of the certified factor bracket",
                 a.delta.as_deref().unwrap_or("").trim(),
@@ -168,6 +191,25 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
         crate::record::write_atomic(w, text.as_bytes())?;
     }
     Ok(out)
+}
+
+/// Flags of the allocation calibration that mean nothing here are refused, not ignored.
+fn refuse_allocation_flags(a: &CalibrateArgs) -> Fallible<()> {
+    let given = [
+        ("--write", a.write.is_some()),
+        ("--uniform", a.uniform),
+        ("--conversion", a.conversion.is_some()),
+        ("--target-advantage", a.target_advantage.is_some()),
+        ("--target-tpr", a.target_tpr.is_some()),
+        ("--prec", a.prec.is_some()),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+        return fallible!(
+            Input,
+            "{flag} applies to allocation calibration; calibrate --mech takes --delta, --target-epsilon and --resolution"
+        );
+    }
+    Ok(())
 }
 
 fn conversion_name(c: Conversion) -> &'static str {

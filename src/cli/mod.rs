@@ -5,6 +5,7 @@ pub mod accuracy_nhgis;
 pub mod attack;
 pub mod builtin_data;
 pub mod calibrate;
+pub mod calibrate_sigma;
 pub mod certify;
 pub mod common;
 pub mod describe;

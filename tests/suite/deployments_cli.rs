@@ -111,7 +111,7 @@ fn decimal(s: &str) -> rug::Rational {
 }
 
 /// SafeTab-P's budgets come from the Bureau's production configuration, committed verbatim with its
-/// provenance (data/deployments/sources/README.md): every level of the built-in allocation spends exactly
+/// provenance (the registry entry's source C-config: repository, commit, path): every level of the built-in allocation spends exactly
 /// the configuration's budget for its geography and iteration level (level 2 the detailed groups, level 1
 /// the regional ones), Stage 1 exactly `privacy_budget_p_stage_1_fraction` of it; the US run totals the
 /// registry's ρ = 4.944, and the Puerto Rico run (its `pr_*` keys, a separate run on disjoint records, so the
@@ -119,7 +119,7 @@ fn decimal(s: &str) -> rug::Rational {
 #[test]
 fn safetab_p_allocation_is_the_production_configuration() {
     use tightdp::census::allocation::Allocation;
-    let config = std::fs::read_to_string(repo().join("data/deployments/sources/safetab-p-NMFv7-2020-config.json")).unwrap();
+    let config = std::fs::read_to_string(repo().join("data/deployments/sources/safetab-p/config.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&config).unwrap();
     assert_eq!(json["privacy_defn"], "zcdp");
     assert_eq!((json["run_us"].as_bool(), json["run_pr"].as_bool()), (Some(true), Some(true)));

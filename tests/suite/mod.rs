@@ -3,6 +3,7 @@
 mod all_or_nothing;
 mod arith_cli;
 mod blackbox_cli;
+mod calibrate_sigma_cli;
 mod cli;
 mod conditioned_cli;
 mod conditioned_tradeoff_cli;

@@ -1,0 +1,94 @@
+//! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, certified
+//! both ways (`calibrate::sigma`).
+
+use crate::account::Options;
+use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
+use crate::cli::common::parse_delta;
+use crate::cli::epsilon::OUT_DIGITS;
+use crate::error::Fallible;
+use crate::fallible;
+use crate::model::Neighbors;
+use crate::num::format::{fmt_down, fmt_up};
+use crate::num::parse_rational;
+use crate::record::{render_rows, Format, Record};
+use rug::Rational;
+
+/// The columns of `calibrate --mech`.
+pub const COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "delta",
+    "target_epsilon",
+    "resolution",
+    "sigma",
+    "epsilon_lo",
+    "epsilon_hi",
+    "sigma_below",
+    "epsilon_below_lo",
+    "epsilon_below_hi",
+    "method",
+    "probes",
+];
+
+/// An exact decimal string of `x`, a multiple of `res` (as many decimals as the resolution has).
+fn decimal_of(x: &Rational, res: &str) -> String {
+    let places = res.trim().split_once('.').map(|(_, f)| f.trim_end_matches(|c: char| !c.is_ascii_digit()).len()).unwrap_or(0);
+    let scaled = Rational::from(x * rug::Integer::from(rug::Integer::u_pow_u(10, places as u32)));
+    if *scaled.denom() != 1 {
+        return format!("{}/{}", x.numer(), x.denom());
+    }
+    let digits = scaled.numer().to_string();
+    if places == 0 {
+        return digits;
+    }
+    let digits = format!("{digits:0>width$}", width = places + 1);
+    format!("{}.{}", &digits[..digits.len() - places], &digits[digits.len() - places..])
+}
+
+/// What `calibrate --mech` reads: the terms, their relation, δ, the target ε, the resolution, the format.
+pub struct SigmaArgs<'a> {
+    pub mech: &'a [String],
+    pub neighbors: Option<&'a str>,
+    pub delta: Option<&'a str>,
+    pub target_epsilon: Option<&'a str>,
+    pub resolution: &'a str,
+    pub format: Format,
+}
+
+pub fn run(a: &SigmaArgs) -> Fallible<String> {
+    Ok(render_rows(&[record(a)?], a.format))
+}
+
+/// The calibrated σ and its certificate, as one row of [`COLUMNS`] (also the Python package's answer).
+pub fn record(a: &SigmaArgs) -> Fallible<Record> {
+    let delta = parse_delta(a.delta.ok_or_else(|| crate::err!(Input, "calibrate --mech needs --delta"))?)?;
+    let target = match a.target_epsilon {
+        Some(s) => parse_rational(s).map_err(|e| e.context("target-epsilon"))?,
+        None => return fallible!(Input, "calibrate --mech needs --target-epsilon (the epsilon the noise multiplier must meet at --delta)"),
+    };
+    if target <= 0 {
+        return fallible!(Input, "target-epsilon must be positive, got '{}'", a.target_epsilon.unwrap_or(""));
+    }
+    let res = parse_rational(a.resolution).map_err(|e| e.context("resolution"))?;
+    if res <= 0 || res > 1 {
+        return fallible!(Input, "--resolution must be in (0, 1], got '{}'", a.resolution);
+    }
+    let nb = a.neighbors.map(Neighbors::parse).transpose()?.unwrap_or(Neighbors::AddRemove);
+    let hole = SigmaHole::parse(a.mech, nb)?;
+    let fit = smallest_sigma(&hole, &delta, &target, &res, &Options::default())?;
+    let mut r = Record::new();
+    r.push("target", a.mech.join(" + "));
+    r.push("neighbors", nb.as_str());
+    r.push("delta", a.delta.unwrap_or("").trim().to_string());
+    r.push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string());
+    r.push("resolution", a.resolution.trim().to_string());
+    r.push("sigma", decimal_of(&fit.sigma, a.resolution));
+    r.push("epsilon_lo", fmt_down(fit.eps.lo(), OUT_DIGITS));
+    r.push("epsilon_hi", fmt_up(fit.eps.hi(), OUT_DIGITS));
+    r.push("sigma_below", decimal_of(&fit.below, a.resolution));
+    r.push("epsilon_below_lo", fmt_down(fit.eps_below.lo(), OUT_DIGITS));
+    r.push("epsilon_below_hi", fmt_up(fit.eps_below.hi(), OUT_DIGITS));
+    r.push("method", fit.eps.engine().as_str());
+    r.push("probes", fit.probes.to_string());
+    r.with_columns(COLUMNS)
+}
