@@ -24,8 +24,9 @@ DELTA = "1e-5"
 CELLS = [(1, 1), (1, 6), (1, 30), (10, 100), (1, 100), (10, 300), (1, 1000)]
 
 
-def tightdp(b, n):
-    cmd = [str(BIN), "epsilon", "--mech", f"laplace:scale={b},n={n}", "--delta", DELTA, "--format", "csv"]
+def run_tightdp(*args):
+    """One `tightdp epsilon` at DELTA, timed in the same process as the peers' calls."""
+    cmd = [str(BIN), "epsilon", *args, "--delta", DELTA, "--format", "csv"]
     t = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t
@@ -33,6 +34,10 @@ def tightdp(b, n):
         return ("tightdp", "", "", "", f"{dt:.2f}", out.stderr.strip()[:80])
     row = next(csv.DictReader(out.stdout.splitlines()))
     return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
+
+
+def tightdp(b, n):
+    return run_tightdp("--mech", f"laplace:scale={b},n={n}")
 
 
 def dp_accounting(b, n):
@@ -52,14 +57,7 @@ RR_CELLS = [10, 50, 1000]
 
 
 def tightdp_rr(n):
-    cmd = [str(BIN), "epsilon", "--mech", f"rr:epsilon=1,n={n}", "--neighbors", "replace", "--delta", DELTA, "--format", "csv"]
-    t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    dt = time.perf_counter() - t
-    if out.returncode != 0:
-        return ("tightdp", "", "", "", f"{dt:.2f}", out.stderr.strip()[:80])
-    row = next(csv.DictReader(out.stdout.splitlines()))
-    return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
+    return run_tightdp("--mech", f"rr:epsilon=1,n={n}", "--neighbors", "replace")
 
 
 def dp_accounting_rr(n):

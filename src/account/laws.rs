@@ -379,12 +379,7 @@ fn common_lattice(laws: &Laws) -> Option<Rational> {
         let s = l.lattice()?;
         g = Some(match g {
             None => s,
-            Some(g) => {
-                let (a, b) = (g.numer().clone(), g.denom().clone());
-                let (c, d) = (s.numer().clone(), s.denom().clone());
-                let num = rug::Integer::from(&a * &d).gcd(&rug::Integer::from(&c * &b));
-                Rational::from((num, rug::Integer::from(&b * &d)))
-            }
+            Some(g) => crate::num::rational_gcd(&g, &s),
         });
     }
     g

@@ -26,6 +26,13 @@ pub const MIN_PREC: u32 = 53;
 /// Largest precision accepted on the command line.
 pub const MAX_PREC: u32 = 65536;
 
+/// The largest g with a, b ∈ gℤ for positive rationals: gcd(a/b, c/d) = gcd(ad, cb)/(bd) — the common
+/// lattice step of two laws' loss lattices.
+pub fn rational_gcd(x: &rug::Rational, y: &rug::Rational) -> rug::Rational {
+    let num = rug::Integer::from(x.numer() * y.denom()).gcd(&rug::Integer::from(y.numer() * x.denom()));
+    rug::Rational::from((num, rug::Integer::from(x.denom() * y.denom())))
+}
+
 /// The test multiplier (as FLINT's `flint_test_multiplier()`): the factor on the case counts of the
 /// random-input tests, from the environment variable `TIGHTDP_TEST_MULTIPLIER` (1 by default, what a
 /// developer runs; 10 in the heavy tier, `./scripts/test.sh --heavy`). Not read outside tests.
@@ -36,4 +43,15 @@ pub fn test_multiplier() -> u64 {
 /// `base` cases times the [`test_multiplier`].
 pub fn test_cases(base: u64) -> u64 {
     base.saturating_mul(test_multiplier())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rational_gcd_is_the_common_step() {
+        let q = |s: &str| super::parse_rational(s).unwrap();
+        assert_eq!(super::rational_gcd(&q("1/2"), &q("1/3")), q("1/6"));
+        assert_eq!(super::rational_gcd(&q("3/4"), &q("9/8")), q("3/8"));
+        assert_eq!(super::rational_gcd(&q("2"), &q("2")), q("2"));
+    }
 }

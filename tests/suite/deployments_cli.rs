@@ -105,9 +105,7 @@ fn bad_registry_files_are_refused_with_one_line() {
 
 /// An exact decimal of the configuration ("2.134") as a fraction.
 fn decimal(s: &str) -> rug::Rational {
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    let num: rug::Integer = format!("{int}{frac}").parse().unwrap();
-    rug::Rational::from((num, rug::Integer::from(rug::Integer::u_pow_u(10, frac.len() as u32))))
+    tightdp::num::parse_rational(s).unwrap()
 }
 
 /// SafeTab-P's budgets come from the Bureau's production configuration, committed verbatim with its

@@ -21,7 +21,7 @@ use crate::error::Fallible;
 use crate::noise::loss::{directions, Direction, End, LossLaw};
 use crate::num::Interval;
 use rug::float::Round;
-use rug::{Float, Integer, Rational};
+use rug::{Float, Rational};
 use std::sync::Arc;
 
 /// Most lattice points one law may span (its atoms' k_hi − k_lo + 1).
@@ -98,12 +98,7 @@ fn common_step(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Rational> {
         let s = l.lattice()?;
         g = Some(match g {
             None => s,
-            Some(g) => {
-                let (a, b) = (g.numer().clone(), g.denom().clone());
-                let (c, d) = (s.numer().clone(), s.denom().clone());
-                let num = Integer::from(&a * &d).gcd(&Integer::from(&c * &b));
-                Rational::from((num, Integer::from(&b * &d)))
-            }
+            Some(g) => crate::num::rational_gcd(&g, &s),
         });
     }
     g
