@@ -67,8 +67,8 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then
   timed "calibrate --uniform (overall, certified at prec 256)"  "-"               $B calibrate --allocation $A/dhc-2022-08-25.toml --delta 1e-10 --uniform
   timed "delta --method fourier (paper, Boole N=10^7+1)"        "<= 5 min"        $B delta --allocation $A/dhc-2022-08-25.toml --overall --epsilon 20.838545 --method fourier
   timed "delta --method fourier-fast (saddle point, MPFR)"      "-"               $B delta --allocation $A/dhc-2022-08-25.toml --overall --epsilon 20.838545 --method fourier-fast
-  timed "certify DHC persons 2023 (exact, --prec 53)"           "<= 30 s"         $B certify --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
-  timed "certify DHC units 2023 (exact, --prec 53)"             "<= 30 s"         $B certify --allocation $A/dhc-units-us-2023.toml --delta 1e-10
+  timed "certify DHC persons 2023 (exact, default 256 bits)"     "<= 30 s"         $B certify --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
+  timed "certify DHC units 2023 (exact, default 256 bits)"       "<= 30 s"         $B certify --allocation $A/dhc-units-us-2023.toml --delta 1e-10
   timed "certify redistricting 2021 (exact, smoothed, width 1e-9)" "<= 30 s"        $B certify --allocation $A/redistricting-persons-us-2021.toml --delta 1e-10
   timed "certify redistricting 2021 + DHC persons 2023"         "<= 30 s"         $B certify --allocation $A/redistricting-persons-us-2021.toml --allocation $A/dhc-persons-us-2023.toml --delta 1e-10
   timed "certify SafeTab-P allocation file (exact per level)"   "<= 30 s"         $B certify --allocation $A/safetab-p-2023.toml --delta 1e-10

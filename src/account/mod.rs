@@ -59,10 +59,11 @@ use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
 use vocabulary::Query;
 
-/// Certified ε(δ) of a composition on the lattice in a fixed arithmetic, the smoothed inversion (bracket
+/// Certified ε(δ) of a composition on the lattice in a fixed arithmetic (`None`: the accountant's choice for
+/// its default digits), the smoothed inversion (bracket
 /// at most `width` wide) where no practical lattice exists or the lattice exceeds `lattice_max` entries.
-pub fn epsilon_at(comp: &Composition, delta: &Rational, arith: Arith, width: f64, lattice_max: Option<u64>) -> Fallible<Certified> {
-    let opts = Options { arith: Some(arith), width: Some(width), lattice_max, ..Options::default() };
+pub fn epsilon_at(comp: &Composition, delta: &Rational, arith: Option<Arith>, width: f64, lattice_max: Option<u64>) -> Fallible<Certified> {
+    let opts = Options { arith, width: Some(width), lattice_max, ..Options::default() };
     Accountant::new(comp.clone(), opts)?.epsilon(delta)
 }
 
@@ -87,7 +88,7 @@ pub fn epsilon_for_calibration(
     if probe.shifts.len() <= FOURIER_FEW_GROUPS {
         return probe.epsilon(delta);
     }
-    epsilon_at(comp, delta, arith, width, lattice_max)
+    epsilon_at(comp, delta, Some(arith), width, lattice_max)
 }
 
 /// The accountant of one composition.

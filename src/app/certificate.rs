@@ -34,7 +34,11 @@ pub const GRID_DEN: u32 = 20000;
 
 pub use crate::account::{epsilon_at as exact_eps, CERT_WIDTH as DEFAULT_WIDTH, FAST_WINDOW};
 
-pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bool, width: f64) -> Fallible<Vec<Record>> {
+pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: Option<u32>, exact: bool, width: f64) -> Fallible<Vec<Record>> {
+    // the zCDP conversions at the common precision; the exact ε by the accountant's choice for its default
+    // digits unless --prec forces an arithmetic
+    let arith = prec.map(crate::num::Arith::from_legacy_prec);
+    let prec = prec.unwrap_or(crate::num::DEFAULT_PREC);
     let mut rows = Vec::new();
     let nbs: Vec<&str> = allocs.iter().map(|a| a.neighbors.as_str()).collect();
     if nbs.windows(2).any(|w| w[0] != w[1]) {
@@ -82,7 +86,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
                 // the exact f-DP ε of the same levels, next to the zCDP figure
                 let qr: Vec<Rational> = a.levels[k..].iter().flat_map(|l| l.query_rho.iter().cloned()).collect();
                 let comp = crate::census::allocation::queries_composition(&qr, a.neighbors)?;
-                let e = exact_eps(&comp, delta, crate::num::Arith::from_legacy_prec(prec), width, Some(FAST_WINDOW))?;
+                let e = exact_eps(&comp, delta, arith, width, Some(FAST_WINDOW))?;
                 rows.push(rec(
                     &a.name,
                     nb,
@@ -98,7 +102,7 @@ pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: u32, exact: bo
         for a in &allocs[1..] {
             comp = comp.compose(&a.composition()?)?;
         }
-        let e = exact_eps(&comp, delta, crate::num::Arith::from_legacy_prec(prec), width, None)?;
+        let e = exact_eps(&comp, delta, arith, width, None)?;
         rows.push(rec(&name, nb, "eps_exact_lo", fmt_down(e.lo(), 20), &e.describe()));
         rows.push(rec(&name, nb, "eps_exact_hi", fmt_up(e.hi(), 20), ""));
     }

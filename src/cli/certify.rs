@@ -34,7 +34,7 @@ pub struct CertifyArgs {
     /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Expert override of the MPFR working precision in bits (manifests: the accountant's choice for 20 digits; allocations: 53, the certified double-precision engine)
+    /// Expert override of the MPFR working precision in bits (by default the accountant's choice for 20 digits; 53 runs the certified double-precision engine, ~12 digits)
     #[arg(long, value_name = "BITS")]
     pub prec: Option<u32>,
 }
@@ -54,7 +54,7 @@ pub fn run(a: CertifyArgs) -> Fallible<String> {
     }
     let delta = parse_delta(&a.delta)?;
     if !a.allocation.is_empty() {
-        let prec = check_prec(a.prec.unwrap_or(crate::num::Arith::F64_BITS))?;
+        let prec = a.prec.map(check_prec).transpose()?;
         let mut allocs = Vec::new();
         for p in &a.allocation {
             allocs.push(crate::census::Allocation::from_path(p)?);

@@ -39,16 +39,8 @@ pub struct TargetArgs {
     /// Compose all levels of the allocation
     #[arg(long, requires = "allocation")]
     pub overall: bool,
-    /// A mechanism term KIND:key=value,…: `dgauss:sigma2=S` (discrete Gaussian; or `sigma=`),
-    /// `dlap:scale=B` (discrete Laplace / two-sided geometric, pmf ∝ e^{−|x|/B}), `gauss:sigma2=S` (the
-    /// Gaussian mechanism; or `sigma=`), `laplace:scale=B` (or `epsilon=E`), `rr:epsilon=E[,k=K]` (k-ary
-    /// randomized response, replace neighbours; or `keep=P`), `dp:epsilon=E[,delta=D]` (a stated (ε, δ)
-    /// guarantee) or `zcdp:rho=R` (a stated ρ-zCDP guarantee); each takes `n=N` queries and the additive
-    /// ones `mu=M` (sensitivity). `q=Q` adds Poisson subsampling with probability Q (e.g. DP-SGD:
-    /// gauss:sigma=1.1,q=256/60000,n=14070), `sampling=wor,m=M,pop=P` batches of exactly M of P records
-    /// (replace only; mu = the sensitivity when one record is replaced). An unknown key is refused with
-    /// the valid ones. Repeat to compose several
-    #[arg(long, value_name = "SPEC")]
+    /// A mechanism term (the help is generated from the law registry, `noise::registry::mech_help`)
+    #[arg(long, value_name = "SPEC", help = crate::noise::registry::mech_help())]
     pub mech: Vec<String>,
     /// Neighbour relation for --sigma2 and --mech (default add-remove; allocation files carry their own,
     /// which --mech terms composed with them share): add-remove (one shift of μ per query) or replace (two

@@ -20,7 +20,7 @@ type Parser = fn(&mut Params) -> Fallible<Arc<dyn LossLaw>>;
 /// The laws of the `--mech` vocabulary beyond the lattice laws `dgauss` / `dlap` (which `model::spec`
 /// reads for the exact lattice engines): kind, what it is, its own keys, its parser.
 pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
-    ("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M]", &["sigma2", "sigma", "mu", "sensitivity"], |p| {
+    ("gauss", "the Gaussian mechanism: gauss:sigma2=S[,mu=M] (or sigma=)", &["sigma2", "sigma", "mu", "sensitivity"], |p| {
         Ok(Arc::new(crate::noise::gauss::Gaussian::from_params(p)?))
     }),
     ("laplace", "the Laplace mechanism: laplace:scale=B[,mu=M] or laplace:epsilon=E", &["scale", "epsilon", "mu", "sensitivity"], |p| {
@@ -150,9 +150,60 @@ impl Sampling {
     }
 }
 
+/// The lattice laws `model::spec` reads for the exact lattice engines: kind and what it is.
+pub const LATTICE_LAWS: [(&str, &str); 2] = [
+    ("dgauss", "the discrete Gaussian: dgauss:sigma2=S[,mu=M] (or sigma=)"),
+    ("dlap", "the discrete Laplace (two-sided geometric, pmf ∝ e^{−|x|/B}): dlap:scale=B[,mu=M]"),
+];
+
 /// Every kind of the vocabulary, for messages.
 pub fn kinds() -> String {
-    let mut v = vec!["dgauss", "dlap"];
+    let mut v: Vec<&str> = LATTICE_LAWS.iter().map(|(k, _)| *k).collect();
     v.extend(LAWS.iter().map(|(k, _, _, _)| *k));
     v.join(", ")
+}
+
+/// The help of `--mech`, generated from [`LATTICE_LAWS`] and [`LAWS`] so that it names every law the
+/// parser knows (a new law's line in [`LAWS`] is its help).
+pub fn mech_help() -> String {
+    let laws: Vec<String> = LATTICE_LAWS
+        .iter()
+        .copied()
+        .chain(LAWS.iter().map(|(k, what, _, _)| (*k, *what)))
+        .map(|(k, what)| {
+            // "the Gaussian mechanism: gauss:sigma2=S (or sigma=)" → "`gauss:sigma2=S` (or sigma=), the Gaussian mechanism"
+            let (name, form) = what.rsplit_once(": ").unwrap_or((what, k));
+            let quoted = |f: &str| match f.split_once(" (") {
+                Some((code, rest)) => format!("`{code}` ({rest}"),
+                None => format!("`{f}`"),
+            };
+            let forms: Vec<String> = form.split(" or ").map(quoted).collect();
+            format!("{}, {name}", forms.join(" or "))
+        })
+        .collect();
+    format!(
+        "A mechanism term KIND:key=value,…: {}. Each takes `n=N` queries. `q=Q` adds Poisson subsampling \
+         with probability Q (e.g. DP-SGD: gauss:sigma=1.1,q=256/60000,n=14070), `sampling=wor,m=M,pop=P` \
+         batches of exactly M of P records (replace only; mu = the sensitivity when one record is replaced). \
+         An unknown key is refused with the valid ones. Repeat to compose several",
+        laws.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generated `--mech` help quotes every law's forms and names what it is.
+    #[test]
+    fn mech_help_quotes_every_law_of_the_registry() {
+        let help = mech_help();
+        for (k, what) in LATTICE_LAWS.iter().copied().chain(LAWS.iter().map(|(k, w, _, _)| (*k, *w))) {
+            let (name, _) = what.rsplit_once(": ").unwrap();
+            assert!(help.contains(&format!("`{k}:")), "{k}: {help}");
+            assert!(help.contains(name), "{name}: {help}");
+        }
+        assert!(help.contains("`laplace:scale=B[,mu=M]` or `laplace:epsilon=E`, the Laplace mechanism"), "{help}");
+        assert_eq!(kinds().split(", ").count(), LATTICE_LAWS.len() + LAWS.len());
+    }
 }

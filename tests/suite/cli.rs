@@ -725,8 +725,9 @@ fn section_labels_cite_the_right_sections() {
     }
 }
 
-/// `--mech` is described the same way in every command that takes it: every kind the parser knows, and
-/// no "epsilon only" on `--grid`, which every query command honours (#56).
+/// `--mech` is described the same way in every command that takes it, by the help generated from the law
+/// registry (so a new law cannot be left out): every kind the parser knows, and no "epsilon only" on
+/// `--grid`, which every query command honours (#56).
 #[test]
 fn the_mech_help_names_every_kind_the_parser_knows() {
     let kinds = tightdp::noise::registry::kinds();
@@ -738,6 +739,7 @@ fn the_mech_help_names_every_kind_the_parser_knows() {
         for k in kinds.split(", ") {
             assert!(help.contains(&format!("`{k}:")), "{cmd} --help does not name '{k}:'");
         }
+        assert!(help.contains(&tightdp::noise::registry::mech_help()), "{cmd} --help: not the registry's text");
         assert!(!help.contains("epsilon only"), "{cmd} --help");
     }
 }
