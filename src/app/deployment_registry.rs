@@ -69,6 +69,8 @@ pub struct Stated {
     pub delta: Option<Rational>,
     /// the assumption that supplies δ when the publisher gave none
     pub delta_assumption: Option<String>,
+    /// where the stated figures come from when not from the publisher (a secondary source), said in words
+    pub secondary: Option<String>,
     pub sources: Vec<String>,
 }
 
@@ -268,7 +270,7 @@ impl Deployment {
             Some(_) => return fallible!(Input, "deployment: 'stated' must be a table ([stated])"),
             None => return fallible!(Input, "deployment: missing [stated] (the guarantee as published)"),
         };
-        let s = Tab::new(st, "stated", &["kind", "text", "rho", "epsilon", "delta", "delta_assumption", "sources"])?;
+        let s = Tab::new(st, "stated", &["kind", "text", "rho", "epsilon", "delta", "delta_assumption", "secondary", "sources"])?;
         let kind = match s.str("kind")?.as_str() {
             "zcdp" => StatedKind::Zcdp,
             "approx-dp" => StatedKind::ApproxDp,
@@ -299,7 +301,8 @@ impl Deployment {
         let stated_sources = s.str_list("sources")?;
         let da: Vec<String> = delta_assumption.iter().cloned().collect();
         check_refs("stated", &stated_sources, &da, true)?;
-        let stated = Stated { kind, text: s.str("text")?, rho, epsilon, delta, delta_assumption, sources: stated_sources };
+        let secondary = s.opt_str("secondary")?;
+        let stated = Stated { kind, text: s.str("text")?, rho, epsilon, delta, delta_assumption, secondary, sources: stated_sources };
 
         let levels = top.tables("level")?;
         let alloc = top.opt_str("allocation")?;

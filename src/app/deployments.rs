@@ -6,7 +6,7 @@
 //! 20 digits), the zCDP conversions of the noise's ρ (Bun–Steinke [BS16, Prop. 1.3], Canonne–Kamath–Steinke
 //! [CKS20, Prop. 12]), the difference in percent and a verdict: `as stated` (the exact ε, rounded as the
 //! stated one is printed, equals it), `tighter than stated by X%`, `stated guarantee too optimistic` (the
-//! exact loss exceeds the claim), `cannot recompute: …` (what is missing). A stated guarantee given only
+//! exact loss exceeds the claim), `stated, not recomputable: …` (what is missing). A stated guarantee given only
 //! as ρ is compared through its Bun–Steinke ε at a δ the file names (an assumption, cited). A pure ε-DP
 //! claim is compared with the exact pure ε of the noise (Σ nμ/b for discrete Laplace noise; none for
 //! Gaussian noise). The attack column is the certified TPR of the most powerful membership test at FPR
@@ -173,6 +173,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     );
     // the ε the exact value is compared with
     let (stated_eps, stated_printed, stated_how): (Rational, Option<String>, &str) = match (&st.epsilon, &st.rho, &delta) {
+        (Some((p, e)), _, _) if st.secondary.is_some() => (e.clone(), Some(p.clone()), "as reported by a secondary source"),
         (Some((p, e)), _, _) => (e.clone(), Some(p.clone()), "as published"),
         (None, Some(rho), Some(dl)) => {
             let bs = zcdp::eps_bs(rho, dl, PREC).into_parts().1;
@@ -201,7 +202,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let n = match noise(d, data)? {
         Err(why) => {
             fill(&mut r, &tail);
-            let v = format!("cannot recompute: {why}");
+            let v = format!("stated, not recomputable: {why}");
             r.push("verdict", v.clone());
             r.push("explanation", "");
             r.push("tpr_at_fpr_1e-3_lo", "");

@@ -81,8 +81,8 @@ fn run_deployments(a: &VerifyArgs, data: &Path) -> Fallible<Verified> {
         rows.clone()
     };
     let n_opt = rows.iter().filter(|r| r.get("verdict") == Some("stated guarantee too optimistic")).count();
-    let n_cannot = rows.iter().filter(|r| r.get("verdict").is_some_and(|v| v.starts_with("cannot recompute"))).count();
-    let summary = format!("{} deployments: {} too optimistic, {} cannot recompute yet", rows.len(), n_opt, n_cannot);
+    let n_cannot = rows.iter().filter(|r| r.get("verdict").is_some_and(|v| v.starts_with("stated, not recomputable"))).count();
+    let summary = format!("{} deployments: {} too optimistic, {} stated, not recomputable", rows.len(), n_opt, n_cannot);
     Ok(Verified::of(render_rows(&shown, a.format), a.format, summary, 0))
 }
 

@@ -11,7 +11,10 @@
 //!
 //! a sum of non-negative terms, and on a segment between consecutive atoms ℓ_j ≤ ε < ℓ_{j+1},
 //! δ(ε) = P − e^ε Q with P = A[L = +∞] + Σ_{i>j} p_i and Q = Σ_{i>j} p_i e^{−ℓ_i}, so ε(δ) = ln((P − δ)/Q)
-//! on the segment where δ crosses. Every mass is an interval (the laws' own enclosures, convolved in
+//! on the segment where δ crosses. The trade-off function f(α) = sup_ε (1 − δ(ε) − e^ε α) [DRS22, Prop.
+//! 2.12] is concave in e^ε between atoms, so its supremum is 0 (ε → −∞) or the value at an atom,
+//! w_j = A[L ≤ ℓ_j] − e^{ℓ_j} (α − B[L > ℓ_j]) with B[L = ℓ_i] = p_i e^{−ℓ_i}: the largest of them; and the
+//! worse direction counts (the smaller f). Every mass is an interval (the laws' own enclosures, convolved in
 //! outward-rounded arithmetic): no cancellation, so a precision of the digits asked plus a few guard bits
 //! meets them. The work is the convolutions', counted from the vectors' lengths ([`MAX_WORK`]).
 
@@ -50,10 +53,15 @@ struct Composed {
 }
 
 /// The accountant's query on a composition of laws whose losses are finitely many atoms on one lattice:
-/// ε(δ) or δ(ε) (None: not such a composition, beyond the work cap, or a trade-off query).
+/// ε(δ), δ(ε) or f(α) (None: not such a composition, or beyond the work cap).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    if matches!(q, Query::Tradeoff(_)) || laws.is_empty() {
+    if laws.is_empty() {
         return Ok(None);
+    }
+    if let Query::Tradeoff(a) = q {
+        if *a < 0 || *a > 1 {
+            return crate::fallible!(Input, "alpha must be in [0, 1], got {a}");
+        }
     }
     let Some(step) = common_step(laws) else { return Ok(None) };
     let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
@@ -65,11 +73,13 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         let iv = match q {
             Query::Delta(e) => c.delta(e, prec),
             Query::Epsilon(d) => c.epsilon(d, prec),
-            Query::Tradeoff(_) => return Ok(None),
+            Query::Tradeoff(a) => c.tradeoff(a, prec),
         };
+        // δ and ε: the larger over the directions; f(α): the smaller
+        let worse = if matches!(q, Query::Tradeoff(_)) { min_of } else { max_of };
         out = Some(match out {
             None => iv,
-            Some(o) => max_of(&o, &iv),
+            Some(o) => worse(&o, &iv),
         });
     }
     let Some(iv) = out else { return Ok(None) };
@@ -191,6 +201,12 @@ fn convolve(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
     out
 }
 
+fn min_of(a: &Interval, b: &Interval) -> Interval {
+    let lo = if a.lo() <= b.lo() { a.lo().clone() } else { b.lo().clone() };
+    let hi = if a.hi() <= b.hi() { a.hi().clone() } else { b.hi().clone() };
+    Interval::new(lo, hi)
+}
+
 fn max_of(a: &Interval, b: &Interval) -> Interval {
     let lo = if a.lo() >= b.lo() { a.lo().clone() } else { b.lo().clone() };
     let hi = if a.hi() >= b.hi() { a.hi().clone() } else { b.hi().clone() };
@@ -215,6 +231,38 @@ impl Composed {
             }
         }
         d.clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1))
+    }
+
+    /// f(α) = max(0, max_j w_j), w_j = A[L ≤ ℓ_j] − e^{ℓ_j} (α − B[L > ℓ_j]) (the module's note): the
+    /// ends exactly (f(0) = 1 − A[L = +∞], f(1) = 0), else every atom's value, the masses below summed
+    /// upwards and the B-masses above downwards (no cancellation against 1 when f is tiny).
+    fn tradeoff(&self, alpha: &Rational, prec: u32) -> Interval {
+        let zero = Float::with_val(prec, 0);
+        let one = Float::with_val(prec, 1);
+        if *alpha == 1 {
+            return Interval::zero(prec);
+        }
+        if *alpha == 0 {
+            return Interval::one(prec).sub(&self.inf).clamp_to(&zero, &one);
+        }
+        let a = Interval::from_rational(alpha, prec);
+        let el: Vec<Interval> = (0..self.p.len()).map(|j| Interval::from_rational(&self.loss(j), prec).exp()).collect();
+        // B[L > ℓ_j] for every j, from the top
+        let mut b_above = vec![Interval::zero(prec); self.p.len()];
+        for j in (0..self.p.len().saturating_sub(1)).rev() {
+            b_above[j] = b_above[j + 1].add(&self.p[j + 1].div(&el[j + 1]));
+        }
+        let mut best = Interval::zero(prec);
+        let mut a_below = Interval::zero(prec);
+        for j in 0..self.p.len() {
+            a_below = a_below.add(&self.p[j]);
+            if *self.p[j].hi() == 0 {
+                continue;
+            }
+            let w = a_below.sub(&el[j].mul(&a.sub(&b_above[j])));
+            best = max_of(&best, &w);
+        }
+        best.clamp_to(&zero, &one)
     }
 
     /// ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}: the segment between atoms where δ(ε) crosses δ, and there
@@ -336,6 +384,28 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 2);
+    }
+
+    /// f(α) of n k-ary randomized-response reports: scripts/reference/randomized_response_tradeoff.txt (the
+    /// Neyman–Pearson lemma on the multinomial counts in mpmath — no privacy profile, no supremum over
+    /// lines), every row to 30 digits; the ends exactly; α outside [0, 1] refused.
+    #[test]
+    fn randomized_response_tradeoff_holds_the_neyman_pearson_tests() {
+        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/randomized_response_tradeoff.txt"));
+        let mut seen = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let spec = format!("rr:epsilon={},k={},n={}", f[1], f[2], f[0]);
+            let c = answer(&laws(&[&spec], Neighbors::Replace), Query::Tradeoff(&q(f[3])), 30, Trust::Exact).unwrap().unwrap();
+            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{line}: {c:?}");
+            assert_eq!(c.engine(), Engine::Atoms);
+            seen += 1;
+        }
+        assert!(seen >= 10);
+        let l = laws(&["rr:epsilon=1,n=3"], Neighbors::Replace);
+        let at = |a: &str| answer(&l, Query::Tradeoff(&q(a)), 30, Trust::Exact).unwrap().unwrap().interval();
+        assert!(*at("0").lo() == 1 && *at("0").hi() == 1 && *at("1").hi() == 0);
+        assert!(answer(&l, Query::Tradeoff(&q("3/2")), 30, Trust::Exact).is_err());
     }
 
     /// A stated (1, 1e-6)-DP guarantee ten times, ε(1e-5): scripts/reference/approx_dp_composition.txt (from
