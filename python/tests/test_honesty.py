@@ -87,6 +87,8 @@ def test_randomized_response_event_is_dp_accountings_definition():
     want = Fraction("0.9398144317700942047645122257497916070447")
     half = Fraction(1, 2 * 10**40)
     assert d.lo <= want + half and want - half <= d.hi, d
+    # composed exactly on the lattice (ln r)Z of its transcendental losses, no grid
+    assert d.method == "exact-atoms" and d.digits >= 30, d
     # dp_accounting's own PLD accountant (REPLACE_ONE, its default discretisation 1e-4, pessimistic) agrees
     # to its accuracy when the ten reports are composed one by one. (dp_accounting 0.6.0 drops the count of
     # a randomized response event: compose(event, 10) and SelfComposedDpEvent(event, 10) give one report's

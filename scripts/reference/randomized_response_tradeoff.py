@@ -7,10 +7,11 @@ likelihood ratio Q/P, randomising on the boundary class, and f(alpha) = 1 - Q[re
 One report with true value x against x': y = x with probability e^eps0/(e^eps0 + k - 1), y = x' and each
 of the k - 2 other values with 1/(e^eps0 + k - 1) (k = 2: binary). n reports: counts a (y = x), b (y = x'),
 c (other) are multinomial; Q/P = e^{eps0 (b - a)}, so the outcomes are grouped by d = a - b.
-The pair is symmetric (swapping x and x' swaps P and Q), so T(P, Q) = T(Q, P).
+The pair is symmetric (swapping x and x' swaps P and Q), so T(P, Q) = T(Q, P). eps0 = ln(r) rows are the
+report given by its keep probability p = r/(r + k - 1) (`rr:keep=P`, dp_accounting's RandomizedResponseDpEvent).
 Run (Python with mpmath): python3 scripts/reference/randomized_response_tradeoff.py > scripts/reference/randomized_response_tradeoff.txt
 """
-from mpmath import mp, mpf, exp, factorial, nstr
+from mpmath import mp, mpf, exp, factorial, log, nstr
 
 mp.dps = 60
 
@@ -48,6 +49,9 @@ for n, e0, k, alphas in [
     (10, "0.5", 2, ["1e-3", "0.05", "0.3"]),
     (10, "0.5", 3, ["0.01", "0.2"]),
     (50, "1", 2, ["1e-6", "0.01", "0.5"]),
+    (10, "ln(5)", 4, ["0.1", "0.5"]),
+    (20, "ln(9)", 2, ["1e-3"]),
 ]:
+    e = log(mpf(e0[3:-1])) if e0.startswith("ln(") else mpf(e0)
     for a in alphas:
-        print(n, e0, k, a, nstr(tradeoff(n, mpf(e0), k, mpf(a)), 40, min_fixed=-50, max_fixed=50))
+        print(n, e0, k, a, nstr(tradeoff(n, e, k, mpf(a)), 40, min_fixed=-50, max_fixed=50))

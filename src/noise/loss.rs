@@ -210,6 +210,13 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// A rational r > 1 such that every finite loss of both directions is an integer multiple of ln r,
+    /// for a law with no rational lattice (randomized response given by its keep probability:
+    /// r = p(k − 1)/(1 − p)): the exact-atoms engine composes such laws on (ln r)ℤ.
+    fn log_lattice(&self) -> Option<Rational> {
+        None
+    }
+
     /// The offset a of that lattice: every finite loss of both directions lies in a + sℤ (s =
     /// [`LossLaw::lattice`]); 0 unless the law says otherwise (the discrete Gaussian's losses are
     /// μ²/(2σ²) + (μ/σ²)ℤ). The grid engine puts the grid of a law whose support has no atom at an end on

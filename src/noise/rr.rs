@@ -190,6 +190,13 @@ impl LossLaw for RandomizedResponse {
         }
     }
 
+    fn log_lattice(&self) -> Option<Rational> {
+        match &self.param {
+            Param::Epsilon(_) => None,
+            Param::Keep(p) => Some(Self::ratio(p, self.k)),
+        }
+    }
+
     fn rho(&self) -> Option<Rational> {
         match &self.param {
             Param::Epsilon(eps) => Some(Rational::from(eps * eps) / 2u32),

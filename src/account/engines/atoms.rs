@@ -43,10 +43,44 @@ struct Atoms {
     inf: Interval,
 }
 
+/// The common lattice of the laws' losses: a rational step s (losses in offset + sℤ, exact rationals), or
+/// ln r for a rational r > 1 (losses in (ln r)ℤ, transcendental: enclosed; randomized response given by
+/// its keep probability, as dp_accounting's `RandomizedResponseDpEvent`).
+#[derive(Clone, Debug, PartialEq)]
+enum Lattice {
+    Rational(Rational),
+    Log(Rational),
+}
+
+impl Lattice {
+    fn step_f64(&self) -> f64 {
+        match self {
+            Lattice::Rational(s) => s.to_f64(),
+            Lattice::Log(r) => r.to_f64().ln(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Lattice::Rational(s) => crate::num::format::fmt_rational(s),
+            Lattice::Log(r) => format!("(ln {})", crate::num::format::fmt_rational(r)),
+        }
+    }
+}
+
+/// A point where the accountant's knots sit: ε = 0, or the loss of atom j.
+#[derive(Clone, Copy)]
+enum Knot {
+    Zero,
+    Atom(usize),
+}
+
 /// The composed law of one direction: atoms at `offset + (k0 + j)·step` with masses p[j], and A[L = +∞].
 struct Composed {
     offset: Rational,
-    step: Rational,
+    lattice: Lattice,
+    /// ln r enclosed well beyond the working precision (the `Log` lattice's step)
+    log_step: Option<Interval>,
     k0: i64,
     p: Vec<Interval>,
     inf: Interval,
@@ -63,7 +97,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             return crate::fallible!(Input, "alpha must be in [0, 1], got {a}");
         }
     }
-    let Some(step) = common_step(laws) else { return Ok(None) };
+    let Some(step) = common_lattice(laws) else { return Ok(None) };
     let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
     let dirs: &[Direction] =
         if laws.iter().all(|(l, _)| l.symmetric()) { &[Direction::Remove] } else { &[Direction::Remove, Direction::Add] };
@@ -71,7 +105,11 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     for &dir in dirs {
         let Some(c) = compose(laws, dir, &step, prec)? else { return Ok(None) };
         let iv = match q {
-            Query::Delta(e) => c.delta(e, prec),
+            Query::Delta(e) => {
+                // (a transcendental loss within 2^-prec of ε leaves the comparison undecided: the grid answers)
+                let Some(d) = c.delta(e, prec) else { return Ok(None) };
+                d
+            }
             Query::Epsilon(d) => c.epsilon(d, prec),
             Query::Tradeoff(a) => c.tradeoff(a, prec),
         };
@@ -87,14 +125,15 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let detail = format!(
         "{n} loss law{} with finitely many losses on the lattice {}Z, composed exactly, {prec} bits",
         if n == 1 { "" } else { "s" },
-        crate::num::format::fmt_rational(&step)
+        step.describe()
     );
     Certified::new(iv, Engine::Atoms, trust, detail).map(Some)
 }
 
-/// The common lattice step of laws that all have finitely many atoms on one (None otherwise).
-fn common_step(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Rational> {
-    let mut g: Option<Rational> = None;
+/// The common lattice of laws that all have finitely many atoms on one (None otherwise): the gcd of
+/// rational steps, or one ln r shared by every law.
+fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Lattice> {
+    let mut g: Option<Lattice> = None;
     for (l, _) in laws {
         if l.rho_only() {
             return None;
@@ -105,17 +144,23 @@ fn common_step(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Rational> {
                 return None;
             }
         }
-        let s = l.lattice()?;
-        g = Some(match g {
-            None => s,
-            Some(g) => crate::num::rational_gcd(&g, &s),
+        let this = match (l.lattice(), l.log_lattice()) {
+            (Some(s), _) => Lattice::Rational(s),
+            (None, Some(r)) if r > 1 && l.lattice_offset() == 0 => Lattice::Log(r),
+            _ => return None,
+        };
+        g = Some(match (g, this) {
+            (None, t) => t,
+            (Some(Lattice::Rational(a)), Lattice::Rational(b)) => Lattice::Rational(crate::num::rational_gcd(&a, &b)),
+            (Some(Lattice::Log(a)), Lattice::Log(b)) if a == b => Lattice::Log(a),
+            _ => return None,
         });
     }
     g
 }
 
 /// The composed law of one direction, or None beyond the work cap.
-fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Rational, prec: u32) -> Fallible<Option<Composed>> {
+fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Composed>> {
     let mut atoms = Vec::with_capacity(laws.len());
     let mut len = 1f64;
     for (l, n) in laws {
@@ -138,23 +183,32 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Rational, pr
         keep = keep.mul(&one.sub(&a.inf).pow_u64(n));
     }
     let inf = one.sub(&keep).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
-    Ok(Some(Composed { offset, step: step.clone(), k0, p, inf }))
+    let log_step = match step {
+        Lattice::Log(r) => Some(Interval::from_rational(r, prec + 64).ln()),
+        Lattice::Rational(_) => None,
+    };
+    Ok(Some(Composed { offset, lattice: step.clone(), log_step, k0, p, inf }))
 }
 
-/// One law's atoms on the lattice `step` (from its distribution functions: the A-mass of [ℓ_k, ℓ_{k+1})).
-fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Rational, prec: u32) -> Fallible<Option<Atoms>> {
+/// One law's atoms on the lattice `step` (from its distribution functions: the A-mass of [ℓ_k, ℓ_{k+1});
+/// on a `Log` lattice the masses of [x_k, x_{k+1}) with x_k a rational between ℓ_{k−1} and ℓ_k, the same).
+fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Atoms>> {
     let r = l.range(dir);
     let (End::Atom(lo), End::Atom(hi)) = (&r.lo, &r.hi) else { return Ok(None) };
     let off = l.lattice_offset();
     let index = |x: &Interval| -> Option<i64> {
-        let k = (x.to_f64() - off.to_f64()) / step.to_f64();
+        let k = (x.to_f64() - off.to_f64()) / step.step_f64();
         (k.is_finite() && k.abs() < 1e15).then(|| k.round() as i64)
     };
     let (Some(k_lo), Some(k_hi)) = (index(lo), index(hi)) else { return Ok(None) };
     if k_hi < k_lo || k_hi - k_lo >= MAX_POINTS {
         return Ok(None);
     }
-    let at = |k: i64| &off + Rational::from(k) * step;
+    let at = |k: i64| match step {
+        Lattice::Rational(s) => &off + Rational::from(k) * s,
+        // (k − ½)·ln r in f64: its error, ~1e-16·|k|·ln r, keeps it strictly between the atoms
+        Lattice::Log(_) => Rational::from_f64((k as f64 - 0.5) * step.step_f64()).unwrap_or_default(),
+    };
     let zero = Float::with_val(prec, 0);
     let mut above = l.split(dir, &at(k_lo), prec + 16)?.a_above;
     let mut p = Vec::with_capacity((k_hi - k_lo + 1) as usize);
@@ -214,19 +268,68 @@ fn max_of(a: &Interval, b: &Interval) -> Interval {
 }
 
 impl Composed {
-    fn loss(&self, j: usize) -> Rational {
-        &self.offset + Rational::from(self.k0 + j as i64) * &self.step
+    /// The loss of atom j enclosed (a point on a rational lattice).
+    fn loss(&self, j: usize, prec: u32) -> Interval {
+        let m = self.k0 + j as i64;
+        match (&self.log_step, &self.lattice) {
+            (Some(s), _) => s.mul(&Interval::from_rational(&Rational::from(m), prec + 64)),
+            (None, Lattice::Rational(s)) => Interval::from_rational(&(&self.offset + Rational::from(m) * s), prec),
+            // (compose sets log_step for every Log lattice)
+            (None, Lattice::Log(r)) => {
+                Interval::from_rational(r, prec + 64).ln().mul(&Interval::from_rational(&Rational::from(m), prec + 64))
+            }
+        }
     }
 
-    /// δ(ε): A[L = +∞] + Σ_{ℓ_j > ε} p_j (1 − e^{ε − ℓ_j}), clipped to [0, 1].
-    fn delta(&self, eps: &Rational, prec: u32) -> Interval {
-        let ie = Interval::from_rational(eps, prec);
+    /// Whether the loss of atom j is above ε (None: a transcendental loss the enclosure cannot place).
+    fn above(&self, j: usize, eps: &Rational) -> Option<bool> {
+        let m = self.k0 + j as i64;
+        match &self.lattice {
+            Lattice::Rational(s) => Some(&self.offset + Rational::from(m) * s > *eps),
+            Lattice::Log(_) if *eps == 0 => Some(m > 0),
+            Lattice::Log(_) => {
+                let l = self.loss(j, 64);
+                (*l.lo() > *eps).then_some(true).or((*l.hi() < *eps).then_some(false))
+            }
+        }
+    }
+
+    /// The value of a knot enclosed.
+    fn knot(&self, k: Knot, prec: u32) -> Interval {
+        match k {
+            Knot::Zero => Interval::zero(prec),
+            Knot::Atom(j) => self.loss(j, prec),
+        }
+    }
+
+    /// Whether atom j lies above the knot.
+    fn above_knot(&self, j: usize, k: Knot) -> bool {
+        match k {
+            Knot::Zero => self.above(j, &Rational::new()) == Some(true),
+            Knot::Atom(i) => j > i,
+        }
+    }
+
+    /// δ at ε: A[L = +∞] + Σ_{ℓ_j > ε} p_j (1 − e^{ε − ℓ_j}), clipped to [0, 1] (None: see [`Self::above`]).
+    fn delta(&self, eps: &Rational, prec: u32) -> Option<Interval> {
+        let mut over = Vec::with_capacity(self.p.len());
+        for j in 0..self.p.len() {
+            over.push(self.above(j, eps)?);
+        }
+        Some(self.delta_over(&Interval::from_rational(eps, prec), |j| over[j], prec))
+    }
+
+    /// δ at a knot (the atoms above it by index: no comparison of enclosures).
+    fn delta_knot(&self, k: Knot, prec: u32) -> Interval {
+        self.delta_over(&self.knot(k, prec), |j| self.above_knot(j, k), prec)
+    }
+
+    fn delta_over(&self, ie: &Interval, over: impl Fn(usize) -> bool, prec: u32) -> Interval {
         let one = Interval::one(prec);
         let mut d = self.inf.clone();
         for (j, p) in self.p.iter().enumerate() {
-            let l = self.loss(j);
-            if l > *eps && *p.hi() > 0 {
-                let f = one.sub(&ie.sub(&Interval::from_rational(&l, prec)).exp());
+            if over(j) && *p.hi() > 0 {
+                let f = one.sub(&ie.sub(&self.loss(j, prec)).exp());
                 d = d.add(&p.mul(&f));
             }
         }
@@ -246,7 +349,7 @@ impl Composed {
             return Interval::one(prec).sub(&self.inf).clamp_to(&zero, &one);
         }
         let a = Interval::from_rational(alpha, prec);
-        let el: Vec<Interval> = (0..self.p.len()).map(|j| Interval::from_rational(&self.loss(j), prec).exp()).collect();
+        let el: Vec<Interval> = (0..self.p.len()).map(|j| self.loss(j, prec).exp()).collect();
         // B[L > ℓ_j] for every j, from the top
         let mut b_above = vec![Interval::zero(prec); self.p.len()];
         for j in (0..self.p.len().saturating_sub(1)).rev() {
@@ -270,34 +373,31 @@ impl Composed {
     /// against the target gives the hull of the two segments' solutions beside it.
     fn epsilon(&self, target: &Rational, prec: u32) -> Interval {
         let t = Interval::from_rational(target, prec);
-        let zero = Rational::new();
         // knots from the top: 0 and the losses above 0
-        let mut knots: Vec<Rational> = (0..self.p.len()).map(|j| self.loss(j)).filter(|l| *l > 0).collect();
-        knots.insert(0, zero);
-        knots.dedup();
+        let mut knots: Vec<Knot> = (0..self.p.len()).filter(|&j| self.above_knot(j, Knot::Zero)).map(Knot::Atom).collect();
+        knots.insert(0, Knot::Zero);
         let top = knots.len() - 1;
         // δ at the top knot is A[L = +∞] (≤ δ, else the accountant has answered ∞ before)
         for i in (0..=top).rev() {
-            let d = self.delta(&knots[i], prec);
+            let d = self.delta_knot(knots[i], prec);
             if d.hi() <= t.lo() {
                 continue;
             }
-            let seg_above = (i < top).then(|| self.solve(&knots[i], &knots[i + 1], &t, prec));
+            let seg_above = (i < top).then(|| self.solve(knots[i], knots[i + 1], &t, prec));
             let decided = d.lo() > t.hi();
             return match (seg_above, decided) {
                 // δ(knot) > δ: ε* on the segment above
                 (Some(s), true) => s,
                 // undecided at the knot: ε* within the enclosure's resolution of it, on either side
                 (above, false) => {
-                    let below = (i > 0).then(|| self.solve(&knots[i - 1], &knots[i], &t, prec));
-                    let k = Interval::from_rational(&knots[i], prec);
+                    let below = (i > 0).then(|| self.solve(knots[i - 1], knots[i], &t, prec));
+                    let k = self.knot(knots[i], prec);
                     [above, below].into_iter().flatten().fold(k, |h, s| h.hull(&s))
                 }
                 // δ above the target at the top knot: not reached (the infinite mass is at most δ)
-                (None, true) => Interval::new(
-                    Interval::from_rational(&knots[i], prec).into_parts().0,
-                    Float::with_val(prec, rug::float::Special::Infinity),
-                ),
+                (None, true) => {
+                    Interval::new(self.knot(knots[i], prec).into_parts().0, Float::with_val(prec, rug::float::Special::Infinity))
+                }
             };
         }
         // δ(0) ≤ δ
@@ -306,17 +406,16 @@ impl Composed {
 
     /// The solution ln((P − δ)/Q) of δ(ε) = δ on the segment [x, y] (P, Q over the atoms above x), clipped
     /// to the segment.
-    fn solve(&self, x: &Rational, y: &Rational, t: &Interval, prec: u32) -> Interval {
+    fn solve(&self, x: Knot, y: Knot, t: &Interval, prec: u32) -> Interval {
         let mut pp = self.inf.clone();
         let mut qq = Interval::zero(prec);
         for (j, p) in self.p.iter().enumerate() {
-            let l = self.loss(j);
-            if l > *x {
+            if self.above_knot(j, x) {
                 pp = pp.add(p);
-                qq = qq.add(&p.mul(&Interval::from_rational(&-l, prec).exp()));
+                qq = qq.add(&p.mul(&self.loss(j, prec).neg().exp()));
             }
         }
-        let (xl, yh) = (Interval::from_rational(x, prec).into_parts().0, Interval::from_rational(y, prec).into_parts().1);
+        let (xl, yh) = (self.knot(x, prec).into_parts().0, self.knot(y, prec).into_parts().1);
         let num = pp.sub(t);
         if *num.lo() <= 0 || *qq.lo() <= 0 {
             return Interval::new(xl, yh);
@@ -395,7 +494,14 @@ mod tests {
         let mut seen = 0;
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let f: Vec<&str> = line.split_whitespace().collect();
-            let spec = format!("rr:epsilon={},k={},n={}", f[1], f[2], f[0]);
+            // ε0 = ln(r): the report given by its keep probability p = r/(r + k − 1)
+            let spec = match f[1].strip_prefix("ln(").and_then(|r| r.strip_suffix(')')) {
+                Some(r) => {
+                    let (r, k) = (q(r), q(f[2]));
+                    format!("rr:keep={},k={},n={}", Rational::from(&r / (r.clone() + k - 1u32)), f[2], f[0])
+                }
+                None => format!("rr:epsilon={},k={},n={}", f[1], f[2], f[0]),
+            };
             let c = answer(&laws(&[&spec], Neighbors::Replace), Query::Tradeoff(&q(f[3])), 30, Trust::Exact).unwrap().unwrap();
             assert!(holds(&c.interval(), f[4]) && c.meets(30), "{line}: {c:?}");
             assert_eq!(c.engine(), Engine::Atoms);
@@ -406,6 +512,31 @@ mod tests {
         let at = |a: &str| answer(&l, Query::Tradeoff(&q(a)), 30, Trust::Exact).unwrap().unwrap().interval();
         assert!(*at("0").lo() == 1 && *at("0").hi() == 1 && *at("1").hi() == 0);
         assert!(answer(&l, Query::Tradeoff(&q("3/2")), 30, Trust::Exact).is_err());
+    }
+
+    /// Randomized response given by its keep probability (dp_accounting's `RandomizedResponseDpEvent`):
+    /// losses on (ln r)ℤ, transcendental; δ(ε) against scripts/reference/randomized_response_keep.txt (the
+    /// multinomial sum in mpmath) to 30 digits, and ε(δ) at the δ so obtained gives back ε.
+    #[test]
+    fn keep_probabilities_compose_on_the_log_lattice() {
+        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/randomized_response_keep.txt"));
+        let mut seen = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let l = laws(&[&format!("rr:keep={},k={},n={}", f[0], f[1], f[2])], Neighbors::Replace);
+            let c = answer(&l, Query::Delta(&q(f[3])), 30, Trust::Exact).unwrap().unwrap();
+            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{line}: {c:?}");
+            assert!(c.describe().contains("(ln "), "{c:?}");
+            let d = q(&f[4][..25]);
+            let e = answer(&l, Query::Epsilon(&d), 30, Trust::Exact).unwrap().unwrap();
+            // δ(ε) rounded to 25 digits: ε(δ) lies within the resolution of that rounding around ε
+            assert!((e.interval().to_f64() - q(f[3]).to_f64()).abs() < 1e-12 && e.meets(30), "{line}: {e:?}");
+            seen += 1;
+        }
+        assert!(seen >= 3);
+        // mixed with a rational lattice: no common lattice, not this engine's
+        let mixed = laws(&["rr:keep=5/8,k=4,n=2", "rr:epsilon=1,n=2"], Neighbors::Replace);
+        assert!(answer(&mixed, Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
     }
 
     /// A stated (1, 1e-6)-DP guarantee ten times, ε(1e-5): scripts/reference/approx_dp_composition.txt (from
