@@ -498,7 +498,7 @@ mod tests {
             let spec = match f[1].strip_prefix("ln(").and_then(|r| r.strip_suffix(')')) {
                 Some(r) => {
                     let (r, k) = (q(r), q(f[2]));
-                    format!("rr:keep={},k={},n={}", Rational::from(&r / (r.clone() + k - 1u32)), f[2], f[0])
+                    format!("rr:keep={},k={},n={}", &r / (r.clone() + k - 1u32), f[2], f[0])
                 }
                 None => format!("rr:epsilon={},k={},n={}", f[1], f[2], f[0]),
             };
