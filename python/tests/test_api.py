@@ -238,3 +238,13 @@ def test_noise_multiplier_is_certified_both_ways():
         tightdp.noise_multiplier(2, "1e-5", steps=10, resolution=0)
     with pytest.raises(tightdp.InputError):
         tightdp.noise_multiplier(2, "1e-5", steps=0)
+
+
+def test_max_steps_is_certified_both_ways():
+    # scripts/reference/steps_calibration.txt (mpmath): Gaussian sigma 10, delta 1e-5, epsilon 8 -> 277 steps
+    s = tightdp.max_steps(8, "1e-5", 10)
+    assert s.n == 277 and s.epsilon <= 8 < s.epsilon_above
+    assert Decimal("7.99014354558538998184052038298") in s.epsilon
+    assert Decimal("8.00755935962325115998093630775") in s.epsilon_above
+    with pytest.raises(tightdp.InputError, match="one step already misses"):
+        tightdp.max_steps("0.5", "1e-5", 1)

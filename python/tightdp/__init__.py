@@ -60,6 +60,8 @@ __all__ = [
     "calibrate",
     "noise_multiplier",
     "NoiseMultiplier",
+    "max_steps",
+    "Steps",
     "zcdp_bs",
     "zcdp_cks",
     "certify",
@@ -1008,3 +1010,42 @@ def noise_multiplier(target_epsilon: Number, target_delta: Number, sample_rate: 
     cert = lambda lo, hi: Certified(row[lo], row[hi], row["method"], "certified", "noise multiplier calibration")
     return NoiseMultiplier(Fraction(row["sigma"]), cert("epsilon_lo", "epsilon_hi"), Fraction(row["sigma_below"]),
                            cert("epsilon_below_lo", "epsilon_below_hi"), int(row["probes"]))
+
+
+class Steps:
+    """The answer of :func:`max_steps`: ``n`` steps meet the target — ``epsilon``, their
+    :class:`Certified` ε, is at or below it — and ``n + 1`` provably do not (``epsilon_above`` is above
+    the target)."""
+
+    __slots__ = ("n", "epsilon", "epsilon_above", "probes")
+
+    def __init__(self, n, epsilon, epsilon_above, probes):
+        self.n, self.epsilon, self.epsilon_above, self.probes = n, epsilon, epsilon_above, probes
+
+    def __int__(self) -> int:
+        return self.n
+
+    def __repr__(self) -> str:
+        return (f"Steps(n={self.n}, epsilon=[{self.epsilon.lo}, {self.epsilon.hi}], "
+                f"epsilon_above=[{self.epsilon_above.lo}, {self.epsilon_above.hi}])")
+
+
+def max_steps(target_epsilon: Number, target_delta: Number, noise_multiplier: Number, sample_rate: Optional[Number] = None,
+              neighbors: str = "add-remove") -> Steps:
+    """How long a budget lasts, certified: the largest number of Gaussian steps of noise multiplier
+    ``noise_multiplier`` (Poisson-subsampled at ``sample_rate``; None: every step sees all the data) that
+    meet ε ≤ ``target_epsilon`` at δ = ``target_delta``; one step more provably does not. As
+    ``tightdp calibrate --mech gauss:sigma=…,q=…,n=?``. (Subsampled steps run on the pld grid: about a
+    minute for thousands of steps; the steps of a lattice law take milliseconds.)
+
+    >>> s = tightdp.max_steps(8, "1e-5", 10)
+    >>> s.n, s.epsilon <= 8 < s.epsilon_above
+    (277, True, True)
+    """
+    spec = "gauss:sigma=" + _q(noise_multiplier, "noise_multiplier") + ",n=?"
+    if sample_rate is not None:
+        spec += ",q=" + _q(sample_rate, "sample_rate")
+    row = dict(_call(_tightdp.noise_multiplier, [spec], _str(neighbors, "neighbors"), _q(target_delta, "target_delta"),
+                     _q(target_epsilon, "target_epsilon"), "0.001"))
+    cert = lambda lo, hi: Certified(row[lo], row[hi], row["method"], "certified", "steps calibration")
+    return Steps(int(row["n"]), cert("epsilon_lo", "epsilon_hi"), cert("epsilon_above_lo", "epsilon_above_hi"), int(row["probes"]))

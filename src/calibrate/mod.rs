@@ -19,6 +19,7 @@
 
 mod search;
 pub mod sigma;
+pub mod steps;
 
 use crate::account::{epsilon_for_calibration, Accountant, Certified, Method, Options, FAST_WINDOW, MAX_LATTICE_ENTRIES};
 use crate::error::Fallible;

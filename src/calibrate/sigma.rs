@@ -46,7 +46,7 @@ impl SigmaHole {
         let [hole] = holes[..] else {
             return fallible!(
                 Input,
-                "calibrate --mech needs exactly one term with the unknown noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070), got {}",
+                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070) or the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?), got {}",
                 holes.len()
             );
         };
@@ -81,6 +81,13 @@ impl SigmaHole {
 /// Whether the composition at σ meets ε(δ) ≤ target, with the bracket that decides it.
 fn decide(hole: &SigmaHole, sigma: &Rational, delta: &Rational, target: &Rational, opts: &Options) -> Fallible<(bool, Certified)> {
     let comp = hole.composition(sigma)?;
+    meets(&comp, delta, target, opts, "give a coarser --resolution").map_err(|e| e.context(format!("at sigma = {}", show(sigma))))
+}
+
+/// Whether a composition meets ε(δ) ≤ target, with the certified bracket that decides it: few digits
+/// first, more only while the bracket straddles the target; a miss only on a bracket of the exact
+/// guarantee (a certified bound above the target proves nothing).
+pub(crate) fn meets(comp: &Composition, delta: &Rational, target: &Rational, opts: &Options, advice: &str) -> Fallible<(bool, Certified)> {
     let mut last = None;
     for &d in PROBE_DIGITS.iter().filter(|&&d| d <= opts.digits.max(PROBE_DIGITS[0])) {
         let acc = Accountant::new(comp.clone(), Options { digits: d, ..opts.clone() })?;
@@ -95,14 +102,7 @@ fn decide(hole: &SigmaHole, sigma: &Rational, delta: &Rational, target: &Rationa
         last = Some(c);
     }
     let c = last.ok_or_else(|| err!(Internal, "no probe ran"))?;
-    fallible!(
-        Resource,
-        "at sigma = {} the certified epsilon bracket [{}, {}] contains the target {}: give a coarser --resolution (or more --digits / --grid-budget)",
-        show(sigma),
-        c.lo_str(8),
-        c.hi_str(8),
-        show(target)
-    )
+    fallible!(Resource, "the certified epsilon bracket [{}, {}] contains the target {}: {advice}", c.lo_str(8), c.hi_str(8), show(target))
 }
 
 /// The smallest σ = k·resolution (k ≥ 1) meeting ε(δ) ≤ target, with its certificate (module doc).
@@ -161,7 +161,7 @@ pub fn smallest_sigma(hole: &SigmaHole, delta: &Rational, target: &Rational, res
 }
 
 /// A rational (σ, a target) as a decimal for messages.
-fn show(s: &Rational) -> String {
+pub(crate) fn show(s: &Rational) -> String {
     crate::num::format::fmt_nearest(&rug::Float::with_val(64, s), 8)
 }
 

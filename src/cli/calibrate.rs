@@ -18,10 +18,11 @@ pub struct CalibrateArgs {
     /// Allocation file (TOML), or the name of a built-in allocation (e.g. dhc-2022-08-25)
     #[arg(long, value_name = "FILE", required_unless_present = "mech", conflicts_with = "mech")]
     pub allocation: Option<PathBuf>,
-    /// DP-SGD calibration: mechanism terms as in `epsilon --mech`, one of them a Gaussian with the unknown
-    /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070); prints the smallest sigma
-    /// on --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma
-    /// certified to miss it. Repeat for further (fixed) terms
+    /// DP-SGD calibration: mechanism terms as in `epsilon --mech`, one of them with an unknown. A Gaussian's
+    /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070): the smallest sigma on
+    /// --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma certified
+    /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
+    /// largest n that meets it, with n + 1 certified to miss it. Repeat for further (fixed) terms
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation of the --mech terms: add-remove (default) or replace

@@ -1,8 +1,9 @@
 //! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, certified
-//! both ways (`calibrate::sigma`).
+//! both ways (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`).
 
 use crate::account::Options;
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
+use crate::calibrate::steps::{largest_steps, StepsHole};
 use crate::cli::common::parse_delta;
 use crate::cli::epsilon::OUT_DIGITS;
 use crate::error::Fallible;
@@ -26,6 +27,22 @@ pub const COLUMNS: &[&str] = &[
     "sigma_below",
     "epsilon_below_lo",
     "epsilon_below_hi",
+    "method",
+    "probes",
+];
+
+/// The columns of `calibrate --mech …,n=?`: the largest number of steps meeting the target.
+pub const STEPS_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "delta",
+    "target_epsilon",
+    "n",
+    "epsilon_lo",
+    "epsilon_hi",
+    "n_above",
+    "epsilon_above_lo",
+    "epsilon_above_hi",
     "method",
     "probes",
 ];
@@ -69,11 +86,14 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     if target <= 0 {
         return fallible!(Input, "target-epsilon must be positive, got '{}'", a.target_epsilon.unwrap_or(""));
     }
+    let nb = a.neighbors.map(Neighbors::parse).transpose()?.unwrap_or(Neighbors::AddRemove);
+    if a.mech.iter().any(|t| t.split(',').any(|k| k.trim() == "n=?" || k.trim().ends_with(":n=?"))) {
+        return steps_record(a, nb, &delta, &target);
+    }
     let res = parse_rational(a.resolution).map_err(|e| e.context("resolution"))?;
     if res <= 0 || res > 1 {
         return fallible!(Input, "--resolution must be in (0, 1], got '{}'", a.resolution);
     }
-    let nb = a.neighbors.map(Neighbors::parse).transpose()?.unwrap_or(Neighbors::AddRemove);
     let hole = SigmaHole::parse(a.mech, nb)?;
     let fit = smallest_sigma(&hole, &delta, &target, &res, &Options::default())?;
     let mut r = Record::new();
@@ -91,4 +111,24 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     r.push("method", fit.eps.engine().as_str());
     r.push("probes", fit.probes.to_string());
     r.with_columns(COLUMNS)
+}
+
+/// The largest number of steps meeting the target, and its certificate, as one row of [`STEPS_COLUMNS`].
+fn steps_record(a: &SigmaArgs, nb: Neighbors, delta: &Rational, target: &Rational) -> Fallible<Record> {
+    let hole = StepsHole::parse(a.mech, nb)?;
+    let fit = largest_steps(&hole, delta, target, &Options::default())?;
+    let mut r = Record::new();
+    r.push("target", a.mech.join(" + "));
+    r.push("neighbors", nb.as_str());
+    r.push("delta", a.delta.unwrap_or("").trim().to_string());
+    r.push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string());
+    r.push("n", fit.n.to_string());
+    r.push("epsilon_lo", fmt_down(fit.eps.lo(), OUT_DIGITS));
+    r.push("epsilon_hi", fmt_up(fit.eps.hi(), OUT_DIGITS));
+    r.push("n_above", (fit.n + 1).to_string());
+    r.push("epsilon_above_lo", fmt_down(fit.eps_above.lo(), OUT_DIGITS));
+    r.push("epsilon_above_hi", fmt_up(fit.eps_above.hi(), OUT_DIGITS));
+    r.push("method", fit.eps.engine().as_str());
+    r.push("probes", fit.probes.to_string());
+    r.with_columns(STEPS_COLUMNS)
 }

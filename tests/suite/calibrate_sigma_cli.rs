@@ -1,5 +1,5 @@
 //! `tightdp calibrate --mech …sigma=?…` (#53 item 5): the DP-SGD noise multiplier for a target ε,
-//! certified both ways; its values against independent references are checked beside the code
+//! certified both ways (and `…n=?…`, the number of steps a target allows); its values against independent references are checked beside the code
 //! (src/calibrate/sigma.rs, mpmath), the MNIST setting here against the peers' calibration.
 
 use crate::common::{cli, csv_rows, refused};
@@ -44,4 +44,34 @@ fn dp_sgd_noise_multiplier_for_epsilon_8() {
     // lie between the certified miss and the certified answer
     assert!(below < 0.655883 && 0.655883 <= sigma, "[{below}, {sigma}]");
     assert!(col("epsilon_hi").parse::<f64>().unwrap() <= 8.0 && col("epsilon_below_lo").parse::<f64>().unwrap() > 8.0);
+}
+
+/// `n=?`: the largest number of steps meeting the target, n + 1 certified to miss it (the Gaussian rows of
+/// scripts/reference/steps_calibration.txt are checked beside the code); a lattice law in milliseconds,
+/// its two brackets the same as `epsilon` prints for n and n + 1; mistakes refused in one line.
+#[test]
+fn the_number_of_steps_is_printed_with_its_certificate() {
+    let out = cli(["calibrate", "--mech", "gauss:sigma=10,n=?", "--delta", "1e-5", "--target-epsilon", "8", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    assert_eq!((col("n").as_str(), col("n_above").as_str()), ("277", "278"));
+    let f = |c: &str| col(c).parse::<f64>().unwrap();
+    assert!(f("epsilon_hi") <= 8.0 && f("epsilon_above_lo") > 8.0);
+    let out = cli(["calibrate", "--mech", "dgauss:sigma2=100,n=?", "--delta", "1e-10", "--target-epsilon", "5", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    let n: u64 = col("n").parse().unwrap();
+    for (m, lo, hi) in [(n, "epsilon_lo", "epsilon_hi"), (n + 1, "epsilon_above_lo", "epsilon_above_hi")] {
+        let e = cli(["epsilon", "--sigma2", "100", "--n", &m.to_string(), "--delta", "1e-10", "--format", "csv"]);
+        let er = csv_rows(&String::from_utf8(e.stdout).unwrap());
+        let ec = |c: &str| er[1][er[0].iter().position(|h| h == c).unwrap()].parse::<f64>().unwrap();
+        assert!(ec("epsilon_lo") <= col(hi).parse::<f64>().unwrap() && col(lo).parse::<f64>().unwrap() <= ec("epsilon_hi"), "n = {m}");
+    }
+    assert!(col("epsilon_hi").parse::<f64>().unwrap() <= 5.0 && col("epsilon_above_lo").parse::<f64>().unwrap() > 5.0);
+    let base = ["calibrate", "--delta", "1e-5", "--target-epsilon", "1", "--mech"];
+    refused(&[&base[..], &["gauss:sigma=?,n=?"]].concat(), &["one unknown at a time"]);
+    refused(&[&base[..], &["laplace:scale=1,n=?", "--mech", "gauss:sigma=1,n=?"]].concat(), &["exactly one term"]);
+    refused(&["calibrate", "--delta", "1e-5", "--target-epsilon", "0.5", "--mech", "laplace:scale=1,n=?"], &["one step already misses"]);
 }

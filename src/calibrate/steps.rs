@@ -1,0 +1,181 @@
+//! How many steps a budget allows (#53 item 5, "or the number of steps"): the largest n such that the
+//! composition with n releases of one term meets a target ε at δ — certified both ways. The returned n
+//! provably meets the target (the upper end of its certified ε bracket is at or below it) and n + 1
+//! provably does not (the lower end of its bracket is above it, a bracket of the exact guarantee).
+//!
+//! Monotonicity: the releases of n steps are a post-processing (a projection) of those of n + 1, so ε(δ)
+//! does not decrease with n, and the search on the integers (doubling from 1, then bisection) is sound
+//! for any term: the hole `n=?` may stand in any `--mech` term (`gauss:sigma=1.1,q=256/60000,n=?`).
+
+use crate::account::{Certified, Options};
+use crate::calibrate::sigma::{meets, show};
+use crate::error::Fallible;
+use crate::fallible;
+use crate::model::spec::parse_mech;
+use crate::model::{Composition, Group, Neighbors};
+use rug::Rational;
+
+/// The most steps tried before the target is declared not missed at all (2^40 ≈ 1.1e12).
+const MAX_STEPS: u64 = 1 << 40;
+
+/// The calibrated number of steps with the certified ε brackets that prove it: `eps` at `n` is at or
+/// below the target, `eps_above` at n + 1 is above it.
+pub struct StepsFit {
+    pub n: u64,
+    pub eps: Certified,
+    pub eps_above: Certified,
+    /// compositions accounted during the search
+    pub probes: usize,
+}
+
+/// A composition with one unknown number of steps: `…,n=?` in one term among fixed ones.
+pub struct StepsHole {
+    terms: Vec<String>,
+    hole: usize,
+    neighbors: Neighbors,
+}
+
+impl StepsHole {
+    /// Exactly one term holds `n=?` and no other `?`.
+    pub fn parse(terms: &[String], neighbors: Neighbors) -> Fallible<StepsHole> {
+        let holes: Vec<usize> = (0..terms.len()).filter(|&i| terms[i].contains('?')).collect();
+        let [hole] = holes[..] else {
+            return fallible!(Input, "calibrate --mech needs exactly one term with an unknown (sigma=? or n=?), got {}", holes.len());
+        };
+        let t = terms[hole].trim();
+        let keys: Vec<&str> = t.split_once(':').map(|(_, r)| r.split(',').collect()).unwrap_or_default();
+        if t.matches('?').count() != 1 {
+            return fallible!(Input, "'{t}': one unknown at a time: the noise multiplier sigma=? or the number of steps n=?");
+        }
+        if !keys.iter().any(|k| k.trim() == "n=?") {
+            return fallible!(Input, "'{t}': the unknown number of steps is written n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?)");
+        }
+        let h = StepsHole { terms: terms.to_vec(), hole, neighbors };
+        h.composition(1)?; // every term, and the hole's other keys, checked up front
+        Ok(h)
+    }
+
+    /// The composition with n steps of the hole's term.
+    pub fn composition(&self, n: u64) -> Fallible<Composition> {
+        let groups: Vec<Group> = (0..self.terms.len())
+            .map(|i| if i == self.hole { parse_mech(&self.terms[i].replace('?', &n.to_string())) } else { parse_mech(&self.terms[i]) })
+            .collect::<Result<_, _>>()?;
+        Composition::new(groups, self.neighbors)
+    }
+}
+
+/// The largest n ≥ 1 meeting ε(δ) ≤ target, with its certificate (module doc).
+pub fn largest_steps(hole: &StepsHole, delta: &Rational, target: &Rational, opts: &Options) -> Fallible<StepsFit> {
+    if *target <= 0 {
+        return fallible!(Input, "the target epsilon must be positive");
+    }
+    let mut probes = 0;
+    let mut probe = |n: u64| -> Fallible<(bool, Certified)> {
+        probes += 1;
+        let comp = hole.composition(n)?;
+        meets(&comp, delta, target, opts, "give another target").map_err(|e| e.context(format!("at n = {n}")))
+    };
+    let (ok, c) = probe(1)?;
+    if !ok {
+        return fallible!(
+            Input,
+            "one step already misses the target epsilon {}: its certified epsilon is at least {}",
+            show(target),
+            c.lo_str(8)
+        );
+    }
+    // doubling: lo meets the target, hi (once found) misses it
+    let mut lo = (1u64, c);
+    let mut hi = None;
+    while hi.is_none() {
+        if lo.0 >= MAX_STEPS {
+            return fallible!(Input, "the target epsilon is met even at n = {} steps", lo.0);
+        }
+        let n = (lo.0 * 2).min(MAX_STEPS);
+        match probe(n)? {
+            (true, c) => lo = (n, c),
+            (false, c) => hi = Some((n, c)),
+        }
+    }
+    let mut hi = hi.expect("the doubling loop ends with a miss");
+    // interpolation where it keeps shrinking the bracket, bisection otherwise (each probe is only a
+    // decision; the guess never leaves the open bracket, so the search is as sound as bisection)
+    // (side of the last probe: true if it met the target; how many probes in a row moved that end)
+    let mut run: (bool, u32) = (true, 0);
+    while hi.0 - lo.0 > 1 {
+        let mid = match interpolate(&lo, &hi, target) {
+            Some(g) if run.1 < 2 => g,
+            _ => lo.0 + (hi.0 - lo.0) / 2,
+        };
+        let (side, c) = probe(mid)?;
+        if side {
+            lo = (mid, c);
+        } else {
+            hi = (mid, c);
+        }
+        run = if run.0 == side { (side, run.1 + 1) } else { (side, 1) };
+    }
+    Ok(StepsFit { n: lo.0, eps: lo.1, eps_above: hi.1, probes })
+}
+
+/// Where ε reaches the target on the line through (ln n, ln ε) at the bracket's ends (ε at each end the
+/// middle of its certified bracket), strictly inside the bracket; None where that is undefined.
+fn interpolate(lo: &(u64, Certified), hi: &(u64, Certified), target: &Rational) -> Option<u64> {
+    let (el, eh) = (lo.1.interval().to_f64(), hi.1.interval().to_f64());
+    let t = target.to_f64();
+    if !(el > 0.0 && eh > el && t > el && t < eh) {
+        return None;
+    }
+    let (nl, nh) = ((lo.0 as f64).ln(), (hi.0 as f64).ln());
+    let g = (nl + (nh - nl) * (t.ln() - el.ln()) / (eh.ln() - el.ln())).exp();
+    g.is_finite().then(|| (g.floor() as u64).clamp(lo.0 + 1, hi.0 - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> Rational {
+        crate::num::parse_rational(s).unwrap()
+    }
+
+    /// The Gaussian mechanism's n steps are one Gaussian of μ√n/σ: scripts/reference/steps_calibration.txt
+    /// (mpmath's closed-form profile, bisection on n) gives the largest n and the ε at n and n + 1.
+    #[test]
+    fn the_gaussian_steps_are_the_mpmath_ones() {
+        let text = include_str!("../../scripts/reference/steps_calibration.txt");
+        let mut seen = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+            let [sigma, delta, target, n, eps_at, eps_above]: [&str; 6] = line.split_whitespace().collect::<Vec<_>>().try_into().unwrap();
+            let hole = StepsHole::parse(&[format!("gauss:sigma={sigma},n=?")], Neighbors::AddRemove).unwrap();
+            let fit = largest_steps(&hole, &q(delta), &q(target), &Options::default()).unwrap();
+            assert_eq!(fit.n.to_string(), n, "{line}");
+            assert!(crate::account::engines::holds(&fit.eps.interval(), eps_at), "{line}: {:?}", fit.eps);
+            assert!(crate::account::engines::holds(&fit.eps_above.interval(), eps_above), "{line}: {:?}", fit.eps_above);
+            assert!(*fit.eps.hi() <= q(target) && *fit.eps_above.lo() > q(target));
+            seen += 1;
+        }
+        assert!(seen >= 3);
+    }
+
+    /// A subsampled Gaussian (the pld grid) and a lattice law: the certificate holds both ways.
+    #[test]
+    fn subsampled_and_lattice_steps_carry_their_certificate() {
+        for (term, target) in [("gauss:sigma=1,q=1/10,n=?", "3"), ("dgauss:sigma2=4,n=?", "3")] {
+            let hole = StepsHole::parse(&[term.to_string()], Neighbors::AddRemove).unwrap();
+            let fit = largest_steps(&hole, &q("1e-5"), &q(target), &Options::default()).unwrap();
+            assert!(fit.n >= 1 && *fit.eps.hi() <= q(target) && *fit.eps_above.lo() > q(target), "{term}: n = {}", fit.n);
+        }
+    }
+
+    #[test]
+    fn bad_holes_and_unreachable_targets_are_refused() {
+        for terms in [vec!["gauss:sigma=1,n=10"], vec!["gauss:sigma=?,n=?"], vec!["gauss:sigma=1,n=?", "laplace:scale=1,n=?"]] {
+            let t: Vec<String> = terms.iter().map(|s| s.to_string()).collect();
+            assert!(StepsHole::parse(&t, Neighbors::AddRemove).is_err(), "{terms:?}");
+        }
+        let hole = StepsHole::parse(&["laplace:scale=1,n=?".to_string()], Neighbors::AddRemove).unwrap();
+        let e = largest_steps(&hole, &q("1e-5"), &q("1/2"), &Options::default()).err().unwrap();
+        assert!(e.to_string().contains("one step already misses"), "{e}");
+    }
+}
