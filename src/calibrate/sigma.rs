@@ -10,9 +10,9 @@
 //! for `gauss:` terms (with or without `q=`), the only ones a hole `sigma=?` is accepted in.
 
 use crate::account::{Accountant, Certified, Options, Trust};
+use crate::calibrate::hole::Hole;
 use crate::error::Fallible;
-use crate::model::spec::parse_mech;
-use crate::model::{Composition, Group, Neighbors};
+use crate::model::{Composition, Neighbors};
 use crate::{err, fallible};
 use rug::{Integer, Rational};
 
@@ -33,48 +33,26 @@ pub struct SigmaFit {
 }
 
 /// A composition with one unknown σ: `gauss:sigma=?,…` among fixed terms, all under one relation.
-pub struct SigmaHole {
-    terms: Vec<String>,
-    hole: usize,
-    neighbors: Neighbors,
-}
+pub struct SigmaHole(Hole);
 
 impl SigmaHole {
     /// Exactly one term holds `sigma=?`, and that term is a `gauss:` mechanism.
     pub fn parse(terms: &[String], neighbors: Neighbors) -> Fallible<SigmaHole> {
-        let holes: Vec<usize> = (0..terms.len()).filter(|&i| terms[i].contains('?')).collect();
-        let [hole] = holes[..] else {
-            return fallible!(
-                Input,
-                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070) or the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?), got {}",
-                holes.len()
-            );
+        let check = |t: &str| {
+            if !t.starts_with("gauss:") || !Hole::keys(t).contains(&"sigma=?") {
+                return fallible!(
+                    Input,
+                    "'{t}': the unknown must be the noise multiplier of a Gaussian term, written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070)"
+                );
+            }
+            Ok(())
         };
-        let t = terms[hole].trim();
-        let keys: Vec<&str> = t.split_once(':').map(|(_, r)| r.split(',').collect()).unwrap_or_default();
-        if !t.starts_with("gauss:") || !keys.iter().any(|k| k.trim() == "sigma=?") || t.matches('?').count() != 1 {
-            return fallible!(
-                Input,
-                "'{t}': the unknown must be the noise multiplier of a Gaussian term, written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070)"
-            );
-        }
-        let h = SigmaHole { terms: terms.to_vec(), hole, neighbors };
-        h.composition(&Rational::from(1))?; // every term, and the hole's other keys, checked up front
-        Ok(h)
+        Hole::parse(terms, neighbors, check, "1").map(SigmaHole)
     }
 
     /// The composition at noise multiplier σ.
     pub fn composition(&self, sigma: &Rational) -> Fallible<Composition> {
-        let groups: Vec<Group> = (0..self.terms.len())
-            .map(|i| {
-                if i == self.hole {
-                    parse_mech(&self.terms[i].replace('?', &format!("{}/{}", sigma.numer(), sigma.denom())))
-                } else {
-                    parse_mech(&self.terms[i])
-                }
-            })
-            .collect::<Result<_, _>>()?;
-        Composition::new(groups, self.neighbors)
+        self.0.composition(&format!("{}/{}", sigma.numer(), sigma.denom()))
     }
 }
 

@@ -8,11 +8,11 @@
 //! for any term: the hole `n=?` may stand in any `--mech` term (`gauss:sigma=1.1,q=256/60000,n=?`).
 
 use crate::account::{Certified, Options};
+use crate::calibrate::hole::Hole;
 use crate::calibrate::sigma::{meets, show};
 use crate::error::Fallible;
 use crate::fallible;
-use crate::model::spec::parse_mech;
-use crate::model::{Composition, Group, Neighbors};
+use crate::model::{Composition, Neighbors};
 use rug::Rational;
 
 /// The most steps tried before the target is declared not missed at all (2^40 ≈ 1.1e12).
@@ -29,38 +29,23 @@ pub struct StepsFit {
 }
 
 /// A composition with one unknown number of steps: `…,n=?` in one term among fixed ones.
-pub struct StepsHole {
-    terms: Vec<String>,
-    hole: usize,
-    neighbors: Neighbors,
-}
+pub struct StepsHole(Hole);
 
 impl StepsHole {
     /// Exactly one term holds `n=?` and no other `?`.
     pub fn parse(terms: &[String], neighbors: Neighbors) -> Fallible<StepsHole> {
-        let holes: Vec<usize> = (0..terms.len()).filter(|&i| terms[i].contains('?')).collect();
-        let [hole] = holes[..] else {
-            return fallible!(Input, "calibrate --mech needs exactly one term with an unknown (sigma=? or n=?), got {}", holes.len());
+        let check = |t: &str| {
+            if !Hole::keys(t).contains(&"n=?") {
+                return fallible!(Input, "'{t}': the unknown number of steps is written n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?)");
+            }
+            Ok(())
         };
-        let t = terms[hole].trim();
-        let keys: Vec<&str> = t.split_once(':').map(|(_, r)| r.split(',').collect()).unwrap_or_default();
-        if t.matches('?').count() != 1 {
-            return fallible!(Input, "'{t}': one unknown at a time: the noise multiplier sigma=? or the number of steps n=?");
-        }
-        if !keys.iter().any(|k| k.trim() == "n=?") {
-            return fallible!(Input, "'{t}': the unknown number of steps is written n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?)");
-        }
-        let h = StepsHole { terms: terms.to_vec(), hole, neighbors };
-        h.composition(1)?; // every term, and the hole's other keys, checked up front
-        Ok(h)
+        Hole::parse(terms, neighbors, check, "1").map(StepsHole)
     }
 
     /// The composition with n steps of the hole's term.
     pub fn composition(&self, n: u64) -> Fallible<Composition> {
-        let groups: Vec<Group> = (0..self.terms.len())
-            .map(|i| if i == self.hole { parse_mech(&self.terms[i].replace('?', &n.to_string())) } else { parse_mech(&self.terms[i]) })
-            .collect::<Result<_, _>>()?;
-        Composition::new(groups, self.neighbors)
+        self.0.composition(&n.to_string())
     }
 }
 
