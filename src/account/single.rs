@@ -31,11 +31,7 @@ pub(super) fn delta(law: &dyn LossLaw, eps: &Rational, prec: u32) -> Fallible<In
         let d = clip01(&inf.add(&s.a_above).sub(&e.mul(&s.b_above)));
         out = Some(match out {
             None => d,
-            Some(o) => {
-                let lo = if o.lo() >= d.lo() { o.lo().clone() } else { d.lo().clone() };
-                let hi = if o.hi() >= d.hi() { o.hi().clone() } else { d.hi().clone() };
-                Interval::new(lo, hi)
-            }
+            Some(o) => o.max(&d),
         });
     }
     out.ok_or_else(|| crate::err!(Internal, "a law without directions"))

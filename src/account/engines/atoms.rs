@@ -114,7 +114,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             Query::Tradeoff(a) => c.tradeoff(a, prec),
         };
         // δ and ε: the larger over the directions; f(α): the smaller
-        let worse = if matches!(q, Query::Tradeoff(_)) { min_of } else { max_of };
+        let worse = if matches!(q, Query::Tradeoff(_)) { Interval::min } else { Interval::max };
         out = Some(match out {
             None => iv,
             Some(o) => worse(&o, &iv),
@@ -255,18 +255,6 @@ fn convolve(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
     out
 }
 
-fn min_of(a: &Interval, b: &Interval) -> Interval {
-    let lo = if a.lo() <= b.lo() { a.lo().clone() } else { b.lo().clone() };
-    let hi = if a.hi() <= b.hi() { a.hi().clone() } else { b.hi().clone() };
-    Interval::new(lo, hi)
-}
-
-fn max_of(a: &Interval, b: &Interval) -> Interval {
-    let lo = if a.lo() >= b.lo() { a.lo().clone() } else { b.lo().clone() };
-    let hi = if a.hi() >= b.hi() { a.hi().clone() } else { b.hi().clone() };
-    Interval::new(lo, hi)
-}
-
 impl Composed {
     /// The loss of atom j enclosed (a point on a rational lattice).
     fn loss(&self, j: usize, prec: u32) -> Interval {
@@ -363,7 +351,7 @@ impl Composed {
                 continue;
             }
             let w = a_below.sub(&el[j].mul(&a.sub(&b_above[j])));
-            best = max_of(&best, &w);
+            best = best.max(&w);
         }
         best.clamp_to(&zero, &one)
     }

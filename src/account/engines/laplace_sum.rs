@@ -396,8 +396,9 @@ fn int(w: &Integer, prec: u32) -> Interval {
     Interval::new(lo, hi)
 }
 
-/// The bracket's relative width in decimal digits (0 for a zero-width or zero bracket).
-pub fn digits_of(x: &Interval) -> f64 {
+/// The bracket's relative width in decimal digits (0 for a zero-width or zero bracket); the tests' measure.
+#[cfg(test)]
+fn digits_of(x: &Interval) -> f64 {
     let w = x.width().to_f64();
     let m = x.hi().to_f64().abs();
     if w == 0.0 {

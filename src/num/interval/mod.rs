@@ -138,6 +138,20 @@ impl Interval {
         Interval::new(lo, hi)
     }
 
+    /// The enclosure of max(x, y) for x in self, y in other (endpoint-wise maximum).
+    pub fn max(&self, other: &Interval) -> Interval {
+        let lo = if self.lo >= other.lo { self.lo.clone() } else { other.lo.clone() };
+        let hi = if self.hi >= other.hi { self.hi.clone() } else { other.hi.clone() };
+        Interval::new(lo, hi)
+    }
+
+    /// The enclosure of min(x, y) for x in self, y in other (endpoint-wise minimum).
+    pub fn min(&self, other: &Interval) -> Interval {
+        let lo = if self.lo <= other.lo { self.lo.clone() } else { other.lo.clone() };
+        let hi = if self.hi <= other.hi { self.hi.clone() } else { other.hi.clone() };
+        Interval::new(lo, hi)
+    }
+
     pub fn is_nonneg(&self) -> bool {
         self.lo >= 0
     }

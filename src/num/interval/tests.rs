@@ -94,3 +94,16 @@ fn infinite_over_infinite_corner_is_left_out() {
     let c = Interval::new(Float::with_val(p, 1), inf.clone()).div(&Interval::new(Float::with_val(p, 2), inf));
     assert_eq!((c.lo().to_f64(), c.hi().to_f64()), (0.0, f64::INFINITY));
 }
+
+/// max and min enclose max(x, y) and min(x, y) over the two boxes: [1, 4] and [2, 3] give [2, 4] and
+/// [1, 3]; disjoint boxes give the larger and the smaller.
+#[test]
+fn max_and_min_enclose_the_pointwise_extremes() {
+    let p = 64;
+    let iv = |a: i32, b: i32| Interval::new(Float::with_val(p, a), Float::with_val(p, b));
+    let ends = |x: Interval| (x.lo().to_f64(), x.hi().to_f64());
+    assert_eq!(ends(iv(1, 4).max(&iv(2, 3))), (2.0, 4.0));
+    assert_eq!(ends(iv(1, 4).min(&iv(2, 3))), (1.0, 3.0));
+    assert_eq!(ends(iv(5, 6).max(&iv(1, 2))), (5.0, 6.0));
+    assert_eq!(ends(iv(5, 6).min(&iv(1, 2))), (1.0, 2.0));
+}
