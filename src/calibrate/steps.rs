@@ -83,9 +83,9 @@ pub fn largest_steps(hole: &StepsHole, delta: &Rational, target: &Rational, opts
         }
     }
     let mut hi = hi.expect("the doubling loop ends with a miss");
-    // interpolation where it keeps shrinking the bracket, bisection otherwise (each probe is only a
-    // decision; the guess never leaves the open bracket, so the search is as sound as bisection)
-    // (side of the last probe: true if it met the target; how many probes in a row moved that end)
+    // interpolation, or bisection after two probes in a row moved the same end (each probe is only a
+    // decision; the guess never leaves the open bracket, so the search is as sound as bisection).
+    // `run`: the side of the last probe (true: it met the target) and how many in a row moved that end
     let mut run: (bool, u32) = (true, 0);
     while hi.0 - lo.0 > 1 {
         let mid = match interpolate(&lo, &hi, target) {

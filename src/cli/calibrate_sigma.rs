@@ -1,7 +1,8 @@
 //! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, certified
 //! both ways (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`).
 
-use crate::account::Options;
+use crate::account::{Certified, Options};
+use crate::calibrate::hole::Hole;
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
 use crate::calibrate::steps::{largest_steps, StepsHole};
 use crate::cli::common::parse_delta;
@@ -87,7 +88,7 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
         return fallible!(Input, "target-epsilon must be positive, got '{}'", a.target_epsilon.unwrap_or(""));
     }
     let nb = a.neighbors.map(Neighbors::parse).transpose()?.unwrap_or(Neighbors::AddRemove);
-    if a.mech.iter().any(|t| t.split(',').any(|k| k.trim() == "n=?" || k.trim().ends_with(":n=?"))) {
+    if a.mech.iter().any(|t| Hole::keys(t).contains(&"n=?")) {
         return steps_record(a, nb, &delta, &target);
     }
     let res = parse_rational(a.resolution).map_err(|e| e.context("resolution"))?;
@@ -96,38 +97,42 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     }
     let hole = SigmaHole::parse(a.mech, nb)?;
     let fit = smallest_sigma(&hole, &delta, &target, &res, &Options::default())?;
+    let mut r = question(a, nb);
+    r.push("resolution", a.resolution.trim().to_string());
+    r.push("sigma", decimal_of(&fit.sigma, a.resolution));
+    push_bracket(&mut r, "epsilon", &fit.eps);
+    r.push("sigma_below", decimal_of(&fit.below, a.resolution));
+    push_bracket(&mut r, "epsilon_below", &fit.eps_below);
+    r.push("method", fit.eps.engine().as_str());
+    r.push("probes", fit.probes.to_string());
+    r.with_columns(COLUMNS)
+}
+
+/// The columns both calibrations open with: what was asked.
+fn question(a: &SigmaArgs, nb: Neighbors) -> Record {
     let mut r = Record::new();
     r.push("target", a.mech.join(" + "));
     r.push("neighbors", nb.as_str());
     r.push("delta", a.delta.unwrap_or("").trim().to_string());
     r.push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string());
-    r.push("resolution", a.resolution.trim().to_string());
-    r.push("sigma", decimal_of(&fit.sigma, a.resolution));
-    r.push("epsilon_lo", fmt_down(fit.eps.lo(), OUT_DIGITS));
-    r.push("epsilon_hi", fmt_up(fit.eps.hi(), OUT_DIGITS));
-    r.push("sigma_below", decimal_of(&fit.below, a.resolution));
-    r.push("epsilon_below_lo", fmt_down(fit.eps_below.lo(), OUT_DIGITS));
-    r.push("epsilon_below_hi", fmt_up(fit.eps_below.hi(), OUT_DIGITS));
-    r.push("method", fit.eps.engine().as_str());
-    r.push("probes", fit.probes.to_string());
-    r.with_columns(COLUMNS)
+    r
+}
+
+/// `{name}_lo` and `{name}_hi`: a certified ε bracket, rounded outward.
+fn push_bracket(r: &mut Record, name: &str, c: &Certified) {
+    r.push(&format!("{name}_lo"), fmt_down(c.lo(), OUT_DIGITS));
+    r.push(&format!("{name}_hi"), fmt_up(c.hi(), OUT_DIGITS));
 }
 
 /// The largest number of steps meeting the target, and its certificate, as one row of [`STEPS_COLUMNS`].
 fn steps_record(a: &SigmaArgs, nb: Neighbors, delta: &Rational, target: &Rational) -> Fallible<Record> {
     let hole = StepsHole::parse(a.mech, nb)?;
     let fit = largest_steps(&hole, delta, target, &Options::default())?;
-    let mut r = Record::new();
-    r.push("target", a.mech.join(" + "));
-    r.push("neighbors", nb.as_str());
-    r.push("delta", a.delta.unwrap_or("").trim().to_string());
-    r.push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string());
+    let mut r = question(a, nb);
     r.push("n", fit.n.to_string());
-    r.push("epsilon_lo", fmt_down(fit.eps.lo(), OUT_DIGITS));
-    r.push("epsilon_hi", fmt_up(fit.eps.hi(), OUT_DIGITS));
+    push_bracket(&mut r, "epsilon", &fit.eps);
     r.push("n_above", (fit.n + 1).to_string());
-    r.push("epsilon_above_lo", fmt_down(fit.eps_above.lo(), OUT_DIGITS));
-    r.push("epsilon_above_hi", fmt_up(fit.eps_above.hi(), OUT_DIGITS));
+    push_bracket(&mut r, "epsilon_above", &fit.eps_above);
     r.push("method", fit.eps.engine().as_str());
     r.push("probes", fit.probes.to_string());
     r.with_columns(STEPS_COLUMNS)

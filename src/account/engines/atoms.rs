@@ -46,7 +46,7 @@ struct Atoms {
 /// The common lattice of the laws' losses: a rational step s (losses in offset + sℤ, exact rationals), or
 /// ln r for a rational r > 1 (losses in (ln r)ℤ, transcendental: enclosed; randomized response given by
 /// its keep probability, as dp_accounting's `RandomizedResponseDpEvent`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 enum Lattice {
     Rational(Rational),
     Log(Rational),
@@ -75,12 +75,16 @@ enum Knot {
     Atom(usize),
 }
 
+/// The composed law's step: a rational (exact losses), or ln r enclosed well beyond the working precision.
+enum Step {
+    Exact(Rational),
+    Enclosed(Interval),
+}
+
 /// The composed law of one direction: atoms at `offset + (k0 + j)·step` with masses p[j], and A[L = +∞].
 struct Composed {
     offset: Rational,
-    lattice: Lattice,
-    /// ln r enclosed well beyond the working precision (the `Log` lattice's step)
-    log_step: Option<Interval>,
+    step: Step,
     k0: i64,
     p: Vec<Interval>,
     inf: Interval,
@@ -183,11 +187,11 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, pre
         keep = keep.mul(&one.sub(&a.inf).pow_u64(n));
     }
     let inf = one.sub(&keep).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
-    let log_step = match step {
-        Lattice::Log(r) => Some(Interval::from_rational(r, prec + 64).ln()),
-        Lattice::Rational(_) => None,
+    let step = match step {
+        Lattice::Rational(s) => Step::Exact(s.clone()),
+        Lattice::Log(r) => Step::Enclosed(Interval::from_rational(r, prec + 64).ln()),
     };
-    Ok(Some(Composed { offset, lattice: step.clone(), log_step, k0, p, inf }))
+    Ok(Some(Composed { offset, step, k0, p, inf }))
 }
 
 /// One law's atoms on the lattice `step` (from its distribution functions: the A-mass of [ℓ_k, ℓ_{k+1});
@@ -259,23 +263,20 @@ impl Composed {
     /// The loss of atom j enclosed (a point on a rational lattice).
     fn loss(&self, j: usize, prec: u32) -> Interval {
         let m = self.k0 + j as i64;
-        match (&self.log_step, &self.lattice) {
-            (Some(s), _) => s.mul(&Interval::from_rational(&Rational::from(m), prec + 64)),
-            (None, Lattice::Rational(s)) => Interval::from_rational(&(&self.offset + Rational::from(m) * s), prec),
-            // (compose sets log_step for every Log lattice)
-            (None, Lattice::Log(r)) => {
-                Interval::from_rational(r, prec + 64).ln().mul(&Interval::from_rational(&Rational::from(m), prec + 64))
-            }
+        match &self.step {
+            Step::Exact(s) => Interval::from_rational(&(&self.offset + Rational::from(m) * s), prec),
+            Step::Enclosed(s) => s.mul(&Interval::from_rational(&Rational::from(m), prec + 64)),
         }
     }
 
     /// Whether the loss of atom j is above ε (None: a transcendental loss the enclosure cannot place).
     fn above(&self, j: usize, eps: &Rational) -> Option<bool> {
         let m = self.k0 + j as i64;
-        match &self.lattice {
-            Lattice::Rational(s) => Some(&self.offset + Rational::from(m) * s > *eps),
-            Lattice::Log(_) if *eps == 0 => Some(m > 0),
-            Lattice::Log(_) => {
+        match &self.step {
+            Step::Exact(s) => Some(&self.offset + Rational::from(m) * s > *eps),
+            // (offset 0 on a log lattice: the sign of the loss is the index's)
+            Step::Enclosed(_) if *eps == 0 => Some(m > 0),
+            Step::Enclosed(_) => {
                 let l = self.loss(j, 64);
                 (*l.lo() > *eps).then_some(true).or((*l.hi() < *eps).then_some(false))
             }
