@@ -45,6 +45,9 @@ pub enum Engine {
     LaplaceSum,
     /// laws with finitely many losses on one lattice, composed exactly (src/account/engines/atoms.rs)
     Atoms,
+    /// laws with a certified moment generating function (the Poisson-subsampled Gaussian), composed by a
+    /// tilted Fourier inversion (src/account/engines/tilted.rs)
+    Tilted,
     /// an exact identity or a closed form, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
     Closed,
     /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
@@ -70,6 +73,7 @@ impl Engine {
             Engine::Pld => "pld-grid",
             Engine::LaplaceSum => "laplace-sum",
             Engine::Atoms => "exact-atoms",
+            Engine::Tilted => "tilted-fourier",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
             Engine::ZcdpCks => "zcdp-cks",

@@ -95,6 +95,12 @@ impl Accountant {
         if let Some(c) = super::engines::laplace_sum::answer(&laws, q, self.opts.digits, trust)? {
             return Ok(c);
         }
+        // the Poisson-subsampled Gaussian (with Gaussians): its moment generating function, inverted
+        if let Some(c) = super::engines::tilted::answer(&laws, q, self.opts.digits, trust)? {
+            if c.meets(self.opts.digits) {
+                return Ok(c);
+            }
+        }
         self.pld_refined(q, &laws, trust)
     }
 

@@ -25,23 +25,7 @@ use rug::Rational;
 use std::fmt;
 use std::sync::Arc;
 
-/// Which data set of a neighbouring pair holds the record: the one the output law A is drawn from
-/// (`Remove`: A = M(D), B = M(D minus the record)) or the other one (`Add`: A = M(D), B = M(D plus the
-/// record)). For the replace relation the laws say which pair they mean.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    Remove,
-    Add,
-}
-
-impl Direction {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Direction::Remove => "remove",
-            Direction::Add => "add",
-        }
-    }
-}
+pub use crate::noise::direction::Direction;
 
 /// The masses on both sides of a loss value ℓ: A[L < ℓ] and A[ℓ ≤ L < ∞] (likewise for B), each
 /// computed without cancellation (the small side directly). Atoms at ℓ are on the upper side, so
@@ -229,6 +213,12 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// adding η (the continuous Gaussian: η = μ²/(2σ²)) — the closed-form engine takes such laws.
     fn gaussian_eta(&self) -> Option<Rational> {
         None
+    }
+
+    /// The law's moment generating function on vertical lines, where it is known (`noise::mgf`): the
+    /// Gaussian's closed form by default (a law with [`LossLaw::gaussian_eta`]).
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        self.gaussian_eta().map(|eta| crate::noise::mgf::Mgf::Gaussian { eta })
     }
 
     /// ε₀ = Δ/b of a Laplace loss law (atoms at ±ε₀ with A-masses ½ and ½e^{−ε₀}, the density

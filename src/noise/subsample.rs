@@ -105,6 +105,12 @@ impl LossLaw for PoissonSampled {
         self.q == 1
     }
 
+    /// The Gaussian on a subsample (q < 1): its moment generating function by certified quadrature.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        let eta = self.base.gaussian_eta()?;
+        (self.q < 1).then(|| crate::noise::mgf::Mgf::PoissonGaussian { q: self.q.clone(), eta })
+    }
+
     /// Poisson subsampling is defined here for add/remove neighbours (its pairs above); under replace the
     /// sampled record and its replacement are not independent draws of the same pair.
     fn shifts(&self, neighbors: crate::noise::neighbors::Neighbors) -> Fallible<u64> {

@@ -78,10 +78,9 @@ impl CInterval {
         CInterval { re: m.mul(&b.cos()), im: m.mul(&b.sin()) }
     }
 
-    /// 1/z = z̄/|z|² (None when |z|² may be 0).
-    pub fn inv(&self) -> Option<CInterval> {
-        // x² over an interval: the product x·x would let a part straddling 0 contribute a negative lower
-        // end (lo·hi) and refuse rectangles away from 0; its square is [0, max(lo², hi²)]
+    /// |z|² over the rectangle: re² + im², each square taken over its interval (the product x·x would let
+    /// a part straddling 0 contribute a negative lower end lo·hi; its square is [0, max(lo², hi²)]).
+    fn abs2(&self) -> Interval {
         let sq = |i: &Interval| {
             if *i.lo() >= 0 || *i.hi() <= 0 {
                 i.mul(i)
@@ -94,7 +93,39 @@ impl CInterval {
                 Interval::new(Float::with_val(p, 0), if a > b { a } else { b })
             }
         };
-        let n = sq(&self.re).add(&sq(&self.im));
+        sq(&self.re).add(&sq(&self.im))
+    }
+
+    /// A logarithm of z, ln|z| + i·arg z, with arg on a branch chosen by where the rectangle lies (−π/2 to
+    /// π/2 right of the imaginary axis, π/2 to 3π/2 left of it, ±π/2 − arctan(re/im) above or below the
+    /// real axis): any branch serves a caller that exponentiates integer multiples of it. None when the
+    /// rectangle may hold 0.
+    pub fn ln(&self) -> Option<CInterval> {
+        let n = self.abs2();
+        if !(*n.lo() > 0) {
+            return None;
+        }
+        let p = self.re.prec();
+        let half = Interval::from_float(&Float::with_val(p, 0.5), p);
+        let modulus = n.ln().mul(&half);
+        let (re, im) = (&self.re, &self.im);
+        let arg = if *re.lo() > 0 {
+            im.div(re).atan()
+        } else if *re.hi() < 0 {
+            im.div(re).atan().add(&Interval::pi(p))
+        } else if *im.lo() > 0 {
+            Interval::pi(p).mul(&half).sub(&re.div(im).atan())
+        } else if *im.hi() < 0 {
+            Interval::pi(p).mul(&half).neg().sub(&re.div(im).atan())
+        } else {
+            return None;
+        };
+        Some(CInterval { re: modulus, im: arg })
+    }
+
+    /// 1/z = z̄/|z|² (None when |z|² may be 0).
+    pub fn inv(&self) -> Option<CInterval> {
+        let n = self.abs2();
         // the squares' lower ends may round below the true |z|² but never below 0: a positive lower end
         // certifies z ≠ 0
         if !(*n.lo() > 0) {
@@ -166,6 +197,14 @@ mod tests {
         let p = ci(0.3, -1.7).mul(&ci(2.1, 0.4));
         assert!(p.re.width().to_f64() < 1e-35 && p.im.width().to_f64() < 1e-35);
         assert!(ci(0.0, 0.0).inv().is_none());
+        // a logarithm in every quadrant and on both axes: its exponential is z again (num-complex's exp)
+        for (a, b) in [(1.5, 0.3), (-2.0, 0.7), (-0.4, -3.1), (0.2, -0.9), (0.0, 2.0), (0.0, -0.5), (-1.0, 0.0), (3.0, 0.0)] {
+            let l = ci(a, b).ln().unwrap();
+            let back = Complex64::new(l.re.mid().to_f64(), l.im.mid().to_f64()).exp();
+            assert!((back - Complex64::new(a, b)).norm() < 1e-14, "ln({a}, {b}) = {l:?}");
+            assert!(l.re.width().to_f64() < 1e-35 && l.im.width().to_f64() < 1e-35);
+        }
+        assert!(ci(0.0, 0.0).ln().is_none());
     }
 }
 

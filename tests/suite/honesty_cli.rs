@@ -141,13 +141,15 @@ fn the_boole_rules_bounds_hold_or_it_refuses_at_five_epsilons() {
 }
 
 /// The same query, byte for byte, alone and beside two busy processes: a pld-grid query (its budget counts
-/// work, not seconds: it stopped on wall time before #57) and a lattice Fourier inversion. (The default tier
-/// refines the grid to 3 digits; the heavy tier runs the default 20 and MNIST's DP-SGD, ~10 s each.)
+/// work, not seconds: it stopped on wall time before #57), a lattice Fourier inversion and a tilted Fourier
+/// inversion of a subsampled Gaussian. (The default tier refines the grid to 3 digits; the heavy tier runs
+/// the default 20 and MNIST's DP-SGD.)
 #[test]
 fn output_does_not_depend_on_the_machines_load() {
     same_output_under_load(&[
         &["delta", "--mech", "laplace:scale=1,q=1/2,n=2", "--epsilon", "1", "--digits", "3", "--format", "csv"],
         &["epsilon", "--sigma2", "37.7", "--n", "100000", "--delta", "1e-10", "--format", "csv"],
+        &["epsilon", "--mech", "gauss:sigma=2,q=0.01,n=1000", "--delta", "1e-6", "--format", "csv"],
     ]);
 }
 

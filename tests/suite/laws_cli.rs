@@ -1,6 +1,6 @@
 //! Issue 35 ("Exact at every size") and issue 36 ("Every mechanism the field composes"): mechanisms
 //! beyond the lattice laws on the command line — the continuous Gaussian (closed form) and the
-//! Poisson-subsampled Gaussian of DP-SGD (pld grid) — and the inputs they refuse.
+//! Poisson-subsampled Gaussian of DP-SGD (tilted Fourier inversion; the pld grid on request) — and the inputs they refuse.
 
 use crate::common::{cli, csv_row as csv, refused};
 
@@ -75,4 +75,40 @@ fn a_hard_subsampled_composition_is_answered_or_refused_never_an_internal_error(
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(matches!(out.status.code(), Some(0) | Some(2)), "{:?}: {err}", out.status);
     assert!(!err.contains("internal error"), "{err}");
+}
+
+/// Poisson-subsampled Gaussians by default: the tilted Fourier engine (`account/engines/tilted.rs`), 20
+/// digits, and its bracket inside the pld grid's (an independent discretisation, asked for with
+/// `--method grid`). One setting here; the heavy tier runs five.
+fn tilted_inside_the_grid(cases: &[(&str, &str)], grid: &str) {
+    use crate::common::float;
+    for (mech, eps) in cases {
+        let auto = csv(&["delta", "--mech", mech, "--epsilon", eps]);
+        assert_eq!(field(&auto, "method"), "tilted-fourier", "{mech}");
+        assert!(num(&auto, "digits") >= 20.0, "{mech}: {auto:?}");
+        let g = csv(&["delta", "--mech", mech, "--epsilon", eps, "--method", "grid", "--grid", grid]);
+        assert_eq!(field(&g, "method"), "pld-grid");
+        let (lo, hi) = (float(field(&auto, "delta_lo")), float(field(&auto, "delta_hi")));
+        assert!(float(field(&g, "delta_lo")) <= lo && hi <= float(field(&g, "delta_hi")), "{mech} at {eps}: {auto:?} outside {g:?}");
+    }
+}
+
+#[test]
+fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket() {
+    tilted_inside_the_grid(&[("gauss:sigma=3,q=0.3,n=100", "0.2")], "1/1000");
+}
+
+#[test]
+#[ignore = "heavy: five pld grids at h = 1/4000 (~60 s)"]
+fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket_in_five_settings() {
+    tilted_inside_the_grid(
+        &[
+            ("gauss:sigma=1,q=0.05,n=200", "1"),
+            ("gauss:sigma=0.7,q=0.02,n=500", "2"),
+            ("gauss:sigma=1.5,q=0.1,n=300", "0.5"),
+            ("gauss:sigma=3,q=0.3,n=100", "0.2"),
+            ("gauss:sigma=0.9,q=0.01,n=2000", "1.5"),
+        ],
+        "1/4000",
+    );
 }

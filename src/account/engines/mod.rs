@@ -3,9 +3,12 @@
 //! * [`atoms`] — laws with finitely many losses on one lattice (randomized response, stated (ε, δ)
 //!   pairs), composed exactly.
 //! * [`laplace_sum`] — n releases of Laplace mechanisms with one ε₀, as an exact finite sum.
+//! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian, with
+//!   Gaussians), by a tilted Fourier inversion whose cost does not grow with the number of releases.
 
 pub mod atoms;
 pub mod laplace_sum;
+pub mod tilted;
 
 #[cfg(test)]
 use crate::num::Interval;

@@ -256,6 +256,15 @@ impl Interval {
         Interval::new(lo, hi)
     }
 
+    /// arctan x (monotone increasing).
+    pub fn atan(&self) -> Interval {
+        let mut lo = self.lo.clone();
+        lo.atan_round(Round::Down);
+        let mut hi = self.hi.clone();
+        hi.atan_round(Round::Up);
+        Interval::new(lo, hi)
+    }
+
     /// √x for x ≥ 0.
     pub fn sqrt(&self) -> Interval {
         assert!(self.lo >= 0, "sqrt of a negative interval");

@@ -1,0 +1,447 @@
+//! Compositions of laws whose moment generating function is known on vertical lines — the
+//! Poisson-subsampled Gaussian of DP-SGD with Gaussians beside it (`noise::mgf`) — by a tilted Fourier
+//! inversion whose cost does not grow with the number of compositions.
+//!
+//! For the composed loss L of one direction, M(s) = Π_i M_i(s)^{n_i}, and for any tilt c > 0
+//!
+//!   δ(ε) = E[(1 − e^{ε − L})_+] = (1/2π) ∫ M(c + it) e^{−(c + it)ε} H(t) dt,   H(t) = 1/((c + it)(c + 1 + it)),
+//!
+//! H being the Fourier transform of ψ(y) = (1 − e^{−y})_+ e^{−cy} (the characteristic-function accounting of [ZDW22], tilted). The trapezoidal sum with
+//! step h, S(ε) = e^{−cε} (h/2π) Σ_k M(c + ikh) e^{−ikhε} H(kh), is by Poisson's summation formula [AW92]
+//! δ(ε) plus the aliased copies Σ_{m ≠ 0} e^{−2πcm/h} E[(1 − e^{−(L − ε + 2πm/h)})_+], every one
+//! non-negative: those with m > 0 sum to at most e^{−2πc/h}/(1 − e^{−2πc/h}), those with m < 0 to at most
+//! M(λ) e^{−λε} e^{−2π(λ−c)/h}/(1 − e^{−2π(λ−c)/h}) for any λ > c (Chernoff: (1 − e^{−y})_+ ≤ e^{λy}). So
+//! δ ∈ [S − A, S]. The sum runs over |k| ≤ K (the terms k < 0 are the conjugates of k > 0); the rest is at
+//! most e^{−cε} ρ/(π h K) with ρ ≥ sup_{t ≥ hK} |M(c + it)| (`noise::mgf::Decay`; |H(t)| ≤ 1/t²).
+//!
+//! The tilt c minimises the Chernoff bound M(c) e^{−cε}/(c(c + 1)), so the sum cancels a few digits at
+//! most; h puts the aliasing, and K the rest, below the digits asked. Every M_i(c + ikh) is a certified
+//! enclosure; the composition is exp(Σ n_i ln M_i), so its cost is one logarithm per law and node
+//! whatever the n_i. ε(δ) is found by a safeguarded Newton iteration on the sum's midpoints, then certified
+//! by two evaluations of δ's bracket around it (δ decreases in ε). The trade-off function is not taken
+//! here (the pld grid answers it).
+
+use crate::account::vocabulary::Query;
+use crate::account::{Certified, Engine, Trust};
+use crate::error::Fallible;
+use crate::noise::loss::{Direction, LossLaw};
+use crate::noise::mgf::{Decay, Mgf};
+use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use rug::{Float, Rational};
+use std::f64::consts::{LN_10, PI};
+use std::sync::Arc;
+
+/// Largest quadrature work taken: nodes × line points, summed over laws and directions (~1 s).
+const MAX_WORK: f64 = 3e6;
+/// Largest reach of the line t* = hK before the engine declines.
+const MAX_REACH: f64 = 2e4;
+
+/// The accountant's ε(δ) or δ(ε) on a composition with a Poisson-subsampled Gaussian (None: another law,
+/// the trade-off function, or beyond the work cap).
+pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
+    let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else { return Ok(None) };
+    if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.symmetric()) {
+        return Ok(None);
+    }
+    let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
+    let prec = 96 + (3.33 * f64::from(digits + 2)).ceil() as u32 + (64 - n_total.leading_zeros());
+    // the two directions are independent: one on each core
+    let run = |dir: Direction| -> Fallible<Option<(Interval, String)>> {
+        let comp = Composition { laws: &mgfs, dir, prec, digits };
+        match q {
+            Query::Delta(e) if *e >= 0 => {
+                let e = Float::with_val(prec, e);
+                Ok(comp.line(e.to_f64())?.map(|line| (line.delta(&e), line.describe())))
+            }
+            Query::Epsilon(d) => comp.epsilon(d),
+            _ => Ok(None),
+        }
+    };
+    let (remove, add) = rayon::join(|| run(Direction::Remove), || run(Direction::Add));
+    let (Some((r, r_line)), Some((a, a_line))) = (remove?, add?) else { return Ok(None) };
+    let out = Some(r.max(&a));
+    let lines = [r_line, a_line];
+    let Some(iv) = out else { return Ok(None) };
+    let detail = format!(
+        "{n_total} releases of laws with a certified moment generating function (Poisson-subsampled Gaussian), tilted Fourier inversion, {prec} bits; {}",
+        lines.join("; ")
+    );
+    Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
+}
+
+/// One direction of the composition.
+struct Composition<'a> {
+    laws: &'a [(Mgf, u64)],
+    dir: Direction,
+    prec: u32,
+    digits: u32,
+}
+
+/// The composed law's sum at one tilt: G_k = M(c + ikh) H(kh), k = 0..=K, and the error terms' ingredients.
+struct Line {
+    dir: Direction,
+    c: Float,
+    h: Float,
+    g: Vec<CInterval>,
+    /// λ > c and an upper bound of ln M(λ), for the aliased copies with m < 0
+    lambda: Float,
+    ln_m_lambda: Float,
+    /// an upper bound of ln sup_{t ≥ hK} |M(c + it)|
+    ln_rest: Float,
+}
+
+/// The planned tilt c, step h, λ of the aliased copies below, line points k_max + 1, the quadrature's
+/// absolute tolerance and its work.
+struct Plan {
+    c: f64,
+    h: f64,
+    lambda: f64,
+    k_max: usize,
+    tol_q: f64,
+    work: f64,
+}
+
+/// Round x down to a multiple of 2^-30 (tilts and steps are dyadic: c + 1 and kh are exact).
+fn dyadic(x: f64) -> f64 {
+    (x * 1073741824.0).floor() / 1073741824.0
+}
+
+impl Composition<'_> {
+    /// Planning: ln M(λ) of the composition.
+    fn ln_mgf(&self, lam: f64) -> f64 {
+        self.laws.iter().map(|(m, n)| *n as f64 * m.ln_real_f64(self.dir, lam)).sum()
+    }
+
+    /// Planning: the tilt minimising the Chernoff bound at ε (the objective is convex in c), and the bound's log.
+    fn tilt(&self, eps: f64) -> (f64, f64) {
+        let g = |c: f64| self.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
+        let (mut a, mut b) = (1e-4f64, 64.0f64);
+        for _ in 0..60 {
+            let (x, y) = (a + (b - a) * 0.382, a + (b - a) * 0.618);
+            if g(x) < g(y) {
+                b = y;
+            } else {
+                a = x;
+            }
+        }
+        let c = dyadic((a + b) / 2.0).max(1.0 / 1073741824.0);
+        (c, g(c))
+    }
+
+    /// The sum for ε near `eps` (planning value), certified; None beyond the work cap.
+    fn line(&self, eps: f64) -> Fallible<Option<Line>> {
+        let p = self.prec;
+        let Some(Plan { c, h, lambda, k_max, tol_q, .. }) = self.plan(eps) else { return Ok(None) };
+        crate::num::cancel::check()?;
+        let cf = Float::with_val(p, c);
+        let hf = Float::with_val(p, h);
+        let values: Vec<Vec<CInterval>> = self.laws.iter().map(|(m, _)| m.line(self.dir, &cf, &hf, k_max, tol_q, p)).collect();
+        // the certified rest: each law's decay from its certified M_i(c)
+        let mut ln_rest = Float::with_val(64, 0);
+        for ((m, n), v) in self.laws.iter().zip(&values) {
+            let d = m.decay(self.dir, &cf, v[0].re().hi(), p);
+            ln_rest += d.ln_upper(h * k_max as f64) * Float::with_val(64, *n);
+        }
+        let g = self.compose(&values, &cf, &hf);
+        let lf = Float::with_val(p, lambda);
+        let mut ln_m_lambda = Float::with_val(p, 0);
+        for (m, n) in self.laws {
+            ln_m_lambda += m.ln_real_upper(self.dir, &lf, p) * Float::with_val(p, *n);
+        }
+        Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest }))
+    }
+
+    /// Planning: the cheapest tilt, step and reach for ε near `eps`. The Chernoff-optimal tilt c₀ makes the
+    /// sum cancel least, but the aliased copies below grow like e^{2πc/h}: smaller tilts (down to a sum 20
+    /// nepers above the bound at c₀, which the working precision's guard bits absorb) allow a larger step,
+    /// and the one with the least quadrature work is taken.
+    fn plan(&self, eps: f64) -> Option<Plan> {
+        let (c0, ln_chern) = self.tilt(eps);
+        let ln_tol = ln_chern - f64::from(self.digits + 4) * LN_10 - 4f64.ln();
+        let n_total: f64 = self.laws.iter().map(|(_, n)| *n as f64).sum();
+        let mut best: Option<Plan> = None;
+        let mut worse = 0;
+        for j in 0..16 {
+            let c = dyadic(c0 * 0.75f64.powi(j));
+            let ln_s = self.ln_mgf(c) - c * eps;
+            if c <= 0.0 || ln_s - (c * (c + 1.0)).ln() - ln_chern > 20.0 {
+                break;
+            }
+            let Some((h, lambda)) = self.step(c, eps, ln_tol) else { continue };
+            // the quadrature's share: n tol_q e^{ln M(c) − cε} (h/(2πc(c + 1)) + 1/(2c)) ≤ tol/4
+            let spread = (h / (2.0 * PI * c * (c + 1.0)) + 0.5 / c).ln();
+            let tol_q = (ln_tol - 4f64.ln() - ln_s - n_total.ln() - spread).exp();
+            let cf = Float::with_val(64, c);
+            let planned: Vec<Decay> = self
+                .laws
+                .iter()
+                .map(|(m, _)| m.decay(self.dir, &cf, &Float::with_val(64, m.ln_real_f64(self.dir, c).exp() * (1.0 + 1e-9)), 64))
+                .collect();
+            let Some(reach) = self.reach(&planned, c, eps, h, ln_tol) else { continue };
+            let k_max = (reach / h).ceil() as usize;
+            let work: f64 =
+                self.laws.iter().map(|(m, _)| m.nodes(self.dir, c, h * k_max as f64, tol_q) as f64).sum::<f64>() * (k_max + 1) as f64;
+            match &best {
+                Some(b) if work >= b.work => {
+                    // past the cheapest tilt (the work is unimodal in c in practice): two worse in a row end it
+                    worse += 1;
+                    if worse == 2 {
+                        break;
+                    }
+                }
+                _ if work <= MAX_WORK => {
+                    best = Some(Plan { c, h, lambda, k_max, tol_q, work });
+                    worse = 0;
+                }
+                _ => {}
+            }
+        }
+        best
+    }
+
+    /// Planning: the largest step h (from 2πc/h = 1 − ln_tol down by factors 0.85) whose aliased copies
+    /// below, e^{2πc/h} P[L > ε + 2π/h] by Chernoff at the best λ > c, are under the tolerance too; and λ.
+    fn step(&self, c: f64, eps: f64, ln_tol: f64) -> Option<(f64, f64)> {
+        // the candidate λ and their Chernoff exponents ln M(λ) − λε, once
+        let cands: Vec<(f64, f64)> = (0..=80)
+            .map(|j| dyadic(c + 0.05 * 1.1f64.powi(j)))
+            .filter(|l| *l <= c + 20.0)
+            .map(|l| (l, self.ln_mgf(l) - l * eps))
+            .filter(|(_, v)| v.is_finite())
+            .collect();
+        let mut h = 2.0 * PI * c / (1.0 - ln_tol);
+        for _ in 0..40 {
+            let f = |(l, v): &(f64, f64)| v - 2.0 * PI * (l - c) / h;
+            let best = cands.iter().min_by(|x, y| f(x).total_cmp(&f(y)))?;
+            if f(best) <= ln_tol && dyadic(h) > 0.0 {
+                return Some((dyadic(h), best.0));
+            }
+            h *= 0.85;
+        }
+        None
+    }
+
+    /// Planning: the smallest t* (to 1%) where the rest of the sum e^{−cε} ρ(t*)/(π t*) is below e^{ln_tol}.
+    fn reach(&self, decays: &[Decay], c: f64, eps: f64, h: f64, ln_tol: f64) -> Option<f64> {
+        let rest = |t: f64| -> f64 {
+            let r: f64 = decays.iter().zip(self.laws).map(|(d, (_, n))| d.ln_upper(t).to_f64() * *n as f64).sum();
+            r - c * eps - (PI * t).ln()
+        };
+        let mut hi = 4.0 * h;
+        while rest(hi) > ln_tol {
+            hi *= 2.0;
+            if hi > MAX_REACH {
+                return None;
+            }
+        }
+        let mut lo = hi / 2.0;
+        while hi - lo > 0.01 * hi {
+            let mid = (lo + hi) / 2.0;
+            if rest(mid) > ln_tol {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    /// G_k = M(c + ikh) H(kh) with M = exp(Σ n_i ln M_i) (a disk of radius Π |M_i|^{n_i} where a factor's
+    /// enclosure may hold 0).
+    fn compose(&self, values: &[Vec<CInterval>], c: &Float, h: &Float) -> Vec<CInterval> {
+        let p = self.prec;
+        let ci = Interval::from_float(c, p);
+        let c1 = ci.add(&Interval::one(p));
+        (0..values[0].len())
+            .map(|k| {
+                let mut ln = Some(CInterval::real(Interval::zero(p)));
+                for ((_, n), v) in self.laws.iter().zip(values) {
+                    let n = Interval::from_i64(*n as i64, p);
+                    ln = match (ln, v[k].ln()) {
+                        (Some(acc), Some(l)) => Some(acc.add(&l.scale(&n))),
+                        _ => None,
+                    };
+                }
+                let m = match ln {
+                    Some(l) => CInterval::exp_of(l.re(), l.im()),
+                    None => {
+                        let mut r = Float::with_val(p, 1);
+                        for ((_, n), v) in self.laws.iter().zip(values) {
+                            let a = Interval::new(v[k].abs_hi(), v[k].abs_hi()).pow_u64(*n);
+                            r = Float::with_val_round(p, &r * a.hi(), rug::float::Round::Up).0;
+                        }
+                        CInterval::real(Interval::zero(p)).widen(&r)
+                    }
+                };
+                let t = Interval::from_float(h, p).mul(&Interval::from_i64(k as i64, p));
+                let den = CInterval::new(ci.clone(), t.clone()).mul(&CInterval::new(c1.clone(), t));
+                m.mul(&den.inv().expect("c > 0: (c + it)(c + 1 + it) is not 0"))
+            })
+            .collect()
+    }
+
+    /// ε(δ) in this direction, certified, and the line's description (None: not decided within the engine's
+    /// reach).
+    fn epsilon(&self, delta: &Rational) -> Fallible<Option<(Interval, String)>> {
+        let p = self.prec;
+        if *delta <= 0 || *delta >= 1 {
+            return Ok(None);
+        }
+        let d = Float::with_val(p, delta);
+        // planning: where the Chernoff bound meets δ (an upper estimate of ε)
+        let ln_d = delta.to_f64().ln();
+        let (mut a, mut b) = (0.0f64, 1.0f64);
+        while self.tilt(b).1 > ln_d {
+            b *= 2.0;
+            if b > 1e6 {
+                return Ok(None);
+            }
+        }
+        for _ in 0..50 {
+            let m = (a + b) / 2.0;
+            if self.tilt(m).1 > ln_d {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        let mut guess = b;
+        for round in 0..2 {
+            let Some(line) = self.line(guess)? else { return Ok(None) };
+            let zero = Float::with_val(p, 0);
+            if *line.delta(&zero).hi() <= d {
+                return Ok(Some((Interval::new(zero.clone(), zero), line.describe())));
+            }
+            let e = line.solve(&d, guess);
+            if let Some(iv) = line.bracket(&e, &d, self.digits) {
+                return Ok(Some((iv, line.describe())));
+            }
+            // the tilt was planned far from the answer: once more at the answer
+            guess = e.to_f64().max(0.0);
+            if round == 1 {
+                return Ok(None);
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Line {
+    fn describe(&self) -> String {
+        format!("{}: c = {:.4}, h = {:.4}, {} points of the line", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
+    }
+
+    /// U(ε) = (h/2π)[G_0 + 2 Σ_{k≥1} Re(G_k e^{−ikhε})] and U'(ε), enclosed.
+    fn sums(&self, eps: &Float) -> (Interval, Interval) {
+        let p = self.c.prec();
+        let h = Interval::from_float(&self.h, p);
+        let theta = h.mul(&Interval::from_float(eps, p)).neg();
+        let turn = theta.hi().to_f64().abs().max(theta.lo().to_f64().abs());
+        let step = CInterval::exp_of(&Interval::zero(p), &theta);
+        let mut z = CInterval::one(p);
+        let mut since = 0.0;
+        let mut u = Interval::zero(p);
+        let mut du = Interval::zero(p);
+        for (k, g) in self.g.iter().enumerate() {
+            if k == 0 {
+                u = g.re().clone();
+                continue;
+            }
+            if since + turn > 1.0 {
+                z = CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k as i64, p)));
+                since = 0.0;
+            } else {
+                z = z.mul(&step);
+                since += turn;
+            }
+            let w = g.mul(&z);
+            let two = Interval::from_i64(2, p);
+            u = u.add(&w.re().mul(&two));
+            // d/dε Re(G e^{−ikhε}) = Re(−ikh G e^{−ikhε}) = kh Im(G e^{−ikhε})
+            du = du.add(&w.im().mul(&h).mul(&Interval::from_i64(2 * k as i64, p)));
+        }
+        let scale = h.div(&Interval::pi(p).add(&Interval::pi(p)));
+        (u.mul(&scale), du.mul(&scale))
+    }
+
+    /// δ(ε) in this direction, certified: [S − A − R, S + R] ∩ [0, 1] (module doc).
+    fn delta(&self, eps: &Float) -> Interval {
+        let p = self.c.prec();
+        let e = Interval::from_float(eps, p);
+        let c = Interval::from_float(&self.c, p);
+        let h = Interval::from_float(&self.h, p);
+        let one = Interval::one(p);
+        let two_pi = Interval::pi(p).add(&Interval::pi(p));
+        let tilt = c.mul(&e).neg().exp();
+        let s = self.sums(eps).0.mul(&tilt);
+        // aliased copies: m > 0, then m < 0 through λ
+        let r1 = two_pi.mul(&c).div(&h).neg().exp();
+        let a1 = r1.div(&one.sub(&r1));
+        let lam = Interval::from_float(&self.lambda, p);
+        let r2 = two_pi.mul(&lam.sub(&c)).div(&h).neg().exp();
+        let a2 = Interval::from_float(&self.ln_m_lambda, p).sub(&lam.mul(&e)).exp().mul(&r2).div(&one.sub(&r2));
+        let alias = a1.add(&a2);
+        // the rest of the sum beyond K
+        let reach = h.mul(&Interval::from_i64(self.g.len() as i64 - 1, p));
+        let rest = Interval::from_float(&self.ln_rest, p).exp().mul(&tilt).div(&Interval::pi(p).mul(&reach));
+        let lo = Interval::from_float(s.lo(), p).sub(&alias).sub(&rest);
+        let hi = Interval::from_float(s.hi(), p).add(&rest);
+        let lo = if *lo.lo() < 0 { Float::with_val(p, 0) } else { lo.lo().clone() };
+        let hi = if *hi.hi() > 1 { Float::with_val(p, 1) } else { hi.hi().clone() };
+        Interval::new(lo, hi)
+    }
+
+    /// A safeguarded Newton iteration on the midpoint of S(ε) = δ, from `guess`.
+    fn solve(&self, d: &Float, guess: f64) -> Float {
+        let p = self.c.prec();
+        let c = self.c.clone();
+        let mut e = Float::with_val(p, guess);
+        let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1.0) * 4.0));
+        for _ in 0..100 {
+            let (u, du) = self.sums(&e);
+            let tilt = (-Float::with_val(p, &c * &e)).exp();
+            let s = Float::with_val(p, u.mid() * &tilt);
+            let ds = Float::with_val(p, (du.mid() - Float::with_val(p, &c * u.mid())) * &tilt);
+            if s > *d {
+                lo = e.clone();
+            } else {
+                hi = e.clone();
+            }
+            let mut next = Float::with_val(p, &e - Float::with_val(p, (s - d) / ds));
+            if !(next > lo && next < hi) || next.is_nan() {
+                next = Float::with_val(p, &lo + &hi) / 2u32;
+            }
+            let step = Float::with_val(p, &next - &e).abs();
+            e = next;
+            if step
+                <= Float::with_val(p, Float::i_exp(1, -(p as i32) + 24)) * Float::with_val(p, e.clone().abs().max(&Float::with_val(p, 1)))
+            {
+                break;
+            }
+        }
+        e
+    }
+
+    /// A certified bracket of ε(δ) around `e`: ε₋ with δ(ε₋) > δ and ε₊ with δ(ε₊) ≤ δ, as narrow as the
+    /// digits asked need (None if δ's brackets are too wide to decide).
+    fn bracket(&self, e: &Float, d: &Float, digits: u32) -> Option<Interval> {
+        let p = self.c.prec();
+        let scale = Float::with_val(p, e.clone().abs().max(&Float::with_val(p, 1e-3)));
+        let mut w = Float::with_val(p, &scale * Float::with_val(p, 10f64.powi(-(digits as i32) - 2)));
+        for _ in 0..12 {
+            let lo = Float::with_val(p, e - &w);
+            let hi = Float::with_val(p, e + &w);
+            let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
+            if *self.delta(&lo).lo() > *d && *self.delta(&hi).hi() <= *d {
+                return Some(Interval::new(lo, hi));
+            }
+            w *= 16u32;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+#[path = "tilted_tests.rs"]
+mod tests;

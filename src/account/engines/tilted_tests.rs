@@ -1,0 +1,70 @@
+use super::*;
+use crate::model::{Composition as Model, Neighbors};
+
+fn laws(specs: &[&str]) -> Vec<(Arc<dyn LossLaw>, u64)> {
+    let groups = specs.iter().map(|s| crate::model::spec::parse_mech(s).unwrap()).collect();
+    Model::new(groups, Neighbors::AddRemove).unwrap().law_shifts().unwrap()
+}
+
+fn q(s: &str) -> Rational {
+    crate::num::parse::parse_rational(s).unwrap()
+}
+
+/// The Gaussian's closed form [BW18, Thm 8] (`noise::gauss`), an independent formula, against the same sum,
+/// aliasing and rest bounds run on Gaussian laws (the accountant gives those to the closed form; here the
+/// engine's composition is driven directly): mixes of two Gaussians, several ε.
+#[test]
+fn gaussian_compositions_hold_the_closed_form() {
+    let etas = [(q("1/8"), 3u64), (q("1/50"), 40)];
+    let mgfs: Vec<(Mgf, u64)> = etas.iter().map(|(e, n)| (Mgf::Gaussian { eta: e.clone() }, *n)).collect();
+    let total: Rational = etas.iter().map(|(e, n)| e.clone() * Rational::from(*n)).sum();
+    for digits in [10, 20] {
+        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits };
+        for e in ["0", "0.5", "2", "5"] {
+            let line = comp.line(q(e).to_f64()).unwrap().unwrap();
+            let d = line.delta(&Float::with_val(192, q(e)));
+            let want = crate::noise::gauss::delta(&total, &q(e), 192);
+            assert!(d.overlaps(&want), "delta({e}) = {d:?}, closed form {want:?}");
+            let rel = d.width().to_f64() / want.mid().to_f64();
+            assert!(rel < 10f64.powi(-(digits as i32)), "delta({e}) at {digits} digits: relative width {rel:e}");
+        }
+        let (eps, _) = comp.epsilon(&q("1e-6")).unwrap().unwrap();
+        let want = crate::pld::search::gaussian_epsilon(&total, &q("1e-6"), 25, 192).unwrap();
+        assert!(eps.overlaps(&want) && eps.width().to_f64() < 10f64.powi(-(digits as i32)), "epsilon {eps:?} vs {want:?}");
+    }
+}
+
+/// MNIST's DP-SGD (Abadi et al. §5: q = 256/60000, σ = 1.1, T = 14,070), ε at δ = 1e-5: inside the peers'
+/// certified-by-construction bounds from scripts/reference/dpsgd_peers.txt (dp_accounting's optimistic and
+/// pessimistic PLD at 1e-5, prv_accountant's [lower, upper] at 0.001) and inside this crate's pld grid bracket
+/// (an independent discretisation: [2.3823231962, 2.3823705018] at step 1/20000), to 20 digits.
+#[test]
+fn mnist_epsilon_lies_inside_the_peers_bounds() {
+    let c = answer(&laws(&["gauss:sigma=1.1,q=256/60000,n=14070"]), Query::Epsilon(&q("1e-5")), 20, Trust::Exact).unwrap().unwrap();
+    assert!(c.meets(20), "{c:?}");
+    let (lo, hi) = (c.interval().lo().to_f64(), c.interval().hi().to_f64());
+    for (below, above) in [(2.31198966, 2.38234017), (2.38119522, 2.38348350), (2.3823231962, 2.3823705018)] {
+        assert!(below <= lo && hi <= above, "[{lo}, {hi}] outside [{below}, {above}]");
+    }
+}
+
+/// The same query twice, and after another composition, gives the same bracket to the last bit (no state,
+/// no time in any decision).
+#[test]
+fn answers_are_reproducible() {
+    let l = laws(&["gauss:sigma=2,q=0.01,n=3000"]);
+    let a = answer(&l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
+    let _ = answer(&laws(&["gauss:sigma=1,q=0.1,n=200"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap();
+    let b = answer(&l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
+    assert_eq!(a.interval().lo(), b.interval().lo());
+    assert_eq!(a.interval().hi(), b.interval().hi());
+}
+
+/// Laws without a moment generating function, the trade-off function and pure Gaussians are declined.
+#[test]
+fn declines_what_it_does_not_take() {
+    assert!(answer(&laws(&["laplace:scale=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
+    assert!(answer(&laws(&["gauss:sigma=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
+    let s = laws(&["gauss:sigma=1,q=0.1,n=300"]);
+    assert!(answer(&s, Query::Tradeoff(&q("0.1")), 20, Trust::Exact).unwrap().is_none());
+}

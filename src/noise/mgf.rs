@@ -1,0 +1,434 @@
+//! Moment generating functions of loss laws on a vertical line of the complex plane: M(s) = E_A[e^{sL}]
+//! at s = c + it, c ≥ 0 (at c = 0 the characteristic function φ(t) = E_A[e^{itL}]), certified — what the
+//! tilted Fourier engine (`account::engines::tilted`) inverts.
+//!
+//! * **Gaussian** loss law N(η, 2η): ln M(s) = η s(s + 1) in both directions, exactly.
+//! * **Poisson-subsampled Gaussian** (`noise::subsample`, the Gaussian with loss mean η, μ = √(2η), on a
+//!   subsample with probability q < 1). With φ the standard normal density and
+//!   r(x) = 1 − q + q e^{μx − η} the density ratio of the pair ((1 − q)N(0, 1) + qN(μ, 1), N(0, 1)),
+//!
+//!     M(s) = F(1 + s) (`Remove`),  M(s) = F(−s) (`Add`),  F(κ) = ∫ φ(x) r(x)^κ dx,
+//!
+//!   the integral by the trapezoidal rule on ℝ with node spacing ϑ. The integrand is analytic in the
+//!   strip |Im x| < π/μ (r vanishes first at Im x = π/μ); on |Im x| ≤ a, with r = 1 − q + w e^{iμy}
+//!   (w > 0), |arg r| ≤ μ|y| and r(x) cos(μy/2) ≤ |r(x + iy)| ≤ r(x), |φ(x + iy)| = φ(x) e^{y²/2}, so
+//!   ∫ |φ r^κ|(x + iy) dx ≤ e^{a²/2 + |Im κ| μ a} C F̄(Re κ) =: M_a (C = 1 for Re κ ≥ 0, cos(μa/2)^{Re κ}
+//!   otherwise; F̄ an upper bound of F on the real axis), and the rule's error is at most
+//!   2 M_a/(e^{2πa/ϑ} − 1) [TW14, Thm 5.1]. F̄: F(m) = Σ_j C(m, j)(1 − q)^{m−j} q^j e^{η j(j−1)} for an
+//!   integer m (the binomial expansion, E[e^{jμX}] = e^{j²μ²/2}) and F(κ) ≤ F(m)^{κ/m} for 0 ≤ κ ≤ m
+//!   (Lyapunov's inequality); F(κ) ≤ 1 on [0, 1] (Jensen, E r = 1); F(κ) ≤ (1 − q)^κ for κ < 0 (r ≥ 1 − q).
+//!   The nodes beyond the window are bounded by normal tails: r ≤ 1 for x ≤ 0 and r ≤ e^{μx} for x ≥ 0.
+//!   Every node is evaluated in MPFR interval arithmetic; the phases e^{±ikhℓ} by a recurrence restarted
+//!   from MPFR's sine and cosine whenever the rotation since the last restart exceeds one radian (a
+//!   rectangle rotated by θ grows by at most 1 + |θ|).
+//!
+//!   For the truncation of the Fourier sum, a bound of sup_{t ≥ t*} |M(c + it)| that decays with t*: the
+//!   tilted measure φ r^{Re κ} dx pushed to the loss has density g = φ r^{Re κ + 1}/(μu), u = q e^{μx − η},
+//!   bounded below on each piece of a partition by a constant (each factor at its worse end); stacking
+//!   those lower bounds as a layer cake, the measure holds uniform components of heights y_j − y_{j−1} on
+//!   intervals of lengths Λ_j inside its level sets {g ≥ y_j}, and
+//!   |M(c + it)| ≤ M(c) − Σ_j (y_j − y_{j−1}) Λ_j (1 − |sinc(tΛ_j/2)|) (a sum of uniform laws'
+//!   characteristic functions plus the rest's mass; for small t this is t²/24 Σ_j (y_j − y_{j−1}) Λ_j³, the
+//!   whole variance's t²/2 for a Gaussian-like density), with sup_{s ≥ s₀} |sinc s| ≤ max(1 − s₀²/6 + s₀⁴/120, 1/π) for
+//!   s₀ ≤ π (sinc decreases on [0, π], the alternating Taylor series) and 1/s₀ beyond.
+
+use crate::noise::direction::Direction;
+use crate::num::cinterval::CInterval;
+use crate::num::special::normal_sf;
+use crate::num::Interval;
+use rayon::prelude::*;
+use rug::float::Round;
+use rug::{Float, Rational};
+
+/// A loss law whose moment generating function is known on vertical lines.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mgf {
+    /// L ~ N(η, 2η) in both directions.
+    Gaussian { eta: Rational },
+    /// the Gaussian with loss mean η on a Poisson subsample with probability q ∈ (0, 1)
+    PoissonGaussian { q: Rational, eta: Rational },
+}
+
+/// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
+const CHUNK: usize = 64;
+/// Pieces of the partition of the lower bound of the decay.
+const PIECES: usize = 256;
+
+impl Mgf {
+    /// True if both directions have the same law.
+    pub fn symmetric(&self) -> bool {
+        matches!(self, Mgf::Gaussian { .. })
+    }
+
+    /// M(c + ikh) for k = 0..=k_max in one direction, enclosed. `tol` is the absolute quadrature error
+    /// aimed at (planning: the enclosure holds whatever the error is); M(c) ≥ 1 in both directions.
+    pub fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64, prec: u32) -> Vec<CInterval> {
+        match self {
+            Mgf::Gaussian { eta } => {
+                let e = Interval::from_rational(eta, prec);
+                let c = Interval::from_float(c, prec);
+                let cc = c.mul(&c).add(&c);
+                let two_c1 = c.add(&c).add(&Interval::one(prec));
+                (0..=k_max)
+                    .map(|k| {
+                        let t = Interval::from_float(h, prec).mul(&Interval::from_i64(k as i64, prec));
+                        // ln M = η s(s + 1), s = c + it: real part η(c² + c − t²), imaginary η t(2c + 1)
+                        CInterval::exp_of(&e.mul(&cc.sub(&t.mul(&t))), &e.mul(&t.mul(&two_c1)))
+                    })
+                    .collect()
+            }
+            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).line(dir, c, h, k_max, tol),
+        }
+    }
+
+    /// An upper bound of ln M(λ) for real λ ≥ 0.
+    pub fn ln_real_upper(&self, dir: Direction, lam: &Float, prec: u32) -> Float {
+        match self {
+            Mgf::Gaussian { eta } => {
+                let l = Interval::from_float(lam, prec);
+                Interval::from_rational(eta, prec).mul(&l.mul(&l).add(&l)).hi().clone()
+            }
+            Mgf::PoissonGaussian { .. } => {
+                let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
+                Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
+            }
+        }
+    }
+
+    /// Planning (not certified): ln M(λ) for real λ ≥ 0 in double precision.
+    pub fn ln_real_f64(&self, dir: Direction, lam: f64) -> f64 {
+        match self {
+            Mgf::Gaussian { eta } => eta.to_f64() * lam * (lam + 1.0),
+            Mgf::PoissonGaussian { q, eta } => {
+                let (q, eta) = (q.to_f64(), eta.to_f64());
+                let mu = (2.0 * eta).sqrt();
+                let kr = kappa_re(dir, lam);
+                // the log of the integrand at its largest, then a trapezoid sum relative to it
+                // ln r(x), stable where e^{μx − η} overflows
+                let ln_r = |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
+                let f = |x: f64| -x * x / 2.0 + kr * ln_r(mu * x - eta);
+                let (lo, hi, step) = (-14.0, 14.0 + kr.max(0.0) * mu, 0.05);
+                let n = ((hi - lo) / step) as usize;
+                let top = (0..=n).map(|i| f(lo + i as f64 * step)).fold(f64::NEG_INFINITY, f64::max);
+                let s: f64 = (0..=n).map(|i| (f(lo + i as f64 * step) - top).exp()).sum();
+                top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+            }
+        }
+    }
+
+    /// Planning: the quadrature nodes one point of the line costs at reach t_max (0 for a closed form).
+    pub fn nodes(&self, dir: Direction, c: f64, t_max: f64, tol: f64) -> usize {
+        match self {
+            Mgf::Gaussian { .. } => 0,
+            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
+        }
+    }
+
+    /// The decay of |M(c + it)| for t ≥ t*: [`Decay::ln_upper`] (`m_c_hi` an upper bound of M(c)).
+    pub fn decay(&self, dir: Direction, c: &Float, m_c_hi: &Float, prec: u32) -> Decay {
+        match self {
+            Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
+            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).decay(dir, c, m_c_hi),
+        }
+    }
+}
+
+/// The real part of the exponent κ of r at s = λ: 1 + λ (`Remove`), −λ (`Add`).
+fn kappa_re(dir: Direction, lam: f64) -> f64 {
+    match dir {
+        Direction::Remove => 1.0 + lam,
+        Direction::Add => -lam,
+    }
+}
+
+/// An upper bound of ln sup_{t ≥ t*} |M(c + it)| as a function of t*.
+pub enum Decay {
+    /// |M(c + it)| = e^{η(c² + c − t²)}
+    Gaussian { eta: Rational, c: Float },
+    /// M(c) and the uniform components (m_j Λ_j, Λ_j), lower ends (module doc)
+    Components { m_c_hi: Float, parts: Vec<(Float, Float)> },
+}
+
+impl Decay {
+    /// The bound at t* ≥ 0 (rounded up); +∞ when the components do not bring it below M(c).
+    pub fn ln_upper(&self, t_star: f64) -> Float {
+        let p = 64;
+        let t = Interval::from_float(&Float::with_val(p, t_star), p);
+        match self {
+            Decay::Gaussian { eta, c } => {
+                let c = Interval::from_float(c, p);
+                Interval::from_rational(eta, p).mul(&c.mul(&c).add(&c).sub(&t.mul(&t))).hi().clone()
+            }
+            Decay::Components { m_c_hi, parts } => {
+                let mut gain = Interval::zero(p);
+                let half = Interval::from_float(&Float::with_val(p, 0.5), p);
+                for (m_lambda, lambda) in parts {
+                    let s0 = t.mul(&Interval::from_float(lambda, p)).mul(&half);
+                    let b = sinc_sup(s0.lo());
+                    gain = gain.add(&Interval::from_float(m_lambda, p).mul(&Interval::one(p).sub(&b)));
+                }
+                let rest = Interval::from_float(m_c_hi, p).sub(&gain);
+                if *rest.hi() <= 0 {
+                    // the components can not exceed the whole mass: a rounding artefact at most
+                    return Float::with_val(p, f64::NEG_INFINITY);
+                }
+                Interval::new(rest.hi().clone(), rest.hi().clone()).ln().hi().clone()
+            }
+        }
+    }
+}
+
+/// An enclosure whose upper end bounds sup_{s ≥ s₀} |sin s / s| (module doc), for s₀ ≥ 0.
+fn sinc_sup(s0: &Float) -> Interval {
+    let p = 64;
+    let s = Interval::from_float(&Float::with_val(p, s0.max_ref(&Float::with_val(p, 0))), p);
+    let pi = Interval::pi(p);
+    if *s.lo() > *pi.hi() {
+        return Interval::one(p).div(&s);
+    }
+    let s2 = s.mul(&s);
+    let poly = Interval::one(p).sub(&s2.div(&Interval::from_i64(6, p))).add(&s2.mul(&s2).div(&Interval::from_i64(120, p)));
+    let inv_pi = Interval::one(p).div(&pi);
+    let hi = if poly.hi() > inv_pi.hi() { poly.hi().clone() } else { inv_pi.hi().clone() };
+    Interval::new(hi.clone(), hi)
+}
+
+/// The Poisson-subsampled Gaussian's quantities at one precision.
+struct Sub {
+    q: Interval,
+    eta: Interval,
+    mu: Interval,
+    qf: f64,
+    muf: f64,
+    prec: u32,
+}
+
+/// The trapezoidal rule's plan: the strip half-width a, the node spacing ϑ and the window [x_lo, x_hi].
+struct Plan {
+    a: f64,
+    step: f64,
+    x_lo: f64,
+    nodes: usize,
+}
+
+impl Sub {
+    fn new(q: &Rational, eta: &Rational, prec: u32) -> Sub {
+        let eta_i = Interval::from_rational(eta, prec);
+        let mu = eta_i.add(&eta_i).sqrt();
+        Sub { q: Interval::from_rational(q, prec), mu, eta: eta_i, qf: q.to_f64(), muf: (2.0 * eta.to_f64()).sqrt(), prec }
+    }
+
+    /// ln of an upper bound of F(κ) on the real axis (module doc), f64 planning or certified (hi end).
+    fn ln_f_bar(&self, kr: &Float) -> Interval {
+        let p = self.prec;
+        let one = Interval::one(p);
+        if *kr < 0 {
+            return Interval::from_float(kr, p).mul(&one.sub(&self.q).ln());
+        }
+        if *kr <= 1 {
+            return Interval::zero(p);
+        }
+        let m = kr.to_f64().ceil() as u32;
+        let mut sum = Interval::zero(p);
+        let mut binom = Rational::from(1);
+        for j in 0..=m {
+            if j > 0 {
+                binom = binom * Rational::from(m - j + 1) / Rational::from(j);
+            }
+            let term = Interval::from_rational(&binom, p)
+                .mul(&one.sub(&self.q).powu(m - j))
+                .mul(&self.q.powu(j))
+                .mul(&self.eta.mul(&Interval::from_i64(i64::from(j) * (i64::from(j) - 1), p)).exp());
+            sum = sum.add(&term);
+        }
+        sum.ln().mul(&Interval::from_float(kr, p)).div(&Interval::from_i64(i64::from(m), p))
+    }
+
+    /// The strip, spacing and window for exponent κ with real part `kr` and |Im κ| ≤ t_max, aiming at an
+    /// absolute error `tol`.
+    fn plan(&self, kr: f64, t_max: f64, tol: f64) -> Plan {
+        let (mu, q) = (self.muf, self.qf);
+        let ln_f = self.ln_f_bar(&Float::with_val(self.prec, kr)).hi().to_f64();
+        let need = (4.0 / tol).ln() + ln_f.max(0.0);
+        let (mut best_a, mut best_step) = (0.0, 0.0);
+        for j in 1..=64 {
+            let a = 0.95 * std::f64::consts::PI / mu * f64::from(j) / 64.0;
+            let ln_c = if kr < 0.0 { kr * (mu * a / 2.0).cos().ln() } else { 0.0 };
+            let step = 2.0 * std::f64::consts::PI * a / (need + a * a / 2.0 + t_max * mu * a + ln_c + 1.0);
+            if step > best_step {
+                (best_a, best_step) = (a, step);
+            }
+        }
+        // a dyadic spacing: the nodes x_lo + nϑ are exact
+        // (at least 2^-20: a plan beyond that is taken at its own, certified, larger error)
+        let step = ((best_step * 1048576.0).floor() / 1048576.0).max(1.0 / 1048576.0);
+        let ln_c = if kr < 0.0 { -kr * (1.0 - q).ln() } else { 0.0 };
+        let left = (2.0 * ((4.0 / tol).ln() + ln_c)).sqrt() + 1.0;
+        let shift = kr.max(0.0) * mu;
+        let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0)).sqrt() + 1.0;
+        let x_lo = (-left / step).floor() * step;
+        let nodes = ((right - x_lo) / step).ceil() as usize + 1;
+        Plan { a: best_a, step, x_lo, nodes }
+    }
+
+    /// The rule's certified error for the plan: the strip bound plus the two tails of the node sum.
+    fn error(&self, plan: &Plan, kr: &Float, t_max: f64) -> Float {
+        let p = self.prec;
+        let f = |x: f64| Interval::from_float(&Float::with_val(p, x), p);
+        let one = Interval::one(p);
+        let a = f(plan.a);
+        let pi = Interval::pi(p);
+        assert!(*self.mu.mul(&a).hi() < *pi.lo(), "the strip must stay inside |Im x| < pi/mu");
+        let kri = Interval::from_float(kr, p);
+        let half = f(0.5);
+        // ln M_a = a²/2 + t_max μ a + ln C + ln F̄
+        let mut ln_ma = a.mul(&a).mul(&half).add(&f(t_max).mul(&self.mu).mul(&a)).add(&self.ln_f_bar(kr));
+        let ln_tail_c = if *kr < 0 { kri.mul(&one.sub(&self.q).ln()) } else { Interval::zero(p) };
+        if *kr < 0 {
+            ln_ma = ln_ma.add(&kri.mul(&self.mu.mul(&a).mul(&half).cos().ln()));
+        }
+        let ratio = pi.add(&pi).mul(&a).div(&f(plan.step)).exp();
+        let strip = f(2.0).mul(&ln_ma.exp()).div(&ratio.sub(&one));
+        let x_lo = f(plan.x_lo);
+        let x_hi = f(plan.x_lo + plan.step * (plan.nodes - 1) as f64);
+        let left = normal_sf(&x_lo.neg()).mul(&ln_tail_c.exp());
+        let right = if *kr >= 0 {
+            let shift = kri.mul(&self.mu);
+            assert!(*x_hi.lo() >= *shift.hi(), "the window must reach past the tilted peak");
+            shift.mul(&shift).mul(&half).exp().mul(&normal_sf(&x_hi.sub(&shift)))
+        } else {
+            ln_tail_c.exp().mul(&normal_sf(&x_hi))
+        };
+        strip.add(&left).add(&right).hi().clone()
+    }
+
+    /// M(c + ikh), k = 0..=k_max, in direction `dir` (module doc).
+    fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let p = self.prec;
+        let (kr, sign) = match dir {
+            Direction::Remove => (Float::with_val(p, c + 1u32), 1),
+            Direction::Add => (Float::with_val(p, -c), -1),
+        };
+        let t_max = h.to_f64() * k_max as f64;
+        let plan = self.plan(kr.to_f64(), t_max, tol);
+        let err = self.error(&plan, &kr, t_max);
+        let chunks: Vec<Vec<CInterval>> = (0..plan.nodes.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|b| {
+                let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
+                for n in b * CHUNK..((b + 1) * CHUNK).min(plan.nodes) {
+                    self.add_node(&plan, n, &kr, sign, h, &mut acc);
+                }
+                acc
+            })
+            .collect();
+        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
+        for part in &chunks {
+            for (s, v) in sum.iter_mut().zip(part) {
+                *s = s.add(v);
+            }
+        }
+        sum.iter().map(|s| s.widen(&err)).collect()
+    }
+
+    /// Node n's terms ϑ φ(x) r(x)^{κr} e^{±ikhℓ(x)} added to acc[k].
+    fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, acc: &mut [CInterval]) {
+        let p = self.prec;
+        let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
+        let one = Interval::one(p);
+        let u = self.q.mul(&self.mu.mul(&x).sub(&self.eta).exp());
+        let l = one.sub(&self.q).add(&u).ln();
+        let two_pi = Interval::pi(p).add(&Interval::pi(p));
+        let half = Interval::from_float(&Float::with_val(p, 0.5), p);
+        let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(&two_pi.ln().mul(&half));
+        let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
+        let theta = l.mul(&Interval::from_float(h, p)).mul(&Interval::from_i64(i64::from(sign), p));
+        let turn = theta.hi().to_f64().abs().max(theta.lo().to_f64().abs());
+        let step = CInterval::exp_of(&Interval::zero(p), &theta);
+        let mut z = CInterval::real(w.clone());
+        let mut since = 0.0;
+        for (k, a) in acc.iter_mut().enumerate() {
+            if k > 0 {
+                if since + turn > 1.0 {
+                    let phase = theta.mul(&Interval::from_i64(k as i64, p));
+                    z = CInterval::exp_of(&Interval::zero(p), &phase).scale(&w);
+                    since = 0.0;
+                } else {
+                    z = z.mul(&step);
+                    since += turn;
+                }
+            }
+            *a = a.add(&z);
+        }
+    }
+
+    /// The uniform components of the tilted law of the loss (module doc), at 64 bits.
+    fn decay(&self, dir: Direction, c: &Float, m_c_hi: &Float) -> Decay {
+        let p = 64;
+        let s = Sub { q: self.q.clone(), eta: self.eta.clone(), mu: self.mu.clone(), qf: self.qf, muf: self.muf, prec: p };
+        let kr = match dir {
+            Direction::Remove => c.to_f64() + 1.0,
+            Direction::Add => -c.to_f64(),
+        };
+        let one = Interval::one(p);
+        let (x0, x1) = (-6.0, 6.0 + kr.max(0.0) * self.muf);
+        let width = (x1 - x0) / PIECES as f64;
+        let at = |x: f64| {
+            let xi = Interval::from_float(&Float::with_val(p, x), p);
+            let u = s.q.mul(&s.mu.mul(&xi).sub(&s.eta).exp());
+            let r = one.sub(&s.q).add(&u);
+            let ln_phi = xi.mul(&xi).mul(&Interval::from_float(&Float::with_val(p, -0.5), p));
+            (u, r.ln(), ln_phi)
+        };
+        let kr1 = Interval::from_float(&Float::with_val(p, kr + 1.0), p);
+        let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
+        // each piece's lower bound m_i of the density and the length Λ_i of its image (lower ends)
+        let mut pieces: Vec<(Float, Float)> = Vec::with_capacity(PIECES);
+        let mut prev = at(x0);
+        for j in 1..=PIECES {
+            let next = at(x0 + width * j as f64);
+            // φ at its smaller end, r^{κr+1} at its smaller end, 1/(μu) at the right end
+            let ln_phi = if prev.2.lo() < next.2.lo() { prev.2.clone() } else { next.2.clone() };
+            let ln_r = if kr + 1.0 >= 0.0 { &prev.1 } else { &next.1 };
+            let ln_m = ln_phi.add(&kr1.mul(ln_r)).sub(&s.mu.mul(&next.0).ln()).sub(&ln_norm);
+            let lambda = next.1.sub(&prev.1);
+            let zero = Float::with_val(p, 0);
+            pieces.push(if *lambda.lo() > 0 { (ln_m.exp().lo().clone(), lambda.lo().clone()) } else { (zero.clone(), zero) });
+            prev = next;
+        }
+        Decay::Components { m_c_hi: Float::with_val_round(p, m_c_hi, Round::Up).0, parts: layers(&pieces) }
+    }
+}
+
+/// The layer-cake components of a density bounded below by m_i on consecutive intervals of lengths Λ_i:
+/// for levels 0 = y_0 < y_1 < … (the distinct m_i), the longest run of consecutive pieces with m_i ≥ y_j is
+/// an interval inside {g ≥ y_j}, and Σ_j (y_j − y_{j−1}) 1_{I_j} ≤ g (at a point, the sum telescopes to the
+/// largest level not above g). Returned as (height × length, length), rounded down.
+fn layers(pieces: &[(Float, Float)]) -> Vec<(Float, Float)> {
+    let p = 64;
+    let mut levels: Vec<&Float> = pieces.iter().map(|(m, _)| m).filter(|m| **m > 0).collect();
+    levels.sort_by(|a, b| a.partial_cmp(b).expect("finite lower bounds"));
+    levels.dedup_by(|a, b| a == b);
+    let mut out = Vec::with_capacity(levels.len());
+    let mut below = Float::with_val(p, 0);
+    for y in levels {
+        let (mut best, mut run) = (Float::with_val(p, 0), Float::with_val(p, 0));
+        for (m, l) in pieces {
+            if m >= y {
+                run = Float::with_val_round(p, &run + l, Round::Down).0;
+                if run > best {
+                    best = run.clone();
+                }
+            } else {
+                run = Float::with_val(p, 0);
+            }
+        }
+        let height = Float::with_val_round(p, y - &below, Round::Down).0;
+        out.push((Float::with_val_round(p, &height * &best, Round::Down).0, best));
+        below = y.clone();
+    }
+    out
+}
+#[cfg(test)]
+#[path = "mgf_tests.rs"]
+mod tests;

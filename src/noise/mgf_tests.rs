@@ -1,0 +1,124 @@
+use super::*;
+use crate::num::cinterval::CInterval;
+
+fn sub(q: (i64, i64), sigma: (i64, i64)) -> Mgf {
+    let s = Rational::from(sigma);
+    Mgf::PoissonGaussian { q: Rational::from(q), eta: Rational::from(1) / (Rational::from(2) * s.clone() * s) }
+}
+
+fn parse_fraction(s: &str) -> Rational {
+    let mut it = s.split('/');
+    let n: i64 = it.next().unwrap().parse().unwrap();
+    let d: i64 = it.next().map_or(1, |d| d.parse().unwrap());
+    Rational::from((n, d))
+}
+
+/// The point value `want` (a reference to ~32 digits) lies in the enclosure widened by 1e-25·scale.
+fn holds(z: &Interval, want: f64, want_str: &str) -> bool {
+    let p = z.prec();
+    let w = Float::with_val(p, Float::parse(want_str).unwrap());
+    let tol = Float::with_val(p, 1e-25 * want.abs().max(1e-3));
+    z.widen(&tol).contains(&w)
+}
+
+#[test]
+fn poisson_gaussian_line_matches_mpmath_quadrature() {
+    // scripts/reference/poisson_gaussian_mgf.txt: mpmath's tanh-sinh quadrature at 40 digits
+    let text = include_str!("../../scripts/reference/poisson_gaussian_mgf.txt");
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (q, sigma, dir) = (parse_fraction(f[0]), parse_fraction(f[1]), f[2]);
+        let c = parse_fraction(f[3]);
+        let t: u32 = f[4].parse().unwrap();
+        let m = Mgf::PoissonGaussian { q, eta: Rational::from(1) / (Rational::from(2) * sigma.clone() * sigma) };
+        let dir = if dir == "remove" { Direction::Remove } else { Direction::Add };
+        let p = 160;
+        let cf = Float::with_val(p, &c);
+        // t = k·h with h = t/4, k = 4 (the line's fifth value)
+        let h = Float::with_val(p, t) / 4u32;
+        let v = m.line(dir, &cf, &h, 4, 1e-32, p);
+        let z: &CInterval = &v[4];
+        assert!(holds(z.re(), f[5].parse().unwrap(), f[5]), "{line}: re {:?}", z.re());
+        assert!(holds(z.im(), f[6].parse().unwrap(), f[6]), "{line}: im {:?}", z.im());
+        assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{line}: {z:?} too wide");
+        n += 1;
+    }
+    assert_eq!(n, 9);
+}
+
+#[test]
+fn poisson_gaussian_real_points_match_the_binomial_closed_form() {
+    // at κ = 1 + c = m an integer: F(m) = Σ_j C(m, j)(1 − q)^{m−j} q^j e^{η j(j−1)} (the binomial expansion,
+    // E[e^{jμX}] = e^{j²μ²/2}), here evaluated in f64 by hand for m = 2, 3
+    let (q, sigma) = (0.05f64, 0.9f64);
+    let eta = 1.0 / (2.0 * sigma * sigma);
+    let m = sub((1, 20), (9, 10));
+    for (c, want) in [
+        (1.0, (1.0 - q).powi(2) + 2.0 * q * (1.0 - q) + q * q * (2.0 * eta).exp()),
+        (
+            2.0,
+            (1.0 - q).powi(3) + 3.0 * q * (1.0 - q).powi(2) + 3.0 * q * q * (1.0 - q) * (2.0 * eta).exp() + q.powi(3) * (6.0 * eta).exp(),
+        ),
+    ] {
+        let p = 128;
+        let v = m.line(Direction::Remove, &Float::with_val(p, c), &Float::with_val(p, 0.25), 0, 1e-30, p);
+        let mid = v[0].re().mid().to_f64();
+        assert!((mid - want).abs() < 1e-14 * want, "F({}) = {mid} vs {want}", c + 1.0);
+        assert!(v[0].im().width().to_f64() < 1e-28);
+        // the certified upper bound of ln M and the planning value agree with it
+        let up = m.ln_real_upper(Direction::Remove, &Float::with_val(p, c), p).to_f64();
+        assert!(up >= want.ln() - 1e-15 && up < want.ln() + 1e-12, "{up} vs {}", want.ln());
+        assert!((m.ln_real_f64(Direction::Remove, c) - want.ln()).abs() < 1e-9);
+    }
+    // the add direction at c = 1: F(−1) = E_φ[1/r] ≥ 1 (Jensen) and its f64 planning value agrees
+    let v = m.line(Direction::Add, &Float::with_val(128, 1), &Float::with_val(128, 0.5), 0, 1e-30, 128);
+    assert!(*v[0].re().lo() > 1);
+    assert!((v[0].re().mid().to_f64().ln() - m.ln_real_f64(Direction::Add, 1.0)).abs() < 1e-9);
+}
+
+#[test]
+fn decay_bounds_every_later_point_of_the_line() {
+    // sup_{t ≥ t*} |M(c + it)| ≤ e^{bound(t*)}: checked on the line's points beyond t*, both directions; and
+    // the bound falls below M(c) (it is useful)
+    let m = sub((1, 10), (1, 1));
+    let p = 128;
+    let c = Float::with_val(p, 0.75);
+    for dir in [Direction::Remove, Direction::Add] {
+        let h = Float::with_val(p, 0.5);
+        let v = m.line(dir, &c, &h, 120, 1e-30, p);
+        let m_c = v[0].re().hi().clone();
+        let d = m.decay(dir, &c, &m_c, p);
+        for t_star in [2.0, 10.0, 30.0] {
+            let b = d.ln_upper(t_star).to_f64();
+            assert!(b < m_c.to_f64().ln(), "{dir:?}: no decay at {t_star}");
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
+                assert!(z.abs_hi().to_f64().ln() <= b, "{dir:?}: |M(c + i{})| above the bound at t* = {t_star}", k as f64 * 0.5);
+            }
+        }
+    }
+    // the Gaussian's is exact: |M(c + it)| = e^{η(c² + c − t²)}
+    let g = Mgf::Gaussian { eta: Rational::from((1, 2)) };
+    let d = g.decay(Direction::Remove, &c, &Float::with_val(p, 1), p);
+    assert!((d.ln_upper(2.0).to_f64() - 0.5 * (0.75 * 1.75 - 4.0)).abs() < 1e-15);
+}
+
+#[test]
+fn sinc_sup_bounds_the_sinc_beyond_every_point() {
+    // a dense scan of |sin s / s| on [s0, s0 + 60] against the bound at s0
+    for i in 0..200 {
+        let s0 = i as f64 * 0.05;
+        let b = sinc_sup(&Float::with_val(64, s0)).hi().to_f64();
+        let worst = (0..60_000).map(|j| s0 + j as f64 * 1e-3).filter(|s| *s > 0.0).map(|s| (s.sin() / s).abs()).fold(0.0, f64::max);
+        assert!(worst <= b * (1.0 + 1e-12) || (s0 == 0.0 && b >= 1.0), "s0 = {s0}: {worst} > {b}");
+    }
+}
+
+#[test]
+fn gaussian_line_is_the_closed_form() {
+    // ln M(c + it) = η(c + it)(c + 1 + it): at c = 1, t = 2, η = 1/2: ½(1 + 2i)(2 + 2i) = ½(−2 + 6i)
+    let g = Mgf::Gaussian { eta: Rational::from((1, 2)) };
+    let v = g.line(Direction::Add, &Float::with_val(128, 1), &Float::with_val(128, 1), 2, 0.0, 128);
+    let want = num_complex::Complex64::new(-1.0, 3.0).exp();
+    assert!((v[2].re().mid().to_f64() - want.re).abs() < 1e-15 && (v[2].im().mid().to_f64() - want.im).abs() < 1e-15);
+}
