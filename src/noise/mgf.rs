@@ -19,8 +19,8 @@
 //!   (Lyapunov's inequality); F(κ) ≤ 1 on [0, 1] (Jensen, E r = 1); F(κ) ≤ (1 − q)^κ for κ < 0 (r ≥ 1 − q).
 //!   The nodes beyond the window are bounded by normal tails: r ≤ 1 for x ≤ 0 and r ≤ e^{μx} for x ≥ 0.
 //!   Every node is evaluated in MPFR interval arithmetic; the phases e^{±ikhℓ} by a recurrence restarted
-//!   from MPFR's sine and cosine whenever the rotation since the last restart exceeds one radian (a
-//!   rectangle rotated by θ grows by at most 1 + |θ|).
+//!   from MPFR's sine and cosine before the rectangles' widths may have grown by [`RESTART_BITS`] bits
+//!   (a rectangle rotated by θ grows by at most |cos θ| + |sin θ|).
 //!
 //!   For the truncation of the Fourier sum, a bound of sup_{t ≥ t*} |M(c + it)| that decays with t*: the
 //!   tilted measure φ r^{Re κ} dx pushed to the loss has density g = φ r^{Re κ + 1}/(μu), u = q e^{μx − η},
@@ -51,6 +51,9 @@ pub enum Mgf {
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
 const CHUNK: usize = 64;
+/// Bits a phase recurrence's rectangles may widen by before it restarts from MPFR's sine and cosine (far
+/// below the working precision's guard bits).
+pub const RESTART_BITS: f64 = 16.0;
 /// Pieces of the partition of the lower bound of the decay.
 const PIECES: usize = 256;
 
@@ -343,19 +346,19 @@ impl Sub {
         let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(&two_pi.ln().mul(&half));
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = l.mul(&Interval::from_float(h, p)).mul(&Interval::from_i64(i64::from(sign), p));
-        let turn = theta.hi().to_f64().abs().max(theta.lo().to_f64().abs());
+        let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
         let step = CInterval::exp_of(&Interval::zero(p), &theta);
         let mut z = CInterval::real(w.clone());
         let mut since = 0.0;
         for (k, a) in acc.iter_mut().enumerate() {
             if k > 0 {
-                if since + turn > 1.0 {
+                if since + grow > RESTART_BITS {
                     let phase = theta.mul(&Interval::from_i64(k as i64, p));
                     z = CInterval::exp_of(&Interval::zero(p), &phase).scale(&w);
                     since = 0.0;
                 } else {
                     z = z.mul(&step);
-                    since += turn;
+                    since += grow;
                 }
             }
             *a = a.add(&z);

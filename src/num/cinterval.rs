@@ -7,6 +7,13 @@ use super::Interval;
 use rug::float::Round;
 use rug::Float;
 
+/// Planning only: the bits by which a rectangle's width may grow when it is multiplied by e^{iθ} — its
+/// bounding box after the rotation is at most |cos θ| + |sin θ| (≤ √2) times wider. Recurrences of
+/// rotations restart from a direct evaluation before the sum of these passes a budget.
+pub fn rotation_growth_bits(theta: f64) -> f64 {
+    (theta.cos().abs() + theta.sin().abs()).log2().max(0.0)
+}
+
 /// A complex number known to lie in the rectangle re × im. The parts are private (read through
 /// [`CInterval::re`] / [`CInterval::im`]), like the ends of an [`Interval`].
 #[derive(Clone, Debug)]

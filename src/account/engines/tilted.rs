@@ -337,7 +337,7 @@ impl Line {
         let p = self.c.prec();
         let h = Interval::from_float(&self.h, p);
         let theta = h.mul(&Interval::from_float(eps, p)).neg();
-        let turn = theta.hi().to_f64().abs().max(theta.lo().to_f64().abs());
+        let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
         let step = CInterval::exp_of(&Interval::zero(p), &theta);
         let mut z = CInterval::one(p);
         let mut since = 0.0;
@@ -348,12 +348,12 @@ impl Line {
                 u = g.re().clone();
                 continue;
             }
-            if since + turn > 1.0 {
+            if since + grow > crate::noise::mgf::RESTART_BITS {
                 z = CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k as i64, p)));
                 since = 0.0;
             } else {
                 z = z.mul(&step);
-                since += turn;
+                since += grow;
             }
             let w = g.mul(&z);
             let two = Interval::from_i64(2, p);
