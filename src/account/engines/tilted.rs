@@ -51,7 +51,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         let comp = Composition { laws: &mgfs, dir, prec, digits };
         match q {
             Query::Delta(e) if *e >= 0 => {
-                let e = Float::with_val(prec, e);
+                let e = Interval::from_rational(e, prec);
                 Ok(comp.line(e.to_f64())?.map(|line| (line.delta(&e), line.describe())))
             }
             Query::Epsilon(d) => comp.epsilon(d),
@@ -60,14 +60,10 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     };
     let (remove, add) = rayon::join(|| run(Direction::Remove), || run(Direction::Add));
     let (Some((r, r_line)), Some((a, a_line))) = (remove?, add?) else { return Ok(None) };
-    let out = Some(r.max(&a));
-    let lines = [r_line, a_line];
-    let Some(iv) = out else { return Ok(None) };
     let detail = format!(
-        "{n_total} releases of laws with a certified moment generating function (Poisson-subsampled Gaussian), tilted Fourier inversion, {prec} bits; {}",
-        lines.join("; ")
+        "{n_total} releases of laws with a certified moment generating function (Poisson-subsampled Gaussian), tilted Fourier inversion, {prec} bits; {r_line}; {a_line}"
     );
-    Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
+    Certified::new(r.max(&a), Engine::Tilted, trust, detail).map(Some)
 }
 
 /// One direction of the composition.
@@ -138,17 +134,20 @@ impl Composition<'_> {
         let hf = Float::with_val(p, h);
         let values: Vec<Vec<CInterval>> = self.laws.iter().map(|(m, _)| m.line(self.dir, &cf, &hf, k_max, tol_q, p)).collect();
         // the certified rest: each law's decay from its certified M_i(c)
-        let mut ln_rest = Float::with_val(64, 0);
+        let mut ln_rest = Interval::zero(64);
         for ((m, n), v) in self.laws.iter().zip(&values) {
             let d = m.decay(self.dir, &cf, v[0].re().hi(), p);
-            ln_rest += d.ln_upper(h * k_max as f64) * Float::with_val(64, *n);
+            ln_rest = ln_rest.add(&Interval::from_float(&d.ln_upper(h * k_max as f64), 64).mul(&Interval::from_i64(*n as i64, 64)));
         }
+        let ln_rest = ln_rest.hi().clone();
         let g = self.compose(&values, &cf, &hf);
         let lf = Float::with_val(p, lambda);
-        let mut ln_m_lambda = Float::with_val(p, 0);
+        let mut ln_m_lambda = Interval::zero(p);
         for (m, n) in self.laws {
-            ln_m_lambda += m.ln_real_upper(self.dir, &lf, p) * Float::with_val(p, *n);
+            ln_m_lambda =
+                ln_m_lambda.add(&Interval::from_float(&m.ln_real_upper(self.dir, &lf, p), p).mul(&Interval::from_i64(*n as i64, p)));
         }
+        let ln_m_lambda = ln_m_lambda.hi().clone();
         Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest }))
     }
 
@@ -288,7 +287,7 @@ impl Composition<'_> {
         if *delta <= 0 || *delta >= 1 {
             return Ok(None);
         }
-        let d = Float::with_val(p, delta);
+        let d = Interval::from_rational(delta, p);
         // planning: where the Chernoff bound meets δ (an upper estimate of ε)
         let ln_d = delta.to_f64().ln();
         let (mut a, mut b) = (0.0f64, 1.0f64);
@@ -309,11 +308,11 @@ impl Composition<'_> {
         let mut guess = b;
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
-            let zero = Float::with_val(p, 0);
-            if *line.delta(&zero).hi() <= d {
-                return Ok(Some((Interval::new(zero.clone(), zero), line.describe())));
+            let zero = Interval::zero(p);
+            if *line.delta(&zero).hi() <= *d.lo() {
+                return Ok(Some((zero, line.describe())));
             }
-            let e = line.solve(&d, guess);
+            let e = line.solve(&d.mid(), guess);
             if let Some(iv) = line.bracket(&e, &d, self.digits) {
                 return Ok(Some((iv, line.describe())));
             }
@@ -333,10 +332,10 @@ impl Line {
     }
 
     /// U(ε) = (h/2π)[G_0 + 2 Σ_{k≥1} Re(G_k e^{−ikhε})] and U'(ε), enclosed.
-    fn sums(&self, eps: &Float) -> (Interval, Interval) {
+    fn sums(&self, eps: &Interval) -> (Interval, Interval) {
         let p = self.c.prec();
         let h = Interval::from_float(&self.h, p);
-        let theta = h.mul(&Interval::from_float(eps, p)).neg();
+        let theta = h.mul(eps).neg();
         let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
         let step = CInterval::exp_of(&Interval::zero(p), &theta);
         let mut z = CInterval::one(p);
@@ -365,22 +364,22 @@ impl Line {
         (u.mul(&scale), du.mul(&scale))
     }
 
-    /// δ(ε) in this direction, certified: [S − A − R, S + R] ∩ [0, 1] (module doc).
-    fn delta(&self, eps: &Float) -> Interval {
+    /// δ(ε) in this direction for every ε of the enclosure `e`, certified: [S − A − R, S + R] ∩ [0, 1]
+    /// (module doc).
+    fn delta(&self, e: &Interval) -> Interval {
         let p = self.c.prec();
-        let e = Interval::from_float(eps, p);
         let c = Interval::from_float(&self.c, p);
         let h = Interval::from_float(&self.h, p);
         let one = Interval::one(p);
         let two_pi = Interval::pi(p).add(&Interval::pi(p));
-        let tilt = c.mul(&e).neg().exp();
-        let s = self.sums(eps).0.mul(&tilt);
+        let tilt = c.mul(e).neg().exp();
+        let s = self.sums(e).0.mul(&tilt);
         // aliased copies: m > 0, then m < 0 through λ
         let r1 = two_pi.mul(&c).div(&h).neg().exp();
         let a1 = r1.div(&one.sub(&r1));
         let lam = Interval::from_float(&self.lambda, p);
         let r2 = two_pi.mul(&lam.sub(&c)).div(&h).neg().exp();
-        let a2 = Interval::from_float(&self.ln_m_lambda, p).sub(&lam.mul(&e)).exp().mul(&r2).div(&one.sub(&r2));
+        let a2 = Interval::from_float(&self.ln_m_lambda, p).sub(&lam.mul(e)).exp().mul(&r2).div(&one.sub(&r2));
         let alias = a1.add(&a2);
         // the rest of the sum beyond K
         let reach = h.mul(&Interval::from_i64(self.g.len() as i64 - 1, p));
@@ -399,7 +398,7 @@ impl Line {
         let mut e = Float::with_val(p, guess);
         let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1.0) * 4.0));
         for _ in 0..100 {
-            let (u, du) = self.sums(&e);
+            let (u, du) = self.sums(&Interval::from_float(&e, p));
             let tilt = (-Float::with_val(p, &c * &e)).exp();
             let s = Float::with_val(p, u.mid() * &tilt);
             let ds = Float::with_val(p, (du.mid() - Float::with_val(p, &c * u.mid())) * &tilt);
@@ -425,7 +424,7 @@ impl Line {
 
     /// A certified bracket of ε(δ) around `e`: ε₋ with δ(ε₋) > δ and ε₊ with δ(ε₊) ≤ δ, as narrow as the
     /// digits asked need (None if δ's brackets are too wide to decide).
-    fn bracket(&self, e: &Float, d: &Float, digits: u32) -> Option<Interval> {
+    fn bracket(&self, e: &Float, d: &Interval, digits: u32) -> Option<Interval> {
         let p = self.c.prec();
         let scale = Float::with_val(p, e.clone().abs().max(&Float::with_val(p, 1e-3)));
         let mut w = Float::with_val(p, &scale * Float::with_val(p, 10f64.powi(-(digits as i32) - 2)));
@@ -433,7 +432,8 @@ impl Line {
             let lo = Float::with_val(p, e - &w);
             let hi = Float::with_val(p, e + &w);
             let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
-            if *self.delta(&lo).lo() > *d && *self.delta(&hi).hi() <= *d {
+            let at = |x: &Float| self.delta(&Interval::from_float(x, p));
+            if *at(&lo).lo() > *d.hi() && *at(&hi).hi() <= *d.lo() {
                 return Some(Interval::new(lo, hi));
             }
             w *= 16u32;

@@ -22,7 +22,7 @@ fn gaussian_compositions_hold_the_closed_form() {
         let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits };
         for e in ["0", "0.5", "2", "5"] {
             let line = comp.line(q(e).to_f64()).unwrap().unwrap();
-            let d = line.delta(&Float::with_val(192, q(e)));
+            let d = line.delta(&Interval::from_rational(&q(e), 192));
             let want = crate::noise::gauss::delta(&total, &q(e), 192);
             assert!(d.overlaps(&want), "delta({e}) = {d:?}, closed form {want:?}");
             let rel = d.width().to_f64() / want.mid().to_f64();
