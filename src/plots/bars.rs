@@ -6,6 +6,7 @@
 use crate::err;
 use crate::error::Fallible;
 use crate::plots::plot::ensure_font;
+use crate::plots::png::write_png;
 use crate::record::write_atomic;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -123,13 +124,7 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let header = 44 + title_extra(title) + 26 * legend_rows;
     let size = (panel_w * cols as u32, panel_h * rows + header);
     let png_path = stem.with_extension("png");
-    let tmp_png = stem.with_extension("png.tmp.png");
-    {
-        let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
-        draw(&root, title, panels, cols, &legend, header).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
-        root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
-    }
-    std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
+    write_png(&png_path, size, |root| draw(&root, title, panels, cols, &legend, header))?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();

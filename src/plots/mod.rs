@@ -6,6 +6,7 @@ pub mod csvplot;
 pub mod deployments;
 pub mod figures;
 pub mod plot;
+mod png;
 pub mod realdata;
 pub mod safetab_p;
 pub mod topdown;

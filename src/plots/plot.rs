@@ -7,6 +7,7 @@
 
 use crate::err;
 use crate::error::Fallible;
+use crate::plots::png::write_png;
 use crate::record::write_atomic;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -283,13 +284,7 @@ impl Figure {
         let (w, h) = self.size();
         let png_path = stem.with_extension("png");
         let svg_path = stem.with_extension("svg");
-        let tmp_png = stem.with_extension("png.tmp.png");
-        {
-            let root = BitMapBackend::new(&tmp_png, (w, h)).into_drawing_area();
-            self.draw_on(&root).map_err(|e| e.context(format!("drawing {}", png_path.display())))?;
-            root.present().map_err(|e| err!(Io, "writing {}: {e}", png_path.display()))?;
-        }
-        std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
+        write_png(&png_path, (w, h), |root| self.draw_on(&root))?;
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
@@ -599,12 +594,7 @@ pub fn bar_figure_opts(
     };
     let size = bar_size(groups);
     let png_path = stem.with_extension("png");
-    let tmp_png = stem.with_extension("png.tmp.png");
-    {
-        let root = BitMapBackend::new(&tmp_png, size).into_drawing_area();
-        draw_bars(root, title, y_label, categories, groups, yrange, opts)?;
-    }
-    std::fs::rename(&tmp_png, &png_path).map_err(|e| err!(Io, "{e}"))?;
+    write_png(&png_path, size, |root| draw_bars(root, title, y_label, categories, groups, yrange, opts))?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
