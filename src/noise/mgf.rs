@@ -63,6 +63,15 @@ impl Mgf {
         matches!(self, Mgf::Gaussian { .. })
     }
 
+    /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
+    /// Gaussian's added record gives L = −ln r ≤ −ln(1 − q), r = 1 − q + q e^{μx − η} > 1 − q.
+    pub fn loss_sup(&self, dir: Direction, prec: u32) -> Option<Interval> {
+        match (self, dir) {
+            (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
+            _ => None,
+        }
+    }
+
     /// M(c + ikh) for k = 0..=k_max in one direction, enclosed. `tol` is the absolute quadrature error
     /// aimed at (planning: the enclosure holds whatever the error is); M(c) ≥ 1 in both directions.
     pub fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64, prec: u32) -> Vec<CInterval> {

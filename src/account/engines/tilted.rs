@@ -18,8 +18,9 @@
 //! most; h puts the aliasing, and K the rest, below the digits asked. Every M_i(c + ikh) is a certified
 //! enclosure; the composition is exp(Σ n_i ln M_i), so its cost is one logarithm per law and node
 //! whatever the n_i. ε(δ) is found by a safeguarded Newton iteration on the sum's midpoints, then certified
-//! by two evaluations of δ's bracket around it (δ decreases in ε). The trade-off function is not taken
-//! here (the pld grid answers it).
+//! by two evaluations of δ's bracket around it (δ decreases in ε). The trade-off function f(α) =
+//! sup_ε [1 − δ(ε) − e^ε α] comes from the same sums: the threshold where −δ'(ε) e^{−ε} = α (U' is summed
+//! beside U), then δ at four points around it, whose concavity in e^ε bounds the supremum from above.
 
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
@@ -32,8 +33,9 @@ use rug::{Float, Rational};
 use std::f64::consts::{LN_10, PI};
 use std::sync::Arc;
 
-/// Largest quadrature work taken: nodes × line points, summed over laws and directions (~1 s).
-const MAX_WORK: f64 = 3e6;
+/// Largest quadrature work taken: nodes × line points, summed over laws and directions (~5 s; the pld grid,
+/// the alternative, takes its ~10 s budget for a few digits where this cap binds: δ of 1e-30 and below).
+const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
 
@@ -52,10 +54,15 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         match q {
             Query::Delta(e) if *e >= 0 => {
                 let e = Interval::from_rational(e, prec);
+                // a loss certainly below ε: δ = E[(1 − e^{ε − L})_+] = 0 exactly
+                if comp.loss_sup().is_some_and(|s| s.hi() <= e.lo()) {
+                    return Ok(Some((Interval::zero(prec), format!("{}: the loss is at most ε, δ = 0", dir.as_str()))));
+                }
                 Ok(comp.line(e.to_f64())?.map(|line| (line.delta(&e), line.describe())))
             }
             Query::Epsilon(d) => comp.epsilon(d),
-            _ => Ok(None),
+            Query::Tradeoff(a) => comp.tradeoff(a),
+            Query::Delta(_) => Ok(None),
         }
     };
     let (remove, add) = rayon::join(|| run(Direction::Remove), || run(Direction::Add));
@@ -63,7 +70,9 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let detail = format!(
         "{n_total} releases of laws with a certified moment generating function (Poisson-subsampled Gaussian), tilted Fourier inversion, {prec} bits; {r_line}; {a_line}"
     );
-    Certified::new(r.max(&a), Engine::Tilted, trust, detail).map(Some)
+    // δ and ε: the worse direction is the larger; f(α): the smaller
+    let iv = if matches!(q, Query::Tradeoff(_)) { r.min(&a) } else { r.max(&a) };
+    Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
 }
 
 /// One direction of the composition.
@@ -104,6 +113,15 @@ fn dyadic(x: f64) -> f64 {
 }
 
 impl Composition<'_> {
+    /// An upper bound of the composed loss, Σ n_i sup L_i, enclosed (None: unbounded).
+    fn loss_sup(&self) -> Option<Interval> {
+        let mut s = Interval::zero(self.prec);
+        for (m, n) in self.laws {
+            s = s.add(&m.loss_sup(self.dir, self.prec)?.mul(&Interval::from_i64(*n as i64, self.prec)));
+        }
+        Some(s)
+    }
+
     /// Planning: ln M(λ) of the composition.
     fn ln_mgf(&self, lam: f64) -> f64 {
         self.laws.iter().map(|(m, n)| *n as f64 * m.ln_real_f64(self.dir, lam)).sum()
@@ -326,6 +344,54 @@ impl Composition<'_> {
     }
 }
 
+impl Composition<'_> {
+    /// f(α) = sup_ε [1 − δ(ε) − e^ε α] in this direction (the convex conjugate of its privacy profile
+    /// [DRS22, Prop. 2.12]), certified, and the line's description. The supremum sits at the threshold ε*
+    /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; thresholds
+    /// below 0 (α near 1) are left to the other engines (None).
+    fn tradeoff(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
+        let p = self.prec;
+        if *alpha <= 0 || *alpha >= 1 {
+            return Ok(None);
+        }
+        let al = Interval::from_rational(alpha, p);
+        // planning: the threshold where the Chernoff estimate of δ, times e^{−ε}, meets α
+        let ln_a = alpha.to_f64().ln();
+        let est = |e: f64| self.tilt(e).1 - e;
+        let (mut a, mut b) = (0.0f64, 1.0f64);
+        while est(b) > ln_a {
+            b *= 2.0;
+            if b > 1e6 {
+                return Ok(None);
+            }
+        }
+        for _ in 0..50 {
+            let m = (a + b) / 2.0;
+            if est(m) > ln_a {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        let mut guess = b;
+        for round in 0..2 {
+            let Some(line) = self.line(guess)? else { return Ok(None) };
+            let Some(e) = line.threshold(&al.mid(), guess) else { return Ok(None) };
+            let iv = line.tradeoff_bracket(&e, &al, self.digits);
+            let enough = iv.as_ref().is_some_and(|iv| {
+                let w = Float::with_val(64, iv.hi() - iv.lo()).to_f64();
+                w <= iv.hi().to_f64() * 10f64.powi(-(self.digits as i32))
+            });
+            if enough || round == 1 {
+                return Ok(iv.map(|iv| (iv, line.describe())));
+            }
+            // the line was planned far from the threshold: once more at it
+            guess = e.to_f64().max(0.0);
+        }
+        Ok(None)
+    }
+}
+
 impl Line {
     fn describe(&self) -> String {
         format!("{}: c = {:.4}, h = {:.4}, {} points of the line", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
@@ -422,6 +488,111 @@ impl Line {
         e
     }
 
+    /// The threshold ε ≥ 0 where the alternative's mass above it, −S'(ε) e^{−ε} = (cU − U') e^{−(c+1)ε}, is
+    /// α (midpoints, a bracketed secant on its logarithm with the Illinois safeguard), from `guess`; None if
+    /// the threshold is below 0.
+    fn threshold(&self, alpha: &Float, guess: f64) -> Option<Float> {
+        let p = self.c.prec();
+        let ln_a = Float::with_val(p, alpha.ln_ref());
+        // ln of the mass above ε minus ln α (None: the midpoint is not positive there, far in the tail: below α)
+        let f = |e: &Float| -> Option<Float> {
+            let (u, du) = self.sums(&Interval::from_float(e, p));
+            let m = Float::with_val(p, Float::with_val(p, &self.c * u.mid()) - du.mid());
+            if m <= 0 {
+                return None;
+            }
+            let ce = Float::with_val(p, Float::with_val(p, &self.c + 1u32) * e);
+            Some(Float::with_val(p, m.ln() - ce - &ln_a))
+        };
+        let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1e-3)));
+        let mut f_lo = f(&lo).filter(|v| *v > 0)?;
+        let mut f_hi = f(&hi);
+        let mut grow = 0;
+        while let Some(v) = f_hi.clone().filter(|v| *v > 0) {
+            (lo, f_lo) = (hi.clone(), v);
+            hi = Float::with_val(p, &hi * 2u32) + 1u32;
+            f_hi = f(&hi);
+            grow += 1;
+            if grow > 60 {
+                return None;
+            }
+        }
+        // Illinois: the end kept twice in a row has its value halved
+        let mut side = 0i8;
+        for _ in 0..400 {
+            let width = Float::with_val(p, &hi - &lo);
+            let tol =
+                Float::with_val(p, Float::i_exp(1, -(p as i32) + 24)) * Float::with_val(p, hi.clone().abs().max(&Float::with_val(p, 1)));
+            if width <= tol {
+                break;
+            }
+            let mid = Float::with_val(p, &lo + &hi) / 2u32;
+            let x = match &f_hi {
+                Some(fh) => {
+                    let x = Float::with_val(p, &hi - Float::with_val(p, fh * &width) / Float::with_val(p, fh - &f_lo));
+                    if x > lo && x < hi {
+                        x
+                    } else {
+                        mid
+                    }
+                }
+                None => mid,
+            };
+            match f(&x) {
+                Some(v) if v > 0 => {
+                    (lo, f_lo) = (x, v);
+                    if side == -1 {
+                        f_hi = f_hi.map(|v| v / 2u32);
+                    }
+                    side = -1;
+                }
+                v => {
+                    (hi, f_hi) = (x, v);
+                    if side == 1 {
+                        f_lo /= 2u32;
+                    }
+                    side = 1;
+                }
+            }
+        }
+        Some(Float::with_val(p, &lo + &hi) / 2u32)
+    }
+
+    /// A certified bracket of f(α) = sup_{u > 0} g(u), g(u) = 1 − δ(ln u) − uα, from four points u₁ < u₂ <
+    /// u₃ < u₄ around û = e^ε. g is concave (δ(ln u) = E[(1 − u e^{−L})_+] is convex in u); where δ's brackets
+    /// show it rising from u₁ to u₂ and falling from u₃ to u₄, its maximiser u* lies in [u₁, u₄], and
+    /// extended chords bound g(u*) in each piece: on [u₂, u₃] the chord through u₁, u₂ (or through u₃, u₄)
+    /// carried to the far end; on [u₁, u₂] the chord through u₂, u₃ carried back to u₁ (slope at most
+    /// max(0, (g₂ − g₃)/(u₃ − u₂)) going left), on [u₃, u₄] likewise. The supremum is at most the largest of
+    /// the three and at least every g_i. The excess is second order in the spacing, which starts near the
+    /// square root of the digits asked and grows until the brackets decide the rises (None if they never do).
+    fn tradeoff_bracket(&self, e: &Float, al: &Interval, digits: u32) -> Option<Interval> {
+        let p = self.c.prec();
+        let u0 = Float::with_val(p, e.exp_ref());
+        let mut w = Float::with_val(p, &u0 * Float::with_val(p, 10f64.powi(-(digits as i32) / 2 - 3)));
+        let one = Interval::one(p);
+        let g = |u: &Float| -> Interval {
+            let ui = Interval::from_float(u, p);
+            one.sub(&self.delta(&ui.ln())).sub(&ui.mul(al))
+        };
+        for _ in 0..16 {
+            let us: Vec<Float> = [-2i32, -1, 1, 2].iter().map(|j| Float::with_val(p, &u0 + Float::with_val(p, &w * *j))).collect();
+            if us[0] <= 0 {
+                return None;
+            }
+            let gs: Vec<Interval> = us.iter().map(&g).collect();
+            if gs[1].lo() >= gs[0].hi() && gs[2].lo() >= gs[3].hi() {
+                let hi = chords(&us, &gs, p);
+                let lo = gs.iter().map(|g| g.lo()).max_by(|x, y| x.total_cmp(y)).unwrap().clone();
+                let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
+                let hi = if hi > 1 { Float::with_val(p, 1) } else { hi };
+                return Some(Interval::new(lo, hi));
+            }
+            w *= 8u32;
+        }
+        None
+    }
+
     /// A certified bracket of ε(δ) around `e`: ε₋ with δ(ε₋) > δ and ε₊ with δ(ε₊) ≤ δ, as narrow as the
     /// digits asked need (None if δ's brackets are too wide to decide).
     fn bracket(&self, e: &Float, d: &Interval, digits: u32) -> Option<Interval> {
@@ -440,6 +611,25 @@ impl Line {
         }
         None
     }
+}
+
+/// The upper bound of `Line::tradeoff_bracket`: the largest of the extended chords over [u₁, u₂], [u₂, u₃]
+/// and [u₃, u₄], from the points `us` and the enclosures `gs` of g there (upper ends where g enters with a
+/// plus sign, lower ends where with a minus), rounded outward.
+fn chords(us: &[Float], gs: &[Interval], p: u32) -> Float {
+    let u = |i: usize| Interval::from_float(&us[i], p);
+    let hi = |i: usize| Interval::from_float(gs[i].hi(), p);
+    let lo = |i: usize| Interval::from_float(gs[i].lo(), p);
+    let zero = Interval::zero(p);
+    let (d12, d23, d34) = (u(1).sub(&u(0)), u(2).sub(&u(1)), u(3).sub(&u(2)));
+    // [u₂, u₃]: the rising chord carried forward, the falling one carried back; the smaller holds
+    let a = hi(1).add(&hi(1).sub(&lo(0)).mul(&d23.div(&d12)));
+    let b = hi(2).add(&hi(2).sub(&lo(3)).mul(&d23.div(&d34)));
+    let middle = if a.hi() <= b.hi() { a.hi().clone() } else { b.hi().clone() };
+    // [u₁, u₂]: going left from u₂, g rises at most by max(0, (g₂ − g₃)/(u₃ − u₂)) per unit; [u₃, u₄] alike
+    let left = hi(1).add(&hi(1).sub(&lo(2)).max(&zero).mul(&d12.div(&d23)));
+    let right = hi(2).add(&hi(2).sub(&lo(1)).max(&zero).mul(&d34.div(&d23)));
+    [middle, left.hi().clone(), right.hi().clone()].into_iter().max_by(|x, y| x.total_cmp(y)).unwrap()
 }
 
 #[cfg(test)]
