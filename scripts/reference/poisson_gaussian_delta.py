@@ -44,8 +44,9 @@ CASES = [
     (Fraction(1, 4), Fraction(1), 40, Fraction(2)),
 ]
 
-print("# q sigma T epsilon delta_remove delta_add delta (the larger)")
-for q, sigma, T, e in CASES:
-    r = delta(q, sigma, T, e, "remove")
-    a = delta(q, sigma, T, e, "add")
-    print(q, sigma, T, e, nstr(r, 28, min_fixed=0, max_fixed=0), nstr(a, 28, min_fixed=0, max_fixed=0), nstr(max(r, a), 28, min_fixed=0, max_fixed=0))
+if __name__ == "__main__":
+    print("# q sigma T epsilon delta_remove delta_add delta (the larger)")
+    for q, sigma, T, e in CASES:
+        r = delta(q, sigma, T, e, "remove")
+        a = delta(q, sigma, T, e, "add")
+        print(q, sigma, T, e, nstr(r, 28, min_fixed=0, max_fixed=0), nstr(a, 28, min_fixed=0, max_fixed=0), nstr(max(r, a), 28, min_fixed=0, max_fixed=0))

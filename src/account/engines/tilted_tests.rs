@@ -51,6 +51,24 @@ fn subsampled_gaussian_delta_holds_the_mpmath_integral() {
     assert_eq!(n, 2);
 }
 
+/// f(α) of T Poisson-subsampled Gaussian releases, the smaller of the two directions:
+/// scripts/reference/poisson_gaussian_tradeoff.txt (mpmath: the conjugate sup_ε [1 − δ(ε) − e^ε α] at the
+/// threshold where −δ'(ε) e^{−ε} = α, δ and δ' by adaptive quadrature of their inversion integrals, 30 digits).
+#[test]
+fn subsampled_gaussian_tradeoff_holds_the_mpmath_integral() {
+    let text = include_str!("../../../scripts/reference/poisson_gaussian_tradeoff.txt");
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
+        let c = answer(&laws(&[&spec]), Query::Tradeoff(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
+        assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{spec} at {}: {c:?} vs {}", f[3], f[6]);
+        assert_eq!(c.engine(), Engine::Tilted);
+        n += 1;
+    }
+    assert_eq!(n, 2);
+}
+
 /// MNIST's DP-SGD (Abadi et al. §5: q = 256/60000, σ = 1.1, T = 14,070), ε at δ = 1e-5: inside the peers'
 /// certified-by-construction bounds from scripts/reference/dpsgd_peers.txt (dp_accounting's optimistic and
 /// pessimistic PLD at 1e-5, prv_accountant's [lower, upper] at 0.001) and inside this crate's pld grid bracket
