@@ -105,7 +105,7 @@ fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket() {
 }
 
 #[test]
-#[ignore = "heavy: ten pld grids at h = 1/4000 (~2 min)"]
+#[ignore = "heavy: five pld grids at h = 1/4000 and five trade-off searches at 1/200 (~30 s)"]
 fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket_in_five_settings() {
     let settings = [
         ("gauss:sigma=1,q=0.05,n=200", "1", "1e-3"),
@@ -114,6 +114,7 @@ fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket_in_five_settings
         ("gauss:sigma=3,q=0.3,n=100", "0.2", "0.01"),
         ("gauss:sigma=0.9,q=0.01,n=2000", "1.5", "1e-5"),
     ];
-    let cases: Vec<(&str, &str, &str)> = settings.iter().flat_map(|(m, e, a)| [(*m, "delta", *e), (*m, "tradeoff", *a)]).collect();
-    tilted_inside_the_grid(&cases, "1/4000");
+    tilted_inside_the_grid(&settings.map(|(m, e, _)| (m, "delta", e)), "1/4000");
+    // (the grid's trade-off search is the dearer, and declines finer steps on some: 1/200)
+    tilted_inside_the_grid(&settings.map(|(m, _, a)| (m, "tradeoff", a)), "1/200");
 }
