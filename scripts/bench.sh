@@ -52,10 +52,12 @@ cargo build --release --locked -q
 B=./target/release/tightdp
 A=data/allocations
 # timed NAME TARGET CMD...: wall time and peak memory of one command, next to its target.
+TIMES=$(mktemp)
+trap 'rm -f "$TIMES"' EXIT
 timed() {
   local name="$1" target="$2"; shift 2
-  /usr/bin/time -f "%e %M" -o /tmp/tightdp-bench-time "$@" >/dev/null 2>&1 || echo "   ($name exited non-zero)"
-  local secs kb; read -r secs kb < <(tail -1 /tmp/tightdp-bench-time)
+  /usr/bin/time -f "%e %M" -o "$TIMES" "$@" >/dev/null 2>&1 || echo "   ($name exited non-zero)"
+  local secs kb; read -r secs kb < <(tail -1 "$TIMES")
   printf "%-58s %8s s %9s MB   target %s\n" "$name" "$secs" "$(awk "BEGIN{printf \"%.1f\", $kb/1024}")" "$target"
 }
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then

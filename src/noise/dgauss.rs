@@ -369,7 +369,7 @@ mod tests {
     }
 
     /// E[X·1{X ≥ m}] against mpmath direct summation over |x| ≤ 2000 at 40 digits
-    /// (/tmp/stp/fm.py, an independent script; values to 16+ digits).
+    /// (scripts/reference/dgauss_tail_moment.{py,txt}, an independent script; values to 20 digits).
     #[test]
     fn tail_first_moment_matches_mpmath() {
         let cases: [(&str, i64, &str); 6] = [

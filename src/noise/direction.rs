@@ -11,6 +11,14 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// The other data set: the swapped pair.
+    pub fn swapped(self) -> Direction {
+        match self {
+            Direction::Remove => Direction::Add,
+            Direction::Add => Direction::Remove,
+        }
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Direction::Remove => "remove",

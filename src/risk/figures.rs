@@ -384,8 +384,8 @@ mod tests {
         ((a - b) / b).abs()
     }
 
-    /// Reference values: mpmath 1.3 at 150 digits, direct sums over |x| ≤ 4000 (script
-    /// /tmp/kr_ref.py of the kr-figs branch work: var(s) = Σx²e^{−x²/(2s)} / Σe^{−x²/(2s)}).
+    /// Reference values: mpmath at 150 digits, direct sums over |x| ≤ 4000 (scripts/reference/kr_figures.{py,txt}:
+    /// var(s) = Σx²e^{−x²/(2s)} / Σe^{−x²/(2s)}).
     #[test]
     fn kr_figure8_variance_matches_mpmath() {
         let rows = figure8().unwrap();
@@ -418,7 +418,7 @@ mod tests {
     }
 
     /// Reference values: mpmath 1.3 at 60 digits, the n-fold convolution of the pmf ∝ e^{−ρx²} on
-    /// |x| ≤ √(60/ρ) + 2, and the pmf ∝ e^{−ρx²/n} (script /tmp/kr_ref.py of the kr-figs branch work).
+    /// |x| ≤ √(60/ρ) + 2, and the pmf ∝ e^{−ρx²/n} (scripts/reference/kr_figures.{py,txt}).
     #[test]
     fn kr_figure9_pmfs_match_mpmath() {
         for (rho, n, k, sum, approx) in [

@@ -160,8 +160,8 @@ mod tests {
         *got.lo() <= Float::with_val(128, &w + &tol) && *got.hi() >= Float::with_val(128, &w - &tol)
     }
 
-    /// Reference values: /tmp/stp/ref.py (mpmath, 50 digits, direct summation of the discrete
-    /// Gaussian pmf over |x| ≤ 40σ + 50; T found as the first t with cumulative mass ≥ 0.9999;
+    /// Reference values: scripts/reference/suppression_figures.{py,txt} (mpmath, 50 digits, direct summation
+    /// of the discrete Gaussian pmf over |x| ≤ 40σ + 50; T found as the first t with cumulative mass ≥ 0.9999;
     /// eq. 13 with mpmath's npdf/ncdf). Independent of this crate. Printed to 15 digits.
     const REF: [(&str, i64, i64, f64, f64, f64); 15] = [
         // (ρ, T, n, P[suppressed], bias exact, eq. 13)

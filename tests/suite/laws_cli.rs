@@ -105,7 +105,7 @@ fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket() {
 }
 
 #[test]
-#[ignore = "heavy: five pld grids at h = 1/4000 and five trade-off searches at 1/200 (~30 s)"]
+#[ignore = "heavy: five pld grids at h = 1/4000 and ten trade-off searches at 1/200 (~45 s)"]
 fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket_in_five_settings() {
     let settings = [
         ("gauss:sigma=1,q=0.05,n=200", "1", "1e-3"),
@@ -117,4 +117,6 @@ fn subsampled_gaussians_by_default_lie_inside_the_grids_bracket_in_five_settings
     tilted_inside_the_grid(&settings.map(|(m, e, _)| (m, "delta", e)), "1/4000");
     // (the grid's trade-off search is the dearer, and declines finer steps on some: 1/200)
     tilted_inside_the_grid(&settings.map(|(m, _, a)| (m, "tradeoff", a)), "1/200");
+    // α = 1/2: a test threshold below 0 in one direction (the swapped pair's line)
+    tilted_inside_the_grid(&settings.map(|(m, _, _)| (m, "tradeoff", "0.5")), "1/200");
 }

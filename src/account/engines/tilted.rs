@@ -358,6 +358,13 @@ impl Composition<'_> {
         // planning: the threshold where the Chernoff estimate of δ, times e^{−ε}, meets α
         let ln_a = alpha.to_f64().ln();
         let est = |e: f64| self.tilt(e).1 - e;
+        // the estimate puts the threshold below 0: the swapped pair's line first (its own line at 0 would
+        // only find that out)
+        if est(0.0) <= ln_a {
+            if let Some(r) = self.tradeoff_below_zero(alpha, &al)? {
+                return Ok(Some(r));
+            }
+        }
         let (mut a, mut b) = (0.0f64, 1.0f64);
         while est(b) > ln_a {
             b *= 2.0;
@@ -376,13 +383,9 @@ impl Composition<'_> {
         let mut guess = b;
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&al.mid(), guess) else { return Ok(None) };
-            let iv = line.tradeoff_bracket(&e, &al, self.digits);
-            let enough = iv.as_ref().is_some_and(|iv| {
-                let w = Float::with_val(64, iv.hi() - iv.lo()).to_f64();
-                w <= iv.hi().to_f64() * 10f64.powi(-(self.digits as i32))
-            });
-            if enough || round == 1 {
+            let Some(e) = line.threshold(&al.mid(), guess, false) else { return self.tradeoff_below_zero(alpha, &al) };
+            let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
+            if round == 1 || meets(&iv, self.digits) {
                 return Ok(iv.map(|iv| (iv, line.describe())));
             }
             // the line was planned far from the threshold: once more at it
@@ -390,6 +393,57 @@ impl Composition<'_> {
         }
         Ok(None)
     }
+
+    /// f(α) in this direction when its threshold ε* is below 0, from the swapped pair's line at ε' = −ε*:
+    /// there δ(ε) = 1 − e^ε + e^ε δ'(−ε) (δ' the swapped pair's; complements of the sets in
+    /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
+    /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
+    fn tradeoff_below_zero(&self, alpha: &Rational, al: &Interval) -> Fallible<Option<(Interval, String)>> {
+        let other = Composition { laws: self.laws, dir: self.dir.swapped(), prec: self.prec, digits: self.digits };
+        let beta = Rational::from(1) - alpha.clone();
+        let target = Interval::from_rational(&beta, self.prec);
+        // planning: where the swapped pair's Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ') meets 1 − α
+        let ln_b = beta.to_f64().ln();
+        let est = |e: f64| {
+            let (c, lb) = other.tilt(e);
+            lb + (1.0 + c).ln()
+        };
+        let (mut a, mut b) = (0.0f64, 1.0f64);
+        while est(b) > ln_b {
+            b *= 2.0;
+            if b > 1e6 {
+                return Ok(None);
+            }
+        }
+        for _ in 0..50 {
+            let m = (a + b) / 2.0;
+            if est(m) > ln_b {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        let mut guess = b;
+        for round in 0..2 {
+            let Some(line) = other.line(guess)? else { return Ok(None) };
+            let Some(e) = line.threshold(&target.mid(), guess, true) else { return Ok(None) };
+            let iv = line.tradeoff_bracket(&e, al, self.digits, true);
+            if round == 1 || meets(&iv, self.digits) {
+                let detail = format!("{}: threshold below 0, from the swapped pair's line ({})", self.dir.as_str(), line.describe());
+                return Ok(iv.map(|iv| (iv, detail)));
+            }
+            guess = e.to_f64().max(0.0);
+        }
+        Ok(None)
+    }
+}
+
+/// The bracket is as narrow as the digits asked.
+fn meets(iv: &Option<Interval>, digits: u32) -> bool {
+    iv.as_ref().is_some_and(|iv| {
+        let w = Float::with_val(64, iv.hi() - iv.lo()).to_f64();
+        w <= iv.hi().to_f64() * 10f64.powi(-(digits as i32))
+    })
 }
 
 impl Line {
@@ -488,20 +542,26 @@ impl Line {
         e
     }
 
-    /// The threshold ε ≥ 0 where the alternative's mass above it, −S'(ε) e^{−ε} = (cU − U') e^{−(c+1)ε}, is
-    /// α (midpoints, a bracketed secant on its logarithm with the Illinois safeguard), from `guess`; None if
-    /// the threshold is below 0.
-    fn threshold(&self, alpha: &Float, guess: f64) -> Option<Float> {
+    /// The threshold ε ≥ 0 where a decreasing mass meets `target` (midpoints, a bracketed secant on its
+    /// logarithm with the Illinois safeguard), from `guess`; None if it is below 0. The mass is the
+    /// alternative's above ε, −S'(ε) e^{−ε} = (cU − U') e^{−(c+1)ε}, or, `swapped`, the swapped pair's
+    /// (S − S')(ε) = ((1 + c)U − U') e^{−cε} (`Composition::tradeoff_below_zero`).
+    fn threshold(&self, target: &Float, guess: f64, swapped: bool) -> Option<Float> {
         let p = self.c.prec();
-        let ln_a = Float::with_val(p, alpha.ln_ref());
-        // ln of the mass above ε minus ln α (None: the midpoint is not positive there, far in the tail: below α)
+        let ln_a = Float::with_val(p, target.ln_ref());
+        let (cu, ce) = if swapped {
+            (Float::with_val(p, &self.c + 1u32), self.c.clone())
+        } else {
+            (self.c.clone(), Float::with_val(p, &self.c + 1u32))
+        };
+        // ln of the mass minus ln target (None: the midpoint is not positive there, far in the tail: below it)
         let f = |e: &Float| -> Option<Float> {
             let (u, du) = self.sums(&Interval::from_float(e, p));
-            let m = Float::with_val(p, Float::with_val(p, &self.c * u.mid()) - du.mid());
+            let m = Float::with_val(p, Float::with_val(p, &cu * u.mid()) - du.mid());
             if m <= 0 {
                 return None;
             }
-            let ce = Float::with_val(p, Float::with_val(p, &self.c + 1u32) * e);
+            let ce = Float::with_val(p, &ce * e);
             Some(Float::with_val(p, m.ln() - ce - &ln_a))
         };
         let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1e-3)));
@@ -566,14 +626,20 @@ impl Line {
     /// max(0, (g₂ − g₃)/(u₃ − u₂)) going left), on [u₃, u₄] likewise. The supremum is at most the largest of
     /// the three and at least every g_i. The excess is second order in the spacing, which starts near the
     /// square root of the digits asked and grows until the brackets decide the rises (None if they never do).
-    fn tradeoff_bracket(&self, e: &Float, al: &Interval, digits: u32) -> Option<Interval> {
+    /// `swapped`: this is the swapped pair's line, ε is ε' = −ε* and g(u) = u (1 − α − δ'(ln(1/u)))
+    /// (`Composition::tradeoff_below_zero`).
+    fn tradeoff_bracket(&self, e: &Float, al: &Interval, digits: u32, swapped: bool) -> Option<Interval> {
         let p = self.c.prec();
-        let u0 = Float::with_val(p, e.exp_ref());
+        let u0 = if swapped { Float::with_val(p, (-e.clone()).exp_ref()) } else { Float::with_val(p, e.exp_ref()) };
         let mut w = Float::with_val(p, &u0 * Float::with_val(p, 10f64.powi(-(digits as i32) / 2 - 3)));
         let one = Interval::one(p);
         let g = |u: &Float| -> Interval {
             let ui = Interval::from_float(u, p);
-            one.sub(&self.delta(&ui.ln())).sub(&ui.mul(al))
+            if swapped {
+                ui.mul(&one.sub(al).sub(&self.delta(&ui.ln().neg())))
+            } else {
+                one.sub(&self.delta(&ui.ln())).sub(&ui.mul(al))
+            }
         };
         for _ in 0..16 {
             let us: Vec<Float> = [-2i32, -1, 1, 2].iter().map(|j| Float::with_val(p, &u0 + Float::with_val(p, &w * *j))).collect();
