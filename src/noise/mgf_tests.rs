@@ -24,10 +24,9 @@ fn holds(z: &Interval, want: f64, want_str: &str) -> bool {
 #[test]
 fn poisson_gaussian_line_matches_mpmath_quadrature() {
     // scripts/reference/poisson_gaussian_mgf.txt: mpmath's tanh-sinh quadrature at 40 digits
-    let text = include_str!("../../scripts/reference/poisson_gaussian_mgf.txt");
     let mut n = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_gaussian_mgf.txt")) {
+        let line = f.join(" ");
         let (q, sigma, dir) = (parse_fraction(f[0]), parse_fraction(f[1]), f[2]);
         let c = parse_fraction(f[3]);
         let t: u32 = f[4].parse().unwrap();

@@ -9,6 +9,8 @@ pub mod format;
 pub mod interval;
 pub mod parse;
 pub mod progress;
+#[cfg(test)]
+pub(crate) mod reference;
 pub mod special;
 #[cfg(test)]
 pub(crate) mod xorshift;

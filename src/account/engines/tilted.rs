@@ -307,23 +307,7 @@ impl Composition<'_> {
         }
         let d = Interval::from_rational(delta, p);
         // planning: where the Chernoff bound meets δ (an upper estimate of ε)
-        let ln_d = delta.to_f64().ln();
-        let (mut a, mut b) = (0.0f64, 1.0f64);
-        while self.tilt(b).1 > ln_d {
-            b *= 2.0;
-            if b > 1e6 {
-                return Ok(None);
-            }
-        }
-        for _ in 0..50 {
-            let m = (a + b) / 2.0;
-            if self.tilt(m).1 > ln_d {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        let mut guess = b;
+        let Some(mut guess) = crossing(|e| self.tilt(e).1, delta.to_f64().ln()) else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let zero = Interval::zero(p);
@@ -347,8 +331,8 @@ impl Composition<'_> {
 impl Composition<'_> {
     /// f(α) = sup_ε [1 − δ(ε) − e^ε α] in this direction (the convex conjugate of its privacy profile
     /// [DRS22, Prop. 2.12]), certified, and the line's description. The supremum sits at the threshold ε*
-    /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; thresholds
-    /// below 0 (α near 1) are left to the other engines (None).
+    /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; a threshold
+    /// below 0 (α near 1) is found on the swapped pair's line (`tradeoff_below_zero`). None: not decided.
     fn tradeoff(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
         let p = self.prec;
         if *alpha <= 0 || *alpha >= 1 {
@@ -360,30 +344,19 @@ impl Composition<'_> {
         let est = |e: f64| self.tilt(e).1 - e;
         // the estimate puts the threshold below 0: the swapped pair's line first (its own line at 0 would
         // only find that out)
-        if est(0.0) <= ln_a {
+        let below_tried = est(0.0) <= ln_a;
+        if below_tried {
             if let Some(r) = self.tradeoff_below_zero(alpha, &al)? {
                 return Ok(Some(r));
             }
         }
-        let (mut a, mut b) = (0.0f64, 1.0f64);
-        while est(b) > ln_a {
-            b *= 2.0;
-            if b > 1e6 {
-                return Ok(None);
-            }
-        }
-        for _ in 0..50 {
-            let m = (a + b) / 2.0;
-            if est(m) > ln_a {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        let mut guess = b;
+        let Some(mut guess) = crossing(est, ln_a) else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&al.mid(), guess, false) else { return self.tradeoff_below_zero(alpha, &al) };
+            let Some(e) = line.threshold(&al.mid(), guess, false) else {
+                // the line puts the threshold below 0 (the swapped pair's line, unless it was asked already)
+                return if below_tried { Ok(None) } else { self.tradeoff_below_zero(alpha, &al) };
+            };
             let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
             if round == 1 || meets(&iv, self.digits) {
                 return Ok(iv.map(|iv| (iv, line.describe())));
@@ -403,27 +376,11 @@ impl Composition<'_> {
         let beta = Rational::from(1) - alpha.clone();
         let target = Interval::from_rational(&beta, self.prec);
         // planning: where the swapped pair's Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ') meets 1 − α
-        let ln_b = beta.to_f64().ln();
         let est = |e: f64| {
             let (c, lb) = other.tilt(e);
             lb + (1.0 + c).ln()
         };
-        let (mut a, mut b) = (0.0f64, 1.0f64);
-        while est(b) > ln_b {
-            b *= 2.0;
-            if b > 1e6 {
-                return Ok(None);
-            }
-        }
-        for _ in 0..50 {
-            let m = (a + b) / 2.0;
-            if est(m) > ln_b {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        let mut guess = b;
+        let Some(mut guess) = crossing(est, beta.to_f64().ln()) else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = other.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&target.mid(), guess, true) else { return Ok(None) };
@@ -436,6 +393,27 @@ impl Composition<'_> {
         }
         Ok(None)
     }
+}
+
+/// Planning: where a decreasing estimate `est` (a logarithm) comes down to `target`, from above, by doubling
+/// from 1 and 50 bisections (None past 1e6).
+fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
+    let (mut a, mut b) = (0.0f64, 1.0f64);
+    while est(b) > target {
+        b *= 2.0;
+        if b > 1e6 {
+            return None;
+        }
+    }
+    for _ in 0..50 {
+        let m = (a + b) / 2.0;
+        if est(m) > target {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Some(b)
 }
 
 /// The bracket is as narrow as the digits asked.

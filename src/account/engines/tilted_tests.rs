@@ -38,10 +38,8 @@ fn gaussian_compositions_hold_the_closed_form() {
 /// (mpmath's adaptive quadrature of the inversion integral itself and of every M(c + it), 30 digits, 8 minutes).
 #[test]
 fn subsampled_gaussian_delta_holds_the_mpmath_integral() {
-    let text = include_str!("../../../scripts/reference/poisson_gaussian_delta.txt");
     let mut n = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_delta.txt")) {
         let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
         let c = answer(&laws(&[&spec]), Query::Delta(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
         assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{spec} at {}: {c:?} vs {}", f[3], f[6]);
@@ -56,10 +54,8 @@ fn subsampled_gaussian_delta_holds_the_mpmath_integral() {
 /// threshold where −δ'(ε) e^{−ε} = α, δ and δ' by adaptive quadrature of their inversion integrals, 30 digits).
 #[test]
 fn subsampled_gaussian_tradeoff_holds_the_mpmath_integral() {
-    let text = include_str!("../../../scripts/reference/poisson_gaussian_tradeoff.txt");
     let mut n = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_tradeoff.txt")) {
         let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
         let c = answer(&laws(&[&spec]), Query::Tradeoff(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
         assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{spec} at {}: {c:?} vs {}", f[3], f[6]);
