@@ -72,6 +72,9 @@ fn for_python(msg: &str) -> String {
         ("--digits", "digits="),
         ("--resolution", "resolution="),
         ("--target-epsilon", "target_epsilon="),
+        ("--target-advantage", "target_advantage="),
+        ("--target-tpr", "target_tpr="),
+        ("--at-fpr", "at_fpr="),
         ("--alpha A,B,...", "tradeoff(alpha) at chosen points"),
     ] {
         m = m.replace(flag, kw);
@@ -551,23 +554,31 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }
 
-/// DP-SGD calibration (as `tightdp calibrate --mech …sigma=?…`): the smallest noise multiplier on the
-/// resolution meeting the target ε at δ, with its certificate, as (column, value) pairs.
+/// DP-SGD calibration (as `tightdp calibrate --mech …sigma=?…` or `…n=?…`): the smallest noise multiplier
+/// on the resolution (or the most steps) meeting the target — ε at δ, or an attack target — with its
+/// certificate, as (column, value) pairs.
 #[pyfunction]
+#[pyo3(signature = (mech, neighbors, delta, target_epsilon, resolution, target_advantage=None, target_tpr=None, at_fpr=None))]
 fn noise_multiplier(
     py: Python<'_>,
     mech: Vec<String>,
     neighbors: String,
-    delta: String,
-    target_epsilon: String,
+    delta: Option<String>,
+    target_epsilon: Option<String>,
     resolution: String,
+    target_advantage: Option<String>,
+    target_tpr: Option<String>,
+    at_fpr: Option<String>,
 ) -> PyResult<Vec<(String, String)>> {
     let row = run(py, move || {
         tightdp::cli::calibrate_sigma::record(&tightdp::cli::calibrate_sigma::SigmaArgs {
             mech: &mech,
             neighbors: Some(&neighbors),
-            delta: Some(&delta),
-            target_epsilon: Some(&target_epsilon),
+            delta: delta.as_deref(),
+            target_epsilon: target_epsilon.as_deref(),
+            target_advantage: target_advantage.as_deref(),
+            target_tpr: target_tpr.as_deref(),
+            at_fpr: at_fpr.as_deref(),
             resolution: &resolution,
             format: tightdp::record::Format::Csv,
         })

@@ -248,3 +248,22 @@ def test_max_steps_is_certified_both_ways():
     assert Decimal("8.00755935962325115998093630775") in s.epsilon_above
     with pytest.raises(tightdp.InputError, match="one step already misses"):
         tightdp.max_steps("0.5", "1e-5", 1)
+
+
+def test_noise_multiplier_and_steps_take_attack_targets():
+    # scripts/reference/attack_gaussian.txt (mpmath, the mu-GDP closed forms): 10 Gaussian steps with TPR at most
+    # 0.01 at FPR 0.001 need sigma = 4.14 (4.139 misses); sigma = 10 keeps the advantage at most 0.1 for 6 steps
+    nm = tightdp.noise_multiplier(steps=10, target_tpr="0.01", at_fpr="0.001")
+    assert (nm.sigma, nm.sigma_below) == (Fraction("4.14"), Fraction("4.139")) and nm.epsilon is None
+    assert nm.measure <= Fraction("0.01") < nm.measure_below
+    assert Decimal("0.009998687496858439417056414648652801") in nm.measure
+    s = tightdp.max_steps(noise_multiplier=10, target_advantage="0.1")
+    assert s.n == 6 and s.measure <= Fraction("0.1") < s.measure_above and s.epsilon_above is None
+    assert Decimal("0.10524315781125254187648904441848714") in s.measure_above
+    # the library's words for a target given twice, or without its FPR
+    with pytest.raises(tightdp.InputError, match="give one target"):
+        tightdp.noise_multiplier(1, steps=10, target_advantage="0.1")
+    with pytest.raises(tightdp.InputError, match="^target_tpr= needs at_fpr="):
+        tightdp.noise_multiplier(steps=10, target_tpr="0.1")
+    with pytest.raises(tightdp.InputTypeError, match="noise_multiplier="):
+        tightdp.max_steps(target_advantage="0.1")

@@ -974,78 +974,112 @@ def certify(paths: Union[str, Sequence[str]], delta: Number) -> Certificate:
 
 class NoiseMultiplier:
     """The answer of :func:`noise_multiplier`: ``sigma`` (a ``Fraction``, a multiple of the resolution)
-    meets the target — ``epsilon``, its :class:`Certified` ε, is at or below it — and ``sigma_below``, one
-    resolution step less, provably does not (``epsilon_below`` is above the target)."""
+    meets the target — ``measure``, its :class:`Certified` value (ε, or the attack measure asked), is at or
+    below it — and ``sigma_below``, one resolution step less, provably does not (``measure_below`` is above
+    the target). For an ε target ``epsilon`` and ``epsilon_below`` are the same brackets; for an attack
+    target they are None."""
 
-    __slots__ = ("sigma", "epsilon", "sigma_below", "epsilon_below", "probes")
+    __slots__ = ("sigma", "measure", "sigma_below", "measure_below", "probes", "epsilon", "epsilon_below")
 
-    def __init__(self, sigma, epsilon, sigma_below, epsilon_below, probes):
-        self.sigma, self.epsilon, self.sigma_below, self.epsilon_below, self.probes = sigma, epsilon, sigma_below, epsilon_below, probes
+    def __init__(self, sigma, measure, sigma_below, measure_below, probes, is_epsilon=True):
+        self.sigma, self.measure, self.sigma_below, self.measure_below, self.probes = sigma, measure, sigma_below, measure_below, probes
+        self.epsilon, self.epsilon_below = (measure, measure_below) if is_epsilon else (None, None)
 
     def __float__(self) -> float:
         return float(self.sigma)
 
     def __repr__(self) -> str:
-        return (f"NoiseMultiplier(sigma={self.sigma}, epsilon=[{self.epsilon.lo}, {self.epsilon.hi}], "
-                f"sigma_below={self.sigma_below}, epsilon_below=[{self.epsilon_below.lo}, {self.epsilon_below.hi}])")
+        name = "epsilon" if self.epsilon is not None else "measure"
+        return (f"NoiseMultiplier(sigma={self.sigma}, {name}=[{self.measure.lo}, {self.measure.hi}], "
+                f"sigma_below={self.sigma_below}, {name}_below=[{self.measure_below.lo}, {self.measure_below.hi}])")
 
 
-def noise_multiplier(target_epsilon: Number, target_delta: Number, sample_rate: Optional[Number] = None, steps: int = 1,
-                     resolution: Number = "0.001", neighbors: str = "add-remove") -> NoiseMultiplier:
+def _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr):
+    """The target arguments of a calibration: (delta, epsilon, advantage, tpr, fpr), exact strings or None;
+    which combinations make a target is the library's to say, in the CLI's words."""
+    opt = lambda x, what: None if x is None else _q(x, what)
+    return (opt(target_delta, "target_delta"), opt(target_epsilon, "target_epsilon"), opt(target_advantage, "target_advantage"),
+            opt(target_tpr, "target_tpr"), opt(at_fpr, "at_fpr"))
+
+
+def _calibrate(spec, neighbors, resolution, targets):
+    delta, eps, adv, tpr, fpr = targets
+    return dict(_call(_tightdp.noise_multiplier, [spec], _str(neighbors, "neighbors"), delta, eps, resolution, adv, tpr, fpr))
+
+
+def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+                     sample_rate: Optional[Number] = None, steps: int = 1, resolution: Number = "0.001",
+                     neighbors: str = "add-remove", *, target_advantage: Optional[Number] = None,
+                     target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None) -> NoiseMultiplier:
     """DP-SGD calibration, certified (Opacus's ``get_noise_multiplier(target_epsilon, target_delta,
     sample_rate, steps)``): the smallest noise multiplier σ, a multiple of ``resolution``, for which
     ``steps`` Poisson-subsampled Gaussian steps (sampling rate ``sample_rate``; None: every step sees all
     the data) meet ε ≤ ``target_epsilon`` at δ = ``target_delta``; σ minus one resolution step provably
     does not. As ``tightdp calibrate --mech gauss:sigma=?,q=…,n=…``.
 
+    Instead of ε, an attack target (as riskcal calibrates): ``target_advantage`` bounds the most powerful
+    membership test's sup(TPR − FPR); ``target_tpr`` with ``at_fpr`` its TPR at that FPR.
+
     >>> nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
     >>> nm.sigma, nm.epsilon <= 2 < nm.epsilon_below
     (Fraction(1261, 200), True, True)
+    >>> tightdp.noise_multiplier(steps=10, target_tpr="0.01", at_fpr="0.001").sigma
+    Fraction(207, 50)
     """
     spec = "gauss:sigma=?,n=" + str(_int(steps, "steps", 1, MAX_N))
     if sample_rate is not None:
         spec += ",q=" + _q(sample_rate, "sample_rate")
-    row = dict(_call(_tightdp.noise_multiplier, [spec], _str(neighbors, "neighbors"), _q(target_delta, "target_delta"),
-                     _q(target_epsilon, "target_epsilon"), _q(resolution, "resolution")))
-    cert = lambda lo, hi: Certified(row[lo], row[hi], row["method"], "certified", "noise multiplier calibration")
-    return NoiseMultiplier(Fraction(row["sigma"]), cert("epsilon_lo", "epsilon_hi"), Fraction(row["sigma_below"]),
-                           cert("epsilon_below_lo", "epsilon_below_hi"), int(row["probes"]))
+    targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
+    row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
+    name = "epsilon" if "epsilon_lo" in row else "measure"
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "noise multiplier calibration")
+    return NoiseMultiplier(Fraction(row["sigma"]), cert(name), Fraction(row["sigma_below"]), cert(name + "_below"), int(row["probes"]),
+                           name == "epsilon")
 
 
 class Steps:
-    """The answer of :func:`max_steps`: ``n`` steps meet the target — ``epsilon``, their
-    :class:`Certified` ε, is at or below it — and ``n + 1`` provably do not (``epsilon_above`` is above
-    the target)."""
+    """The answer of :func:`max_steps`: ``n`` steps meet the target — ``measure``, their
+    :class:`Certified` ε (or attack measure), is at or below it — and ``n + 1`` provably do not
+    (``measure_above`` is above the target). For an ε target ``epsilon`` and ``epsilon_above`` are the same
+    brackets; for an attack target they are None."""
 
-    __slots__ = ("n", "epsilon", "epsilon_above", "probes")
+    __slots__ = ("n", "measure", "measure_above", "probes", "epsilon", "epsilon_above")
 
-    def __init__(self, n, epsilon, epsilon_above, probes):
-        self.n, self.epsilon, self.epsilon_above, self.probes = n, epsilon, epsilon_above, probes
+    def __init__(self, n, measure, measure_above, probes, is_epsilon=True):
+        self.n, self.measure, self.measure_above, self.probes = n, measure, measure_above, probes
+        self.epsilon, self.epsilon_above = (measure, measure_above) if is_epsilon else (None, None)
 
     def __int__(self) -> int:
         return self.n
 
     def __repr__(self) -> str:
-        return (f"Steps(n={self.n}, epsilon=[{self.epsilon.lo}, {self.epsilon.hi}], "
-                f"epsilon_above=[{self.epsilon_above.lo}, {self.epsilon_above.hi}])")
+        name = "epsilon" if self.epsilon is not None else "measure"
+        return (f"Steps(n={self.n}, {name}=[{self.measure.lo}, {self.measure.hi}], "
+                f"{name}_above=[{self.measure_above.lo}, {self.measure_above.hi}])")
 
 
-def max_steps(target_epsilon: Number, target_delta: Number, noise_multiplier: Number, sample_rate: Optional[Number] = None,
-              neighbors: str = "add-remove") -> Steps:
+def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+              noise_multiplier: Optional[Number] = None, sample_rate: Optional[Number] = None,
+              neighbors: str = "add-remove", *, target_advantage: Optional[Number] = None,
+              target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None) -> Steps:
     """How long a budget lasts, certified: the largest number of Gaussian steps of noise multiplier
     ``noise_multiplier`` (Poisson-subsampled at ``sample_rate``; None: every step sees all the data) that
-    meet ε ≤ ``target_epsilon`` at δ = ``target_delta``; one step more provably does not. As
-    ``tightdp calibrate --mech gauss:sigma=…,q=…,n=?``. (Subsampled steps run on the pld grid: about a
-    minute for thousands of steps; the steps of a lattice law take milliseconds.)
+    meet ε ≤ ``target_epsilon`` at δ = ``target_delta`` — or an attack target, ``target_advantage`` or
+    ``target_tpr`` at ``at_fpr`` as in :func:`noise_multiplier`; one step more provably does not. As
+    ``tightdp calibrate --mech gauss:sigma=…,q=…,n=?``. (A lattice law takes milliseconds, thousands of
+    subsampled steps a few seconds.)
 
     >>> s = tightdp.max_steps(8, "1e-5", 10)
     >>> s.n, s.epsilon <= 8 < s.epsilon_above
     (277, True, True)
     """
+    if noise_multiplier is None:
+        raise InputTypeError("max_steps needs noise_multiplier=, the Gaussian's noise multiplier")
     spec = "gauss:sigma=" + _q(noise_multiplier, "noise_multiplier") + ",n=?"
     if sample_rate is not None:
         spec += ",q=" + _q(sample_rate, "sample_rate")
-    row = dict(_call(_tightdp.noise_multiplier, [spec], _str(neighbors, "neighbors"), _q(target_delta, "target_delta"),
-                     _q(target_epsilon, "target_epsilon"), "0.001"))
-    cert = lambda lo, hi: Certified(row[lo], row[hi], row["method"], "certified", "steps calibration")
-    return Steps(int(row["n"]), cert("epsilon_lo", "epsilon_hi"), cert("epsilon_above_lo", "epsilon_above_hi"), int(row["probes"]))
+    targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
+    row = _calibrate(spec, neighbors, "0.001", targets)
+    name = "epsilon" if "epsilon_lo" in row else "measure"
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "steps calibration")
+    return Steps(int(row["n"]), cert(name), cert(name + "_above"), int(row["probes"]), name == "epsilon")

@@ -91,20 +91,47 @@ def calibrate(composition: Composition, delta: Number, target_epsilon: Number) -
 
 class NoiseMultiplier:
     sigma: Fraction
-    epsilon: Certified
+    measure: Certified
     sigma_below: Fraction
-    epsilon_below: Certified
+    measure_below: Certified
+    epsilon: Optional[Certified]
+    epsilon_below: Optional[Certified]
     probes: int
     def __float__(self) -> float: ...
 
 def noise_multiplier(
-    target_epsilon: Number,
-    target_delta: Number,
+    target_epsilon: Optional[Number] = ...,
+    target_delta: Optional[Number] = ...,
     sample_rate: Optional[Number] = ...,
     steps: int = ...,
     resolution: Number = ...,
     neighbors: str = ...,
+    *,
+    target_advantage: Optional[Number] = ...,
+    target_tpr: Optional[Number] = ...,
+    at_fpr: Optional[Number] = ...,
 ) -> NoiseMultiplier: ...
+
+class Steps:
+    n: int
+    measure: Certified
+    measure_above: Certified
+    epsilon: Optional[Certified]
+    epsilon_above: Optional[Certified]
+    probes: int
+    def __int__(self) -> int: ...
+
+def max_steps(
+    target_epsilon: Optional[Number] = ...,
+    target_delta: Optional[Number] = ...,
+    noise_multiplier: Optional[Number] = ...,
+    sample_rate: Optional[Number] = ...,
+    neighbors: str = ...,
+    *,
+    target_advantage: Optional[Number] = ...,
+    target_tpr: Optional[Number] = ...,
+    at_fpr: Optional[Number] = ...,
+) -> Steps: ...
 def zcdp_bs(rho: Number, delta: Number) -> Certified: ...
 def zcdp_cks(rho: Number, delta: Number) -> Certified: ...
 def certify(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], delta: Number) -> Certificate: ...

@@ -21,6 +21,7 @@ pub mod hole;
 mod search;
 pub mod sigma;
 pub mod steps;
+pub mod target;
 
 use crate::account::{epsilon_for_calibration, Accountant, Certified, Method, Options, FAST_WINDOW, MAX_LATTICE_ENTRIES};
 use crate::error::Fallible;

@@ -1,16 +1,19 @@
 //! DP-SGD calibration (#53 item 5): the smallest noise multiplier σ, on a stated resolution, whose
-//! composition meets a target ε at δ — certified both ways. The returned σ provably meets the target (the
-//! upper end of its certified ε bracket is at or below it) and σ minus one resolution step provably does
-//! not (the lower end of its bracket is above it). Each probe asks the accountant for few digits first and
-//! more only while its bracket straddles the target, so the far probes of the search are cheap.
+//! composition meets a target — ε at δ, or an attack target (`calibrate::target`) — certified both ways.
+//! The returned σ provably meets the target (the upper end of its certified measure is at or below it) and
+//! σ minus one resolution step provably does not (the lower end of its bracket is above it). Each probe
+//! asks the accountant for few digits first and more only while its bracket straddles the target, so the
+//! far probes of the search are cheap.
 //!
 //! Monotonicity: a Gaussian of standard deviation σ' > σ is the Gaussian of σ followed by independent
 //! Gaussian noise of variance σ'² − σ², a post-processing that commutes with Poisson subsampling and with
-//! composition; so ε(δ) does not increase with σ and the search on the lattice of σ is sound. This holds
-//! for `gauss:` terms (with or without `q=`), the only ones a hole `sigma=?` is accepted in.
+//! composition; so ε(δ), the advantage and the TPR at any FPR do not increase with σ, and the search on
+//! the lattice of σ is sound. This holds for `gauss:` terms (with or without `q=`), the only ones a hole
+//! `sigma=?` is accepted in.
 
-use crate::account::{Accountant, Certified, Options, Trust};
+use crate::account::{Accountant, Certified, Options};
 use crate::calibrate::hole::Hole;
+use crate::calibrate::target::{show, CalibrationTarget as Target};
 use crate::error::Fallible;
 use crate::model::{Composition, Neighbors};
 use crate::{err, fallible};
@@ -21,13 +24,13 @@ const PROBE_DIGITS: [u32; 4] = [2, 3, 4, 6];
 /// The largest multiple of the resolution tried before the target is declared out of reach.
 const MAX_SIGMA: u32 = 1000;
 
-/// The calibrated σ with the certified ε brackets that prove it: `eps` at `sigma` is at or below the
-/// target, `eps_below` at `below` (one resolution step less) is above it.
+/// The calibrated σ with the certified measures that prove it: `measure` at `sigma` is at or below the
+/// target, `measure_below` at `below` (one resolution step less) is above it.
 pub struct SigmaFit {
     pub sigma: Rational,
-    pub eps: Certified,
+    pub measure: Certified,
     pub below: Rational,
-    pub eps_below: Certified,
+    pub measure_below: Certified,
     /// compositions accounted during the search
     pub probes: usize,
 }
@@ -56,44 +59,48 @@ impl SigmaHole {
     }
 }
 
-/// Whether the composition at σ meets ε(δ) ≤ target, with the bracket that decides it.
-fn decide(hole: &SigmaHole, sigma: &Rational, delta: &Rational, target: &Rational, opts: &Options) -> Fallible<(bool, Certified)> {
+/// Whether the composition at σ meets the target, with the bracket that decides it.
+fn decide(hole: &SigmaHole, sigma: &Rational, target: &Target, opts: &Options) -> Fallible<(bool, Certified)> {
     let comp = hole.composition(sigma)?;
-    meets(&comp, delta, target, opts, "give a coarser --resolution").map_err(|e| e.context(format!("at sigma = {}", show(sigma))))
+    meets(&comp, target, opts, "give a coarser --resolution").map_err(|e| e.context(format!("at sigma = {}", show(sigma))))
 }
 
-/// Whether a composition meets ε(δ) ≤ target, with the certified bracket that decides it: few digits
-/// first, more only while the bracket straddles the target; a miss only on a bracket of the exact
-/// guarantee (a certified bound above the target proves nothing).
-pub(crate) fn meets(comp: &Composition, delta: &Rational, target: &Rational, opts: &Options, advice: &str) -> Fallible<(bool, Certified)> {
+/// Whether a composition meets the target, with the certified measure that decides it: few digits first,
+/// more only while the bracket straddles the target; a miss only on a bracket of the exact guarantee (a
+/// certified bound above the target proves nothing).
+pub(crate) fn meets(comp: &Composition, target: &Target, opts: &Options, advice: &str) -> Fallible<(bool, Certified)> {
     let mut last = None;
     for &d in PROBE_DIGITS.iter().filter(|&&d| d <= opts.digits.max(PROBE_DIGITS[0])) {
         let acc = Accountant::new(comp.clone(), Options { digits: d, ..opts.clone() })?;
-        let c = acc.epsilon(delta)?;
-        if *c.hi() <= *target {
-            return Ok((true, c));
-        }
-        // only a bracket of the exact guarantee proves that the target is missed
-        if *c.lo() > *target && c.trust() == Trust::Exact {
-            return Ok((false, c));
+        let c = target.measure(&acc)?;
+        if let Some(side) = target.decides(&c) {
+            return Ok((side, c));
         }
         last = Some(c);
     }
     let c = last.ok_or_else(|| err!(Internal, "no probe ran"))?;
-    fallible!(Resource, "the certified epsilon bracket [{}, {}] contains the target {}: {advice}", c.lo_str(8), c.hi_str(8), show(target))
+    fallible!(
+        Resource,
+        "the certified {} bracket [{}, {}] contains the target {}: {advice}",
+        target.name(),
+        c.lo_str(8),
+        c.hi_str(8),
+        target.show()
+    )
 }
 
 /// The smallest σ = k·resolution (k ≥ 1) meeting ε(δ) ≤ target, with its certificate (module doc).
-pub fn smallest_sigma(hole: &SigmaHole, delta: &Rational, target: &Rational, resolution: &Rational, opts: &Options) -> Fallible<SigmaFit> {
-    if *resolution <= 0 || *target <= 0 {
-        return fallible!(Input, "the resolution and the target epsilon must be positive");
+pub fn smallest_sigma(hole: &SigmaHole, target: &Target, resolution: &Rational, opts: &Options) -> Fallible<SigmaFit> {
+    target.check()?;
+    if *resolution <= 0 {
+        return fallible!(Input, "the resolution must be positive");
     }
     let at = |k: &Integer| Rational::from(resolution * k);
     let max_k = Integer::from((Rational::from(MAX_SIGMA) / resolution).ceil_ref());
     let mut probes = 0;
     let mut probe = |k: &Integer| -> Fallible<(bool, Certified)> {
         probes += 1;
-        decide(hole, &at(k), delta, target, opts)
+        decide(hole, &at(k), target, opts)
     };
     // a bracket [k_lo, k_hi] with k_lo missing the target and k_hi meeting it, by doubling or halving from σ = 1
     let inv: Rational = 1 / resolution.clone();
@@ -119,7 +126,7 @@ pub fn smallest_sigma(hole: &SigmaHole, delta: &Rational, target: &Rational, res
     let mut lo = lo.unwrap();
     while hi.is_none() {
         if k >= max_k {
-            return fallible!(Input, "the target epsilon is not met even at sigma = {}", show(&at(&k)));
+            return fallible!(Input, "the target {} is not met even at sigma = {}", target.name(), show(&at(&k)));
         }
         k = Integer::from(&k * 2).min(max_k.clone());
         match probe(&k)? {
@@ -135,17 +142,13 @@ pub fn smallest_sigma(hole: &SigmaHole, delta: &Rational, target: &Rational, res
             (false, c) => lo = (mid, c),
         }
     }
-    Ok(SigmaFit { sigma: at(&hi.0), eps: hi.1, below: at(&lo.0), eps_below: lo.1, probes })
-}
-
-/// A rational (σ, a target) as a decimal for messages.
-pub(crate) fn show(s: &Rational) -> String {
-    crate::num::format::fmt_nearest(&rug::Float::with_val(64, s), 8)
+    Ok(SigmaFit { sigma: at(&hi.0), measure: hi.1, below: at(&lo.0), measure_below: lo.1, probes })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::account::Trust;
 
     /// (n, delta, target, resolution, sigma, eps at sigma, eps at sigma - resolution) of
     /// scripts/reference/sigma_calibration.txt (mpmath quadrature of the Gaussian's privacy profile).
@@ -172,14 +175,37 @@ mod tests {
         for [n, delta, target, res, sigma, eps_at, eps_below] in rows {
             let hole = SigmaHole::parse(&[format!("gauss:sigma=?,n={n}")], Neighbors::AddRemove).unwrap();
             let q = |s: &str| crate::num::parse_rational(s).unwrap();
-            let fit = smallest_sigma(&hole, &q(&delta), &q(&target), &q(&res), &Options::default()).unwrap();
+            let t = Target::Epsilon { delta: q(&delta), eps: q(&target) };
+            let fit = smallest_sigma(&hole, &t, &q(&res), &Options::default()).unwrap();
             assert_eq!(fit.sigma, q(&sigma), "n = {n}");
             assert_eq!(fit.below, &fit.sigma - q(&res));
-            holds(&fit.eps, &eps_at);
-            holds(&fit.eps_below, &eps_below);
+            holds(&fit.measure, &eps_at);
+            holds(&fit.measure_below, &eps_below);
             // the certificate: the answer meets the target, one step less provably does not
-            assert!(*fit.eps.hi() <= q(&target) && *fit.eps_below.lo() > q(&target));
+            assert!(*fit.measure.hi() <= q(&target) && *fit.measure_below.lo() > q(&target));
         }
+    }
+
+    /// Attack targets on n Gaussian steps (μ-GDP, μ = √n/σ): the smallest σ whose advantage, or TPR at a
+    /// stated FPR, is at or below the target, and the measures at σ and one resolution step below, from
+    /// scripts/reference/attack_gaussian.txt (mpmath: the closed forms [DRS22, §2.3] solved for σ).
+    #[test]
+    fn attack_targets_give_the_mpmath_noise_multiplier() {
+        let rows = crate::num::reference::rows(include_str!("../../scripts/reference/attack_gaussian.txt"));
+        let q = |s: &str| crate::num::parse_rational(s).unwrap();
+        let mut seen = 0;
+        for r in rows.iter().filter(|r| r[0] == "advantage" || r[0] == "tpr") {
+            let [kind, fpr, n, target, res, sigma, at, below, at_below] = [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]];
+            let t = if kind == "advantage" { Target::Advantage(q(target)) } else { Target::Tpr { tpr: q(target), fpr: q(fpr) } };
+            let hole = SigmaHole::parse(&[format!("gauss:sigma=?,n={n}")], Neighbors::AddRemove).unwrap();
+            let fit = smallest_sigma(&hole, &t, &q(res), &Options::default()).unwrap();
+            assert_eq!((&fit.sigma, &fit.below), (&q(sigma), &q(below)), "{r:?}");
+            holds(&fit.measure, at);
+            holds(&fit.measure_below, at_below);
+            assert!(*fit.measure.hi() <= q(target) && *fit.measure_below.lo() > q(target), "{r:?}");
+            seen += 1;
+        }
+        assert_eq!(seen, 4);
     }
 
     #[test]
@@ -187,12 +213,13 @@ mod tests {
         // (the DP-SGD setting itself, MNIST, is the heavy CLI test dp_sgd_noise_multiplier_for_epsilon_8)
         let hole = SigmaHole::parse(&["gauss:sigma=?,q=1/10,n=10".to_string()], Neighbors::AddRemove).unwrap();
         let q = |s: &str| crate::num::parse_rational(s).unwrap();
-        let fit = smallest_sigma(&hole, &q("1e-5"), &q("1"), &q("0.1"), &Options::default()).unwrap();
-        assert!(*fit.eps.hi() <= 1 && *fit.eps_below.lo() > 1);
-        assert_eq!(fit.eps_below.trust(), Trust::Exact);
+        let t = Target::Epsilon { delta: q("1e-5"), eps: q("1") };
+        let fit = smallest_sigma(&hole, &t, &q("0.1"), &Options::default()).unwrap();
+        assert!(*fit.measure.hi() <= 1 && *fit.measure_below.lo() > 1);
+        assert_eq!(fit.measure_below.trust(), Trust::Exact);
         // Poisson subsampling only helps: the answer is below the Gaussian's for the same 10 steps
         let plain = SigmaHole::parse(&["gauss:sigma=?,n=10".to_string()], Neighbors::AddRemove).unwrap();
-        let full = smallest_sigma(&plain, &q("1e-5"), &q("1"), &q("0.1"), &Options::default()).unwrap();
+        let full = smallest_sigma(&plain, &t, &q("0.1"), &Options::default()).unwrap();
         assert!(fit.sigma < full.sigma, "{} vs {}", fit.sigma, full.sigma);
     }
 

@@ -22,7 +22,8 @@ pub struct CalibrateArgs {
     /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070): the smallest sigma on
     /// --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma certified
     /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
-    /// largest n that meets it, with n + 1 certified to miss it. Repeat for further (fixed) terms
+    /// largest n that meets it, with n + 1 certified to miss it. Instead of --target-epsilon, an attack
+    /// target: --target-advantage, or --target-tpr with --at-fpr. Repeat for further (fixed) terms
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation of the --mech terms: add-remove (default) or replace
@@ -44,10 +45,11 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "E", allow_hyphen_values = true)]
     pub target_epsilon: Option<String>,
     /// Calibrate to an attack target instead of ε: the largest noise reduction keeping the certified
-    /// advantage sup(TPR − FPR) at or below A
+    /// advantage sup(TPR − FPR) at or below A (with --mech: the smallest sigma, or the most steps, keeping it)
     #[arg(long, value_name = "A", conflicts_with_all = ["target_epsilon", "target_tpr"])]
     pub target_advantage: Option<String>,
-    /// Calibrate to an attack target: TPR of the best membership test at FPR --at-fpr at or below T
+    /// Calibrate to an attack target: TPR of the best membership test at FPR --at-fpr at or below T (with
+    /// --allocation or --mech)
     #[arg(long, value_name = "T", requires = "at_fpr", conflicts_with = "target_epsilon")]
     pub target_tpr: Option<String>,
     /// The FPR of --target-tpr
@@ -102,6 +104,9 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
             neighbors: a.neighbors.as_deref(),
             delta: a.delta.as_deref(),
             target_epsilon: a.target_epsilon.as_deref(),
+            target_advantage: a.target_advantage.as_deref(),
+            target_tpr: a.target_tpr.as_deref(),
+            at_fpr: a.at_fpr.as_deref(),
             resolution: &a.resolution,
             format: a.format,
         });
@@ -196,18 +201,12 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
 
 /// Flags of the allocation calibration that mean nothing here are refused, not ignored.
 fn refuse_allocation_flags(a: &CalibrateArgs) -> Fallible<()> {
-    let given = [
-        ("--write", a.write.is_some()),
-        ("--uniform", a.uniform),
-        ("--conversion", a.conversion.is_some()),
-        ("--target-advantage", a.target_advantage.is_some()),
-        ("--target-tpr", a.target_tpr.is_some()),
-        ("--prec", a.prec.is_some()),
-    ];
+    let given =
+        [("--write", a.write.is_some()), ("--uniform", a.uniform), ("--conversion", a.conversion.is_some()), ("--prec", a.prec.is_some())];
     if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
         return fallible!(
             Input,
-            "{flag} applies to allocation calibration; calibrate --mech takes --delta, --target-epsilon and --resolution"
+            "{flag} applies to allocation calibration; calibrate --mech takes --delta with --target-epsilon, or --target-advantage, or --target-tpr with --at-fpr, and --resolution"
         );
     }
     Ok(())

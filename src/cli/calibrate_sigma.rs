@@ -1,10 +1,12 @@
-//! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, certified
-//! both ways (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`).
+//! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, or an
+//! attack target (`--target-advantage`, `--target-tpr` at `--at-fpr`), certified both ways
+//! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`).
 
 use crate::account::{Certified, Options};
 use crate::calibrate::hole::Hole;
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
 use crate::calibrate::steps::{largest_steps, StepsHole};
+use crate::calibrate::target::CalibrationTarget as Target;
 use crate::cli::common::parse_delta;
 use crate::cli::epsilon::OUT_DIGITS;
 use crate::error::Fallible;
@@ -48,6 +50,40 @@ pub const STEPS_COLUMNS: &[&str] = &[
     "probes",
 ];
 
+/// The columns of `calibrate --mech …sigma=?` with an attack target: `measure` names it (`advantage`,
+/// `tpr_at_fpr_F`), `target_value` is its bound.
+pub const ATTACK_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "measure",
+    "target_value",
+    "resolution",
+    "sigma",
+    "measure_lo",
+    "measure_hi",
+    "sigma_below",
+    "measure_below_lo",
+    "measure_below_hi",
+    "method",
+    "probes",
+];
+
+/// The columns of `calibrate --mech …,n=?` with an attack target.
+pub const ATTACK_STEPS_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "measure",
+    "target_value",
+    "n",
+    "measure_lo",
+    "measure_hi",
+    "n_above",
+    "measure_above_lo",
+    "measure_above_hi",
+    "method",
+    "probes",
+];
+
 /// An exact decimal string of `x`, a multiple of `res` (as many decimals as the resolution has).
 fn decimal_of(x: &Rational, res: &str) -> String {
     let places = res.trim().split_once('.').map(|(_, f)| f.trim_end_matches(|c: char| !c.is_ascii_digit()).len()).unwrap_or(0);
@@ -63,12 +99,16 @@ fn decimal_of(x: &Rational, res: &str) -> String {
     format!("{}.{}", &digits[..digits.len() - places], &digits[digits.len() - places..])
 }
 
-/// What `calibrate --mech` reads: the terms, their relation, δ, the target ε, the resolution, the format.
+/// What `calibrate --mech` reads: the terms, their relation, the target (δ and ε, or an attack target),
+/// the resolution, the format.
 pub struct SigmaArgs<'a> {
     pub mech: &'a [String],
     pub neighbors: Option<&'a str>,
     pub delta: Option<&'a str>,
     pub target_epsilon: Option<&'a str>,
+    pub target_advantage: Option<&'a str>,
+    pub target_tpr: Option<&'a str>,
+    pub at_fpr: Option<&'a str>,
     pub resolution: &'a str,
     pub format: Format,
 }
@@ -77,35 +117,73 @@ pub fn run(a: &SigmaArgs) -> Fallible<String> {
     Ok(render_rows(&[record(a)?], a.format))
 }
 
-/// The calibrated σ and its certificate, as one row of [`COLUMNS`] (also the Python package's answer).
-pub fn record(a: &SigmaArgs) -> Fallible<Record> {
-    let delta = parse_delta(a.delta.ok_or_else(|| crate::err!(Input, "calibrate --mech needs --delta"))?)?;
-    let target = match a.target_epsilon {
-        Some(s) => parse_rational(s).map_err(|e| e.context("target-epsilon"))?,
-        None => return fallible!(Input, "calibrate --mech needs --target-epsilon (the epsilon the noise multiplier must meet at --delta)"),
+/// The target asked, checked: ε at δ, or one attack target (then without --delta, which it does not use).
+fn target(a: &SigmaArgs) -> Fallible<Target> {
+    let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(what));
+    let attack = match (a.target_advantage, a.target_tpr, a.at_fpr) {
+        (Some(v), None, None) => Some(Target::Advantage(num(v, "target-advantage")?)),
+        (None, Some(t), Some(f)) => Some(Target::Tpr { tpr: num(t, "target-tpr")?, fpr: num(f, "at-fpr")? }),
+        (None, Some(_), None) => return fallible!(Input, "--target-tpr needs --at-fpr (the false-positive rate it is measured at)"),
+        (None, None, Some(_)) => return fallible!(Input, "--at-fpr goes with --target-tpr"),
+        (None, None, None) => None,
+        _ => return fallible!(Input, "give one target: --target-epsilon, --target-advantage, or --target-tpr with --at-fpr"),
     };
-    if target <= 0 {
-        return fallible!(Input, "target-epsilon must be positive, got '{}'", a.target_epsilon.unwrap_or(""));
-    }
+    let t = match attack {
+        Some(t) => {
+            if a.target_epsilon.is_some() {
+                return fallible!(Input, "give one target: --target-epsilon, --target-advantage, or --target-tpr with --at-fpr");
+            }
+            if a.delta.is_some() {
+                return fallible!(
+                    Input,
+                    "--delta goes with --target-epsilon; an attack target (--target-advantage, --target-tpr) does not use it"
+                );
+            }
+            t
+        }
+        None => {
+            let delta = parse_delta(a.delta.ok_or_else(|| crate::err!(Input, "calibrate --mech needs --delta"))?)?;
+            let eps = match a.target_epsilon {
+                Some(s) => parse_rational(s).map_err(|e| e.context("target-epsilon"))?,
+                None => return fallible!(
+                    Input,
+                    "calibrate --mech needs a target: --target-epsilon (the epsilon to meet at --delta), --target-advantage, or --target-tpr with --at-fpr"
+                ),
+            };
+            if eps <= 0 {
+                return fallible!(Input, "target-epsilon must be positive, got '{}'", a.target_epsilon.unwrap_or(""));
+            }
+            Target::Epsilon { delta, eps }
+        }
+    };
+    t.check()?;
+    Ok(t)
+}
+
+/// The calibrated σ (or number of steps) and its certificate, as one row of [`COLUMNS`] ([`STEPS_COLUMNS`];
+/// [`ATTACK_COLUMNS`], [`ATTACK_STEPS_COLUMNS`] for an attack target) — also the Python package's answer.
+pub fn record(a: &SigmaArgs) -> Fallible<Record> {
+    let t = target(a)?;
     let nb = a.neighbors.map(Neighbors::parse).transpose()?.unwrap_or(Neighbors::AddRemove);
     if a.mech.iter().any(|t| Hole::keys(t).contains(&"n=?")) {
-        return steps_record(a, nb, &delta, &target);
+        return steps_record(a, nb, &t);
     }
     let res = parse_rational(a.resolution).map_err(|e| e.context("resolution"))?;
     if res <= 0 || res > 1 {
         return fallible!(Input, "--resolution must be in (0, 1], got '{}'", a.resolution);
     }
     let hole = SigmaHole::parse(a.mech, nb)?;
-    let fit = smallest_sigma(&hole, &delta, &target, &res, &Options::default())?;
+    let fit = smallest_sigma(&hole, &t, &res, &Options::default())?;
+    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", COLUMNS) } else { ("measure", ATTACK_COLUMNS) };
     let mut r = question(a, nb);
     r.push("resolution", a.resolution.trim().to_string());
     r.push("sigma", decimal_of(&fit.sigma, a.resolution));
-    push_bracket(&mut r, "epsilon", &fit.eps);
+    push_bracket(&mut r, name, &fit.measure);
     r.push("sigma_below", decimal_of(&fit.below, a.resolution));
-    push_bracket(&mut r, "epsilon_below", &fit.eps_below);
-    r.push("method", fit.eps.engine().as_str());
+    push_bracket(&mut r, &format!("{name}_below"), &fit.measure_below);
+    r.push("method", fit.measure.engine().as_str());
     r.push("probes", fit.probes.to_string());
-    r.with_columns(COLUMNS)
+    r.with_columns(cols)
 }
 
 /// The columns both calibrations open with: what was asked.
@@ -113,8 +191,13 @@ fn question(a: &SigmaArgs, nb: Neighbors) -> Record {
     let mut r = Record::new();
     r.push("target", a.mech.join(" + "));
     r.push("neighbors", nb.as_str());
-    r.push("delta", a.delta.unwrap_or("").trim().to_string());
-    r.push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string());
+    match (a.target_advantage, a.target_tpr, a.at_fpr) {
+        (Some(v), _, _) => r.push("measure", "advantage").push("target_value", v.trim().to_string()),
+        (_, Some(t), Some(f)) => r.push("measure", format!("tpr_at_fpr_{}", f.trim())).push("target_value", t.trim().to_string()),
+        _ => r
+            .push("delta", a.delta.unwrap_or("").trim().to_string())
+            .push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string()),
+    };
     r
 }
 
@@ -124,16 +207,18 @@ fn push_bracket(r: &mut Record, name: &str, c: &Certified) {
     r.push(&format!("{name}_hi"), fmt_up(c.hi(), OUT_DIGITS));
 }
 
-/// The largest number of steps meeting the target, and its certificate, as one row of [`STEPS_COLUMNS`].
-fn steps_record(a: &SigmaArgs, nb: Neighbors, delta: &Rational, target: &Rational) -> Fallible<Record> {
+/// The largest number of steps meeting the target, and its certificate, as one row of [`STEPS_COLUMNS`]
+/// ([`ATTACK_STEPS_COLUMNS`] for an attack target).
+fn steps_record(a: &SigmaArgs, nb: Neighbors, t: &Target) -> Fallible<Record> {
     let hole = StepsHole::parse(a.mech, nb)?;
-    let fit = largest_steps(&hole, delta, target, &Options::default())?;
+    let fit = largest_steps(&hole, t, &Options::default())?;
+    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", STEPS_COLUMNS) } else { ("measure", ATTACK_STEPS_COLUMNS) };
     let mut r = question(a, nb);
     r.push("n", fit.n.to_string());
-    push_bracket(&mut r, "epsilon", &fit.eps);
+    push_bracket(&mut r, name, &fit.measure);
     r.push("n_above", (fit.n + 1).to_string());
-    push_bracket(&mut r, "epsilon_above", &fit.eps_above);
-    r.push("method", fit.eps.engine().as_str());
+    push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
+    r.push("method", fit.measure.engine().as_str());
     r.push("probes", fit.probes.to_string());
-    r.with_columns(STEPS_COLUMNS)
+    r.with_columns(cols)
 }

@@ -13,7 +13,7 @@ fn calibrate_mech_mistakes_are_refused_with_one_line() {
     refused(&with(&["gauss:sigma=?,n=10", "--write", "x.toml"]), &["--write applies to allocation calibration"]);
     refused(&with(&["gauss:sigma=?,n=10", "--resolution", "0"]), &["--resolution must be in (0, 1]"]);
     refused(&with(&["gauss:sigma=?,n=10", "--resolution", "1e-2e"]), &["resolution"]);
-    refused(&["calibrate", "--delta", "1e-5", "--mech", "gauss:sigma=?,n=10"], &["needs --target-epsilon"]);
+    refused(&["calibrate", "--delta", "1e-5", "--mech", "gauss:sigma=?,n=10"], &["needs a target", "--target-epsilon"]);
     refused(&["calibrate", "--target-epsilon", "1", "--mech", "gauss:sigma=?,n=10"], &["needs --delta"]);
     refused(&with(&["gauss:sigma=?,n=10", "--target-epsilon", "1"]), &["cannot be used multiple times"]);
 }
@@ -44,6 +44,56 @@ fn dp_sgd_noise_multiplier_for_epsilon_8() {
     // lie between the certified miss and the certified answer
     assert!(below < 0.655883 && 0.655883 <= sigma, "[{below}, {sigma}]");
     assert!(col("epsilon_hi").parse::<f64>().unwrap() <= 8.0 && col("epsilon_below_lo").parse::<f64>().unwrap() > 8.0);
+}
+
+/// Attack targets (as riskcal calibrates DP-SGD): the smallest σ whose most powerful membership test has
+/// advantage, or TPR at a stated FPR, at or below the target, σ minus one step certified to exceed it. Ten
+/// Gaussian steps are μ-GDP (μ = √10/σ), so the reference is the closed form [DRS22, §2.3]:
+/// scripts/reference/attack_gaussian.txt (mpmath) gives σ = 4.14 for TPR ≤ 0.01 at FPR 0.001 (rows with
+/// other settings are checked beside the code, src/calibrate/sigma.rs). The subsampled case runs on the
+/// tilted engine and carries the same certificate; mistakes are refused in one line.
+#[test]
+fn attack_targets_calibrate_the_noise_multiplier() {
+    let base = ["calibrate", "--mech", "gauss:sigma=?,n=10", "--format", "csv"];
+    let run = |extra: &[&str]| {
+        let out = cli(base.iter().chain(extra));
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+        let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap_or_else(|| panic!("no column {c}"))].clone();
+        ["measure", "target_value", "sigma", "sigma_below", "measure_hi", "measure_below_lo", "method"].map(col)
+    };
+    let [measure, value, sigma, below, hi, below_lo, _] = run(&["--target-tpr", "0.01", "--at-fpr", "0.001", "--resolution", "0.001"]);
+    assert_eq!([measure.as_str(), value.as_str(), sigma.as_str(), below.as_str()], ["tpr_at_fpr_0.001", "0.01", "4.140", "4.139"]);
+    assert!(hi.parse::<f64>().unwrap() <= 0.01 && below_lo.parse::<f64>().unwrap() > 0.01, "{hi} {below_lo}");
+    // DP-SGD: 100 subsampled steps, advantage at most 0.05
+    let out =
+        cli(["calibrate", "--mech", "gauss:sigma=?,q=0.01,n=100", "--target-advantage", "0.05", "--resolution", "0.01", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    assert_eq!(col("measure"), "advantage");
+    assert!(col("measure_hi").parse::<f64>().unwrap() <= 0.05 && col("measure_below_lo").parse::<f64>().unwrap() > 0.05);
+    assert_eq!(col("method"), "tilted-fourier");
+    let mech = ["calibrate", "--mech", "gauss:sigma=?,n=10"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> { mech.iter().copied().chain(extra.iter().copied()).collect() };
+    refused(&with(&["--target-advantage", "0.1", "--delta", "1e-5"]), &["--delta goes with --target-epsilon"]);
+    refused(&with(&["--target-advantage", "1"]), &["--target-advantage must be in (0, 1)"]);
+    refused(&with(&["--target-tpr", "0.001", "--at-fpr", "0.01"]), &["no test has TPR below its FPR"]);
+    refused(&with(&["--target-tpr", "0.1"]), &["--at-fpr"]);
+    refused(&with(&["--target-advantage", "0.1", "--target-epsilon", "1"]), &["cannot be used with"]);
+}
+
+/// `n=?` with an attack target: the most steps of σ = 10 whose advantage stays at or below 0.1. n Gaussian
+/// steps are μ-GDP with μ = √n/10, advantage 2Φ(√n/20) − 1: the largest n is ⌊(20 Φ⁻¹(0.55))²⌋ = 6 and 7
+/// misses (the `steps` row of scripts/reference/attack_gaussian.txt, mpmath).
+#[test]
+fn attack_targets_bound_the_number_of_steps() {
+    let out = cli(["calibrate", "--mech", "gauss:sigma=10,n=?", "--target-advantage", "0.1", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    assert_eq!((col("measure").as_str(), col("n").as_str(), col("n_above").as_str()), ("advantage", "6", "7"));
+    assert!(col("measure_hi").parse::<f64>().unwrap() <= 0.1 && col("measure_above_lo").parse::<f64>().unwrap() > 0.1);
 }
 
 /// `n=?`: the largest number of steps meeting the target, n + 1 certified to miss it (the Gaussian rows of
