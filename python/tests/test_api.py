@@ -267,3 +267,16 @@ def test_noise_multiplier_and_steps_take_attack_targets():
         tightdp.noise_multiplier(steps=10, target_tpr="0.1")
     with pytest.raises(tightdp.InputTypeError, match="noise_multiplier="):
         tightdp.max_steps(target_advantage="0.1")
+
+
+def test_max_sample_rate_is_certified_both_ways():
+    # 40 steps of noise multiplier 2 at q = 1/2 have delta(1) = 0.359612587849925... (scripts/reference/
+    # poisson_gaussian_delta.txt, mpmath): at delta 0.35962 their epsilon is below 1, so q >= 1/2; 3/4 misses
+    r = tightdp.max_sample_rate(1, "0.35962", noise_multiplier=2, steps=40, resolution="1/4")
+    assert (r.q, r.q_above) == (Fraction(1, 2), Fraction(3, 4)) and r.epsilon <= 1 < r.epsilon_above
+    a = tightdp.max_sample_rate(noise_multiplier=2, steps=40, resolution="1/4", target_advantage="0.5")
+    assert a.epsilon is None and a.measure <= Fraction("0.5") < a.measure_above
+    with pytest.raises(tightdp.InputError, match="met even at q = 1"):
+        tightdp.max_sample_rate(1, "1e-5", noise_multiplier=100, steps=10)
+    with pytest.raises(tightdp.InputTypeError, match="noise_multiplier="):
+        tightdp.max_sample_rate(1, "1e-5")

@@ -62,6 +62,8 @@ __all__ = [
     "NoiseMultiplier",
     "max_steps",
     "Steps",
+    "max_sample_rate",
+    "SampleRate",
     "zcdp_bs",
     "zcdp_cks",
     "certify",
@@ -1083,3 +1085,50 @@ def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Nu
     name = "epsilon" if "epsilon_lo" in row else "measure"
     cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "steps calibration")
     return Steps(int(row["n"]), cert(name), cert(name + "_above"), int(row["probes"]), name == "epsilon")
+
+
+class SampleRate:
+    """The answer of :func:`max_sample_rate`: sampling rate ``q`` (a ``Fraction``, a multiple of the
+    resolution) meets the target — ``measure``, its :class:`Certified` ε (or attack measure), is at or below
+    it — and ``q_above``, one resolution step more, provably does not (``measure_above`` is above the
+    target). For an ε target ``epsilon`` and ``epsilon_above`` are the same brackets; for an attack target
+    they are None."""
+
+    __slots__ = ("q", "measure", "q_above", "measure_above", "probes", "epsilon", "epsilon_above")
+
+    def __init__(self, q, measure, q_above, measure_above, probes, is_epsilon=True):
+        self.q, self.measure, self.q_above, self.measure_above, self.probes = q, measure, q_above, measure_above, probes
+        self.epsilon, self.epsilon_above = (measure, measure_above) if is_epsilon else (None, None)
+
+    def __float__(self) -> float:
+        return float(self.q)
+
+    def __repr__(self) -> str:
+        name = "epsilon" if self.epsilon is not None else "measure"
+        return (f"SampleRate(q={self.q}, {name}=[{self.measure.lo}, {self.measure.hi}], "
+                f"q_above={self.q_above}, {name}_above=[{self.measure_above.lo}, {self.measure_above.hi}])")
+
+
+def max_sample_rate(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+                    noise_multiplier: Optional[Number] = None, steps: int = 1, resolution: Number = "0.001",
+                    neighbors: str = "add-remove", *, target_advantage: Optional[Number] = None,
+                    target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None) -> SampleRate:
+    """The largest Poisson sampling rate a budget allows, certified: the largest q, a multiple of
+    ``resolution`` (a fraction such as ``"1/60000"`` is exact), for which ``steps`` Gaussian steps of noise
+    multiplier ``noise_multiplier`` meet ε ≤ ``target_epsilon`` at δ = ``target_delta`` — or an attack
+    target as in :func:`noise_multiplier`; q plus one resolution step provably does not. As
+    ``tightdp calibrate --mech gauss:sigma=…,q=?,n=…``.
+
+    >>> r = tightdp.max_sample_rate(8, "1e-5", noise_multiplier="1.1", steps=14070)
+    >>> r.q, r.epsilon <= 8 < r.epsilon_above
+    (Fraction(3, 250), True, True)
+    """
+    if noise_multiplier is None:
+        raise InputTypeError("max_sample_rate needs noise_multiplier=, the Gaussian's noise multiplier")
+    spec = "gauss:sigma=" + _q(noise_multiplier, "noise_multiplier") + ",q=?,n=" + str(_int(steps, "steps", 1, MAX_N))
+    targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
+    row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
+    name = "epsilon" if "epsilon_lo" in row else "measure"
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "sampling rate calibration")
+    return SampleRate(Fraction(row["q"]), cert(name), Fraction(row["q_above"]), cert(name + "_above"), int(row["probes"]),
+                      name == "epsilon")

@@ -132,6 +132,28 @@ def max_steps(
     target_tpr: Optional[Number] = ...,
     at_fpr: Optional[Number] = ...,
 ) -> Steps: ...
+class SampleRate:
+    q: Fraction
+    measure: Certified
+    q_above: Fraction
+    measure_above: Certified
+    epsilon: Optional[Certified]
+    epsilon_above: Optional[Certified]
+    probes: int
+    def __float__(self) -> float: ...
+
+def max_sample_rate(
+    target_epsilon: Optional[Number] = ...,
+    target_delta: Optional[Number] = ...,
+    noise_multiplier: Optional[Number] = ...,
+    steps: int = ...,
+    resolution: Number = ...,
+    neighbors: str = ...,
+    *,
+    target_advantage: Optional[Number] = ...,
+    target_tpr: Optional[Number] = ...,
+    at_fpr: Optional[Number] = ...,
+) -> SampleRate: ...
 def zcdp_bs(rho: Number, delta: Number) -> Certified: ...
 def zcdp_cks(rho: Number, delta: Number) -> Certified: ...
 def certify(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], delta: Number) -> Certificate: ...

@@ -1,6 +1,7 @@
 //! A composition with one unknown: `--mech` terms, one of which holds a `?` (`gauss:sigma=?,…` for the
-//! noise multiplier, `…,n=?` for the number of steps), all under one neighbour relation. The searches
-//! (`calibrate::sigma`, `calibrate::steps`) fill the hole with each value they probe.
+//! noise multiplier, `…,n=?` for the number of steps, `…,q=?` for the sampling rate), all under one
+//! neighbour relation. The searches (`calibrate::sigma`, `calibrate::steps`, `calibrate::rate`) fill the
+//! hole with each value they probe.
 
 use crate::error::Fallible;
 use crate::fallible;
@@ -22,13 +23,16 @@ impl Hole {
         let [hole] = holes[..] else {
             return fallible!(
                 Input,
-                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070) or the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?), got {}",
+                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070), the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?) or the sampling rate as q=? (e.g. gauss:sigma=1.1,q=?,n=14070), got {}",
                 holes.len()
             );
         };
         let t = terms[hole].trim();
         if t.matches('?').count() != 1 {
-            return fallible!(Input, "'{t}': one unknown at a time: the noise multiplier sigma=? or the number of steps n=?");
+            return fallible!(
+                Input,
+                "'{t}': one unknown at a time: the noise multiplier sigma=?, the number of steps n=? or the sampling rate q=?"
+            );
         }
         check(t)?;
         let h = Hole { terms: terms.to_vec(), hole, neighbors };

@@ -18,6 +18,7 @@
 //! [`calibrate`] with an attack measure.
 
 pub mod hole;
+pub mod rate;
 mod search;
 pub mod sigma;
 pub mod steps;

@@ -22,14 +22,17 @@ pub struct CalibrateArgs {
     /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070): the smallest sigma on
     /// --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma certified
     /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
-    /// largest n that meets it, with n + 1 certified to miss it. Instead of --target-epsilon, an attack
+    /// largest n that meets it, with n + 1 certified to miss it. A sampling rate written q=? (e.g.
+    /// gauss:sigma=1.1,q=?,n=14070): the largest q on --resolution that meets it, with the next q certified
+    /// to miss it. Instead of --target-epsilon, an attack
     /// target: --target-advantage, or --target-tpr with --at-fpr. Repeat for further (fixed) terms
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation of the --mech terms: add-remove (default) or replace
     #[arg(long, value_name = "REL", requires = "mech")]
     pub neighbors: Option<String>,
-    /// Resolution of the calibrated noise multiplier (with --mech): the answer is a multiple of it
+    /// Resolution of the calibrated noise multiplier or sampling rate (with --mech): the answer is a multiple
+    /// of it (a fraction such as 1/60000 is exact)
     #[arg(long, value_name = "R", default_value = "0.001", requires = "mech")]
     pub resolution: String,
     /// Also write the calibrated allocation to FILE (TOML: the same levels, every query's budget as an exact

@@ -1,9 +1,11 @@
 //! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, or an
 //! attack target (`--target-advantage`, `--target-tpr` at `--at-fpr`), certified both ways
-//! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`).
+//! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`); `…q=?…`:
+//! the largest sampling rate (`calibrate::rate`).
 
 use crate::account::{Certified, Options};
 use crate::calibrate::hole::Hole;
+use crate::calibrate::rate::{largest_rate, RateHole};
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
 use crate::calibrate::steps::{largest_steps, StepsHole};
 use crate::calibrate::target::CalibrationTarget as Target;
@@ -78,6 +80,40 @@ pub const ATTACK_STEPS_COLUMNS: &[&str] = &[
     "measure_lo",
     "measure_hi",
     "n_above",
+    "measure_above_lo",
+    "measure_above_hi",
+    "method",
+    "probes",
+];
+
+/// The columns of `calibrate --mech …,q=?`: the largest sampling rate meeting the target.
+pub const RATE_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "delta",
+    "target_epsilon",
+    "resolution",
+    "q",
+    "epsilon_lo",
+    "epsilon_hi",
+    "q_above",
+    "epsilon_above_lo",
+    "epsilon_above_hi",
+    "method",
+    "probes",
+];
+
+/// The columns of `calibrate --mech …,q=?` with an attack target.
+pub const ATTACK_RATE_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "measure",
+    "target_value",
+    "resolution",
+    "q",
+    "measure_lo",
+    "measure_hi",
+    "q_above",
     "measure_above_lo",
     "measure_above_hi",
     "method",
@@ -172,6 +208,9 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     if res <= 0 || res > 1 {
         return fallible!(Input, "--resolution must be in (0, 1], got '{}'", a.resolution);
     }
+    if a.mech.iter().any(|t| Hole::keys(t).contains(&"q=?")) {
+        return rate_record(a, nb, &t, &res);
+    }
     let hole = SigmaHole::parse(a.mech, nb)?;
     let fit = smallest_sigma(&hole, &t, &res, &Options::default())?;
     let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", COLUMNS) } else { ("measure", ATTACK_COLUMNS) };
@@ -217,6 +256,23 @@ fn steps_record(a: &SigmaArgs, nb: Neighbors, t: &Target) -> Fallible<Record> {
     r.push("n", fit.n.to_string());
     push_bracket(&mut r, name, &fit.measure);
     r.push("n_above", (fit.n + 1).to_string());
+    push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
+    r.push("method", fit.measure.engine().as_str());
+    r.push("probes", fit.probes.to_string());
+    r.with_columns(cols)
+}
+
+/// The largest sampling rate meeting the target, and its certificate, as one row of [`RATE_COLUMNS`]
+/// ([`ATTACK_RATE_COLUMNS`] for an attack target).
+fn rate_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fallible<Record> {
+    let hole = RateHole::parse(a.mech, nb)?;
+    let fit = largest_rate(&hole, t, res, &Options::default())?;
+    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", RATE_COLUMNS) } else { ("measure", ATTACK_RATE_COLUMNS) };
+    let mut r = question(a, nb);
+    r.push("resolution", a.resolution.trim().to_string());
+    r.push("q", decimal_of(&fit.q, a.resolution));
+    push_bracket(&mut r, name, &fit.measure);
+    r.push("q_above", decimal_of(&fit.above, a.resolution));
     push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
     r.push("method", fit.measure.engine().as_str());
     r.push("probes", fit.probes.to_string());

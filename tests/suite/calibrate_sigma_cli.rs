@@ -96,6 +96,43 @@ fn attack_targets_bound_the_number_of_steps() {
     assert!(col("measure_hi").parse::<f64>().unwrap() <= 0.1 && col("measure_above_lo").parse::<f64>().unwrap() > 0.1);
 }
 
+/// `q=?`: the largest sampling rate meeting the target, one resolution step more certified to miss it. 40
+/// steps of σ = 2 at q = 1/2 have δ(1) = 0.359612587849925… (scripts/reference/poisson_gaussian_delta.txt,
+/// mpmath), so at δ = 0.35962 their ε is below 1 and the answer is at least 0.5; 0.75 is certified to miss.
+/// An attack target on MNIST's steps carries the same certificate; mistakes are refused in one line.
+#[test]
+fn the_sampling_rate_is_printed_with_its_certificate() {
+    let out = cli([
+        "calibrate",
+        "--mech",
+        "gauss:sigma=2,q=?,n=40",
+        "--delta",
+        "0.35962",
+        "--target-epsilon",
+        "1",
+        "--resolution",
+        "0.25",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    assert_eq!((col("q").as_str(), col("q_above").as_str()), ("0.50", "0.75"));
+    let f = |c: &str| col(c).parse::<f64>().unwrap();
+    assert!(f("epsilon_hi") <= 1.0 && f("epsilon_above_lo") > 1.0);
+    let out = cli(["calibrate", "--mech", "gauss:sigma=1.1,q=?,n=14070", "--target-advantage", "0.1", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = csv_rows(&String::from_utf8(out.stdout).unwrap());
+    let col = |c: &str| rows[1][rows[0].iter().position(|h| h == c).unwrap()].clone();
+    assert_eq!((col("measure").as_str(), col("q").as_str(), col("q_above").as_str()), ("advantage", "0.001", "0.002"));
+    assert!(col("measure_hi").parse::<f64>().unwrap() <= 0.1 && col("measure_above_lo").parse::<f64>().unwrap() > 0.1);
+    let base = ["calibrate", "--delta", "1e-5", "--target-epsilon", "1", "--mech"];
+    refused(&[&base[..], &["gauss:sigma=1,q=?,n=?"]].concat(), &["one unknown at a time"]);
+    refused(&[&base[..], &["gauss:sigma=1,q=?,n=10", "--resolution", "2"]].concat(), &["--resolution must be in (0, 1]"]);
+    refused(&[&base[..], &["gauss:sigma=100,q=?,n=10"]].concat(), &["met even at q = 1"]);
+}
+
 /// `n=?`: the largest number of steps meeting the target, n + 1 certified to miss it (the Gaussian rows of
 /// scripts/reference/steps_calibration.txt are checked beside the code); a lattice law in milliseconds,
 /// its two brackets the same as `epsilon` prints for n and n + 1; mistakes refused in one line.
