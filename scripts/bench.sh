@@ -107,6 +107,18 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *dpsgd* ]]; then
     python3 scripts/bench/dpsgd.py --no-peers
   fi
 fi
+# DP-SGD calibration (issue 53 item 5): sigma, the sampling rate, the steps and an attack target, tightdp's
+# certified searches beside dp_accounting's calibrate_dp_mechanism in the same run (scripts/bench/calibration.py;
+# ~2 min with the peer).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *calibration* ]]; then
+  echo
+  echo "== DP-SGD calibration: noise multiplier, sampling rate, steps, attack target"
+  if [ "$peers" = 1 ]; then
+    ./scripts/bench/peers.sh --calibration --out scripts/bench/calibration_results.csv
+  else
+    python3 scripts/bench/calibration.py --no-peers
+  fi
+fi
 # Laplace (issue 53): n releases, eps(1e-5), tightdp's exact sum beside dp_accounting's PLD in the same run
 # (scripts/bench/laplace.py; ~2 min with the peer).
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *laplace* ]]; then

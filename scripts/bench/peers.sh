@@ -39,6 +39,10 @@ elif [ "${1:-}" = "--dpsgd" ]; then
   # the DP-SGD table of issue 35: tightdp's CLI beside both peers on the subsampled Gaussian (dpsgd.py)
   shift
   bench="$here/dpsgd.py"
+elif [ "${1:-}" = "--calibration" ]; then
+  # DP-SGD calibration: tightdp's certified searches beside dp_accounting's calibrate_dp_mechanism (calibration.py)
+  shift
+  bench="$here/calibration.py"
 elif [ "${1:-}" = "--laplace" ]; then
   # n releases of the Laplace mechanism, tightdp's exact sum beside dp_accounting's PLD (laplace.py)
   shift

@@ -54,8 +54,8 @@ impl RateHole {
 }
 
 /// The largest q = k·resolution ≤ 1 (k ≥ 1) meeting the target, with its certificate (module doc): the
-/// top of the lattice first (q = 1 meeting it needs no subsampling, and is refused), then its bottom,
-/// then bisection.
+/// top of the lattice first (q = 1 meeting it needs no subsampling, and is refused), then down by factors
+/// of 16 to a rate that meets it, then interpolation on (ln q, ln m) safeguarded by bisection.
 pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opts: &Options) -> Fallible<RateFit> {
     target.check()?;
     if *resolution <= 0 || *resolution > 1 {
@@ -69,7 +69,7 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
         let comp = hole.composition(&at(k))?;
         meets(&comp, target, opts, "give a coarser --resolution").map_err(|e| e.context(format!("at q = {}", show(&at(k)))))
     };
-    let hi = match probe(&top)? {
+    let mut hi = match probe(&top)? {
         (false, c) => (top.clone(), c),
         (true, _) => {
             return fallible!(
@@ -80,32 +80,57 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
             )
         }
     };
-    let one = Integer::from(1);
-    if top == one {
-        return fallible!(Input, "the target {} is missed at q = {}: give a finer --resolution", target.name(), show(&at(&one)));
-    }
-    let lo = match probe(&one)? {
-        (true, c) => (one, c),
-        (false, c) => {
+    // down by factors of 16 until a rate meets the target: a tiny rate is the dearest composition to
+    // account (a spiky loss law), so the bottom of the lattice is probed only when the answer is near it
+    let mut lo = loop {
+        if hi.0 == 1 {
             return fallible!(
                 Input,
                 "the target {} is missed even at q = {} (its certified {} is at least {}): give a finer --resolution",
                 target.name(),
                 show(resolution),
                 target.name(),
-                c.lo_str(8)
-            )
+                hi.1.lo_str(8)
+            );
+        }
+        let k = Integer::from(&hi.0 / 16).max(Integer::from(1));
+        match probe(&k)? {
+            (true, c) => break (k, c),
+            (false, c) => hi = (k, c),
         }
     };
-    let (mut lo, mut hi) = (lo, hi);
+    // interpolation, or bisection after two probes in a row moved the same end (each probe is only a
+    // decision; the guess never leaves the open bracket, so the search is as sound as bisection).
+    // `run`: the side of the last probe (true: it met the target) and how many in a row moved that end
+    let mut run: (bool, u32) = (true, 0);
     while Integer::from(&hi.0 - &lo.0) > 1 {
-        let mid = Integer::from(&lo.0 + &hi.0) / 2;
-        match probe(&mid)? {
-            (true, c) => lo = (mid, c),
-            (false, c) => hi = (mid, c),
+        let mid = match interpolate(&lo, &hi, target.value()) {
+            Some(g) if run.1 < 2 => g,
+            _ => Integer::from(&lo.0 + &hi.0) / 2,
+        };
+        let (side, c) = probe(&mid)?;
+        if side {
+            lo = (mid, c);
+        } else {
+            hi = (mid, c);
         }
+        run = if run.0 == side { (side, run.1 + 1) } else { (side, 1) };
     }
     Ok(RateFit { q: at(&lo.0), measure: lo.1, above: at(&hi.0), measure_above: hi.1, probes })
+}
+
+/// Where the measure m reaches the target on the line through (ln k, ln m) at the bracket's ends (m at each
+/// end the middle of its certified bracket), strictly inside the bracket; None where that is undefined.
+fn interpolate(lo: &(Integer, Certified), hi: &(Integer, Certified), target: &Rational) -> Option<Integer> {
+    let (ml, mh) = (lo.1.interval().to_f64(), hi.1.interval().to_f64());
+    let t = target.to_f64();
+    if !(ml > 0.0 && mh > ml && t > ml && t < mh) {
+        return None;
+    }
+    let (kl, kh) = (lo.0.to_f64().ln(), hi.0.to_f64().ln());
+    let g = (kl + (kh - kl) * (t.ln() - ml.ln()) / (mh.ln() - ml.ln())).exp();
+    let g = Integer::from_f64(g.floor())?;
+    Some(Ord::clamp(g, Integer::from(&lo.0 + 1), Integer::from(&hi.0 - 1)))
 }
 
 #[cfg(test)]
