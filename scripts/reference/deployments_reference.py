@@ -10,6 +10,8 @@ to 1e-30 (delta is decreasing in eps).
 
 Cases (the deployments the Rust tests recompute):
   wikimedia-2023      10 shifts, s2 = 1000/3, delta = 1e-7   (Wikimedia pageviews, rho = 0.015)
+  wikimedia-2024-medium  10 shifts, s2 = 25000000/3083 = 10/(2 * 0.0006166), delta = 1e-7 (medium-risk tier)
+  wikimedia-2024-higher  10 shifts, s2 = 25000000/773 = 10/(2 * 0.0001546), delta = 1e-7 (higher-risk tier)
   safetab-h-aiannh    18 shifts, s2 = 4500000/142869, delta = 1e-10 (SafeTab-H, AIANNH level)
 Usage: python deployments_reference.py > deployments_reference.txt
 """
@@ -63,6 +65,8 @@ if __name__ == "__main__":
     from fractions import Fraction
     cases = [
         ("wikimedia-2023", 10, Fraction(1000, 3), "1e-7"),
+        ("wikimedia-2024-medium", 10, Fraction(25000000, 3083), "1e-7"),
+        ("wikimedia-2024-higher", 10, Fraction(25000000, 773), "1e-7"),
         ("safetab-h-aiannh", 18, Fraction(4500000, 142869), "1e-10"),
     ]
     print("case,n,sigma2,delta,epsilon_lo,epsilon_hi")

@@ -41,6 +41,14 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("deployments/wikimedia-geoeditors-monthly.toml", include_bytes!("../../data/deployments/wikimedia-geoeditors-monthly.toml")),
     ("deployments/wikimedia-pageviews-country-2023.toml", include_bytes!("../../data/deployments/wikimedia-pageviews-country-2023.toml")),
     (
+        "deployments/wikimedia-pageviews-country-2024-medium-risk.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-2024-medium-risk.toml"),
+    ),
+    (
+        "deployments/wikimedia-pageviews-country-2024-higher-risk.toml",
+        include_bytes!("../../data/deployments/wikimedia-pageviews-country-2024-higher-risk.toml"),
+    ),
+    (
         "deployments/wikimedia-pageviews-country-historical-2017-2023.toml",
         include_bytes!("../../data/deployments/wikimedia-pageviews-country-historical-2017-2023.toml"),
     ),

@@ -50,6 +50,38 @@ fn wikimedia_matches_the_independent_reference() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The medium- and higher-risk tiers of Wikimedia's pageviews (from 15 Feb 2024; rho 0.0006166 and 0.0001546
+/// as a third party gives them, sigma^2 = 10/(2 rho)): the recomputed epsilon(1e-7) against python-flint's
+/// (scripts/reference/deployments_reference.txt), both tighter than the stated 0.2 and 0.1.
+#[test]
+fn wikimedia_risk_tiers_match_the_independent_reference() {
+    let d = scratch("wiki-tiers");
+    for tier in ["medium", "higher"] {
+        copy(&format!("wikimedia-pageviews-country-2024-{tier}-risk.toml"), &d);
+    }
+    let v = bin().args(["verify", "--deployments", "--format", "csv", "--data"]).arg(&d).output().unwrap();
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    let out = String::from_utf8(v.stdout).unwrap();
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let h = rd.headers().unwrap().clone();
+    let col = |r: &csv::StringRecord, k: &str| r.get(h.iter().position(|c| c == k).unwrap()).unwrap().to_string();
+    let mut seen = 0;
+    for r in rd.records().map(Result::unwrap) {
+        let (case, stated) = match col(&r, "id").as_str() {
+            "wikimedia-pageviews-country-2024-medium-risk" => ("wikimedia-2024-medium", 0.2),
+            "wikimedia-pageviews-country-2024-higher-risk" => ("wikimedia-2024-higher", 0.1),
+            other => panic!("unexpected row {other}"),
+        };
+        let (lo, hi): (f64, f64) = (col(&r, "eps_exact_lo").parse().unwrap(), col(&r, "eps_exact_hi").parse().unwrap());
+        let want = reference(case);
+        assert!(lo <= want + 1e-15 && want - 1e-15 <= hi && hi < stated, "{case}: [{lo}, {hi}] vs {want}");
+        assert!(col(&r, "verdict").starts_with("tighter than stated"), "{case}");
+        seen += 1;
+    }
+    assert_eq!(seen, 2);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn safetab_h_level_matches_the_independent_reference() {
     // the AIANNH level of SafeTab-H: T3 and T4 at iteration level 2, 9 unit shifts each, sigma^2 = 9/(2 * 0.142869)
@@ -82,7 +114,7 @@ fn bad_registry_files_are_refused_with_one_line() {
     let cases: [(&str, &str, &str); 5] = [
         ("product = ", "colour = \"red\"\nproduct = ", "unknown key 'colour'"),
         ("rho = \"0.015\"", "rho = 0.015", "'rho' must be a decimal or fraction string"),
-        ("sources = [\"W-params\", \"W-pipeline\"]", "sources = [\"W-nowhere\"]", "source 'W-nowhere' is not defined"),
+        ("sources = [\"W-params\", \"W-pipeline\", \"W-tumult\"]", "sources = [\"W-nowhere\"]", "source 'W-nowhere' is not defined"),
         ("dgauss:sigma2=1000/3,n=10", "dgauss:sigma2=1000/3,n=10,scale=2", "unknown key 'scale'"),
         ("epsilon = \"1\"", "epsilon = \"one\"", "'epsilon'"),
     ];
