@@ -549,6 +549,11 @@ fn figures(out: &std::path::Path) -> Fallible<String> {
             }
         }
     }
+    // a destination in the way is refused before the figures are computed (and checked again at the commit)
+    let names = crate::risk::figures::CSV_NAMES.iter().map(|n| n.to_string()).chain(crate::plots::csvplot::risk_figure_files());
+    if let Some(d) = names.map(|n| out.join(n)).find(|d| d.is_dir()) {
+        return fallible!(Input, "cannot write '{}': a directory of that name is in the way (nothing was written)", d.display());
+    }
     let stage = out.join(format!("{FIG_STAGE}{}", std::process::id()));
     std::fs::create_dir(&stage).map_err(|e| err!(Io, "cannot create '{}': {e}", stage.display()))?;
     let res = (|| -> Fallible<Vec<std::path::PathBuf>> {

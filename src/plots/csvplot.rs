@@ -434,28 +434,38 @@ fn kr_figure12_right(dir: &Path) -> Fallible<Figure> {
     Ok(f)
 }
 
+/// A figure's maker: it reads its CSV from the directory given.
+type Maker = fn(&Path) -> Fallible<Figure>;
+
+/// The Kazan–Reiter figures: each stem's CSV (from `risk::figures::figure_data`) and its maker.
+const RISK_FIGS: [(&str, Maker); 13] = [
+    ("kr-figure1", kr_figure1),
+    ("kr-figure2", kr_figure2),
+    ("kr-figure3", kr_figure3),
+    ("kr-figure4", kr_figure4),
+    ("kr-figure5", kr_figure5),
+    ("kr-figure6", kr_figure6),
+    ("kr-figure7", kr_figure7),
+    ("kr-figure8", kr_figure8),
+    ("kr-figure9", kr_figure9),
+    ("kr-figure10", kr_figure10),
+    ("kr-figure11", kr_figure11),
+    ("kr-figure12-left", kr_figure12_left),
+    ("kr-figure12-right", kr_figure12_right),
+];
+
+/// The picture files [`risk_figures`] writes (`stem.png`, `stem.svg`), for a check of the destination
+/// before the figures are computed.
+pub fn risk_figure_files() -> Vec<String> {
+    RISK_FIGS.iter().flat_map(|(stem, _)| [format!("{stem}.png"), format!("{stem}.svg")]).collect()
+}
+
 /// PNG/SVG for the Kazan–Reiter figure data in `dir` (written by `risk::figures::figure_data`):
 /// Figures 1–12, labels in words, legends in a strip below the panels. The data CSVs are left as
 /// written (only the pictures are written here).
 pub fn risk_figures(dir: &Path) -> Fallible<Vec<PathBuf>> {
-    type Maker = fn(&Path) -> Fallible<Figure>;
-    let figs: [(&str, Maker); 13] = [
-        ("kr-figure1", kr_figure1),
-        ("kr-figure2", kr_figure2),
-        ("kr-figure3", kr_figure3),
-        ("kr-figure4", kr_figure4),
-        ("kr-figure5", kr_figure5),
-        ("kr-figure6", kr_figure6),
-        ("kr-figure7", kr_figure7),
-        ("kr-figure8", kr_figure8),
-        ("kr-figure9", kr_figure9),
-        ("kr-figure10", kr_figure10),
-        ("kr-figure11", kr_figure11),
-        ("kr-figure12-left", kr_figure12_left),
-        ("kr-figure12-right", kr_figure12_right),
-    ];
     let mut out = Vec::new();
-    for (stem, make) in figs {
+    for (stem, make) in RISK_FIGS {
         if dir.join(format!("{stem}.csv")).exists() {
             out.extend(write_fig(make(dir)?, dir, stem)?);
         }

@@ -342,6 +342,24 @@ pub fn figure9() -> Vec<Record> {
     rows
 }
 
+/// The CSV files [`figure_data`] writes, in its order.
+pub const CSV_NAMES: [&str; 14] = [
+    "kr-figure1.csv",
+    "kr-figure2.csv",
+    "kr-figure3.csv",
+    "kr-figure4.csv",
+    "kr-figure5.csv",
+    "kr-figure6.csv",
+    "kr-figure7.csv",
+    "kr-figure8.csv",
+    "kr-figure9.csv",
+    "kr-figure10.csv",
+    "kr-figure11.csv",
+    "kr-decisions-pcorrect.csv",
+    "kr-figure12-left.csv",
+    "kr-figure12-right.csv",
+];
+
 /// Write the CSV data of Figures 1–12 into `out_dir` (computed first, then written atomically),
 /// and `kr-decisions-pcorrect.csv` (the P(correct) numbers behind Figures 4, 10, 11). Returns the
 /// paths written.
@@ -350,24 +368,10 @@ pub fn figure_data(out_dir: &Path) -> Fallible<Vec<PathBuf>> {
     let (l12, r12) = figure12()?;
     let f4 = figure4(Prior2::Unbounded)?;
     let (f10, f11) = figure10_11(&f4)?;
-    let files: Vec<(&str, Vec<Record>)> = vec![
-        ("kr-figure1.csv", figure1()?),
-        ("kr-figure2.csv", f2),
-        ("kr-figure3.csv", f3),
-        ("kr-figure4.csv", f4),
-        ("kr-figure5.csv", figure5()?),
-        ("kr-figure6.csv", figure6()?),
-        ("kr-figure7.csv", figure7()?),
-        ("kr-figure8.csv", figure8()?),
-        ("kr-figure9.csv", figure9()),
-        ("kr-figure10.csv", f10),
-        ("kr-figure11.csv", f11),
-        ("kr-decisions-pcorrect.csv", decision_summary()?),
-        ("kr-figure12-left.csv", l12),
-        ("kr-figure12-right.csv", r12),
-    ];
+    let tables: [Vec<Record>; 14] =
+        [figure1()?, f2, f3, f4, figure5()?, figure6()?, figure7()?, figure8()?, figure9(), f10, f11, decision_summary()?, l12, r12];
     let mut out = Vec::new();
-    for (name, rows) in files {
+    for (name, rows) in CSV_NAMES.into_iter().zip(tables) {
         let path = out_dir.join(name);
         write_atomic(&path, render_csv(&rows).as_bytes())?;
         out.push(path);
