@@ -139,4 +139,25 @@ mod tests {
         assert!(e.lo() <= truth.hi() && truth.lo() <= e.hi(), "{e:?} vs {truth:?}");
         assert!(Float::with_val(64, e.hi() - e.lo()).to_f64() < 1e-28 * truth.hi().to_f64());
     }
+
+    /// One release of the Poisson-subsampled Laplace at dyadic rates (where the subsampled loss's preimage
+    /// of 0 is exact) against mpmath's closed forms (scripts/reference/subsampled_laplace_dyadic.txt): every
+    /// bracket holds the reference and carries 18 digits or more.
+    #[test]
+    fn subsampled_laplace_at_dyadic_rates_holds_the_mpmath_values() {
+        use crate::noise::{laplace::Laplace, subsample::PoissonSampled};
+        let base: std::sync::Arc<dyn LossLaw> = std::sync::Arc::new(Laplace::new(q("1"), q("1")).unwrap());
+        let mut seen = 0;
+        for f in crate::num::reference::rows(include_str!("../../scripts/reference/subsampled_laplace_dyadic.txt")) {
+            let law = PoissonSampled::new(base.clone(), q(f[0])).unwrap();
+            let p = 160;
+            let got = if f[1] == "1e-5" { epsilon(&law, &q(f[1]), 20, p).unwrap().unwrap() } else { delta(&law, &q(f[1]), p).unwrap() };
+            let want = Float::with_val(p, Float::parse(f[2]).unwrap());
+            let tol = Float::with_val(p, &want * 1e-40f64);
+            assert!(got.lo() <= &Float::with_val(p, &want + &tol) && &Float::with_val(p, &want - &tol) <= got.hi(), "{f:?}: {got:?}");
+            assert!(Float::with_val(64, got.hi() - got.lo()).to_f64() < 1e-18 * want.to_f64(), "{f:?}: {got:?}");
+            seen += 1;
+        }
+        assert_eq!(seen, 4);
+    }
 }
