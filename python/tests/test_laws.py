@@ -172,8 +172,19 @@ def test_more_dp_events():
 
 
 def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting():
+    # 2 digits: the pld grid's coarser steps (1.4 s; the heavy twin asks the default digits, 5.8 s)
+    _poisson_replace_one(digits=2)
+
+
+@pytest.mark.heavy
+def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting_at_the_default_digits():
+    _poisson_replace_one(digits=None)
+
+
+def _poisson_replace_one(digits):
     dp = pytest.importorskip("dp_accounting")
-    acc = tightdp.PLDAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE)
+    kw = {} if digits is None else {"digits": digits}
+    acc = tightdp.PLDAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE, **kw)
     gauss = dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.0))
     assert acc.supports(gauss) and acc.supports(dp.PoissonSampledDpEvent(0.01, dp.LaplaceDpEvent(1.0)))
     assert not acc.supports(dp.PoissonSampledDpEvent(0.01, dp.RandomizedResponseDpEvent(0.5, 2)))

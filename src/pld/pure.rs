@@ -17,6 +17,7 @@ use crate::num::Interval;
 use crate::pld::compose::common_step;
 use crate::{err, fallible};
 use rug::float::Round;
+use rug::ops::{AddAssignRound, AssignRound};
 use rug::{Float, Rational};
 
 /// Most lattice entries a composition may span (the convolution is quadratic in it).
@@ -80,14 +81,17 @@ impl PurePld {
             let new_len = acc.1.len() + (2 * wi * m) as usize;
             let mut lo = vec![Float::with_val(prec, 0); new_len];
             let mut hi = vec![Float::with_val(prec, 0); new_len];
+            // in place, through one scratch product each way: the same roundings as a fresh Float per
+            // product and sum, without an allocation per term (malloc and free were a third of the time)
+            let (mut l, mut u) = (Float::new(prec), Float::new(prec));
             for (j, bj) in binom.iter().enumerate() {
                 let off = (2 * wi * j as i64) as usize;
                 for (i, a) in acc.1.iter().enumerate() {
-                    let l = Float::with_val_round(prec, a.lo() * bj.lo(), Round::Down).0;
-                    let u = Float::with_val_round(prec, a.hi() * bj.hi(), Round::Up).0;
+                    l.assign_round(a.lo() * bj.lo(), Round::Down);
+                    u.assign_round(a.hi() * bj.hi(), Round::Up);
                     let k = i + off;
-                    lo[k] = Float::with_val_round(prec, &lo[k] + &l, Round::Down).0;
-                    hi[k] = Float::with_val_round(prec, &hi[k] + &u, Round::Up).0;
+                    lo[k].add_assign_round(&l, Round::Down);
+                    hi[k].add_assign_round(&u, Round::Up);
                 }
             }
             acc = (new_min, lo.into_iter().zip(hi).map(|(l, u)| Interval::new(l, u)).collect());
