@@ -177,8 +177,10 @@ pub fn write_all(
     // Figures 14 and 15: improvement in ε against δ.
     progress("figures 14 and 15");
     // Figure 14's caption puts the improvement in ε on the x-axis and δ on the y-axis
+    // (as δ nears 1 both ε fall to 0 and each curve turns back: the axis runs to δ = 1, ticks beside the turn)
     let mut abs_p = Panel::new("ε_Bureau − ε_exact", "improvement in ε", "δ (log scale)");
     abs_p.y_log = true;
+    abs_p.y_range = Some((1e-15, 1.0));
     let mut rel_p = Panel::new("100 (1 − ε_exact/ε_Bureau)", "δ", "improvement in %");
     rel_p.x_log = true;
     for (i, l) in levels.iter().enumerate() {
@@ -206,7 +208,8 @@ pub fn write_all(
     // the legend under the plot, off the curves
     let xmax = abs_p.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).fold(0.0, f64::max);
     abs_p.x_range = Some((0.0, 1.03 * xmax));
-    files.extend(shared_legend(Figure::single("Figure 14: improvement in ε per level", abs_p)).write(&out.join("fig14-improvement-eps"))?);
+    let title = "Figure 14: improvement in ε per level; near δ = 1 both ε shrink";
+    files.extend(shared_legend(Figure::single(title, abs_p)).write(&out.join("fig14-improvement-eps"))?);
     files.extend(
         shared_legend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p))
             .write(&out.join("fig15-improvement-percent"))?,
@@ -464,7 +467,9 @@ fn overall_figures(od: &crate::app::figure_data::OverallData, out: &Path, progre
     l.series.push(Series::line("exact, same noise", EXACT, tradeoff_points_log(&od.same)?));
     l.series.push(Series::line("exact, σ² reduced 8.59% (paper)", REDUCED, tradeoff_points_log(&od.paper)?).dashed());
     l.series.push(Series::line("exact, σ² reduced (exact match)", OTHER[2], tradeoff_points_log(&od.exact)?).dashed());
-    let mut f = Figure::grid("Figure 12: overall trade-off functions", vec![t, l], 2);
+    let title =
+        "Figure 12: overall trade-off functions (on linear axes the Bureau's zCDP curve runs along the axes: β < 0.001 once α > 0.001)";
+    let mut f = Figure::grid(title, vec![t, l], 2);
     f.panel_w = 700;
     f.panel_h = 600;
     f.legend_below = true;

@@ -493,13 +493,30 @@ where
     } else {
         b.caption(p.title.clone(), ("sans-serif", 17));
     }
+    // plotters' log ticks stop at f64::EPSILON (its `LogCoord::is_inf` drops smaller key points): below it
+    // the decades are given (KR Figure 8's s − σ² ran two decades under its last tick)
+    let tiny = p.y_log && y0 < f64::EPSILON;
     match (p.x_log, p.y_log) {
+        (false, true) if tiny => {
+            body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale().with_key_points(decade_ticks(y0, y1))).map_err(|e| err!(Io, "{e}"))?)
+        }
+        (true, true) if tiny => body!(b
+            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale().with_key_points(decade_ticks(y0, y1)))
+            .map_err(|e| err!(Io, "{e}"))?),
         (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| err!(Io, "{e}"))?),
         (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?),
         (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|e| err!(Io, "{e}"))?),
         (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?),
     }
     Ok(())
+}
+
+/// Powers of ten in [lo, hi] for a log axis, every k-th decade counted down from the top so that at most
+/// about ten are labelled.
+fn decade_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().ceil() as i32, hi.log10().floor() as i32);
+    let k = ((b - a) / 10 + 1).max(1);
+    (a..=b).filter(|e| (b - e) % k == 0).map(|e| 10f64.powi(e)).collect()
 }
 
 /// Tick label: powers of ten on log axes ("1e-10"), short decimals on linear axes.
