@@ -391,8 +391,10 @@ fn kr_figure9(dir: &Path) -> Fallible<Figure> {
                     .bars(-0.4, 0.8),
             );
             // the approximation as a dot on each bar (bar pairs merged at n = 27, ρ = 0.099: 81 values)
-            p.series
-                .push(Series::line("approximation DG(0, n/(2ρ)) (S2.3), one dot per value", BUREAU, t.points("x", "pmf_dg_approx", &sel)?).markers());
+            p.series.push(
+                Series::line("approximation DG(0, n/(2ρ)) (S2.3), one dot per value", BUREAU, t.points("x", "pmf_dg_approx", &sel)?)
+                    .markers(),
+            );
             let xs = t.points("x", "pmf_sum", &sel)?;
             let ymax = xs.iter().map(|p| p.1).fold(0.0, f64::max);
             // show where the pmf is visible (above 1e-3 of its mode); the CSV has the full window

@@ -92,7 +92,7 @@ fn bureau_tradeoff_at(rho: f64, alphas: impl Iterator<Item = f64>, eps_steps: us
 /// One (ε, δ) panel: the Bureau's curve at ρ next to the exact curve of `prof`, δ on a log axis 1e-15..1.
 fn eps_delta_panel(name: &str, rho: f64, prof: &Profile, labels: (&str, &str), color: plotters::style::RGBColor) -> Fallible<Panel> {
     let grid = eps_grid(prof, rho, 160);
-    let mut p = Panel::new(name, "ε", "δ(ε)");
+    let mut p = Panel::new(name, "privacy loss ε", "δ(ε), log scale");
     p.y_log = true;
     p.y_range = Some((1e-15, 1.0));
     p.series.push(Series::line(labels.0, BUREAU, grid.iter().map(|&e| (e, bureau_delta(rho, e))).collect()));
@@ -118,11 +118,18 @@ pub fn write_all(
     progress("figure 2");
     let panels: Vec<Panel> = levels
         .iter()
-        .map(|l| eps_delta_panel(&l.name, l.rho, &l.prof, ("Bureau (zCDP)", "exact (f-DP)"), EXACT))
+        .map(|l| {
+            let names = ("Bureau's accounting: its zCDP ρ converted to (ε, δ)", "exact privacy profile of the same noise (certified)");
+            eps_delta_panel(&l.name, l.rho, &l.prof, names, EXACT)
+        })
         .collect::<Result<_, _>>()?;
     files.extend(
-        shared_legend(Figure::grid("Figure 2: (ε, δ)-curves per geographic level, DHC 2022-08-25", panels, 4))
-            .write(&out.join("fig02-eps-delta-levels"))?,
+        shared_legend(Figure::grid(
+            "Figure 2: privacy profile δ(ε) per geographic level, DHC 2022-08-25 (the smallest δ for each ε)",
+            panels,
+            4,
+        ))
+        .write(&out.join("fig02-eps-delta-levels"))?,
     );
 
     // Figure 3: ε at δ = 1e-11 and 1e-5 per level.
@@ -157,21 +164,39 @@ pub fn write_all(
             p.y_range = Some((0.0, 1.0));
             p.series.push(Series::line("Bureau (zCDP)", BUREAU, bureau_tradeoff(l.rho, 400)));
             p.series.push(Series::line("exact, same noise", EXACT, tradeoff_points(&l.prof, 2e-3)?));
-            p.series.push(Series::line("exact, reduced noise", REDUCED, tradeoff_points(&l.reduced, 2e-3)?).dashed());
+            p.series.push(
+                Series::line("exact, reduced noise (σ² × the factor in each title)", REDUCED, tradeoff_points(&l.reduced, 2e-3)?).dashed(),
+            );
             Ok(p)
         })
         .collect::<Fallible<_>>()?;
     files.extend(
-        shared_legend(Figure::grid("Figure 4: trade-off functions per level (reduced noise: Table 1)", panels, 4))
-            .write(&out.join("fig04-tradeoff-levels"))?,
+        shared_legend(Figure::grid(
+            "Figure 4: trade-off functions per level; reduced noise (Table 1): σ² lowered until the exact ε at δ = 1e-11 is the Bureau's",
+            panels,
+            4,
+        ))
+        .write(&out.join("fig04-tradeoff-levels"))?,
     );
     let panels: Vec<Panel> = levels
         .iter()
-        .map(|l| eps_delta_panel(&l.name, l.rho, &l.reduced, ("Bureau (zCDP), published noise", "exact, reduced noise (Table 1)"), REDUCED))
+        .map(|l| {
+            eps_delta_panel(
+                &l.name,
+                l.rho,
+                &l.reduced,
+                ("Bureau's accounting: zCDP ρ of the published noise, converted", "exact privacy profile, reduced noise (Table 1)"),
+                REDUCED,
+            )
+        })
         .collect::<Result<_, _>>()?;
     files.extend(
-        shared_legend(Figure::grid("Figure 5: reduced noise (Table 1) vs the Bureau's curve; they cross at δ = 1e-11", panels, 4))
-            .write(&out.join("fig05-reduced-noise-levels"))?,
+        shared_legend(Figure::grid(
+            "Figure 5: the reduced noise of Table 1 (σ² lowered until the exact ε at δ = 1e-11 is the Bureau's) against the Bureau's curve",
+            panels,
+            4,
+        ))
+        .write(&out.join("fig05-reduced-noise-levels"))?,
     );
 
     // Figures 14 and 15: improvement in ε against δ.
@@ -234,7 +259,7 @@ pub fn write_all(
         names.iter().zip(cols).enumerate().map(|(i, (n, v))| (n.to_string(), palette(i), v)).collect();
     let cats6: Vec<String> = one.iter().map(|l| short(&l.name)).collect();
     files.extend(bar_figure_opts(
-        "Figure 6 (exact): error reduction per level with the Table 1 noise",
+        "Figure 6 (exact): error reduction per level with the Table 1 noise (σ² lowered until the exact ε at δ = 1e-11 is the Bureau's)",
         "reduction of the error, %",
         &cats6,
         &g6,

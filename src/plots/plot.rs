@@ -181,7 +181,19 @@ pub struct Figure {
 /// (about 8 px per character at the legend font, plus the key), at most 4.
 fn legend_per_row(entries: &[(String, RGBColor, LegendStyle)], w: u32) -> usize {
     let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(1) as u32;
-    ((w.saturating_sub(40)) / (longest * 8 + 50)).clamp(1, 4) as usize
+    let (_, _, char_w) = legend_scale(w);
+    ((w.saturating_sub(40)) / (longest * char_w + 50)).clamp(1, 4) as usize
+}
+
+/// The figure-level legend's font size, row height and character width (pixels): larger on figures
+/// 1,800 pixels wide or more (the four-column grids of Figures 2, 4 and 5), where 15-pixel text was a thin
+/// strip under the panels.
+fn legend_scale(w: u32) -> (u32, u32, u32) {
+    if w >= 1800 {
+        (19, 30, 10)
+    } else {
+        (15, 24, 8)
+    }
 }
 
 impl Figure {
@@ -227,7 +239,7 @@ impl Figure {
         if self.legend_below {
             let e = self.legend_entries();
             let w = self.panel_w * self.cols as u32;
-            10 + 24 * e.len().div_ceil(legend_per_row(&e, w)).max(1) as u32
+            10 + legend_scale(w).1 * e.len().div_ceil(legend_per_row(&e, w)).max(1) as u32
         } else {
             0
         }
@@ -317,11 +329,13 @@ impl Figure {
             let per_row = legend_per_row(&entries, w);
             let col_w = (w as i32 - 40) / per_row as i32;
             let top = h as i32 - lh as i32 + 4;
+            let (font, row_h, _) = legend_scale(w);
             for (i, (name, c, st)) in entries.iter().enumerate() {
                 let x = 20 + (i % per_row) as i32 * col_w;
-                let y = top + (i / per_row) as i32 * 24 + 10;
+                let y = top + (i / per_row) as i32 * row_h as i32 + 10;
                 draw_legend_key(root, *st, *c, x, y)?;
-                root.draw(&Text::new(name.clone(), (x + 30, y - 8), ("sans-serif", 15).into_font())).map_err(|e| err!(Io, "{e}"))?;
+                let text = Text::new(name.clone(), (x + 30, y - font as i32 / 2 - 1), ("sans-serif", font).into_font());
+                root.draw(&text).map_err(|e| err!(Io, "{e}"))?;
             }
         }
         Ok(())

@@ -67,7 +67,7 @@ pub fn fig06(studies: &[LevelStudy], source: &str, stem: &Path) -> Fallible<Vec<
         }
     }
     write_bar_grid(
-        &format!("Figure 6: error of released counts per level, Bureau vs Table 1 noise — {source}"),
+        &format!("Figure 6: error of released counts per level, Bureau vs the Table 1 noise (σ² lowered to the Bureau's ε at δ = 1e-11) — {source}"),
         &panels,
         studies.len().max(1),
         (500, 380),
