@@ -321,7 +321,14 @@ where
                     }
                     if let Some((lo, hi)) = s.err.get(i).copied().flatten() {
                         let lo = if log { lo.max(y0) } else { lo };
-                        let ec = if s.kind == SeriesKind::Bar { RGBColor(90, 90, 90) } else { c };
+                        // a bar's whisker is dark grey, light grey on a dark bar (it vanished on the black ones)
+                        let luminance = 0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2);
+                        let dark = luminance < 60.0;
+                        let ec = match (s.kind == SeriesKind::Bar, dark) {
+                            (true, true) => RGBColor(190, 190, 190),
+                            (true, false) => RGBColor(90, 90, 90),
+                            (false, _) => c,
+                        };
                         let cap = bw * 0.15;
                         let lines = vec![
                             PathElement::new(vec![(x, lo), (x, hi)], ec.stroke_width(2)),

@@ -168,7 +168,7 @@ pub fn fig09(fits: &[LevelFit], source: &str, paper_state: Option<f64>, stem: &P
             .with_err(red.iter().map(|r| r.1.map(|s| (r.0 - 2.0 * s, r.0 + 2.0 * s))).collect()),
         BarSeries::markers(
             "first-order value 1 − √(Var reduced / Var Bureau)",
-            OTHER[2],
+            OTHER[3],
             Some(0),
             fits.iter().map(|f| Some(100.0 * (1.0 - f.runs[1].linear / f.runs[0].linear))).collect(),
         ),
