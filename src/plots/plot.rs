@@ -573,8 +573,10 @@ pub fn bar_figure(
 }
 
 /// Width and height of a bar chart: the legend in a strip under the plot, one row per two entries.
-fn bar_size(groups: &[(String, RGBColor, Vec<f64>)]) -> (u32, u32) {
-    (1100, 560 + 24 * groups.len().div_ceil(2) as u32)
+/// 1,100 pixels wide, or 120 per category where there are more than nine (the deployments' eleven labels
+/// ran together at 1,100).
+fn bar_size(groups: &[(String, RGBColor, Vec<f64>)], categories: usize) -> (u32, u32) {
+    (1100.max(120 * categories as u32), 560 + 24 * groups.len().div_ceil(2) as u32)
 }
 
 /// A bar's value as its label: two decimals, or on a percent axis a percentage with two significant
@@ -623,7 +625,7 @@ pub fn bar_figure_opts(
         // headroom for the vertical value labels above the tallest bar
         (0.0, vals().fold(0.0, f64::max) * 1.16)
     };
-    let size = bar_size(groups);
+    let size = bar_size(groups, categories.len());
     let png_path = stem.with_extension("png");
     write_png(&png_path, size, |root| draw_bars(root, title, y_label, categories, groups, yrange, opts))?;
     let mut svg = String::new();
