@@ -153,6 +153,9 @@ pub fn run(a: &SigmaArgs) -> Fallible<String> {
     Ok(render_rows(&[record(a)?], a.format))
 }
 
+/// The refusal of no target, or of two.
+const ONE_TARGET: &str = "give one target: --target-epsilon, --target-advantage, or --target-tpr with --at-fpr";
+
 /// The target asked, checked: ε at δ, or one attack target (then without --delta, which it does not use).
 fn target(a: &SigmaArgs) -> Fallible<Target> {
     let num = |s: &str, what: &str| parse_rational(s).map_err(|e| e.context(what));
@@ -162,12 +165,12 @@ fn target(a: &SigmaArgs) -> Fallible<Target> {
         (None, Some(_), None) => return fallible!(Input, "--target-tpr needs --at-fpr (the false-positive rate it is measured at)"),
         (None, None, Some(_)) => return fallible!(Input, "--at-fpr goes with --target-tpr"),
         (None, None, None) => None,
-        _ => return fallible!(Input, "give one target: --target-epsilon, --target-advantage, or --target-tpr with --at-fpr"),
+        _ => return fallible!(Input, "{ONE_TARGET}"),
     };
     let t = match attack {
         Some(t) => {
             if a.target_epsilon.is_some() {
-                return fallible!(Input, "give one target: --target-epsilon, --target-advantage, or --target-tpr with --at-fpr");
+                return fallible!(Input, "{ONE_TARGET}");
             }
             if a.delta.is_some() {
                 return fallible!(
