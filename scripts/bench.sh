@@ -84,52 +84,35 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *whole* ]]; then
   timed "reproduce (all tables, figures, verification)"         "<= 5 min"        $B reproduce --out "$tmpr"
   rm -rf "$tmpr"
 fi
+# A section measured beside the peers: with --peers, `peers.sh --KEY` runs scripts/bench/KEY.py with
+# dp_accounting and prv_accountant and records scripts/bench/KEY_results.csv; without, KEY.py measures
+# tightdp alone. Runs when no section is named or KEY is.
+peer_section() {
+  local key=$1 title=$2
+  if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *"$key"* ]]; then
+    echo
+    echo "== $title"
+    if [ "$peers" = 1 ]; then
+      ./scripts/bench/peers.sh --"$key" --out scripts/bench/"$key"_results.csv
+    else
+      python3 scripts/bench/"$key".py --no-peers
+    fi
+  fi
+}
 # The scaling table (issue 33): n x N_Z(0, sigma2) for n = 1..1e7, sigma2 = 0.01..1e8, delta = 1e-5, 1e-10, 1e-30;
 # tightdp's time, memory, digits and engine beside dp_accounting (1e-4, 1e-5) and prv_accountant, same run,
 # and the fitted growth exponent in n. With peers about an hour (they time out at 30 s per case).
-if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *scaling* ]]; then
-  echo
-  echo "== scaling table: n x N_Z(0, sigma2), eps(delta), 20 digits asked"
-  if [ "$peers" = 1 ]; then
-    ./scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv
-  else
-    python3 scripts/bench/scaling.py --no-peers
-  fi
-fi
+peer_section scaling "scaling table: n x N_Z(0, sigma2), eps(delta), 20 digits asked"
 # DP-SGD (issue 35): the Poisson-subsampled Gaussian, tightdp's certified bracket beside dp_accounting and
 # prv_accountant in the same run (scripts/bench/dpsgd.py; a few minutes with peers).
-if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *dpsgd* ]]; then
-  echo
-  echo "== DP-SGD: Poisson-subsampled Gaussian, eps(delta)"
-  if [ "$peers" = 1 ]; then
-    ./scripts/bench/peers.sh --dpsgd --out scripts/bench/dpsgd_results.csv
-  else
-    python3 scripts/bench/dpsgd.py --no-peers
-  fi
-fi
+peer_section dpsgd "DP-SGD: Poisson-subsampled Gaussian, eps(delta)"
 # DP-SGD calibration (issue 53 item 5): sigma, the sampling rate, the steps and an attack target, tightdp's
 # certified searches beside dp_accounting's calibrate_dp_mechanism in the same run (scripts/bench/calibration.py;
 # ~2 min with the peer).
-if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *calibration* ]]; then
-  echo
-  echo "== DP-SGD calibration: noise multiplier, sampling rate, steps, attack target"
-  if [ "$peers" = 1 ]; then
-    ./scripts/bench/peers.sh --calibration --out scripts/bench/calibration_results.csv
-  else
-    python3 scripts/bench/calibration.py --no-peers
-  fi
-fi
+peer_section calibration "DP-SGD calibration: noise multiplier, sampling rate, steps, attack target"
 # Laplace (issue 53): n releases, eps(1e-5), tightdp's exact sum beside dp_accounting's PLD in the same run
 # (scripts/bench/laplace.py; ~2 min with the peer).
-if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *laplace* ]]; then
-  echo
-  echo "== Laplace compositions, eps(delta)"
-  if [ "$peers" = 1 ]; then
-    ./scripts/bench/peers.sh --laplace --out scripts/bench/laplace_results.csv
-  else
-    python3 scripts/bench/laplace.py --no-peers
-  fi
-fi
+peer_section laplace "Laplace compositions, eps(delta)"
 # Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
 # (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
 # in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).
