@@ -96,7 +96,7 @@ impl Accountant {
             return Ok(c);
         }
         // the Poisson-subsampled Gaussian (with Gaussians): its moment generating function, inverted
-        if let Some(c) = super::engines::tilted::answer(&laws, q, self.opts.digits, trust)? {
+        if let Some(c) = super::engines::tilted::answer(&self.tilted, &laws, q, self.opts.digits, trust)? {
             if c.meets(self.opts.digits) {
                 return Ok(c);
             }

@@ -121,8 +121,9 @@ impl Mgf {
                 let f = |x: f64| -x * x / 2.0 + kr * ln_r(mu * x - eta);
                 let (lo, hi, step) = (-14.0, 14.0 + kr.max(0.0) * mu, 0.05);
                 let n = ((hi - lo) / step) as usize;
-                let top = (0..=n).map(|i| f(lo + i as f64 * step)).fold(f64::NEG_INFINITY, f64::max);
-                let s: f64 = (0..=n).map(|i| (f(lo + i as f64 * step) - top).exp()).sum();
+                let fs: Vec<f64> = (0..=n).map(|i| f(lo + i as f64 * step)).collect();
+                let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
                 top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
             }
         }

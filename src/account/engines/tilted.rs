@@ -21,17 +21,26 @@
 //! by two evaluations of δ's bracket around it (δ decreases in ε). The trade-off function f(α) =
 //! sup_ε [1 − δ(ε) − e^ε α] comes from the same sums: the threshold where −δ'(ε) e^{−ε} = α (U' is summed
 //! beside U), then δ at four points around it, whose concavity in e^ε bounds the supremum from above.
+//!
+//! One state per composition ([`Lines`], the accountant's): a line serves every query near the point it was
+//! planned at. So that a cached line gives the bracket a fresh one would, every planning point is a function
+//! of the query alone, snapped to a cell: the Chernoff level (or the level of the query's own estimate) is
+//! rounded down to a multiple of half a decade and the line planned where the estimate meets it. Queries
+//! whose levels share a cell share their lines, and a second query costs the sums only; where a cell's line
+//! falls short of the digits, a line at the query's own point follows, also a function of the query.
 
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
+use crate::err;
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::mgf::{Decay, Mgf};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
 use rug::{Float, Rational};
+use std::collections::HashMap;
 use std::f64::consts::{LN_10, PI};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Largest quadrature work taken: nodes × line points, summed over laws and directions (~5 s; the pld grid,
 /// the alternative, takes its ~10 s budget for a few digits where this cap binds: δ of 1e-30 and below).
@@ -39,9 +48,43 @@ const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
 
-/// The accountant's ε(δ) or δ(ε) on a composition with a Poisson-subsampled Gaussian (None: another law,
-/// the trade-off function, or beyond the work cap).
-pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
+/// Width of a planning cell, in nepers of the estimate's level (half a decade).
+const CELL: f64 = LN_10 / 2.0;
+
+/// A line's key: direction, working precision, digits and the bits of its planning point.
+type LineKey = (Direction, u32, u32, u64);
+/// A cell's key: direction, the estimate it is of (`Estimate`), the cell's index and the digits.
+type CellKey = (Direction, Estimate, i64, u32);
+
+/// The planning estimates whose levels are snapped to cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Estimate {
+    /// the Chernoff bound of δ(ε)
+    Chernoff,
+    /// the Chernoff bound times e^{−ε} (the alternative's mass above the threshold, for f(α))
+    Tradeoff,
+    /// the swapped pair's Chernoff bound times 1 + c (f(α) with its threshold below 0)
+    Swapped,
+}
+
+/// The state of one composition (the accountant holds it): the lines computed so far, and the planning
+/// points of the cells met so far (None: the estimate does not come down to the cell's level). Both are
+/// functions of their keys, so the cache only makes a second query faster (module doc).
+#[derive(Default)]
+pub(in crate::account) struct Lines {
+    lines: Mutex<HashMap<LineKey, Option<Arc<Line>>>>,
+    cells: Mutex<HashMap<CellKey, Option<f64>>>,
+}
+
+/// The accountant's ε(δ), δ(ε) or f(α) on a composition with a Poisson-subsampled Gaussian (None: another
+/// law, or beyond the work cap), from the composition's state `lines`.
+pub(in crate::account) fn answer(
+    lines: &Lines,
+    laws: &[(Arc<dyn LossLaw>, u64)],
+    q: Query,
+    digits: u32,
+    trust: Trust,
+) -> Fallible<Option<Certified>> {
     let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else { return Ok(None) };
     if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.symmetric()) {
         return Ok(None);
@@ -50,16 +93,9 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let prec = 96 + (3.33 * f64::from(digits + 2)).ceil() as u32 + (64 - n_total.leading_zeros());
     // the two directions are independent: one on each core
     let run = |dir: Direction| -> Fallible<Option<(Interval, String)>> {
-        let comp = Composition { laws: &mgfs, dir, prec, digits };
+        let comp = Composition { laws: &mgfs, dir, prec, digits, lines };
         match q {
-            Query::Delta(e) if *e >= 0 => {
-                let e = Interval::from_rational(e, prec);
-                // a loss certainly below ε: δ = E[(1 − e^{ε − L})_+] = 0 exactly
-                if comp.loss_sup().is_some_and(|s| s.hi() <= e.lo()) {
-                    return Ok(Some((Interval::zero(prec), format!("{}: the loss is at most ε, δ = 0", dir.as_str()))));
-                }
-                Ok(comp.line(e.to_f64())?.map(|line| (line.delta(&e), line.describe())))
-            }
+            Query::Delta(e) if *e >= 0 => comp.delta(&Interval::from_rational(e, prec)),
             Query::Epsilon(d) => comp.epsilon(d),
             Query::Tradeoff(a) => comp.tradeoff(a),
             Query::Delta(_) => Ok(None),
@@ -81,6 +117,7 @@ struct Composition<'a> {
     dir: Direction,
     prec: u32,
     digits: u32,
+    lines: &'a Lines,
 }
 
 /// The composed law's sum at one tilt: G_k = M(c + ikh) H(kh), k = 0..=K, and the error terms' ingredients.
@@ -131,7 +168,8 @@ impl Composition<'_> {
     fn tilt(&self, eps: f64) -> (f64, f64) {
         let g = |c: f64| self.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
         let (mut a, mut b) = (1e-4f64, 64.0f64);
-        for _ in 0..60 {
+        // (to 64 × 0.618^40 ≈ 3e-7: the bound is flat there, and c is a planning choice — any c > 0 is sound)
+        for _ in 0..40 {
             let (x, y) = (a + (b - a) * 0.382, a + (b - a) * 0.618);
             if g(x) < g(y) {
                 b = y;
@@ -143,8 +181,56 @@ impl Composition<'_> {
         (c, g(c))
     }
 
+    /// The line planned at `eps`, from the composition's state or computed and kept there.
+    fn line(&self, eps: f64) -> Fallible<Option<Arc<Line>>> {
+        let key = (self.dir, self.prec, self.digits, eps.to_bits());
+        if let Some(l) = self.lines.lines.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.get(&key) {
+            return Ok(l.clone());
+        }
+        let l = self.fresh_line(eps)?.map(Arc::new);
+        self.lines.lines.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.insert(key, l.clone());
+        Ok(l)
+    }
+
+    /// Planning: where the decreasing estimate `est` of kind `kind` comes down to `level` rounded down to
+    /// its cell (a multiple of [`CELL`]), from the composition's state or found and kept there. The point
+    /// is at or beyond the one where `est` meets `level` itself (None past the search's reach).
+    fn planned(&self, kind: Estimate, est: impl Fn(f64) -> f64, level: f64) -> Fallible<Option<f64>> {
+        if !level.is_finite() {
+            return Ok(None);
+        }
+        let j = (-level / CELL).ceil() as i64;
+        let key = (self.dir, kind, j, self.digits);
+        if let Some(p) = self.lines.cells.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.get(&key) {
+            return Ok(*p);
+        }
+        let p = crossing(est, -(j as f64) * CELL);
+        self.lines.cells.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.insert(key, p);
+        Ok(p)
+    }
+
+    /// δ(ε) in this direction, certified, and the line's description: from the line of ε's cell, or, where
+    /// that one falls short of the digits, from a line planned at ε itself (None: beyond the work cap).
+    fn delta(&self, e: &Interval) -> Fallible<Option<(Interval, String)>> {
+        // a loss certainly below ε: δ = E[(1 − e^{ε − L})_+] = 0 exactly
+        if self.loss_sup().is_some_and(|s| s.hi() <= e.lo()) {
+            return Ok(Some((Interval::zero(self.prec), format!("{}: the loss is at most ε, δ = 0", self.dir.as_str()))));
+        }
+        let at = e.to_f64();
+        let chernoff = |x: f64| self.tilt(x).1;
+        if let Some(cell) = self.planned(Estimate::Chernoff, chernoff, chernoff(at))? {
+            if let Some(line) = self.line(cell)? {
+                let d = line.delta(e);
+                if meets(&Some(d.clone()), self.digits) {
+                    return Ok(Some((d, line.describe())));
+                }
+            }
+        }
+        Ok(self.line(at)?.map(|line| (line.delta(e), line.describe())))
+    }
+
     /// The sum for ε near `eps` (planning value), certified; None beyond the work cap.
-    fn line(&self, eps: f64) -> Fallible<Option<Line>> {
+    fn fresh_line(&self, eps: f64) -> Fallible<Option<Line>> {
         let p = self.prec;
         let Some(Plan { c, h, lambda, k_max, tol_q, .. }) = self.plan(eps) else { return Ok(None) };
         crate::num::cancel::check()?;
@@ -306,8 +392,8 @@ impl Composition<'_> {
             return Ok(None);
         }
         let d = Interval::from_rational(delta, p);
-        // planning: where the Chernoff bound meets δ (an upper estimate of ε)
-        let Some(mut guess) = crossing(|e| self.tilt(e).1, delta.to_f64().ln()) else { return Ok(None) };
+        // planning: where the Chernoff bound meets δ (an upper estimate of ε), in δ's cell
+        let Some(mut guess) = self.planned(Estimate::Chernoff, |e| self.tilt(e).1, delta.to_f64().ln())? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let zero = Interval::zero(p);
@@ -350,7 +436,7 @@ impl Composition<'_> {
                 return Ok(Some(r));
             }
         }
-        let Some(mut guess) = crossing(est, ln_a) else { return Ok(None) };
+        let Some(mut guess) = self.planned(Estimate::Tradeoff, est, ln_a)? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&al.mid(), guess, false) else {
@@ -372,7 +458,7 @@ impl Composition<'_> {
     /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
     /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
     fn tradeoff_below_zero(&self, alpha: &Rational, al: &Interval) -> Fallible<Option<(Interval, String)>> {
-        let other = Composition { laws: self.laws, dir: self.dir.swapped(), prec: self.prec, digits: self.digits };
+        let other = Composition { laws: self.laws, dir: self.dir.swapped(), prec: self.prec, digits: self.digits, lines: self.lines };
         let beta = Rational::from(1) - alpha.clone();
         let target = Interval::from_rational(&beta, self.prec);
         // planning: where the swapped pair's Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ') meets 1 − α
@@ -380,7 +466,7 @@ impl Composition<'_> {
             let (c, lb) = other.tilt(e);
             lb + (1.0 + c).ln()
         };
-        let Some(mut guess) = crossing(est, beta.to_f64().ln()) else { return Ok(None) };
+        let Some(mut guess) = other.planned(Estimate::Swapped, est, beta.to_f64().ln())? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = other.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&target.mid(), guess, true) else { return Ok(None) };
@@ -396,7 +482,7 @@ impl Composition<'_> {
 }
 
 /// Planning: where a decreasing estimate `est` (a logarithm) comes down to `target`, from above, by doubling
-/// from 1 and 50 bisections (None past 1e6).
+/// from 1 and 36 bisections, to 2^-36 of the bracket (None past 1e6).
 fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
     let (mut a, mut b) = (0.0f64, 1.0f64);
     while est(b) > target {
@@ -405,7 +491,7 @@ fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
             return None;
         }
     }
-    for _ in 0..50 {
+    for _ in 0..36 {
         let m = (a + b) / 2.0;
         if est(m) > target {
             a = m;

@@ -19,7 +19,7 @@ fn gaussian_compositions_hold_the_closed_form() {
     let mgfs: Vec<(Mgf, u64)> = etas.iter().map(|(e, n)| (Mgf::Gaussian { eta: e.clone() }, *n)).collect();
     let total: Rational = etas.iter().map(|(e, n)| e.clone() * Rational::from(*n)).sum();
     for digits in [10, 20] {
-        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits };
+        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
         for e in ["0", "0.5", "2", "5"] {
             let line = comp.line(q(e).to_f64()).unwrap().unwrap();
             let d = line.delta(&Interval::from_rational(&q(e), 192));
@@ -41,7 +41,7 @@ fn subsampled_gaussian_delta_holds_the_mpmath_integral() {
     let mut n = 0;
     for f in crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_delta.txt")) {
         let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
-        let c = answer(&laws(&[&spec]), Query::Delta(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
+        let c = answer(&Lines::default(), &laws(&[&spec]), Query::Delta(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
         assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{spec} at {}: {c:?} vs {}", f[3], f[6]);
         assert_eq!(c.engine(), Engine::Tilted);
         n += 1;
@@ -57,7 +57,7 @@ fn subsampled_gaussian_tradeoff_holds_the_mpmath_integral() {
     let mut n = 0;
     for f in crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_tradeoff.txt")) {
         let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
-        let c = answer(&laws(&[&spec]), Query::Tradeoff(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
+        let c = answer(&Lines::default(), &laws(&[&spec]), Query::Tradeoff(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
         assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{spec} at {}: {c:?} vs {}", f[3], f[6]);
         assert_eq!(c.engine(), Engine::Tilted);
         n += 1;
@@ -71,7 +71,9 @@ fn subsampled_gaussian_tradeoff_holds_the_mpmath_integral() {
 /// (an independent discretisation: [2.3823231962, 2.3823705018] at step 1/20000), to 20 digits.
 #[test]
 fn mnist_epsilon_lies_inside_the_peers_bounds() {
-    let c = answer(&laws(&["gauss:sigma=1.1,q=256/60000,n=14070"]), Query::Epsilon(&q("1e-5")), 20, Trust::Exact).unwrap().unwrap();
+    let c = answer(&Lines::default(), &laws(&["gauss:sigma=1.1,q=256/60000,n=14070"]), Query::Epsilon(&q("1e-5")), 20, Trust::Exact)
+        .unwrap()
+        .unwrap();
     assert!(c.meets(20), "{c:?}");
     let (lo, hi) = (c.interval().lo().to_f64(), c.interval().hi().to_f64());
     for (below, above) in [(2.31198966, 2.38234017), (2.38119522, 2.38348350), (2.3823231962, 2.3823705018)] {
@@ -84,18 +86,44 @@ fn mnist_epsilon_lies_inside_the_peers_bounds() {
 #[test]
 fn answers_are_reproducible() {
     let l = laws(&["gauss:sigma=2,q=0.01,n=3000"]);
-    let a = answer(&l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
-    let _ = answer(&laws(&["gauss:sigma=1,q=0.1,n=200"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap();
-    let b = answer(&l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
+    let a = answer(&Lines::default(), &l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
+    let _ = answer(&Lines::default(), &laws(&["gauss:sigma=1,q=0.1,n=200"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap();
+    let b = answer(&Lines::default(), &l, Query::Epsilon(&q("1e-6")), 20, Trust::Exact).unwrap().unwrap();
     assert_eq!(a.interval().lo(), b.interval().lo());
     assert_eq!(a.interval().hi(), b.interval().hi());
+}
+
+/// The composition's state only makes a second query faster: queries asked one after another on one state
+/// give, bit for bit, the brackets each gives on a fresh state, in either order; and a query whose cell was
+/// met before computes no new line.
+#[test]
+fn a_second_query_reuses_the_lines_and_gives_the_fresh_bracket() {
+    let l = laws(&["gauss:sigma=1,q=0.01,n=1000"]);
+    let queries = [q("2e-5"), q("3e-5"), q("1/10000")];
+    let fresh: Vec<Certified> =
+        queries.iter().map(|d| answer(&Lines::default(), &l, Query::Epsilon(d), 20, Trust::Exact).unwrap().unwrap()).collect();
+    let delta_fresh = answer(&Lines::default(), &l, Query::Delta(&q("2")), 20, Trust::Exact).unwrap().unwrap();
+    for order in [[0usize, 1, 2], [2, 1, 0]] {
+        let state = Lines::default();
+        for (i, &k) in order.iter().enumerate() {
+            let before = state.lines.lock().unwrap().len();
+            let c = answer(&state, &l, Query::Epsilon(&queries[k]), 20, Trust::Exact).unwrap().unwrap();
+            assert_eq!((c.interval().lo(), c.interval().hi()), (fresh[k].interval().lo(), fresh[k].interval().hi()), "query {k}");
+            // 2e-5 and 3e-5 share their half-decade cell: the second of them adds no line
+            if i == 1 && order[0] != 2 {
+                assert_eq!(state.lines.lock().unwrap().len(), before, "query {k} after {}", order[0]);
+            }
+        }
+        let d = answer(&state, &l, Query::Delta(&q("2")), 20, Trust::Exact).unwrap().unwrap();
+        assert_eq!((d.interval().lo(), d.interval().hi()), (delta_fresh.interval().lo(), delta_fresh.interval().hi()));
+    }
 }
 
 /// Laws without a moment generating function and pure Gaussians are declined.
 #[test]
 fn declines_what_it_does_not_take() {
-    assert!(answer(&laws(&["laplace:scale=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
-    assert!(answer(&laws(&["gauss:sigma=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
+    assert!(answer(&Lines::default(), &laws(&["laplace:scale=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
+    assert!(answer(&Lines::default(), &laws(&["gauss:sigma=1,n=3"]), Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
 }
 
 /// The trade-off function of Gaussian compositions against G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) [DRS22, eq. (6)]
@@ -107,7 +135,7 @@ fn gaussian_tradeoff_holds_the_closed_form() {
     let mgfs: Vec<(Mgf, u64)> = etas.iter().map(|(e, n)| (Mgf::Gaussian { eta: e.clone() }, *n)).collect();
     let total: Rational = etas.iter().map(|(e, n)| e.clone() * Rational::from(*n)).sum();
     for digits in [10, 20] {
-        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits };
+        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
         // (thresholds above 0, then below it: 1/2, 9/10 and 99/100 from the swapped pair's line)
         for a in ["1e-6", "1e-3", "1/10", "1/2", "9/10", "99/100"] {
             let (f, _) = comp.tradeoff(&q(a)).unwrap().unwrap_or_else(|| panic!("f({a}) declined"));
@@ -119,7 +147,7 @@ fn gaussian_tradeoff_holds_the_closed_form() {
     }
     // the four points placed off the threshold (the maximiser then in an outer piece, or the spacing grown
     // until it is inside): the bound still holds the closed form
-    let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits: 20 };
+    let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits: 20, lines: &Lines::default() };
     let al = Interval::from_rational(&q("1/1000"), 192);
     let want = crate::noise::gauss::tradeoff(&total, &q("1/1000"), 192).unwrap();
     let line = comp.line(3.0).unwrap().unwrap();
