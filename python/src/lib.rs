@@ -358,6 +358,32 @@ impl RawComposition {
         run(py, move || accountant(&comp, &cache, o)?.tradeoff(&al).map(|c| bracket(&c)))
     }
 
+    /// D_α, the Rényi divergence at order α > 1 (the CLI's `renyi --alpha`); the method and budget are the
+    /// other queries' signature and do not apply (the CLI refuses a method other than auto).
+    #[pyo3(signature = (alpha, digits, method, grid_budget=None))]
+    fn renyi(&self, py: Python<'_>, alpha: &str, digits: u32, method: &str, grid_budget: Option<u64>) -> PyResult<Bracket> {
+        let al = q(alpha, "alpha")?;
+        if al <= 1 {
+            return Err(raise("InputError", format!("the Renyi order alpha must be greater than 1, got {alpha}")));
+        }
+        if method != "auto" || grid_budget.is_some() {
+            return Err(raise(
+                "InputError",
+                "renyi computes each law's divergence directly: method and grid_budget do not apply".to_string(),
+            ));
+        }
+        let o = Self::options(digits, method, None)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || accountant(&comp, &cache, o)?.renyi(&al).map(|c| bracket(&c)))
+    }
+
+    /// The tight zCDP parameter sup_α D_α/α (the CLI's `renyi --rho`).
+    fn tight_rho(&self, py: Python<'_>, digits: u32) -> PyResult<Bracket> {
+        let o = Self::options(digits, "auto", None)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || accountant(&comp, &cache, o)?.tight_rho().map(|c| bracket(&c)))
+    }
+
     /// The CLI's `attack` measures: advantage, TPR at each FPR, Bayes success at each prior (certified),
     /// and the Bureau's double-precision counterparts.
     #[allow(clippy::type_complexity)]

@@ -214,3 +214,26 @@ def test_pld_accountant_keeps_its_answers_until_the_next_compose():
     assert second.lo > first.hi
     # two Gaussians of multiplier 2 are one of σ² = 2 (the same reference file)
     assert Fraction("4.492218247553694611730567824178815764438") in second and second.digits >= 20
+
+
+def test_renyi_divergences_and_tight_rho_match_mpmath():
+    # scripts/reference/renyi_divergences.txt: the defining sums and integrals in mpmath, 32 digits
+    c = tightdp.DiscreteLaplace(4)
+    d = c.renyi("1.5")
+    assert holds(d, "0.046275128602526237330322446845706") and holds(c.renyi(100), "0.2441824301022339034120445608558")
+    assert d.method == "renyi" and d.digits >= 20
+    assert holds(tightdp.Laplace(scale=4).renyi(10), "0.17954472010795957879407035866136")
+    assert holds(tightdp.Gaussian(sigma=1, sampling_prob="0.01").renyi(8), "0.00089364390760603184734514048071342")
+    # the tight zCDP parameter: the KL limit at alpha -> 1, below the pure-DP conversion eps^2/2 = 1/32
+    r = tightdp.DiscreteLaplace(4).tight_rho()
+    assert holds(r, "0.031088250442899052013661818951473") and r.hi < Fraction(1, 32) and r.digits >= 20
+    assert tightdp.DiscreteGaussian(2).tight_rho().hi == Fraction(1, 4)
+
+
+def test_renyi_refuses_orders_at_or_below_one_and_infinite_divergences():
+    with pytest.raises(tightdp.InputError, match="greater than 1"):
+        tightdp.DiscreteLaplace(4).renyi(1)
+    with pytest.raises(tightdp.InputError, match="infinite"):
+        tightdp.ApproxDp(1, "1e-6").renyi(2)
+    with pytest.raises(tightdp.InputError, match="does not give"):
+        tightdp.Gaussian(sigma=1, sampling_prob="0.01", n=10).tight_rho()

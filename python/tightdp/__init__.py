@@ -394,6 +394,25 @@ class Composition:
         """
         return self._query(self._raw.tradeoff, alpha, "alpha", digits, method, grid_budget)
 
+    def renyi(self, alpha, digits: int = 20):
+        """The Rényi divergence D_α at order α > 1 (the RDP accountants' currency), certified: the worse
+        neighbouring direction, each law's closed form, finite sum or moment generating function, added up.
+        A sequence of orders gives arrays, as the other queries.
+
+        >>> tightdp.Gaussian(sigma=2).renyi(3).hi
+        Decimal('0.375')
+        """
+        return self._query(self._raw.renyi, alpha, "alpha", digits, "auto")
+
+    def tight_rho(self, digits: int = 20) -> "Certified":
+        """The tight zCDP parameter ρ = sup over α > 1 of D_α/α, certified (for the discrete Laplace with
+        ε = 1/4, its KL divergence 0.0310882…, below the pure-DP conversion ε²/2 = 0.03125).
+
+        >>> tightdp.DiscreteGaussian(2).tight_rho().hi
+        Decimal('0.25')
+        """
+        return Certified._raw(_call(self._raw.tight_rho, _int(digits, "digits", 1, MAX_DIGITS)))
+
     def attack(self, fpr=("1e-4", "1e-3", "1e-2"), prior=("0.5", "1e-3"), digits: int = 20, method: str = "auto") -> "Attack":
         """What an attacker can do (as ``tightdp attack``): see :func:`attack`."""
         return attack(self, fpr, prior, digits, method)

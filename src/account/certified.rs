@@ -48,6 +48,9 @@ pub enum Engine {
     /// laws with a certified moment generating function (the Poisson-subsampled Gaussian), composed by a
     /// tilted Fourier inversion (src/account/engines/tilted.rs)
     Tilted,
+    /// Rényi divergences: each law's closed form, finite sum over its atoms, or moment generating function
+    /// by certified quadrature, added up (src/account/renyi.rs)
+    Renyi,
     /// an exact identity or a closed form, no engine (e.g. ε = 0 because δ(0) ≤ √(ρ/2) ≤ δ by Pinsker's inequality)
     Closed,
     /// zCDP conversion ε = ρ + 2√(ρ log 1/δ) (Bun–Steinke; the Bureau's)
@@ -74,6 +77,7 @@ impl Engine {
             Engine::LaplaceSum => "laplace-sum",
             Engine::Atoms => "exact-atoms",
             Engine::Tilted => "tilted-fourier",
+            Engine::Renyi => "renyi",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
             Engine::ZcdpCks => "zcdp-cks",

@@ -30,6 +30,7 @@ mod lattice;
 mod lattice_fourier;
 mod laws;
 mod profile;
+mod renyi;
 mod rho_bound;
 mod single;
 mod smoothed;

@@ -13,6 +13,7 @@ pub mod downstream;
 pub mod epsilon;
 pub mod plot;
 pub mod progress;
+pub mod renyi;
 pub mod reproduce;
 pub mod reproduce_realdata;
 pub mod risk;
@@ -53,6 +54,8 @@ pub enum Command {
     Tradeoff(tradeoff::TradeoffArgs),
     /// What an attacker can do: certified TPR at given FPRs, advantage, Bayes success of the best membership test
     Attack(attack::AttackArgs),
+    /// Rényi divergences D_α at given orders and the tight zCDP parameter ρ = sup D_α/α, certified
+    Renyi(renyi::RenyiArgs),
     /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
     Describe(describe::DescribeArgs),
     /// Figures of an allocation: ε(δ) per level with the zCDP conversions, trade-off curves, attack risk,
@@ -181,6 +184,7 @@ where
         Command::Calibrate(a) => calibrate::run(a),
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),
+        Command::Renyi(a) => renyi::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Downstream(a) => downstream::run(a),

@@ -19,6 +19,7 @@ use crate::noise::dgauss::DiscreteGaussian;
 use crate::noise::gauss_terms::gauss_tail_upper;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
 use crate::num::Interval;
+use rug::float::Round;
 use rug::{Float, Integer, Rational};
 use std::sync::{Arc, Mutex};
 
@@ -117,6 +118,37 @@ impl DiscreteGaussianLoss {
     }
 }
 
+/// θ(s)/θ(0) for θ(s) = Σ_{x∈ℤ} e^{−(x − s)²/(2σ²)}, certified: Σ_x p(x)^α q(x)^{1−α} for the discrete
+/// Gaussians p centred at 0 and q at μ is e^{α(α−1)η} θ((1 − α)μ)/θ(0) (complete the square in x), and by
+/// Poisson summation θ(s)/θ(0) = (1 + 2 Σ_{k≥1} r^{k²} cos 2πks)/(1 + 2 Σ_{k≥1} r^{k²}), r = e^{−2π²σ²},
+/// with the terms beyond K at most 2r^{(K+1)²}/(1 − r^{2K+3}) in absolute value. None for σ² < 1/10⁴
+/// (hundreds of terms; no such noise is deployed).
+fn renyi_theta_ratio(sigma2: &Rational, shift: &Rational, prec: u32) -> Option<Interval> {
+    if *sigma2 < (1, 10_000) {
+        return None;
+    }
+    let p = prec + 32;
+    let two_pi = Interval::pi(p).mul(&Interval::from_i64(2, p));
+    let ln_r = two_pi.mul(&Interval::pi(p)).mul(&Interval::from_rational(sigma2, p)).neg();
+    // K with r^{(K+1)²} below 2^{−p}
+    let k_max =
+        ((f64::from(p) * std::f64::consts::LN_2 / (2.0 * std::f64::consts::PI.powi(2) * sigma2.to_f64())).sqrt().ceil() as i64).max(1);
+    let s = Interval::from_rational(shift, p);
+    let (mut num, mut den) = (Interval::one(p), Interval::one(p));
+    for k in 1..=k_max {
+        let w = ln_r.mul(&Interval::from_i64(k * k, p)).exp().mul(&Interval::from_i64(2, p));
+        num = num.add(&w.mul(&two_pi.mul(&s).mul(&Interval::from_i64(k, p)).cos()));
+        den = den.add(&w);
+    }
+    let k1 = Interval::from_i64(k_max + 1, p);
+    let tail = ln_r.mul(&k1.mul(&k1)).exp().mul(&Interval::from_i64(2, p));
+    let tail = tail.div(&Interval::one(p).sub(&ln_r.mul(&Interval::from_i64(2 * k_max + 3, p)).exp()));
+    let t = tail.hi().clone();
+    let num = Interval::new(Float::with_val_round(p, num.lo() - &t, Round::Down).0, Float::with_val_round(p, num.hi() + &t, Round::Up).0);
+    let den = Interval::new(den.lo().clone(), Float::with_val_round(p, den.hi() + &t, Round::Up).0);
+    Some(round(&num.div(&den), prec))
+}
+
 fn round(x: &Interval, prec: u32) -> Interval {
     crate::noise::dgauss::round_to(x, prec)
 }
@@ -159,6 +191,19 @@ impl LossLaw for DiscreteGaussianLoss {
         } else {
             eta - s * sigma * z
         }
+    }
+
+    /// D_α = αη + ln(θ((1 − α)μ)/θ(0))/(α − 1) (`renyi_theta_ratio`).
+    fn renyi(&self, _dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
+        let am1 = alpha.clone() - 1u32;
+        let shift = am1.clone() * Rational::from(self.mu);
+        let base = Interval::from_rational(&(self.eta() * alpha.clone()), prec);
+        // an integer shift: θ is 1-periodic, the ratio is 1 and D_α = αη exactly
+        if *shift.denom() == 1u32 {
+            return Some(Ok(base));
+        }
+        let ratio = renyi_theta_ratio(&self.dg.sigma2, &shift, prec)?;
+        Some(Ok(base.add(&ratio.ln().div(&Interval::from_rational(&am1, prec)))))
     }
 
     /// [CKS20, Thm 4]: μ²/(2σ²).

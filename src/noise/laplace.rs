@@ -145,6 +145,19 @@ impl LossLaw for Laplace {
         Some(self.eps0())
     }
 
+    /// From the loss law above (atoms ½ at ε₀ and ½e^{−ε₀} at −ε₀, density ¼e^{−(ε₀ − ℓ)/2} between):
+    /// E_A[e^{(α−1)L}] = (α/(2α − 1)) e^{(α−1)ε₀} + ((α − 1)/(2α − 1)) e^{−αε₀}, Mironov's closed form
+    /// [Mir17, Prop. 6 / Table II] with 1/λ = ε₀; taken as ε₀ + ln(α/(2α − 1) + ((α − 1)/(2α − 1))
+    /// e^{−(2α−1)ε₀})/(α − 1), which neither overflows at large α nor cancels.
+    fn renyi(&self, _dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
+        let p = prec + 16;
+        let (a, e0) = (Interval::from_rational(alpha, p), Interval::from_rational(&self.eps0(), p));
+        let am1 = Interval::from_rational(&(alpha.clone() - 1u32), p);
+        let den = a.add(&am1);
+        let inner = a.div(&den).add(&am1.div(&den).mul(&den.mul(&e0).neg().exp()));
+        Some(Ok(crate::noise::dgauss::round_to(&e0.add(&inner.ln().div(&am1)), prec)))
+    }
+
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
         let pair = self.replace_pair;
         Some(

@@ -227,6 +227,14 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     fn laplace_eps0(&self) -> Option<Rational> {
         None
     }
+
+    /// The Rényi divergence D_α(A‖B) of this direction's pair at order α > 1, certified, where the law has
+    /// a formula of its own: the Gaussian's αη by default (a law with [`LossLaw::gaussian_eta`]). None: the
+    /// accountant tries the generic routes (`account::renyi`: the moment generating function, finitely many
+    /// atoms).
+    fn renyi(&self, _dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
+        self.gaussian_eta().map(|eta| Ok(Interval::from_rational(&(eta * alpha.clone()), prec)))
+    }
 }
 
 /// Both directions' laws are asked for unless the law is symmetric.

@@ -33,6 +33,7 @@ mod properties;
 mod readme;
 mod realdata_cli;
 mod reference;
+mod renyi_cli;
 mod risk;
 mod rr_keep_cli;
 mod safetab_cli;

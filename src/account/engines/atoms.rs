@@ -134,6 +134,30 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     Certified::new(iv, Engine::Atoms, trust, detail).map(Some)
 }
 
+/// ln E_A[e^{λL}] over one law's finite atoms in direction `dir` (λ > 0), enclosed, and its mass
+/// A[L = +∞] (for the Rényi divergences of `account::renyi`); None if its losses are not finitely many atoms
+/// on a lattice. Taken as λℓ_top + ln Σ_k p_k e^{λ(ℓ_k − ℓ_top)}, ℓ_top the largest atom: no term overflows.
+pub(in crate::account) fn ln_moment(
+    law: &Arc<dyn LossLaw>,
+    dir: Direction,
+    lam: &Interval,
+    prec: u32,
+) -> Fallible<Option<(Interval, Interval)>> {
+    let Some(step) = common_lattice(&[(Arc::clone(law), 1)]) else { return Ok(None) };
+    let Some(a) = law_atoms(law.as_ref(), dir, &step, prec)? else { return Ok(None) };
+    let off = law.lattice_offset();
+    let loss = |k: i64| match &step {
+        Lattice::Rational(s) => Interval::from_rational(&(&off + Rational::from(k) * s), prec),
+        Lattice::Log(r) => Interval::from_rational(r, prec).ln().mul(&Interval::from_i64(k, prec)),
+    };
+    let top = loss(a.k0 + a.p.len() as i64 - 1);
+    let mut m = Interval::zero(prec);
+    for (j, p) in a.p.iter().enumerate() {
+        m = m.add(&p.mul(&lam.mul(&loss(a.k0 + j as i64).sub(&top)).exp()));
+    }
+    Ok(Some((lam.mul(&top).add(&m.ln()), a.inf)))
+}
+
 /// The common lattice of laws that all have finitely many atoms on one (None otherwise): the gcd of
 /// rational steps, or one ln r shared by every law.
 fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Lattice> {
