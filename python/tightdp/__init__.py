@@ -20,6 +20,7 @@ message: :class:`InputError` (a ``ValueError``), :class:`ResourceLimitError` (a 
 Certified(lo=10.1254170441117538579..., hi=10.1254170441117538579..., method='lattice-dd', ...)
 """
 
+import math
 import numbers
 import operator
 from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
@@ -619,6 +620,8 @@ def _base_spec(event) -> str:
             raise InputError(f"RandomizedResponseDpEvent: noise_parameter must be in (0, 1), got {event.noise_parameter} "
                              "(0 reports the value itself: not private; 1 reports nothing about it)")
         return f"rr:keep={1 - lam * (k - 1) / k},k={k}"
+    if name == "MixtureOfGaussiansDpEvent":
+        return _mixture_spec(event)
     if name == "PoissonSampledDpEvent":
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):
@@ -639,20 +642,77 @@ def _base_spec(event) -> str:
         m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
         return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
-                     "ZCDpEvent, RandomizedResponseDpEvent, PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
-                     "ComposedDpEvent, NoOpDpEvent)")
+                     "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent with one nonzero sensitivity, "
+                     "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
+                     "ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
 
 
-def _event_specs(event, k: int) -> List[str]:
+def _mixture_parts(event):
+    """(standard deviation, the nonzero sensitivities with their total probabilities) of a
+    MixtureOfGaussiansDpEvent, validated."""
+    sd = _exact(event.standard_deviation, "MixtureOfGaussiansDpEvent.standard_deviation")
+    cs = [_exact(c, "MixtureOfGaussiansDpEvent.sensitivities") for c in event.sensitivities]
+    ps = [_exact(p, "MixtureOfGaussiansDpEvent.sampling_probs") for p in event.sampling_probs]
+    if len(cs) != len(ps) or not cs:
+        raise InputError("MixtureOfGaussiansDpEvent: sensitivities and sampling_probs must be non-empty and of one length")
+    if sd < 0 or any(c < 0 for c in cs) or any(p < 0 for p in ps):
+        raise InputError("MixtureOfGaussiansDpEvent: standard_deviation, sensitivities and sampling_probs must be non-negative")
+    if abs(sum(ps) - 1) > Fraction(1, 10**9):
+        raise InputError(f"MixtureOfGaussiansDpEvent: sampling_probs must sum to 1, got {float(sum(ps))}")
+    nonzero: Dict[Fraction, Fraction] = {}
+    for c, p in zip(cs, ps):
+        if c != 0 and p != 0:
+            nonzero[c] = nonzero.get(c, Fraction(0)) + p
+    return sd, nonzero
+
+
+def _mixture_spec(event) -> str:
+    """A mixture of N(0, s^2) and N(c, s^2) with probabilities 1 - q and q (one nonzero sensitivity) is the
+    Poisson-subsampled Gaussian mechanism with noise multiplier s/c: dp_accounting's own accountant gives
+    both the same epsilon. Mixtures of several nonzero sensitivities (the MMCC mixtures of matrix
+    factorisations) are refused with that reason."""
+    sd, nonzero = _mixture_parts(event)
+    if len(nonzero) > 1:
+        raise InputError("MixtureOfGaussiansDpEvent with more than one nonzero sensitivity (the MMCC mixtures of banded "
+                         "matrix factorisations) is not supported yet; one nonzero sensitivity c with probability q is "
+                         "the Poisson-subsampled Gaussian, which is")
+    if sd == 0:
+        raise InputError("MixtureOfGaussiansDpEvent: standard_deviation 0 is not private")
+    (c, q), = nonzero.items()
+    return f"gauss:sigma={sd / c}" + ("" if q == 1 else f",q={q}")
+
+
+def _holds(event, name: str) -> bool:
+    """True if the event is, or holds inside it, an event of class `name`."""
+    if type(event).__name__ == name:
+        return True
+    inner = [getattr(event, "event", None)] + list(getattr(event, "events", None) or [])
+    return any(e is not None and _holds(e, name) for e in inner)
+
+
+class _NonPrivate(InputError):
+    """A NonPrivateDpEvent inside an event: epsilon is infinite."""
+
+
+def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> List[str]:
     """The --mech terms of a dp_accounting DpEvent repeated k times (duck-typed on the class name, so
-    dp_accounting need not be installed)."""
+    dp_accounting need not be installed). A NonPrivateDpEvent raises :class:`_NonPrivate`, or, given a list
+    `non_private`, is recorded there."""
     name = type(event).__name__
+    if name == "NonPrivateDpEvent":
+        if non_private is not None:
+            non_private.append(True)
+            return []
+        raise _NonPrivate("NonPrivateDpEvent: the event releases data without privacy, so its epsilon is infinite "
+                          "(dp_accounting's accountants return inf)")
+    if name == "MixtureOfGaussiansDpEvent" and not _mixture_parts(event)[1]:
+        return []  # every sensitivity 0: the output does not depend on the record
     if name == "SelfComposedDpEvent":
-        return _event_specs(event.event, k * _int(event.count, "count", 1, MAX_N))
+        return _event_specs(event.event, k * _int(event.count, "count", 1, MAX_N), non_private)
     if name == "ComposedDpEvent":
         out: List[str] = []
         for e in event.events:
-            out.extend(_event_specs(e, k))
+            out.extend(_event_specs(e, k, non_private))
         return out
     if name == "NoOpDpEvent":
         return []
@@ -702,15 +762,25 @@ class PLDAccountant:
         self._digits = _int(digits, "digits", 1, 1000)
         self._grid_budget = grid_budget
         self._specs: List[str] = []
+        # a NonPrivateDpEvent was composed: epsilon and delta are infinite (get_epsilon inf, get_delta 1,
+        # as dp_accounting's accountants)
+        self._non_private = False
         # answers of this composition, by query: `get_epsilon(d)` after `epsilon(d)` (dp_accounting's
         # usage asks the same thing twice) is the same bracket, not a second computation; `compose`
-        # clears it
+        # clears it. The composition itself is kept too, so that its accountant's state (the tilted
+        # engine's lines) serves every query until the next `compose`.
         self._answers = {}
+        self._comp: Optional[Composition] = None
+
+    def _specs_of(self, event, count: int, flag: List[bool]) -> List[str]:
+        if self._neighbors == "replace" and _holds(event, "MixtureOfGaussiansDpEvent"):
+            raise InputError("MixtureOfGaussiansDpEvent is defined for add-remove neighbours (dp_accounting refuses it under REPLACE_ONE too)")
+        return _event_specs(event, count, flag)
 
     def supports(self, event) -> bool:
         """True if the event (and everything inside it) can be accounted."""
         try:
-            specs = _event_specs(event, 1)
+            specs = self._specs_of(event, 1, [])
         except InputError:
             return False
         # what the neighbour relation admits (sampling without replacement and randomized response under
@@ -725,16 +795,20 @@ class PLDAccountant:
 
     def compose(self, event, count: int = 1) -> "PLDAccountant":
         """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""
-        specs = _event_specs(event, _int(count, "count", 1, MAX_N))
-        if specs:
-            from_mechs(self._specs + specs, self._neighbors)  # validates before the state changes
+        flag: List[bool] = []
+        specs = self._specs_of(event, _int(count, "count", 1, MAX_N), flag)
+        comp = from_mechs(self._specs + specs, self._neighbors) if specs else self._comp  # validates first
         self._specs.extend(specs)
+        self._non_private = self._non_private or bool(flag)
+        self._comp = comp
         self._answers.clear()
         return self
 
     def composition(self) -> Optional[Composition]:
         """The composition so far (None before any event)."""
-        return from_mechs(self._specs, self._neighbors) if self._specs else None
+        if self._comp is None and self._specs:
+            self._comp = from_mechs(self._specs, self._neighbors)
+        return self._comp
 
     def epsilon(self, delta) -> "Certified":
         return self._answer("epsilon", delta)
@@ -743,6 +817,9 @@ class PLDAccountant:
         return self._answer("delta", epsilon)
 
     def _answer(self, what: str, x) -> "Certified":
+        if self._non_private:
+            raise InputError("a NonPrivateDpEvent was composed: epsilon and delta are infinite, no bracket to give "
+                             "(get_epsilon returns inf and get_delta 1, as dp_accounting's)")
         key = (what, type(x).__name__, str(x))
         if key not in self._answers:
             c = self.composition()
@@ -752,13 +829,19 @@ class PLDAccountant:
         return self._answers[key]
 
     def get_epsilon(self, target_delta: float) -> float:
-        """The smallest certified ε for ``target_delta`` (0 before any event), rounded up to a float."""
+        """The smallest certified ε for ``target_delta`` (0 before any event; inf after a NonPrivateDpEvent),
+        rounded up to a float."""
+        if self._non_private:
+            return math.inf
         if not self._specs:
             return 0.0
         return _float_up(self.epsilon(target_delta).hi)
 
     def get_delta(self, target_epsilon: float) -> float:
-        """The certified δ(ε), upper end rounded up to a float (0 before any event)."""
+        """The certified δ(ε), upper end rounded up to a float (0 before any event; 1 after a
+        NonPrivateDpEvent)."""
+        if self._non_private:
+            return 1.0
         if not self._specs:
             return 0.0
         return _float_up(self.delta(target_epsilon).hi)
