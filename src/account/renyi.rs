@@ -43,7 +43,7 @@ impl Accountant {
             worst = Some(worst.map_or(d.clone(), |w| w.max(&d)));
         }
         let iv = worst.ok_or_else(|| err!(Input, "an empty composition has no Renyi divergence"))?;
-        Certified::new(iv, Engine::Renyi, Trust::Exact, describe(&laws))
+        Certified::new(iv, Engine::Renyi, trust(&laws), describe(&laws))
     }
 
     /// The tight zCDP parameter ρ = sup_{α>1} D_α/α of the composition, certified (module doc).
@@ -62,7 +62,7 @@ impl Accountant {
         }
         let (iv, work) = worst.ok_or_else(|| err!(Input, "an empty composition has no zCDP parameter"))?;
         let detail = format!("sup over alpha of D_alpha/alpha, {work} evaluations of D_alpha; {}", describe(&laws));
-        Certified::new(iv, Engine::Renyi, Trust::Exact, detail)
+        Certified::new(iv, Engine::Renyi, trust(&laws), detail)
     }
 
     fn renyi_prec(&self) -> u32 {
@@ -76,6 +76,16 @@ fn law_directions(laws: &Laws) -> Vec<Direction> {
         vec![Direction::Remove]
     } else {
         vec![Direction::Remove, Direction::Add]
+    }
+}
+
+/// Exact, unless a law is known by a stated zCDP ρ only: its D_α enters as the bound ρα (so the sum is a
+/// certified upper bound).
+fn trust(laws: &Laws) -> Trust {
+    if laws.iter().any(|(l, _)| l.rho_only()) {
+        Trust::Bound
+    } else {
+        Trust::Exact
     }
 }
 
@@ -108,6 +118,10 @@ fn law_renyi_at(l: &Arc<dyn LossLaw>, dir: Direction, alpha: &Rational, am1: &Ra
     if let Some(d) = l.renyi(dir, alpha, p) {
         return d;
     }
+    // a stated ρ-zCDP guarantee: D_α ≤ ρα [BS16, Def. 1.1], the bound (trust says so)
+    if let (true, Some(rho)) = (l.rho_only(), l.rho()) {
+        return Ok(Interval::from_rational(&(rho * alpha.clone()), p));
+    }
     let lam = Interval::from_rational(am1, p);
     if let Some((ln_m, inf)) = atoms::ln_moment(l, dir, &lam, p)? {
         if *inf.hi() > 0 {
@@ -133,7 +147,7 @@ fn law_renyi_at(l: &Arc<dyn LossLaw>, dir: Direction, alpha: &Rational, am1: &Ra
         let m = mgf.line(dir, &c, &Float::with_val(p, 1), 0, tol, p);
         return Ok(m[0].re().ln().div(&lam));
     }
-    fallible!(Input, "no certified Renyi divergence for {} yet (laws with one: Gaussian, discrete Gaussian, Laplace, discrete Laplace, randomized response, stated pure-DP pairs, the Poisson-subsampled Gaussian)", l.spec())
+    fallible!(Input, "no certified Renyi divergence for {} yet (laws with one: Gaussian, discrete Gaussian, Laplace, discrete Laplace, randomized response, stated pure-DP pairs, the Poisson-subsampled Gaussian, and stated zCDP guarantees as the bound rho alpha)", l.spec())
 }
 
 /// What bounds D_α/α for α ≥ A, law by law: n_i min(ρ_i, D_∞,i/A) (either where only one is known; D_α ≤
@@ -314,6 +328,16 @@ mod tests {
             let c = acc(spec).tight_rho().unwrap();
             assert!(c.lo().to_f64() == eta && c.hi().to_f64() == eta, "{spec}: {:?}", c.interval());
         }
+    }
+
+    /// A stated ρ-zCDP guarantee enters as its bound ρα: the result is a certified bound, and says so.
+    #[test]
+    fn a_stated_zcdp_guarantee_enters_as_its_bound() {
+        let c = acc("zcdp:rho=1/2").renyi(&q("3")).unwrap();
+        assert_eq!((c.lo().to_f64(), c.hi().to_f64(), c.trust()), (1.5, 1.5, Trust::Bound));
+        let r = acc("zcdp:rho=1/2").tight_rho().unwrap();
+        assert_eq!((r.lo().to_f64(), r.hi().to_f64(), r.trust()), (0.5, 0.5, Trust::Bound));
+        assert_eq!(acc("dlap:scale=4").renyi(&q("3")).unwrap().trust(), Trust::Exact);
     }
 
     /// Orders at or below 1, a law with a loss of +∞, and ρ of a law without a bound for large α are refused.
