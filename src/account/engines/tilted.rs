@@ -25,7 +25,7 @@
 //! One state per composition ([`Lines`], the accountant's): a line serves every query near the point it was
 //! planned at. So that a cached line gives the bracket a fresh one would, every planning point is a function
 //! of the query alone, snapped to a cell: the Chernoff level (or the level of the query's own estimate) is
-//! rounded down to a multiple of half a decade and the line planned where the estimate meets it. Queries
+//! rounded down to a multiple of two decades and the line planned where the estimate meets it. Queries
 //! whose levels share a cell share their lines, and a second query costs the sums only; where a cell's line
 //! falls short of the digits, a line at the query's own point follows, also a function of the query.
 
@@ -48,8 +48,8 @@ const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
 
-/// Width of a planning cell, in nepers of the estimate's level (half a decade).
-const CELL: f64 = LN_10 / 2.0;
+/// Width of a planning cell, in nepers of the estimate's level (two decades).
+const CELL: f64 = 2.0 * LN_10;
 
 /// A line's key: direction, working precision, digits and the bits of its planning point.
 type LineKey = (Direction, u32, u32, u64);

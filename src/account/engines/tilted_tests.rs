@@ -109,7 +109,7 @@ fn a_second_query_reuses_the_lines_and_gives_the_fresh_bracket() {
             let before = state.lines.lock().unwrap().len();
             let c = answer(&state, &l, Query::Epsilon(&queries[k]), 20, Trust::Exact).unwrap().unwrap();
             assert_eq!((c.interval().lo(), c.interval().hi()), (fresh[k].interval().lo(), fresh[k].interval().hi()), "query {k}");
-            // 2e-5 and 3e-5 share their half-decade cell: the second of them adds no line
+            // 2e-5 and 3e-5 share their cell: the second of them adds no line
             if i == 1 && order[0] != 2 {
                 assert_eq!(state.lines.lock().unwrap().len(), before, "query {k} after {}", order[0]);
             }
