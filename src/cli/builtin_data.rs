@@ -28,6 +28,7 @@ pub const FILES: &[(&str, &[u8])] = &[
     ("deployments/census-redistricting-2021.toml", include_bytes!("../../data/deployments/census-redistricting-2021.toml")),
     ("deployments/census-safetab-h-ddhcb.toml", include_bytes!("../../data/deployments/census-safetab-h-ddhcb.toml")),
     ("deployments/census-safetab-p-ddhca.toml", include_bytes!("../../data/deployments/census-safetab-p-ddhca.toml")),
+    ("deployments/google-covid19-community-mobility.toml", include_bytes!("../../data/deployments/google-covid19-community-mobility.toml")),
     (
         "deployments/google-covid19-search-trends-symptoms.toml",
         include_bytes!("../../data/deployments/google-covid19-search-trends-symptoms.toml"),
@@ -37,6 +38,12 @@ pub const FILES: &[(&str, &[u8])] = &[
         include_bytes!("../../data/deployments/google-covid19-vaccination-search-insights.toml"),
     ),
     ("deployments/israel-live-births-2014.toml", include_bytes!("../../data/deployments/israel-live-births-2014.toml")),
+    ("deployments/linkedin-audience-engagements-api.toml", include_bytes!("../../data/deployments/linkedin-audience-engagements-api.toml")),
+    ("deployments/meta-facebook-urls-2020.toml", include_bytes!("../../data/deployments/meta-facebook-urls-2020.toml")),
+    (
+        "deployments/microsoft-assistive-ai-suggested-replies.toml",
+        include_bytes!("../../data/deployments/microsoft-assistive-ai-suggested-replies.toml"),
+    ),
     ("deployments/microsoft-broadband-usage.toml", include_bytes!("../../data/deployments/microsoft-broadband-usage.toml")),
     ("deployments/wikimedia-geoeditors-monthly.toml", include_bytes!("../../data/deployments/wikimedia-geoeditors-monthly.toml")),
     ("deployments/wikimedia-pageviews-country-2023.toml", include_bytes!("../../data/deployments/wikimedia-pageviews-country-2023.toml")),

@@ -50,6 +50,25 @@ fn wikimedia_matches_the_independent_reference() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Facebook's Full URLs breakdown table (14 Gaussian columns, codebook of 13 Feb 2020): the recomputed
+/// epsilon(1e-5) holds the closed-form Gaussian composition of scripts/reference/meta_urls_gaussian.txt
+/// (mpmath, 1.45336875250239563268…), 21% below the stated 1.844 (the codebook's own zCDP conversion).
+#[test]
+fn facebook_urls_match_the_gaussian_closed_form() {
+    let d = scratch("meta");
+    copy("meta-facebook-urls-2020.toml", &d);
+    let o = cli(["verify", "--deployments", "--format", "csv", "--data", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let t = std::fs::read_to_string(repo().join("scripts/reference/meta_urls_gaussian.txt")).unwrap();
+    let r: f64 = t.lines().find_map(|l| l.strip_prefix("epsilon_exact(1e-5) ")).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let (lo, hi): (f64, f64) = (csv_field(&out, "eps_exact_lo").parse().unwrap(), csv_field(&out, "eps_exact_hi").parse().unwrap());
+    assert!(lo <= r + 1e-15 && r - 1e-15 <= hi, "[{lo}, {hi}] vs {r}");
+    assert!(csv_field(&out, "digits").parse::<u32>().unwrap() >= 20);
+    assert_eq!(csv_field(&out, "verdict"), "tighter than stated by 21.18%");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The medium- and higher-risk tiers of Wikimedia's pageviews (from 15 Feb 2024; rho 0.0006166 and 0.0001546
 /// as a third party gives them, sigma^2 = 10/(2 rho)): the recomputed epsilon(1e-7) against python-flint's
 /// (scripts/reference/deployments_reference.txt), both tighter than the stated 0.2 and 0.1.
