@@ -257,6 +257,8 @@ def test_mixture_of_gaussians_with_one_sensitivity_is_the_subsampled_gaussian():
     # every sensitivity 0: nothing about the record is released
     with pytest.raises(tightdp.InputError, match="releases nothing"):
         tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0], [1.0]))
+    with pytest.raises(tightdp.InputError, match="every sensitivity 0"):
+        tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.MixtureOfGaussiansDpEvent(1.0, [0], [1.0])))
     with pytest.raises(tightdp.InputError, match="more than one nonzero sensitivity"):
         tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0, 1, 2], [0.5, 0.25, 0.25]))
     with pytest.raises(tightdp.InputError, match="sum to 1"):

@@ -672,6 +672,10 @@ def _mixture_spec(event) -> str:
     both the same epsilon. Mixtures of several nonzero sensitivities (the MMCC mixtures of matrix
     factorisations) are refused with that reason."""
     sd, nonzero = _mixture_parts(event)
+    if not nonzero:
+        # (at top level _event_specs drops such an event; inside a sampling event there is nothing to sample)
+        raise InputError("MixtureOfGaussiansDpEvent with every sensitivity 0 releases nothing about the record; "
+                         "leave it out (it cannot be the inner event of a sampling event)")
     if len(nonzero) > 1:
         raise InputError("MixtureOfGaussiansDpEvent with more than one nonzero sensitivity (the MMCC mixtures of banded "
                          "matrix factorisations) is not supported yet; one nonzero sensitivity c with probability q is "

@@ -144,7 +144,7 @@ fn renyi_theta_ratio(sigma2: &Rational, shift: &Rational, prec: u32) -> Option<I
     let tail = ln_r.mul(&k1.mul(&k1)).exp().mul(&Interval::from_i64(2, p));
     let tail = tail.div(&Interval::one(p).sub(&ln_r.mul(&Interval::from_i64(2 * k_max + 3, p)).exp()));
     let t = tail.hi().clone();
-    let num = Interval::new(Float::with_val_round(p, num.lo() - &t, Round::Down).0, Float::with_val_round(p, num.hi() + &t, Round::Up).0);
+    let num = num.widen(&t);
     let den = Interval::new(den.lo().clone(), Float::with_val_round(p, den.hi() + &t, Round::Up).0);
     Some(round(&num.div(&den), prec))
 }

@@ -76,6 +76,18 @@ pub(in crate::account) struct Lines {
     cells: Mutex<HashMap<CellKey, Option<f64>>>,
 }
 
+/// The value of `key` in `map`, computed by `f` and kept there the first time (the lock is not held while
+/// `f` runs: two threads may both compute a key, and both get the same value, a function of the key).
+fn memo<K: std::hash::Hash + Eq, V: Clone>(map: &Mutex<HashMap<K, V>>, key: K, f: impl FnOnce() -> Fallible<V>) -> Fallible<V> {
+    let poisoned = |_| err!(Internal, "the tilted engine's cache is poisoned");
+    if let Some(v) = map.lock().map_err(poisoned)?.get(&key) {
+        return Ok(v.clone());
+    }
+    let v = f()?;
+    map.lock().map_err(poisoned)?.insert(key, v.clone());
+    Ok(v)
+}
+
 /// The accountant's ε(δ), δ(ε) or f(α) on a composition with a Poisson-subsampled Gaussian (None: another
 /// law, or beyond the work cap), from the composition's state `lines`.
 pub(in crate::account) fn answer(
@@ -184,12 +196,7 @@ impl Composition<'_> {
     /// The line planned at `eps`, from the composition's state or computed and kept there.
     fn line(&self, eps: f64) -> Fallible<Option<Arc<Line>>> {
         let key = (self.dir, self.prec, self.digits, eps.to_bits());
-        if let Some(l) = self.lines.lines.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.get(&key) {
-            return Ok(l.clone());
-        }
-        let l = self.fresh_line(eps)?.map(Arc::new);
-        self.lines.lines.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.insert(key, l.clone());
-        Ok(l)
+        memo(&self.lines.lines, key, || Ok(self.fresh_line(eps)?.map(Arc::new)))
     }
 
     /// Planning: where the decreasing estimate `est` of kind `kind` comes down to `level` rounded down to
@@ -200,13 +207,7 @@ impl Composition<'_> {
             return Ok(None);
         }
         let j = (-level / CELL).ceil() as i64;
-        let key = (self.dir, kind, j, self.digits);
-        if let Some(p) = self.lines.cells.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.get(&key) {
-            return Ok(*p);
-        }
-        let p = crossing(est, -(j as f64) * CELL);
-        self.lines.cells.lock().map_err(|_| err!(Internal, "the tilted engine's cache is poisoned"))?.insert(key, p);
-        Ok(p)
+        memo(&self.lines.cells, (self.dir, kind, j, self.digits), || Ok(crossing(est, -(j as f64) * CELL)))
     }
 
     /// δ(ε) in this direction, certified, and the line's description: from the line of ε's cell, or, where
