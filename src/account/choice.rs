@@ -6,8 +6,8 @@ use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::error::Fallible;
 use crate::num::Arith;
-use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
 use crate::pld::estimate::{estimated_bytes, estimated_ops_split, estimated_residue_ops, estimated_window_shifts, MAX_LATTICE_BYTES};
+use crate::pld::frame::{LatticeOpts, MAX_WINDOW};
 use crate::{err, fallible};
 use rug::{Float, Rational};
 

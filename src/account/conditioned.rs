@@ -20,8 +20,8 @@ use super::{Accountant, Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::model::{Composition, GaussGroup, Group, Neighbors, Noise};
 use crate::num::{Arith, Interval};
-use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
 use crate::pld::estimate::estimated_window_shifts;
+use crate::pld::frame::{LatticeOpts, MAX_WINDOW};
 use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use rayon::prelude::*;
@@ -99,7 +99,7 @@ impl Conditioned {
             // the law of the group's noise sum (μ plays no part in it): the residue construction, or binary
             // powering where that is cheaper (as the MPFR lattice does)
             let dist =
-                crate::pld::compose::group_law_mpfr(&GaussGroup { sigma2: sigma2.clone(), count: n, mu: 1 }, prec, bits).to_lattice();
+                crate::pld::symdist::group_law_mpfr(&GaussGroup { sigma2: sigma2.clone(), count: n, mu: 1 }, prec, bits).to_lattice();
             lost = Float::with_val_round(prec, &lost + &dist.outside, Round::Up).0;
             let h = Rational::from(g.mu) / sigma2.clone();
             let c0 = Rational::from(g.count) * Rational::from(g.mu) * Rational::from(g.mu) / (Rational::from(2) * sigma2.clone());

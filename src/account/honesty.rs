@@ -5,8 +5,8 @@ use super::vocabulary::Query;
 use super::{Accountant, Certified, Engine};
 use crate::error::Fallible;
 use crate::num::Arith;
-use crate::pld::compose::{LatticeOpts, MAX_WINDOW};
 use crate::pld::estimate::estimated_window_shifts;
+use crate::pld::frame::{LatticeOpts, MAX_WINDOW};
 
 impl Accountant {
     /// The honesty rule every certified answer passes, one rule for every query (ε, δ, f(α)) and every

@@ -7,9 +7,12 @@ use crate::err;
 use crate::error::{ErrorKind, Fallible};
 use crate::num::Arith;
 use crate::num::Interval;
-use crate::pld::compose::{lattice_profile, LatticeOpts, MAX_WINDOW};
 use crate::pld::estimate::estimated_window_shifts;
 use crate::pld::profile::PrivacyProfile;
+use crate::pld::{
+    compose::lattice_profile,
+    frame::{LatticeOpts, MAX_WINDOW},
+};
 use rug::Rational;
 use std::sync::Arc;
 

@@ -35,7 +35,7 @@ impl Accountant {
     /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
     pub(super) fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
         use crate::fourier::lattice::factor::{Factor, Law};
-        let (_, w, _) = crate::pld::compose::lattice_frame(&self.shifts);
+        let (_, w, _) = crate::pld::frame::lattice_frame(&self.shifts);
         let mut out = Vec::new();
         for (g, wi) in self.shifts.iter().zip(&w) {
             let w = wi
@@ -164,7 +164,7 @@ impl Accountant {
                 return Ok(p.clone());
             }
         }
-        let (h, _, c) = crate::pld::compose::lattice_frame(&self.shifts);
+        let (h, _, c) = crate::pld::frame::lattice_frame(&self.shifts);
         let ft = crate::fourier::lattice::FourierTails::new(self.fourier_factors()?, bits)?.with_window_bits(window_bits);
         let prec = ft.prec();
         let outside = Float::with_val(prec, Float::i_exp(1, -(window_bits.min(1 << 20) as i32)));
@@ -232,7 +232,7 @@ impl Accountant {
     }
 
     fn fourier_detail(&self, bits: u32) -> String {
-        let (h, _, _) = crate::pld::compose::lattice_frame(&self.shifts);
+        let (h, _, _) = crate::pld::frame::lattice_frame(&self.shifts);
         format!("certified inversion of the lattice law (step {}), tails to 2^-{bits}", crate::num::format::fmt_rational(&h))
     }
 

@@ -39,7 +39,7 @@ mod vocabulary;
 /// Narrowest smoothed ε bracket an accountant may be asked for (`Options::width`).
 pub use crate::fourier::smooth::MIN_WIDTH;
 /// Largest lattice (entries) any lattice engine builds.
-pub use crate::pld::compose::MAX_WINDOW as MAX_LATTICE_ENTRIES;
+pub use crate::pld::frame::MAX_WINDOW as MAX_LATTICE_ENTRIES;
 pub use certified::{Certified, Engine, Estimate, Map, Printed, Trust};
 pub use profile::{lattice_depth, Knot, Profile};
 pub use vocabulary::{
@@ -51,8 +51,8 @@ use crate::budget::zcdp;
 use crate::error::{Error, ErrorKind, Fallible};
 use crate::model::{Composition, Group};
 use crate::num::{Arith, Interval};
-use crate::pld::compose::LatticeOpts;
 use crate::pld::estimate::estimated_window_shifts;
+use crate::pld::frame::LatticeOpts;
 use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use choice::{AutoEngine, FOURIER_FEW_GROUPS};

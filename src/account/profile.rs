@@ -14,9 +14,9 @@ use crate::err;
 use crate::error::Fallible;
 use crate::model::{Composition, GaussGroup, Group, Neighbors};
 use crate::num::{Arith, Interval};
-use crate::pld::compose::{lattice_profile, LatticeOpts};
 use crate::pld::estimate::estimated_window_shifts;
 use crate::pld::profile::PrivacyProfile;
+use crate::pld::{compose::lattice_profile, frame::LatticeOpts};
 use rug::{Float, Rational};
 use std::sync::Arc;
 
@@ -227,7 +227,7 @@ mod tests {
             assert_eq!((p.engine(), d.engine()), (engine, engine));
             assert!(*d.lo() <= *exact.hi() && *exact.lo() <= *d.hi(), "{d} vs {exact}");
         }
-        assert_eq!(lattice_depth(Arith::F64), crate::pld::compose::TRUNC_BITS_F64);
+        assert_eq!(lattice_depth(Arith::F64), crate::pld::frame::TRUNC_BITS_F64);
         assert!(acc.lattice_entries(Arith::Mpfr(256)) > 0);
     }
 

@@ -47,7 +47,34 @@ pub struct AccuracyArgs {
     pub format: Format,
     /// Figures 6 and 8 from NHGIS extracts (src/cli/accuracy_nhgis.rs)
     #[command(flatten)]
-    pub nhgis: crate::cli::accuracy_nhgis::NhgisArgs,
+    pub nhgis: NhgisArgs,
+}
+
+/// The NHGIS flags of `tightdp accuracy` (run by `accuracy_nhgis.rs` when `--nhgis` is given).
+#[derive(Args, Debug, Default)]
+pub struct NhgisArgs {
+    /// NHGIS CSV extracts of the 2010 SF1 (ds172) or the privacy-protected demonstration data, one or
+    /// more levels (state, county, tract, block group, block); read instead of --counts
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["counts", "level"])]
+    pub nhgis: Vec<PathBuf>,
+    /// Race table: p8 (nine cells H72001–H72009, the paper's), p3 (H7X001–H7X008), p1 (H7V001), auto
+    #[arg(long, value_name = "TABLE", default_value = "auto")]
+    pub table: String,
+    /// Keep only this state (two-digit FIPS, e.g. 42 for Pennsylvania)
+    #[arg(long, value_name = "FIPS")]
+    pub state: Option<String>,
+    /// Noise of another allocation level for an NHGIS level, e.g. --map "tract=Tract Subset Group"
+    #[arg(long, value_name = "LEVEL=ALLOCATION_LEVEL")]
+    pub map: Vec<String>,
+    /// Draw with the exact CKS sampler instead of the integer alias table (same law to ~1e-17, slower)
+    #[arg(long)]
+    pub exact_sampler: bool,
+    /// Also write accuracy-nhgis.csv and the figures (CSV + PNG + SVG) into this directory
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Label of the data in figure titles
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
 }
 
 /// Read the counts column; any non-integer or negative entry is an error naming its line.
@@ -70,9 +97,6 @@ pub fn read_counts(path: &PathBuf, column: &str) -> Fallible<Vec<i64>> {
 }
 
 pub fn run(a: AccuracyArgs) -> Fallible<String> {
-    if !a.nhgis.nhgis.is_empty() {
-        return crate::cli::accuracy_nhgis::run(&a);
-    }
     let (Some(alloc_path), Some(level_name), Some(counts_path)) = (&a.allocation, &a.level, &a.counts) else {
         return fallible!(Input, "accuracy needs --allocation, --level and --counts (or --nhgis FILE…)");
     };

@@ -12,39 +12,12 @@ use crate::noise::sampler::NoiseSource;
 use crate::num::format::fmt_nearest;
 use crate::record::{render_csv, render_rows, write_atomic};
 use crate::record::{Format, Record};
-use clap::Args;
 use rug::Float;
 use std::path::PathBuf;
 
 /// The default allocation of `accuracy --nhgis` and `downstream`: the built-in DHC allocation (the same text as
 /// data/allocations/dhc-2022-08-25.toml, embedded, so the default works from any directory).
 pub const DEFAULT_ALLOCATION: &str = "dhc-2022-08-25";
-
-#[derive(Args, Debug, Default)]
-pub struct NhgisArgs {
-    /// NHGIS CSV extracts of the 2010 SF1 (ds172) or the privacy-protected demonstration data, one or
-    /// more levels (state, county, tract, block group, block); read instead of --counts
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["counts", "level"])]
-    pub nhgis: Vec<PathBuf>,
-    /// Race table: p8 (nine cells H72001–H72009, the paper's), p3 (H7X001–H7X008), p1 (H7V001), auto
-    #[arg(long, value_name = "TABLE", default_value = "auto")]
-    pub table: String,
-    /// Keep only this state (two-digit FIPS, e.g. 42 for Pennsylvania)
-    #[arg(long, value_name = "FIPS")]
-    pub state: Option<String>,
-    /// Noise of another allocation level for an NHGIS level, e.g. --map "tract=Tract Subset Group"
-    #[arg(long, value_name = "LEVEL=ALLOCATION_LEVEL")]
-    pub map: Vec<String>,
-    /// Draw with the exact CKS sampler instead of the integer alias table (same law to ~1e-17, slower)
-    #[arg(long)]
-    pub exact_sampler: bool,
-    /// Also write accuracy-nhgis.csv and the figures (CSV + PNG + SVG) into this directory
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Label of the data in figure titles
-    #[arg(long, value_name = "TEXT")]
-    pub label: Option<String>,
-}
 
 /// An exact expectation with 12 significant digits.
 fn sig12(x: f64) -> String {

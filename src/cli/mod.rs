@@ -185,6 +185,8 @@ where
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),
         Command::Renyi(a) => renyi::run(a),
+        // Figures 6 and 8 from NHGIS extracts
+        Command::Accuracy(a) if !a.nhgis.nhgis.is_empty() => accuracy_nhgis::run(&a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Downstream(a) => downstream::run(a),

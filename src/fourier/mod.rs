@@ -29,7 +29,7 @@ pub mod theta;
 
 use crate::error::{Error, Fallible};
 use crate::model::GaussGroup;
-use crate::pld::compose::common_step;
+use crate::pld::frame::common_step;
 use crate::{err, fallible};
 use rug::{Integer, Rational};
 

@@ -5,7 +5,7 @@
 
 use super::Interval;
 use rug::float::Round;
-use rug::Float;
+use rug::{Float, Rational};
 
 /// Planning only: the bits by which a rectangle's width may grow when it is multiplied by e^{iθ} — its
 /// bounding box after the rotation is at most |cos θ| + |sin θ| (≤ √2) times wider. Recurrences of
@@ -163,6 +163,39 @@ impl CInterval {
         let s = Float::with_val_round(p, &s * (1 + Float::with_val(p, Float::i_exp(1, 4 - p as i32))), Round::Up).0;
         Float::with_val_round(p, s.sqrt_ref(), Round::Up).0
     }
+}
+
+/// ln of a complex rectangle that excludes 0: ln|z| + i arg z with arg continuous on the rectangle (any
+/// branch: the callers only use e^{n ln z}).
+pub fn cln(z: &CInterval) -> Option<CInterval> {
+    let p = z.re().prec();
+    let zero = Float::with_val(p, 0);
+    let sq = |i: &Interval| {
+        if *i.lo() >= 0 || *i.hi() <= 0 {
+            i.mul(i)
+        } else {
+            let hi = if i.lo().clone().abs() > i.hi().clone().abs() { i.lo().clone() } else { i.hi().clone() };
+            Interval::new(zero.clone(), Float::with_val_round(p, hi.square_ref(), Round::Up).0)
+        }
+    };
+    let n2 = sq(z.re()).add(&sq(z.im()));
+    if !(*n2.lo() > 0) {
+        return None;
+    }
+    let ln_abs = n2.ln().mul_rational(&Rational::from((1, 2)));
+    let half_pi = Interval::pi(p).mul_rational(&Rational::from((1, 2)));
+    let arg = if *z.re().lo() > 0 {
+        Interval::atan(&z.im().div(z.re()))
+    } else if *z.im().lo() > 0 {
+        half_pi.sub(&Interval::atan(&z.re().div(z.im())))
+    } else if *z.im().hi() < 0 {
+        half_pi.neg().sub(&Interval::atan(&z.re().div(z.im())))
+    } else if *z.re().hi() < 0 {
+        Interval::pi(p).add(&Interval::atan(&z.im().div(z.re())))
+    } else {
+        return None;
+    };
+    Some(CInterval::new(ln_abs, arg))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! choice, its up-front refusals and the progress bar's estimate; none is a guarantee. The MPFR engine's
 //! rates per operation are measured in `account::lattice` (docs/lattice-fourier.md).
 
-use super::compose::{check_lattice, common_step, fixed_use_power, slope, LatticeOpts, FIXED_RESIDUE_MAX_OPS, POWER_FROM};
+use super::frame::{check_lattice, common_step, fixed_use_power, slope, LatticeOpts, FIXED_RESIDUE_MAX_OPS, POWER_FROM};
 use crate::error::Fallible;
 use crate::model::{GaussGroup, Group, Noise};
 use crate::num::Arith;

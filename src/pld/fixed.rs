@@ -23,8 +23,8 @@
 //! depth can therefore not exceed about 460 bits in these engines.
 
 use crate::num::dd::{fast_two_sum, two_prod, two_sum, ADD_REL, DD, U};
-use crate::pld::compose::{convolved_rel_error_gamma, SymDist};
 use crate::pld::lattice::{LatticeDist, Tails};
+use crate::pld::symdist::{convolved_rel_error_gamma, SymDist};
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::Float;

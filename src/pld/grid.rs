@@ -13,7 +13,7 @@
 use crate::error::Fallible;
 use crate::model::GaussGroup;
 use crate::num::Interval;
-use crate::pld::compose::TRUNC_BITS_F64;
+use crate::pld::frame::TRUNC_BITS_F64;
 use crate::pld::lattice::LatticeDist;
 use crate::{err, fallible};
 use rayon::prelude::*;
@@ -37,7 +37,7 @@ pub struct GridLaw {
 const EP: u32 = 64;
 
 fn rel_after(ea: &Float, eb: &Float, k: u64) -> Float {
-    crate::pld::compose::convolved_rel_error(ea, eb, k, crate::pld::compose::F64_PREC)
+    crate::pld::symdist::convolved_rel_error(ea, eb, k, crate::pld::frame::F64_PREC)
 }
 
 /// Largest residue-construction work (multiply-adds) the grid method accepts for one group.

@@ -12,7 +12,9 @@ use crate::noise::gauss_terms::{gauss_tail_upper, radius_for_bits, GaussTable};
 use crate::noise::DiscreteGaussian;
 use crate::num::dd::DD;
 use crate::num::Interval;
+use rayon::prelude::*;
 use rug::float::Round;
+use rug::ops::Pow;
 use rug::ops::{AddAssignRound, AssignRound};
 use rug::{Float, Rational};
 
@@ -263,7 +265,7 @@ impl LatticeDist {
     }
 
     pub fn dlap_shift_sum(scale: &Rational, mu: u32, n: u64, prec: u32) -> Fallible<LatticeDist> {
-        (mu as u64).checked_mul(n).filter(|&s| s < crate::pld::compose::MAX_WINDOW).ok_or_else(|| {
+        (mu as u64).checked_mul(n).filter(|&s| s < crate::pld::frame::MAX_WINDOW).ok_or_else(|| {
             err!(Declined, "{n} discrete Laplace shifts of sensitivity {mu} need a lattice of {} entries", (mu as f64) * (n as f64))
                 .over_limits()
         })?;
@@ -302,14 +304,14 @@ impl LatticeDist {
             if k & 1 == 1 {
                 acc = Some(match acc {
                     None => pw.clone(),
-                    Some(a) => crate::pld::compose::convolve_scaled(&a, &pw, 1),
+                    Some(a) => crate::pld::lattice::convolve_scaled(&a, &pw, 1),
                 });
             }
             k >>= 1;
             if k == 0 {
                 break;
             }
-            pw = crate::pld::compose::convolve_scaled(&pw, &pw, 1);
+            pw = crate::pld::lattice::convolve_scaled(&pw, &pw, 1);
             crate::num::cancel::check()?;
         }
         Ok(acc.expect("n >= 1"))
@@ -461,6 +463,98 @@ impl Tails {
     pub fn prec(&self) -> u32 {
         self.prec
     }
+}
+
+/// The law of w·X from the law of X (support spread out with stride w).
+pub fn scale_law(d: &LatticeDist, w: i64) -> LatticeDist {
+    if w == 1 {
+        return d.clone();
+    }
+    let p = d.prec;
+    let n = (d.len() - 1) * w as usize + 1;
+    let mut lo = vec![Float::with_val(p, 0); n];
+    let mut hi = vec![Float::with_val(p, 0); n];
+    for i in 0..d.len() {
+        lo[i * w as usize] = d.lo[i].clone();
+        hi[i * w as usize] = d.hi[i].clone();
+    }
+    LatticeDist { min: d.min * w, lo, hi, outside: d.outside.clone(), prec: p }
+}
+
+/// Law of A + w·B for independent A, B (exact convolution with outward rounding, parallel over outputs).
+pub fn convolve_scaled(a: &LatticeDist, b: &LatticeDist, w: i64) -> LatticeDist {
+    let p = a.prec.max(b.prec);
+    let min = a.min + w * b.min;
+    let max = a.max() + w * b.max();
+    let n = (max - min + 1) as usize;
+    let out: Vec<(Float, Float)> = (0..n)
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|j| {
+            let v = min + j as i64;
+            let mut slo = Float::with_val(p, 0);
+            let mut shi = Float::with_val(p, 0);
+            // b index k: need a index v − w(b.min + k) − a.min in [0, a.len)
+            let amax = a.len() as i64 - 1;
+            // v − w b_val − a.min ∈ [0, amax]  ⇔  b_val ∈ [(v − a.min − amax)/w, (v − a.min)/w]
+            let bv_lo = div_ceil(v - a.min - amax, w).max(b.min);
+            let bv_hi = (v - a.min).div_euclid(w).min(b.max());
+            if crate::num::cancel::requested() {
+                return (slo, shi);
+            } // discarded: see num::cancel
+            let mut bv = bv_lo;
+            while bv <= bv_hi {
+                let ai = (v - w * bv - a.min) as usize;
+                let bi = (bv - b.min) as usize;
+                slo = Float::with_val_round(p, &slo + Float::with_val_round(p, &a.lo[ai] * &b.lo[bi], Round::Down).0, Round::Down).0;
+                shi = Float::with_val_round(p, &shi + Float::with_val_round(p, &a.hi[ai] * &b.hi[bi], Round::Up).0, Round::Up).0;
+                bv += 1;
+            }
+            (slo, shi)
+        })
+        .collect();
+    let (lo, hi): (Vec<Float>, Vec<Float>) = out.into_iter().unzip();
+    // Outside mass: if both lie in their windows the sum lies in this window, so P[outside] ≤ out_a + out_b.
+    let outside = Float::with_val_round(p, &a.outside + &b.outside, Round::Up).0;
+    LatticeDist { min, lo, hi, outside, prec: p }
+}
+
+pub(crate) fn div_ceil(a: i64, b: i64) -> i64 {
+    -((-a).div_euclid(b))
+}
+
+/// Drop window entries at both ends whose total upper mass is below 2^-bits, adding it to the outside bound.
+pub fn truncate(mut d: LatticeDist, bits: u32) -> LatticeDist {
+    let p = d.prec;
+    let thresh = Float::with_val(p, Float::with_val(p, 2).pow(-(bits as i32)));
+    let n = d.len();
+    let (mut first, mut last) = (0usize, n);
+    let mut dropped = Float::with_val(p, 0);
+    loop {
+        // drop the smaller end entry while the running total stays below the threshold
+        if last - first <= 1 {
+            break;
+        }
+        let i = if d.hi[first] <= d.hi[last - 1] { first } else { last - 1 };
+        let next = Float::with_val_round(p, &dropped + &d.hi[i], Round::Up).0;
+        if next > thresh {
+            break;
+        }
+        dropped = next;
+        if i == first {
+            first += 1;
+        } else {
+            last -= 1;
+        }
+    }
+    if first == 0 && last == n {
+        return d;
+    }
+    d.lo = d.lo[first..last].to_vec();
+    d.hi = d.hi[first..last].to_vec();
+    d.min += first as i64;
+    d.outside = Float::with_val_round(p, &d.outside + &dropped, Round::Up).0;
+    d
 }
 
 #[cfg(test)]

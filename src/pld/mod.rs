@@ -4,12 +4,14 @@ pub mod compose;
 pub mod discretize;
 pub mod estimate;
 pub mod fixed;
+pub mod frame;
 pub mod grid;
 pub mod gridpair;
 pub mod lattice;
 pub mod profile;
 pub mod pure;
 pub mod search;
+pub mod symdist;
 
 pub use compose::compose_groups;
 pub use lattice::{LatticeDist, Tails};

@@ -14,7 +14,7 @@
 
 use crate::error::Fallible;
 use crate::num::Interval;
-use crate::pld::compose::common_step;
+use crate::pld::frame::common_step;
 use crate::{err, fallible};
 use rug::float::Round;
 use rug::ops::{AddAssignRound, AssignRound};

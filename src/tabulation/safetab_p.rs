@@ -22,37 +22,13 @@ use crate::tabulation::calib::suppression_threshold;
 use crate::tabulation::coterminous;
 use crate::tabulation::manifest::{level_manifest_sigma2, Manifest};
 use crate::tabulation::safetab_spec::{Config, Geography, Iterations, LevelSpec};
-pub use crate::tabulation::safetab_tab::{tabulate_levels, tabulate_passes, LevelCounts, PassTab, TabLevel};
+pub use crate::tabulation::safetab_tab::{
+    tabulate_levels, tabulate_passes, LevelCounts, PassTab, TabLevel, AGE23, AGE4, AGE9, CELLS, MAX_AGE, PERSON_COLUMNS,
+};
 use rayon::prelude::*;
 use rug::Rational;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-/// Start ages of the Age23 bins (T02003); Age9 (T02002) and Age4 (T02001) bins are unions of them.
-pub const AGE23: [u32; 23] = [0, 5, 10, 15, 18, 20, 21, 22, 25, 30, 35, 40, 45, 50, 55, 60, 62, 65, 67, 70, 75, 80, 85];
-pub const AGE9: [u32; 9] = [0, 5, 18, 25, 35, 45, 55, 65, 75];
-pub const AGE4: [u32; 4] = [0, 18, 45, 65];
-pub const MAX_AGE: u32 = 115;
-/// Sex × Age23 cells of one group.
-pub const CELLS: usize = 46;
-
-pub const PERSON_COLUMNS: [&str; 15] = [
-    "QAGE",
-    "QSEX",
-    "TABBLKST",
-    "TABBLKCOU",
-    "TABTRACTCE",
-    "TABBLK",
-    "QRACE1",
-    "QRACE2",
-    "QRACE3",
-    "QRACE4",
-    "QRACE5",
-    "QRACE6",
-    "QRACE7",
-    "QRACE8",
-    "QSPAN",
-];
 
 /// Inputs of a run.
 pub struct Inputs {

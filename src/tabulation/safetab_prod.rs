@@ -188,6 +188,22 @@ fn boolean(o: &serde_json::Map<String, serde_json::Value>, key: &str) -> Fallibl
     get(o, key)?.as_bool().ok_or_else(|| err!(Input, "config.json: {key} must be true or false"))
 }
 
+impl Config {
+    pub fn from_path(p: &Path) -> Fallible<Config> {
+        Self::from_spec(&Spec::Path(p.to_path_buf()))
+    }
+
+    /// A TOML configuration (data/safetab/config.toml, `Config::from_toml`), or the Bureau's
+    /// `config.json` as it is (`config_from_json`), told apart by the first character.
+    pub fn from_spec(spec: &Spec) -> Fallible<Config> {
+        let text = spec.text()?;
+        if text.trim_start().starts_with('{') {
+            return config_from_json(&text, &spec.name());
+        }
+        Config::from_toml(&text, &spec.name())
+    }
+}
+
 /// The Bureau's `config.json` as a run configuration: one level per nonzero
 /// `privacy_budget_p_level_{1,2}_{region}` (1 = Regional, 2 = Detailed; a zero budget is a level the
 /// production code skips, e.g. (AIANNH, Regional)), US levels first (Detailed, then Regional, in the

@@ -222,21 +222,13 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn from_path(p: &Path) -> Fallible<Config> {
-        Self::from_spec(&Spec::Path(p.to_path_buf()))
-    }
-
-    /// A TOML configuration (data/safetab/config.toml), or the Bureau's `config.json` as it is
-    /// (`safetab_prod::config_from_json`), told apart by the first character.
-    pub fn from_spec(spec: &Spec) -> Fallible<Config> {
-        let text = spec.text()?;
-        if text.trim_start().starts_with('{') {
-            return crate::tabulation::safetab_prod::config_from_json(&text, &spec.name());
-        }
-        let raw: RawConfig = toml::from_str(&text).map_err(|e| {
+    /// A TOML configuration (data/safetab/config.toml); `name` names it in messages. (`Config::from_spec`,
+    /// in `safetab_prod.rs`, tells it apart from the Bureau's `config.json`.)
+    pub fn from_toml(text: &str, name: &str) -> Fallible<Config> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            err!(Input, "{}: {}{at}", spec.name(), crate::record::one_line(e.message()))
+            err!(Input, "{name}: {}{at}", crate::record::one_line(e.message()))
         })?;
         let gamma = parse_rational(&raw.gamma).map_err(|e| e.context("config gamma"))?;
         let sp = parse_rational(&raw.suppression_p).map_err(|e| e.context("config suppression_p"))?;

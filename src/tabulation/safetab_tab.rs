@@ -6,11 +6,36 @@
 //! that tabulates it.
 
 use crate::error::Fallible;
-use crate::tabulation::safetab_p::{AGE23, CELLS, MAX_AGE, PERSON_COLUMNS};
 use crate::tabulation::safetab_spec::{block_key, GeoLevel, Geography, Iterations, NONE};
 use crate::{err, fallible};
 use std::io::Read;
 use std::path::Path;
+
+/// Start ages of the Age23 bins (T02003); Age9 (T02002) and Age4 (T02001) bins are unions of them.
+pub const AGE23: [u32; 23] = [0, 5, 10, 15, 18, 20, 21, 22, 25, 30, 35, 40, 45, 50, 55, 60, 62, 65, 67, 70, 75, 80, 85];
+pub const AGE9: [u32; 9] = [0, 5, 18, 25, 35, 45, 55, 65, 75];
+pub const AGE4: [u32; 4] = [0, 18, 45, 65];
+pub const MAX_AGE: u32 = 115;
+/// Sex × Age23 cells of one group.
+pub const CELLS: usize = 46;
+
+pub const PERSON_COLUMNS: [&str; 15] = [
+    "QAGE",
+    "QSEX",
+    "TABBLKST",
+    "TABBLKCOU",
+    "TABTRACTCE",
+    "TABBLK",
+    "QRACE1",
+    "QRACE2",
+    "QRACE3",
+    "QRACE4",
+    "QRACE5",
+    "QRACE6",
+    "QRACE7",
+    "QRACE8",
+    "QSPAN",
+];
 
 /// Which population groups one level tabulates (shared by SafeTab-P and SafeTab): the level's geography
 /// and iteration level, and whether TOTAL_ONLY iterations are tabulated at it (SafeTab-P: only at

@@ -17,8 +17,6 @@
 //!   accuracy of the final counts (`pp_accuracy`).
 //!
 //! The modules are also reachable under their old flat names (`topdown::spine`, …).
-use crate::err;
-use crate::error::Fallible;
 
 pub mod analysis;
 pub mod estimation;
@@ -29,36 +27,3 @@ pub use analysis::{certify, pp_accuracy};
 pub use estimation::{estimate, l2, postprocess, rounding};
 pub use geography::{alg2 as spine_alg2, bypass, spine};
 pub use measurement::{measure, rundir, sampler, schema};
-
-use std::io::Write;
-use std::path::Path;
-
-/// Stream a file through a temporary sibling and rename it into place: a failure leaves nothing.
-pub fn write_streamed<T>(path: &Path, f: impl FnOnce(&mut dyn Write) -> Fallible<T>) -> Fallible<T> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| err!(Io, "cannot create '{}': {e}", dir.display()))?;
-        }
-    }
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let res = (|| {
-        let mut file = std::fs::File::create(&tmp).map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
-        let v = f(&mut file)?;
-        file.flush().map_err(|e| err!(Io, "cannot write '{}': {e}", tmp.display()))?;
-        Ok(v)
-    })();
-    match res {
-        Ok(v) => {
-            std::fs::rename(&tmp, path).map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                err!(Io, "cannot write '{}': {e}", path.display())
-            })?;
-            Ok(v)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
-}

@@ -6,13 +6,13 @@ use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
 use crate::record::render_rows;
+use crate::record::write_streamed;
 use crate::record::{Format, Record};
 use crate::topdown::analysis::certify::certify;
 use crate::topdown::estimation::estimate::{accuracy, TABLE1_BUREAU, TABLE1_REDUCED};
 use crate::topdown::measurement::sampler::seeded;
 use crate::topdown::measurement::schema::{synth_block, Schema};
 use crate::topdown::spine::{Bypass, Spine};
-use crate::topdown::write_streamed;
 use crate::{err, fallible};
 use clap::Args;
 use rug::Rational;
@@ -236,7 +236,7 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Fallible<String> {
     let l2_spec = PassSpec::parse(&a.passes).map_err(|e| e.context("--passes"))?;
     let round_spec = a.rounder_passes.as_deref().map(PassSpec::parse).transpose().map_err(|e| e.context("--rounder-passes"))?;
     use crate::topdown::estimation::by_state;
-    use crate::topdown::measurement::rundir::{load_head, read_run_measurements};
+    use crate::topdown::estimation::load::{load_head, read_run_measurements};
     let (mut run, m, entry_at) = load_head(&a.run, false)?;
     refuse_overwriting_inputs(&a.out, &a.run, &m)?;
     if let Some(z) = &a.structural_zeros {
@@ -356,10 +356,7 @@ fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Fallible<String> {
 }
 
 /// The passes per geolevel, e.g. `US: 1; State..Tract: total | rest (rounding: total | cells); Block: 1`.
-fn describe_passes(
-    run: &crate::topdown::estimation::postprocess::RunData,
-    passes: &[crate::topdown::estimation::passes::LevelPasses],
-) -> String {
+fn describe_passes(run: &crate::topdown::estimation::run::RunData, passes: &[crate::topdown::estimation::passes::LevelPasses]) -> String {
     let one = |l: usize| -> String {
         let lp = &passes[l];
         if lp.is_single() {

@@ -4,10 +4,10 @@
 use crate::error::Fallible;
 use crate::fallible;
 use crate::record::render_rows;
+use crate::record::write_streamed;
 use crate::record::{Format, Record};
 use crate::topdown::measurement::schema::{write_persons, Schema};
 use crate::topdown::spine::{Bypass, GeoSpec, Spine};
-use crate::topdown::write_streamed;
 use clap::Args;
 use std::path::PathBuf;
 

@@ -19,7 +19,7 @@
 //!   |ψ(t)| ≤ (e^{−σ²d²/2} + 2Σ_{k≥1} e^{−σ²π²(2k−1)²/2}) / (1 − 2Σ_{k≥1} e^{−2π²σ²k²}), independent of a.
 //!   Both decrease in d on [0, π].
 
-use crate::num::cinterval::CInterval;
+use crate::num::cinterval::{cln, CInterval};
 use crate::num::Interval;
 use num_complex::Complex64;
 use rug::float::Round;
@@ -284,48 +284,6 @@ fn reduce_im(b: &Interval, p: u32) -> Interval {
         return b.clone();
     }
     b.sub(&two_pi(p).mul(&Interval::from_float(&Float::with_val(64, j), p)))
-}
-
-/// ln of a complex rectangle that excludes 0: ln|z| + i arg z with arg continuous on the rectangle (any
-/// branch: the callers only use e^{n ln z}).
-pub fn cln(z: &CInterval) -> Option<CInterval> {
-    let p = z.re().prec();
-    let zero = Float::with_val(p, 0);
-    let sq = |i: &Interval| {
-        if *i.lo() >= 0 || *i.hi() <= 0 {
-            i.mul(i)
-        } else {
-            let hi = if i.lo().clone().abs() > i.hi().clone().abs() { i.lo().clone() } else { i.hi().clone() };
-            Interval::new(zero.clone(), Float::with_val_round(p, hi.square_ref(), Round::Up).0)
-        }
-    };
-    let n2 = sq(z.re()).add(&sq(z.im()));
-    if !(*n2.lo() > 0) {
-        return None;
-    }
-    let ln_abs = n2.ln().mul_rational(&Rational::from((1, 2)));
-    let half_pi = Interval::pi(p).mul_rational(&Rational::from((1, 2)));
-    let arg = if *z.re().lo() > 0 {
-        atan(&z.im().div(z.re()))
-    } else if *z.im().lo() > 0 {
-        half_pi.sub(&atan(&z.re().div(z.im())))
-    } else if *z.im().hi() < 0 {
-        half_pi.neg().sub(&atan(&z.re().div(z.im())))
-    } else if *z.re().hi() < 0 {
-        Interval::pi(p).add(&atan(&z.im().div(z.re())))
-    } else {
-        return None;
-    };
-    Some(CInterval::new(ln_abs, arg))
-}
-
-/// arctan, monotone increasing.
-fn atan(x: &Interval) -> Interval {
-    let mut lo = x.lo().clone();
-    lo.atan_round(Round::Down);
-    let mut hi = x.hi().clone();
-    hi.atan_round(Round::Up);
-    Interval::new(lo, hi)
 }
 
 /// e^{z} for a complex rectangle z.

@@ -161,7 +161,7 @@ impl SparseLaw {
         let sre = Interval::new(Float::with_val(p, s.re - s.r), Float::with_val(p, s.re + s.r));
         let sim = Interval::new(Float::with_val(p, s.im - s.r), Float::with_val(p, s.im + s.r));
         let sum = CInterval::new(widen_ulp(sre), widen_ulp(sim));
-        let ln_s = super::factor::cln(&sum)?;
+        let ln_s = crate::num::cinterval::cln(&sum)?;
         // φ(a + ib) = e^{a x0} e^{ib x_min} s
         Some(CInterval::new(a.mul(&Interval::from_i64(x0, p)), b.mul(&Interval::from_i64(x_min, p))).add(&ln_s))
     }

@@ -75,7 +75,7 @@ fn mixed_weights(stride: usize) {
     let masses: Vec<Interval> = (0..lap.len()).map(|i| Interval::new(lap.lo[i].clone(), lap.hi[i].clone())).collect();
     let lap7 = LatticeDist::dlap_shift_sum(&q("4"), 2, 7, p).unwrap();
     let g = LatticeDist::iid_dgauss_sum(&q("3"), 5, p);
-    let v = crate::pld::compose::convolve_scaled(&lap7, &g, 2);
+    let v = crate::pld::lattice::convolve_scaled(&lap7, &g, 2);
     let exact = v.tails();
     let ft = FourierTails::new(vec![Factor { law: Law::finite(masses), n: 7, w: 1 }, Factor { law: Law::gauss(&q("3")), n: 5, w: 2 }], 90)
         .unwrap();
@@ -134,7 +134,7 @@ fn wide_weights(stride: usize, least: usize) {
     let masses: Vec<Interval> = (0..one.len()).map(|i| Interval::new(one.lo[i].clone(), one.hi[i].clone())).collect();
     let lap = LatticeDist::dlap_shift_sum(&q("4"), 1, 5, p).unwrap();
     let g = LatticeDist::iid_dgauss_sum(&q("37.7"), 30, p);
-    let v = crate::pld::compose::convolve_scaled(&crate::pld::compose::scale_law(&g, 20), &lap, 377);
+    let v = crate::pld::lattice::convolve_scaled(&crate::pld::lattice::scale_law(&g, 20), &lap, 377);
     let exact = v.tails();
     let ft = FourierTails::new(
         vec![Factor { law: Law::gauss(&q("37.7")), n: 30, w: 20 }, Factor { law: Law::finite(masses), n: 5, w: 377 }],

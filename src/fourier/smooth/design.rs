@@ -4,7 +4,7 @@
 //! step fitted to the loss lattice's period, the Chernoff tilts c′ of the aliasing bound, and the ε a
 //! search starts from (the saddle-point estimate of ln δ).
 
-use super::nodes::Step;
+use super::group::Step;
 use super::shape::{Lattice, Shape};
 use crate::error::Fallible;
 use crate::fallible;

@@ -13,7 +13,7 @@ use crate::error::ErrorKind;
 use crate::model::{GaussGroup, Group};
 use crate::num::ball::Ball;
 use crate::num::Interval;
-use crate::pld::compose::{lattice_profile, LatticeOpts};
+use crate::pld::{compose::lattice_profile, frame::LatticeOpts};
 use rug::{Float, Rational};
 
 fn lg(b: &str, n: u32, mu: u32) -> LapGroup {

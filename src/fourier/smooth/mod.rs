@@ -58,6 +58,7 @@ use rug::Float;
 mod design;
 mod dlap;
 mod drivers;
+mod group;
 mod kernels;
 mod nodes;
 mod pnodes;

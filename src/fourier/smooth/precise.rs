@@ -13,8 +13,9 @@
 //! is exact and faster.
 
 use super::design::design_upto;
+use super::group::Step;
 use super::kernels::kernel_max;
-use super::nodes::{prepare_cut, prepare_lap, Step, Table};
+use super::nodes::{prepare_cut, prepare_lap, Table};
 use super::pnodes::PComp;
 use super::quadrature::DeltaBounds;
 use super::shape::Shape;

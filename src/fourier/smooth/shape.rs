@@ -33,7 +33,7 @@ impl Lattice {
     pub(super) fn of_mixed(groups: &[GaussGroup], lap: &[LapGroup]) -> Lattice {
         let mut slopes: Vec<Rational> = groups.iter().map(|g| Rational::from(g.mu) / g.sigma2.clone()).collect();
         slopes.extend(lap.iter().map(|l| Rational::from(2) / l.scale.clone()));
-        let (step, _) = crate::pld::compose::common_step(&slopes);
+        let (step, _) = crate::pld::frame::common_step(&slopes);
         // a = Σ n μ²/(2σ²) is the Gaussian groups' zCDP ρ
         let a = lap.iter().fold(crate::model::gauss_rho(groups), |a, l| a + Rational::from(l.count) * l.mu / l.scale.clone());
         let q = a / step.clone();

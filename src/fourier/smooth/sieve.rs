@@ -10,7 +10,7 @@
 //! widest redistricting query (σ² ≈ 8000). Intersecting the windows of the wide groups one after the
 //! other leaves a few hundred short candidate intervals out of [0, A]; only the nodes in them are scanned.
 
-use super::nodes::{Comp, Step};
+use super::group::{Comp, Step};
 use crate::num::ball::{up, Ball, ETA, U};
 use rayon::prelude::*;
 

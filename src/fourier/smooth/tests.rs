@@ -4,8 +4,9 @@
 
 use super::design::fit_to_period;
 use super::drivers::verified_crossing;
+use super::group::Comp;
 use super::kernels::kernel_max;
-use super::nodes::{block_ln_sup, comp_ratio, prepare_with, Comp, Table, DEAD};
+use super::nodes::{block_ln_sup, comp_ratio, prepare_with, Table, DEAD};
 use super::shape::Lattice;
 use super::theta::{one_plus, scale_two_f64, theta_d, Thetas};
 use super::*;

@@ -13,7 +13,8 @@
 //! 30 per block); the invariants (US and State totals) are exact, as in production.
 
 use crate::error::Fallible;
-use crate::topdown::estimation::postprocess::{postprocess, GroupEntry, MeasurementGroup, RunData};
+use crate::topdown::estimation::postprocess::postprocess;
+use crate::topdown::estimation::run::{GroupEntry, MeasurementGroup, RunData};
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::topdown::measurement::sampler::{seeded, DiscreteGaussianSampler};
 use crate::topdown::measurement::schema::{synth_block, MarginalQuery, Schema, DEFAULT_QUERIES};

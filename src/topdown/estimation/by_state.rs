@@ -20,10 +20,12 @@
 //!    `write_estimates` orders it.
 
 use crate::error::Fallible;
+use crate::record::csv_field;
+use crate::topdown::estimation::load::{open_measurements, RowReader};
 use crate::topdown::estimation::passes::LevelPasses;
-use crate::topdown::estimation::postprocess::{csv_field, postprocess_subtree, postprocess_with, MeasurementGroup, RunData, Stats};
+use crate::topdown::estimation::postprocess::{postprocess_subtree, postprocess_with, Stats};
+use crate::topdown::estimation::run::{MeasurementGroup, RunData};
 use crate::topdown::measurement::measure::TopdownManifest;
-use crate::topdown::measurement::rundir::{open_measurements, RowReader};
 use crate::topdown::spine::{Spine, NONE};
 use crate::{err, fallible};
 use rayon::prelude::*;
@@ -96,7 +98,7 @@ impl Drop for TempDir {
 }
 
 /// Post-process the run of `dir` state by state (module comment) and write the estimates to `out`.
-/// `run` is the run's head (`rundir::load_head` without values). Returns the statistics and the rows.
+/// `run` is the run's head (`load::load_head` without values). Returns the statistics and the rows.
 pub fn postprocess_by_state(
     dir: &Path,
     run: &RunData,
@@ -247,7 +249,7 @@ pub fn postprocess_by_state(
         orders.push(o);
     }
     // 4. the output, geolevel by geolevel
-    let rows = crate::topdown::write_streamed(out, |w| {
+    let rows = crate::record::write_streamed(out, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         let e = |e: std::io::Error| err!(Io, "write failed: {e}");
         writeln!(w, "level,geounit,parent,cell,count").map_err(e)?;

@@ -65,11 +65,6 @@ impl Constraints {
     }
 }
 
-/// The hhgq type of each histogram cell.
-pub fn hhgq_of_cells(schema: &Schema) -> Vec<usize> {
-    (0..schema.cells()).map(|c| schema.decode(c)[0] as usize).collect()
-}
-
 /// Parse structural zeros: `none`, `nurse-nva` (hhgq=3 & votingage=0, the production `nurse_nva_0`;
 /// needs hhgq ≥ 4 codes and votingage 2) or conjunctions `ATTR=V&ATTR=V`, several separated by `;`.
 pub fn parse_structural_zeros(spec: &str, schema: &Schema) -> Fallible<Vec<bool>> {
@@ -134,18 +129,6 @@ pub fn aggregate_units(sp: &Spine, block_units: &[u32], types: usize) -> Vec<u32
         }
     }
     units
-}
-
-/// Synthetic facilities of a block from its histogram (block cells): a housing unit per 3 household
-/// persons, a facility per 50 persons of a group quarters type (so a type with persons has at least
-/// one). A stand-in for the unit table of production (`topdown measure --gq-units`).
-pub fn synthetic_units(hist: &[u64], hhgq_of: &[usize], types: usize, out: &mut Vec<u32>) {
-    let mut persons = vec![0u64; types];
-    for (c, &h) in hist.iter().enumerate() {
-        persons[hhgq_of[c]] += h;
-    }
-    out.clear();
-    out.extend(persons.iter().enumerate().map(|(t, &n)| n.div_ceil(if t == 0 { 3 } else { 50 }) as u32));
 }
 
 /// The sibling geounits whose blocks are exactly the `members` (blocks of an off-spine entity), as
@@ -217,9 +200,6 @@ mod tests {
         assert_eq!(c.gq_bounds(id("US"), 1), Some((3, 3 * UNIT_CAP)));
         assert_eq!(c.gq_bounds(id("b2"), 0), Some((0, 0))); // no housing unit: no household persons
         assert_eq!(c.gq_bounds(id("b1"), 0), Some((0, 2 * UNIT_CAP))); // vacant units allowed
-        let mut out = Vec::new();
-        synthetic_units(&[7, 0, 51, 0], &[0, 0, 1, 1], 2, &mut out);
-        assert_eq!(out, vec![3, 2]);
     }
 
     #[test]

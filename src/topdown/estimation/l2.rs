@@ -375,28 +375,10 @@ pub(crate) fn data_scale(p: &Problem) -> f64 {
     scale
 }
 
-/// Agreement assumed between `solve` and `solve_direct`, per cell, relative to the data scale. The
-/// answer of `solve` is the polish — an equality-constrained QP, whose KKT solves Clarabel refines
-/// iteratively (residual tolerances 1e-13 relative, 1e-12 absolute, in these scaled units) — so 1e-9
-/// leaves orders of magnitude to spare; observed on the bundled dhc-small runs: at most 3e-15 (2e-11
-/// counts at scale 6141).
-pub const DIRECT_AGREEMENT: f64 = 1e-9;
-
-/// The optimum of the L2 problem by direct dense linear algebra (`l2_dense`: Schur complement and a
-/// primal–dual active-set iteration), in the form `solve` returns it, with the bound on its distance
-/// from `solve`'s answer per cell (`DIRECT_AGREEMENT` × the data scale). None for an invalid problem
-/// or when the direct method does not settle (a singular system, no convergence): `solve` is needed.
-/// It agrees with `solve` to the interior point's accuracy, not bit for bit.
-pub fn solve_direct(p: &Problem) -> Option<(Vec<f64>, f64)> {
-    p.validate().ok()?;
-    let scale = data_scale(p);
-    let x = crate::topdown::estimation::l2_dense::optimum(p, scale)?;
-    Some((x.iter().map(|&v| (v * scale).max(0.0)).collect(), DIRECT_AGREEMENT * scale))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::topdown::estimation::l2_dense::solve_direct;
     use rand::{Rng, SeedableRng};
 
     /// Dense Gaussian elimination with partial pivoting; None when (numerically) singular.

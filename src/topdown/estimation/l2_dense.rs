@@ -12,6 +12,7 @@
 //! the interior point is needed there.
 
 use crate::topdown::estimation::l2::{Problem, Term};
+use crate::topdown::estimation::rounding::{self, RoundingProblem};
 
 /// Active-set rounds before giving up (the interior point then decides).
 const MAX_ROUNDS: usize = 30;
@@ -297,6 +298,39 @@ fn chol_inverse(l: &[f64], f: usize, inv: &mut [f64], e: &mut Vec<f64>) {
             inv[i * f + j] = e[i];
         }
     }
+}
+
+/// Agreement assumed between `solve` and `solve_direct`, per cell, relative to the data scale. The
+/// answer of `solve` is the polish — an equality-constrained QP, whose KKT solves Clarabel refines
+/// iteratively (residual tolerances 1e-13 relative, 1e-12 absolute, in these scaled units) — so 1e-9
+/// leaves orders of magnitude to spare; observed on the bundled dhc-small runs: at most 3e-15 (2e-11
+/// counts at scale 6141).
+pub const DIRECT_AGREEMENT: f64 = 1e-9;
+
+/// The optimum of the L2 problem by direct dense linear algebra (`l2_dense`: Schur complement and a
+/// primal–dual active-set iteration), in the form `solve` returns it, with the bound on its distance
+/// from `solve`'s answer per cell (`DIRECT_AGREEMENT` × the data scale). None for an invalid problem
+/// or when the direct method does not settle (a singular system, no convergence): `solve` is needed.
+/// It agrees with `solve` to the interior point's accuracy, not bit for bit.
+pub fn solve_direct(p: &Problem) -> Option<(Vec<f64>, f64)> {
+    p.validate().ok()?;
+    let scale = crate::topdown::estimation::l2::data_scale(p);
+    let x = optimum(p, scale)?;
+    Some((x.iter().map(|&v| (v * scale).max(0.0)).collect(), DIRECT_AGREEMENT * scale))
+}
+
+/// The integer histograms of `family` without the interior point, when they are certainly the same:
+/// the L2 optimum by direct linear algebra (`solve_direct`), rounded, and accepted only if that
+/// rounding is the unique L1-closest table by a margin that covers the distance between the direct
+/// optimum and the interior point's (`rounding::unique_optimum`) — then rounding the interior point's
+/// optimum gives the same table. Otherwise (a tie, or the direct method does not settle) None.
+pub(crate) fn rounded_direct(prob: &Problem, parent: Option<&[i64]>, totals: &[Option<i64>]) -> Option<Vec<i64>> {
+    let (x, agreement) = solve_direct(prob)?;
+    let r = RoundingProblem { n: prob.n, x: &x, parent, totals };
+    let y = rounding::round_by_paths(&r)?;
+    // Σ|x̃′ − x̃| < margin / 2 with a factor 2 to spare
+    let margin = 4.0 * agreement * x.len() as f64;
+    rounding::unique_optimum(&r, &y, margin).then_some(y)
 }
 
 #[cfg(test)]

@@ -22,13 +22,14 @@
 
 use crate::error::Fallible;
 use crate::fallible;
-use crate::topdown::estimation::constraints::hhgq_of_cells;
 use crate::topdown::estimation::l2::{self, data_scale, Child, Term};
+use crate::topdown::estimation::l2_dense::rounded_direct;
 use crate::topdown::estimation::passes::LevelPasses;
-use crate::topdown::estimation::postprocess::{rounded_direct, RunData};
 use crate::topdown::estimation::qp::{self, CellSumRow, GroupRow, PASS_TOL};
 use crate::topdown::estimation::round_lp::{self, IRow, Penalty, RoundPass};
 use crate::topdown::estimation::rounding::{self, RoundingProblem};
+use crate::topdown::estimation::run::RunData;
+use crate::topdown::measurement::schema::hhgq_of_cells;
 use crate::topdown::measurement::schema::MarginalQuery;
 
 /// The answers each pass fixed, for the tests: per pass, per query (name), child-major answers.
@@ -88,7 +89,7 @@ fn is_total(q: &MarginalQuery) -> bool {
 
 /// L2 by `l2.rs`: the direct dense route, else the interior point.
 fn solve_l2(p: &l2::Problem) -> Fallible<Vec<f64>> {
-    match l2::solve_direct(p) {
+    match crate::topdown::estimation::l2_dense::solve_direct(p) {
         Some((x, _)) => Ok(x),
         None => l2::solve(p),
     }
@@ -486,7 +487,8 @@ mod tests {
 
     #[test]
     fn structural_zeros_bounds_and_group_invariants_hold_and_exact_data_comes_back() {
-        use crate::topdown::estimation::constraints::{aggregate_units, hhgq_of_cells, parse_structural_zeros, synthetic_units};
+        use crate::topdown::estimation::constraints::{aggregate_units, parse_structural_zeros};
+        use crate::topdown::measurement::schema::{hhgq_of_cells, synthetic_units};
         for seed in 0..3u64 {
             let (mut r, truth) = noisy_run(80 + seed, "hhgq=5,votingage=2");
             let nc = r.schema.cells();

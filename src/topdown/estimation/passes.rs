@@ -16,7 +16,7 @@
 
 use crate::error::Fallible;
 use crate::fallible;
-use crate::topdown::estimation::postprocess::RunData;
+use crate::topdown::estimation::run::RunData;
 use crate::topdown::measurement::schema::MarginalQuery;
 
 /// The passes as written.

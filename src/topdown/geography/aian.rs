@@ -14,7 +14,7 @@
 
 use crate::census::allocation::norm_name;
 use crate::error::Fallible;
-use crate::topdown::estimation::postprocess::csv_field;
+use crate::record::csv_field;
 use crate::topdown::geography::spine::{Spine, NONE};
 use crate::{err, fallible};
 

@@ -393,15 +393,15 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         })
         .collect();
     let types = plan.schema.card[0] as usize;
-    let written = crate::topdown::write_streamed(&opts.out_dir.join(GEOGRAPHY_FILE), |w| write_geography(spine, w))
+    let written = crate::record::write_streamed(&opts.out_dir.join(GEOGRAPHY_FILE), |w| write_geography(spine, w))
         .and_then(|_| {
-            crate::topdown::write_streamed(&opts.out_dir.join(INVARIANTS_FILE), |w| {
+            crate::record::write_streamed(&opts.out_dir.join(INVARIANTS_FILE), |w| {
                 write_invariants(spine, &side.invariants, &entity_rows, w)
             })
         })
         .and_then(|_| {
             if opts.gq_units {
-                crate::topdown::write_streamed(&opts.out_dir.join(UNITS_FILE), |w| write_units(spine, &side.units, types, w))
+                crate::record::write_streamed(&opts.out_dir.join(UNITS_FILE), |w| write_units(spine, &side.units, types, w))
             } else {
                 Ok(())
             }
@@ -489,7 +489,7 @@ fn stream<W: Write>(
                 }
             }
             if opts.gq_units {
-                crate::topdown::estimation::constraints::synthetic_units(&acc[d], &hh, types, &mut one);
+                crate::topdown::measurement::schema::synthetic_units(&acc[d], &hh, types, &mut one);
                 side.units[b as usize * types..(b as usize + 1) * types].copy_from_slice(&one);
             }
         }

@@ -248,6 +248,23 @@ pub fn read_persons<R: std::io::Read>(r: R, block_index: &std::collections::Hash
     Ok(hist)
 }
 
+/// The hhgq type of each histogram cell.
+pub fn hhgq_of_cells(schema: &Schema) -> Vec<usize> {
+    (0..schema.cells()).map(|c| schema.decode(c)[0] as usize).collect()
+}
+
+/// Synthetic facilities of a block from its histogram (block cells): a housing unit per 3 household
+/// persons, a facility per 50 persons of a group quarters type (so a type with persons has at least
+/// one). A stand-in for the unit table of production (`topdown measure --gq-units`).
+pub fn synthetic_units(hist: &[u64], hhgq_of: &[usize], types: usize, out: &mut Vec<u32>) {
+    let mut persons = vec![0u64; types];
+    for (c, &h) in hist.iter().enumerate() {
+        persons[hhgq_of[c]] += h;
+    }
+    out.clear();
+    out.extend(persons.iter().enumerate().map(|(t, &n)| n.div_ceil(if t == 0 { 3 } else { 50 }) as u32));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +302,14 @@ mod tests {
         assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().to_string().contains("count -2 is negative"));
         let bad = "block,hhgq,votingage,hispanic,cenrace\nzz,0,0,0,0\n";
         assert!(read_persons(bad.as_bytes(), &idx, &s).unwrap_err().to_string().contains("unknown block"));
+    }
+
+    /// Synthetic facilities: a housing unit per 3 household persons (7 → 3), a facility per 50 persons
+    /// of a group quarters type (51 → 2).
+    #[test]
+    fn synthetic_units_round_up_per_type() {
+        let mut out = Vec::new();
+        synthetic_units(&[7, 0, 51, 0], &[0, 0, 1, 1], 2, &mut out);
+        assert_eq!(out, vec![3, 2]);
     }
 }
