@@ -13,7 +13,7 @@ use crate::plots::figures;
 use crate::record::{render_csv, write_atomic};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
@@ -67,23 +67,12 @@ pub fn run(a: ReproduceArgs) -> Fallible<String> {
     Ok(log.replace(&staged, &format!("{}/", a.out.display())))
 }
 
-fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, out: &std::path::Path) -> Fallible<String> {
+fn build(a: &ReproduceArgs, data: &Path, extracts: &Path, out: &Path) -> Fallible<String> {
     let prec = check_prec(a.prec)?;
     let oprec = check_prec(a.overall_prec)?;
     let alloc = Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
-    let pb = ProgressBar::new_spinner();
-    pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").unwrap());
-    pb.enable_steady_tick(std::time::Duration::from_millis(120));
-    let started = std::time::Instant::now();
-    let last = std::sync::Mutex::new((std::time::Instant::now(), String::from("start")));
-    let step = |m: &str| {
-        if a.timings {
-            let mut l = last.lock().unwrap_or_else(|e| e.into_inner());
-            pb.suspend(|| eprintln!("reproduce: {:7.2} s  {}", l.0.elapsed().as_secs_f64(), l.1));
-            *l = (std::time::Instant::now(), m.to_string());
-        }
-        pb.set_message(m.to_string())
-    };
+    let progress = Progress::new(a.timings);
+    let step = |m: &str| progress.step(m);
     let deltas = vec![parse_rational("1e-11").unwrap(), parse_rational("1e-5").unwrap()];
     // Tables first, all in memory.
     step("per-level epsilons");
@@ -95,199 +84,259 @@ fn build(a: &ReproduceArgs, data: &std::path::Path, extracts: &std::path::Path, 
     let t1_factors: Vec<_> = t1_brackets.into_iter().map(|(_, br)| br).collect();
     let t1_for_attack = (prec == crate::app::attack_table::TABLE1_PREC).then_some(t1_factors.as_slice());
     if a.quick {
-        let mut log = String::new();
-        for (path, body) in [(out.join("geolevel-epsilons.csv"), render_csv(&geo)), (out.join("table1-calibration.csv"), render_csv(&t1))] {
-            write_atomic(&path, body.as_bytes())?;
-            log += &format!("wrote {}\n", path.display());
-        }
-        pb.finish_and_clear();
+        let files = [(out.join("geolevel-epsilons.csv"), render_csv(&geo)), (out.join("table1-calibration.csv"), render_csv(&t1))];
+        let log = write_files(&files)?;
+        progress.pb.finish_and_clear();
         return Ok(log);
     }
     step("exact accuracy of released counts");
     let acc = crate::app::production::accuracy_table(&alloc, &t1)?;
-    // The independent heavy computations run side by side (rayon; each is deterministic, so the files
-    // do not depend on the schedule).
     step("overall composition, production certificates and calibration, attack risk, verification (in parallel)");
+    let h = heavy_tables(&progress, &alloc, data, extracts, prec, oprec, t1_for_attack)?;
+    // the Bureau's curves and the summary's arithmetic in MPFR, at least 128 bits whatever the engine
+    let (ov, ovs) = crate::app::production::overall_tables(&alloc, &h.od, oprec.max(128))?;
+    step("SafeTab-P suppression: Figures 1-2 data");
+    let stp_curves = crate::tabulation::suppression::table6_curves(128)?;
+    let files: Vec<(PathBuf, String)> = vec![
+        (out.join("geolevel-epsilons.csv"), render_csv(&geo)),
+        (out.join("table1-calibration.csv"), render_csv(&t1)),
+        (out.join("accuracy-counts.csv"), acc),
+        (out.join("overall-profile.csv"), ov),
+        (out.join("overall-summary.csv"), ovs),
+        (out.join("production-certificates.csv"), h.prod.clone()),
+        (out.join("production-calibration.csv"), h.pcal.clone()),
+        (out.join("verification.csv"), render_csv(&h.vrows)),
+        (out.join("deployments.csv"), render_csv(&h.dep_rows)),
+        (out.join("deployment-certificates.csv"), render_csv(&h.dep_certs)),
+        (out.join("attack-risk.csv"), render_csv(&h.attack_rows)),
+        (out.join("safetab-p-suppression.csv"), crate::tabulation::suppression::render_csv(&stp_curves)),
+        (out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)),
+    ];
+    let mut log = write_files(&files)?;
+    // Figures, the disclosure-risk data and the TopDown simulations are independent: side by side.
+    let figures_part = || -> Fallible<String> {
+        if a.no_figures {
+            return Ok(String::new());
+        }
+        let mut log = wrote(production_figures(out, &h, &stp_curves)?);
+        log += &wrote(figures::write_all(&alloc, out, prec, &h.od, &step)?);
+        Ok(log)
+    };
+    let risk_part = || -> Fallible<String> {
+        if a.no_figures {
+            return Ok(String::new());
+        }
+        step("disclosure-risk figure data (Kazan-Reiter)");
+        let mut log = wrote(crate::risk::figures::figure_data(&out.join("risk"))?);
+        log += &wrote(crate::plots::csvplot::risk_figures(&out.join("risk"))?);
+        step("Figures 6, 8, 9 on the synthetic extracts");
+        log += &wrote(crate::cli::reproduce_realdata::synthetic(data, out)?);
+        Ok(log)
+    };
+    let topdown_part = || topdown_tables(data, out, !a.no_figures, &step);
+    let (l1, (l2, l3)) = rayon::join(figures_part, || rayon::join(risk_part, topdown_part));
+    log += &l1?;
+    log += &l2?;
+    log += &l3?;
+    step("SafeTab (race & ethnicity), geometric noise, on synthetic persons");
+    log += &wrote(safetab_example(data, out)?);
+    step("done");
+    progress.finish();
+    log += &format!("verify: {}\n", h.vsummary);
+    Ok(log)
+}
+
+/// The spinner of `reproduce` and, with `--timings`, each step's wall time on stderr (progress only: no
+/// result depends on it).
+struct Progress {
+    pb: ProgressBar,
+    timings: bool,
+    started: std::time::Instant,
+    /// when the current step began, and its name
+    last: std::sync::Mutex<(std::time::Instant, String)>,
+}
+
+impl Progress {
+    fn new(timings: bool) -> Progress {
+        let pb = ProgressBar::new_spinner();
+        pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").unwrap());
+        pb.enable_steady_tick(std::time::Duration::from_millis(120));
+        let now = std::time::Instant::now();
+        Progress { pb, timings, started: now, last: std::sync::Mutex::new((now, String::from("start"))) }
+    }
+
+    fn step(&self, m: &str) {
+        if self.timings {
+            let mut l = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            self.pb.suspend(|| eprintln!("reproduce: {:7.2} s  {}", l.0.elapsed().as_secs_f64(), l.1));
+            *l = (std::time::Instant::now(), m.to_string());
+        }
+        self.pb.set_message(m.to_string())
+    }
+
+    /// `f`, with its wall time on stderr under `--timings` (steps that run in parallel).
+    fn timed<T>(&self, name: &str, f: impl FnOnce() -> T) -> T {
+        let t = std::time::Instant::now();
+        let r = f();
+        if self.timings {
+            self.pb.suspend(|| eprintln!("reproduce: {:7.2} s  ({name}, in parallel)", t.elapsed().as_secs_f64()));
+        }
+        r
+    }
+
+    fn finish(&self) {
+        if self.timings {
+            eprintln!("reproduce: {:7.2} s  in all", self.started.elapsed().as_secs_f64());
+        }
+        self.pb.finish_and_clear();
+    }
+}
+
+/// SafeTab-P's suppression curves of one setting ([HBC25, Table 6]).
+type SuppressionCurve = (crate::tabulation::suppression::Setting, Vec<crate::tabulation::suppression::SuppressionPoint>);
+
+/// The independent heavy computations of `reproduce`, run side by side (rayon; each is deterministic, so
+/// the files do not depend on the schedule).
+struct HeavyTables {
+    od: crate::app::figure_data::OverallData,
+    prod: String,
+    prod_plot: Vec<(String, [f64; 3])>,
+    pcal: String,
+    attack_rows: Vec<crate::record::Record>,
+    vrows: Vec<crate::record::Record>,
+    vsummary: String,
+    dep_rows: Vec<crate::record::Record>,
+    dep_certs: Vec<crate::record::Record>,
+    dep_points: Vec<crate::app::deployments::DeploymentPoint>,
+}
+
+fn heavy_tables(
+    p: &Progress,
+    alloc: &Allocation,
+    data: &Path,
+    extracts: &Path,
+    prec: u32,
+    oprec: u32,
+    t1_for_attack: Option<&[crate::calibrate::Calibration]>,
+) -> Fallible<HeavyTables> {
     let ((od, (prod, pcal)), (attack_rows, (verified, deps))) = rayon::join(
         || {
             rayon::join(
-                || run_timed(a.timings, &pb, "overall composition", || crate::app::figure_data::overall_data(&alloc, oprec)),
+                || p.timed("overall composition", || crate::app::figure_data::overall_data(alloc, oprec)),
                 || {
                     rayon::join(
-                        || run_timed(a.timings, &pb, "production certificates", || crate::app::production::production_certificates(data)),
-                        || run_timed(a.timings, &pb, "production calibration", || crate::app::production::production_calibration(data)),
+                        || p.timed("production certificates", || crate::app::production::production_certificates(data)),
+                        || p.timed("production calibration", || crate::app::production::production_calibration(data)),
                     )
                 },
             )
         },
         || {
             rayon::join(
-                || run_timed(a.timings, &pb, "attack risk", || crate::app::attack_table::attack_risk_with(&alloc, t1_for_attack)),
+                || p.timed("attack risk", || crate::app::attack_table::attack_risk_with(alloc, t1_for_attack)),
                 || {
                     rayon::join(
                         || {
-                            run_timed(a.timings, &pb, "verification", || {
+                            p.timed("verification", || {
                                 crate::cli::verify::verify_rows_with(&data.join("published.csv"), data, extracts, prec)
                             })
                         },
-                        || run_timed(a.timings, &pb, "deployments", || crate::cli::verify::deployment_rows(data)),
+                        || p.timed("deployments", || crate::cli::verify::deployment_rows(data)),
                     )
                 },
             )
         },
     );
     let od = od?;
-    // the Bureau's curves and the summary's arithmetic in MPFR, at least 128 bits whatever the engine
-    let (ov, ovs) = crate::app::production::overall_tables(&alloc, &od, oprec.max(128))?;
     let (prod, prod_plot) = prod?;
-    let pcal = pcal?;
-    let attack_rows = attack_rows?;
     let (vrows, vsummary, _) = verified?;
     let (dep_rows, dep_certs, dep_points) = deps?;
-    step("SafeTab-P suppression: Figures 1-2 data");
-    let stp_curves = crate::tabulation::suppression::table6_curves(128)?;
-    let mut files: Vec<(PathBuf, String)> = vec![
-        (out.join("geolevel-epsilons.csv"), render_csv(&geo)),
-        (out.join("table1-calibration.csv"), render_csv(&t1)),
-        (out.join("accuracy-counts.csv"), acc),
-        (out.join("overall-profile.csv"), ov),
-        (out.join("overall-summary.csv"), ovs),
-        (out.join("production-certificates.csv"), prod),
-        (out.join("production-calibration.csv"), pcal),
-        (out.join("verification.csv"), render_csv(&vrows)),
-        (out.join("deployments.csv"), render_csv(&dep_rows)),
-        (out.join("deployment-certificates.csv"), render_csv(&dep_certs)),
-        (out.join("attack-risk.csv"), render_csv(&attack_rows)),
-        (out.join("safetab-p-suppression.csv"), crate::tabulation::suppression::render_csv(&stp_curves)),
-    ];
-    files.push((out.join("README.md"), results_readme(!a.no_figures) + &crate::cli::reproduce_realdata::readme_section(!a.no_figures)));
+    Ok(HeavyTables { od, prod, prod_plot, pcal: pcal?, attack_rows: attack_rows?, vrows, vsummary, dep_rows, dep_certs, dep_points })
+}
+
+/// What the 2020 Census production releases spent (zCDP-implied ε against exact, δ = 1e-10), the
+/// deployments, the attack risk per level and SafeTab-P's suppression figures.
+fn production_figures(out: &Path, h: &HeavyTables, stp_curves: &[SuppressionCurve]) -> Fallible<Vec<PathBuf>> {
+    let cats: Vec<String> = h
+        .prod_plot
+        .iter()
+        .map(|(n, _)| {
+            n.replace("Redistricting persons 2021", "Redistricting 2021")
+                .replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")
+        })
+        .collect();
+    let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
+        ("zCDP, Bun–Steinke", crate::plots::plot::BUREAU),
+        ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
+        ("exact f-DP (certified)", crate::plots::plot::EXACT),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (n, c))| (n.to_string(), *c, h.prod_plot.iter().map(|(_, v)| v[i]).collect()))
+    .collect();
+    let mut files = crate::plots::plot::bar_figure_opts(
+        "What the 2020 Census production releases spent: ε at δ = 1e-10",
+        "privacy loss ε at δ = 1e-10",
+        &cats,
+        &groups,
+        &out.join("production-epsilons"),
+        &crate::plots::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
+    )?;
+    files.extend(crate::plots::deployments::figure(&h.dep_points, &out.join("deployments-epsilon"))?);
+    files.extend(crate::plots::attack::figure(&h.attack_rows, &out.join("attack-risk-levels"))?);
+    files.extend(crate::plots::safetab_p::fig1(stp_curves, &out.join("safetab-p-fig1-suppression"))?);
+    files.extend(crate::plots::safetab_p::fig2(stp_curves, &out.join("safetab-p-fig2-bias"))?);
+    Ok(files)
+}
+
+/// TopDown's post-processing accuracy (simulated, dhc-small; its figure unless `figures` is false) and
+/// the closed form against the simulation.
+fn topdown_tables(data: &Path, out: &Path, figures: bool, step: &(dyn Fn(&str) + Sync)) -> Fallible<String> {
+    step("TopDown post-processing accuracy (simulated, dhc-small)");
+    let rows = crate::topdown::pp_accuracy::bundled_results(data, 50)?;
+    let path = out.join("topdown-postprocess-accuracy.csv");
+    write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
+    let mut files = vec![path];
+    if figures {
+        files.extend(crate::plots::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
+    }
+    step("TopDown accuracy, closed form vs simulation (dhc-small)");
+    // the README's `tightdp topdown accuracy --geography data/topdown/dhc-small.csv --trials 4000`
+    #[derive(clap::Parser)]
+    struct W {
+        #[command(flatten)]
+        a: crate::cli::topdown::TopdownAccuracyArgs,
+    }
+    let geo = data.join("topdown/dhc-small.csv");
+    let w = <W as clap::Parser>::try_parse_from([
+        "accuracy",
+        "--geography",
+        geo.to_str().ok_or_else(|| err!(Input, "non-UTF-8 data path"))?,
+        "--trials",
+        "4000",
+        "--format",
+        "csv",
+    ])
+    .map_err(|e| err!(Internal, "{e}"))?;
+    let path = out.join("topdown-accuracy-dhc-small.csv");
+    write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
+    files.push(path);
+    Ok(wrote(files))
+}
+
+/// Write each (path, body) atomically; the log's "wrote …" lines.
+fn write_files(files: &[(PathBuf, String)]) -> Fallible<String> {
     let mut log = String::new();
-    for (path, body) in &files {
+    for (path, body) in files {
         write_atomic(path, body.as_bytes())?;
         log += &format!("wrote {}\n", path.display());
     }
-    // Figures, the disclosure-risk data and the TopDown simulations are independent: side by side.
-    let figures_part = || -> Fallible<String> {
-        let mut log = String::new();
-        if !a.no_figures {
-            // what the production releases spent: zCDP-implied ε vs exact, δ = 1e-10
-            let cats: Vec<String> = prod_plot
-                .iter()
-                .map(|(n, _)| {
-                    n.replace("Redistricting persons 2021", "Redistricting 2021")
-                        .replace("Redistricting 2021 + DHC persons 2023", "Redistr. + DHC persons")
-                })
-                .collect();
-            let groups: Vec<(String, plotters::style::RGBColor, Vec<f64>)> = [
-                ("zCDP, Bun–Steinke", crate::plots::plot::BUREAU),
-                ("zCDP, Canonne–Kamath–Steinke", plotters::style::RGBColor(245, 150, 150)),
-                ("exact f-DP (certified)", crate::plots::plot::EXACT),
-            ]
-            .iter()
-            .enumerate()
-            .map(|(i, (n, c))| (n.to_string(), *c, prod_plot.iter().map(|(_, v)| v[i]).collect()))
-            .collect();
-            for f in crate::plots::plot::bar_figure_opts(
-                "What the 2020 Census production releases spent: ε at δ = 1e-10",
-                "privacy loss ε at δ = 1e-10",
-                &cats,
-                &groups,
-                &out.join("production-epsilons"),
-                &crate::plots::plot::BarOpts { x_label: "2020 Census production release".into(), percent_log: false },
-            )? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            for f in crate::plots::deployments::figure(&dep_points, &out.join("deployments-epsilon"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            for f in crate::plots::attack::figure(&attack_rows, &out.join("attack-risk-levels"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            for f in crate::plots::safetab_p::fig1(&stp_curves, &out.join("safetab-p-fig1-suppression"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            for f in crate::plots::safetab_p::fig2(&stp_curves, &out.join("safetab-p-fig2-bias"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            let figs = figures::write_all(&alloc, out, prec, &od, &|m| step(m))?;
-            for f in figs {
-                log += &format!("wrote {}\n", f.display());
-            }
-        }
-        Ok(log)
-    };
-    let risk_part = || -> Fallible<String> {
-        let mut log = String::new();
-        if !a.no_figures {
-            step("disclosure-risk figure data (Kazan-Reiter)");
-            for f in crate::risk::figures::figure_data(&out.join("risk"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            for f in crate::plots::csvplot::risk_figures(&out.join("risk"))? {
-                log += &format!("wrote {}\n", f.display());
-            }
-            step("Figures 6, 8, 9 on the synthetic extracts");
-            for f in crate::cli::reproduce_realdata::synthetic(data, out)? {
-                log += &format!("wrote {}\n", f.display());
-            }
-        }
-        Ok(log)
-    };
-    let topdown_part = || -> Fallible<String> {
-        let mut log = String::new();
-        step("TopDown post-processing accuracy (simulated, dhc-small)");
-        {
-            let rows = crate::topdown::pp_accuracy::bundled_results(data, 50)?;
-            let path = out.join("topdown-postprocess-accuracy.csv");
-            crate::record::write_atomic(&path, crate::topdown::pp_accuracy::render(&rows).as_bytes())?;
-            let mut files = vec![path];
-            if !a.no_figures {
-                files.extend(crate::plots::topdown::mae_figure(&rows, 50, &out.join("topdown-postprocess-mae"))?);
-            }
-            for f in files {
-                log += &format!("wrote {}\n", f.display());
-            }
-        }
-        step("TopDown accuracy, closed form vs simulation (dhc-small)");
-        {
-            // the README's `tightdp topdown accuracy --geography data/topdown/dhc-small.csv --trials 4000`
-            #[derive(clap::Parser)]
-            struct W {
-                #[command(flatten)]
-                a: crate::cli::topdown::TopdownAccuracyArgs,
-            }
-            let geo = data.join("topdown/dhc-small.csv");
-            let w = <W as clap::Parser>::try_parse_from([
-                "accuracy",
-                "--geography",
-                geo.to_str().ok_or_else(|| err!(Input, "non-UTF-8 data path"))?,
-                "--trials",
-                "4000",
-                "--format",
-                "csv",
-            ])
-            .map_err(|e| err!(Internal, "{e}"))?;
-            let path = out.join("topdown-accuracy-dhc-small.csv");
-            write_atomic(&path, crate::cli::topdown::run_accuracy(w.a)?.as_bytes())?;
-            log += &format!("wrote {}\n", path.display());
-        }
-        Ok(log)
-    };
-    let (l1, (l2, l3)) = rayon::join(figures_part, || rayon::join(risk_part, topdown_part));
-    log += &l1?;
-    log += &l2?;
-    log += &l3?;
-    step("SafeTab (race & ethnicity), geometric noise, on synthetic persons");
-    for f in safetab_example(data, out)? {
-        log += &format!("wrote {}\n", f.display());
-    }
-    step("done");
-    if a.timings {
-        eprintln!("reproduce: {:7.2} s  in all", started.elapsed().as_secs_f64());
-    }
-    pb.finish_and_clear();
-    log += &format!("verify: {vsummary}\n");
     Ok(log)
+}
+
+/// The log's "wrote …" lines for files already written.
+fn wrote(files: impl IntoIterator<Item = PathBuf>) -> String {
+    files.into_iter().map(|f| format!("wrote {}\n", f.display())).collect()
 }
 
 /// `tightdp safetab` with the shipped geometric configuration (RE Table 4 budgets) on 5 000 synthetic
@@ -320,16 +369,6 @@ fn safetab_example(data: &std::path::Path, out: &std::path::Path) -> Fallible<Ve
     let cpath = out.join("safetab-geometric-certificate.csv");
     write_atomic(&cpath, render_csv(&cert).as_bytes())?;
     Ok(["t1.txt", "t2.txt", "moe.csv", "manifest.json"].iter().map(|f| dir.join(f)).chain([cpath]).collect())
-}
-
-/// Run `f`; with `--timings`, print its wall time (it runs beside other steps: "in parallel").
-fn run_timed<T>(timings: bool, pb: &ProgressBar, name: &str, f: impl FnOnce() -> T) -> T {
-    let t = std::time::Instant::now();
-    let r = f();
-    if timings {
-        pb.suspend(|| eprintln!("reproduce: {:7.2} s  ({name}, in parallel)", t.elapsed().as_secs_f64()));
-    }
-    r
 }
 
 fn results_readme(figs: bool) -> String {

@@ -109,13 +109,51 @@ pub fn write_all(
     od: &crate::app::figure_data::OverallData,
     progress: &dyn Fn(&str),
 ) -> Fallible<Vec<PathBuf>> {
-    let mut files = Vec::new();
     progress("per-level profiles and Table 1 noise");
     let levels = level_data(alloc, prec)?;
     let log_grid: Vec<f64> = (0..=120).map(|i| 10f64.powf(-15.0 + 15.0 * i as f64 / 120.0)).collect();
+    let inputs = FigureInputs { alloc, out, prec, od, progress, levels, log_grid };
+    let mut files = Vec::new();
+    for (label, write) in FIGURES {
+        progress(label);
+        files.extend(write(&inputs)?);
+    }
+    Ok(files)
+}
 
-    // Figure 2: (ε, δ) curves per level.
-    progress("figure 2");
+/// What the figures of `write_all` read: the allocation and its per-level profiles, the overall
+/// composition's data, the output folder and the progress line.
+struct FigureInputs<'a> {
+    alloc: &'a Allocation,
+    out: &'a Path,
+    prec: u32,
+    od: &'a crate::app::figure_data::OverallData,
+    progress: &'a dyn Fn(&str),
+    levels: Vec<LevelData>,
+    /// δ from 1e-15 to 1 in 120 steps on a log scale (figures 14 and 15)
+    log_grid: Vec<f64>,
+}
+
+/// One figure (or a pair drawn from the same data): the files it wrote.
+type Writer = fn(&FigureInputs) -> Fallible<Vec<PathBuf>>;
+
+/// The figures `write_all` writes, in order: the progress label and the writer.
+const FIGURES: &[(&str, Writer)] = &[
+    ("figure 2", fig02),
+    ("figure 3", fig03),
+    ("figures 4 and 5", fig04_05),
+    ("figures 14 and 15", fig14_15),
+    ("figures 6 and 8", fig06_08),
+    ("figure 10", fig10),
+    ("figure 11", fig11),
+    ("overall composition (figures 7, 12, 13)", overall),
+    ("figure 13 (County)", fig13),
+];
+
+/// Figure 2: (ε, δ) curves per level.
+fn fig02(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, out) = (&inp.levels, inp.out);
+    let mut files = Vec::new();
     let panels: Vec<Panel> = levels
         .iter()
         .map(|l| {
@@ -131,9 +169,13 @@ pub fn write_all(
         ))
         .write(&out.join("fig02-eps-delta-levels"))?,
     );
+    Ok(files)
+}
 
-    // Figure 3: ε at δ = 1e-11 and 1e-5 per level.
-    progress("figure 3");
+/// Figure 3: ε at δ = 1e-11 and 1e-5 per level.
+fn fig03(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, out) = (&inp.levels, inp.out);
+    let mut files = Vec::new();
     let mut groups = Vec::new();
     for (d, light) in [("1e-11", false), ("1e-5", true)] {
         let dr = parse_rational(d).unwrap();
@@ -153,9 +195,13 @@ pub fn write_all(
         &out.join("fig03-eps-bars"),
         &abbrev(),
     )?);
+    Ok(files)
+}
 
-    // Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
-    progress("figures 4 and 5");
+/// Figures 4 and 5: trade-off functions (Bureau, exact same noise, exact reduced noise).
+fn fig04_05(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, out) = (&inp.levels, inp.out);
+    let mut files = Vec::new();
     let panels: Vec<Panel> = levels
         .iter()
         .map(|l| {
@@ -198,9 +244,13 @@ pub fn write_all(
         ))
         .write(&out.join("fig05-reduced-noise-levels"))?,
     );
+    Ok(files)
+}
 
-    // Figures 14 and 15: improvement in ε against δ.
-    progress("figures 14 and 15");
+/// Figures 14 and 15: improvement in ε against δ.
+fn fig14_15(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, log_grid, out) = (&inp.levels, &inp.log_grid, inp.out);
+    let mut files = Vec::new();
     // Figure 14's caption puts the improvement in ε on the x-axis and δ on the y-axis
     // (as δ nears 1 both ε fall to 0 and each curve turns back: the axis runs to δ = 1, ticks beside the turn)
     let mut abs_p = Panel::new("ε_Bureau − ε_exact", "improvement in ε", "δ (log scale)");
@@ -212,7 +262,7 @@ pub fn write_all(
         let color = palette(i);
         let mut a = Vec::new();
         let mut r = Vec::new();
-        for &d in &log_grid {
+        for &d in log_grid {
             if d >= 1.0 {
                 continue;
             }
@@ -239,11 +289,15 @@ pub fn write_all(
         shared_legend(Figure::single("Figure 15: improvement in ε per level, percent", rel_p))
             .write(&out.join("fig15-improvement-percent"))?,
     );
+    Ok(files)
+}
 
-    // Figure 6 (exact analogue): MSE and MAE reductions per level with the Table 1 noise, without
-    // post-processing (independent of the counts) and with max(0, ·) at a true count of 1. The paper's
-    // values are Monte Carlo estimates on Pennsylvania 2010 counts, which are not bundled.
-    progress("figures 6 and 8");
+/// Figure 6 (exact analogue): MSE and MAE reductions per level with the Table 1 noise, without
+/// post-processing (independent of the counts) and with max(0, ·) at a true count of 1. The paper's
+/// values are Monte Carlo estimates on Pennsylvania 2010 counts, which are not bundled.
+fn fig06_08(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, out) = (&inp.levels, inp.out);
+    let mut files = Vec::new();
     let one: Vec<&LevelData> = levels.iter().filter(|l| l.sigma2.is_some()).collect();
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 4];
     for l in &one {
@@ -290,9 +344,13 @@ pub fn write_all(
                 .write(&out.join("fig08-block-mse"))?,
         );
     }
+    Ok(files)
+}
 
-    // Figure 10: pmf of S_n (n = 2) vs its local-CLT approximation (Theorem A.11).
-    progress("figure 10");
+/// Figure 10: pmf of S_n (n = 2) vs its local-CLT approximation (Theorem A.11).
+fn fig10(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let out = inp.out;
+    let mut files = Vec::new();
     let mut panels = Vec::new();
     for s2 in ["5", "25"] {
         let sigma2 = parse_rational(s2).unwrap();
@@ -320,12 +378,16 @@ pub fn write_all(
         shared_legend(Figure::grid("Figure 10: exact pmf of Sₙ vs its local-CLT approximation", panels, 2))
             .write(&out.join("fig10-local-clt"))?,
     );
+    Ok(files)
+}
 
-    // Figure 11: the ACS 5-year comparison, n = 1890 queries. The paper does not state σ²; the authors'
-    // notebook (github.com/BuxinSu/Census_2020_Privacy, Figures/log_delta_eps_curve.ipynb, commit 9956194,
-    // removed in 6d297d3) draws two panels, σ² = 25 and σ² = 100 per query, log δ from 1e-15 to 1. Composed
-    // exactly in 30 blocks of 63 with the certified double-precision engine.
-    progress("figure 11");
+/// Figure 11: the ACS 5-year comparison, n = 1890 queries. The paper does not state σ²; the authors'
+/// notebook (github.com/BuxinSu/Census_2020_Privacy, Figures/log_delta_eps_curve.ipynb, commit 9956194,
+/// removed in 6d297d3) draws two panels, σ² = 25 and σ² = 100 per query, log δ from 1e-15 to 1. Composed
+/// exactly in 30 blocks of 63 with the certified double-precision engine.
+fn fig11(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let out = inp.out;
+    let mut files = Vec::new();
     {
         let mut panels = Vec::new();
         for s2 in ["25", "100"] {
@@ -349,14 +411,23 @@ pub fn write_all(
                 .write(&out.join("fig11-acs-1890"))?,
         );
     }
+    Ok(files)
+}
 
-    // Overall: Figures 7, 12, 13.
-    progress("overall composition (figures 7, 12, 13)");
+/// Overall: Figures 7, 12, 13.
+fn overall(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (out, od, progress) = (inp.out, inp.od, inp.progress);
+    let mut files = Vec::new();
     files.extend(overall_figures(od, out, progress)?);
-    // Figure 13 (Appendix E): "zoomed-in trade-off functions for County …, under the same noise level or
-    // after reducing the variance proxy by 8.59%" — near α = 0 on a log axis, where the curves meet; with
-    // the County's Table 1 noise (§3.2, the reduction Figure 4 draws) as well.
-    progress("figure 13 (County)");
+    Ok(files)
+}
+
+/// Figure 13 (Appendix E): "zoomed-in trade-off functions for County …, under the same noise level or
+/// after reducing the variance proxy by 8.59%" — near α = 0 on a log axis, where the curves meet; with
+/// the County's Table 1 noise (§3.2, the reduction Figure 4 draws) as well.
+fn fig13(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
+    let (levels, out, alloc, prec) = (&inp.levels, inp.out, inp.alloc, inp.prec);
+    let mut files = Vec::new();
     if let Some(c) = levels.iter().find(|l| l.name == "County") {
         let paper = crate::app::figure_data::county_paper_reduced(alloc, prec)?;
         let mut z = Panel::new("County, small α", "type I error α (log scale)", "type II error β");
