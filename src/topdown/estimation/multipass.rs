@@ -116,32 +116,317 @@ fn fix_totals(z: &[f64], invariants: &[Option<i64>], parent_total: Option<f64>, 
 /// Estimate the children `ch` of a parent with histogram `parent` (None: the root, ch = [root]) by
 /// the passes `lp`. Returns the children's histograms, child-major, every cell of the schema.
 pub fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], lp: &LevelPasses, mut trace: Option<&mut Trace>) -> Fallible<Vec<i64>> {
-    let sp = &run.spine;
     let nc = run.schema.cells();
     let live: Vec<usize> = (0..nc).filter(|&k| parent.is_none_or(|p| p[k] > 0) && !run.cons.is_zero(k)).collect();
-    let (nk, m) = (live.len(), ch.len());
-    let mut out = vec![0i64; nc * m];
-    if nk == 0 {
+    let mut out = vec![0i64; nc * ch.len()];
+    if live.is_empty() {
         return Ok(out);
     }
-    let terms = child_terms(run, ch, &live);
-    let invariants: Vec<Option<i64>> = ch.iter().map(|&c| Some(run.invariant[c as usize]).filter(|&t| t >= 0)).collect();
-    let groups = run.cons.groups_of(sp, ch);
-    let parent_live: Option<Vec<i64>> = parent.map(|p| live.iter().map(|&k| p[k]).collect());
-    let parent_f: Option<Vec<f64>> = parent_live.as_ref().map(|p| p.iter().map(|&v| v as f64).collect());
-    // group-quarters bounds of every child: rows over the live cells of each hhgq type
+    let f = PassFamily::new(run, parent, ch, live, lp)?;
+    let (x, last_l2) = f.l2_passes(lp, &mut trace)?;
+    let y = f.rounding_passes(lp, &x, last_l2.as_ref(), &mut trace)?;
+    if let Some(t) = trace {
+        t.live = f.live.clone();
+        t.tol = f.tol;
+    }
+    for c in 0..f.m {
+        for (j, &k) in f.live.iter().enumerate() {
+            out[c * nc + k] = y[c * f.nk + j];
+        }
+    }
+    Ok(out)
+}
+
+/// One parent's children as the passes see them: the live cells (non-zero in the parent, not structural
+/// zeros), each child's terms over them, the invariants, group invariants and group-quarters bounds.
+struct PassFamily<'a> {
+    run: &'a RunData,
+    live: Vec<usize>,
+    /// live cells, children
+    nk: usize,
+    m: usize,
+    terms: Vec<Vec<(usize, Term)>>,
+    invariants: Vec<Option<i64>>,
+    groups: Vec<(Vec<usize>, i64)>,
+    bounds: Vec<IRow>,
+    /// the bounds and group invariants as rows of the quadratic programs
+    qrows: Vec<CellSumRow>,
+    qgroups: Vec<GroupRow>,
+    parent_live: Option<Vec<i64>>,
+    parent_f: Option<Vec<f64>>,
+    parent_total: Option<f64>,
+    /// the data scale and the tolerance of an earlier pass's answer (`PASS_TOL` × the scale)
+    scale: f64,
+    tol: f64,
+    /// no bound and no group invariant
+    plain: bool,
+}
+
+impl<'a> PassFamily<'a> {
+    fn new(run: &'a RunData, parent: Option<&[i64]>, ch: &[u32], live: Vec<usize>, lp: &LevelPasses) -> Fallible<PassFamily<'a>> {
+        let (nk, m) = (live.len(), ch.len());
+        let terms = child_terms(run, ch, &live);
+        let invariants: Vec<Option<i64>> = ch.iter().map(|&c| Some(run.invariant[c as usize]).filter(|&t| t >= 0)).collect();
+        let groups = run.cons.groups_of(&run.spine, ch);
+        let parent_live: Option<Vec<i64>> = parent.map(|p| live.iter().map(|&k| p[k]).collect());
+        let parent_f: Option<Vec<f64>> = parent_live.as_ref().map(|p| p.iter().map(|&v| v as f64).collect());
+        let bounds = gq_rows(run, ch, &live)?;
+        let qrows: Vec<CellSumRow> =
+            bounds.iter().map(|b| CellSumRow { child: b.child, cells: b.cells.clone(), lo: b.lo as f64, hi: b.hi as f64 }).collect();
+        let qgroups: Vec<GroupRow> = groups.iter().map(|(cs, t)| GroupRow { children: cs.clone(), total: *t as f64 }).collect();
+        let plain = bounds.is_empty() && groups.is_empty();
+        let parent_total: Option<f64> = parent_f.as_ref().map(|p| p.iter().sum());
+        let mut f = PassFamily {
+            run,
+            live,
+            nk,
+            m,
+            terms,
+            invariants,
+            groups,
+            bounds,
+            qrows,
+            qgroups,
+            parent_live,
+            parent_f,
+            parent_total,
+            scale: 0.0,
+            tol: 0.0,
+            plain,
+        };
+        let all: Vec<usize> = lp.l2.iter().flatten().copied().collect();
+        f.scale = data_scale(&f.problem(&all, &f.invariants.iter().map(|t| t.map(|v| v as f64)).collect::<Vec<_>>()));
+        f.tol = PASS_TOL * f.scale;
+        Ok(f)
+    }
+
+    /// The L2 problem of the queries `pass` with the children's totals fixed where known.
+    fn problem(&self, pass: &[usize], totals: &[Option<f64>]) -> l2::Problem {
+        l2::Problem {
+            n: self.nk,
+            children: (0..self.m)
+                .map(|c| Child {
+                    terms: self.terms[c].iter().filter(|(q, _)| pass.contains(q)).map(|(_, t)| t.clone()).collect(),
+                    total: totals[c],
+                })
+                .collect(),
+            parent: self.parent_f.clone(),
+        }
+    }
+
+    /// The L2 passes: the last pass's optimum, and its problem when `l2.rs` solved it with no extra row
+    /// binding (the rounding then takes `postprocess`'s route).
+    fn l2_passes(&self, lp: &LevelPasses, trace: &mut Option<&mut Trace>) -> Fallible<(Vec<f64>, Option<l2::Problem>)> {
+        let (run, terms, invariants, groups, qrows, qgroups) =
+            (self.run, &self.terms, &self.invariants, &self.groups, &self.qrows, &self.qgroups);
+        let (nk, m, live, scale, tol, plain, parent_total) =
+            (self.nk, self.m, &self.live, self.scale, self.tol, self.plain, self.parent_total);
+        let mut fixed_total: Vec<Option<f64>> = invariants.iter().map(|t| t.map(|v| v as f64)).collect();
+        let mut fixed_rows: Vec<CellSumRow> = Vec::new();
+        let mut x: Vec<f64> = Vec::new();
+        let mut last_l2: Option<l2::Problem> = None;
+        for (k, pass) in lp.l2.iter().enumerate() {
+            let last = k + 1 == lp.l2.len();
+            let total_only = pass.len() == 1 && is_total(&run.queries[pass[0]]);
+            if total_only && plain && fixed_rows.is_empty() && !last {
+                // one cell per child
+                let p1 = l2::Problem {
+                    n: 1,
+                    children: (0..m)
+                        .map(|c| Child {
+                            terms: terms[c]
+                                .iter()
+                                .filter(|(q, _)| *q == pass[0])
+                                .map(|(_, t)| Term { map: vec![0], rows: 1, weight: t.weight, y: t.y.clone() })
+                                .collect(),
+                            total: fixed_total[c],
+                        })
+                        .collect(),
+                    parent: parent_total.map(|t| vec![t]),
+                };
+                let z = solve_l2(&p1)?;
+                fix_totals(&z, invariants, parent_total, &mut fixed_total);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.l2.push(vec![(run.queries[pass[0]].name.clone(), z)]);
+                }
+                continue;
+            }
+            let p = self.problem(pass, &fixed_total);
+            last_l2 = None;
+            x = if groups.is_empty() && fixed_rows.is_empty() {
+                let relaxed = solve_l2(&p)?;
+                let holds = qrows.iter().all(|r| {
+                    let s: f64 = r.cells.iter().map(|&j| relaxed[r.child * nk + j as usize]).sum();
+                    s >= r.lo - 1e-9 * scale && s <= r.hi + 1e-9 * scale
+                });
+                if holds {
+                    last_l2 = Some(p);
+                    relaxed
+                } else {
+                    qp::solve(&p, qrows, qgroups)?
+                }
+            } else {
+                let rows: Vec<CellSumRow> = qrows.iter().chain(&fixed_rows).cloned().collect();
+                qp::solve(&p, &rows, qgroups)?
+            };
+            if let Some(t) = trace.as_deref_mut() {
+                t.xs.push(x.clone());
+            }
+            // this pass's answers constrain the later passes
+            let mut answers = Vec::new();
+            for &qi in pass {
+                let q = &run.queries[qi];
+                let cells = answer_cells(q, live);
+                let mut a = Vec::with_capacity(m * cells.len());
+                for c in 0..m {
+                    for cs in &cells {
+                        a.push(cs.iter().map(|&j| x[c * nk + j as usize]).sum::<f64>());
+                    }
+                }
+                if is_total(q) && plain && fixed_rows.is_empty() {
+                    fix_totals(&a, invariants, parent_total, &mut fixed_total);
+                } else {
+                    for c in 0..m {
+                        for (j, cs) in cells.iter().enumerate() {
+                            let v = a[c * cells.len() + j];
+                            fixed_rows.push(CellSumRow { child: c, cells: cs.clone(), lo: v - tol, hi: v + tol });
+                        }
+                    }
+                }
+                answers.push((q.name.clone(), a));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.l2.push(answers);
+            }
+        }
+        Ok((x, last_l2))
+    }
+
+    /// The rounding passes over the L2 optimum `x`: the children's integer histograms over the live cells.
+    fn rounding_passes(
+        &self,
+        lp: &LevelPasses,
+        x: &[f64],
+        last_l2: Option<&l2::Problem>,
+        trace: &mut Option<&mut Trace>,
+    ) -> Fallible<Vec<i64>> {
+        let (invariants, groups, bounds, parent_live, live) = (&self.invariants, &self.groups, &self.bounds, &self.parent_live, &self.live);
+        let (nk, m) = (self.nk, self.m);
+        let mut totals: Vec<Option<i64>> = invariants.clone();
+        let mut fixed: Vec<IRow> = Vec::new();
+        let mut y: Vec<i64> = Vec::new();
+        for (j, rp) in lp.rounding.iter().enumerate() {
+            let last = j + 1 == lp.rounding.len();
+            let only_total = !rp.cellwise && rp.penalties.len() == 1 && is_total(&rp.penalties[0]);
+            let mut done = None;
+            if only_total && bounds.is_empty() && groups.is_empty() && fixed.is_empty() && !last {
+                let zt: Vec<f64> = (0..m).map(|c| x[c * nk..(c + 1) * nk].iter().map(|v| v.max(0.0)).sum()).collect();
+                let par = parent_live.as_ref().map(|p| vec![p.iter().sum::<i64>()]);
+                let z = rounding::round(&RoundingProblem { n: 1, x: &zt, parent: par.as_deref(), totals: invariants })?;
+                for c in 0..m {
+                    totals[c] = Some(z[c]);
+                }
+                if let Some(t) = trace.as_deref_mut() {
+                    t.rounded.push(vec![(rp.penalties[0].name.clone(), z)]);
+                }
+                continue;
+            }
+            if rp.cellwise && rp.penalties.is_empty() && groups.is_empty() && fixed.is_empty() {
+                done = self.cellwise_rounding(x, last_l2, &totals)?;
+            }
+            let yj = match done {
+                Some(v) => v,
+                None => {
+                    let mut penalties = Vec::new();
+                    for q in &rp.penalties {
+                        for c in 0..m {
+                            for cs in answer_cells(q, live) {
+                                let v: f64 = cs.iter().map(|&k| x[c * nk + k as usize].max(0.0)).sum();
+                                penalties.push(Penalty { child: c, cells: cs, target: v.round() as i64 });
+                            }
+                        }
+                    }
+                    round_lp::round_pass(&RoundPass {
+                        n: nk,
+                        x,
+                        parent: parent_live.as_deref(),
+                        totals: &totals,
+                        groups,
+                        bounds,
+                        fixed: &fixed,
+                        cellwise: rp.cellwise,
+                        penalties: &penalties,
+                    })?
+                }
+            };
+            let mut answers = Vec::new();
+            for (qi, q) in rp.penalties.iter().enumerate() {
+                let cells = answer_cells(q, live);
+                let mut a = Vec::new();
+                for c in 0..m {
+                    for cs in &cells {
+                        let v: i64 = cs.iter().map(|&k| yj[c * nk + k as usize]).sum();
+                        a.push(v);
+                        if is_total(q) {
+                            totals[c] = Some(v);
+                        } else {
+                            fixed.push(IRow { child: c, query: j * 1000 + qi, cells: cs.clone(), lo: v, hi: v });
+                        }
+                    }
+                }
+                answers.push((q.name.clone(), a));
+            }
+            if let Some(t) = trace.as_deref_mut() {
+                t.rounded.push(answers);
+            }
+            y = yj;
+        }
+        Ok(y)
+    }
+
+    /// A cellwise rounding pass without penalties: the L2 optimum rounded (`postprocess`'s route when the
+    /// last L2 pass was `l2.rs`'s), kept when it holds the group-quarters bounds.
+    fn cellwise_rounding(&self, x: &[f64], last_l2: Option<&l2::Problem>, totals: &[Option<i64>]) -> Fallible<Option<Vec<i64>>> {
+        let (nk, parent_live) = (self.nk, &self.parent_live);
+        let cand = match last_l2 {
+            // `postprocess`'s route: the direct optimum's certified rounding, else the interior point's
+            Some(p) => match rounded_direct(p, parent_live.as_deref(), totals) {
+                Some(v) => v,
+                None => {
+                    let xi = l2::solve(p)?;
+                    rounding::round(&RoundingProblem { n: nk, x: &xi, parent: parent_live.as_deref(), totals })?
+                }
+            },
+            None => {
+                let r = RoundingProblem { n: nk, x, parent: parent_live.as_deref(), totals };
+                match rounding::round_by_paths(&r) {
+                    Some(v) => v,
+                    None => rounding::round(&r)?,
+                }
+            }
+        };
+        let holds = self.bounds.iter().all(|b| {
+            let s: i64 = b.cells.iter().map(|&k| cand[b.child * nk + k as usize]).sum();
+            s >= b.lo && s <= b.hi
+        });
+        Ok(holds.then_some(cand))
+    }
+}
+
+/// The group-quarters bounds of every child: rows over the live cells of each hhgq type.
+fn gq_rows(run: &RunData, ch: &[u32], live: &[usize]) -> Fallible<Vec<IRow>> {
     let hh = hhgq_of_cells(&run.schema);
     let mut bounds: Vec<IRow> = Vec::new();
     for (c, &u) in ch.iter().enumerate() {
         for t in 0..run.schema.card[0] as usize {
             let Some((lo, hi)) = run.cons.gq_bounds(u as usize, t) else { break };
-            let cells: Vec<u32> = (0..nk).filter(|&j| hh[live[j]] == t).map(|j| j as u32).collect();
+            let cells: Vec<u32> = (0..live.len()).filter(|&j| hh[live[j]] == t).map(|j| j as u32).collect();
             if cells.is_empty() {
                 if lo > 0 {
                     return fallible!(
                         Input,
                         "'{}' needs at least {lo} persons of hhgq type {t}, but the parent has none",
-                        sp.ids[u as usize]
+                        run.spine.ids[u as usize]
                     );
                 }
                 continue;
@@ -149,204 +434,7 @@ pub fn family(run: &RunData, parent: Option<&[i64]>, ch: &[u32], lp: &LevelPasse
             bounds.push(IRow { child: c, query: usize::MAX, cells, lo, hi });
         }
     }
-    let qrows: Vec<CellSumRow> =
-        bounds.iter().map(|b| CellSumRow { child: b.child, cells: b.cells.clone(), lo: b.lo as f64, hi: b.hi as f64 }).collect();
-    let qgroups: Vec<GroupRow> = groups.iter().map(|(cs, t)| GroupRow { children: cs.clone(), total: *t as f64 }).collect();
-    let problem = |pass: &[usize], totals: &[Option<f64>]| l2::Problem {
-        n: nk,
-        children: (0..m)
-            .map(|c| Child { terms: terms[c].iter().filter(|(q, _)| pass.contains(q)).map(|(_, t)| t.clone()).collect(), total: totals[c] })
-            .collect(),
-        parent: parent_f.clone(),
-    };
-    let all: Vec<usize> = lp.l2.iter().flatten().copied().collect();
-    let scale = data_scale(&problem(&all, &invariants.iter().map(|t| t.map(|v| v as f64)).collect::<Vec<_>>()));
-    let tol = PASS_TOL * scale;
-    // ---- L2 passes
-    let plain = bounds.is_empty() && groups.is_empty();
-    let parent_total: Option<f64> = parent_f.as_ref().map(|p| p.iter().sum());
-    let mut fixed_total: Vec<Option<f64>> = invariants.iter().map(|t| t.map(|v| v as f64)).collect();
-    let mut fixed_rows: Vec<CellSumRow> = Vec::new();
-    let mut x: Vec<f64> = Vec::new();
-    // the last pass's problem when `l2.rs` solved it with no extra row binding (the rounding then
-    // takes `postprocess`'s route)
-    let mut last_l2: Option<l2::Problem> = None;
-    for (k, pass) in lp.l2.iter().enumerate() {
-        let last = k + 1 == lp.l2.len();
-        let total_only = pass.len() == 1 && is_total(&run.queries[pass[0]]);
-        if total_only && plain && fixed_rows.is_empty() && !last {
-            // one cell per child
-            let p1 = l2::Problem {
-                n: 1,
-                children: (0..m)
-                    .map(|c| Child {
-                        terms: terms[c]
-                            .iter()
-                            .filter(|(q, _)| *q == pass[0])
-                            .map(|(_, t)| Term { map: vec![0], rows: 1, weight: t.weight, y: t.y.clone() })
-                            .collect(),
-                        total: fixed_total[c],
-                    })
-                    .collect(),
-                parent: parent_total.map(|t| vec![t]),
-            };
-            let z = solve_l2(&p1)?;
-            fix_totals(&z, &invariants, parent_total, &mut fixed_total);
-            if let Some(t) = trace.as_deref_mut() {
-                t.l2.push(vec![(run.queries[pass[0]].name.clone(), z)]);
-            }
-            continue;
-        }
-        let p = problem(pass, &fixed_total);
-        last_l2 = None;
-        x = if groups.is_empty() && fixed_rows.is_empty() {
-            let relaxed = solve_l2(&p)?;
-            let holds = qrows.iter().all(|r| {
-                let s: f64 = r.cells.iter().map(|&j| relaxed[r.child * nk + j as usize]).sum();
-                s >= r.lo - 1e-9 * scale && s <= r.hi + 1e-9 * scale
-            });
-            if holds {
-                last_l2 = Some(p);
-                relaxed
-            } else {
-                qp::solve(&p, &qrows, &qgroups)?
-            }
-        } else {
-            let rows: Vec<CellSumRow> = qrows.iter().chain(&fixed_rows).cloned().collect();
-            qp::solve(&p, &rows, &qgroups)?
-        };
-        if let Some(t) = trace.as_deref_mut() {
-            t.xs.push(x.clone());
-        }
-        // this pass's answers constrain the later passes
-        let mut answers = Vec::new();
-        for &qi in pass {
-            let q = &run.queries[qi];
-            let cells = answer_cells(q, &live);
-            let mut a = Vec::with_capacity(m * cells.len());
-            for c in 0..m {
-                for cs in &cells {
-                    a.push(cs.iter().map(|&j| x[c * nk + j as usize]).sum::<f64>());
-                }
-            }
-            if is_total(q) && plain && fixed_rows.is_empty() {
-                fix_totals(&a, &invariants, parent_total, &mut fixed_total);
-            } else {
-                for c in 0..m {
-                    for (j, cs) in cells.iter().enumerate() {
-                        let v = a[c * cells.len() + j];
-                        fixed_rows.push(CellSumRow { child: c, cells: cs.clone(), lo: v - tol, hi: v + tol });
-                    }
-                }
-            }
-            answers.push((q.name.clone(), a));
-        }
-        if let Some(t) = trace.as_deref_mut() {
-            t.l2.push(answers);
-        }
-    }
-    // ---- rounding passes
-    let mut totals: Vec<Option<i64>> = invariants.clone();
-    let mut fixed: Vec<IRow> = Vec::new();
-    let mut y: Vec<i64> = Vec::new();
-    for (j, rp) in lp.rounding.iter().enumerate() {
-        let last = j + 1 == lp.rounding.len();
-        let only_total = !rp.cellwise && rp.penalties.len() == 1 && is_total(&rp.penalties[0]);
-        let mut done = None;
-        if only_total && bounds.is_empty() && groups.is_empty() && fixed.is_empty() && !last {
-            let zt: Vec<f64> = (0..m).map(|c| x[c * nk..(c + 1) * nk].iter().map(|v| v.max(0.0)).sum()).collect();
-            let par = parent_live.as_ref().map(|p| vec![p.iter().sum::<i64>()]);
-            let z = rounding::round(&RoundingProblem { n: 1, x: &zt, parent: par.as_deref(), totals: &invariants })?;
-            for c in 0..m {
-                totals[c] = Some(z[c]);
-            }
-            if let Some(t) = trace.as_deref_mut() {
-                t.rounded.push(vec![(rp.penalties[0].name.clone(), z)]);
-            }
-            continue;
-        }
-        if rp.cellwise && rp.penalties.is_empty() && groups.is_empty() && fixed.is_empty() {
-            let cand = match &last_l2 {
-                // `postprocess`'s route: the direct optimum's certified rounding, else the interior point's
-                Some(p) => match rounded_direct(p, parent_live.as_deref(), &totals) {
-                    Some(v) => v,
-                    None => {
-                        let xi = l2::solve(p)?;
-                        rounding::round(&RoundingProblem { n: nk, x: &xi, parent: parent_live.as_deref(), totals: &totals })?
-                    }
-                },
-                None => {
-                    let r = RoundingProblem { n: nk, x: &x, parent: parent_live.as_deref(), totals: &totals };
-                    match rounding::round_by_paths(&r) {
-                        Some(v) => v,
-                        None => rounding::round(&r)?,
-                    }
-                }
-            };
-            if bounds.iter().all(|b| {
-                let s: i64 = b.cells.iter().map(|&k| cand[b.child * nk + k as usize]).sum();
-                s >= b.lo && s <= b.hi
-            }) {
-                done = Some(cand);
-            }
-        }
-        let yj = match done {
-            Some(v) => v,
-            None => {
-                let mut penalties = Vec::new();
-                for q in &rp.penalties {
-                    for c in 0..m {
-                        for cs in answer_cells(q, &live) {
-                            let v: f64 = cs.iter().map(|&k| x[c * nk + k as usize].max(0.0)).sum();
-                            penalties.push(Penalty { child: c, cells: cs, target: v.round() as i64 });
-                        }
-                    }
-                }
-                round_lp::round_pass(&RoundPass {
-                    n: nk,
-                    x: &x,
-                    parent: parent_live.as_deref(),
-                    totals: &totals,
-                    groups: &groups,
-                    bounds: &bounds,
-                    fixed: &fixed,
-                    cellwise: rp.cellwise,
-                    penalties: &penalties,
-                })?
-            }
-        };
-        let mut answers = Vec::new();
-        for (qi, q) in rp.penalties.iter().enumerate() {
-            let cells = answer_cells(q, &live);
-            let mut a = Vec::new();
-            for c in 0..m {
-                for cs in &cells {
-                    let v: i64 = cs.iter().map(|&k| yj[c * nk + k as usize]).sum();
-                    a.push(v);
-                    if is_total(q) {
-                        totals[c] = Some(v);
-                    } else {
-                        fixed.push(IRow { child: c, query: j * 1000 + qi, cells: cs.clone(), lo: v, hi: v });
-                    }
-                }
-            }
-            answers.push((q.name.clone(), a));
-        }
-        if let Some(t) = trace.as_deref_mut() {
-            t.rounded.push(answers);
-        }
-        y = yj;
-    }
-    if let Some(t) = trace {
-        t.live = live.clone();
-        t.tol = tol;
-    }
-    for c in 0..m {
-        for (j, &k) in live.iter().enumerate() {
-            out[c * nc + k] = y[c * nk + j];
-        }
-    }
-    Ok(out)
+    Ok(bounds)
 }
 
 #[cfg(test)]
