@@ -95,32 +95,63 @@ pub fn identical_tract_groups(sets: &[Vec<(usize, u32)>], limit: usize) -> Vec<V
 }
 
 pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &Alg2Opts) -> Fallible<Alg2> {
-    let fanout_cutoff = opts.fanout_cutoff;
+    let (c, t) = county_and_tract(sp, county_level, tract_level)?;
+    // blocks of each tract (block numbers, in file order)
+    let mut tract_of_block = vec![0u32; sp.blocks.len()];
+    let mut blocks_of: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (b, &u) in sp.blocks.iter().enumerate() {
+        let tr = sp.path(u)[t];
+        tract_of_block[b] = tr;
+        blocks_of.entry(tr).or_default().push(b as u32);
+    }
+    // 1. optimized block groups
+    let (obg_of_block, n_obg) = optimized_block_groups(sp, t, &blocks_of, opts.fanout_cutoff);
+    // 2. tract groups per county
+    let mut tg_of_tract: HashMap<u32, usize> = HashMap::new();
+    let mut n_tg = 0usize;
+    let mut merges = 0usize;
+    let counties: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize == c).collect();
+    for &county in &counties {
+        let trs: Vec<u32> = sp.children(county).to_vec();
+        let (tgs, m) = tract_groups(sp, &trs, &blocks_of, &obg_of_block, opts);
+        merges += m;
+        for g in &tgs {
+            for &i in g {
+                tg_of_tract.insert(trs[i], n_tg);
+            }
+            n_tg += 1;
+        }
+    }
+    let csv = redefined_geography(sp, (c, t), &tract_of_block, &tg_of_tract, &obg_of_block)?;
+    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| e.context("Algorithm 2: the redefined spine is invalid"))?;
+    let osed = |s: &Spine| -> Vec<Vec<u64>> {
+        (0..s.ose.len()).map(|k| (0..s.ose[k].entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()).collect()
+    };
+    Ok(Alg2 { osed_before: osed(sp), osed_after: osed(&new), spine: new, csv, tract_groups: n_tg, block_groups: n_obg, merges })
+}
+
+/// The county and tract geolevels: the tract level directly below the county level and above the blocks.
+fn county_and_tract(sp: &Spine, county_level: &str, tract_level: &str) -> Fallible<(usize, usize)> {
     let c =
         sp.level_index(county_level).ok_or_else(|| err!(Input, "Algorithm 2: no geolevel '{county_level}' ({})", sp.levels.join(", ")))?;
     let t =
         sp.level_index(tract_level).ok_or_else(|| err!(Input, "Algorithm 2: no geolevel '{tract_level}' ({})", sp.levels.join(", ")))?;
-    let nl = sp.n_levels();
-    if t != c + 1 || t + 1 >= nl {
+    if t != c + 1 || t + 1 >= sp.n_levels() {
         return fallible!(
             Input,
             "Algorithm 2 needs the tract geolevel directly below the county geolevel and above the blocks (spine: {})",
             sp.levels.join(", ")
         );
     }
-    // blocks of each tract (block numbers, in file order), OSE signature of each block
-    let mut tract_of_block = vec![0u32; sp.blocks.len()];
-    let mut blocks_of: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (b, &u) in sp.blocks.iter().enumerate() {
-        let path = sp.path(u);
-        let tr = path[t];
-        tract_of_block[b] = tr;
-        blocks_of.entry(tr).or_default().push(b as u32);
-    }
+    Ok((c, t))
+}
+
+/// Optimized block groups: per tract, per OSE intersection (the blocks' signature of entities), chunks
+/// of at most `cap` blocks. Each block's group, and the number of groups.
+fn optimized_block_groups(sp: &Spine, t: usize, blocks_of: &HashMap<u32, Vec<u32>>, fanout_cutoff: u32) -> (Vec<u32>, usize) {
     let sig = |b: usize| -> Vec<u32> { sp.ose.iter().map(|o| o.of_block[b]).collect() };
-    // 1. optimized block groups: per tract, per OSE intersection, chunks of at most cap blocks
     let mut obg_of_block = vec![0u32; sp.blocks.len()];
-    let mut obg_tract: Vec<u32> = Vec::new();
+    let mut n_obg = 0usize;
     let mut tracts: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize == t).collect();
     tracts.sort();
     for &tr in &tracts {
@@ -136,160 +167,172 @@ pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &A
         }
         for (_, members) in groups {
             for chunk in members.chunks(k) {
-                let id = obg_tract.len() as u32;
-                obg_tract.push(tr);
                 for &b in chunk {
-                    obg_of_block[b as usize] = id;
+                    obg_of_block[b as usize] = n_obg as u32;
+                }
+                n_obg += 1;
+            }
+        }
+    }
+    (obg_of_block, n_obg)
+}
+
+/// The tract groups of one county's tracts `trs` (lists of positions in `trs`), greedy, and the number of
+/// merges made.
+fn tract_groups(
+    sp: &Spine,
+    trs: &[u32],
+    blocks_of: &HashMap<u32, Vec<u32>>,
+    obg_of_block: &[u32],
+    opts: &Alg2Opts,
+) -> (Vec<Vec<usize>>, usize) {
+    let per_tract = tract_oseds(sp, trs, blocks_of, obg_of_block);
+    let mut merges = 0usize;
+    let limit = cap(trs.len(), opts.fanout_cutoff);
+    let mut tgs: Vec<Vec<usize>> = if opts.identical_tracts {
+        let sets: Vec<Vec<(usize, u32)>> = trs
+            .iter()
+            .map(|&tr| {
+                let mut s: Vec<(usize, u32)> =
+                    blocks_of[&tr].iter().flat_map(|&b| sp.ose.iter().enumerate().map(move |(k, o)| (k, o.of_block[b as usize]))).collect();
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect();
+        let g = identical_tract_groups(&sets, limit);
+        merges += trs.len() - g.len();
+        g
+    } else {
+        (0..trs.len()).map(|i| vec![i]).collect()
+    };
+    // the entities in the objective: all, or those the threshold does not set aside
+    let kept: Vec<&TractOsed> = per_tract
+        .iter()
+        .filter(|pt| {
+            opts.entity_threshold.is_none_or(|th| {
+                let (a, b) = pt.iter().fold((0u64, 0u64), |(a, b), &(x, y)| (a + x, b + y));
+                a.min(1 + b) > th
+            })
+        })
+        .collect();
+    if opts.entity_threshold.is_some() && kept.is_empty() {
+        // production: no entity to bring closer — the tract groups combined in order, `limit` at a time
+        let before = tgs.len();
+        tgs = tgs.chunks(limit.max(1)).map(|c| c.concat()).collect();
+        let m = merges + before - tgs.len();
+        return (tgs, m);
+    }
+    let (tgs, m) = greedy_merges(tgs, &kept, limit);
+    (tgs, merges + m)
+}
+
+/// For each entity meeting the county's tracts `trs`, each tract's (c_k, c_k'): the OSED counts of the
+/// entity and its complement through the tract's optimized block groups.
+fn tract_oseds(sp: &Spine, trs: &[u32], blocks_of: &HashMap<u32, Vec<u32>>, obg_of_block: &[u32]) -> Vec<TractOsed> {
+    let mut ents: Vec<(usize, u32)> = Vec::new();
+    for &tr in trs {
+        for &b in &blocks_of[&tr] {
+            for (k, o) in sp.ose.iter().enumerate() {
+                let e = o.of_block[b as usize];
+                if e != NONE && !ents.contains(&(k, e)) {
+                    ents.push((k, e));
                 }
             }
         }
     }
-    // 2. tract groups per county, greedy
-    let mut tg_of_tract: HashMap<u32, usize> = HashMap::new();
-    let mut n_tg = 0usize;
-    let mut merges = 0usize;
-    let counties: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize == c).collect();
-    for &county in &counties {
-        let trs: Vec<u32> = sp.children(county).to_vec();
-        // entities meeting the county, and their tract-level (c_k, c_k')
-        let mut ents: Vec<(usize, u32)> = Vec::new();
-        for &tr in &trs {
-            for &b in &blocks_of[&tr] {
-                for (k, o) in sp.ose.iter().enumerate() {
-                    let e = o.of_block[b as usize];
-                    if e != NONE && !ents.contains(&(k, e)) {
-                        ents.push((k, e));
-                    }
-                }
-            }
-        }
-        let per_tract: Vec<TractOsed> = ents
-            .iter()
-            .map(|&(k, e)| {
-                trs.iter()
-                    .map(|&tr| {
-                        // blocks → OBGs → tract
-                        let mut by_obg: HashMap<u32, (u64, u64)> = HashMap::new();
-                        for &b in &blocks_of[&tr] {
-                            let inside = sp.ose[k].of_block[b as usize] == e;
-                            let s = by_obg.entry(obg_of_block[b as usize]).or_insert((0, 0));
-                            if inside {
-                                s.0 += 1;
-                            } else {
-                                s.1 += 1;
-                            }
-                        }
-                        let (mut sk, mut skc) = (0u64, 0u64);
-                        for (a, bb) in by_obg.into_values() {
-                            sk += a.min(1 + bb);
-                            skc += bb.min(1 + a);
-                        }
-                        (sk.min(1 + skc), skc.min(1 + sk))
-                    })
-                    .collect()
-            })
-            .collect();
-        // tract groups as lists of tract positions
-        let limit = cap(trs.len(), fanout_cutoff);
-        let mut tgs: Vec<Vec<usize>> = if opts.identical_tracts {
-            let sets: Vec<Vec<(usize, u32)>> = trs
-                .iter()
+    ents.iter()
+        .map(|&(k, e)| {
+            trs.iter()
                 .map(|&tr| {
-                    let mut s: Vec<(usize, u32)> = blocks_of[&tr]
-                        .iter()
-                        .flat_map(|&b| sp.ose.iter().enumerate().map(move |(k, o)| (k, o.of_block[b as usize])))
-                        .collect();
-                    s.sort_unstable();
-                    s.dedup();
-                    s
+                    // blocks → OBGs → tract
+                    let mut by_obg: HashMap<u32, (u64, u64)> = HashMap::new();
+                    for &b in &blocks_of[&tr] {
+                        let inside = sp.ose[k].of_block[b as usize] == e;
+                        let s = by_obg.entry(obg_of_block[b as usize]).or_insert((0, 0));
+                        if inside {
+                            s.0 += 1;
+                        } else {
+                            s.1 += 1;
+                        }
+                    }
+                    let (mut sk, mut skc) = (0u64, 0u64);
+                    for (a, bb) in by_obg.into_values() {
+                        sk += a.min(1 + bb);
+                        skc += bb.min(1 + a);
+                    }
+                    (sk.min(1 + skc), skc.min(1 + sk))
                 })
-                .collect();
-            let g = identical_tract_groups(&sets, limit);
-            merges += trs.len() - g.len();
-            g
-        } else {
-            (0..trs.len()).map(|i| vec![i]).collect()
-        };
-        // the entities in the objective: all, or those the threshold does not set aside
-        let kept: Vec<&TractOsed> = per_tract
+                .collect()
+        })
+        .collect()
+}
+
+/// Merge tract groups greedily while the descending-sorted OSEDs of the `kept` entities do not grow
+/// (lexicographic ≤), at most `limit` tracts a group. The groups and the number of merges.
+fn greedy_merges(mut tgs: Vec<Vec<usize>>, kept: &[&TractOsed], limit: usize) -> (Vec<Vec<usize>>, usize) {
+    let objective = |tgs: &Vec<Vec<usize>>| -> Vec<u64> {
+        let mut v: Vec<u64> = kept
             .iter()
-            .filter(|pt| {
-                opts.entity_threshold.is_none_or(|th| {
-                    let (a, b) = pt.iter().fold((0u64, 0u64), |(a, b), &(x, y)| (a + x, b + y));
-                    a.min(1 + b) > th
-                })
+            .map(|pt| {
+                let (mut sk, mut skc) = (0u64, 0u64);
+                for g in tgs {
+                    let a: u64 = g.iter().map(|&i| pt[i].0).sum();
+                    let b: u64 = g.iter().map(|&i| pt[i].1).sum();
+                    sk += a.min(1 + b);
+                    skc += b.min(1 + a);
+                }
+                sk.min(1 + skc)
             })
             .collect();
-        if opts.entity_threshold.is_some() && kept.is_empty() {
-            // production: no entity to bring closer — the tract groups combined in order, `limit` at a time
-            let before = tgs.len();
-            tgs = tgs.chunks(limit.max(1)).map(|c| c.concat()).collect();
-            merges += before - tgs.len();
-            for g in &tgs {
-                for &i in g {
-                    tg_of_tract.insert(trs[i], n_tg);
-                }
-                n_tg += 1;
+        v.sort_by(|a, b| b.cmp(a));
+        v
+    };
+    let mut merges = 0usize;
+    let mut current = objective(&tgs);
+    let mut finalized = vec![false; tgs.len()];
+    loop {
+        let mut merged = false;
+        'outer: for i in 0..tgs.len() {
+            if finalized[i] {
+                continue;
             }
-            continue;
-        }
-        let objective = |tgs: &Vec<Vec<usize>>| -> Vec<u64> {
-            let mut v: Vec<u64> = kept
-                .iter()
-                .map(|pt| {
-                    let (mut sk, mut skc) = (0u64, 0u64);
-                    for g in tgs {
-                        let a: u64 = g.iter().map(|&i| pt[i].0).sum();
-                        let b: u64 = g.iter().map(|&i| pt[i].1).sum();
-                        sk += a.min(1 + b);
-                        skc += b.min(1 + a);
-                    }
-                    sk.min(1 + skc)
-                })
-                .collect();
-            v.sort_by(|a, b| b.cmp(a));
-            v
-        };
-        let mut current = objective(&tgs);
-        let mut finalized = vec![false; tgs.len()];
-        loop {
-            let mut merged = false;
-            'outer: for i in 0..tgs.len() {
-                if finalized[i] {
+            for j in i + 1..tgs.len() {
+                if finalized[j] || tgs[i].len() + tgs[j].len() > limit {
                     continue;
                 }
-                for j in i + 1..tgs.len() {
-                    if finalized[j] || tgs[i].len() + tgs[j].len() > limit {
-                        continue;
-                    }
-                    let mut test = tgs.clone();
-                    let moved = test.remove(j);
-                    test[i].extend(moved);
-                    let obj = objective(&test);
-                    if obj <= current {
-                        // lexicographic ≤ on the descending-sorted OSEDs (Vec's Ord is lexicographic)
-                        current = obj;
-                        tgs = test;
-                        finalized.remove(j);
-                        merges += 1;
-                        merged = true;
-                        break 'outer;
-                    }
+                let mut test = tgs.clone();
+                let moved = test.remove(j);
+                test[i].extend(moved);
+                let obj = objective(&test);
+                if obj <= current {
+                    // lexicographic ≤ on the descending-sorted OSEDs (Vec's Ord is lexicographic)
+                    current = obj;
+                    tgs = test;
+                    finalized.remove(j);
+                    merges += 1;
+                    merged = true;
+                    break 'outer;
                 }
-                finalized[i] = true;
             }
-            if !merged {
-                break;
-            }
+            finalized[i] = true;
         }
-        for g in &tgs {
-            for &i in g {
-                tg_of_tract.insert(trs[i], n_tg);
-            }
-            n_tg += 1;
+        if !merged {
+            return (tgs, merges);
         }
     }
-    // the new geography file
+}
+
+/// The new geography file: the levels down to the county, Tract Group, the tract, Optimized Block Group,
+/// the blocks, and the off-spine entities.
+fn redefined_geography(
+    sp: &Spine,
+    (c, t): (usize, usize),
+    tract_of_block: &[u32],
+    tg_of_tract: &HashMap<u32, usize>,
+    obg_of_block: &[u32],
+) -> Fallible<String> {
+    let nl = sp.n_levels();
     let mut levels: Vec<String> = sp.levels[..=c].to_vec();
     levels.push("Tract Group".into());
     levels.push(sp.levels[t].clone());
@@ -322,11 +365,7 @@ pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &A
         csv += &row.iter().map(|s| csv_field(s).into_owned()).collect::<Vec<_>>().join(",");
         csv.push('\n');
     }
-    let new = Spine::from_reader(csv.as_bytes()).map_err(|e| e.context("Algorithm 2: the redefined spine is invalid"))?;
-    let osed = |s: &Spine| -> Vec<Vec<u64>> {
-        (0..s.ose.len()).map(|k| (0..s.ose[k].entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()).collect()
-    };
-    Ok(Alg2 { osed_before: osed(sp), osed_after: osed(&new), spine: new, csv, tract_groups: n_tg, block_groups: obg_tract.len(), merges })
+    Ok(csv)
 }
 
 #[cfg(test)]
