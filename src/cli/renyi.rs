@@ -1,7 +1,7 @@
 //! `tightdp renyi`: the Rényi divergences D_α of a composition at given orders, certified (the RDP
 //! accountants' currency, `account::renyi`), and with `--rho` its tight zCDP parameter sup_α D_α/α.
 
-use crate::cli::common::{accountant, resolve, TargetArgs};
+use crate::cli::common::{accountant, parse_list, resolve, TargetArgs};
 use crate::cli::epsilon::{header, out_digits, push_bracket};
 use crate::error::Fallible;
 use crate::fallible;
@@ -34,16 +34,13 @@ pub fn run(a: RenyiArgs) -> Fallible<String> {
     }
     let alphas = match &a.alpha {
         None => Vec::new(),
-        Some(list) => list
-            .split(',')
-            .map(|s| {
-                let al = parse_rational(s.trim()).map_err(|e| e.context("alpha"))?;
-                if al <= 1 {
-                    return fallible!(Input, "the Renyi order alpha must be greater than 1, got '{}'", s.trim());
-                }
-                Ok((s.trim().to_string(), al))
-            })
-            .collect::<Fallible<Vec<_>>>()?,
+        Some(list) => parse_list(list, "alpha", |s| {
+            let al = parse_rational(s).map_err(|e| e.context("alpha"))?;
+            if al <= 1 {
+                return fallible!(Input, "the Renyi order alpha must be greater than 1, got '{s}'");
+            }
+            Ok(al)
+        })?,
     };
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;

@@ -3,7 +3,7 @@
 //! or f(α) at requested type I errors — as certified brackets from the accountant.
 
 use crate::account::Method;
-use crate::cli::common::{accountant, resolve, TargetArgs};
+use crate::cli::common::{accountant, parse_list, resolve, TargetArgs};
 use crate::cli::epsilon::{header, out_digits, push_bracket};
 use crate::error::Fallible;
 use crate::fallible;
@@ -52,16 +52,13 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
     }
     let mut rows = Vec::new();
     if let Some(list) = &a.alpha {
-        let alphas = list
-            .split(',')
-            .map(|s| {
-                let al = parse_rational(s.trim()).map_err(|e| e.context("alpha"))?;
-                if !(0..=1).contains(&al) {
-                    return fallible!(Input, "alpha must be in [0, 1], got '{}'", s.trim());
-                }
-                Ok((s.trim().to_string(), al))
-            })
-            .collect::<Fallible<Vec<_>>>()?;
+        let alphas = parse_list(list, "alpha", |s| {
+            let al = parse_rational(s).map_err(|e| e.context("alpha"))?;
+            if !(0..=1).contains(&al) {
+                return fallible!(Input, "alpha must be in [0, 1], got '{s}'");
+            }
+            Ok(al)
+        })?;
         for (s, al) in alphas {
             let f = acc.tradeoff(&al)?;
             let mut r = header(&t);
