@@ -112,66 +112,14 @@ pub fn tabulate_passes(
     persons: &Path,
     progress: bool,
 ) -> Fallible<(Vec<Vec<LevelCounts>>, u64, u64)> {
-    let mut out: Vec<Vec<LevelCounts>> = Vec::new();
-    let mut cells_total: u64 = 0;
-    for pass in passes {
-        let geo = pass.geo.unwrap_or(full);
-        let mut levels: Vec<LevelCounts> = Vec::new();
-        for spec in pass.levels {
-            let mut local = vec![None; its.list.len()];
-            let mut iters = Vec::new();
-            for (g, it) in its.list.iter().enumerate() {
-                // TotalOnly (DETAILED_ONLY) iterations below state only where the level includes them,
-                // COARSE_ONLY iterations never at nation/state
-                let here = if spec.geo.substate() { spec.include_total_only || !it.total_only } else { !it.coarse_only };
-                if it.detailed == spec.detailed && here {
-                    local[g] = Some(iters.len() as u32);
-                    iters.push(g as u32);
-                }
-            }
-            let n_geo = geo.ids[&spec.geo].len();
-            let n = n_geo * iters.len() * CELLS;
-            cells_total += n as u64;
-            if cells_total > 400_000_000 {
-                return fallible!(Input, "population-group universe too large for the dense tabulation (> 400M cells)");
-            }
-            levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
-        }
-        out.push(levels);
-    }
-    let file = std::fs::File::open(persons).map_err(|e| err!(Io, "cannot read '{}': {e}", persons.display()))?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let pb = if progress {
-        let pb = indicatif::ProgressBar::new(size);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("reading persons {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
-                .unwrap(),
-        );
-        Some(pb)
-    } else {
-        None
-    };
-    let reader: Box<dyn Read> = match &pb {
-        Some(pb) => Box::new(pb.wrap_read(std::io::BufReader::with_capacity(1 << 20, file))),
-        None => Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
-    };
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
+    let mut out = allocate_counts(passes, its, full)?;
+    let (mut rdr, pb) = persons_reader(persons, progress)?;
     let pname = persons.display().to_string();
-    {
-        let h = rdr.byte_headers().map_err(|e| crate::error::Error::from(e).context(format!("{pname} line 1")))?;
-        let cols: Vec<&[u8]> = h.iter().collect();
-        if cols.len() != PERSON_COLUMNS.len() || cols.iter().zip(PERSON_COLUMNS).any(|(a, b)| *a != b.as_bytes()) {
-            return fallible!(Input, "{pname} line 1: header must be {}", PERSON_COLUMNS.join(","));
-        }
-    }
     let ages = age_bin_table();
-    let s = stability as usize;
     let mut rec = csv::ByteRecord::new();
     let mut n: u64 = 0;
     let mut skipped: u64 = 0;
-    let mut codes: Vec<usize> = Vec::with_capacity(8);
-    let mut groups: [Vec<u32>; 2] = [Vec::with_capacity(16), Vec::with_capacity(16)];
-    let mut key_buf = String::new();
+    let mut groups = RecordGroups::default();
     loop {
         let line = n + 2;
         match rdr.read_byte_record(&mut rec) {
@@ -204,6 +152,115 @@ pub fn tabulate_passes(
                 lossy(f(5))
             )
         })?;
+        groups.read(&f, its, stability as usize, &pname, line)?;
+        let cell = sex * 23 + ages[age as usize] as usize;
+        // the pass whose geography holds the block (the whole file when a pass has no geography of its own)
+        let mut here = None;
+        for (pi, pass) in passes.iter().enumerate() {
+            match pass.geo {
+                None => here = Some((pi, g)),
+                Some(pg) => here = pg.blocks.get(&key).map(|b| (pi, b)),
+            }
+            if here.is_some() {
+                break;
+            }
+        }
+        let Some((pi, g)) = here else {
+            skipped += 1;
+            continue;
+        };
+        count_record(&mut out[pi], g, &groups.groups, cell, &pname, line)?;
+        if n.is_multiple_of(1 << 20) {
+            if let Some(pb) = &pb {
+                pb.set_message(format!("{n} persons"));
+            }
+        }
+    }
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    Ok((out, n, skipped))
+}
+
+/// The zeroed counts of every level of every pass (refused beyond 400 million cells in all).
+fn allocate_counts(passes: &[PassTab], its: &Iterations, full: &Geography) -> Fallible<Vec<Vec<LevelCounts>>> {
+    let mut out: Vec<Vec<LevelCounts>> = Vec::new();
+    let mut cells_total: u64 = 0;
+    for pass in passes {
+        let geo = pass.geo.unwrap_or(full);
+        let mut levels: Vec<LevelCounts> = Vec::new();
+        for spec in pass.levels {
+            let mut local = vec![None; its.list.len()];
+            let mut iters = Vec::new();
+            for (g, it) in its.list.iter().enumerate() {
+                // TotalOnly (DETAILED_ONLY) iterations below state only where the level includes them,
+                // COARSE_ONLY iterations never at nation/state
+                let here = if spec.geo.substate() { spec.include_total_only || !it.total_only } else { !it.coarse_only };
+                if it.detailed == spec.detailed && here {
+                    local[g] = Some(iters.len() as u32);
+                    iters.push(g as u32);
+                }
+            }
+            let n_geo = geo.ids[&spec.geo].len();
+            let n = n_geo * iters.len() * CELLS;
+            cells_total += n as u64;
+            if cells_total > 400_000_000 {
+                return fallible!(Input, "population-group universe too large for the dense tabulation (> 400M cells)");
+            }
+            levels.push(LevelCounts { level: *spec, local, iters, n_geo, counts: vec![0u32; n] });
+        }
+        out.push(levels);
+    }
+    Ok(out)
+}
+
+/// A persons file read as CSV, through a progress bar or not.
+type PersonsReader = csv::Reader<Box<dyn Read>>;
+
+/// The persons file's CSV reader (behind a progress bar of bytes read when `progress`), its header checked.
+fn persons_reader(persons: &Path, progress: bool) -> Fallible<(PersonsReader, Option<indicatif::ProgressBar>)> {
+    let file = std::fs::File::open(persons).map_err(|e| err!(Io, "cannot read '{}': {e}", persons.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let pb = if progress {
+        let pb = indicatif::ProgressBar::new(size);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("reading persons {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
+                .unwrap(),
+        );
+        Some(pb)
+    } else {
+        None
+    };
+    let reader: Box<dyn Read> = match &pb {
+        Some(pb) => Box::new(pb.wrap_read(std::io::BufReader::with_capacity(1 << 20, file))),
+        None => Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+    };
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(reader);
+    let pname = persons.display().to_string();
+    {
+        let h = rdr.byte_headers().map_err(|e| crate::error::Error::from(e).context(format!("{pname} line 1")))?;
+        let cols: Vec<&[u8]> = h.iter().collect();
+        if cols.len() != PERSON_COLUMNS.len() || cols.iter().zip(PERSON_COLUMNS).any(|(a, b)| *a != b.as_bytes()) {
+            return fallible!(Input, "{pname} line 1: header must be {}", PERSON_COLUMNS.join(","));
+        }
+    }
+    Ok((rdr, pb))
+}
+
+/// The population groups of one record, per iteration level (detailed, regional): its race codes' Alone
+/// or in Any Combination groups, the Alone group when every code shares one, and its ethnicity group
+/// ([HBC25, §2.2]); scratch buffers reused from record to record.
+#[derive(Default)]
+struct RecordGroups {
+    codes: Vec<usize>,
+    groups: [Vec<u32>; 2],
+    key_buf: String,
+}
+
+impl RecordGroups {
+    /// Read the groups of the record `f` (field by index); at most `s` (the stability) per level.
+    fn read<'r>(&mut self, f: &impl Fn(usize) -> &'r [u8], its: &Iterations, s: usize, pname: &str, line: u64) -> Fallible<()> {
+        let RecordGroups { codes, groups, key_buf } = self;
         // race codes
         codes.clear();
         for i in 6..14 {
@@ -222,7 +279,7 @@ pub fn tabulate_passes(
             lv.clear();
         }
         let mut alone: [Option<Option<u32>>; 2] = [None, None];
-        for &ci in &codes {
+        for &ci in codes.iter() {
             let c = f(ci);
             key_buf.clear();
             key_buf.push_str(std::str::from_utf8(c).map_err(|_| err!(Input, "{pname} line {line}: race code is not UTF-8"))?);
@@ -260,53 +317,34 @@ pub fn tabulate_passes(
                 );
             }
         }
-        let cell = sex * 23 + ages[age as usize] as usize;
-        // the pass whose geography holds the block (the whole file when a pass has no geography of its own)
-        let mut here = None;
-        for (pi, pass) in passes.iter().enumerate() {
-            match pass.geo {
-                None => here = Some((pi, g)),
-                Some(pg) => here = pg.blocks.get(&key).map(|b| (pi, b)),
-            }
-            if here.is_some() {
-                break;
-            }
-        }
-        let Some((pi, g)) = here else {
-            skipped += 1;
-            continue;
+        Ok(())
+    }
+}
+
+/// Count one record (its block's entities `g`, its groups, its sex × age cell) in every level of its pass.
+fn count_record(levels: &mut [LevelCounts], g: &[u32], groups: &[Vec<u32>; 2], cell: usize, pname: &str, line: u64) -> Fallible<()> {
+    for lc in levels.iter_mut() {
+        let gi = match lc.level.geo {
+            GeoLevel::Usa => 0,
+            GeoLevel::State => g[0],
+            GeoLevel::County => g[1],
+            GeoLevel::Tract => g[2],
+            GeoLevel::Place => g[3],
+            GeoLevel::Aiannh => g[4],
         };
-        for lc in out[pi].iter_mut() {
-            let gi = match lc.level.geo {
-                GeoLevel::Usa => 0,
-                GeoLevel::State => g[0],
-                GeoLevel::County => g[1],
-                GeoLevel::Tract => g[2],
-                GeoLevel::Place => g[3],
-                GeoLevel::Aiannh => g[4],
-            };
-            if gi == NONE {
-                continue;
-            }
-            let ni = lc.iters.len();
-            for &it in &groups[if lc.level.detailed { 0 } else { 1 }] {
-                if let Some(li) = lc.local[it as usize] {
-                    let c = &mut lc.counts[(gi as usize * ni + li as usize) * CELLS + cell];
-                    // a cell holds at most the number of records: refuse rather than wrap past u32
-                    *c = c.checked_add(1).ok_or_else(|| err!(Input, "{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
-                }
-            }
+        if gi == NONE {
+            continue;
         }
-        if n.is_multiple_of(1 << 20) {
-            if let Some(pb) = &pb {
-                pb.set_message(format!("{n} persons"));
+        let ni = lc.iters.len();
+        for &it in &groups[if lc.level.detailed { 0 } else { 1 }] {
+            if let Some(li) = lc.local[it as usize] {
+                let c = &mut lc.counts[(gi as usize * ni + li as usize) * CELLS + cell];
+                // a cell holds at most the number of records: refuse rather than wrap past u32
+                *c = c.checked_add(1).ok_or_else(|| err!(Input, "{pname} line {line}: more than {} persons in one cell", u32::MAX))?;
             }
         }
     }
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
-    Ok((out, n, skipped))
+    Ok(())
 }
 
 fn lossy(b: &[u8]) -> String {
