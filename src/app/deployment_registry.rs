@@ -224,125 +224,13 @@ impl Deployment {
             Some(_) => return fallible!(Input, "deployment: 'census' must be true or false"),
         };
         let neighbors = Neighbors::parse(&top.str("neighbors")?).map_err(|e| e.context("deployment: 'neighbors'"))?;
-
-        let mut sources = Vec::new();
-        for (i, s) in top.tables("source")?.into_iter().enumerate() {
-            let t = Tab::new(s, &format!("source[{i}]"), &["id", "location", "document", "at", "quote"])?;
-            sources.push(Source {
-                id: t.str("id")?,
-                location: t.str("location")?,
-                document: t.str("document")?,
-                at: t.str("at")?,
-                quote: t.str("quote")?,
-            });
-        }
-        if sources.is_empty() {
-            return fallible!(Input, "deployment: no [[source]]: every number needs its source");
-        }
-        let mut assumptions = Vec::new();
-        for (i, a) in top.tables("assumption")?.into_iter().enumerate() {
-            let t = Tab::new(a, &format!("assumption[{i}]"), &["id", "text"])?;
-            assumptions.push(Assumption { id: t.str("id")?, text: t.str("text")? });
-        }
-        unique(sources.iter().map(|s| s.id.as_str()), "source")?;
-        unique(assumptions.iter().map(|a| a.id.as_str()), "assumption")?;
-        let src_ids: BTreeSet<&str> = sources.iter().map(|s| s.id.as_str()).collect();
-        let asm_ids: BTreeSet<&str> = assumptions.iter().map(|a| a.id.as_str()).collect();
-        let check_refs = |what: &str, srcs: &[String], asms: &[String], need_source: bool| -> Fallible<()> {
-            if need_source && srcs.is_empty() {
-                return fallible!(Input, "{what}: missing 'sources' (the ids of the [[source]] its numbers come from)");
-            }
-            for s in srcs {
-                if !src_ids.contains(s.as_str()) {
-                    return fallible!(Input, "{what}: source '{s}' is not defined by a [[source]]");
-                }
-            }
-            for a in asms {
-                if !asm_ids.contains(a.as_str()) {
-                    return fallible!(Input, "{what}: assumption '{a}' is not defined by an [[assumption]]");
-                }
-            }
-            Ok(())
+        let (sources, assumptions) = sources_and_assumptions(&top)?;
+        let refs = Refs {
+            sources: sources.iter().map(|s| s.id.as_str()).collect(),
+            assumptions: assumptions.iter().map(|a| a.id.as_str()).collect(),
         };
-
-        let st = match doc.get("stated") {
-            Some(toml::Value::Table(t)) => t,
-            Some(_) => return fallible!(Input, "deployment: 'stated' must be a table ([stated])"),
-            None => return fallible!(Input, "deployment: missing [stated] (the guarantee as published)"),
-        };
-        let s = Tab::new(st, "stated", &["kind", "text", "rho", "epsilon", "delta", "delta_assumption", "secondary", "sources"])?;
-        let kind = match s.str("kind")?.as_str() {
-            "zcdp" => StatedKind::Zcdp,
-            "approx-dp" => StatedKind::ApproxDp,
-            "pure-dp" => StatedKind::PureDp,
-            k => return fallible!(Input, "stated: unknown kind '{k}' (zcdp, approx-dp, pure-dp)"),
-        };
-        let rho = s.opt_num("rho")?.map(|x| x.1);
-        let epsilon = s.opt_num("epsilon")?;
-        let delta = s.opt_num("delta")?.map(|x| x.1);
-        if let Some(d) = &delta {
-            if *d >= 1 {
-                return fallible!(Input, "stated: 'delta' must be below 1");
-            }
-        }
-        let delta_assumption = s.opt_str("delta_assumption")?;
-        match kind {
-            StatedKind::Zcdp if rho.is_none() => return fallible!(Input, "stated: kind 'zcdp' needs 'rho'"),
-            StatedKind::ApproxDp if epsilon.is_none() => return fallible!(Input, "stated: kind 'approx-dp' needs 'epsilon'"),
-            StatedKind::PureDp if epsilon.is_none() || delta.is_some() || rho.is_some() => {
-                return fallible!(Input, "stated: kind 'pure-dp' takes 'epsilon' only")
-            }
-            StatedKind::ApproxDp if rho.is_some() => return fallible!(Input, "stated: kind 'approx-dp' takes no 'rho'"),
-            _ => {}
-        }
-        if kind != StatedKind::PureDp && delta.is_none() {
-            return fallible!(Input, "stated: missing 'delta' (the published one, or an assumed one named by 'delta_assumption')");
-        }
-        let stated_sources = s.str_list("sources")?;
-        let da: Vec<String> = delta_assumption.iter().cloned().collect();
-        check_refs("stated", &stated_sources, &da, true)?;
-        let secondary = s.opt_str("secondary")?;
-        let stated = Stated { kind, text: s.str("text")?, rho, epsilon, delta, delta_assumption, secondary, sources: stated_sources };
-
-        let levels = top.tables("level")?;
-        let alloc = top.opt_str("allocation")?;
-        let missing = top.opt_str("missing")?;
-        let given = [alloc.is_some(), !levels.is_empty(), missing.is_some()].iter().filter(|b| **b).count();
-        if given != 1 {
-            return fallible!(Input, "deployment: exactly one of 'allocation', [[level]] and 'missing' (why the noise cannot be given)");
-        }
-        if alloc.is_none() && (doc.contains_key("allocation_sources") || doc.contains_key("allocation_assumptions")) {
-            return fallible!(Input, "deployment: 'allocation_sources' and 'allocation_assumptions' go with 'allocation'");
-        }
-        let mechanisms = if let Some(name) = alloc {
-            if crate::census::allocation::builtin(&name).is_none() {
-                return fallible!(Input, "deployment: 'allocation': no built-in allocation '{name}'");
-            }
-            let (srcs, asms) = (top.str_list("allocation_sources")?, top.str_list("allocation_assumptions")?);
-            check_refs("allocation", &srcs, &asms, true)?;
-            Mechanisms::Allocation { name, sources: srcs, assumptions: asms }
-        } else if let Some(why) = missing {
-            Mechanisms::Missing(why)
-        } else {
-            let mut out = Vec::new();
-            for (i, l) in levels.into_iter().enumerate() {
-                let t = Tab::new(l, &format!("level[{i}]"), &["name", "mech", "sources", "assumptions"])?;
-                let name = t.str("name")?;
-                let what = format!("level '{name}'");
-                let mech = t.str_list("mech")?;
-                if mech.is_empty() {
-                    return fallible!(Input, "{what}: missing 'mech' (the noise as --mech spellings)");
-                }
-                for m in &mech {
-                    check_mech(m).map_err(|e| e.context(&what))?;
-                }
-                let (srcs, asms) = (t.str_list("sources")?, t.str_list("assumptions")?);
-                check_refs(&what, &srcs, &asms, true)?;
-                out.push(DeploymentLevel { name, mech, sources: srcs, assumptions: asms });
-            }
-            unique(out.iter().map(|l| l.name.as_str()), "level")?;
-            Mechanisms::Levels(out)
-        };
+        let stated = parse_stated(&doc, &refs)?;
+        let mechanisms = parse_mechanisms(&doc, &top, &refs)?;
         let short_name = top.str("short_name")?;
         if short_name.chars().count() > 24 {
             return fallible!(Input, "deployment: 'short_name' has more than 24 characters: '{short_name}'");
@@ -377,6 +265,143 @@ impl Deployment {
         v.retain(|a| seen.insert(a.clone()));
         v
     }
+}
+
+/// The [[source]] and [[assumption]] tables, each id unique; at least one source.
+fn sources_and_assumptions(top: &Tab) -> Fallible<(Vec<Source>, Vec<Assumption>)> {
+    let mut sources = Vec::new();
+    for (i, s) in top.tables("source")?.into_iter().enumerate() {
+        let t = Tab::new(s, &format!("source[{i}]"), &["id", "location", "document", "at", "quote"])?;
+        sources.push(Source {
+            id: t.str("id")?,
+            location: t.str("location")?,
+            document: t.str("document")?,
+            at: t.str("at")?,
+            quote: t.str("quote")?,
+        });
+    }
+    if sources.is_empty() {
+        return fallible!(Input, "deployment: no [[source]]: every number needs its source");
+    }
+    let mut assumptions = Vec::new();
+    for (i, a) in top.tables("assumption")?.into_iter().enumerate() {
+        let t = Tab::new(a, &format!("assumption[{i}]"), &["id", "text"])?;
+        assumptions.push(Assumption { id: t.str("id")?, text: t.str("text")? });
+    }
+    unique(sources.iter().map(|s| s.id.as_str()), "source")?;
+    unique(assumptions.iter().map(|a| a.id.as_str()), "assumption")?;
+    Ok((sources, assumptions))
+}
+
+/// The ids a deployment defines, which its statement, allocation and levels cite.
+struct Refs<'a> {
+    sources: BTreeSet<&'a str>,
+    assumptions: BTreeSet<&'a str>,
+}
+
+impl Refs<'_> {
+    /// Every cited id defined; `need_source`: at least one source cited.
+    fn check(&self, what: &str, srcs: &[String], asms: &[String], need_source: bool) -> Fallible<()> {
+        if need_source && srcs.is_empty() {
+            return fallible!(Input, "{what}: missing 'sources' (the ids of the [[source]] its numbers come from)");
+        }
+        for s in srcs {
+            if !self.sources.contains(s.as_str()) {
+                return fallible!(Input, "{what}: source '{s}' is not defined by a [[source]]");
+            }
+        }
+        for a in asms {
+            if !self.assumptions.contains(a.as_str()) {
+                return fallible!(Input, "{what}: assumption '{a}' is not defined by an [[assumption]]");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The [stated] table: the guarantee as published.
+fn parse_stated(doc: &toml::Table, refs: &Refs) -> Fallible<Stated> {
+    let st = match doc.get("stated") {
+        Some(toml::Value::Table(t)) => t,
+        Some(_) => return fallible!(Input, "deployment: 'stated' must be a table ([stated])"),
+        None => return fallible!(Input, "deployment: missing [stated] (the guarantee as published)"),
+    };
+    let s = Tab::new(st, "stated", &["kind", "text", "rho", "epsilon", "delta", "delta_assumption", "secondary", "sources"])?;
+    let kind = match s.str("kind")?.as_str() {
+        "zcdp" => StatedKind::Zcdp,
+        "approx-dp" => StatedKind::ApproxDp,
+        "pure-dp" => StatedKind::PureDp,
+        k => return fallible!(Input, "stated: unknown kind '{k}' (zcdp, approx-dp, pure-dp)"),
+    };
+    let rho = s.opt_num("rho")?.map(|x| x.1);
+    let epsilon = s.opt_num("epsilon")?;
+    let delta = s.opt_num("delta")?.map(|x| x.1);
+    if let Some(d) = &delta {
+        if *d >= 1 {
+            return fallible!(Input, "stated: 'delta' must be below 1");
+        }
+    }
+    let delta_assumption = s.opt_str("delta_assumption")?;
+    match kind {
+        StatedKind::Zcdp if rho.is_none() => return fallible!(Input, "stated: kind 'zcdp' needs 'rho'"),
+        StatedKind::ApproxDp if epsilon.is_none() => return fallible!(Input, "stated: kind 'approx-dp' needs 'epsilon'"),
+        StatedKind::PureDp if epsilon.is_none() || delta.is_some() || rho.is_some() => {
+            return fallible!(Input, "stated: kind 'pure-dp' takes 'epsilon' only")
+        }
+        StatedKind::ApproxDp if rho.is_some() => return fallible!(Input, "stated: kind 'approx-dp' takes no 'rho'"),
+        _ => {}
+    }
+    if kind != StatedKind::PureDp && delta.is_none() {
+        return fallible!(Input, "stated: missing 'delta' (the published one, or an assumed one named by 'delta_assumption')");
+    }
+    let stated_sources = s.str_list("sources")?;
+    let da: Vec<String> = delta_assumption.iter().cloned().collect();
+    refs.check("stated", &stated_sources, &da, true)?;
+    let secondary = s.opt_str("secondary")?;
+    Ok(Stated { kind, text: s.str("text")?, rho, epsilon, delta, delta_assumption, secondary, sources: stated_sources })
+}
+
+/// The noise: a built-in allocation, [[level]] tables of --mech spellings, or why it cannot be given.
+fn parse_mechanisms(doc: &toml::Table, top: &Tab, refs: &Refs) -> Fallible<Mechanisms> {
+    let levels = top.tables("level")?;
+    let alloc = top.opt_str("allocation")?;
+    let missing = top.opt_str("missing")?;
+    let given = [alloc.is_some(), !levels.is_empty(), missing.is_some()].iter().filter(|b| **b).count();
+    if given != 1 {
+        return fallible!(Input, "deployment: exactly one of 'allocation', [[level]] and 'missing' (why the noise cannot be given)");
+    }
+    if alloc.is_none() && (doc.contains_key("allocation_sources") || doc.contains_key("allocation_assumptions")) {
+        return fallible!(Input, "deployment: 'allocation_sources' and 'allocation_assumptions' go with 'allocation'");
+    }
+    Ok(if let Some(name) = alloc {
+        if crate::census::allocation::builtin(&name).is_none() {
+            return fallible!(Input, "deployment: 'allocation': no built-in allocation '{name}'");
+        }
+        let (srcs, asms) = (top.str_list("allocation_sources")?, top.str_list("allocation_assumptions")?);
+        refs.check("allocation", &srcs, &asms, true)?;
+        Mechanisms::Allocation { name, sources: srcs, assumptions: asms }
+    } else if let Some(why) = missing {
+        Mechanisms::Missing(why)
+    } else {
+        let mut out = Vec::new();
+        for (i, l) in levels.into_iter().enumerate() {
+            let t = Tab::new(l, &format!("level[{i}]"), &["name", "mech", "sources", "assumptions"])?;
+            let name = t.str("name")?;
+            let what = format!("level '{name}'");
+            let mech = t.str_list("mech")?;
+            if mech.is_empty() {
+                return fallible!(Input, "{what}: missing 'mech' (the noise as --mech spellings)");
+            }
+            for m in &mech {
+                check_mech(m).map_err(|e| e.context(&what))?;
+            }
+            let (srcs, asms) = (t.str_list("sources")?, t.str_list("assumptions")?);
+            refs.check(&what, &srcs, &asms, true)?;
+            out.push(DeploymentLevel { name, mech, sources: srcs, assumptions: asms });
+        }
+        unique(out.iter().map(|l| l.name.as_str()), "level")?;
+        Mechanisms::Levels(out)
+    })
 }
 
 fn unique<'a>(ids: impl Iterator<Item = &'a str>, what: &str) -> Fallible<()> {

@@ -150,40 +150,11 @@ fn join_ids(v: &[String]) -> String {
 pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let st = &d.stated;
     let mut r = Record::new();
-    r.push("id", d.id.clone());
-    r.push("organisation", d.organisation.clone());
-    r.push("product", d.product.clone());
-    r.push("year", d.year.to_string());
-    r.push("privacy_unit", d.privacy_unit.clone());
-    r.push("neighbors", d.neighbors.as_str());
-    r.push("stated", st.text.clone());
-    r.push("stated_kind", st.kind.as_str());
-    r.push("stated_rho", st.rho.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 12)).unwrap_or_default());
-    let delta = st.delta.clone();
-    r.push("delta", delta.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 6)).unwrap_or_else(|| "0".into()));
-    r.push(
-        "delta_from",
-        if st.delta_assumption.is_some() {
-            "assumed"
-        } else if delta.is_some() {
-            "published"
-        } else {
-            "pure DP"
-        },
-    );
-    // the ε the exact value is compared with
-    let (stated_eps, stated_printed, stated_how): (Rational, Option<String>, &str) = match (&st.epsilon, &st.rho, &delta) {
-        (Some((p, e)), _, _) if st.secondary.is_some() => (e.clone(), Some(p.clone()), "as reported by a secondary source"),
-        (Some((p, e)), _, _) => (e.clone(), Some(p.clone()), "as published"),
-        (None, Some(rho), Some(dl)) => {
-            let bs = zcdp::eps_bs(rho, dl, PREC).into_parts().1;
-            (bs.to_rational().unwrap_or_default(), None, "Bun-Steinke epsilon of the stated rho")
-        }
-        _ => return fallible!(Input, "deployment '{}': no stated epsilon to compare", d.id),
-    };
-    let stated_f = Float::with_val(PREC, &stated_eps);
-    r.push("stated_epsilon", stated_printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
-    r.push("stated_epsilon_from", stated_how);
+    push_identity(d, &mut r);
+    let stated = stated_epsilon(d)?;
+    let stated_f = Float::with_val(PREC, &stated.eps);
+    r.push("stated_epsilon", stated.printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
+    r.push("stated_epsilon_from", stated.how);
     let mut point = DeploymentPoint {
         label: d.short_name.clone(),
         census: d.census,
@@ -193,15 +164,11 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
         verdict: String::new(),
     };
     let mut certificates = Vec::new();
-    let fill = |r: &mut Record, keys: &[&str]| {
-        for k in keys {
-            r.push(k, "");
-        }
-    };
-    let tail = ["rho", "eps_zcdp_bun_steinke", "eps_zcdp_cks", "eps_exact_lo", "eps_exact_hi", "digits", "method", "difference_percent"];
     let n = match noise(d, data)? {
         Err(why) => {
-            fill(&mut r, &tail);
+            let tail =
+                ["rho", "eps_zcdp_bun_steinke", "eps_zcdp_cks", "eps_exact_lo", "eps_exact_hi", "digits", "method", "difference_percent"];
+            push_empty(&mut r, &tail);
             let v = format!("stated, not recomputable: {why}");
             r.push("verdict", v.clone());
             r.push("explanation", "");
@@ -219,88 +186,182 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let rho = rho_opt.unwrap_or_default();
     r.push("rho", if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() });
     let acc = Accountant::new(n.all.clone(), options())?;
-    let (explanation, verdict, pct);
-    let mut overall: Option<Certified> = None;
-    if st.kind == StatedKind::PureDp {
-        fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
-        match pure_eps(&n.all) {
-            Some(e) => {
-                let ef = Float::with_val(PREC, &e);
-                r.push("eps_exact_lo", fmt_down(&ef, 20));
-                r.push("eps_exact_hi", fmt_up(&ef, 20));
-                r.push("digits", "exact");
-                r.push("method", "pure epsilon: sum of n mu / b (exact rational)");
-                let (v, p) = judge(&ef, &ef, &stated_eps, stated_printed.as_deref());
-                (verdict, pct) = (v, Some(p));
-                explanation = format!("pure epsilon of the noise = {e} (exact)");
-                point.exact = Some(ef.to_f64());
-            }
-            None => {
-                r.push("eps_exact_lo", "inf");
-                r.push("eps_exact_hi", "inf");
-                r.push("digits", "exact");
-                r.push("method", "Gaussian noise has no pure epsilon");
-                verdict = "stated guarantee too optimistic".to_string();
-                pct = None;
-                explanation = "Gaussian noise satisfies no pure epsilon-DP guarantee: the exact loss is unbounded".into();
-            }
-        }
+    let v = if st.kind == StatedKind::PureDp {
+        judge_pure(&mut r, &n, &stated)
     } else {
-        let dl = delta.clone().expect("approx and zcdp statements carry delta");
-        if gaussian_only {
-            let bs = zcdp::eps_bs(&rho, &dl, PREC).into_parts().1;
-            let cks = zcdp::eps_cks(&rho, &dl, PREC).0.into_parts().1;
-            r.push("eps_zcdp_bun_steinke", fmt_up(&bs, 12));
-            r.push("eps_zcdp_cks", fmt_up(&cks, 12));
-            point.bun_steinke = Some(bs.to_f64());
+        judge_approx(d, &mut r, &acc, (&rho, gaussian_only), &stated, &mut point)?
+    };
+    r.push("difference_percent", v.pct.map(|p| format!("{p:.4}")).unwrap_or_default());
+    r.push("verdict", v.verdict.clone());
+    r.push("explanation", v.explanation);
+    point.verdict = v.verdict;
+    if v.exact.is_some() {
+        point.exact = v.exact;
+    }
+    push_tpr(&mut r, &acc);
+    finish(d, &mut r);
+    if d.census && st.kind != StatedKind::PureDp {
+        certificates = level_certificates(d, &n, st.delta.as_ref().expect("delta"), v.overall)?;
+    }
+    Ok(Evaluated { row: r, certificates, point })
+}
+
+/// The deployment's identity and its statement as published: id … delta_from.
+fn push_identity(d: &Deployment, r: &mut Record) {
+    let st = &d.stated;
+    r.push("id", d.id.clone());
+    r.push("organisation", d.organisation.clone());
+    r.push("product", d.product.clone());
+    r.push("year", d.year.to_string());
+    r.push("privacy_unit", d.privacy_unit.clone());
+    r.push("neighbors", d.neighbors.as_str());
+    r.push("stated", st.text.clone());
+    r.push("stated_kind", st.kind.as_str());
+    r.push("stated_rho", st.rho.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 12)).unwrap_or_default());
+    r.push("delta", st.delta.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 6)).unwrap_or_else(|| "0".into()));
+    r.push(
+        "delta_from",
+        if st.delta_assumption.is_some() {
+            "assumed"
+        } else if st.delta.is_some() {
+            "published"
         } else {
-            fill(&mut r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+            "pure DP"
+        },
+    );
+}
+
+/// The ε the exact value is compared with: its value, its text as printed (None: derived here), and where
+/// it comes from.
+struct StatedEpsilon {
+    eps: Rational,
+    printed: Option<String>,
+    how: &'static str,
+}
+
+fn stated_epsilon(d: &Deployment) -> Fallible<StatedEpsilon> {
+    let st = &d.stated;
+    Ok(match (&st.epsilon, &st.rho, &st.delta) {
+        (Some((p, e)), _, _) if st.secondary.is_some() => {
+            StatedEpsilon { eps: e.clone(), printed: Some(p.clone()), how: "as reported by a secondary source" }
         }
-        let t0 = std::time::Instant::now();
-        let e = acc.epsilon(&dl)?;
-        if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
-            eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+        (Some((p, e)), _, _) => StatedEpsilon { eps: e.clone(), printed: Some(p.clone()), how: "as published" },
+        (None, Some(rho), Some(dl)) => {
+            let bs = zcdp::eps_bs(rho, dl, PREC).into_parts().1;
+            StatedEpsilon { eps: bs.to_rational().unwrap_or_default(), printed: None, how: "Bun-Steinke epsilon of the stated rho" }
         }
-        overall = Some(e.clone());
-        let p = e.printed(25);
-        r.push("eps_exact_lo", p.lo.clone());
-        r.push("eps_exact_hi", p.hi.clone());
-        r.push("digits", p.digits_field());
-        r.push("method", e.describe());
-        let (v, p) = judge(e.lo(), e.hi(), &stated_eps, stated_printed.as_deref());
-        (verdict, pct) = (v, Some(p));
-        point.exact = Some(e.hi().to_f64());
-        let mut ex = String::new();
-        if let Some(srho) = &st.rho {
-            if *srho != rho && gaussian_only {
-                ex = format!(
-                    "the noise as recorded spends rho = {} where {} is stated; ",
-                    fmt_nearest(&Float::with_val(PREC, &rho), 10),
-                    fmt_nearest(&Float::with_val(PREC, srho), 10)
-                );
+        _ => return fallible!(Input, "deployment '{}': no stated epsilon to compare", d.id),
+    })
+}
+
+fn push_empty(r: &mut Record, keys: &[&str]) {
+    for k in keys {
+        r.push(k, "");
+    }
+}
+
+/// A deployment's verdict: the words, the difference in percent, the explanation, the exact ε (its upper
+/// end) and the certified bracket it came from.
+struct Verdict {
+    verdict: String,
+    pct: Option<f64>,
+    explanation: String,
+    exact: Option<f64>,
+    overall: Option<Certified>,
+}
+
+/// A pure-DP statement against the noise's pure ε (an exact rational; none for Gaussian noise).
+fn judge_pure(r: &mut Record, n: &Noise, stated: &StatedEpsilon) -> Verdict {
+    push_empty(r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+    match pure_eps(&n.all) {
+        Some(e) => {
+            let ef = Float::with_val(PREC, &e);
+            r.push("eps_exact_lo", fmt_down(&ef, 20));
+            r.push("eps_exact_hi", fmt_up(&ef, 20));
+            r.push("digits", "exact");
+            r.push("method", "pure epsilon: sum of n mu / b (exact rational)");
+            let (verdict, p) = judge(&ef, &ef, &stated.eps, stated.printed.as_deref());
+            let explanation = format!("pure epsilon of the noise = {e} (exact)");
+            Verdict { verdict, pct: Some(p), explanation, exact: Some(ef.to_f64()), overall: None }
+        }
+        None => {
+            r.push("eps_exact_lo", "inf");
+            r.push("eps_exact_hi", "inf");
+            r.push("digits", "exact");
+            r.push("method", "Gaussian noise has no pure epsilon");
+            Verdict {
+                verdict: "stated guarantee too optimistic".to_string(),
+                pct: None,
+                explanation: "Gaussian noise satisfies no pure epsilon-DP guarantee: the exact loss is unbounded".into(),
+                exact: None,
+                overall: None,
             }
         }
-        if verdict == "stated guarantee too optimistic" {
-            ex.push_str(&format!(
-                "the exact epsilon of the published noise at delta = {} is {} > stated {}: the guarantee as published does not hold for this noise",
-                fmt_nearest(&Float::with_val(PREC, &dl), 3),
-                fmt_up(e.hi(), 8),
-                fmt_up(&stated_f, 8)
-            ));
-        }
-        explanation = ex;
     }
-    r.push("difference_percent", pct.map(|p| format!("{p:.4}")).unwrap_or_default());
-    r.push("verdict", verdict.clone());
-    r.push("explanation", explanation);
-    point.verdict = verdict;
+}
+
+/// An (ε, δ) or zCDP statement against the exact ε(δ) of the noise (and, for Gaussian noise, the zCDP
+/// conversions of its ρ).
+fn judge_approx(
+    d: &Deployment,
+    r: &mut Record,
+    acc: &Accountant,
+    (rho, gaussian_only): (&Rational, bool),
+    stated: &StatedEpsilon,
+    point: &mut DeploymentPoint,
+) -> Fallible<Verdict> {
+    let st = &d.stated;
+    let dl = st.delta.clone().expect("approx and zcdp statements carry delta");
+    if gaussian_only {
+        let bs = zcdp::eps_bs(rho, &dl, PREC).into_parts().1;
+        let cks = zcdp::eps_cks(rho, &dl, PREC).0.into_parts().1;
+        r.push("eps_zcdp_bun_steinke", fmt_up(&bs, 12));
+        r.push("eps_zcdp_cks", fmt_up(&cks, 12));
+        point.bun_steinke = Some(bs.to_f64());
+    } else {
+        push_empty(r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+    }
+    let t0 = std::time::Instant::now();
+    let e = acc.epsilon(&dl)?;
+    if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
+        eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
+    }
+    let p = e.printed(25);
+    r.push("eps_exact_lo", p.lo.clone());
+    r.push("eps_exact_hi", p.hi.clone());
+    r.push("digits", p.digits_field());
+    r.push("method", e.describe());
+    let (verdict, pct) = judge(e.lo(), e.hi(), &stated.eps, stated.printed.as_deref());
+    let mut ex = String::new();
+    if let Some(srho) = &st.rho {
+        if srho != rho && gaussian_only {
+            ex = format!(
+                "the noise as recorded spends rho = {} where {} is stated; ",
+                fmt_nearest(&Float::with_val(PREC, rho), 10),
+                fmt_nearest(&Float::with_val(PREC, srho), 10)
+            );
+        }
+    }
+    if verdict == "stated guarantee too optimistic" {
+        ex.push_str(&format!(
+            "the exact epsilon of the published noise at delta = {} is {} > stated {}: the guarantee as published does not hold for this noise",
+            fmt_nearest(&Float::with_val(PREC, &dl), 3),
+            fmt_up(e.hi(), 8),
+            fmt_up(&Float::with_val(PREC, &stated.eps), 8)
+        ));
+    }
+    Ok(Verdict { verdict, pct: Some(pct), explanation: ex, exact: Some(e.hi().to_f64()), overall: Some(e) })
+}
+
+/// The attack's TPR at FPR 1e-3 from the certified trade-off function, or why it is not computed.
+fn push_tpr(r: &mut Record, acc: &Accountant) {
     let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("constant");
     // the certified trade-off function needs a common lattice of the losses, or the conditioning on the
     // coarse groups that gave the exact ε: where the exact ε came from the smoothed inversion there is
     // neither (the lattice search alone costs seconds before it declines)
     let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure") || m.starts_with("conditioned"));
     let tpr = if lattice {
-        crate::attack::tpr_at_fpr(&acc, &alpha)
+        crate::attack::tpr_at_fpr(acc, &alpha)
     } else {
         fallible!(
             Input,
@@ -317,11 +378,6 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
             r.push("tpr_at_fpr_1e-3_hi", format!("not computed: {e}"));
         }
     }
-    finish(d, &mut r);
-    if d.census && st.kind != StatedKind::PureDp {
-        certificates = level_certificates(d, &n, delta.as_ref().expect("delta"), overall)?;
-    }
-    Ok(Evaluated { row: r, certificates, point })
 }
 
 fn finish(d: &Deployment, r: &mut Record) {
