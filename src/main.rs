@@ -1,3 +1,4 @@
+#![warn(clippy::unwrap_used)]
 fn main() {
     // The last line of defence of the one-line contract: a panic anywhere (any thread) is a bug, so it
     // prints one line asking to be reported and exits 3 (docs/design.md, exit status) instead of a

@@ -44,7 +44,7 @@ impl Record {
                 for (k, v) in &self.fields {
                     m.insert(k.clone(), serde_json::Value::String(v.clone()));
                 }
-                serde_json::to_string_pretty(&serde_json::Value::Object(m)).unwrap() + "\n"
+                serde_json::to_string_pretty(&serde_json::Value::Object(m)).expect("invariant: a JSON object of strings") + "\n"
             }
         }
     }
@@ -100,7 +100,7 @@ pub fn render_json_rows(rows: &[Record]) -> String {
             serde_json::Value::Object(m)
         })
         .collect();
-    serde_json::to_string_pretty(&arr).unwrap() + "\n"
+    serde_json::to_string_pretty(&arr).expect("invariant: a JSON array of strings") + "\n"
 }
 
 /// Several records as an aligned text table (columns: the union of the records' keys).

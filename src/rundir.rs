@@ -273,7 +273,9 @@ impl RunDir {
     /// old one moved to the staging path (a kill between the two renames leaves no `--out`, only the
     /// hidden `.NAME.old-PID`, which the next run removes).
     fn swap_in_two_renames(&self) -> Fallible<()> {
-        let old = self.stage.with_file_name(self.stage.file_name().unwrap().to_string_lossy().replacen(".tmp-", ".old-", 1));
+        let old = self.stage.with_file_name(
+            self.stage.file_name().expect("invariant: the staging directory has a name").to_string_lossy().replacen(".tmp-", ".old-", 1),
+        );
         std::fs::rename(&self.out, &old).map_err(|e| err("replace", &self.out, e))?;
         if let Err(e) = std::fs::rename(&self.stage, &self.out) {
             let _ = std::fs::rename(&old, &self.out);

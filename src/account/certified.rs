@@ -249,7 +249,11 @@ impl Certified {
             .enumerate()
             .max_by(|a, b| a.1.hi.partial_cmp(&b.1.hi).unwrap_or(std::cmp::Ordering::Equal))
             .ok_or_else(|| err!(Internal, "worst case of nothing"))?;
-        let lo = items.iter().map(|c| &c.lo).max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)).unwrap();
+        let lo = items
+            .iter()
+            .map(|c| &c.lo)
+            .max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+            .expect("invariant: max_of takes at least one bracket");
         let mut c = top.clone();
         c.lo = Float::with_val(c.lo.prec().max(lo.prec()), lo);
         if c.lo > c.hi {

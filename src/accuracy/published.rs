@@ -96,7 +96,7 @@ impl Evaluator {
             let r = nhgis::read(&files, table, Some(state));
             cache.insert(key.clone(), r);
         }
-        match cache.get(&key).unwrap() {
+        match cache.get(&key).expect("invariant: inserted just above") {
             Ok(v) => Ok(Some(v.clone())),
             // no units of this state: the extracts are someone else's data
             Err(e) if e.message().starts_with("no units of state") => Ok(Some(Vec::new())),
@@ -113,7 +113,7 @@ impl Evaluator {
         if cache.is_none() {
             *cache = Some(acs::read(&files));
         }
-        cache.as_ref().unwrap().clone().map(Some)
+        cache.as_ref().expect("invariant: filled just above").clone().map(Some)
     }
 
     pub fn evaluate(&self, q: &str, m: &In) -> Fallible<Eval> {

@@ -168,7 +168,7 @@ fn run_trials<D: Draw>(areas: &[AcsArea], d: &D, beta: f64, trials: usize, src: 
 
 /// Nearest-rank quantiles of a sample.
 fn quantiles(mut v: Vec<f64>, qs: [f64; 3]) -> [f64; 3] {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.sort_by(|a, b| a.partial_cmp(b).expect("invariant: finite values (no NaN)"));
     qs.map(|q| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1])
 }
 

@@ -158,7 +158,14 @@ pub fn uniform_bracket(
     let groups = alloc.all_mechanisms();
     let rho = alloc.total_rho();
     let target = target_for(&rho, delta, conv, explicit, prec);
-    let br = crate::calibrate::calibrate_uniform(&groups, delta, &target.to_rational().unwrap(), false, prec, REL_WIDTH)?;
+    let br = crate::calibrate::calibrate_uniform(
+        &groups,
+        delta,
+        &target.to_rational().expect("invariant: a finite target"),
+        false,
+        prec,
+        REL_WIDTH,
+    )?;
     Ok((target, br))
 }
 

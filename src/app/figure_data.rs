@@ -29,7 +29,7 @@ pub struct LevelData {
 }
 
 pub fn level_data(alloc: &Allocation, prec: u32) -> Fallible<Vec<LevelData>> {
-    let d11 = parse_rational("1e-11").unwrap();
+    let d11 = parse_rational("1e-11").expect("invariant: a decimal constant");
     let mut out = Vec::new();
     for l in &alloc.levels {
         let g = alloc.level_mechanisms(l);
@@ -47,7 +47,7 @@ pub fn level_data(alloc: &Allocation, prec: u32) -> Fallible<Vec<LevelData>> {
 /// paper's 8.59% (factor 0.9141, as the caption states).
 pub fn county_paper_reduced(alloc: &Allocation, prec: u32) -> Fallible<Profile> {
     let l = alloc.level("County")?;
-    gauss_profile(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").unwrap()), prec)
+    gauss_profile(&scale_groups(&alloc.level_mechanisms(l), &parse_rational("0.9141").expect("invariant: a decimal constant")), prec)
 }
 
 /// Overall profiles: published noise, the paper's 8.59% uniform reduction, and the exact uniform factor.
@@ -68,10 +68,10 @@ pub fn overall_data(alloc: &Allocation, prec: u32) -> Fallible<OverallData> {
     let profile = |g: &[GaussGroup]| -> Fallible<Profile> { Accountant::of_gauss(g)?.lattice_profile(arith, depth) };
     let same = profile(&groups)?;
     // The paper's §3.3: "variance proxy reduced by 8.59%".
-    let paper_factor = parse_rational("0.9141").unwrap();
+    let paper_factor = parse_rational("0.9141").expect("invariant: a decimal constant");
     let paper = profile(&scale_groups(&groups, &paper_factor))?;
-    let d10 = parse_rational("1e-10").unwrap();
-    let target = zcdp::eps_bs(&rho, &d10, prec).mid().to_rational().unwrap();
+    let d10 = parse_rational("1e-10").expect("invariant: a decimal constant");
+    let target = zcdp::eps_bs(&rho, &d10, prec).mid().to_rational().expect("invariant: a finite epsilon");
     let br = crate::calibrate::calibrate_uniform(&groups, &d10, &target, false, prec, 1e-12)?;
     let exact = profile(&scale_groups(&groups, &br.lo))?;
     Ok(OverallData { rho: rho.to_f64(), same, paper, exact_factor: (br.lo, br.hi), exact })

@@ -38,10 +38,10 @@ pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallD
         r.push("delta_exact_uniform_reduced", fmt_nearest(&exact[i].delta.mid(), 20));
         rows.push(r);
     }
-    let d10 = parse_rational("1e-10").unwrap();
+    let d10 = parse_rational("1e-10").expect("invariant: a decimal constant");
     let eb = zcdp::eps_bs(&rho, &d10, prec);
     let ee = od.same.epsilon(&d10)?;
-    let at = od.same.delta(&ee.lo().to_rational().unwrap())?;
+    let at = od.same.delta(&ee.lo().to_rational().expect("invariant: a finite bracket end"))?;
     let mut s = Vec::new();
     let mut push = |k: &str, v: String, note: &str| {
         let mut r = Record::new();
@@ -79,7 +79,8 @@ pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Fallible<String>
             continue;
         }
         let s2 = &groups[0].sigma2;
-        let fac = parse_rational(t.get("factor_lo").unwrap()).unwrap();
+        let fac = parse_rational(t.get("factor_lo").expect("invariant: a column of the table made above"))
+            .expect("invariant: a column of the table made above");
         let s2r = Rational::from(s2 * &fac);
         for y in [0i64, 1, 2, 5, 10, 100] {
             let (a, b, c, d) = crate::app::figure_data::count_errors(s2, y);
@@ -109,7 +110,7 @@ pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Fallible<String>
 
 /// results/production-certificates.csv: what the 2020 Census really spent, per product, at δ = 1e-10.
 pub fn production_certificates(data: &std::path::Path) -> Fallible<(String, Vec<(String, [f64; 3])>)> {
-    let d10 = parse_rational("1e-10").unwrap();
+    let d10 = parse_rational("1e-10").expect("invariant: a decimal constant");
     let mut rows = Vec::new();
     let mut plot = Vec::new();
     let products: Vec<(&str, Vec<&str>, &str)> = vec![
@@ -194,7 +195,7 @@ pub fn production_certificates(data: &std::path::Path) -> Fallible<(String, Vec<
 /// smoothed Fourier inversion (all three files share one method; src/calibrate).
 pub fn production_calibration(data: &std::path::Path) -> Fallible<String> {
     use rayon::prelude::*;
-    let d10 = parse_rational("1e-10").unwrap();
+    let d10 = parse_rational("1e-10").expect("invariant: a decimal constant");
     let releases: Vec<(&str, Allocation)> = [
         ("Redistricting persons 2021", "redistricting-persons-us-2021"),
         ("DHC persons 2023", "dhc-persons-us-2023"),

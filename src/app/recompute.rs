@@ -265,8 +265,11 @@ impl Ctx {
                 let rho = a.total_rho();
                 let delta = rat_in(m, "delta")?;
                 // ε at which to match: the Bureau's ε (exact), unless an `eps` input overrides it.
-                let eps =
-                    if m.contains_key("eps") { rat_in(m, "eps")? } else { zcdp::eps_bs(&rho, &delta, p).mid().to_rational().unwrap() };
+                let eps = if m.contains_key("eps") {
+                    rat_in(m, "eps")?
+                } else {
+                    zcdp::eps_bs(&rho, &delta, p).mid().to_rational().expect("invariant: a finite epsilon")
+                };
                 let first = match get(m, "terms")? {
                     "both" => false,
                     // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
@@ -542,7 +545,8 @@ fn safetab_geom(m: &In, p: u32) -> Fallible<Float> {
         "total" => total,
         "step2" if rounded => {
             let t2 = Float::with_val(p, (Float::with_val(p, &total * 100u32)).round()) / 100u32;
-            t2 * Float::with_val(p, 0.9f64.to_string().parse::<f64>().unwrap()) // 0.9 × printed total
+            t2 * Float::with_val(p, 0.9f64.to_string().parse::<f64>().expect("invariant: a float literal"))
+            // 0.9 × printed total
         }
         "step2" => Float::with_val(p, &base * 9u32),
         other => return fallible!(Input, "part must be total or step2, got {other}"),
@@ -556,9 +560,12 @@ impl Ctx {
         // held while computing: the rows that need the table wait for it rather than compute it again
         let mut b = lock(&self.safetab_t2);
         if b.is_none() {
-            *b = Some(crate::tabulation::safetab_re::table2_published(&parse_rational("1e-10").unwrap(), 128)?);
+            *b = Some(crate::tabulation::safetab_re::table2_published(
+                &parse_rational("1e-10").expect("invariant: a decimal constant"),
+                128,
+            )?);
         }
-        let rows = b.as_ref().unwrap();
+        let rows = b.as_ref().expect("invariant: filled just above");
         let idx = match (get(m, "what")?, m.get("s").map(|s| s.as_str())) {
             ("pure", _) => 0,
             ("rdp", Some("10")) => 2,

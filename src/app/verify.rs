@@ -90,7 +90,7 @@ pub fn load(path: &Path, known: &dyn Fn(&str) -> bool) -> Fallible<Vec<Published
             return fallible!(Input, "{}: missing column '{c}'", path.display());
         }
     }
-    let idx = |c: &str| hdr.iter().position(|h| h == c).unwrap();
+    let idx = |c: &str| hdr.iter().position(|h| h == c).expect("invariant: every column was checked above");
     let mut rows = Vec::new();
     let mut ids = BTreeMap::new();
     for rec in rd.records() {
@@ -172,7 +172,7 @@ fn round_exact(v: &Float, r: Rounding, sig_hint: u32, mode: Mode) -> rug::Ration
         Mode::Trunc => x.trunc(),
         Mode::Up => x.ceil(),
     };
-    Rational::from(xi.to_integer().unwrap()) / scale
+    Rational::from(xi.to_integer().expect("invariant: a finite value")) / scale
 }
 
 /// The printed value rounded to its own printed resolution (a decimal prints as itself; a fraction such
@@ -189,7 +189,7 @@ fn sig_digits_of(s: &str) -> u32 {
 
 /// Compare a recomputed value with the printed one. Returns (verdict, rule used or note).
 pub fn judge(printed: &str, r: Rounding, value: &Float) -> (String, String) {
-    let pf = parse_printed(printed).unwrap();
+    let pf = parse_printed(printed).expect("invariant: printed values are parsed when the file is read");
     let hint = sig_digits_of(printed);
     match r {
         Rounding::Upper => {

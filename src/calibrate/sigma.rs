@@ -123,7 +123,7 @@ pub fn smallest_sigma(hole: &SigmaHole, target: &Target, resolution: &Rational, 
             (false, c) => lo = Some((k.clone(), c)),
         }
     }
-    let mut lo = lo.unwrap();
+    let mut lo = lo.expect("invariant: the loop above sets one end");
     while hi.is_none() {
         if k >= max_k {
             return fallible!(Input, "the target {} is not met even at sigma = {}", target.name(), show(&at(&k)));
@@ -134,7 +134,7 @@ pub fn smallest_sigma(hole: &SigmaHole, target: &Target, resolution: &Rational, 
             (false, c) => lo = (k.clone(), c),
         }
     }
-    let mut hi = hi.unwrap();
+    let mut hi = hi.expect("invariant: the loop above sets the upper end");
     while Integer::from(&hi.0 - &lo.0) > 1 {
         let mid = Integer::from(&lo.0 + &hi.0) / 2;
         match probe(&mid)? {

@@ -208,7 +208,7 @@ impl Allocation {
                     }
                     vec![&level_rho / Rational::from(n); n as usize]
                 } else {
-                    let qs = num_list(qshares.unwrap(), "query_shares").map_err(within)?;
+                    let qs = num_list(qshares.expect("invariant: query_shares is given in this branch"), "query_shares").map_err(within)?;
                     if qs.is_empty() {
                         return Err(ctx("query_shares is empty"));
                     }

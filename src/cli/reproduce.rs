@@ -73,7 +73,10 @@ fn build(a: &ReproduceArgs, data: &Path, extracts: &Path, out: &Path) -> Fallibl
     let alloc = Allocation::from_path(&data.join("allocations/dhc-2022-08-25.toml"))?;
     let progress = Progress::new(a.timings);
     let step = |m: &str| progress.step(m);
-    let deltas = vec![parse_rational("1e-11").unwrap(), parse_rational("1e-5").unwrap()];
+    let deltas = vec![
+        parse_rational("1e-11").expect("invariant: a decimal constant"),
+        parse_rational("1e-5").expect("invariant: a decimal constant"),
+    ];
     // Tables first, all in memory.
     step("per-level epsilons");
     let geo = tables::geolevel_epsilons(&alloc, &deltas, prec)?;
@@ -159,7 +162,7 @@ struct Progress {
 impl Progress {
     fn new(timings: bool) -> Progress {
         let pb = ProgressBar::new_spinner();
-        pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").unwrap());
+        pb.set_style(ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}").expect("invariant: a valid progress template"));
         pb.enable_steady_tick(std::time::Duration::from_millis(120));
         let now = std::time::Instant::now();
         Progress { pb, timings, started: now, last: std::sync::Mutex::new((now, String::from("start"))) }

@@ -131,7 +131,7 @@ pub fn verify_rows_timed(
     let ctx = Ctx::new(data, prec, crate::num::Arith::DD_BITS);
     let user_data = crate::accuracy::published::Evaluator::new(data, extracts);
     let pb = ProgressBar::new(rows.len() as u64);
-    pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len}").unwrap());
+    pb.set_style(ProgressStyle::with_template("verify [{bar:30}] {pos}/{len}").expect("invariant: a valid progress template"));
     let done: Vec<Fallible<(Record, String, f64)>> = rows
         .par_iter()
         .with_max_len(1)

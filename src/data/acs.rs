@@ -276,12 +276,12 @@ pub fn read(paths: &[PathBuf]) -> Fallible<Vec<AcsLevel>> {
         for c in &cats {
             let start = cols.len();
             for name in c {
-                cols.push(table::find(&h, name, false).unwrap());
+                cols.push(table::find(&h, name, false).expect("invariant: the columns were found when the categories were made"));
             }
             spans.push((start, cols.len()));
         }
         let earn_i = cols.len();
-        cols.push(table::find(&h, earn, false).unwrap());
+        cols.push(table::find(&h, earn, false).expect("invariant: the columns were found when the categories were made"));
         let key_i = cols.len();
         cols.extend(&key_cols);
         let mut first = true;

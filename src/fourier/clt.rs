@@ -178,7 +178,7 @@ pub fn residual_direct(n: u32, sigma2: &Rational, x_max: i64, prec: u32) -> (Vec
 /// chosen), minus (1/2πB_n)∫_ℝ e^{-t²/2} e^{-itx/B_n} dt = ϕ(x/B_n)/B_n in closed form.
 pub fn residual_fourier(n: u32, sigma2: &Rational, x: i64, prec: u32) -> f64 {
     let p = prec + 32;
-    let dg = crate::noise::dgauss::DiscreteGaussian::new(sigma2.clone()).unwrap();
+    let dg = crate::noise::dgauss::DiscreteGaussian::new(sigma2.clone()).expect("invariant: a positive variance");
     let b = (sigma2.to_f64() * n as f64).sqrt();
     let half = (x.unsigned_abs() as f64 + b * (2.0 * (p as f64) * std::f64::consts::LN_2).sqrt() + 8.0).ceil() as i64;
     let m = (2 * half) as u32; // even

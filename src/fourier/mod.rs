@@ -109,9 +109,17 @@ impl MechLattice {
             .zip(&w)
             .map(|(g, wi)| {
                 // V = Σ_i w_i S_i with w_i = μ_i/(σ_i² h): the sensitivity enters through the slope (pld::profile).
-                LatticeGroup { k: wi.to_i64().expect("weight too large"), sigma2: g.sigma2.clone(), n: g.count }
+                // Slopes far apart (σ² = 1e-12 beside 1e12) give weights beyond i64: no lattice to sum on.
+                let k = wi.to_i64().ok_or_else(|| {
+                    err!(
+                        Resource,
+                        "the loss slopes share no practical lattice: a lattice weight of {} digits (the Fourier paths sum on a common lattice)",
+                        wi.to_string().len()
+                    )
+                })?;
+                Ok(LatticeGroup { k, sigma2: g.sigma2.clone(), n: g.count })
             })
-            .collect();
+            .collect::<Fallible<_>>()?;
         Ok(MechLattice { groups, h, rho })
     }
 
@@ -148,7 +156,7 @@ pub fn dhc_table3_groups(rho: &Rational) -> Vec<(Rational, Rational, u32)> {
     shares
         .iter()
         .map(|(a, n)| {
-            let a = crate::num::parse_rational(a).unwrap();
+            let a = crate::num::parse_rational(a).expect("invariant: a decimal constant");
             let s2 = Rational::from(10) / (Rational::from(2) * a.clone() * rho.clone());
             (a, s2, *n as u32)
         })

@@ -110,12 +110,12 @@ fn gauss_law(groups: &[(GaussGroup, i64)], opts: &LatticeOpts) -> Fallible<Latti
     // with a relative-error bound (see `SymDist`).
     let mut parts: Vec<(SymDist, i64)> = groups.iter().map(|(g, wi)| (group_law_mpfr(g, prec, depth), *wi)).collect();
     if parts.len() == 1 {
-        let (d, wi) = parts.pop().unwrap();
+        let (d, wi) = parts.pop().expect("invariant: at least one part");
         return Ok(d.scaled(wi).to_lattice());
     }
     parts.sort_by_key(|(d, wi)| d.v.len() as i64 * wi);
     let mut iter = parts.into_iter();
-    let (first, w0) = iter.next().unwrap();
+    let (first, w0) = iter.next().expect("invariant: at least one part");
     let mut acc = first.scaled(w0);
     for (d, wi) in iter {
         crate::num::cancel::check()?;

@@ -305,7 +305,7 @@ fn dense(lo: i64, hi: i64, p: u32) -> Fallible<Vec<Interval>> {
 pub fn upper(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u32) -> Fallible<LossGrid> {
     let p = work_prec(h, prec);
     let cs = cells(law, dir, h, bits, p)?;
-    let (lo, hi) = (cs.edges[0], *cs.edges.last().unwrap());
+    let (lo, hi) = (cs.edges[0], *cs.edges.last().expect("invariant: at least one edge"));
     let mut masses = dense(lo, hi, p)?;
     let one = Interval::one(p);
     // below the first edge: rounded up to it
@@ -330,7 +330,7 @@ pub fn upper(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
     }
     // above the last edge: to +∞, with the law's own infinite mass
     let (inf, _) = law.infinite(dir, p)?;
-    let inf = inf.add(&cs.splits.last().unwrap().a_above);
+    let inf = inf.add(&cs.splits.last().expect("invariant: at least one split").a_above);
     Ok(trim(LossGrid { h: h.clone(), c: cs.c, min: lo, masses, inf, slack: Rational::from(0), upper: true }))
 }
 
@@ -344,7 +344,7 @@ pub fn upper(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
 pub fn lower_rounded(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u32) -> Fallible<LossGrid> {
     let p = work_prec(h, prec);
     let cs = cells(law, dir, h, bits, p)?;
-    let (lo, hi) = (cs.edges[0], *cs.edges.last().unwrap());
+    let (lo, hi) = (cs.edges[0], *cs.edges.last().expect("invariant: at least one edge"));
     let mut masses = dense(lo, hi, p)?;
     for i in 0..cs.edges.len() - 1 {
         let (alpha, _) = cell(&cs.splits[i], &cs.splits[i + 1], p);
@@ -352,7 +352,7 @@ pub fn lower_rounded(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32,
         masses[j] = masses[j].add(&alpha);
     }
     let last = masses.len() - 1;
-    masses[last] = masses[last].add(&nonneg(cs.splits.last().unwrap().a_above.clone()));
+    masses[last] = masses[last].add(&nonneg(cs.splits.last().expect("invariant: at least one split").a_above.clone()));
     let (inf, _) = law.infinite(dir, p)?;
     Ok(trim(LossGrid { h: h.clone(), c: cs.c, min: lo, masses, inf, slack: Rational::from(0), upper: false }))
 }
@@ -420,8 +420,8 @@ pub fn lower(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, prec: u
             push_item(&mut items, sa, sb, p);
         }
     }
-    let k_top = *cs.edges.last().unwrap();
-    let above = cs.splits.last().unwrap().a_above.clone();
+    let k_top = *cs.edges.last().expect("invariant: at least one edge");
+    let above = cs.splits.last().expect("invariant: at least one split").a_above.clone();
     let (inf, _) = law.infinite(dir, p)?;
     let mut bins: Vec<(i64, Interval)> = Vec::new();
     let mut slack = Float::with_val(64, 0);
@@ -530,7 +530,7 @@ fn sweep(
                     bin.target = Some(if up { kf.ceil() } else { kf.floor() } as i64);
                 }
             }
-            let k = bin.target.unwrap();
+            let k = bin.target.expect("invariant: a bin with a target");
             let et = (cf + hf * k as f64).exp();
             let (na, nb) = (bin.fa + rfa, bin.fb + rfb);
             let crosses = if up { na >= et * nb } else { na <= et * nb };

@@ -207,7 +207,7 @@ impl GridLawProfile {
     fn ab(&self, m: i64) -> (Interval, Interval) {
         let p = self.prec;
         let n = self.a.len() as i64;
-        let (mut a, b) = if m - self.min >= n {
+        let (mut a, b) = if m.saturating_sub(self.min) >= n {
             (Interval::zero(p), Interval::zero(p))
         } else {
             let k = (m - self.min).max(0) as usize;
@@ -225,7 +225,8 @@ impl GridLawProfile {
     /// δ(ε) of this rounded profile (certified for the rounded law).
     pub fn delta(&self, eps: &Rational) -> Interval {
         // J > ε/g ⇔ J ≥ ⌊ε/g⌋ + 1
-        let m = Integer::from(Rational::from(eps / &self.g).floor_ref()).to_i64().unwrap() + 1;
+        // (an ε/g beyond i64 lies past every loss of the window: the same as the largest index)
+        let m = Integer::from(Rational::from(eps / &self.g).floor_ref()).to_i64().unwrap_or(i64::MAX).saturating_add(1);
         let (a, b) = self.ab(m);
         let d = a.sub(&Interval::from_rational(eps, self.prec).exp().mul(&b));
         if *d.lo() < 0 {

@@ -102,7 +102,7 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
     let (panel_w, panel_h) = panel;
     ensure_font();
     let mut w = csv::Writer::from_writer(vec![]);
-    w.write_record(["panel", "category", "series", "value", "err_lo", "err_hi"]).unwrap();
+    w.write_record(["panel", "category", "series", "value", "err_lo", "err_hi"]).expect("invariant: writing to memory");
     for p in panels {
         for s in &p.series {
             for (i, c) in p.categories.iter().enumerate() {
@@ -111,12 +111,13 @@ pub fn write_bar_grid(title: &str, panels: &[BarPanel], cols: usize, panel: (u32
                     Some((a, b)) => (format!("{a:e}"), format!("{b:e}")),
                     None => (String::new(), String::new()),
                 };
-                w.write_record([p.title.as_str(), c.as_str(), s.name.as_str(), &format!("{v:e}"), &lo, &hi]).unwrap();
+                w.write_record([p.title.as_str(), c.as_str(), s.name.as_str(), &format!("{v:e}"), &lo, &hi])
+                    .expect("invariant: writing to memory");
             }
         }
     }
     let csv_path = stem.with_extension("csv");
-    write_atomic(&csv_path, &w.into_inner().unwrap())?;
+    write_atomic(&csv_path, &w.into_inner().expect("invariant: writing to memory"))?;
     let cols = cols.max(1);
     let rows = panels.len().div_ceil(cols) as u32;
     let legend = legend_entries(panels);
@@ -174,11 +175,11 @@ fn legend_layout(entries: &[(String, RGBColor, SeriesKind)], width: u32) -> Vec<
     let mut x = 20u32;
     for (i, (name, _, _)) in entries.iter().enumerate() {
         let wi = 34 + 8 * name.chars().count() as u32 + 24;
-        if x + wi > width && !rows.last().unwrap().is_empty() {
+        if x + wi > width && !rows.last().expect("invariant: rows starts with one row").is_empty() {
             rows.push(Vec::new());
             x = 20;
         }
-        rows.last_mut().unwrap().push(i);
+        rows.last_mut().expect("invariant: rows starts with one row").push(i);
         x += wi;
     }
     rows

@@ -85,7 +85,11 @@ pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Fallible<Vec<Pa
         panels = vec![p];
     }
     let cols = if panels.len() >= 3 { 3 } else { panels.len().max(1) };
-    let fig = if panels.len() == 1 { Figure::single(spec.title, panels.pop().unwrap()) } else { Figure::grid(spec.title, panels, cols) };
+    let fig = if panels.len() == 1 {
+        Figure::single(spec.title, panels.pop().expect("invariant: one panel"))
+    } else {
+        Figure::grid(spec.title, panels, cols)
+    };
     // The data CSV already exists; write only the pictures next to it (not the plotted series over it).
     fig.write_pictures(stem)
 }

@@ -12,7 +12,7 @@ use rug::{Float, Rational};
 use std::path::{Path, PathBuf};
 
 fn rat(x: f64) -> Rational {
-    Rational::from_f64(x).unwrap()
+    Rational::from_f64(x).expect("invariant: a finite value")
 }
 
 /// δ(ε) (f64, for plotting) of a profile on a grid of ε.
@@ -45,7 +45,7 @@ pub fn bureau_delta(rho: f64, e: f64) -> f64 {
 
 /// ε grid from 0 to the larger of the two ε values at δ = 1e-15.
 fn eps_grid(prof: &Profile, rho: f64, n: usize) -> Vec<f64> {
-    let d15 = parse_rational("1e-15").unwrap();
+    let d15 = parse_rational("1e-15").expect("invariant: a decimal constant");
     let e1 = prof.epsilon(&d15).map(|c| c.hi().to_f64()).unwrap_or(0.0);
     let e2 = rho + 2.0 * (rho * (1e15f64).ln()).sqrt();
     let top = e1.max(e2);
@@ -178,9 +178,10 @@ fn fig03(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut groups = Vec::new();
     for (d, light) in [("1e-11", false), ("1e-5", true)] {
-        let dr = parse_rational(d).unwrap();
+        let dr = parse_rational(d).expect("invariant: a decimal constant");
         let b: Vec<f64> = levels.iter().map(|l| zcdp::eps_bs(&rat(l.rho), &dr, 128).mid().to_f64()).collect();
-        let e: Vec<f64> = levels.iter().map(|l| l.prof.epsilon(&dr).unwrap().mid().to_f64()).collect();
+        let e: Vec<f64> =
+            levels.iter().map(|l| l.prof.epsilon(&dr).expect("invariant: the level's lattice answers epsilon").mid().to_f64()).collect();
         let (cb, ce) =
             if light { (plotters::style::RGBColor(245, 150, 150), plotters::style::RGBColor(150, 190, 230)) } else { (BUREAU, EXACT) };
         groups.push((format!("Bureau, δ = {d}"), cb, b));
@@ -268,7 +269,7 @@ fn fig14_15(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
             }
             let dr = rat(d);
             let b = zcdp::eps_bs(&rat(l.rho), &dr, 128).mid().to_f64();
-            let e = l.prof.epsilon(&dr).unwrap().mid().to_f64();
+            let e = l.prof.epsilon(&dr).expect("invariant: the level's lattice answers epsilon").mid().to_f64();
             a.push((b - e, d));
             r.push((d, 100.0 * (1.0 - e / b)));
         }
@@ -301,7 +302,7 @@ fn fig06_08(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
     let one: Vec<&LevelData> = levels.iter().filter(|l| l.sigma2.is_some()).collect();
     let mut cols: Vec<Vec<f64>> = vec![Vec::new(); 4];
     for l in &one {
-        let (s, r) = l.sigma2.as_ref().unwrap();
+        let (s, r) = l.sigma2.as_ref().expect("invariant: filtered to levels with one variance");
         let (a, b, c, d) = count_errors(s, 1);
         let (a2, b2, c2, d2) = count_errors(r, 1);
         for (k, (x, y)) in [(a, a2), (b, b2), (c, c2), (d, d2)].into_iter().enumerate() {
@@ -322,7 +323,7 @@ fn fig06_08(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
     )?);
     // Figure 8 (exact analogue): block-level MSE after max(0, ·) against the true count.
     if let Some(blk) = one.iter().find(|l| short(&l.name) == "Block").or(one.last()) {
-        let (s, r) = blk.sigma2.as_ref().unwrap();
+        let (s, r) = blk.sigma2.as_ref().expect("invariant: filtered to levels with one variance");
         let ys: Vec<i64> = (0..=30).collect();
         let mut p = Panel::new(
             &format!("{} level: σ² = {:.3} (Bureau) vs {:.3} (Table 1)", blk.name, s.to_f64(), r.to_f64()),
@@ -353,7 +354,7 @@ fn fig10(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
     let mut files = Vec::new();
     let mut panels = Vec::new();
     for s2 in ["5", "25"] {
-        let sigma2 = parse_rational(s2).unwrap();
+        let sigma2 = parse_rational(s2).expect("invariant: a decimal constant");
         let lc = local_clt(&sigma2, 2)?;
         let (bn, span) = (lc.bn, lc.span);
         let exact: Vec<(f64, f64)> = lc.pmf.iter().map(|&(y, m)| (y as f64 / bn, m)).collect();
@@ -391,7 +392,7 @@ fn fig11(inp: &FigureInputs) -> Fallible<Vec<PathBuf>> {
     {
         let mut panels = Vec::new();
         for s2 in ["25", "100"] {
-            let sigma2 = parse_rational(s2).unwrap();
+            let sigma2 = parse_rational(s2).expect("invariant: a decimal constant");
             let rho = 1890.0 / (2.0 * sigma2.to_f64());
             // δ(ε) = first − e^ε·second: the second term must be resolved below 2^-(ε log2 e + 60), so the
             // lattice is truncated that deep (ε up to the Bureau's ε at δ = 1e-15).

@@ -258,15 +258,17 @@ impl Figure {
     /// CSV of the series of the first `k` panels.
     fn csv_of(&self, k: usize) -> String {
         let mut w = csv::Writer::from_writer(vec![]);
-        w.write_record(["panel", "series", "x", "y"]).unwrap();
+        w.write_record(["panel", "series", "x", "y"]).expect("invariant: writing to memory");
         for p in self.panels.iter().take(k) {
             for s in &p.series {
                 for (x, y) in &s.points {
-                    w.write_record([p.title.as_str(), s.name.as_str(), &format!("{x:e}"), &format!("{y:e}")]).unwrap();
+                    w.write_record([p.title.as_str(), s.name.as_str(), &format!("{x:e}"), &format!("{y:e}")])
+                        .expect("invariant: writing to memory");
                 }
             }
         }
-        String::from_utf8(w.into_inner().unwrap()).unwrap()
+        String::from_utf8(w.into_inner().expect("invariant: CSV of UTF-8 text, written to memory"))
+            .expect("invariant: CSV of UTF-8 text, written to memory")
     }
 
     /// Write `<stem>.csv`, `<stem>.png` and `<stem>.svg`.
@@ -608,14 +610,14 @@ pub fn bar_figure_opts(
     let mut w = csv::Writer::from_writer(vec![]);
     let mut header = vec!["category".to_string()];
     header.extend(groups.iter().map(|g| g.0.clone()));
-    w.write_record(&header).unwrap();
+    w.write_record(&header).expect("invariant: writing to memory");
     for (i, c) in categories.iter().enumerate() {
         let mut row = vec![c.clone()];
         row.extend(groups.iter().map(|g| format!("{}", g.2[i])));
-        w.write_record(&row).unwrap();
+        w.write_record(&row).expect("invariant: writing to memory");
     }
     let csv_path = stem.with_extension("csv");
-    write_atomic(&csv_path, &w.into_inner().unwrap())?;
+    write_atomic(&csv_path, &w.into_inner().expect("invariant: writing to memory"))?;
     let vals = || groups.iter().flat_map(|g| g.2.iter().cloned()).filter(|v| v.is_finite());
     let yrange = if opts.percent_log {
         // from the decade below the smallest positive value to 100 %

@@ -31,7 +31,7 @@ fn log_grid(lo: i32, hi: i32, per_decade: usize) -> Vec<Rational> {
     for i in 0..=n {
         let x = 10f64.powf(lo as f64 + i as f64 / per_decade as f64);
         let s = format!("{x:.4e}");
-        v.push(crate::num::parse_rational(&s).unwrap());
+        v.push(crate::num::parse_rational(&s).expect("invariant: a decimal constant"));
     }
     v
 }

@@ -88,7 +88,7 @@ pub fn rounds_to(x: &Interval, printed: &str) -> bool {
     let s = Float::with_val(p, &scale);
     let r = |v: &Float, rnd: Round| -> Integer {
         let y = Float::with_val_round(p, v * &s, rnd).0 + 0.5f64;
-        y.floor().to_integer().unwrap()
+        y.floor().to_integer().expect("invariant: a finite value")
     };
     r(x.lo(), Round::Down) == *want.numer() && r(x.hi(), Round::Up) == *want.numer()
 }
@@ -124,9 +124,9 @@ pub fn table2(prec: u32) -> Vec<Record> {
 /// KR Theorem 1 (Bun–Steinke) at ρ = 2.56, δ = 1e-10: ε = 17.9152829…, printed 17.91 (truncated; it
 /// rounds to 17.92). Also the CKS conversion and the production ρ.
 pub fn epsilon_record(prec: u32) -> Record {
-    let delta = parse_rational("1e-10").unwrap();
+    let delta = parse_rational("1e-10").expect("invariant: a decimal constant");
     let mut r = Record::new();
-    for (tag, rho) in [("2.56", rho_total()), ("293764/114921", parse_rational("293764/114921").unwrap())] {
+    for (tag, rho) in [("2.56", rho_total()), ("293764/114921", parse_rational("293764/114921").expect("invariant: a rational constant"))] {
         let bs = zcdp::eps_bs(&rho, &delta, prec);
         let (cks, _) = zcdp::eps_cks(&rho, &delta, prec);
         r.push(&format!("eps_bs_rho_{tag}"), dec(&bs, 15));

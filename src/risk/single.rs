@@ -299,8 +299,8 @@ pub fn marginal_multi_f64_prefixes(ps: &[f64], rhos: &[f64]) -> Vec<Vec<(f64, f6
                     }
                 })
                 .collect();
-            let smin = *steps.iter().min().unwrap();
-            let smax = *steps.iter().max().unwrap();
+            let smin = *steps.iter().min().expect("invariant: at least one step");
+            let smax = *steps.iter().max().expect("invariant: at least one step");
             let mut next = vec![0.0f64; cur.len() + (smax - smin) as usize];
             for (j, pk) in t.iter().enumerate() {
                 let s = (steps[j] - smin) as usize;

@@ -69,7 +69,7 @@ pub fn grid_min(prec: u32, delta: &Rational, f: &(dyn Fn(&Interval) -> Interval 
             best = Some((e, a));
         }
     }
-    best.unwrap()
+    best.expect("invariant: at least one order")
 }
 
 /// ρ-zCDP → ε at δ on the α grid (RE eq. 7, the "experimental" column of Table 2).

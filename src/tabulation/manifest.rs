@@ -418,7 +418,7 @@ pub fn safetab_p_production(bounded: bool) -> Manifest {
     let lv = levels
         .iter()
         .map(|&(name, rho, _)| {
-            let rho = parse_rational(rho).unwrap();
+            let rho = parse_rational(rho).expect("invariant: a decimal constant");
             level_manifest(name, &rho, s, &gamma, 0, 0)
         })
         .collect();

@@ -92,7 +92,7 @@ pub struct RunSummary {
 pub fn merge_bins(cells23: &[u32], starts: &[u32]) -> Vec<i64> {
     let mut out = vec![0i64; starts.len()];
     for (k, &a) in AGE23.iter().enumerate() {
-        let j = starts.iter().rposition(|&s| s <= a).unwrap();
+        let j = starts.iter().rposition(|&s| s <= a).expect("invariant: the first bin starts at 0");
         out[j] += cells23[k] as i64;
     }
     out

@@ -126,7 +126,7 @@ pub fn table4() -> Fallible<Vec<Record>> {
         let gt = Rational::from(10) / b.clone();
         let gt_pr = calib::round_half_even(&gt, 2);
         let gs2 = Rational::from((9, 10)) * gt_pr.clone();
-        let places = gst2.split('.').nth(1).unwrap().len() as u32;
+        let places = gst2.split('.').nth(1).expect("invariant: a decimal constant with a fraction").len() as u32;
         let unr = calib::geometric_eps_base(moe, 128).mul(&Interval::from_i64(10, 128));
         let mut x = Record::new();
         x.push("moe", moe.to_string())

@@ -80,7 +80,7 @@ pub struct LevelCounts {
 fn age_bin_table() -> [u8; 116] {
     let mut t = [0u8; 116];
     for (a, slot) in t.iter_mut().enumerate() {
-        *slot = (AGE23.iter().rposition(|&s| s as usize <= a).unwrap()) as u8;
+        *slot = (AGE23.iter().rposition(|&s| s as usize <= a).expect("invariant: the first bin starts at 0")) as u8;
     }
     t
 }
@@ -225,7 +225,7 @@ fn persons_reader(persons: &Path, progress: bool) -> Fallible<(PersonsReader, Op
         let pb = indicatif::ProgressBar::new(size);
         pb.set_style(
             indicatif::ProgressStyle::with_template("reading persons {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}")
-                .unwrap(),
+                .expect("invariant: a valid progress template"),
         );
         Some(pb)
     } else {

@@ -88,7 +88,7 @@ impl Weighted {
         Weighted { cum }
     }
     fn draw<R: RngCore>(&self, rng: &mut R) -> usize {
-        let u = uniform_below_u64(rng, *self.cum.last().unwrap());
+        let u = uniform_below_u64(rng, *self.cum.last().expect("invariant: a non-empty table"));
         self.cum.partition_point(|&c| c <= u)
     }
 }

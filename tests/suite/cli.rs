@@ -537,6 +537,11 @@ fn refusals_say_what_is_wrong() {
         (&["risk", "single", "--p", "0.5", "--m", "-1"], "m is a count and must be non-negative"),
         (&["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"], "more than 1.8e19 entries"),
         (&["epsilon", "--level", "Block", "--sigma2", "5", "--n", "1", "--delta", "1e-5"], "--level needs --allocation"),
+        // slopes 1e12 apart: a lattice weight beyond i64 (it used to be an internal error, exit 3)
+        (
+            &["delta", "--mech", "dgauss:sigma2=1e-12", "--mech", "dgauss:sigma2=1e12", "--epsilon", "1", "--method", "fourier"],
+            "the loss slopes share no practical lattice",
+        ),
     ];
     for (args, want) in cases {
         let out = bin().current_dir(repo()).args(*args).output().unwrap();

@@ -714,7 +714,12 @@ impl Line {
             let gs: Vec<Interval> = us.iter().map(&g).collect();
             if gs[1].lo() >= gs[0].hi() && gs[2].lo() >= gs[3].hi() {
                 let hi = chords(&us, &gs, p);
-                let lo = gs.iter().map(|g| g.lo()).max_by(|x, y| x.total_cmp(y)).unwrap().clone();
+                let lo = gs
+                    .iter()
+                    .map(|g| g.lo())
+                    .max_by(|x, y| x.total_cmp(y))
+                    .expect("invariant: at least one bracket to take the maximum of")
+                    .clone();
                 let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
                 let hi = if hi > 1 { Float::with_val(p, 1) } else { hi };
                 return Some(Interval::new(lo, hi));
@@ -760,7 +765,7 @@ fn chords(us: &[Float], gs: &[Interval], p: u32) -> Float {
     // [u₁, u₂]: going left from u₂, g rises at most by max(0, (g₂ − g₃)/(u₃ − u₂)) per unit; [u₃, u₄] alike
     let left = hi(1).add(&hi(1).sub(&lo(2)).max(&zero).mul(&d12.div(&d23)));
     let right = hi(2).add(&hi(2).sub(&lo(1)).max(&zero).mul(&d34.div(&d23)));
-    [middle, left.hi().clone(), right.hi().clone()].into_iter().max_by(|x, y| x.total_cmp(y)).unwrap()
+    [middle, left.hi().clone(), right.hi().clone()].into_iter().max_by(|x, y| x.total_cmp(y)).expect("invariant: three candidates")
 }
 
 #[cfg(test)]

@@ -346,7 +346,7 @@ fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Fallible<String> {
         .skip(1)
         .map(|l| {
             let mut r = Record::new();
-            for (k, v) in csv.lines().next().unwrap().split(',').zip(l.split(',')) {
+            for (k, v) in csv.lines().next().expect("invariant: the CSV has a header line").split(',').zip(l.split(',')) {
                 r.push(k, v.to_string());
             }
             r

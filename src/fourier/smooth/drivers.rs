@@ -311,5 +311,5 @@ fn epsilon_f64_with(sh: &Shape, th: &Thetas, delta: &Rational, p: &SmoothParams)
             break;
         }
     }
-    Ok(last.unwrap())
+    Ok(last.expect("invariant: the loop runs at least once"))
 }

@@ -60,7 +60,7 @@ pub(super) fn prepare_cut(th: &Thetas, c: f64, lcut: f64) -> Fallible<Vec<Comp>>
         });
     }
     // widest (slowly oscillating) first: at large t they certify a negligible node soonest
-    v.sort_by(|x, y| y.key.partial_cmp(&x.key).unwrap());
+    v.sort_by(|x, y| y.key.partial_cmp(&x.key).expect("invariant: finite keys"));
     Ok(v)
 }
 

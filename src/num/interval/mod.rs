@@ -202,7 +202,7 @@ impl Interval {
                 hi = Some(h);
             }
         }
-        Interval::new(lo.unwrap(), hi.unwrap())
+        Interval::new(lo.expect("invariant: a non-empty set of end points"), hi.expect("invariant: a non-empty set of end points"))
     }
 
     /// Quotient; the divisor must not contain zero. A corner ±∞/±∞ (ends that overflowed) is left out:

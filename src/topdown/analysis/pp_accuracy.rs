@@ -157,10 +157,10 @@ pub fn simulate(
                         m = spine.parent[m] as usize;
                     }
                     let g = &run.groups[run.unit_group[m] as usize];
-                    let vals = run.unit_values(m).unwrap();
+                    let vals = run.unit_values(m).expect("invariant: a measured unit");
                     let (od, ot) = (
-                        g.entries.iter().find(|e| e.query == det).unwrap().offset,
-                        g.entries.iter().find(|e| e.query == tot).unwrap().offset,
+                        g.entries.iter().find(|e| e.query == det).expect("invariant: the group measures the detailed query").offset,
+                        g.entries.iter().find(|e| e.query == tot).expect("invariant: the group measures the total").offset,
                     );
                     let a = &mut acc[spine.level[u] as usize];
                     let t = &truth[u * nc..(u + 1) * nc];
@@ -220,8 +220,10 @@ pub fn dhc_settings(alloc: &crate::census::allocation::Allocation) -> Fallible<V
         // σ² = n/(2·share·ρ) ([SSW24, §A.1], add-remove, equal split)
         bureau.push(Rational::from(n) / (Rational::from(2) * share * &rho));
     }
-    let reduced: Vec<Rational> =
-        crate::topdown::estimation::estimate::TABLE1_REDUCED.iter().map(|s| crate::num::parse_rational(s).unwrap()).collect();
+    let reduced: Vec<Rational> = crate::topdown::estimation::estimate::TABLE1_REDUCED
+        .iter()
+        .map(|s| crate::num::parse_rational(s).expect("invariant: a decimal constant"))
+        .collect();
     if reduced.len() != bureau.len() {
         return fallible!(Input, "Table 1 has 8 geolevels, the allocation {}", bureau.len());
     }

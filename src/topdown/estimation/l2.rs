@@ -81,7 +81,13 @@ impl Problem {
             // every child's total given: they must add up to the parent's total (the solver drops one
             // of these rows as implied)
             if !self.children.is_empty() && self.children.iter().all(|c| c.total.is_some()) {
-                let (sp, st): (f64, f64) = (par.iter().sum(), self.children.iter().map(|c| c.total.unwrap()).sum());
+                let (sp, st): (f64, f64) = (
+                    par.iter().sum(),
+                    self.children
+                        .iter()
+                        .map(|c| c.total.expect("invariant: checked by validate: every child total is known when the parent is"))
+                        .sum(),
+                );
                 if (sp - st).abs() > 1e-9 * sp.abs().max(1.0) {
                     return fallible!(Input,
                         "L2: the constraints (parent histogram, invariants) cannot all hold: the invariant totals add up to {st}, the parent to {sp}"
@@ -183,7 +189,7 @@ fn build(p: &Problem, scale: f64, held: &[bool]) -> Model {
         for k in 0..n {
             eq.push((row, Var::X(c * n + k), 1.0));
         }
-        b.push(p.children[c].total.unwrap() / scale);
+        b.push(p.children[c].total.expect("invariant: a child with a total") / scale);
         row += 1;
     }
     // the x part of the objective (identity terms) goes to the x columns; held x contribute nothing

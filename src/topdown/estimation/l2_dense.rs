@@ -78,7 +78,7 @@ impl Dense {
                 break;
             }
             total_row[c] = Some(rhs.len());
-            rhs.push(p.children[c].total.unwrap() / scale);
+            rhs.push(p.children[c].total.expect("invariant: a child with a total") / scale);
         }
         Dense { n, m, h, same_h, g, parent_rows: p.parent.is_some(), total_row, rhs }
     }

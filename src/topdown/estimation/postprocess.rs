@@ -294,7 +294,7 @@ pub fn check(run: &RunData, est: &[i64]) -> Fallible<()> {
         }
         if !run.cons.units.is_empty() {
             for t in 0..run.schema.card[0] as usize {
-                let (lo, hi) = run.cons.gq_bounds(u, t).unwrap();
+                let (lo, hi) = run.cons.gq_bounds(u, t).expect("invariant: units are given, so every type has bounds");
                 let s: i64 = (0..nc).filter(|&k| run.schema.decode(k)[0] as usize == t).map(|k| est[u * nc + k]).sum();
                 if s < lo || s > hi {
                     return fallible!(

@@ -144,7 +144,7 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Fallible<Vec<i64>
             break;
         }
         let e: Vec<(Variable, f64)> = (0..n).flat_map(|k| segs[c * n + k].iter().map(|&v| (v, 1.0))).collect();
-        lp.add_constraint(&e[..], ComparisonOp::Eq, r.totals[c].unwrap() as f64);
+        lp.add_constraint(&e[..], ComparisonOp::Eq, r.totals[c].expect("invariant: a child with a total") as f64);
     }
     let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
         .map_err(|_| err!(Input, "rounding: the LP solver failed"))?

@@ -98,12 +98,12 @@ pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top:
                     continue;
                 }
                 let gu = gamma(level[ui], span[ui]);
-                let gmin = ch.iter().map(|&c| gamma(level[c as usize], span[c as usize])).min().unwrap();
+                let gmin = ch.iter().map(|&c| gamma(level[c as usize], span[c as usize])).min().expect("invariant: a parent has children");
                 if 2 * gmin < Rational::from(&gu * (ch.len() as u32 - 1)) {
                     continue;
                 }
                 // bypass u: one new geounit per child, in u's place among p's children
-                let pos = kids[p as usize].iter().position(|&x| x == u).unwrap();
+                let pos = kids[p as usize].iter().position(|&x| x == u).expect("invariant: a child of its parent");
                 let mut created = Vec::with_capacity(ch.len());
                 for &c in &ch {
                     let id = format!("{}~{}", ids[ui], ids[c as usize]);

@@ -24,7 +24,7 @@ pub fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let mut a: Vec<Vec<f64>> = m.to_vec();
     let mut inv: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect()).collect();
     for col in 0..n {
-        let piv = (col..n).max_by(|&i, &j| a[i][col].abs().partial_cmp(&a[j][col].abs()).unwrap())?;
+        let piv = (col..n).max_by(|&i, &j| a[i][col].abs().partial_cmp(&a[j][col].abs()).expect("invariant: finite matrix entries"))?;
         if a[piv][col].abs() < 1e-300 {
             return None;
         }

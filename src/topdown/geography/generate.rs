@@ -313,7 +313,7 @@ impl<'a> Gen<'a> {
                     if self.rng.gen::<f64>() < 0.1 {
                         bits[self.rng.gen_range(0..7)] = b'1';
                     }
-                    String::from_utf8(bits.to_vec()).unwrap()
+                    String::from_utf8(bits.to_vec()).expect("invariant: ASCII digits")
                 }),
                 Kind::Mcd => {
                     if strong && !in_aian {

@@ -220,7 +220,7 @@ impl Spine {
                 };
                 chain.push(u);
             }
-            let b = *chain.last().unwrap();
+            let b = *chain.last().expect("invariant: a non-empty chain");
             blocks.push(b);
             for (k, col) in (first_ose..header.len()).enumerate() {
                 let e = rec[col].trim();

@@ -286,8 +286,14 @@ struct Side {
 /// renamed at the end, so a failure leaves nothing behind.
 pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts) -> Fallible<TopdownManifest> {
     let (entries, paths, first_id) = noise_table(plan, spine)?;
-    let samplers: Vec<DiscreteGaussianSampler> =
-        entries.iter().map(|e| DiscreteGaussianSampler::new(crate::num::parse_rational(&e.sigma2).unwrap())).collect::<Result<_, _>>()?;
+    let samplers: Vec<DiscreteGaussianSampler> = entries
+        .iter()
+        .map(|e| {
+            DiscreteGaussianSampler::new(
+                crate::num::parse_rational(&e.sigma2).expect("invariant: sigma2 written as a rational by noise_table"),
+            )
+        })
+        .collect::<Result<_, _>>()?;
     std::fs::create_dir_all(opts.out_dir).map_err(|e| err!(Io, "cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
@@ -374,7 +380,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
             "ChaCha20 seeded from the operating system".into()
         },
     };
-    let json = serde_json::to_string_pretty(&manifest).unwrap() + "\n";
+    let json = serde_json::to_string_pretty(&manifest).expect("invariant: a serialisable manifest") + "\n";
     if let Err(e) = std::fs::rename(&tmp, &csv_path) {
         let _ = std::fs::remove_file(&tmp);
         return fallible!(Io, "cannot write '{}': {e}", csv_path.display());
