@@ -80,12 +80,12 @@ pub fn render_csv(rows: &[Record]) -> String {
     let keys = union_keys(rows);
     let mut w = csv::Writer::from_writer(vec![]);
     if !rows.is_empty() {
-        w.write_record(&keys).expect("in-memory CSV");
+        w.write_record(&keys).expect("invariant: in-memory CSV");
     }
     for r in rows {
-        w.write_record(keys.iter().map(|k| r.get(k).unwrap_or(""))).expect("in-memory CSV");
+        w.write_record(keys.iter().map(|k| r.get(k).unwrap_or(""))).expect("invariant: in-memory CSV");
     }
-    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV of UTF-8 fields")
+    String::from_utf8(w.into_inner().expect("invariant: in-memory CSV")).expect("invariant: CSV of UTF-8 fields")
 }
 
 /// Several records as a JSON array.

@@ -125,7 +125,7 @@ impl Conditioned {
                 j += 1;
             }
         }
-        let (mut sa, mut sb) = (left.expect("found"), right.expect("found"));
+        let (mut sa, mut sb) = (left.expect("invariant: found above"), right.expect("invariant: found above"));
         // bisection between the two until they touch (every step halves the gap: s_hi > m ≥ s_lo)
         let mut extra: Option<(Segment, Rational)> = None;
         for _ in 0..MAX_STEPS {

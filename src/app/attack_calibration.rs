@@ -157,7 +157,7 @@ fn feasible(groups: &[GaussGroup], target: &AttackTarget) -> Fallible<f64> {
             "calibration: {what} needs the variances multiplied by {about} (beyond the supported {MAX_FACTOR:e}); ask for a larger target"
         );
     }
-    let window = lattice_entries(groups, &Rational::from_f64(c.max(1.0)).expect("finite"))?;
+    let window = lattice_entries(groups, &Rational::from_f64(c.max(1.0)).expect("invariant: a finite value"))?;
     if window > CALIBRATION_WINDOW {
         return fallible!(
             Resource,

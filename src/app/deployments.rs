@@ -201,7 +201,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     push_tpr(&mut r, &acc);
     finish(d, &mut r);
     if d.census && st.kind != StatedKind::PureDp {
-        certificates = level_certificates(d, &n, st.delta.as_ref().expect("delta"), v.overall)?;
+        certificates = level_certificates(d, &n, st.delta.as_ref().expect("invariant: approx and zcdp statements carry delta"), v.overall)?;
     }
     Ok(Evaluated { row: r, certificates, point })
 }
@@ -311,7 +311,7 @@ fn judge_approx(
     point: &mut DeploymentPoint,
 ) -> Fallible<Verdict> {
     let st = &d.stated;
-    let dl = st.delta.clone().expect("approx and zcdp statements carry delta");
+    let dl = st.delta.clone().expect("invariant: approx and zcdp statements carry delta");
     if gaussian_only {
         let bs = zcdp::eps_bs(rho, &dl, PREC).into_parts().1;
         let cks = zcdp::eps_cks(rho, &dl, PREC).0.into_parts().1;
@@ -355,7 +355,7 @@ fn judge_approx(
 
 /// The attack's TPR at FPR 1e-3 from the certified trade-off function, or why it is not computed.
 fn push_tpr(r: &mut Record, acc: &Accountant) {
-    let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("constant");
+    let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("invariant: a decimal constant");
     // the certified trade-off function needs a common lattice of the losses, or the conditioning on the
     // coarse groups that gave the exact ε: where the exact ε came from the smoothed inversion there is
     // neither (the lattice search alone costs seconds before it declines)

@@ -11,7 +11,7 @@ use crate::record::{render_csv, Record};
 use rug::{Float, Rational};
 
 fn rat(x: f64) -> Rational {
-    Rational::from_f64(x).expect("finite")
+    Rational::from_f64(x).expect("invariant: a finite value")
 }
 /// results/overall-profile.csv: the overall (ε, δ) curve, exact (certified, both terms) vs Bureau and
 /// under the two uniform reductions; plus results/overall-summary.csv.

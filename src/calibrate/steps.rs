@@ -89,7 +89,7 @@ pub fn largest_steps(hole: &StepsHole, target: &Target, opts: &Options) -> Falli
             (false, c) => hi = Some((n, c)),
         }
     }
-    let mut hi = hi.expect("the doubling loop ends with a miss");
+    let mut hi = hi.expect("invariant: the doubling loop ends with a miss");
     // interpolation, or bisection after two probes in a row moved the same end (each probe is only a
     // decision; the guess never leaves the open bracket, so the search is as sound as bisection).
     // `run`: the side of the last probe (true: it met the target) and how many in a row moved that end

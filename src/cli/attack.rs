@@ -143,7 +143,7 @@ pub fn run(a: AttackArgs) -> Fallible<String> {
                      evaluated in double precision on a grid (approximate, in the accounting's favour)"
                 )),
             );
-            Ok(serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("JSON of strings") + "\n")
+            Ok(serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("invariant: JSON of strings") + "\n")
         }
         Format::Table => {
             let mut s =

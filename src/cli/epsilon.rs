@@ -139,7 +139,8 @@ fn delta_row(a: &DeltaArgs, t: &Target, acc: &crate::account::Accountant, text: 
         let pb = indicatif::ProgressBar::new(0);
         if acc.options().method == Method::Fourier {
             pb.set_style(
-                indicatif::ProgressStyle::with_template("Boole rule [{bar:30}] {percent}% {elapsed_precise}").expect("static template"),
+                indicatif::ProgressStyle::with_template("Boole rule [{bar:30}] {percent}% {elapsed_precise}")
+                    .expect("invariant: static template"),
             );
         }
         let progress = |done: u64, total: u64| {

@@ -123,7 +123,7 @@ impl DiscreteGaussian {
 
     /// Certified upper tail P[X > t] for a real (rational) threshold t.
     pub fn tail_gt(&self, t: &Rational, prec: u32) -> Interval {
-        self.tails_gt(std::slice::from_ref(t), prec).pop().expect("one threshold")
+        self.tails_gt(std::slice::from_ref(t), prec).pop().expect("invariant: one threshold")
     }
 
     /// [`Self::tail_gt`] at several thresholds, the same intervals: one normaliser and one table of
@@ -133,7 +133,16 @@ impl DiscreteGaussian {
         let p = prec + 16;
         let z = self.normaliser_theta(p);
         // P[X ≥ m] for m ≥ 1, and for m ≤ 0 through P[X ≥ m] = 1 − P[X ≥ 1 − m] (symmetry)
-        let ms: Vec<i64> = ts.iter().map(|t| Rational::from(t.floor_ref()).numer().to_i64().expect("threshold out of range") + 1).collect();
+        let ms: Vec<i64> = ts
+            .iter()
+            .map(|t| {
+                Rational::from(t.floor_ref())
+                    .numer()
+                    .to_i64()
+                    .expect("invariant: thresholds fit in i64 (the callers bound epsilon and the window)")
+                    + 1
+            })
+            .collect();
         let kmax = ms.iter().map(|&m| self.tail_radius(if m <= 0 { 1 - m } else { m }, p)).max().unwrap_or(0);
         let table = GaussTable::new(&self.sigma2, kmax, p);
         ms.iter()

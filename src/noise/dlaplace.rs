@@ -60,7 +60,7 @@ impl DiscreteLaplace {
     pub fn sample<R: rand_chacha::rand_core::RngCore>(&self, rng: &mut R) -> i64 {
         crate::noise::sampler::discrete_laplace_ts(rng, self.scale.numer(), self.scale.denom())
             .to_i64()
-            .expect("discrete Laplace sample out of i64 range")
+            .expect("invariant: samples fit in i64 (the scale is at most 1e15, checked at input)")
     }
 }
 

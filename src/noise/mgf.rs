@@ -420,7 +420,7 @@ impl Sub {
 fn layers(pieces: &[(Float, Float)]) -> Vec<(Float, Float)> {
     let p = 64;
     let mut levels: Vec<&Float> = pieces.iter().map(|(m, _)| m).filter(|m| **m > 0).collect();
-    levels.sort_by(|a, b| a.partial_cmp(b).expect("finite lower bounds"));
+    levels.sort_by(|a, b| a.partial_cmp(b).expect("invariant: finite lower bounds"));
     levels.dedup_by(|a, b| a == b);
     let mut out = Vec::with_capacity(levels.len());
     let mut below = Float::with_val(p, 0);

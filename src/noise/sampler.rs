@@ -399,7 +399,7 @@ impl DiscreteGaussianSampler {
             let a = Integer::from(y.abs_ref()) * &self.t * &self.q - &self.p;
             let num = Integer::from(a.square_ref());
             if bernoulli_exp(rng, &num, &self.den) {
-                return y.to_i64().expect("discrete Gaussian sample out of i64 range");
+                return y.to_i64().expect("invariant: samples fit in i64 (sigma2 is at most 1e34, checked at input)");
             }
         }
     }

@@ -96,7 +96,7 @@ pub fn lattice_profile(shifts: &[Group], opts: &LatticeOpts) -> Fallible<Privacy
             Some(a) => convolve_scaled(&a, &s, wi),
         });
     }
-    PrivacyProfile::from_dist(&acc.expect("at least one group"), h, c)
+    PrivacyProfile::from_dist(&acc.expect("invariant: at least one group"), h, c)
 }
 
 /// The law of Σ w_i S_i over discrete Gaussian groups (S_i the sum of a group's n_i noises), symmetric.
@@ -146,13 +146,13 @@ fn fixed_half<S: Scalar>(groups: &[(GaussGroup, i64)], depth: u32, src_prec: u32
     let mut parts: Vec<(SymHalf<S>, i64)> = groups
         .iter()
         .map(|(g, wi)| {
-            let k = distinct.iter().position(|d| d.sigma2 == g.sigma2 && d.count == g.count).expect("listed above");
+            let k = distinct.iter().position(|d| d.sigma2 == g.sigma2 && d.count == g.count).expect("invariant: listed above");
             (laws[k].clone(), *wi)
         })
         .collect();
     parts.sort_by_key(|(d, wi)| (*wi, d.v.len()));
     let mut iter = parts.into_iter();
-    let (first, w0) = iter.next().expect("at least one group");
+    let (first, w0) = iter.next().expect("invariant: at least one group");
     let trace = std::env::var_os("TIGHTDP_TRACE").is_some();
     if trace {
         eprintln!("trace: first half {} at stride {w0}", first.v.len());

@@ -496,7 +496,7 @@ impl<S: Scalar> SymHalf<S> {
             }
             base = base.convolve(&base, 1, depth);
         }
-        acc.expect("n >= 1")
+        acc.expect("invariant: n >= 1")
     }
 
     /// Cumulative truncation at 2^-depth (both ends), and the underflow floor. The dropped mass is summed

@@ -314,7 +314,7 @@ impl LatticeDist {
             pw = crate::pld::lattice::convolve_scaled(&pw, &pw, 1);
             crate::num::cancel::check()?;
         }
-        Ok(acc.expect("n >= 1"))
+        Ok(acc.expect("invariant: n >= 1"))
     }
 
     /// True if the window is symmetric about 0 with equal enclosures at ±y (checked, not assumed).

@@ -76,7 +76,7 @@ impl PrivacyProfile {
         let dist = LatticeDist::iid_dgauss_sum(sigma2, n, prec);
         let h = Rational::from(mu) / sigma2.clone();
         let rho = crate::model::GaussGroup { sigma2: sigma2.clone(), count: n, mu }.rho();
-        PrivacyProfile::from_dist(&dist, h, rho).expect("one discrete Gaussian group has an integer D")
+        PrivacyProfile::from_dist(&dist, h, rho).expect("invariant: one discrete Gaussian group has an integer D")
     }
 
     /// From the law of V under the alternative, the step h and the offset c (2c/h must be an integer).

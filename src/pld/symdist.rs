@@ -120,7 +120,7 @@ impl SymDist {
             }
             base = base.convolve(&base, 1).truncated(depth);
         }
-        acc.expect("n >= 1")
+        acc.expect("invariant: n >= 1")
     }
 
     /// Law of w·X (stride w).

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub const CALIBRATION_DELTA: &str = "1e-10";
 
 fn rat(x: f64) -> Rational {
-    Rational::from_f64(x).expect("finite")
+    Rational::from_f64(x).expect("invariant: a finite value")
 }
 
 /// α clamped to [0, 1] as a rational (None for NaN).
@@ -96,7 +96,7 @@ pub fn write_all(alloc: &Allocation, out: &Path, prec: u32) -> Fallible<Vec<Path
     files.extend(grid(&format!("Trade-off functions per level: {name}"), panels).write(&out.join("tradeoff"))?);
     let panels = alloc.levels.iter().zip(&profs).map(|(l, p)| attack_panel(&l.name, p)).collect();
     files.extend(grid(&format!("Membership attack risk per level: {name}"), panels).write(&out.join("attack-risk"))?);
-    let delta = crate::num::parse_rational(CALIBRATION_DELTA).expect("constant");
+    let delta = crate::num::parse_rational(CALIBRATION_DELTA).expect("invariant: a decimal constant");
     let rows = level_rows(alloc, &delta, Conversion::ZcdpBs, &None, prec)?;
     let rows = rows.iter().map(|r| r.with_columns(COLUMNS)).collect::<Result<Vec<_>, _>>()?;
     let path = out.join("calibration.csv");

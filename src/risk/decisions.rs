@@ -552,7 +552,7 @@ impl<'a> Decisions<'a> {
                 }
             }
         }
-        Ok(self.rows[row].points[i].cells[kind].as_ref().expect("evaluated"))
+        Ok(self.rows[row].points[i].cells[kind].as_ref().expect("invariant: evaluated"))
     }
 
     /// The X₂-step for k₁ at (x₂*, y₁*) (None: no support), reusing the step of the data point
@@ -611,7 +611,7 @@ impl<'a> Decisions<'a> {
         let m = self.f.m;
         for (i, s) in steps.into_iter().enumerate() {
             let s = s.as_ref().ok_or_else(|| err!(Input, "the X2-step has no support"))?;
-            let probs = s.probs.as_ref().expect("steps of the paper's sampler carry their weights");
+            let probs = s.probs.as_ref().expect("invariant: steps of the paper's sampler carry their weights");
             let z = |k2: i64| 2 * (y1s - k2 + m) + 1;
             if let (Some(first), Some(last)) = (probs.first(), probs.last()) {
                 self.eb.cover(z(last.0), z(first.0));

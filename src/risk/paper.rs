@@ -200,7 +200,7 @@ pub fn table6_data() -> Data {
 }
 
 pub fn table6_model(prior: Prior2) -> TwoLevel {
-    TwoLevel::new(Rational::from((1, 2)), 0, rho_block(), rho_obg(), 27, prior).expect("valid")
+    TwoLevel::new(Rational::from((1, 2)), 0, rho_block(), rho_obg(), 27, prior).expect("invariant: a valid constant")
 }
 
 /// Printed Table 7/8: P[X₁ = 1 | D] and P[X₂ = k | D], k = 0..7.

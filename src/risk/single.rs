@@ -14,7 +14,7 @@ use rug::{Float, Rational};
 
 /// KR's DG(0, 1/(2ρ)) as a [`DiscreteGaussian`] (σ² = 1/(2ρ)).
 pub fn kr_noise(rho: &Rational) -> DiscreteGaussian {
-    DiscreteGaussian::new(Rational::from(rho.recip_ref()) / 2u32).expect("rho > 0")
+    DiscreteGaussian::new(Rational::from(rho.recip_ref()) / 2u32).expect("invariant: rho > 0")
 }
 
 fn q(v: &Rational, prec: u32) -> Interval {
@@ -160,7 +160,7 @@ impl SingleLevel {
 
     /// (3.6) P[X̂₁ = m+1] = P[X₁* ≥ x̃* | X₁ = m+1] = P[η ≥ x̃* − m − 1], certified.
     pub fn prob_correct(&self, prec: u32) -> Interval {
-        Self::prob_correct_many(&[self], prec).pop().expect("one model")
+        Self::prob_correct_many(&[self], prec).pop().expect("invariant: one model")
     }
 
     /// [`Self::prob_correct`] of models sharing ρ (e.g. the priors of Figure 3), the same intervals:

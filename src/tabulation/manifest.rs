@@ -98,7 +98,7 @@ pub const MAX_STAGES: usize = 100_000;
 
 impl Manifest {
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("manifest serialises") + "\n"
+        serde_json::to_string_pretty(self).expect("invariant: manifest serialises") + "\n"
     }
 
     pub fn from_path(p: &std::path::Path) -> Fallible<Manifest> {

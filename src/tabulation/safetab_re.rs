@@ -78,7 +78,7 @@ pub fn dg_groups(rhos: &[Rational], s: u32, gamma: &Rational, neighbours_factor:
     }
     // the one group merge (model::merge); counts here are far below model::MAX_COUNT and u32
     crate::model::merge(groups)
-        .expect("counts below MAX_COUNT")
+        .expect("invariant: counts below MAX_COUNT")
         .into_iter()
         .map(|g| match g.noise {
             crate::model::Noise::Gaussian { sigma2 } => GaussGroup { sigma2, count: g.count as u32, mu: g.mu },

@@ -380,7 +380,7 @@ impl Composition<'_> {
                 };
                 let t = Interval::from_float(h, p).mul(&Interval::from_i64(k as i64, p));
                 let den = CInterval::new(ci.clone(), t.clone()).mul(&CInterval::new(c1.clone(), t));
-                m.mul(&den.inv().expect("c > 0: (c + it)(c + 1 + it) is not 0"))
+                m.mul(&den.inv().expect("invariant: c > 0: (c + it)(c + 1 + it) is not 0"))
             })
             .collect()
     }

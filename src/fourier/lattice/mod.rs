@@ -207,7 +207,7 @@ impl FourierTails {
             + (c * mf).abs()
             + n_nodes as f64;
         let wp = self.bits + 40 + scale.max(1.0).log2().ceil() as u32;
-        let cq = Rational::from_f64(c).expect("finite tilt");
+        let cq = Rational::from_f64(c).expect("invariant: finite tilt");
         let ci = Interval::from_rational(&cq, wp);
         let inv = Inversion { nodes: n_nodes, live: 0 };
         let (t, inv) = self.trapezoid(s, m, &ci, c, inv, wp)?;
@@ -222,7 +222,7 @@ impl FourierTails {
             );
         }
         // aliasing bounds (module doc, with c± = c(1 ± η)): E± ≤ M(c±) e^{−c± m} e^{−ηcN}/(1 − e^{−ηcN})
-        let etaq = Rational::from_f64(eta).expect("finite eta");
+        let etaq = Rational::from_f64(eta).expect("invariant: finite eta");
         let one = Interval::one(wp);
         let ecn = ci.mul_rational(&(etaq.clone() * Rational::from(n_nodes))).neg().exp();
         let geo = ecn.div(&one.sub(&ecn));

@@ -288,7 +288,7 @@ pub(super) fn epsilon_precise(th: &Thetas, sh: &Shape, delta: &Rational, p: &Smo
         w *= (p.width / width).sqrt() * 0.8;
         best = Some(res);
     }
-    Ok(best.expect("three attempts"))
+    Ok(best.expect("invariant: three attempts"))
 }
 
 #[cfg(test)]

@@ -211,11 +211,11 @@ impl<'a> Thetas<'a> {
     fn ln_d(&self, i: usize, c: f64) -> Fallible<Ball> {
         let s = self.s(i, c);
         let mut memo = self.memo.borrow_mut();
-        let entry = memo.get_mut(&(i, c.to_bits())).expect("just computed");
+        let entry = memo.get_mut(&(i, c.to_bits())).expect("invariant: just computed");
         if entry.1.is_none() {
             entry.1 = Some(s.ln_1p().ok_or_else(|| not_positive(&self.groups[i]))?);
         }
-        Ok(entry.1.expect("just set"))
+        Ok(entry.1.expect("invariant: just set"))
     }
 
     /// ln M(c) = Σ_q n_q [(c + c²)μ²/(2σ²) + ln D_q(c) − ln D_q(0)] as a ball.

@@ -72,7 +72,7 @@ pub fn variance_change(noise: BypassNoise, c: usize, leaves: usize, g_parent: f6
                 }
             }
         }
-        let inv = invert(&m).expect("information matrix is invertible (blocks are measured)");
+        let inv = invert(&m).expect("invariant: information matrix is invertible (blocks are measured)");
         (0..nu).map(|u| (0..nb).map(|i| (0..nb).map(|j| a[u][i] * inv[i][j] * a[u][j]).sum::<f64>()).sum()).collect()
     };
     let mut before = vec![1.0; nu];
