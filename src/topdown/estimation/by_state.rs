@@ -108,15 +108,51 @@ pub fn postprocess_by_state(
     out: &Path,
 ) -> Fallible<(Stats, u64)> {
     let sp = &run.spine;
-    let nl = sp.n_levels();
-    let nc = run.schema.cells();
     if !splittable(sp) {
         return fallible!(Input, "internal: the run has no geolevel below the states");
     }
     let st = split_level(sp);
     run.check_invariants()?;
-    // every unit's state (NONE above the states), walking down from each state (no assumption on the
-    // order of the units)
+    let (states, state_of) = states_of_units(sp, st);
+    let top_units: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize <= st).collect();
+    let (mut top, top_local) = sub_run(run, &top_units, 0, st)?;
+    // 1. one pass over the measurements
+    let rr = RowReader::new(run, entry_at);
+    let ranges = scan_measurements(dir, m, &rr, (&mut top, &top_local), &state_of, states.len())?;
+    // 2. the top
+    let (top_est, mut stats) = postprocess_with(&top, Some(&passes[..=st]))?;
+    // 3. the states
+    let tmp =
+        TempDir(out.with_file_name(format!(".{}.parts{}", out.file_name().and_then(|n| n.to_str()).unwrap_or("out"), std::process::id())));
+    std::fs::create_dir_all(&tmp.0).map_err(|e| err!(Io, "cannot create '{}': {e}", tmp.0.display()))?;
+    let _progress = crate::num::progress::begin(&format!("TopDown post-processing, {} states", states.len()), 1e-4 * sp.n_units() as f64);
+    let job = StateJob {
+        run,
+        rr: &rr,
+        top: &top,
+        top_local: &top_local,
+        top_est: &top_est,
+        passes,
+        path: dir.join(&m.measurements_file),
+        tmp: &tmp.0,
+    };
+    let results: Vec<Fallible<(Stats, Vec<Vec<u32>>)>> =
+        (0..states.len()).into_par_iter().map(|si| job.solve(si, states[si], &ranges[si])).collect();
+    let mut orders = Vec::with_capacity(states.len());
+    for r in results {
+        let (s, o) = r?;
+        stats.solved += s.solved;
+        stats.copied += s.copied;
+        orders.push(o);
+    }
+    // 4. the output, geolevel by geolevel
+    let rows = merge_output(out, run, (&top_units, &top_est), &orders, &tmp.0)?;
+    Ok((stats, rows))
+}
+
+/// The states (the units of the split level) and every unit's state (NONE above the states), walking
+/// down from each state (no assumption on the order of the units).
+fn states_of_units(sp: &Spine, st: usize) -> (Vec<u32>, Vec<u32>) {
     let states: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize == st).collect();
     let mut state_of = vec![NONE; sp.n_units()];
     let mut stack: Vec<u32> = Vec::new();
@@ -127,13 +163,25 @@ pub fn postprocess_by_state(
             stack.extend_from_slice(sp.children(u));
         }
     }
-    let top_units: Vec<u32> = (0..sp.n_units() as u32).filter(|&u| sp.level[u as usize] as usize <= st).collect();
-    let (mut top, top_local) = sub_run(run, &top_units, 0, st)?;
-    // 1. one pass over the measurements
+    (states, state_of)
+}
+
+/// One pass over the measurements: every row checked as `load_run` does (duplicates, gaps, the row
+/// count), the values of the units at and above the states put into the top run, and for each state the
+/// byte ranges of its subtree's rows.
+fn scan_measurements(
+    dir: &Path,
+    m: &TopdownManifest,
+    rr: &RowReader,
+    (top, top_local): (&mut RunData, &HashMap<u32, u32>),
+    state_of: &[u32],
+    n_states: usize,
+) -> Fallible<Vec<Vec<(u64, u64)>>> {
+    let run = rr.run();
+    let (sp, st) = (&run.spine, split_level(&run.spine));
     let total: usize = (0..sp.n_units()).filter(|&u| run.unit_group[u] != NONE).map(|u| run.groups[run.unit_group[u] as usize].len).sum();
     let mut seen = vec![0u64; total.div_ceil(64)];
-    let mut ranges: Vec<Vec<(u64, u64)>> = vec![Vec::new(); states.len()];
-    let rr = RowReader::new(run, entry_at);
+    let mut ranges: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n_states];
     {
         let mut rdr = open_measurements(dir, m)?;
         let mut rec = csv::StringRecord::new();
@@ -169,87 +217,96 @@ pub fn postprocess_by_state(
             return Err(rr.missing(i));
         }
     }
-    drop(seen);
-    // 2. the top
-    let (top_est, mut stats) = postprocess_with(&top, Some(&passes[..=st]))?;
-    // 3. the states
-    let tmp =
-        TempDir(out.with_file_name(format!(".{}.parts{}", out.file_name().and_then(|n| n.to_str()).unwrap_or("out"), std::process::id())));
-    std::fs::create_dir_all(&tmp.0).map_err(|e| err!(Io, "cannot create '{}': {e}", tmp.0.display()))?;
-    let path = dir.join(&m.measurements_file);
-    let _progress = crate::num::progress::begin(&format!("TopDown post-processing, {} states", states.len()), 1e-4 * sp.n_units() as f64);
-    let results: Vec<Fallible<(Stats, Vec<Vec<u32>>)>> = (0..states.len())
-        .into_par_iter()
-        .map(|si| -> Fallible<(Stats, Vec<Vec<u32>>)> {
-            let s = states[si];
-            let ls = top_local[&s] as usize;
-            let root_est = &top_est[ls * nc..(ls + 1) * nc];
-            let mut units: Vec<u32> = vec![s];
-            let mut i = 0;
-            while i < units.len() {
-                units.extend_from_slice(sp.children(units[i]));
-                i += 1;
+    Ok(ranges)
+}
+
+/// What each state's post-processing reads: the run, the top's run and estimates, the passes, the
+/// measurements file and the folder of the per-state parts.
+struct StateJob<'a> {
+    run: &'a RunData,
+    rr: &'a RowReader<'a>,
+    top: &'a RunData,
+    top_local: &'a HashMap<u32, u32>,
+    top_est: &'a [i64],
+    passes: &'a [LevelPasses],
+    path: PathBuf,
+    tmp: &'a Path,
+}
+
+impl StateJob<'_> {
+    /// State `s` (index `si`): its subtree's rows read from `ranges`, post-processed below the top's
+    /// estimate of it, its estimates written one file per geolevel below it; its statistics and, per
+    /// geolevel, its units in spine order.
+    fn solve(&self, si: usize, s: u32, ranges: &[(u64, u64)]) -> Fallible<(Stats, Vec<Vec<u32>>)> {
+        let (run, top, top_local, top_est, passes, path) = (self.run, self.top, self.top_local, self.top_est, self.passes, &self.path);
+        let sp = &run.spine;
+        let (st, nl, nc) = (split_level(sp), sp.n_levels(), run.schema.cells());
+        let ls = top_local[&s] as usize;
+        let root_est = &top_est[ls * nc..(ls + 1) * nc];
+        let mut units: Vec<u32> = vec![s];
+        let mut i = 0;
+        while i < units.len() {
+            units.extend_from_slice(sp.children(units[i]));
+            i += 1;
+        }
+        units.sort_unstable();
+        let (mut r, local) = sub_run(run, &units, st, nl - 1)?;
+        // the state's own values (from the top run), then its subtree's rows
+        let lo = top.unit_off[ls];
+        if top.unit_group[ls] != NONE {
+            let len = top.groups[top.unit_group[ls] as usize].len;
+            r.values[r.unit_off[0]..r.unit_off[0] + len].copy_from_slice(&top.values[lo..lo + len]);
+        }
+        let rr = self.rr;
+        let mut f = std::fs::File::open(path).map_err(|e| err!(Io, "cannot read measurements '{}': {e}", path.display()))?;
+        let mut buf = Vec::new();
+        for &(a, b) in ranges {
+            buf.clear();
+            f.seek(std::io::SeekFrom::Start(a)).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
+            (&mut f).take(b - a).read_to_end(&mut buf).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
+            let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(&buf[..]);
+            let mut rec = csv::StringRecord::new();
+            while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context("measurements"))? {
+                let (u, i, v) = rr.row(&rec, 0)?;
+                let lu = local[&(u as u32)] as usize;
+                r.values[r.unit_off[lu] + (i - run.unit_off[u])] = v;
             }
-            units.sort_unstable();
-            let (mut r, local) = sub_run(run, &units, st, nl - 1)?;
-            // the state's own values (from the top run), then its subtree's rows
-            let lo = top.unit_off[ls];
-            if top.unit_group[ls] != NONE {
-                let len = top.groups[top.unit_group[ls] as usize].len;
-                r.values[r.unit_off[0]..r.unit_off[0] + len].copy_from_slice(&top.values[lo..lo + len]);
+        }
+        let (est, st_stats) =
+            postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| e.context(format!("state '{}'", sp.ids[s as usize])))?;
+        // its estimates, one file per geolevel below the state, units in spine order
+        let mut order: Vec<Vec<u32>> = vec![Vec::new(); nl - st];
+        let mut files: Vec<std::io::BufWriter<std::fs::File>> = Vec::new();
+        for l in 1..nl - st {
+            let p = self.tmp.join(format!("s{si}-l{l}"));
+            files.push(std::io::BufWriter::with_capacity(
+                1 << 16,
+                std::fs::File::create(&p).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?,
+            ));
+        }
+        let mut line = String::with_capacity(128);
+        for (lu, &u) in units.iter().enumerate() {
+            let l = r.spine.level[lu] as usize;
+            if l == 0 {
+                continue;
             }
-            let rr = &rr;
-            let mut f = std::fs::File::open(&path).map_err(|e| err!(Io, "cannot read measurements '{}': {e}", path.display()))?;
-            let mut buf = Vec::new();
-            for &(a, b) in &ranges[si] {
-                buf.clear();
-                f.seek(std::io::SeekFrom::Start(a)).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
-                (&mut f).take(b - a).read_to_end(&mut buf).map_err(|e| crate::error::Error::from(e).context("measurements"))?;
-                let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(&buf[..]);
-                let mut rec = csv::StringRecord::new();
-                while rdr.read_record(&mut rec).map_err(|e| crate::error::Error::from(e).context("measurements"))? {
-                    let (u, i, v) = rr.row(&rec, 0)?;
-                    let lu = local[&(u as u32)] as usize;
-                    r.values[r.unit_off[lu] + (i - run.unit_off[u])] = v;
-                }
-            }
-            let (est, st_stats) =
-                postprocess_subtree(&r, root_est, Some(&passes[st..])).map_err(|e| e.context(format!("state '{}'", sp.ids[s as usize])))?;
-            // its estimates, one file per geolevel below the state, units in spine order
-            let mut order: Vec<Vec<u32>> = vec![Vec::new(); nl - st];
-            let mut files: Vec<std::io::BufWriter<std::fs::File>> = Vec::new();
-            for l in 1..nl - st {
-                let p = tmp.0.join(format!("s{si}-l{l}"));
-                files.push(std::io::BufWriter::with_capacity(
-                    1 << 16,
-                    std::fs::File::create(&p).map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))?,
-                ));
-            }
-            let mut line = String::with_capacity(128);
-            for (lu, &u) in units.iter().enumerate() {
-                let l = r.spine.level[lu] as usize;
-                if l == 0 {
-                    continue;
-                }
-                order[l].push(u);
-                write_unit(sp, u as usize, &est[lu * nc..(lu + 1) * nc], &mut line);
-                files[l - 1].write_all(line.as_bytes()).map_err(|e| err!(Io, "write failed: {e}"))?;
-            }
-            for f in files.iter_mut() {
-                f.flush().map_err(|e| err!(Io, "write failed: {e}"))?;
-            }
-            Ok((st_stats, order))
-        })
-        .collect();
-    let mut orders = Vec::with_capacity(states.len());
-    for r in results {
-        let (s, o) = r?;
-        stats.solved += s.solved;
-        stats.copied += s.copied;
-        orders.push(o);
+            order[l].push(u);
+            write_unit(sp, u as usize, &est[lu * nc..(lu + 1) * nc], &mut line);
+            files[l - 1].write_all(line.as_bytes()).map_err(|e| err!(Io, "write failed: {e}"))?;
+        }
+        for f in files.iter_mut() {
+            f.flush().map_err(|e| err!(Io, "write failed: {e}"))?;
+        }
+        Ok((st_stats, order))
     }
-    // 4. the output, geolevel by geolevel
-    let rows = crate::record::write_streamed(out, |w| {
+}
+
+/// The output, geolevel by geolevel: the top's units, then each geolevel below the states merged from
+/// the states' parts in spine order. The number of rows.
+fn merge_output(out: &Path, run: &RunData, (top_units, top_est): (&[u32], &[i64]), orders: &[Vec<Vec<u32>>], tmp: &Path) -> Fallible<u64> {
+    let sp = &run.spine;
+    let (st, nl, nc, n_states) = (split_level(sp), sp.n_levels(), run.schema.cells(), orders.len());
+    crate::record::write_streamed(out, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         let e = |e: std::io::Error| err!(Io, "write failed: {e}");
         writeln!(w, "level,geounit,parent,cell,count").map_err(e)?;
@@ -264,14 +321,14 @@ pub fn postprocess_by_state(
         }
         let mut text = Vec::new();
         for l in 1..nl - st {
-            let mut readers: Vec<std::io::BufReader<std::fs::File>> = (0..states.len())
+            let mut readers: Vec<std::io::BufReader<std::fs::File>> = (0..n_states)
                 .map(|si| {
-                    std::fs::File::open(tmp.0.join(format!("s{si}-l{l}"))).map(|f| std::io::BufReader::with_capacity(1 << 16, f)).map_err(e)
+                    std::fs::File::open(tmp.join(format!("s{si}-l{l}"))).map(|f| std::io::BufReader::with_capacity(1 << 16, f)).map_err(e)
                 })
                 .collect::<Result<_, _>>()?;
-            let mut next = vec![0usize; states.len()];
+            let mut next = vec![0usize; n_states];
             let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>> =
-                (0..states.len()).filter(|&si| !orders[si][l].is_empty()).map(|si| std::cmp::Reverse((orders[si][l][0], si))).collect();
+                (0..n_states).filter(|&si| !orders[si][l].is_empty()).map(|si| std::cmp::Reverse((orders[si][l][0], si))).collect();
             while let Some(std::cmp::Reverse((_, si))) = heap.pop() {
                 for _ in 0..nc {
                     text.clear();
@@ -286,8 +343,7 @@ pub fn postprocess_by_state(
         }
         w.flush().map_err(e)?;
         Ok((sp.n_units() * nc) as u64)
-    })?;
-    Ok((stats, rows))
+    })
 }
 
 /// The `nc` rows of unit u (`write_estimates`' format) into `line`.

@@ -173,6 +173,11 @@ pub struct RowReader<'a> {
 }
 
 impl<'a> RowReader<'a> {
+    /// The run whose rows this reads.
+    pub fn run(&self) -> &'a RunData {
+        self.run
+    }
+
     pub fn new(run: &'a RunData, entry_at: &'a [(usize, usize)]) -> RowReader<'a> {
         RowReader { run, entry_at, index: unit_index(&run.spine), level_key: run.spine.levels.iter().map(|l| norm_name(l)).collect() }
     }
