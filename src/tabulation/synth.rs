@@ -100,6 +100,37 @@ pub const MAX_PERSONS: u64 = 1_000_000_000;
 
 /// Write `geography.txt` and `persons.csv` into `out`; returns (blocks, persons).
 pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Fallible<(u64, u64)> {
+    let states = checked_states(p)?;
+    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
+    let mut src = NoiseSource::seeded(p.seed);
+    let rng = &mut src.rng;
+    let (blocks, block_w) = write_geography(p, &states, out, rng)?;
+    let law = PersonLaw::new(p, &block_w, rng);
+    let ppath = out.join("persons.csv");
+    let f = std::fs::File::create(&ppath).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    writeln!(w, "{}", crate::tabulation::safetab_p::PERSON_COLUMNS.join(",")).map_err(crate::error::Error::from)?;
+    let pb = if progress { Some(indicatif::ProgressBar::new(p.persons)) } else { None };
+    let mut line = String::with_capacity(128);
+    for i in 0..p.persons {
+        law.person(&blocks, &states, rng, &mut line);
+        w.write_all(line.as_bytes()).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
+        if let Some(pb) = &pb {
+            if i % 65536 == 0 {
+                pb.set_position(i);
+            }
+        }
+    }
+    w.flush().map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    Ok((blocks.len() as u64, p.persons))
+}
+
+/// The states' codes (given real FIPS codes, else 01, 02, …; Puerto Rico, 72, last), the sizes checked
+/// before anything is written.
+fn checked_states(p: &SynthParams) -> Fallible<Vec<String>> {
     if p.states == 0
         || p.states > 99
         || p.counties_per_state == 0
@@ -144,13 +175,19 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Fallible<(u64, u64)
             p.persons as f64 * 45.0 / 1e9
         );
     }
-    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
-    let mut src = NoiseSource::seeded(p.seed);
-    let rng = &mut src.rng;
+    Ok(states)
+}
+
+/// One synthetic block: its state's index, county, tract and block numbers.
+type SynthBlock = (usize, u32, u32, u32);
+
+/// `geography.txt`: one line per block, a third of the tracts in a place and one in twenty in an AIANNH
+/// area; the blocks and their population weights.
+fn write_geography<R: RngCore>(p: &SynthParams, states: &[String], out: &Path, rng: &mut R) -> Fallible<(Vec<SynthBlock>, Vec<u64>)> {
     // geography
     let gpath = out.join("geography.txt");
     let mut g = BufWriter::new(std::fs::File::create(&gpath).map_err(|e| err!(Io, "cannot write '{}': {e}", gpath.display()))?);
-    let mut blocks: Vec<(usize, u32, u32, u32)> = Vec::new();
+    let mut blocks: Vec<SynthBlock> = Vec::new();
     let mut block_w: Vec<u64> = Vec::new();
     writeln!(g, "TABBLKST|TABBLKCOU|TABTRACTCE|TABBLK|PLACEFP|AIANNHCE").map_err(crate::error::Error::from)?;
     let mut place_n = 0u32;
@@ -188,37 +225,55 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Fallible<(u64, u64)
     }
     g.flush().map_err(crate::error::Error::from)?;
     drop(g);
-    let bw = Weighted::new(&block_w);
-    // age: roughly the US pyramid, weight per single year 0..=115
-    let age_w: Vec<u64> = (0..=115u64)
-        .map(|a| {
-            if a < 65 {
-                130
-            } else if a < 85 {
-                130 - (a - 64) * 5
-            } else if a < 100 {
-                25 - (a - 85)
-            } else {
-                1
-            }
-        })
-        .collect();
-    let aw = Weighted::new(&age_w);
-    // race codes 1000..1049: Zipf-like popularity; number of races 1 (90 %), 2 (8 %), 3–8 (2 %)
-    let code_w: Vec<u64> = (0..50u64).map(|k| 100_000 / (k + 1)).collect();
-    let cw = Weighted::new(&code_w);
-    let nr = Weighted::new(&[900, 80, 8, 5, 3, 2, 1, 1]);
-    let eth = Weighted::new(&[800, 60, 40, 30, 20, 15, 12, 10, 8, 5]);
-    // the real code list: popularity over seeded shuffles of the race and the Hispanic origin codes
-    let real = p.codes.as_ref().map(|c| (c, zipf_shuffled(c.race.len(), rng), zipf_shuffled(c.hispanic.len(), rng)));
-    let ppath = out.join("persons.csv");
-    let f = std::fs::File::create(&ppath).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
-    let mut w = BufWriter::with_capacity(1 << 20, f);
-    writeln!(w, "{}", crate::tabulation::safetab_p::PERSON_COLUMNS.join(",")).map_err(crate::error::Error::from)?;
-    let pb = if progress { Some(indicatif::ProgressBar::new(p.persons)) } else { None };
-    let mut line = String::with_capacity(128);
-    use std::fmt::Write as _;
-    for i in 0..p.persons {
+    Ok((blocks, block_w))
+}
+
+/// The law of one synthetic person: block by population weight, age, sex, race codes and ethnicity (the
+/// real code list's, by seeded popularity, when given).
+struct PersonLaw<'a> {
+    bw: Weighted,
+    aw: Weighted,
+    cw: Weighted,
+    nr: Weighted,
+    eth: Weighted,
+    /// the real code list with the popularity orders of its race and Hispanic origin codes
+    real: Option<RealCodes<'a>>,
+}
+
+type RealCodes<'a> = (&'a CodePools, (Vec<usize>, Weighted), (Vec<usize>, Weighted));
+
+impl<'a> PersonLaw<'a> {
+    fn new<R: RngCore>(p: &'a SynthParams, block_w: &[u64], rng: &mut R) -> PersonLaw<'a> {
+        let bw = Weighted::new(block_w);
+        // age: roughly the US pyramid, weight per single year 0..=115
+        let age_w: Vec<u64> = (0..=115u64)
+            .map(|a| {
+                if a < 65 {
+                    130
+                } else if a < 85 {
+                    130 - (a - 64) * 5
+                } else if a < 100 {
+                    25 - (a - 85)
+                } else {
+                    1
+                }
+            })
+            .collect();
+        let aw = Weighted::new(&age_w);
+        // race codes 1000..1049: Zipf-like popularity; number of races 1 (90 %), 2 (8 %), 3–8 (2 %)
+        let code_w: Vec<u64> = (0..50u64).map(|k| 100_000 / (k + 1)).collect();
+        let cw = Weighted::new(&code_w);
+        let nr = Weighted::new(&[900, 80, 8, 5, 3, 2, 1, 1]);
+        let eth = Weighted::new(&[800, 60, 40, 30, 20, 15, 12, 10, 8, 5]);
+        // the real code list: popularity over seeded shuffles of the race and the Hispanic origin codes
+        let real = p.codes.as_ref().map(|c| (c, zipf_shuffled(c.race.len(), rng), zipf_shuffled(c.hispanic.len(), rng)));
+        PersonLaw { bw, aw, cw, nr, eth, real }
+    }
+
+    /// One person's line of `persons.csv` into `line`.
+    fn person<R: RngCore>(&self, blocks: &[SynthBlock], states: &[String], rng: &mut R, line: &mut String) {
+        use std::fmt::Write as _;
+        let (bw, aw, cw, nr, eth, real) = (&self.bw, &self.aw, &self.cw, &self.nr, &self.eth, &self.real);
         let (si, co, tr, bl) = blocks[bw.draw(rng)];
         let st = &states[si];
         let age = aw.draw(rng);
@@ -264,16 +319,5 @@ pub fn synth(p: &SynthParams, out: &Path, progress: bool) -> Fallible<(u64, u64)
                 let _ = writeln!(line, ",{}", 2000 + eth.draw(rng));
             }
         }
-        w.write_all(line.as_bytes()).map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
-        if let Some(pb) = &pb {
-            if i % 65536 == 0 {
-                pb.set_position(i);
-            }
-        }
     }
-    w.flush().map_err(|e| err!(Io, "cannot write '{}': {e}", ppath.display()))?;
-    if let Some(pb) = pb {
-        pb.finish_and_clear();
-    }
-    Ok((blocks.len() as u64, p.persons))
 }
