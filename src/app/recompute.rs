@@ -222,19 +222,7 @@ impl Ctx {
             "safetab_dg_budget" => safetab_dg(m, p)?,
             "safetab_geom_budget" => safetab_geom(m, p)?,
             "safetab_re_accounting" => self.safetab_re(m)?,
-            "safetab_improvement_pct" => {
-                // RE §5: "improvement … 3% for the analytical bound and 7% for the experimental bound":
-                // 100 (1 − ε_DG/ε_geometric-RDP).
-                let geo = self.safetab_re(
-                    &[("what".to_string(), "rdp".to_string())]
-                        .into_iter()
-                        .chain(m.get("s").map(|v| ("s".to_string(), v.clone())))
-                        .collect(),
-                )?;
-                let which = if get(m, "what")? == "analytic" { "zcdp_analytic" } else { "zcdp_grid" };
-                let dg = self.safetab_re(&[("what".to_string(), which.to_string())].into_iter().collect())?;
-                (Float::with_val(p, 1) - Float::with_val(p, dg / geo)) * 100u32
-            }
+            "safetab_improvement_pct" => self.safetab_improvement_pct(m)?,
             "safetab_p_threshold" => {
                 use crate::tabulation::calib::suppression_threshold;
                 let t = suppression_threshold(&rat_in(m, "rho")?, 9, &Rational::from((1, 10)), &rat_in(m, "p")?)?;
@@ -259,77 +247,11 @@ impl Ctx {
             }
             "sigma2_reduction_pct_level" => sigma2_pct(self, m)?,
             "sigma2_reduction_pct_extreme" => self.over_levels(m, &sigma2_pct)?,
-            "uniform_reduction_pct" => {
-                let a = self.alloc(get(m, "alloc")?)?;
-                let groups = a.all_mechanisms();
-                let rho = a.total_rho();
-                let delta = rat_in(m, "delta")?;
-                // ε at which to match: the Bureau's ε (exact), unless an `eps` input overrides it.
-                let eps = if m.contains_key("eps") {
-                    rat_in(m, "eps")?
-                } else {
-                    zcdp::eps_bs(&rho, &delta, p).mid().to_rational().expect("invariant: a finite epsilon")
-                };
-                let first = match get(m, "terms")? {
-                    "both" => false,
-                    // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
-                    "first" => true,
-                    other => return fallible!(Input, "terms must be both or first, got {other}"),
-                };
-                let br = calibrate_uniform(&groups, &delta, &eps, first, self.overall_prec, 1e-10)?;
-                Float::with_val(p, 1 - br.hi) * 100u32
-            }
-            "overall_first_term" => {
-                let a = self.alloc(get(m, "alloc")?)?;
-                let rho0 = a.total_rho();
-                let rho = rat_in(m, "rho")?;
-                let eps = rat_in(m, "eps")?;
-                // σ_i² = n/(2 a_i ρ): a different ρ scales every variance by ρ0/ρ.
-                let c = Rational::from(&rho0 / &rho);
-                let groups = scale_groups(&a.all_mechanisms(), &c);
-                gauss_profile(&groups, self.overall_prec)?
-                    .delta(&eps)?
-                    .first
-                    .ok_or_else(|| err!(Internal, "a lattice profile without its first term"))?
-                    .mid()
-            }
+            "uniform_reduction_pct" => self.uniform_reduction_pct(m)?,
+            "overall_first_term" => self.overall_first_term(m)?,
             "variance_deficit" => DiscreteGaussian::new(sigma2_in(m, VARIANCE_DEFICIT_SIGMA2)?)?.variance_deficit(p).into_parts().1,
-            "clt_residual_sup" => {
-                let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
-                if !(1..=CLT_MAX_N).contains(&n) {
-                    return fallible!(
-                        Input,
-                        "input 'n' must be between 1 and {CLT_MAX_N} (the exact n-fold law is built term by term), got {n}"
-                    );
-                }
-                let s2 = sigma2_in(m, CLT_SIGMA2)?;
-                // the n-fold law's cost: n steps over a window of 2K + n entries, each a K-term sum
-                let k = (1400.0 * s2.to_f64()).sqrt() + 2.0;
-                let ops = n as f64 * (2.0 * k + n as f64) * k;
-                if ops > CLT_MAX_OPS {
-                    return fallible!(
-                        Resource,
-                        "this CLT residual needs about {ops:.1e} 512-bit operations (limit {CLT_MAX_OPS:.0e}); use a smaller n or sigma2"
-                    );
-                }
-                clt_residual_sup(&s2, n)?
-            }
-            "clt_residual_part" => {
-                // App. C.1: the paper's bound of sup r_{n,σ} in its parts Ω₁, Ω₂ (= Ω₄ + Ω₅), Ω₃
-                let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "n must be a positive integer"))?;
-                if !(1..=CLT_MAX_N).contains(&n) {
-                    return fallible!(Input, "input 'n' must be between 1 and {CLT_MAX_N}, got {n}");
-                }
-                let r = crate::account::analysis::clt_residual_bound(n, &sigma2_in(m, CLT_SIGMA2)?, 256);
-                let v = match get(m, "part")? {
-                    "omega1" => r.omega1,
-                    "omega2" => r.omega2,
-                    "omega3" => r.omega3,
-                    "total" => r.total,
-                    other => return fallible!(Input, "part must be omega1, omega2, omega3 or total, got {other}"),
-                };
-                Float::with_val(p, v)
-            }
+            "clt_residual_sup" => self.clt_residual_sup_of(m)?,
+            "clt_residual_part" => self.clt_residual_part(m)?,
             "gauss_tail_exp" => {
                 // e^{-z²/2}: the sub-Gaussian tail bound (A.2) at z
                 let z = rat_in(m, "z")?;
@@ -340,6 +262,96 @@ impl Ctx {
             _ => return fallible!(Input, "unknown quantity '{q}'"),
         };
         Ok(Some(v))
+    }
+
+    /// RE §5's improvement of the discrete Gaussian over the geometric mechanism's RDP accounting, percent.
+    fn safetab_improvement_pct(&self, m: &In) -> Fallible<Float> {
+        let p = self.prec;
+        // RE §5: "improvement … 3% for the analytical bound and 7% for the experimental bound":
+        // 100 (1 − ε_DG/ε_geometric-RDP).
+        let geo = self.safetab_re(
+            &[("what".to_string(), "rdp".to_string())].into_iter().chain(m.get("s").map(|v| ("s".to_string(), v.clone()))).collect(),
+        )?;
+        let which = if get(m, "what")? == "analytic" { "zcdp_analytic" } else { "zcdp_grid" };
+        let dg = self.safetab_re(&[("what".to_string(), which.to_string())].into_iter().collect())?;
+        Ok((Float::with_val(p, 1) - Float::with_val(p, dg / geo)) * 100u32)
+    }
+
+    /// The uniform variance reduction (percent) at which the exact ε of the allocation matches the Bureau's.
+    fn uniform_reduction_pct(&self, m: &In) -> Fallible<Float> {
+        let p = self.prec;
+        let a = self.alloc(get(m, "alloc")?)?;
+        let groups = a.all_mechanisms();
+        let rho = a.total_rho();
+        let delta = rat_in(m, "delta")?;
+        // ε at which to match: the Bureau's ε (exact), unless an `eps` input overrides it.
+        let eps = if m.contains_key("eps") {
+            rat_in(m, "eps")?
+        } else {
+            zcdp::eps_bs(&rho, &delta, p).mid().to_rational().expect("invariant: a finite epsilon")
+        };
+        let first = match get(m, "terms")? {
+            "both" => false,
+            // The paper's procedure (App. A.6): only the first term of (A.9) is matched to δ.
+            "first" => true,
+            other => return fallible!(Input, "terms must be both or first, got {other}"),
+        };
+        let br = calibrate_uniform(&groups, &delta, &eps, first, self.overall_prec, 1e-10)?;
+        Ok(Float::with_val(p, 1 - br.hi) * 100u32)
+    }
+
+    /// The first term of (A.9) of the whole allocation with every variance scaled to a total ρ.
+    fn overall_first_term(&self, m: &In) -> Fallible<Float> {
+        let a = self.alloc(get(m, "alloc")?)?;
+        let rho0 = a.total_rho();
+        let rho = rat_in(m, "rho")?;
+        let eps = rat_in(m, "eps")?;
+        // σ_i² = n/(2 a_i ρ): a different ρ scales every variance by ρ0/ρ.
+        let c = Rational::from(&rho0 / &rho);
+        let groups = scale_groups(&a.all_mechanisms(), &c);
+        Ok(gauss_profile(&groups, self.overall_prec)?
+            .delta(&eps)?
+            .first
+            .ok_or_else(|| err!(Internal, "a lattice profile without its first term"))?
+            .mid())
+    }
+
+    /// sup of the local-CLT residual r_{n,σ}, refused up front past CLT_MAX_OPS.
+    fn clt_residual_sup_of(&self, m: &In) -> Fallible<Float> {
+        let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "input 'n' must be an integer between 1 and {CLT_MAX_N}"))?;
+        if !(1..=CLT_MAX_N).contains(&n) {
+            return fallible!(Input, "input 'n' must be between 1 and {CLT_MAX_N} (the exact n-fold law is built term by term), got {n}");
+        }
+        let s2 = sigma2_in(m, CLT_SIGMA2)?;
+        // the n-fold law's cost: n steps over a window of 2K + n entries, each a K-term sum
+        let k = (1400.0 * s2.to_f64()).sqrt() + 2.0;
+        let ops = n as f64 * (2.0 * k + n as f64) * k;
+        if ops > CLT_MAX_OPS {
+            return fallible!(
+                Resource,
+                "this CLT residual needs about {ops:.1e} 512-bit operations (limit {CLT_MAX_OPS:.0e}); use a smaller n or sigma2"
+            );
+        }
+        clt_residual_sup(&s2, n)
+    }
+
+    /// App. C.1: the paper's bound of sup r_{n,σ} in its parts Ω₁, Ω₂ (= Ω₄ + Ω₅), Ω₃, or their total.
+    fn clt_residual_part(&self, m: &In) -> Fallible<Float> {
+        let p = self.prec;
+        // App. C.1: the paper's bound of sup r_{n,σ} in its parts Ω₁, Ω₂ (= Ω₄ + Ω₅), Ω₃
+        let n: u32 = get(m, "n")?.parse().map_err(|_| err!(Input, "n must be a positive integer"))?;
+        if !(1..=CLT_MAX_N).contains(&n) {
+            return fallible!(Input, "input 'n' must be between 1 and {CLT_MAX_N}, got {n}");
+        }
+        let r = crate::account::analysis::clt_residual_bound(n, &sigma2_in(m, CLT_SIGMA2)?, 256);
+        let v = match get(m, "part")? {
+            "omega1" => r.omega1,
+            "omega2" => r.omega2,
+            "omega3" => r.omega3,
+            "total" => r.total,
+            other => return fallible!(Input, "part must be omega1, omega2, omega3 or total, got {other}"),
+        };
+        Ok(Float::with_val(p, v))
     }
 }
 
