@@ -72,114 +72,141 @@ pub fn run(a: AttackArgs) -> Fallible<String> {
     let adv_bs = if has_rho { attack::bureau_advantage(rho) } else { f64::NAN };
     // whose accounting the zCDP side is: the Bureau's for its own allocation files, else the conversion's
     let whose = if t.bureau { "the Bureau's zCDP accounting" } else { "zCDP (Bun–Steinke) accounting" };
-    let d = 25;
+    let m = Measures { t: &t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs, whose };
     match a.target.format {
-        Format::Csv => {
-            let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Fallible<Record> {
-                let mut r = Record::new();
-                r.push("target", t.label.clone());
-                r.push("neighbors", t.comp.neighbors().as_str());
-                r.push("method", c.engine().as_str());
-                r.push("trust", c.trust().as_str());
-                r.push("measure", measure);
-                r.push("fpr", fpr);
-                r.push("prior", prior);
-                r.push("value_lo", fmt_down(c.lo(), d));
-                r.push("value_hi", fmt_up(c.hi(), d));
-                r.push("zcdp_bs", dec(bs));
-                r.with_columns(ATTACK_COLUMNS)
-            };
-            let mut rows = vec![row("advantage", "", "", &adv, adv_bs)?];
-            for (((fs, _), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {
-                rows.push(row("tpr_at_fpr", fs, "", c, *bs)?);
-            }
-            for (((ps, _), c), bs) in priors.iter().zip(&bayes).zip(&bayes_bs) {
-                rows.push(row("bayes_success", "", ps, c, *bs)?);
-            }
-            Ok(render_csv(&rows))
-        }
-        Format::Json => {
-            let mut root = serde_json::Map::new();
-            let s = |x: String| serde_json::Value::String(x);
-            root.insert("target".into(), s(t.label.clone()));
-            root.insert("neighbors".into(), s(t.comp.neighbors().as_str().into()));
-            root.insert("method".into(), s(adv.engine().as_str().into()));
-            root.insert("trust".into(), s(adv.trust().as_str().into()));
-            root.insert("advantage_lo".into(), s(fmt_down(adv.lo(), d)));
-            root.insert("advantage_hi".into(), s(fmt_up(adv.hi(), d)));
-            root.insert("advantage_bureau".into(), s(dec(adv_bs)));
-            let per_fpr = fprs
-                .iter()
-                .zip(&tprs)
-                .zip(&tpr_bs)
-                .map(|(((fs, _), c), bs)| {
-                    let mut m = serde_json::Map::new();
-                    m.insert("fpr".into(), s(fs.clone()));
-                    m.insert("tpr_lo".into(), s(fmt_down(c.lo(), d)));
-                    m.insert("tpr_hi".into(), s(fmt_up(c.hi(), d)));
-                    m.insert("tpr_bureau".into(), s(dec(*bs)));
-                    serde_json::Value::Object(m)
-                })
-                .collect();
-            root.insert("per_fpr".into(), serde_json::Value::Array(per_fpr));
-            let per_prior = priors
-                .iter()
-                .zip(&bayes)
-                .zip(&bayes_bs)
-                .map(|(((ps, _), c), bs)| {
-                    let mut m = serde_json::Map::new();
-                    m.insert("prior".into(), s(ps.clone()));
-                    m.insert("bayes_success_lo".into(), s(fmt_down(c.lo(), d)));
-                    m.insert("bayes_success_hi".into(), s(fmt_up(c.hi(), d)));
-                    m.insert("bayes_success_bureau".into(), s(dec(*bs)));
-                    serde_json::Value::Object(m)
-                })
-                .collect();
-            root.insert("per_prior".into(), serde_json::Value::Array(per_prior));
-            root.insert(
-                "bureau_note".into(),
-                s(format!(
-                    "the *_bureau values are what {whose} of the same rho allows (epsilon = rho + 2 sqrt(rho log 1/delta) for every delta), \
-                     evaluated in double precision on a grid (approximate, in the accounting's favour)"
-                )),
-            );
-            Ok(serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("invariant: JSON of strings") + "\n")
-        }
-        Format::Table => {
-            let mut s =
-                format!("{} ({} neighbours), {} ({})\n", t.label, t.comp.neighbors().as_str(), adv.engine().as_str(), adv.trust().as_str());
-            let short = if t.bureau { "Bureau" } else { "zCDP (Bun–Steinke)" };
-            for (((fs, f), c), bs) in fprs.iter().zip(&tprs).zip(&tpr_bs) {
-                let inv = f.to_f64();
-                let alarm = if inv > 0.0 { format!("1 false alarm in {:.0}", 1.0 / inv) } else { "no false alarm".to_string() };
-                // the zCDP comparison only where the composition has a ρ (not subsampled laws, stated (ε, δ))
-                let zc = if bs.is_nan() { String::new() } else { format!("; {whose} allows {:.4}%", 100.0 * bs) };
-                s += &format!(
-                    "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]{zc})\n",
-                    pct_up(c),
-                    fmt_down(c.lo(), 6),
-                    fmt_up(c.hi(), 6),
-                );
-            }
-            let zc = |bs: f64| if bs.is_nan() { String::new() } else { format!("; {short}: {bs:.6}") };
-            s += &format!(
-                "no test does better than TPR − FPR = {} (advantage in [{}, {}]{})\n",
-                fmt_up(adv.hi(), 6),
-                fmt_down(adv.lo(), 6),
-                fmt_up(adv.hi(), 6),
-                zc(adv_bs)
-            );
-            for (((ps, p), c), bs) in priors.iter().zip(&bayes).zip(&bayes_bs) {
-                let trivial = p.to_f64().max(1.0 - p.to_f64());
-                s += &format!(
-                    "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}{})\n",
-                    fmt_up(c.hi(), 8),
-                    fmt_down(c.lo(), 8),
-                    fmt_up(c.hi(), 8),
-                    zc(*bs)
-                );
-            }
-            Ok(s)
-        }
+        Format::Csv => render_attack_csv(&m),
+        Format::Json => Ok(render_attack_json(&m)),
+        Format::Table => Ok(render_attack_table(&m)),
     }
+}
+
+/// The attack measures of one target, certified, beside the zCDP accounting's (NaN where there is no ρ).
+struct Measures<'a> {
+    t: &'a crate::cli::common::Target,
+    fprs: Vec<(String, Rational)>,
+    priors: Vec<(String, Rational)>,
+    adv: Certified,
+    tprs: Vec<Certified>,
+    bayes: Vec<Certified>,
+    tpr_bs: Vec<f64>,
+    bayes_bs: Vec<f64>,
+    adv_bs: f64,
+    whose: &'static str,
+}
+
+fn render_attack_csv(m: &Measures) -> Fallible<String> {
+    let (t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs) =
+        (m.t, &m.fprs, &m.priors, &m.adv, &m.tprs, &m.bayes, &m.tpr_bs, &m.bayes_bs, m.adv_bs);
+    let d = 25;
+    let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Fallible<Record> {
+        let mut r = Record::new();
+        r.push("target", t.label.clone());
+        r.push("neighbors", t.comp.neighbors().as_str());
+        r.push("method", c.engine().as_str());
+        r.push("trust", c.trust().as_str());
+        r.push("measure", measure);
+        r.push("fpr", fpr);
+        r.push("prior", prior);
+        r.push("value_lo", fmt_down(c.lo(), d));
+        r.push("value_hi", fmt_up(c.hi(), d));
+        r.push("zcdp_bs", dec(bs));
+        r.with_columns(ATTACK_COLUMNS)
+    };
+    let mut rows = vec![row("advantage", "", "", adv, adv_bs)?];
+    for (((fs, _), c), bs) in fprs.iter().zip(tprs).zip(tpr_bs) {
+        rows.push(row("tpr_at_fpr", fs, "", c, *bs)?);
+    }
+    for (((ps, _), c), bs) in priors.iter().zip(bayes).zip(bayes_bs) {
+        rows.push(row("bayes_success", "", ps, c, *bs)?);
+    }
+    Ok(render_csv(&rows))
+}
+
+fn render_attack_json(m: &Measures) -> String {
+    let (t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs, whose) =
+        (m.t, &m.fprs, &m.priors, &m.adv, &m.tprs, &m.bayes, &m.tpr_bs, &m.bayes_bs, m.adv_bs, m.whose);
+    let d = 25;
+    let mut root = serde_json::Map::new();
+    let s = |x: String| serde_json::Value::String(x);
+    root.insert("target".into(), s(t.label.clone()));
+    root.insert("neighbors".into(), s(t.comp.neighbors().as_str().into()));
+    root.insert("method".into(), s(adv.engine().as_str().into()));
+    root.insert("trust".into(), s(adv.trust().as_str().into()));
+    root.insert("advantage_lo".into(), s(fmt_down(adv.lo(), d)));
+    root.insert("advantage_hi".into(), s(fmt_up(adv.hi(), d)));
+    root.insert("advantage_bureau".into(), s(dec(adv_bs)));
+    let per_fpr = fprs
+        .iter()
+        .zip(tprs)
+        .zip(tpr_bs)
+        .map(|(((fs, _), c), bs)| {
+            let mut m = serde_json::Map::new();
+            m.insert("fpr".into(), s(fs.clone()));
+            m.insert("tpr_lo".into(), s(fmt_down(c.lo(), d)));
+            m.insert("tpr_hi".into(), s(fmt_up(c.hi(), d)));
+            m.insert("tpr_bureau".into(), s(dec(*bs)));
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    root.insert("per_fpr".into(), serde_json::Value::Array(per_fpr));
+    let per_prior = priors
+        .iter()
+        .zip(bayes)
+        .zip(bayes_bs)
+        .map(|(((ps, _), c), bs)| {
+            let mut m = serde_json::Map::new();
+            m.insert("prior".into(), s(ps.clone()));
+            m.insert("bayes_success_lo".into(), s(fmt_down(c.lo(), d)));
+            m.insert("bayes_success_hi".into(), s(fmt_up(c.hi(), d)));
+            m.insert("bayes_success_bureau".into(), s(dec(*bs)));
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    root.insert("per_prior".into(), serde_json::Value::Array(per_prior));
+    root.insert(
+        "bureau_note".into(),
+        s(format!(
+            "the *_bureau values are what {whose} of the same rho allows (epsilon = rho + 2 sqrt(rho log 1/delta) for every delta), \
+             evaluated in double precision on a grid (approximate, in the accounting's favour)"
+        )),
+    );
+    serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("invariant: JSON of strings") + "\n"
+}
+
+fn render_attack_table(m: &Measures) -> String {
+    let (t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs, whose) =
+        (m.t, &m.fprs, &m.priors, &m.adv, &m.tprs, &m.bayes, &m.tpr_bs, &m.bayes_bs, m.adv_bs, m.whose);
+    let mut s = format!("{} ({} neighbours), {} ({})\n", t.label, t.comp.neighbors().as_str(), adv.engine().as_str(), adv.trust().as_str());
+    let short = if t.bureau { "Bureau" } else { "zCDP (Bun–Steinke)" };
+    for (((fs, f), c), bs) in fprs.iter().zip(tprs).zip(tpr_bs) {
+        let inv = f.to_f64();
+        let alarm = if inv > 0.0 { format!("1 false alarm in {:.0}", 1.0 / inv) } else { "no false alarm".to_string() };
+        // the zCDP comparison only where the composition has a ρ (not subsampled laws, stated (ε, δ))
+        let zc = if bs.is_nan() { String::new() } else { format!("; {whose} allows {:.4}%", 100.0 * bs) };
+        s += &format!(
+            "an attacker who accepts {alarm} catches at most {} of records (FPR {fs}: TPR in [{}, {}]{zc})\n",
+            pct_up(c),
+            fmt_down(c.lo(), 6),
+            fmt_up(c.hi(), 6),
+        );
+    }
+    let zc = |bs: f64| if bs.is_nan() { String::new() } else { format!("; {short}: {bs:.6}") };
+    s += &format!(
+        "no test does better than TPR − FPR = {} (advantage in [{}, {}]{})\n",
+        fmt_up(adv.hi(), 6),
+        fmt_down(adv.lo(), 6),
+        fmt_up(adv.hi(), 6),
+        zc(adv_bs)
+    );
+    for (((ps, p), c), bs) in priors.iter().zip(bayes).zip(bayes_bs) {
+        let trivial = p.to_f64().max(1.0 - p.to_f64());
+        s += &format!(
+            "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}{})\n",
+            fmt_up(c.hi(), 8),
+            fmt_down(c.lo(), 8),
+            fmt_up(c.hi(), 8),
+            zc(*bs)
+        );
+    }
+    s
 }
