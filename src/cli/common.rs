@@ -139,6 +139,13 @@ pub fn resolve(a: &TargetArgs) -> Fallible<Target> {
     if a.level.is_some() && a.allocation.is_none() {
         return fallible!(Input, "--level needs --allocation");
     }
+    // (clap's `requires` does not see it here) a count beside --mech or an allocation was silently one release
+    if a.n.is_some() && a.sigma2.is_none() {
+        return fallible!(
+            Input,
+            "--n applies to --sigma2 only; a --mech term states its own count as n=N (e.g. gauss:sigma=1,q=0.01,n=1000), an allocation file its queries"
+        );
+    }
     if a.sensitivity.is_some() && a.sigma2.is_none() {
         // a --mech term or an allocation's query states its own sensitivity: the flag would be ignored
         return Err(err!(

@@ -537,6 +537,9 @@ fn refusals_say_what_is_wrong() {
         (&["risk", "single", "--p", "0.5", "--m", "-1"], "m is a count and must be non-negative"),
         (&["delta", "--sigma2", "1e300", "--n", "1", "--epsilon", "1"], "more than 1.8e19 entries"),
         (&["epsilon", "--level", "Block", "--sigma2", "5", "--n", "1", "--delta", "1e-5"], "--level needs --allocation"),
+        // --n beside --mech was silently one release (epsilon of one step printed for 1,000)
+        (&["epsilon", "--mech", "gauss:sigma=1,q=0.01", "--n", "1000", "--delta", "1e-5"], "--n applies to --sigma2 only"),
+        (&["epsilon", "--allocation", "dhc-2022-08-25", "--level", "State", "--n", "5", "--delta", "1e-5"], "--n applies to --sigma2 only"),
         // slopes 1e12 apart: a lattice weight beyond i64 (it used to be an internal error, exit 3)
         (
             &["delta", "--mech", "dgauss:sigma2=1e-12", "--mech", "dgauss:sigma2=1e12", "--epsilon", "1", "--method", "fourier"],
