@@ -195,9 +195,7 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     r.push("verdict", v.verdict.clone());
     r.push("explanation", v.explanation);
     point.verdict = v.verdict;
-    if v.exact.is_some() {
-        point.exact = v.exact;
-    }
+    point.exact = v.exact;
     push_tpr(&mut r, &acc);
     finish(d, &mut r);
     if d.census && st.kind != StatedKind::PureDp {

@@ -139,7 +139,8 @@ pub fn resolve(a: &TargetArgs) -> Fallible<Target> {
     if a.level.is_some() && a.allocation.is_none() {
         return fallible!(Input, "--level needs --allocation");
     }
-    // (clap's `requires` does not see it here) a count beside --mech or an allocation was silently one release
+    // a count beside --mech or an allocation was silently one release: clap drops `--n`'s `requires = "sigma2"`
+    // when --sigma2 conflicts with an argument given (--mech, --allocation), so the check is here, with the hint
     if a.n.is_some() && a.sigma2.is_none() {
         return fallible!(
             Input,
