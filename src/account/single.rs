@@ -4,14 +4,20 @@
 //!   δ(ε) = A[L = +∞] + A[L ≥ ε] − e^ε B[L ≥ ε]        ([SSW24, Lemma A.9]; `noise::loss` module doc)
 //!
 //! (an atom at ε adds a − e^ε·a e^{−ε} = 0 to either side), the larger over the directions; ε(δ) by
-//! bisection on δ(ε), which is non-increasing. The pld grid's dominated law is only first order in its step
+//! bisection on δ(ε), which is non-increasing. The trade-off function f(α) = sup_ε [1 − δ(ε) − e^ε α]
+//! ([DRS22, Prop 2.12]) from the same splits: as a function of u = e^ε, g(u) = 1 − δ(ln u) − uα is concave
+//! (δ(ln u) = sup_S A(S) − u B(S) is convex in u) with the supergradient B[L ≥ ln u] − α there, so
+//! g(u) = A[L < ε] + u (B[L ≥ ε] − α) rises while B[L ≥ ε] ≥ α and falls after. A bisection on ε keeps
+//! ε₋ with B[L ≥ ε₋] ≥ α and ε₊ with B[L ≥ ε₊] ≤ α, both certified; the supremum lies between
+//! max(g(u₋), g(u₊)) and the smaller of the two tangents' values across [u₋, u₊],
+//! g(u₋) + (B[L ≥ ε₋] − α)(u₊ − u₋) and g(u₊) + (α − B[L ≥ ε₊])(u₊ − u₋). The pld grid's dominated law is only first order in its step
 //! where the losses are atoms off the grid (the discrete Gaussian sampled without replacement: 2 digits at
 //! h = 1/2000); here every digit the law's own enclosures carry is kept.
 
 use super::vocabulary::Query;
 use super::{Certified, Engine, Trust};
 use crate::error::Fallible;
-use crate::noise::loss::{directions, LossLaw};
+use crate::noise::loss::{directions, Direction, LossLaw};
 use crate::num::Interval;
 use rug::float::Round;
 use rug::{Float, Rational};
@@ -92,18 +98,101 @@ pub(super) fn epsilon(law: &dyn LossLaw, target: &Rational, digits: u32, prec: u
     Ok(Some(Interval::new(lo_f, hi_f)))
 }
 
-/// The query on one release of `law`, or None where this path does not answer (the trade-off function, or
-/// an ε beyond [`MAX_EPSILON`]).
+/// g(u) = A[L < ε] + u (B[L ≥ ε] − α) at one ε (module doc), with B[L ≥ ε], u = e^ε and ε itself.
+struct Point {
+    eps: Rational,
+    u: Interval,
+    g: Interval,
+    b: Interval,
+}
+
+impl Point {
+    fn at(law: &dyn LossLaw, dir: Direction, eps: Rational, al: &Interval, prec: u32) -> Fallible<Point> {
+        let s = law.split(dir, &eps, prec)?;
+        let u = Interval::from_rational(&eps, prec).exp();
+        let g = s.a_below.add(&u.mul(&s.b_above.sub(al)));
+        Ok(Point { eps, u, g, b: s.b_above })
+    }
+}
+
+/// f(α) in one direction of one release (module doc), or None when the threshold lies beyond ±[`MAX_EPSILON`].
+fn tradeoff_dir(law: &dyn LossLaw, dir: Direction, alpha: &Rational, digits: u32, prec: u32) -> Fallible<Option<Interval>> {
+    let al = Interval::from_rational(alpha, prec);
+    let at = |e: Rational| Point::at(law, dir, e, &al, prec);
+    // the two ends: B[L ≥ ε₋] ≥ α (certified) and B[L ≥ ε₊] ≤ α, by doubling out from 0
+    let (mut lo, mut hi) = (at(Rational::from((-1, 4)))?, at(Rational::from((1, 4)))?);
+    while lo.b.lo() < al.hi() {
+        if lo.eps < -i64::from(MAX_EPSILON) {
+            return Ok(None);
+        }
+        lo = at(Rational::from(&lo.eps * 2))?;
+    }
+    while hi.b.hi() > al.lo() {
+        if hi.eps > MAX_EPSILON {
+            return Ok(None);
+        }
+        hi = at(Rational::from(&hi.eps * 2))?;
+    }
+    let bracket = |lo: &Point, hi: &Point| {
+        let du = hi.u.sub(&lo.u);
+        let up = lo.g.add(&lo.b.sub(&al).mul(&du)).min(&hi.g.add(&al.sub(&hi.b).mul(&du)));
+        let low = lo.g.max(&hi.g);
+        clip01(&Interval::new(low.lo().clone(), up.hi().clone().max(low.lo())))
+    };
+    let rel = 10f64.powi(-(digits as i32) - 1);
+    for _ in 0..MAX_STEPS {
+        let f = bracket(&lo, &hi);
+        if Float::with_val(64, f.hi() - f.lo()).to_f64() <= rel * f.hi().to_f64() {
+            break;
+        }
+        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+        let mid = at(Rational::from(&lo.eps + &hi.eps) / 2)?;
+        if mid.b.lo() >= al.hi() {
+            lo = mid;
+        } else if mid.b.hi() <= al.lo() {
+            hi = mid;
+        } else {
+            // B[L ≥ ε] straddles α: the enclosures decide no further
+            break;
+        }
+    }
+    Ok(Some(bracket(&lo, &hi)))
+}
+
+/// f(α) of one release: the smaller over the directions, or None when a threshold is out of reach.
+pub(super) fn tradeoff(law: &dyn LossLaw, alpha: &Rational, digits: u32, prec: u32) -> Fallible<Option<Interval>> {
+    if *alpha <= 0 || *alpha >= 1 {
+        return Ok(None);
+    }
+    let mut out: Option<Interval> = None;
+    for &dir in directions(law) {
+        let Some(f) = tradeoff_dir(law, dir, alpha, digits, prec)? else { return Ok(None) };
+        out = Some(match out {
+            None => f,
+            Some(o) => o.min(&f),
+        });
+    }
+    Ok(out)
+}
+
+/// The query on one release of `law`, or None where this path does not answer (an ε or a trade-off
+/// threshold beyond ±[`MAX_EPSILON`], α outside (0, 1)).
 pub(super) fn query(law: &dyn LossLaw, q: Query, digits: u32, prec: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let detail =
-        "one release: delta(eps) = A[L = inf] + A[L >= eps] - e^eps B[L >= eps] from the law's certified distribution functions (no grid)";
+    let detail = if matches!(q, Query::Tradeoff(_)) {
+        "one release: f(alpha) = sup_eps [1 - delta(eps) - e^eps alpha] at the threshold where B[L >= eps] = alpha, from the law's certified distribution functions (no grid)"
+    } else {
+        "one release: delta(eps) = A[L = inf] + A[L >= eps] - e^eps B[L >= eps] from the law's certified distribution functions (no grid)"
+    };
     let iv = match q {
         Query::Delta(e) => delta(law, e, prec)?,
         Query::Epsilon(d) => match epsilon(law, d, digits, prec)? {
             Some(iv) => iv,
             None => return Ok(None),
         },
-        Query::Tradeoff(_) => return Ok(None),
+        Query::Tradeoff(a) => match tradeoff(law, a, digits, prec)? {
+            Some(iv) => iv,
+            None => return Ok(None),
+        },
     };
     Certified::new(iv, Engine::Closed, trust, detail.to_string()).map(Some)
 }
@@ -159,5 +248,33 @@ mod tests {
             seen += 1;
         }
         assert_eq!(seen, 4);
+    }
+
+    /// f(α) of one Poisson-subsampled release (Gaussian and Laplace, whose loss has atoms) against the
+    /// Neyman–Pearson tests of the pair in the data space, by mpmath at 40 digits
+    /// (scripts/reference/single_release_tradeoff.txt): every bracket holds the smaller of the two orders'
+    /// values and carries 20 digits; a deliberately wrong α (the reference's α + 1e-12) is told apart.
+    #[test]
+    fn subsampled_tradeoff_holds_the_neyman_pearson_tests() {
+        use crate::noise::{laplace::Laplace, subsample::PoissonSampled};
+        let p = 160;
+        let mut seen = 0;
+        for f in crate::num::reference::rows(include_str!("../../scripts/reference/single_release_tradeoff.txt")) {
+            let base: std::sync::Arc<dyn LossLaw> = if f[0] == "gauss" {
+                std::sync::Arc::new(Gaussian::new(q(f[2]) * q(f[2]), q("1")).unwrap())
+            } else {
+                std::sync::Arc::new(Laplace::new(q(f[2]), q("1")).unwrap())
+            };
+            let law = PoissonSampled::new(base, q(f[1])).unwrap();
+            let got = tradeoff(&law, &q(f[3]), 20, p).unwrap().unwrap_or_else(|| panic!("{f:?} declined"));
+            let want = Float::with_val(p, Float::parse(f[6]).unwrap());
+            let tol = Float::with_val(p, &want * 1e-30f64);
+            assert!(got.lo() <= &Float::with_val(p, &want + &tol) && &Float::with_val(p, &want - &tol) <= got.hi(), "{f:?}: {got:?}");
+            assert!(Float::with_val(64, got.hi() - got.lo()).to_f64() < 1e-20 * want.to_f64(), "{f:?}: {got:?}");
+            let off = tradeoff(&law, &(q(f[3]) + q("1e-12")), 20, p).unwrap().unwrap();
+            assert!(off.hi() < &Float::with_val(p, &want - &tol), "{f:?}: α + 1e-12 gives {off:?}");
+            seen += 1;
+        }
+        assert_eq!(seen, 12);
     }
 }
