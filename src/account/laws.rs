@@ -91,15 +91,17 @@ impl Accountant {
         if let Some(c) = super::engines::atoms::answer(&laws, q, self.opts.digits, trust)? {
             return Ok(c);
         }
-        // n releases of Laplace mechanisms with one ε₀: an exact finite sum, no grid
-        if let Some(c) = super::engines::laplace_sum::answer(&laws, q, self.opts.digits, trust)? {
-            return Ok(c);
-        }
-        // the Poisson-subsampled Gaussian (with Gaussians): its moment generating function, inverted
+        // laws with a moment generating function on vertical lines (the Poisson-subsampled Gaussian, Laplace,
+        // Gaussians beside them): inverted at a cost that does not grow with the counts
         if let Some(c) = super::engines::tilted::answer(&self.tilted, &laws, q, self.opts.digits, trust)? {
             if c.meets(self.opts.digits) {
                 return Ok(c);
             }
+        }
+        // n releases of Laplace mechanisms with one ε₀: an exact finite sum, no grid (where the atoms' share
+        // of the moment generating function keeps the inversion above from its digits: few releases)
+        if let Some(c) = super::engines::laplace_sum::answer(&laws, q, self.opts.digits, trust)? {
+            return Ok(c);
         }
         self.pld_refined(q, &laws, trust)
     }

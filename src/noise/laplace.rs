@@ -145,6 +145,11 @@ impl LossLaw for Laplace {
         Some(self.eps0())
     }
 
+    /// The closed form of M(s) = E_A[e^{sL}] on vertical lines (`noise::mgf`, [Mir17, Prop. 6]).
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        Some(crate::noise::mgf::Mgf::Laplace { eps0: self.eps0() })
+    }
+
     /// From the loss law above (atoms ½ at ε₀ and ½e^{−ε₀} at −ε₀, density ¼e^{−(ε₀ − ℓ)/2} between):
     /// E_A[e^{(α−1)L}] = (α/(2α − 1)) e^{(α−1)ε₀} + ((α − 1)/(2α − 1)) e^{−αε₀}, Mironov's closed form
     /// [Mir17, Prop. 6 / Table II] with 1/λ = ε₀; taken as ε₀ + ln(α/(2α − 1) + ((α − 1)/(2α − 1))

@@ -3,6 +3,12 @@
 //! tilted Fourier engine (`account::engines::tilted`) inverts.
 //!
 //! * **Gaussian** loss law N(η, 2η): ln M(s) = η s(s + 1) in both directions, exactly.
+//! * **Laplace** with ε₀ = Δ/b (`noise::laplace`: atoms ½ at ε₀ and ½e^{−ε₀} at −ε₀, the density
+//!   ¼e^{−(ε₀ − ℓ)/2} between), the same law in both directions: Mironov's closed form [Mir17, Prop. 6]
+//!   continued to complex s, M(s) = [(1 + s) e^{sε₀} + s e^{−(1+s)ε₀}]/(1 + 2s) (an entire function: the
+//!   zero of 1 + 2s at s = −½ is removable). On the line s = c + it, |1 + s|/|1 + 2s| decreases in t and
+//!   |s|/|1 + 2s| increases to ½, so sup_{t ≥ t*} |M(c + it)| ≤ e^{cε₀}|1 + c + it*|/|1 + 2c + 2it*| +
+//!   ½e^{−(1+c)ε₀}: the atoms' ½(e^{cε₀} + e^{−(1+c)ε₀}) as t* → ∞, which n-fold powers bring down.
 //! * **Poisson-subsampled Gaussian** (`noise::subsample`, the Gaussian with loss mean η, μ = √(2η), on a
 //!   subsample with probability q < 1). With φ the standard normal density and
 //!   r(x) = 1 − q + q e^{μx − η} the density ratio of the pair ((1 − q)N(0, 1) + qN(μ, 1), N(0, 1)),
@@ -47,6 +53,8 @@ pub enum Mgf {
     Gaussian { eta: Rational },
     /// the Gaussian with loss mean η on a Poisson subsample with probability q ∈ (0, 1)
     PoissonGaussian { q: Rational, eta: Rational },
+    /// the Laplace mechanism with ε₀ = Δ/b > 0, the same law in both directions
+    Laplace { eps0: Rational },
 }
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
@@ -56,10 +64,18 @@ const CHUNK: usize = 64;
 pub const RESTART_BITS: f64 = 16.0;
 /// Pieces of the partition of the lower bound of the decay.
 const PIECES: usize = 256;
+/// Pieces of the Laplace law's continuous part for its decay (its density is one exponential: a few
+/// dozen pieces hold nearly all of it, and the bound is evaluated often while planning).
+const LAPLACE_PIECES: usize = 32;
 
 impl Mgf {
     /// True if both directions have the same law.
     pub fn symmetric(&self) -> bool {
+        matches!(self, Mgf::Gaussian { .. } | Mgf::Laplace { .. })
+    }
+
+    /// A Gaussian loss law (whose compositions have closed forms).
+    pub fn is_gaussian(&self) -> bool {
         matches!(self, Mgf::Gaussian { .. })
     }
 
@@ -68,6 +84,7 @@ impl Mgf {
     pub fn loss_sup(&self, dir: Direction, prec: u32) -> Option<Interval> {
         match (self, dir) {
             (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
+            (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             _ => None,
         }
     }
@@ -90,6 +107,17 @@ impl Mgf {
                     .collect()
             }
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).line(dir, c, h, k_max, tol),
+            Mgf::Laplace { eps0 } => {
+                let e = Interval::from_rational(eps0, prec);
+                let one = Interval::one(prec);
+                let c = Interval::from_float(c, prec);
+                (0..=k_max)
+                    .map(|k| {
+                        let t = Interval::from_float(h, prec).mul(&Interval::from_i64(k as i64, prec));
+                        laplace_m(&e, &CInterval::new(c.clone(), t), &one)
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -100,7 +128,7 @@ impl Mgf {
                 let l = Interval::from_float(lam, prec);
                 Interval::from_rational(eta, prec).mul(&l.mul(&l).add(&l)).hi().clone()
             }
-            Mgf::PoissonGaussian { .. } => {
+            Mgf::PoissonGaussian { .. } | Mgf::Laplace { .. } => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
             }
@@ -126,6 +154,12 @@ impl Mgf {
                 let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
                 top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
             }
+            Mgf::Laplace { eps0 } => {
+                // λε₀ + ln[(1 + λ)/(1 + 2λ) + λ/(1 + 2λ) e^{−(1+2λ)ε₀}], without overflow
+                let e = eps0.to_f64();
+                let d = 1.0 + 2.0 * lam;
+                lam * e + ((1.0 + lam) / d + lam / d * (-d * e).exp()).ln()
+            }
         }
     }
 
@@ -133,6 +167,8 @@ impl Mgf {
     pub fn nodes(&self, dir: Direction, c: f64, t_max: f64, tol: f64) -> usize {
         match self {
             Mgf::Gaussian { .. } => 0,
+            // (one closed form per point: the line's length is the work)
+            Mgf::Laplace { .. } => 1,
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
         }
     }
@@ -142,8 +178,42 @@ impl Mgf {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).decay(dir, c, m_c_hi),
+            Mgf::Laplace { eps0 } => Decay::Min(vec![
+                Decay::Laplace { eps0: eps0.clone(), c: c.clone() },
+                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: laplace_layers(eps0, c) },
+            ]),
         }
     }
+}
+
+/// The uniform components of the Laplace law's tilted continuous part e^{cℓ} ¼e^{−(ε₀ − ℓ)/2} on
+/// (−ε₀, ε₀) (module doc of [`Decay`]'s components): on each of [`LAPLACE_PIECES`] equal pieces the density is at
+/// least its value at the left end (it increases: c + ½ > 0).
+fn laplace_layers(eps0: &Rational, c: &Float) -> Vec<(Float, Float)> {
+    let p = 64;
+    let e = Interval::from_rational(eps0, p);
+    let width = e.add(&e).div(&Interval::from_i64(LAPLACE_PIECES as i64, p));
+    let rate = Interval::from_float(c, p).add(&Interval::from_float(&Float::with_val(p, 0.5), p));
+    let quarter = Interval::from_float(&Float::with_val(p, 0.25), p);
+    let pieces: Vec<(Float, Float)> = (0..LAPLACE_PIECES)
+        .map(|j| {
+            let left = e.neg().add(&width.mul(&Interval::from_i64(j as i64, p)));
+            let m = quarter.mul(&e.neg().div(&Interval::from_i64(2, p)).add(&rate.mul(&left)).exp());
+            (m.lo().clone(), width.lo().clone())
+        })
+        .collect();
+    layers(&pieces)
+}
+
+/// The Laplace law's M(s) = [(1 + s) e^{sε₀} + s e^{−(1+s)ε₀}]/(1 + 2s) [Mir17, Prop. 6] at complex s
+/// (module doc), enclosed; `one` is 1 at the working precision.
+fn laplace_m(e: &Interval, s: &CInterval, one: &Interval) -> CInterval {
+    let (c, t) = (s.re(), s.im());
+    let up = CInterval::exp_of(&c.mul(e), &t.mul(e));
+    let down = CInterval::exp_of(&one.add(c).mul(e).neg(), &t.mul(e).neg());
+    let s1 = CInterval::new(one.add(c), t.clone());
+    let den = CInterval::new(one.add(&c.add(c)), t.add(t));
+    s1.mul(&up).add(&s.mul(&down)).mul(&den.inv().expect("invariant: Re(1 + 2s) = 1 + 2c >= 1"))
 }
 
 /// The real part of the exponent κ of r at s = λ: 1 + λ (`Remove`), −λ (`Add`).
@@ -160,6 +230,10 @@ pub enum Decay {
     Gaussian { eta: Rational, c: Float },
     /// M(c) and the uniform components (m_j Λ_j, Λ_j), lower ends (module doc)
     Components { m_c_hi: Float, parts: Vec<(Float, Float)> },
+    /// e^{cε₀}|1 + c + it*|/|1 + 2c + 2it*| + ½e^{−(1+c)ε₀} (module doc)
+    Laplace { eps0: Rational, c: Float },
+    /// the smallest of several bounds
+    Min(Vec<Decay>),
 }
 
 impl Decay {
@@ -186,6 +260,19 @@ impl Decay {
                     return Float::with_val(p, f64::NEG_INFINITY);
                 }
                 Interval::new(rest.hi().clone(), rest.hi().clone()).ln().hi().clone()
+            }
+            Decay::Laplace { eps0, c } => {
+                let (e, c, one) = (Interval::from_rational(eps0, p), Interval::from_float(c, p), Interval::one(p));
+                let c1 = one.add(&c);
+                let c2 = c1.add(&c);
+                let t2 = t.mul(&t);
+                let ratio = c1.mul(&c1).add(&t2).div(&c2.mul(&c2).add(&t2.mul(&Interval::from_i64(4, p)))).sqrt();
+                let half = one.div(&Interval::from_i64(2, p));
+                let bound = c.mul(&e).exp().mul(&ratio).add(&half.mul(&c1.mul(&e).neg().exp()));
+                bound.ln().hi().clone()
+            }
+            Decay::Min(bounds) => {
+                bounds.iter().map(|b| b.ln_upper(t_star)).fold(Float::with_val(p, f64::INFINITY), |a, b| if b < a { b } else { a })
             }
         }
     }

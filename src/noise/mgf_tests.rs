@@ -121,3 +121,53 @@ fn gaussian_line_is_the_closed_form() {
     let want = num_complex::Complex64::new(-1.0, 3.0).exp();
     assert!((v[2].re().mid().to_f64() - want.re).abs() < 1e-15 && (v[2].im().mid().to_f64() - want.im).abs() < 1e-15);
 }
+
+/// The Laplace law's closed form on vertical lines against scripts/reference/laplace_mgf.txt (mpmath: the
+/// data-space integral of p_A(x) e^{sL(x)} over its three stretches, 40 digits): every point holds the
+/// reference, in both directions (the same law), with a width of 1e-30 relative or less.
+#[test]
+fn laplace_line_matches_the_data_space_integral() {
+    let p = 160;
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/laplace_mgf.txt")) {
+        let m = Mgf::Laplace { eps0: parse_fraction(f[1]) / parse_fraction(f[0]) };
+        let (c, t) = (Float::with_val(p, Float::parse(f[2]).unwrap()), Float::with_val(p, Float::parse(f[3]).unwrap()));
+        for dir in [Direction::Remove, Direction::Add] {
+            // the line's point k = 1 at step h = t (k = 0 where t = 0)
+            let v = m.line(dir, &c, &t, 1, 1e-30, p);
+            let z = if t == 0 { &v[0] } else { &v[1] };
+            let (re, im): (f64, f64) = (f[4].parse().unwrap(), f[5].parse().unwrap());
+            assert!(holds(z.re(), re, f[4]) && holds(z.im(), im, f[5]), "{f:?}: {z:?}");
+            assert!(z.abs_hi().to_f64() > 0.0 && Float::with_val(64, z.re().hi() - z.re().lo()).to_f64() <= 1e-30 * re.abs().max(1.0));
+        }
+        n += 1;
+    }
+    assert_eq!(n, 15);
+}
+
+/// The Laplace law's decay bound holds every later point of a line (to t = 600), falls below M(c) (it is
+/// useful), and tends to the atoms' ½(e^{cε₀} + e^{−(1+c)ε₀}) from above.
+#[test]
+fn laplace_decay_bounds_every_later_point_of_the_line() {
+    let p = 128;
+    for (eps0, c) in [((1, 1), 0.75), ((1, 10), 2.0), ((3, 1), 0.125)] {
+        let m = Mgf::Laplace { eps0: Rational::from(eps0) };
+        let c = Float::with_val(p, c);
+        let h = Float::with_val(p, 0.25);
+        let v = m.line(Direction::Remove, &c, &h, 2400, 1e-30, p);
+        let m_c = v[0].re().hi().clone();
+        let d = m.decay(Direction::Remove, &c, &m_c, p);
+        for t_star in [0.5, 3.0, 20.0, 300.0] {
+            let b = d.ln_upper(t_star).to_f64();
+            assert!(b < m_c.to_f64().ln(), "{eps0:?}: no decay at {t_star}");
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.25 >= t_star) {
+                assert!(z.abs_hi().to_f64().ln() <= b, "{eps0:?}: |M(c + i{})| above the bound at t* = {t_star}", k as f64 * 0.25);
+            }
+        }
+        // ln ½(e^{cε₀} + e^{−(1+c)ε₀}), enclosed at 128 bits
+        let (e, ci, one) = (Interval::from_rational(&Rational::from(eps0), p), Interval::from_float(&c, p), Interval::one(p));
+        let atoms = ci.mul(&e).exp().add(&one.add(&ci).mul(&e).neg().exp()).div(&Interval::from_i64(2, p)).ln();
+        let far = d.ln_upper(1e9);
+        assert!(far >= *atoms.lo() && far.to_f64() < atoms.hi().to_f64() + 1e-6, "{eps0:?}: {far} vs the atoms' {atoms:?}");
+    }
+}

@@ -1,5 +1,5 @@
 //! Compositions of laws whose moment generating function is known on vertical lines — the
-//! Poisson-subsampled Gaussian of DP-SGD with Gaussians beside it (`noise::mgf`) — by a tilted Fourier
+//! Poisson-subsampled Gaussian of DP-SGD, the Laplace mechanism, Gaussians beside them (`noise::mgf`) — by a tilted Fourier
 //! inversion whose cost does not grow with the number of compositions.
 //!
 //! For the composed loss L of one direction, M(s) = Π_i M_i(s)^{n_i}, and for any tilt c > 0
@@ -98,7 +98,7 @@ pub(in crate::account) fn answer(
     trust: Trust,
 ) -> Fallible<Option<Certified>> {
     let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else { return Ok(None) };
-    if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.symmetric()) {
+    if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
         return Ok(None);
     }
     let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
@@ -113,14 +113,38 @@ pub(in crate::account) fn answer(
             Query::Delta(_) => Ok(None),
         }
     };
-    let (remove, add) = rayon::join(|| run(Direction::Remove), || run(Direction::Add));
+    // (a composition of symmetric laws has one law in both directions: one direction is computed)
+    let (remove, add) = if mgfs.iter().all(|(m, _)| m.symmetric()) {
+        let r = run(Direction::Remove)?;
+        let a = r.as_ref().map(|(iv, _)| (iv.clone(), "add: the same law".to_string()));
+        (Ok(r), Ok(a))
+    } else {
+        rayon::join(|| run(Direction::Remove), || run(Direction::Add))
+    };
     let (Some((r, r_line)), Some((a, a_line))) = (remove?, add?) else { return Ok(None) };
     let detail = format!(
-        "{n_total} releases of laws with a certified moment generating function (Poisson-subsampled Gaussian), tilted Fourier inversion, {prec} bits; {r_line}; {a_line}"
+        "{n_total} releases of laws with a certified moment generating function ({}), tilted Fourier inversion, {prec} bits; {r_line}; {a_line}",
+        kinds(&mgfs)
     );
     // δ and ε: the worse direction is the larger; f(α): the smaller
     let iv = if matches!(q, Query::Tradeoff(_)) { r.min(&a) } else { r.max(&a) };
     Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
+}
+
+/// The kinds of law in the composition, in words ("Poisson-subsampled Gaussian, Laplace").
+fn kinds(mgfs: &[(Mgf, u64)]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for (m, _) in mgfs {
+        let k = match m {
+            Mgf::Gaussian { .. } => "Gaussian",
+            Mgf::PoissonGaussian { .. } => "Poisson-subsampled Gaussian",
+            Mgf::Laplace { .. } => "Laplace",
+        };
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out.join(", ")
 }
 
 /// One direction of the composition.
@@ -395,6 +419,7 @@ impl Composition<'_> {
         let d = Interval::from_rational(delta, p);
         // planning: where the Chernoff bound meets δ (an upper estimate of ε), in δ's cell
         let Some(mut guess) = self.planned(Estimate::Chernoff, |e| self.tilt(e).1, delta.to_f64().ln())? else { return Ok(None) };
+        let mut first = None;
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let zero = Interval::zero(p);
@@ -402,16 +427,18 @@ impl Composition<'_> {
                 return Ok(Some((zero, line.describe())));
             }
             let e = line.solve(&d.mid(), guess);
-            if let Some(iv) = line.bracket(&e, &d, self.digits) {
-                return Ok(Some((iv, line.describe())));
+            let iv = line.bracket(&e, &d, self.digits);
+            if meets(&iv, self.digits) || (round == 1 && iv.is_some()) {
+                return Ok(iv.map(|iv| (iv, line.describe())));
             }
-            // the tilt was planned far from the answer: once more at the answer
+            if round == 0 {
+                first = iv.map(|iv| (iv, line.describe()));
+            }
+            // the line was planned far from the answer (its aliased copies below grow like e^{−λε} away
+            // from the point it was planned at): once more at the answer
             guess = e.to_f64().max(0.0);
-            if round == 1 {
-                return Ok(None);
-            }
         }
-        Ok(None)
+        Ok(first)
     }
 }
 
@@ -576,7 +603,7 @@ impl Line {
         Interval::new(lo, hi)
     }
 
-    /// A safeguarded Newton iteration on the midpoint of S(ε) = δ, from `guess`.
+    /// A safeguarded Newton iteration on the logarithm of the midpoint of S(ε) = δ, from `guess`.
     fn solve(&self, d: &Float, guess: f64) -> Float {
         let p = self.c.prec();
         let c = self.c.clone();
@@ -592,7 +619,10 @@ impl Line {
             } else {
                 hi = e.clone();
             }
-            let mut next = Float::with_val(p, &e - Float::with_val(p, (s - d) / ds));
+            // Newton on ln S (δ falls about exponentially: on S itself, a start far on the small side jumps
+            // out of the line's window)
+            let ln_ratio = Float::with_val(p, Float::with_val(p, s.ln_ref()) - Float::with_val(p, d.ln_ref()));
+            let mut next = Float::with_val(p, &e - Float::with_val(p, ln_ratio * &s / ds));
             if !(next > lo && next < hi) || next.is_nan() {
                 next = Float::with_val(p, &lo + &hi) / 2u32;
             }

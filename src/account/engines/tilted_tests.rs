@@ -158,3 +158,72 @@ fn gaussian_tradeoff_holds_the_closed_form() {
         assert!(f.overlaps(&want), "off {off}: {f:?} vs {want:?}");
     }
 }
+
+/// The Laplace law's closed form M(s) (`noise::mgf`) through the whole engine, driven directly, against
+/// the exact Laplace sum (`engines::laplace_sum`: a finite sum of incomplete gamma functions, no Fourier
+/// inversion; checked in turn against scripts/reference/laplace_many.txt): ε(δ) and δ(ε) overlap, each to
+/// 20 digits.
+fn agrees_with_the_exact_sum(cases: &[(&str, &[&str], &str)]) {
+    for (spec, deltas, e) in cases {
+        let l = laws(&[spec]);
+        let qs: Vec<Rational> = deltas.iter().map(|d| q(d)).collect();
+        let e = q(e);
+        for query in qs.iter().map(Query::Epsilon).chain([Query::Delta(&e)]) {
+            let t = answer(&Lines::default(), &l, query, 20, Trust::Exact).unwrap().unwrap_or_else(|| panic!("{spec} declined"));
+            let s = super::super::laplace_sum::answer(&l, query, 20, Trust::Exact).unwrap().unwrap();
+            assert!(t.interval().overlaps(&s.interval()) && t.meets(20) && s.meets(20), "{spec}: {t:?} vs {s:?}");
+        }
+    }
+}
+
+/// 200 releases of ε₀ = 1 (the heavy twin: the exact sum's largest size, two ε₀, three queries).
+#[test]
+fn laplace_compositions_agree_with_the_exact_sum() {
+    agrees_with_the_exact_sum(&[("laplace:scale=1,n=200", &["1e-5"], "100")]);
+}
+
+#[test]
+#[ignore = "heavy: the exact Laplace sum at 300 releases takes seconds a query"]
+fn laplace_compositions_agree_with_the_exact_sum_at_its_largest() {
+    agrees_with_the_exact_sum(&[("laplace:scale=1,n=300", &["1e-5", "1e-10"], "150"), ("laplace:scale=2,n=300", &["1e-5", "1e-10"], "40")]);
+}
+
+/// Laplace compositions past the exact sum's reach against the peers' bounds, dp_accounting's pessimistic
+/// (connect-the-dots) and optimistic PLD (scripts/reference/laplace_peers.txt): the certified bracket lies
+/// between them, with 20 digits. `slow`: also the rows of ε₀ = 1/10 (seconds each: the atoms' share of
+/// |M(c + it)| keeps the line long).
+fn lies_between_the_peers_bounds(slow: bool) -> usize {
+    let mut seen = 0;
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/laplace_peers.txt")) {
+        if f[0].starts_with("10:") && !slow {
+            continue;
+        }
+        let specs: Vec<String> = f[0]
+            .split(',')
+            .map(|t| {
+                let (b, n) = t.split_once(':').unwrap();
+                format!("laplace:scale={b},n={n}")
+            })
+            .collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        let x = q(f[2]);
+        let query = if f[1] == "delta" { Query::Delta(&x) } else { Query::Epsilon(&x) };
+        let c = answer(&Lines::default(), &laws(&specs), query, 20, Trust::Exact).unwrap().unwrap_or_else(|| panic!("{f:?} declined"));
+        let (pess, opt): (f64, f64) = (f[4].parse().unwrap(), f[5].parse().unwrap());
+        let iv = c.interval();
+        assert!(c.meets(20) && iv.lo().to_f64() <= pess && iv.hi().to_f64() >= opt, "{f:?}: {c:?}");
+        seen += 1;
+    }
+    seen
+}
+
+#[test]
+fn laplace_compositions_lie_between_the_peers_bounds() {
+    assert_eq!(lies_between_the_peers_bounds(false), 3);
+}
+
+#[test]
+#[ignore = "heavy: 1,000 releases of Laplace at epsilon_0 = 1/10 take seconds a query"]
+fn laplace_compositions_lie_between_the_peers_bounds_at_small_epsilon0() {
+    assert_eq!(lies_between_the_peers_bounds(true), 5);
+}
