@@ -278,3 +278,34 @@ def test_a_non_private_event_makes_epsilon_infinite_as_in_dp_accounting():
         acc.epsilon("1e-5")
     with pytest.raises(tightdp.InputError, match="infinite"):
         tightdp.from_dp_event(ev)
+
+
+def test_many_laplace_events_are_certified_between_dp_accountings_bounds():
+    # 10,000 Laplace(1) releases, and 1,000 each of Laplace(4) and Gaussian(2) steps, from dp_accounting's
+    # events: tightdp's tilted Fourier engine (closed-form moment generating functions) gives 20 digits, inside
+    # dp_accounting's optimistic and pessimistic PLD at 1e-3 (bounds of the true value up to its floating point)
+    dp = pytest.importorskip("dp_accounting.dp_event")
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+
+    def peer(kind, x, pess):
+        if kind == "laplace":
+            return pldlib.from_laplace_mechanism(parameter=x, sensitivity=1, value_discretization_interval=1e-3,
+                                                 pessimistic_estimate=pess, use_connect_dots=pess)
+        return pldlib.from_gaussian_mechanism(standard_deviation=x, value_discretization_interval=1e-3,
+                                              pessimistic_estimate=pess, use_connect_dots=pess)
+
+    event = {"laplace": dp.LaplaceDpEvent, "gauss": dp.GaussianDpEvent}
+    for terms in ([("laplace", 1.0, 10000)], [("laplace", 4.0, 1000), ("gauss", 2.0, 1000)]):
+        bounds = []
+        for pess in (True, False):
+            pld = None
+            for kind, x, n in terms:
+                one = peer(kind, x, pess).self_compose(n)
+                pld = one if pld is None else pld.compose(one)
+            bounds.append(pld.get_epsilon_for_delta(1e-5))
+        ours = tightdp.PLDAccountant(digits=20)
+        for kind, x, n in terms:
+            ours.compose(event[kind](x), n)
+        got = ours.epsilon(1e-5)
+        assert got.method == "tilted-fourier" and got.digits >= 20, got
+        assert bounds[1] - 1e-9 <= float(got.lo) and float(got.hi) <= bounds[0] + 1e-9, (got, bounds)
