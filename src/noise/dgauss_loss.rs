@@ -162,6 +162,11 @@ impl LossLaw for DiscreteGaussianLoss {
         true
     }
 
+    /// M(z) = E_A[e^{zL}] on vertical lines by its direct sum (`noise::mgf_dgauss`).
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        Some(crate::noise::mgf::Mgf::DiscreteGaussian { sigma2: self.dg.sigma2.clone(), mu: self.mu })
+    }
+
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         let (eta, s) = (self.eta(), self.step());
         // (2): thresholds of X for A (η − ℓ)/s and B (−η − ℓ)/s, and their reflections −⌊t⌋ − 1

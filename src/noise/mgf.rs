@@ -55,6 +55,8 @@ pub enum Mgf {
     PoissonGaussian { q: Rational, eta: Rational },
     /// the Laplace mechanism with ε₀ = Δ/b > 0, the same law in both directions
     Laplace { eps0: Rational },
+    /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
+    DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
@@ -71,7 +73,7 @@ const LAPLACE_PIECES: usize = 32;
 impl Mgf {
     /// True if both directions have the same law.
     pub fn symmetric(&self) -> bool {
-        matches!(self, Mgf::Gaussian { .. } | Mgf::Laplace { .. })
+        matches!(self, Mgf::Gaussian { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. })
     }
 
     /// A Gaussian loss law (whose compositions have closed forms).
@@ -118,6 +120,7 @@ impl Mgf {
                     })
                     .collect()
             }
+            Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
         }
     }
 
@@ -128,7 +131,7 @@ impl Mgf {
                 let l = Interval::from_float(lam, prec);
                 Interval::from_rational(eta, prec).mul(&l.mul(&l).add(&l)).hi().clone()
             }
-            Mgf::PoissonGaussian { .. } | Mgf::Laplace { .. } => {
+            Mgf::PoissonGaussian { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. } => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
             }
@@ -160,6 +163,7 @@ impl Mgf {
                 let d = 1.0 + 2.0 * lam;
                 lam * e + ((1.0 + lam) / d + lam / d * (-d * e).exp()).ln()
             }
+            Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::ln_real_f64(sigma2, *mu, lam),
         }
     }
 
@@ -169,6 +173,7 @@ impl Mgf {
             Mgf::Gaussian { .. } => 0,
             // (one closed form per point: the line's length is the work)
             Mgf::Laplace { .. } => 1,
+            Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, tol),
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
         }
     }
@@ -178,6 +183,8 @@ impl Mgf {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).decay(dir, c, m_c_hi),
+            // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
+            Mgf::DiscreteGaussian { .. } => Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] },
             Mgf::Laplace { eps0 } => Decay::Min(vec![
                 Decay::Laplace { eps0: eps0.clone(), c: c.clone() },
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: laplace_layers(eps0, c) },

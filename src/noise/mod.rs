@@ -13,6 +13,7 @@ pub mod gauss_terms;
 pub mod laplace;
 pub mod loss;
 pub mod mgf;
+mod mgf_dgauss;
 pub mod neighbors;
 pub mod params;
 pub mod poisson_replace;

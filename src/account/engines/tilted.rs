@@ -139,6 +139,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::Gaussian { .. } => "Gaussian",
             Mgf::PoissonGaussian { .. } => "Poisson-subsampled Gaussian",
             Mgf::Laplace { .. } => "Laplace",
+            Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
         };
         if !out.contains(&k) {
             out.push(k);

@@ -227,3 +227,21 @@ fn laplace_compositions_lie_between_the_peers_bounds() {
 fn laplace_compositions_lie_between_the_peers_bounds_at_small_epsilon0() {
     assert_eq!(lies_between_the_peers_bounds(true), 5);
 }
+
+/// Gaussian releases with discrete Gaussian releases (`noise::mgf_dgauss`: the lattice law's direct sum,
+/// whose characteristic function does not decay — the Gaussians' does) against
+/// scripts/reference/gauss_dgauss_mix.txt (mpmath: the Gaussian closed form summed over the exact pmf of
+/// the discrete Gaussians' sum, no Fourier inversion): every row held to 20 digits.
+#[test]
+fn gaussian_and_discrete_gaussian_mixes_hold_the_exact_sums() {
+    let mut seen = 0;
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/gauss_dgauss_mix.txt")) {
+        let (g, d) = (format!("gauss:sigma2={},n={}", f[0], f[1]), format!("dgauss:sigma2={},n={}", f[2], f[3]));
+        let x = q(f[5]);
+        let query = if f[4] == "delta" { Query::Delta(&x) } else { Query::Epsilon(&x) };
+        let c = answer(&Lines::default(), &laws(&[&g, &d]), query, 20, Trust::Exact).unwrap().unwrap_or_else(|| panic!("{f:?} declined"));
+        assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20), "{f:?}: {c:?}");
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
+}

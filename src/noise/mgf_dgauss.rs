@@ -1,0 +1,111 @@
+//! The discrete Gaussian mechanism's loss moment generating function on vertical lines (`noise::mgf`,
+//! `Mgf::DiscreteGaussian`). With A = N_Z(0, σ²), integer sensitivity μ, η = μ²/(2σ²) and step s = μ/σ²,
+//! the loss is L(x) = η − s·x (`noise::dgauss_loss`, eq. (1)), so for complex z
+//!
+//!   M(z) = E_A[e^{zL}] = (1/Z) Σ_x exp(−x²/(2σ²) + z(η − s·x)),    Z = Σ_x e^{−x²/(2σ²)},
+//!
+//! and the terms' moduli are e^{η(c² + c)} e^{−(x + cμ)²/(2σ²)} (c = Re z): a Gaussian bump around −cμ. The
+//! sum is taken directly over |x − x₀| ≤ K, x₀ the integer nearest −cμ, each term an MPFR complex
+//! exponential; the rest, where |x + cμ| ≥ d = K + ½, is at most
+//! 2 e^{η(c² + c)} e^{−d²/(2σ²)}/(1 − e^{−d/σ²}) in modulus (Σ_{j ≥ 0} e^{−(d + j)²/(2σ²)} ≤ e^{−d²/(2σ²)}
+//! Σ_j e^{−dj/σ²}), and widens the enclosure by that. Z is `DiscreteGaussian::normaliser_direct`.
+//!
+//! A lattice law's characteristic function is periodic and does not decay: |M(c + it)| ≤ M(c) is all it
+//! gives, and a composition needs a decaying law beside it (a Gaussian, a subsampled Gaussian).
+
+use crate::noise::dgauss::DiscreteGaussian;
+use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use rug::{Float, Rational};
+
+/// The planning radius K (terms x₀ − K..=x₀ + K) whose rest is below `tol` relative to M(c) ≥ 1.
+pub(super) fn radius(sigma2: &Rational, mu: u32, c: f64, tol: f64) -> usize {
+    let (s2, eta) = (sigma2.to_f64(), f64::from(mu).powi(2) / (2.0 * sigma2.to_f64()));
+    let need = eta * (c * c + c) + (4.0 / tol.max(1e-300)).ln();
+    ((2.0 * s2 * need.max(1.0)).sqrt() + 1.0).ceil() as usize
+}
+
+/// M(c + ikh) for k = 0..=k_max, enclosed at `prec` (module doc); `tol` sets the radius.
+pub(super) fn line(sigma2: &Rational, mu: u32, c: &Float, h: &Float, k_max: usize, tol: f64, prec: u32) -> Vec<CInterval> {
+    let k_rad = radius(sigma2, mu, c.to_f64(), tol) as i64;
+    let x0 = (-c.to_f64() * f64::from(mu)).round() as i64;
+    let s2 = Interval::from_rational(sigma2, prec);
+    let mu_r = Rational::from(mu);
+    let eta = Interval::from_rational(&(Rational::from(&mu_r * &mu_r) / (Rational::from(2) * sigma2.clone())), prec);
+    let step = Interval::from_rational(&(mu_r / sigma2.clone()), prec);
+    let ci = Interval::from_float(c, prec);
+    let two_s2 = s2.add(&s2);
+    // per x: the real exponent −x²/(2σ²) + c L(x) and L(x), shared by every point of the line
+    let xs: Vec<(Interval, Interval)> = (x0 - k_rad..=x0 + k_rad)
+        .map(|x| {
+            let xi = Interval::from_i64(x, prec);
+            let l = eta.sub(&step.mul(&xi));
+            (xi.mul(&xi).div(&two_s2).neg().add(&ci.mul(&l)), l)
+        })
+        .collect();
+    let rest = rest_bound(sigma2, mu, &ci, k_rad, prec);
+    let z = DiscreteGaussian { sigma2: sigma2.clone() }.normaliser_direct(prec);
+    (0..=k_max)
+        .map(|k| {
+            let t = Interval::from_float(h, prec).mul(&Interval::from_i64(k as i64, prec));
+            let mut sum = CInterval::real(Interval::zero(prec));
+            for (re, l) in &xs {
+                sum = sum.add(&CInterval::exp_of(re, &t.mul(l)));
+            }
+            let sum = CInterval::new(sum.re().widen(&rest), sum.im().widen(&rest));
+            CInterval::new(sum.re().div(&z), sum.im().div(&z))
+        })
+        .collect()
+}
+
+/// The modulus of the dropped terms (module doc), rounded up.
+fn rest_bound(sigma2: &Rational, mu: u32, c: &Interval, k_rad: i64, prec: u32) -> Float {
+    let s2 = Interval::from_rational(sigma2, prec);
+    let mu_r = Rational::from(mu);
+    let eta = Interval::from_rational(&(Rational::from(&mu_r * &mu_r) / (Rational::from(2) * sigma2.clone())), prec);
+    let d = Interval::from_i64(2 * k_rad + 1, prec).div(&Interval::from_i64(2, prec));
+    let one = Interval::one(prec);
+    let lead = eta.mul(&c.mul(c).add(c)).sub(&d.mul(&d).div(&s2.add(&s2))).exp();
+    let geo = one.sub(&d.div(&s2).neg().exp());
+    lead.mul(&Interval::from_i64(2, prec)).div(&geo).hi().clone()
+}
+
+/// Planning (not certified): ln M(λ) for real λ, in double precision: η(λ² + λ) + ln Θ(λμ)/Θ(0) with
+/// Θ(a) = Σ_x e^{−(x + a)²/(2σ²)}, both sums direct over ±(12σ + 2) around their peaks.
+pub(super) fn ln_real_f64(sigma2: &Rational, mu: u32, lam: f64) -> f64 {
+    let s2 = sigma2.to_f64();
+    let eta = f64::from(mu).powi(2) / (2.0 * s2);
+    let theta = |a: f64| -> f64 {
+        let w = (12.0 * s2.sqrt() + 2.0).ceil() as i64;
+        let x0 = (-a).round() as i64;
+        (x0 - w..=x0 + w).map(|x| (-(x as f64 + a).powi(2) / (2.0 * s2)).exp()).sum()
+    };
+    eta * (lam * lam + lam) + (theta(lam * f64::from(mu)) / theta(0.0)).ln()
+}
+
+/// Planning: the terms one point of the line sums.
+pub(super) fn terms(sigma2: &Rational, mu: u32, c: f64, tol: f64) -> usize {
+    2 * radius(sigma2, mu, c, tol) + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// M at a real point is its θ ratio (planning and certified agree), and M(0) = 1, M(−1) = 1 (B's mass).
+    #[test]
+    fn real_points_are_probability_identities() {
+        let p = 160;
+        for (s2, mu) in [((4, 1), 1u32), ((1, 3), 1), ((100, 1), 3)] {
+            let s2 = Rational::from(s2);
+            for c in [0, -1] {
+                let v = line(&s2, mu, &Float::with_val(p, c), &Float::with_val(p, 0), 0, 1e-40, p);
+                assert!(v[0].re().contains(&Float::with_val(p, 1)) && v[0].re().width().to_f64() < 1e-30, "{s2} {mu} {c}: {:?}", v[0]);
+            }
+            let c = Float::with_val(p, 0.75);
+            let v = line(&s2, mu, &c, &Float::with_val(p, 0), 0, 1e-40, p);
+            let f = ln_real_f64(&s2, mu, 0.75);
+            assert!((v[0].re().mid().to_f64().ln() - f).abs() < 1e-9, "{s2} {mu}: {:?} vs {f}", v[0]);
+        }
+    }
+}
