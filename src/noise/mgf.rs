@@ -173,7 +173,7 @@ impl Mgf {
             Mgf::Gaussian { .. } => 0,
             // (one closed form per point: the line's length is the work)
             Mgf::Laplace { .. } => 1,
-            Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, tol),
+            Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
         }
     }
