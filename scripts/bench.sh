@@ -110,9 +110,12 @@ peer_section dpsgd "DP-SGD: Poisson-subsampled Gaussian, eps(delta)"
 # certified searches beside dp_accounting's calibrate_dp_mechanism in the same run (scripts/bench/calibration.py;
 # ~2 min with the peer).
 peer_section calibration "DP-SGD calibration: noise multiplier, sampling rate, steps, attack target"
-# Laplace (issue 53): n releases, eps(1e-5), tightdp's exact sum beside dp_accounting's PLD in the same run
+# Laplace (issue 53): n releases, eps(1e-5), tightdp's tilted engine and exact sum beside dp_accounting's PLD in the same run
 # (scripts/bench/laplace.py; ~2 min with the peer).
 peer_section laplace "Laplace compositions, eps(delta)"
+# Continuous and lattice laws mixed (issue 53): Gaussian + discrete Gaussian, Laplace + subsampled Gaussian,
+# tightdp's tilted engine beside dp_accounting's PLD in the same run (scripts/bench/mixes.py; ~1 min with the peer).
+peer_section mixes "continuous and lattice mixes, eps(delta)"
 # Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
 # (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
 # in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).

@@ -12,6 +12,7 @@
 #   cargo bench --bench table -- --groups | scripts/bench/peers.sh --rows --out scripts/bench/peer_rows_results.csv
 #   scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv   (the scaling table, ~1 h)
 #   scripts/bench/peers.sh --laplace --out scripts/bench/laplace_results.csv   (Laplace compositions, ~2 min)
+#   scripts/bench/peers.sh --mixes --out scripts/bench/mixes_results.csv       (continuous + lattice mixes, ~1 min)
 # --scaling also times tightdp in-process, so it installs tightdp's Python package (./python, built with the
 # repo's target/ as CARGO_TARGET_DIR) into the venv when `import tightdp` fails there, or always when
 # --reinstall-tightdp is given (pass it after a rebuild: an installed package is not checked against the
@@ -47,6 +48,10 @@ elif [ "${1:-}" = "--laplace" ]; then
   # n releases of the Laplace mechanism, tightdp's exact sum beside dp_accounting's PLD (laplace.py)
   shift
   bench="$here/laplace.py"
+elif [ "${1:-}" = "--mixes" ]; then
+  # continuous and lattice laws mixed (Gaussian + discrete Gaussian, Laplace + subsampled Gaussian; mixes.py)
+  shift
+  bench="$here/mixes.py"
 elif [ "${1:-}" = "--rows" ]; then
   # both peers on every row of the side-by-side table (inputs: `cargo bench --bench table -- --groups`)
   shift
