@@ -81,6 +81,12 @@ impl Mgf {
         matches!(self, Mgf::Gaussian { .. })
     }
 
+    /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
+    /// quadrature on a fixed window, reliable only for moderate λ).
+    pub fn exact_real(&self) -> bool {
+        !matches!(self, Mgf::PoissonGaussian { .. })
+    }
+
     /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
     /// Gaussian's added record gives L = −ln r ≤ −ln(1 − q), r = 1 − q + q e^{μx − η} > 1 − q.
     pub fn loss_sup(&self, dir: Direction, prec: u32) -> Option<Interval> {
