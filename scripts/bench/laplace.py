@@ -35,9 +35,9 @@ def discretisations(n):
     return (1e-4, 1e-5)
 
 
-def run_tightdp(*args):
-    """One `tightdp epsilon` at DELTA, timed in the same process as the peers' calls."""
-    cmd = [str(BIN), "epsilon", *args, "--delta", DELTA, "--format", "csv"]
+def run_tightdp(*args, delta=DELTA):
+    """One `tightdp epsilon` at `delta`, timed in the same process as the peers' calls (also mixes.py's)."""
+    cmd = [str(BIN), "epsilon", *args, "--delta", delta, "--format", "csv"]
     t = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t

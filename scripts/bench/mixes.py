@@ -9,13 +9,10 @@ Usage: python3 scripts/bench/mixes.py [--no-peers] [--out CSV]   (dp_accounting 
 scripts/bench/peers.sh --mixes runs it in the peers' venv)
 """
 import csv
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = ROOT / "target" / "release" / "tightdp"
+from laplace import run_tightdp  # the same timed CLI call (scripts/bench/ is on the path when run)
 
 # (name, delta, terms): ("gauss", sigma, q, n) | ("dgauss", sigma2, n) | ("laplace", scale, n)
 CELLS = [
@@ -38,14 +35,7 @@ def spec(t):
 
 
 def tightdp(delta, terms):
-    cmd = [str(BIN), "epsilon", *[a for t in terms for a in ("--mech", spec(t))], "--delta", delta, "--format", "csv"]
-    t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    dt = time.perf_counter() - t
-    if out.returncode != 0:
-        return ("tightdp", "", "", "", f"{dt:.2f}", out.stderr.strip()[:80])
-    row = next(csv.DictReader(out.stdout.splitlines()))
-    return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
+    return run_tightdp(*[a for t in terms for a in ("--mech", spec(t))], delta=delta)
 
 
 def dp_accounting(delta, terms):

@@ -28,6 +28,12 @@ use crate::num::Interval;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
 
+/// η = μ²/(2σ²), enclosed.
+fn eta(sigma2: &Rational, mu: u32, prec: u32) -> Interval {
+    let mu = Rational::from(mu);
+    Interval::from_rational(&(Rational::from(&mu * &mu) / (Rational::from(2) * sigma2.clone())), prec)
+}
+
 /// The planning radius K (terms x₀ − K..=x₀ + K) whose rest is below `tol` relative to M(c) ≥ 1.
 pub(super) fn radius(sigma2: &Rational, mu: u32, c: f64, tol: f64) -> usize {
     let (s2, eta) = (sigma2.to_f64(), f64::from(mu).powi(2) / (2.0 * sigma2.to_f64()));
@@ -69,8 +75,7 @@ fn theta_line(sigma2: &Rational, mu: u32, c: &Float, h: &Float, k_max: usize, kk
     let pi = Interval::pi(prec);
     let a = pi.mul(&pi).mul(&s2).mul(&Interval::from_i64(2, prec));
     let two_pi_mu = pi.add(&pi).mul(&Interval::from_i64(i64::from(mu), prec));
-    let mu_r = Rational::from(mu);
-    let eta = Interval::from_rational(&(Rational::from(&mu_r * &mu_r) / (Rational::from(2) * sigma2.clone())), prec);
+    let eta = eta(sigma2, mu, prec);
     let ci = Interval::from_float(c, prec);
     let one = Interval::one(prec);
     // Σ_k w_k, k ∈ ℤ, with its rest (t = 0)
@@ -124,9 +129,8 @@ fn direct_line(sigma2: &Rational, mu: u32, c: &Float, h: &Float, k_max: usize, t
     let k_rad = radius(sigma2, mu, c.to_f64(), tol) as i64;
     let x0 = (-c.to_f64() * f64::from(mu)).round() as i64;
     let s2 = Interval::from_rational(sigma2, prec);
-    let mu_r = Rational::from(mu);
-    let eta = Interval::from_rational(&(Rational::from(&mu_r * &mu_r) / (Rational::from(2) * sigma2.clone())), prec);
-    let step = Interval::from_rational(&(mu_r / sigma2.clone()), prec);
+    let eta = eta(sigma2, mu, prec);
+    let step = Interval::from_rational(&(Rational::from(mu) / sigma2.clone()), prec);
     let ci = Interval::from_float(c, prec);
     let two_s2 = s2.add(&s2);
     // per x: the real exponent −x²/(2σ²) + c L(x) and L(x), shared by every point of the line
@@ -155,8 +159,7 @@ fn direct_line(sigma2: &Rational, mu: u32, c: &Float, h: &Float, k_max: usize, t
 /// The modulus of the dropped terms (module doc), rounded up.
 fn rest_bound(sigma2: &Rational, mu: u32, c: &Interval, k_rad: i64, prec: u32) -> Float {
     let s2 = Interval::from_rational(sigma2, prec);
-    let mu_r = Rational::from(mu);
-    let eta = Interval::from_rational(&(Rational::from(&mu_r * &mu_r) / (Rational::from(2) * sigma2.clone())), prec);
+    let eta = eta(sigma2, mu, prec);
     let d = Interval::from_i64(2 * k_rad + 1, prec).div(&Interval::from_i64(2, prec));
     let one = Interval::one(prec);
     let lead = eta.mul(&c.mul(c).add(c)).sub(&d.mul(&d).div(&s2.add(&s2))).exp();

@@ -204,17 +204,8 @@ impl Composition<'_> {
     /// Planning: the tilt minimising the Chernoff bound at ε (the objective is convex in c), and the bound's log.
     fn tilt(&self, eps: f64) -> (f64, f64) {
         let g = |c: f64| self.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
-        let (mut a, mut b) = (1e-4f64, 64.0f64);
         // (to 64 × 0.618^40 ≈ 3e-7: the bound is flat there, and c is a planning choice — any c > 0 is sound)
-        for _ in 0..40 {
-            let (x, y) = (a + (b - a) * 0.382, a + (b - a) * 0.618);
-            if g(x) < g(y) {
-                b = y;
-            } else {
-                a = x;
-            }
-        }
-        let c = dyadic((a + b) / 2.0).max(1.0 / 1073741824.0);
+        let c = dyadic(golden(&g, 1e-4, 64.0)).max(1.0 / 1073741824.0);
         // the optimum at the search's end, on laws whose ln M is a closed form or a direct sum in double
         // precision (not the subsampled Gaussian's quadrature, whose fixed window misses the mass that large
         // tilts weigh): on to 1e5, by golden section on ln c (g is convex in c, so unimodal in ln c). Large
@@ -223,16 +214,7 @@ impl Composition<'_> {
         if c < 63.0 || !self.laws.iter().all(|(m, _)| m.exact_real()) {
             return (c, g(c));
         }
-        let (mut a, mut b) = (64f64.ln(), 1e5f64.ln());
-        for _ in 0..40 {
-            let (x, y) = (a + (b - a) * 0.382, a + (b - a) * 0.618);
-            if g(x.exp()) < g(y.exp()) {
-                b = y;
-            } else {
-                a = x;
-            }
-        }
-        let c = dyadic(((a + b) / 2.0).exp());
+        let c = dyadic(golden(&|u: f64| g(u.exp()), 64f64.ln(), 1e5f64.ln()).exp());
         (c, g(c))
     }
 
@@ -526,6 +508,20 @@ impl Composition<'_> {
         }
         Ok(None)
     }
+}
+
+/// Planning: the minimiser of a unimodal `f` on [a, b], by 40 golden-section steps (the midpoint of the
+/// last bracket).
+fn golden(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
+    for _ in 0..40 {
+        let (x, y) = (a + (b - a) * 0.382, a + (b - a) * 0.618);
+        if f(x) < f(y) {
+            b = y;
+        } else {
+            a = x;
+        }
+    }
+    (a + b) / 2.0
 }
 
 /// Planning: where a decreasing estimate `est` (a logarithm) comes down to `target`, from above, by doubling
