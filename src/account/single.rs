@@ -7,10 +7,14 @@
 //! bisection on δ(ε), which is non-increasing. The trade-off function f(α) = sup_ε [1 − δ(ε) − e^ε α]
 //! ([DRS22, Prop 2.12]) from the same splits: as a function of u = e^ε, g(u) = 1 − δ(ln u) − uα is concave
 //! (δ(ln u) = sup_S A(S) − u B(S) is convex in u) with the supergradient B[L ≥ ln u] − α there, so
-//! g(u) = A[L < ε] + u (B[L ≥ ε] − α) rises while B[L ≥ ε] ≥ α and falls after. A bisection on ε keeps
-//! ε₋ with B[L ≥ ε₋] ≥ α and ε₊ with B[L ≥ ε₊] ≤ α, both certified; the supremum lies between
-//! max(g(u₋), g(u₊)) and the smaller of the two tangents' values across [u₋, u₊],
-//! g(u₋) + (B[L ≥ ε₋] − α)(u₊ − u₋) and g(u₊) + (α − B[L ≥ ε₊])(u₊ − u₋). The pld grid's dominated law is only first order in its step
+//! g(u) = A[L < ε] + u (B[L ≥ ε] − α) rises while B[L ≥ ε] ≥ α and falls after. A search on ε keeps
+//! ε₋ with B[L ≥ ε₋] ≥ α and ε₊ with B[L > ε₊] ≤ α, both certified (any value in [B[L > ε], B[L ≥ ε]] − α
+//! is a supergradient of g at e^ε); the supremum lies between max(g(u₋), g(u₊)) and the smaller of the two
+//! tangents' values across [u₋, u₊], g(u₋) + (B[L ≥ ε₋] − α)(u₊ − u₋) and g(u₊) + (α − B[L > ε₊])(u₊ − u₋).
+//! The test points are an Illinois secant on B − α (the ends' midpoints choose them; every move is
+//! decided by the enclosures), or a knot of the law (an atom of its loss) while one lies between the ends:
+//! at a knot whose atom holds the threshold, B[L > ε] ≤ α ≤ B[L ≥ ε], the supremum is g there exactly
+//! (`engines::laplace_sum` gives the knots; one release gives none). The pld grid's dominated law is only first order in its step
 //! where the losses are atoms off the grid (the discrete Gaussian sampled without replacement: 2 digits at
 //! h = 1/2000); here every digit the law's own enclosures carry is kept.
 
@@ -98,36 +102,57 @@ pub(super) fn epsilon(law: &dyn LossLaw, target: &Rational, digits: u32, prec: u
     Ok(Some(Interval::new(lo_f, hi_f)))
 }
 
-/// g(u) = A[L < ε] + u (B[L ≥ ε] − α) at one ε (module doc), with B[L ≥ ε], u = e^ε and ε itself.
-struct Point {
+/// g(u) = A[L < ε] + u (B[L ≥ ε] − α) at one ε (module doc), with u = e^ε, ε itself and the ends of g's
+/// superdifferential there, B[L ≥ ε] − α and B[L > ε] − α (any value between is a supergradient of the
+/// concave g; a law without atoms, or a caller that does not separate them, gives B[L ≥ ε] for both).
+pub(in crate::account) struct Point {
     eps: Rational,
     u: Interval,
     g: Interval,
-    b: Interval,
+    b_ge: Interval,
+    b_gt: Interval,
 }
 
 impl Point {
+    /// The point at `eps` from A[L < ε], B[L ≥ ε] and B[L > ε], enclosed, and α enclosed in `al`.
+    pub(in crate::account) fn new(eps: Rational, a_below: &Interval, b_ge: Interval, b_gt: Interval, al: &Interval) -> Point {
+        let u = Interval::from_rational(&eps, al.prec()).exp();
+        let g = a_below.add(&u.mul(&b_ge.sub(al)));
+        Point { eps, u, g, b_ge, b_gt }
+    }
+
     fn at(law: &dyn LossLaw, dir: Direction, eps: Rational, al: &Interval, prec: u32) -> Fallible<Point> {
         let s = law.split(dir, &eps, prec)?;
-        let u = Interval::from_rational(&eps, prec).exp();
-        let g = s.a_below.add(&u.mul(&s.b_above.sub(al)));
-        Ok(Point { eps, u, g, b: s.b_above })
+        Ok(Point::new(eps, &s.a_below, s.b_above.clone(), s.b_above, al))
     }
 }
 
 /// f(α) in one direction of one release (module doc), or None when the threshold lies beyond ±[`MAX_EPSILON`].
 fn tradeoff_dir(law: &dyn LossLaw, dir: Direction, alpha: &Rational, digits: u32, prec: u32) -> Fallible<Option<Interval>> {
     let al = Interval::from_rational(alpha, prec);
-    let at = |e: Rational| Point::at(law, dir, e, &al, prec);
-    // the two ends: B[L ≥ ε₋] ≥ α (certified) and B[L ≥ ε₊] ≤ α, by doubling out from 0
+    tradeoff_concave(&|e| Point::at(law, dir, e, &al, prec), &|_, _| None, &al, digits)
+}
+
+/// sup_u g(u) for the concave g of a law's points (module doc): ε₋ with B[L ≥ ε₋] ≥ α and ε₊ with
+/// B[L > ε₊] ≤ α, both certified, found by doubling out from 0 and narrowed by bisection, the test point
+/// being a knot of the law strictly between the ends where `knot` names one (an atom of the loss: there the
+/// superdifferential holds 0 for a range of α, and the point can be both ends at once, the supremum then
+/// g there exactly), the midpoint otherwise; until the bracket meets `digits` or the enclosures decide no
+/// further. None when a threshold lies beyond ±[`MAX_EPSILON`].
+pub(in crate::account) fn tradeoff_concave(
+    at: &dyn Fn(Rational) -> Fallible<Point>,
+    knot: &dyn Fn(&Rational, &Rational) -> Option<Rational>,
+    al: &Interval,
+    digits: u32,
+) -> Fallible<Option<Interval>> {
     let (mut lo, mut hi) = (at(Rational::from((-1, 4)))?, at(Rational::from((1, 4)))?);
-    while lo.b.lo() < al.hi() {
+    while lo.b_ge.lo() < al.hi() {
         if lo.eps < -i64::from(MAX_EPSILON) {
             return Ok(None);
         }
         lo = at(Rational::from(&lo.eps * 2))?;
     }
-    while hi.b.hi() > al.lo() {
+    while hi.b_gt.hi() > al.lo() {
         if hi.eps > MAX_EPSILON {
             return Ok(None);
         }
@@ -135,28 +160,69 @@ fn tradeoff_dir(law: &dyn LossLaw, dir: Direction, alpha: &Rational, digits: u32
     }
     let bracket = |lo: &Point, hi: &Point| {
         let du = hi.u.sub(&lo.u);
-        let up = lo.g.add(&lo.b.sub(&al).mul(&du)).min(&hi.g.add(&al.sub(&hi.b).mul(&du)));
+        let up = lo.g.add(&lo.b_ge.sub(al).mul(&du)).min(&hi.g.add(&al.sub(&hi.b_gt).mul(&du)));
         let low = lo.g.max(&hi.g);
         clip01(&Interval::new(low.lo().clone(), up.hi().clone().max(low.lo())))
     };
     let rel = 10f64.powi(-(digits as i32) - 1);
+    // the secant's values B − α at the ends, and which end the last step kept (Illinois: an end kept twice
+    // has its value halved, so the secant does not stall on one side)
+    let slope = |p: &Point, strict: bool| {
+        let b = if strict { &p.b_gt } else { &p.b_ge };
+        Float::with_val(64, Float::with_val(al.prec(), &b.mid() - &al.mid())).to_f64()
+    };
+    let (mut f_lo, mut f_hi, mut kept) = (slope(&lo, false), slope(&hi, true), 0i8);
     for _ in 0..MAX_STEPS {
         let f = bracket(&lo, &hi);
         if Float::with_val(64, f.hi() - f.lo()).to_f64() <= rel * f.hi().to_f64() {
             break;
         }
         crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
-        let mid = at(Rational::from(&lo.eps + &hi.eps) / 2)?;
-        if mid.b.lo() >= al.hi() {
-            lo = mid;
-        } else if mid.b.hi() <= al.lo() {
-            hi = mid;
-        } else {
+        let test = knot(&lo.eps, &hi.eps).unwrap_or_else(|| secant_point(&lo.eps, f_lo, &hi.eps, f_hi));
+        let mid = at(test)?;
+        let (is_lo, is_hi) = (mid.b_ge.lo() >= al.hi(), mid.b_gt.hi() <= al.lo());
+        match (is_lo, is_hi) {
+            // a knot where the superdifferential holds 0: the supremum is g there
+            (true, true) => return Ok(Some(clip01(&mid.g))),
+            (true, false) => {
+                f_lo = slope(&mid, false);
+                lo = mid;
+                kept = if kept > 0 { kept + 1 } else { 1 };
+            }
+            (false, true) => {
+                f_hi = slope(&mid, true);
+                hi = mid;
+                kept = if kept < 0 { kept - 1 } else { -1 };
+            }
             // B[L ≥ ε] straddles α: the enclosures decide no further
-            break;
+            (false, false) => break,
+        }
+        // hi kept twice (lo moved twice): halve its value; and the other way round
+        if kept >= 2 {
+            f_hi /= 2.0;
+        } else if kept <= -2 {
+            f_lo /= 2.0;
         }
     }
     Ok(Some(bracket(&lo, &hi)))
+}
+
+/// The search's next test point: the zero of the secant through (lo, f_lo ≥ 0) and (hi, f_hi ≤ 0), kept
+/// at least 1/64 of the bracket inside either end (the midpoint where the values give no secant), rounded to a
+/// dyadic 2^−20 of the bracket's width (the test points' denominators stay small).
+fn secant_point(lo: &Rational, f_lo: f64, hi: &Rational, f_hi: f64) -> Rational {
+    let w = Rational::from(hi - lo);
+    let frac = f_lo / (f_lo - f_hi);
+    let frac = if frac.is_finite() { frac.clamp(1.0 / 64.0, 63.0 / 64.0) } else { 0.5 };
+    let bits = 20 - w.to_f64().log2().floor() as i32;
+    let scale = Rational::from(rug::Integer::from(1) << bits.max(0) as u32);
+    let t = lo + w * Rational::from_f64(frac).unwrap_or_else(|| Rational::from((1, 2)));
+    let t = Rational::from(&t * &scale).floor() / &scale;
+    if t > *lo && t < *hi {
+        t
+    } else {
+        Rational::from(lo + hi) / 2
+    }
 }
 
 /// f(α) of one release: the smaller over the directions, or None when a threshold is out of reach.

@@ -77,3 +77,34 @@ fn mixture_tradeoff(fine: &str, coarse: &str) {
         ((float(get(&mixed, "beta_lo")), float(get(&mixed, "beta_hi"))), (float(get(&fixed, "beta_lo")), float(get(&fixed, "beta_hi"))));
     assert!(a.0 <= b.1 && b.0 <= a.1, "h = {fine} {a:?} and h = {coarse} {b:?} do not intersect");
 }
+
+/// f(α) of n Laplace releases by the exact finite sum (`account::engines::laplace_sum`, 20 digits) lies
+/// inside the pld grid's certified bracket (an independent engine: the dominating and dominated laws on a
+/// fixed grid) at α = 1e-3, 0.1 and 0.5: six releases at h = 1/50 here; six at 1/500 and thirty at 1/50 in the
+/// heavy tier (10 s).
+#[test]
+fn laplace_tradeoff_lies_inside_the_grids_bracket() {
+    laplace_tradeoff_in_grid(6, "1/50");
+}
+
+#[test]
+#[ignore = "heavy: the pld grid at h = 1/500 and at thirty releases (10 s); the default tier's twin: six releases at 1/50"]
+fn laplace_tradeoff_lies_inside_finer_grids_brackets() {
+    laplace_tradeoff_in_grid(6, "1/500");
+    laplace_tradeoff_in_grid(30, "1/50");
+}
+
+fn laplace_tradeoff_in_grid(n: u32, h: &str) {
+    let mech = format!("laplace:scale=1,n={n}");
+    let base = ["tradeoff", "--mech", mech.as_str(), "--alpha", "1e-3,0.1,0.5", "--format", "csv"];
+    let exact = run_in(Path::new("."), &base);
+    let grid = run_in(Path::new("."), &[&base[..], &["--method", "grid", "--grid", h]].concat());
+    let (exact, grid) = (rows(&exact), rows(&grid));
+    assert_eq!((exact.len(), grid.len()), (3, 3));
+    for (e, g) in exact.iter().zip(&grid) {
+        assert_eq!((get(e, "method"), get(g, "method")), ("laplace-sum", "pld-grid"));
+        let (lo, hi) = (float(get(e, "beta_lo")), float(get(e, "beta_hi")));
+        assert!(float(get(g, "beta_lo")) <= lo && hi <= float(get(g, "beta_hi")), "n = {n}, h = {h}: {e:?} outside {g:?}");
+        assert!(get(e, "digits").parse::<u32>().unwrap() >= 20, "{e:?}");
+    }
+}
