@@ -9,7 +9,7 @@
 //! * **exact atoms** when every law has finitely many losses on one lattice (randomized response, stated
 //!   (ε, δ) pairs): the composed law itself, a product of convolution powers (`account/engines/atoms.rs`);
 //! * **the exact Laplace sum** when every law is a Laplace mechanism with one ε₀ = Δ/b and there are at
-//!   most `engines::laplace_sum::MAX_RELEASES` releases (ε(δ) and δ(ε); `account/engines/laplace_sum.rs`);
+//!   most `engines::laplace_sum::MAX_RELEASES` releases (ε(δ), δ(ε) and f(α); `account/engines/laplace_sum.rs`);
 //! * **pld grid** otherwise: every law is discretised onto the grid c + hℤ twice, as a dominating law
 //!   (an upper bound of δ(ε) for every ε and every composition) and a dominated one (a lower bound)
 //!   (`pld::discretize`), both composed by the certified lattice Fourier inversion
