@@ -47,8 +47,8 @@ use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
 /// Largest work of one δ the engine takes, in (n + 1)²·bits (n = 300: 7.4e7 at ε₀ = 1/10, ε(δ) in 4 s;
-/// n = 600: 5.3e8, 33 s).
-const MAX_WORK: f64 = 6e8;
+/// n = 600: 5.3e8, 33 s; n = 1000: 2.3e9 at ε₀ = 1/10, where the tilted engine takes over).
+const MAX_WORK: f64 = 2.5e9;
 
 /// Precision raises (×1.5 each) after the first, where the cancellation of (3) ate more than foreseen.
 const RAISES: u32 = 3;
@@ -108,9 +108,10 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
 
 /// Most releases the engine takes: a δ costs (n + 1)²/2 interval steps at ~2n + 3.3·digits bits, so
 /// its time grows like n³ (measured on 2 cores, ε(1e-5) at 20+ digits, b = 10: n = 100 0.3 s, 300 4 s,
-/// 500 18 s, 600 33 s; the pld grid took 100 s for 3 digits at 500); beyond, the pld grid answers. The
-/// tilted Fourier engine, tried first, answers from ~150 releases of ε₀ = 1 and ~1,000 of ε₀ = 1/10.
-pub const MAX_RELEASES: u64 = 600;
+/// 500 18 s, 600 33 s, 800 93 s; the pld grid took 100 s for 3 digits at 500); beyond, the pld grid
+/// answers. The tilted Fourier engine, tried first, answers from ~150 releases of ε₀ = 1 and ~1,000 of
+/// ε₀ = 1/10: between, this engine is long (a progress bar shows it) but the only certified one.
+pub const MAX_RELEASES: u64 = 1000;
 
 /// The composed law of n releases of Laplace mechanisms with one ε₀ = a, ready for any number of queries.
 #[derive(Debug)]
