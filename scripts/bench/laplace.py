@@ -47,6 +47,14 @@ def run_tightdp(*args, delta=DELTA):
     return ("tightdp", row["epsilon_lo"][:24], row["epsilon_hi"][:24], row["digits"], f"{dt:.2f}", row["method"])
 
 
+def write_csv(out, rows):
+    """The rows (dicts with the same keys) as a CSV file with a header (also mixes.py's)."""
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def tightdp(b, n):
     return run_tightdp("--mech", f"laplace:scale={b},n={n}")
 
@@ -103,10 +111,7 @@ def main():
             print(f"rr1 {n:>5}  {who:<30} {lo:<26} {hi:<26} {digits:>6} {secs:>8}  {note}")
             rows.append(dict(b="rr eps0=1", n=n, who=who, lo=lo, hi=hi, digits=digits, seconds=secs, note=note))
     if out:
-        with open(out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        write_csv(out, rows)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@ its CLI (the process start, ~5 ms, included).
 Usage: python3 scripts/bench/mixes.py [--no-peers] [--out CSV]   (dp_accounting from the running Python;
 scripts/bench/peers.sh --mixes runs it in the peers' venv)
 """
-import csv
 import sys
 import time
 
-from laplace import run_tightdp  # the same timed CLI call (scripts/bench/ is on the path when run)
+from laplace import run_tightdp, write_csv  # the same timed CLI call and CSV writer (scripts/bench/ is on the path when run)
 
 # (name, delta, terms): ("gauss", sigma, q, n) | ("dgauss", sigma2, n) | ("laplace", scale, n)
 CELLS = [
@@ -72,10 +71,7 @@ def main():
             print(f"   {who:<30} {lo:<26} {hi:<26} {digits:>6} {secs:>8}  {note}")
             rows.append(dict(setting=name, delta=delta, who=who, lo=lo, hi=hi, digits=digits, seconds=secs, note=note))
     if out:
-        with open(out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        write_csv(out, rows)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@
 //! The test points are an Illinois secant on B − α (the ends' midpoints choose them; every move is
 //! decided by the enclosures), or a knot of the law (an atom of its loss) while one lies between the ends:
 //! at a knot whose atom holds the threshold, B[L > ε] ≤ α ≤ B[L ≥ ε], the supremum is g there exactly
-//! (`engines::laplace_sum` gives the knots; one release gives none). The pld grid's dominated law is only first order in its step
-//! where the losses are atoms off the grid (the discrete Gaussian sampled without replacement: 2 digits at
-//! h = 1/2000); here every digit the law's own enclosures carry is kept.
+//! (`engines::laplace_sum` gives the knots; one release gives none). The pld grid's dominated law is only
+//! first order in its step where the losses are atoms off the grid (the discrete Gaussian sampled without
+//! replacement: 2 digits at h = 1/2000); here every digit the law's own enclosures carry is kept.
 
 use super::vocabulary::Query;
 use super::{Certified, Engine, Trust};
@@ -134,11 +134,11 @@ fn tradeoff_dir(law: &dyn LossLaw, dir: Direction, alpha: &Rational, digits: u32
 }
 
 /// sup_u g(u) for the concave g of a law's points (module doc): ε₋ with B[L ≥ ε₋] ≥ α and ε₊ with
-/// B[L > ε₊] ≤ α, both certified, found by doubling out from 0 and narrowed by bisection, the test point
-/// being a knot of the law strictly between the ends where `knot` names one (an atom of the loss: there the
+/// B[L > ε₊] ≤ α, both certified, found by doubling out from 0 and narrowed, the test point being a knot
+/// of the law strictly between the ends where `knot` names one (an atom of the loss: there the
 /// superdifferential holds 0 for a range of α, and the point can be both ends at once, the supremum then
-/// g there exactly), the midpoint otherwise; until the bracket meets `digits` or the enclosures decide no
-/// further. None when a threshold lies beyond ±[`MAX_EPSILON`].
+/// g there exactly), an Illinois secant on B − α otherwise ([`secant_point`]); until the bracket meets
+/// `digits` or the enclosures decide no further. None when a threshold lies beyond ±[`MAX_EPSILON`].
 pub(in crate::account) fn tradeoff_concave(
     at: &dyn Fn(Rational) -> Fallible<Point>,
     knot: &dyn Fn(&Rational, &Rational) -> Option<Rational>,

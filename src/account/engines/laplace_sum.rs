@@ -72,11 +72,11 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     if sum.work() as f64 * f64::from(prec) > MAX_WORK {
         return Ok(None);
     }
-    // (the progress bar's estimate only: ~1.4e-8 s per step and bit on this 2-core machine, some 15 δ for an
+    // (the progress bar's estimate only: ~1.4e-8 s per step and bit on this 2-core machine, some 10 δ for an
     // ε(δ), 25 for an f(α))
     let evaluations = match q {
         Query::Delta(_) => 1.0,
-        Query::Epsilon(_) => 15.0,
+        Query::Epsilon(_) => 10.0,
         Query::Tradeoff(_) => 25.0,
     };
     let _progress = crate::num::progress::begin("exact Laplace sum", 1.4e-8 * sum.work() as f64 * f64::from(prec) * evaluations);
@@ -201,12 +201,14 @@ impl LaplaceSum {
         for m in (1..=n).rev() {
             let w = &self.w[m][k];
             if *w != 0 {
+                // (−1)^m 2^{−m} W_{m,k}, once for the K sums (the power of two and the sign are exact, so
+                // each term rounds as j·W_{m,k} would)
+                let mut weight = int(w, prec).mul_rational(&Rational::from((1, Integer::from(1) << m as u32)));
+                if m % 2 == 1 {
+                    weight = weight.neg();
+                }
                 for (a, j) in acc.iter_mut().zip(pick(&em, &ep)) {
-                    let mut term = j.mul(&int(w, prec)).mul_rational(&Rational::from((1, Integer::from(1) << m as u32)));
-                    if m % 2 == 1 {
-                        term = term.neg();
-                    }
-                    *a = a.add(&term);
+                    *a = a.add(&j.mul(&weight));
                 }
             }
             if m == 1 {
@@ -221,6 +223,7 @@ impl LaplaceSum {
         }
         acc
     }
+
     /// The composed law's tails at ε, enclosed: (A[L ≥ ε], B[L ≥ ε], B[L > ε]). Under A the law is
     /// e^{−na/2} e^{ℓ/2} ν^{*n}(dℓ), under B = e^{−L}A it is e^{−na/2} e^{−ℓ/2} ν^{*n}(dℓ), so with (2) the
     /// tails above ε are the two halves of (3): the atoms at x_k ≥ ε (> ε for the strict tail) weighted by
@@ -297,10 +300,11 @@ impl LaplaceSum {
     /// ε(δ) = min{ε ≥ 0 : δ_n(ε) ≤ δ}, certified: Newton's method on ln δ_n(ε) − ln δ, the slope
     /// −e^ε B[L > ε]/δ_n(ε) from the same sums ([`LaplaceSum::upper_tails`]), safeguarded by the bracket
     /// (a regula falsi, Illinois, or the midpoint, every fourth step, where Newton's point falls outside
-    /// it or after [`MAX_NEWTON`] Newton steps); every end moved only where the enclosure of δ_n decides the comparison, until the bracket is
-    /// narrower than 10^−digits relative (Newton's last step below a quarter of that: the two points a
-    /// quarter of it either side are tested) or the enclosures decide no more (the bracket is then wider,
-    /// and says so by its width). δ_n(na) = 0: the pure-DP bound is the first upper end.
+    /// it or after [`MAX_NEWTON`] Newton steps). Every end moves only where the enclosure of δ_n decides
+    /// the comparison, until the bracket is narrower than 10^−digits relative (Newton's last step below a
+    /// quarter of that: the two points a quarter of it either side are tested) or the enclosures decide no
+    /// more (the bracket is then wider, and says so by its width). δ_n(na) = 0: the pure-DP bound is the
+    /// first upper end.
     pub fn epsilon(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
         let t = Interval::from_rational(target, prec);
         let ln_t = Float::with_val(SEARCH_BITS, t.mid().ln_ref());
@@ -399,6 +403,7 @@ impl LaplaceSum {
         Interval::new(l, h)
     }
 
+    /// ε* where δ_n(0) is within the enclosure's resolution of δ: [0, the first ε the enclosure puts below].
     fn epsilon_near_zero(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
         let t = Interval::from_rational(target, prec);
         let mut x = &self.a * Rational::from((1, Integer::from(Integer::u_pow_u(10, digits))));
