@@ -1,5 +1,6 @@
 """Mechanisms beyond the lattice laws from Python (issue 36): the Gaussian mechanism (closed form),
 the Poisson-subsampled Gaussian (pld grid), and dp_accounting's DpEvent vocabulary."""
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -79,6 +80,48 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
     assert Fraction("3.099430330243196050640159411073962027492") in g.epsilon("1e-10")
     with pytest.raises(tightdp.InputError, match="not supported yet"):
         tightdp.from_dp_event(dp.SampledWithReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0)))
+
+
+def test_tree_aggregation_is_the_gaussian_of_its_l2_sensitivity():
+    dp = pytest.importorskip("dp_accounting")
+    mpmath = pytest.importorskip("mpmath")
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    # one epoch of 1000 steps in one tree: each record in one leaf, under D = ceil(log2(1001)) = 10 nodes
+    # [KMS+21, App. D]; a list of trees counts its largest
+    tree = dp.SingleEpochTreeAggregationDpEvent(5.0, 1000)
+    comp = tightdp.from_dp_event(tree)
+    # [BW18, Thm 8], mpmath at 50 digits: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2),
+    # mu = sqrt(D)/sigma
+    mpmath.mp.dps = 50
+    mu = mpmath.sqrt(10) / 5
+    for eps in [0, 1, 3]:
+        ref = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+        d = comp.delta(eps)
+        assert d.lo <= Decimal(mpmath.nstr(ref, 45)) <= d.hi and d.digits >= 20, (eps, d.lo, d.hi, ref)
+    same = tightdp.from_dp_event(dp.SingleEpochTreeAggregationDpEvent(5.0, [3, 1000, 7])).epsilon("1e-5")
+    e = comp.epsilon("1e-5")
+    assert (same.lo, same.hi) == (e.lo, e.hi)
+    # dp_accounting accounts it through RDP (REPLACE_SPECIAL only): an upper bound of the tight epsilon
+    rdp = rdp_privacy_accountant.RdpAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_SPECIAL)
+    rdp.compose(dp.SelfComposedDpEvent(tree, 3))
+    e3 = tightdp.from_dp_event(dp.SelfComposedDpEvent(tree, 3)).epsilon("1e-5")
+    assert e3.hi < Decimal(rdp.get_epsilon(1e-5))
+    assert e3.digits >= 20 and e3.method == "closed-form", e3.method
+    # the accountant takes it under add-remove, refuses it under replace-one; trees of no steps release nothing
+    assert tightdp.PLDAccountant().supports(tree)
+    assert not tightdp.PLDAccountant("REPLACE_ONE").supports(tree)
+    # dp_accounting's relation for it, REPLACE_SPECIAL, is taken as it is: the same epsilon
+    special = tightdp.PLDAccountant(dp.NeighboringRelation.REPLACE_SPECIAL, digits=20)
+    got = special.compose(tree, 3).epsilon("1e-5")
+    assert (got.lo, got.hi) == (e3.lo, e3.hi)
+    assert not special.supports(dp.PoissonSampledDpEvent(0.1, dp.GaussianDpEvent(1.0)))
+    with pytest.raises(tightdp.InputError, match="releases nothing"):
+        tightdp.from_dp_event(dp.SingleEpochTreeAggregationDpEvent(5.0, 0))
+    for bad in [dp.SingleEpochTreeAggregationDpEvent(5.0, -1), dp.SingleEpochTreeAggregationDpEvent(0.0, 10),
+                dp.SingleEpochTreeAggregationDpEvent(5.0, [])]:
+        with pytest.raises(tightdp.InputError, match="SingleEpochTreeAggregationDpEvent"):
+            tightdp.from_dp_event(bad)
 
 
 def test_pld_accountant_follows_dp_accountings_usage_pattern():

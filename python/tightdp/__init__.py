@@ -622,6 +622,13 @@ def _base_spec(event) -> str:
         return f"rr:keep={1 - lam * (k - 1) / k},k={k}"
     if name == "MixtureOfGaussiansDpEvent":
         return _mixture_spec(event)
+    if name == "SingleEpochTreeAggregationDpEvent":
+        # the Gaussian mechanism of the tree's L2 sensitivity sqrt(D) [KMS+21, App. D]: noise multiplier
+        # s per node, so sigma^2 = s^2 / D at sensitivity 1
+        nm = _exact(event.noise_multiplier, "SingleEpochTreeAggregationDpEvent.noise_multiplier")
+        if nm <= 0:
+            raise InputError("SingleEpochTreeAggregationDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+        return f"gauss:sigma2={nm * nm / _tree_depth(event)}"
     if name == "PoissonSampledDpEvent":
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):
@@ -643,8 +650,20 @@ def _base_spec(event) -> str:
         return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                      "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent with one nonzero sensitivity, "
+                     "SingleEpochTreeAggregationDpEvent, "
                      "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
                      "ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
+
+
+def _tree_depth(event) -> int:
+    """D = ceil(log2(max steps + 1)) of a SingleEpochTreeAggregationDpEvent: the nodes above a leaf in the
+    largest tree, each record in one leaf across all trees [KMS+21, App. D] (as dp_accounting's RDP
+    accountant counts it); ``int.bit_length`` is that ceiling exactly."""
+    counts = event.step_counts
+    counts = list(counts) if isinstance(counts, (list, tuple)) or hasattr(counts, "tolist") else [counts]
+    if not counts:
+        raise InputError("SingleEpochTreeAggregationDpEvent: step_counts must be a non-zero count or a non-empty list")
+    return max(_int(c, "SingleEpochTreeAggregationDpEvent.step_counts", 0, 2**62) for c in counts).bit_length()
 
 
 def _mixture_parts(event):
@@ -720,6 +739,8 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
         return out
     if name == "NoOpDpEvent":
         return []
+    if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
+        return []  # trees of no steps: nothing is released
     if name == "RandomizedResponseDpEvent" and (getattr(event, "num_buckets", None) == 1 or _exact(event.noise_parameter, "noise_parameter") == 1):
         return []  # one bucket, or an answer uniformly at random: nothing about the record is released
     return [f"{_base_spec(event)},n={k}"]
@@ -727,7 +748,8 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
 
 def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Laplace, discrete Laplace, zCDP,
-    their Poisson-sampled and sampled-without-replacement versions, self-composed and composed events),
+    their Poisson-sampled and sampled-without-replacement versions, single-epoch tree aggregation,
+    self-composed and composed events),
     accounted by tightdp's certified engines:
 
     ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
@@ -748,7 +770,9 @@ class PLDAccountant:
     switches with one line (``accountant = tightdp.PLDAccountant()``). ``get_epsilon`` / ``get_delta``
     return floats as dp_accounting's do — the certified bracket's upper end, rounded up — and
     ``epsilon`` / ``delta`` the :class:`Certified` bracket itself. ``digits`` is asked of every bracket
-    (the pld grid refines until it meets them or its time budget; the note says which).
+    (the pld grid refines until it meets them or its work budget; the note says which).
+    ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (the default), ``REPLACE_ONE``, or ``REPLACE_SPECIAL``
+    (for noise added to sums, as tree aggregation, the add-remove pair; sampled events are refused there).
 
     >>> acc = tightdp.PLDAccountant()
     >>> acc.compose(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))  # doctest: +SKIP
@@ -757,12 +781,17 @@ class PLDAccountant:
 
     def __init__(self, neighboring_relation=None, digits: int = 4, grid_budget=None):
         name = getattr(neighboring_relation, "name", neighboring_relation)
-        if name in (None, "ADD_OR_REMOVE_ONE", "add-remove"):
+        # REPLACE_SPECIAL (a record replaced by a special, zero-contribution record, as dp_accounting asks for
+        # tree aggregation): for noise added to a sum the pair is add-remove's; sampled events and
+        # randomized response are refused under it, as dp_accounting's RDP accountant refuses them
+        self._special = name == "REPLACE_SPECIAL"
+        if name in (None, "ADD_OR_REMOVE_ONE", "add-remove", "REPLACE_SPECIAL"):
             self._neighbors = "add-remove"
         elif name in ("REPLACE_ONE", "replace"):
             self._neighbors = "replace"
         else:
-            raise InputError(f"neighboring_relation {neighboring_relation!r} is not supported (ADD_OR_REMOVE_ONE or REPLACE_ONE)")
+            raise InputError(f"neighboring_relation {neighboring_relation!r} is not supported (ADD_OR_REMOVE_ONE, REPLACE_ONE "
+                             "or REPLACE_SPECIAL)")
         self._digits = _int(digits, "digits", 1, 1000)
         self._grid_budget = grid_budget
         self._specs: List[str] = []
@@ -779,6 +808,14 @@ class PLDAccountant:
     def _specs_of(self, event, count: int, flag: List[bool]) -> List[str]:
         if self._neighbors == "replace" and _holds(event, "MixtureOfGaussiansDpEvent"):
             raise InputError("MixtureOfGaussiansDpEvent is defined for add-remove neighbours (dp_accounting refuses it under REPLACE_ONE too)")
+        for held in ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent", "RandomizedResponseDpEvent", "MixtureOfGaussiansDpEvent"):
+            if self._special and _holds(event, held):
+                raise InputError(f"{held} under REPLACE_SPECIAL is not supported (dp_accounting refuses it too): use "
+                                 "ADD_OR_REMOVE_ONE or REPLACE_ONE")
+        if self._neighbors == "replace" and _holds(event, "SingleEpochTreeAggregationDpEvent"):
+            raise InputError("SingleEpochTreeAggregationDpEvent is accounted for a record added or removed (or replaced by "
+                             "a zero record, dp_accounting's REPLACE_SPECIAL): its L2 sensitivity sqrt(D) holds there; "
+                             "under REPLACE_ONE it doubles. Use ADD_OR_REMOVE_ONE")
         return _event_specs(event, count, flag)
 
     def supports(self, event) -> bool:
