@@ -37,6 +37,23 @@ pub fn boole_error_terms(rho: &Rational, t_eps: &Rational) -> Fallible<[f64; 4]>
     Ok(error_terms(&lg, a, b, cut.to_f64(), &bp))
 }
 
+/// The error terms of the paper's Fourier integrals for the trade-off function of the 2022-08-25
+/// allocation at total ρ ([SSW24, §A.7]): α(ζ) by the window [⌈ζL⌉, ⌈U⌉] and β(ζ) by [−⌈U⌉, ⌈ζL − nL⌉],
+/// U = 1.5·10⁵, L = 10³, N = 10⁷ + 1 Boole points, evaluated as [`boole_error_terms`] evaluates §A.6's.
+/// `alpha`: the largest terms over every ζ with ⌈ζL⌉ ≥ `edge`; otherwise β's over every ζ with
+/// ⌈ζL − nL⌉ ≤ `edge`. Each term grows as the window widens (E⁽²⁾ with its length, E⁽³⁾ with Σ (|m| + |X|)⁶
+/// over it; E⁽⁰⁾ and E⁽¹⁾ = ν(Σ > U) do not depend on it), so the largest are those of the widest window.
+pub fn tradeoff_boole_error_terms(rho: &Rational, alpha: bool, edge: i64) -> Fallible<[f64; 4]> {
+    const U: i64 = 150_000;
+    if edge.abs() > U {
+        return fallible!(Input, "the window edge must lie in [-{U}, {U}] (the paper's U = 1.5e5), got {edge}");
+    }
+    let bp = BooleParams::default();
+    let (lg, _) = paper_lattice(&dhc_table3_groups(rho), &Rational::from(1), bp.l)?;
+    let (a, b) = if alpha { (edge, U) } else { (-U, edge) };
+    Ok(error_terms(&lg, a, b, U as f64, &bp))
+}
+
 /// The paper's bound of sup_y r_{n,σ}(y) (Fact C.1 / App. C.1, its Table 2), in MPFR at `prec`.
 pub fn clt_residual_bound(n: u32, sigma2: &Rational, prec: u32) -> ResidualBound {
     crate::fourier::clt::residual_sup(n, sigma2, prec)

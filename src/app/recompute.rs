@@ -37,6 +37,7 @@ pub const QUANTITIES: &[&str] = &[
     "clt_residual_part",
     "gauss_tail_exp",
     "fdp_boole_error",
+    "fdp_tradeoff_boole_error",
     "kr_single_level",
     "kr_two_level",
     "kr_decisions",
@@ -49,7 +50,7 @@ pub const QUANTITIES: &[&str] = &[
 ];
 
 /// Quantities whose computation belongs to capabilities not in this build: reported as `pending`.
-pub const PENDING: &[&str] = &["fdp_tradeoff_boole_error"];
+pub const PENDING: &[&str] = &[];
 
 pub fn known(q: &str) -> bool {
     QUANTITIES.contains(&q) || PENDING.contains(&q) || crate::accuracy::published::handles(q)
@@ -258,6 +259,7 @@ impl Ctx {
                 Float::with_val(p, -Rational::from(&z * &z) / 2u32).exp()
             }
             "fdp_boole_error" => self.fdp_boole_error(m)?,
+            "fdp_tradeoff_boole_error" => fdp_tradeoff_boole_error(m)?,
             _ if PENDING.contains(&q) => return Ok(None),
             _ => return fallible!(Input, "unknown quantity '{q}'"),
         };
@@ -473,6 +475,21 @@ impl Ctx {
     }
 }
 
+/// The total error bound of the paper's Fourier integral for the trade-off function ([SSW24, §A.7]) at
+/// total ρ (`rho`): `term=alpha` over every ζ with ⌈ζL⌉ ≥ `edge`, `term=beta` over every ζ with
+/// ⌈ζL − nL⌉ ≤ `edge` (`account::analysis::tradeoff_boole_error_terms`), E⁽⁰⁾ + E⁽¹⁾ + E⁽²⁾ + E⁽³⁾.
+fn fdp_tradeoff_boole_error(m: &In) -> Fallible<Float> {
+    let rho = rat_in(m, "rho")?;
+    let edge: i64 = get(m, "edge")?.parse().map_err(|_| err!(Input, "edge must be an integer (lattice units)"))?;
+    let alpha = match get(m, "term")? {
+        "alpha" => true,
+        "beta" => false,
+        other => return fallible!(Input, "term must be alpha or beta, got {other}"),
+    };
+    let e = crate::account::analysis::tradeoff_boole_error_terms(&rho, alpha, edge)?;
+    Ok(Float::with_val(128, e.iter().sum::<f64>() * (1.0 + 1e-9)))
+}
+
 fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Fallible<Float> {
     // the Table 3 groups: k = 7
     let k = crate::account::analysis::table3_groups() as f64;
@@ -657,6 +674,27 @@ mod tests {
         assert!(e2 < 1.3e-30 && e3 < 2.54e-24 && tot < 2.6e-24);
         assert!((tot - (e0 + e1 + e2 + e3)).abs() <= 1e-12 * tot);
         assert!(c.compute("fdp_boole_error", &inputs("rho=3.65;eps=3;term=e0")).is_err());
+    }
+
+    /// §A.7's bounds, the paper's terms over the windows of the trade-off function: α's 2.6e-24 holds for every
+    /// ζ with ⌈ζL⌉ ≥ −10⁵ (E⁽³⁾ dominates, as in §A.6) and fails for the widest windows (⌈ζL⌉ near −U); β's
+    /// 2.4e-23 holds with room. By the symmetry of ν, β's window [−U, e] is α's [−e, U] reflected: the same terms.
+    #[test]
+    fn recompute_fdp_tradeoff_boole_error() {
+        let c = ctx();
+        let t = |term: &str, edge: i64| {
+            c.compute("fdp_tradeoff_boole_error", &inputs(&format!("rho=3.65;term={term};edge={edge}"))).unwrap().unwrap().to_f64()
+        };
+        let (a, b) = (t("alpha", -100_000), t("beta", 100_000));
+        assert!(a < 2.6e-24 && a > 2.3e-24, "{a:e}");
+        // (the two sums run over m in opposite orders: f64 rounding apart)
+        assert!(b < 2.4e-23 && (a / b - 1.0).abs() < 1e-9, "{a:e} {b:e}");
+        // measured: 2.537e-24 at -105000, 2.615e-24 at -110000, 4.63e-24 at -U
+        assert!(t("alpha", -105_000) < 2.6e-24 && t("alpha", -110_000) > 2.6e-24 && t("alpha", -150_000) > 4.6e-24);
+        // the threshold moves the bound only through the window: narrower windows, smaller terms
+        assert!(t("alpha", 0) < a && t("alpha", 50_000) <= t("alpha", 0));
+        assert!(c.compute("fdp_tradeoff_boole_error", &inputs("rho=3.65;term=alpha;edge=-200000")).is_err());
+        assert!(c.compute("fdp_tradeoff_boole_error", &inputs("rho=3.65;term=gamma;edge=0")).is_err());
     }
 
     /// Figure 6's ρ₂: the input reaches the model (the Table 2 value reproduces the default; ρ₂ = 100 differs).

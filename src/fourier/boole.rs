@@ -357,7 +357,7 @@ pub fn error_terms(groups: &[LatticeGroup], a: i64, b: i64, cut: f64, p: &BooleP
     }
     let sum_rel: f64 = lns.iter().map(|l| (l - lmax).exp()).sum();
     let e2 = ((b - a + 1) as f64 / PI) * du * sum_rel * lmax.exp();
-    // E⁽³⁾ (Fact A.15, App. D.4): (2/945) sup|F⁽⁶⁾| h⁶ (b − a), sup|F⁽⁶⁾| ≤ (1/π) Σ_{m=A}^{B} E(m + |X|)⁶ with
+    // E⁽³⁾ (Fact A.15, App. D.4): (2/945) sup|F⁽⁶⁾| h⁶ (b − a), sup|F⁽⁶⁾| ≤ (1/π) Σ_{m=A}^{B} E(|m| + |X|)⁶ with
     // E|X|^q ≤ (Σ_i a_i L ‖X̄_i‖_q)^q (Minkowski) and ‖X̄_i‖_q from ν's moments.
     let mut ex = [0.0f64; 7];
     ex[0] = groups.iter().map(|g| theta::theta0(g.b2())).product();
@@ -379,7 +379,9 @@ pub fn error_terms(groups: &[LatticeGroup], a: i64, b: i64, cut: f64, p: &BooleP
     let binom = [1.0, 6.0, 15.0, 20.0, 15.0, 6.0, 1.0];
     let mut f6 = 0.0;
     for m in a..=b {
-        let mf = m as f64;
+        // |m|: a window reaching below 0 (the trade-off function's, §A.7) still bounds E|m + X|⁶; the
+        // δ windows (A > 0) are unchanged
+        let mf = (m as f64).abs();
         for j in 0..=6 {
             f6 += binom[j] * mf.powi(6 - j as i32) * ex[j];
         }
