@@ -13,6 +13,7 @@ mod engines_behind_accountant;
 mod error_kinds_cli;
 mod exp_range_cli;
 mod fuzz_parsers;
+mod heavy_twins;
 mod honesty_cli;
 mod interval_edges_cli;
 mod journeys;
