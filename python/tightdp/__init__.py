@@ -660,7 +660,8 @@ def _tree_depth(event) -> int:
     largest tree, each record in one leaf across all trees [KMS+21, App. D] (as dp_accounting's RDP
     accountant counts it); ``int.bit_length`` is that ceiling exactly."""
     counts = event.step_counts
-    counts = list(counts) if isinstance(counts, (list, tuple)) or hasattr(counts, "tolist") else [counts]
+    # a list, a tuple or a numpy array of counts; a scalar (a numpy integer too: it has tolist, but no len)
+    counts = list(counts) if isinstance(counts, (list, tuple)) or hasattr(counts, "__len__") else [counts]
     if not counts:
         raise InputError("SingleEpochTreeAggregationDpEvent: step_counts must be a non-zero count or a non-empty list")
     return max(_int(c, "SingleEpochTreeAggregationDpEvent.step_counts", 0, 2**62) for c in counts).bit_length()
@@ -809,7 +810,7 @@ class PLDAccountant:
         if self._neighbors == "replace" and _holds(event, "MixtureOfGaussiansDpEvent"):
             raise InputError("MixtureOfGaussiansDpEvent is defined for add-remove neighbours (dp_accounting refuses it under REPLACE_ONE too)")
         for held in ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent", "RandomizedResponseDpEvent", "MixtureOfGaussiansDpEvent"):
-            if self._special and _holds(event, held):
+            if self._special and _holds(event, held):  # (a no-op unless REPLACE_SPECIAL)
                 raise InputError(f"{held} under REPLACE_SPECIAL is not supported (dp_accounting refuses it too): use "
                                  "ADD_OR_REMOVE_ONE or REPLACE_ONE")
         if self._neighbors == "replace" and _holds(event, "SingleEpochTreeAggregationDpEvent"):

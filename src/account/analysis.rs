@@ -8,7 +8,9 @@
 
 use crate::error::Fallible;
 use crate::fallible;
-use crate::fourier::boole::{error_terms, BooleParams};
+/// The error terms' total as the paper's pipeline prints it (`fourier::boole::error_total`).
+pub use crate::fourier::boole::error_total;
+use crate::fourier::boole::{error_terms, BooleParams, A7_U as U};
 use crate::fourier::{ceil_i64, dhc_table3_groups, first_above, paper_lattice};
 use crate::num::Interval;
 use crate::pld::lattice::LatticeDist;
@@ -44,7 +46,6 @@ pub fn boole_error_terms(rho: &Rational, t_eps: &Rational) -> Fallible<[f64; 4]>
 /// ⌈ζL − nL⌉ ≤ `edge`. Each term grows as the window widens (E⁽²⁾ with its length, E⁽³⁾ with Σ (|m| + |X|)⁶
 /// over it; E⁽⁰⁾ and E⁽¹⁾ = ν(Σ > U) do not depend on it), so the largest are those of the widest window.
 pub fn tradeoff_boole_error_terms(rho: &Rational, alpha: bool, edge: i64) -> Fallible<[f64; 4]> {
-    const U: i64 = 150_000;
     if edge.abs() > U {
         return fallible!(Input, "the window edge must lie in [-{U}, {U}] (the paper's U = 1.5e5), got {edge}");
     }

@@ -487,7 +487,7 @@ fn fdp_tradeoff_boole_error(m: &In) -> Fallible<Float> {
         other => return fallible!(Input, "term must be alpha or beta, got {other}"),
     };
     let e = crate::account::analysis::tradeoff_boole_error_terms(&rho, alpha, edge)?;
-    Ok(Float::with_val(128, e.iter().sum::<f64>() * (1.0 + 1e-9)))
+    Ok(Float::with_val(128, crate::account::analysis::error_total(&e)))
 }
 
 fn fdp_boole_term(m: &In, e: &[f64; 4]) -> Fallible<Float> {

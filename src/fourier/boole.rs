@@ -392,6 +392,16 @@ pub fn error_terms(groups: &[LatticeGroup], a: i64, b: i64, cut: f64, p: &BooleP
     [e0, e1, e2, e3]
 }
 
+/// §A.7's window end U = 1.5·10⁵ (lattice units): the trade-off function's integrals sum the lattice points
+/// up to it.
+pub const A7_U: i64 = 150_000;
+
+/// E⁽⁰⁾ + E⁽¹⁾ + E⁽²⁾ + E⁽³⁾ of [`error_terms`], inflated by 1e-9 relative for their own f64 evaluation
+/// (sums of positive terms, each accurate to far better than that).
+pub fn error_total(e: &[f64; 4]) -> f64 {
+    e.iter().sum::<f64>() * (1.0 + 1e-9)
+}
+
 /// ν(V ≥ A) ≈ Boole sum for V = Σ k_i X̄_i, threshold m (event V > m), window [A, ⌈factor·m⌉].
 pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progress: Progress) -> Fallible<FourierValue> {
     if *m <= 0 {
@@ -416,7 +426,7 @@ pub fn boole_tail(groups: &[LatticeGroup], m: &Rational, p: &BooleParams, progre
         value: value.m,
         error_terms: errs,
         rounding: value.r,
-        error_bound: errs.iter().sum::<f64>() * (1.0 + 1e-9) + value.r,
+        error_bound: error_total(&errs) + value.r,
         window: (a, b),
         n_points: p.n_points,
         seconds: t0.elapsed().as_secs_f64(),
@@ -442,8 +452,7 @@ pub fn delta_fourier(mechs: &[GaussGroup], eps: &Rational, p: &BooleParams, prog
     let e = Ball::new(ef, U * ef.abs()).exp();
     let second = e.mul(Ball::new(second_prob.value, second_prob.rounding));
     let delta = Ball::new(first.value, first.rounding).sub(second);
-    let terms = |v: &FourierValue| v.error_terms.iter().sum::<f64>() * (1.0 + 1e-9);
-    let bound = up(terms(&first) + e.hi() * terms(&second_prob) + delta.r);
+    let bound = up(error_total(&first.error_terms) + e.hi() * error_total(&second_prob.error_terms) + delta.r);
     Ok(FourierDelta { delta: delta.m, bound, second: second.m, first, second_prob })
 }
 
@@ -557,12 +566,12 @@ mod tests {
             let eps = rho.clone() * (Rational::from(1) + parse_rational(zeta).unwrap() / 5u32);
             let (m, _) = ml.thresholds(&eps);
             let a = first_above(&m).unwrap();
-            let f = Integrand::new(&ml.groups, a, 150_000);
+            let f = Integrand::new(&ml.groups, a, A7_U);
             let v = boole_sum(&f, p.upper, p.n_points, &no_progress);
             let lat = prof.delta(&eps).first;
             let e = crate::account::analysis::tradeoff_boole_error_terms(&rho, true, a).unwrap();
             // (the integral's end is (N − 1)·h in f64, a few ulps below 1/100: E⁽²⁾ is 1e-298 here either way)
-            let bound = e.iter().sum::<f64>() * (1.0 + 1e-9) + v.r;
+            let bound = error_total(&e) + v.r;
             let (lo, hi) = (lat.lo().to_f64(), lat.hi().to_f64());
             assert!(v.m - bound <= hi && lo <= v.m + bound, "ζ = {zeta}: Boole {} ± {bound:e} vs lattice [{lo:e}, {hi:e}]", v.m);
             if zeta == "10.0005" {

@@ -251,27 +251,21 @@ mod tests {
         for (i, (qs, s2, dir, n, e, want)) in cases.into_iter().enumerate() {
             let m = law(qs, s2);
             // the default tier: one step at h = 1/256, two at 1/128 (second order: 4 and 16 times wider)
-            let widen = if heavy {
-                1.0
+            let (h, widen) = if heavy {
+                ("1/512", 1.0)
             } else if n > 1 {
-                16.0
+                ("1/128", 16.0)
             } else {
-                4.0
+                ("1/256", 4.0)
             };
-            let hq = q(if heavy {
-                "1/512"
-            } else if n > 1 {
-                "1/128"
-            } else {
-                "1/256"
-            });
+            let hq = q(h);
             let u = upper(&m, dir, &hq, 80, p).unwrap();
             let l = lower(&m, dir, &hq, 80, p).unwrap();
             let (cu, cl) = (compose(&[(u, n)], 90).unwrap().0, compose(&[(l, n)], 90).unwrap().0);
             let b = delta_bracket(&cu, &cl, &q(e));
             let w = Float::with_val(p, Float::parse(want).unwrap());
             assert!(*b.lo() <= w && w <= *b.hi(), "q={qs} σ²={s2} {dir:?} n={n} ε={e}: bracket {b} misses {want}");
-            // the bracket is narrow: second order in h = 1/512 (relative ~1e-5 or better)
+            // the bracket is narrow: second order in h (relative ~1e-5 or better at 1/512)
             let rel = Float::with_val(p, b.width() / &w).to_f64();
             let max_rel = widen * max_rel[i];
             assert!(rel < max_rel, "q={qs} {dir:?} n={n} ε={e}: relative width {rel:.3e}");
