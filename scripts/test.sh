@@ -20,13 +20,21 @@ fi
 V=target/pyvenv
 pyenv=""
 if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
-  # the Python test environment is made while cargo builds (pip is mostly waiting on files and the index)
+  # The Python test environment is made, and the package built into it, while cargo builds and runs the Rust
+  # tests: pip is mostly waiting on files, and the wheel's compile (the bindings only: the package's cargo
+  # build shares target/ and the feature set with the tests, Cargo.toml's syn entry) is mostly one core's
+  # work. cargo's lock on target/ makes that build wait for the tests' build, not for the tests.
   mkdir -p target
   (
     [ -x "$V/bin/python" ] || python3 -m venv "$V"
-    "$V/bin/pip" install -q pytest numpy
-    "$V/bin/pip" install -q pytest-xdist || echo "test.sh: pytest-xdist not installable; the Python tests run one at a time" >&2
-    "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side tests will be skipped" >&2
+    # one resolver run, no byte-compiling of scipy's thousands of modules (imports compile what they use);
+    # one package at a time where one of them does not install
+    "$V/bin/pip" install -q --no-compile pytest numpy maturin pytest-xdist dp-accounting || {
+      "$V/bin/pip" install -q pytest numpy maturin
+      "$V/bin/pip" install -q pytest-xdist || echo "test.sh: pytest-xdist not installable; the Python tests run one at a time" >&2
+      "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side tests will be skipped" >&2
+    }
+    CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q --no-build-isolation ./python
   ) >target/pyvenv-setup.log 2>&1 &
   pyenv=$!
   trap '[ -n "$pyenv" ] && kill "$pyenv" 2>/dev/null || true' EXIT
@@ -45,14 +53,11 @@ fi
 if [ -n "$pyenv" ]; then
   if ! wait "$pyenv"; then
     cat target/pyvenv-setup.log >&2
-    echo "test.sh: could not make the Python test environment in $V" >&2
+    echo "test.sh: could not make the Python test environment in $V or build the package into it" >&2
     exit 1
   fi
   pyenv=""
   grep -h "^test.sh:" target/pyvenv-setup.log >&2 || true
-  # the package's cargo build shares target/ and the feature set with the tests above (Cargo.toml's syn
-  # entry), so it compiles only the bindings
-  CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q ./python
   args=(-q)
   [ -n "$heavy" ] && args+=(-m heavy)
   # both cores (pytest-xdist) where it installed
