@@ -34,7 +34,8 @@ if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
       "$V/bin/pip" install -q pytest-xdist || echo "test.sh: pytest-xdist not installable; the Python tests run one at a time" >&2
       "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side tests will be skipped" >&2
     }
-    CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q --no-build-isolation ./python
+    # (maturin's Python entry point runs the `maturin` program it finds on PATH: the venv's)
+    PATH="$PWD/$V/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q --no-build-isolation ./python
   ) >target/pyvenv-setup.log 2>&1 &
   pyenv=$!
   trap '[ -n "$pyenv" ] && kill "$pyenv" 2>/dev/null || true' EXIT

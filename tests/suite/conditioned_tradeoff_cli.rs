@@ -8,6 +8,15 @@
 
 use crate::common::{float as f, holds_quoted as holds, json_bracket as run, json_of, PHSAFE, SAFETAB_H};
 use rug::Float;
+use std::sync::OnceLock;
+
+type Bracket = (Float, Float, u32, String);
+
+/// PHSafe's f(1e-3) by the default engine (~2 CPU-s): computed once for the tests that read it.
+fn phsafe_auto() -> &'static Bracket {
+    static F: OnceLock<Bracket> = OnceLock::new();
+    F.get_or_init(|| tradeoff(PHSAFE, "1e-3", &[]))
+}
 
 fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, String) {
     let mut a = vec!["--alpha", alpha];
@@ -20,11 +29,11 @@ fn tradeoff(mechs: &[&str], alpha: &str, extra: &[&str]) -> (Float, Float, u32, 
 /// within 1e-5 of its lower end (the knot ε ≈ μz − μ²/2 of the Gaussian approximation, μ = √(2ρ),
 /// z = Φ⁻¹(1 − α) ≈ 3.09). Auto (conditioning, or for PHSafe the lattice Fourier inversion, which prices
 /// wide weights) gives ≥ 20 digits overlapping it.
-fn census_product(mechs: &[&str], eps: &[&str]) {
+fn census_product(mechs: &[&str], auto: &Bracket, eps: &[&str]) {
     let (lo, hi, digits, method) = tradeoff(mechs, "1e-3", &["--method", "conditioned"]);
     assert_eq!(method, "conditioned");
     assert!(digits >= 20, "digits {digits}");
-    let (alo, ahi, adigits, amethod) = tradeoff(mechs, "1e-3", &[]);
+    let (alo, ahi, adigits, amethod) = auto.clone();
     assert!(amethod == "conditioned" || amethod == "lattice-fourier", "{amethod}");
     assert!(adigits >= 20 && alo <= hi && lo <= ahi, "auto ({amethod}) [{alo}, {ahi}] vs conditioned [{lo}, {hi}]");
     let mut best = f("-1");
@@ -41,7 +50,7 @@ fn census_product(mechs: &[&str], eps: &[&str]) {
 
 #[test]
 fn phsafe_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
-    census_product(PHSAFE, &["3.4", "3.64", "3.9"]);
+    census_product(PHSAFE, phsafe_auto(), &["3.4", "3.64", "3.9"]);
 }
 
 /// (SafeTab-H's 198 queries take ~22 s: the heavy tier; PHSafe's above, the same path at 49 queries, is
@@ -49,18 +58,18 @@ fn phsafe_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
 #[test]
 #[ignore = "heavy: SafeTab-H's trade-off function by conditioning (~22 s)"]
 fn safetab_h_tradeoff_has_twenty_digits_and_holds_the_smoothed_lines() {
-    census_product(SAFETAB_H, &["3.9", "4.14", "4.4"]);
+    census_product(SAFETAB_H, &tradeoff(SAFETAB_H, "1e-3", &[]), &["3.9", "4.14", "4.4"]);
 }
 
 /// The attack command's TPR at FPR 1e-3 is 1 − f(1e-3) of the same engine (its 25-digit output rounded
 /// outward).
 #[test]
 fn phsafe_attack_is_one_minus_the_tradeoff() {
-    let (flo, fhi, _, _) = tradeoff(PHSAFE, "1e-3", &[]);
+    let (flo, fhi, _, _) = phsafe_auto();
     let j = json_of("attack", PHSAFE, &["--fpr", "1e-3"]);
     let row = &j["per_fpr"][0];
     let (tlo, thi) = (f(row["tpr_lo"].as_str().unwrap()), f(row["tpr_hi"].as_str().unwrap()));
-    let (elo, ehi) = (Float::with_val(256, 1 - &fhi), Float::with_val(256, 1 - &flo));
+    let (elo, ehi) = (Float::with_val(256, 1 - fhi), Float::with_val(256, 1 - flo));
     let tol = f("1e-24");
     assert!(tlo <= elo && Float::with_val(256, &elo - &tlo) < tol, "tpr_lo {tlo} vs 1 - f_hi {elo}");
     assert!(thi >= ehi && Float::with_val(256, &thi - &ehi) < tol, "tpr_hi {thi} vs 1 - f_lo {ehi}");

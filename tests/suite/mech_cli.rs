@@ -1,7 +1,7 @@
 //! End-to-end tests of the mechanism commands: synth, safetab-p, certify, safetab-tables.
 //! Reference values come from the papers (Tables 6/7) or docs/research/safetab_numbers.py.
 
-use crate::common::bin;
+use crate::common::{bin, cli, csv_rows};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -170,14 +170,36 @@ fn mech_certify_follows_the_budget() {
     assert!(err.contains("not the recorded budget 'rho=1.8'"), "{err}");
 }
 
+/// Tables 7 and 6 (SafeTab-P) and 4 (SafeTab-RE) as printed, and Table 2 (SafeTab-RE) to 1e-9 against the
+/// references of docs/research/safetab_numbers.py (printed inputs), as `tabulation::safetab_re`'s unit
+/// test `table2_values` (heavy tier) checks them: pure 15.29; RDP (eq. 17, s = 9) 13.5463473578; s = 10
+/// 13.1548546076; exact RDP 14.1649808248; analytical 12.805867639; grid 12.1773094826; the exact
+/// geometric profiles below every RDP value and pure DP.
 #[test]
 fn mech_safetab_tables_reproduce_printed_values() {
-    let a = bin().args(["safetab-tables", "--format", "csv"]).assert().success();
-    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    let o = cli(["safetab-tables", "--format", "csv"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
     // Table 7 (P), Table 6 (P), Table 4 (RE) printed values
     for s in ["P-T7,Nation/State Detailed,3,1.921,2.134,3.842,4.268", "P-T6,0.008,93", "P-T6,0.159,21", "P-T6,0.543,11", "6,0.481,0.534"] {
         assert!(out.contains(s), "missing {s}\n{out}");
     }
+    // Table 2: its rows follow the header `item,printed,value_lo,value_hi,note`
+    let table2 = &out[out.find("item,printed,value_lo,value_hi,note\n").expect("no Table 2")..];
+    let rows = csv_rows(table2);
+    let v = |i: usize| rows[i + 1][2].parse::<f64>().unwrap();
+    for (i, want, tol) in [
+        (0, 15.29, 1e-9),
+        (1, 13.5463473578, 1e-9),
+        (2, 13.1548546076, 1e-9),
+        (3, 14.1649808248, 1e-9),
+        (4, 12.805867639, 1e-8),
+        (5, 12.1773094826, 1e-9),
+    ] {
+        assert!((v(i) - want).abs() < tol, "Table 2 row {i}: {} vs {want}", v(i));
+    }
+    let (ex2, ex1) = (v(6), v(7));
+    assert!(ex2 < ex1 && ex1 < 14.1649808248 && ex1 < 15.29, "{ex2} {ex1}");
 }
 
 /// Algorithm 4 ([HBC25, §5.3.3]) end to end. The synthetic geography makes every
