@@ -297,13 +297,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
     std::fs::create_dir_all(opts.out_dir).map_err(|e| err!(Io, "cannot create '{}': {e}", opts.out_dir.display()))?;
     let csv_path = opts.out_dir.join("measurements.csv");
     let tmp: PathBuf = opts.out_dir.join(format!(".measurements.csv.tmp{}", std::process::id()));
-    if let Persons::Table(h) = persons {
-        let nc = plan.schema.cells();
-        let n: u64 = (0..h.len()).filter(|&i| opts.structural_zero.get(i % nc).copied().unwrap_or(false)).map(|i| h[i] as u64).sum();
-        if n > 0 {
-            return fallible!(Input, "person file: {n} persons in cells that are structural zeros ({})", opts.structural_zeros);
-        }
-    }
+    check_structural_zeros(plan, persons, opts)?;
     let mut side = Side::default();
     for &l in &opts.invariant_levels {
         if let Some(k) = spine.ose.iter().position(|o| norm_name(&o.name) == norm_name(&spine.levels[l])) {
@@ -325,6 +319,40 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
             return Err(e);
         }
     };
+    let manifest = manifest(plan, spine, opts, entries, paths, rows);
+    let json = serde_json::to_string_pretty(&manifest).expect("invariant: a serialisable manifest") + "\n";
+    if let Err(e) = std::fs::rename(&tmp, &csv_path) {
+        let _ = std::fs::remove_file(&tmp);
+        return fallible!(Io, "cannot write '{}': {e}", csv_path.display());
+    }
+    if let Err(e) = write_run_files(plan, spine, opts, &side, &json) {
+        let _ = std::fs::remove_file(&csv_path);
+        return Err(e);
+    }
+    Ok(manifest)
+}
+
+/// A person table with persons in structural-zero cells is refused before anything is written.
+fn check_structural_zeros(plan: &Plan, persons: &Persons, opts: &MeasureOpts) -> Fallible<()> {
+    if let Persons::Table(h) = persons {
+        let nc = plan.schema.cells();
+        let n: u64 = (0..h.len()).filter(|&i| opts.structural_zero.get(i % nc).copied().unwrap_or(false)).map(|i| h[i] as u64).sum();
+        if n > 0 {
+            return fallible!(Input, "person file: {n} persons in cells that are structural zeros ({})", opts.structural_zeros);
+        }
+    }
+    Ok(())
+}
+
+/// The run's manifest: the plan, the geography's statistics, the noise table and what was written.
+fn manifest(
+    plan: &Plan,
+    spine: &Spine,
+    opts: &MeasureOpts,
+    entries: Vec<NoiseEntry>,
+    paths: Vec<PathEntry>,
+    rows: u64,
+) -> TopdownManifest {
     let stats = spine.level_stats();
     let levels = stats
         .iter()
@@ -350,7 +378,7 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         ),
     };
     let bypassed = spine.span.iter().filter(|&&s| s == 0).count();
-    let manifest = TopdownManifest {
+    TopdownManifest {
         format: MANIFEST_FORMAT.into(),
         allocation: plan.alloc_name.clone(),
         rho: plan.rho.to_string(),
@@ -379,13 +407,11 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
         } else {
             "ChaCha20 seeded from the operating system".into()
         },
-    };
-    let json = serde_json::to_string_pretty(&manifest).expect("invariant: a serialisable manifest") + "\n";
-    if let Err(e) = std::fs::rename(&tmp, &csv_path) {
-        let _ = std::fs::remove_file(&tmp);
-        return fallible!(Io, "cannot write '{}': {e}", csv_path.display());
     }
-    // the run's geography, invariants and units, then the manifest last
+}
+
+/// The run's geography, invariants and units, then the manifest last; on a failure none of them is left.
+fn write_run_files(plan: &Plan, spine: &Spine, opts: &MeasureOpts, side: &Side, json: &str) -> Fallible<()> {
     use crate::topdown::measurement::rundir::{
         write_geography, write_invariants, write_units, GEOGRAPHY_FILE, INVARIANTS_FILE, UNITS_FILE,
     };
@@ -413,14 +439,12 @@ pub fn measure(plan: &Plan, spine: &Spine, persons: &Persons, opts: &MeasureOpts
             }
         })
         .and_then(|_| crate::record::write_atomic(&opts.out_dir.join("manifest.json"), json.as_bytes()));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&csv_path);
+    if written.is_err() {
         for f in files {
             let _ = std::fs::remove_file(opts.out_dir.join(f));
         }
-        return Err(e);
     }
-    Ok(manifest)
+    written
 }
 
 fn stream<W: Write>(
