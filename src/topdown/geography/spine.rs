@@ -114,45 +114,9 @@ impl Spine {
     pub fn from_reader<R: std::io::Read>(r: R) -> Fallible<Spine> {
         let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(r);
         let header = rdr.headers().map_err(|e| crate::error::Error::from(e).context("bad header"))?.clone();
-        if header.len() < 2 {
-            return fallible!(Input, "the header needs a block column and at least one ancestor column");
-        }
-        let first_ose = header.iter().position(|h| h.starts_with("ose:")).unwrap_or(header.len());
-        if first_ose < 2 {
-            return fallible!(Input, "the header needs a block column and at least one ancestor column before the ose: columns");
-        }
-        if header.iter().skip(first_ose).any(|h| !h.starts_with("ose:")) {
-            return fallible!(Input, "ancestor columns must come before all ose: columns");
-        }
-        // levels: ancestors top..bottom, then the block level
-        let mut levels: Vec<String> = header.iter().skip(1).take(first_ose - 1).map(|s| s.trim().to_string()).collect();
-        levels.push(header[0].trim().to_string());
-        {
-            let mut seen = std::collections::HashSet::new();
-            for l in &levels {
-                if l.is_empty() {
-                    return fallible!(Input, "empty geolevel name in the header");
-                }
-                if !seen.insert(norm_name(l)) {
-                    return fallible!(Input, "geolevel '{l}' appears twice in the header");
-                }
-            }
-        }
-        if levels.len() > 250 {
-            return fallible!(Input, "too many geolevels");
-        }
+        let (levels, first_ose, ose_names) = parse_header(&header)?;
         let nl = levels.len();
-        let ose_names: Vec<String> = header.iter().skip(first_ose).map(|h| h["ose:".len()..].trim().to_string()).collect();
-        for (i, o) in ose_names.iter().enumerate() {
-            if o.is_empty() || ose_names[..i].iter().any(|p| norm_name(p) == norm_name(o)) {
-                return fallible!(Input, "off-spine category 'ose:{o}' is empty or appears twice in the header");
-            }
-        }
-
-        let mut index: HashMap<String, u32> = HashMap::new();
-        let mut ids: Vec<String> = Vec::new();
-        let mut level: Vec<u8> = Vec::new();
-        let mut parent: Vec<u32> = Vec::new();
+        let mut tree = TreeBuilder::default();
         let mut blocks: Vec<u32> = Vec::new();
         let mut ose_maps: Vec<HashMap<String, u32>> = vec![HashMap::new(); ose_names.len()];
         let mut ose_ents: Vec<Vec<String>> = vec![Vec::new(); ose_names.len()];
@@ -170,54 +134,7 @@ impl Spine {
                 if id.is_empty() {
                     return fallible!(Input, "line {row}: block '{}' has an unknown parent: empty {} id", rec[0].trim(), levels[li]);
                 }
-                if let Some(&prev) = chain.iter().find(|&&u| ids[u as usize] == id) {
-                    return fallible!(
-                        Input,
-                        "line {row}: geounit '{id}' is its own ancestor ({} and {}): the spine would contain a cycle",
-                        levels[level[prev as usize] as usize],
-                        levels[li]
-                    );
-                }
-                let par = chain.last().copied().unwrap_or(NONE);
-                let u = match index.get(id) {
-                    Some(&u) => {
-                        if level[u as usize] as usize != li {
-                            return fallible!(
-                                Input,
-                                "line {row}: geounit '{id}' appears at two geolevels ({} and {}): the spine would not be a tree",
-                                levels[level[u as usize] as usize],
-                                levels[li]
-                            );
-                        }
-                        if li + 1 == nl {
-                            return fallible!(Input, "line {row}: duplicate block '{id}'");
-                        }
-                        if parent[u as usize] != par {
-                            return fallible!(
-                                Input,
-                                "line {row}: {} '{id}' has two parents, '{}' and '{}'",
-                                levels[li],
-                                ids[parent[u as usize] as usize],
-                                ids[par as usize]
-                            );
-                        }
-                        u
-                    }
-                    None => {
-                        if li == 0 && !ids.is_empty() {
-                            return fallible!(Input, "line {row}: a second root '{id}' at {} (the spine needs a single root)", levels[0]);
-                        }
-                        let u = ids.len() as u32;
-                        if u == NONE {
-                            return fallible!(Input, "too many geounits");
-                        }
-                        ids.push(id.to_string());
-                        level.push(li as u8);
-                        parent.push(par);
-                        index.insert(id.to_string(), u);
-                        u
-                    }
-                };
+                let u = tree.add(id, li, &chain, row, &levels)?;
                 chain.push(u);
             }
             let b = *chain.last().expect("invariant: a non-empty chain");
@@ -245,6 +162,7 @@ impl Spine {
             .zip(ose_of)
             .map(|((name, entities), of_block)| OseCategory { name, entities, of_block })
             .collect();
+        let TreeBuilder { ids, level, parent, .. } = tree;
         Spine::assemble(levels, ids, level, parent, blocks, ose)
     }
 
@@ -458,6 +376,105 @@ impl Spine {
     /// Members (by block number) of entity e of OSE category k.
     pub fn ose_members(&self, k: usize, e: u32) -> Vec<bool> {
         self.ose[k].of_block.iter().map(|&x| x == e).collect()
+    }
+}
+
+
+/// The geography file's header: the geolevels (ancestors top to bottom, then the block level), the index
+/// of the first `ose:` column and the off-spine categories' names, validated.
+fn parse_header(header: &csv::StringRecord) -> Fallible<(Vec<String>, usize, Vec<String>)> {
+    if header.len() < 2 {
+        return fallible!(Input, "the header needs a block column and at least one ancestor column");
+    }
+    let first_ose = header.iter().position(|h| h.starts_with("ose:")).unwrap_or(header.len());
+    if first_ose < 2 {
+        return fallible!(Input, "the header needs a block column and at least one ancestor column before the ose: columns");
+    }
+    if header.iter().skip(first_ose).any(|h| !h.starts_with("ose:")) {
+        return fallible!(Input, "ancestor columns must come before all ose: columns");
+    }
+    // levels: ancestors top..bottom, then the block level
+    let mut levels: Vec<String> = header.iter().skip(1).take(first_ose - 1).map(|s| s.trim().to_string()).collect();
+    levels.push(header[0].trim().to_string());
+    let mut seen = std::collections::HashSet::new();
+    for l in &levels {
+        if l.is_empty() {
+            return fallible!(Input, "empty geolevel name in the header");
+        }
+        if !seen.insert(norm_name(l)) {
+            return fallible!(Input, "geolevel '{l}' appears twice in the header");
+        }
+    }
+    if levels.len() > 250 {
+        return fallible!(Input, "too many geolevels");
+    }
+    let ose_names: Vec<String> = header.iter().skip(first_ose).map(|h| h["ose:".len()..].trim().to_string()).collect();
+    for (i, o) in ose_names.iter().enumerate() {
+        if o.is_empty() || ose_names[..i].iter().any(|p| norm_name(p) == norm_name(o)) {
+            return fallible!(Input, "off-spine category 'ose:{o}' is empty or appears twice in the header");
+        }
+    }
+    Ok((levels, first_ose, ose_names))
+}
+
+/// The geounits read so far: ids, geolevels and parents, indexed by id.
+#[derive(Default)]
+struct TreeBuilder {
+    index: HashMap<String, u32>,
+    ids: Vec<String>,
+    level: Vec<u8>,
+    parent: Vec<u32>,
+}
+
+impl TreeBuilder {
+    /// The geounit `id` at geolevel `li` below the row's `chain` of ancestors (new, or the one seen before,
+    /// which must sit at the same level under the same parent): the spine stays a tree with one root.
+    fn add(&mut self, id: &str, li: usize, chain: &[u32], row: usize, levels: &[String]) -> Fallible<u32> {
+        let (ids, level, parent) = (&self.ids, &self.level, &self.parent);
+        if let Some(&prev) = chain.iter().find(|&&u| ids[u as usize] == id) {
+            return fallible!(
+                Input,
+                "line {row}: geounit '{id}' is its own ancestor ({} and {}): the spine would contain a cycle",
+                levels[level[prev as usize] as usize],
+                levels[li]
+            );
+        }
+        let par = chain.last().copied().unwrap_or(NONE);
+        if let Some(&u) = self.index.get(id) {
+            if level[u as usize] as usize != li {
+                return fallible!(
+                    Input,
+                    "line {row}: geounit '{id}' appears at two geolevels ({} and {}): the spine would not be a tree",
+                    levels[level[u as usize] as usize],
+                    levels[li]
+                );
+            }
+            if li + 1 == levels.len() {
+                return fallible!(Input, "line {row}: duplicate block '{id}'");
+            }
+            if parent[u as usize] != par {
+                return fallible!(
+                    Input,
+                    "line {row}: {} '{id}' has two parents, '{}' and '{}'",
+                    levels[li],
+                    ids[parent[u as usize] as usize],
+                    ids[par as usize]
+                );
+            }
+            return Ok(u);
+        }
+        if li == 0 && !ids.is_empty() {
+            return fallible!(Input, "line {row}: a second root '{id}' at {} (the spine needs a single root)", levels[0]);
+        }
+        let u = ids.len() as u32;
+        if u == NONE {
+            return fallible!(Input, "too many geounits");
+        }
+        self.ids.push(id.to_string());
+        self.level.push(li as u8);
+        self.parent.push(par);
+        self.index.insert(id.to_string(), u);
+        Ok(u)
     }
 }
 
