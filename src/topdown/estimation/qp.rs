@@ -47,6 +47,24 @@ pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Fallible<
     if nx == 0 {
         return Ok(Vec::new());
     }
+    check_rows(p, rows, groups)?;
+    // the scale of the data (the bounds' upper ends, 99999 per facility, are far above it and left out)
+    let scale = rows.iter().fold(data_scale(p), |s, r| s.max(r.lo.abs()));
+    let scale = groups.iter().fold(scale, |s, g| s.max(g.total));
+    let mut qp = Qp { pdiag: vec![0.0; nx], q: vec![0.0; nx], ..Qp::default() };
+    qp.equalities(p, groups, scale);
+    qp.inequalities(nx, n, rows, scale);
+    let x = qp.solve()?;
+    let x: Vec<f64> = x[..nx].iter().map(|&v| (v * scale).max(0.0)).collect();
+    if x.iter().any(|v| !v.is_finite()) {
+        return fallible!(Input, "L2: the solver returned a non-finite value");
+    }
+    Ok(x)
+}
+
+/// The extra rows and groups name children and cells of the problem, with ordered finite bounds.
+fn check_rows(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Fallible<()> {
+    let (n, m) = (p.n, p.children.len());
     for r in rows {
         if r.child >= m || r.cells.iter().any(|&k| k as usize >= n) || !(r.lo <= r.hi) || r.lo.is_nan() {
             return fallible!(Input, "L2: a constraint row does not match the problem");
@@ -57,119 +75,135 @@ pub fn solve(p: &Problem, rows: &[CellSumRow], groups: &[GroupRow]) -> Fallible<
             return fallible!(Input, "L2: a group invariant does not match the problem");
         }
     }
-    // the scale of the data (the bounds' upper ends, 99999 per facility, are far above it and left out)
-    let scale = rows.iter().fold(data_scale(p), |s, r| s.max(r.lo.abs()));
-    let scale = groups.iter().fold(scale, |s, g| s.max(g.total));
-    // columns: x, then one auxiliary per answer cell of each non-identity term
-    let mut pdiag = vec![0.0; nx];
-    let mut q = vec![0.0; nx];
-    let (mut ri, mut rj, mut rv, mut b) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut row = 0usize;
-    let mut eq = |ri: &mut Vec<usize>, rj: &mut Vec<usize>, rv: &mut Vec<f64>, cols: &mut dyn Iterator<Item = (usize, f64)>| {
+    Ok(())
+}
+
+/// The quadratic programme in Clarabel's form, in scaled units: min ½ xᵀ diag(pdiag) x + qᵀx subject to
+/// A x + s = b with s in the zero cone (the first `n_eq` rows) and the non-negative cone (the rest); the
+/// columns are the children's cells, then one auxiliary per answer cell of each non-identity term.
+#[derive(Default)]
+struct Qp {
+    pdiag: Vec<f64>,
+    q: Vec<f64>,
+    ri: Vec<usize>,
+    rj: Vec<usize>,
+    rv: Vec<f64>,
+    b: Vec<f64>,
+    rows: usize,
+    n_eq: usize,
+}
+
+impl Qp {
+    /// One row of A: the (column, coefficient) pairs.
+    fn row(&mut self, cols: impl Iterator<Item = (usize, f64)>) {
         for (c, a) in cols {
-            ri.push(row);
-            rj.push(c);
-            rv.push(a);
+            self.ri.push(self.rows);
+            self.rj.push(c);
+            self.rv.push(a);
         }
-        row += 1;
-    };
-    if let Some(par) = &p.parent {
-        for k in 0..n {
-            eq(&mut ri, &mut rj, &mut rv, &mut (0..m).map(|c| (c * n + k, 1.0)));
-            b.push(par[k] / scale);
+        self.rows += 1;
+    }
+
+    /// The parent's histogram, the children's and groups' totals, and the terms: identity terms on the
+    /// diagonal, the others through their auxiliary columns.
+    fn equalities(&mut self, p: &Problem, groups: &[GroupRow], scale: f64) {
+        let (n, m) = (p.n, p.children.len());
+        if let Some(par) = &p.parent {
+            for k in 0..n {
+                self.row((0..m).map(|c| (c * n + k, 1.0)));
+                self.b.push(par[k] / scale);
+            }
         }
-    }
-    // child totals and group totals; with a parent, when they cover every child, one is implied
-    let covered = (0..m).all(|c| p.children[c].total.is_some() || groups.iter().any(|g| g.children.contains(&c)));
-    let mut total_rows: Vec<(Vec<usize>, f64)> = (0..m)
-        .filter_map(|c| p.children[c].total.map(|t| (vec![c], t)))
-        .chain(groups.iter().map(|g| (g.children.clone(), g.total)))
-        .collect();
-    if p.parent.is_some() && covered {
-        total_rows.pop();
-    }
-    for (cs, t) in &total_rows {
-        eq(&mut ri, &mut rj, &mut rv, &mut cs.iter().flat_map(|&c| (0..n).map(move |k| (c * n + k, 1.0))));
-        b.push(t / scale);
-    }
-    let mut ncols = nx;
-    for (c, ch) in p.children.iter().enumerate() {
-        for t in &ch.terms {
-            if t.rows == n && t.map.iter().enumerate().all(|(k, &j)| j as usize == k) {
-                for k in 0..n {
-                    pdiag[c * n + k] += 2.0 * t.weight;
-                    q[c * n + k] -= 2.0 * t.weight * t.y[k] / scale;
+        // child totals and group totals; with a parent, when they cover every child, one is implied
+        let covered = (0..m).all(|c| p.children[c].total.is_some() || groups.iter().any(|g| g.children.contains(&c)));
+        let mut total_rows: Vec<(Vec<usize>, f64)> = (0..m)
+            .filter_map(|c| p.children[c].total.map(|t| (vec![c], t)))
+            .chain(groups.iter().map(|g| (g.children.clone(), g.total)))
+            .collect();
+        if p.parent.is_some() && covered {
+            total_rows.pop();
+        }
+        for (cs, t) in &total_rows {
+            self.row(cs.iter().flat_map(|&c| (0..n).map(move |k| (c * n + k, 1.0))));
+            self.b.push(t / scale);
+        }
+        let mut ncols = n * m;
+        for (c, ch) in p.children.iter().enumerate() {
+            for t in &ch.terms {
+                if t.rows == n && t.map.iter().enumerate().all(|(k, &j)| j as usize == k) {
+                    for k in 0..n {
+                        self.pdiag[c * n + k] += 2.0 * t.weight;
+                        self.q[c * n + k] -= 2.0 * t.weight * t.y[k] / scale;
+                    }
+                    continue;
                 }
-                continue;
+                for j in 0..t.rows {
+                    self.pdiag.push(2.0 * t.weight);
+                    self.q.push(-2.0 * t.weight * t.y[j] / scale);
+                    let aux = ncols + j;
+                    let cells: Vec<usize> = (0..n).filter(|&k| t.map[k] as usize == j).collect();
+                    self.row(std::iter::once((aux, 1.0)).chain(cells.into_iter().map(|k| (c * n + k, -1.0))));
+                    self.b.push(0.0);
+                }
+                ncols += t.rows;
             }
-            for j in 0..t.rows {
-                pdiag.push(2.0 * t.weight);
-                q.push(-2.0 * t.weight * t.y[j] / scale);
-                let aux = ncols + j;
-                let cells: Vec<usize> = (0..n).filter(|&k| t.map[k] as usize == j).collect();
-                eq(&mut ri, &mut rj, &mut rv, &mut std::iter::once((aux, 1.0)).chain(cells.into_iter().map(|k| (c * n + k, -1.0))));
-                b.push(0.0);
+        }
+        self.n_eq = self.rows;
+    }
+
+    /// −x ≤ 0 for the `nx` cells, then −Σ ≤ −lo and Σ ≤ hi for the extra rows.
+    fn inequalities(&mut self, nx: usize, n: usize, rows: &[CellSumRow], scale: f64) {
+        for v in 0..nx {
+            self.row(std::iter::once((v, -1.0)));
+            self.b.push(0.0);
+        }
+        for r in rows {
+            for (sign, bound) in [(-1.0, -r.lo), (1.0, r.hi)] {
+                if !bound.is_finite() || (sign < 0.0 && r.lo <= 0.0) {
+                    continue;
+                }
+                self.row(r.cells.iter().map(|&k| (r.child * n + k as usize, sign)));
+                self.b.push(bound / scale);
             }
-            ncols += t.rows;
         }
     }
-    let n_eq = row;
-    // inequalities: −x ≤ 0, −Σ ≤ −lo, Σ ≤ hi
-    let mut irow = n_eq;
-    for v in 0..nx {
-        ri.push(irow);
-        rj.push(v);
-        rv.push(-1.0);
-        b.push(0.0);
-        irow += 1;
-    }
-    for r in rows {
-        for (sign, bound) in [(-1.0, -r.lo), (1.0, r.hi)] {
-            if !bound.is_finite() || (sign < 0.0 && r.lo <= 0.0) {
-                continue;
-            }
-            for &k in &r.cells {
-                ri.push(irow);
-                rj.push(r.child * n + k as usize);
-                rv.push(sign);
-            }
-            b.push(bound / scale);
-            irow += 1;
+
+    /// Clarabel's interior point (tolerances 1e-11 in scaled units, one thread): the solution vector.
+    fn solve(self) -> Fallible<Vec<f64>> {
+        let ncols = self.pdiag.len();
+        let n_ineq = self.rows - self.n_eq;
+        let pmat = CscMatrix::new_from_triplets(ncols, ncols, (0..ncols).collect(), (0..ncols).collect(), self.pdiag);
+        let amat = CscMatrix::new_from_triplets(self.rows, ncols, self.ri, self.rj, self.rv);
+        let mut cones = Vec::new();
+        if self.n_eq > 0 {
+            cones.push(SupportedConeT::ZeroConeT(self.n_eq));
         }
-    }
-    let n_ineq = irow - n_eq;
-    let pmat = CscMatrix::new_from_triplets(ncols, ncols, (0..ncols).collect(), (0..ncols).collect(), pdiag);
-    let amat = CscMatrix::new_from_triplets(irow, ncols, ri, rj, rv);
-    let mut cones = Vec::new();
-    if n_eq > 0 {
-        cones.push(SupportedConeT::ZeroConeT(n_eq));
-    }
-    cones.push(SupportedConeT::NonnegativeConeT(n_ineq));
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .max_iter(200)
-        .tol_gap_abs(1e-11)
-        .tol_gap_rel(1e-11)
-        .tol_feas(1e-11)
-        .tol_ktratio(1e-9)
-        .max_threads(1)
-        .build()
-        .map_err(|e| err!(Internal, "L2: solver settings: {e:?}"))?;
-    let mut solver =
-        DefaultSolver::new(&pmat, &q, &amat, &b, &cones, settings).map_err(|e| err!(Internal, "L2: solver set-up failed: {e:?}"))?;
-    solver.solve();
-    match solver.solution.status {
-        SolverStatus::Solved | SolverStatus::AlmostSolved => {}
-        SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
-            return fallible!(Input, "L2: the constraints (parent histogram, invariants, group quarters, earlier passes) cannot all hold")
+        cones.push(SupportedConeT::NonnegativeConeT(n_ineq));
+        let settings = DefaultSettingsBuilder::default()
+            .verbose(false)
+            .max_iter(200)
+            .tol_gap_abs(1e-11)
+            .tol_gap_rel(1e-11)
+            .tol_feas(1e-11)
+            .tol_ktratio(1e-9)
+            .max_threads(1)
+            .build()
+            .map_err(|e| err!(Internal, "L2: solver settings: {e:?}"))?;
+        let mut solver = DefaultSolver::new(&pmat, &self.q, &amat, &self.b, &cones, settings)
+            .map_err(|e| err!(Internal, "L2: solver set-up failed: {e:?}"))?;
+        solver.solve();
+        match solver.solution.status {
+            SolverStatus::Solved | SolverStatus::AlmostSolved => {}
+            SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
+                return fallible!(
+                    Input,
+                    "L2: the constraints (parent histogram, invariants, group quarters, earlier passes) cannot all hold"
+                )
+            }
+            s => return fallible!(Input, "L2: the solver stopped without a solution ({s:?})"),
         }
-        s => return fallible!(Input, "L2: the solver stopped without a solution ({s:?})"),
+        Ok(solver.solution.x)
     }
-    let x: Vec<f64> = solver.solution.x[..nx].iter().map(|&v| (v * scale).max(0.0)).collect();
-    if x.iter().any(|v| !v.is_finite()) {
-        return fallible!(Input, "L2: the solver returned a non-finite value");
-    }
-    Ok(x)
 }
 
 #[cfg(test)]

@@ -379,7 +379,6 @@ impl Spine {
     }
 }
 
-
 /// The geography file's header: the geolevels (ancestors top to bottom, then the block level), the index
 /// of the first `ose:` column and the off-spine categories' names, validated.
 fn parse_header(header: &csv::StringRecord) -> Fallible<(Vec<String>, usize, Vec<String>)> {

@@ -345,14 +345,7 @@ fn check_structural_zeros(plan: &Plan, persons: &Persons, opts: &MeasureOpts) ->
 }
 
 /// The run's manifest: the plan, the geography's statistics, the noise table and what was written.
-fn manifest(
-    plan: &Plan,
-    spine: &Spine,
-    opts: &MeasureOpts,
-    entries: Vec<NoiseEntry>,
-    paths: Vec<PathEntry>,
-    rows: u64,
-) -> TopdownManifest {
+fn manifest(plan: &Plan, spine: &Spine, opts: &MeasureOpts, entries: Vec<NoiseEntry>, paths: Vec<PathEntry>, rows: u64) -> TopdownManifest {
     let stats = spine.level_stats();
     let levels = stats
         .iter()
