@@ -151,82 +151,7 @@ impl Allocation {
         let mut share_sum = Rational::from(0);
         let mut counted: u64 = 0;
         for (i, l) in lv.iter().enumerate() {
-            let t = l.as_table().ok_or_else(|| err!(Input, "level {}: not a table", i + 1))?;
-            let lname = t.get("name").and_then(|v| v.as_str()).ok_or_else(|| err!(Input, "level {}: missing name", i + 1))?.to_string();
-            let ctx = |s: &str| -> Error { err!(Input, "level '{lname}': {s}") };
-            let within = |e: Error| e.context(format!("level '{lname}'"));
-            const LEVEL: &[&str] = &["name", "share", "queries", "query_shares", "query_rho", "query_names"];
-            if let Some(k) = t.keys().find(|k| !LEVEL.contains(&k.as_str())) {
-                return Err(ctx(&format!("unknown key '{k}' (expected one of {})", LEVEL.join(", "))));
-            }
-            let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(within)?;
-            let queries = t.get("queries");
-            let qshares = t.get("query_shares");
-            let qrho = t.get("query_rho");
-            let names: Vec<String> = t
-                .get("query_names")
-                .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|x| x.as_str().map(|s| s.to_string())).collect())
-                .unwrap_or_default();
-            let forms = [queries.is_some(), qshares.is_some(), qrho.is_some()].iter().filter(|b| **b).count();
-            if forms != 1 {
-                return Err(ctx("give exactly one of `queries`, `query_shares`, `query_rho`"));
-            }
-            let query_rho: Vec<Rational> = if let Some(qr) = qrho {
-                if share.is_some() {
-                    return Err(ctx("`query_rho` gives absolute budgets; do not combine it with `share`"));
-                }
-                let v = num_list(qr, "query_rho").map_err(within)?;
-                if v.is_empty() {
-                    return Err(ctx("query_rho is empty"));
-                }
-                for (j, x) in v.iter().enumerate() {
-                    if *x <= 0 {
-                        return Err(ctx(&format!("query_rho[{j}] must be positive")));
-                    }
-                }
-                v
-            } else {
-                let share = share.clone().ok_or_else(|| ctx("missing `share`"))?;
-                if share <= 0 {
-                    return Err(ctx("share must be positive"));
-                }
-                let total = rho.clone().ok_or_else(|| ctx("`share` needs a top-level `rho`"))?;
-                share_sum += &share;
-                let level_rho = Rational::from(&share * &total);
-                if let Some(q) = queries {
-                    let n = q.as_integer().ok_or_else(|| ctx("queries must be an integer"))?;
-                    if !(1..=1_000_000).contains(&n) {
-                        return Err(ctx("queries must be between 1 and 1000000"));
-                    }
-                    // every query is held as its own budget: a file of many such levels ran out of memory
-                    counted += n as u64;
-                    if counted > MAX_QUERIES {
-                        return Err(ctx(&format!(
-                            "the levels so far hold {counted} queries, more than the {MAX_QUERIES} an allocation may hold"
-                        )));
-                    }
-                    vec![&level_rho / Rational::from(n); n as usize]
-                } else {
-                    let qs = num_list(qshares.expect("invariant: query_shares is given in this branch"), "query_shares").map_err(within)?;
-                    if qs.is_empty() {
-                        return Err(ctx("query_shares is empty"));
-                    }
-                    let mut s = Rational::from(0);
-                    for (j, x) in qs.iter().enumerate() {
-                        if *x <= 0 {
-                            return Err(ctx(&format!("query_shares[{j}] must be positive")));
-                        }
-                        s += x;
-                    }
-                    if s != 1 {
-                        return Err(ctx(&format!("query_shares sum to {} instead of 1", s)));
-                    }
-                    qs.iter().map(|x| Rational::from(x * &level_rho)).collect()
-                }
-            };
-            let lrho: Rational = query_rho.iter().fold(Rational::from(0), |a, b| a + b);
-            levels.push(Level { name: lname, rho: lrho, share, query_rho, query_names: names });
+            levels.push(level_from_toml(i, l, rho.as_ref(), &mut share_sum, &mut counted)?);
         }
         if share_sum > 1 {
             return fallible!(Input, "level shares sum to {} > 1: the levels would spend more than rho", share_sum);
@@ -305,6 +230,89 @@ pub fn group_mechanisms(query_rho: &[Rational], nb: Neighbors) -> Vec<GaussGroup
 /// Level names compare case-insensitively with spaces, '-' and '_' ignored.
 pub fn norm_name(s: &str) -> String {
     s.chars().filter(|c| !matches!(c, ' ' | '_' | '-')).flat_map(|c| c.to_lowercase()).collect()
+}
+
+/// One `[[level]]` entry (the `i`-th): its name, and its queries' budgets from exactly one of `queries`
+/// (equal parts of `share · rho`), `query_shares` (parts of it) or `query_rho` (absolute). `share_sum` and
+/// `counted` carry the shares and the queries of the levels so far.
+fn level_from_toml(i: usize, l: &toml::Value, rho: Option<&Rational>, share_sum: &mut Rational, counted: &mut u64) -> Fallible<Level> {
+    let t = l.as_table().ok_or_else(|| err!(Input, "level {}: not a table", i + 1))?;
+    let lname = t.get("name").and_then(|v| v.as_str()).ok_or_else(|| err!(Input, "level {}: missing name", i + 1))?.to_string();
+    let ctx = |s: &str| -> Error { err!(Input, "level '{lname}': {s}") };
+    let within = |e: Error| e.context(format!("level '{lname}'"));
+    const LEVEL: &[&str] = &["name", "share", "queries", "query_shares", "query_rho", "query_names"];
+    if let Some(k) = t.keys().find(|k| !LEVEL.contains(&k.as_str())) {
+        return Err(ctx(&format!("unknown key '{k}' (expected one of {})", LEVEL.join(", "))));
+    }
+    let share = t.get("share").map(|v| num_field(v, "share")).transpose().map_err(within)?;
+    let names: Vec<String> = t
+        .get("query_names")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(|s| s.to_string())).collect())
+        .unwrap_or_default();
+    let forms = ["queries", "query_shares", "query_rho"].iter().filter(|k| t.contains_key(**k)).count();
+    if forms != 1 {
+        return Err(ctx("give exactly one of `queries`, `query_shares`, `query_rho`"));
+    }
+    let query_rho: Vec<Rational> = if let Some(qr) = t.get("query_rho") {
+        if share.is_some() {
+            return Err(ctx("`query_rho` gives absolute budgets; do not combine it with `share`"));
+        }
+        let v = num_list(qr, "query_rho").map_err(within)?;
+        if v.is_empty() {
+            return Err(ctx("query_rho is empty"));
+        }
+        for (j, x) in v.iter().enumerate() {
+            if *x <= 0 {
+                return Err(ctx(&format!("query_rho[{j}] must be positive")));
+            }
+        }
+        v
+    } else {
+        let share = share.clone().ok_or_else(|| ctx("missing `share`"))?;
+        if share <= 0 {
+            return Err(ctx("share must be positive"));
+        }
+        let total = rho.ok_or_else(|| ctx("`share` needs a top-level `rho`"))?;
+        *share_sum += &share;
+        shared_query_rho(t, &lname, Rational::from(&share * total), counted)?
+    };
+    let lrho: Rational = query_rho.iter().fold(Rational::from(0), |a, b| a + b);
+    Ok(Level { name: lname, rho: lrho, share, query_rho, query_names: names })
+}
+
+/// The queries' budgets of a level with a `share` (its budget `level_rho`): `queries` equal parts, or the
+/// `query_shares` (positive, summing to 1) of it.
+fn shared_query_rho(t: &toml::Table, lname: &str, level_rho: Rational, counted: &mut u64) -> Fallible<Vec<Rational>> {
+    let ctx = |s: &str| -> Error { err!(Input, "level '{lname}': {s}") };
+    if let Some(q) = t.get("queries") {
+        let n = q.as_integer().ok_or_else(|| ctx("queries must be an integer"))?;
+        if !(1..=1_000_000).contains(&n) {
+            return Err(ctx("queries must be between 1 and 1000000"));
+        }
+        // every query is held as its own budget: a file of many such levels ran out of memory
+        *counted += n as u64;
+        if *counted > MAX_QUERIES {
+            return Err(ctx(&format!("the levels so far hold {counted} queries, more than the {MAX_QUERIES} an allocation may hold")));
+        }
+        return Ok(vec![&level_rho / Rational::from(n); n as usize]);
+    }
+    let shares = t.get("query_shares").expect("invariant: query_shares is given when queries and query_rho are not");
+    let qs = num_list(shares, "query_shares").map_err(|e| e.context(format!("level '{lname}'")))?;
+    if qs.is_empty() {
+        return Err(ctx("query_shares is empty"));
+    }
+    let mut s = Rational::from(0);
+    for (j, x) in qs.iter().enumerate() {
+        if *x <= 0 {
+            return Err(ctx(&format!("query_shares[{j}] must be positive")));
+        }
+        s += x;
+    }
+    if s != 1 {
+        return Err(ctx(&format!("query_shares sum to {} instead of 1", s)));
+    }
+    Ok(qs.iter().map(|x| Rational::from(x * &level_rho)).collect())
 }
 
 #[cfg(test)]
