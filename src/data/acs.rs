@@ -254,36 +254,7 @@ pub fn read(paths: &[PathBuf]) -> Fallible<Vec<AcsLevel>> {
             )
         })?;
         let (cats, earn) = layout.columns();
-        let geo_id = table::find(&h, "GEO_ID", true);
-        // without GEO_ID: the most specific API geography column present decides the level of the file
-        let api_geo = if geo_id.is_none() {
-            let order =
-                [AcsGeo::Tract, AcsGeo::CountySubdivision, AcsGeo::Place, AcsGeo::Zcta, AcsGeo::Metro, AcsGeo::County, AcsGeo::State];
-            let g = order.iter().copied().find(|g| table::find(&h, g.api_column(), true).is_some()).ok_or_else(|| {
-                err!(Input, "'{}': no column 'GEO_ID' (nor the Census API's geography columns 'state', 'county', …)", path.display())
-            })?;
-            Some(g)
-        } else {
-            None
-        };
-        // key columns for duplicates: GEO_ID, or every API geography column present
-        let key_cols: Vec<usize> = match geo_id {
-            Some(i) => vec![i],
-            None => AcsGeo::ALL.iter().filter_map(|g| table::find(&h, g.api_column(), true)).collect(),
-        };
-        let mut cols: Vec<usize> = Vec::new();
-        let mut spans = Vec::new();
-        for c in &cats {
-            let start = cols.len();
-            for name in c {
-                cols.push(table::find(&h, name, false).expect("invariant: the columns were found when the categories were made"));
-            }
-            spans.push((start, cols.len()));
-        }
-        let earn_i = cols.len();
-        cols.push(table::find(&h, earn, false).expect("invariant: the columns were found when the categories were made"));
-        let key_i = cols.len();
-        cols.extend(&key_cols);
+        let FileColumns { geo_id, api_geo, cols, spans, earn_i, key_i } = file_columns(path, &h, &cats, earn)?;
         let mut first = true;
         table::visit(path, &cols, &mut |line, f| {
             let key: Vec<&str> = f[key_i..].to_vec();
@@ -357,6 +328,51 @@ pub fn read(paths: &[PathBuf]) -> Fallible<Vec<AcsLevel>> {
         return fallible!(Input, "the ACS files hold no areas");
     }
     Ok(by_geo.into_values().collect())
+}
+
+/// Where one ACS file keeps what `read` takes: GEO_ID (or, without it, the Census API geography column
+/// that decides the file's level), and the columns read per line — the categories' (`spans` into
+/// `cols`), the median earnings' (`earn_i`), then the key columns from `key_i` on.
+struct FileColumns {
+    geo_id: Option<usize>,
+    api_geo: Option<AcsGeo>,
+    cols: Vec<usize>,
+    spans: Vec<(usize, usize)>,
+    earn_i: usize,
+    key_i: usize,
+}
+
+fn file_columns(path: &Path, h: &[String], cats: &[Vec<String>], earn: &str) -> Fallible<FileColumns> {
+    let geo_id = table::find(h, "GEO_ID", true);
+    // without GEO_ID: the most specific API geography column present decides the level of the file
+    let api_geo = if geo_id.is_none() {
+        let order = [AcsGeo::Tract, AcsGeo::CountySubdivision, AcsGeo::Place, AcsGeo::Zcta, AcsGeo::Metro, AcsGeo::County, AcsGeo::State];
+        let g = order.iter().copied().find(|g| table::find(h, g.api_column(), true).is_some()).ok_or_else(|| {
+            err!(Input, "'{}': no column 'GEO_ID' (nor the Census API's geography columns 'state', 'county', …)", path.display())
+        })?;
+        Some(g)
+    } else {
+        None
+    };
+    // key columns for duplicates: GEO_ID, or every API geography column present
+    let key_cols: Vec<usize> = match geo_id {
+        Some(i) => vec![i],
+        None => AcsGeo::ALL.iter().filter_map(|g| table::find(h, g.api_column(), true)).collect(),
+    };
+    let mut cols: Vec<usize> = Vec::new();
+    let mut spans = Vec::new();
+    for c in cats {
+        let start = cols.len();
+        for name in c {
+            cols.push(table::find(h, name, false).expect("invariant: the columns were found when the categories were made"));
+        }
+        spans.push((start, cols.len()));
+    }
+    let earn_i = cols.len();
+    cols.push(table::find(h, earn, false).expect("invariant: the columns were found when the categories were made"));
+    let key_i = cols.len();
+    cols.extend(&key_cols);
+    Ok(FileColumns { geo_id, api_geo, cols, spans, earn_i, key_i })
 }
 
 /// The files of `dir` (not recursive) whose header is an ACS extract in a supported layout.
