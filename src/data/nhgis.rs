@@ -211,35 +211,7 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
     // the table: requested, or the richest one every file has
     let table = match want {
         Some(t) => t,
-        None => {
-            let mut pick = None;
-            for t in [RaceTable::P8, RaceTable::P3, RaceTable::P1] {
-                let mut all = true;
-                for (p, h) in paths.iter().zip(&headers) {
-                    match locate(h, t).map_err(|e| e.context(format!("'{}'", p.display())))? {
-                        Some(_) => {}
-                        None => all = false,
-                    }
-                }
-                if all {
-                    pick = Some(t);
-                    break;
-                }
-            }
-            match pick {
-                Some(t) => t,
-                None => {
-                    // name the first file that lacks every table
-                    let (p, h) = paths.iter().zip(&headers).find(|(_, h)| !looks_like(h)).unwrap_or((&paths[0], &headers[0]));
-                    let what = if table::find(h, "GISJOIN", true).is_none() {
-                        "no column 'GISJOIN'".to_string()
-                    } else {
-                        "no column 'H72001' (P8), 'H7X001' (P3) or 'H7V001' (P1)".to_string()
-                    };
-                    return fallible!(Input, "'{}': {what}: not an NHGIS 2010 SF1 (ds172) extract", p.display());
-                }
-            }
-        }
+        None => richest_table(paths, &headers)?,
     };
     let cells = table.cells();
     let mut by_geo: BTreeMap<Geo, NhgisLevel> = BTreeMap::new();
@@ -316,6 +288,31 @@ pub fn read(paths: &[PathBuf], want: Option<RaceTable>, state: Option<&str>) -> 
         });
     }
     Ok(by_geo.into_values().collect())
+}
+
+/// The richest race table every file has (P8, then P3, then P1); none: the first file that lacks them all,
+/// named with what it lacks.
+fn richest_table(paths: &[PathBuf], headers: &[Vec<String>]) -> Fallible<RaceTable> {
+    for t in [RaceTable::P8, RaceTable::P3, RaceTable::P1] {
+        let mut all = true;
+        for (p, h) in paths.iter().zip(headers) {
+            match locate(h, t).map_err(|e| e.context(format!("'{}'", p.display())))? {
+                Some(_) => {}
+                None => all = false,
+            }
+        }
+        if all {
+            return Ok(t);
+        }
+    }
+    // name the first file that lacks every table
+    let (p, h) = paths.iter().zip(headers).find(|(_, h)| !looks_like(h)).unwrap_or((&paths[0], &headers[0]));
+    let what = if table::find(h, "GISJOIN", true).is_none() {
+        "no column 'GISJOIN'".to_string()
+    } else {
+        "no column 'H72001' (P8), 'H7X001' (P3) or 'H7V001' (P1)".to_string()
+    };
+    fallible!(Input, "'{}': {what}: not an NHGIS 2010 SF1 (ds172) extract", p.display())
 }
 
 /// The files of `dir` (not recursive) whose header is an NHGIS extract.
