@@ -344,23 +344,7 @@ impl AccuracyRow {
 /// Closed-form and simulated MSE by geolevel and by off-spine entity category.
 /// `truth` is the true count per unit (for the non-negative estimates; WLS errors do not depend on it).
 pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials: usize, rng: &mut NoiseRng) -> Fallible<Vec<AccuracyRow>> {
-    let s2 = unit_sigma2(spine, level_sigma2);
-    // exact DG variance of each distinct σ² (certified, then rounded to f64)
-    let mut cache: Vec<(Rational, f64, DiscreteGaussianSampler)> = Vec::new();
-    let mut which = vec![usize::MAX; spine.n_units()];
-    for (u, s) in s2.iter().enumerate() {
-        if let Some(s) = s {
-            let k = match cache.iter().position(|(r, _, _)| r == s) {
-                Some(k) => k,
-                None => {
-                    let var = crate::noise::dgauss::DiscreteGaussian::new(s.clone())?.variance(128).to_f64();
-                    cache.push((s.clone(), var, DiscreteGaussianSampler::new(s.clone())?));
-                    cache.len() - 1
-                }
-            };
-            which[u] = k;
-        }
-    }
+    let (cache, which) = unit_noise(spine, level_sigma2)?;
     let v: Vec<f64> = which.iter().map(|&k| if k == usize::MAX { f64::INFINITY } else { cache[k].1 }).collect();
     let w = TreeWls::new(spine, v)?;
     let nl = spine.n_levels();
@@ -368,12 +352,6 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
     let mut level_units: Vec<Vec<u32>> = vec![Vec::new(); nl];
     for u in 0..spine.n_units() {
         level_units[spine.level[u] as usize].push(u as u32);
-    }
-    struct Ent {
-        cat: usize,
-        blocks: Vec<u32>,
-        var: f64,
-        osed: u64,
     }
     let mut ents: Vec<Ent> = Vec::new();
     for (k, cat) in spine.ose.iter().enumerate() {
@@ -384,9 +362,7 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
         }
     }
     let ng = nl + spine.ose.len();
-    let mut sum = vec![0.0f64; ng];
-    let mut sumsq = vec![0.0f64; ng];
-    let mut sum_nn = vec![0.0f64; ng];
+    let mut sums = Sums { sum: vec![0.0f64; ng], sumsq: vec![0.0f64; ng], sum_nn: vec![0.0f64; ng] };
     let (mut y, mut z, mut xh, mut nn) = (vec![0.0; spine.n_units()], Vec::new(), Vec::new(), Vec::new());
     for _ in 0..trials {
         for u in 0..spine.n_units() {
@@ -394,41 +370,9 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
         }
         w.estimate(&y, &mut z, &mut xh);
         nonnegative(&w, &xh, &mut nn);
-        for l in 0..nl {
-            let (mut a, mut b) = (0.0, 0.0);
-            for &u in &level_units[l] {
-                let e = xh[u as usize] - truth[u as usize];
-                a += e * e;
-                let e2 = nn[u as usize] - truth[u as usize];
-                b += e2 * e2;
-            }
-            let a = a / level_units[l].len() as f64;
-            sum[l] += a;
-            sumsq[l] += a * a;
-            sum_nn[l] += b / level_units[l].len() as f64;
-        }
-        let mut acc = vec![(0.0f64, 0.0f64, 0usize); spine.ose.len()];
-        for e in &ents {
-            let (mut s, mut t, mut s_nn) = (0.0, 0.0, 0.0);
-            for &b in &e.blocks {
-                let u = spine.blocks[b as usize] as usize;
-                s += xh[u];
-                t += truth[u];
-                s_nn += nn[u];
-            }
-            acc[e.cat].0 += (s - t) * (s - t);
-            acc[e.cat].1 += (s_nn - t) * (s_nn - t);
-            acc[e.cat].2 += 1;
-        }
-        for (k, (a, b, n)) in acc.into_iter().enumerate() {
-            if n > 0 {
-                let a = a / n as f64;
-                sum[nl + k] += a;
-                sumsq[nl + k] += a * a;
-                sum_nn[nl + k] += b / n as f64;
-            }
-        }
+        sums.add_trial(spine, &level_units, &ents, truth, &xh, &nn);
     }
+    let Sums { sum, sumsq, sum_nn } = sums;
     let t = trials as f64;
     let mut rows = Vec::new();
     for g in 0..ng {
@@ -461,6 +405,88 @@ pub fn accuracy(spine: &Spine, level_sigma2: &[Rational], truth: &[f64], trials:
         });
     }
     Ok(rows)
+}
+
+/// An off-spine entity: its category, blocks, closed-form error variance and number of spine units.
+struct Ent {
+    cat: usize,
+    blocks: Vec<u32>,
+    var: f64,
+    osed: u64,
+}
+
+/// Per group (the geolevels, then the off-spine categories): the sums over trials of the mean squared
+/// error, of its square, and of the non-negative estimates' mean squared error.
+struct Sums {
+    sum: Vec<f64>,
+    sumsq: Vec<f64>,
+    sum_nn: Vec<f64>,
+}
+
+impl Sums {
+    /// One trial's errors: `xh` the WLS estimates, `nn` the non-negative ones, against `truth`.
+    fn add_trial(&mut self, spine: &Spine, level_units: &[Vec<u32>], ents: &[Ent], truth: &[f64], xh: &[f64], nn: &[f64]) {
+        let nl = level_units.len();
+        for l in 0..nl {
+            let (mut a, mut b) = (0.0, 0.0);
+            for &u in &level_units[l] {
+                let e = xh[u as usize] - truth[u as usize];
+                a += e * e;
+                let e2 = nn[u as usize] - truth[u as usize];
+                b += e2 * e2;
+            }
+            let a = a / level_units[l].len() as f64;
+            self.sum[l] += a;
+            self.sumsq[l] += a * a;
+            self.sum_nn[l] += b / level_units[l].len() as f64;
+        }
+        let mut acc = vec![(0.0f64, 0.0f64, 0usize); spine.ose.len()];
+        for e in ents {
+            let (mut s, mut t, mut s_nn) = (0.0, 0.0, 0.0);
+            for &b in &e.blocks {
+                let u = spine.blocks[b as usize] as usize;
+                s += xh[u];
+                t += truth[u];
+                s_nn += nn[u];
+            }
+            acc[e.cat].0 += (s - t) * (s - t);
+            acc[e.cat].1 += (s_nn - t) * (s_nn - t);
+            acc[e.cat].2 += 1;
+        }
+        for (k, (a, b, n)) in acc.into_iter().enumerate() {
+            if n > 0 {
+                let a = a / n as f64;
+                self.sum[nl + k] += a;
+                self.sumsq[nl + k] += a * a;
+                self.sum_nn[nl + k] += b / n as f64;
+            }
+        }
+    }
+}
+
+/// A distinct σ², its discrete Gaussian's variance and its sampler.
+type Noise = (Rational, f64, DiscreteGaussianSampler);
+
+/// The noise of each unit: the distinct σ² with their exact discrete Gaussian variance (certified, then
+/// rounded to f64) and sampler, and each unit's index into them (usize::MAX: not measured).
+fn unit_noise(spine: &Spine, level_sigma2: &[Rational]) -> Fallible<(Vec<Noise>, Vec<usize>)> {
+    let s2 = unit_sigma2(spine, level_sigma2);
+    let mut cache: Vec<Noise> = Vec::new();
+    let mut which = vec![usize::MAX; spine.n_units()];
+    for (u, s) in s2.iter().enumerate() {
+        if let Some(s) = s {
+            let k = match cache.iter().position(|(r, _, _)| r == s) {
+                Some(k) => k,
+                None => {
+                    let var = crate::noise::dgauss::DiscreteGaussian::new(s.clone())?.variance(128).to_f64();
+                    cache.push((s.clone(), var, DiscreteGaussianSampler::new(s.clone())?));
+                    cache.len() - 1
+                }
+            };
+            which[u] = k;
+        }
+    }
+    Ok((cache, which))
 }
 
 /// σ² per DHC geolevel for one query, Table 1 of [SSW24] (US, State,
