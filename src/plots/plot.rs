@@ -401,89 +401,10 @@ where
                 .light_line_style(TRANSPARENT)
                 .draw()
                 .map_err(|e| err!(Io, "{e}"))?;
-            let inside = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0);
-            for s in &p.series {
-                let pts: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .cloned()
-                    .filter(|(x, y)| inside(*x, *y))
-                    .filter(|(x, y)| s.tile || s.bar.is_some() || (*x >= x0 && *x <= x1 && *y >= y0 && *y <= y1))
-                    .collect();
-                let color = s.color;
-                let drawn = if s.tile {
-                    chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], color.filled())))
-                } else if let Some((off, w)) = s.bar {
-                    chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x + off, y0.max(0.0)), (x + off + w, *y)], color.filled())))
-                } else if s.cross {
-                    chart.draw_series(pts.iter().map(|pt| Cross::new(*pt, 4, color.stroke_width(2))))
-                } else if s.markers {
-                    chart.draw_series(pts.iter().map(|pt| Circle::new(*pt, 3, color.filled())))
-                } else if s.dashed {
-                    chart.draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
-                } else {
-                    chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                };
-                let ann = drawn.map_err(|e| err!(Io, "{e}"))?.label(s.legend_text());
-                if s.tile || s.bar.is_some() {
-                    ann.legend(move |(x, y)| Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()));
-                } else if s.cross {
-                    ann.legend(move |(x, y)| Cross::new((x + 10, y), 4, color.stroke_width(2)));
-                } else if s.markers {
-                    ann.legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
-                } else if s.dashed {
-                    // a dashed sample in the legend too (two dashes), so dashed and solid series differ
-                    ann.legend(move |(x, y)| {
-                        EmptyElement::at((x, y))
-                            + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
-                            + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
-                    });
-                } else {
-                    ann.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                }
-            }
-            // reference lines: dashed, across the whole panel
-            let refs: Vec<(Vec<(f64, f64)>, &String, RGBColor)> = p
-                .vlines
-                .iter()
-                .filter(|(x, _, _)| *x >= x0 && *x <= x1)
-                .map(|(x, n, c)| (vec![(*x, y0), (*x, y1)], n, *c))
-                .chain(p.hlines.iter().filter(|(y, _, _)| *y >= y0 && *y <= y1).map(|(y, n, c)| (vec![(x0, *y), (x1, *y)], n, *c)))
-                .collect();
-            for (pts, name, color) in refs {
-                chart
-                    .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
-                    .map_err(|e| err!(Io, "{e}"))?
-                    .label(name.clone())
-                    .legend(move |(x, y)| {
-                        EmptyElement::at((x, y))
-                            + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
-                            + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
-                    });
-            }
+            draw_series_of(&mut chart, p, (x0, x1, y0, y1))?;
+            draw_reference_lines(&mut chart, p, (x0, x1, y0, y1))?;
             if let Some((title, ticks)) = &p.top_axis {
-                // a second axis along the top edge of the plotting area, in the label area reserved above it
-                let (bx, by) = area.get_base_pixel();
-                let font = ("sans-serif", 14).into_font();
-                let mut right = 0;
-                for (x, label) in ticks {
-                    if *x < x0 || *x > x1 {
-                        continue;
-                    }
-                    let (px, py) = chart.backend_coord(&(*x, y1));
-                    let (px, py) = (px - bx, py - by);
-                    area.draw(&PathElement::new(vec![(px, py), (px, py - 6)], BLACK.stroke_width(1))).map_err(|e| err!(Io, "{e}"))?;
-                    let tw = label.chars().count() as i32 * 8;
-                    area.draw(&Text::new(label.clone(), (px - tw / 2, py - 24), font.clone())).map_err(|e| err!(Io, "{e}"))?;
-                    right = right.max(px);
-                }
-                let (lx, ly) = chart.backend_coord(&(x0, y1));
-                let (rx, _) = chart.backend_coord(&(x1, y1));
-                area.draw(&PathElement::new(vec![(lx - bx, ly - by), (rx - bx, ly - by)], BLACK.stroke_width(1)))
-                    .map_err(|e| err!(Io, "{e}"))?;
-                let tw = title.chars().count() as i32 * 8;
-                area.draw(&Text::new(title.clone(), ((lx + rx) / 2 - bx - tw / 2, ly - by - 46), ("sans-serif", 15).into_font()))
-                    .map_err(|e| err!(Io, "{e}"))?;
+                draw_top_axis(&chart, area, title, ticks, (x0, x1, y1))?;
             }
             if own_legend {
                 chart
@@ -524,6 +445,125 @@ where
         (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|e| err!(Io, "{e}"))?),
         (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|e| err!(Io, "{e}"))?),
     }
+    Ok(())
+}
+
+/// The panel's series in `chart` (points outside the ranges `(x0, x1, y0, y1)` dropped, but for tiles and
+/// bars), each with its legend sample: tiles and bars as boxes, crosses, markers, dashed or solid lines.
+fn draw_series_of<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    p: &Panel,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) -> Fallible<()>
+where
+    DB::ErrorType: 'static,
+{
+    let inside = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0);
+    for s in &p.series {
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .cloned()
+            .filter(|(x, y)| inside(*x, *y))
+            .filter(|(x, y)| s.tile || s.bar.is_some() || (*x >= x0 && *x <= x1 && *y >= y0 && *y <= y1))
+            .collect();
+        let color = s.color;
+        let drawn = if s.tile {
+            chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], color.filled())))
+        } else if let Some((off, w)) = s.bar {
+            chart.draw_series(pts.iter().map(|(x, y)| Rectangle::new([(x + off, y0.max(0.0)), (x + off + w, *y)], color.filled())))
+        } else if s.cross {
+            chart.draw_series(pts.iter().map(|pt| Cross::new(*pt, 4, color.stroke_width(2))))
+        } else if s.markers {
+            chart.draw_series(pts.iter().map(|pt| Circle::new(*pt, 3, color.filled())))
+        } else if s.dashed {
+            chart.draw_series(DashedLineSeries::new(pts, 6, 4, color.stroke_width(2)))
+        } else {
+            chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+        };
+        let ann = drawn.map_err(|e| err!(Io, "{e}"))?.label(s.legend_text());
+        if s.tile || s.bar.is_some() {
+            ann.legend(move |(x, y)| Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()));
+        } else if s.cross {
+            ann.legend(move |(x, y)| Cross::new((x + 10, y), 4, color.stroke_width(2)));
+        } else if s.markers {
+            ann.legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
+        } else if s.dashed {
+            // a dashed sample in the legend too (two dashes), so dashed and solid series differ
+            ann.legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+                    + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
+            });
+        } else {
+            ann.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+    }
+    Ok(())
+}
+
+/// The panel's reference lines: dashed, across the whole panel, with their legend samples.
+fn draw_reference_lines<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    p: &Panel,
+    (x0, x1, y0, y1): (f64, f64, f64, f64),
+) -> Fallible<()>
+where
+    DB::ErrorType: 'static,
+{
+    let refs: Vec<(Vec<(f64, f64)>, &String, RGBColor)> = p
+        .vlines
+        .iter()
+        .filter(|(x, _, _)| *x >= x0 && *x <= x1)
+        .map(|(x, n, c)| (vec![(*x, y0), (*x, y1)], n, *c))
+        .chain(p.hlines.iter().filter(|(y, _, _)| *y >= y0 && *y <= y1).map(|(y, n, c)| (vec![(x0, *y), (x1, *y)], n, *c)))
+        .collect();
+    for (pts, name, color) in refs {
+        chart
+            .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
+            .map_err(|e| err!(Io, "{e}"))?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+                    + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
+            });
+    }
+    Ok(())
+}
+
+/// A second axis along the top edge of the plotting area, in the label area reserved above it: its
+/// `ticks` inside [x0, x1] and its `title`.
+fn draw_top_axis<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    ticks: &[(f64, String)],
+    (x0, x1, y1): (f64, f64, f64),
+) -> Fallible<()>
+where
+    DB::ErrorType: 'static,
+{
+    let (bx, by) = area.get_base_pixel();
+    let font = ("sans-serif", 14).into_font();
+    let mut right = 0;
+    for (x, label) in ticks {
+        if *x < x0 || *x > x1 {
+            continue;
+        }
+        let (px, py) = chart.backend_coord(&(*x, y1));
+        let (px, py) = (px - bx, py - by);
+        area.draw(&PathElement::new(vec![(px, py), (px, py - 6)], BLACK.stroke_width(1))).map_err(|e| err!(Io, "{e}"))?;
+        let tw = label.chars().count() as i32 * 8;
+        area.draw(&Text::new(label.clone(), (px - tw / 2, py - 24), font.clone())).map_err(|e| err!(Io, "{e}"))?;
+        right = right.max(px);
+    }
+    let (lx, ly) = chart.backend_coord(&(x0, y1));
+    let (rx, _) = chart.backend_coord(&(x1, y1));
+    area.draw(&PathElement::new(vec![(lx - bx, ly - by), (rx - bx, ly - by)], BLACK.stroke_width(1))).map_err(|e| err!(Io, "{e}"))?;
+    let tw = title.chars().count() as i32 * 8;
+    area.draw(&Text::new(title, ((lx + rx) / 2 - bx - tw / 2, ly - by - 46), ("sans-serif", 15).into_font()))
+        .map_err(|e| err!(Io, "{e}"))?;
     Ok(())
 }
 
