@@ -143,16 +143,48 @@ pub(super) fn persons(a: PersonsArgs) -> Fallible<String> {
 }
 
 pub(super) fn spine(a: SpineArgs) -> Fallible<String> {
-    use crate::topdown::geography::{aian, alg2, alg3};
     let input = Spine::from_path(&a.geography)?;
-    let osed_all = |s: &Spine| -> Vec<(String, Vec<u64>)> {
-        s.ose
-            .iter()
-            .enumerate()
-            .map(|(k, o)| (o.name.clone(), (0..o.entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()))
-            .collect()
-    };
     let before = (a.aian_branch || a.alg2).then(|| osed_all(&input));
+    let (sp, notes) = redefine(&a, input)?;
+    let nby = sp.span.iter().filter(|&&s| s == 0).count();
+    if let Some(out) = &a.out {
+        write_streamed(out, |w| crate::topdown::rundir::write_geography(&sp, w))?;
+    }
+    let sigs = sp.path_signatures()?;
+    let rows = spine_rows(&sp, before.as_deref());
+    let mut out = render_rows(&rows, a.format);
+    if a.format == Format::Table {
+        for n in notes {
+            out += &n;
+            out.push('\n');
+        }
+        if before.is_some() {
+            out += "off-spine entity distances after, and before (osed_*_before) on the input geography\n";
+        }
+        out += &format!(
+            "blocks {}; bypass {}: {} geounits bypassed; {} distinct budget paths, each summing to 1 (Theorem 3)\n",
+            sp.blocks.len(),
+            a.bypass.as_str(),
+            nby,
+            sigs.len()
+        );
+    }
+    Ok(out)
+}
+
+/// Each off-spine category's entities' distances (OSED) on the spine `s`.
+fn osed_all(s: &Spine) -> Vec<(String, Vec<u64>)> {
+    s.ose
+        .iter()
+        .enumerate()
+        .map(|(k, o)| (o.name.clone(), (0..o.entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()))
+        .collect()
+}
+
+/// The input spine redefined as asked (the AIAN branch, Algorithm 2, the bypass rule), with a note on each
+/// step taken.
+fn redefine(a: &SpineArgs, input: Spine) -> Fallible<(Spine, Vec<String>)> {
+    use crate::topdown::geography::{aian, alg2, alg3};
     let mut sp = input;
     let mut notes = Vec::new();
     if a.aian_branch {
@@ -193,11 +225,12 @@ pub(super) fn spine(a: SpineArgs) -> Fallible<String> {
         }
         sp.apply_bypass(a.bypass);
     }
-    let nby = sp.span.iter().filter(|&&s| s == 0).count();
-    if let Some(out) = &a.out {
-        write_streamed(out, |w| crate::topdown::rundir::write_geography(&sp, w))?;
-    }
-    let sigs = sp.path_signatures()?;
+    Ok((sp, notes))
+}
+
+/// One row per geolevel (units, measured, fanouts) and per off-spine category (OSED after, and before on
+/// the input geography where it was redefined).
+fn spine_rows(sp: &Spine, before: Option<&[(String, Vec<u64>)]>) -> Vec<Record> {
     let mut rows = Vec::new();
     let mean = |d: &[u64]| if d.is_empty() { String::new() } else { format!("{:.3}", d.iter().sum::<u64>() as f64 / d.len() as f64) };
     let max = |d: &[u64]| d.iter().max().map(|x| x.to_string()).unwrap_or_default();
@@ -218,7 +251,7 @@ pub(super) fn spine(a: SpineArgs) -> Fallible<String> {
         }
         rows.push(r);
     }
-    for (name, d) in osed_all(&sp) {
+    for (name, d) in osed_all(sp) {
         let mut r = Record::new();
         r.push("kind", "off-spine");
         r.push("name", name.clone());
@@ -229,29 +262,12 @@ pub(super) fn spine(a: SpineArgs) -> Fallible<String> {
         r.push("fanout_max", String::new());
         r.push("osed_mean", mean(&d));
         r.push("osed_max", max(&d));
-        if let Some(b) = &before {
+        if let Some(b) = before {
             let b = b.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_slice()).unwrap_or(&[]);
             r.push("osed_mean_before", mean(b));
             r.push("osed_max_before", max(b));
         }
         rows.push(r);
     }
-    let mut out = render_rows(&rows, a.format);
-    if a.format == Format::Table {
-        for n in notes {
-            out += &n;
-            out.push('\n');
-        }
-        if before.is_some() {
-            out += "off-spine entity distances after, and before (osed_*_before) on the input geography\n";
-        }
-        out += &format!(
-            "blocks {}; bypass {}: {} geounits bypassed; {} distinct budget paths, each summing to 1 (Theorem 3)\n",
-            sp.blocks.len(),
-            a.bypass.as_str(),
-            nby,
-            sigs.len()
-        );
-    }
-    Ok(out)
+    rows
 }
