@@ -195,6 +195,60 @@ pub fn epsilon_smooth_mixed(groups: &[GaussGroup], lap: &[LapGroup], delta: &Rat
 /// Width of the f64-tier bracket a 20-digit request starts from.
 const F64_START_WIDTH: f64 = 1e-10;
 
+/// ε_hi: the smallest x with δ_hi(x) ≤ δ (`dq`; `ld` = ln δ), by the secant method from `eps0`, then
+/// verified; by bisection if that fails.
+fn eps_hi_of(eng: &DeltaBounds, dq: &Float, ld: f64, eps0: f64, c: f64, step: f64) -> Fallible<f64> {
+    let ln_gap = |v: Float| {
+        let v = v.to_f64();
+        (v > 0.0 && v.is_finite()).then(|| v.ln() - ld)
+    };
+    Ok(match verified_crossing(|x| ln_gap(eng.delta_hi(x)), eps0, c, step, 1.0, |x| eng.delta_hi(x) <= *dq) {
+        Some(x) => x,
+        None => {
+            let (mut lo_x, mut hi_x) = (eps0 - 0.25, eps0 + 0.25);
+            let mut k = 0;
+            while eng.delta_hi(hi_x) > *dq {
+                hi_x += 0.5 * (1 << k.min(6)) as f64;
+                k += 1;
+                if k > 60 {
+                    return fallible!(Declined, "smoothed inversion: no upper bracket found");
+                }
+            }
+            k = 0;
+            while eng.delta_hi(lo_x) <= *dq && lo_x > 0.0 {
+                lo_x -= 0.5 * (1 << k.min(6)) as f64;
+                k += 1;
+            }
+            boundary(hi_x, lo_x, step, |x| eng.delta_hi(x) <= *dq)
+        }
+    })
+}
+
+/// ε_lo: the largest x with δ_lo(x) ≥ δ, the same way, from just below `eps_hi`.
+fn eps_lo_of(eng: &DeltaBounds, dq: &Float, ld: f64, eps_hi: f64, c: f64, step: f64) -> f64 {
+    let ln_gap = |v: Float| {
+        let v = v.to_f64();
+        (v > 0.0 && v.is_finite()).then(|| v.ln() - ld)
+    };
+    let start = eps_hi - 10.0 * step - 0.01;
+    match verified_crossing(|x| ln_gap(eng.delta_lo(x)), start, c, step, -1.0, |x| eng.delta_lo(x) >= *dq) {
+        Some(x) if x <= eps_hi => x,
+        _ => {
+            let mut lo_x = start;
+            let mut k = 0;
+            while eng.delta_lo(lo_x) < *dq {
+                lo_x -= 0.01 * (1 << k.min(10)) as f64;
+                k += 1;
+                if k > 60 || lo_x < 0.0 {
+                    lo_x = 0.0;
+                    break;
+                }
+            }
+            boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= *dq)
+        }
+    }
+}
+
 /// The f64 tier of [`epsilon_smooth`] (the tests' entry point).
 #[cfg(test)]
 pub(super) fn epsilon_f64(groups: &[GaussGroup], delta: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
@@ -237,49 +291,8 @@ fn epsilon_f64_with(sh: &Shape, th: &Thetas, delta: &Rational, p: &SmoothParams)
         // bisection resolution: well below the target width, above the f64 spacing at ε
         let (h, n, period) = eng.nodes();
         let step = (p.width * 1e-3).max(16.0 * f64::EPSILON * eps0.abs().max(1.0));
-        // ε_hi: smallest x with δ_hi(x) ≤ δ — by the secant method, then verified; by bisection if that fails
-        let ln_gap = |v: Float| {
-            let v = v.to_f64();
-            (v > 0.0 && v.is_finite()).then(|| v.ln() - ld)
-        };
-        let eps_hi = match verified_crossing(|x| ln_gap(eng.delta_hi(x)), eps0, c, step, 1.0, |x| eng.delta_hi(x) <= dq) {
-            Some(x) => x,
-            None => {
-                let (mut lo_x, mut hi_x) = (eps0 - 0.25, eps0 + 0.25);
-                let mut k = 0;
-                while eng.delta_hi(hi_x) > dq {
-                    hi_x += 0.5 * (1 << k.min(6)) as f64;
-                    k += 1;
-                    if k > 60 {
-                        return fallible!(Declined, "smoothed inversion: no upper bracket found");
-                    }
-                }
-                k = 0;
-                while eng.delta_hi(lo_x) <= dq && lo_x > 0.0 {
-                    lo_x -= 0.5 * (1 << k.min(6)) as f64;
-                    k += 1;
-                }
-                boundary(hi_x, lo_x, step, |x| eng.delta_hi(x) <= dq)
-            }
-        };
-        // ε_lo: largest x with δ_lo(x) ≥ δ, the same way
-        let start = eps_hi - 10.0 * step - 0.01;
-        let lo_x = match verified_crossing(|x| ln_gap(eng.delta_lo(x)), start, c, step, -1.0, |x| eng.delta_lo(x) >= dq) {
-            Some(x) if x <= eps_hi => x,
-            _ => {
-                let mut lo_x = start;
-                let mut k = 0;
-                while eng.delta_lo(lo_x) < dq {
-                    lo_x -= 0.01 * (1 << k.min(10)) as f64;
-                    k += 1;
-                    if k > 60 || lo_x < 0.0 {
-                        lo_x = 0.0;
-                        break;
-                    }
-                }
-                boundary(lo_x, eps_hi, step, |x| eng.delta_lo(x) >= dq)
-            }
-        };
+        let eps_hi = eps_hi_of(&eng, &dq, ld, eps0, c, step)?;
+        let lo_x = eps_lo_of(&eng, &dq, ld, eps_hi, c, step);
         // ε(δ) ≥ 0: a certified upper end below 0 means δ(0) ≤ δ(eps_hi) ≤ δ (δ is non-increasing), so ε = 0
         let res = SmoothResult {
             lo: fl(lo_x.max(0.0)),
