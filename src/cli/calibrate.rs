@@ -97,7 +97,8 @@ fn render(rows: &[crate::record::Record], cols: &[&str], format: Format) -> Fall
     Ok(render_rows(&rows, format))
 }
 
-/// Relative width of the certified factor bracket.
+/// `tightdp calibrate`: the mechanisms' noise for a target (without an allocation), or the allocation's
+/// reduced noise per level or uniform, to an epsilon or an attack target; `--write` the calibrated file.
 pub fn run(a: CalibrateArgs) -> Fallible<String> {
     let prec = a.prec.map(check_prec).transpose()?;
     let Some(allocation) = a.allocation.clone() else {
@@ -121,29 +122,7 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
         _ => None,
     };
     if let Some(t) = attack {
-        let flag = if a.target_advantage.is_some() { "--target-advantage" } else { "--target-tpr" };
-        if a.write.is_some() {
-            return fallible!(
-                Input,
-                "--write writes an allocation calibrated to an epsilon target; {flag} is an attack target: drop one of them"
-            );
-        }
-        if a.conversion.is_some() {
-            return fallible!(
-                Input,
-                "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
-            );
-        }
-        t.check()?;
-        let alloc = Allocation::from_path(&allocation)?;
-        // the ε-rule reduction printed beside the attack calibration, at --delta (1e-11, Table 1's, by default)
-        let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
-        let rows = if a.uniform {
-            crate::app::attack_calibration::uniform_rows(&alloc, &t, &d, prec)?
-        } else {
-            crate::app::attack_calibration::level_rows(&alloc, &t, &d, prec)?
-        };
-        return render(&rows, ATTACK_COLUMNS, a.format);
+        return attack_calibration(&a, &allocation, t, prec);
     }
     let prec = prec.unwrap_or(DEFAULT_PREC);
     let delta = parse_delta(
@@ -178,28 +157,69 @@ pub fn run(a: CalibrateArgs) -> Fallible<String> {
     };
     let out = render(&rows, crate::app::calibration::COLUMNS, a.format)?;
     if let Some(w) = &a.write {
-        let target = match (&a.target_epsilon, a.uniform) {
-            (Some(e), _) => format!("epsilon {}", e.trim()),
-            (None, true) => format!("the overall {} epsilon", conversion_name(conversion)),
-            (None, false) => format!("each level's {} epsilon", conversion_name(conversion)),
-        };
-        let provenance = vec![
-            format!("Calibrated by tightdp calibrate from '{}'", allocation.display()),
-            format!(
-                "target: {target} at delta {}; {}: every variance multiplied by the upper end of the certified factor bracket",
-                a.delta.as_deref().unwrap_or("").trim(),
-                if a.uniform { "one common factor" } else { "one factor per level" }
-            ),
-        ];
-        let text = calibrated_toml(&alloc, &factors, &provenance);
-        // the written file must load again as the same levels (a check of this writer, before it is published)
-        let back = Allocation::from_toml(&text).map_err(|e| err!(Internal, "the calibrated allocation does not load: {e}"))?;
-        if back.levels.len() != alloc.levels.len() {
-            return fallible!(Internal, "the calibrated allocation lost levels");
-        }
-        crate::record::write_atomic(w, text.as_bytes())?;
+        write_calibrated(&a, w, &allocation, &alloc, &factors, conversion)?;
     }
     Ok(out)
+}
+
+/// The allocation calibrated to an attack target `t` (advantage, or TPR at an FPR), with the ε rule's
+/// reduction at --delta beside it.
+fn attack_calibration(a: &CalibrateArgs, allocation: &Path, t: AttackTarget, prec: Option<u32>) -> Fallible<String> {
+    let flag = if a.target_advantage.is_some() { "--target-advantage" } else { "--target-tpr" };
+    if a.write.is_some() {
+        return fallible!(
+            Input,
+            "--write writes an allocation calibrated to an epsilon target; {flag} is an attack target: drop one of them"
+        );
+    }
+    if a.conversion.is_some() {
+        return fallible!(
+            Input,
+            "--conversion defines the default epsilon target; {flag} calibrates to an attack target instead: give one of them"
+        );
+    }
+    t.check()?;
+    let alloc = Allocation::from_path(allocation)?;
+    // the ε-rule reduction printed beside the attack calibration, at --delta (1e-11, Table 1's, by default)
+    let d = parse_delta(a.delta.as_deref().unwrap_or("1e-11"))?;
+    let rows = if a.uniform {
+        crate::app::attack_calibration::uniform_rows(&alloc, &t, &d, prec)?
+    } else {
+        crate::app::attack_calibration::level_rows(&alloc, &t, &d, prec)?
+    };
+    render(&rows, ATTACK_COLUMNS, a.format)
+}
+
+/// `--write`: the allocation with every level's variance multiplied by its factor, its provenance in the
+/// header; it must load again as the same levels before it is written.
+fn write_calibrated(
+    a: &CalibrateArgs,
+    w: &Path,
+    allocation: &Path,
+    alloc: &Allocation,
+    factors: &[rug::Rational],
+    conversion: Conversion,
+) -> Fallible<()> {
+    let target = match (&a.target_epsilon, a.uniform) {
+        (Some(e), _) => format!("epsilon {}", e.trim()),
+        (None, true) => format!("the overall {} epsilon", conversion_name(conversion)),
+        (None, false) => format!("each level's {} epsilon", conversion_name(conversion)),
+    };
+    let provenance = vec![
+        format!("Calibrated by tightdp calibrate from '{}'", allocation.display()),
+        format!(
+            "target: {target} at delta {}; {}: every variance multiplied by the upper end of the certified factor bracket",
+            a.delta.as_deref().unwrap_or("").trim(),
+            if a.uniform { "one common factor" } else { "one factor per level" }
+        ),
+    ];
+    let text = calibrated_toml(alloc, factors, &provenance);
+    // the written file must load again as the same levels (a check of this writer, before it is published)
+    let back = Allocation::from_toml(&text).map_err(|e| err!(Internal, "the calibrated allocation does not load: {e}"))?;
+    if back.levels.len() != alloc.levels.len() {
+        return fallible!(Internal, "the calibrated allocation lost levels");
+    }
+    crate::record::write_atomic(w, text.as_bytes())
 }
 
 /// Flags of the allocation calibration that mean nothing here are refused, not ignored.
