@@ -80,15 +80,44 @@ pub fn round_pass(r: &RoundPass) -> Fallible<Vec<i64>> {
 
 fn solve(r: &RoundPass, integer: bool) -> Fallible<Vec<i64>> {
     let (n, m) = (r.n, r.m());
-    let xt: Vec<f64> = r.x.iter().map(|&v| v.max(0.0)).collect();
     let mut lp = Lp::new(OptimizationDirection::Minimize);
-    let add = |lp: &mut Lp, cost: f64, hi: f64| -> Variable {
-        if integer {
-            lp.add_integer_var(cost, (0, hi.min(i32::MAX as f64) as i32))
-        } else {
-            lp.add_var(cost, (0.0, hi))
+    let segs = segments(&mut lp, r, integer);
+    constrain(&mut lp, r, &segs, integer);
+    let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
+        .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
+        .map_err(|e| err!(Input, "rounding: {e}"))?
+        .into_solution()
+        .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
+    let mut y = vec![0i64; n * m];
+    for (i, s) in segs.iter().enumerate() {
+        let mut t = 0i64;
+        for &v in s {
+            let val = sol.var_value(v);
+            if (val - val.round()).abs() > 1e-6 {
+                return fallible!(Input, "rounding: LP value {val} is not integral");
+            }
+            t += val.round() as i64;
         }
-    };
+        y[i] = t;
+    }
+    check(r, &y)?;
+    Ok(y)
+}
+
+/// A variable of the LP in [0, hi] with its cost: integer (capped at i32::MAX) or continuous.
+fn add_var(lp: &mut Lp, integer: bool, cost: f64, hi: f64) -> Variable {
+    if integer {
+        lp.add_integer_var(cost, (0, hi.min(i32::MAX as f64) as i32))
+    } else {
+        lp.add_var(cost, (0.0, hi))
+    }
+}
+
+/// Each cell's variables (child-major): one up to its cap, or, cell-wise, the segments of |y − x| around
+/// the estimate x (down to ⌊x⌋ at cost −1, the fractional step at 1 − 2f, the rest at cost 1).
+fn segments(lp: &mut Lp, r: &RoundPass, integer: bool) -> Vec<Vec<Variable>> {
+    let (n, m) = (r.n, r.m());
+    let xt: Vec<f64> = r.x.iter().map(|&v| v.max(0.0)).collect();
     let live = |k: usize| r.parent.is_none_or(|p| p[k] > 0);
     let mut segs: Vec<Vec<Variable>> = vec![Vec::new(); n * m];
     for c in 0..m {
@@ -102,23 +131,30 @@ fn solve(r: &RoundPass, integer: bool) -> Fallible<Vec<i64>> {
             };
             let s = &mut segs[c * n + k];
             if !r.cellwise {
-                s.push(add(&mut lp, 0.0, cap));
+                s.push(add_var(lp, integer, 0.0, cap));
                 continue;
             }
             let v = xt[c * n + k];
             let (fl, f) = (v.floor(), v - v.floor());
             if fl >= 1.0 {
-                s.push(add(&mut lp, -1.0, fl.min(cap)));
+                s.push(add_var(lp, integer, -1.0, fl.min(cap)));
             }
             if f > 0.0 && fl < cap {
-                s.push(add(&mut lp, 1.0 - 2.0 * f, 1.0));
+                s.push(add_var(lp, integer, 1.0 - 2.0 * f, 1.0));
             }
             let rest = cap - fl - if f > 0.0 { 1.0 } else { 0.0 };
             if rest > 0.0 {
-                s.push(add(&mut lp, 1.0, rest));
+                s.push(add_var(lp, integer, 1.0, rest));
             }
         }
     }
+    segs
+}
+
+/// The pass's constraints on the cells' sums: the parent, the totals and groups (those not implied by
+/// fixed answers), the earlier passes' fixed answers, the bounds, and the penalised targets.
+fn constrain(lp: &mut Lp, r: &RoundPass, segs: &[Vec<Variable>], integer: bool) {
+    let (n, m) = (r.n, r.m());
     let sum_of = |cells: &mut dyn Iterator<Item = usize>| -> Vec<(Variable, f64)> {
         cells.flat_map(|i| segs[i].iter().map(|&v| (v, 1.0))).collect()
     };
@@ -159,31 +195,12 @@ fn solve(r: &RoundPass, integer: bool) -> Fallible<Vec<i64>> {
     }
     for p in r.penalties {
         let mut e = sum_of(&mut p.cells.iter().map(|&k| p.child * n + k as usize));
-        let up = add(&mut lp, 1.0, 1e12);
-        let down = add(&mut lp, 1.0, 1e12);
+        let up = add_var(lp, integer, 1.0, 1e12);
+        let down = add_var(lp, integer, 1.0, 1e12);
         e.push((up, -1.0));
         e.push((down, 1.0));
         lp.add_constraint(&e[..], ComparisonOp::Eq, p.target as f64);
     }
-    let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
-        .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
-        .map_err(|e| err!(Input, "rounding: {e}"))?
-        .into_solution()
-        .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
-    let mut y = vec![0i64; n * m];
-    for (i, s) in segs.iter().enumerate() {
-        let mut t = 0i64;
-        for &v in s {
-            let val = sol.var_value(v);
-            if (val - val.round()).abs() > 1e-6 {
-                return fallible!(Input, "rounding: LP value {val} is not integral");
-            }
-            t += val.round() as i64;
-        }
-        y[i] = t;
-    }
-    check(r, &y)?;
-    Ok(y)
 }
 
 /// Every constraint of the pass, exactly: y ≥ 0, the parent, totals, groups, bounds, fixed answers.
