@@ -487,23 +487,7 @@ fn stream<W: Write>(
         let ui = u as usize;
         let b = spine.block_no[ui];
         if b != NONE {
-            match persons {
-                Persons::Table(h) => {
-                    for (x, &y) in acc[d].iter_mut().zip(&h[b as usize * nc..(b as usize + 1) * nc]) {
-                        *x = y as u64;
-                    }
-                }
-                Persons::Synthetic { seed, mean } => {
-                    synth_block(*seed, b as u64, *mean, &plan.schema, &mut people);
-                    for p in &people {
-                        let c = plan.schema.cell(*p);
-                        // a synthetic person in a structural-zero cell is left out
-                        if !opts.structural_zero.get(c).copied().unwrap_or(false) {
-                            acc[d][c] += 1;
-                        }
-                    }
-                }
-            }
+            block_counts(plan, persons, opts, b as usize, &mut acc[d], &mut people);
             let total: u64 = acc[d].iter().sum();
             for (k, t) in side.entity_totals.iter_mut() {
                 let e = spine.ose[*k].of_block[b as usize];
@@ -524,20 +508,8 @@ fn stream<W: Write>(
         if span > 0 {
             let l = spine.level[ui] as usize;
             let f = first_id[&(l, span)];
-            let lname = &spine.levels[l];
-            let gid = &spine.ids[ui];
-            for (qi, q) in plan.queries[l].iter().enumerate() {
-                q.answer(&acc[d], &mut ans);
-                let s = &samplers[f + qi];
-                for (cell, &a) in ans.iter().enumerate() {
-                    let y = if opts.no_noise { a as i64 } else { a as i64 + s.sample(&mut rng) };
-                    line.clear();
-                    use std::fmt::Write as _;
-                    let _ = writeln!(line, "{lname},{gid},{},{cell},{y},{}", q.name, f + qi);
-                    w.write_all(line.as_bytes())?;
-                    rows += 1;
-                }
-            }
+            let unit = Unit { level: &spine.levels[l], id: &spine.ids[ui], queries: &plan.queries[l], samplers: &samplers[f..] };
+            rows += unit.write(&acc[d], f, opts.no_noise, &mut rng, &mut ans, &mut line, w)?;
         }
         if d > 0 {
             let (lo, hi) = acc.split_at_mut(d);
@@ -548,6 +520,68 @@ fn stream<W: Write>(
         stack.pop();
     }
     Ok(rows)
+}
+
+/// The block `b`'s histogram into `acc`: the person table's row, or the synthetic persons drawn for it
+/// (those in structural-zero cells left out).
+fn block_counts(plan: &Plan, persons: &Persons, opts: &MeasureOpts, b: usize, acc: &mut [u64], people: &mut Vec<[u32; 4]>) {
+    let nc = plan.schema.cells();
+    match persons {
+        Persons::Table(h) => {
+            for (x, &y) in acc.iter_mut().zip(&h[b * nc..(b + 1) * nc]) {
+                *x = y as u64;
+            }
+        }
+        Persons::Synthetic { seed, mean } => {
+            synth_block(*seed, b as u64, *mean, &plan.schema, people);
+            for p in people.iter() {
+                let c = plan.schema.cell(*p);
+                // a synthetic person in a structural-zero cell is left out
+                if !opts.structural_zero.get(c).copied().unwrap_or(false) {
+                    acc[c] += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A measured geounit: its geolevel's name, its id, the geolevel's queries and their samplers (from the
+/// unit's first noise id on).
+struct Unit<'a> {
+    level: &'a str,
+    id: &'a str,
+    queries: &'a [MarginalQuery],
+    samplers: &'a [DiscreteGaussianSampler],
+}
+
+impl Unit<'_> {
+    /// Every query's noisy answers on the histogram `acc`, one CSV line per cell (noise ids from `first`);
+    /// the number of lines.
+    fn write<W: Write>(
+        &self,
+        acc: &[u64],
+        first: usize,
+        no_noise: bool,
+        rng: &mut crate::topdown::measurement::sampler::NoiseRng,
+        ans: &mut Vec<u64>,
+        line: &mut String,
+        w: &mut W,
+    ) -> std::io::Result<u64> {
+        let mut rows = 0;
+        for (qi, q) in self.queries.iter().enumerate() {
+            q.answer(acc, ans);
+            let s = &self.samplers[qi];
+            for (cell, &a) in ans.iter().enumerate() {
+                let y = if no_noise { a as i64 } else { a as i64 + s.sample(rng) };
+                line.clear();
+                use std::fmt::Write as _;
+                let _ = writeln!(line, "{},{},{},{cell},{y},{}", self.level, self.id, q.name, first + qi);
+                w.write_all(line.as_bytes())?;
+                rows += 1;
+            }
+        }
+        Ok(rows)
+    }
 }
 
 pub fn read_manifest(path: &Path) -> Fallible<TopdownManifest> {
