@@ -23,7 +23,8 @@ if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
   # The Python test environment is made, and the package built into it, while cargo builds and runs the Rust
   # tests: pip is mostly waiting on files, and the wheel's compile (the bindings only: the package's cargo
   # build shares target/ and the feature set with the tests, Cargo.toml's syn entry) is mostly one core's
-  # work. cargo's lock on target/ makes that build wait for the tests' build, not for the tests.
+  # work. cargo's lock on target/ makes that build wait for the tests' build; the tests are run below
+  # without cargo, so it does not wait for them.
   mkdir -p target
   (
     [ -x "$V/bin/python" ] || python3 -m venv "$V"
@@ -40,8 +41,31 @@ if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
   pyenv=$!
   trap '[ -n "$pyenv" ] && kill "$pyenv" 2>/dev/null || true' EXIT
 fi
-if [ -n "$heavy" ]; then
-  export TIGHTDP_TEST_MULTIPLIER="${TIGHTDP_TEST_MULTIPLIER:-10}"
+[ -n "$heavy" ] && export TIGHTDP_TEST_MULTIPLIER="${TIGHTDP_TEST_MULTIPLIER:-10}"
+if [ -n "$pyenv" ] && [ $# -eq 0 ]; then
+  # The whole suite: cargo builds the test binaries and this script runs them (unit tests, the binary's, the
+  # tests/ crate, in cargo's order, from the package root as cargo does). `cargo test` would hold target/'s
+  # lock until its last test ends, and the wheel's build above would wait for it instead of running beside
+  # the tests.
+  cargo test --release --locked --no-run --message-format=json-render-diagnostics >target/test-build.json
+  mapfile -t bins < <(python3 - target/test-build.json <<'PY'
+import json, sys
+order = {"lib": 0, "bin": 1, "test": 2}
+found = []
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
+        found.append((order.get(m["target"]["kind"][0], 3), m["target"]["name"], m["executable"]))
+for _, _, exe in sorted(found):
+    print(exe)
+PY
+)
+  [ ${#bins[@]} -ge 3 ] || { echo "test.sh: the test build named ${#bins[@]} test binaries, expected 3" >&2; exit 1; }
+  for b in "${bins[@]}"; do
+    echo "     Running ${b#"$PWD"/}"
+    if [ -n "$heavy" ]; then "$b" --include-ignored; else "$b"; fi
+  done
+elif [ -n "$heavy" ]; then
   # `--include-ignored` goes after any `--` the caller gave (cargo passes one list to the test binaries)
   if printf '%s\n' "$@" | grep -qx -- '--'; then
     cargo test --release --locked "$@" --include-ignored

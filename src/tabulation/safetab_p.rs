@@ -288,6 +288,46 @@ pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress
     run_with(inp, persons, out, seed, progress, true)
 }
 
+/// The run's summary before any level is noised: the persons read and skipped, the passes, the manifest's
+/// header (seeded runs are marked not for release).
+fn new_summary(persons: u64, skipped: u64, passes: &[crate::tabulation::safetab_spec::Pass], seed: Option<u64>) -> RunSummary {
+    RunSummary {
+        persons,
+        skipped,
+        passes: passes.iter().map(|p| p.name().to_string()).collect(),
+        groups: 0,
+        t1_rows: 0,
+        t2_rows: 0,
+        suppressed: 0,
+        noise_draws: 0,
+        coterminous_sets: 0,
+        coterminous_replaced: 0,
+        manifest: Manifest {
+            mechanism: "safetab-p".into(),
+            for_release: seed.is_none(),
+            seed,
+            neighbors: "add-remove".into(),
+            composition: if passes.len() > 1 { "disjoint-passes".into() } else { "sequential".into() },
+            levels: Vec::new(),
+            notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
+        },
+    }
+}
+
+/// The tables t1 and t2 and the manifest, each written to a temporary file in `out` and renamed into place.
+fn write_outputs(out: &Path, rendered: &[Rendered], summary: &RunSummary) -> Fallible<()> {
+    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
+    let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
+    write_table(&tmp("t1.txt"), T1_HEADER, &mut rendered.iter().map(|o| &o.t1))?;
+    write_table(&tmp("t2.txt"), T2_HEADER, &mut rendered.iter().map(|o| &o.t2))?;
+    let mj = summary.manifest.to_json();
+    std::fs::write(tmp("manifest.json"), mj).map_err(|e| err!(Io, "cannot write manifest: {e}"))?;
+    for n in ["t1.txt", "t2.txt", "manifest.json"] {
+        std::fs::rename(tmp(n), out.join(n)).map_err(|e| err!(Io, "cannot write '{}': {e}", out.join(n).display()))?;
+    }
+    Ok(())
+}
+
 /// [`run`], with Algorithm 4 (coterminous geographies, §5.3.3) applied after suppression when
 /// `coterminous` is true (the production post-processing) or skipped (the output of Algorithms 1–3
 /// and §5.3.1–5.3.2 only).
@@ -330,27 +370,7 @@ pub fn run_with(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, pro
         Some(s) => NoiseSource::seeded(s),
         None => NoiseSource::os()?,
     };
-    let mut summary = RunSummary {
-        persons: persons_n,
-        skipped,
-        passes: passes.iter().map(|p| p.name().to_string()).collect(),
-        groups: 0,
-        t1_rows: 0,
-        t2_rows: 0,
-        suppressed: 0,
-        noise_draws: 0,
-        coterminous_sets: 0,
-        coterminous_replaced: 0,
-        manifest: Manifest {
-            mechanism: "safetab-p".into(),
-            for_release: seed.is_none(),
-            seed,
-            neighbors: "add-remove".into(),
-            composition: if passes.len() > 1 { "disjoint-passes".into() } else { "sequential".into() },
-            levels: Vec::new(),
-            notes: if seed.is_some() { Some("seeded run: reproducible noise, NOT FOR RELEASE".into()) } else { None },
-        },
-    };
+    let mut summary = new_summary(persons_n, skipped, &passes, seed);
     let mut rendered: Vec<Rendered> = Vec::new();
     for (pi, pass) in passes.iter().enumerate() {
         let geo = geos[pi].as_ref().unwrap_or(full);
@@ -391,14 +411,6 @@ pub fn run_with(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, pro
         summary.t2_rows += r.t2_rows;
         summary.suppressed += r.suppressed;
     }
-    std::fs::create_dir_all(out).map_err(|e| err!(Io, "cannot create '{}': {e}", out.display()))?;
-    let tmp = |n: &str| -> PathBuf { out.join(format!(".{n}.tmp{}", std::process::id())) };
-    write_table(&tmp("t1.txt"), T1_HEADER, &mut rendered.iter().map(|o| &o.t1))?;
-    write_table(&tmp("t2.txt"), T2_HEADER, &mut rendered.iter().map(|o| &o.t2))?;
-    let mj = summary.manifest.to_json();
-    std::fs::write(tmp("manifest.json"), mj).map_err(|e| err!(Io, "cannot write manifest: {e}"))?;
-    for n in ["t1.txt", "t2.txt", "manifest.json"] {
-        std::fs::rename(tmp(n), out.join(n)).map_err(|e| err!(Io, "cannot write '{}': {e}", out.join(n).display()))?;
-    }
+    write_outputs(out, &rendered, &summary)?;
     Ok(summary)
 }

@@ -200,51 +200,12 @@ pub fn check(r: &RoundingProblem, y: &[i64]) -> Fallible<()> {
 /// optimal (min-cost flow with convex costs). None if some imbalance cannot be routed or a shortest
 /// path search does not settle.
 pub fn round_by_paths(r: &RoundingProblem) -> Option<Vec<i64>> {
-    let n = r.n;
-    let m = r.totals.len();
+    let (n, m) = (r.n, r.totals.len());
     let xt = validate(r).ok()?;
-    let mut y: Vec<i64> = xt.iter().map(|&v| v.round() as i64).collect();
-    for c in 0..m {
-        for k in 0..n {
-            if !cell_live(r, k) {
-                y[c * n + k] = 0;
-            }
-        }
-    }
-    // excess of each constrained node (cells, children; free node z last): units it must still send
-    // along steps (a step cell → child adds a unit to that cell, child → cell takes one away)
+    let (mut y, mut excess) = nearest_start(r, &xt)?;
     let z = n + m;
-    let mut excess = vec![0i64; z + 1];
-    if let Some(p) = r.parent {
-        for k in 0..n {
-            excess[k] = p[k] - (0..m).map(|c| y[c * n + k]).sum::<i64>();
-        }
-    }
-    for c in 0..m {
-        if let Some(t) = r.totals[c] {
-            excess[n + c] = y[c * n..(c + 1) * n].iter().sum::<i64>() - t;
-        }
-    }
-    excess[z] = -excess[..z].iter().sum::<i64>();
-    let has_z = r.parent.is_none() || r.totals.iter().any(|t| t.is_none());
-    if !has_z && excess[z] != 0 {
-        return None;
-    }
     let nodes = z + 1;
-    // arcs: (from, to, cell index or usize::MAX for a free arc, adds a unit)
-    let mut arcs: Vec<(usize, usize, usize)> = Vec::new();
-    for c in 0..m {
-        for k in 0..n {
-            if cell_live(r, k) {
-                arcs.push((k, n + c, c * n + k));
-            }
-        }
-    }
-    let live_arcs = arcs.len();
-    if r.parent.is_none() {
-        arcs.extend((0..n).map(|k| (k, z, usize::MAX)));
-    }
-    arcs.extend((0..m).filter(|&c| r.totals[c].is_none()).map(|c| (n + c, z, usize::MAX)));
+    let (arcs, live_arcs) = step_arcs(r);
     let mut dist = vec![0.0f64; nodes];
     let mut pred: Vec<Option<(usize, bool)>> = vec![None; nodes];
     // cost of each arc's unit step forward (adding to its cell) and back (None at 0); free arcs 0
@@ -253,35 +214,7 @@ pub fn round_by_paths(r: &RoundingProblem) -> Option<Vec<i64>> {
         for (i, &(_, _, cell)) in arcs[..live_arcs].iter().enumerate() {
             cost[i] = steps(xt[cell], y[cell]);
         }
-        // Bellman–Ford from every node with excess
-        for v in 0..nodes {
-            dist[v] = if excess[v] > 0 { 0.0 } else { f64::INFINITY };
-            pred[v] = None;
-        }
-        let mut settled = false;
-        for _ in 0..=nodes {
-            let mut changed = false;
-            for (i, &(a, b, _)) in arcs.iter().enumerate() {
-                let (up, down) = cost[i];
-                if dist[a] + up < dist[b] - 1e-12 {
-                    dist[b] = dist[a] + up;
-                    pred[b] = Some((i, true));
-                    changed = true;
-                }
-                if let Some(d) = down {
-                    if dist[b] + d < dist[a] - 1e-12 {
-                        dist[a] = dist[b] + d;
-                        pred[a] = Some((i, false));
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                settled = true;
-                break;
-            }
-        }
-        if !settled {
+        if !bellman_ford(&arcs, &cost, &excess, &mut dist, &mut pred) {
             return None;
         }
         let sink = (0..nodes).filter(|&v| excess[v] < 0 && dist[v].is_finite()).min_by(|&a, &b| dist[a].total_cmp(&dist[b]))?;
@@ -304,6 +237,99 @@ pub fn round_by_paths(r: &RoundingProblem) -> Option<Vec<i64>> {
     }
     check(r, &y).ok()?;
     Some(y)
+}
+
+/// The nearest integers to the estimates (0 in dead cells), and the excess of each constrained node
+/// (cells, children; the free node z = n + m last): the units it must still send along steps (a step
+/// cell → child adds a unit to that cell, child → cell takes one away). None: the totals cannot balance
+/// without a free node.
+fn nearest_start(r: &RoundingProblem, xt: &[f64]) -> Option<(Vec<i64>, Vec<i64>)> {
+    let (n, m) = (r.n, r.totals.len());
+    let mut y: Vec<i64> = xt.iter().map(|&v| v.round() as i64).collect();
+    for c in 0..m {
+        for k in 0..n {
+            if !cell_live(r, k) {
+                y[c * n + k] = 0;
+            }
+        }
+    }
+    let z = n + m;
+    let mut excess = vec![0i64; z + 1];
+    if let Some(p) = r.parent {
+        for k in 0..n {
+            excess[k] = p[k] - (0..m).map(|c| y[c * n + k]).sum::<i64>();
+        }
+    }
+    for c in 0..m {
+        if let Some(t) = r.totals[c] {
+            excess[n + c] = y[c * n..(c + 1) * n].iter().sum::<i64>() - t;
+        }
+    }
+    excess[z] = -excess[..z].iter().sum::<i64>();
+    let has_z = r.parent.is_none() || r.totals.iter().any(|t| t.is_none());
+    if !has_z && excess[z] != 0 {
+        return None;
+    }
+    Some((y, excess))
+}
+
+/// The arcs (from, to, cell index or usize::MAX for a free arc): cell → child for every live cell (the
+/// first `live_arcs`), then the free arcs to z of unconstrained cells and children.
+fn step_arcs(r: &RoundingProblem) -> (Vec<(usize, usize, usize)>, usize) {
+    let (n, m) = (r.n, r.totals.len());
+    let z = n + m;
+    let mut arcs: Vec<(usize, usize, usize)> = Vec::new();
+    for c in 0..m {
+        for k in 0..n {
+            if cell_live(r, k) {
+                arcs.push((k, n + c, c * n + k));
+            }
+        }
+    }
+    let live_arcs = arcs.len();
+    if r.parent.is_none() {
+        arcs.extend((0..n).map(|k| (k, z, usize::MAX)));
+    }
+    arcs.extend((0..m).filter(|&c| r.totals[c].is_none()).map(|c| (n + c, z, usize::MAX)));
+    (arcs, live_arcs)
+}
+
+/// Bellman–Ford from every node with excess over the unit steps (forward at `cost.0`, back at `cost.1`
+/// where a unit can be taken away): `dist` and `pred` of each node; false if it does not settle.
+fn bellman_ford(
+    arcs: &[(usize, usize, usize)],
+    cost: &[(f64, Option<f64>)],
+    excess: &[i64],
+    dist: &mut [f64],
+    pred: &mut [Option<(usize, bool)>],
+) -> bool {
+    let nodes = dist.len();
+    for v in 0..nodes {
+        dist[v] = if excess[v] > 0 { 0.0 } else { f64::INFINITY };
+        pred[v] = None;
+    }
+    for _ in 0..=nodes {
+        let mut changed = false;
+        for (i, &(a, b, _)) in arcs.iter().enumerate() {
+            let (up, down) = cost[i];
+            if dist[a] + up < dist[b] - 1e-12 {
+                dist[b] = dist[a] + up;
+                pred[b] = Some((i, true));
+                changed = true;
+            }
+            if let Some(d) = down {
+                if dist[b] + d < dist[a] - 1e-12 {
+                    dist[a] = dist[b] + d;
+                    pred[a] = Some((i, false));
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return true;
+        }
+    }
+    false
 }
 
 /// The change of |v − x̃| when a cell at v goes up by one, and down by one (None at 0).
