@@ -14,7 +14,7 @@
 //! nested), solved again with integer variables; the answer is checked exactly (`check`).
 
 use crate::error::Fallible;
-use crate::{err, fallible};
+use crate::fallible;
 use microlp::{ComparisonOp, OptimizationDirection, Problem as Lp, Variable};
 
 /// lo ≤ Σ_{k ∈ cells} y_{child,k} ≤ hi, exactly (hi = i64::MAX: no upper bound). `query` groups the
@@ -79,27 +79,10 @@ pub fn round_pass(r: &RoundPass) -> Fallible<Vec<i64>> {
 }
 
 fn solve(r: &RoundPass, integer: bool) -> Fallible<Vec<i64>> {
-    let (n, m) = (r.n, r.m());
     let mut lp = Lp::new(OptimizationDirection::Minimize);
     let segs = segments(&mut lp, r, integer);
     constrain(&mut lp, r, &segs, integer);
-    let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
-        .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
-        .map_err(|e| err!(Input, "rounding: {e}"))?
-        .into_solution()
-        .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
-    let mut y = vec![0i64; n * m];
-    for (i, s) in segs.iter().enumerate() {
-        let mut t = 0i64;
-        for &v in s {
-            let val = sol.var_value(v);
-            if (val - val.round()).abs() > 1e-6 {
-                return fallible!(Input, "rounding: LP value {val} is not integral");
-            }
-            t += val.round() as i64;
-        }
-        y[i] = t;
-    }
+    let y = super::rounding::integral_solution(lp, &segs)?;
     check(r, &y)?;
     Ok(y)
 }

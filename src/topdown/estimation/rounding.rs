@@ -146,12 +146,21 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Fallible<Vec<i64>
         let e: Vec<(Variable, f64)> = (0..n).flat_map(|k| segs[c * n + k].iter().map(|&v| (v, 1.0))).collect();
         lp.add_constraint(&e[..], ComparisonOp::Eq, r.totals[c].expect("invariant: a child with a total") as f64);
     }
+    let y = integral_solution(lp, &segs)?;
+    check(r, &y)?;
+    Ok(y)
+}
+
+/// Solve the rounding LP and read each cell's value as the sum of its variables (`segs`, one list per
+/// cell), every variable integral to 1e-6 (a totally unimodular LP's vertex); the solver's failures and
+/// panics are errors.
+pub(super) fn integral_solution(lp: Lp, segs: &[Vec<Variable>]) -> Fallible<Vec<i64>> {
     let sol = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.solve()))
         .map_err(|_| err!(Input, "rounding: the LP solver failed"))?
         .map_err(|e| err!(Input, "rounding: {e}"))?
         .into_solution()
         .map_err(|_| err!(Input, "rounding: the LP solver stopped early"))?;
-    let mut y = vec![0i64; n * m];
+    let mut y = vec![0i64; segs.len()];
     for (i, s) in segs.iter().enumerate() {
         let mut t = 0i64;
         for &v in s {
@@ -164,7 +173,6 @@ fn solve_lp(r: &RoundingProblem, xt: &[f64], integer: bool) -> Fallible<Vec<i64>
         }
         y[i] = t;
     }
-    check(r, &y)?;
     Ok(y)
 }
 
