@@ -489,17 +489,19 @@ where
         } else if s.markers {
             ann.legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
         } else if s.dashed {
-            // a dashed sample in the legend too (two dashes), so dashed and solid series differ
-            ann.legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
-                    + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
-            });
+            ann.legend(move |at| dashed_sample(at, color));
         } else {
             ann.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
     }
     Ok(())
+}
+
+/// A dashed line's legend sample: two dashes, so dashed and solid series (and reference lines) differ.
+fn dashed_sample<'b, DB: DrawingBackend + 'b>(at: (i32, i32), color: RGBColor) -> impl IntoDynElement<'b, DB, (i32, i32)> {
+    EmptyElement::at(at)
+        + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
+        + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
 }
 
 /// The panel's reference lines: dashed, across the whole panel, with their legend samples.
@@ -523,11 +525,7 @@ where
             .draw_series(DashedLineSeries::new(pts, 8, 5, color.stroke_width(2)))
             .map_err(|e| err!(Io, "{e}"))?
             .label(name.clone())
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (7, 0)], color.stroke_width(2))
-                    + PathElement::new(vec![(13, 0), (20, 0)], color.stroke_width(2))
-            });
+            .legend(move |at| dashed_sample(at, color));
     }
     Ok(())
 }
