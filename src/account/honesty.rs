@@ -74,7 +74,7 @@ impl Accountant {
                 // a step the user fixed: a finer one (the grid budget does not apply)
                 Some(h) => tries.push(format!("a finer --grid than {}", crate::num::format::fmt_rational(h))),
                 // a longer budget buys no step finer than the finest the refinement takes
-                None if finest => tries.push(format!("a fixed --grid finer than {:e}", super::laws::PLD_FINEST_STEP)),
+                None if finest => tries.push(format!("a fixed --grid finer than {:e}", super::engines::pld_grid::PLD_FINEST_STEP)),
                 None => tries.push(format!("a larger --grid-budget (now {} work units) for a finer grid", self.opts.grid_work)),
             }
         }

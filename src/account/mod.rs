@@ -103,8 +103,8 @@ pub struct Accountant {
     /// whether the lattice Fourier inversion takes the composition, and its priced cost and live nodes
     /// where its weights are wide (`fourier_price`)
     fprice: std::sync::OnceLock<Fallible<Option<(f64, u64)>>>,
-    /// the tilted Fourier engine's lines and planning cells (`engines::tilted::Lines`)
-    tilted: engines::tilted::Lines,
+    /// the engines of compositions with laws, each with its own state (`engines::law_engines`)
+    law_engines: Vec<Box<dyn engines::LawEngine>>,
 }
 
 /// The smoothed inversion's error as the accountant sees it: its `Input` refusals (a composition or width
@@ -167,7 +167,7 @@ impl Accountant {
             cache: Mutex::new(Vec::new()),
             fcache: Mutex::new(Vec::new()),
             fprice: std::sync::OnceLock::new(),
-            tilted: engines::tilted::Lines::default(),
+            law_engines: engines::law_engines(),
         })
     }
 

@@ -90,6 +90,26 @@ struct Composed {
     inf: Interval,
 }
 
+/// The engine: the exact composed law of finitely many atoms.
+pub(in crate::account) struct AtomsEngine;
+
+impl super::LawEngine for AtomsEngine {
+    fn name(&self) -> &'static str {
+        "atoms"
+    }
+
+    fn offer(&self, job: &super::Job) -> super::Offer {
+        match common_lattice(job.laws) {
+            Some(_) => super::Offer::Takes { stands: true },
+            None => super::Offer::Declined("a law's losses are not finitely many atoms on one lattice".into()),
+        }
+    }
+
+    fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
+        answer(job.laws, job.q, job.digits, job.trust)
+    }
+}
+
 /// The accountant's query on a composition of laws whose losses are finitely many atoms on one lattice:
 /// ε(δ), δ(ε) or f(α) (None: not such a composition, or beyond the work cap).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {

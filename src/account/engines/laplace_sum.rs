@@ -53,6 +53,31 @@ const MAX_WORK: f64 = 2.5e9;
 /// Precision raises (×1.5 each) after the first, where the cancellation of (3) ate more than foreseen.
 const RAISES: u32 = 3;
 
+/// The engine: the exact sum of n Laplace releases with one ε₀.
+pub(in crate::account) struct LaplaceSumEngine;
+
+impl super::LawEngine for LaplaceSumEngine {
+    fn name(&self) -> &'static str {
+        "laplace-sum"
+    }
+
+    fn offer(&self, job: &super::Job) -> super::Offer {
+        use super::Offer::{Declined, Takes};
+        let Some(a) = job.laws.first().and_then(|(l, _)| l.laplace_eps0()) else { return Declined("not a Laplace mechanism".into()) };
+        if job.laws.iter().any(|(l, _)| l.laplace_eps0().as_ref() != Some(&a)) {
+            return Declined("not Laplace mechanisms with one eps0".into());
+        }
+        if job.laws.iter().map(|(_, c)| *c).sum::<u64>() > MAX_RELEASES {
+            return Declined(format!("more than {MAX_RELEASES} releases"));
+        }
+        Takes { stands: true }
+    }
+
+    fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
+        answer(job.laws, job.q, job.digits, job.trust)
+    }
+}
+
 /// The accountant's query on a composition of laws, where every law is a Laplace loss law with one ε₀
 /// and there are at most [`MAX_RELEASES`] of them: ε(δ), δ(ε) or f(α) to the digits asked (None: not this
 /// engine's composition).

@@ -1,14 +1,105 @@
-//! The engines, one file each.
+//! The engines of compositions with laws (`model::Noise::Law`: the continuous Gaussian, subsampled
+//! mechanisms, Laplace, randomized response, …, and the lattice laws beside them), one file each, behind one
+//! slot: each engine says cheaply whether it takes a query ([`LawEngine::offer`]: declined with its reason,
+//! or taken), and answers it ([`LawEngine::answer`]). The planner ([`planner::plan`]) turns the offers into a
+//! ladder of rungs, and one loop ([`planner::run`]) climbs it: an engine that declines, before or while answering, hands the
+//! query to the next rung; a short answer of an engine whose answer does not stand is kept (the narrower
+//! of those met) and the next rung tried; the first answer that meets the digits, or stands, ends it; any
+//! other error surfaces; a forced method is a ladder of one rung. A new engine is one file here and one line
+//! in [`law_engines`].
 //!
+//! * [`gaussian`] — every law a Gaussian loss law: the closed forms of their one Gaussian.
+//! * [`single`] — one release of one mechanism: its own distribution functions.
 //! * [`atoms`] — laws with finitely many losses on one lattice (randomized response, stated (ε, δ)
 //!   pairs), composed exactly.
+//! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian,
+//!   Laplace, with Gaussians and discrete Gaussians), by a tilted Fourier inversion whose cost does not
+//!   grow with the number of releases.
 //! * [`laplace_sum`] — n releases of Laplace mechanisms with one ε₀, as an exact finite sum.
-//! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian, with
-//!   Gaussians), by a tilted Fourier inversion whose cost does not grow with the number of releases.
+//! * [`pld_grid`] — any composition of laws, on a grid, dominating and dominated: the last rung, and the
+//!   independent cross-check.
+//!
+//! The lattice engines (`account/lattice.rs`, `lattice_fourier.rs`, `smoothed.rs`, `conditioned.rs`) are
+//! not behind this slot yet: the accountant chooses among them itself (`account/choice.rs`).
 
 pub mod atoms;
+pub mod gaussian;
 pub mod laplace_sum;
+pub mod planner;
+pub mod pld_grid;
+pub mod single;
 pub mod tilted;
+
+use crate::account::vocabulary::Query;
+use crate::account::{Certified, Trust};
+use crate::error::Fallible;
+use crate::noise::loss::{Direction, LossLaw};
+use rug::Rational;
+use std::sync::Arc;
+
+pub(in crate::account) use planner::run;
+
+/// The laws of a composition, each with its count.
+pub(in crate::account) type Laws = [(Arc<dyn LossLaw>, u64)];
+
+/// A query on a composition with laws, as every law engine sees it.
+pub(in crate::account) struct Job<'a> {
+    pub laws: &'a Laws,
+    pub q: Query<'a>,
+    /// correct significant digits asked
+    pub digits: u32,
+    /// what the laws certify: exact, or a bound (a law that is itself an upper bound)
+    pub trust: Trust,
+    /// the accountant's working precision (bits)
+    pub prec: u32,
+    /// the pld grid's work budget (`Options::grid_work`)
+    pub grid_work: u64,
+    /// the pld grid's step, where the caller fixed it (`--method grid --grid G`)
+    pub grid: Option<Rational>,
+}
+
+/// An engine's answer to "do you take this query?", from what it knows without computing the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::account) enum Offer {
+    /// not this engine's: why, in words
+    Declined(String),
+    /// taken; `stands`: its answer stands even short of the digits asked (it is exact up to the precision it
+    /// raises, so no later rung would be narrower), else a short answer lets the next rung try
+    Takes { stands: bool },
+}
+
+/// One engine of compositions with laws (module doc).
+pub(in crate::account) trait LawEngine: Send + Sync {
+    /// The engine's name in the planner's ladder and its refusals.
+    fn name(&self) -> &'static str;
+    /// Whether it takes the job: cheap, from the laws and the query alone.
+    fn offer(&self, job: &Job) -> Offer;
+    /// Its certified answer; None (or a `Declined` error) where it finds the job beyond its reach after all.
+    fn answer(&self, job: &Job) -> Fallible<Option<Certified>>;
+}
+
+/// The law engines, in the order of the ladder: exact answers of special forms first (closed forms, one
+/// release, finitely many atoms), then the inversion whose cost does not grow with the counts, the exact
+/// Laplace sum (the few releases the inversion declines), and the grid, which takes everything.
+pub(in crate::account) fn law_engines() -> Vec<Box<dyn LawEngine>> {
+    vec![
+        Box::new(gaussian::GaussianClosed),
+        Box::new(single::SingleRelease),
+        Box::new(atoms::AtomsEngine),
+        Box::new(tilted::Tilted::default()),
+        Box::new(laplace_sum::LaplaceSumEngine),
+        Box::new(pld_grid::PldGrid),
+    ]
+}
+
+/// The directions of the composition: both if a law is not symmetric.
+pub(in crate::account) fn directions(laws: &Laws) -> &'static [Direction] {
+    if laws.iter().all(|(l, _)| l.symmetric()) {
+        &[Direction::Remove]
+    } else {
+        &[Direction::Remove, Direction::Add]
+    }
+}
 
 #[cfg(test)]
 use crate::num::Interval;

@@ -71,7 +71,7 @@ enum Estimate {
 /// points of the cells met so far (None: the estimate does not come down to the cell's level). Both are
 /// functions of their keys, so the cache only makes a second query faster (module doc).
 #[derive(Default)]
-pub(in crate::account) struct Lines {
+pub(super) struct Lines {
     lines: Mutex<HashMap<LineKey, Option<Arc<Line>>>>,
     cells: Mutex<HashMap<CellKey, Option<f64>>>,
 }
@@ -88,15 +88,37 @@ fn memo<K: std::hash::Hash + Eq, V: Clone>(map: &Mutex<HashMap<K, V>>, key: K, f
     Ok(v)
 }
 
+/// The engine, with the state of the composition it serves (an accountant holds one per composition).
+#[derive(Default)]
+pub(in crate::account) struct Tilted {
+    lines: Lines,
+}
+
+impl super::LawEngine for Tilted {
+    fn name(&self) -> &'static str {
+        "tilted-fourier"
+    }
+
+    fn offer(&self, job: &super::Job) -> super::Offer {
+        use super::Offer::{Declined, Takes};
+        let Some(mgfs) = job.laws.iter().map(|(l, _)| l.mgf()).collect::<Option<Vec<_>>>() else {
+            return Declined("a law has no certified moment generating function on vertical lines".into());
+        };
+        if mgfs.is_empty() || mgfs.iter().all(|m| m.is_gaussian()) {
+            return Declined("every law is a Gaussian (the closed forms answer)".into());
+        }
+        // (short of the digits where its work cap binds: the next rung may do better)
+        Takes { stands: false }
+    }
+
+    fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
+        answer(&self.lines, job.laws, job.q, job.digits, job.trust)
+    }
+}
+
 /// The accountant's ε(δ), δ(ε) or f(α) on a composition with a Poisson-subsampled Gaussian (None: another
 /// law, or beyond the work cap), from the composition's state `lines`.
-pub(in crate::account) fn answer(
-    lines: &Lines,
-    laws: &[(Arc<dyn LossLaw>, u64)],
-    q: Query,
-    digits: u32,
-    trust: Trust,
-) -> Fallible<Option<Certified>> {
+pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
     let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else { return Ok(None) };
     if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
         return Ok(None);

@@ -1,0 +1,145 @@
+//! The law engines' planner: the whole policy as one pure function from the engines' offers to a ladder
+//! ([`plan`]), and the one loop that climbs it ([`run`]); the module doc of `account::engines` says how.
+
+use super::{Job, LawEngine, Offer};
+use crate::account::Certified;
+use crate::error::{Error, ErrorKind, Fallible};
+
+/// One rung of the ladder: the engine's index in the list, and whether its answer stands short of the digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::account) struct Rung {
+    pub engine: usize,
+    pub stands: bool,
+}
+
+/// The planner: the ladder from the engines' offers (in the list's order), and the reasons of those that
+/// declined ("name: why"). With `forced` (an engine's name), the ladder is that engine alone, if it takes
+/// the job.
+pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<&str>) -> (Vec<Rung>, Vec<String>) {
+    let mut ladder = Vec::new();
+    let mut reasons = Vec::new();
+    for (i, (name, offer)) in names.iter().zip(offers).enumerate() {
+        if forced.is_some_and(|f| f != *name) {
+            continue;
+        }
+        match offer {
+            Offer::Declined(why) => reasons.push(format!("{name}: {why}")),
+            Offer::Takes { stands } => {
+                ladder.push(Rung { engine: i, stands: *stands });
+            }
+        }
+    }
+    (ladder, reasons)
+}
+
+/// The loop that climbs the planner's ladder (module doc); the refusal, where no rung answers, names every
+/// engine's reason.
+pub(in crate::account) fn run(engines: &[Box<dyn LawEngine>], job: &Job, forced: Option<&str>) -> Fallible<Certified> {
+    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    let offers: Vec<Offer> = engines.iter().map(|e| e.offer(job)).collect();
+    let (ladder, mut reasons) = plan(&names, &offers, forced);
+    let mut best: Option<Certified> = None;
+    for rung in ladder {
+        let engine = &engines[rung.engine];
+        let answer = match engine.answer(job) {
+            Ok(Some(c)) => c,
+            Ok(None) => {
+                reasons.push(format!("{}: beyond its reach", engine.name()));
+                continue;
+            }
+            Err(e) if e.is_declined() => {
+                reasons.push(format!("{}: {}", engine.name(), e.message()));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let done = rung.stands || answer.meets(job.digits);
+        best = Some(match best {
+            Some(b) if !answer.meets(job.digits) && b.log10_rel_width() < answer.log10_rel_width() => b,
+            _ => answer,
+        });
+        if done {
+            break;
+        }
+    }
+    best.ok_or_else(|| Error::new(ErrorKind::Declined, format!("no engine answers: {}", reasons.join("; "))))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The planner's choice as a table, in milliseconds: offers only, no engine runs. Each row is the
+    //! ladder the module doc's rules give for a composition (the engines' own tests check their answers;
+    //! `tests/suite/engine_choice.rs` records which engine answers each cell end to end).
+    use super::super::{law_engines, Job, Offer};
+    use super::plan;
+    use crate::account::vocabulary::Query;
+    use crate::account::Trust;
+    use crate::model::spec::parse_mech;
+    use crate::model::{Composition, Neighbors};
+    use crate::num::parse_rational;
+
+    /// The ladder's engine names and the decliners' reasons for the laws of `specs` and a query `q`.
+    fn ladder(specs: &[&str], q: Query, forced: Option<&str>) -> (Vec<&'static str>, Vec<String>) {
+        // (randomized response is accounted under replace neighbours only)
+        let nb = if specs.iter().any(|s| s.starts_with("rr:")) { Neighbors::Replace } else { Neighbors::AddRemove };
+        let comp = Composition::new(specs.iter().map(|s| parse_mech(s).unwrap()).collect(), nb).unwrap();
+        let laws = comp.law_shifts().unwrap();
+        let job = Job { laws: &laws, q, digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
+        let engines = law_engines();
+        let names: Vec<&'static str> = engines.iter().map(|e| e.name()).collect();
+        let offers: Vec<Offer> = engines.iter().map(|e| e.offer(&job)).collect();
+        let (rungs, reasons) = plan(&names, &offers, forced);
+        (rungs.iter().map(|r| names[r.engine]).collect(), reasons)
+    }
+
+    #[test]
+    fn each_composition_gets_the_ladder_of_the_rules() {
+        let d = parse_rational("1e-5").unwrap();
+        let e = parse_rational("1").unwrap();
+        let a = parse_rational("1/10").unwrap();
+        let grid = "pld-grid";
+        let rows: &[(&[&str], Query, &[&str])] = &[
+            // every law a Gaussian: the closed forms (the grid stays as the rung behind, never reached)
+            (&["gauss:sigma2=16,n=4"], Query::Epsilon(&d), &["gaussian-closed", grid]),
+            (&["gauss:sigma2=8", "gauss:sigma2=16,n=2"], Query::Tradeoff(&a), &["gaussian-closed", grid]),
+            // one release: its distribution functions, then the inversion (short answers of which go on)
+            (&["gauss:sigma=1,q=0.01"], Query::Delta(&e), &["single-release", "tilted-fourier", grid]),
+            // (the subsampled Laplace has no moment generating function in `noise::mgf` yet)
+            (&["laplace:scale=1,q=1/4"], Query::Epsilon(&d), &["single-release", grid]),
+            // DP-SGD: the inversion, the grid behind it
+            (&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            (&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Tradeoff(&a), &["tilted-fourier", grid]),
+            // Laplace: the inversion, then the exact sum up to its 1,000 releases
+            (&["laplace:scale=1,n=30"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
+            (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
+            (&["laplace:scale=10,n=1001"], Query::Delta(&e), &["tilted-fourier", grid]),
+            (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            // finitely many atoms on one lattice: exact
+            (&["rr:epsilon=1,n=50"], Query::Epsilon(&d), &["atoms", grid]),
+            (&["dp:epsilon=1,delta=1e-6,n=10"], Query::Delta(&e), &["atoms", grid]),
+            // lattice and continuous laws mixed
+            (&["dgauss:sigma2=4,n=10", "gauss:sigma=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            (&["gauss:sigma=1,q=0.01,n=100", "laplace:scale=1,n=3"], Query::Delta(&e), &["tilted-fourier", grid]),
+        ];
+        for (specs, q, want) in rows {
+            let (got, reasons) = ladder(specs, *q, None);
+            assert_eq!(&got, want, "{specs:?}: declined {reasons:?}");
+            // every engine not on the ladder said why
+            assert_eq!(got.len() + reasons.len(), super::super::law_engines().len(), "{specs:?}: {reasons:?}");
+        }
+    }
+
+    #[test]
+    fn a_forced_method_is_a_ladder_of_one_rung_and_refusals_say_why() {
+        let d = parse_rational("1e-5").unwrap();
+        let (got, _) = ladder(&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), Some("pld-grid"));
+        assert_eq!(got, ["pld-grid"]);
+        // forced onto an engine that declines: no rung, and its reason
+        let (got, reasons) = ladder(&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), Some("laplace-sum"));
+        assert!(got.is_empty());
+        assert_eq!(reasons, ["laplace-sum: not a Laplace mechanism"]);
+        let (_, reasons) = ladder(&["laplace:scale=10,n=1001"], Query::Epsilon(&d), None);
+        assert!(reasons.contains(&"laplace-sum: more than 1000 releases".to_string()), "{reasons:?}");
+        assert!(reasons.contains(&"atoms: a law's losses are not finitely many atoms on one lattice".to_string()), "{reasons:?}");
+    }
+}
