@@ -358,6 +358,29 @@ impl RawComposition {
         run(py, move || accountant(&comp, &cache, o)?.tradeoff(&al).map(|c| bracket(&c)))
     }
 
+    /// The reconstruction-robustness bound 1 − f(κ) at baseline success κ ∈ (0, 1) (the CLI's
+    /// `attack --reconstruction-prior`).
+    #[pyo3(signature = (kappa, digits, method, grid_budget=None))]
+    fn reconstruction_success(
+        &self,
+        py: Python<'_>,
+        kappa: &str,
+        digits: u32,
+        method: &str,
+        grid_budget: Option<u64>,
+    ) -> PyResult<Bracket> {
+        let k = q(kappa, "kappa")?;
+        if !(k > 0 && k < 1) {
+            return Err(raise(
+                "InputError",
+                format!("kappa (the success of the best guess without the data) must be in (0, 1), got {kappa}"),
+            ));
+        }
+        let o = Self::options(digits, method, grid_budget)?;
+        let (comp, cache) = (self.comp.clone(), self.accountants.clone());
+        run(py, move || tightdp::attack::reconstruction_success(&*accountant(&comp, &cache, o)?, &k).map(|c| bracket(&c)))
+    }
+
     /// D_α, the Rényi divergence at order α > 1 (the CLI's `renyi --alpha`); the method and budget are the
     /// other queries' signature and do not apply (the CLI refuses a method other than auto).
     #[pyo3(signature = (alpha, digits, method, grid_budget=None))]

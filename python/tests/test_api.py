@@ -250,6 +250,25 @@ def test_max_steps_is_certified_both_ways():
         tightdp.max_steps("0.5", "1e-5", 1)
 
 
+def test_reconstruction_success_is_one_minus_the_tradeoff_and_holds_the_reference():
+    # scripts/reference/reconstruction.txt (mpmath, the Neyman-Pearson test in the data space): the Gaussian
+    # mechanism of sigma = 1 at kappa = 1/100 and the Laplace mechanism of scale 1 at kappa = 1/4
+    g = tightdp.Gaussian(1).reconstruction_success("1/100")
+    assert g.lo <= Decimal("0.092362248073693935853169485428263626") <= g.hi
+    lap = tightdp.Laplace(1).reconstruction_success(Fraction(1, 4))
+    assert lap.lo <= Decimal("0.63212055882855767840447622983853913") <= lap.hi
+    # the definition, through the accountant: 1 - f(kappa), the ends exchanged
+    F = Fraction
+    f = tightdp.Gaussian(1).tradeoff("1/100")
+    assert abs((1 - F(f.hi)) - F(g.lo)) <= F(1, 10**38) and abs((1 - F(f.lo)) - F(g.hi)) <= F(1, 10**38)
+    # a sequence gives the (lo, hi) arrays, outward
+    lo, hi = tightdp.Gaussian(1).reconstruction_success(["1/100", "1/2"])
+    assert len(lo) == 2 and lo[1] <= 0.8413447460685429 <= hi[1]
+    for bad in ["0", "1", 2]:
+        with pytest.raises(tightdp.InputError, match="kappa"):
+            tightdp.Gaussian(1).reconstruction_success(bad)
+
+
 def test_noise_multiplier_and_steps_take_attack_targets():
     # scripts/reference/attack_gaussian.txt (mpmath, the mu-GDP closed forms): 10 Gaussian steps with TPR at most
     # 0.01 at FPR 0.001 need sigma = 4.14 (4.139 misses); sigma = 10 keeps the advantage at most 0.1 for 6 steps
@@ -280,3 +299,13 @@ def test_max_sample_rate_is_certified_both_ways():
         tightdp.max_sample_rate(1, "1e-5", noise_multiplier=100, steps=10)
     with pytest.raises(tightdp.InputTypeError, match="noise_multiplier="):
         tightdp.max_sample_rate(1, "1e-5")
+
+
+def test_every_docstring_example_runs_as_written(monkeypatch):
+    # the examples of the package's docstrings, run by doctest from the repository root (their files'
+    # paths are relative to it): three had a chained comparison's tuple printed with one value too many
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    res = doctest.testmod(tightdp, extraglobs={"tightdp": tightdp})
+    assert res.attempted >= 30 and res.failed == 0, res

@@ -395,6 +395,17 @@ class Composition:
         """
         return self._query(self._raw.tradeoff, alpha, "alpha", digits, method, grid_budget)
 
+    def reconstruction_success(self, kappa, digits: int = 20, method: str = "auto", grid_budget=None):
+        """The most a reconstruction attack can succeed, certified, when its best guess without the data
+        succeeds with probability ``kappa`` in (0, 1) (e.g. 1/1000 for a value drawn from 1,000 equally likely
+        ones): 1 − f(κ), reconstruction robustness (Kaissis, Hayes, Ziller, Rueckert 2023; Hayes, Mahloujifar,
+        Balle 2023). The CLI's ``attack --reconstruction-prior``. A sequence gives arrays, as the other queries.
+
+        >>> round(float(tightdp.Gaussian(1).reconstruction_success("1/1000")), 6)
+        0.018298
+        """
+        return self._query(self._raw.reconstruction_success, kappa, "kappa", digits, method, grid_budget)
+
     def renyi(self, alpha, digits: int = 20):
         """The Rényi divergence D_α at order α > 1 (the RDP accountants' currency), certified: the worse
         neighbouring direction, each law's closed form, finite sum or moment generating function, added up.
@@ -1168,7 +1179,7 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
 
     >>> nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
     >>> nm.sigma, nm.epsilon <= 2 < nm.epsilon_below
-    (Fraction(1261, 200), True, True)
+    (Fraction(1261, 200), True)
     >>> tightdp.noise_multiplier(steps=10, target_tpr="0.01", at_fpr="0.001").sigma
     Fraction(207, 50)
     """
@@ -1217,7 +1228,7 @@ def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Nu
 
     >>> s = tightdp.max_steps(8, "1e-5", 10)
     >>> s.n, s.epsilon <= 8 < s.epsilon_above
-    (277, True, True)
+    (277, True)
     """
     if noise_multiplier is None:
         raise InputTypeError("max_steps needs noise_multiplier=, the Gaussian's noise multiplier")
@@ -1265,7 +1276,7 @@ def max_sample_rate(target_epsilon: Optional[Number] = None, target_delta: Optio
 
     >>> r = tightdp.max_sample_rate(8, "1e-5", noise_multiplier="1.1", steps=14070)
     >>> r.q, r.epsilon <= 8 < r.epsilon_above
-    (Fraction(3, 250), True, True)
+    (Fraction(3, 250), True)
     """
     if noise_multiplier is None:
         raise InputTypeError("max_sample_rate needs noise_multiplier=, the Gaussian's noise multiplier")

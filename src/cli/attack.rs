@@ -1,5 +1,6 @@
 //! `tightdp attack`: what an attacker can do against a composition — certified TPR at given FPRs, the
-//! advantage, the Bayes success of the best membership test for given priors — next to what zCDP
+//! advantage, the Bayes success of the best membership test for given priors, the reconstruction bound for
+//! given baseline successes — next to what zCDP
 //! (Bun–Steinke) accounting of the same ρ allows: the Bureau's, for its allocation files (src/attack).
 
 use crate::account::Certified;
@@ -23,6 +24,11 @@ pub struct AttackArgs {
     /// Prior probabilities of membership for the Bayes success of the best test (repeatable or comma list)
     #[arg(long, value_name = "P", value_delimiter = ',', default_values_t = ["0.5".to_string(), "1e-3".to_string()])]
     pub prior: Vec<String>,
+    /// Baseline success κ of a reconstruction attack (its best guess without the data: e.g. 1/1000 for a
+    /// value drawn from 1,000 equally likely ones): the certified bound 1 − f(κ) on its success with the
+    /// output (reconstruction robustness, Kaissis et al. 2023; repeatable or comma list)
+    #[arg(long, value_name = "K", value_delimiter = ',')]
+    pub reconstruction_prior: Vec<String>,
 }
 
 fn parse_in(s: &str, what: &str, open: bool) -> Fallible<Rational> {
@@ -39,7 +45,7 @@ fn pct_up(c: &Certified) -> String {
 }
 
 /// The CSV columns of `attack`: one row per measure (the advantage, the TPR at each FPR, the Bayes success
-/// at each prior), an empty cell where a field does not apply. `zcdp_bs` is what the Bun–Steinke zCDP
+/// at each prior, the reconstruction success at each baseline κ, in the `prior` column), an empty cell where a field does not apply. `zcdp_bs` is what the Bun–Steinke zCDP
 /// accounting of the same ρ allows (double precision, approximate in its favour).
 pub const ATTACK_COLUMNS: &[&str] =
     &["target", "neighbors", "method", "trust", "measure", "fpr", "prior", "value_lo", "value_hi", "zcdp_bs"];
@@ -56,6 +62,11 @@ fn dec(x: f64) -> String {
 pub fn run(a: AttackArgs) -> Fallible<String> {
     let fprs = a.fpr.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--fpr", false)?))).collect::<Fallible<Vec<_>>>()?;
     let priors = a.prior.iter().map(|s| Ok((s.trim().to_string(), parse_in(s, "--prior", true)?))).collect::<Fallible<Vec<_>>>()?;
+    let kappas = a
+        .reconstruction_prior
+        .iter()
+        .map(|s| Ok((s.trim().to_string(), parse_in(s, "--reconstruction-prior", true)?)))
+        .collect::<Fallible<Vec<_>>>()?;
     let t = resolve(&a.target)?;
     let acc = accountant(&a.target, &t)?;
     // the zCDP comparison needs a ρ (NaN, printed empty, where a mechanism has none)
@@ -63,6 +74,7 @@ pub fn run(a: AttackArgs) -> Fallible<String> {
     let adv = attack::advantage(&acc)?;
     let tprs = fprs.iter().map(|(_, f)| attack::tpr_at_fpr(&acc, f)).collect::<Result<Vec<_>, _>>()?;
     let bayes = priors.iter().map(|(_, p)| attack::bayes_success(&acc, p)).collect::<Result<Vec<_>, _>>()?;
+    let rero = kappas.iter().map(|(_, k)| attack::reconstruction_success(&acc, k)).collect::<Result<Vec<_>, _>>()?;
     // (the curve functions do not carry a NaN through: no ρ, no comparison)
     let has_rho = !rho.is_nan();
     let tpr_bs: Vec<f64> =
@@ -70,9 +82,11 @@ pub fn run(a: AttackArgs) -> Fallible<String> {
     let bayes_bs: Vec<f64> =
         priors.iter().map(|(_, p)| if has_rho { attack::bureau_bayes_success(rho, p.to_f64()) } else { f64::NAN }).collect();
     let adv_bs = if has_rho { attack::bureau_advantage(rho) } else { f64::NAN };
+    let rero_bs: Vec<f64> =
+        kappas.iter().map(|(_, k)| if has_rho { 1.0 - attack::bureau_tradeoff(rho, k.to_f64()) } else { f64::NAN }).collect();
     // whose accounting the zCDP side is: the Bureau's for its own allocation files, else the conversion's
     let whose = if t.bureau { "the Bureau's zCDP accounting" } else { "zCDP (Bun–Steinke) accounting" };
-    let m = Measures { t: &t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs, whose };
+    let m = Measures { t: &t, fprs, priors, adv, tprs, bayes, tpr_bs, bayes_bs, adv_bs, whose, kappas, rero, rero_bs };
     match a.target.format {
         Format::Csv => render_attack_csv(&m),
         Format::Json => Ok(render_attack_json(&m)),
@@ -92,6 +106,10 @@ struct Measures<'a> {
     bayes_bs: Vec<f64>,
     adv_bs: f64,
     whose: &'static str,
+    /// the reconstruction baselines κ, the certified bounds 1 − f(κ) and the zCDP accounting's
+    kappas: Vec<(String, Rational)>,
+    rero: Vec<Certified>,
+    rero_bs: Vec<f64>,
 }
 
 fn render_attack_csv(m: &Measures) -> Fallible<String> {
@@ -118,6 +136,9 @@ fn render_attack_csv(m: &Measures) -> Fallible<String> {
     }
     for (((ps, _), c), bs) in priors.iter().zip(bayes).zip(bayes_bs) {
         rows.push(row("bayes_success", "", ps, c, *bs)?);
+    }
+    for (((ks, _), c), bs) in m.kappas.iter().zip(&m.rero).zip(&m.rero_bs) {
+        rows.push(row("reconstruction_success", "", ks, c, *bs)?);
     }
     Ok(render_csv(&rows))
 }
@@ -163,6 +184,23 @@ fn render_attack_json(m: &Measures) -> String {
         })
         .collect();
     root.insert("per_prior".into(), serde_json::Value::Array(per_prior));
+    if !m.kappas.is_empty() {
+        let per_kappa = m
+            .kappas
+            .iter()
+            .zip(&m.rero)
+            .zip(&m.rero_bs)
+            .map(|(((ks, _), c), bs)| {
+                let mut m = serde_json::Map::new();
+                m.insert("reconstruction_prior".into(), s(ks.clone()));
+                m.insert("reconstruction_success_lo".into(), s(fmt_down(c.lo(), d)));
+                m.insert("reconstruction_success_hi".into(), s(fmt_up(c.hi(), d)));
+                m.insert("reconstruction_success_bureau".into(), s(dec(*bs)));
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        root.insert("per_reconstruction_prior".into(), serde_json::Value::Array(per_kappa));
+    }
     root.insert(
         "bureau_note".into(),
         s(format!(
@@ -202,6 +240,15 @@ fn render_attack_table(m: &Measures) -> String {
         let trivial = p.to_f64().max(1.0 - p.to_f64());
         s += &format!(
             "with a prior of {ps} the best membership guess is right with probability at most {} (bracket [{}, {}]; guessing without the data: {trivial}{})\n",
+            fmt_up(c.hi(), 8),
+            fmt_down(c.lo(), 8),
+            fmt_up(c.hi(), 8),
+            zc(*bs)
+        );
+    }
+    for (((ks, _), c), bs) in m.kappas.iter().zip(&m.rero).zip(&m.rero_bs) {
+        s += &format!(
+            "a reconstruction attack whose best guess without the data succeeds with probability {ks} succeeds with probability at most {} (bracket [{}, {}]{})\n",
             fmt_up(c.hi(), 8),
             fmt_down(c.lo(), 8),
             fmt_up(c.hi(), 8),

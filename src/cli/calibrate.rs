@@ -52,7 +52,8 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "A", conflicts_with_all = ["target_epsilon", "target_tpr"])]
     pub target_advantage: Option<String>,
     /// Calibrate to an attack target: TPR of the best membership test at FPR --at-fpr at or below T (with
-    /// --allocation or --mech)
+    /// --allocation or --mech). The same number bounds reconstruction: --target-tpr R --at-fpr K keeps a
+    /// reconstruction attack of baseline success K at or below R (`attack --reconstruction-prior`)
     #[arg(long, value_name = "T", requires = "at_fpr", conflicts_with = "target_epsilon")]
     pub target_tpr: Option<String>,
     /// The FPR of --target-tpr

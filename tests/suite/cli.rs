@@ -613,6 +613,40 @@ fn attack_json_and_bad_input() {
     }
 }
 
+/// `attack --reconstruction-prior K`: the reconstruction-robustness bound 1 − f(κ) [KHZR23] in each format.
+/// The Gaussian's values are those of scripts/reference/reconstruction.txt (mpmath, the Neyman–Pearson test
+/// in closed form); the bound is the TPR at FPR κ, row for row; κ outside (0, 1) is refused in one line.
+#[test]
+fn attack_prints_the_reconstruction_bound() {
+    let base = ["attack", "--mech", "gauss:sigma=1", "--fpr", "1/1000", "--reconstruction-prior", "1/1000,1/2"];
+    let out = cli(base.iter().copied().chain(["--format", "json"]));
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    let rows = &v["per_reconstruction_prior"];
+    for (i, (kappa, want)) in [("1/1000", 0.018_298_468_405_656_6), ("1/2", 0.841_344_746_068_543)].iter().enumerate() {
+        assert_eq!(rows[i]["reconstruction_prior"], *kappa);
+        let (lo, hi) = (f(&rows[i], "reconstruction_success_lo"), f(&rows[i], "reconstruction_success_hi"));
+        assert!(lo.to_f64() <= want * (1.0 + 1e-15) && want * (1.0 - 1e-15) <= hi.to_f64(), "{kappa}: [{lo}, {hi}]");
+    }
+    assert_eq!(rows[0]["reconstruction_success_hi"], v["per_fpr"][0]["tpr_hi"]);
+    let out = cli(base.iter().copied().chain(["--format", "csv"]));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains(",reconstruction_success,,1/2,")).count(), 1, "{text}");
+    let out = cli(base);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("a reconstruction attack whose best guess without the data succeeds with probability 1/1000 succeeds with probability at most 0.018298469"), "{text}");
+    // without the flag, no reconstruction row (the other outputs are as before)
+    let out = cli(["attack", "--mech", "gauss:sigma=1", "--format", "json"]);
+    assert!(json(&out.stdout).get("per_reconstruction_prior").is_none());
+    for bad in ["0", "1", "2", "x"] {
+        let out = cli(["attack", "--mech", "gauss:sigma=1", "--reconstruction-prior", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("--reconstruction-prior"), "{err}");
+    }
+}
+
 /// Issue 17 §4: noise calibrated to an attack target. Independent reference: for 10 queries of one
 /// variance σ² the composition is close to the Gaussian mechanism with μ = √(10/σ²) (the discrete
 /// Gaussian's trade-off matches the continuous one to ~1e-4 at these σ²), whose advantage is
