@@ -1,24 +1,17 @@
 //! Engine choice: the working precision and truncation depth a query needs, the estimated cost of a
 //! lattice build, the `auto` policy and its fallbacks.
 
+use super::lattice_plan::{choose, Kind, LatticeOffers, Refusal};
+pub(super) use super::lattice_plan::{AutoEngine, FOURIER_FEW_GROUPS};
 use super::vocabulary::{Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
 use super::{Accountant, Certified};
 use crate::budget::zcdp;
-use crate::error::Fallible;
+use crate::err;
+use crate::error::{Error, Fallible};
 use crate::num::Arith;
 use crate::pld::estimate::{estimated_bytes, estimated_ops_split, estimated_residue_ops, estimated_window_shifts, MAX_LATTICE_BYTES};
 use crate::pld::frame::{LatticeOpts, MAX_WINDOW};
-use crate::{err, fallible};
 use rug::{Float, Rational};
-
-/// Estimated seconds of the exact lattice above which `Auto` takes the lattice Fourier inversion.
-const FOURIER_FROM_SECS: f64 = 1.0;
-/// Compositions of at most this many groups take the inversion once the lattice has more than
-/// `FOURIER_FEW_WINDOW` entries or an estimated `FOURIER_FEW_SECS` seconds (measured: 1,000 × N_Z(0, 1e4)
-/// 1.5 s on the double-double lattice, 0.2 s by inversion; 10 × N_Z(0, 1e8) 3 s and 300 MB vs 0.2 s).
-pub(super) const FOURIER_FEW_GROUPS: usize = 4;
-const FOURIER_FEW_WINDOW: u64 = 100_000;
-const FOURIER_FEW_SECS: f64 = 0.1;
 
 pub(super) fn log2_of(q: &Rational) -> f64 {
     // log2 of a positive rational without overflow: via the bit lengths of numerator and denominator
@@ -29,12 +22,6 @@ pub(super) fn log2_of(q: &Rational) -> f64 {
     let nf = (n.clone() >> ((nb - 60).max(0) as u32)).to_f64();
     let df = (d.clone() >> ((db - 60).max(0) as u32)).to_f64();
     (nf / df).log2() + shift as f64
-}
-
-pub(super) enum AutoEngine {
-    Lattice { mpfr: bool },
-    Smoothed,
-    LatticeFourier,
 }
 
 impl Accountant {
@@ -148,123 +135,118 @@ impl Accountant {
         ops * per / 2.0 + residue
     }
 
+    /// The engine `auto` runs for a query on the lattice laws: the policy (`lattice_plan::choose`) on
+    /// this composition's offers, its refusals worded with the engines' own reasons.
     pub(super) fn auto_engine(&self, q: Query) -> Fallible<AutoEngine> {
         let o = self.initial_opts(q, true);
+        let fourier = || self.fourier_check().map_err(|_| ());
+        let smooth_ok = || self.smooth_range_error().is_none();
+        let offers = self.lattice_offers(q, &o, &fourier, &smooth_ok);
+        match choose(&offers) {
+            Ok(e) => Ok(e),
+            Err(r) => Err(self.refusal(q, &offers, r)),
+        }
+    }
+
+    /// What the lattice engines offer for `q` at the planned options `o` (`lattice_plan::LatticeOffers`).
+    fn lattice_offers<'a>(
+        &self,
+        q: Query,
+        o: &LatticeOpts,
+        fourier: &'a dyn Fn() -> Result<Option<f64>, ()>,
+        smooth_ok: &'a dyn Fn() -> bool,
+    ) -> LatticeOffers<'a> {
         let window = estimated_window_shifts(&self.shifts, o.depth);
         let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
-        let gauss_only = !self.comp.has_laplace();
-        let smoothed_range_error =
-            if gauss_only { self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()) } else { None };
-        let smoothed_ok = smoothed_range_error.is_none();
-        if self.opts.method == Method::Lattice {
-            return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
-        }
-        // a depth no lattice holds (1,000 × N_Z(0, 0.01) at 1e-10: ε ≈ 5e4 needs ~72,000 bits of mass):
-        // the lattice would only fail after its build, the inversion holds any depth
-        if self.opts.arith.is_none() && self.depth_wanted(q) > MAX_DEPTH as f64 && self.fourier_applicable() {
-            return Ok(AutoEngine::LatticeFourier);
-        }
-        if gauss_only && smoothed_ok && matches!(q, Query::Epsilon(_)) && self.opts.lattice_max.is_some_and(|m| window > m) {
-            return Ok(AutoEngine::Smoothed);
-        }
-        // a lattice that would not fit in memory (pld::estimate::MAX_LATTICE_BYTES) is no candidate: such a
-        // composition goes where one whose window is too large goes
         let lap = self.comp.has_laplace();
+        let gauss_only = !lap;
+        let smoothed_gauss_ok =
+            !gauss_only || self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()).is_none();
         let fits = |o: &LatticeOpts| estimated_bytes(estimated_window_shifts(&self.shifts, o.depth), o.arith, lap) <= MAX_LATTICE_BYTES;
-        let exact_fits = self.opts.arith.is_some() || fits(&o) || self.dd_opts(q).is_some_and(|d| fits(&d));
-        if window <= MAX_WINDOW && exact_fits {
-            let exact_secs = match self.dd_opts(q) {
-                Some(d) => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
-                None => self.estimated_seconds(&o),
-            };
-            if std::env::var_os("TIGHTDP_TRACE").is_some() {
-                eprintln!("auto: window {window}, exact engine ~{exact_secs:.2} s (budget {} s)", self.opts.time_budget);
-            }
-            // the lattice Fourier inversion costs about the same at every n (0.05–0.3 s for a few groups,
-            // more for many): preferred once the exact lattice would take longer than it
-            let few = self.shifts.len() <= FOURIER_FEW_GROUPS && (window > FOURIER_FEW_WINDOW || exact_secs > FOURIER_FEW_SECS);
-            // (weights too wide for the flat cost: taken where its priced cost is below the lattice's)
-            let priced_ok = self.fourier_secs().is_none_or(|s| s < exact_secs);
-            if self.opts.arith.is_none() && (exact_secs > FOURIER_FROM_SECS || few) && self.fourier_applicable() && priced_ok {
-                return Ok(AutoEngine::LatticeFourier);
-            }
-            if self.opts.arith.is_some() || exact_secs <= self.opts.time_budget {
-                return Ok(AutoEngine::Lattice { mpfr: self.opts.arith != Some(Arith::F64) });
-            }
-            let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
-            // the f64 lattice keeps no mass below 2^-F64_MAX_DEPTH: a query needing more bits (100,000 x
-            // N_Z(0, 37.7) at 1e-10 needs ~2,500) gets no digit from it, the smoothed inversion (cost
-            // independent of n) answers
-            let f64_short = o.depth > F64_MAX_DEPTH && matches!(q, Query::Epsilon(_));
-            // with discrete Laplace noise and a depth beyond the f64 lattice's, neither inversion applying (loss
-            // steps far apart: 100,000 × N_Z(0, 37.7) + 1,000 × DLap(4) has lattice weights 20 and 377), only
-            // the MPFR lattice certifies a digit: run it when its estimate is within the refusal limit, refuse
-            // up front otherwise (the f64 lattice ran 4–5 min for no digit, then pointed to the MPFR one)
-            if !gauss_only && o.depth > F64_MAX_DEPTH {
-                let limit = super::lattice::REFUSE_FACTOR * self.opts.time_budget;
-                if exact_secs > limit {
-                    let fourier = match self.fourier_check() {
-                        Err(e) => format!(": {}", e.message()),
-                        Ok(_) => String::new(),
-                    };
-                    let also = match (q, self.smooth_range_error()) {
-                        (Query::Epsilon(_) | Query::Delta(_), Some(_)) => ", as does the smoothed inversion",
-                        _ => "",
-                    };
-                    let bound = if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" };
-                    return fallible!(
-                        Resource,
-                        "no certified engine answers this composition within the limits: it needs about {} bits of \
-                         lattice depth, beyond the f64 lattice's {F64_MAX_DEPTH}, the MPFR lattice would take about \
-                         {exact_secs:.0} s here (limit {limit:.0} s), and the lattice Fourier inversion declines it{fourier}{also}{bound}",
-                        o.depth
-                    );
-                }
-                return Ok(AutoEngine::Lattice { mpfr: true });
-            }
-            if (self.estimated_seconds(&f) <= self.opts.time_budget && !f64_short) || !gauss_only || !smoothed_ok {
-                return Ok(AutoEngine::Lattice { mpfr: false });
-            }
-            return Ok(AutoEngine::Smoothed);
+        let f64_opts = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
+        let exact_secs = match self.dd_opts(q) {
+            Some(d) => self.estimated_seconds(&d).min(self.estimated_seconds(o)),
+            None => self.estimated_seconds(o),
+        };
+        if std::env::var_os("TIGHTDP_TRACE").is_some() {
+            eprintln!("auto: window {window}, exact engine ~{exact_secs:.2} s (budget {} s)", self.opts.time_budget);
         }
-        if self.opts.arith.is_none() && self.fourier_applicable() {
-            return Ok(AutoEngine::LatticeFourier);
+        LatticeOffers {
+            kind: match q {
+                Query::Epsilon(_) => Kind::Epsilon,
+                Query::Delta(_) => Kind::Delta,
+                Query::Tradeoff(_) => Kind::Tradeoff,
+            },
+            forced_lattice: self.opts.method == Method::Lattice,
+            arith: self.opts.arith,
+            lattice_max: self.opts.lattice_max,
+            time_budget: self.opts.time_budget,
+            gauss_only,
+            has_law: self.comp.has_law(),
+            few_groups: self.shifts.len() <= FOURIER_FEW_GROUPS,
+            smoothed_gauss_ok,
+            depth_beyond_max: self.depth_wanted(q) > MAX_DEPTH as f64,
+            depth: o.depth,
+            window,
+            window_f64,
+            exact_fits: fits(o) || self.dd_opts(q).is_some_and(|d| fits(&d)),
+            f64_fits: estimated_bytes(window_f64, Arith::F64, lap) <= MAX_LATTICE_BYTES,
+            exact_secs,
+            f64_secs: self.estimated_seconds(&f64_opts),
+            fourier,
+            smooth_ok,
         }
-        if gauss_only {
-            if let Some(why) = smoothed_range_error {
-                return fallible!(
+    }
+
+    /// The policy's refusal in words, with the engines' own reasons.
+    fn refusal(&self, q: Query, offers: &LatticeOffers, r: Refusal) -> Error {
+        let bound = if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" };
+        let entries = crate::pld::estimate::describe_entries(offers.window);
+        match r {
+            Refusal::MpfrTooSlow { depth, secs, limit } => {
+                let fourier = match self.fourier_check() {
+                    Err(e) => format!(": {}", e.message()),
+                    Ok(_) => String::new(),
+                };
+                let also = match (q, self.smooth_range_error()) {
+                    (Query::Epsilon(_) | Query::Delta(_), Some(_)) => ", as does the smoothed inversion",
+                    _ => "",
+                };
+                err!(
                     Resource,
-                    "no certified engine handles this composition: the lattice would need {} entries \
-                     (limit {MAX_WINDOW}) and {}{}",
-                    crate::pld::estimate::describe_entries(window),
-                    why.to_string().trim_end_matches("; use --method auto"),
-                    if matches!(q, Query::Tradeoff(_)) { "" } else { "; --method zcdp-cks gives a certified upper bound" }
-                );
+                    "no certified engine answers this composition within the limits: it needs about {depth} bits of \
+                     lattice depth, beyond the f64 lattice's {F64_MAX_DEPTH}, the MPFR lattice would take about \
+                     {secs:.0} s here (limit {limit:.0} s), and the lattice Fourier inversion declines it{fourier}{also}{bound}"
+                )
             }
-            return Ok(AutoEngine::Smoothed);
-        }
-        if window_f64 <= MAX_WINDOW && estimated_bytes(window_f64, Arith::F64, lap) <= MAX_LATTICE_BYTES {
-            return Ok(AutoEngine::Lattice { mpfr: false });
-        }
-        // discrete Gaussian and discrete Laplace noise: the smoothed inversion takes DLap factors
-        // (docs/smoothed-fourier.md §8) when some Gaussian group gives the decay
-        if !self.comp.has_law() {
-            if let Some(why) = self.smooth_range_error() {
-                return fallible!(
+            Refusal::GaussOutOfRange => {
+                let why = self
+                    .comp
+                    .gauss_shifts()
+                    .ok()
+                    .and_then(|g| crate::fourier::smooth::check_groups(&g).err())
+                    .map_or(String::new(), |e| e.to_string());
+                err!(
                     Resource,
-                    "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) and {}",
-                    crate::pld::estimate::describe_entries(window),
-                    why.message().trim_end_matches("; use the lattice method")
-                );
+                    "no certified engine handles this composition: the lattice would need {entries} entries \
+                     (limit {MAX_WINDOW}) and {}{bound}",
+                    why.trim_end_matches("; use --method auto")
+                )
             }
-            return Ok(AutoEngine::Smoothed);
+            Refusal::SmoothOutOfRange => {
+                let why = self.smooth_range_error().map_or(String::new(), |e| e.message().to_string());
+                err!(
+                    Resource,
+                    "no certified engine handles this composition: its loss slopes share no practical lattice ({entries} entries) and {}",
+                    why.trim_end_matches("; use the lattice method")
+                )
+            }
+            Refusal::NoLattice => err!(
+                Resource,
+                "no certified engine handles this composition: its loss slopes share no practical lattice ({entries} entries) \
+                 and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only"
+            ),
         }
-        Err(err!(
-            Resource,
-            "no certified engine handles this composition: its loss slopes share no practical lattice ({} entries) \
-             and the smoothed inversion handles discrete Gaussian and discrete Laplace noise only",
-            crate::pld::estimate::describe_entries(window)
-        ))
     }
 
     pub(super) fn auto(&self, q: Query) -> Fallible<Certified> {

@@ -28,6 +28,7 @@ pub mod gridprofile;
 mod honesty;
 mod lattice;
 mod lattice_fourier;
+mod lattice_plan;
 mod laws;
 mod profile;
 mod renyi;
