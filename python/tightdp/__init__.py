@@ -54,6 +54,7 @@ __all__ = [
     "from_mechs",
     "from_dp_event",
     "PLDAccountant",
+    "OpacusAccountant",
     "Allocation",
     "Attack",
     "Certificate",
@@ -898,6 +899,126 @@ class PLDAccountant:
         if not self._specs:
             return 0.0
         return _float_up(self.delta(target_epsilon).hi)
+
+
+class OpacusAccountant:
+    """Opacus's accountant interface (``opacus.accountants.IAccountant``: ``step``, ``get_epsilon``,
+    ``history``, ``__len__``, ``mechanism``, ``get_optimizer_hook_fn``, ``state_dict``) on tightdp's
+    certified engines, for DP-SGD histories whose noise multiplier and sample rate change between steps:
+    ``privacy_engine.accountant = tightdp.OpacusAccountant()``, or a loop of ``step`` calls.
+
+    ``history`` is Opacus's: (noise_multiplier, sample_rate, steps), consecutive steps of the same pair
+    merged. Each entry is a Poisson-subsampled Gaussian (sensitivity 1, add-remove neighbours; a sample
+    rate of 1 is the Gaussian), and a query composes them all: the tilted inversion's cost does not grow
+    with the steps, and the composition is kept between queries, so the next query after a ``step`` costs
+    one composition's, and a second query without a step reuses the first's state. ``get_epsilon``
+    returns a float, the certified bracket's upper end rounded up; ``epsilon`` the :class:`Certified`
+    bracket. Opacus's accuracy arguments (``eps_error``, ``delta_error``, ``alphas``) are accepted and
+    have no effect: the answer is certified to ``digits``.
+
+    >>> acc = tightdp.OpacusAccountant()
+    >>> for _ in range(100):
+    ...     acc.step(noise_multiplier=1.0, sample_rate=0.01)
+    >>> acc.step(noise_multiplier=2.0, sample_rate=0.02)
+    >>> acc.history, len(acc)
+    ([(1.0, 0.01, 100), (2.0, 0.02, 1)], 101)
+    >>> 0 < acc.get_epsilon(1e-5) < 2
+    True
+    """
+
+    def __init__(self, digits: int = 6):
+        self.history: List[tuple] = []
+        self._digits = _int(digits, "digits", 1, MAX_DIGITS)
+        self._comp: Optional[Composition] = None
+        self._comp_of: Optional[list] = None
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return "tightdp"
+
+    def __len__(self) -> int:
+        return sum(int(n) for _, _, n in self.history)
+
+    def step(self, *, noise_multiplier, sample_rate) -> None:
+        """One optimisation step of noise multiplier σ ≥ 0 (0: no noise, ε = ∞) at Poisson rate q in [0, 1]."""
+        for v, what in ((noise_multiplier, "noise_multiplier"), (sample_rate, "sample_rate")):
+            if _is_bool(v) or not isinstance(v, (int, float, Fraction, Decimal)):
+                raise InputTypeError(f"{what} must be a number, got {v!r}")
+        if not (noise_multiplier >= 0 and math.isfinite(float(noise_multiplier))):
+            raise InputError(f"noise_multiplier must be a finite number >= 0, got {noise_multiplier!r}")
+        if not 0 <= sample_rate <= 1:
+            raise InputError(f"sample_rate must be in [0, 1], got {sample_rate!r}")
+        if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
+            nm, sr, n = self.history.pop()
+            self.history.append((nm, sr, n + 1))
+        else:
+            self.history.append((noise_multiplier, sample_rate, 1))
+
+    def _specs(self) -> Optional[List[str]]:
+        """The history as mechanism terms (None: a step without noise, so ε = ∞; steps at rate 0 release nothing)."""
+        specs = []
+        for nm, sr, n in self.history:
+            if sr == 0:
+                continue
+            if nm == 0:
+                return None
+            q = "" if sr == 1 else f",q={_q(sr, 'sample_rate')}"
+            specs.append(f"gauss:sigma={_q(nm, 'noise_multiplier')}{q},n={_int(n, 'steps', 1, MAX_N)}")
+        return specs
+
+    def composition(self) -> Optional[Composition]:
+        """The history as a tightdp composition (None before any step that releases something, and after a
+        step without noise)."""
+        key = list(self.history)
+        if self._comp_of != key:
+            specs = self._specs()
+            self._comp = from_mechs(specs) if specs else None
+            self._comp_of = key
+        return self._comp
+
+    def epsilon(self, delta) -> "Certified":
+        """The certified ε(δ) of the history so far."""
+        if self._specs() is None:
+            raise InputError("a step without noise (noise_multiplier = 0) was taken: epsilon is infinite")
+        c = self.composition()
+        if c is None:
+            raise InputError("no step that releases anything yet")
+        return c.epsilon(delta, digits=self._digits)
+
+    def get_epsilon(self, delta, *args, eps_error=None, delta_error=None, alphas=None) -> float:
+        """ε(δ) of the history so far, the certified upper end rounded up to a float (0 before any step, inf
+        after a step without noise)."""
+        if args:
+            raise InputError("get_epsilon takes delta, and Opacus's keyword arguments only")
+        if self._specs() is None:
+            return math.inf
+        if self.composition() is None:
+            return 0.0
+        return _float_up(self.epsilon(delta).hi)
+
+    def get_optimizer_hook_fn(self, sample_rate: float):
+        """Opacus's optimizer hook: one ``step`` per optimizer step, at ``sample_rate`` times the
+        optimizer's accumulated iterations."""
+
+        def hook_fn(optim):
+            self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
+
+        return hook_fn
+
+    def state_dict(self, destination=None):
+        """Opacus's checkpoint state: the history and the mechanism's name."""
+        d = {} if destination is None else destination
+        d["history"] = list(self.history)
+        d["mechanism"] = self.mechanism()
+        return d
+
+    def load_state_dict(self, state_dict) -> None:
+        """Restore ``state_dict()``'s history (refused if it is another mechanism's)."""
+        if not state_dict or "history" not in state_dict or "mechanism" not in state_dict:
+            raise InputError("state_dict needs the keys 'history' and 'mechanism'")
+        if state_dict["mechanism"] != self.mechanism():
+            raise InputError(f"state_dict of {state_dict['mechanism']!r} cannot be loaded into the {self.mechanism()!r} accountant")
+        self.history = [tuple(h) for h in state_dict["history"]]
 
 
 def _float_up(x) -> float:
