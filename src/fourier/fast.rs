@@ -225,32 +225,10 @@ pub fn tail_ge(groups: &[LatticeGroup], a: i64, p: &FastParams) -> FastValue {
         }
     }
     let nodes = ls.len() as u64;
-    let weight = |l: u64| if l == 0 || 2 * l == m { 1.0 } else { 2.0 };
     let (value, value_mpfr, rounding) = match p.prec {
         None => {
-            // the nodes in ball arithmetic: the centre is the f64 sum, the radius bounds all its rounding
-            let parts: Vec<BallSum> = ls
-                .par_chunks(256)
-                .map(|chunk| {
-                    let mut acc = BallSum::default();
-                    for &l in chunk {
-                        // t = 2πl/M: the ball of π times the exact 2l, then one division
-                        let t = crate::num::ball::PI
-                            .mul(Ball::exact(2.0 * l as f64))
-                            .div(Ball::exact(mf))
-                            .unwrap_or(Ball::new(0.0, f64::INFINITY));
-                        let g = st.g_re_ball(t, lambda, af);
-                        acc.add(Ball::new(weight(l) * g.m, up(weight(l) * g.r + U * (weight(l) * g.m).abs())));
-                    }
-                    acc
-                })
-                .collect();
-            let mut tot = BallSum::default();
-            for p in &parts {
-                tot.merge(p);
-            }
-            let v = tot.ball().div(Ball::exact(mf)).unwrap_or(Ball::new(0.0, f64::INFINITY));
-            (v.m, None, v.r)
+            let (v, r) = ball_sum(&st, &ls, lambda, af, m);
+            (v, None, r)
         }
         Some(prec) => {
             let v = tail_ge_mpfr(groups, a, lambda, m, &ls, p.source, prec);
@@ -275,6 +253,32 @@ pub fn tail_ge(groups: &[LatticeGroup], a: i64, p: &FastParams) -> FastValue {
         u,
         seconds: t0.elapsed().as_secs_f64(),
     }
+}
+
+/// The trapezoidal sum of (★) over the nodes `ls` in ball arithmetic: the centre is the f64 sum, the
+/// radius bounds all its rounding.
+fn ball_sum(st: &Setup, ls: &[u64], lambda: f64, af: f64, m: u64) -> (f64, f64) {
+    let mf = m as f64;
+    let weight = |l: u64| if l == 0 || 2 * l == m { 1.0 } else { 2.0 };
+    let parts: Vec<BallSum> = ls
+        .par_chunks(256)
+        .map(|chunk| {
+            let mut acc = BallSum::default();
+            for &l in chunk {
+                // t = 2πl/M: the ball of π times the exact 2l, then one division
+                let t = crate::num::ball::PI.mul(Ball::exact(2.0 * l as f64)).div(Ball::exact(mf)).unwrap_or(Ball::new(0.0, f64::INFINITY));
+                let g = st.g_re_ball(t, lambda, af);
+                acc.add(Ball::new(weight(l) * g.m, up(weight(l) * g.r + U * (weight(l) * g.m).abs())));
+            }
+            acc
+        })
+        .collect();
+    let mut tot = BallSum::default();
+    for p in &parts {
+        tot.merge(p);
+    }
+    let v = tot.ball().div(Ball::exact(mf)).unwrap_or(Ball::new(0.0, f64::INFINITY));
+    (v.m, v.r)
 }
 
 /// The trapezoidal sum of (★) in MPFR.

@@ -236,19 +236,14 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
     };
     let up = walk(1, &s0)?;
     let down = walk(-1, &s0)?;
-    let mut edges = Vec::with_capacity(up.len() + down.len() + 1);
-    let mut splits = Vec::with_capacity(up.len() + down.len() + 1);
-    for (k, s) in down.into_iter().rev() {
-        edges.push(k);
-        splits.push(s);
-    }
-    edges.push(k0);
-    splits.push(s0);
-    for (k, s) in up {
-        edges.push(k);
-        splits.push(s);
-    }
+    let (edges, splits) = in_order(down, (k0, s0), up);
     Ok(Cells { c, h: h.clone(), edges, splits })
+}
+
+/// The edges and splits of the two walks from the start, in increasing order: `down` (walked downward, so
+/// reversed), the start, `up`.
+fn in_order(down: Vec<(i64, Split)>, start: (i64, Split), up: Vec<(i64, Split)>) -> (Vec<i64>, Vec<Split>) {
+    down.into_iter().rev().chain(std::iter::once(start)).chain(up).unzip()
 }
 
 /// k when the law's losses lie on a lattice of step s = kh (k ≥ 1 an integer) whose points are grid points

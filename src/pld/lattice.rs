@@ -195,6 +195,13 @@ impl LatticeDist {
             g_prev = Some(g_m);
         }
 
+        Self::iid_window(&d_lo, &d_hi, sigma2, n, &z, prec, p, bits)
+    }
+
+    /// The law of S on its window |y| ≤ M from the residue constants D_k (`d_lo`, `d_hi`) of
+    /// [`iid_dgauss_sum_bits`](Self::iid_dgauss_sum_bits), with the mass beyond bounded (Z the normaliser).
+    #[allow(clippy::too_many_arguments)]
+    fn iid_window(d_lo: &[Float], d_hi: &[Float], sigma2: &Rational, n: u32, z: &Interval, prec: u32, p: u32, bits: u32) -> LatticeDist {
         // Window |y| ≤ M for S.
         let v_n = sigma2 * Rational::from(n);
         let mm = radius_for_bits(&v_n, bits) + n as usize;
@@ -212,7 +219,7 @@ impl LatticeDist {
         }
         // Mass outside: 2 · max_k D_k · Σ_{y > M} exp(-y²/(2nσ²)) / Z^n.
         let mut dmax = d_hi[0].clone();
-        for d in &d_hi {
+        for d in d_hi {
             if *d > dmax {
                 dmax = d.clone();
             }

@@ -143,32 +143,14 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
         if c.meets(job.digits) {
             break;
         }
-        // the gap is ~ C h²: the step that meets the digits, and the finest step the budget left buys
-        // (the work grows like h^-e, e from the last two steps: next ≈ work·(h/h')^e), whichever is coarser,
-        // at least 1.5x finer
-        let hf = h.to_f64();
-        let (w, mag) = (width(&iv), iv.hi().to_f64().abs().max(iv.lo().to_f64().abs()));
-        let target = 0.5 * mag * 10f64.powi(-(job.digits as i32));
-        let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
-        let left = budget.saturating_sub(spent) as f64;
-        let h_work = if left > 0.0 { hf * (points.max(1) as f64 / left).powf(1.0 / cost_exp) } else { f64::INFINITY };
-        // at most 4x (direct convolution, quadratic) or 10x finer per step: the extrapolation from one
-        // bracket is rough, and a size limit met half-way leaves the best bracket so far
-        let cap = hf / if model_exp > 1.0 { 4.0 } else { 10.0 };
-        // (the budget's step rounded up to a short decimal, so that the next step stays within it)
-        let h_work = step_rational_up(h_work);
-        let next = h_digits.max(h_work).max(PLD_FINEST_STEP).max(cap);
-        if !(next.is_finite() && next < hf / 1.5) {
-            limit = Some(if h_work >= hf / 1.5 {
-                format!(
-                    "the work budget ({budget} units, {spent} spent; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the work grows ~1/h) allows no finer step"
-                )
-            } else {
-                format!("the finest step the engine refines to is {PLD_FINEST_STEP:e}")
-            });
-            break;
+        let refinement = Refinement { digits: job.digits, budget, spent, points, cost_exp, model_exp };
+        match refinement.next(&h, &iv) {
+            Ok(next) => h = on_lattices(step_rational(next), laws),
+            Err(why) => {
+                limit = Some(why);
+                break;
+            }
         }
-        h = on_lattices(step_rational(next), laws);
     }
     let (iv, h) = best.ok_or_else(|| err!(Internal, "the pld grid produced no bracket"))?;
     let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, &h))?;
@@ -177,6 +159,48 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     }
     let why = limit.unwrap_or_else(|| "the grid refinement stopped".into());
     Ok(c.with_note(format!("the pld grid's step h = {} bounds it: {why}", fmt_rational(&h))))
+}
+
+/// Where the refinement stands after a step: the digits asked, the work budget and the work spent, the last
+/// step's work, and the exponents of the work in 1/h (measured, and the model's).
+struct Refinement {
+    digits: u32,
+    budget: u64,
+    spent: u64,
+    points: u64,
+    cost_exp: f64,
+    model_exp: f64,
+}
+
+impl Refinement {
+    /// The next step after `h`, whose bracket was `iv`, or why there is none. The gap is ~ C h²: the step
+    /// that meets the digits, and the finest step the budget left buys (the work grows like h^-e, e from the
+    /// last two steps: next ≈ work·(h/h')^e), whichever is coarser, at least 1.5x finer.
+    fn next(&self, h: &Rational, iv: &Interval) -> Result<f64, String> {
+        let (budget, spent) = (self.budget, self.spent);
+        let hf = h.to_f64();
+        let (w, mag) = (width(iv), iv.hi().to_f64().abs().max(iv.lo().to_f64().abs()));
+        let target = 0.5 * mag * 10f64.powi(-(self.digits as i32));
+        let h_digits = if w > 0.0 { hf * (target / w).sqrt() } else { hf };
+        let left = budget.saturating_sub(spent) as f64;
+        let h_work = if left > 0.0 { hf * (self.points.max(1) as f64 / left).powf(1.0 / self.cost_exp) } else { f64::INFINITY };
+        // at most 4x (direct convolution, quadratic) or 10x finer per step: the extrapolation from one
+        // bracket is rough, and a size limit met half-way leaves the best bracket so far
+        let cap = hf / if self.model_exp > 1.0 { 4.0 } else { 10.0 };
+        // (the budget's step rounded up to a short decimal, so that the next step stays within it)
+        let h_work = step_rational_up(h_work);
+        let next = h_digits.max(h_work).max(PLD_FINEST_STEP).max(cap);
+        if next.is_finite() && next < hf / 1.5 {
+            return Ok(next);
+        }
+        Err(if h_work >= hf / 1.5 {
+            format!(
+                "the work budget ({budget} units, {spent} spent; raise --grid-budget for a finer grid: the bracket narrows ~h^2, the work grows ~1/h) allows no finer step"
+            )
+        } else {
+            format!("the finest step the engine refines to is {PLD_FINEST_STEP:e}")
+        })
+    }
 }
 
 /// An engine's refusal or a size/cost limit (a grid too fine or a law the inversion declines): the pld grid
@@ -382,98 +406,105 @@ fn cached_profile(key: String, build: impl FnOnce() -> Fallible<(GridProfile, u6
     Ok(p)
 }
 
+/// One direction's ends of [`pld_bracket`] (lower, upper) and its work.
+fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallible<(Float, Float, u64)> {
+    let (mass_bits, tail_bits) = bits_for(q, laws);
+    let tradeoff = matches!(q, Query::Tradeoff(_));
+    // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
+    // rounded down instead (exact on atoms on the grid)
+    let grids = |kind: u8| -> Fallible<Vec<(LossGrid, u64)>> {
+        laws.iter()
+            .map(|(l, n)| {
+                let d = if l.symmetric() { Direction::Remove } else { dir };
+                let g = match kind {
+                    0 => upper(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                    2 if rounds_well(l.as_ref(), d) => lower_rounded(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                    _ => lower(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
+                };
+                Ok((g, *n))
+            })
+            .collect()
+    };
+    let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
+    // the composed law and its building work: the interval products of the direct convolutions (ten
+    // units each: an MPFR product costs about ten of the inversion's ball operations), or the atoms;
+    // counts, functions of the laws and the step, never time. (The inversions' own work is counted
+    // per query, below.)
+    let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
+        let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
+        let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
+            let (composed, ops) = compose(&g, mass_bits)?;
+            (Box::new(DirectTails::new(&composed)), ops.saturating_mul(10).saturating_add(atoms))
+        } else {
+            (Box::new(FourierGridTails::new(&g, tail_bits)?), atoms)
+        };
+        Ok((GridProfile::new(t, PLD_PREC), work))
+    };
+    // the composed law of one kind, built once per (laws, direction, step, bits): the queries of one
+    // attack (δ(0), f(α) at three α, δ at two priors' ε) share it
+    let work = std::sync::atomic::AtomicU64::new(0);
+    let profile = |kind: u8| -> Fallible<Arc<GridProfile>> {
+        let key = format!("{}|{}|{}|{}|{}|{}", profile_key(laws), dir.as_str(), h, mass_bits, tail_bits, kind);
+        let (p, points) = cached_profile(key, || tails(grids(kind)?))?;
+        work.fetch_add(points, std::sync::atomic::Ordering::Relaxed);
+        Ok(p)
+    };
+    let (pu, pl) = rayon::join(|| profile(0), || profile(1));
+    // a query's inversions: their nodes (a tail kept from an earlier query counts again, so the count is
+    // the same whatever ran before) times the atoms each node evaluates
+    let ask = |p: &GridProfile| -> Fallible<Interval> {
+        let before = crate::fourier::lattice::work_meter();
+        let r = match q {
+            Query::Epsilon(d) => p.epsilon(d),
+            Query::Delta(e) => p.delta(e),
+            Query::Tradeoff(a) => p.tradeoff(a),
+        };
+        let nodes = crate::fourier::lattice::work_meter().saturating_sub(before);
+        work.fetch_add(nodes.saturating_mul(p.atoms()), std::sync::atomic::Ordering::Relaxed);
+        r
+    };
+    let u = ask(&*pu?)?;
+    // a dominated law the inversion declines (e.g. all its mass merged into one grid point: no
+    // variance) gives the trivial bound for this direction — δ, ε ≥ 0, f ≤ 1 — (the other direction's,
+    // or a finer grid's, may give more); any other error surfaces
+    let lower_of = |p: Fallible<Arc<GridProfile>>| -> Fallible<Interval> {
+        match p.and_then(|p| ask(&p)) {
+            Ok(l) => Ok(l),
+            Err(e) if refused_by_limits(&e) => {
+                if std::env::var_os("TIGHTDP_TRACE").is_some() {
+                    eprintln!("pld grid: the dominated law at h = {h} declined ({e}): the trivial bound for this direction");
+                }
+                Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) })
+            }
+            Err(e) => Err(e),
+        }
+    };
+    let mut l = lower_of(pl)?;
+    if atoms {
+        // the better of the two dominated laws (both bound the same side)
+        let r = lower_of(profile(2))?;
+        if (!tradeoff && r.lo() > l.lo()) || (tradeoff && r.hi() < l.hi()) {
+            l = r;
+        }
+    }
+    // δ and ε: the dominated law bounds from below, the dominating one from above, the worse direction
+    // counts (max); f(α): the dominating law bounds from below, the dominated one from above, the worse
+    // direction counts (min)
+    let (dlo, dhi) = if tradeoff { (u.into_parts().0, l.into_parts().1) } else { (l.into_parts().0, u.into_parts().1) };
+    Ok((dlo, dhi, work.into_inner()))
+}
+
 /// The certified bracket of the query from the dominated (lower) and dominating (upper) laws at step h,
 /// the larger over the directions, and its work: per composed law, the atoms of its discretised factors
 /// times the nodes of one inversion, or ten per interval product of the direct convolution (counts that
 /// depend on the laws and h only).
 fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)> {
-    let (mass_bits, tail_bits) = bits_for(q, laws);
     let tradeoff = matches!(q, Query::Tradeoff(_));
     let mut lo: Option<Float> = None;
     let mut hi: Option<Float> = None;
     let mut spent = 0u64;
     for &dir in directions(laws) {
-        // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
-        // rounded down instead (exact on atoms on the grid)
-        let grids = |kind: u8| -> Fallible<Vec<(LossGrid, u64)>> {
-            laws.iter()
-                .map(|(l, n)| {
-                    let d = if l.symmetric() { Direction::Remove } else { dir };
-                    let g = match kind {
-                        0 => upper(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
-                        2 if rounds_well(l.as_ref(), d) => lower_rounded(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
-                        _ => lower(l.as_ref(), d, h, mass_bits, PLD_PREC)?,
-                    };
-                    Ok((g, *n))
-                })
-                .collect()
-        };
-        let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
-        // the composed law and its building work: the interval products of the direct convolutions (ten
-        // units each: an MPFR product costs about ten of the inversion's ball operations), or the atoms;
-        // counts, functions of the laws and the step, never time. (The inversions' own work is counted
-        // per query, below.)
-        let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
-            let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
-            let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
-                let (composed, ops) = compose(&g, mass_bits)?;
-                (Box::new(DirectTails::new(&composed)), ops.saturating_mul(10).saturating_add(atoms))
-            } else {
-                (Box::new(FourierGridTails::new(&g, tail_bits)?), atoms)
-            };
-            Ok((GridProfile::new(t, PLD_PREC), work))
-        };
-        // the composed law of one kind, built once per (laws, direction, step, bits): the queries of one
-        // attack (δ(0), f(α) at three α, δ at two priors' ε) share it
-        let work = std::sync::atomic::AtomicU64::new(0);
-        let profile = |kind: u8| -> Fallible<Arc<GridProfile>> {
-            let key = format!("{}|{}|{}|{}|{}|{}", profile_key(laws), dir.as_str(), h, mass_bits, tail_bits, kind);
-            let (p, points) = cached_profile(key, || tails(grids(kind)?))?;
-            work.fetch_add(points, std::sync::atomic::Ordering::Relaxed);
-            Ok(p)
-        };
-        let (pu, pl) = rayon::join(|| profile(0), || profile(1));
-        // a query's inversions: their nodes (a tail kept from an earlier query counts again, so the count is
-        // the same whatever ran before) times the atoms each node evaluates
-        let ask = |p: &GridProfile| -> Fallible<Interval> {
-            let before = crate::fourier::lattice::work_meter();
-            let r = match q {
-                Query::Epsilon(d) => p.epsilon(d),
-                Query::Delta(e) => p.delta(e),
-                Query::Tradeoff(a) => p.tradeoff(a),
-            };
-            let nodes = crate::fourier::lattice::work_meter().saturating_sub(before);
-            work.fetch_add(nodes.saturating_mul(p.atoms()), std::sync::atomic::Ordering::Relaxed);
-            r
-        };
-        let u = ask(&*pu?)?;
-        // a dominated law the inversion declines (e.g. all its mass merged into one grid point: no
-        // variance) gives the trivial bound for this direction — δ, ε ≥ 0, f ≤ 1 — (the other direction's,
-        // or a finer grid's, may give more); any other error surfaces
-        let lower_of = |p: Fallible<Arc<GridProfile>>| -> Fallible<Interval> {
-            match p.and_then(|p| ask(&p)) {
-                Ok(l) => Ok(l),
-                Err(e) if refused_by_limits(&e) => {
-                    if std::env::var_os("TIGHTDP_TRACE").is_some() {
-                        eprintln!("pld grid: the dominated law at h = {h} declined ({e}): the trivial bound for this direction");
-                    }
-                    Ok(if tradeoff { Interval::one(PLD_PREC) } else { Interval::zero(PLD_PREC) })
-                }
-                Err(e) => Err(e),
-            }
-        };
-        let mut l = lower_of(pl)?;
-        if atoms {
-            // the better of the two dominated laws (both bound the same side)
-            let r = lower_of(profile(2))?;
-            if (!tradeoff && r.lo() > l.lo()) || (tradeoff && r.hi() < l.hi()) {
-                l = r;
-            }
-        }
-        // δ and ε: the dominated law bounds from below, the dominating one from above, the worse direction
-        // counts (max); f(α): the dominating law bounds from below, the dominated one from above, the worse
-        // direction counts (min)
-        let (dlo, dhi) = if tradeoff { (u.into_parts().0, l.into_parts().1) } else { (l.into_parts().0, u.into_parts().1) };
+        let (dlo, dhi, work) = one_direction(q, laws, h, dir)?;
         let pick = |acc: Option<Float>, v: Float| -> Float {
             match acc {
                 Some(x) if (x >= v) != tradeoff => x,
@@ -483,7 +514,7 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)>
         };
         lo = Some(pick(lo, dlo));
         hi = Some(pick(hi, dhi));
-        spent += work.into_inner();
+        spent += work;
     }
     let (lo, hi) = (lo.ok_or_else(|| err!(Internal, "no direction"))?, hi.ok_or_else(|| err!(Internal, "no direction"))?);
     if lo > hi {

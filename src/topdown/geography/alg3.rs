@@ -141,7 +141,21 @@ pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top:
         span[c] = 0;
         st.single += 1;
     }
-    // renumber parents before children (breadth first), blocks keep their order
+    let out = renumbered(sp, ids, &level, &parent, &kids, &span, &alive)?;
+    Ok((out, st))
+}
+
+/// The spine after Algorithm 3's bypasses (`ids`, `level`, `parent`, `kids`, `span` by working unit index,
+/// `alive`: not bypassed), renumbered parents before children (breadth first); blocks keep their order.
+fn renumbered(
+    sp: &Spine,
+    mut ids: Vec<String>,
+    level: &[u8],
+    parent: &[u32],
+    kids: &[Vec<u32>],
+    span: &[u8],
+    alive: &[bool],
+) -> Fallible<Spine> {
     let mut order: Vec<u32> = vec![sp.root];
     let mut i = 0;
     while i < order.len() {
@@ -163,7 +177,7 @@ pub fn pareto_frontier(sp: &Spine, beta: &[Rational], bypass_cutoff: usize, top:
     out.span = order.iter().map(|&u| span[u as usize]).collect();
     out.bypass = Bypass::PureDp;
     out.path_signatures()?;
-    Ok((out, st))
+    Ok(out)
 }
 
 #[cfg(test)]
