@@ -7,23 +7,31 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 pub mod account;
-pub mod accuracy;
-pub mod app;
+pub(crate) mod accuracy;
+pub(crate) mod app;
 pub mod attack;
 pub mod budget;
 pub mod calibrate;
 pub mod census;
 pub mod cli;
-pub mod data;
+pub(crate) mod data;
 pub mod error;
 pub mod fourier;
 pub mod model;
 pub mod noise;
 pub mod num;
 pub mod pld;
-pub mod plots;
+pub(crate) mod plots;
 pub mod record;
 pub mod risk;
-pub mod rundir;
+pub(crate) mod rundir;
 pub mod tabulation;
-pub mod topdown;
+pub(crate) mod topdown;
+
+// The facade of the crate-private modules (#52 item 5): what the command line, the Python package and the
+// tests outside the crate use of them; the rest is private, so the compiler reports what nothing uses.
+pub use app::certificate::certificate;
+pub use app::figure_data::count_errors;
+pub use data::table::visit as visit_csv;
+pub use rundir::RunDir;
+pub use topdown::spine::GeoSpec;

@@ -72,11 +72,6 @@ pub fn install_signal_cleanup() {
     }
 }
 
-/// True when `dir` holds a completed run (its marker is present).
-pub fn is_complete(dir: &Path) -> bool {
-    dir.join(MARKER).is_file()
-}
-
 /// The command recorded in a completed run's marker.
 pub fn completed_command(dir: &Path) -> Option<String> {
     let s = std::fs::read_to_string(dir.join(MARKER)).ok()?;

@@ -599,7 +599,7 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
         return Err(raise("InputError", "certify needs at least one allocation file".into()));
     }
     let allocs = paths.iter().map(|p| load_allocation(p)).collect::<PyResult<Vec<_>>>()?;
-    let rows = run(py, move || tightdp::app::certificate::certificate(&allocs, &d, None, true, tightdp::account::CERT_WIDTH))?;
+    let rows = run(py, move || tightdp::certificate(&allocs, &d, None, true, tightdp::account::CERT_WIDTH))?;
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }
 

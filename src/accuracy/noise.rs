@@ -30,7 +30,6 @@ const TABLE_BITS: u32 = 40; // DiscreteGaussian::radius adds 24 guard bits: 2^-6
 /// N_Z(0, σ²) on [−R, R] with f64 probabilities and the derived constants.
 #[derive(Clone, Debug)]
 pub struct DgTable {
-    pub sigma2: Rational,
     pub radius: i64,
     /// p[x + R] = P[X = x] (f64 rounding of the MPFR value)
     pub pmf: Vec<f64>,
@@ -66,7 +65,7 @@ impl DgTable {
             mean_abs += 2.0 * p * x as f64;
         }
         let tail = dg.tail_gt(&Rational::from(radius), 64).hi().to_f64() * 2.0;
-        Ok(DgTable { sigma2: sigma2.clone(), radius, pmf, var, mean_abs, tail })
+        Ok(DgTable { radius, pmf, var, mean_abs, tail })
     }
 
     pub fn p(&self, x: i64) -> f64 {
@@ -172,7 +171,8 @@ impl AliasDg {
         AliasDg { radius: t.radius, bits, threshold, alias, tv_bound: tv }
     }
 
-    /// The exact law of the sampler, P[X = x] = q[x + R] (for tests and the reported TV bound).
+    /// The exact law of the sampler, P[X = x] = q[x + R] (the tests' check of the TV bound).
+    #[cfg(test)]
     pub fn law(&self) -> Vec<f64> {
         let m = self.threshold.len();
         let cap = 1u128 << (64 - self.bits);

@@ -67,12 +67,8 @@ fn shifts(groups: &[crate::model::GaussGroup]) -> Fallible<Composition> {
     Composition::new(groups.iter().map(crate::model::Group::from).collect(), crate::model::Neighbors::AddRemove)
 }
 
-/// One row per level of the allocation and one for all levels together.
-pub fn attack_risk(alloc: &Allocation) -> Fallible<Vec<Record>> {
-    attack_risk_with(alloc, None)
-}
-
-/// [`attack_risk`], with the levels' Table 1 factor brackets when they are at hand: those of
+/// One row per level of the allocation and one for all levels together, with the levels' Table 1 factor
+/// brackets when they are at hand: those of
 /// `app::calibration::level_brackets` at δ = 1e-11, the Bureau's ε (`Conversion::ZcdpBs`) and
 /// [`TABLE1_PREC`] bits, one per level in order — the calibrations [`table1_groups`] would repeat (`reproduce`
 /// computes them for table1-calibration.csv).

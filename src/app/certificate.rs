@@ -29,9 +29,6 @@ fn dec(q: &Rational, d: usize) -> String {
     fmt_nearest(&Float::with_val(256, q), d)
 }
 
-/// Loss grid (1/GRID_DEN) of the grid-rounding cross-check (`tightdp epsilon --grid`).
-pub const GRID_DEN: u32 = 20000;
-
 pub use crate::account::{epsilon_at as exact_eps, CERT_WIDTH as DEFAULT_WIDTH, FAST_WINDOW};
 
 pub fn certificate(allocs: &[Allocation], delta: &Rational, prec: Option<u32>, exact: bool, width: f64) -> Fallible<Vec<Record>> {

@@ -22,11 +22,13 @@ pub struct Source {
     pub id: String,
     /// URL, or `github:owner/name@commit:path`
     pub location: String,
-    /// document title
+    /// document title (the registry's record for its reader: required, checked, not printed)
+    #[allow(dead_code)]
     pub document: String,
     /// page, table, section or line
     pub at: String,
-    /// the sentence or configuration line, verbatim
+    /// the sentence or configuration line, verbatim (required and checked non-empty; the reader's, not printed)
+    #[allow(dead_code)]
     pub quote: String,
 }
 
@@ -106,11 +108,15 @@ pub struct Deployment {
     pub census: bool,
     pub privacy_unit: String,
     pub neighbors: Neighbors,
+    /// what is composed, in words (the reader's; required, not printed)
+    #[allow(dead_code)]
     pub composition: String,
     pub stated: Stated,
     pub mechanisms: Mechanisms,
     pub assumptions: Vec<Assumption>,
     pub sources: Vec<Source>,
+    /// free text for the reader (not printed)
+    #[allow(dead_code)]
     pub notes: String,
 }
 

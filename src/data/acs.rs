@@ -163,16 +163,6 @@ impl Layout {
     }
 }
 
-/// The six categories of the paper, in its order; the last is "bachelor's degree or higher".
-pub const CATEGORIES: [&str; 6] = [
-    "less than 9th grade",
-    "9th to 12th grade, no diploma",
-    "high school graduate (includes equivalency)",
-    "some college, no degree",
-    "associate's degree",
-    "bachelor's degree or higher",
-];
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct AcsArea {
     /// population 25+ in the six categories

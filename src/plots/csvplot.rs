@@ -5,93 +5,10 @@
 use crate::err;
 use crate::error::{Error, Fallible};
 use crate::plots::plot::{Figure, Panel, Series, BUREAU, EXACT, OTHER, REDUCED};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-pub struct CsvPlot<'a> {
-    pub title: &'a str,
-    pub x: &'a str,
-    pub ys: &'a [&'a str],
-    pub group: Option<&'a str>,
-    pub facet: Option<&'a str>,
-    pub x_log: bool,
-    pub y_log: bool,
-}
 
 fn color(i: usize) -> plotters::style::RGBColor {
     [EXACT, BUREAU, OTHER[0], OTHER[1], REDUCED, OTHER[2], OTHER[3]][i % 7]
-}
-
-pub fn plot_csv(csv_path: &Path, spec: &CsvPlot, stem: &Path) -> Fallible<Vec<PathBuf>> {
-    let mut rd = csv::Reader::from_path(csv_path).map_err(|e| Error::from(e).context(csv_path.display()))?;
-    let hdr = rd.headers().map_err(Error::from)?.clone();
-    let col = |n: &str| hdr.iter().position(|h| h == n).ok_or_else(|| err!(Input, "{}: no column '{n}'", csv_path.display()));
-    let xi = col(spec.x)?;
-    let yis: Vec<usize> = spec.ys.iter().map(|y| col(y)).collect::<Result<_, _>>()?;
-    let gi = spec.group.map(col).transpose()?;
-    let fi = spec.facet.map(col).transpose()?;
-    // facet -> y column -> group -> points (insertion order of groups kept)
-    let mut data: BTreeMap<String, Vec<Vec<(String, Vec<(f64, f64)>)>>> = BTreeMap::new();
-    for rec in rd.records() {
-        let rec = rec.map_err(Error::from)?;
-        let x: f64 = rec[xi].parse().map_err(|_| err!(Input, "{}: bad x '{}'", csv_path.display(), &rec[xi]))?;
-        let facet = fi.map(|i| rec[i].to_string()).unwrap_or_default();
-        let group = gi.map(|i| rec[i].to_string()).unwrap_or_default();
-        let panels = data.entry(facet).or_insert_with(|| vec![Vec::new(); yis.len()]);
-        for (k, &yi) in yis.iter().enumerate() {
-            let Ok(y) = rec[yi].parse::<f64>() else { continue };
-            let series = &mut panels[k];
-            match series.iter_mut().find(|(g, _)| *g == group) {
-                Some((_, pts)) => pts.push((x, y)),
-                None => series.push((group.clone(), vec![(x, y)])),
-            }
-        }
-    }
-    let mut panels = Vec::new();
-    for (facet, per_y) in &data {
-        for (k, series) in per_y.iter().enumerate() {
-            let title = match (spec.facet, spec.ys.len()) {
-                (Some(f), 1) => format!("{f} = {facet}"),
-                (Some(f), _) => format!("{f} = {facet}: {}", spec.ys[k]),
-                (None, _) => spec.ys[k].to_string(),
-            };
-            let mut p = Panel::new(
-                &title,
-                spec.x,
-                if spec.group.is_none() && spec.ys.len() > 1 && spec.facet.is_none() { "value" } else { spec.ys[k] },
-            );
-            p.x_log = spec.x_log;
-            p.y_log = spec.y_log;
-            for (i, (g, pts)) in series.iter().enumerate() {
-                let name = match spec.group {
-                    Some(gname) => format!("{gname} = {g}"),
-                    None => spec.ys[k].to_string(),
-                };
-                p.series.push(Series::line(&name, color(i), pts.clone()));
-            }
-            panels.push(p);
-        }
-    }
-    // With no group and several y columns, overlay them in one panel.
-    if spec.group.is_none() && spec.facet.is_none() && spec.ys.len() > 1 {
-        let mut p = Panel::new(spec.title, spec.x, "value");
-        p.x_log = spec.x_log;
-        p.y_log = spec.y_log;
-        for (i, q) in panels.iter().enumerate() {
-            let mut s = q.series[0].clone();
-            s.color = color(i);
-            p.series.push(s);
-        }
-        panels = vec![p];
-    }
-    let cols = if panels.len() >= 3 { 3 } else { panels.len().max(1) };
-    let fig = if panels.len() == 1 {
-        Figure::single(spec.title, panels.pop().expect("invariant: one panel"))
-    } else {
-        Figure::grid(spec.title, panels, cols)
-    };
-    // The data CSV already exists; write only the pictures next to it (not the plotted series over it).
-    fig.write_pictures(stem)
 }
 
 /// A figure-data CSV read into memory: header and rows of strings.

@@ -601,17 +601,6 @@ pub struct BarOpts {
     pub percent_log: bool,
 }
 
-/// Bar chart as a panel of rectangles: categories on x (0..n), grouped series side by side.
-pub fn bar_figure(
-    title: &str,
-    y_label: &str,
-    categories: &[String],
-    groups: &[(String, RGBColor, Vec<f64>)],
-    stem: &Path,
-) -> Fallible<Vec<std::path::PathBuf>> {
-    bar_figure_opts(title, y_label, categories, groups, stem, &BarOpts::default())
-}
-
 /// Width and height of a bar chart: the legend in a strip under the plot, one row per two entries.
 /// 1,100 pixels wide, or 120 per category where there are more than nine (the deployments' eleven labels
 /// ran together at 1,100).

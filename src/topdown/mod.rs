@@ -23,7 +23,6 @@ pub mod estimation;
 pub mod geography;
 pub mod measurement;
 
-pub use analysis::{certify, pp_accuracy};
-pub use estimation::{estimate, l2, postprocess, rounding};
-pub use geography::{alg2 as spine_alg2, bypass, spine};
-pub use measurement::{measure, rundir, sampler, schema};
+pub use analysis::pp_accuracy;
+pub use geography::spine;
+pub use measurement::rundir;

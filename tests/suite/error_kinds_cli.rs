@@ -52,7 +52,7 @@ fn a_failed_write_is_an_io_error_and_exits_2() {
     std::fs::write(&file, "x").unwrap();
     let under_file = file.join("run");
     let line = failed(&mut synth(&under_file), 2);
-    let e = tightdp::rundir::RunDir::begin(&under_file, "synth", false).err().expect("an --out under a file is refused");
+    let e = tightdp::RunDir::begin(&under_file, "synth", false).err().expect("an --out under a file is refused");
     assert_eq!(e.kind(), ErrorKind::Io);
     assert_eq!(line, e.to_string());
     assert!(line.starts_with(&format!("cannot create '{}'", file.display())), "{line}");
@@ -78,8 +78,8 @@ fn a_bad_request_is_an_input_error_and_exits_2() {
     // a malformed CSV row is Input, a CSV file that cannot be opened Io
     let csv = t.path().join("t.csv");
     std::fs::write(&csv, "a,b\n1\n").unwrap();
-    let e = tightdp::data::table::visit(&csv, &[0], &mut |_, _| Ok(())).unwrap_err();
+    let e = tightdp::visit_csv(&csv, &[0], &mut |_, _| Ok(())).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Input, "{e}");
-    let e = tightdp::data::table::visit(&t.path().join("missing.csv"), &[0], &mut |_, _| Ok(())).unwrap_err();
+    let e = tightdp::visit_csv(&t.path().join("missing.csv"), &[0], &mut |_, _| Ok(())).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io, "{e}");
 }

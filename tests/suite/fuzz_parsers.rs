@@ -11,7 +11,7 @@ use std::path::Path;
 use tightdp::census::Allocation;
 use tightdp::model::spec::{parse_count, parse_mech, parse_sensitivity};
 use tightdp::num::parse::{parse_count_field, parse_rational, COUNT_FIELD_MAX};
-use tightdp::topdown::spine::GeoSpec;
+use tightdp::GeoSpec;
 
 fn one_line(e: &str) -> bool {
     !e.is_empty() && !e.contains('\n')

@@ -7,7 +7,7 @@
 use crate::common::{cli, dhc, repo};
 use rug::Rational;
 use std::path::Path;
-use tightdp::app::figure_data::count_errors;
+use tightdp::count_errors;
 use tightdp::noise::DiscreteGaussian;
 
 fn syn(sub: &str) -> Vec<String> {

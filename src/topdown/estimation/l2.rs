@@ -116,7 +116,8 @@ impl Problem {
         Ok(())
     }
 
-    /// The objective Σ w ‖Q x_c − y‖² at x (child-major, m·n values).
+    /// The objective Σ w ‖Q x_c − y‖² at x (child-major, m·n values; the tests' check of the solution).
+    #[cfg(test)]
     pub fn objective(&self, x: &[f64]) -> f64 {
         let n = self.n;
         let mut f = 0.0;

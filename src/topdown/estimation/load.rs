@@ -29,13 +29,6 @@ fn bypass_of(s: &str) -> Fallible<Bypass> {
     }
 }
 
-/// Load and cross-check a run directory written by `topdown measure`.
-pub fn load_run(dir: &Path) -> Fallible<(RunData, TopdownManifest)> {
-    let (mut run, m, entry_at) = load_head(dir, true)?;
-    read_measurements(dir, &m, &entry_at, &mut run)?;
-    Ok((run, m))
-}
-
 /// The measurements of a run loaded by `load_head` (the measurement vector allocated here if it was
 /// loaded without).
 pub fn read_run_measurements(dir: &Path, m: &TopdownManifest, entry_at: &[(usize, usize)], run: &mut RunData) -> Fallible<()> {

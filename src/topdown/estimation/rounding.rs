@@ -34,7 +34,8 @@ pub struct RoundingProblem<'a> {
     pub totals: &'a [Option<i64>],
 }
 
-/// Σ|y − x̃|.
+/// Σ|y − x̃| (the tests' check of the rounding).
+#[cfg(test)]
 pub fn l1(x: &[f64], y: &[i64]) -> f64 {
     x.iter().zip(y).map(|(a, &b)| (a - b as f64).abs()).sum()
 }

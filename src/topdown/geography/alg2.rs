@@ -38,10 +38,14 @@ pub struct Alg2 {
     /// The redefined spine: geolevels up to the county, "Tract Group", the tract level,
     /// "Optimized Block Group", the blocks.
     pub spine: Spine,
-    /// The same geography as a geography file (CSV).
+    /// The same geography as a geography file (CSV; the tests read it back).
+    #[cfg(test)]
     pub csv: String,
-    /// OSED of every entity, per OSE category: before (input spine) and after.
+    /// OSED of every entity, per OSE category: before (input spine) and after (the tests' measure of what
+    /// the redefinition gained).
+    #[cfg(test)]
     pub osed_before: Vec<Vec<u64>>,
+    #[cfg(test)]
     pub osed_after: Vec<Vec<u64>>,
     pub tract_groups: usize,
     pub block_groups: usize,
@@ -67,7 +71,9 @@ pub struct Alg2Opts {
     pub entity_threshold: Option<u64>,
 }
 
-/// Algorithm 2 as the paper writes it (no pre-pass, every entity in the objective).
+/// Algorithm 2 as the paper writes it (no pre-pass, every entity in the objective; the tests', the CLI runs
+/// [`redefine_with`]).
+#[cfg(test)]
 pub fn redefine(sp: &Spine, county_level: &str, tract_level: &str, fanout_cutoff: u32) -> Fallible<Alg2> {
     redefine_with(sp, county_level, tract_level, &Alg2Opts { fanout_cutoff, ..Default::default() })
 }
@@ -124,10 +130,22 @@ pub fn redefine_with(sp: &Spine, county_level: &str, tract_level: &str, opts: &A
     }
     let csv = redefined_geography(sp, (c, t), &tract_of_block, &tg_of_tract, &obg_of_block)?;
     let new = Spine::from_reader(csv.as_bytes()).map_err(|e| e.context("Algorithm 2: the redefined spine is invalid"))?;
+    #[cfg(test)]
     let osed = |s: &Spine| -> Vec<Vec<u64>> {
         (0..s.ose.len()).map(|k| (0..s.ose[k].entities.len() as u32).map(|e| s.osed(&s.ose_members(k, e))).collect()).collect()
     };
-    Ok(Alg2 { osed_before: osed(sp), osed_after: osed(&new), spine: new, csv, tract_groups: n_tg, block_groups: n_obg, merges })
+    Ok(Alg2 {
+        #[cfg(test)]
+        osed_before: osed(sp),
+        #[cfg(test)]
+        osed_after: osed(&new),
+        #[cfg(test)]
+        csv,
+        spine: new,
+        tract_groups: n_tg,
+        block_groups: n_obg,
+        merges,
+    })
 }
 
 /// The county and tract geolevels: the tract level directly below the county level and above the blocks.

@@ -3,6 +3,7 @@
 pub mod aian;
 pub mod alg2;
 pub mod alg3;
+#[cfg(test)]
 pub mod bypass;
 pub mod generate;
 pub mod spine;

@@ -25,7 +25,7 @@ use crate::{err, fallible};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-pub use crate::topdown::geography::generate::{GeoSpec, MAX_BLOCKS};
+pub use crate::topdown::geography::generate::GeoSpec;
 
 pub const NONE: u32 = u32::MAX;
 

@@ -100,13 +100,6 @@ pub fn sigma2_of(rho: &Rational, gamma: &Rational, alpha: &Rational, nb: Neighbo
     prec.recip()
 }
 
-pub fn shifts_per_record(nb: Neighbors) -> u32 {
-    match nb {
-        Neighbors::Replace => 2,
-        Neighbors::AddRemove => 1,
-    }
-}
-
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NoiseEntry {
