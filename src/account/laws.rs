@@ -386,6 +386,24 @@ mod tests {
             assert_eq!(parse_mech(bad).unwrap_err().kind(), ErrorKind::Input, "{bad}");
         }
     }
+
+    /// A few subsampled steps, where the tilted inversion's work cap binds at 20 digits (30 steps at q = 0.01):
+    /// its short answer, with fewer digits and the note saying why, certified — it meets the pld grid's
+    /// independent bracket at a fixed step — and narrower than the grid's own refinement gives (2 digits).
+    #[test]
+    #[ignore = "heavy: 30 subsampled Gaussian steps, the tilted engine's short answer and the grid at h = 1/1000 (~25 s)"]
+    fn few_subsampled_steps_get_the_tilted_engines_short_answer() {
+        let spec = ["gauss:sigma=1,q=0.01,n=30"];
+        let acc = Accountant::new(comp(&spec, Neighbors::AddRemove), Options::default()).unwrap();
+        let e = acc.epsilon(&q("1e-5")).unwrap();
+        assert_eq!(e.engine(), Engine::Tilted, "{e:?}");
+        assert!(e.digits() >= 10 && !e.meets(20), "{e:?}");
+        assert!(e.note().is_some_and(|n| n.contains("work cap")), "{e:?}");
+        let grid = Options { method: Method::Grid, grid: Some(q("1/1000")), ..Options::default() };
+        let g = Accountant::new(comp(&spec, Neighbors::AddRemove), grid).unwrap().epsilon(&q("1e-5")).unwrap();
+        assert!(e.lo() <= g.hi() && g.lo() <= e.hi(), "tilted {e:?} grid {g:?}");
+        assert!(e.log10_rel_width() < g.log10_rel_width() - 5.0, "tilted {e:?} grid {g:?}");
+    }
 }
 
 #[cfg(test)]

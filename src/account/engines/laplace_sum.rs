@@ -70,7 +70,7 @@ impl super::LawEngine for LaplaceSumEngine {
         if job.laws.iter().map(|(_, c)| *c).sum::<u64>() > MAX_RELEASES {
             return Declined(format!("more than {MAX_RELEASES} releases"));
         }
-        Takes { stands: true }
+        Takes { stands: true, expects: None }
     }
 
     fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {

@@ -64,8 +64,10 @@ pub(in crate::account) enum Offer {
     /// not this engine's: why, in words
     Declined(String),
     /// taken; `stands`: its answer stands even short of the digits asked (it is exact up to the precision it
-    /// raises, so no later rung would be narrower), else a short answer lets the next rung try
-    Takes { stands: bool },
+    /// raises, so no later rung would be narrower), else a short answer lets the next rung try; `expects`:
+    /// the most digits it expects to certify where that is fewer than asked (None: the digits asked), so
+    /// that it is not run where an earlier rung's short answer already has as many
+    Takes { stands: bool, expects: Option<u32> },
 }
 
 /// One engine of compositions with laws (module doc).

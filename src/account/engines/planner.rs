@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Fallible};
 pub(in crate::account) struct Rung {
     pub engine: usize,
     pub stands: bool,
+    pub expects: Option<u32>,
 }
 
 /// The planner: the ladder from the engines' offers (in the list's order), and the reasons of those that
@@ -24,8 +25,8 @@ pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<
         }
         match offer {
             Offer::Declined(why) => reasons.push(format!("{name}: {why}")),
-            Offer::Takes { stands } => {
-                ladder.push(Rung { engine: i, stands: *stands });
+            Offer::Takes { stands, expects } => {
+                ladder.push(Rung { engine: i, stands: *stands, expects: *expects });
             }
         }
     }
@@ -41,6 +42,13 @@ pub(in crate::account) fn run(engines: &[Box<dyn LawEngine>], job: &Job, forced:
     let mut best: Option<Certified> = None;
     for rung in ladder {
         let engine = &engines[rung.engine];
+        // (an earlier short answer with at least the digits this engine expects: it would not be narrower)
+        if let (Some(b), Some(e)) = (&best, rung.expects) {
+            if b.digits() >= e {
+                reasons.push(format!("{}: not run, {} digits already certified, it expects at most {e}", engine.name(), b.digits()));
+                continue;
+            }
+        }
         let answer = match engine.answer(job) {
             Ok(Some(c)) => c,
             Ok(None) => {
@@ -141,5 +149,61 @@ mod tests {
         let (_, reasons) = ladder(&["laplace:scale=10,n=1001"], Query::Epsilon(&d), None);
         assert!(reasons.contains(&"laplace-sum: more than 1000 releases".to_string()), "{reasons:?}");
         assert!(reasons.contains(&"atoms: a law's losses are not finitely many atoms on one lattice".to_string()), "{reasons:?}");
+    }
+
+    /// A stand-in engine: its offer, and the bracket [1, 1 + 10^-digits] (None: beyond its reach).
+    struct Fake {
+        name: &'static str,
+        offer: Offer,
+        digits: Option<i32>,
+    }
+
+    impl super::super::LawEngine for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn offer(&self, _job: &Job) -> Offer {
+            self.offer.clone()
+        }
+        fn answer(&self, _job: &Job) -> crate::error::Fallible<Option<crate::account::Certified>> {
+            let Some(d) = self.digits else { return Ok(None) };
+            let lo = rug::Float::with_val(128, 1);
+            let hi = rug::Float::with_val(128, 1.0 + 10f64.powi(-d));
+            let iv = crate::num::Interval::new(lo, hi);
+            crate::account::Certified::new(iv, crate::account::Engine::Closed, Trust::Exact, self.name.into()).map(Some)
+        }
+    }
+
+    fn fake(name: &'static str, offer: Offer, digits: Option<i32>) -> Box<dyn super::super::LawEngine> {
+        Box::new(Fake { name, offer, digits })
+    }
+
+    /// The loop: a short answer is kept and a later rung that expects no more digits is not run; one that may
+    /// do better runs and the narrower stands; an engine beyond its reach hands on; nothing answers: the
+    /// refusal names every engine's reason.
+    #[test]
+    fn the_loop_keeps_short_answers_and_skips_rungs_that_cannot_beat_them() {
+        let laws =
+            Composition::new(vec![parse_mech("gauss:sigma=1,q=0.01,n=30").unwrap()], Neighbors::AddRemove).unwrap().law_shifts().unwrap();
+        let d = parse_rational("1e-5").unwrap();
+        let job = Job { laws: &laws, q: Query::Epsilon(&d), digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
+        let short = Offer::Takes { stands: false, expects: None };
+        let grid = Offer::Takes { stands: true, expects: Some(4) };
+        // 11 digits from the first: the second (expects 4) is not asked (had it run, its 15 digits would win)
+        let es = vec![fake("first", short.clone(), Some(11)), fake("grid", grid.clone(), Some(15))];
+        let c = super::run(&es, &job, None).unwrap();
+        assert_eq!(c.detail(), "first");
+        // 3 digits from the first: the second runs, the narrower (the second's, 5 digits) is kept
+        let es = vec![fake("first", short.clone(), Some(3)), fake("grid", grid.clone(), Some(5))];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "grid");
+        // ... and the first's where the second's is wider
+        let es = vec![fake("first", short.clone(), Some(3)), fake("grid", grid.clone(), Some(2))];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "first");
+        // beyond its reach: the next answers; nothing answers: the reasons
+        let es = vec![fake("first", short.clone(), None), fake("grid", grid.clone(), Some(2))];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "grid");
+        let es = vec![fake("first", short, None), fake("other", Offer::Declined("not its law".into()), Some(20))];
+        let e = super::run(&es, &job, None).unwrap_err();
+        assert!(e.is_declined() && e.message().contains("other: not its law") && e.message().contains("first: beyond its reach"), "{e:?}");
     }
 }
