@@ -58,6 +58,15 @@ def test_the_accountant_answers_as_opacus_does_at_the_edges():
         acc.step(1.0, 0.1)  # keyword-only, as Opacus's
 
 
+def test_numpy_scalars_step_as_floats_do():
+    np = pytest.importorskip("numpy")
+    a, b = tightdp.OpacusAccountant(), tightdp.OpacusAccountant()
+    for _ in range(5):
+        a.step(noise_multiplier=np.float64(1.5), sample_rate=np.float32(0.25))
+        b.step(noise_multiplier=1.5, sample_rate=float(np.float32(0.25)))
+    assert len(a.history) == 1 and a.get_epsilon(1e-5) == b.get_epsilon(1e-5)
+
+
 def test_state_dict_and_the_optimizer_hook():
     acc = tightdp.OpacusAccountant()
     hook = acc.get_optimizer_hook_fn(sample_rate=0.01)

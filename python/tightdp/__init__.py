@@ -942,7 +942,7 @@ class OpacusAccountant:
     def step(self, *, noise_multiplier, sample_rate) -> None:
         """One optimisation step of noise multiplier σ ≥ 0 (0: no noise, ε = ∞) at Poisson rate q in [0, 1]."""
         for v, what in ((noise_multiplier, "noise_multiplier"), (sample_rate, "sample_rate")):
-            if _is_bool(v) or not isinstance(v, (int, float, Fraction, Decimal)):
+            if _is_bool(v) or not isinstance(v, (numbers.Real, Decimal)):
                 raise InputTypeError(f"{what} must be a number, got {v!r}")
         if not (noise_multiplier >= 0 and math.isfinite(float(noise_multiplier))):
             raise InputError(f"noise_multiplier must be a finite number >= 0, got {noise_multiplier!r}")

@@ -2,11 +2,12 @@
 //! mechanisms, Laplace, randomized response, …, and the lattice laws beside them), one file each, behind one
 //! slot: each engine says cheaply whether it takes a query ([`LawEngine::offer`]: declined with its reason,
 //! or taken), and answers it ([`LawEngine::answer`]). The planner ([`planner::plan`]) turns the offers into a
-//! ladder of rungs, and one loop ([`planner::run`]) climbs it: an engine that declines, before or while answering, hands the
-//! query to the next rung; a short answer of an engine whose answer does not stand is kept (the narrower
-//! of those met) and the next rung tried; the first answer that meets the digits, or stands, ends it; any
-//! other error surfaces; a forced method is a ladder of one rung. A new engine is one file here and one line
-//! in [`law_engines`].
+//! ladder of rungs, and one loop ([`planner::run`]) climbs it: an engine that declines, before or while
+//! answering, hands the query to the next rung; a short answer of an engine whose answer does not stand is
+//! kept (the narrower of those met) and the next rung tried, unless that rung expects no more digits than
+//! the kept answer has; the first answer that meets the digits, or stands, ends it; any other error
+//! surfaces; a forced method is a ladder of one rung. A new engine is one file here and one line in
+//! [`law_engines`].
 //!
 //! * [`gaussian`] — every law a Gaussian loss law: the closed forms of their one Gaussian.
 //! * [`single`] — one release of one mechanism: its own distribution functions.
@@ -20,7 +21,8 @@
 //!   independent cross-check.
 //!
 //! The lattice engines (`account/lattice.rs`, `lattice_fourier.rs`, `smoothed.rs`, `conditioned.rs`) are
-//! not behind this slot yet: the accountant chooses among them itself (`account/choice.rs`).
+//! not behind this slot yet: their choice is one pure function of their offers (`account/lattice_plan.rs`),
+//! which the accountant runs (`account/choice.rs`).
 
 pub mod atoms;
 pub mod gaussian;

@@ -5,7 +5,8 @@ use super::{Job, LawEngine, Offer};
 use crate::account::Certified;
 use crate::error::{Error, ErrorKind, Fallible};
 
-/// One rung of the ladder: the engine's index in the list, and whether its answer stands short of the digits.
+/// One rung of the ladder: the engine's index in the list, whether its answer stands short of the digits, and
+/// the digits it expects where fewer than asked (`Offer::Takes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::account) struct Rung {
     pub engine: usize,
