@@ -929,7 +929,10 @@ class OpacusAccountant:
     def __init__(self, digits: int = 6):
         self.history: List[tuple] = []
         self._digits = _int(digits, "digits", 1, MAX_DIGITS)
+        # the history's composition (None: nothing released) and whether a step had no noise, for the history
+        # they were built from (kept until the next step)
         self._comp: Optional[Composition] = None
+        self._infinite = False
         self._comp_of: Optional[list] = None
 
     @classmethod
@@ -966,21 +969,26 @@ class OpacusAccountant:
             specs.append(f"gauss:sigma={_q(nm, 'noise_multiplier')}{q},n={_int(n, 'steps', 1, MAX_N)}")
         return specs
 
-    def composition(self) -> Optional[Composition]:
-        """The history as a tightdp composition (None before any step that releases something, and after a
-        step without noise)."""
+    def _state(self):
+        """The history's composition and whether a step had no noise, built once per history."""
         key = list(self.history)
         if self._comp_of != key:
             specs = self._specs()
+            self._infinite = specs is None
             self._comp = from_mechs(specs) if specs else None
             self._comp_of = key
-        return self._comp
+        return self._comp, self._infinite
+
+    def composition(self) -> Optional[Composition]:
+        """The history as a tightdp composition (None before any step that releases something, and after a
+        step without noise)."""
+        return self._state()[0]
 
     def epsilon(self, delta) -> "Certified":
         """The certified ε(δ) of the history so far."""
-        if self._specs() is None:
+        c, infinite = self._state()
+        if infinite:
             raise InputError("a step without noise (noise_multiplier = 0) was taken: epsilon is infinite")
-        c = self.composition()
         if c is None:
             raise InputError("no step that releases anything yet")
         return c.epsilon(delta, digits=self._digits)
@@ -990,9 +998,10 @@ class OpacusAccountant:
         after a step without noise)."""
         if args:
             raise InputError("get_epsilon takes delta, and Opacus's keyword arguments only")
-        if self._specs() is None:
+        c, infinite = self._state()
+        if infinite:
             return math.inf
-        if self.composition() is None:
+        if c is None:
             return 0.0
         return _float_up(self.epsilon(delta).hi)
 

@@ -160,12 +160,12 @@ impl Accountant {
         let window_f64 = estimated_window_shifts(&self.shifts, o.depth.min(F64_MAX_DEPTH));
         let lap = self.comp.has_laplace();
         let gauss_only = !lap;
-        let smoothed_gauss_ok =
-            !gauss_only || self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err()).is_none();
+        let smoothed_gauss_ok = !gauss_only || self.smoothed_gauss_error().is_none();
         let fits = |o: &LatticeOpts| estimated_bytes(estimated_window_shifts(&self.shifts, o.depth), o.arith, lap) <= MAX_LATTICE_BYTES;
         let f64_opts = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
-        let exact_secs = match self.dd_opts(q) {
-            Some(d) => self.estimated_seconds(&d).min(self.estimated_seconds(o)),
+        let dd = self.dd_opts(q);
+        let exact_secs = match &dd {
+            Some(d) => self.estimated_seconds(d).min(self.estimated_seconds(o)),
             None => self.estimated_seconds(o),
         };
         if std::env::var_os("TIGHTDP_TRACE").is_some() {
@@ -189,13 +189,19 @@ impl Accountant {
             depth: o.depth,
             window,
             window_f64,
-            exact_fits: fits(o) || self.dd_opts(q).is_some_and(|d| fits(&d)),
+            exact_fits: fits(o) || dd.is_some_and(|d| fits(&d)),
             f64_fits: estimated_bytes(window_f64, Arith::F64, lap) <= MAX_LATTICE_BYTES,
             exact_secs,
             f64_secs: self.estimated_seconds(&f64_opts),
             fourier,
             smooth_ok,
         }
+    }
+
+    /// Why the smoothed inversion's range does not hold the composition's discrete Gaussian groups (None: it
+    /// does).
+    fn smoothed_gauss_error(&self) -> Option<Error> {
+        self.comp.gauss_shifts().ok().and_then(|g| crate::fourier::smooth::check_groups(&g).err())
     }
 
     /// The policy's refusal in words, with the engines' own reasons.
@@ -220,12 +226,7 @@ impl Accountant {
                 )
             }
             Refusal::GaussOutOfRange => {
-                let why = self
-                    .comp
-                    .gauss_shifts()
-                    .ok()
-                    .and_then(|g| crate::fourier::smooth::check_groups(&g).err())
-                    .map_or(String::new(), |e| e.to_string());
+                let why = self.smoothed_gauss_error().map_or(String::new(), |e| e.to_string());
                 err!(
                     Resource,
                     "no certified engine handles this composition: the lattice would need {entries} entries \

@@ -156,50 +156,13 @@ fn render_attack_json(m: &Measures) -> String {
     root.insert("advantage_lo".into(), s(fmt_down(adv.lo(), d)));
     root.insert("advantage_hi".into(), s(fmt_up(adv.hi(), d)));
     root.insert("advantage_bureau".into(), s(dec(adv_bs)));
-    let per_fpr = fprs
-        .iter()
-        .zip(tprs)
-        .zip(tpr_bs)
-        .map(|(((fs, _), c), bs)| {
-            let mut m = serde_json::Map::new();
-            m.insert("fpr".into(), s(fs.clone()));
-            m.insert("tpr_lo".into(), s(fmt_down(c.lo(), d)));
-            m.insert("tpr_hi".into(), s(fmt_up(c.hi(), d)));
-            m.insert("tpr_bureau".into(), s(dec(*bs)));
-            serde_json::Value::Object(m)
-        })
-        .collect();
-    root.insert("per_fpr".into(), serde_json::Value::Array(per_fpr));
-    let per_prior = priors
-        .iter()
-        .zip(bayes)
-        .zip(bayes_bs)
-        .map(|(((ps, _), c), bs)| {
-            let mut m = serde_json::Map::new();
-            m.insert("prior".into(), s(ps.clone()));
-            m.insert("bayes_success_lo".into(), s(fmt_down(c.lo(), d)));
-            m.insert("bayes_success_hi".into(), s(fmt_up(c.hi(), d)));
-            m.insert("bayes_success_bureau".into(), s(dec(*bs)));
-            serde_json::Value::Object(m)
-        })
-        .collect();
-    root.insert("per_prior".into(), serde_json::Value::Array(per_prior));
+    root.insert("per_fpr".into(), per_row("fpr", "tpr", fprs, tprs, tpr_bs));
+    root.insert("per_prior".into(), per_row("prior", "bayes_success", priors, bayes, bayes_bs));
     if !m.kappas.is_empty() {
-        let per_kappa = m
-            .kappas
-            .iter()
-            .zip(&m.rero)
-            .zip(&m.rero_bs)
-            .map(|(((ks, _), c), bs)| {
-                let mut m = serde_json::Map::new();
-                m.insert("reconstruction_prior".into(), s(ks.clone()));
-                m.insert("reconstruction_success_lo".into(), s(fmt_down(c.lo(), d)));
-                m.insert("reconstruction_success_hi".into(), s(fmt_up(c.hi(), d)));
-                m.insert("reconstruction_success_bureau".into(), s(dec(*bs)));
-                serde_json::Value::Object(m)
-            })
-            .collect();
-        root.insert("per_reconstruction_prior".into(), serde_json::Value::Array(per_kappa));
+        root.insert(
+            "per_reconstruction_prior".into(),
+            per_row("reconstruction_prior", "reconstruction_success", &m.kappas, &m.rero, &m.rero_bs),
+        );
     }
     root.insert(
         "bureau_note".into(),
@@ -209,6 +172,27 @@ fn render_attack_json(m: &Measures) -> String {
         )),
     );
     serde_json::to_string_pretty(&serde_json::Value::Object(root)).expect("invariant: JSON of strings") + "\n"
+}
+
+/// One JSON object per argument of a measure: the argument as given under `arg`, the certified bracket as
+/// `{measure}_lo` / `{measure}_hi` and the zCDP accounting's value as `{measure}_bureau`.
+fn per_row(arg: &str, measure: &str, args: &[(String, Rational)], cs: &[Certified], bs: &[f64]) -> serde_json::Value {
+    let d = 25;
+    let s = |x: String| serde_json::Value::String(x);
+    let rows = args
+        .iter()
+        .zip(cs)
+        .zip(bs)
+        .map(|(((a, _), c), b)| {
+            let mut m = serde_json::Map::new();
+            m.insert(arg.into(), s(a.clone()));
+            m.insert(format!("{measure}_lo"), s(fmt_down(c.lo(), d)));
+            m.insert(format!("{measure}_hi"), s(fmt_up(c.hi(), d)));
+            m.insert(format!("{measure}_bureau"), s(dec(*b)));
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    serde_json::Value::Array(rows)
 }
 
 fn render_attack_table(m: &Measures) -> String {

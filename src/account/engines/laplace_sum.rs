@@ -62,15 +62,10 @@ impl super::LawEngine for LaplaceSumEngine {
     }
 
     fn offer(&self, job: &super::Job) -> super::Offer {
-        use super::Offer::{Declined, Takes};
-        let Some(a) = job.laws.first().and_then(|(l, _)| l.laplace_eps0()) else { return Declined("not a Laplace mechanism".into()) };
-        if job.laws.iter().any(|(l, _)| l.laplace_eps0().as_ref() != Some(&a)) {
-            return Declined("not Laplace mechanisms with one eps0".into());
+        match releases(job.laws) {
+            Ok(_) => super::Offer::Takes { stands: true, expects: None },
+            Err(why) => super::Offer::Declined(why),
         }
-        if job.laws.iter().map(|(_, c)| *c).sum::<u64>() > MAX_RELEASES {
-            return Declined(format!("more than {MAX_RELEASES} releases"));
-        }
-        Takes { stands: true, expects: None }
     }
 
     fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
@@ -78,18 +73,25 @@ impl super::LawEngine for LaplaceSumEngine {
     }
 }
 
+/// The one ε₀ and the number of releases of a composition this engine takes, or why it does not: every law
+/// a Laplace loss law with one ε₀, at most [`MAX_RELEASES`] of them.
+fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<(Rational, u64), String> {
+    let Some(a) = laws.first().and_then(|(l, _)| l.laplace_eps0()) else { return Err("not a Laplace mechanism".into()) };
+    if laws.iter().any(|(l, _)| l.laplace_eps0().as_ref() != Some(&a)) {
+        return Err("not Laplace mechanisms with one eps0".into());
+    }
+    let n: u64 = laws.iter().map(|(_, c)| *c).sum();
+    if n > MAX_RELEASES {
+        return Err(format!("more than {MAX_RELEASES} releases"));
+    }
+    Ok((a, n))
+}
+
 /// The accountant's query on a composition of laws, where every law is a Laplace loss law with one ε₀
 /// and there are at most [`MAX_RELEASES`] of them: ε(δ), δ(ε) or f(α) to the digits asked (None: not this
 /// engine's composition).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let Some(a) = laws.first().and_then(|(l, _)| l.laplace_eps0()) else { return Ok(None) };
-    if laws.iter().any(|(l, _)| l.laplace_eps0().as_ref() != Some(&a)) {
-        return Ok(None);
-    }
-    let n: u64 = laws.iter().map(|(_, c)| *c).sum();
-    if n > MAX_RELEASES {
-        return Ok(None);
-    }
+    let Ok((a, n)) = releases(laws) else { return Ok(None) };
     let sum = LaplaceSum::new(&a, n)?;
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)² steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation

@@ -50,8 +50,8 @@ impl LawEngine for PldGrid {
         // within its default work budget the grid certifies 2-5 digits of continuous laws (docs/speed.md:
         // DP-SGD settings, Laplace), and every digit of laws on a common lattice (one exact step); a step the
         // caller fixed is run as asked
-        let exact = common_lattice(job.laws).is_some_and(|s| s.to_f64() >= PLD_FINEST_STEP);
-        let expects = (job.grid.is_none() && !exact && job.grid_work <= crate::account::DEFAULT_GRID_WORK).then_some(GRID_DIGITS);
+        let expects = (job.grid.is_none() && exact_step(job.laws).is_none() && job.grid_work <= crate::account::DEFAULT_GRID_WORK)
+            .then_some(GRID_DIGITS);
         Offer::Takes { stands: true, expects }
     }
 
@@ -88,7 +88,7 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     // losses on a common lattice (randomized response, the discrete Gaussian and Laplace): one exact
     // step, unless it is finer than the engine refines to, beyond the budget or over a limit (then the
     // refinement below)
-    if let Some(step) = common_lattice(laws).filter(|s| s.to_f64() >= PLD_FINEST_STEP) {
+    if let Some(step) = exact_step(laws) {
         // (a hundred nodes per atom: the work of a smooth law's inversion)
         if 100.0 * estimated_points(laws, &step, mass_bits) <= budget as f64 {
             match pld_bracket(q, laws, &step) {
@@ -277,6 +277,12 @@ fn common_lattice(laws: &Laws) -> Option<Rational> {
         });
     }
     g
+}
+
+/// The step on which every law's losses lie, where the engine takes it (not finer than it refines to): one
+/// exact step.
+fn exact_step(laws: &Laws) -> Option<Rational> {
+    common_lattice(laws).filter(|s| s.to_f64() >= PLD_FINEST_STEP)
 }
 
 /// The step h, or the largest step at most h that divides the step g common to the laws whose losses lie

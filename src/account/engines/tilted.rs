@@ -100,15 +100,11 @@ impl super::LawEngine for Tilted {
     }
 
     fn offer(&self, job: &super::Job) -> super::Offer {
-        use super::Offer::{Declined, Takes};
-        let Some(mgfs) = job.laws.iter().map(|(l, _)| l.mgf()).collect::<Option<Vec<_>>>() else {
-            return Declined("a law has no certified moment generating function on vertical lines".into());
-        };
-        if mgfs.is_empty() || mgfs.iter().all(|m| m.is_gaussian()) {
-            return Declined("every law is a Gaussian (the closed forms answer)".into());
+        match mgfs(job.laws) {
+            // (short of the digits where its work cap binds: the next rung may do better)
+            Ok(_) => super::Offer::Takes { stands: false, expects: None },
+            Err(why) => super::Offer::Declined(why.into()),
         }
-        // (short of the digits where its work cap binds: the next rung may do better)
-        Takes { stands: false, expects: None }
     }
 
     fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
@@ -132,6 +128,17 @@ impl super::LawEngine for Tilted {
     }
 }
 
+/// Each law's moment generating function with its count, or why the engine does not take the composition.
+fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static str> {
+    let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else {
+        return Err("a law has no certified moment generating function on vertical lines");
+    };
+    if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
+        return Err("every law is a Gaussian (the closed forms answer)");
+    }
+    Ok(mgfs)
+}
+
 /// The fewer digits the engine tries where the digits asked are beyond its work cap, most first.
 fn fewer_digits(digits: u32) -> Vec<u32> {
     // (the work grows quickly with the digits there: 30 steps at q = 0.01 take 1.4 s for 7 digits, 3.8 s for
@@ -142,10 +149,7 @@ fn fewer_digits(digits: u32) -> Vec<u32> {
 /// The accountant's ε(δ), δ(ε) or f(α) on a composition with a Poisson-subsampled Gaussian (None: another
 /// law, or beyond the work cap), from the composition's state `lines`.
 pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else { return Ok(None) };
-    if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
-        return Ok(None);
-    }
+    let Ok(mgfs) = mgfs(laws) else { return Ok(None) };
     let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
     let prec = 96 + (3.33 * f64::from(digits + 2)).ceil() as u32 + (64 - n_total.leading_zeros());
     // the two directions are independent: one on each core
