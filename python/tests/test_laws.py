@@ -2,6 +2,7 @@
 the Poisson-subsampled Gaussian (pld grid), and dp_accounting's DpEvent vocabulary."""
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -304,12 +305,38 @@ def test_mixture_of_gaussians_with_one_sensitivity_is_the_subsampled_gaussian():
         tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0], [1.0]))
     with pytest.raises(tightdp.InputError, match="every sensitivity 0"):
         tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.MixtureOfGaussiansDpEvent(1.0, [0], [1.0])))
-    with pytest.raises(tightdp.InputError, match="more than one nonzero sensitivity"):
-        tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0, 1, 2], [0.5, 0.25, 0.25]))
+    # several nonzero sensitivities: the mixture law mog: (tests below)
+    assert "mog:sigma2=1,sens=1:2,probs=1/4:1/4" in repr(tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0, 1, 2], [0.5, 0.25, 0.25])))
     with pytest.raises(tightdp.InputError, match="sum to 1"):
         tightdp.from_dp_event(dp_event.MixtureOfGaussiansDpEvent(1.0, [0, 1], [0.5, 0.25]))
     # dp_accounting refuses it under REPLACE_ONE, and so does the drop-in
     assert not tightdp.PLDAccountant("replace").supports(mog)
+
+
+def _mog_reference(kind, spec, direction, arg):
+    """A row of scripts/reference/mog.txt (mpmath quadrature of the mixture's densities)."""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "reference" / "mog.txt"
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if f[:4] == [kind, spec, direction, arg]:
+            return f[4]
+    raise KeyError((kind, spec, direction, arg))
+
+
+def test_mixture_of_gaussians_with_several_sensitivities():
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    spec = "mog:sigma=1,sens=1:2,probs=0.18:0.01"
+    # one release, exact decimals: the remove pair's delta(1) (the add pair's is 0), to the reference's 35 digits
+    d = tightdp.from_mechs([spec + ",n=1"]).delta("1")
+    ref = Fraction(_mog_reference("delta1", spec, "remove", "1"))
+    assert d.digits >= 30 and abs(Fraction(d.lo) - ref) < ref * Fraction(1, 10**33) and Fraction(d.hi) >= ref - ref * Fraction(1, 10**33)
+    # dp_accounting's event (its floats taken exactly, 1e-17 from the decimals; p0 the rest)
+    ev = dp_event.MixtureOfGaussiansDpEvent(1.0, [0, 1, 2], [0.81, 0.18, 0.01])
+    e = tightdp.from_dp_event(ev).delta("1")
+    assert abs(Fraction(e.lo) - ref) < ref * Fraction(1, 10**15)
+    # refused under replace-one, as dp_accounting refuses it under REPLACE_ONE
+    assert not tightdp.PLDAccountant("replace").supports(ev)
+    assert tightdp.PLDAccountant().supports(dp_event.SelfComposedDpEvent(ev, 10))
 
 
 def test_a_non_private_event_makes_epsilon_infinite_as_in_dp_accounting():

@@ -661,7 +661,7 @@ def _base_spec(event) -> str:
         m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
         return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
-                     "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent with one nonzero sensitivity, "
+                     "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent, "
                      "SingleEpochTreeAggregationDpEvent, "
                      "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
                      "ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
@@ -701,19 +701,22 @@ def _mixture_parts(event):
 def _mixture_spec(event) -> str:
     """A mixture of N(0, s^2) and N(c, s^2) with probabilities 1 - q and q (one nonzero sensitivity) is the
     Poisson-subsampled Gaussian mechanism with noise multiplier s/c: dp_accounting's own accountant gives
-    both the same epsilon. Mixtures of several nonzero sensitivities (the MMCC mixtures of matrix
-    factorisations) are refused with that reason."""
+    both the same epsilon. Several nonzero sensitivities (the MMCC mixtures of matrix factorisations) are
+    the mixture-of-Gaussians law ``mog:``, its zero-sensitivity probability the rest; should the nonzero
+    probabilities (floats taken exactly) sum to a hair above 1, they are divided by their sum."""
     sd, nonzero = _mixture_parts(event)
     if not nonzero:
         # (at top level _event_specs drops such an event; inside a sampling event there is nothing to sample)
         raise InputError("MixtureOfGaussiansDpEvent with every sensitivity 0 releases nothing about the record; "
                          "leave it out (it cannot be the inner event of a sampling event)")
-    if len(nonzero) > 1:
-        raise InputError("MixtureOfGaussiansDpEvent with more than one nonzero sensitivity (the MMCC mixtures of banded "
-                         "matrix factorisations) is not supported yet; one nonzero sensitivity c with probability q is "
-                         "the Poisson-subsampled Gaussian, which is")
     if sd == 0:
         raise InputError("MixtureOfGaussiansDpEvent: standard_deviation 0 is not private")
+    if len(nonzero) > 1:
+        total = sum(nonzero.values())
+        scale = total if total > 1 else Fraction(1)
+        cs = sorted(nonzero)
+        return (f"mog:sigma={sd},sens={':'.join(str(c) for c in cs)},"
+                f"probs={':'.join(str(nonzero[c] / scale) for c in cs)}")
     (c, q), = nonzero.items()
     return f"gauss:sigma={sd / c}" + ("" if q == 1 else f",q={q}")
 

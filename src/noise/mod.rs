@@ -14,6 +14,7 @@ pub mod laplace;
 pub mod loss;
 pub mod mgf;
 mod mgf_dgauss;
+pub mod mog;
 pub mod neighbors;
 pub mod params;
 pub mod poisson_replace;

@@ -32,6 +32,12 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ("dp", "a stated (epsilon, delta)-DP guarantee, bounded by its worst case: dp:epsilon=E[,delta=D]", &["epsilon", "delta"], |p| {
         Ok(Arc::new(crate::noise::blackbox::ApproxDp::from_params(p)?))
     }),
+    (
+        "mog",
+        "the mixture-of-Gaussians mechanism (matrix mechanisms with amplification): mog:sigma=S,sens=C1:C2:...,probs=P1:P2:... (the rest of the probability at sensitivity 0)",
+        &["sigma", "sigma2", "sens", "probs"],
+        crate::noise::mog::MixtureOfGaussians::law_from_params,
+    ),
     ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {
         Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))
     }),

@@ -25,6 +25,7 @@ mod limits_cli;
 mod mech_cli;
 mod mech_edges_cli;
 mod mixed_far_steps_cli;
+mod mog_cli;
 mod no_machine_paths;
 mod own_release2_cli;
 mod own_release_cli;
