@@ -116,6 +116,17 @@ peer_section laplace "Laplace compositions, eps(delta)"
 # Continuous and lattice laws mixed (issue 53): Gaussian + discrete Gaussian, Laplace + subsampled Gaussian,
 # tightdp's tilted engine beside dp_accounting's PLD in the same run (scripts/bench/mixes.py; ~1 min with the peer).
 peer_section mixes "continuous and lattice mixes, eps(delta)"
+# The mixture-of-Gaussians mechanism (issue 54 item 4): n = 1, 10, 100, 1000 releases, eps(1e-5), tightdp's CLI beside
+# dp_accounting's PLD at 1e-3 and 1e-4 in the same run (scripts/bench/mog.py; ~5 min, the peer in the package's venv).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mog* ]]; then
+  echo
+  echo "== mixture of Gaussians (matrix mechanisms), eps(delta)"
+  if [ "$peers" = 1 ] && [ -x target/pyvenv/bin/python ] && target/pyvenv/bin/python -c "import dp_accounting" 2>/dev/null; then
+    target/pyvenv/bin/python scripts/bench/mog.py
+  else
+    echo "(the peer runs in target/pyvenv: run ./scripts/test.sh first)"
+  fi
+fi
 # Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
 # (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
 # in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).

@@ -648,6 +648,10 @@ def _base_spec(event) -> str:
         q = _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability")
         if ",sampling=wor," in inner:
             raise InputError("PoissonSampledDpEvent of a SampledWithoutReplacementDpEvent is not supported (give one sampling scheme)")
+        if inner.startswith("mog:"):
+            # the mixture on a Poisson sample: the record's sensitivity is c_i with probability q p_i, else 0
+            head, _, probs = inner.rpartition(",probs=")
+            return f"{head},probs={':'.join(str(Fraction(p) * q) for p in probs.split(':'))}"
         if ",q=" in inner:
             # Poisson sampling of a Poisson sample: each record kept with both probabilities, independently
             head, _, q_in = inner.rpartition(",q=")

@@ -37,6 +37,14 @@
 //!   characteristic functions plus the rest's mass; for small t this is t²/24 Σ_j (y_j − y_{j−1}) Λ_j³, the
 //!   whole variance's t²/2 for a Gaussian-like density), with sup_{s ≥ s₀} |sinc s| ≤ max(1 − s₀²/6 + s₀⁴/120, 1/π) for
 //!   s₀ ≤ π (sinc decreases on [0, π], the alternating Taylor series) and 1/s₀ beyond.
+//! * **Mixture of Gaussians** (`noise::mog`): r(x) = p₀ + Σᵢ pᵢ e^{μᵢx − ηᵢ} (μᵢ = cᵢ/σ, ηᵢ = μᵢ²/2, p₀ > 0),
+//!   the same rule and bounds with μ replaced by μ_max = maxᵢ μᵢ: at x + iy every term of r turns by an angle
+//!   in [0, μ_max y] (y > 0; likewise below), so for μ_max a < π r lies in a sector of half-angle μ_max|y|/2:
+//!   |arg r| ≤ μ_max|y| and |r(x + iy)| ≥ r(x) cos(μ_max y/2); r ≥ p₀, r ≤ 1 for x ≤ 0 and r ≤ e^{μ_max x}
+//!   for x ≥ 0. F̄ for κ > 1 by Jensen (t^κ convex, r = E_J[e^{μ_J x − η_J}] over the component J):
+//!   F(κ) ≤ p₀ + Σᵢ pᵢ e^{ηᵢκ(κ−1)}. The density of the tilted loss is φ r^{κ+1}/r′ with r′ = Σᵢ μᵢpᵢe^{μᵢx−ηᵢ}
+//!   increasing, which the layer cake bounds piece by piece as above. With one component every formula
+//!   is the subsampled Gaussian's.
 
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
@@ -53,6 +61,9 @@ pub enum Mgf {
     Gaussian { eta: Rational },
     /// the Gaussian with loss mean η on a Poisson subsample with probability q ∈ (0, 1)
     PoissonGaussian { q: Rational, eta: Rational },
+    /// the mixture of Gaussians (`noise::mog`) in standard units: components (pᵢ, ηᵢ = μᵢ²/2) with
+    /// μᵢ > 0 and p₀ = 1 − Σ pᵢ > 0 at 0
+    Mixture { parts: Vec<(Rational, Rational)> },
     /// the Laplace mechanism with ε₀ = Δ/b > 0, the same law in both directions
     Laplace { eps0: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
@@ -84,7 +95,7 @@ impl Mgf {
     /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
     /// quadrature on a fixed window, reliable only for moderate λ).
     pub fn exact_real(&self) -> bool {
-        !matches!(self, Mgf::PoissonGaussian { .. })
+        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. })
     }
 
     /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
@@ -92,6 +103,7 @@ impl Mgf {
     pub fn loss_sup(&self, dir: Direction, prec: u32) -> Option<Interval> {
         match (self, dir) {
             (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
+            (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             _ => None,
         }
@@ -114,7 +126,7 @@ impl Mgf {
                     })
                     .collect()
             }
-            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).line(dir, c, h, k_max, tol),
+            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -137,7 +149,7 @@ impl Mgf {
                 let l = Interval::from_float(lam, prec);
                 Interval::from_rational(eta, prec).mul(&l.mul(&l).add(&l)).hi().clone()
             }
-            Mgf::PoissonGaussian { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. } => {
+            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. } => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
             }
@@ -155,13 +167,21 @@ impl Mgf {
                 // the log of the integrand at its largest, then a trapezoid sum relative to it
                 // ln r(x), stable where e^{μx − η} overflows
                 let ln_r = |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
-                let f = |x: f64| -x * x / 2.0 + kr * ln_r(mu * x - eta);
-                let (lo, hi, step) = (-14.0, 14.0 + kr.max(0.0) * mu, 0.05);
-                let n = ((hi - lo) / step) as usize;
-                let fs: Vec<f64> = (0..=n).map(|i| f(lo + i as f64 * step)).collect();
-                let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
-                top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+                ln_gauss_trapezoid(|x: f64| kr * ln_r(mu * x - eta), 14.0 + kr.max(0.0) * mu)
+            }
+            Mgf::Mixture { parts } => {
+                let comps: Vec<(f64, f64, f64)> =
+                    parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
+                let ln_p0 = (1.0 - parts.iter().map(|(p, _)| p.to_f64()).sum::<f64>()).ln();
+                let mu_max = comps.iter().map(|c| c.1).fold(0.0, f64::max);
+                let kr = kappa_re(dir, lam);
+                // ln r(x) as a log-sum-exp, then the same trapezoid sum as the subsampled Gaussian's
+                let ln_r = |x: f64| {
+                    let ts: Vec<f64> = std::iter::once(ln_p0).chain(comps.iter().map(|(lp, mu, e)| lp + mu * x - e)).collect();
+                    let top = ts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    top + ts.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+                };
+                ln_gauss_trapezoid(|x: f64| kr * ln_r(x), 14.0 + kr.max(0.0) * mu_max)
             }
             Mgf::Laplace { eps0 } => {
                 // λε₀ + ln[(1 + λ)/(1 + 2λ) + λ/(1 + 2λ) e^{−(1+2λ)ε₀}], without overflow
@@ -180,7 +200,7 @@ impl Mgf {
             // (one closed form per point: the line's length is the work)
             Mgf::Laplace { .. } => 1,
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
-            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
+            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
         }
     }
 
@@ -188,7 +208,7 @@ impl Mgf {
     pub fn decay(&self, dir: Direction, c: &Float, m_c_hi: &Float, prec: u32) -> Decay {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
-            Mgf::PoissonGaussian { q, eta } => Sub::new(q, eta, prec).decay(dir, c, m_c_hi),
+            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).decay(dir, c, m_c_hi),
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
             Mgf::DiscreteGaussian { .. } => Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] },
             Mgf::Laplace { eps0 } => Decay::Min(vec![
@@ -197,6 +217,18 @@ impl Mgf {
             ]),
         }
     }
+}
+
+/// Planning: ln ∫ φ(x) e^{g(x)} dx in f64 by a trapezoid sum of step 0.05 on [−14, hi], relative to its
+/// largest term.
+fn ln_gauss_trapezoid(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
+    let f = |x: f64| -x * x / 2.0 + g(x);
+    let (lo, step) = (-14.0, 0.05);
+    let n = ((hi - lo) / step) as usize;
+    let fs: Vec<f64> = (0..=n).map(|i| f(lo + i as f64 * step)).collect();
+    let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
+    top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
 }
 
 /// The uniform components of the Laplace law's tilted continuous part e^{cℓ} ¼e^{−(ε₀ − ℓ)/2} on
@@ -306,11 +338,19 @@ fn sinc_sup(s0: &Float) -> Interval {
     Interval::new(hi.clone(), hi)
 }
 
-/// The Poisson-subsampled Gaussian's quantities at one precision.
+/// The Poisson-subsampled Gaussian's quantities at one precision, and the mixture of Gaussians' (module doc
+/// and [`Mgf::Mixture`]): components (pᵢ, ηᵢ, μᵢ), the rest p₀ at 0. With one component every quantity is
+/// computed exactly as the subsampled Gaussian's own formulas.
+#[derive(Clone)]
 struct Sub {
-    q: Interval,
-    eta: Interval,
-    mu: Interval,
+    q: Vec<Interval>,
+    eta: Vec<Interval>,
+    mu: Vec<Interval>,
+    /// Σ pᵢ = 1 − p₀
+    q_sum: Interval,
+    /// the largest μᵢ: the strip |Im x| < π/μ_max holds no zero of r (every term's argument lies in
+    /// [0, μ_max y] for y = Im x > 0, so r lies in a sector narrower than π)
+    mu_max: Interval,
     qf: f64,
     muf: f64,
     prec: u32,
@@ -325,10 +365,38 @@ struct Plan {
 }
 
 impl Sub {
-    fn new(q: &Rational, eta: &Rational, prec: u32) -> Sub {
-        let eta_i = Interval::from_rational(eta, prec);
-        let mu = eta_i.add(&eta_i).sqrt();
-        Sub { q: Interval::from_rational(q, prec), mu, eta: eta_i, qf: q.to_f64(), muf: (2.0 * eta.to_f64()).sqrt(), prec }
+    /// The components (pᵢ, ηᵢ) of a subsampled Gaussian or a mixture at `prec` bits.
+    fn of(m: &Mgf, prec: u32) -> Sub {
+        match m {
+            Mgf::PoissonGaussian { q, eta } => Sub::new(&[(q.clone(), eta.clone())], prec),
+            Mgf::Mixture { parts } => Sub::new(parts, prec),
+            _ => unreachable!("Sub holds the subsampled Gaussian and the mixture only"),
+        }
+    }
+
+    fn new(parts: &[(Rational, Rational)], prec: u32) -> Sub {
+        let q: Vec<Interval> = parts.iter().map(|(q, _)| Interval::from_rational(q, prec)).collect();
+        let eta: Vec<Interval> = parts.iter().map(|(_, e)| Interval::from_rational(e, prec)).collect();
+        let mu: Vec<Interval> = eta.iter().map(|e| e.add(e).sqrt()).collect();
+        let q_sum = q[1..].iter().fold(q[0].clone(), |a, b| a.add(b));
+        let mu_max = mu[1..].iter().fold(mu[0].clone(), |a, b| a.max(b));
+        let qf = parts.iter().map(|(q, _)| q.to_f64()).sum();
+        let muf = parts.iter().map(|(_, e)| (2.0 * e.to_f64()).sqrt()).fold(0.0, f64::max);
+        Sub { q, eta, mu, q_sum, mu_max, qf, muf, prec }
+    }
+
+    /// p₀ = 1 − Σ pᵢ, enclosed.
+    fn p0(&self) -> Interval {
+        Interval::one(self.prec).sub(&self.q_sum)
+    }
+
+    /// u_i = pᵢ e^{μᵢx − ηᵢ} at x, Σ uᵢ and Σ μᵢuᵢ (= r′(x)).
+    fn terms(&self, x: &Interval) -> (Interval, Interval) {
+        let u: Vec<Interval> = (0..self.q.len()).map(|i| self.q[i].mul(&self.mu[i].mul(x).sub(&self.eta[i]).exp())).collect();
+        let sum = u[1..].iter().fold(u[0].clone(), |a, b| a.add(b));
+        let slopes: Vec<Interval> = u.iter().zip(&self.mu).map(|(u, m)| m.mul(u)).collect();
+        let slope = slopes[1..].iter().fold(slopes[0].clone(), |a, b| a.add(b));
+        (sum, slope)
     }
 
     /// ln of an upper bound of F(κ) on the real axis (module doc), f64 planning or certified (hi end).
@@ -336,11 +404,20 @@ impl Sub {
         let p = self.prec;
         let one = Interval::one(p);
         if *kr < 0 {
-            return Interval::from_float(kr, p).mul(&one.sub(&self.q).ln());
+            return Interval::from_float(kr, p).mul(&self.p0().ln());
         }
         if *kr <= 1 {
             return Interval::zero(p);
         }
+        if self.q.len() > 1 {
+            // r(x) = E_J[e^{μ_J x − η_J}] over the component J (μ₀ = η₀ = 0 with p₀), and t^κ is convex for
+            // κ ≥ 1 (Jensen): F(κ) ≤ Σ_j p_j E[e^{κ(μ_j X − η_j)}] = p₀ + Σ_j p_j e^{η_j κ(κ − 1)}
+            let k = Interval::from_float(kr, p);
+            let kk = k.mul(&k.sub(&one));
+            let sum = self.q.iter().zip(&self.eta).fold(self.p0(), |s, (q, e)| s.add(&q.mul(&e.mul(&kk).exp())));
+            return sum.ln();
+        }
+        let (q, eta) = (&self.q[0], &self.eta[0]);
         let m = kr.to_f64().ceil() as u32;
         let mut sum = Interval::zero(p);
         let mut binom = Rational::from(1);
@@ -349,9 +426,9 @@ impl Sub {
                 binom = binom * Rational::from(m - j + 1) / Rational::from(j);
             }
             let term = Interval::from_rational(&binom, p)
-                .mul(&one.sub(&self.q).powu(m - j))
-                .mul(&self.q.powu(j))
-                .mul(&self.eta.mul(&Interval::from_i64(i64::from(j) * (i64::from(j) - 1), p)).exp());
+                .mul(&one.sub(q).powu(m - j))
+                .mul(&q.powu(j))
+                .mul(&eta.mul(&Interval::from_i64(i64::from(j) * (i64::from(j) - 1), p)).exp());
             sum = sum.add(&term);
         }
         sum.ln().mul(&Interval::from_float(kr, p)).div(&Interval::from_i64(i64::from(m), p))
@@ -391,14 +468,14 @@ impl Sub {
         let one = Interval::one(p);
         let a = f(plan.a);
         let pi = Interval::pi(p);
-        assert!(*self.mu.mul(&a).hi() < *pi.lo(), "the strip must stay inside |Im x| < pi/mu");
+        assert!(*self.mu_max.mul(&a).hi() < *pi.lo(), "the strip must stay inside |Im x| < pi/mu");
         let kri = Interval::from_float(kr, p);
         let half = f(0.5);
         // ln M_a = a²/2 + t_max μ a + ln C + ln F̄
-        let mut ln_ma = a.mul(&a).mul(&half).add(&f(t_max).mul(&self.mu).mul(&a)).add(&self.ln_f_bar(kr));
-        let ln_tail_c = if *kr < 0 { kri.mul(&one.sub(&self.q).ln()) } else { Interval::zero(p) };
+        let mut ln_ma = a.mul(&a).mul(&half).add(&f(t_max).mul(&self.mu_max).mul(&a)).add(&self.ln_f_bar(kr));
+        let ln_tail_c = if *kr < 0 { kri.mul(&self.p0().ln()) } else { Interval::zero(p) };
         if *kr < 0 {
-            ln_ma = ln_ma.add(&kri.mul(&self.mu.mul(&a).mul(&half).cos().ln()));
+            ln_ma = ln_ma.add(&kri.mul(&self.mu_max.mul(&a).mul(&half).cos().ln()));
         }
         let ratio = pi.add(&pi).mul(&a).div(&f(plan.step)).exp();
         let strip = f(2.0).mul(&ln_ma.exp()).div(&ratio.sub(&one));
@@ -406,7 +483,7 @@ impl Sub {
         let x_hi = f(plan.x_lo + plan.step * (plan.nodes - 1) as f64);
         let left = normal_sf(&x_lo.neg()).mul(&ln_tail_c.exp());
         let right = if *kr >= 0 {
-            let shift = kri.mul(&self.mu);
+            let shift = kri.mul(&self.mu_max);
             assert!(*x_hi.lo() >= *shift.hi(), "the window must reach past the tilted peak");
             shift.mul(&shift).mul(&half).exp().mul(&normal_sf(&x_hi.sub(&shift)))
         } else {
@@ -448,9 +525,8 @@ impl Sub {
     fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, acc: &mut [CInterval]) {
         let p = self.prec;
         let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
-        let one = Interval::one(p);
-        let u = self.q.mul(&self.mu.mul(&x).sub(&self.eta).exp());
-        let l = one.sub(&self.q).add(&u).ln();
+        let (u, _) = self.terms(&x);
+        let l = self.p0().add(&u).ln();
         let two_pi = Interval::pi(p).add(&Interval::pi(p));
         let half = Interval::from_float(&Float::with_val(p, 0.5), p);
         let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(&two_pi.ln().mul(&half));
@@ -478,20 +554,20 @@ impl Sub {
     /// The uniform components of the tilted law of the loss (module doc), at 64 bits.
     fn decay(&self, dir: Direction, c: &Float, m_c_hi: &Float) -> Decay {
         let p = 64;
-        let s = Sub { q: self.q.clone(), eta: self.eta.clone(), mu: self.mu.clone(), qf: self.qf, muf: self.muf, prec: p };
+        let s = Sub { prec: p, ..self.clone() };
         let kr = match dir {
             Direction::Remove => c.to_f64() + 1.0,
             Direction::Add => -c.to_f64(),
         };
-        let one = Interval::one(p);
         let (x0, x1) = (-6.0, 6.0 + kr.max(0.0) * self.muf);
         let width = (x1 - x0) / PIECES as f64;
+        // (r′ = Σ μᵢuᵢ, ln r, ln φ) at x
         let at = |x: f64| {
             let xi = Interval::from_float(&Float::with_val(p, x), p);
-            let u = s.q.mul(&s.mu.mul(&xi).sub(&s.eta).exp());
-            let r = one.sub(&s.q).add(&u);
+            let (u, slope) = s.terms(&xi);
+            let r = s.p0().add(&u);
             let ln_phi = xi.mul(&xi).mul(&Interval::from_float(&Float::with_val(p, -0.5), p));
-            (u, r.ln(), ln_phi)
+            (slope, r.ln(), ln_phi)
         };
         let kr1 = Interval::from_float(&Float::with_val(p, kr + 1.0), p);
         let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
@@ -500,10 +576,10 @@ impl Sub {
         let mut prev = at(x0);
         for j in 1..=PIECES {
             let next = at(x0 + width * j as f64);
-            // φ at its smaller end, r^{κr+1} at its smaller end, 1/(μu) at the right end
+            // φ at its smaller end, r^{κr+1} at its smaller end, 1/r′ at the right end (r′ = Σ μᵢuᵢ grows)
             let ln_phi = if prev.2.lo() < next.2.lo() { prev.2.clone() } else { next.2.clone() };
             let ln_r = if kr + 1.0 >= 0.0 { &prev.1 } else { &next.1 };
-            let ln_m = ln_phi.add(&kr1.mul(ln_r)).sub(&s.mu.mul(&next.0).ln()).sub(&ln_norm);
+            let ln_m = ln_phi.add(&kr1.mul(ln_r)).sub(&next.0.ln()).sub(&ln_norm);
             let lambda = next.1.sub(&prev.1);
             let zero = Float::with_val(p, 0);
             pieces.push(if *lambda.lo() > 0 { (ln_m.exp().lo().clone(), lambda.lo().clone()) } else { (zero.clone(), zero) });

@@ -171,3 +171,75 @@ fn laplace_decay_bounds_every_later_point_of_the_line() {
         assert!(far >= *atoms.lo() && far.to_f64() < atoms.hi().to_f64() + 1e-6, "{eps0:?}: {far} vs the atoms' {atoms:?}");
     }
 }
+
+/// The two mixtures of `scripts/reference/mog_mgf.py` in standard units: (pᵢ, ηᵢ = cᵢ²/(2σ²)).
+fn mixture(name: &str) -> Mgf {
+    let parts = match name {
+        "a" => vec![(Rational::from((18, 100)), Rational::from((1, 2))), (Rational::from((1, 100)), Rational::from(2))],
+        // σ = 3/2, c = 1/2 and 1: η = 1/18 and 2/9
+        _ => vec![(Rational::from((1, 4)), Rational::from((1, 18))), (Rational::from((1, 4)), Rational::from((2, 9)))],
+    };
+    Mgf::Mixture { parts }
+}
+
+#[test]
+fn mixture_line_matches_mpmath_quadrature() {
+    // scripts/reference/mog_mgf.txt: mpmath's tanh-sinh quadrature of φ r^κ at 40 digits, both directions
+    let rows: Vec<Vec<&str>> =
+        crate::num::reference::rows(include_str!("../../scripts/reference/mog_mgf.txt")).into_iter().filter(|f| f[0] == "mgf").collect();
+    assert_eq!(rows.len(), 8);
+    for f in rows {
+        let line = f.join(" ");
+        let m = mixture(f[1]);
+        let dir = if f[2] == "remove" { Direction::Remove } else { Direction::Add };
+        let p = 160;
+        let cf = Float::with_val(p, &parse_fraction(f[3]));
+        let t: u32 = f[4].parse().unwrap();
+        let h = Float::with_val(p, t) / 4u32;
+        let v = m.line(dir, &cf, &h, 4, 1e-32, p);
+        let z: &CInterval = &v[4];
+        assert!(holds(z.re(), f[5].parse().unwrap(), f[5]), "{line}: re {:?}", z.re());
+        assert!(holds(z.im(), f[6].parse().unwrap(), f[6]), "{line}: im {:?}", z.im());
+        assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{line}: {z:?} too wide");
+    }
+}
+
+#[test]
+fn mixture_real_points_match_the_multinomial_closed_form() {
+    // at κ = α an integer, F(α) = E[r^α] = e^{(α − 1) D_α}: the multinomial expansion in mpmath
+    // (scripts/reference/mog_mgf.txt, "renyi" rows); the certified upper bound of ln M and the planning value
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/mog_mgf.txt")).into_iter().filter(|f| f[0] == "renyi") {
+        let (m, alpha): (Mgf, u32) = (mixture(f[1]), f[2].parse().unwrap());
+        let want: f64 = f[3].parse::<f64>().unwrap() * f64::from(alpha - 1);
+        let p = 128;
+        let c = Float::with_val(p, alpha - 1);
+        let v = m.line(Direction::Remove, &c, &Float::with_val(p, 0.25), 0, 1e-30, p);
+        let ln = v[0].re().ln();
+        let exact = Float::with_val(p, Float::parse(f[3]).unwrap()) * (alpha - 1);
+        assert!(ln.widen(&Float::with_val(p, 1e-25 * want)).contains(&exact), "{f:?}: {ln:?}");
+        assert!(ln.width().to_f64() < 1e-26 * want, "{f:?}: {ln:?} too wide");
+        let up = m.ln_real_upper(Direction::Remove, &c, p).to_f64();
+        assert!(up >= want - 1e-14 * want && up < want + 1e-12, "{f:?}: {up}");
+        assert!((m.ln_real_f64(Direction::Remove, f64::from(alpha - 1)) - want).abs() < 1e-7 * want.max(1.0), "{f:?}");
+    }
+}
+
+#[test]
+fn mixture_decay_bounds_every_later_point_of_the_line() {
+    let m = mixture("a");
+    let p = 128;
+    let c = Float::with_val(p, 0.75);
+    for dir in [Direction::Remove, Direction::Add] {
+        let h = Float::with_val(p, 0.5);
+        let v = m.line(dir, &c, &h, 120, 1e-30, p);
+        let m_c = v[0].re().hi().clone();
+        let d = m.decay(dir, &c, &m_c, p);
+        for t_star in [2.0, 10.0, 30.0] {
+            let b = d.ln_upper(t_star).to_f64();
+            assert!(b < m_c.to_f64().ln(), "{dir:?}: no decay at {t_star}");
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
+                assert!(z.abs_hi().to_f64().ln() <= b, "{dir:?}: |M(c + i{})| above the bound at t* = {t_star}", k as f64 * 0.5);
+            }
+        }
+    }
+}

@@ -404,6 +404,17 @@ impl LossLaw for MixtureOfGaussians {
         }
     }
 
+    /// The moment generating function on vertical lines by certified quadrature (`noise::mgf`, the
+    /// subsampled Gaussian's rule with the strip |Im x| < π/μ_max), in standard units μᵢ = cᵢ/σ; where
+    /// p₀ > 0 (the bounds of the rule's left tail need r ≥ p₀).
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        if self.p0() <= 0 {
+            return None;
+        }
+        let parts = self.sens.iter().zip(&self.probs).map(|(c, p)| (p.clone(), self.eta(c))).collect();
+        Some(crate::noise::mgf::Mgf::Mixture { parts })
+    }
+
     /// The mixture is defined under add/remove neighbours (dp_accounting: `ADD_OR_REMOVE_ONE`).
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
         match neighbors {

@@ -33,7 +33,13 @@ impl PoissonSampled {
             return crate::fallible!(Input, "the sampling probability q must be in (0, 1], got {q}");
         }
         if !base.symmetric() {
-            return crate::fallible!(Input, "subsampling a mechanism whose two directions differ ({}) is not supported", base.spec());
+            // (the mixture of Gaussians is closed under Poisson sampling: its probabilities times q)
+            let hint = if base.spec().starts_with("mog:") {
+                "; a mixture of Gaussians on a Poisson sample with probability q is the mixture with every probability times q: give those probs"
+            } else {
+                ""
+            };
+            return crate::fallible!(Input, "subsampling a mechanism whose two directions differ ({}) is not supported{hint}", base.spec());
         }
         Ok(PoissonSampled { base, q })
     }
