@@ -351,6 +351,31 @@ def test_mixture_of_gaussians_with_several_sensitivities():
     assert tightdp.PLDAccountant().supports(dp_event.SelfComposedDpEvent(ev, 10))
 
 
+def test_truncated_poisson_sampling_is_dp_accountings_pair_certified():
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    from dp_accounting.pld import pld_privacy_accountant
+    # one release, exact decimals, against mpmath (scripts/reference/truncated.txt: the binomial tails by the
+    # incomplete beta function, each branch's hockey-stick integral); the mechanism's delta is the remove pair's
+    spec = "truncgauss:sigma=1,prob=1/20,batch=60,records=1000"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "reference" / "truncated.txt"
+    ref = next(Fraction(line.split()[4]) for line in path.read_text().splitlines()
+               if line.split()[:4] == ["delta1", spec, "remove", "1/2"])
+    d = tightdp.from_mechs([spec + ",n=1"]).delta("1/2")
+    assert d.trust == "certified-bound" and d.digits >= 30
+    assert Fraction(d.lo) - ref * Fraction(1, 10**33) <= ref <= Fraction(d.hi) + ref * Fraction(1, 10**33)
+    # dp_accounting's event (floats taken exactly): three releases on the pld grid, its pessimistic estimate at
+    # 1e-3 inside the certified bracket of the same pair (same run)
+    ev = dp_event.SelfComposedDpEvent(dp_event.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 60, 1.0), 3)
+    a = tightdp.from_dp_event(ev).epsilon("1e-5")
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3)
+    acc.compose(ev)
+    assert Fraction(a.lo) <= Fraction(acc.get_epsilon(1e-5)) <= Fraction(a.hi) + Fraction(1, 1000)
+    # nothing sampled: nothing released; no noise: not private
+    assert tightdp.PLDAccountant().supports(dp_event.TruncatedSubsampledGaussianDpEvent(1000, 0.0, 60, 1.0))
+    with pytest.raises(tightdp.InputError, match="infinite"):
+        tightdp.from_dp_event(dp_event.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 60, 0.0))
+
+
 def test_a_non_private_event_makes_epsilon_infinite_as_in_dp_accounting():
     dp_event = pytest.importorskip("dp_accounting.dp_event")
     acc = tightdp.PLDAccountant()

@@ -657,6 +657,17 @@ def _base_spec(event) -> str:
             head, _, q_in = inner.rpartition(",q=")
             return f"{head},q={Fraction(q_in) * q}"
         return f"{inner},q={q}"
+    if name == "TruncatedSubsampledGaussianDpEvent":
+        # dp_accounting's pair for truncated Poisson sampling (a certified bound: noise/truncated.rs)
+        nm = _exact(event.noise_multiplier, "TruncatedSubsampledGaussianDpEvent.noise_multiplier")
+        q = _exact(event.sampling_probability, "TruncatedSubsampledGaussianDpEvent.sampling_probability")
+        if nm <= 0:
+            raise InputError("TruncatedSubsampledGaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+        if not (0 < q < 1):
+            raise InputError(f"TruncatedSubsampledGaussianDpEvent: sampling_probability must be in (0, 1), got {event.sampling_probability}")
+        b = _int(event.truncated_batch_size, "TruncatedSubsampledGaussianDpEvent.truncated_batch_size", 1, 2**50)
+        n = _int(event.dataset_size, "TruncatedSubsampledGaussianDpEvent.dataset_size", 1, 2**50)
+        return f"truncgauss:sigma={nm},prob={q},batch={b},records={n}"
     if name == "SampledWithoutReplacementDpEvent":
         inner = _base_spec(event.event)
         if inner.startswith("zcdp:"):
@@ -666,7 +677,7 @@ def _base_spec(event) -> str:
         return f"{inner},sampling=wor,m={m},pop={pop}"
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                      "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent, "
-                     "SingleEpochTreeAggregationDpEvent, "
+                     "SingleEpochTreeAggregationDpEvent, TruncatedSubsampledGaussianDpEvent, "
                      "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
                      "ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
 
@@ -759,6 +770,16 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
         return out
     if name == "NoOpDpEvent":
         return []
+    if name == "TruncatedSubsampledGaussianDpEvent" and 0 in (getattr(event, "sampling_probability", None),
+                                                           getattr(event, "truncated_batch_size", None),
+                                                           getattr(event, "dataset_size", None)):
+        return []  # no record is ever sampled, or every batch is empty: nothing is released (as dp_accounting)
+    if name == "TruncatedSubsampledGaussianDpEvent" and _exact(event.noise_multiplier, "noise_multiplier") == 0:
+        if non_private is not None:
+            non_private.append(True)
+            return []
+        raise _NonPrivate("TruncatedSubsampledGaussianDpEvent with noise_multiplier 0 releases data without privacy, so its "
+                          "epsilon is infinite (dp_accounting's accountants return inf)")
     if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
         return []  # trees of no steps: nothing is released
     if name == "RandomizedResponseDpEvent" and (getattr(event, "num_buckets", None) == 1 or _exact(event.noise_parameter, "noise_parameter") == 1):

@@ -24,6 +24,7 @@ pub mod replace_pair;
 pub mod rr;
 pub mod sampler;
 pub mod subsample;
+pub mod truncated;
 pub mod wor;
 
 pub use dgauss::DiscreteGaussian;

@@ -38,6 +38,12 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
         &["sigma", "sigma2", "sens", "probs"],
         crate::noise::mog::MixtureOfGaussians::law_from_params,
     ),
+    (
+        "truncgauss",
+        "the Gaussian mechanism on a truncated Poisson sample (dp_accounting's TruncatedSubsampledGaussianDpEvent): truncgauss:sigma=S,prob=Q,batch=B,records=N",
+        &["sigma", "sigma2", "prob", "batch", "records"],
+        crate::noise::truncated::TruncatedPoissonGaussian::law_from_params,
+    ),
     ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {
         Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))
     }),

@@ -48,5 +48,6 @@ mod topdown_multipass_cli;
 mod topdown_scale_cli;
 mod topdown_spines_cli;
 mod tradeoff_laws_cli;
+mod truncated_cli;
 mod unique_type_names;
 mod wor_cli;
