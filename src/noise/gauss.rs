@@ -43,11 +43,7 @@ impl Gaussian {
     /// From `--mech gauss:sigma2=S[,mu=M]` (or `sigma=S`, the standard deviation; `mu`, also
     /// `sensitivity`, default 1).
     pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<Gaussian> {
-        let sigma2 = match p.positive_any(&["sigma2", "sigma"])? {
-            Some((k, x)) if k == "sigma" => Rational::from(&x * &x),
-            Some((_, x)) => x,
-            None => return crate::fallible!(Input, "mechanism '{}': missing sigma2 (the noise variance)", p.spec()),
-        };
+        let sigma2 = p.variance("sigma2 (the noise variance)")?;
         let mu = p.positive_any(&["mu", "sensitivity"])?.map(|(_, x)| x).unwrap_or_else(|| Rational::from(1));
         Gaussian::new(sigma2, mu)
     }

@@ -89,11 +89,7 @@ impl MixtureOfGaussians {
     /// positive sensitivity c of probability q is the Gaussian of sensitivity c on a Poisson subsample with
     /// probability q (`gauss:…,q=`), and is returned as that law, which has more engines.
     pub fn law_from_params(p: &mut crate::noise::params::Params) -> Fallible<Arc<dyn LossLaw>> {
-        let sigma2 = match p.positive_any(&["sigma2", "sigma"])? {
-            Some((k, x)) if k == "sigma" => Rational::from(&x * &x),
-            Some((_, x)) => x,
-            None => return crate::fallible!(Input, "mechanism '{}': missing sigma (the noise standard deviation)", p.spec()),
-        };
+        let sigma2 = p.variance("sigma (the noise standard deviation)")?;
         let list = |p: &mut crate::noise::params::Params, key: &str| -> Fallible<Vec<Rational>> {
             let v = p.take(key).ok_or_else(|| crate::err!(Input, "mechanism '{}': missing {key} (a list C1:C2:...)", p.spec()))?;
             v.split(':')

@@ -72,6 +72,16 @@ impl Params {
         }
     }
 
+    /// The noise variance from `sigma2=` or `sigma=` (squared exactly), required: `missing` names it in the
+    /// error ("sigma2 (the noise variance)").
+    pub fn variance(&mut self, missing: &str) -> Fallible<Rational> {
+        match self.positive_any(&["sigma2", "sigma"])? {
+            Some((k, x)) if k == "sigma" => Ok(Rational::from(&x * &x)),
+            Some((_, x)) => Ok(x),
+            None => fallible!(Input, "mechanism '{}': missing {missing}", self.spec),
+        }
+    }
+
     /// A positive exact rational under `key` (required).
     pub fn positive(&mut self, key: &str) -> Fallible<Rational> {
         let v = self.take(key).ok_or_else(|| err!(Input, "mechanism '{}': missing {key}", self.spec))?;

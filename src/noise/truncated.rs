@@ -94,11 +94,7 @@ impl TruncatedPoissonGaussian {
 
     /// From `--mech truncgauss:sigma=S,prob=Q,batch=B,records=N` (or `sigma2=`).
     pub fn law_from_params(p: &mut crate::noise::params::Params) -> Fallible<Arc<dyn LossLaw>> {
-        let sigma2 = match p.positive_any(&["sigma2", "sigma"])? {
-            Some((k, x)) if k == "sigma" => Rational::from(&x * &x),
-            Some((_, x)) => x,
-            None => return crate::fallible!(Input, "mechanism '{}': missing sigma (the noise multiplier)", p.spec()),
-        };
+        let sigma2 = p.variance("sigma (the noise multiplier)")?;
         let q = p.positive("prob")?;
         let count =
             |p: &mut crate::noise::params::Params, key: &str| -> Fallible<u64> {
