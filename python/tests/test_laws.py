@@ -79,8 +79,10 @@ def test_dp_event_is_accounted_consistently_with_dp_accounting():
     # a Gaussian event: the closed form
     g = tightdp.from_dp_event(dp.SelfComposedDpEvent(dp.GaussianDpEvent(2.0), 1))
     assert Fraction("3.099430330243196050640159411073962027492") in g.epsilon("1e-10")
-    with pytest.raises(tightdp.InputError, match="not supported yet"):
+    with pytest.raises(tightdp.InputError, match="SampledWithReplacementDpEvent is not supported: a record drawn with replacement"):
         tightdp.from_dp_event(dp.SampledWithReplacementDpEvent(100, 10, dp.GaussianDpEvent(1.0)))
+    with pytest.raises(tightdp.InputError, match="UnsupportedDpEvent: dp_accounting's marker"):
+        tightdp.from_dp_event(dp.UnsupportedDpEvent())
 
 
 def test_tree_aggregation_is_the_gaussian_of_its_l2_sensitivity():
@@ -157,7 +159,7 @@ def _pld_accountant_usage(steps, digits):
     # epsilon_hi >= epsilon(1e-5), so delta(epsilon_hi) <= 1e-5: the certified lower end must say so
     d = ours.delta(e)
     assert 0 < d.lo <= Fraction(1, 10**5) and ours.get_delta(e) >= float(d.lo)
-    with pytest.raises(tightdp.InputError, match="not supported yet"):
+    with pytest.raises(tightdp.InputError, match="SampledWithReplacementDpEvent is not supported"):
         ours.compose(unsupported)
 
 

@@ -675,11 +675,18 @@ def _base_spec(event) -> str:
         pop = _int(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size", 1, 2**50)
         m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
         return f"{inner},sampling=wor,m={m},pop={pop}"
+    if name == "SampledWithReplacementDpEvent":
+        raise InputError("SampledWithReplacementDpEvent is not supported: a record drawn with replacement can enter a batch "
+                         "several times, and no certified bound for that is implemented (dp_accounting's accountants refuse "
+                         "it too); PoissonSampledDpEvent and SampledWithoutReplacementDpEvent are supported")
+    if name == "UnsupportedDpEvent":
+        raise InputError("UnsupportedDpEvent: dp_accounting's marker for a mechanism no accountant can account; it is not "
+                         "supported here either")
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                      "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent, "
                      "SingleEpochTreeAggregationDpEvent, TruncatedSubsampledGaussianDpEvent, "
-                     "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, SelfComposedDpEvent, "
-                     "ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
+                     "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, RepeatAndSelectDpEvent, "
+                     "SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
 
 
 def _tree_depth(event) -> int:
@@ -770,6 +777,8 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
         return out
     if name == "NoOpDpEvent":
         return []
+    if name == "RepeatAndSelectDpEvent":
+        return _repeat_specs(event, k, non_private)
     if name == "TruncatedSubsampledGaussianDpEvent" and 0 in (getattr(event, "sampling_probability", None),
                                                            getattr(event, "truncated_batch_size", None),
                                                            getattr(event, "dataset_size", None)):
@@ -787,10 +796,34 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
     return [f"{_base_spec(event)},n={k}"]
 
 
+def _repeat_specs(event, k: int, non_private: Optional[List[bool]]) -> List[str]:
+    """The `repsel:` term of a RepeatAndSelectDpEvent repeated k times: the inner event's terms after of=
+    (a certified bound through Renyi divergences [PS22], as dp_accounting's RDP accountant computes it)."""
+    mean = _exact(event.mean, "RepeatAndSelectDpEvent.mean")
+    if mean < 1:
+        raise InputError(f"RepeatAndSelectDpEvent: mean must be at least 1 (the mean number of runs), got {event.mean}")
+    try:
+        infinite = float(event.shape) == float("inf")
+    except (TypeError, ValueError):
+        raise InputError(f"RepeatAndSelectDpEvent.shape: not a number: {event.shape!r}") from None
+    shape = "inf" if infinite else _exact(event.shape, "RepeatAndSelectDpEvent.shape")
+    if shape != "inf" and shape < 0:
+        raise InputError(f"RepeatAndSelectDpEvent: shape must be >= 0 (0 logarithmic, 1 geometric, inf Poisson), got {event.shape}")
+    inner = _event_specs(event.event, 1, non_private)
+    if not inner:
+        return []  # the selected run releases nothing
+    return [f"repsel:mean={mean},shape={shape},n={k},of={';'.join(inner)}"]
+
+
+def _needs_replace(spec: str) -> bool:
+    """True if a term samples without replacement or holds randomized response (inside repsel: too)."""
+    return ",sampling=wor," in spec or spec.startswith("rr:") or ";rr:" in spec or ",of=rr:" in spec
+
+
 def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Laplace, discrete Laplace, zCDP,
     their Poisson-sampled and sampled-without-replacement versions, single-epoch tree aggregation,
-    self-composed and composed events),
+    repeat-and-select (a certified bound through Renyi divergences), self-composed and composed events),
     accounted by tightdp's certified engines:
 
     ``tightdp.from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 100))``
@@ -802,7 +835,7 @@ def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     if not specs:
         raise InputError("the event releases nothing (NoOpDpEvent only)")
     if neighbors is None:
-        neighbors = "replace" if any(",sampling=wor," in s or s.startswith("rr:") for s in specs) else "add-remove"
+        neighbors = "replace" if any(_needs_replace(s) for s in specs) else "add-remove"
     return from_mechs(specs, neighbors)
 
 

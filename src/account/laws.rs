@@ -24,6 +24,9 @@ impl Accountant {
     /// A query on a composition with `model::Noise::Law` groups (or lattice laws with them) (called by the
     /// vocabulary before any lattice engine is considered).
     pub(super) fn law_query(&self, q: Query) -> Fallible<Certified> {
+        if self.comp.has_renyi_only() {
+            return self.rdp_bound(q);
+        }
         if self.comp.has_rho_only() {
             return self.rho_bound(q);
         }

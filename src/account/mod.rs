@@ -31,6 +31,7 @@ mod lattice_fourier;
 mod lattice_plan;
 mod laws;
 mod profile;
+mod rdp_bound;
 mod renyi;
 mod rho_bound;
 mod single;

@@ -38,6 +38,7 @@ pub fn parse_mech(spec: &str) -> Fallible<Group> {
         "dgauss" => "sigma2",
         "dlap" => "scale",
         k if crate::noise::registry::is_law(k) => return parse_law(spec, k, body),
+        "repsel" => return parse_repeat(spec, body),
         other => return fallible!(Input, "mechanism '{spec}': unknown noise '{other}' ({})", crate::noise::registry::kinds()),
     };
     let (mut x, mut n, mut mu) = (None, None, None);
@@ -102,6 +103,49 @@ fn parse_law(spec: &str, kind: &str, body: &str) -> Fallible<Group> {
     let law = crate::noise::registry::law(kind, &mut params)?;
     params.finish()?;
     Ok(Group::law(law, n))
+}
+
+/// `repsel:mean=M,shape=S[,n=N],of=TERM;TERM;…` (`noise::repeat`): the inner terms, each a `--mech` term
+/// with its own `n=`, separated by `;`, after `of=` (which takes the rest of the term).
+fn parse_repeat(spec: &str, body: &str) -> Fallible<Group> {
+    use crate::noise::loss::LossLaw;
+    use crate::noise::repeat::{RepeatSelect, Shape};
+    use std::sync::Arc;
+    let mut params = crate::noise::params::Params::parse(spec, body)?;
+    if let Some(k) = params.keys().find(|k| !["mean", "shape", "n", "of"].contains(k)) {
+        return fallible!(Input, "mechanism '{spec}': unknown key '{k}' (keys: mean, shape, n, of; of= comes last)");
+    }
+    let n = match params.take("n") {
+        Some(v) => parse_count(&v, "n").map_err(|e| e.context(format!("mechanism '{spec}'")))?,
+        None => 1,
+    };
+    let mean = params.positive("mean")?;
+    let shape_text = params.take("shape").ok_or_else(|| {
+        err!(Input, "mechanism '{spec}': missing shape (0 logarithmic, 1 geometric, other > 0 truncated negative binomial, inf Poisson)")
+    })?;
+    let shape = Shape::parse(&shape_text).map_err(|e| e.context(format!("mechanism '{spec}'")))?;
+    let of = params
+        .take("of")
+        .ok_or_else(|| err!(Input, "mechanism '{spec}': missing of=TERM;TERM;… (the mechanisms repeated; of= comes last)"))?;
+    params.finish()?;
+    let mut inner: Vec<(Arc<dyn LossLaw>, u64)> = Vec::new();
+    for term in of.split(';').map(str::trim).filter(|t| !t.is_empty()) {
+        let g = parse_mech(term).map_err(|e| e.context(format!("mechanism '{spec}'")))?;
+        let law: Arc<dyn LossLaw> = match g.noise {
+            crate::model::Noise::Law(l) => l.0,
+            crate::model::Noise::Gaussian { sigma2 } => Arc::new(crate::noise::dgauss_loss::DiscreteGaussianLoss::new(sigma2, g.mu)?),
+            crate::model::Noise::Laplace { scale } => Arc::new(crate::noise::dlaplace_loss::DiscreteLaplaceLoss::new(scale, g.mu)?),
+        };
+        inner.push((law, g.count));
+    }
+    let terms: Vec<String> = inner.iter().map(|(l, k)| format!("{},n={k}", l.spec())).collect();
+    let shape_text = match &shape {
+        Shape::Poisson => "inf".to_string(),
+        Shape::Tnb(eta) => crate::num::format::fmt_rational(eta),
+    };
+    let canonical = format!("repsel:mean={},shape={shape_text},of={}", crate::num::format::fmt_rational(&mean), terms.join(";"));
+    let law = RepeatSelect::new(canonical, inner, mean, shape).map_err(|e| e.context(format!("mechanism '{spec}'")))?;
+    Ok(Group::law(Arc::new(law), n))
 }
 
 #[cfg(test)]

@@ -235,6 +235,24 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     fn renyi(&self, _dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
         self.gaussian_eta().map(|eta| Ok(Interval::from_rational(&(eta * alpha.clone()), prec)))
     }
+
+    /// A mechanism known only by a bound on its Rényi divergences, computed from those of an inner
+    /// composition (repeat-and-select, `noise::repeat`): it has no loss law (`split`/`infinite` decline), and
+    /// a composition holding one is accounted through Rényi divergences (`account::rdp_bound`).
+    fn renyi_only(&self) -> Option<&dyn RenyiOnly> {
+        None
+    }
+}
+
+/// The Rényi bound of a mechanism built on an inner composition ([`LossLaw::renyi_only`]).
+pub trait RenyiOnly: Send + Sync {
+    /// The inner composition: laws under the relation already (their shifts counted) and their counts.
+    fn inner(&self) -> &[(Arc<dyn LossLaw>, u64)];
+
+    /// Upper bounds of D_α of the mechanism at the increasing `orders` (all > 1), from enclosures of the
+    /// inner composition's D_α there (the worse direction; None: infinite or not computed): each entry is
+    /// the enclosure of one valid bound, None where no finite bound follows.
+    fn bound(&self, orders: &[Rational], inner: &[Option<Interval>], prec: u32) -> Vec<Option<Interval>>;
 }
 
 /// Both directions' laws are asked for unless the law is symmetric.

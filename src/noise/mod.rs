@@ -20,6 +20,8 @@ pub mod params;
 pub mod poisson_replace;
 pub mod poisson_replace_laplace;
 pub mod registry;
+pub mod renyi_dp;
+pub mod repeat;
 pub mod replace_pair;
 pub mod rr;
 pub mod sampler;

@@ -17,8 +17,19 @@ pub struct Params {
 
 impl Params {
     /// `body` is the part after `KIND:` (may be empty).
+    /// A key `of=` takes the rest of the body, commas and all (the inner terms of `repsel:`, `noise::repeat`).
     pub fn parse(spec: &str, body: &str) -> Fallible<Params> {
         let mut kv: Vec<(String, String, bool)> = Vec::new();
+        let (body, rest) = match body.trim_start().strip_prefix("of=") {
+            Some(r) => ("", Some(r)),
+            None => match body.split_once(",of=") {
+                Some((h, r)) => (h, Some(r)),
+                None => (body, None),
+            },
+        };
+        if let Some(r) = rest {
+            kv.push(("of".to_string(), r.trim().to_string(), false));
+        }
         for item in body.split(',').filter(|s| !s.trim().is_empty()) {
             let (k, v) = item.split_once('=').ok_or_else(|| err!(Input, "mechanism '{spec}': expected key=value, got '{item}'"))?;
             let k = k.trim().to_string();

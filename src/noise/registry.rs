@@ -168,10 +168,17 @@ pub const LATTICE_LAWS: [(&str, &str); 2] = [
     ("dlap", "the discrete Laplace (two-sided geometric, pmf ∝ e^{−|x|/B}): dlap:scale=B[,mu=M]"),
 ];
 
+/// The terms `model::spec` reads around inner terms: kind and what it is.
+pub const WRAPPERS: [(&str, &str); 1] = [(
+    "repsel",
+    "repeat-and-select (the best of a random number of runs of the inner terms, K Poisson with shape=inf, logarithmic 0, geometric 1, else truncated negative binomial, of= last, inner terms separated by semicolons): repsel:mean=M,shape=S,of=TERM;TERM",
+)];
+
 /// Every kind of the vocabulary, for messages.
 pub fn kinds() -> String {
     let mut v: Vec<&str> = LATTICE_LAWS.iter().map(|(k, _)| *k).collect();
     v.extend(LAWS.iter().map(|(k, _, _, _)| *k));
+    v.extend(WRAPPERS.iter().map(|(k, _)| *k));
     v.join(", ")
 }
 
@@ -182,6 +189,7 @@ pub fn mech_help() -> String {
         .iter()
         .copied()
         .chain(LAWS.iter().map(|(k, what, _, _)| (*k, *what)))
+        .chain(WRAPPERS.iter().copied())
         .map(|(k, what)| {
             // "the Gaussian mechanism: gauss:sigma2=S (or sigma=)" → "`gauss:sigma2=S` (or sigma=), the Gaussian mechanism"
             let (name, form) = what.rsplit_once(": ").unwrap_or((what, k));
@@ -210,12 +218,12 @@ mod tests {
     #[test]
     fn mech_help_quotes_every_law_of_the_registry() {
         let help = mech_help();
-        for (k, what) in LATTICE_LAWS.iter().copied().chain(LAWS.iter().map(|(k, w, _, _)| (*k, *w))) {
+        for (k, what) in LATTICE_LAWS.iter().copied().chain(LAWS.iter().map(|(k, w, _, _)| (*k, *w))).chain(WRAPPERS) {
             let (name, _) = what.rsplit_once(": ").unwrap();
             assert!(help.contains(&format!("`{k}:")), "{k}: {help}");
             assert!(help.contains(name), "{name}: {help}");
         }
         assert!(help.contains("`laplace:scale=B[,mu=M]` or `laplace:epsilon=E`, the Laplace mechanism"), "{help}");
-        assert_eq!(kinds().split(", ").count(), LATTICE_LAWS.len() + LAWS.len());
+        assert_eq!(kinds().split(", ").count(), LATTICE_LAWS.len() + LAWS.len() + WRAPPERS.len());
     }
 }

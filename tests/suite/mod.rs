@@ -36,6 +36,7 @@ mod readme;
 mod realdata_cli;
 mod reference;
 mod renyi_cli;
+mod repeat_cli;
 mod risk;
 mod rr_keep_cli;
 mod safetab_cli;
