@@ -127,6 +127,17 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mog* ]]; then
     echo "(the peer runs in target/pyvenv: run ./scripts/test.sh first)"
   fi
 fi
+# The samplers of DP-SGD at MNIST size (issue 54): Poisson (beside dp_accounting's PLD at 1e-4), fixed-size batches,
+# shuffled batches' certified lower bound, 1, 10 and 60 epochs, both relations (scripts/bench/samplers.py; ~5 min).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *samplers* ]]; then
+  echo
+  echo "== samplers of DP-SGD at MNIST size, eps(1e-5)"
+  if [ -x target/pyvenv/bin/python ]; then
+    target/pyvenv/bin/python scripts/bench/samplers.py
+  else
+    echo "(the peer runs in target/pyvenv: run ./scripts/test.sh first)"
+  fi
+fi
 # Discrete Gaussian + discrete Laplace mixtures (issue 33 item 3): 162 cells x eps, delta, f(alpha) through the CLI
 # (scripts/bench/mixtures.py; ~10 min, ~45 min with --base OLD_BINARY beside it), then 16 cells of eps(1e-10)
 # in-process beside dp_accounting (scripts/bench/mixtures_peer.py, same run, a few minutes).

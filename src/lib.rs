@@ -32,6 +32,7 @@ pub(crate) mod topdown;
 // tests outside the crate use of them; the rest is private, so the compiler reports what nothing uses.
 pub use app::certificate::certificate;
 pub use app::figure_data::count_errors;
+pub use app::shuffle::{shuffle_row, ShuffleQuery};
 pub use data::table::visit as visit_csv;
 pub use rundir::RunDir;
 pub use topdown::spine::GeoSpec;

@@ -635,6 +635,37 @@ fn noise_multiplier(
     Ok(row.fields)
 }
 
+/// Shuffled batches beside Poisson subsampling (as `tightdp shuffle`): the certified lower bound of one
+/// explicit attack, the Poisson bracket and the verdict, as (column, value) pairs.
+#[pyfunction]
+#[pyo3(signature = (sigma, steps, epochs, delta, epsilon, neighbors, digits))]
+#[allow(clippy::too_many_arguments)]
+fn shuffle(
+    py: Python<'_>,
+    sigma: &str,
+    steps: u64,
+    epochs: u64,
+    delta: Option<String>,
+    epsilon: Option<String>,
+    neighbors: String,
+    digits: u32,
+) -> PyResult<Vec<(String, String)>> {
+    use tightdp::{shuffle_row, ShuffleQuery as Query};
+    let s = q(sigma, "sigma")?;
+    let query = match (delta, epsilon) {
+        (Some(d), None) => Query::Epsilon(q(&d, "delta")?),
+        (None, Some(e)) => Query::Delta(q(&e, "epsilon")?),
+        _ => {
+            return Err(raise(
+                "InputError",
+                "give exactly one of delta (a lower bound of epsilon) and epsilon (a lower bound of delta)".into(),
+            ))
+        }
+    };
+    let row = run(py, move || shuffle_row(&s, steps, epochs, &query, &neighbors, digits))?;
+    Ok(row.fields)
+}
+
 #[pymodule]
 fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
@@ -646,5 +677,6 @@ fn _tightdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zcdp_cks, m)?)?;
     m.add_function(wrap_pyfunction!(certify, m)?)?;
     m.add_function(wrap_pyfunction!(noise_multiplier, m)?)?;
+    m.add_function(wrap_pyfunction!(shuffle, m)?)?;
     Ok(())
 }

@@ -62,6 +62,8 @@ __all__ = [
     "calibrate",
     "noise_multiplier",
     "NoiseMultiplier",
+    "shuffle",
+    "ShuffleBound",
     "max_steps",
     "Steps",
     "max_sample_rate",
@@ -1383,6 +1385,45 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
     cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "noise multiplier calibration")
     return NoiseMultiplier(Fraction(row["sigma"]), cert(name), Fraction(row["sigma_below"]), cert(name + "_below"), int(row["probes"]),
                            name == "epsilon")
+
+
+class ShuffleBound:
+    """What :func:`shuffle` returns: ``at_least``, the certified lower bound (a Fraction; None where no test of
+    the family gives a positive one) of ε (or δ) for shuffled batches; ``test``, the attack that certifies
+    it; ``poisson``, the :class:`Certified` Poisson accounting of the same expected batch size; ``verdict``."""
+
+    __slots__ = ("at_least", "test", "poisson", "verdict", "measure")
+
+    def __init__(self, row: dict):
+        self.measure = row["measure"]
+        self.at_least = Fraction(row["shuffled_at_least"]) if row["shuffled_at_least"] else None
+        self.test = row["test"]
+        self.poisson = Certified(row["poisson_lo"], row["poisson_hi"], row["poisson_method"], "certified",
+                                 f"{self.measure} of Poisson subsampling at q = 1/steps", None, None)
+        self.verdict = row["verdict"]
+
+    def __repr__(self) -> str:
+        return f"ShuffleBound({self.measure} >= {self.at_least}, Poisson {self.poisson!s}: {self.verdict})"
+
+
+def shuffle(sigma: Number, steps: int, epochs: int = 1, delta: Optional[Number] = None, epsilon: Optional[Number] = None,
+            neighbors: str = "add-remove", digits: int = 6) -> ShuffleBound:
+    """Shuffled batches (shuffle and iterate; ``steps`` batches per epoch, noise multiplier ``sigma``): a
+    certified *lower* bound on ε at ``delta`` (or on δ at ``epsilon``) from one explicit attack, beside the
+    certified Poisson accounting of the same expected batch size (q = 1/steps), as ``tightdp shuffle``.
+    Under ``replace`` (every other gradient −1, the record's +1 replaced by −1) the bound can exceed the
+    Poisson accounting: shuffled training is then provably less private than that accounting says.
+
+    >>> b = tightdp.shuffle(1, 234, delta="1e-5", neighbors="replace", digits=2)
+    >>> b.at_least > b.poisson.hi
+    True
+    """
+    _str(neighbors, "neighbors")
+    d = None if delta is None else _q(delta, "delta")
+    e = None if epsilon is None else _q(epsilon, "epsilon")
+    fields = _call(_tightdp.shuffle, _q(sigma, "sigma"), _int(steps, "steps", 2, 2**40), _int(epochs, "epochs", 1, 10_000),
+                   d, e, neighbors, _int(digits, "digits", 1, 40))
+    return ShuffleBound(dict(fields))
 
 
 class Steps:

@@ -115,6 +115,23 @@ def noise_multiplier(
     at_fpr: Optional[Number] = ...,
 ) -> NoiseMultiplier: ...
 
+class ShuffleBound:
+    measure: str
+    at_least: Optional[Fraction]
+    test: str
+    poisson: Certified
+    verdict: str
+
+def shuffle(
+    sigma: Number,
+    steps: int,
+    epochs: int = ...,
+    delta: Optional[Number] = ...,
+    epsilon: Optional[Number] = ...,
+    neighbors: str = ...,
+    digits: int = ...,
+) -> ShuffleBound: ...
+
 class Steps:
     n: int
     measure: Certified

@@ -197,7 +197,7 @@ pub(super) fn curve(laws: &Laws, dir: Direction, orders: &[Rational], prec: u32,
         for ((l, n), own) in laws.iter().zip(&own) {
             let d = match own {
                 Some(c) => c[i].clone(),
-                None => finite(law_renyi(l, dir, a, prec, digits, CURVE_NODES))?,
+                None => finite(l, dir, law_renyi(l, dir, a, prec, digits, CURVE_NODES))?,
             };
             s = match (s, d) {
                 (Some(s), Some(d)) => Some(s.add(&d.mul(&Interval::from_i64(*n as i64, prec)))),
@@ -209,13 +209,15 @@ pub(super) fn curve(laws: &Laws, dir: Direction, orders: &[Rational], prec: u32,
     Ok(sum)
 }
 
-/// A divergence that is infinite or beyond the quadrature's reach is None (the orders around it bound it);
-/// a bug still surfaces.
-fn finite(d: Fallible<Interval>) -> Fallible<Option<Interval>> {
+/// A divergence that is beyond the quadrature's reach (a resource limit) or infinite (the law puts mass on
+/// a loss of +∞) is None: the orders around it bound it. Any other refusal — a law with no certified
+/// divergence at all — surfaces, as does a bug.
+fn finite(l: &Arc<dyn LossLaw>, dir: Direction, d: Fallible<Interval>) -> Fallible<Option<Interval>> {
     match d {
         Ok(d) => Ok(Some(d)),
-        Err(e) if e.kind() == crate::error::ErrorKind::Internal => Err(e),
-        Err(_) => Ok(None),
+        Err(e) if e.kind() == crate::error::ErrorKind::Resource => Ok(None),
+        Err(e) if e.kind() != crate::error::ErrorKind::Internal && l.infinite(dir, 64).is_ok_and(|(a, _)| *a.hi() > 0) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

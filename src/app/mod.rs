@@ -11,5 +11,6 @@ pub mod deployments;
 pub mod figure_data;
 pub mod production;
 pub mod recompute;
+pub mod shuffle;
 pub mod tables;
 pub mod verify;

@@ -35,6 +35,8 @@
 //! supremum on a grid of δ in double precision: the grid's supremum is below the true one, so the TPR it
 //! implies is at or above the Bureau-implied bound — an approximation in the Bureau's favour, labelled so.
 
+pub mod shuffle;
+
 use crate::account::{Accountant, Certified, Map};
 use crate::error::Fallible;
 use crate::fallible;

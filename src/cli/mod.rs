@@ -21,6 +21,7 @@ pub mod safetab;
 pub mod safetab_p;
 pub mod safetab_tables;
 pub mod sample;
+pub mod shuffle;
 pub mod synth;
 pub mod topdown;
 pub mod tradeoff;
@@ -56,6 +57,9 @@ pub enum Command {
     Attack(attack::AttackArgs),
     /// Rényi divergences D_α at given orders and the tight zCDP parameter ρ = sup D_α/α, certified
     Renyi(renyi::RenyiArgs),
+    /// Shuffled batches: a certified lower bound on ε (or δ) from one explicit attack, beside the Poisson
+    /// accounting of the same expected batch size
+    Shuffle(shuffle::ShuffleArgs),
     /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
     Describe(describe::DescribeArgs),
     /// Figures of an allocation: ε(δ) per level with the zCDP conversions, trade-off curves, attack risk,
@@ -185,6 +189,7 @@ where
         Command::Tradeoff(a) => tradeoff::run(a),
         Command::Attack(a) => attack::run(a),
         Command::Renyi(a) => renyi::run(a),
+        Command::Shuffle(a) => shuffle::run(a),
         // Figures 6 and 8 from NHGIS extracts
         Command::Accuracy(a) if !a.nhgis.nhgis.is_empty() => accuracy_nhgis::run(&a),
         Command::Accuracy(a) => accuracy::run(a),

@@ -42,6 +42,7 @@ mod rr_keep_cli;
 mod safetab_cli;
 mod safetab_production_cli;
 mod sample_rr_cli;
+mod shuffle_cli;
 mod single_release_cli;
 mod smoothed_mix_cli;
 mod topdown_cli;
