@@ -49,12 +49,18 @@ pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQue
         return fallible!(Input, "digits must be between 1 and 40");
     }
     let s = Shuffle::new(sigma.clone(), steps, epochs, relation)?;
+    // Poisson subsampling at the same expected batch: q = 1/T, T·E steps
+    let total = steps.checked_mul(epochs).filter(|&n| n <= crate::model::spec::MAX_N).ok_or_else(|| {
+        crate::err!(
+            Input,
+            "steps times epochs is more than the {} steps the Poisson accounting beside the bound takes",
+            crate::model::spec::MAX_N
+        )
+    })?;
     let (measure, at, bound) = match query {
         ShuffleQuery::Epsilon(d) => ("epsilon", d.clone(), s.epsilon_lower(d)?),
         ShuffleQuery::Delta(e) => ("delta", e.clone(), s.delta_lower(e)?),
     };
-    // Poisson subsampling at the same expected batch: q = 1/T, T·E steps
-    let total = steps.checked_mul(epochs).ok_or_else(|| crate::err!(Input, "steps times epochs is too large"))?;
     let spec = format!("gauss:sigma={},q=1/{steps},n={total}", fmt_rational(sigma));
     let acc = Accountant::new(Composition::new(vec![parse_mech(&spec)?], nb)?, Options { digits, ..Options::default() })?;
     let poisson = if measure == "epsilon" { acc.epsilon(&at)? } else { acc.delta(&at)?.delta };

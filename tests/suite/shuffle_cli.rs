@@ -52,6 +52,7 @@ fn bad_settings_are_refused() {
     refused(&["shuffle", "--sigma", "0", "--steps", "10", "--delta", "1e-5"], &["sigma must be positive"]);
     refused(&["shuffle", "--sigma", "1", "--steps", "1", "--delta", "1e-5"], &["steps (batches per epoch)"]);
     refused(&["shuffle", "--sigma", "1", "--steps", "10", "--epochs", "0", "--delta", "1e-5"], &["epochs must be between"]);
+    refused(&["shuffle", "--sigma", "1", "--steps", "1099511627776", "--delta", "1e-5"], &["steps times epochs is more than"]);
     refused(&["shuffle", "--sigma", "1", "--steps", "10"], &["give --delta"]);
     refused(&["shuffle", "--sigma", "1", "--steps", "10", "--delta", "2"], &["delta must be in (0, 1)"]);
     refused(&["shuffle", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--neighbors", "swap"], &["add-remove or replace"]);
