@@ -4,9 +4,10 @@
 # side-by-side tests, when it installs). TIGHTDP_SKIP_PYTHON=1 skips the Python part.
 #
 #   ./scripts/test.sh            the default tier: every check, heavy ones at a reduced size (a few minutes)
-#   ./scripts/test.sh --heavy    the heavy tier: every Rust test including the `#[ignore = "heavy: …"]` ones,
-#                                random-input tests at TIGHTDP_TEST_MULTIPLIER=10 (unless set), and the
-#                                Python tests marked `heavy`
+#   ./scripts/test.sh --heavy    the heavy tier: the `#[ignore = "heavy: …"]` Rust tests, the random-input
+#                                tests (scripts/random-input-tests.txt) at TIGHTDP_TEST_MULTIPLIER=10 (unless
+#                                set), and the Python tests marked `heavy`; with further arguments, every Rust
+#                                test they select, ignored ones included
 #
 # Further arguments go to `cargo test` (a test name filter, `--lib`, `-- --nocapture`, ...).
 set -euo pipefail
@@ -61,9 +62,16 @@ for _, _, exe in sorted(found):
 PY
 )
   [ ${#bins[@]} -ge 3 ] || { echo "test.sh: the test build named ${#bins[@]} test binaries, expected 3" >&2; exit 1; }
+  mapfile -t random_input < <(grep -v '^#' scripts/random-input-tests.txt | grep .)
   for b in "${bins[@]}"; do
     echo "     Running ${b#"$PWD"/}"
-    if [ -n "$heavy" ]; then "$b" --include-ignored; else "$b"; fi
+    if [ -n "$heavy" ]; then
+      # the heavy tests, then the random-input ones at the multiplier (the rest ran in the default tier)
+      "$b" --ignored
+      "$b" "${random_input[@]}"
+    else
+      "$b"
+    fi
   done
 elif [ -n "$heavy" ]; then
   # `--include-ignored` goes after any `--` the caller gave (cargo passes one list to the test binaries)

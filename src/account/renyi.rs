@@ -18,7 +18,7 @@
 use crate::account::engines::atoms;
 use crate::account::{Accountant, Certified, Engine, Trust};
 use crate::error::Fallible;
-use crate::noise::loss::{directions, Direction, End, LossLaw};
+use crate::noise::loss::{directions, Direction, End, LossLaw, RenyiOnly};
 use crate::num::Interval;
 use crate::{err, fallible};
 use rug::{Float, Rational};
@@ -140,12 +140,15 @@ fn law_renyi_at(
     }
     // a bound from an inner composition (repeat-and-select): on dp_accounting's orders and α
     if let Some(r) = l.renyi_only() {
+        // the inner curve on the default orders (computed once per law), with α's own divergence added
         let mut orders = crate::noise::renyi_dp::default_orders();
+        let mut inner = inner_worst(r, &orders, p, digits)?;
         let at = orders.partition_point(|o| o < alpha);
         if orders.get(at) != Some(alpha) {
             orders.insert(at, alpha.clone());
+            inner.insert(at, inner_worst(r, std::slice::from_ref(alpha), p, digits)?.remove(0));
         }
-        let bound = renyi_only_curve(r, &orders, p, digits)?;
+        let bound = r.bound(&orders, &inner, p);
         return bound[at].clone().ok_or_else(|| err!(Input, "{} has no finite Renyi bound at alpha = {}", l.spec(), alpha.to_f64()));
     }
     // a stated ρ-zCDP guarantee: D_α ≤ ρα [BS16, Def. 1.1], the bound (trust says so)
@@ -223,14 +226,22 @@ fn finite(l: &Arc<dyn LossLaw>, dir: Direction, d: Fallible<Interval>) -> Fallib
 
 /// The bound of a Rényi-only law at `orders`, from its inner composition's divergences (the worse
 /// direction at each order).
-fn renyi_only_curve(r: &dyn crate::noise::loss::RenyiOnly, orders: &[Rational], prec: u32, digits: u32) -> Fallible<Vec<Option<Interval>>> {
-    let inner: Laws = r.inner().to_vec();
-    let mut worst: Vec<Option<Interval>> = vec![None; orders.len()];
-    for (i, dir) in law_directions(&inner).into_iter().enumerate() {
-        let c = curve(&inner, dir, orders, prec, digits)?;
-        worst = if i == 0 { c } else { worst.into_iter().zip(c).map(|(w, d)| Some(w?.max(&d?))).collect() };
-    }
-    Ok(r.bound(orders, &worst, prec))
+fn renyi_only_curve(r: &dyn RenyiOnly, orders: &[Rational], prec: u32, digits: u32) -> Fallible<Vec<Option<Interval>>> {
+    Ok(r.bound(orders, &inner_worst(r, orders, prec, digits)?, prec))
+}
+
+/// The inner composition's D_α at `orders`, the worse direction at each (kept in the law's memo: a second
+/// outer direction, or a second α asked for, reads it).
+fn inner_worst(r: &dyn RenyiOnly, orders: &[Rational], prec: u32, digits: u32) -> Fallible<Vec<Option<Interval>>> {
+    r.memo().get_or_try(orders, prec, digits, || {
+        let inner: Laws = r.inner().to_vec();
+        let mut worst: Vec<Option<Interval>> = vec![None; orders.len()];
+        for (i, dir) in law_directions(&inner).into_iter().enumerate() {
+            let c = curve(&inner, dir, orders, prec, digits)?;
+            worst = if i == 0 { c } else { worst.into_iter().zip(c).map(|(w, d)| Some(w?.max(&d?))).collect() };
+        }
+        Ok(worst)
+    })
 }
 
 /// What bounds D_α/α for α ≥ A, law by law: n_i min(ρ_i, D_∞,i/A) (either where only one is known; D_α ≤

@@ -38,7 +38,7 @@ pub(super) fn delta(law: &dyn LossLaw, eps: &Rational, prec: u32) -> Fallible<In
     for &dir in directions(law) {
         let s = law.split(dir, eps, prec)?;
         let (inf, _) = law.infinite(dir, prec)?;
-        let d = clip01(&inf.add(&s.a_above).sub(&e.mul(&s.b_above)));
+        let d = inf.add(&s.a_above).sub(&e.mul(&s.b_above)).clamp_unit();
         out = Some(match out {
             None => d,
             Some(o) => o.max(&d),
@@ -162,7 +162,7 @@ pub(in crate::account) fn tradeoff_concave(
         let du = hi.u.sub(&lo.u);
         let up = lo.g.add(&lo.b_ge.sub(al).mul(&du)).min(&hi.g.add(&al.sub(&hi.b_gt).mul(&du)));
         let low = lo.g.max(&hi.g);
-        clip01(&Interval::new(low.lo().clone(), up.hi().clone().max(low.lo())))
+        Interval::new(low.lo().clone(), up.hi().clone().max(low.lo())).clamp_unit()
     };
     let rel = 10f64.powi(-(digits as i32) - 1);
     // the secant's values B − α at the ends, and which end the last step kept (Illinois: an end kept twice
@@ -183,7 +183,7 @@ pub(in crate::account) fn tradeoff_concave(
         let (is_lo, is_hi) = (mid.b_ge.lo() >= al.hi(), mid.b_gt.hi() <= al.lo());
         match (is_lo, is_hi) {
             // a knot where the superdifferential holds 0: the supremum is g there
-            (true, true) => return Ok(Some(clip01(&mid.g))),
+            (true, true) => return Ok(Some(mid.g.clamp_unit())),
             (true, false) => {
                 f_lo = slope(&mid, false);
                 lo = mid;
@@ -261,12 +261,6 @@ pub(super) fn query(law: &dyn LossLaw, q: Query, digits: u32, prec: u32, trust: 
         },
     };
     Certified::new(iv, Engine::Closed, trust, detail.to_string()).map(Some)
-}
-
-/// x clipped to [0, 1] (an enclosure of a probability).
-fn clip01(x: &Interval) -> Interval {
-    let p = x.prec();
-    x.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
 }
 
 #[cfg(test)]

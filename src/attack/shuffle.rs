@@ -23,6 +23,7 @@
 
 use crate::error::Fallible;
 use crate::fallible;
+use crate::noise::truncated::binomial_tail;
 use crate::num::special::{normal_cdf, normal_sf_f64};
 use crate::num::Interval;
 use rug::Rational;
@@ -96,7 +97,7 @@ impl Shuffle {
         let one = Interval::one(prec);
         let p = one.sub(&normal_cdf(&z(self.shift())).mul(&normal_cdf(&z(0)).pow_u64(self.steps - 1)));
         let q = one.sub(&normal_cdf(&z(0)).pow_u64(self.steps));
-        (clamp01(p), clamp01(q))
+        (p.clamp_unit(), q.clamp_unit())
     }
 
     /// The certified lower bound of ε(δ) (None: no test found gives a positive one).
@@ -164,16 +165,23 @@ impl Shuffle {
         // golden sections on the neighbouring cells
         let (mut a, mut b) = (grid[at.saturating_sub(1)], grid[(at + 1).min(n)]);
         let g = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
+        let (mut fc, mut fd) = (score(c), score(d));
         for _ in 0..60 {
-            let (c, d) = (b - g * (b - a), a + g * (b - a));
-            if score(c).0 >= score(d).0 {
-                b = d;
+            // one new point a section: the kept interior point is the other one of the narrower bracket
+            if fc.0 >= fd.0 {
+                (b, d, fd) = (d, c, fc);
+                c = b - g * (b - a);
+                fc = score(c);
             } else {
-                a = c;
+                (a, c, fc) = (c, d, fd);
+                d = a + g * (b - a);
+                fd = score(d);
             }
         }
         let mid = (a + b) / 2.0;
-        let (tau, v) = if score(mid).0 > top.0 { (mid, score(mid)) } else { (grid[at], top) };
+        let at_mid = score(mid);
+        let (tau, v) = if at_mid.0 > top.0 { (mid, at_mid) } else { (grid[at], top) };
         Some((Rational::from_f64(tau)?, v.1, v.2))
     }
 
@@ -191,7 +199,7 @@ impl Shuffle {
             let (p, q) = self.above(tau, prec);
             let (ps, qs) = (binomial_upper(self.epochs, &p, k, prec), binomial_upper(self.epochs, &q, k, prec));
             let one = Interval::one(prec);
-            let v = if first { bound(ps, qs, prec) } else { bound(clamp01(one.sub(&qs)), clamp01(one.sub(&ps)), prec) };
+            let v = if first { bound(ps, qs, prec) } else { bound(one.sub(&qs).clamp_unit(), one.sub(&ps).clamp_unit(), prec) };
             let tight = v.as_ref().is_some_and(|v| v.width().to_f64() <= 1e-12 * v.to_f64().abs().max(1e-300));
             if tight || prec >= 4096 {
                 return v;
@@ -199,11 +207,6 @@ impl Shuffle {
             prec *= 2;
         }
     }
-}
-
-/// [max(lo, 0), min(hi, 1)] of a probability's enclosure.
-fn clamp01(x: Interval) -> Interval {
-    x.max(&Interval::zero(x.prec())).min(&Interval::one(x.prec()))
 }
 
 /// P[Bin(n, p) ≥ k] for k = 0..=n, in f64 (from the top, in the log domain where the terms are tiny).
@@ -229,24 +232,12 @@ fn binomial_upper_f64(n: u64, p: f64) -> Vec<f64> {
     out
 }
 
-/// P[Bin(n, p) ≥ k] enclosed, for p in the enclosure `p`: a sum of terms each increasing in p for the
-/// tail (the tail is increasing in p), so the ends are the tails at p's ends.
+/// P[Bin(n, p) ≥ k] enclosed, for p in the enclosure `p`: the tail is increasing in p, so its ends are the
+/// tails at p's ends (each an exact rational).
 fn binomial_upper(n: u64, p: &Interval, k: u64, prec: u32) -> Interval {
     let at = |x: &rug::Float| -> Interval {
-        let x = Interval::from_float(x, prec);
-        let one = Interval::one(prec);
-        let mut sum = Interval::zero(prec);
-        let mut c = Rational::from(1); // C(n, j)
-        for j in 0..=n {
-            if j > 0 {
-                c = c * Rational::from(n - j + 1) / Rational::from(j);
-            }
-            if j >= k {
-                let t = Interval::from_rational(&c, prec).mul(&x.pow_u64(j)).mul(&one.sub(&x).pow_u64(n - j));
-                sum = sum.add(&t);
-            }
-        }
-        clamp01(sum)
+        let q = x.to_rational().expect("a probability's enclosure has finite ends");
+        binomial_tail(n, &q, k, prec).clamp_unit()
     };
     let (lo, hi) = (at(p.lo()), at(p.hi()));
     Interval::new(lo.lo().clone(), hi.hi().clone())

@@ -253,6 +253,57 @@ pub trait RenyiOnly: Send + Sync {
     /// inner composition's D_α there (the worse direction; None: infinite or not computed): each entry is
     /// the enclosure of one valid bound, None where no finite bound follows.
     fn bound(&self, orders: &[Rational], inner: &[Option<Interval>], prec: u32) -> Vec<Option<Interval>>;
+
+    /// Where the inner composition's curves are kept once computed (`account::renyi`): the same orders,
+    /// precision and digits give the same enclosures, so a second query reads them.
+    fn memo(&self) -> &CurveMemo;
+}
+
+/// The inner curves of a Rényi-only law already computed, by (orders, precision, digits): at most
+/// [`CurveMemo::KEEP`], the oldest dropped. A clone starts empty (it may hold other inner laws).
+#[derive(Default)]
+pub struct CurveMemo {
+    kept: std::sync::Mutex<Vec<CurveEntry>>,
+}
+
+type CurveEntry = (Vec<Rational>, u32, u32, Vec<Option<Interval>>);
+
+impl CurveMemo {
+    /// Entries kept.
+    pub const KEEP: usize = 8;
+
+    /// The curve at (orders, prec, digits): the kept one, or `compute`'s (kept when it succeeds).
+    pub fn get_or_try<E>(
+        &self,
+        orders: &[Rational],
+        prec: u32,
+        digits: u32,
+        compute: impl FnOnce() -> Result<Vec<Option<Interval>>, E>,
+    ) -> Result<Vec<Option<Interval>>, E> {
+        let lock = || self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = lock().iter().find(|e| e.1 == prec && e.2 == digits && e.0 == orders) {
+            return Ok(e.3.clone());
+        }
+        let c = compute()?;
+        let mut kept = lock();
+        if kept.len() >= Self::KEEP {
+            kept.remove(0);
+        }
+        kept.push((orders.to_vec(), prec, digits, c.clone()));
+        Ok(c)
+    }
+}
+
+impl Clone for CurveMemo {
+    fn clone(&self) -> CurveMemo {
+        CurveMemo::default()
+    }
+}
+
+impl fmt::Debug for CurveMemo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CurveMemo")
+    }
 }
 
 /// Both directions' laws are asked for unless the law is symmetric.
@@ -261,5 +312,42 @@ pub fn directions(law: &dyn LossLaw) -> &'static [Direction] {
         &[Direction::Remove]
     } else {
         &[Direction::Remove, Direction::Add]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same key computes once; another key computes; at most KEEP are kept, the oldest dropped; a
+    /// failed computation keeps nothing.
+    #[test]
+    fn curve_memo_computes_a_key_once_and_keeps_a_few() {
+        let memo = CurveMemo::default();
+        let orders = |k: u32| vec![Rational::from(k + 2)];
+        let calls = std::cell::Cell::new(0);
+        let get = |k: u32| {
+            memo.get_or_try::<()>(&orders(k), 64, 6, || {
+                calls.set(calls.get() + 1);
+                Ok(vec![Some(Interval::from_i64(i64::from(k), 64))])
+            })
+            .unwrap()
+        };
+        assert_eq!(get(1)[0].as_ref().unwrap().to_f64(), 1.0);
+        assert_eq!(get(1)[0].as_ref().unwrap().to_f64(), 1.0);
+        assert_eq!(calls.get(), 1);
+        for k in 2..=(CurveMemo::KEEP as u32 + 1) {
+            get(k);
+        }
+        assert_eq!(calls.get(), CurveMemo::KEEP + 1);
+        get(1); // dropped as the oldest: computed again
+        assert_eq!(calls.get(), CurveMemo::KEEP + 2);
+        assert!(memo.get_or_try(&orders(99), 64, 6, || Err("refused")).is_err());
+        assert_eq!(memo.kept.lock().unwrap().len(), CurveMemo::KEEP);
+        // a different precision or digits is a different key
+        get(1);
+        assert_eq!(calls.get(), CurveMemo::KEEP + 2);
+        memo.get_or_try::<()>(&orders(1), 128, 6, || Ok(vec![])).unwrap();
+        assert!(CurveMemo::default().clone().kept.lock().unwrap().is_empty());
     }
 }

@@ -18,7 +18,7 @@
 //! certified lies below the root, so ln(1/γ₋) ≥ ln(1/γ): the bound holds with γ₋ in its place.
 
 use crate::error::Fallible;
-use crate::noise::loss::{Direction, End, LossLaw, LossRange, RenyiOnly, Split};
+use crate::noise::loss::{CurveMemo, Direction, End, LossLaw, LossRange, RenyiOnly, Split};
 use crate::noise::neighbors::Neighbors;
 use crate::noise::renyi_dp::{delta_of_renyi, least};
 use crate::num::Interval;
@@ -62,6 +62,8 @@ pub struct RepeatSelect {
     shape: Shape,
     /// the relation the inner laws are under, once resolved (`under` applies it once)
     relation: Option<Neighbors>,
+    /// the inner composition's curves already computed
+    memo: CurveMemo,
 }
 
 impl RepeatSelect {
@@ -84,7 +86,7 @@ impl RepeatSelect {
                 l.spec()
             );
         }
-        Ok(RepeatSelect { spec, inner, mean, shape, relation: None })
+        Ok(RepeatSelect { spec, inner, mean, shape, relation: None, memo: CurveMemo::default() })
     }
 
     fn no_loss_law(&self) -> crate::error::Error {
@@ -161,6 +163,10 @@ impl RenyiOnly for RepeatSelect {
         // non-decreasing in λ: the bound at λ is also the least bound at any larger order
         (0..raw.len()).map(|i| least(raw[i..].iter().flatten().cloned())).collect()
     }
+
+    fn memo(&self) -> &CurveMemo {
+        &self.memo
+    }
 }
 
 impl LossLaw for RepeatSelect {
@@ -207,7 +213,9 @@ impl LossLaw for RepeatSelect {
                 Ok((l, n * k))
             })
             .collect();
-        Some(inner.map(|inner| Arc::new(RepeatSelect { inner, relation: Some(neighbors), ..self.clone() }) as Arc<dyn LossLaw>))
+        Some(inner.map(|inner| {
+            Arc::new(RepeatSelect { inner, relation: Some(neighbors), memo: CurveMemo::default(), ..self.clone() }) as Arc<dyn LossLaw>
+        }))
     }
 
     fn shifts(&self, _neighbors: Neighbors) -> Fallible<u64> {

@@ -201,7 +201,7 @@ impl LossLaw for TruncatedPoissonGaussian {
 
 /// P[Bin(n, q) ≥ k], enclosed at `prec` bits: the probabilities p_j by p_{j+1} = p_j (n − j)/(j + 1) · q/(1 − q)
 /// from p₀ = (1 − q)^n; the terms from k on summed until, past the mode (ratio below 1 and falling), the rest
-/// Σ_{i ≥ j} p_i ≤ p_j/(1 − r_j) is below 2^−prec of the sum.
+/// Σ_{i ≥ j} p_i ≤ p_j/(1 − r_j) is below 2^−prec of the sum. q ≥ 1 gives 1 (for k ≤ n).
 pub fn binomial_tail(n: u64, q: &Rational, k: u64, prec: u32) -> Interval {
     let p = prec;
     if k == 0 {
@@ -209,6 +209,9 @@ pub fn binomial_tail(n: u64, q: &Rational, k: u64, prec: u32) -> Interval {
     }
     if k > n {
         return Interval::zero(p);
+    }
+    if *q >= 1 {
+        return Interval::one(p);
     }
     let one = Interval::one(p);
     let qi = Interval::from_rational(q, p);

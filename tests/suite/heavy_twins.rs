@@ -56,3 +56,35 @@ fn every_heavy_test_has_its_twin_listed() {
         assert_eq!(tests.get(name), Some(&true), "docs/testing.md lists {name}, which is not a heavy test");
     }
 }
+
+/// The heavy tier re-runs only the ignored tests and the random-input ones (`scripts/test.sh --heavy`):
+/// every file whose tests read the test multiplier lies under a module path named in
+/// `scripts/random-input-tests.txt`, or its tests would never run at ten times their cases.
+#[test]
+fn every_random_input_test_is_named_for_the_heavy_tier() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::fs::read_to_string(root.join("scripts/random-input-tests.txt")).unwrap();
+    let filters: Vec<&str> = listed.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+    assert!(filters.len() >= 4, "scripts/random-input-tests.txt names {} paths", filters.len());
+    let mut found = 0;
+    for dir in ["src", "tests"] {
+        for f in crate::common::rust_files(&root.join(dir)) {
+            let rel = f.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&f).unwrap();
+            // the definitions, and this test naming them
+            let defines = ["src/num/mod.rs", "tests/common/mod.rs", "tests/suite/heavy_twins.rs"].contains(&rel.as_str());
+            if defines || !["test_cases(", "test_multiplier()", "proptest_cases("].iter().any(|c| text.contains(c)) {
+                continue;
+            }
+            found += 1;
+            // the module path of the file: src/a/b.rs → a::b::, tests/suite/c.rs → suite::c::
+            let stem = rel.trim_end_matches(".rs").trim_end_matches("/mod");
+            let path = format!("{}::", stem.strip_prefix("src/").or_else(|| stem.strip_prefix("tests/")).unwrap().replace('/', "::"));
+            assert!(
+                filters.iter().any(|p| path.starts_with(p) || p.starts_with(&path)),
+                "{rel} reads the test multiplier but {path} is under no path of scripts/random-input-tests.txt"
+            );
+        }
+    }
+    assert!(found >= 8, "only {found} files read the test multiplier: is the scan working?");
+}

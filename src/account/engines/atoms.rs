@@ -230,7 +230,7 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, pre
         offset += off * Rational::from(n);
         keep = keep.mul(&one.sub(&a.inf).pow_u64(n));
     }
-    let inf = one.sub(&keep).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
+    let inf = one.sub(&keep).clamp_unit();
     let step = match step {
         Lattice::Rational(s) => Step::Exact(s.clone()),
         Lattice::Log(r) => Step::Enclosed(Interval::from_rational(r, prec + 64).ln()),
@@ -366,7 +366,7 @@ impl Composed {
                 d = d.add(&p.mul(&f));
             }
         }
-        d.clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1))
+        d.clamp_unit()
     }
 
     /// f(α) = max(0, max_j w_j), w_j = A[L ≤ ℓ_j] − e^{ℓ_j} (α − B[L > ℓ_j]) (the module's note): the

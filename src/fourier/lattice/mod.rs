@@ -178,7 +178,7 @@ impl FourierTails {
             let c = self.upper_tail(-s, -(mm - 1))?;
             let one = Interval::one(p);
             let v = one.sub(&c);
-            Ok(clamp01(v))
+            Ok(v.clamp_unit())
         }
     }
 
@@ -236,7 +236,7 @@ impl FourierTails {
         let lo = Float::with_val_round(wp, t.lo() - e_minus.hi(), Round::Down).0;
         let lo = Float::with_val_round(wp, &lo - e_plus.hi(), Round::Down).0;
         let v = Interval::new(lo.min(t.hi()), t.hi().clone());
-        Ok(clamp01(round_to(&v, p)))
+        Ok(round_to(&v, p).clamp_unit())
     }
 
     /// The tilt, the aliasing parameter η and the node count for P[sV ≥ m] to about 2^-bits.
@@ -712,12 +712,6 @@ impl FourierTails {
         let p = self.out_prec;
         Interval::new(Float::with_val(p, 0), Float::with_val(p, 1))
     }
-}
-
-/// [max(lo, 0), min(hi, 1)].
-fn clamp01(v: Interval) -> Interval {
-    let p = v.prec();
-    v.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
 }
 
 /// An interval rounded outward to precision p.

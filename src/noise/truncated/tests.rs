@@ -4,12 +4,22 @@ fn q(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()
 }
 
-/// P[Bin(n, q) ≥ k] by the direct sum of exact binomial terms (rationals), beside the enclosure.
+/// P[Bin(n, q) ≥ k] by the direct sum of exact binomial terms (rationals), beside the enclosure; q = 0 and
+/// q = 1 (the ends of a probability's enclosure) included.
 #[test]
 fn binomial_tails_hold_the_exact_sums() {
-    for (n, rate, k) in
-        [(50u64, "1/10", 8u64), (50, "1/10", 1), (50, "1/10", 50), (200, "3/7", 90), (200, "3/7", 120), (30, "1/2", 0), (30, "1/2", 31)]
-    {
+    for (n, rate, k) in [
+        (50u64, "1/10", 8u64),
+        (50, "1/10", 1),
+        (50, "1/10", 50),
+        (200, "3/7", 90),
+        (200, "3/7", 120),
+        (30, "1/2", 0),
+        (30, "1/2", 31),
+        (20, "1", 5),
+        (20, "1", 20),
+        (20, "0", 3),
+    ] {
         let qr = q(rate);
         let mut exact = Rational::new();
         let mut binom = Rational::from(1);

@@ -335,6 +335,12 @@ impl Interval {
         Interval::new(Float::with_val_round(p, &self.lo - r, Round::Down).0, Float::with_val_round(p, &self.hi + r, Round::Up).0)
     }
 
+    /// Both ends clamped into [0, 1]: the enclosure of a probability intersected with its range.
+    pub fn clamp_unit(&self) -> Interval {
+        let p = self.prec();
+        self.clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
+    }
+
     /// Clamp both ends into [a, b] (used to intersect an enclosure with a known range).
     pub fn clamp_to(&self, a: &Float, b: &Float) -> Interval {
         let lo = if &self.lo < a {
