@@ -31,10 +31,11 @@ if [ -z "${TIGHTDP_SKIP_PYTHON:-}" ]; then
     [ -x "$V/bin/python" ] || python3 -m venv "$V"
     # one resolver run, no byte-compiling of scipy's thousands of modules (imports compile what they use);
     # one package at a time where one of them does not install
-    "$V/bin/pip" install -q --no-compile pytest numpy maturin pytest-xdist dp-accounting || {
+    "$V/bin/pip" install -q --no-compile pytest numpy maturin pytest-xdist dp-accounting riskcal || {
       "$V/bin/pip" install -q pytest numpy maturin
       "$V/bin/pip" install -q pytest-xdist || echo "test.sh: pytest-xdist not installable; the Python tests run one at a time" >&2
       "$V/bin/pip" install -q dp-accounting || echo "test.sh: dp_accounting not installable; its side-by-side tests will be skipped" >&2
+      "$V/bin/pip" install -q riskcal || echo "test.sh: riskcal not installable; its calibrators' tests will be skipped" >&2
     }
     # (maturin's Python entry point runs the `maturin` program it finds on PATH: the venv's)
     PATH="$PWD/$V/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" "$V/bin/pip" install -q --no-build-isolation ./python

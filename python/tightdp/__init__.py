@@ -785,17 +785,52 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
                                                            getattr(event, "truncated_batch_size", None),
                                                            getattr(event, "dataset_size", None)):
         return []  # no record is ever sampled, or every batch is empty: nothing is released (as dp_accounting)
-    if name == "TruncatedSubsampledGaussianDpEvent" and _exact(event.noise_multiplier, "noise_multiplier") == 0:
+    if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
+        return []  # trees of no steps: nothing is released
+    if (name == "PoissonSampledDpEvent" and _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability") == 0) or (
+            name == "SampledWithoutReplacementDpEvent" and _exact(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size") == 0):
+        return []  # no record is ever sampled: nothing is released (as dp_accounting)
+    if name == "RandomizedResponseDpEvent" and (getattr(event, "num_buckets", None) == 1 or _exact(event.noise_parameter, "noise_parameter") == 1):
+        return []  # one bucket, or an answer uniformly at random: nothing about the record is released
+    if _zero_noise(event):
         if non_private is not None:
             non_private.append(True)
             return []
-        raise _NonPrivate("TruncatedSubsampledGaussianDpEvent with noise_multiplier 0 releases data without privacy, so its "
+        raise _NonPrivate(f"{name} with no noise ({_NOISE_OF[_innermost(event)]} 0) releases data without privacy, so its "
                           "epsilon is infinite (dp_accounting's accountants return inf)")
-    if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
-        return []  # trees of no steps: nothing is released
-    if name == "RandomizedResponseDpEvent" and (getattr(event, "num_buckets", None) == 1 or _exact(event.noise_parameter, "noise_parameter") == 1):
-        return []  # one bucket, or an answer uniformly at random: nothing about the record is released
     return [f"{_base_spec(event)},n={k}"]
+
+
+# The noise parameter of each noise-adding event: 0 adds no noise, and dp_accounting's accountants count
+# such an event as non-private (epsilon inf), as a NonPrivateDpEvent.
+_NOISE_OF = {
+    "GaussianDpEvent": "noise_multiplier",
+    "LaplaceDpEvent": "noise_multiplier",
+    "DiscreteLaplaceDpEvent": "noise_parameter",
+    "RandomizedResponseDpEvent": "noise_parameter",
+    "TruncatedSubsampledGaussianDpEvent": "noise_multiplier",
+    "SingleEpochTreeAggregationDpEvent": "noise_multiplier",
+    "MixtureOfGaussiansDpEvent": "standard_deviation",
+}
+
+
+def _innermost(event) -> str:
+    """The class name of a sampled event's mechanism (the event's own for any other)."""
+    while type(event).__name__ in ("PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent"):
+        event = event.event
+    return type(event).__name__
+
+
+def _zero_noise(event) -> bool:
+    """A noise-adding event without noise (inside a sampling of positive rate): non-private. The events that
+    release nothing about the record (a single bucket, every sensitivity 0, no step) are not asked here."""
+    name = type(event).__name__
+    if name == "PoissonSampledDpEvent":
+        return _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability") > 0 and _zero_noise(event.event)
+    if name == "SampledWithoutReplacementDpEvent":
+        return _exact(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size") > 0 and _zero_noise(event.event)
+    attr = _NOISE_OF.get(name)
+    return attr is not None and _exact(getattr(event, attr), f"{name}.{attr}") == 0
 
 
 def _repeat_specs(event, k: int, non_private: Optional[List[bool]]) -> List[str]:
@@ -835,15 +870,44 @@ def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     """
     specs = _event_specs(event, 1)
     if not specs:
-        raise InputError("the event releases nothing (NoOpDpEvent only)")
+        raise InputError("the event releases nothing about any record (no-op events, samples of no record, noise on nothing)")
     if neighbors is None:
         neighbors = "replace" if any(_needs_replace(s) for s in specs) else "add-remove"
     return from_mechs(specs, neighbors)
 
 
+def _dp_accounting():
+    """dp_accounting's ``privacy_accountant`` and ``dp_event_builder`` modules, or None where it is not
+    installed (tightdp does not need it; its events come from it)."""
+    try:
+        from dp_accounting import dp_event_builder, privacy_accountant
+    except ImportError:
+        return None
+    return privacy_accountant, dp_event_builder
+
+
+_UNSUPPORTED: Dict[type, type] = {}
+
+
+def _unsupported(message: str) -> InputError:
+    """An unsupported event's error: an :class:`InputError` that is also dp_accounting's
+    ``UnsupportedEventError`` where dp_accounting is installed (code catching either catches it)."""
+    dpa = _dp_accounting()
+    if dpa is None:
+        return InputError(message)
+    base = dpa[0].UnsupportedEventError
+    if base not in _UNSUPPORTED:
+        _UNSUPPORTED[base] = type("UnsupportedEventError", (InputError, base), {"__module__": __name__})
+    return _UNSUPPORTED[base](message)
+
+
 class PLDAccountant:
     """dp_accounting's ``PrivacyAccountant`` interface on tightdp's certified engines: existing code
-    switches with one line (``accountant = tightdp.PLDAccountant()``). ``get_epsilon`` / ``get_delta``
+    switches with one line (``accountant = tightdp.PLDAccountant()``). Where dp_accounting is installed it
+    is registered as a ``PrivacyAccountant`` (``isinstance`` holds), keeps dp_accounting's ``ledger`` (the
+    composed events, as its ``DpEventBuilder`` builds them) and ``neighboring_relation``, and raises an
+    unsupported event as dp_accounting's ``UnsupportedEventError`` (also an :class:`InputError`):
+    dp_accounting's ``calibrate_dp_mechanism`` runs on it unchanged. ``get_epsilon`` / ``get_delta``
     return floats as dp_accounting's do — the certified bracket's upper end, rounded up — and
     ``epsilon`` / ``delta`` the :class:`Certified` bracket itself. ``digits`` is asked of every bracket
     (the pld grid refines until it meets them or its work budget; the note says which).
@@ -880,6 +944,32 @@ class PLDAccountant:
         # engine's lines) serves every query until the next `compose`.
         self._answers = {}
         self._comp: Optional[Composition] = None
+        self._relation = neighboring_relation
+        self._events: List[tuple] = []
+        dpa = _dp_accounting()
+        if dpa is not None and not issubclass(PLDAccountant, dpa[0].PrivacyAccountant):
+            dpa[0].PrivacyAccountant.register(PLDAccountant)
+
+    @property
+    def neighboring_relation(self):
+        """The neighbouring relation as given (dp_accounting's ``NeighboringRelation``; where none was
+        given, its ``ADD_OR_REMOVE_ONE`` if dp_accounting is installed, else the string "add-remove")."""
+        if self._relation is not None:
+            return self._relation
+        dpa = _dp_accounting()
+        return dpa[0].NeighboringRelation.ADD_OR_REMOVE_ONE if dpa is not None else "add-remove"
+
+    @property
+    def ledger(self):
+        """The events composed so far as one event, built as dp_accounting's ``DpEventBuilder`` builds it
+        (``NoOpDpEvent`` before any; needs dp_accounting, where the events come from)."""
+        dpa = _dp_accounting()
+        if dpa is None:
+            raise InputError("ledger is made of dp_accounting's events: install dp_accounting")
+        builder = dpa[1].DpEventBuilder()
+        for event, count in self._events:
+            builder.compose(event, count)
+        return builder.build()
 
     def _specs_of(self, event, count: int, flag: List[bool]) -> List[str]:
         if self._neighbors == "replace" and _holds(event, "MixtureOfGaussiansDpEvent"):
@@ -913,8 +1003,15 @@ class PLDAccountant:
     def compose(self, event, count: int = 1) -> "PLDAccountant":
         """Add ``count`` copies of the event to the composition (refused, unchanged, if unsupported)."""
         flag: List[bool] = []
-        specs = self._specs_of(event, _int(count, "count", 1, MAX_N), flag)
-        comp = from_mechs(self._specs + specs, self._neighbors) if specs else self._comp  # validates first
+        count = _int(count, "count", 1, MAX_N)
+        try:
+            specs = self._specs_of(event, count, flag)
+            comp = from_mechs(self._specs + specs, self._neighbors) if specs else self._comp  # validates first
+        except InputTypeError:
+            raise
+        except InputError as e:
+            raise _unsupported(str(e)) from None
+        self._events.append((event, count))
         self._specs.extend(specs)
         self._non_private = self._non_private or bool(flag)
         self._comp = comp
