@@ -12,6 +12,11 @@ fn main() {
             .unwrap_or_else(|| "unknown cause".into());
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("error: internal error, please report it: {}{at}", what.lines().next().unwrap_or(""));
+        // (with RUST_BACKTRACE set, the backtrace follows the line, for the report)
+        let trace = std::backtrace::Backtrace::capture();
+        if trace.status() == std::backtrace::BacktraceStatus::Captured {
+            eprintln!("{trace}");
+        }
         std::process::exit(tightdp::error::ErrorKind::Internal.exit_code());
     }));
     std::process::exit(tightdp::cli::run());

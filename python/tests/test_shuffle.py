@@ -30,3 +30,8 @@ def test_mistakes_are_refused():
         tightdp.shuffle(1, 10, delta="1e-5", neighbors="swap")
     with pytest.raises(tightdp.InputError):
         tightdp.shuffle(1, 1, delta="1e-5")
+
+
+def test_the_bound_stands_alone_where_no_engine_certifies_the_poisson_accounting():
+    b = tightdp.shuffle("1e-3", 3, delta="1e-5")
+    assert b.at_least > 1 and b.poisson is None and b.verdict.startswith("no comparison")

@@ -1487,7 +1487,8 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
 class ShuffleBound:
     """What :func:`shuffle` returns: ``at_least``, the certified lower bound (a Fraction; None where no test of
     the family gives a positive one) of ε (or δ) for shuffled batches; ``test``, the attack that certifies
-    it; ``poisson``, the :class:`Certified` Poisson accounting of the same expected batch size; ``verdict``."""
+    it; ``poisson``, the :class:`Certified` Poisson accounting of the same expected batch size (None where no
+    engine certifies it, a tiny noise multiplier: the verdict says why); ``verdict``."""
 
     __slots__ = ("at_least", "test", "poisson", "verdict", "measure")
 
@@ -1496,7 +1497,7 @@ class ShuffleBound:
         self.at_least = Fraction(row["shuffled_at_least"]) if row["shuffled_at_least"] else None
         self.test = row["test"]
         self.poisson = Certified(row["poisson_lo"], row["poisson_hi"], row["poisson_method"], "certified",
-                                 f"{self.measure} of Poisson subsampling at q = 1/steps", None, None)
+                                 f"{self.measure} of Poisson subsampling at q = 1/steps", None, None) if row["poisson_lo"] else None
         self.verdict = row["verdict"]
 
     def __repr__(self) -> str:

@@ -5,7 +5,7 @@
 
 use crate::account::{Accountant, Options};
 use crate::attack::shuffle::{Relation, Shuffle, TestBound};
-use crate::error::Fallible;
+use crate::error::{ErrorKind, Fallible};
 use crate::fallible;
 use crate::model::{spec::parse_mech, Composition, Neighbors};
 use crate::num::format::{fmt_down, fmt_rational};
@@ -63,7 +63,14 @@ pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQue
     };
     let spec = format!("gauss:sigma={},q=1/{steps},n={total}", fmt_rational(sigma));
     let acc = Accountant::new(Composition::new(vec![parse_mech(&spec)?], nb)?, Options { digits, ..Options::default() })?;
-    let poisson = if measure == "epsilon" { acc.epsilon(&at)? } else { acc.delta(&at)?.delta };
+    let answer = if measure == "epsilon" { acc.epsilon(&at) } else { acc.delta(&at).map(|d| d.delta) };
+    // the comparison beyond every engine (a tiny noise multiplier: refused by size or range once settled):
+    // the bound stands alone, saying why
+    let poisson = match answer {
+        Ok(c) => Ok(c),
+        Err(e) if matches!(e.kind(), ErrorKind::Declined | ErrorKind::Resource | ErrorKind::Input) => Err(e.to_string()),
+        Err(e) => return Err(e),
+    };
     let mut r = Record::new();
     r.push("sampler", "shuffle and iterate");
     r.push("neighbors", nb.as_str());
@@ -72,7 +79,6 @@ pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQue
     r.push("epochs", epochs.to_string());
     r.push("measure", measure);
     r.push("at", fmt_rational(&at));
-    let p = poisson.printed(digits as usize + 5);
     match &bound {
         Some(b) => {
             r.push("shuffled_at_least", fmt_down(b.value.lo(), 12));
@@ -85,11 +91,22 @@ pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQue
             r.push("test", "no test of the family gives a positive bound here");
         }
     }
-    r.push("poisson_lo", p.lo.clone());
-    r.push("poisson_hi", p.hi.clone());
-    r.push("poisson_method", poisson.engine().as_str());
-    r.push("poisson_digits", p.digits_field());
-    r.push("verdict", verdict(&bound, poisson.hi(), measure));
+    match &poisson {
+        Ok(c) => {
+            let p = c.printed(digits as usize + 5);
+            r.push("poisson_lo", p.lo.clone());
+            r.push("poisson_hi", p.hi.clone());
+            r.push("poisson_method", c.engine().as_str());
+            r.push("poisson_digits", p.digits_field());
+            r.push("verdict", verdict(&bound, c.hi(), measure));
+        }
+        Err(why) => {
+            for k in ["poisson_lo", "poisson_hi", "poisson_method", "poisson_digits"] {
+                r.push(k, "");
+            }
+            r.push("verdict", format!("no comparison: the Poisson accounting of the same expected batches is not certified here ({why})"));
+        }
+    }
     Ok(r)
 }
 

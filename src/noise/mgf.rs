@@ -219,13 +219,30 @@ impl Mgf {
     }
 }
 
+/// Most points of [`ln_gauss_trapezoid`]'s one window; wider spans (hi in the millions: a noise multiplier
+/// of 1e-6 and below) are two windows.
+const TRAPEZOID_POINTS: usize = 1 << 20;
+
 /// Planning: ln ∫ φ(x) e^{g(x)} dx in f64 by a trapezoid sum of step 0.05 on [−14, hi], relative to its
-/// largest term.
+/// largest term. `g` is the tilted log-likelihood ratio, at most a log-sum-exp of a constant and of a term
+/// linear in x whose Gaussian peak is at hi − 14: the integrand is within a constant factor of two unit
+/// Gaussians at 0 and at hi − 14, so where [−14, hi] holds more than [`TRAPEZOID_POINTS`] points the sum is
+/// taken on [−14, 14] and [hi − 28, hi] only (what lies between is below e^{−98} of either peak).
 fn ln_gauss_trapezoid(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
+    ln_gauss_trapezoid_within(g, hi, TRAPEZOID_POINTS)
+}
+
+fn ln_gauss_trapezoid_within(g: impl Fn(f64) -> f64, hi: f64, points: usize) -> f64 {
     let f = |x: f64| -x * x / 2.0 + g(x);
-    let (lo, step) = (-14.0, 0.05);
-    let n = ((hi - lo) / step) as usize;
-    let fs: Vec<f64> = (0..=n).map(|i| f(lo + i as f64 * step)).collect();
+    let step = 0.05;
+    let window = |lo: f64, hi: f64| -> Vec<f64> { (0..=((hi - lo) / step) as usize).map(|i| f(lo + i as f64 * step)).collect() };
+    let fs = if (hi + 14.0) / step <= points as f64 {
+        window(-14.0, hi)
+    } else {
+        let mut fs = window(-14.0, 14.0);
+        fs.extend(window(hi - 28.0, hi));
+        fs
+    };
     let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
     top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
@@ -561,13 +578,15 @@ impl Sub {
         };
         let (x0, x1) = (-6.0, 6.0 + kr.max(0.0) * self.muf);
         let width = (x1 - x0) / PIECES as f64;
-        // (r′ = Σ μᵢuᵢ, ln r, ln φ) at x
+        // (ln r′ with r′ = Σ μᵢuᵢ, ln r, ln φ) at x; None where r′ or r is not certainly positive (the terms
+        // underflow the exponent range at a tiny noise multiplier): the pieces there bound nothing (m = 0)
+        let ln_pos = |v: Interval| if v.lo().is_sign_positive() && !v.lo().is_zero() { Some(v.ln()) } else { None };
         let at = |x: f64| {
             let xi = Interval::from_float(&Float::with_val(p, x), p);
             let (u, slope) = s.terms(&xi);
             let r = s.p0().add(&u);
             let ln_phi = xi.mul(&xi).mul(&Interval::from_float(&Float::with_val(p, -0.5), p));
-            (slope, r.ln(), ln_phi)
+            (ln_pos(slope), ln_pos(r), ln_phi)
         };
         let kr1 = Interval::from_float(&Float::with_val(p, kr + 1.0), p);
         let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
@@ -578,11 +597,17 @@ impl Sub {
             let next = at(x0 + width * j as f64);
             // φ at its smaller end, r^{κr+1} at its smaller end, 1/r′ at the right end (r′ = Σ μᵢuᵢ grows)
             let ln_phi = if prev.2.lo() < next.2.lo() { prev.2.clone() } else { next.2.clone() };
-            let ln_r = if kr + 1.0 >= 0.0 { &prev.1 } else { &next.1 };
-            let ln_m = ln_phi.add(&kr1.mul(ln_r)).sub(&next.0.ln()).sub(&ln_norm);
-            let lambda = next.1.sub(&prev.1);
             let zero = Float::with_val(p, 0);
-            pieces.push(if *lambda.lo() > 0 { (ln_m.exp().lo().clone(), lambda.lo().clone()) } else { (zero.clone(), zero) });
+            let piece = match (&prev.1, &next.1, &next.0) {
+                (Some(r0), Some(r1), Some(ln_slope)) => {
+                    let ln_r = if kr + 1.0 >= 0.0 { r0 } else { r1 };
+                    let ln_m = ln_phi.add(&kr1.mul(ln_r)).sub(ln_slope).sub(&ln_norm);
+                    let lambda = r1.sub(r0);
+                    (*lambda.lo() > 0).then(|| (ln_m.exp().lo().clone(), lambda.lo().clone()))
+                }
+                _ => None,
+            };
+            pieces.push(piece.unwrap_or_else(|| (zero.clone(), zero)));
             prev = next;
         }
         Decay::Components { m_c_hi: Float::with_val_round(p, m_c_hi, Round::Up).0, parts: layers(&pieces) }

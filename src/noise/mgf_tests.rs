@@ -232,3 +232,24 @@ fn mixture_real_points_match_the_multinomial_closed_form() {
 fn mixture_decay_bounds_every_later_point_of_the_line() {
     assert_decay_bounds_the_line(&mixture("a"));
 }
+
+/// The planning sum on two windows (around 0 and around the tilted peak) agrees with the one-window sum
+/// where both apply, and a tiny noise multiplier (σ = 1e-9, the peak at x ≈ 1e9) is summed without a
+/// window of billions of points; its decay bound is built without taking the logarithm of an underflowed
+/// slope (each was an abort or an internal error).
+#[test]
+fn tiny_noise_multipliers_plan_on_two_windows_and_bound_their_decay() {
+    let (q, mu, eta, kr) = (0.3f64, 40.0f64, 800.0f64, 1.5f64);
+    let ln_r = |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
+    let g = |x: f64| kr * ln_r(mu * x - eta);
+    let hi = 14.0 + kr * mu;
+    let (one, two) = (ln_gauss_trapezoid_within(g, hi, usize::MAX), ln_gauss_trapezoid_within(g, hi, 100));
+    assert!((one - two).abs() <= 1e-12 * one.abs().max(1.0), "{one} vs {two}");
+    let m = sub((1, 3), (1, 1_000_000_000));
+    for dir in [Direction::Remove, Direction::Add] {
+        assert!(m.ln_real_f64(dir, 2.0).is_finite());
+        let c = Float::with_val(64, 2);
+        let d = m.decay(dir, &c, &Float::with_val(64, 1e300), 64);
+        assert!(matches!(d, Decay::Components { .. }), "a subsampled law's decay is its components");
+    }
+}

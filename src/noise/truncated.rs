@@ -214,9 +214,11 @@ pub fn binomial_tail(n: u64, q: &Rational, k: u64, prec: u32) -> Interval {
         return Interval::one(p);
     }
     let one = Interval::one(p);
-    let qi = Interval::from_rational(q, p);
-    let odds = qi.div(&one.sub(&qi));
-    let mut pj = one.sub(&qi).pow_u64(n);
+    // 1 − q and the odds exactly in rationals before rounding: q within 2^−prec of 1 would round 1 − q's
+    // enclosure to one holding 0
+    let one_minus = Rational::from(1) - q;
+    let odds = Interval::from_rational(&(q.clone() / one_minus.clone()), p);
+    let mut pj = Interval::from_rational(&one_minus, p).pow_u64(n);
     let ratio = |j: u64| Interval::from_rational(&Rational::from((n - j, j + 1)), p).mul(&odds);
     for j in 0..k {
         pj = pj.mul(&ratio(j));

@@ -92,3 +92,22 @@ fn the_mixture_is_a_pair_of_probability_laws() {
         }
     }
 }
+
+/// q within 2^-300 of 1 at 256 bits: 1 − q is taken exactly, so the odds do not divide by an enclosure of
+/// 1 − q holding 0 (an internal error of `tightdp shuffle` at small noise). P[Bin(20, q) ≥ 20] = q^20 and
+/// P[Bin(20, q) ≥ 5] are enclosed within 2^-240 of 1 (the truth within 2^-295), and the tail at 21 is 0.
+#[test]
+fn binomial_tails_at_a_probability_next_to_one() {
+    let eps = Rational::from((rug::Integer::from(1), rug::Integer::from(1) << 300u32));
+    let qr = Rational::from(1) - eps;
+    let one = Float::with_val(256, 1);
+    for k in [5u64, 20] {
+        let t = binomial_tail(20, &qr, k, 256);
+        let below = Float::with_val(256, &one - t.lo());
+        assert!(
+            below < Float::with_val(256, Float::i_exp(1, -240)) && *t.hi() >= Float::with_val(256, Float::i_exp(1, -1)),
+            "k = {k}: {t:?}"
+        );
+    }
+    assert_eq!(binomial_tail(20, &qr, 21, 256).hi().to_f64(), 0.0);
+}
