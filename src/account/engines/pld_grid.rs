@@ -20,7 +20,7 @@ use crate::noise::loss::{Direction, LossLaw};
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
 use crate::pld::discretize::{has_atoms, lower, lower_rounded, upper, LossGrid};
-use crate::pld::gridpair::{compose, MAX_DIRECT};
+use crate::pld::gridpair::compose;
 use crate::{err, fallible};
 use rug::{Float, Rational};
 use std::sync::Arc;
@@ -260,29 +260,6 @@ fn pld_detail(laws: &Laws, h: &Rational) -> String {
 const FOURIER_MIN_N: u64 = 16;
 
 /// True if the composition is convolved directly (few compositions).
-/// Planning, before any law is discretised: a direct convolution whose composed window would plainly exceed
-/// [`MAX_DIRECT`] grid points — the laws' spans between their quantiles at 2^−bits, times their counts,
-/// over h, above four times the limit — is declined at once. (A law spread over millions of grid steps, as
-/// a subsampled Gaussian of noise multiplier 1e-4, took minutes of splits before the convolution's own
-/// check declined it.) The estimate is planning only; the convolution's check stays the rule.
-fn direct_fits(laws: &Laws, h: &Rational, dir: Direction, mass_bits: u32) -> Fallible<()> {
-    if !direct(laws) {
-        return Ok(());
-    }
-    let ln_p = -f64::from(mass_bits) * std::f64::consts::LN_2;
-    let points: f64 = laws
-        .iter()
-        .map(|(l, n)| {
-            let d = if l.symmetric() { Direction::Remove } else { dir };
-            (l.quantile(d, ln_p, true) - l.quantile(d, ln_p, false)).max(0.0) / h.to_f64() * *n as f64
-        })
-        .sum();
-    if points.is_finite() && points > 4.0 * MAX_DIRECT as f64 {
-        return fallible!(Declined, "the direct convolution would hold about {points:.1e} grid points (limit {MAX_DIRECT})");
-    }
-    Ok(())
-}
-
 fn direct(laws: &Laws) -> bool {
     laws.iter().map(|(_, n)| *n).sum::<u64>() < FOURIER_MIN_N
 }
@@ -447,7 +424,6 @@ fn cached_profile(key: String, build: impl FnOnce() -> Fallible<(GridProfile, u6
 /// One direction's ends of [`pld_bracket`] (lower, upper) and its work.
 fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallible<(Float, Float, u64)> {
     let (mass_bits, tail_bits) = bits_for(q, laws);
-    direct_fits(laws, h, dir, mass_bits)?;
     let tradeoff = matches!(q, Query::Tradeoff(_));
     // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
     // rounded down instead (exact on atoms on the grid)
