@@ -110,10 +110,10 @@ impl Shuffle {
         let Some((tau, k, first)) = best else { return Ok(None) };
         let v = self.certify(&tau, k, first, |p, q, prec| {
             let num = p.sub(&Interval::from_rational(delta, prec));
-            (num.lo().is_sign_positive() && !num.lo().is_zero() && q.lo().is_sign_positive() && !q.lo().is_zero()).then(|| num.div(&q).ln())
+            (num.is_positive() && q.is_positive()).then(|| num.div(&q).ln())
         });
         // (a bound ε ≤ 0 says nothing)
-        Ok(v.filter(|v| v.lo().is_sign_positive() && !v.lo().is_zero()).map(|value| TestBound { tau, k, with_record_first: first, value }))
+        Ok(v.filter(|v| v.is_positive()).map(|value| TestBound { tau, k, with_record_first: first, value }))
     }
 
     /// The certified lower bound of δ(ε) (None: no test found gives a positive one).
@@ -125,7 +125,7 @@ impl Shuffle {
         let best = self.search(|p, q| p - e * q);
         let Some((tau, k, first)) = best else { return Ok(None) };
         let v = self.certify(&tau, k, first, |p, q, prec| Some(p.sub(&Interval::from_rational(eps, prec).exp().mul(&q))));
-        Ok(v.filter(|v| v.lo().is_sign_positive() && !v.lo().is_zero()).map(|value| TestBound { tau, k, with_record_first: first, value }))
+        Ok(v.filter(|v| v.is_positive()).map(|value| TestBound { tau, k, with_record_first: first, value }))
     }
 
     /// The (τ, k, direction) maximising `objective(P(S), Q(S))` over a grid of τ refined by golden

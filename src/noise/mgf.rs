@@ -580,7 +580,7 @@ impl Sub {
         let width = (x1 - x0) / PIECES as f64;
         // (ln r′ with r′ = Σ μᵢuᵢ, ln r, ln φ) at x; None where r′ or r is not certainly positive (the terms
         // underflow the exponent range at a tiny noise multiplier): the pieces there bound nothing (m = 0)
-        let ln_pos = |v: Interval| if v.lo().is_sign_positive() && !v.lo().is_zero() { Some(v.ln()) } else { None };
+        let ln_pos = |v: Interval| if v.is_positive() { Some(v.ln()) } else { None };
         let at = |x: f64| {
             let xi = Interval::from_float(&Float::with_val(p, x), p);
             let (u, slope) = s.terms(&xi);

@@ -152,8 +152,14 @@ impl Interval {
         Interval::new(lo, hi)
     }
 
+    /// Certainly ≥ 0: every point of the enclosure is.
     pub fn is_nonneg(&self) -> bool {
         self.lo >= 0
+    }
+
+    /// Certainly > 0: every point of the enclosure is (a −0 lower end is not).
+    pub fn is_positive(&self) -> bool {
+        self.lo > 0
     }
 
     pub fn to_f64(&self) -> f64 {

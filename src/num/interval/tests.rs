@@ -107,3 +107,14 @@ fn max_and_min_enclose_the_pointwise_extremes() {
     assert_eq!(ends(iv(5, 6).max(&iv(1, 2))), (5.0, 6.0));
     assert_eq!(ends(iv(5, 6).min(&iv(1, 2))), (1.0, 2.0));
 }
+
+#[test]
+fn sign_tests_are_certain() {
+    let p = 64;
+    let iv = |a: f64, b: f64| Interval::new(Float::with_val(p, a), Float::with_val(p, b));
+    assert!(iv(1e-300, 2.0).is_positive() && iv(1e-300, 2.0).is_nonneg());
+    // a lower end of 0 (or −0) is non-negative, not positive
+    assert!(!iv(0.0, 1.0).is_positive() && iv(0.0, 1.0).is_nonneg());
+    assert!(!iv(-0.0, 1.0).is_positive() && iv(-0.0, 1.0).is_nonneg());
+    assert!(!iv(-1e-300, 1.0).is_positive() && !iv(-1e-300, 1.0).is_nonneg());
+}
