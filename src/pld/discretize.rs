@@ -86,8 +86,16 @@ impl LossGrid {
 const FINE: i64 = 4;
 const FINE_FROM: f64 = 1e-12;
 
-/// Largest number of cells one discretisation may have.
-pub const MAX_CELLS: usize = 4_000_000;
+/// Largest number of cells one discretisation may have (both walks together). A cell keeps a split of four
+/// MPFR intervals (~0.5 kB at the grid's working precision) and, in the dominated law, up to `FINE` merge
+/// items (~0.3 kB each): ~1.6 GB at this limit, for each of the two laws one grid step builds at once.
+/// (4 million per walk let three subsampled Gaussian steps at σ = 1e-3 grow to 24 GB and be killed; the
+/// largest discretisation of `tightdp reproduce`, the engine-choice table and the test suites has under
+/// 20,000 cells.)
+pub const MAX_CELLS: usize = 1_000_000;
+
+/// Largest number of grid points of one dense discretised law (an interval each, ~0.13 kB: ~1 GB).
+const MAX_DENSE: i64 = 8_000_000;
 
 /// Widest cell (grid steps).
 const MAX_WIDTH: i64 = 1 << 20;
@@ -143,6 +151,11 @@ fn offset(law: &dyn LossLaw, dir: Direction, h: &Rational) -> Rational {
 /// while [`coarse_ok`] allows, walking out from the median until the mass beyond the last edge is below
 /// 2^-bits (or the support ends).
 pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32) -> Fallible<Cells> {
+    cells_within(law, dir, h, bits, p, MAX_CELLS)
+}
+
+/// [`cells`], with at most `max_cells` cells.
+fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32, max_cells: usize) -> Fallible<Cells> {
     if *h <= 0 {
         return crate::fallible!(Input, "the grid step must be positive, got {h}");
     }
@@ -183,8 +196,18 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
     let at = |k: i64| -> Fallible<Split> { law.split(dir, &(c.clone() + h.clone() * Rational::from(k)), p) };
     let tiny = Float::with_val(p, Float::i_exp(1, -(bits as i32)));
     let s0 = at(k0)?;
+    if spans_too_far(&at, k0, (bottom, top), &tiny)? {
+        return crate::fallible!(
+            Resource,
+            "the grid step {} is too fine for {}: its discretised law would span more than {MAX_DENSE} grid points",
+            crate::num::format::fmt_rational(h),
+            law.spec()
+        );
+    }
     // walk one way: `sign` +1 upward (stop when A[L ≥ edge] is tiny or past the top), −1 downward
-    let walk = |sign: i64, s0: &Split| -> Fallible<Vec<(i64, Split)>> {
+    // `cap`: cells this walk may add; `reach`: grid points it may span from the start (the dense law spans
+    // both walks' reach)
+    let walk = |sign: i64, s0: &Split, cap: usize, reach: i64| -> Fallible<Vec<(i64, Split)>> {
         let mut out: Vec<(i64, Split)> = Vec::new();
         let (mut k, mut s) = (k0, s0.clone());
         let mut w: i64 = 1;
@@ -194,10 +217,18 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
             if *beyond.hi() <= tiny || past {
                 return Ok(out);
             }
-            if out.len() > MAX_CELLS {
+            if (k - k0).abs() > reach {
                 return crate::fallible!(
                     Resource,
-                    "the grid step {} is too fine for {}: more than {MAX_CELLS} cells",
+                    "the grid step {} is too fine for {}: its discretised law would span more than {MAX_DENSE} grid points",
+                    crate::num::format::fmt_rational(h),
+                    law.spec()
+                );
+            }
+            if out.len() >= cap {
+                return crate::fallible!(
+                    Resource,
+                    "the grid step {} is too fine for {}: more than {max_cells} cells",
                     crate::num::format::fmt_rational(h),
                     law.spec()
                 );
@@ -234,10 +265,30 @@ pub fn cells(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u32)
             }
         }
     };
-    let up = walk(1, &s0)?;
-    let down = walk(-1, &s0)?;
+    let up = walk(1, &s0, max_cells, MAX_DENSE)?;
+    let up_reach = up.last().map_or(0, |(k, _)| k - k0);
+    let down = walk(-1, &s0, max_cells - up.len(), MAX_DENSE - up_reach)?;
     let (edges, splits) = in_order(down, (k0, s0), up);
     Ok(Cells { c, h: h.clone(), edges, splits })
+}
+
+/// True if the walks from k0 must span more than `MAX_DENSE` grid points, known from a few splits before
+/// any is walked: where more than `tiny` of the mass lies beyond the edge at k0 + d (below k0 − d), the
+/// walk upward (downward) cannot stop before passing it, so the cells span more than d_up + d_down points.
+/// (Three subsampled Gaussian steps at σ = 1e-3 walked 60,000 cells of ~1 ms MPFR splits, 95 s, before
+/// their span was known to be beyond the limit: 51 million points.)
+fn spans_too_far(at: &dyn Fn(i64) -> Fallible<Split>, k0: i64, ends: (Option<i64>, Option<i64>), tiny: &Float) -> Fallible<bool> {
+    let (bottom, top) = ends;
+    let (mut up, mut down) = (0i64, 0i64);
+    for d in (0..5).map(|j| MAX_DENSE >> j) {
+        if up == 0 && top.is_none_or(|t| k0 + d < t) && at(k0 + d)?.a_above.lo() > tiny {
+            up = d;
+        }
+        if down == 0 && bottom.is_none_or(|b| k0 - d > b) && at(k0 - d)?.a_below.lo() > tiny {
+            down = d;
+        }
+    }
+    Ok(up + down >= MAX_DENSE)
 }
 
 /// The edges and splits of the two walks from the start, in increasing order: `down` (walked downward, so
@@ -289,8 +340,8 @@ fn work_prec(h: &Rational, prec: u32) -> u32 {
 /// Dense masses over the grid indices [lo, hi].
 fn dense(lo: i64, hi: i64, p: u32) -> Fallible<Vec<Interval>> {
     let n = hi - lo + 1;
-    if !(1..=(64 * MAX_CELLS as i64)).contains(&n) {
-        return crate::fallible!(Resource, "a discretised law would span {n} grid points");
+    if !(1..=MAX_DENSE).contains(&n) {
+        return crate::fallible!(Resource, "a discretised law would span {n} grid points, more than {MAX_DENSE}");
     }
     Ok(vec![Interval::zero(p); n as usize])
 }
@@ -599,5 +650,39 @@ impl Bin {
             *slack = gap;
         }
         Some(self.a.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::noise::laplace::Laplace;
+
+    fn laplace() -> Laplace {
+        Laplace::new(Rational::from(1), Rational::from(1)).expect("a valid Laplace law")
+    }
+
+    /// A step so fine that the Laplace law's support spans 2e9 grid points is refused from a few splits,
+    /// before any cell is walked (three subsampled Gaussian steps at σ = 1e-3 once walked 4 million cells
+    /// per law, 24 GB, and then, bounded, 95 s of cells before their span was known).
+    #[test]
+    fn a_grid_spanning_beyond_the_dense_limit_is_refused_before_it_is_walked() {
+        let h = Rational::from((1, 1_000_000_000));
+        let e = cells(&laplace(), Direction::Remove, &h, 40, 96).expect_err("2e9 grid points are beyond the limit");
+        assert_eq!(e.kind(), ErrorKind::Resource, "{e}");
+        assert!(e.message().contains(&format!("would span more than {MAX_DENSE} grid points")), "{e}");
+    }
+
+    /// A walk that needs more cells than its limit stops at the limit with a resource refusal (its memory
+    /// bounded): the Laplace law at h = 1e-5 needs more than 1,000 cells, and has them under the real limit.
+    #[test]
+    fn a_walk_beyond_its_cell_limit_is_refused_at_the_limit() {
+        let h = Rational::from((1, 100_000));
+        let e = cells_within(&laplace(), Direction::Remove, &h, 40, 96, 1000).expect_err("more than 1000 cells");
+        assert_eq!(e.kind(), ErrorKind::Resource, "{e}");
+        assert!(e.message().contains("more than 1000 cells"), "{e}");
+        let cs = cells(&laplace(), Direction::Remove, &h, 40, 96).expect("within the limit");
+        assert!(cs.edges.len() > 1000 && cs.edges.len() <= MAX_CELLS, "{} cells", cs.edges.len());
     }
 }

@@ -61,7 +61,19 @@ fn absurdly_coarse_grid_is_a_zero_digit_bracket_not_a_panic() {
 /// A subsampled Gaussian of a tiny noise multiplier (σ = 1e-9: the subsampled terms e^{μx − η} underflow
 /// MPFR's exponent range): the planning sum allocated 2.8e10 doubles (an abort), the decay bound took the
 /// logarithm of a slope enclosure holding 0 (an internal error). It is now refused with one line.
+///
+/// At σ = 1e-3 the pld grid's discretisation walked 4 million cells per law (24 GB, an out-of-memory kill);
+/// then, bounded, 60,000 cells of ~1 ms each (95 s) before its span (51 million grid points) was known; the
+/// tilted engine's planning sums took 13 s (σ = 1e-3) and 39 s (σ = 1e-4). Each is now refused in well
+/// under a second, among the engines' reasons.
 #[test]
 fn a_tiny_subsampled_noise_multiplier_is_refused_not_an_abort() {
     refused(&["epsilon", "--mech", "gauss:sigma=1e-9,q=1/3,n=3", "--delta", "1e-5"], &["too fine"]);
+    for sigma in ["1e-3", "1e-4"] {
+        let mech = format!("gauss:sigma={sigma},q=1/3,n=3");
+        refused(
+            &["epsilon", "--mech", &mech, "--delta", "1e-5"],
+            &["no engine answers", "pld-grid: the grid step 1/100 is too fine", "more than 8000000 grid points"],
+        );
+    }
 }

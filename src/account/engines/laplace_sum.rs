@@ -50,6 +50,12 @@ use std::sync::Arc;
 /// n = 600: 5.3e8, 33 s; n = 1000: 2.3e9 at ε₀ = 1/10, where the tilted engine takes over).
 const MAX_WORK: f64 = 2.5e9;
 
+/// Highest first precision the engine takes (bits). The work model above is linear in the bits, which holds
+/// to a few thousand; the cancellation of (3) needs ~1.5·n·ε₀ bits, so a large ε₀ of a few releases ran
+/// for minutes in a handful of steps (a scale of 1e-6 given for an ε₀ of 1e-6: 1.5 million bits at n = 3;
+/// ε₀ = 1e4: 45,000 bits, over 120 s; ε₀ = 1000: 4,672 bits, 2.3 s). n = 1000 at ε₀ = 1 needs 3,700.
+const MAX_PREC: u32 = 1 << 13;
+
 /// Precision raises (×1.5 each) after the first, where the cancellation of (3) ate more than foreseen.
 const RAISES: u32 = 3;
 
@@ -96,7 +102,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)² steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
     // needs ~1.5·n·ε₀ bits) the pld grid answers
-    if sum.work() as f64 * f64::from(prec) > MAX_WORK {
+    if sum.work() as f64 * f64::from(prec) > MAX_WORK || prec > MAX_PREC {
         return Ok(None);
     }
     // (the progress bar's estimate only: ~1.4e-8 s per step and bit on this 2-core machine, some 10 δ for an
@@ -737,6 +743,11 @@ mod tests {
         let laws: Vec<(Arc<dyn LossLaw>, u64)> =
             vec![(Arc::new(crate::noise::laplace::Laplace::new(q("1/1000000"), q("1")).unwrap()), 300)];
         assert!(answer(&laws, Query::Epsilon(&q("1e-5")), 20, Trust::Exact).unwrap().is_none());
+        // and so is one of few releases beyond the precision limit (ε₀ = 1e4, n = 3: 45,000 bits ran over
+        // 120 s), where ε₀ = 1000 (4,672 bits) is answered here
+        let laplace = |scale: &str| -> Arc<dyn LossLaw> { Arc::new(crate::noise::laplace::Laplace::new(q(scale), q("1")).unwrap()) };
+        assert!(answer(&[(laplace("1/10000"), 3)], Query::Epsilon(&q("1e-5")), 20, Trust::Exact).unwrap().is_none());
+        assert!(answer(&[(laplace("1/1000"), 3)], Query::Delta(&q("2999")), 20, Trust::Exact).unwrap().is_some());
         let s = LaplaceSum::new(&(q("1") + q("1/1000000000000000")), 6).unwrap();
         assert!(!holds(&s.delta(&q("1"), 300), "0.5635747438886490180847427"));
     }
