@@ -159,13 +159,17 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
     if *h <= 0 {
         return crate::fallible!(Input, "the grid step must be positive, got {h}");
     }
+    // every size refusal names the step and the law, then why
+    let too_fine =
+        |why: &str| crate::err!(Resource, "the grid step {} is too fine for {}{why}", crate::num::format::fmt_rational(h), law.spec());
+    let too_wide = || too_fine(&format!(": its discretised law would span more than {MAX_DENSE} grid points"));
     let c = offset(law, dir, h);
     let range = law.range(dir);
     let (hf, cf) = (h.to_f64(), c.to_f64());
     let index = |x: f64| -> Fallible<i64> {
         let k = ((x - cf) / hf).round();
         if !k.is_finite() || k.abs() > 4e18 {
-            return crate::fallible!(Resource, "the grid step {} is too fine for {}", crate::num::format::fmt_rational(h), law.spec());
+            return Err(too_fine(""));
         }
         Ok(k as i64)
     };
@@ -197,12 +201,7 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
     let tiny = Float::with_val(p, Float::i_exp(1, -(bits as i32)));
     let s0 = at(k0)?;
     if spans_too_far(&at, k0, (bottom, top), &tiny)? {
-        return crate::fallible!(
-            Resource,
-            "the grid step {} is too fine for {}: its discretised law would span more than {MAX_DENSE} grid points",
-            crate::num::format::fmt_rational(h),
-            law.spec()
-        );
+        return Err(too_wide());
     }
     // walk one way: `sign` +1 upward (stop when A[L ≥ edge] is tiny or past the top), −1 downward
     // `cap`: cells this walk may add; `reach`: grid points it may span from the start (the dense law spans
@@ -218,20 +217,10 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
                 return Ok(out);
             }
             if (k - k0).abs() > reach {
-                return crate::fallible!(
-                    Resource,
-                    "the grid step {} is too fine for {}: its discretised law would span more than {MAX_DENSE} grid points",
-                    crate::num::format::fmt_rational(h),
-                    law.spec()
-                );
+                return Err(too_wide());
             }
             if out.len() >= cap {
-                return crate::fallible!(
-                    Resource,
-                    "the grid step {} is too fine for {}: more than {max_cells} cells",
-                    crate::num::format::fmt_rational(h),
-                    law.spec()
-                );
+                return Err(too_fine(&format!(": more than {max_cells} cells")));
             }
             crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
             if let Some(f) = fixed {

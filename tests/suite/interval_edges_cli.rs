@@ -68,7 +68,10 @@ fn absurdly_coarse_grid_is_a_zero_digit_bracket_not_a_panic() {
 /// under a second, among the engines' reasons.
 #[test]
 fn a_tiny_subsampled_noise_multiplier_is_refused_not_an_abort() {
-    refused(&["epsilon", "--mech", "gauss:sigma=1e-9,q=1/3,n=3", "--delta", "1e-5"], &["too fine"]);
+    refused(
+        &["epsilon", "--mech", "gauss:sigma=1e-9,q=1/3,n=3", "--delta", "1e-5"],
+        &["no engine answers", "tilted-fourier", "pld-grid: the grid step 1/100 is too fine"],
+    );
     for sigma in ["1e-3", "1e-4"] {
         let mech = format!("gauss:sigma={sigma},q=1/3,n=3");
         refused(
