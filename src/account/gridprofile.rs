@@ -41,6 +41,11 @@ pub trait GridTails: Send + Sync + std::fmt::Debug {
     fn atoms(&self) -> u64 {
         0
     }
+    /// ln A[V ≥ m] and ln B[V ≥ m] in f64, where an uncertified inversion gives them at a fraction of a
+    /// certified one's cost (for the search's starting point only, never a value); None otherwise.
+    fn ln_tails_f64(&self, _m: i64) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// Tails from the composed law built entry by entry (prefix sums of interval masses).
@@ -122,6 +127,8 @@ pub struct FourierGridTails {
     b: FourierTails,
     scale_a: Interval,
     scale_b: Interval,
+    /// ln of the scales' midpoints (f64: the scales underflow it for many steps)
+    ln_scales: (f64, f64),
     range: (i64, i64),
     c: Rational,
     h: Rational,
@@ -160,10 +167,12 @@ impl FourierGridTails {
         let (c, h, inf) = frame_of(factors, &bases)?;
         let a = FourierTails::new(fa, bits)?;
         let (mean, sd) = a.mean_sd();
+        let ln_mid = |s: &Interval| s.mid().ln().to_f64();
         Ok(FourierGridTails {
             atoms,
             a,
             b: FourierTails::new(fb, bits)?,
+            ln_scales: (ln_mid(&scale_a), ln_mid(&scale_b)),
             scale_a,
             scale_b,
             range: (0, hi),
@@ -268,6 +277,12 @@ impl GridTails for FourierGridTails {
     fn atoms(&self) -> u64 {
         self.atoms
     }
+
+    fn ln_tails_f64(&self, m: i64) -> Option<(f64, f64)> {
+        let la = self.a.ln_tail_f64(m, true) + self.ln_scales.0;
+        let lb = self.b.ln_tail_f64(m, true) + self.ln_scales.1;
+        (!la.is_nan() && !lb.is_nan()).then_some((la, lb))
+    }
 }
 
 /// C = Σ n_i (c_i + h min_i), the step, and 1 − Π(1 − a_{∞,i})^{n_i} of a composition of grid laws.
@@ -354,10 +369,29 @@ impl GridProfile {
         }
         let (_, vmax) = self.tails.range();
         let kmax = vmax.max(k0 + 1);
-        let knot_delta = |k: i64| self.delta_on(k, &self.knot(k));
-        let above = |k: i64| knot_delta(k).map(|d| d.lo() > dl.hi()).unwrap_or(false);
-        let below = |k: i64| knot_delta(k).map(|d| d.hi() < dl.lo()).unwrap_or(false);
-        let Some((a, b)) = search::knot_bracket_from(k0, kmax, self.hint(delta).clamp(k0, kmax), above, below) else {
+        // a knot whose tails decline is undecided (neither above nor below δ); a tail refused for the work
+        // budget ends the search, and the query with it
+        let spent: std::cell::RefCell<Option<crate::error::Error>> = Default::default();
+        let knot_delta = |k: i64| -> Option<Interval> {
+            if spent.borrow().is_some() {
+                return None;
+            }
+            match self.delta_on(k, &self.knot(k)) {
+                Ok(d) => Some(d),
+                Err(e) if e.kind() == crate::error::ErrorKind::Resource => {
+                    *spent.borrow_mut() = Some(e);
+                    None
+                }
+                Err(_) => None,
+            }
+        };
+        let above = |k: i64| knot_delta(k).is_some_and(|d| d.lo() > dl.hi());
+        let below = |k: i64| knot_delta(k).is_some_and(|d| d.hi() < dl.lo());
+        let found = search::knot_bracket_from(k0, kmax, self.hint(delta, k0, kmax), above, below);
+        if let Some(e) = spent.take() {
+            return Err(e);
+        }
+        let Some((a, b)) = found else {
             // no knot of the window certifies δ(ε) < δ (δ at or below the mass at +∞, where δ(ε) never
             // falls below it, or a window too short): the upper end is +∞, the lower end the largest
             // knot that certifies δ(ε) > δ
@@ -474,10 +508,87 @@ impl GridProfile {
         Ok(clip01(f))
     }
 
-    /// A guess of the segment where δ(ε) crosses δ: the Gaussian approximation L ~ N(m, s²) of the composed
+    /// A guess of the first knot in [k0, kmax] where δ(ε) falls below δ: the Gaussian guess
+    /// ([`Self::gaussian_hint`]), moved to the crossing of the tails' f64 inversion where they have one (not
+    /// certified: it only starts the certified search, whose every knot costs two certified inversions —
+    /// from the Gaussian guess alone the search gallops and bisects over thousands of knots, a hundred
+    /// inversions at 10¹² steps).
+    fn hint(&self, delta: &Rational, k0: i64, kmax: i64) -> i64 {
+        let k = self.gaussian_hint(delta).clamp(k0, kmax);
+        self.f64_crossing(k, delta.to_f64(), k0, kmax).unwrap_or(k)
+    }
+
+    /// The first knot k in [k0, kmax] with δ(ε_k) < δ by the f64 tails, searched from `k`: a gallop (from a
+    /// tenth of a standard deviation of V, doubling) brackets the crossing, then regula falsi on
+    /// ln δ(ε_k) − ln δ, every third step a bisection, narrows it to one knot. None where the tails have no
+    /// f64 inversion or it does not give a bracket within 200 evaluations.
+    fn f64_crossing(&self, k: i64, d: f64, k0: i64, kmax: i64) -> Option<i64> {
+        let inf = self.inf.mid().to_f64();
+        let (hf, cf) = (self.h.to_f64(), self.c.to_f64());
+        // ln δ(ε_k) − ln δ on segment k's left knot: δ = a_∞ + A[V ≥ k + 1] − e^{ε_k} B[V ≥ k + 1]
+        let g = |k: i64| -> Option<f64> {
+            let (la, lb) = self.tails.ln_tails_f64(k.checked_add(1)?)?;
+            let v = inf + la.exp() - (cf + hf * k as f64 + lb).exp();
+            Some(if v > 0.0 { v.ln() - d.ln() } else { f64::NEG_INFINITY })
+        };
+        let mut evals = 0u32;
+        let mut at = |k: i64| -> Option<f64> {
+            evals += 1;
+            if evals > 200 {
+                return None;
+            }
+            g(k).filter(|v| !v.is_nan())
+        };
+        let step0 = ((0.1 * self.tails.moments().1.sqrt()) as i64).max(1);
+        // (lo, flo) above δ, (hi, fhi) below it
+        let fk = at(k)?;
+        let ((mut lo, mut flo), (mut hi, mut fhi)) = if fk >= 0.0 {
+            let (mut lo, mut flo, mut step) = (k, fk, step0);
+            loop {
+                if lo >= kmax {
+                    return None;
+                }
+                let next = lo.saturating_add(step).min(kmax);
+                let f = at(next)?;
+                if f < 0.0 {
+                    break ((lo, flo), (next, f));
+                }
+                (lo, flo, step) = (next, f, step.saturating_mul(2));
+            }
+        } else {
+            let (mut hi, mut fhi, mut step) = (k, fk, step0);
+            loop {
+                if hi <= k0 {
+                    return Some(k0);
+                }
+                let next = hi.saturating_sub(step).max(k0);
+                let f = at(next)?;
+                if f >= 0.0 {
+                    break ((next, f), (hi, fhi));
+                }
+                (hi, fhi, step) = (next, f, step.saturating_mul(2));
+            }
+        };
+        let mut round = 0u32;
+        while hi - lo > 1 {
+            round += 1;
+            let span = (hi - lo) as f64;
+            let x = if !round.is_multiple_of(3) && fhi.is_finite() { lo as f64 + span * flo / (flo - fhi) } else { lo as f64 + 0.5 * span };
+            let m = (x.round() as i64).clamp(lo + 1, hi - 1);
+            let f = at(m)?;
+            if f >= 0.0 {
+                (lo, flo) = (m, f);
+            } else {
+                (hi, fhi) = (m, f);
+            }
+        }
+        Some(hi)
+    }
+
+    /// The Gaussian guess of the segment where δ(ε) crosses δ: the approximation L ~ N(m, s²) of the composed
     /// loss, whose δ(ε) = Φ̄((ε − m)/s) − e^ε Φ̄((ε − m + s²)/s), solved by bisection (f64, not certified:
     /// it only starts the certified search).
-    fn hint(&self, delta: &Rational) -> i64 {
+    fn gaussian_hint(&self, delta: &Rational) -> i64 {
         use crate::num::special::normal_sf_f64;
         let (mv, vv) = self.tails.moments();
         let (hf, cf) = (self.h.to_f64(), self.c.to_f64());
@@ -572,6 +683,30 @@ mod tests {
                     assert!(du.delta(&q(e)).unwrap().overlaps(&fu.delta(&q(e)).unwrap()), "δ({e})");
                 }
             }
+        }
+    }
+
+    /// The f64 inversion's crossing is the certified search's knot: δ at it is certainly below δ, at the
+    /// knot before certainly above (10,000 Gaussian steps on the grid, where the Gaussian guess is off by
+    /// dozens of knots).
+    #[test]
+    fn the_f64_crossing_is_the_certified_knot() {
+        let p = 128;
+        let g = Gaussian::new(q("4"), q("1")).unwrap();
+        let h = q("1/40");
+        let u = upper(&g, Direction::Remove, &h, 90, p).unwrap();
+        let fu = GridProfile::new(Box::new(FourierGridTails::new(&[(u, 10_000)], 60).unwrap()), p);
+        for d in ["1e-6", "1e-3"] {
+            let d = q(d);
+            let dl = Interval::from_rational(&d, p + 32);
+            let k0 = fu.segment_of(&Rational::from(0)).unwrap();
+            let (_, kmax) = fu.tails.range();
+            let k = fu.f64_crossing(fu.gaussian_hint(&d).clamp(k0, kmax), d.to_f64(), k0, kmax).unwrap();
+            // (the Gaussian guess is 37 and 38 knots beyond it)
+            assert_ne!(fu.gaussian_hint(&d), k, "δ = {d}: the Gaussian guess is already the knot");
+            let at = |k: i64| fu.delta_on(k, &fu.knot(k)).unwrap();
+            assert!(at(k).hi() < dl.lo(), "δ = {d}: δ at knot {k} is {}", at(k));
+            assert!(at(k - 1).lo() > dl.hi(), "δ = {d}: δ at knot {} is {}", k - 1, at(k - 1));
         }
     }
 

@@ -84,6 +84,10 @@ pub fn knot_bracket_from(
             let (a, _) = integer_boundary(lo, hi, |m| !above(m));
             return Some((Some(a), b));
         }
+        // (a predicate that changed its answer at k0 — its oracle stopped answering — ends the search)
+        if lo == k0 {
+            return Some((None, b));
+        }
         hi = lo;
         step = step.saturating_mul(2);
     }
@@ -209,6 +213,22 @@ pub fn gaussian_epsilon(eta: &Rational, delta_target: &Rational, digits: u32, pr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A predicate whose oracle stops answering mid-search (a work limit met: every later knot reads
+    /// "undecided") ends the search instead of galloping at k0 forever.
+    #[test]
+    fn a_predicate_that_stops_answering_ends_the_knot_search() {
+        let calls = std::cell::Cell::new(0u32);
+        // δ crosses between knots 40 and 41; `above` answers its first question (k0) only
+        let above = |k: i64| {
+            calls.set(calls.get() + 1);
+            calls.get() <= 1 && k <= 40
+        };
+        let r = knot_bracket_from(0, 1000, 50, above, |k| k > 40);
+        assert_eq!(r, Some((None, 41)));
+        // answering throughout, the lower knot is found
+        assert_eq!(knot_bracket_from(0, 1000, 50, |k| k <= 40, |k| k > 40), Some((Some(40), 41)));
+    }
 
     /// δ(ε) = e^{−ε} (a stand-in profile with a known inverse): ε(δ) = ln(1/δ).
     #[test]

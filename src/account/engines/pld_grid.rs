@@ -3,7 +3,9 @@
 //! composed by the certified lattice Fourier inversion (`account::gridprofile`); the true value lies between
 //! the two. Their gap is of second order in h: the engine starts at h = 10⁻², predicts from the first
 //! bracket the step that meets the digits asked, and refines within `Options::grid_work` (a work budget
-//! counted in operations, never seconds). With `Method::Grid` the step is the one given. Laws whose losses
+//! counted in operations, never seconds, checked before every inversion, so that it holds within a step
+//! too: a step that would overrun it is not finished, and the last bracket stands or the engine declines).
+//! With `Method::Grid` the step is the one given. Laws whose losses
 //! lie on a lattice (randomized response, the discrete Gaussian and Laplace) are discretised exactly when
 //! the step divides theirs: every law on one: that step, once; beside other laws, the refinement's steps
 //! are taken as divisors of theirs.
@@ -67,7 +69,8 @@ impl LawEngine for PldGrid {
 /// The pld grid at a given step.
 fn fixed(job: &Job, h: &Rational) -> Fallible<Certified> {
     let (q, laws, trust) = (job.q, job.laws, job.trust);
-    let (iv, _) = pld_bracket(q, laws, h)?;
+    // (a step the caller fixed is run whatever its work: the size limits still hold)
+    let (iv, _) = pld_bracket(q, laws, h, u64::MAX)?;
     let c = Certified::new(iv, Engine::Pld, trust, pld_detail(laws, h))?;
     if c.meets(job.digits) {
         return Ok(c);
@@ -91,7 +94,7 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     if let Some(step) = exact_step(laws) {
         // (a hundred nodes per atom: the work of a smooth law's inversion)
         if 100.0 * estimated_points(laws, &step, mass_bits) <= budget as f64 {
-            match pld_bracket(q, laws, &step) {
+            match pld_bracket(q, laws, &step, budget) {
                 Ok((iv, _)) => {
                     let detail = pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)";
                     return Certified::new(iv, Engine::Pld, trust, detail);
@@ -116,8 +119,16 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     let mut limit: Option<String> = None;
     loop {
         let t0 = std::time::Instant::now(); // (the trace only)
-        let (iv, points) = match pld_bracket(q, laws, &h) {
+        let (iv, points) = match pld_bracket(q, laws, &h, budget.saturating_sub(spent)) {
             Ok(r) => r,
+            // the budget spent within a finer step: the best bracket so far stands
+            Err(e) if best.is_some() && over_budget(&e) => {
+                limit = Some(format!(
+                    "the work budget ({budget} units, {spent} spent before it; raise --grid-budget for a finer grid) ends within the next finer step, h = {}",
+                    fmt_rational(&h)
+                ));
+                break;
+            }
             // a finer grid beyond a limit: the best bracket so far stands
             Err(e) if best.is_some() && refused_by_limits(&e) => {
                 limit = Some(format!("the next finer step, h = {}, exceeds a size limit ({e})", fmt_rational(&h)));
@@ -220,6 +231,13 @@ impl Refinement {
 /// then keeps what it has; any other error surfaces.
 fn refused_by_limits(e: &crate::error::Error) -> bool {
     e.is_declined() || e.kind() == crate::error::ErrorKind::Resource
+}
+
+/// The opening of a step's refusal when its work would exceed what is left of the budget.
+const OVER_BUDGET: &str = "the work budget is spent within the step";
+
+fn over_budget(e: &crate::error::Error) -> bool {
+    e.kind() == crate::error::ErrorKind::Resource && e.message().starts_with(OVER_BUDGET)
 }
 
 fn width(iv: &Interval) -> f64 {
@@ -426,7 +444,7 @@ fn cached_profile(key: String, build: impl FnOnce() -> Fallible<(GridProfile, u6
 }
 
 /// One direction's ends of [`pld_bracket`] (lower, upper) and its work.
-fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallible<(Float, Float, u64)> {
+fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction, allow: u64) -> Fallible<(Float, Float, u64)> {
     let (mass_bits, tail_bits) = bits_for(q, laws);
     let tradeoff = matches!(q, Query::Tradeoff(_));
     // kind 0: dominating; 1: dominated by balanced merging; 2: dominated with the laws that have atoms
@@ -470,16 +488,24 @@ fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallibl
     };
     let (pu, pl) = rayon::join(|| profile(0), || profile(1));
     // a query's inversions: their nodes (a tail kept from an earlier query counts again, so the count is
-    // the same whatever ran before) times the atoms each node evaluates
+    // the same whatever ran before) times the atoms each node evaluates; no tail is asked once they reach
+    // what `allow` leaves (the budget holds within a step: a first step of 10^12 subsampled Gaussians, its
+    // ε search four hundred inversions of 55,000 nodes, took seven minutes for no digit)
     let ask = |p: &GridProfile| -> Fallible<Interval> {
-        let before = crate::fourier::lattice::work_meter();
-        let r = match q {
+        use crate::fourier::lattice::{with_work_limit, work_meter};
+        let before = work_meter();
+        let room = allow.saturating_sub(work.load(std::sync::atomic::Ordering::Relaxed)) / p.atoms().max(1);
+        let (r, refused) = with_work_limit(before.saturating_add(room), || match q {
             Query::Epsilon(d) => p.epsilon(d),
             Query::Delta(e) => p.delta(e),
             Query::Tradeoff(a) => p.tradeoff(a),
-        };
-        let nodes = crate::fourier::lattice::work_meter().saturating_sub(before);
+        });
+        let nodes = work_meter().saturating_sub(before);
         work.fetch_add(nodes.saturating_mul(p.atoms()), std::sync::atomic::Ordering::Relaxed);
+        // (a refused tail ends the step even where the search read it as undecided and went on)
+        if refused {
+            return fallible!(Resource, "{OVER_BUDGET} h = {h} ({allow} work units were left for it; raise --grid-budget)");
+        }
         r
     };
     let u = ask(&*pu?)?;
@@ -489,7 +515,7 @@ fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallibl
     let lower_of = |p: Fallible<Arc<GridProfile>>| -> Fallible<Interval> {
         match p.and_then(|p| ask(&p)) {
             Ok(l) => Ok(l),
-            Err(e) if refused_by_limits(&e) => {
+            Err(e) if refused_by_limits(&e) && !over_budget(&e) => {
                 if std::env::var_os("TIGHTDP_TRACE").is_some() {
                     eprintln!("pld grid: the dominated law at h = {h} declined ({e}): the trivial bound for this direction");
                 }
@@ -517,13 +543,13 @@ fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction) -> Fallibl
 /// the larger over the directions, and its work: per composed law, the atoms of its discretised factors
 /// times the nodes of one inversion, or ten per interval product of the direct convolution (counts that
 /// depend on the laws and h only).
-fn pld_bracket(q: Query, laws: &Laws, h: &Rational) -> Fallible<(Interval, u64)> {
+fn pld_bracket(q: Query, laws: &Laws, h: &Rational, allow: u64) -> Fallible<(Interval, u64)> {
     let tradeoff = matches!(q, Query::Tradeoff(_));
     let mut lo: Option<Float> = None;
     let mut hi: Option<Float> = None;
     let mut spent = 0u64;
     for &dir in directions(laws) {
-        let (dlo, dhi, work) = one_direction(q, laws, h, dir)?;
+        let (dlo, dhi, work) = one_direction(q, laws, h, dir, allow.saturating_sub(spent))?;
         let pick = |acc: Option<Float>, v: Float| -> Float {
             match acc {
                 Some(x) if (x >= v) != tradeoff => x,

@@ -154,6 +154,7 @@ impl FourierTails {
     }
 
     fn cached(&self, m: i64, upper: bool) -> Fallible<Interval> {
+        within_limit()?;
         if let Some((v, nodes)) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(m, upper)) {
             meter_add(*nodes);
             return Ok(v.clone());
@@ -555,6 +556,40 @@ fn meter_add(nodes: u64) {
 /// The nodes counted on this thread so far ([`METER`]); a caller measures a query by the difference.
 pub fn work_meter() -> u64 {
     METER.with(|m| m.get())
+}
+
+thread_local! {
+    /// The meter reading at which this thread's tails are refused ([`with_work_limit`]), and whether one was.
+    static LIMIT: std::cell::Cell<(u64, bool)> = const { std::cell::Cell::new((u64::MAX, false)) };
+}
+
+/// Runs `f` with every tail asked on this thread refused (`Resource`) once [`work_meter`] reads `limit` or
+/// more: a work budget that holds within a query, not only between queries. The check is made before every
+/// tail, served from the cache or not, so the refusal comes at the same tail whatever ran before. Returns
+/// `f`'s result and whether a tail was refused (a search that reads a refused tail as "undecided" still
+/// tells its caller so).
+pub fn with_work_limit<R>(limit: u64, f: impl FnOnce() -> R) -> (R, bool) {
+    struct Restore((u64, bool));
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LIMIT.with(|l| l.set(self.0));
+        }
+    }
+    let restore = Restore(LIMIT.with(|l| l.replace((limit, false))));
+    let r = f();
+    let refused = LIMIT.with(|l| l.get().1);
+    drop(restore);
+    (r, refused)
+}
+
+/// The refusal of a tail asked at or beyond the work limit.
+fn within_limit() -> Fallible<()> {
+    let (used, (limit, _)) = (work_meter(), LIMIT.with(|l| l.get()));
+    if used >= limit {
+        LIMIT.with(|l| l.set((limit, true)));
+        return crate::fallible!(Resource, "the inversions' work limit is met ({used} nodes counted on this thread, limit {limit})");
+    }
+    Ok(())
 }
 
 /// Live nodes from which one inversion evaluates them on all threads.

@@ -179,3 +179,33 @@ fn the_walk_declines_a_dear_inversion_before_evaluating() {
     let e = ft.le(mean as i64).unwrap_err();
     assert!(e.is_declined() && e.message().contains("more than 100000 live nodes"), "{e}");
 }
+
+/// The work limit refuses a tail once the meter reaches it — served from the cache or not, so the refusal
+/// comes at the same tail whatever was asked before — and is lifted when its scope ends.
+#[test]
+fn a_work_limit_refuses_tails_cached_or_not_within_its_scope() {
+    let ft = FourierTails::new(vec![Factor { law: Law::gauss(&q("2.5")), n: 300, w: 1 }], 90).unwrap();
+    let (mean, sd) = ft.mean_sd();
+    let m = (mean + 3.0 * sd) as i64;
+    // one tail's nodes, measured on the meter
+    let before = work_meter();
+    let first = ft.ge(m).unwrap();
+    let nodes = work_meter() - before;
+    assert!(nodes > 0, "the tail evaluated no node");
+    // a cached tail counts its nodes again
+    let before = work_meter();
+    assert_eq!(ft.ge(m).unwrap(), first);
+    assert_eq!(work_meter() - before, nodes);
+    // room for one tail: the first is served, the second (the same, cached) refused
+    let start = work_meter();
+    let (r, refused) = with_work_limit(start + 1, || (ft.ge(m), ft.ge(m), ft.ge(m + 1)));
+    assert!(refused);
+    assert_eq!(r.0.unwrap(), first);
+    for e in [r.1.unwrap_err(), r.2.unwrap_err()] {
+        assert_eq!(e.kind(), crate::error::ErrorKind::Resource, "{e}");
+        assert!(e.message().contains("work limit"), "{e}");
+    }
+    // a scope whose tails all fit says so; outside any scope the tails are served again
+    assert!(!with_work_limit(work_meter() + nodes + 1, || ft.ge(m).unwrap()).1);
+    assert_eq!(ft.ge(m).unwrap(), first);
+}
