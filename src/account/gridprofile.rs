@@ -364,9 +364,6 @@ impl GridProfile {
         let dl = Interval::from_rational(delta, p);
         let zero = Rational::from(0);
         let k0 = self.segment_of(&zero)?;
-        if self.delta(&zero)?.hi() <= dl.lo() {
-            return Ok(Interval::zero(self.prec));
-        }
         let (_, vmax) = self.tails.range();
         let kmax = vmax.max(k0 + 1);
         // a knot whose tails decline is undecided (neither above nor below δ); a tail refused for the work
@@ -387,9 +384,15 @@ impl GridProfile {
         };
         let above = |k: i64| knot_delta(k).is_some_and(|d| d.lo() > dl.hi());
         let below = |k: i64| knot_delta(k).is_some_and(|d| d.hi() < dl.lo());
-        let found = search::knot_bracket_from(k0, kmax, self.hint(delta, k0, kmax), above, below);
+        let found = search::knot_bracket_near(k0, kmax, self.hint(delta, k0, kmax), above, below);
         if let Some(e) = spent.take() {
             return Err(e);
+        }
+        // ε = 0 when δ(0) ≤ δ; a knot a ≥ 0 certainly above δ already certifies δ(0) ≥ δ(ε_a) > δ, and spares
+        // the tails at ε = 0 (the dearest of the query: in the bulk, at the floor of the tilt)
+        let certainly_positive = matches!(found, Some((Some(a), _)) if self.knot(a) >= 0);
+        if !certainly_positive && self.delta(&zero)?.hi() <= dl.lo() {
+            return Ok(Interval::zero(self.prec));
         }
         let Some((a, b)) = found else {
             // no knot of the window certifies δ(ε) < δ (δ at or below the mass at +∞, where δ(ε) never

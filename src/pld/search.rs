@@ -44,6 +44,32 @@ pub fn knot_bracket_from(
     above: impl Fn(i64) -> bool,
     below: impl Fn(i64) -> bool,
 ) -> Option<(Option<i64>, i64)> {
+    bracket_from(k0, kmax, hint, above, below, true)
+}
+
+/// As [`knot_bracket_from`], without first asking `above(k0)`: the lower knot is searched down from the
+/// upper one at once (None only if no knot down to k0 is above). For predicates that cost most at k0 — the
+/// pld grid's tails at ε = 0 sit in the bulk of the law, where an inversion needs the most nodes — and a
+/// good hint, the search then never evaluates k0. Where `above(k0)` is false but a later knot's is true
+/// (enclosures too wide at k0), it finds that knot: a narrower bracket, as certain.
+pub fn knot_bracket_near(
+    k0: i64,
+    kmax: i64,
+    hint: i64,
+    above: impl Fn(i64) -> bool,
+    below: impl Fn(i64) -> bool,
+) -> Option<(Option<i64>, i64)> {
+    bracket_from(k0, kmax, hint, above, below, false)
+}
+
+fn bracket_from(
+    k0: i64,
+    kmax: i64,
+    hint: i64,
+    above: impl Fn(i64) -> bool,
+    below: impl Fn(i64) -> bool,
+    probe_k0: bool,
+) -> Option<(Option<i64>, i64)> {
     if kmax < k0 {
         return None;
     }
@@ -73,7 +99,7 @@ pub fn knot_bracket_from(
             step = step.saturating_mul(2);
         }
     };
-    if b == k0 || !above(k0) {
+    if b == k0 || (probe_k0 && !above(k0)) {
         return Some((None, b));
     }
     // a < b with above(a), searched down from b
@@ -228,6 +254,21 @@ mod tests {
         assert_eq!(r, Some((None, 41)));
         // answering throughout, the lower knot is found
         assert_eq!(knot_bracket_from(0, 1000, 50, |k| k <= 40, |k| k > 40), Some((Some(40), 41)));
+    }
+
+    /// The near search finds the same knots without asking k0 when the hint is good, and None for the
+    /// lower knot when no knot down to k0 is above.
+    #[test]
+    fn the_near_search_spares_k0() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let above = |k: i64| {
+            asked.borrow_mut().push(k);
+            k <= 40
+        };
+        assert_eq!(knot_bracket_near(0, 1000, 41, above, |k| k > 40), Some((Some(40), 41)));
+        assert!(!asked.borrow().contains(&0), "asked {:?}", asked.borrow());
+        assert_eq!(knot_bracket_from(0, 1000, 41, |k| k <= 40, |k| k > 40), Some((Some(40), 41)));
+        assert_eq!(knot_bracket_near(0, 1000, 50, |_| false, |k| k > 40), Some((None, 41)));
     }
 
     /// δ(ε) = e^{−ε} (a stand-in profile with a known inverse): ε(δ) = ln(1/δ).

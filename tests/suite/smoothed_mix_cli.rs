@@ -1,6 +1,6 @@
 //! The smoothed inversion on a mixture of discrete Gaussian and discrete Laplace noise (issue #33 item 3,
 //! docs/smoothed-fourier.md §8): 200 distinct σ² (random integers in [1, 10⁴], Python's random.seed(3),
-//! the task's /tmp/mix2.txt) with 50 queries of DLap(4). Its loss slopes share no practical lattice, so
+//! the list below) with 50 queries of DLap(4). Its loss slopes share no practical lattice, so
 //! no exact engine answers; the checks are cross-checks between independent brackets of the same ε —
 //! the f64 tier's (other nodes, other smoothing, double-precision arithmetic), a 20-digit bracket at
 //! another smoothing w, and the zCDP (CKS) upper bound — and the digits claimed.

@@ -582,6 +582,18 @@ pub fn with_work_limit<R>(limit: u64, f: impl FnOnce() -> R) -> (R, bool) {
     (r, refused)
 }
 
+/// Uncertified (f64) nodes per node of the meter: an f64 node costs well under a sixteenth of a certified one.
+const F64_NODE_SHARE: u64 = 16;
+
+/// [`within_limit`] for an uncertified guess: refused without marking the scope's tails refused.
+fn within_limit_quietly() -> Fallible<()> {
+    let (used, (limit, _)) = (work_meter(), LIMIT.with(|l| l.get()));
+    if used >= limit {
+        return crate::fallible!(Resource, "the inversions' work limit is met");
+    }
+    Ok(())
+}
+
 /// The refusal of a tail asked at or beyond the work limit.
 fn within_limit() -> Fallible<()> {
     let (used, (limit, _)) = (work_meter(), LIMIT.with(|l| l.get()));
@@ -630,6 +642,11 @@ impl FourierTails {
                 return 0.0;
             }
         }
+        // (priced on the node meter at a sixteenth of a certified node, and refused — NaN, no guess — once
+        // the work limit is met: a search's guesses spend the same budget as its certified tails)
+        if within_limit_quietly().is_err() {
+            return f64::NAN;
+        }
         let Ok(Plan { c, nodes: nf, .. }) = self.plan(s, m, 40) else { return f64::NAN };
         let g = |th: f64| -> Complex64 {
             let z = Complex64::new(c, th);
@@ -656,6 +673,7 @@ impl FourierTails {
             }
             l += 1.0;
         }
+        meter_add((l as u64).div_ceil(F64_NODE_SHARE));
         (sum / nf).abs().ln() + g0
     }
 }
