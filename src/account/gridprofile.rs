@@ -366,28 +366,12 @@ impl GridProfile {
         let k0 = self.segment_of(&zero)?;
         let (_, vmax) = self.tails.range();
         let kmax = vmax.max(k0 + 1);
-        // a knot whose tails decline is undecided (neither above nor below δ); a tail refused for the work
-        // budget ends the search, and the query with it
-        let spent: std::cell::RefCell<Option<crate::error::Error>> = Default::default();
-        let knot_delta = |k: i64| -> Option<Interval> {
-            if spent.borrow().is_some() {
-                return None;
-            }
-            match self.delta_on(k, &self.knot(k)) {
-                Ok(d) => Some(d),
-                Err(e) if e.kind() == crate::error::ErrorKind::Resource => {
-                    *spent.borrow_mut() = Some(e);
-                    None
-                }
-                Err(_) => None,
-            }
-        };
-        let above = |k: i64| knot_delta(k).is_some_and(|d| d.lo() > dl.hi());
-        let below = |k: i64| knot_delta(k).is_some_and(|d| d.hi() < dl.lo());
+        // a knot whose tails decline is undecided (neither above nor below δ); so is one whose tails the work
+        // limit refuses (each refused at once: the caller's `with_work_limit` reports it and ends the query)
+        let knot_delta = |k: i64| self.delta_on(k, &self.knot(k));
+        let above = |k: i64| knot_delta(k).map(|d| d.lo() > dl.hi()).unwrap_or(false);
+        let below = |k: i64| knot_delta(k).map(|d| d.hi() < dl.lo()).unwrap_or(false);
         let found = search::knot_bracket_near(k0, kmax, self.hint(delta, k0, kmax), above, below);
-        if let Some(e) = spent.take() {
-            return Err(e);
-        }
         // ε = 0 when δ(0) ≤ δ; a knot a ≥ 0 certainly above δ already certifies δ(0) ≥ δ(ε_a) > δ, and spares
         // the tails at ε = 0 (the dearest of the query: in the bulk, at the floor of the tilt)
         let certainly_positive = matches!(found, Some((Some(a), _)) if self.knot(a) >= 0);

@@ -585,19 +585,15 @@ pub fn with_work_limit<R>(limit: u64, f: impl FnOnce() -> R) -> (R, bool) {
 /// Uncertified (f64) nodes per node of the meter: an f64 node costs well under a sixteenth of a certified one.
 const F64_NODE_SHARE: u64 = 16;
 
-/// [`within_limit`] for an uncertified guess: refused without marking the scope's tails refused.
-fn within_limit_quietly() -> Fallible<()> {
+/// The meter reading and this thread's limit, if the meter has reached it.
+fn limit_met() -> Option<(u64, u64)> {
     let (used, (limit, _)) = (work_meter(), LIMIT.with(|l| l.get()));
-    if used >= limit {
-        return crate::fallible!(Resource, "the inversions' work limit is met");
-    }
-    Ok(())
+    (used >= limit).then_some((used, limit))
 }
 
-/// The refusal of a tail asked at or beyond the work limit.
+/// The refusal of a tail asked at or beyond the work limit (marked, for [`with_work_limit`] to report).
 fn within_limit() -> Fallible<()> {
-    let (used, (limit, _)) = (work_meter(), LIMIT.with(|l| l.get()));
-    if used >= limit {
+    if let Some((used, limit)) = limit_met() {
         LIMIT.with(|l| l.set((limit, true)));
         return crate::fallible!(Resource, "the inversions' work limit is met ({used} nodes counted on this thread, limit {limit})");
     }
@@ -644,7 +640,7 @@ impl FourierTails {
         }
         // (priced on the node meter at a sixteenth of a certified node, and refused — NaN, no guess — once
         // the work limit is met: a search's guesses spend the same budget as its certified tails)
-        if within_limit_quietly().is_err() {
+        if limit_met().is_some() {
             return f64::NAN;
         }
         let Ok(Plan { c, nodes: nf, .. }) = self.plan(s, m, 40) else { return f64::NAN };
