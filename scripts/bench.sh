@@ -24,12 +24,14 @@ if [ "${args[*]:-}" = "--quick" ] || [[ "${args[*]:-}" == *table* ]]; then
   python3 scripts/bench/table.py
   exit 0
 fi
-echo "== one side-by-side table (tightdp measured now; dp_accounting and prv_accountant measured by peers.sh --rows)"
 cargo build --release --locked -q
+V=target/pyvenv
+# (the table and the per-call overhead are whole-run sections: a FILTER selects only the sections it names)
+if [ -z "${args[*]:-}" ]; then
+echo "== one side-by-side table (tightdp measured now; dp_accounting and prv_accountant measured by peers.sh --rows)"
 if [ "$peers" = 1 ]; then python3 scripts/bench/table.py --peers || true; else python3 scripts/bench/table.py || true; fi
 echo
 echo "== Python package: per-call overhead (target <= 1 ms over the Rust computation)"
-V=target/pyvenv
 if [ -x "$V/bin/python" ] && "$V/bin/python" -c "import tightdp" 2>/dev/null; then
   "$V/bin/python" - <<'PY'
 import time, tightdp
@@ -44,6 +46,7 @@ print(f"python call, cached law: {dt*1e6:.1f} us per call (overhead bound; targe
 PY
 else
   echo "(run ./scripts/test.sh first: it builds the package into $V)"
+fi
 fi
 echo
 echo "== tightdp (cargo bench, release) on $(nproc) cores"

@@ -46,6 +46,11 @@
 //!   increasing, which the layer cake bounds piece by piece as above. With one component every formula
 //!   is the subsampled Gaussian's.
 
+#[cfg(test)]
+use super::mgf_quad::ln_gauss_trapezoid_within;
+pub use super::mgf_quad::RESTART_BITS;
+use super::mgf_quad::{add_phases, layers, ln_gauss_trapezoid, CHUNK, PIECES};
+use super::mgf_replace::Replace;
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
@@ -64,19 +69,15 @@ pub enum Mgf {
     /// the mixture of Gaussians (`noise::mog`) in standard units: components (pᵢ, ηᵢ = μᵢ²/2) with
     /// μᵢ > 0 and p₀ = 1 − Σ pᵢ > 0 at 0
     Mixture { parts: Vec<(Rational, Rational)> },
+    /// the Gaussian with loss mean η on a Poisson subsample with probability q ∈ (0, 1), replace-one
+    /// neighbours (`noise::mgf_replace`), the same law in both directions
+    PoissonReplace { q: Rational, eta: Rational },
     /// the Laplace mechanism with ε₀ = Δ/b > 0, the same law in both directions
     Laplace { eps0: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
 
-/// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
-const CHUNK: usize = 64;
-/// Bits a phase recurrence's rectangles may widen by before it restarts from MPFR's sine and cosine (far
-/// below the working precision's guard bits).
-pub const RESTART_BITS: f64 = 16.0;
-/// Pieces of the partition of the lower bound of the decay.
-const PIECES: usize = 256;
 /// Pieces of the Laplace law's continuous part for its decay (its density is one exponential: a few
 /// dozen pieces hold nearly all of it, and the bound is evaluated often while planning).
 const LAPLACE_PIECES: usize = 32;
@@ -84,7 +85,7 @@ const LAPLACE_PIECES: usize = 32;
 impl Mgf {
     /// True if both directions have the same law.
     pub fn symmetric(&self) -> bool {
-        matches!(self, Mgf::Gaussian { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. })
+        matches!(self, Mgf::Gaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. })
     }
 
     /// A Gaussian loss law (whose compositions have closed forms).
@@ -95,7 +96,7 @@ impl Mgf {
     /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
     /// quadrature on a fixed window, reliable only for moderate λ).
     pub fn exact_real(&self) -> bool {
-        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. })
+        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Mixture { .. })
     }
 
     /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
@@ -127,6 +128,7 @@ impl Mgf {
                     .collect()
             }
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
+            Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -149,7 +151,11 @@ impl Mgf {
                 let l = Interval::from_float(lam, prec);
                 Interval::from_rational(eta, prec).mul(&l.mul(&l).add(&l)).hi().clone()
             }
-            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. } => {
+            Mgf::PoissonGaussian { .. }
+            | Mgf::PoissonReplace { .. }
+            | Mgf::Mixture { .. }
+            | Mgf::Laplace { .. }
+            | Mgf::DiscreteGaussian { .. } => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
             }
@@ -169,6 +175,7 @@ impl Mgf {
                 let ln_r = |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
                 ln_gauss_trapezoid(|x: f64| kr * ln_r(mu * x - eta), 14.0 + kr.max(0.0) * mu)
             }
+            Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
             Mgf::Mixture { parts } => {
                 let comps: Vec<(f64, f64, f64)> =
                     parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
@@ -201,6 +208,7 @@ impl Mgf {
             Mgf::Laplace { .. } => 1,
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
+            Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
         }
     }
 
@@ -209,6 +217,9 @@ impl Mgf {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).decay(dir, c, m_c_hi),
+            Mgf::PoissonReplace { q, eta } => {
+                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }
+            }
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
             Mgf::DiscreteGaussian { .. } => Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] },
             Mgf::Laplace { eps0 } => Decay::Min(vec![
@@ -217,36 +228,6 @@ impl Mgf {
             ]),
         }
     }
-}
-
-/// Most points of [`ln_gauss_trapezoid`]'s one window; wider spans (hi beyond ~800: a subsampled noise
-/// multiplier below ~0.1 at large tilts) are two windows of 561 points each. (At 2^20 points a window took
-/// ~20 ms, and the tilted engine's planning of `gauss:sigma=1e-4,q=1/3,n=3` 39 s.)
-const TRAPEZOID_POINTS: usize = 1 << 14;
-
-/// Planning: ln ∫ φ(x) e^{g(x)} dx in f64 by a trapezoid sum of step 0.05 on [−14, hi], relative to its
-/// largest term. `g` is the tilted log-likelihood ratio, at most a log-sum-exp of a constant and of a term
-/// linear in x whose Gaussian peak is at hi − 14: the integrand is within a constant factor of two unit
-/// Gaussians at 0 and at hi − 14, so where [−14, hi] holds more than [`TRAPEZOID_POINTS`] points the sum is
-/// taken on [−14, 14] and [hi − 28, hi] only (what lies between is below e^{−98} of either peak).
-fn ln_gauss_trapezoid(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
-    ln_gauss_trapezoid_within(g, hi, TRAPEZOID_POINTS)
-}
-
-fn ln_gauss_trapezoid_within(g: impl Fn(f64) -> f64, hi: f64, points: usize) -> f64 {
-    let f = |x: f64| -x * x / 2.0 + g(x);
-    let step = 0.05;
-    let window = |lo: f64, hi: f64| -> Vec<f64> { (0..=((hi - lo) / step) as usize).map(|i| f(lo + i as f64 * step)).collect() };
-    let fs = if (hi + 14.0) / step <= points as f64 {
-        window(-14.0, hi)
-    } else {
-        let mut fs = window(-14.0, 14.0);
-        fs.extend(window(hi - 28.0, hi));
-        fs
-    };
-    let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
-    top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
 }
 
 /// The uniform components of the Laplace law's tilted continuous part e^{cℓ} ¼e^{−(ε₀ − ℓ)/2} on
@@ -277,6 +258,12 @@ fn laplace_m(e: &Interval, s: &CInterval, one: &Interval) -> CInterval {
     let s1 = CInterval::new(one.add(c), t.clone());
     let den = CInterval::new(one.add(&c.add(c)), t.add(t));
     s1.mul(&up).add(&s.mul(&down)).mul(&den.inv().expect("invariant: Re(1 + 2s) = 1 + 2c >= 1"))
+}
+
+/// The replace pair of the subsampled Gaussian (`mgf_replace.rs`), with the add/remove law's bound of F.
+fn replace(q: &Rational, eta: &Rational, prec: u32) -> Replace {
+    let single = Sub::new(&[(q.clone(), eta.clone())], prec);
+    Replace::new(q, eta, prec, Box::new(move |k: &Float| single.ln_f_bar(k)))
 }
 
 /// The real part of the exponent κ of r at s = λ: 1 + λ (`Remove`), −λ (`Add`).
@@ -550,23 +537,7 @@ impl Sub {
         let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(&two_pi.ln().mul(&half));
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = l.mul(&Interval::from_float(h, p)).mul(&Interval::from_i64(i64::from(sign), p));
-        let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
-        let step = CInterval::exp_of(&Interval::zero(p), &theta);
-        let mut z = CInterval::real(w.clone());
-        let mut since = 0.0;
-        for (k, a) in acc.iter_mut().enumerate() {
-            if k > 0 {
-                if since + grow > RESTART_BITS {
-                    let phase = theta.mul(&Interval::from_i64(k as i64, p));
-                    z = CInterval::exp_of(&Interval::zero(p), &phase).scale(&w);
-                    since = 0.0;
-                } else {
-                    z = z.mul(&step);
-                    since += grow;
-                }
-            }
-            *a = a.add(&z);
-        }
+        add_phases(&w, &theta, acc);
     }
 
     /// The uniform components of the tilted law of the loss (module doc), at 64 bits.
@@ -615,35 +586,6 @@ impl Sub {
     }
 }
 
-/// The layer-cake components of a density bounded below by m_i on consecutive intervals of lengths Λ_i:
-/// for levels 0 = y_0 < y_1 < … (the distinct m_i), the longest run of consecutive pieces with m_i ≥ y_j is
-/// an interval inside {g ≥ y_j}, and Σ_j (y_j − y_{j−1}) 1_{I_j} ≤ g (at a point, the sum telescopes to the
-/// largest level not above g). Returned as (height × length, length), rounded down.
-fn layers(pieces: &[(Float, Float)]) -> Vec<(Float, Float)> {
-    let p = 64;
-    let mut levels: Vec<&Float> = pieces.iter().map(|(m, _)| m).filter(|m| **m > 0).collect();
-    levels.sort_by(|a, b| a.partial_cmp(b).expect("invariant: finite lower bounds"));
-    levels.dedup_by(|a, b| a == b);
-    let mut out = Vec::with_capacity(levels.len());
-    let mut below = Float::with_val(p, 0);
-    for y in levels {
-        let (mut best, mut run) = (Float::with_val(p, 0), Float::with_val(p, 0));
-        for (m, l) in pieces {
-            if m >= y {
-                run = Float::with_val_round(p, &run + l, Round::Down).0;
-                if run > best {
-                    best = run.clone();
-                }
-            } else {
-                run = Float::with_val(p, 0);
-            }
-        }
-        let height = Float::with_val_round(p, y - &below, Round::Down).0;
-        out.push((Float::with_val_round(p, &height * &best, Round::Down).0, best));
-        below = y.clone();
-    }
-    out
-}
 #[cfg(test)]
 #[path = "mgf_tests.rs"]
 mod tests;

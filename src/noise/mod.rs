@@ -14,6 +14,8 @@ pub mod laplace;
 pub mod loss;
 pub mod mgf;
 mod mgf_dgauss;
+mod mgf_quad;
+mod mgf_replace;
 pub mod mog;
 pub mod neighbors;
 pub mod params;

@@ -105,6 +105,16 @@ impl LossLaw for PoissonReplaceGaussian {
         true
     }
 
+    /// Its moment generating function by certified quadrature (`noise::mgf_replace`); at q = 1 the pair is
+    /// N(−s, 1) against N(s, 1), a Gaussian loss with mean 2s² = 4η.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        Some(if self.q < 1 {
+            crate::noise::mgf::Mgf::PoissonReplace { q: self.q.clone(), eta: self.eta.clone() }
+        } else {
+            crate::noise::mgf::Mgf::Gaussian { eta: self.eta.clone() * 4u32 }
+        })
+    }
+
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         let z = self.z_star(l, prec);
         let s = self.s(prec);

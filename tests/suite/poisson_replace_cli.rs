@@ -115,3 +115,37 @@ fn an_atom_exactly_at_epsilon_gives_a_certified_zero_bound() {
     assert!(get(&row, "delta_hi").parse::<f64>().unwrap() < 1e-39, "{row:?}");
     assert_eq!(get(&row, "digits"), "0");
 }
+
+/// The same DP-SGD steps without a fixed step: the tilted Fourier inversion of the pair's moment generating
+/// function (`noise::mgf_replace`), to 20 digits, inside the pld grid's own bracket (an independent method:
+/// its discretisation of the pair's distribution functions) and between dp_accounting's estimates.
+#[test]
+fn dp_sgd_steps_to_twenty_digits_inside_the_grids_bracket() {
+    let row = replace(&["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-6"]);
+    assert_eq!(get(&row, "method"), "tilted-fourier", "{row:?}");
+    assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
+    let (lo, hi): (f64, f64) = (get(&row, "epsilon_lo").parse().unwrap(), get(&row, "epsilon_hi").parse().unwrap());
+    assert!(lo >= 1.10992842 && hi <= 1.11042842, "[{lo}, {hi}]");
+    let grid = replace(&["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-6", "--grid", "1/1000"]);
+    let (glo, ghi): (f64, f64) = (get(&grid, "epsilon_lo").parse().unwrap(), get(&grid, "epsilon_hi").parse().unwrap());
+    assert!(glo <= lo && hi <= ghi, "tilted [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+}
+
+/// Thirty releases of the mpmath-checked pair (q = 0.2, σ² = 1/2): δ(0.5) on the inversion agrees with the pld
+/// grid's bracket at a fine fixed step, and ε at that δ returns 0.5 inside its bracket (the two queries of one
+/// composition are consistent).
+#[test]
+fn thirty_releases_agree_with_the_grid_and_invert_consistently() {
+    let mech = "gauss:sigma2=0.5,q=0.2,n=30";
+    let row = replace(&["delta", "--mech", mech, "--epsilon", "3"]);
+    assert_eq!(get(&row, "method"), "tilted-fourier", "{row:?}");
+    assert!(get(&row, "digits").parse::<u32>().unwrap() >= 15, "{row:?}");
+    let (lo, hi): (f64, f64) = (get(&row, "delta_lo").parse().unwrap(), get(&row, "delta_hi").parse().unwrap());
+    let grid = replace(&["delta", "--mech", mech, "--epsilon", "3", "--grid", "1/400"]);
+    let (glo, ghi): (f64, f64) = (get(&grid, "delta_lo").parse().unwrap(), get(&grid, "delta_hi").parse().unwrap());
+    assert!(glo <= lo && hi <= ghi, "tilted [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+    let mid = format!("{:e}", (lo + hi) / 2.0);
+    let back = replace(&["epsilon", "--mech", mech, "--delta", &mid]);
+    let (elo, ehi): (f64, f64) = (get(&back, "epsilon_lo").parse().unwrap(), get(&back, "epsilon_hi").parse().unwrap());
+    assert!(elo <= 3.0 + 1e-12 && ehi >= 3.0 - 1e-12 && ehi - elo < 1e-10, "[{elo}, {ehi}]");
+}

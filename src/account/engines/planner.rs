@@ -91,6 +91,10 @@ mod tests {
     fn ladder(specs: &[&str], q: Query, forced: Option<&str>) -> (Vec<&'static str>, Vec<String>) {
         // (randomized response is accounted under replace neighbours only)
         let nb = if specs.iter().any(|s| s.starts_with("rr:")) { Neighbors::Replace } else { Neighbors::AddRemove };
+        ladder_under(specs, q, forced, nb)
+    }
+
+    fn ladder_under(specs: &[&str], q: Query, forced: Option<&str>, nb: Neighbors) -> (Vec<&'static str>, Vec<String>) {
         let comp = Composition::new(specs.iter().map(|s| parse_mech(s).unwrap()).collect(), nb).unwrap();
         let laws = comp.law_shifts().unwrap();
         let job = Job { laws: &laws, q, digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
@@ -136,6 +140,17 @@ mod tests {
             // every engine not on the ladder said why
             assert_eq!(got.len() + reasons.len(), super::super::law_engines().len(), "{specs:?}: {reasons:?}");
         }
+    }
+
+    /// DP-SGD under replace neighbours (the Poisson replace pair, `noise::mgf_replace`): the inversion, the
+    /// grid behind it; the subsampled Laplace's replace pair has no moment generating function yet.
+    #[test]
+    fn replace_neighbours_take_the_inversion_where_the_pair_has_a_moment_generating_function() {
+        let d = parse_rational("1e-5").unwrap();
+        let (got, reasons) = ladder_under(&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Epsilon(&d), None, Neighbors::Replace);
+        assert_eq!(got, ["tilted-fourier", "pld-grid"], "{reasons:?}");
+        let (got, _) = ladder_under(&["laplace:scale=1,q=1/4,n=10"], Query::Epsilon(&d), None, Neighbors::Replace);
+        assert_eq!(got, ["pld-grid"]);
     }
 
     #[test]

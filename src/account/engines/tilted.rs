@@ -187,6 +187,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
         let k = match m {
             Mgf::Gaussian { .. } => "Gaussian",
             Mgf::PoissonGaussian { .. } => "Poisson-subsampled Gaussian",
+            Mgf::PoissonReplace { .. } => "Poisson-subsampled Gaussian (replace-one pair)",
             Mgf::Mixture { .. } => "mixture of Gaussians",
             Mgf::Laplace { .. } => "Laplace",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",

@@ -1,0 +1,98 @@
+//! The quadrature pieces the certified moment generating functions share (`mgf.rs`, `mgf_replace.rs`): the
+//! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sum.
+
+use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use rug::float::Round;
+use rug::Float;
+
+/// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
+pub const CHUNK: usize = 64;
+/// Bits a phase recurrence's rectangles may widen by before it restarts from MPFR's sine and cosine (far
+/// below the working precision's guard bits).
+pub const RESTART_BITS: f64 = 16.0;
+/// Pieces of the partition of the lower bound of the decay.
+pub const PIECES: usize = 256;
+
+/// Most points of [`ln_gauss_trapezoid`]'s one window; wider spans (hi beyond ~800: a subsampled noise
+/// multiplier below ~0.1 at large tilts) are two windows of 561 points each. (At 2^20 points a window took
+/// ~20 ms, and the tilted engine's planning of `gauss:sigma=1e-4,q=1/3,n=3` 39 s.)
+const TRAPEZOID_POINTS: usize = 1 << 14;
+
+/// Planning: ln ∫ φ(x) e^{g(x)} dx in f64 by a trapezoid sum of step 0.05 on [−14, hi], relative to its
+/// largest term. `g` is the tilted log-likelihood ratio, at most a log-sum-exp of a constant and of a term
+/// linear in x whose Gaussian peak is at hi − 14: the integrand is within a constant factor of two unit
+/// Gaussians at 0 and at hi − 14, so where [−14, hi] holds more than [`TRAPEZOID_POINTS`] points the sum is
+/// taken on [−14, 14] and [hi − 28, hi] only (what lies between is below e^{−98} of either peak).
+pub fn ln_gauss_trapezoid(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
+    ln_gauss_trapezoid_within(g, hi, TRAPEZOID_POINTS)
+}
+
+pub fn ln_gauss_trapezoid_within(g: impl Fn(f64) -> f64, hi: f64, points: usize) -> f64 {
+    let f = |x: f64| -x * x / 2.0 + g(x);
+    let step = 0.05;
+    let window = |lo: f64, hi: f64| -> Vec<f64> { (0..=((hi - lo) / step) as usize).map(|i| f(lo + i as f64 * step)).collect() };
+    let fs = if (hi + 14.0) / step <= points as f64 {
+        window(-14.0, hi)
+    } else {
+        let mut fs = window(-14.0, 14.0);
+        fs.extend(window(hi - 28.0, hi));
+        fs
+    };
+    let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
+    top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+}
+
+/// acc[k] += w e^{ikθ} for every k: the phases by a recurrence restarted from MPFR's sine and cosine before
+/// the rectangles may have widened by [`RESTART_BITS`] bits (module doc).
+pub fn add_phases(w: &Interval, theta: &Interval, acc: &mut [CInterval]) {
+    let p = w.prec();
+    let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
+    let step = CInterval::exp_of(&Interval::zero(p), theta);
+    let mut z = CInterval::real(w.clone());
+    let mut since = 0.0;
+    for (k, a) in acc.iter_mut().enumerate() {
+        if k > 0 {
+            if since + grow > RESTART_BITS {
+                let phase = theta.mul(&Interval::from_i64(k as i64, p));
+                z = CInterval::exp_of(&Interval::zero(p), &phase).scale(w);
+                since = 0.0;
+            } else {
+                z = z.mul(&step);
+                since += grow;
+            }
+        }
+        *a = a.add(&z);
+    }
+}
+
+/// The layer-cake components of a density bounded below by m_i on consecutive intervals of lengths Λ_i:
+/// for levels 0 = y_0 < y_1 < … (the distinct m_i), the longest run of consecutive pieces with m_i ≥ y_j is
+/// an interval inside {g ≥ y_j}, and Σ_j (y_j − y_{j−1}) 1_{I_j} ≤ g (at a point, the sum telescopes to the
+/// largest level not above g). Returned as (height × length, length), rounded down.
+pub fn layers(pieces: &[(Float, Float)]) -> Vec<(Float, Float)> {
+    let p = 64;
+    let mut levels: Vec<&Float> = pieces.iter().map(|(m, _)| m).filter(|m| **m > 0).collect();
+    levels.sort_by(|a, b| a.partial_cmp(b).expect("invariant: finite lower bounds"));
+    levels.dedup_by(|a, b| a == b);
+    let mut out = Vec::with_capacity(levels.len());
+    let mut below = Float::with_val(p, 0);
+    for y in levels {
+        let (mut best, mut run) = (Float::with_val(p, 0), Float::with_val(p, 0));
+        for (m, l) in pieces {
+            if m >= y {
+                run = Float::with_val_round(p, &run + l, Round::Down).0;
+                if run > best {
+                    best = run.clone();
+                }
+            } else {
+                run = Float::with_val(p, 0);
+            }
+        }
+        let height = Float::with_val_round(p, y - &below, Round::Down).0;
+        out.push((Float::with_val_round(p, &height * &best, Round::Down).0, best));
+        below = y.clone();
+    }
+    out
+}

@@ -1,0 +1,101 @@
+use super::*;
+use crate::noise::direction::Direction;
+use crate::noise::mgf::Mgf;
+
+fn parse_fraction(s: &str) -> Rational {
+    let mut it = s.split('/');
+    let n: i64 = it.next().unwrap().parse().unwrap();
+    let d: i64 = it.next().map_or(1, |d| d.parse().unwrap());
+    Rational::from((n, d))
+}
+
+fn pair(q: Rational, sigma: Rational) -> Mgf {
+    Mgf::PoissonReplace { q, eta: Rational::from(1) / (Rational::from(2) * sigma.clone() * sigma) }
+}
+
+/// The reference `want` (~32 digits) lies in the enclosure widened by 1e-25 relative.
+fn holds(z: &Interval, want: &str) -> bool {
+    let p = z.prec();
+    let w = Float::with_val(p, Float::parse(want).unwrap());
+    let tol = Float::with_val(p, 1e-25 * w.to_f64().abs().max(1e-3));
+    z.widen(&tol).contains(&w)
+}
+
+/// Every point of scripts/reference/poisson_replace_mgf.txt (mpmath's quadrature over the data, 40 digits)
+/// lies in the line's enclosure, in both directions (the pair is its own mirror), 1e-28 wide or less.
+#[test]
+fn the_line_matches_mpmath_over_the_data() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_replace_mgf.txt")) {
+        let m = pair(parse_fraction(f[0]), parse_fraction(f[1]));
+        let p = 160;
+        let c = Float::with_val(p, &parse_fraction(f[2]));
+        let t: u32 = f[3].parse().unwrap();
+        // t = k·h with h = t/4 and k = 4 (the line's fifth value; at t = 0 every value is M(c))
+        let h = Float::with_val(p, t.max(1)) / 4u32;
+        let k = if t == 0 { 0 } else { 4 };
+        for dir in [Direction::Remove, Direction::Add] {
+            let v = m.line(dir, &c, &h, 4, 1e-32, p);
+            let z = &v[k];
+            assert!(holds(z.re(), f[4]) && holds(z.im(), f[5]), "{f:?} {dir:?}: {z:?}");
+            assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
+        }
+        // the planning value and the certified upper bound of ln M(c) at t = 0
+        if t == 0 {
+            let want = f[4].parse::<f64>().unwrap().ln();
+            let cf = c.to_f64();
+            assert!((m.ln_real_f64(Direction::Remove, cf) - want).abs() < 1e-9, "{f:?}: planning value");
+            let up = m.ln_real_upper(Direction::Add, &c, p).to_f64();
+            assert!(up >= want - 1e-15 && up < want + 1e-12, "{f:?}: upper bound {up} vs {want}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 8);
+}
+
+/// sup_{t ≥ t*} |M(c + it)| stays below the decay bound on every later point of the line, and the bound falls
+/// below M(c) (it is useful).
+#[test]
+fn the_decay_bounds_every_later_point_of_the_line() {
+    for (q, sigma, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (11, 10), 3.0), ((1, 2), (2, 1), 0.25)] {
+        let m = pair(Rational::from(q), Rational::from(sigma));
+        let p = 128;
+        let c = Float::with_val(p, c);
+        let h = Float::with_val(p, 0.5);
+        let v = m.line(Direction::Remove, &c, &h, 120, 1e-30, p);
+        let m_c = v[0].re().hi().clone();
+        let d = m.decay(Direction::Remove, &c, &m_c, p);
+        for t_star in [2.0, 10.0, 30.0] {
+            let b = d.ln_upper(t_star).to_f64();
+            assert!(b < m_c.to_f64().ln(), "{q:?} {sigma:?}: no decay at {t_star}");
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
+                assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {sigma:?}: |M(c + i{})| above the bound at {t_star}", k as f64 * 0.5);
+            }
+        }
+    }
+}
+
+/// The bound F̄ of M(c) holds M(c) itself: at c = 1, (1 − q)^{−1} F(2) with the add/remove law's
+/// F(2) = (1 − q)² + 2q(1 − q) + q²e^{2η} (the binomial expansion, given here by hand); and a tiny noise
+/// multiplier (σ = 1e-6) plans, sums and bounds its decay without an internal error.
+#[test]
+fn the_real_bound_holds_and_tiny_noise_is_summed() {
+    let (q, eta) = (Rational::from((1, 5)), Rational::from((25, 32)));
+    let (qq, ee) = (q.clone(), eta.clone());
+    let f2 = Box::new(move |k: &Float| {
+        assert_eq!(*k, 2, "the hand-given bound is F(2)");
+        let p = 128;
+        let (q, e) = (Interval::from_rational(&qq, p), Interval::from_rational(&ee, p));
+        let r = Interval::one(p).sub(&q);
+        r.mul(&r).add(&q.mul(&r).mul(&Interval::from_i64(2, p))).add(&q.mul(&q).mul(&e.add(&e).exp())).ln()
+    });
+    let r = Replace::new(&q, &eta, 128, f2);
+    let c = Float::with_val(128, 1);
+    let v = r.line(&c, &Float::with_val(128, 1), 0, 1e-30);
+    let ln_m = v[0].re().ln();
+    assert!(*r.ln_f_bar(&c).lo() >= *ln_m.hi(), "F̄ below M(c): {:?} vs {ln_m:?}", r.ln_f_bar(&c));
+    let m = pair(Rational::from((1, 3)), Rational::from((1, 1_000_000)));
+    assert!(m.ln_real_f64(Direction::Remove, 2.0).is_finite());
+    let d = m.decay(Direction::Remove, &Float::with_val(64, 2), &Float::with_val(64, 1e300), 64);
+    assert!(matches!(d, crate::noise::mgf::Decay::Components { .. }));
+}
