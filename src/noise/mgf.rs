@@ -46,6 +46,7 @@
 //!   increasing, which the layer cake bounds piece by piece as above. With one component every formula
 //!   is the subsampled Gaussian's.
 
+use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
@@ -74,6 +75,9 @@ pub enum Mgf {
     PoissonReplace { q: Rational, eta: Rational },
     /// the Laplace mechanism with ε₀ = Δ/b > 0, the same law in both directions
     Laplace { eps0: Rational },
+    /// the Laplace mechanism with ε₀ = Δ/b on a Poisson subsample with probability q ∈ (0, 1), add/remove
+    /// neighbours (`noise::mgf_laplace_sub`)
+    PoissonLaplace { q: Rational, eps0: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
@@ -96,7 +100,7 @@ impl Mgf {
     /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
     /// quadrature on a fixed window, reliable only for moderate λ).
     pub fn exact_real(&self) -> bool {
-        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Mixture { .. })
+        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Mixture { .. } | Mgf::PoissonLaplace { .. })
     }
 
     /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
@@ -106,6 +110,7 @@ impl Mgf {
             (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
             (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
+            (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
             _ => None,
         }
     }
@@ -129,6 +134,7 @@ impl Mgf {
             }
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
+            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -153,6 +159,7 @@ impl Mgf {
             }
             Mgf::PoissonGaussian { .. }
             | Mgf::PoissonReplace { .. }
+            | Mgf::PoissonLaplace { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::DiscreteGaussian { .. } => {
@@ -176,6 +183,7 @@ impl Mgf {
                 ln_gauss_trapezoid(|x: f64| kr * ln_r(mu * x - eta), 14.0 + kr.max(0.0) * mu)
             }
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
+            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
             Mgf::Mixture { parts } => {
                 let comps: Vec<(f64, f64, f64)> =
                     parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
@@ -209,6 +217,7 @@ impl Mgf {
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
+            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
         }
     }
 
@@ -217,6 +226,10 @@ impl Mgf {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).decay(dir, c, m_c_hi),
+            Mgf::PoissonLaplace { q, eps0 } => Decay::Components {
+                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                parts: LaplaceSub::new(q, eps0, prec).decay_parts(dir, c),
+            },
             Mgf::PoissonReplace { q, eta } => {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }
             }

@@ -14,6 +14,7 @@ pub mod laplace;
 pub mod loss;
 pub mod mgf;
 mod mgf_dgauss;
+mod mgf_laplace_sub;
 mod mgf_quad;
 mod mgf_replace;
 pub mod mog;

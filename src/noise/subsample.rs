@@ -125,10 +125,20 @@ impl LossLaw for PoissonSampled {
         self.q == 1
     }
 
-    /// The Gaussian on a subsample (q < 1): its moment generating function by certified quadrature.
+    /// The Gaussian or the Laplace mechanism on a subsample (q < 1): its moment generating function by
+    /// certified quadrature (`noise::mgf`, `noise::mgf_laplace_sub`).
     fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
-        let eta = self.base.gaussian_eta()?;
-        (self.q < 1).then(|| crate::noise::mgf::Mgf::PoissonGaussian { q: self.q.clone(), eta })
+        use crate::noise::mgf::Mgf;
+        if self.q >= 1 {
+            return None;
+        }
+        if let Some(eta) = self.base.gaussian_eta() {
+            return Some(Mgf::PoissonGaussian { q: self.q.clone(), eta });
+        }
+        match self.base.mgf()? {
+            Mgf::Laplace { eps0 } => Some(Mgf::PoissonLaplace { q: self.q.clone(), eps0 }),
+            _ => None,
+        }
     }
 
     /// Poisson subsampling is defined here for add/remove neighbours (its pairs above); under replace the

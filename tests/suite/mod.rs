@@ -30,6 +30,7 @@ mod no_machine_paths;
 mod own_release2_cli;
 mod own_release_cli;
 mod pld_grid_edges_cli;
+mod poisson_laplace_cli;
 mod poisson_replace_cli;
 mod properties;
 mod readme;

@@ -117,8 +117,9 @@ mod tests {
             (&["gauss:sigma2=8", "gauss:sigma2=16,n=2"], Query::Tradeoff(&a), &["gaussian-closed", grid]),
             // one release: its distribution functions, then the inversion (short answers of which go on)
             (&["gauss:sigma=1,q=0.01"], Query::Delta(&e), &["single-release", "tilted-fourier", grid]),
-            // (the subsampled Laplace has no moment generating function in `noise::mgf` yet)
-            (&["laplace:scale=1,q=1/4"], Query::Epsilon(&d), &["single-release", grid]),
+            (&["laplace:scale=1,q=1/4"], Query::Epsilon(&d), &["single-release", "tilted-fourier", grid]),
+            // the subsampled Laplace: the inversion, the grid behind it
+            (&["laplace:scale=1,q=0.01,n=1000"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             // DP-SGD: the inversion, the grid behind it
             (&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             (&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Tradeoff(&a), &["tilted-fourier", grid]),

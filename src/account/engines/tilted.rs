@@ -190,6 +190,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::PoissonReplace { .. } => "Poisson-subsampled Gaussian (replace-one pair)",
             Mgf::Mixture { .. } => "mixture of Gaussians",
             Mgf::Laplace { .. } => "Laplace",
+            Mgf::PoissonLaplace { .. } => "Poisson-subsampled Laplace",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
         };
         if !out.contains(&k) {

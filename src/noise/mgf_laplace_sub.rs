@@ -1,0 +1,256 @@
+//! The moment generating function of the Poisson-subsampled Laplace mechanism's privacy loss (add/remove
+//! neighbours) on vertical lines, certified: what the tilted Fourier engine inverts for
+//! `laplace:scale=B,q=Q`.
+//!
+//! With ε₀ = Δ/b, the Laplace mechanism's loss ℓ under its `Add` measure B (the output without the record)
+//! has atoms ½ at −ε₀ and ½e^{−ε₀} at ε₀ and the density ¼e^{−(ℓ+ε₀)/2} between (`noise::laplace`, mirrored).
+//! The subsampled pair's density ratio is r(ℓ) = 1 − q + q e^ℓ (`noise::subsample`), so with κ = 1 + s
+//! (`Remove`, L = ln r under (1 − q)B + qA) or κ = −s (`Add`, L = −ln r under B),
+//!
+//!   M(s) = E_B[r(ℓ)^κ] = ½ r(−ε₀)^κ + ½e^{−ε₀} r(ε₀)^κ + ∫_{−ε₀}^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ dℓ.
+//!
+//! The atoms are exact. The integral is taken by Clenshaw–Curtis quadrature (`mgf_quad::clenshaw_curtis`),
+//! whose error is at most 2ε₀ · 4Mρ^{−n}/(ρ − 1) for an integrand analytic with |f| ≤ M in the Bernstein
+//! ellipse E_ρ of [−ε₀, ε₀] [Tre13, Thm 8.2]:
+//! * **Analyticity.** r vanishes or turns negative only on Im ℓ = ±π (mod 2π): on |Im ℓ| ≤ β < π,
+//!   r = 1 − q + q e^{Re ℓ} e^{i Im ℓ} lies in a sector, |arg r| ≤ β and r(Re ℓ) cos(β/2) ≤ |r| ≤ r(Re ℓ).
+//! * **The ellipse.** With semi-minor axis β, ρ = (β + α)/ε₀ and semi-major axis α = √(ε₀² + β²); on it
+//!   |Re ℓ| ≤ α, so |f| ≤ M = ¼e^{(α−ε₀)/2} R^{Re κ} e^{|Im κ|β}, R = r(α) for Re κ ≥ 0 and r(−α)cos(β/2)
+//!   otherwise. The plan takes the β (up to 0.95π) that needs the fewest nodes for the line's largest |t|.
+//! * **The decay in t.** The tilted continuous part pushed to the loss u = ±ln r has density
+//!   ¼e^{−(ℓ+ε₀)/2} r^{Re κ} · r/(q e^ℓ) (du/dℓ = q e^ℓ/r); on a piece [a, b] its lower bound takes the first
+//!   and last factors at b (both fall) and r^{Re κ} at its smaller end, and the layer cake of `mgf_quad`
+//!   gives uniform components. The atoms do not decay: n-fold powers bring them down, as the Laplace
+//!   mechanism's own.
+
+use super::mgf_quad::{add_phases, clenshaw_curtis, layers, CHUNK};
+use crate::noise::direction::Direction;
+use crate::num::cinterval::CInterval;
+use crate::num::Interval;
+use rayon::prelude::*;
+use rug::{Float, Rational};
+use std::f64::consts::PI;
+
+/// Pieces of [−ε₀, ε₀] for the decay's layer cake.
+const LAYER_PIECES: usize = 64;
+
+/// The subsampled Laplace law's quantities at one precision (module doc).
+pub(super) struct LaplaceSub {
+    q: Interval,
+    e0: Interval,
+    qf: f64,
+    e0f: f64,
+    qr: Rational,
+    e0r: Rational,
+    prec: u32,
+}
+
+/// The quadrature's plan: the degree n (n + 1 Chebyshev points) and the ellipse's semi-minor axis β.
+struct Plan {
+    n: usize,
+    beta: f64,
+}
+
+/// The real part of κ and the phase's sign: 1 + c and + (`Remove`), −c and − (`Add`).
+fn kappa(dir: Direction, c: f64) -> (f64, i64) {
+    match dir {
+        Direction::Remove => (1.0 + c, 1),
+        Direction::Add => (-c, -1),
+    }
+}
+
+impl LaplaceSub {
+    pub(super) fn new(q: &Rational, eps0: &Rational, prec: u32) -> LaplaceSub {
+        LaplaceSub {
+            q: Interval::from_rational(q, prec),
+            e0: Interval::from_rational(eps0, prec),
+            qf: q.to_f64(),
+            e0f: eps0.to_f64(),
+            qr: q.clone(),
+            e0r: eps0.clone(),
+            prec,
+        }
+    }
+
+    fn f(&self, x: f64) -> Interval {
+        Interval::from_float(&Float::with_val(self.prec, x), self.prec)
+    }
+
+    /// r(ℓ) = 1 − q + q e^ℓ, enclosed.
+    fn r(&self, l: &Interval) -> Interval {
+        Interval::one(self.prec).sub(&self.q).add(&self.q.mul(&l.exp()))
+    }
+
+    /// ln r(ℓ) in f64, stable where e^ℓ overflows.
+    fn ln_r_f64(&self, l: f64) -> f64 {
+        let q = self.qf;
+        if l > 0.0 {
+            l + (q + (1.0 - q) * (-l).exp()).ln()
+        } else {
+            (1.0 - q + q * l.exp()).ln()
+        }
+    }
+
+    /// Planning: ln M on the ellipse of semi-minor axis β (module doc).
+    fn ln_m_f64(&self, kr: f64, beta: f64, t_max: f64) -> f64 {
+        let e0 = self.e0f;
+        let alpha = (e0 * e0 + beta * beta).sqrt();
+        let ln_r = if kr >= 0.0 { kr * self.ln_r_f64(alpha) } else { kr * (self.ln_r_f64(-alpha) + (beta / 2.0).cos().ln()) };
+        0.25f64.ln() + (alpha - e0) / 2.0 + ln_r + t_max * beta
+    }
+
+    /// The ellipse and the degree that bring the rule's error below `tol` with the fewest nodes.
+    fn plan(&self, kr: f64, t_max: f64, tol: f64) -> Plan {
+        let e0 = self.e0f;
+        let mut best = Plan { n: usize::MAX, beta: 0.0 };
+        for j in 1..=32 {
+            let beta = 0.95 * PI * f64::from(j) / 32.0;
+            let alpha = (e0 * e0 + beta * beta).sqrt();
+            let rho = (beta + alpha) / e0;
+            let need = (8.0 * e0).ln() + self.ln_m_f64(kr, beta, t_max) - (rho - 1.0).ln() - tol.ln();
+            let n = (need.max(0.0) / rho.ln()).ceil() as usize + 1;
+            let n = (n.max(2) + 1) & !1;
+            if n < best.n {
+                best = Plan { n, beta };
+            }
+        }
+        best
+    }
+
+    /// The rule's certified error for the plan at the real part `kr` of κ and |t| ≤ t_max (module doc).
+    fn error(&self, plan: &Plan, kr: &Float, t_max: f64) -> Float {
+        let p = self.prec;
+        let (one, half) = (Interval::one(p), self.f(0.5));
+        let beta = self.f(plan.beta);
+        assert!(*beta.hi() < *Interval::pi(p).lo(), "the ellipse must stay inside |Im l| < pi");
+        let alpha = self.e0.mul(&self.e0).add(&beta.mul(&beta)).sqrt();
+        let alpha_hi = Interval::new(alpha.hi().clone(), alpha.hi().clone());
+        // the ellipse of ρ's lower end lies inside the rectangle |Re ℓ| ≤ α, |Im ℓ| ≤ β the bound holds on
+        let rho = beta.add(&alpha).div(&self.e0);
+        let rho = Interval::new(rho.lo().clone(), rho.lo().clone());
+        let kri = Interval::from_float(kr, p);
+        let ln_r = if *kr >= 0 {
+            kri.mul(&self.r(&alpha_hi).ln())
+        } else {
+            kri.mul(&self.r(&alpha_hi.neg()).ln().add(&beta.mul(&half).cos().ln()))
+        };
+        let ln_m = self.f(0.25).ln().add(&alpha_hi.sub(&self.e0).mul(&half)).add(&ln_r).add(&self.f(t_max).mul(&beta));
+        let n = Interval::from_i64(plan.n as i64, p);
+        let err = self.f(8.0).mul(&self.e0).mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
+        err.hi().clone()
+    }
+
+    /// M(c + ikh), k = 0..=k_max, in direction `dir` (module doc).
+    pub(super) fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let p = self.prec;
+        let (krf, sign) = kappa(dir, c.to_f64());
+        let kr = match dir {
+            Direction::Remove => Float::with_val(p, c + 1u32),
+            Direction::Add => Float::with_val(p, -c),
+        };
+        let t_max = h.to_f64() * k_max as f64;
+        let plan = self.plan(krf, t_max, tol);
+        let err = self.error(&plan, &kr, t_max);
+        let (nodes, weights) = clenshaw_curtis(plan.n, p);
+        let kri = Interval::from_float(&kr, p);
+        let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
+        let half = self.f(0.5);
+        // the atoms: ½ at −ε₀, ½e^{−ε₀} at ε₀
+        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
+        for (mass, l) in [(half.clone(), self.e0.neg()), (half.mul(&self.e0.neg().exp()), self.e0.clone())] {
+            let ln_r = self.r(&l).ln();
+            add_phases(&mass.mul(&kri.mul(&ln_r).exp()), &ln_r.mul(&step), &mut sum);
+        }
+        // the continuous part: ε₀ Σ_j w_j ¼e^{−(ℓ_j+ε₀)/2} r(ℓ_j)^κ at ℓ_j = ε₀ x_j
+        let quarter = self.f(0.25);
+        let chunks: Vec<Vec<CInterval>> = (0..nodes.len().div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|b| {
+                let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
+                for j in b * CHUNK..((b + 1) * CHUNK).min(nodes.len()) {
+                    let l = self.e0.mul(&nodes[j]);
+                    let ln_r = self.r(&l).ln();
+                    let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
+                    let w = ln_w.exp().mul(&quarter).mul(&weights[j]).mul(&self.e0);
+                    add_phases(&w, &ln_r.mul(&step), &mut acc);
+                }
+                acc
+            })
+            .collect();
+        for part in &chunks {
+            for (s, v) in sum.iter_mut().zip(part) {
+                *s = s.add(v);
+            }
+        }
+        sum.iter().map(|s| s.widen(&err)).collect()
+    }
+
+    /// Planning (not certified): ln M(λ) for real λ ≥ 0 in double precision (the atoms and Simpson's rule
+    /// on the continuous part, summed relative to the largest term).
+    pub(super) fn ln_real_f64(&self, dir: Direction, lam: f64) -> f64 {
+        let (kr, _) = kappa(dir, lam);
+        let e0 = self.e0f;
+        let m = 2000;
+        let width = 2.0 * e0 / m as f64;
+        let mut terms = vec![0.5f64.ln() + kr * self.ln_r_f64(-e0), 0.5f64.ln() - e0 + kr * self.ln_r_f64(e0)];
+        for i in 0..=m {
+            let l = -e0 + width * i as f64;
+            let simpson = if i == 0 || i == m {
+                1.0
+            } else if i % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            terms.push((simpson * width / 3.0 * 0.25).ln() - (l + e0) / 2.0 + kr * self.ln_r_f64(l));
+        }
+        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+    }
+
+    /// Planning: the nodes one point of the line costs at reach t_max.
+    pub(super) fn nodes(&self, dir: Direction, c: f64, t_max: f64, tol: f64) -> usize {
+        self.plan(kappa(dir, c).0, t_max, tol).n + 3
+    }
+
+    /// The largest loss in direction `dir`: ln r(ε₀) (`Remove`), −ln r(−ε₀) (`Add`), enclosed.
+    pub(super) fn loss_sup(&self, dir: Direction) -> Interval {
+        match dir {
+            Direction::Remove => self.r(&self.e0).ln(),
+            Direction::Add => self.r(&self.e0.neg()).ln().neg(),
+        }
+    }
+
+    /// The uniform components of the tilted continuous part (module doc), at 64 bits: (height × length,
+    /// length), lower ends.
+    pub(super) fn decay_parts(&self, dir: Direction, c: &Float) -> Vec<(Float, Float)> {
+        let s = LaplaceSub::new(&self.qr, &self.e0r, 64);
+        let p = 64;
+        let kr = match dir {
+            Direction::Remove => Interval::from_float(c, p).add(&Interval::one(p)),
+            Direction::Add => Interval::from_float(c, p).neg(),
+        };
+        let width = s.e0.mul(&s.f(2.0 / LAYER_PIECES as f64));
+        let (half, ln_q) = (s.f(0.5), s.q.ln());
+        let ln_quarter = s.f(0.25).ln();
+        let pieces: Vec<(Float, Float)> = (0..LAYER_PIECES)
+            .map(|j| {
+                let a = s.e0.neg().add(&width.mul(&Interval::from_i64(j as i64, p)));
+                let b = s.e0.neg().add(&width.mul(&Interval::from_i64(j as i64 + 1, p)));
+                let (ln_ra, ln_rb) = (s.r(&a).ln(), s.r(&b).ln());
+                let ln_r_kr = if *kr.lo() >= 0 { kr.mul(&ln_ra) } else { kr.mul(&ln_rb) };
+                let ln_m = ln_quarter.sub(&b.add(&s.e0).mul(&half)).add(&ln_r_kr).add(&ln_rb).sub(&ln_q).sub(&b);
+                let lambda = ln_rb.sub(&ln_ra);
+                if *lambda.lo() <= 0 || !ln_m.exp().lo().is_finite() {
+                    return (Float::with_val(p, 0), Float::with_val(p, 0));
+                }
+                (ln_m.exp().lo().clone(), lambda.lo().clone())
+            })
+            .collect();
+        layers(&pieces)
+    }
+}
+
+#[cfg(test)]
+#[path = "mgf_laplace_sub_tests.rs"]
+mod tests;

@@ -1,0 +1,102 @@
+use super::*;
+use crate::noise::mgf::{Decay, Mgf};
+
+fn parse_fraction(s: &str) -> Rational {
+    let mut it = s.split('/');
+    let n: i64 = it.next().unwrap().parse().unwrap();
+    let d: i64 = it.next().map_or(1, |d| d.parse().unwrap());
+    Rational::from((n, d))
+}
+
+/// The law of `laplace:scale=B,q=Q` (sensitivity 1): ε₀ = 1/B.
+fn law(q: Rational, scale: Rational) -> Mgf {
+    Mgf::PoissonLaplace { q, eps0: Rational::from(1) / scale }
+}
+
+/// The reference `want` (~32 digits) lies in the enclosure widened by 1e-25 relative.
+fn holds(z: &Interval, want: &str) -> bool {
+    let p = z.prec();
+    let w = Float::with_val(p, Float::parse(want).unwrap());
+    let tol = Float::with_val(p, 1e-25 * w.to_f64().abs().max(1e-3));
+    z.widen(&tol).contains(&w)
+}
+
+/// Every point of scripts/reference/poisson_laplace_mgf.txt (mpmath's quadrature over the data, 40 digits)
+/// lies in the line's enclosure, 1e-28 wide or less; at t = 0 the planning value and the certified upper bound
+/// of ln M agree with it.
+#[test]
+fn the_line_matches_mpmath_over_the_data() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_laplace_mgf.txt")) {
+        let m = law(parse_fraction(f[0]), parse_fraction(f[1]));
+        let dir = if f[2] == "remove" { Direction::Remove } else { Direction::Add };
+        let p = 160;
+        let c = Float::with_val(p, &parse_fraction(f[3]));
+        let t: u32 = f[4].parse().unwrap();
+        let h = Float::with_val(p, t.max(1)) / 4u32;
+        let k = if t == 0 { 0 } else { 4 };
+        let v = m.line(dir, &c, &h, 4, 1e-32, p);
+        let z = &v[k];
+        assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?}: {z:?}");
+        assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
+        if t == 0 {
+            let want = f[5].parse::<f64>().unwrap().ln();
+            assert!((m.ln_real_f64(dir, c.to_f64()) - want).abs() < 1e-9, "{f:?}: planning value");
+            let up = m.ln_real_upper(dir, &c, p).to_f64();
+            assert!(up >= want - 1e-15 && up < want + 1e-12, "{f:?}: upper bound {up} vs {want}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 8);
+}
+
+/// sup_{t ≥ t*} |M(c + it)| stays below the decay bound on every later point of the line in both directions,
+/// and the bound falls below M(c).
+#[test]
+fn the_decay_bounds_every_later_point_of_the_line() {
+    for (q, scale, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
+        let m = law(Rational::from(q), Rational::from(scale));
+        let p = 128;
+        let c = Float::with_val(p, c);
+        let h = Float::with_val(p, 0.5);
+        for dir in [Direction::Remove, Direction::Add] {
+            let v = m.line(dir, &c, &h, 200, 1e-30, p);
+            let m_c = v[0].re().hi().clone();
+            let d = m.decay(dir, &c, &m_c, p);
+            assert!(matches!(d, Decay::Components { .. }));
+            for t_star in [2.0, 10.0, 50.0] {
+                let b = d.ln_upper(t_star).to_f64();
+                assert!(b < m_c.to_f64().ln(), "{q:?} {scale:?} {dir:?}: no decay at {t_star}");
+                for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
+                    assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {scale:?} {dir:?}: |M(c + i{})| above the bound", k as f64 * 0.5);
+                }
+            }
+        }
+    }
+}
+
+/// The largest loss: ln(1 − q + q e^{ε₀}) removing, −ln(1 − q + q e^{−ε₀}) adding (by hand in f64).
+#[test]
+fn the_loss_is_bounded_by_the_atoms() {
+    let m = law(Rational::from((1, 10)), Rational::from(1));
+    let up = m.loss_sup(Direction::Remove, 128).unwrap().mid().to_f64();
+    let down = m.loss_sup(Direction::Add, 128).unwrap().mid().to_f64();
+    assert!((up - (0.9 + 0.1 * 1f64.exp()).ln()).abs() < 1e-15, "{up}");
+    assert!((down + (0.9 + 0.1 * (-1f64).exp()).ln()).abs() < 1e-15, "{down}");
+}
+
+/// Clenshaw–Curtis weights: positive, summing to 2, and exact on x⁴ and x⁸ (2/5, 2/9) at n = 8 (the degree
+/// the rule integrates exactly), not on x¹⁰.
+#[test]
+fn clenshaw_curtis_integrates_its_degree_exactly() {
+    let p = 128;
+    let (x, w) = crate::noise::mgf_quad::clenshaw_curtis(8, p);
+    let sum = w.iter().fold(Interval::zero(p), |a, b| a.add(b));
+    assert!(w.iter().all(|w| w.is_positive()) && sum.contains(&Float::with_val(p, 2)), "{sum:?}");
+    // (even powers by repeated products: powu takes non-negative intervals, and the middle node encloses 0)
+    let pow = |x: &Interval, k: u32| (0..k).fold(Interval::one(p), |a, _| a.mul(x));
+    let moment = |k: u32| x.iter().zip(&w).fold(Interval::zero(p), |a, (x, w)| a.add(&w.mul(&pow(x, k))));
+    assert!(moment(4).contains(&(Float::with_val(p, 2) / 5u32)) && moment(4).width().to_f64() < 1e-30);
+    assert!(moment(8).contains(&(Float::with_val(p, 2) / 9u32)));
+    assert!(!moment(10).contains(&(Float::with_val(p, 2) / 11u32)));
+}
