@@ -78,6 +78,9 @@ pub enum Mgf {
     /// the Laplace mechanism with ε₀ = Δ/b on a Poisson subsample with probability q ∈ (0, 1), add/remove
     /// neighbours (`noise::mgf_laplace_sub`)
     PoissonLaplace { q: Rational, eps0: Rational },
+    /// the same on a Poisson subsample under replace-one neighbours (dp_accounting's REPLACE pair,
+    /// `noise::poisson_replace_laplace`), its own mirror: the same law in both directions
+    PoissonReplaceLaplace { q: Rational, eps0: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
@@ -89,7 +92,14 @@ const LAPLACE_PIECES: usize = 32;
 impl Mgf {
     /// True if both directions have the same law.
     pub fn symmetric(&self) -> bool {
-        matches!(self, Mgf::Gaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Laplace { .. } | Mgf::DiscreteGaussian { .. })
+        matches!(
+            self,
+            Mgf::Gaussian { .. }
+                | Mgf::PoissonReplace { .. }
+                | Mgf::PoissonReplaceLaplace { .. }
+                | Mgf::Laplace { .. }
+                | Mgf::DiscreteGaussian { .. }
+        )
     }
 
     /// A Gaussian loss law (whose compositions have closed forms).
@@ -100,7 +110,14 @@ impl Mgf {
     /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
     /// quadrature on a fixed window, reliable only for moderate λ).
     pub fn exact_real(&self) -> bool {
-        !matches!(self, Mgf::PoissonGaussian { .. } | Mgf::PoissonReplace { .. } | Mgf::Mixture { .. } | Mgf::PoissonLaplace { .. })
+        !matches!(
+            self,
+            Mgf::PoissonGaussian { .. }
+                | Mgf::PoissonReplace { .. }
+                | Mgf::Mixture { .. }
+                | Mgf::PoissonLaplace { .. }
+                | Mgf::PoissonReplaceLaplace { .. }
+        )
     }
 
     /// An upper bound of the loss in this direction, enclosed at `prec` (None: unbounded). The subsampled
@@ -111,6 +128,7 @@ impl Mgf {
             (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
+            (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
             _ => None,
         }
     }
@@ -135,6 +153,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
+            Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -160,6 +179,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. }
             | Mgf::PoissonReplace { .. }
             | Mgf::PoissonLaplace { .. }
+            | Mgf::PoissonReplaceLaplace { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::DiscreteGaussian { .. } => {
@@ -184,6 +204,7 @@ impl Mgf {
             }
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
+            Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_replace_f64(lam),
             Mgf::Mixture { parts } => {
                 let comps: Vec<(f64, f64, f64)> =
                     parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
@@ -218,6 +239,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
+            Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
         }
     }
 
@@ -229,6 +251,10 @@ impl Mgf {
             Mgf::PoissonLaplace { q, eps0 } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: LaplaceSub::new(q, eps0, prec).decay_parts(dir, c),
+            },
+            Mgf::PoissonReplaceLaplace { q, eps0 } => Decay::Components {
+                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                parts: LaplaceSub::new(q, eps0, prec).replace_decay_parts(c),
             },
             Mgf::PoissonReplace { q, eta } => {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }

@@ -140,29 +140,43 @@ impl LaplaceSub {
         err.hi().clone()
     }
 
+    /// κ's real part as an exact float and the phase's sign (module doc).
+    fn kappa_float(&self, dir: Direction, c: &Float) -> (Float, i64) {
+        match dir {
+            Direction::Remove => (Float::with_val(self.prec, c + 1u32), 1),
+            Direction::Add => (Float::with_val(self.prec, -c), -1),
+        }
+    }
+
     /// M(c + ikh), k = 0..=k_max, in direction `dir` (module doc).
     pub(super) fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
         let p = self.prec;
-        let (krf, sign) = kappa(dir, c.to_f64());
-        let kr = match dir {
-            Direction::Remove => Float::with_val(p, c + 1u32),
-            Direction::Add => Float::with_val(p, -c),
-        };
-        let t_max = h.to_f64() * k_max as f64;
-        let plan = self.plan(krf, t_max, tol);
-        let err = self.error(&plan, &kr, t_max);
-        let (nodes, weights) = clenshaw_curtis(plan.n, p);
+        let (kr, sign) = self.kappa_float(dir, c);
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
         let half = self.f(0.5);
         // the atoms: ½ at −ε₀, ½e^{−ε₀} at ε₀
-        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
+        let mut sum = self.continuous(dir, c, h, k_max, tol);
         for (mass, l) in [(half.clone(), self.e0.neg()), (half.mul(&self.e0.neg().exp()), self.e0.clone())] {
             let ln_r = self.r(&l).ln();
             add_phases(&mass.mul(&kri.mul(&ln_r).exp()), &ln_r.mul(&step), &mut sum);
         }
-        // the continuous part: ε₀ Σ_j w_j ¼e^{−(ℓ_j+ε₀)/2} r(ℓ_j)^κ at ℓ_j = ε₀ x_j
-        let quarter = self.f(0.25);
+        sum
+    }
+
+    /// The continuous part ∫_{−ε₀}^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ e^{±ikh ln r(ℓ)} dℓ, k = 0..=k_max, enclosed with the
+    /// rule's certified error (module doc).
+    fn continuous(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let p = self.prec;
+        let (kr, sign) = self.kappa_float(dir, c);
+        let t_max = h.to_f64() * k_max as f64;
+        let plan = self.plan(kr.to_f64(), t_max, tol);
+        let err = self.error(&plan, &kr, t_max);
+        let (nodes, weights) = clenshaw_curtis(plan.n, p);
+        let kri = Interval::from_float(&kr, p);
+        let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
+        let (half, quarter) = (self.f(0.5), self.f(0.25));
+        // ε₀ Σ_j w_j ¼e^{−(ℓ_j+ε₀)/2} r(ℓ_j)^κ at ℓ_j = ε₀ x_j
         let chunks: Vec<Vec<CInterval>> = (0..nodes.len().div_ceil(CHUNK))
             .into_par_iter()
             .map(|b| {
@@ -177,6 +191,7 @@ impl LaplaceSub {
                 acc
             })
             .collect();
+        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
         for part in &chunks {
             for (s, v) in sum.iter_mut().zip(part) {
                 *s = s.add(v);
@@ -185,32 +200,111 @@ impl LaplaceSub {
         sum.iter().map(|s| s.widen(&err)).collect()
     }
 
+    /// The replace pair's M(c + ikh), k = 0..=k_max (`mgf_laplace_sub` module doc, replace-one): with
+    /// C = r(−ε₀) and L_max = ln r(ε₀) − ln C, the atoms (q + (1 − q)e^{−ε₀})/2 at L_max and
+    /// (q e^{−2ε₀} + (1 − q)e^{−ε₀})/2 at −L_max, and C^{1+s} J(−s) + C^{−s} J(1 + s), J the continuous part.
+    pub(super) fn replace_line(&self, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let p = self.prec;
+        let (one, half) = (Interval::one(p), self.f(0.5));
+        let ln_c = self.r(&self.e0.neg()).ln();
+        let l_max = self.r(&self.e0).ln().sub(&ln_c);
+        let ci = Interval::from_float(c, p);
+        let hi = Interval::from_float(h, p);
+        let rest = one.sub(&self.q);
+        let e = self.e0.neg().exp();
+        // J(1 + s)'s error is amplified by C^{−c} ≥ 1: asked that much finer
+        let finer = tol * (c.to_f64() * ln_c.mid().to_f64()).exp().min(1.0);
+        let j_add = self.continuous(Direction::Add, c, h, k_max, tol);
+        let j_remove = self.continuous(Direction::Remove, c, h, k_max, finer);
+        let mut sum: Vec<CInterval> = (0..=k_max)
+            .map(|k| {
+                let t = hi.mul(&Interval::from_i64(k as i64, p));
+                // C^{1+s} = e^{(1+c) ln C + it ln C}, C^{−s} = e^{−c ln C − it ln C}
+                let up = CInterval::exp_of(&one.add(&ci).mul(&ln_c), &t.mul(&ln_c));
+                let down = CInterval::exp_of(&ci.mul(&ln_c).neg(), &t.mul(&ln_c).neg());
+                up.mul(&j_add[k]).add(&down.mul(&j_remove[k]))
+            })
+            .collect();
+        let top = half.mul(&self.q.add(&rest.mul(&e)));
+        let bottom = half.mul(&self.q.mul(&e).mul(&e).add(&rest.mul(&e)));
+        add_phases(&top.mul(&ci.mul(&l_max).exp()), &l_max.mul(&hi), &mut sum);
+        add_phases(&bottom.mul(&ci.mul(&l_max).neg().exp()), &l_max.mul(&hi).neg(), &mut sum);
+        sum
+    }
+
     /// Planning (not certified): ln M(λ) for real λ ≥ 0 in double precision (the atoms and Simpson's rule
     /// on the continuous part, summed relative to the largest term).
     pub(super) fn ln_real_f64(&self, dir: Direction, lam: f64) -> f64 {
         let (kr, _) = kappa(dir, lam);
         let e0 = self.e0f;
+        let mut terms = vec![0.5f64.ln() + kr * self.ln_r_f64(-e0), 0.5f64.ln() - e0 + kr * self.ln_r_f64(e0)];
+        terms.extend(self.continuous_terms_f64(kr));
+        log_sum_exp(&terms)
+    }
+
+    /// Planning: the logarithms of Simpson's terms of the continuous part at κ = kr (2,000 intervals).
+    fn continuous_terms_f64(&self, kr: f64) -> Vec<f64> {
+        let e0 = self.e0f;
         let m = 2000;
         let width = 2.0 * e0 / m as f64;
-        let mut terms = vec![0.5f64.ln() + kr * self.ln_r_f64(-e0), 0.5f64.ln() - e0 + kr * self.ln_r_f64(e0)];
-        for i in 0..=m {
-            let l = -e0 + width * i as f64;
-            let simpson = if i == 0 || i == m {
-                1.0
-            } else if i % 2 == 1 {
-                4.0
-            } else {
-                2.0
-            };
-            terms.push((simpson * width / 3.0 * 0.25).ln() - (l + e0) / 2.0 + kr * self.ln_r_f64(l));
-        }
-        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+        (0..=m)
+            .map(|i| {
+                let l = -e0 + width * i as f64;
+                let simpson = if i == 0 || i == m {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                (simpson * width / 3.0 * 0.25).ln() - (l + e0) / 2.0 + kr * self.ln_r_f64(l)
+            })
+            .collect()
+    }
+
+    /// Planning: ln M(λ) of the replace pair (`replace_line`'s terms in double precision).
+    pub(super) fn ln_replace_f64(&self, lam: f64) -> f64 {
+        let (q, e0) = (self.qf, self.e0f);
+        let ln_c = self.ln_r_f64(-e0);
+        let l_max = self.ln_r_f64(e0) - ln_c;
+        let mut terms = vec![
+            (0.5 * (q + (1.0 - q) * (-e0).exp())).ln() + lam * l_max,
+            (0.5 * (q * (-2.0 * e0).exp() + (1.0 - q) * (-e0).exp())).ln() - lam * l_max,
+        ];
+        terms.extend(self.continuous_terms_f64(-lam).into_iter().map(|t| t + (1.0 + lam) * ln_c));
+        terms.extend(self.continuous_terms_f64(1.0 + lam).into_iter().map(|t| t - lam * ln_c));
+        log_sum_exp(&terms)
     }
 
     /// Planning: the nodes one point of the line costs at reach t_max.
     pub(super) fn nodes(&self, dir: Direction, c: f64, t_max: f64, tol: f64) -> usize {
         self.plan(kappa(dir, c).0, t_max, tol).n + 3
+    }
+
+    /// Planning: the nodes one point of the replace pair's line costs (two continuous parts).
+    pub(super) fn replace_nodes(&self, c: f64, t_max: f64, tol: f64) -> usize {
+        self.nodes(Direction::Add, c, t_max, tol) + self.nodes(Direction::Remove, c, t_max, tol)
+    }
+
+    /// The replace pair's largest loss L_max = ln r(ε₀) − ln r(−ε₀), in both directions.
+    pub(super) fn replace_loss_sup(&self) -> Interval {
+        self.r(&self.e0).ln().sub(&self.r(&self.e0.neg()).ln())
+    }
+
+    /// The replace pair's uniform components: its two continuous parts are the subsampled law's (`Add` and
+    /// `Remove`) times C^{1+c} and C^{−c}, on disjoint stretches of the loss (below and above 0), so the
+    /// components of each, scaled down, sum below the whole density.
+    pub(super) fn replace_decay_parts(&self, c: &Float) -> Vec<(Float, Float)> {
+        let s = LaplaceSub::new(&self.qr, &self.e0r, 64);
+        let ci = Interval::from_float(c, 64);
+        let ln_c = s.r(&s.e0.neg()).ln();
+        let scale = |parts: Vec<(Float, Float)>, by: Interval| -> Vec<(Float, Float)> {
+            let by = by.lo().clone();
+            parts.into_iter().map(|(m, l)| (Float::with_val_round(64, &m * &by, rug::float::Round::Down).0, l)).collect()
+        };
+        let mut parts = scale(s.decay_parts(Direction::Add, c), Interval::one(64).add(&ci).mul(&ln_c).exp());
+        parts.extend(scale(s.decay_parts(Direction::Remove, c), ci.mul(&ln_c).neg().exp()));
+        parts
     }
 
     /// The largest loss in direction `dir`: ln r(ε₀) (`Remove`), −ln r(−ε₀) (`Add`), enclosed.
@@ -249,6 +343,12 @@ impl LaplaceSub {
             .collect();
         layers(&pieces)
     }
+}
+
+/// ln Σ e^{t_i} in f64, relative to the largest term.
+fn log_sum_exp(terms: &[f64]) -> f64 {
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
 }
 
 #[cfg(test)]

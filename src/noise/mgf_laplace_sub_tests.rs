@@ -28,17 +28,22 @@ fn holds(z: &Interval, want: &str) -> bool {
 fn the_line_matches_mpmath_over_the_data() {
     let mut n = 0;
     for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_laplace_mgf.txt")) {
-        let m = law(parse_fraction(f[0]), parse_fraction(f[1]));
-        let dir = if f[2] == "remove" { Direction::Remove } else { Direction::Add };
+        let (q, scale) = (parse_fraction(f[0]), parse_fraction(f[1]));
+        let m = if f[2] == "replace" { Mgf::PoissonReplaceLaplace { q, eps0: Rational::from(1) / scale } } else { law(q, scale) };
+        // (the replace pair is its own mirror: its rows hold in both directions)
+        let dir = if f[2] == "add" { Direction::Add } else { Direction::Remove };
         let p = 160;
         let c = Float::with_val(p, &parse_fraction(f[3]));
         let t: u32 = f[4].parse().unwrap();
         let h = Float::with_val(p, t.max(1)) / 4u32;
         let k = if t == 0 { 0 } else { 4 };
-        let v = m.line(dir, &c, &h, 4, 1e-32, p);
-        let z = &v[k];
-        assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?}: {z:?}");
-        assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
+        let dirs: &[Direction] = if f[2] == "replace" { &[Direction::Remove, Direction::Add] } else { &[dir] };
+        for d in dirs {
+            let v = m.line(*d, &c, &h, 4, 1e-32, p);
+            let z = &v[k];
+            assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?} {d:?}: {z:?}");
+            assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
+        }
         if t == 0 {
             let want = f[5].parse::<f64>().unwrap().ln();
             assert!((m.ln_real_f64(dir, c.to_f64()) - want).abs() < 1e-9, "{f:?}: planning value");
@@ -47,7 +52,7 @@ fn the_line_matches_mpmath_over_the_data() {
         }
         n += 1;
     }
-    assert_eq!(n, 8);
+    assert_eq!(n, 12);
 }
 
 /// sup_{t ≥ t*} |M(c + it)| stays below the decay bound on every later point of the line in both directions,
@@ -70,6 +75,27 @@ fn the_decay_bounds_every_later_point_of_the_line() {
                 for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
                     assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {scale:?} {dir:?}: |M(c + i{})| above the bound", k as f64 * 0.5);
                 }
+            }
+        }
+    }
+}
+
+/// The replace pair's decay bound holds every later point of its line and falls below M(c).
+#[test]
+fn the_replace_pairs_decay_bounds_every_later_point_of_the_line() {
+    for (q, scale, c) in [((1, 10), (1, 1), 0.75), ((1, 4), (3, 1), 0.25)] {
+        let m = Mgf::PoissonReplaceLaplace { q: Rational::from(q), eps0: Rational::from(1) / Rational::from(scale) };
+        let p = 128;
+        let c = Float::with_val(p, c);
+        let h = Float::with_val(p, 0.5);
+        let v = m.line(Direction::Remove, &c, &h, 200, 1e-30, p);
+        let m_c = v[0].re().hi().clone();
+        let d = m.decay(Direction::Remove, &c, &m_c, p);
+        for t_star in [2.0, 10.0, 50.0] {
+            let b = d.ln_upper(t_star).to_f64();
+            assert!(b < m_c.to_f64().ln(), "{q:?} {scale:?}: no decay at {t_star}");
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
+                assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {scale:?}: |M(c + i{})| above the bound", k as f64 * 0.5);
             }
         }
     }

@@ -138,6 +138,15 @@ impl LossLaw for PoissonReplaceLaplace {
         true
     }
 
+    /// Its moment generating function (`noise::mgf_laplace_sub`, `replace_line`); at q = 1 the doubled
+    /// mechanism's.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        if let Some(d) = &self.doubled {
+            return d.mgf();
+        }
+        Some(crate::noise::mgf::Mgf::PoissonReplaceLaplace { q: self.q.clone(), eps0: self.a() })
+    }
+
     fn split(&self, dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         if let Some(d) = &self.doubled {
             return d.split(dir, l, prec);

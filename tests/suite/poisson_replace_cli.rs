@@ -149,3 +149,19 @@ fn thirty_releases_agree_with_the_grid_and_invert_consistently() {
     let (elo, ehi): (f64, f64) = (get(&back, "epsilon_lo").parse().unwrap(), get(&back, "epsilon_hi").parse().unwrap());
     assert!(elo <= 3.0 + 1e-12 && ehi >= 3.0 - 1e-12 && ehi - elo < 1e-10, "[{elo}, {ehi}]");
 }
+
+/// Many releases of the subsampled Laplace's replace pair on the inversion (`noise::mgf_laplace_sub`,
+/// `replace_line`; dp_accounting declines this pair): 20 digits or more, inside the pld grid's bracket at
+/// h = 1/1000 (an independent method: the pair's distribution functions, `noise::poisson_replace_laplace`).
+#[test]
+fn laplace_under_replace_many_releases_inside_the_grids_bracket() {
+    for mech in ["laplace:scale=1,q=0.01,n=1000", "laplace:scale=1,q=0.05,n=300"] {
+        let row = replace(&["epsilon", "--mech", mech, "--delta", "1e-5"]);
+        assert_eq!(get(&row, "method"), "tilted-fourier", "{mech}: {row:?}");
+        assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{mech}: {row:?}");
+        let (lo, hi): (f64, f64) = (get(&row, "epsilon_lo").parse().unwrap(), get(&row, "epsilon_hi").parse().unwrap());
+        let grid = replace(&["epsilon", "--mech", mech, "--delta", "1e-5", "--method", "grid", "--grid", "1/1000"]);
+        let (glo, ghi): (f64, f64) = (get(&grid, "epsilon_lo").parse().unwrap(), get(&grid, "epsilon_hi").parse().unwrap());
+        assert!(glo <= lo && hi <= ghi, "{mech}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+    }
+}

@@ -191,6 +191,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::Mixture { .. } => "mixture of Gaussians",
             Mgf::Laplace { .. } => "Laplace",
             Mgf::PoissonLaplace { .. } => "Poisson-subsampled Laplace",
+            Mgf::PoissonReplaceLaplace { .. } => "Poisson-subsampled Laplace (replace-one pair)",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
         };
         if !out.contains(&k) {
