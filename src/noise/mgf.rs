@@ -45,6 +45,10 @@
 //!   F(κ) ≤ p₀ + Σᵢ pᵢ e^{ηᵢκ(κ−1)}. The density of the tilted loss is φ r^{κ+1}/r′ with r′ = Σᵢ μᵢpᵢe^{μᵢx−ηᵢ}
 //!   increasing, which the layer cake bounds piece by piece as above. With one component every formula
 //!   is the subsampled Gaussian's.
+//! * **The Poisson-subsampled Gaussian under replace-one neighbours**: `noise::mgf_replace` (the same rule with
+//!   a second, mirrored factor). **The Poisson-subsampled Laplace mechanism**, under either relation:
+//!   `noise::mgf_laplace_sub` (two atoms and a Clenshaw–Curtis integral on the Bernstein ellipse). The pieces
+//!   these quadratures share are the leaf `noise::mgf_quad`.
 
 use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
