@@ -15,8 +15,13 @@
 //! * **Analyticity.** r vanishes or turns negative only on Im ℓ = ±π (mod 2π): on |Im ℓ| ≤ β < π,
 //!   r = 1 − q + q e^{Re ℓ} e^{i Im ℓ} lies in a sector, |arg r| ≤ β and r(Re ℓ) cos(β/2) ≤ |r| ≤ r(Re ℓ).
 //! * **The ellipse.** With semi-minor axis β, ρ = (β + α)/ε₀ and semi-major axis α = √(ε₀² + β²); on it
-//!   |Re ℓ| ≤ α, so |f| ≤ M = ¼e^{(α−ε₀)/2} R^{Re κ} e^{|Im κ|β}, R = r(α) for Re κ ≥ 0 and r(−α)cos(β/2)
-//!   otherwise. The plan takes the β (up to 0.95π) that needs the fewest nodes for the line's largest |t|.
+//!   |Re ℓ| ≤ α, so |f| ≤ M = ¼e^{(α−ε₀)/2} R^{Re κ} e^{|Im κ|θ}, R = r(α) for Re κ ≥ 0 and r(−α)cos(β/2)
+//!   otherwise, and θ ≥ |arg r|: β, asin(u/(1 − q)) where u = q e^α < 1 − q (r lies in the disc of radius u
+//!   about 1 − q), and for β ≤ π/2 atan(u sin β/(1 − q)) (Re r ≥ 1 − q there). The rule is composite: equal panels of [−ε₀, ε₀], each with Clenshaw–Curtis of a degree up
+//!   to 128 on its own ellipse (semi-minor β, semi-major α_w = √(w² + β²) about a panel of half-length w, so
+//!   |Re ℓ| ≤ ε₀ + α_w − w in the bound); the errors add up to 8ε₀Mρ_w^{−n}/(ρ_w − 1), ρ_w = (β + α_w)/w.
+//!   The plan takes the β (up to 0.95π), degree and panels that need the fewest nodes for the line's
+//!   largest |t|.
 //! * **The decay in t.** The tilted continuous part pushed to the loss u = ±ln r has density
 //!   ¼e^{−(ℓ+ε₀)/2} r^{Re κ} · r/(q e^ℓ) (du/dℓ = q e^ℓ/r); on a piece [a, b] its lower bound takes the first
 //!   and last factors at b (both fall) and r^{Re κ} at its smaller end, and the layer cake of `mgf_quad`
@@ -45,11 +50,18 @@ pub(super) struct LaplaceSub {
     prec: u32,
 }
 
-/// The quadrature's plan: the degree n (n + 1 Chebyshev points) and the ellipse's semi-minor axis β.
+/// The quadrature's plan: `panels` equal panels of [−ε₀, ε₀], each with Clenshaw–Curtis of degree n (n + 1
+/// Chebyshev points), and the ellipses' semi-minor axis β.
 struct Plan {
+    panels: usize,
     n: usize,
     beta: f64,
 }
+
+/// The degrees a panel may take (each one's weights cost n²/2 operations, once per line).
+const DEGREES: [usize; 5] = [8, 16, 32, 64, 128];
+/// Most panels of a plan (beyond, the rule is taken at its own, certified, larger error).
+const MAX_PANELS: usize = 1 << 20;
 
 /// The real part of κ and the phase's sign: 1 + c and + (`Remove`), −c and − (`Add`).
 fn kappa(dir: Direction, c: f64) -> (f64, i64) {
@@ -91,30 +103,86 @@ impl LaplaceSub {
         }
     }
 
-    /// Planning: ln M on the ellipse of semi-minor axis β (module doc).
-    fn ln_m_f64(&self, kr: f64, beta: f64, t_max: f64) -> f64 {
-        let e0 = self.e0f;
-        let alpha = (e0 * e0 + beta * beta).sqrt();
-        let ln_r = if kr >= 0.0 { kr * self.ln_r_f64(alpha) } else { kr * (self.ln_r_f64(-alpha) + (beta / 2.0).cos().ln()) };
-        0.25f64.ln() + (alpha - e0) / 2.0 + ln_r + t_max * beta
+    /// Planning: ln M on the panels' ellipses of semi-minor axis β and semi-major α_w around panels of
+    /// half-length w: |Re ℓ| ≤ A = ε₀ + α_w − w there (module doc).
+    fn ln_m_f64(&self, kr: f64, beta: f64, w: f64, t_max: f64) -> f64 {
+        let alpha_w = (w * w + beta * beta).sqrt();
+        let a = self.e0f + alpha_w - w;
+        let ln_r = if kr >= 0.0 { kr * self.ln_r_f64(a) } else { kr * (self.ln_r_f64(-a) + (beta / 2.0).cos().ln()) };
+        // |arg r| ≤ β, and ≤ asin(u/(1 − q)) where u = q e^A < 1 − q (module doc)
+        let ratio = self.qf * a.exp() / (1.0 - self.qf);
+        let mut theta = if ratio < 1.0 { beta.min(ratio.asin() * (1.0 + 1e-12)) } else { beta };
+        if beta <= PI / 2.0 {
+            theta = theta.min((ratio * beta.sin()).atan() * (1.0 + 1e-12));
+        }
+        0.25f64.ln() + (alpha_w - w) / 2.0 + ln_r + t_max * theta
     }
 
-    /// The ellipse and the degree that bring the rule's error below `tol` with the fewest nodes.
+    /// Planning: ln of the composite rule's error bound, 8ε₀ M ρ_w^{−n}/(ρ_w − 1) (module doc).
+    fn ln_error_f64(&self, kr: f64, beta: f64, panels: usize, n: usize, t_max: f64) -> f64 {
+        let w = self.e0f / panels as f64;
+        let rho = (beta + (w * w + beta * beta).sqrt()) / w;
+        (8.0 * self.e0f).ln() + self.ln_m_f64(kr, beta, w, t_max) - n as f64 * rho.ln() - (rho - 1.0).ln()
+    }
+
+    /// The ellipse, the degree and the panels that bring the rule's error below `tol` with the fewest nodes.
     fn plan(&self, kr: f64, t_max: f64, tol: f64) -> Plan {
-        let e0 = self.e0f;
-        let mut best = Plan { n: usize::MAX, beta: 0.0 };
-        for j in 1..=32 {
-            let beta = 0.95 * PI * f64::from(j) / 32.0;
-            let alpha = (e0 * e0 + beta * beta).sqrt();
-            let rho = (beta + alpha) / e0;
-            let need = (8.0 * e0).ln() + self.ln_m_f64(kr, beta, t_max) - (rho - 1.0).ln() - tol.ln();
-            let n = (need.max(0.0) / rho.ln()).ceil() as usize + 1;
-            let n = (n.max(2) + 1) & !1;
-            if n < best.n {
-                best = Plan { n, beta };
+        // (where no plan meets tol, 4,096 panels of degree 64: the certified error is then larger; the tilted
+        // engine, which prices a line by `nodes`, never asks for one)
+        let mut best = Plan { panels: 4096, n: DEGREES[DEGREES.len() - 1], beta: PI / 4.0 };
+        let mut best_nodes = usize::MAX;
+        let ln_tol = tol.ln();
+        // β on a linear grid up to 0.95π, and down by halves to 0.95π·2^{−30} (tiny ε₀ and tiny q want small β)
+        let betas = (1..=32).map(|j| 0.95 * PI * f64::from(j) / 32.0).chain((1..=30).map(|k| 0.95 * PI * 0.5f64.powi(k)));
+        for beta in betas {
+            for n in DEGREES {
+                let ok = |m: usize| self.ln_error_f64(kr, beta, m, n, t_max) <= ln_tol;
+                if !ok(MAX_PANELS) {
+                    continue;
+                }
+                // the error falls as the panels shrink: the fewest that meet tol, by doubling and bisection
+                let mut hi = 1;
+                while !ok(hi) {
+                    hi *= 2;
+                }
+                let mut lo = hi / 2;
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    if ok(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                let nodes = hi.min(MAX_PANELS) * (n + 1);
+                if nodes < best_nodes {
+                    (best, best_nodes) = (Plan { panels: hi.min(MAX_PANELS), n, beta }, nodes);
+                }
             }
         }
         best
+    }
+
+    /// An upper bound of |arg r(ℓ)| for |Im ℓ| ≤ β and Re ℓ ≤ A (module doc): β, and where u = q e^A < 1 − q,
+    /// asin(u/(1 − q)) = atan(x/√(1 − x²)), x = u/(1 − q) (r = (1 − q) + u′e^{iy} with u′ ≤ u lies in the disc of
+    /// radius u about 1 − q, seen from 0 under that angle).
+    fn arg_bound(&self, beta: &Interval, a_hi: &Interval) -> Interval {
+        let p = self.prec;
+        let one = Interval::one(p);
+        let x = self.q.mul(&a_hi.exp()).div(&one.sub(&self.q));
+        let x = Interval::new(x.hi().clone(), x.hi().clone());
+        let mut best = beta.hi().clone();
+        if *x.hi() < 1 {
+            let asin = x.div(&one.sub(&x.mul(&x)).sqrt()).atan();
+            best = best.min(asin.hi());
+        }
+        // for β ≤ π/2 the real part 1 − q + u′cos y stays ≥ 1 − q: tan|arg r| ≤ u sin β/(1 − q)
+        let half_pi = Interval::pi(p).div(&Interval::from_i64(2, p));
+        if *beta.hi() <= *half_pi.lo() {
+            let atan = x.mul(&beta.sin()).atan();
+            best = best.min(atan.hi());
+        }
+        Interval::new(best.clone(), best)
     }
 
     /// The rule's certified error for the plan at the real part `kr` of κ and |t| ≤ t_max (module doc).
@@ -123,18 +191,19 @@ impl LaplaceSub {
         let (one, half) = (Interval::one(p), self.f(0.5));
         let beta = self.f(plan.beta);
         assert!(*beta.hi() < *Interval::pi(p).lo(), "the ellipse must stay inside |Im l| < pi");
-        let alpha = self.e0.mul(&self.e0).add(&beta.mul(&beta)).sqrt();
-        let alpha_hi = Interval::new(alpha.hi().clone(), alpha.hi().clone());
-        // the ellipse of ρ's lower end lies inside the rectangle |Re ℓ| ≤ α, |Im ℓ| ≤ β the bound holds on
-        let rho = beta.add(&alpha).div(&self.e0);
+        let w = self.e0.div(&Interval::from_i64(plan.panels as i64, p));
+        let alpha_w = w.mul(&w).add(&beta.mul(&beta)).sqrt();
+        // the real extent of the panels' ellipses, A = ε₀ + α_w − w, upper end
+        let a = self.e0.add(&alpha_w).sub(&w);
+        let a_hi = Interval::new(a.hi().clone(), a.hi().clone());
+        // ρ_w's lower end: its ellipse lies inside the one the bound holds on
+        let rho = beta.add(&alpha_w).div(&w);
         let rho = Interval::new(rho.lo().clone(), rho.lo().clone());
         let kri = Interval::from_float(kr, p);
-        let ln_r = if *kr >= 0 {
-            kri.mul(&self.r(&alpha_hi).ln())
-        } else {
-            kri.mul(&self.r(&alpha_hi.neg()).ln().add(&beta.mul(&half).cos().ln()))
-        };
-        let ln_m = self.f(0.25).ln().add(&alpha_hi.sub(&self.e0).mul(&half)).add(&ln_r).add(&self.f(t_max).mul(&beta));
+        let ln_r =
+            if *kr >= 0 { kri.mul(&self.r(&a_hi).ln()) } else { kri.mul(&self.r(&a_hi.neg()).ln().add(&beta.mul(&half).cos().ln())) };
+        let spread = alpha_w.sub(&w).mul(&half);
+        let ln_m = self.f(0.25).ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&self.arg_bound(&beta, &a_hi)));
         let n = Interval::from_i64(plan.n as i64, p);
         let err = self.f(8.0).mul(&self.e0).mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
         err.hi().clone()
@@ -172,20 +241,24 @@ impl LaplaceSub {
         let t_max = h.to_f64() * k_max as f64;
         let plan = self.plan(kr.to_f64(), t_max, tol);
         let err = self.error(&plan, &kr, t_max);
-        let (nodes, weights) = clenshaw_curtis(plan.n, p);
+        let (xs, ws) = clenshaw_curtis(plan.n, p);
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
         let (half, quarter) = (self.f(0.5), self.f(0.25));
-        // ε₀ Σ_j w_j ¼e^{−(ℓ_j+ε₀)/2} r(ℓ_j)^κ at ℓ_j = ε₀ x_j
-        let chunks: Vec<Vec<CInterval>> = (0..nodes.len().div_ceil(CHUNK))
+        let width = self.e0.div(&Interval::from_i64(plan.panels as i64, p));
+        let total = plan.panels * (plan.n + 1);
+        // Σ_panels w Σ_j w_j ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = −ε₀ + (2i + 1)w
+        let chunks: Vec<Vec<CInterval>> = (0..total.div_ceil(CHUNK))
             .into_par_iter()
             .map(|b| {
                 let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-                for j in b * CHUNK..((b + 1) * CHUNK).min(nodes.len()) {
-                    let l = self.e0.mul(&nodes[j]);
+                for node in b * CHUNK..((b + 1) * CHUNK).min(total) {
+                    let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
+                    let centre = self.e0.neg().add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
+                    let l = centre.add(&width.mul(&xs[j]));
                     let ln_r = self.r(&l).ln();
                     let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
-                    let w = ln_w.exp().mul(&quarter).mul(&weights[j]).mul(&self.e0);
+                    let w = ln_w.exp().mul(&quarter).mul(&ws[j]).mul(&width);
                     add_phases(&w, &ln_r.mul(&step), &mut acc);
                 }
                 acc
@@ -278,7 +351,8 @@ impl LaplaceSub {
 
     /// Planning: the nodes one point of the line costs at reach t_max.
     pub(super) fn nodes(&self, dir: Direction, c: f64, t_max: f64, tol: f64) -> usize {
-        self.plan(kappa(dir, c).0, t_max, tol).n + 3
+        let plan = self.plan(kappa(dir, c).0, t_max, tol);
+        plan.panels * (plan.n + 1) + 3
     }
 
     /// Planning: the nodes one point of the replace pair's line costs (two continuous parts).
