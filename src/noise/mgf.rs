@@ -54,13 +54,12 @@ use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
-use super::mgf_quad::{add_phases, layers, ln_gauss_trapezoid, CHUNK, PIECES};
+use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
 use crate::num::Interval;
-use rayon::prelude::*;
 use rug::float::Round;
 use rug::{Float, Rational};
 
@@ -501,11 +500,7 @@ impl Sub {
         // (at least 2^-20: a plan beyond that is taken at its own, certified, larger error)
         let step = ((best_step * 1048576.0).floor() / 1048576.0).max(1.0 / 1048576.0);
         let ln_c = if kr < 0.0 { -kr * (1.0 - q).ln() } else { 0.0 };
-        let left = (2.0 * ((4.0 / tol).ln() + ln_c)).sqrt() + 1.0;
-        let shift = kr.max(0.0) * mu;
-        let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0)).sqrt() + 1.0;
-        let x_lo = (-left / step).floor() * step;
-        let nodes = ((right - x_lo) / step).ceil() as usize + 1;
+        let (x_lo, nodes) = trapezoid_window(step, tol, ln_c, kr.max(0.0) * mu);
         Plan { a: best_a, step, x_lo, nodes }
     }
 
@@ -550,23 +545,7 @@ impl Sub {
         let t_max = h.to_f64() * k_max as f64;
         let plan = self.plan(kr.to_f64(), t_max, tol);
         let err = self.error(&plan, &kr, t_max);
-        let chunks: Vec<Vec<CInterval>> = (0..plan.nodes.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|b| {
-                let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-                for n in b * CHUNK..((b + 1) * CHUNK).min(plan.nodes) {
-                    self.add_node(&plan, n, &kr, sign, h, &mut acc);
-                }
-                acc
-            })
-            .collect();
-        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-        for part in &chunks {
-            for (s, v) in sum.iter_mut().zip(part) {
-                *s = s.add(v);
-            }
-        }
-        sum.iter().map(|s| s.widen(&err)).collect()
+        chunked_sum(plan.nodes, k_max, p, &err, |n, acc| self.add_node(&plan, n, &kr, sign, h, acc))
     }
 
     /// Node n's terms ϑ φ(x) r(x)^{κr} e^{±ikhℓ(x)} added to acc[k].

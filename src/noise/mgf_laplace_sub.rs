@@ -28,11 +28,10 @@
 //!   gives uniform components. The atoms do not decay: n-fold powers bring them down, as the Laplace
 //!   mechanism's own.
 
-use super::mgf_quad::{add_phases, clenshaw_curtis, layers, CHUNK};
+use super::mgf_quad::{add_phases, chunked_sum, clenshaw_curtis, layers};
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
-use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
 
@@ -248,29 +247,15 @@ impl LaplaceSub {
         let width = self.e0.div(&Interval::from_i64(plan.panels as i64, p));
         let total = plan.panels * (plan.n + 1);
         // Σ_panels w Σ_j w_j ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = −ε₀ + (2i + 1)w
-        let chunks: Vec<Vec<CInterval>> = (0..total.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|b| {
-                let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-                for node in b * CHUNK..((b + 1) * CHUNK).min(total) {
-                    let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
-                    let centre = self.e0.neg().add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
-                    let l = centre.add(&width.mul(&xs[j]));
-                    let ln_r = self.r(&l).ln();
-                    let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
-                    let w = ln_w.exp().mul(&quarter).mul(&ws[j]).mul(&width);
-                    add_phases(&w, &ln_r.mul(&step), &mut acc);
-                }
-                acc
-            })
-            .collect();
-        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-        for part in &chunks {
-            for (s, v) in sum.iter_mut().zip(part) {
-                *s = s.add(v);
-            }
-        }
-        sum.iter().map(|s| s.widen(&err)).collect()
+        chunked_sum(total, k_max, p, &err, |node, acc| {
+            let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
+            let centre = self.e0.neg().add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
+            let l = centre.add(&width.mul(&xs[j]));
+            let ln_r = self.r(&l).ln();
+            let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
+            let w = ln_w.exp().mul(&quarter).mul(&ws[j]).mul(&width);
+            add_phases(&w, &ln_r.mul(&step), acc);
+        })
     }
 
     /// The replace pair's M(c + ikh), k = 0..=k_max (`mgf_laplace_sub` module doc, replace-one): with

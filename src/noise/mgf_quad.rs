@@ -3,6 +3,7 @@
 
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
+use rayon::prelude::*;
 use rug::float::Round;
 use rug::Float;
 
@@ -129,4 +130,37 @@ pub fn clenshaw_curtis(n: usize, prec: u32) -> (Vec<Interval>, Vec<Interval>) {
         })
         .collect();
     (nodes, weights)
+}
+
+/// Σ over `nodes` quadrature nodes of each node's terms at k = 0..=k_max (`node(n, acc)` adds node n's), in
+/// parallel chunks of [`CHUNK`] summed in a fixed order (the same sums on any number of threads), each value
+/// widened by the rule's certified error `err`.
+pub fn chunked_sum(nodes: usize, k_max: usize, prec: u32, err: &Float, node: impl Fn(usize, &mut [CInterval]) + Sync) -> Vec<CInterval> {
+    let chunks: Vec<Vec<CInterval>> = (0..nodes.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|b| {
+            let mut acc = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
+            for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
+                node(n, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let mut sum = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
+    for part in &chunks {
+        for (s, v) in sum.iter_mut().zip(part) {
+            *s = s.add(v);
+        }
+    }
+    sum.iter().map(|s| s.widen(err)).collect()
+}
+
+/// The trapezoidal rule's window on ℝ for an integrand at most e^{ln_c}φ(x) on the left and
+/// e^{ln_c + shift²/2}φ(x − shift) on the right, aiming at `tol` (`mgf.rs`, `mgf_replace.rs`): the first
+/// node, a multiple of `step`, and the number of nodes.
+pub fn trapezoid_window(step: f64, tol: f64, ln_c: f64, shift: f64) -> (f64, usize) {
+    let left = (2.0 * ((4.0 / tol).ln() + ln_c)).sqrt() + 1.0;
+    let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0)).sqrt() + 1.0;
+    let x_lo = (-left / step).floor() * step;
+    (x_lo, ((right - x_lo) / step).ceil() as usize + 1)
 }

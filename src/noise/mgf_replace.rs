@@ -26,11 +26,10 @@
 //!   r̃^{−c} at x₀ (r grows, r̃ falls), μu/r at x₁ and μũ/r̃ at x₀ (the first grows, the second falls) bound g
 //!   from below, and the layer cake of `mgf.rs` turns the pieces into uniform components.
 
-use super::mgf_quad::{add_phases, layers, ln_gauss_trapezoid, CHUNK, PIECES};
+use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
 use crate::num::Interval;
-use rayon::prelude::*;
 use rug::{Float, Rational};
 
 /// The replace pair's quantities at one precision (module doc).
@@ -111,12 +110,7 @@ impl Replace {
         }
         // a dyadic spacing (the nodes are exact), at least 2^-20 (a finer plan is taken at its certified error)
         let step = ((best_step * 1048576.0).floor() / 1048576.0).max(1.0 / 1048576.0);
-        let ln_c = -c * (1.0 - self.qf).ln();
-        let left = (2.0 * ((4.0 / tol).ln() + ln_c)).sqrt() + 1.0;
-        let shift = (1.0 + c) * mu;
-        let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0)).sqrt() + 1.0;
-        let x_lo = (-left / step).floor() * step;
-        let nodes = ((right - x_lo) / step).ceil() as usize + 1;
+        let (x_lo, nodes) = trapezoid_window(step, tol, -c * (1.0 - self.qf).ln(), (1.0 + c) * mu);
         Plan { a: best_a, step, x_lo, nodes }
     }
 
@@ -149,27 +143,10 @@ impl Replace {
     /// M(c + ikh), k = 0..=k_max (module doc).
     pub(super) fn line(&self, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
         assert!(*c >= 0, "the tilt must be at least 0");
-        let p = self.prec;
         let t_max = h.to_f64() * k_max as f64;
         let plan = self.plan(c.to_f64(), t_max, tol);
         let err = self.error(&plan, c, t_max);
-        let chunks: Vec<Vec<CInterval>> = (0..plan.nodes.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|b| {
-                let mut acc = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-                for n in b * CHUNK..((b + 1) * CHUNK).min(plan.nodes) {
-                    self.add_node(&plan, n, c, h, &mut acc);
-                }
-                acc
-            })
-            .collect();
-        let mut sum = vec![CInterval::real(Interval::zero(p)); k_max + 1];
-        for part in &chunks {
-            for (s, v) in sum.iter_mut().zip(part) {
-                *s = s.add(v);
-            }
-        }
-        sum.iter().map(|s| s.widen(&err)).collect()
+        chunked_sum(plan.nodes, k_max, self.prec, &err, |n, acc| self.add_node(&plan, n, c, h, acc))
     }
 
     /// Node n's terms ϑ φ(x) r^{1+c} r̃^{−c} e^{ikhℓ(x)} added to acc[k].
