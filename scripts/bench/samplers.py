@@ -5,7 +5,9 @@ noise multiplier 1.1, E epochs, epsilon(1e-5), both neighbour relations, one run
 * Poisson subsampling at q = 1/T over T*E steps: tightdp's certified bracket (digits, wall time) beside
   dp_accounting's PLD accountant at value_discretization_interval 1e-4 (pessimistic estimate, wall time);
 * fixed-size batches of 256 drawn without replacement (replace neighbours; `sampling=wor`, mu = 2: a clipped
-  gradient replaced moves the sum by up to 2, as the Poisson replace pair assumes): tightdp;
+  gradient replaced moves the sum by up to 2, as the Poisson replace pair assumes): tightdp's certified bound
+  beside dp_accounting's RDP accountant, its only accountant for SampledWithoutReplacementDpEvent (noise
+  multiplier 1.1/2: its Gaussian event has replace sensitivity 1, so the same pair);
 * shuffled batches (shuffle and iterate): tightdp's certified lower bound of one explicit attack
   (`tightdp shuffle`; under add/remove its input is also the random-allocation pair with one step per record,
   so the number is a lower bound for random allocation k = 1 too).
@@ -41,7 +43,7 @@ def poisson(binary, epochs, nb):
 
 def fixed(binary, epochs):
     r, secs, err = cli(binary, ["epsilon", "--mech", f"gauss:sigma={SIGMA},mu=2,sampling=wor,m={B},pop={N},n={T * epochs}",
-                                "--delta", DELTA, "--neighbors", "replace", "--digits", "4"])
+                                "--delta", DELTA, "--neighbors", "replace"])
     return ("", "", "", err, f"{secs:.2f}") if r is None else (r["epsilon_lo"], r["epsilon_hi"], r["digits"], r["method"], f"{secs:.2f}")
 
 
@@ -65,6 +67,22 @@ def dp_poisson(epochs, nb):
     return repr(float(acc.get_epsilon(float(DELTA)))), f"{time.time() - t:.2f}"
 
 
+def dp_fixed(epochs):
+    """dp_accounting's RDP accountant on the fixed-size batches (REPLACE_ONE; the noise multiplier halved, as
+    its GaussianDpEvent has sensitivity 1 and the sum moves by 2)."""
+    try:
+        from dp_accounting import dp_event
+        from dp_accounting.rdp import rdp_privacy_accountant
+        from dp_accounting.privacy_accountant import NeighboringRelation
+    except ImportError:
+        return "", ""
+    t = time.time()
+    acc = rdp_privacy_accountant.RdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    ev = dp_event.SampledWithoutReplacementDpEvent(N, B, dp_event.GaussianDpEvent(float(SIGMA) / 2))
+    acc.compose(dp_event.SelfComposedDpEvent(ev, T * epochs))
+    return repr(float(acc.get_epsilon(float(DELTA)))), f"{time.time() - t:.2f}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/tightdp")
@@ -78,14 +96,16 @@ def main():
             d = dp_poisson(e, nb)
             s = shuffled(a.bin, e, nb)
             f = fixed(a.bin, e) if nb == "replace" else ("", "", "", "add/remove: not defined for fixed-size batches", "")
+            fr = dp_fixed(e) if nb == "replace" else ("", "")
             row = {"epochs": e, "neighbors": nb,
                    "poisson_lo": p[0], "poisson_hi": p[1], "poisson_digits": p[2], "poisson_method": p[3], "poisson_secs": p[4],
                    "dp_accounting_1e-4": d[0], "dp_accounting_secs": d[1],
                    "fixed_lo": f[0], "fixed_hi": f[1], "fixed_digits": f[2], "fixed_method": f[3], "fixed_secs": f[4],
+                   "fixed_dp_accounting_rdp": fr[0], "fixed_dp_accounting_rdp_secs": fr[1],
                    "shuffled_at_least": s[0], "shuffled_secs": s[2], "verdict": s[1]}
             rows.append(row)
             print(f"E={e:3d} {nb:10s} Poisson [{p[0][:10]}, {p[1][:10]}] {p[2]} digits {p[4]} s (dp_accounting {d[0][:10]} {d[1]} s) | "
-                  f"fixed [{f[0][:8]}, {f[1][:8]}] {f[4]} s {f[3] if not f[0] else ''} | shuffled >= {s[0]} {s[2]} s", flush=True)
+                  f"fixed [{f[0][:8]}, {f[1][:8]}] {f[2]} digits {f[4]} s {f[3] if not f[0] else ''} (RDP {fr[0][:8]} {fr[1]} s) | shuffled >= {s[0]} {s[2]} s", flush=True)
     with open(a.out, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()

@@ -48,7 +48,9 @@
 //! * **The Poisson-subsampled Gaussian under replace-one neighbours**: `noise::mgf_replace` (the same rule with
 //!   a second, mirrored factor). **The Poisson-subsampled Laplace mechanism**, under either relation:
 //!   `noise::mgf_laplace_sub` (two atoms and a Clenshaw–Curtis integral on the Bernstein ellipse). The pieces
-//!   these quadratures share are the leaf `noise::mgf_quad`.
+//!   these quadratures share are the leaf `noise::mgf_quad`. **The Gaussian on fixed-size batches** (sampling
+//!   without replacement, replace neighbours): `noise::mgf_wor` (an atom at 0 and two half-line
+//!   Clenshaw–Curtis integrals).
 
 use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
@@ -56,6 +58,7 @@ use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
 use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
+use super::mgf_wor::WorGauss;
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
@@ -84,6 +87,9 @@ pub enum Mgf {
     /// the same on a Poisson subsample under replace-one neighbours (dp_accounting's REPLACE pair,
     /// `noise::poisson_replace_laplace`), its own mirror: the same law in both directions
     PoissonReplaceLaplace { q: Rational, eps0: Rational },
+    /// the Gaussian with loss mean η on fixed-size batches, a fraction q ∈ (0, 1) of the data drawn without
+    /// replacement, replace neighbours (`noise::wor`'s law, `noise::mgf_wor`): the same law in both directions
+    WorGaussian { q: Rational, eta: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
@@ -100,6 +106,7 @@ impl Mgf {
             Mgf::Gaussian { .. }
                 | Mgf::PoissonReplace { .. }
                 | Mgf::PoissonReplaceLaplace { .. }
+                | Mgf::WorGaussian { .. }
                 | Mgf::Laplace { .. }
                 | Mgf::DiscreteGaussian { .. }
         )
@@ -120,6 +127,7 @@ impl Mgf {
                 | Mgf::Mixture { .. }
                 | Mgf::PoissonLaplace { .. }
                 | Mgf::PoissonReplaceLaplace { .. }
+                | Mgf::WorGaussian { .. }
         )
     }
 
@@ -157,6 +165,7 @@ impl Mgf {
             Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
+            Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -183,6 +192,7 @@ impl Mgf {
             | Mgf::PoissonReplace { .. }
             | Mgf::PoissonLaplace { .. }
             | Mgf::PoissonReplaceLaplace { .. }
+            | Mgf::WorGaussian { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::DiscreteGaussian { .. } => {
@@ -208,6 +218,7 @@ impl Mgf {
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_replace_f64(lam),
+            Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).ln_real_f64(lam),
             Mgf::Mixture { parts } => {
                 let comps: Vec<(f64, f64, f64)> =
                     parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
@@ -243,6 +254,7 @@ impl Mgf {
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
+            Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
         }
     }
 
@@ -258,6 +270,10 @@ impl Mgf {
             Mgf::PoissonReplaceLaplace { q, eps0 } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: LaplaceSub::new(q, eps0, prec).replace_decay_parts(c),
+            },
+            Mgf::WorGaussian { q, eta } => Decay::Components {
+                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                parts: WorGauss::new(q, eta, prec).decay_parts(c),
             },
             Mgf::PoissonReplace { q, eta } => {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }

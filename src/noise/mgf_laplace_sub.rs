@@ -28,7 +28,7 @@
 //!   gives uniform components. The atoms do not decay: n-fold powers bring them down, as the Laplace
 //!   mechanism's own.
 
-use super::mgf_quad::{add_phases, chunked_sum, clenshaw_curtis, layers};
+use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers};
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
@@ -108,13 +108,7 @@ impl LaplaceSub {
         let alpha_w = (w * w + beta * beta).sqrt();
         let a = self.e0f + alpha_w - w;
         let ln_r = if kr >= 0.0 { kr * self.ln_r_f64(a) } else { kr * (self.ln_r_f64(-a) + (beta / 2.0).cos().ln()) };
-        // |arg r| ≤ β, and ≤ asin(u/(1 − q)) where u = q e^A < 1 − q (module doc)
-        let ratio = self.qf * a.exp() / (1.0 - self.qf);
-        let mut theta = if ratio < 1.0 { beta.min(ratio.asin() * (1.0 + 1e-12)) } else { beta };
-        if beta <= PI / 2.0 {
-            theta = theta.min((ratio * beta.sin()).atan() * (1.0 + 1e-12));
-        }
-        0.25f64.ln() + (alpha_w - w) / 2.0 + ln_r + t_max * theta
+        0.25f64.ln() + (alpha_w - w) / 2.0 + ln_r + t_max * arg_bound_f64(self.qf, beta, a)
     }
 
     /// Planning: ln of the composite rule's error bound, 8ε₀ M ρ_w^{−n}/(ρ_w − 1) (module doc).
@@ -162,28 +156,6 @@ impl LaplaceSub {
         best
     }
 
-    /// An upper bound of |arg r(ℓ)| for |Im ℓ| ≤ β and Re ℓ ≤ A (module doc): β, and where u = q e^A < 1 − q,
-    /// asin(u/(1 − q)) = atan(x/√(1 − x²)), x = u/(1 − q) (r = (1 − q) + u′e^{iy} with u′ ≤ u lies in the disc of
-    /// radius u about 1 − q, seen from 0 under that angle).
-    fn arg_bound(&self, beta: &Interval, a_hi: &Interval) -> Interval {
-        let p = self.prec;
-        let one = Interval::one(p);
-        let x = self.q.mul(&a_hi.exp()).div(&one.sub(&self.q));
-        let x = Interval::new(x.hi().clone(), x.hi().clone());
-        let mut best = beta.hi().clone();
-        if *x.hi() < 1 {
-            let asin = x.div(&one.sub(&x.mul(&x)).sqrt()).atan();
-            best = best.min(asin.hi());
-        }
-        // for β ≤ π/2 the real part 1 − q + u′cos y stays ≥ 1 − q: tan|arg r| ≤ u sin β/(1 − q)
-        let half_pi = Interval::pi(p).div(&Interval::from_i64(2, p));
-        if *beta.hi() <= *half_pi.lo() {
-            let atan = x.mul(&beta.sin()).atan();
-            best = best.min(atan.hi());
-        }
-        Interval::new(best.clone(), best)
-    }
-
     /// The rule's certified error for the plan at the real part `kr` of κ and |t| ≤ t_max (module doc).
     fn error(&self, plan: &Plan, kr: &Float, t_max: f64) -> Float {
         let p = self.prec;
@@ -202,7 +174,7 @@ impl LaplaceSub {
         let ln_r =
             if *kr >= 0 { kri.mul(&self.r(&a_hi).ln()) } else { kri.mul(&self.r(&a_hi.neg()).ln().add(&beta.mul(&half).cos().ln())) };
         let spread = alpha_w.sub(&w).mul(&half);
-        let ln_m = self.f(0.25).ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&self.arg_bound(&beta, &a_hi)));
+        let ln_m = self.f(0.25).ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&arg_bound(&self.q, &beta, &a_hi)));
         let n = Interval::from_i64(plan.n as i64, p);
         let err = self.f(8.0).mul(&self.e0).mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
         err.hi().clone()

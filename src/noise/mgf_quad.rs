@@ -132,6 +132,38 @@ pub fn clenshaw_curtis(n: usize, prec: u32) -> (Vec<Interval>, Vec<Interval>) {
     (nodes, weights)
 }
 
+/// An upper bound of |arg r(ℓ)| for r(ℓ) = 1 − q + q e^ℓ, |Im ℓ| ≤ β < π and Re ℓ ≤ A (`mgf_laplace_sub`,
+/// `mgf_wor`): β (r lies in a sector), and where u = q e^A < 1 − q, asin(u/(1 − q)) = atan(x/√(1 − x²)),
+/// x = u/(1 − q) (r = (1 − q) + u′e^{iy} with u′ ≤ u lies in the disc of radius u about 1 − q, seen from 0
+/// under that angle), and for β ≤ π/2 atan(x sin β) (the real part 1 − q + u′cos y stays ≥ 1 − q).
+pub fn arg_bound(q: &Interval, beta: &Interval, a_hi: &Interval) -> Interval {
+    let p = q.prec();
+    let one = Interval::one(p);
+    let x = q.mul(&a_hi.exp()).div(&one.sub(q));
+    let x = Interval::new(x.hi().clone(), x.hi().clone());
+    let mut best = beta.hi().clone();
+    if *x.hi() < 1 {
+        let asin = x.div(&one.sub(&x.mul(&x)).sqrt()).atan();
+        best = best.min(asin.hi());
+    }
+    let half_pi = Interval::pi(p).div(&Interval::from_i64(2, p));
+    if *beta.hi() <= *half_pi.lo() {
+        let atan = x.mul(&beta.sin()).atan();
+        best = best.min(atan.hi());
+    }
+    Interval::new(best.clone(), best)
+}
+
+/// Planning: [`arg_bound`] in f64 (a hair above, so the plan does not promise what the bound will not give).
+pub fn arg_bound_f64(q: f64, beta: f64, a: f64) -> f64 {
+    let ratio = q * a.exp() / (1.0 - q);
+    let mut theta = if ratio < 1.0 { beta.min(ratio.asin() * (1.0 + 1e-12)) } else { beta };
+    if beta <= std::f64::consts::PI / 2.0 {
+        theta = theta.min((ratio * beta.sin()).atan() * (1.0 + 1e-12));
+    }
+    theta
+}
+
 /// Σ over `nodes` quadrature nodes of each node's terms at k = 0..=k_max (`node(n, acc)` adds node n's), in
 /// parallel chunks of [`CHUNK`] summed in a fixed order (the same sums on any number of threads), each value
 /// widened by the rule's certified error `err`.

@@ -17,6 +17,7 @@ mod mgf_dgauss;
 mod mgf_laplace_sub;
 mod mgf_quad;
 mod mgf_replace;
+mod mgf_wor;
 pub mod mog;
 pub mod neighbors;
 pub mod params;

@@ -192,6 +192,17 @@ impl LossLaw for SampledWithoutReplacement {
         }
     }
 
+    /// The Gaussian's law (2) has a certified moment generating function (`noise::mgf_wor`); with the whole
+    /// data set in every batch (m = pop) the pair is the Gaussian's own.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        use crate::noise::mgf::Mgf;
+        let eta = self.inner.base().gaussian_eta()?;
+        if self.m == self.pop {
+            return Some(Mgf::Gaussian { eta });
+        }
+        Some(Mgf::WorGaussian { q: self.inner.q().clone(), eta })
+    }
+
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {
         let b = self.inner.base().scaled(c)?;
         Some(b.and_then(|b| SampledWithoutReplacement::new(b, self.m, self.pop).map(|s| Arc::new(s) as Arc<dyn LossLaw>)))

@@ -105,3 +105,24 @@ fn attack_without_rho(runs: &str) {
     let table = crate::common::run_in(std::path::Path::new("."), &["attack", "--mech", m, "--neighbors", "replace", "--grid", "1/200"]);
     assert!(!table.contains("zCDP") && table.contains("catches at most"), "{table}");
 }
+
+/// MNIST-size fixed-size batches (256 of 60,000, σ = 1.1, 10 epochs): the tilted Fourier inversion of the
+/// law's moment generating function (`noise::mgf_wor`) gives 20 digits or more, keeps the bound's trust, and
+/// lies inside the pld grid's bracket (an independent method: the grid discretises the law's distribution
+/// functions, read from the Poisson law's splits), for ε(δ) and δ(ε).
+#[test]
+fn many_fixed_size_batches_take_the_inversion_inside_the_grids_bracket() {
+    let mech = "gauss:sigma=1.1,mu=2,sampling=wor,m=256,pop=60000,n=2340";
+    for (query, key, at, what) in [("epsilon", "--delta", "1e-5", "epsilon"), ("delta", "--epsilon", "15/2", "delta")] {
+        let args = [query, "--mech", mech, key, at, "--neighbors", "replace"];
+        let row = csv_row(&args);
+        assert_eq!((get(&row, "method"), get(&row, "trust")), ("tilted-fourier", "certified-bound"), "{row:?}");
+        assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
+        let mut grid = args.to_vec();
+        grid.extend(["--grid", "1/5000"]);
+        let grid = csv_row(&grid);
+        let (lo, hi) = (float(get(&row, &format!("{what}_lo"))), float(get(&row, &format!("{what}_hi"))));
+        let (glo, ghi) = (float(get(&grid, &format!("{what}_lo"))), float(get(&grid, &format!("{what}_hi"))));
+        assert!(glo <= lo && hi <= ghi, "{query}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+    }
+}

@@ -144,7 +144,8 @@ mod tests {
     }
 
     /// DP-SGD under replace neighbours (the Poisson replace pair, `noise::mgf_replace`) and the subsampled
-    /// Laplace's replace pair (`noise::mgf_laplace_sub`): the inversion, the grid behind it.
+    /// Laplace's replace pair (`noise::mgf_laplace_sub`), the Gaussian on fixed-size batches (`noise::mgf_wor`):
+    /// the inversion, the grid behind it.
     #[test]
     fn replace_neighbours_take_the_inversion_where_the_pair_has_a_moment_generating_function() {
         let d = parse_rational("1e-5").unwrap();
@@ -152,6 +153,12 @@ mod tests {
         assert_eq!(got, ["tilted-fourier", "pld-grid"], "{reasons:?}");
         let (got, _) = ladder_under(&["laplace:scale=1,q=1/4,n=10"], Query::Epsilon(&d), None, Neighbors::Replace);
         assert_eq!(got, ["tilted-fourier", "pld-grid"]);
+        // fixed-size batches (`noise::mgf_wor`); a Laplace mechanism on them has no moment generating function
+        let (got, _) =
+            ladder_under(&["gauss:sigma=1.1,mu=2,sampling=wor,m=256,pop=60000,n=2340"], Query::Epsilon(&d), None, Neighbors::Replace);
+        assert_eq!(got, ["tilted-fourier", "pld-grid"]);
+        let (got, _) = ladder_under(&["laplace:scale=1,sampling=wor,m=256,pop=60000,n=2340"], Query::Epsilon(&d), None, Neighbors::Replace);
+        assert_eq!(got, ["pld-grid"]);
     }
 
     #[test]
