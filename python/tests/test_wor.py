@@ -59,3 +59,14 @@ def test_mnist_fixed_size_batches_from_dp_accounting_take_the_inversion():
     assert Fraction("3.06943") <= e.lo and e.hi <= Fraction("3.06960")
     acc = tightdp.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE, digits=20)
     assert abs(acc.compose(ev).get_epsilon(1e-5) - float(e.lo)) < 1e-12
+
+
+def test_laplace_on_fixed_size_batches_from_dp_accounting():
+    """dp_accounting's SampledWithoutReplacementDpEvent of a LaplaceDpEvent (1,000 runs on 100 of 10,000, scale
+    1) to 20 digits on the inversion, inside the pld grid's certified bracket at h = 1/20000,
+    [1.333451596, 1.344767829] (an independent method, `--grid 1/20000` on the CLI)."""
+    dpa = pytest.importorskip("dp_accounting")
+    ev = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(10000, 100, dpa.LaplaceDpEvent(1)), 1000)
+    e = tightdp.from_dp_event(ev).epsilon("1e-5")
+    assert e.method == "tilted-fourier" and e.trust == "certified-bound" and e.digits >= 20
+    assert Fraction("1.333451596") <= e.lo and e.hi <= Fraction("1.344767829")

@@ -50,7 +50,8 @@
 //!   `noise::mgf_laplace_sub` (two atoms and a Clenshaw–Curtis integral on the Bernstein ellipse). The pieces
 //!   these quadratures share are the leaf `noise::mgf_quad`. **The Gaussian on fixed-size batches** (sampling
 //!   without replacement, replace neighbours): `noise::mgf_wor` (an atom at 0 and two half-line
-//!   Clenshaw–Curtis integrals).
+//!   Clenshaw–Curtis integrals), and the Laplace mechanism's there (the subsampled Laplace's quadrature on
+//!   [0, ε₀]).
 
 use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
@@ -58,7 +59,7 @@ use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
 use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
-use super::mgf_wor::WorGauss;
+use super::mgf_wor::{WorGauss, WorLaplace};
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
@@ -90,6 +91,8 @@ pub enum Mgf {
     /// the Gaussian with loss mean η on fixed-size batches, a fraction q ∈ (0, 1) of the data drawn without
     /// replacement, replace neighbours (`noise::wor`'s law, `noise::mgf_wor`): the same law in both directions
     WorGaussian { q: Rational, eta: Rational },
+    /// the Laplace mechanism with ε₀ = Δ/b on fixed-size batches, a fraction q ∈ (0, 1) (`noise::mgf_wor`)
+    WorLaplace { q: Rational, eps0: Rational },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
@@ -107,6 +110,7 @@ impl Mgf {
                 | Mgf::PoissonReplace { .. }
                 | Mgf::PoissonReplaceLaplace { .. }
                 | Mgf::WorGaussian { .. }
+                | Mgf::WorLaplace { .. }
                 | Mgf::Laplace { .. }
                 | Mgf::DiscreteGaussian { .. }
         )
@@ -128,6 +132,7 @@ impl Mgf {
                 | Mgf::PoissonLaplace { .. }
                 | Mgf::PoissonReplaceLaplace { .. }
                 | Mgf::WorGaussian { .. }
+                | Mgf::WorLaplace { .. }
         )
     }
 
@@ -140,6 +145,7 @@ impl Mgf {
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
             (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
+            (Mgf::WorLaplace { q, eps0 }, _) => Some(WorLaplace::new(q, eps0, prec).loss_sup()),
             _ => None,
         }
     }
@@ -166,6 +172,7 @@ impl Mgf {
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
+            Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, prec).line(c, h, k_max, tol),
             Mgf::Laplace { eps0 } => {
                 let e = Interval::from_rational(eps0, prec);
                 let one = Interval::one(prec);
@@ -193,6 +200,7 @@ impl Mgf {
             | Mgf::PoissonLaplace { .. }
             | Mgf::PoissonReplaceLaplace { .. }
             | Mgf::WorGaussian { .. }
+            | Mgf::WorLaplace { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::DiscreteGaussian { .. } => {
@@ -219,6 +227,7 @@ impl Mgf {
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_replace_f64(lam),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).ln_real_f64(lam),
+            Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).ln_real_f64(lam),
             Mgf::Mixture { parts } => {
                 let comps: Vec<(f64, f64, f64)> =
                     parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
@@ -255,6 +264,7 @@ impl Mgf {
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
+            Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).nodes(c, t_max, tol),
         }
     }
 
@@ -274,6 +284,10 @@ impl Mgf {
             Mgf::WorGaussian { q, eta } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: WorGauss::new(q, eta, prec).decay_parts(c),
+            },
+            Mgf::WorLaplace { q, eps0 } => Decay::Components {
+                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                parts: WorLaplace::new(q, eps0, prec).decay_parts(c),
             },
             Mgf::PoissonReplace { q, eta } => {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }

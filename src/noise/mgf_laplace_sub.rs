@@ -47,6 +47,8 @@ pub(super) struct LaplaceSub {
     qr: Rational,
     e0r: Rational,
     prec: u32,
+    /// the continuous part on [0, ε₀] only (fixed-size batches, `mgf_wor`), not on [−ε₀, ε₀]
+    from_zero: bool,
 }
 
 /// The quadrature's plan: `panels` equal panels of [−ε₀, ε₀], each with Clenshaw–Curtis of degree n (n + 1
@@ -80,6 +82,42 @@ impl LaplaceSub {
             qr: q.clone(),
             e0r: eps0.clone(),
             prec,
+            from_zero: false,
+        }
+    }
+
+    /// The same law whose continuous part is integrated on [0, ε₀] only: the part of the loss above 0 that
+    /// the fixed-size batches' law keeps (`mgf_wor`).
+    pub(super) fn positive_half(q: &Rational, eps0: &Rational, prec: u32) -> LaplaceSub {
+        LaplaceSub { from_zero: true, ..LaplaceSub::new(q, eps0, prec) }
+    }
+
+    /// The continuous part's interval [lo, ε₀]: its lower end and its length, in f64.
+    fn lo_span_f64(&self) -> (f64, f64) {
+        if self.from_zero {
+            (0.0, self.e0f)
+        } else {
+            (-self.e0f, 2.0 * self.e0f)
+        }
+    }
+
+    /// The lower end of [lo, ε₀], enclosed.
+    fn lo(&self) -> Interval {
+        if self.from_zero {
+            Interval::zero(self.prec)
+        } else {
+            self.e0.neg()
+        }
+    }
+
+    /// The half-length of each of `panels` equal panels of [lo, ε₀], and 8 × the panels' total half-length
+    /// (the composite rule's error factor, module doc), enclosed.
+    fn panel_half(&self, panels: usize) -> (Interval, Interval) {
+        let p = self.prec;
+        if self.from_zero {
+            (self.e0.div(&Interval::from_i64(2 * panels as i64, p)), self.f(4.0).mul(&self.e0))
+        } else {
+            (self.e0.div(&Interval::from_i64(panels as i64, p)), self.f(8.0).mul(&self.e0))
         }
     }
 
@@ -88,12 +126,22 @@ impl LaplaceSub {
     }
 
     /// r(ℓ) = 1 − q + q e^ℓ, enclosed.
-    fn r(&self, l: &Interval) -> Interval {
+    pub(super) fn r(&self, l: &Interval) -> Interval {
         Interval::one(self.prec).sub(&self.q).add(&self.q.mul(&l.exp()))
     }
 
+    /// q and ε₀, enclosed.
+    pub(super) fn q_e0(&self) -> (&Interval, &Interval) {
+        (&self.q, &self.e0)
+    }
+
+    /// q and ε₀ in f64.
+    pub(super) fn q_e0_f64(&self) -> (f64, f64) {
+        (self.qf, self.e0f)
+    }
+
     /// ln r(ℓ) in f64, stable where e^ℓ overflows.
-    fn ln_r_f64(&self, l: f64) -> f64 {
+    pub(super) fn ln_r_f64(&self, l: f64) -> f64 {
         let q = self.qf;
         if l > 0.0 {
             l + (q + (1.0 - q) * (-l).exp()).ln()
@@ -113,9 +161,10 @@ impl LaplaceSub {
 
     /// Planning: ln of the composite rule's error bound, 8ε₀ M ρ_w^{−n}/(ρ_w − 1) (module doc).
     fn ln_error_f64(&self, kr: f64, beta: f64, panels: usize, n: usize, t_max: f64) -> f64 {
-        let w = self.e0f / panels as f64;
+        let span = self.lo_span_f64().1;
+        let w = span / (2.0 * panels as f64);
         let rho = (beta + (w * w + beta * beta).sqrt()) / w;
-        (8.0 * self.e0f).ln() + self.ln_m_f64(kr, beta, w, t_max) - n as f64 * rho.ln() - (rho - 1.0).ln()
+        (4.0 * span).ln() + self.ln_m_f64(kr, beta, w, t_max) - n as f64 * rho.ln() - (rho - 1.0).ln()
     }
 
     /// The ellipse, the degree and the panels that bring the rule's error below `tol` with the fewest nodes.
@@ -162,7 +211,7 @@ impl LaplaceSub {
         let (one, half) = (Interval::one(p), self.f(0.5));
         let beta = self.f(plan.beta);
         assert!(*beta.hi() < *Interval::pi(p).lo(), "the ellipse must stay inside |Im l| < pi");
-        let w = self.e0.div(&Interval::from_i64(plan.panels as i64, p));
+        let (w, factor) = self.panel_half(plan.panels);
         let alpha_w = w.mul(&w).add(&beta.mul(&beta)).sqrt();
         // the real extent of the panels' ellipses, A = ε₀ + α_w − w, upper end
         let a = self.e0.add(&alpha_w).sub(&w);
@@ -176,7 +225,7 @@ impl LaplaceSub {
         let spread = alpha_w.sub(&w).mul(&half);
         let ln_m = self.f(0.25).ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&arg_bound(&self.q, &beta, &a_hi)));
         let n = Interval::from_i64(plan.n as i64, p);
-        let err = self.f(8.0).mul(&self.e0).mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
+        let err = factor.mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
         err.hi().clone()
     }
 
@@ -204,9 +253,9 @@ impl LaplaceSub {
         sum
     }
 
-    /// The continuous part ∫_{−ε₀}^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ e^{±ikh ln r(ℓ)} dℓ, k = 0..=k_max, enclosed with the
+    /// The continuous part ∫_{lo}^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ e^{±ikh ln r(ℓ)} dℓ, k = 0..=k_max, enclosed with the
     /// rule's certified error (module doc).
-    fn continuous(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+    pub(super) fn continuous(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
         let p = self.prec;
         let (kr, sign) = self.kappa_float(dir, c);
         let t_max = h.to_f64() * k_max as f64;
@@ -216,12 +265,13 @@ impl LaplaceSub {
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
         let (half, quarter) = (self.f(0.5), self.f(0.25));
-        let width = self.e0.div(&Interval::from_i64(plan.panels as i64, p));
+        let width = self.panel_half(plan.panels).0;
+        let lo = self.lo();
         let total = plan.panels * (plan.n + 1);
-        // Σ_panels w Σ_j w_j ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = −ε₀ + (2i + 1)w
+        // Σ_panels w Σ_j w_j ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = lo + (2i + 1)w
         chunked_sum(total, k_max, p, &err, |node, acc| {
             let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
-            let centre = self.e0.neg().add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
+            let centre = lo.add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
             let l = centre.add(&width.mul(&xs[j]));
             let ln_r = self.r(&l).ln();
             let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
@@ -273,13 +323,14 @@ impl LaplaceSub {
     }
 
     /// Planning: the logarithms of Simpson's terms of the continuous part at κ = kr (2,000 intervals).
-    fn continuous_terms_f64(&self, kr: f64) -> Vec<f64> {
+    pub(super) fn continuous_terms_f64(&self, kr: f64) -> Vec<f64> {
         let e0 = self.e0f;
+        let (lo, span) = self.lo_span_f64();
         let m = 2000;
-        let width = 2.0 * e0 / m as f64;
+        let width = span / m as f64;
         (0..=m)
             .map(|i| {
-                let l = -e0 + width * i as f64;
+                let l = lo + width * i as f64;
                 let simpson = if i == 0 || i == m {
                     1.0
                 } else if i % 2 == 1 {
@@ -349,19 +400,20 @@ impl LaplaceSub {
     /// The uniform components of the tilted continuous part (module doc), at 64 bits: (height × length,
     /// length), lower ends.
     pub(super) fn decay_parts(&self, dir: Direction, c: &Float) -> Vec<(Float, Float)> {
-        let s = LaplaceSub::new(&self.qr, &self.e0r, 64);
+        let s = LaplaceSub { from_zero: self.from_zero, ..LaplaceSub::new(&self.qr, &self.e0r, 64) };
         let p = 64;
         let kr = match dir {
             Direction::Remove => Interval::from_float(c, p).add(&Interval::one(p)),
             Direction::Add => Interval::from_float(c, p).neg(),
         };
-        let width = s.e0.mul(&s.f(2.0 / LAYER_PIECES as f64));
+        let width = if s.from_zero { s.e0.mul(&s.f(1.0 / LAYER_PIECES as f64)) } else { s.e0.mul(&s.f(2.0 / LAYER_PIECES as f64)) };
+        let lo = s.lo();
         let (half, ln_q) = (s.f(0.5), s.q.ln());
         let ln_quarter = s.f(0.25).ln();
         let pieces: Vec<(Float, Float)> = (0..LAYER_PIECES)
             .map(|j| {
-                let a = s.e0.neg().add(&width.mul(&Interval::from_i64(j as i64, p)));
-                let b = s.e0.neg().add(&width.mul(&Interval::from_i64(j as i64 + 1, p)));
+                let a = lo.add(&width.mul(&Interval::from_i64(j as i64, p)));
+                let b = lo.add(&width.mul(&Interval::from_i64(j as i64 + 1, p)));
                 let (ln_ra, ln_rb) = (s.r(&a).ln(), s.r(&b).ln());
                 let ln_r_kr = if *kr.lo() >= 0 { kr.mul(&ln_ra) } else { kr.mul(&ln_rb) };
                 let ln_m = ln_quarter.sub(&b.add(&s.e0).mul(&half)).add(&ln_r_kr).add(&ln_rb).sub(&ln_q).sub(&b);
@@ -377,7 +429,7 @@ impl LaplaceSub {
 }
 
 /// ln Σ e^{t_i} in f64, relative to the largest term.
-fn log_sum_exp(terms: &[f64]) -> f64 {
+pub(super) fn log_sum_exp(terms: &[f64]) -> f64 {
     let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::noise::mgf::{Decay, Mgf};
+use crate::noise::mgf_check::decay_bounds_the_line;
 
 fn parse_fraction(s: &str) -> Rational {
     let mut it = s.split('/');
@@ -61,21 +62,9 @@ fn the_line_matches_mpmath_over_the_data() {
 fn the_decay_bounds_every_later_point_of_the_line() {
     for (q, scale, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
         let m = law(Rational::from(q), Rational::from(scale));
-        let p = 128;
-        let c = Float::with_val(p, c);
-        let h = Float::with_val(p, 0.5);
         for dir in [Direction::Remove, Direction::Add] {
-            let v = m.line(dir, &c, &h, 200, 1e-30, p);
-            let m_c = v[0].re().hi().clone();
-            let d = m.decay(dir, &c, &m_c, p);
+            let d = decay_bounds_the_line(&m, dir, c, 0.5, 200, &[2.0, 10.0, 50.0]);
             assert!(matches!(d, Decay::Components { .. }));
-            for t_star in [2.0, 10.0, 50.0] {
-                let b = d.ln_upper(t_star).to_f64();
-                assert!(b < m_c.to_f64().ln(), "{q:?} {scale:?} {dir:?}: no decay at {t_star}");
-                for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
-                    assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {scale:?} {dir:?}: |M(c + i{})| above the bound", k as f64 * 0.5);
-                }
-            }
         }
     }
 }
@@ -85,19 +74,7 @@ fn the_decay_bounds_every_later_point_of_the_line() {
 fn the_replace_pairs_decay_bounds_every_later_point_of_the_line() {
     for (q, scale, c) in [((1, 10), (1, 1), 0.75), ((1, 4), (3, 1), 0.25)] {
         let m = Mgf::PoissonReplaceLaplace { q: Rational::from(q), eps0: Rational::from(1) / Rational::from(scale) };
-        let p = 128;
-        let c = Float::with_val(p, c);
-        let h = Float::with_val(p, 0.5);
-        let v = m.line(Direction::Remove, &c, &h, 200, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let d = m.decay(Direction::Remove, &c, &m_c, p);
-        for t_star in [2.0, 10.0, 50.0] {
-            let b = d.ln_upper(t_star).to_f64();
-            assert!(b < m_c.to_f64().ln(), "{q:?} {scale:?}: no decay at {t_star}");
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
-                assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {scale:?}: |M(c + i{})| above the bound", k as f64 * 0.5);
-            }
-        }
+        decay_bounds_the_line(&m, Direction::Remove, c, 0.5, 200, &[2.0, 10.0, 50.0]);
     }
 }
 

@@ -59,19 +59,7 @@ fn the_line_matches_mpmath_over_the_data() {
 fn the_decay_bounds_every_later_point_of_the_line() {
     for (q, sigma, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (11, 10), 3.0), ((1, 2), (2, 1), 0.25)] {
         let m = pair(Rational::from(q), Rational::from(sigma));
-        let p = 128;
-        let c = Float::with_val(p, c);
-        let h = Float::with_val(p, 0.5);
-        let v = m.line(Direction::Remove, &c, &h, 120, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let d = m.decay(Direction::Remove, &c, &m_c, p);
-        for t_star in [2.0, 10.0, 30.0] {
-            let b = d.ln_upper(t_star).to_f64();
-            assert!(b < m_c.to_f64().ln(), "{q:?} {sigma:?}: no decay at {t_star}");
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
-                assert!(z.abs_hi().to_f64().ln() <= b, "{q:?} {sigma:?}: |M(c + i{})| above the bound at {t_star}", k as f64 * 0.5);
-            }
-        }
+        crate::noise::mgf_check::decay_bounds_the_line(&m, Direction::Remove, c, 0.5, 120, &[2.0, 10.0, 30.0]);
     }
 }
 

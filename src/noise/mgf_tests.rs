@@ -79,20 +79,8 @@ fn poisson_gaussian_real_points_match_the_binomial_closed_form() {
 /// sup_{t ≥ t*} |M(c + it)| ≤ e^{bound(t*)} at c = 3/4: checked on the line's points beyond t* (h = 1/2),
 /// both directions; and the bound falls below M(c) (it is useful).
 fn assert_decay_bounds_the_line(m: &Mgf) {
-    let p = 128;
-    let c = Float::with_val(p, 0.75);
     for dir in [Direction::Remove, Direction::Add] {
-        let h = Float::with_val(p, 0.5);
-        let v = m.line(dir, &c, &h, 120, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let d = m.decay(dir, &c, &m_c, p);
-        for t_star in [2.0, 10.0, 30.0] {
-            let b = d.ln_upper(t_star).to_f64();
-            assert!(b < m_c.to_f64().ln(), "{dir:?}: no decay at {t_star}");
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
-                assert!(z.abs_hi().to_f64().ln() <= b, "{dir:?}: |M(c + i{})| above the bound at t* = {t_star}", k as f64 * 0.5);
-            }
-        }
+        crate::noise::mgf_check::decay_bounds_the_line(m, dir, 0.75, 0.5, 120, &[2.0, 10.0, 30.0]);
     }
 }
 
@@ -156,18 +144,8 @@ fn laplace_decay_bounds_every_later_point_of_the_line() {
     let p = 128;
     for (eps0, c) in [((1, 1), 0.75), ((1, 10), 2.0), ((3, 1), 0.125)] {
         let m = Mgf::Laplace { eps0: Rational::from(eps0) };
+        let d = crate::noise::mgf_check::decay_bounds_the_line(&m, Direction::Remove, c, 0.25, 2400, &[0.5, 3.0, 20.0, 300.0]);
         let c = Float::with_val(p, c);
-        let h = Float::with_val(p, 0.25);
-        let v = m.line(Direction::Remove, &c, &h, 2400, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let d = m.decay(Direction::Remove, &c, &m_c, p);
-        for t_star in [0.5, 3.0, 20.0, 300.0] {
-            let b = d.ln_upper(t_star).to_f64();
-            assert!(b < m_c.to_f64().ln(), "{eps0:?}: no decay at {t_star}");
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.25 >= t_star) {
-                assert!(z.abs_hi().to_f64().ln() <= b, "{eps0:?}: |M(c + i{})| above the bound at t* = {t_star}", k as f64 * 0.25);
-            }
-        }
         // ln ½(e^{cε₀} + e^{−(1+c)ε₀}), enclosed at 128 bits
         let (e, ci, one) = (Interval::from_rational(&Rational::from(eps0), p), Interval::from_float(&c, p), Interval::one(p));
         let atoms = ci.mul(&e).exp().add(&one.add(&ci).mul(&e).neg().exp()).div(&Interval::from_i64(2, p)).ln();

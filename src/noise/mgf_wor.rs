@@ -29,8 +29,21 @@
 //!   [x₀, x₀ + 8 + κμ] and stacked as a layer cake (`mgf_quad::layers`). The two parts lie on either side of
 //!   0, so their components add. The atom w₀ does not decay: n-fold powers bring it down, as the Laplace
 //!   mechanism's atoms.
+//!
+//! **Laplace.** With ε₀ = Δ/b and the Laplace mechanism's loss ℓ under the measure without the record (atoms
+//! ½ at −ε₀ and ½e^{−ε₀} at ε₀, density ¼e^{−(ℓ+ε₀)/2} between, `mgf_laplace_sub`), r(ℓ) = 1 − γ + γe^ℓ is 1 at
+//! ℓ = 0, and the same law gives
+//!
+//!   M(s) = w₀ + ½e^{−ε₀}(r(ε₀)^{1+s} + r(ε₀)^{−s}) + J(1 + s) + J(−s),   J(κ) = ∫_0^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ dℓ,
+//!   w₀ = 1 − A_R[ℓ > 0] − B_R[ℓ > 0] = (1 − γ)(1 − e^{−ε₀/2})
+//!
+//! (B[ℓ > 0] = ½e^{−ε₀/2}, A[ℓ > 0] = 1 − ½e^{−ε₀/2}). J is the subsampled Laplace's Clenshaw–Curtis
+//! quadrature on [0, ε₀] instead of [−ε₀, ε₀] (its ellipse bounds hold there a fortiori), and the loss is
+//! bounded by ln r(ε₀) in both directions.
 
+use super::mgf_laplace_sub::{log_sum_exp, LaplaceSub};
 use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers, PIECES};
+use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
 use crate::num::Interval;
@@ -322,6 +335,70 @@ impl WorGauss {
             })
             .collect();
         layers(&pieces)
+    }
+}
+
+/// The Laplace mechanism's law on fixed-size batches (module doc, **Laplace**): the subsampled Laplace's
+/// quantities with the continuous part on [0, ε₀] (`LaplaceSub::positive_half`).
+pub(super) struct WorLaplace(LaplaceSub);
+
+impl WorLaplace {
+    pub(super) fn new(q: &Rational, eps0: &Rational, prec: u32) -> WorLaplace {
+        WorLaplace(LaplaceSub::positive_half(q, eps0, prec))
+    }
+
+    /// w₀ = (1 − γ)(1 − e^{−ε₀/2}) and the atom ½e^{−ε₀} at ε₀, enclosed.
+    fn atoms(&self) -> (Interval, Interval) {
+        let (q, e0) = self.0.q_e0();
+        let p = q.prec();
+        let one = Interval::one(p);
+        let half = one.div(&Interval::from_i64(2, p));
+        (one.sub(q).mul(&one.sub(&e0.mul(&half).neg().exp())), half.mul(&e0.neg().exp()))
+    }
+
+    /// The largest loss, ln r(ε₀), in both directions.
+    pub(super) fn loss_sup(&self) -> Interval {
+        self.0.r(self.0.q_e0().1).ln()
+    }
+
+    /// M(c + ikh), k = 0..=k_max: w₀ + ½e^{−ε₀}(r(ε₀)^{1+s} + r(ε₀)^{−s}) + J(1 + s) + J(−s) (module doc).
+    pub(super) fn line(&self, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let s = &self.0;
+        let p = c.prec();
+        let up = s.continuous(Direction::Remove, c, h, k_max, tol / 2.0);
+        let down = s.continuous(Direction::Add, c, h, k_max, tol / 2.0);
+        let (w0, top) = self.atoms();
+        let w0 = CInterval::real(w0);
+        let mut sum: Vec<CInterval> = up.iter().zip(&down).map(|(u, d)| u.add(d).add(&w0)).collect();
+        let ln_r = self.loss_sup();
+        let ci = Interval::from_float(c, p);
+        let hi = Interval::from_float(h, p);
+        add_phases(&top.mul(&Interval::one(p).add(&ci).mul(&ln_r).exp()), &ln_r.mul(&hi), &mut sum);
+        add_phases(&top.mul(&ci.mul(&ln_r).neg().exp()), &ln_r.mul(&hi).neg(), &mut sum);
+        sum
+    }
+
+    /// Planning (not certified): ln M(λ) for real λ ≥ 0 in double precision.
+    pub(super) fn ln_real_f64(&self, lam: f64) -> f64 {
+        let (q, e0) = self.0.q_e0_f64();
+        let ln_r = self.0.ln_r_f64(e0);
+        let mut terms =
+            vec![((1.0 - q) * -(-e0 / 2.0).exp_m1()).ln(), 0.5f64.ln() - e0 + (1.0 + lam) * ln_r, 0.5f64.ln() - e0 - lam * ln_r];
+        terms.extend(self.0.continuous_terms_f64(1.0 + lam));
+        terms.extend(self.0.continuous_terms_f64(-lam));
+        log_sum_exp(&terms)
+    }
+
+    /// Planning: the nodes one point of the line costs at reach t_max (two continuous parts).
+    pub(super) fn nodes(&self, c: f64, t_max: f64, tol: f64) -> usize {
+        self.0.nodes(Direction::Remove, c, t_max, tol / 2.0) + self.0.nodes(Direction::Add, c, t_max, tol / 2.0)
+    }
+
+    /// The two continuous parts' uniform components (they lie on either side of 0).
+    pub(super) fn decay_parts(&self, c: &Float) -> Vec<(Float, Float)> {
+        let mut parts = self.0.decay_parts(Direction::Remove, c);
+        parts.extend(self.0.decay_parts(Direction::Add, c));
+        parts
     }
 }
 

@@ -1,6 +1,7 @@
 use super::*;
 use crate::noise::direction::Direction;
 use crate::noise::mgf::Mgf;
+use crate::noise::mgf_check::decay_bounds_the_line;
 
 fn parse_fraction(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()
@@ -73,18 +74,58 @@ fn the_masses_add_to_one() {
 fn the_decay_bounds_every_later_point_of_the_line() {
     for (g, sigma, sens, c) in [("1/10", "1", "2", 0.75), ("8/1875", "11/10", "2", 3.0), ("1/2", "2", "2", 0.25)] {
         let m = law(g, sigma, sens);
-        let p = 128;
-        let c = Float::with_val(p, c);
-        let h = Float::with_val(p, 0.5);
-        let v = m.line(Direction::Remove, &c, &h, 120, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let d = m.decay(Direction::Remove, &c, &m_c, p);
-        for t_star in [2.0, 10.0, 30.0] {
-            let b = d.ln_upper(t_star).to_f64();
-            assert!(b < m_c.to_f64().ln(), "{g} {sigma}: no decay at {t_star}");
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * 0.5 >= t_star) {
-                assert!(z.abs_hi().to_f64().ln() <= b, "{g} {sigma}: |M(c + i{})| above the bound at {t_star}", k as f64 * 0.5);
-            }
-        }
+        decay_bounds_the_line(&m, Direction::Remove, c, 0.5, 120, &[2.0, 10.0, 30.0]);
     }
+}
+
+/// The Laplace mechanism of scale b and sensitivity Δ on fixed-size batches of fraction γ: ε₀ = Δ/b.
+fn laplace_law(gamma: &str, scale: &str, sens: &str) -> Mgf {
+    Mgf::WorLaplace { q: parse_fraction(gamma), eps0: parse_fraction(sens) / parse_fraction(scale) }
+}
+
+/// The Laplace mechanism's law: every point of scripts/reference/wor_laplace_mgf.txt (mpmath over the data
+/// of the two Laplace densities, split at their kinks) in the line's enclosure, both directions, 1e-28 wide
+/// or less; the planning value and the certified upper bound of ln M(c) at t = 0.
+#[test]
+fn the_laplace_line_matches_mpmath_over_the_data() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/wor_laplace_mgf.txt")) {
+        let m = laplace_law(f[0], f[1], f[2]);
+        let p = 160;
+        let c = Float::with_val(p, &parse_fraction(f[3]));
+        let t: u32 = f[4].parse().unwrap();
+        let h = Float::with_val(p, t.max(1)) / 4u32;
+        let k = if t == 0 { 0 } else { 4 };
+        for dir in [Direction::Remove, Direction::Add] {
+            let v = m.line(dir, &c, &h, 4, 1e-32, p);
+            let z = &v[k];
+            assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?} {dir:?}: {z:?}");
+            assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
+        }
+        if t == 0 {
+            let want = f[5].parse::<f64>().unwrap().ln();
+            let cf = c.to_f64();
+            assert!((m.ln_real_f64(Direction::Remove, cf) - want).abs() < 1e-6, "{f:?}: planning value");
+            let up = m.ln_real_upper(Direction::Add, &c, p).to_f64();
+            assert!(up >= want - 1e-15 && up < want + 1e-12, "{f:?}: upper bound {up} vs {want}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 8);
+}
+
+/// The Laplace law's M(0) = 1 (the atom's closed form against the quadrature of the two halves), its largest
+/// loss ln r(ε₀) = ln(1 − γ + γe^{ε₀}), and the decay bound against every later point of a line.
+#[test]
+fn the_laplace_law_is_a_probability_law_whose_decay_bound_holds() {
+    for (g, b, d) in [("1/10", "1", "1"), ("8/1875", "1/2", "1"), ("99/100", "3", "1")] {
+        let m = laplace_law(g, b, d);
+        let p = 128;
+        let v = m.line(Direction::Remove, &Float::with_val(p, 0), &Float::with_val(p, 1), 0, 1e-30, p);
+        assert!(v[0].re().contains(&Float::with_val(p, 1)) && v[0].re().width().to_f64() < 1e-27, "{g} {b}: {:?}", v[0]);
+        let (gf, e0) = (parse_fraction(g).to_f64(), (parse_fraction(d) / parse_fraction(b)).to_f64());
+        let sup = m.loss_sup(Direction::Add, p).unwrap();
+        assert!((sup.mid().to_f64() - (1.0 - gf + gf * e0.exp()).ln()).abs() < 1e-14, "{g} {b}: {sup:?}");
+    }
+    decay_bounds_the_line(&laplace_law("1/10", "1", "1"), Direction::Remove, 0.75, 0.5, 160, &[2.0, 10.0, 40.0]);
 }

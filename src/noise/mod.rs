@@ -13,6 +13,8 @@ pub mod gauss_terms;
 pub mod laplace;
 pub mod loss;
 pub mod mgf;
+#[cfg(test)]
+mod mgf_check;
 mod mgf_dgauss;
 mod mgf_laplace_sub;
 mod mgf_quad;

@@ -192,15 +192,21 @@ impl LossLaw for SampledWithoutReplacement {
         }
     }
 
-    /// The Gaussian's law (2) has a certified moment generating function (`noise::mgf_wor`); with the whole
-    /// data set in every batch (m = pop) the pair is the Gaussian's own.
+    /// The Gaussian's and the Laplace mechanism's laws (2) have certified moment generating functions
+    /// (`noise::mgf_wor`); with the whole data set in every batch (m = pop) the pair is the mechanism's own.
     fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
         use crate::noise::mgf::Mgf;
-        let eta = self.inner.base().gaussian_eta()?;
+        let q = self.inner.q().clone();
         if self.m == self.pop {
-            return Some(Mgf::Gaussian { eta });
+            return self.inner.base().mgf();
         }
-        Some(Mgf::WorGaussian { q: self.inner.q().clone(), eta })
+        if let Some(eta) = self.inner.base().gaussian_eta() {
+            return Some(Mgf::WorGaussian { q, eta });
+        }
+        match self.inner.base().mgf()? {
+            Mgf::Laplace { eps0 } => Some(Mgf::WorLaplace { q, eps0 }),
+            _ => None,
+        }
     }
 
     fn scaled(&self, c: &Rational) -> Option<Fallible<Arc<dyn LossLaw>>> {

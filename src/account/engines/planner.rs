@@ -153,12 +153,15 @@ mod tests {
         assert_eq!(got, ["tilted-fourier", "pld-grid"], "{reasons:?}");
         let (got, _) = ladder_under(&["laplace:scale=1,q=1/4,n=10"], Query::Epsilon(&d), None, Neighbors::Replace);
         assert_eq!(got, ["tilted-fourier", "pld-grid"]);
-        // fixed-size batches (`noise::mgf_wor`); a Laplace mechanism on them has no moment generating function
+        // fixed-size batches (`noise::mgf_wor`), the Gaussian and the Laplace mechanism; a discrete Gaussian on
+        // them has no moment generating function here
+        for spec in ["gauss:sigma=1.1,mu=2,sampling=wor,m=256,pop=60000,n=2340", "laplace:scale=1,sampling=wor,m=256,pop=60000,n=2340"] {
+            let (got, _) = ladder_under(&[spec], Query::Epsilon(&d), None, Neighbors::Replace);
+            assert_eq!(got, ["tilted-fourier", "pld-grid"], "{spec}");
+        }
         let (got, _) =
-            ladder_under(&["gauss:sigma=1.1,mu=2,sampling=wor,m=256,pop=60000,n=2340"], Query::Epsilon(&d), None, Neighbors::Replace);
-        assert_eq!(got, ["tilted-fourier", "pld-grid"]);
-        let (got, _) = ladder_under(&["laplace:scale=1,sampling=wor,m=256,pop=60000,n=2340"], Query::Epsilon(&d), None, Neighbors::Replace);
-        assert_eq!(got, ["pld-grid"]);
+            ladder_under(&["dgauss:sigma2=4,mu=2,sampling=wor,m=256,pop=60000,n=2340"], Query::Epsilon(&d), None, Neighbors::Replace);
+        assert!(!got.contains(&"tilted-fourier"), "{got:?}");
     }
 
     #[test]

@@ -193,6 +193,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::PoissonLaplace { .. } => "Poisson-subsampled Laplace",
             Mgf::PoissonReplaceLaplace { .. } => "Poisson-subsampled Laplace (replace-one pair)",
             Mgf::WorGaussian { .. } => "Gaussian on fixed-size batches",
+            Mgf::WorLaplace { .. } => "Laplace on fixed-size batches",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
         };
         if !out.contains(&k) {
