@@ -1479,7 +1479,7 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
     targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
     row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
     name = "epsilon" if "epsilon_lo" in row else "measure"
-    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "noise multiplier calibration")
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "noise multiplier calibration")
     return NoiseMultiplier(Fraction(row["sigma"]), cert(name), Fraction(row["sigma_below"]), cert(name + "_below"), int(row["probes"]),
                            name == "epsilon")
 
@@ -1568,7 +1568,7 @@ def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Nu
     targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
     row = _calibrate(spec, neighbors, "0.001", targets)
     name = "epsilon" if "epsilon_lo" in row else "measure"
-    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "steps calibration")
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "steps calibration")
     return Steps(int(row["n"]), cert(name), cert(name + "_above"), int(row["probes"]), name == "epsilon")
 
 
@@ -1614,6 +1614,6 @@ def max_sample_rate(target_epsilon: Optional[Number] = None, target_delta: Optio
     targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
     row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
     name = "epsilon" if "epsilon_lo" in row else "measure"
-    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], "certified", "sampling rate calibration")
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "sampling rate calibration")
     return SampleRate(Fraction(row["q"]), cert(name), Fraction(row["q_above"]), cert(name + "_above"), int(row["probes"]),
                       name == "epsilon")

@@ -24,8 +24,10 @@ pub struct CalibrateArgs {
     /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
     /// largest n that meets it, with n + 1 certified to miss it. A sampling rate written q=? (e.g.
     /// gauss:sigma=1.1,q=?,n=14070): the largest q on --resolution that meets it, with the next q certified
-    /// to miss it. Instead of --target-epsilon, an attack
-    /// target: --target-advantage, or --target-tpr with --at-fpr. Repeat for further (fixed) terms
+    /// to miss it. Where the guarantee is known only by a certified upper bound (fixed-size batches,
+    /// sampling=wor) the bound is calibrated: the trust column reads certified-bound, and the miss is the
+    /// bound's. Instead of --target-epsilon, an attack target: --target-advantage, or --target-tpr with
+    /// --at-fpr. Repeat for further (fixed) terms
     #[arg(long, value_name = "SPEC")]
     pub mech: Vec<String>,
     /// Neighbour relation of the --mech terms: add-remove (default) or replace

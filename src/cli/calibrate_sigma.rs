@@ -3,7 +3,7 @@
 //! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`); `…q=?…`:
 //! the largest sampling rate (`calibrate::rate`).
 
-use crate::account::{Certified, Options};
+use crate::account::{Certified, Options, Trust};
 use crate::calibrate::hole::Hole;
 use crate::calibrate::rate::{largest_rate, RateHole};
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
@@ -33,6 +33,7 @@ pub const COLUMNS: &[&str] = &[
     "epsilon_below_lo",
     "epsilon_below_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -49,6 +50,7 @@ pub const STEPS_COLUMNS: &[&str] = &[
     "epsilon_above_lo",
     "epsilon_above_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -67,6 +69,7 @@ pub const ATTACK_COLUMNS: &[&str] = &[
     "measure_below_lo",
     "measure_below_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -83,6 +86,7 @@ pub const ATTACK_STEPS_COLUMNS: &[&str] = &[
     "measure_above_lo",
     "measure_above_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -100,6 +104,7 @@ pub const RATE_COLUMNS: &[&str] = &[
     "epsilon_above_lo",
     "epsilon_above_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -117,6 +122,7 @@ pub const ATTACK_RATE_COLUMNS: &[&str] = &[
     "measure_above_lo",
     "measure_above_hi",
     "method",
+    "trust",
     "probes",
 ];
 
@@ -224,6 +230,7 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     r.push("sigma_below", decimal_of(&fit.below, a.resolution));
     push_bracket(&mut r, &format!("{name}_below"), &fit.measure_below);
     r.push("method", fit.measure.engine().as_str());
+    r.push("trust", trust(&fit.measure, &fit.measure_below));
     r.push("probes", fit.probes.to_string());
     r.with_columns(cols)
 }
@@ -241,6 +248,17 @@ fn question(a: &SigmaArgs, nb: Neighbors) -> Record {
             .push("target_epsilon", a.target_epsilon.unwrap_or("").trim().to_string()),
     };
     r
+}
+
+/// The trust of the two certified measures of a calibration: `certified-bound` when either bounds the
+/// guarantee from above (fixed-size batches: the returned value meets the target, and the next one's
+/// *bound* misses it, which does not show that the mechanism misses it), `certified` otherwise.
+fn trust(a: &Certified, b: &Certified) -> &'static str {
+    if a.trust() == Trust::Bound || b.trust() == Trust::Bound {
+        Trust::Bound.as_str()
+    } else {
+        Trust::Exact.as_str()
+    }
 }
 
 /// `{name}_lo` and `{name}_hi`: a certified ε bracket, rounded outward.
@@ -261,6 +279,7 @@ fn steps_record(a: &SigmaArgs, nb: Neighbors, t: &Target) -> Fallible<Record> {
     r.push("n_above", (fit.n + 1).to_string());
     push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
     r.push("method", fit.measure.engine().as_str());
+    r.push("trust", trust(&fit.measure, &fit.measure_above));
     r.push("probes", fit.probes.to_string());
     r.with_columns(cols)
 }
@@ -278,6 +297,7 @@ fn rate_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fall
     r.push("q_above", decimal_of(&fit.above, a.resolution));
     push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
     r.push("method", fit.measure.engine().as_str());
+    r.push("trust", trust(&fit.measure, &fit.measure_above));
     r.push("probes", fit.probes.to_string());
     r.with_columns(cols)
 }

@@ -123,9 +123,20 @@ impl LossLaw for SampledWithoutReplacement {
 
     /// C_γ(f)^{⊗T} is a certified *bound*: attained for one run (the data sets of
     /// `scripts/reference/wor_subsampled_gaussian.py` (a)), but whether some adaptive choice of T runs
-    /// attains its tensor power is not known [LRKS24] — results say `certified-bound`, not exact.
+    /// attains its tensor power is not known [LRKS24] — results say `certified-bound`, not exact. With
+    /// m = pop every run sees the whole data set: C_1(f) = f, the mechanism itself, exact.
     fn is_bound(&self) -> bool {
-        true
+        self.m != self.pop
+    }
+
+    /// With the whole data set in every batch (m = pop) the law is the Gaussian's own (the closed forms
+    /// answer); otherwise none.
+    fn gaussian_eta(&self) -> Option<Rational> {
+        if self.m == self.pop {
+            self.inner.base().gaussian_eta()
+        } else {
+            None
+        }
     }
 
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
