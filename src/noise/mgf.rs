@@ -93,6 +93,10 @@ pub enum Mgf {
     WorGaussian { q: Rational, eta: Rational },
     /// the Laplace mechanism with ε₀ = Δ/b on fixed-size batches, a fraction q ∈ (0, 1) (`noise::mgf_wor`)
     WorLaplace { q: Rational, eps0: Rational },
+    /// a branch-revealing mixture of two laws (`noise::truncated`: truncated Poisson sampling), the branch
+    /// `cut` with probability t ∈ [t_lo, t_hi], `plain` otherwise: the loss law is the mixture of the
+    /// branches', so M(s) = t M_cut(s) + (1 − t) M_plain(s) in each direction
+    Branches { t_lo: Rational, t_hi: Rational, cut: Box<Mgf>, plain: Box<Mgf> },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
 }
@@ -104,6 +108,9 @@ const LAPLACE_PIECES: usize = 32;
 impl Mgf {
     /// True if both directions have the same law.
     pub fn symmetric(&self) -> bool {
+        if let Mgf::Branches { cut, plain, .. } = self {
+            return cut.symmetric() && plain.symmetric();
+        }
         matches!(
             self,
             Mgf::Gaussian { .. }
@@ -133,6 +140,7 @@ impl Mgf {
                 | Mgf::PoissonReplaceLaplace { .. }
                 | Mgf::WorGaussian { .. }
                 | Mgf::WorLaplace { .. }
+                | Mgf::Branches { .. }
         )
     }
 
@@ -140,6 +148,7 @@ impl Mgf {
     /// Gaussian's added record gives L = −ln r ≤ −ln(1 − q), r = 1 − q + q e^{μx − η} > 1 − q.
     pub fn loss_sup(&self, dir: Direction, prec: u32) -> Option<Interval> {
         match (self, dir) {
+            (Mgf::Branches { cut, plain, .. }, dir) => Some(cut.loss_sup(dir, prec)?.max(&plain.loss_sup(dir, prec)?)),
             (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
             (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
@@ -185,6 +194,23 @@ impl Mgf {
                     .collect()
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
+            Mgf::Branches { cut, plain, .. } => {
+                // each branch within tol: the mixture within t tol + (1 − t) tol
+                let (a, b) = (cut.line(dir, c, h, k_max, tol, prec), plain.line(dir, c, h, k_max, tol, prec));
+                let t = self.branch_weight(prec);
+                let rest = Interval::one(prec).sub(&t);
+                a.iter().zip(&b).map(|(a, b)| a.scale(&t).add(&b.scale(&rest))).collect()
+            }
+        }
+    }
+
+    /// The cut branch's probability t of [`Mgf::Branches`], enclosed.
+    fn branch_weight(&self, prec: u32) -> Interval {
+        match self {
+            Mgf::Branches { t_lo, t_hi, .. } => {
+                Interval::new(Interval::from_rational(t_lo, prec).lo().clone(), Interval::from_rational(t_hi, prec).hi().clone())
+            }
+            _ => unreachable!("a branch weight belongs to Mgf::Branches"),
         }
     }
 
@@ -201,6 +227,7 @@ impl Mgf {
             | Mgf::PoissonReplaceLaplace { .. }
             | Mgf::WorGaussian { .. }
             | Mgf::WorLaplace { .. }
+            | Mgf::Branches { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::DiscreteGaussian { .. } => {
@@ -249,6 +276,11 @@ impl Mgf {
                 lam * e + ((1.0 + lam) / d + lam / d * (-d * e).exp()).ln()
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::ln_real_f64(sigma2, *mu, lam),
+            Mgf::Branches { t_lo, cut, plain, .. } => {
+                let (t, a, b) = (t_lo.to_f64(), cut.ln_real_f64(dir, lam), plain.ln_real_f64(dir, lam));
+                let top = a.max(b);
+                top + (t * (a - top).exp() + (1.0 - t) * (b - top).exp()).ln()
+            }
         }
     }
 
@@ -265,6 +297,7 @@ impl Mgf {
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).nodes(c, t_max, tol),
+            Mgf::Branches { cut, plain, .. } => cut.nodes(dir, c, t_max, tol) + plain.nodes(dir, c, t_max, tol),
         }
     }
 
@@ -289,6 +322,22 @@ impl Mgf {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: WorLaplace::new(q, eps0, prec).decay_parts(c),
             },
+            Mgf::Branches { cut, plain, .. } => {
+                // the mixture's tilted measure is (1 − t)ν_plain + t ν_cut: each branch's uniform components,
+                // scaled by the lower end of its weight, lie inside it (the branches' own M(c) bounds unused)
+                let t = self.branch_weight(64);
+                let parts = |d: Decay, w: Float| -> Vec<(Float, Float)> {
+                    match d {
+                        Decay::Components { parts, .. } => {
+                            parts.into_iter().map(|(m, l)| (Float::with_val_round(64, &m * &w, Round::Down).0, l)).collect()
+                        }
+                        _ => vec![],
+                    }
+                };
+                let mut all = parts(cut.decay(dir, c, m_c_hi, prec), t.lo().clone());
+                all.extend(parts(plain.decay(dir, c, m_c_hi, prec), Interval::one(64).sub(&t).lo().clone()));
+                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: all }
+            }
             Mgf::PoissonReplace { q, eta } => {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }
             }

@@ -231,3 +231,24 @@ fn tiny_noise_multipliers_plan_on_two_windows_and_bound_their_decay() {
         assert!(matches!(d, Decay::Components { .. }), "a subsampled law's decay is its components");
     }
 }
+
+/// A branch-revealing mixture (`Mgf::Branches`, truncated Poisson sampling): a probability law in both
+/// directions (M(0) = 1), its decay bound holds every later point of its lines, and its largest loss is
+/// bounded only where both branches' are (the add/remove branch adding, with the replace pair: unbounded).
+#[test]
+fn branches_are_a_probability_law_whose_decay_bound_holds() {
+    let m = Mgf::Branches {
+        t_lo: Rational::from((1, 100)),
+        t_hi: Rational::from((1, 100)),
+        cut: Box::new(Mgf::PoissonReplace { q: Rational::from((1, 10)), eta: Rational::from(2) }),
+        plain: Box::new(Mgf::PoissonGaussian { q: Rational::from((1, 20)), eta: Rational::from((1, 2)) }),
+    };
+    let p = 128;
+    for dir in [Direction::Remove, Direction::Add] {
+        let v = m.line(dir, &Float::with_val(p, 0), &Float::with_val(p, 1), 0, 1e-30, p);
+        assert!(v[0].re().contains(&Float::with_val(p, 1)) && v[0].re().width().to_f64() < 1e-27, "{dir:?}: {:?}", v[0]);
+        crate::noise::mgf_check::decay_bounds_the_line(&m, dir, 0.75, 0.5, 120, &[2.0, 10.0, 30.0]);
+        assert!(m.loss_sup(dir, p).is_none());
+    }
+    assert!(!m.symmetric() && !m.exact_real());
+}

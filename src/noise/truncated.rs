@@ -194,6 +194,14 @@ impl LossLaw for TruncatedPoissonGaussian {
         }))
     }
 
+    /// The mixture of the branches' moment generating functions (`Mgf::Branches`), t enclosed by its
+    /// 256-bit ends.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        let (cut, plain) = (self.cut.mgf()?, self.plain.mgf()?);
+        let (t_lo, t_hi) = (self.t.lo().to_rational()?, self.t.hi().to_rational()?);
+        Some(crate::noise::mgf::Mgf::Branches { t_lo, t_hi, cut: Box::new(cut), plain: Box::new(plain) })
+    }
+
     fn is_bound(&self) -> bool {
         true
     }

@@ -33,3 +33,25 @@ fn bad_truncations_are_refused() {
     refused(&m("truncgauss:sigma=1,prob=1/20,records=1000,n=3"), &["missing batch"]);
     refused(&m("truncgauss:prob=1/20,batch=60,records=1000,n=3"), &["missing sigma"]);
 }
+
+/// MNIST-size truncated Poisson sampling (2,340 steps, 256/60000, batches cut at 300, σ = 1.1): the tilted
+/// Fourier inversion of the branches' mixed moment generating function (`Mgf::Branches`) to 20 digits or more,
+/// a bound (the pair is), inside the pld grid's bracket at h = 1/2000 (an independent method) and at most
+/// dp_accounting's pessimistic estimate at discretisation 1e-5 (scripts/reference/truncated_peers.txt),
+/// within 1e-6 of it.
+#[test]
+fn many_truncated_steps_take_the_inversion_between_the_grid_and_dp_accounting() {
+    let text = include_str!("../../scripts/reference/truncated_peers.txt");
+    let f: Vec<&str> = text.lines().find(|l| !l.starts_with('#')).unwrap().split_whitespace().collect();
+    let mech = format!("truncgauss:sigma={},prob={},batch={},records={},n={}", f[4], f[2], f[3], f[1], f[0]);
+    let row = csv_row(&["epsilon", "--mech", &mech, "--delta", f[5]]);
+    assert_eq!((get(&row, "method"), get(&row, "trust")), ("tilted-fourier", "certified-bound"), "{row:?}");
+    assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
+    let ends = |r: &[(String, String)]| -> (f64, f64) { (get(r, "epsilon_lo").parse().unwrap(), get(r, "epsilon_hi").parse().unwrap()) };
+    let (lo, hi) = ends(&row);
+    let grid = csv_row(&["epsilon", "--mech", &mech, "--delta", f[5], "--grid", "1/2000"]);
+    let (glo, ghi) = ends(&grid);
+    assert!(glo <= lo && hi <= ghi, "[{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+    let peer: f64 = f[6].parse().unwrap();
+    assert!(hi <= peer && peer - lo < 1e-6, "[{lo}, {hi}] against dp_accounting's {peer}");
+}

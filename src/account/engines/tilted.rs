@@ -194,6 +194,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::PoissonReplaceLaplace { .. } => "Poisson-subsampled Laplace (replace-one pair)",
             Mgf::WorGaussian { .. } => "Gaussian on fixed-size batches",
             Mgf::WorLaplace { .. } => "Laplace on fixed-size batches",
+            Mgf::Branches { .. } => "truncated Poisson-subsampled Gaussian",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
         };
         if !out.contains(&k) {
