@@ -57,7 +57,7 @@ use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
-use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
+use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, log_sum_exp, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
 use super::mgf_wor::{WorGauss, WorLaplace};
 use crate::noise::direction::Direction;
@@ -194,23 +194,13 @@ impl Mgf {
                     .collect()
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
-            Mgf::Branches { cut, plain, .. } => {
+            Mgf::Branches { t_lo, t_hi, cut, plain } => {
                 // each branch within tol: the mixture within t tol + (1 − t) tol
                 let (a, b) = (cut.line(dir, c, h, k_max, tol, prec), plain.line(dir, c, h, k_max, tol, prec));
-                let t = self.branch_weight(prec);
+                let t = branch_weight(t_lo, t_hi, prec);
                 let rest = Interval::one(prec).sub(&t);
                 a.iter().zip(&b).map(|(a, b)| a.scale(&t).add(&b.scale(&rest))).collect()
             }
-        }
-    }
-
-    /// The cut branch's probability t of [`Mgf::Branches`], enclosed.
-    fn branch_weight(&self, prec: u32) -> Interval {
-        match self {
-            Mgf::Branches { t_lo, t_hi, .. } => {
-                Interval::new(Interval::from_rational(t_lo, prec).lo().clone(), Interval::from_rational(t_hi, prec).hi().clone())
-            }
-            _ => unreachable!("a branch weight belongs to Mgf::Branches"),
         }
     }
 
@@ -264,8 +254,7 @@ impl Mgf {
                 // ln r(x) as a log-sum-exp, then the same trapezoid sum as the subsampled Gaussian's
                 let ln_r = |x: f64| {
                     let ts: Vec<f64> = std::iter::once(ln_p0).chain(comps.iter().map(|(lp, mu, e)| lp + mu * x - e)).collect();
-                    let top = ts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    top + ts.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+                    log_sum_exp(&ts)
                 };
                 ln_gauss_trapezoid(|x: f64| kr * ln_r(x), 14.0 + kr.max(0.0) * mu_max)
             }
@@ -322,10 +311,10 @@ impl Mgf {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: WorLaplace::new(q, eps0, prec).decay_parts(c),
             },
-            Mgf::Branches { cut, plain, .. } => {
+            Mgf::Branches { t_lo, t_hi, cut, plain } => {
                 // the mixture's tilted measure is (1 − t)ν_plain + t ν_cut: each branch's uniform components,
                 // scaled by the lower end of its weight, lie inside it (the branches' own M(c) bounds unused)
-                let t = self.branch_weight(64);
+                let t = branch_weight(t_lo, t_hi, 64);
                 let parts = |d: Decay, w: Float| -> Vec<(Float, Float)> {
                     match d {
                         Decay::Components { parts, .. } => {
@@ -379,6 +368,11 @@ fn laplace_m(e: &Interval, s: &CInterval, one: &Interval) -> CInterval {
     let s1 = CInterval::new(one.add(c), t.clone());
     let den = CInterval::new(one.add(&c.add(c)), t.add(t));
     s1.mul(&up).add(&s.mul(&down)).mul(&den.inv().expect("invariant: Re(1 + 2s) = 1 + 2c >= 1"))
+}
+
+/// The cut branch's probability t ∈ [t_lo, t_hi] of [`Mgf::Branches`], enclosed.
+fn branch_weight(t_lo: &Rational, t_hi: &Rational, prec: u32) -> Interval {
+    Interval::new(Interval::from_rational(t_lo, prec).lo().clone(), Interval::from_rational(t_hi, prec).hi().clone())
 }
 
 /// The replace pair of the subsampled Gaussian (`mgf_replace.rs`), with the add/remove law's bound of F.

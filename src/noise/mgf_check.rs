@@ -1,8 +1,10 @@
 //! Test support for the moment generating functions' tests (`mgf_tests.rs`, `mgf_replace_tests.rs`,
-//! `mgf_laplace_sub_tests.rs`, `mgf_wor_tests.rs`): the check every law's decay bound must pass.
+//! `mgf_laplace_sub_tests.rs`, `mgf_wor_tests.rs`): the checks every law's line (against a reference) and
+//! decay bound must pass.
 
 use crate::noise::direction::Direction;
 use crate::noise::mgf::{Decay, Mgf};
+use crate::num::{parse_rational, Interval};
 use rug::Float;
 
 /// sup_{t ≥ t*} |M(c + it)| stays below the decay bound at each t* on every later point of the line
@@ -22,4 +24,40 @@ pub(super) fn decay_bounds_the_line(m: &Mgf, dir: Direction, c: f64, h: f64, k_m
         }
     }
     d
+}
+
+/// The reference `want` (~32 digits) lies in the enclosure widened by 1e-25 relative.
+pub(super) fn holds(z: &Interval, want: &str) -> bool {
+    let p = z.prec();
+    let w = Float::with_val(p, Float::parse(want).expect("a reference value is a decimal"));
+    let tol = Float::with_val(p, 1e-25 * w.to_f64().abs().max(1e-3));
+    z.widen(&tol).contains(&w)
+}
+
+/// One point of a reference line (mpmath's quadrature over the data): M(c + it) in each of `dirs`, at 160
+/// bits, is 1e-28 wide or less and holds the reference (re, im) to 25 digits. The line is taken with h = t/4
+/// to its fifth value (at t = 0, its first: M(c)).
+pub(super) fn line_point_holds(m: &Mgf, dirs: &[Direction], c: &str, t: &str, re: &str, im: &str) {
+    let p = 160;
+    let c = Float::with_val(p, &parse_rational(c).expect("a reference tilt is a fraction"));
+    let t: u32 = t.parse().expect("a reference t is a whole number");
+    let h = Float::with_val(p, t.max(1)) / 4u32;
+    let k = if t == 0 { 0 } else { 4 };
+    for &dir in dirs {
+        let v = m.line(dir, &c, &h, 4, 1e-32, p);
+        let z = &v[k];
+        assert!(holds(z.re(), re) && holds(z.im(), im), "{m:?} {dir:?} c = {c} t = {t}: {z:?}");
+        assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{m:?} c = {c} t = {t}: {z:?} too wide");
+    }
+}
+
+/// At t = 0 (the reference `re` is M(c)): the planning value of ln M(c) in direction `plan_dir` lies within
+/// `plan_tol` of it, and the certified upper bound in `up_dir` lies above it by less than 1e-12.
+pub(super) fn real_point_holds(m: &Mgf, plan_dir: Direction, up_dir: Direction, c: &str, re: &str, plan_tol: f64) {
+    let p = 160;
+    let c = Float::with_val(p, &parse_rational(c).expect("a reference tilt is a fraction"));
+    let want = re.parse::<f64>().expect("a reference value is a decimal").ln();
+    assert!((m.ln_real_f64(plan_dir, c.to_f64()) - want).abs() < plan_tol, "{m:?} c = {c}: planning value");
+    let up = m.ln_real_upper(up_dir, &c, p).to_f64();
+    assert!(up >= want - 1e-15 && up < want + 1e-12, "{m:?} c = {c}: upper bound {up} vs {want}");
 }

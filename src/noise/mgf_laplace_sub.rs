@@ -28,7 +28,7 @@
 //!   gives uniform components. The atoms do not decay: n-fold powers bring them down, as the Laplace
 //!   mechanism's own.
 
-use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers};
+use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers, log_sum_exp};
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
@@ -426,12 +426,6 @@ impl LaplaceSub {
             .collect();
         layers(&pieces)
     }
-}
-
-/// ln Σ e^{t_i} in f64, relative to the largest term.
-pub(super) fn log_sum_exp(terms: &[f64]) -> f64 {
-    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The quadrature pieces the certified moment generating functions share (`mgf.rs`, `mgf_replace.rs`): the
-//! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sum.
+//! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sums.
 
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
@@ -43,6 +43,12 @@ pub fn ln_gauss_trapezoid_within(g: impl Fn(f64) -> f64, hi: f64, points: usize)
     let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let s: f64 = fs.iter().map(|v| (v - top).exp()).sum();
     top + (s * step).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+}
+
+/// Planning: ln Σ e^{t_i} in f64, relative to the largest term.
+pub fn log_sum_exp(terms: &[f64]) -> f64 {
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
 }
 
 /// acc[k] += w e^{ikθ} for every k: the phases by a recurrence restarted from MPFR's sine and cosine before

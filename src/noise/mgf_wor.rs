@@ -41,8 +41,8 @@
 //! quadrature on [0, ε₀] instead of [−ε₀, ε₀] (its ellipse bounds hold there a fortiori), and the loss is
 //! bounded by ln r(ε₀) in both directions.
 
-use super::mgf_laplace_sub::{log_sum_exp, LaplaceSub};
-use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers, PIECES};
+use super::mgf_laplace_sub::LaplaceSub;
+use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers, log_sum_exp, PIECES};
 use crate::noise::direction::Direction;
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
@@ -289,8 +289,7 @@ impl WorGauss {
                 end + step.ln() + kr * self.ln_r_f64(x) - x * x / 2.0 - 0.5 * (2.0 * PI).ln()
             }));
         }
-        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+        log_sum_exp(&terms)
     }
 
     /// Planning: the nodes one point of the line costs at reach t_max.

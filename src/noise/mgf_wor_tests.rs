@@ -1,7 +1,7 @@
 use super::*;
 use crate::noise::direction::Direction;
 use crate::noise::mgf::Mgf;
-use crate::noise::mgf_check::decay_bounds_the_line;
+use crate::noise::mgf_check::{decay_bounds_the_line, line_point_holds, real_point_holds};
 
 fn parse_fraction(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()
@@ -13,45 +13,27 @@ fn law(gamma: &str, sigma: &str, sens: &str) -> Mgf {
     Mgf::WorGaussian { q: parse_fraction(gamma), eta: Rational::from(&d * &d) / (Rational::from(2) * s.clone() * s) }
 }
 
-/// The reference `want` (~32 digits) lies in the enclosure widened by 1e-25 relative.
-fn holds(z: &Interval, want: &str) -> bool {
-    let p = z.prec();
-    let w = Float::with_val(p, Float::parse(want).unwrap());
-    let tol = Float::with_val(p, 1e-25 * w.to_f64().abs().max(1e-3));
-    z.widen(&tol).contains(&w)
-}
-
-/// Every point of scripts/reference/wor_gauss_mgf.txt (mpmath's quadrature over the data of the two
-/// densities, the sign change of the loss found by root finding, 40 digits) lies in the line's enclosure,
-/// in both directions (the law is symmetric), 1e-28 wide or less; at t = 0 the planning value and the
-/// certified upper bound of ln M(c) agree with it.
-#[test]
-fn the_line_matches_mpmath_over_the_data() {
+/// Every point of a reference file (columns: the law's three parameters, c, t, re, im) lies in the line's
+/// enclosure in both directions (the law is symmetric), 1e-28 wide or less; at t = 0 the planning value and
+/// the certified upper bound of ln M(c) agree with it.
+fn lines_match(reference: &'static str, law: fn(&str, &str, &str) -> Mgf) {
     let mut n = 0;
-    for f in crate::num::reference::rows(include_str!("../../scripts/reference/wor_gauss_mgf.txt")) {
+    for f in crate::num::reference::rows(reference) {
         let m = law(f[0], f[1], f[2]);
-        let p = 160;
-        let c = Float::with_val(p, &parse_fraction(f[3]));
-        let t: u32 = f[4].parse().unwrap();
-        // t = k·h with h = t/4 and k = 4 (the line's fifth value; at t = 0 every value is M(c))
-        let h = Float::with_val(p, t.max(1)) / 4u32;
-        let k = if t == 0 { 0 } else { 4 };
-        for dir in [Direction::Remove, Direction::Add] {
-            let v = m.line(dir, &c, &h, 4, 1e-32, p);
-            let z = &v[k];
-            assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?} {dir:?}: {z:?}");
-            assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
-        }
-        if t == 0 {
-            let want = f[5].parse::<f64>().unwrap().ln();
-            let cf = c.to_f64();
-            assert!((m.ln_real_f64(Direction::Remove, cf) - want).abs() < 1e-6, "{f:?}: planning value");
-            let up = m.ln_real_upper(Direction::Add, &c, p).to_f64();
-            assert!(up >= want - 1e-15 && up < want + 1e-12, "{f:?}: upper bound {up} vs {want}");
+        line_point_holds(&m, &[Direction::Remove, Direction::Add], f[3], f[4], f[5], f[6]);
+        if f[4] == "0" {
+            real_point_holds(&m, Direction::Remove, Direction::Add, f[3], f[5], 1e-6);
         }
         n += 1;
     }
     assert_eq!(n, 8);
+}
+
+/// scripts/reference/wor_gauss_mgf.txt: mpmath's quadrature over the data of the two densities, the sign
+/// change of the loss found by root finding, 40 digits.
+#[test]
+fn the_line_matches_mpmath_over_the_data() {
+    lines_match(include_str!("../../scripts/reference/wor_gauss_mgf.txt"), law);
 }
 
 /// M(0) = 1: the atom w₀ = (1 − γ)(1 − 2Φ̄(μ/2)) and the two half-line masses make a probability law
@@ -83,35 +65,11 @@ fn laplace_law(gamma: &str, scale: &str, sens: &str) -> Mgf {
     Mgf::WorLaplace { q: parse_fraction(gamma), eps0: parse_fraction(sens) / parse_fraction(scale) }
 }
 
-/// The Laplace mechanism's law: every point of scripts/reference/wor_laplace_mgf.txt (mpmath over the data
-/// of the two Laplace densities, split at their kinks) in the line's enclosure, both directions, 1e-28 wide
-/// or less; the planning value and the certified upper bound of ln M(c) at t = 0.
+/// The Laplace mechanism's law: scripts/reference/wor_laplace_mgf.txt (mpmath over the data of the two
+/// Laplace densities, split at their kinks).
 #[test]
 fn the_laplace_line_matches_mpmath_over_the_data() {
-    let mut n = 0;
-    for f in crate::num::reference::rows(include_str!("../../scripts/reference/wor_laplace_mgf.txt")) {
-        let m = laplace_law(f[0], f[1], f[2]);
-        let p = 160;
-        let c = Float::with_val(p, &parse_fraction(f[3]));
-        let t: u32 = f[4].parse().unwrap();
-        let h = Float::with_val(p, t.max(1)) / 4u32;
-        let k = if t == 0 { 0 } else { 4 };
-        for dir in [Direction::Remove, Direction::Add] {
-            let v = m.line(dir, &c, &h, 4, 1e-32, p);
-            let z = &v[k];
-            assert!(holds(z.re(), f[5]) && holds(z.im(), f[6]), "{f:?} {dir:?}: {z:?}");
-            assert!(z.re().width().to_f64() < 1e-28 && z.im().width().to_f64() < 1e-28, "{f:?}: {z:?} too wide");
-        }
-        if t == 0 {
-            let want = f[5].parse::<f64>().unwrap().ln();
-            let cf = c.to_f64();
-            assert!((m.ln_real_f64(Direction::Remove, cf) - want).abs() < 1e-6, "{f:?}: planning value");
-            let up = m.ln_real_upper(Direction::Add, &c, p).to_f64();
-            assert!(up >= want - 1e-15 && up < want + 1e-12, "{f:?}: upper bound {up} vs {want}");
-        }
-        n += 1;
-    }
-    assert_eq!(n, 8);
+    lines_match(include_str!("../../scripts/reference/wor_laplace_mgf.txt"), laplace_law);
 }
 
 /// The Laplace law's M(0) = 1 (the atom's closed form against the quadrature of the two halves), its largest
