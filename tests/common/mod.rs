@@ -188,6 +188,20 @@ pub fn holds_quoted(lo: &rug::Float, hi: &rug::Float, reference: &str) {
     assert!(rug::Float::with_val(256, lo - &tol) <= r && r <= rug::Float::with_val(256, hi + &tol), "{reference} outside [{lo}, {hi}]");
 }
 
+/// The CSV row of the query `args` after checking that its `what` bracket (`{what}_lo`, `{what}_hi`) lies
+/// inside the pld grid's at the step `grid` (the same arguments with `--grid G`: an independent method, the
+/// grid discretises the law's distribution functions). The row is returned for the caller's own checks.
+pub fn inside_the_grids_bracket(args: &[&str], what: &str, grid: &str) -> Vec<(String, String)> {
+    let row = csv_row(args);
+    let mut on_grid = args.to_vec();
+    on_grid.extend(["--grid", grid]);
+    let on_grid = csv_row(&on_grid);
+    let ends = |r: &[(String, String)]| (float(get(r, &format!("{what}_lo"))), float(get(r, &format!("{what}_hi"))));
+    let ((lo, hi), (glo, ghi)) = (ends(&row), ends(&on_grid));
+    assert!(glo <= lo && hi <= ghi, "{args:?}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}] at h = {grid}");
+    row
+}
+
 /// A decimal string as a 256-bit float (exactly for the 40-digit ends the CLI prints).
 pub fn float(s: &str) -> rug::Float {
     rug::Float::with_val(256, rug::Float::parse(s).unwrap())

@@ -3,7 +3,7 @@
 //! scripts/reference/poisson_replace_gaussian.txt: mpmath quadrature for one and two releases, and
 //! dp_accounting's PLD (REPLACE_ONE) pessimistic / optimistic estimates for 100 releases.
 
-use crate::common::{csv_row, get, holds_rounded, refused};
+use crate::common::{csv_row, get, holds_rounded, inside_the_grids_bracket, refused};
 
 fn replace(args: &[&str]) -> Vec<(String, String)> {
     let mut a = args.to_vec();
@@ -121,14 +121,12 @@ fn an_atom_exactly_at_epsilon_gives_a_certified_zero_bound() {
 /// its discretisation of the pair's distribution functions) and between dp_accounting's estimates.
 #[test]
 fn dp_sgd_steps_to_twenty_digits_inside_the_grids_bracket() {
-    let row = replace(&["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-6"]);
+    let args = ["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-6", "--neighbors", "replace"];
+    let row = inside_the_grids_bracket(&args, "epsilon", "1/1000");
     assert_eq!(get(&row, "method"), "tilted-fourier", "{row:?}");
     assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
     let (lo, hi): (f64, f64) = (get(&row, "epsilon_lo").parse().unwrap(), get(&row, "epsilon_hi").parse().unwrap());
     assert!(lo >= 1.10992842 && hi <= 1.11042842, "[{lo}, {hi}]");
-    let grid = replace(&["epsilon", "--mech", "gauss:sigma=1,q=0.01,n=100", "--delta", "1e-6", "--grid", "1/1000"]);
-    let (glo, ghi): (f64, f64) = (get(&grid, "epsilon_lo").parse().unwrap(), get(&grid, "epsilon_hi").parse().unwrap());
-    assert!(glo <= lo && hi <= ghi, "tilted [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
 }
 
 /// Thirty releases of the mpmath-checked pair (q = 0.2, σ² = 1/2): δ(0.5) on the inversion agrees with the pld
@@ -137,13 +135,10 @@ fn dp_sgd_steps_to_twenty_digits_inside_the_grids_bracket() {
 #[test]
 fn thirty_releases_agree_with_the_grid_and_invert_consistently() {
     let mech = "gauss:sigma2=0.5,q=0.2,n=30";
-    let row = replace(&["delta", "--mech", mech, "--epsilon", "3"]);
+    let row = inside_the_grids_bracket(&["delta", "--mech", mech, "--epsilon", "3", "--neighbors", "replace"], "delta", "1/400");
     assert_eq!(get(&row, "method"), "tilted-fourier", "{row:?}");
     assert!(get(&row, "digits").parse::<u32>().unwrap() >= 15, "{row:?}");
     let (lo, hi): (f64, f64) = (get(&row, "delta_lo").parse().unwrap(), get(&row, "delta_hi").parse().unwrap());
-    let grid = replace(&["delta", "--mech", mech, "--epsilon", "3", "--grid", "1/400"]);
-    let (glo, ghi): (f64, f64) = (get(&grid, "delta_lo").parse().unwrap(), get(&grid, "delta_hi").parse().unwrap());
-    assert!(glo <= lo && hi <= ghi, "tilted [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
     let mid = format!("{:e}", (lo + hi) / 2.0);
     let back = replace(&["epsilon", "--mech", mech, "--delta", &mid]);
     let (elo, ehi): (f64, f64) = (get(&back, "epsilon_lo").parse().unwrap(), get(&back, "epsilon_hi").parse().unwrap());
@@ -156,12 +151,8 @@ fn thirty_releases_agree_with_the_grid_and_invert_consistently() {
 #[test]
 fn laplace_under_replace_many_releases_inside_the_grids_bracket() {
     for mech in ["laplace:scale=1,q=0.01,n=1000", "laplace:scale=1,q=0.05,n=300"] {
-        let row = replace(&["epsilon", "--mech", mech, "--delta", "1e-5"]);
+        let row = inside_the_grids_bracket(&["epsilon", "--mech", mech, "--delta", "1e-5", "--neighbors", "replace"], "epsilon", "1/1000");
         assert_eq!(get(&row, "method"), "tilted-fourier", "{mech}: {row:?}");
         assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{mech}: {row:?}");
-        let (lo, hi): (f64, f64) = (get(&row, "epsilon_lo").parse().unwrap(), get(&row, "epsilon_hi").parse().unwrap());
-        let grid = replace(&["epsilon", "--mech", mech, "--delta", "1e-5", "--method", "grid", "--grid", "1/1000"]);
-        let (glo, ghi): (f64, f64) = (get(&grid, "epsilon_lo").parse().unwrap(), get(&grid, "epsilon_hi").parse().unwrap());
-        assert!(glo <= lo && hi <= ghi, "{mech}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
     }
 }

@@ -3,7 +3,7 @@
 //! the binomial tails by the incomplete beta function, each branch's hockey-stick integral), many releases
 //! beside dp_accounting's estimate, the trust and the refusals.
 
-use crate::common::{csv_row, get, holds_rounded, refused};
+use crate::common::{csv_row, get, holds_rounded, inside_the_grids_bracket, refused};
 
 #[test]
 fn one_release_holds_the_mixture_of_the_branches_integrals() {
@@ -44,14 +44,10 @@ fn many_truncated_steps_take_the_inversion_between_the_grid_and_dp_accounting() 
     let text = include_str!("../../scripts/reference/truncated_peers.txt");
     let f: Vec<&str> = text.lines().find(|l| !l.starts_with('#')).unwrap().split_whitespace().collect();
     let mech = format!("truncgauss:sigma={},prob={},batch={},records={},n={}", f[4], f[2], f[3], f[1], f[0]);
-    let row = csv_row(&["epsilon", "--mech", &mech, "--delta", f[5]]);
+    let row = inside_the_grids_bracket(&["epsilon", "--mech", &mech, "--delta", f[5]], "epsilon", "1/2000");
     assert_eq!((get(&row, "method"), get(&row, "trust")), ("tilted-fourier", "certified-bound"), "{row:?}");
     assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
-    let ends = |r: &[(String, String)]| -> (f64, f64) { (get(r, "epsilon_lo").parse().unwrap(), get(r, "epsilon_hi").parse().unwrap()) };
-    let (lo, hi) = ends(&row);
-    let grid = csv_row(&["epsilon", "--mech", &mech, "--delta", f[5], "--grid", "1/2000"]);
-    let (glo, ghi) = ends(&grid);
-    assert!(glo <= lo && hi <= ghi, "[{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
+    let (lo, hi): (f64, f64) = (get(&row, "epsilon_lo").parse().unwrap(), get(&row, "epsilon_hi").parse().unwrap());
     let peer: f64 = f[6].parse().unwrap();
     assert!(hi <= peer && peer - lo < 1e-6, "[{lo}, {hi}] against dp_accounting's {peer}");
 }

@@ -3,7 +3,7 @@
 //! noise/wor.rs (2) [DRS22, Thm 9], and exact enumeration for randomized response), the refusals, and the
 //! difference from Poisson subsampling under composition.
 
-use crate::common::{csv_row, float, get, holds, refused};
+use crate::common::{csv_row, float, get, holds, inside_the_grids_bracket, refused};
 
 const G: &str = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50";
 
@@ -114,16 +114,9 @@ fn attack_without_rho(runs: &str) {
 fn many_fixed_size_batches_take_the_inversion_inside_the_grids_bracket() {
     let mech = "gauss:sigma=1.1,mu=2,sampling=wor,m=256,pop=60000,n=2340";
     for (query, key, at, what) in [("epsilon", "--delta", "1e-5", "epsilon"), ("delta", "--epsilon", "15/2", "delta")] {
-        let args = [query, "--mech", mech, key, at, "--neighbors", "replace"];
-        let row = csv_row(&args);
+        let row = inside_the_grids_bracket(&[query, "--mech", mech, key, at, "--neighbors", "replace"], what, "1/5000");
         assert_eq!((get(&row, "method"), get(&row, "trust")), ("tilted-fourier", "certified-bound"), "{row:?}");
         assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
-        let mut grid = args.to_vec();
-        grid.extend(["--grid", "1/5000"]);
-        let grid = csv_row(&grid);
-        let (lo, hi) = (float(get(&row, &format!("{what}_lo"))), float(get(&row, &format!("{what}_hi"))));
-        let (glo, ghi) = (float(get(&grid, &format!("{what}_lo"))), float(get(&grid, &format!("{what}_hi"))));
-        assert!(glo <= lo && hi <= ghi, "{query}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
     }
 }
 
@@ -134,16 +127,9 @@ fn many_fixed_size_batches_take_the_inversion_inside_the_grids_bracket() {
 fn laplace_on_fixed_size_batches_takes_the_inversion_inside_the_grids_bracket() {
     let mech = "laplace:scale=1,sampling=wor,m=100,pop=10000,n=1000";
     for (query, key, at, what) in [("epsilon", "--delta", "1e-5", "epsilon"), ("delta", "--epsilon", "1", "delta")] {
-        let args = [query, "--mech", mech, key, at, "--neighbors", "replace"];
-        let row = csv_row(&args);
+        let row = inside_the_grids_bracket(&[query, "--mech", mech, key, at, "--neighbors", "replace"], what, "1/20000");
         assert_eq!((get(&row, "method"), get(&row, "trust")), ("tilted-fourier", "certified-bound"), "{row:?}");
         assert!(get(&row, "digits").parse::<u32>().unwrap() >= 20, "{row:?}");
-        let mut grid = args.to_vec();
-        grid.extend(["--grid", "1/20000"]);
-        let grid = csv_row(&grid);
-        let (lo, hi) = (float(get(&row, &format!("{what}_lo"))), float(get(&row, &format!("{what}_hi"))));
-        let (glo, ghi) = (float(get(&grid, &format!("{what}_lo"))), float(get(&grid, &format!("{what}_hi"))));
-        assert!(glo <= lo && hi <= ghi, "{query}: [{lo}, {hi}] outside the grid's [{glo}, {ghi}]");
     }
     // ln(1 − γ + γe) per run: 1,000 runs lose at most ~17.2
     let row = csv_row(&["delta", "--mech", mech, "--epsilon", "18", "--neighbors", "replace"]);
