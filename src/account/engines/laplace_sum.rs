@@ -46,14 +46,15 @@ use crate::num::Interval;
 use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
-/// Largest work of one δ the engine takes, in (n + 1)²·bits (n = 300: 7.4e7 at ε₀ = 1/10, ε(δ) in 4 s;
-/// n = 600: 5.3e8, 33 s; n = 1000: 2.3e9 at ε₀ = 1/10, where the tilted engine takes over).
+/// Largest work of one δ the engine takes, in (n + 1)²·bits (n = 300: 7.4e7 at ε₀ = 1/10, ε(δ) in 0.8 s;
+/// n = 600: 5.3e8, 5.8 s; n = 1000: 2.3e9 at ε₀ = 1/10, where the tilted engine takes over).
 const MAX_WORK: f64 = 2.5e9;
 
 /// Highest first precision the engine takes (bits). The work model above is linear in the bits, which holds
 /// to a few thousand; the cancellation of (3) needs ~1.5·n·ε₀ bits, so a large ε₀ of a few releases ran
 /// for minutes in a handful of steps (a scale of 1e-6 given for an ε₀ of 1e-6: 1.5 million bits at n = 3;
-/// ε₀ = 1e4: 45,000 bits, over 120 s; ε₀ = 1000: 4,672 bits, 2.3 s). n = 1000 at ε₀ = 1 needs 3,700.
+/// ε₀ = 1e4: 45,000 bits, over 120 s; ε₀ = 1000: 4,672 bits, 2.3 s, now 0.22 s). n = 1000 at ε₀ = 1 needs
+/// 3,700.
 const MAX_PREC: u32 = 1 << 13;
 
 /// Precision raises (×1.5 each) after the first, where the cancellation of (3) ate more than foreseen.
@@ -105,14 +106,14 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     if sum.work() as f64 * f64::from(prec) > MAX_WORK || prec > MAX_PREC {
         return Ok(None);
     }
-    // (the progress bar's estimate only: ~1.4e-8 s per step and bit on this 2-core machine, some 10 δ for an
+    // (the progress bar's estimate only: ~3e-9 s per step and bit on this 2-core machine, some 10 δ for an
     // ε(δ), 25 for an f(α))
     let evaluations = match q {
         Query::Delta(_) => 1.0,
         Query::Epsilon(_) => 10.0,
         Query::Tradeoff(_) => 25.0,
     };
-    let _progress = crate::num::progress::begin("exact Laplace sum", 1.4e-8 * sum.work() as f64 * f64::from(prec) * evaluations);
+    let _progress = crate::num::progress::begin("exact Laplace sum", 3e-9 * sum.work() as f64 * f64::from(prec) * evaluations);
     let mut best = None;
     for _ in 0..=RAISES {
         let iv = match q {
@@ -140,9 +141,10 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
 }
 
 /// Most releases the engine takes: a δ costs (n + 1)²/2 interval steps at ~2n + 3.3·digits bits, so
-/// its time grows like n³ (measured on 2 cores, ε(1e-5) at 20+ digits, b = 10: n = 100 0.3 s, 300 4 s,
-/// 500 18 s, 600 33 s, 800 93 s; the pld grid took 100 s for 3 digits at 500); beyond, the pld grid
-/// answers. The tilted Fourier engine, tried first, answers from ~150 releases of ε₀ = 1 and ~1,000 of
+/// its time grows like n³ (measured on 2 cores, ε(1e-5) at 20+ digits, b = 10: n = 100 0.13 s, 300 0.81 s,
+/// 500 3.2 s, 600 5.8 s, 800 13.5 s, the knots' sums in parallel; one thread and the general interval
+/// products took 0.3, 4, 18, 33 and 93 s; the pld grid took 100 s for 3 digits at 500); beyond, the pld
+/// grid answers. The tilted Fourier engine, tried first, answers from ~150 releases of ε₀ = 1 and ~1,000 of
 /// ε₀ = 1/10: between, this engine is long (a progress bar shows it) but the only certified one.
 pub const MAX_RELEASES: u64 = 1000;
 
@@ -187,24 +189,36 @@ impl LaplaceSum {
     pub fn delta(&self, eps: &Rational, prec: u32) -> Interval {
         let half = Rational::from((1, 2));
         let ie = Interval::from_rational(eps, prec);
-        let mut total = Interval::zero(prec);
-        for k in 0..=self.n {
+        // the knots' terms in parallel, summed in the order of k (the same enclosure on any number of threads)
+        let terms = self.per_knot(|k| {
             let x = Rational::from(2 * k as i64 - self.n as i64) * &self.a;
             if x <= *eps {
-                continue;
+                return None;
             }
             let hx = Interval::from_rational(&x, prec).mul_rational(&half);
             let ex = hx.exp();
             let emx = ie.sub(&hx).exp();
             let atoms = ex.sub(&emx).mul(&int(&self.w[0][k], prec));
             let d = Rational::from(&x - eps);
-            total = total.add(&atoms).add(&self.continuous(k, &d, &ex, &emx, prec));
+            Some([atoms, self.continuous(k, &d, &ex, &emx, prec)])
+        });
+        let mut total = Interval::zero(prec);
+        for [atoms, continuous] in &terms {
+            total = total.add(atoms).add(continuous);
         }
         let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
         let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
         total.mul(&scale).div(&two_n).clamp_to(&zero, &one)
+    }
+
+    /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
+    /// of the others'), the Some in the order of k: the caller sums them in that order, so the enclosure does
+    /// not depend on the number of threads.
+    fn per_knot<T: Send>(&self, term: impl Fn(usize) -> Option<T> + Sync + Send) -> Vec<T> {
+        use rayon::prelude::*;
+        (0..=self.n).into_par_iter().filter_map(term).collect()
     }
 
     /// Σ_{m≥1} (−1)^m 2^{−m} W_{m,k} (e^{x/2} E_m(−½, d) − e^{ε−x/2} E_m(½, d)) of (3), for one knot x_k > ε.
@@ -236,7 +250,7 @@ impl LaplaceSum {
             if *w != 0 {
                 // (−1)^m 2^{−m} W_{m,k}, once for the K sums (the power of two and the sign are exact, so
                 // each term rounds as j·W_{m,k} would)
-                let mut weight = int(w, prec).mul_rational(&Rational::from((1, Integer::from(1) << m as u32)));
+                let mut weight = int(w, prec).mul_pow2(-(m as i32));
                 if m % 2 == 1 {
                     weight = weight.neg();
                 }
@@ -250,9 +264,8 @@ impl LaplaceSum {
             // E_{m−1} = t_m − βE_m, then t_{m−1} = t_m (m − 1)/d
             em = tm.add(&em.mul_rational(&half));
             ep = tp.sub(&ep.mul_rational(&half));
-            let f = Interval::from_i64(m as i64 - 1, prec);
-            tm = tm.mul(&f).div(&di);
-            tp = tp.mul(&f).div(&di);
+            tm = tm.mul_u64(m as u64 - 1).div(&di);
+            tp = tp.mul_u64(m as u64 - 1).div(&di);
         }
         acc
     }
@@ -263,26 +276,32 @@ impl LaplaceSum {
     /// C(n,k) e^{±x_k/2}, and the continuous parts e^{x_k/2} E_m(−½, d_k), e^{−x_k/2} E_m(½, d_k).
     pub fn upper_tails(&self, eps: &Rational, prec: u32) -> (Interval, Interval, Interval) {
         let half = Rational::from((1, 2));
-        let (mut a_ge, mut b_ge, mut b_gt) = (Interval::zero(prec), Interval::zero(prec), Interval::zero(prec));
-        for k in 0..=self.n {
+        // per knot x_k ≥ ε: its atoms under A and B, and (x_k > ε) its continuous parts, in parallel
+        let terms = self.per_knot(|k| {
             let x = Rational::from(2 * k as i64 - self.n as i64) * &self.a;
             if x < *eps {
-                continue;
+                return None;
             }
             let hx = Interval::from_rational(&x, prec).mul_rational(&half);
             let (ex, emx) = (hx.exp(), hx.neg().exp());
             let c = int(&self.w[0][k], prec);
-            let (atom_a, atom_b) = (ex.mul(&c), emx.mul(&c));
-            a_ge = a_ge.add(&atom_a);
-            b_ge = b_ge.add(&atom_b);
-            if x == *eps {
-                continue;
+            let atoms = [ex.mul(&c), emx.mul(&c)];
+            let continuous = (x != *eps).then(|| {
+                let d = Rational::from(&x - eps);
+                self.continuous_by(k, &d, prec, |em, ep| [ex.mul(em), emx.mul(ep)])
+            });
+            Some((atoms, continuous))
+        });
+        // summed in the order of k, as one thread would
+        let (mut a_ge, mut b_ge, mut b_gt) = (Interval::zero(prec), Interval::zero(prec), Interval::zero(prec));
+        for ([atom_a, atom_b], continuous) in &terms {
+            a_ge = a_ge.add(atom_a);
+            b_ge = b_ge.add(atom_b);
+            if let Some([ca, cb]) = continuous {
+                a_ge = a_ge.add(ca);
+                b_ge = b_ge.add(cb);
+                b_gt = b_gt.add(atom_b).add(cb);
             }
-            let d = Rational::from(&x - eps);
-            let [ca, cb] = self.continuous_by(k, &d, prec, |em, ep| [ex.mul(em), emx.mul(ep)]);
-            a_ge = a_ge.add(&ca);
-            b_ge = b_ge.add(&cb);
-            b_gt = b_gt.add(&atom_b).add(&cb);
         }
         let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
         let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
@@ -527,7 +546,7 @@ fn series(n: usize, sign: i32, d: &Rational, prec: u32) -> Interval {
     let half_d = d.to_f64() / 2.0;
     for j in 0usize.. {
         sum = sum.add(&term);
-        term = term.mul(&bd).div(&Interval::from_i64((n + j + 1) as i64, prec));
+        term = term.mul(&bd).div_u64((n + j + 1) as u64);
         let ratio_small = half_d <= 0.5 * (n + j + 2) as f64;
         let mag = abs_hi(&term);
         // (the tail bound holds once the ratio is small; the stop only chooses how much of it to sum)
@@ -606,6 +625,22 @@ mod tests {
             let d = s.delta(&q(e), 200);
             assert!(holds(&d, want) && digits_of(&d) > 40.0, "a = {a}, eps = {e}: {d:?}");
         }
+    }
+
+    /// The knots' sums run in parallel and are added in the order of k: δ(ε) and the three tails are the same
+    /// enclosures, to the bit, on one thread and on four.
+    #[test]
+    fn the_enclosures_do_not_depend_on_the_number_of_threads() {
+        let s = LaplaceSum::new(&q("1/10"), 60).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let (a, b, c) = s.upper_tails(&q("0.75"), 300);
+                [s.delta(&q("0.75"), 300), a, b, c].map(|x| (x.lo().clone(), x.hi().clone()))
+            })
+        };
+        let (one, four) = (on(1), on(4));
+        assert!(one[0].0 > 0.0 && one == four, "{one:?} against {four:?}");
     }
 
     /// scripts/reference/laplace_many.txt: an exact piecewise-polynomial convolution in Python fractions,
@@ -693,7 +728,7 @@ mod tests {
     /// between dp_accounting's pessimistic and optimistic PLD values (scripts/reference/laplace_sum_peers.txt),
     /// with 20 digits; the default tier's twin is the laplace_many rows (the same Newton search, n ≤ 30).
     #[test]
-    #[ignore = "heavy: 500 releases of the exact Laplace sum (18 s)"]
+    #[ignore = "heavy: 500 releases of the exact Laplace sum (~3 s)"]
     fn epsilon_past_three_hundred_releases_lies_between_the_peers_bounds() {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/laplace_sum_peers.txt"));
         let mut seen = 0;

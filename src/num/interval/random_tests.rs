@@ -101,6 +101,26 @@ fn neg_is_exact() {
     });
 }
 
+/// x·k and x/k by a positive integer, and x·2^e: the same enclosure, to the bit and in precision, as
+/// [`Interval::mul`] and [`Interval::div`] by the exact intervals [k, k] and [2^e, 2^e].
+#[test]
+fn integer_scalings_are_the_exact_intervals_products() {
+    run(0x51c, n_cases(), |g, ctx| {
+        let a = g.interval(Range::Extreme);
+        // k exact at x's precision (a wider k has no exact interval to compare with)
+        let k = 1 + g.below((1 << a.prec().min(40)) - 1);
+        let e = g.below(400) as i32 - 200;
+        let ctx = &|| format!("{}: a = {a:?}, k = {k}, e = {e}", ctx());
+        let exact = Interval::from_rational(&Rational::from(k), a.prec());
+        for (r, want) in [(a.mul_u64(k), a.mul(&exact)), (a.div_u64(k), a.div(&exact))] {
+            assert!(r.lo == want.lo && r.hi == want.hi && r.prec() == want.prec(), "{r:?} against {want:?}\n{}", ctx());
+        }
+        let (s, two) = (a.mul_pow2(e), Float::with_val(2, Float::i_exp(1, e)));
+        let want = a.mul(&Interval::new(two.clone(), two));
+        assert!(s.lo == want.lo && s.hi == want.hi && s.prec() == want.prec(), "{s:?} against {want:?}\n{}", ctx());
+    });
+}
+
 /// The extremes of a·b or a/b over the four corners, rounded down and up at q.
 fn corner_extremes(a: &Interval, b: &Interval, q: u32, div: bool) -> (Float, Float) {
     let mut lo: Option<Float> = None;
