@@ -24,8 +24,18 @@ def test_bad_batches_are_value_errors():
         tightdp.Gaussian(sigma2=4, batch=5)
     with pytest.raises(ValueError, match="between 1 and pop = 50"):
         tightdp.Gaussian(sigma2=4, batch=(51, 50))
-    with pytest.raises(ValueError, match="replace"):
-        tightdp.Gaussian(sigma2=4, batch=(5, 50), neighbors="add-remove")
+    with pytest.raises(ValueError, match="fewer than m = pop = 50 records"):
+        tightdp.Gaussian(sigma2=4, sensitivity=2, batch=(50, 50), neighbors="add-remove").delta(1)
+
+
+def test_add_remove_is_the_poisson_pair_at_the_batch_fraction():
+    """Under add-remove the added record displaces one in the batch (noise/wor.rs, "Add/remove"): one run is
+    the Poisson pair at q = m/population, exact (scripts/reference/wor_subsampled_gaussian.txt, mpmath: the
+    concrete data sets' pair, T = 1)."""
+    c = tightdp.Gaussian(sigma2=4, sensitivity=2, batch=(5, 50), neighbors="add-remove")
+    d = c.delta(1)
+    assert d.trust == "certified" and d.digits >= 20
+    assert Fraction("0.00020712148602139211375534") <= d.lo <= d.hi <= Fraction("0.00020712148602139211375535")
 
 
 def test_dp_accounting_event_sampled_without_replacement():
@@ -35,8 +45,13 @@ def test_dp_accounting_event_sampled_without_replacement():
     assert c.neighbors == "replace"
     # noise multiplier 1, replace sensitivity 1: the reference's setting scaled (sigma2 4, mu 2 -> sigma 1, mu 1)
     assert Fraction("0.0005329750212948855889828927") in c.delta(1, digits=3)
-    acc = tightdp.PLDAccountant()  # add-remove: does not support it
-    assert not acc.supports(ev)
+    # under add-remove dp_accounting's sensitivity is what adding a record moves the sum by; the added
+    # record displaces one in the batch, twice that: noise multiplier 2 is the reference's sigma2 4, mu 2, whose
+    # two runs under add-remove are the Poisson pair's (the reference's T=2 Poisson value)
+    ev2 = dpa.SelfComposedDpEvent(dpa.SampledWithoutReplacementDpEvent(50, 5, dpa.GaussianDpEvent(2)), 2)
+    acc = tightdp.PLDAccountant()
+    assert acc.supports(ev2)
+    assert Fraction("0.0005141701558630807163587691") in tightdp.from_dp_event(ev2, neighbors="add-remove").delta(1, digits=3)
     acc = tightdp.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE)
     assert acc.supports(ev)
     eps = acc.compose(ev).get_epsilon(1e-5)

@@ -515,8 +515,10 @@ def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1
     says how many and why). Under ``neighbors="replace"`` with ``sampling_prob``, `sensitivity` is the
     distance of a record's contribution from none (dp_accounting's REPLACE_ONE pair: a replaced record
     moves the sum by up to twice it). ``batch=(m, population)`` runs each release on m records drawn without
-    replacement instead (neighbours replace one record; `sensitivity` is then the query's sensitivity under
-    replace, e.g. 2C for a sum of gradients clipped to C) [DRS22, Thm 9].
+    replacement instead (neighbours replace one record by default; `sensitivity` is then what one record
+    displacing another moves the query by, e.g. 2C for a sum of gradients clipped to C) [DRS22, Thm 9];
+    under ``neighbors="add-remove"`` the same `sensitivity`, the added record displacing one in the batch
+    (exact: Poisson subsampling's pair at q = m/population).
 
     >>> tightdp.Gaussian(sigma2=4).epsilon("1e-10") > 3
     True
@@ -545,7 +547,8 @@ def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1,
     """n releases of the (continuous) Laplace mechanism, noise of density e^{-|x|/b}/(2b) on a query of
     L1 sensitivity `sensitivity`; give the scale b (dp_accounting's ``noise_multiplier`` × sensitivity)
     or the pure ε = sensitivity/b. With `sampling_prob` each release sees a Poisson subsample, with
-    ``batch=(m, population)`` m records drawn without replacement (neighbours replace). Accounted
+    ``batch=(m, population)`` m records drawn without replacement (neighbours replace by default;
+    `sensitivity` is what one record displacing another moves the query by, under either relation). Accounted
     by the certified pld grid (the note says how many digits and why).
 
     >>> tightdp.Laplace(epsilon=1, n=5).delta(1) > 0
@@ -857,6 +860,27 @@ def _needs_replace(spec: str) -> bool:
     return ",sampling=wor," in spec or spec.startswith("rr:") or ";rr:" in spec or ",of=rr:" in spec
 
 
+def _wor_under_add_remove(spec: str) -> str:
+    """A sampled-without-replacement term of a dp_accounting event under add-remove: dp_accounting's
+    sensitivity is what adding one record moves the output by, while a fixed-size batch of the larger data set
+    holds the added record in place of one of the others (noise/wor.rs, "Add/remove"): the batch's sum moves by
+    up to twice that, the `mu` tightdp's wor term takes. So the base's sensitivity is doubled."""
+    if ",sampling=wor," not in spec:
+        return spec
+    head, tail = spec.split(",sampling=wor,", 1)
+    kind = head.split(":", 1)[0]
+    parts = head.split(",")
+    mus = [i for i, p in enumerate(parts) if p.startswith("mu=")]
+    if kind in ("gauss", "laplace", "dlap") and len(mus) <= 1:
+        if mus:
+            parts[mus[0]] = f"mu={2 * Fraction(parts[mus[0]][3:])}"
+        else:
+            parts.append("mu=2")
+        return ",".join(parts) + ",sampling=wor," + tail
+    raise InputError(f"SampledWithoutReplacementDpEvent of this event ({head}) under add-remove neighbours is not "
+                     "supported (its displaced-record sensitivity is not known here); use REPLACE_ONE")
+
+
 def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
     """The composition a dp_accounting ``DpEvent`` describes (Gaussian, Laplace, discrete Laplace, zCDP,
     their Poisson-sampled and sampled-without-replacement versions, single-epoch tree aggregation,
@@ -873,6 +897,8 @@ def from_dp_event(event, neighbors: Optional[str] = None) -> Composition:
         raise InputError("the event releases nothing about any record (no-op events, samples of no record, noise on nothing)")
     if neighbors is None:
         neighbors = "replace" if any(_needs_replace(s) for s in specs) else "add-remove"
+    if neighbors == "add-remove":
+        specs = [_wor_under_add_remove(s) for s in specs]
     return from_mechs(specs, neighbors)
 
 
@@ -982,7 +1008,8 @@ class PLDAccountant:
             raise InputError("SingleEpochTreeAggregationDpEvent is accounted for a record added or removed (or replaced by "
                              "a zero record, dp_accounting's REPLACE_SPECIAL): its L2 sensitivity sqrt(D) holds there; "
                              "under REPLACE_ONE it doubles. Use ADD_OR_REMOVE_ONE")
-        return _event_specs(event, count, flag)
+        specs = _event_specs(event, count, flag)
+        return [_wor_under_add_remove(s) for s in specs] if self._neighbors == "add-remove" else specs
 
     def supports(self, event) -> bool:
         """True if the event (and everything inside it) can be accounted."""

@@ -4,10 +4,13 @@ noise multiplier 1.1, E epochs, epsilon(1e-5), both neighbour relations, one run
 
 * Poisson subsampling at q = 1/T over T*E steps: tightdp's certified bracket (digits, wall time) beside
   dp_accounting's PLD accountant at value_discretization_interval 1e-4 (pessimistic estimate, wall time);
-* fixed-size batches of 256 drawn without replacement (replace neighbours; `sampling=wor`, mu = 2: a clipped
-  gradient replaced moves the sum by up to 2, as the Poisson replace pair assumes): tightdp's certified bound
-  beside dp_accounting's RDP accountant, its only accountant for SampledWithoutReplacementDpEvent (noise
-  multiplier 1.1/2: its Gaussian event has replace sensitivity 1, so the same pair);
+* fixed-size batches of 256 drawn without replacement (`sampling=wor`, mu = 2: a clipped gradient replaced,
+  or displaced by an added one, moves the sum by up to 2). Under replace: tightdp's certified bound beside
+  dp_accounting's RDP accountant, its only accountant for SampledWithoutReplacementDpEvent (noise multiplier
+  1.1/2: its Gaussian event has replace sensitivity 1, so the same pair). Under add/remove (exact: the
+  Poisson pair at q = 256/60000 and sensitivity 2, noise/wor.rs): beside dp_accounting's PLD accountant
+  (1e-4, pessimistic) on that Poisson pair, noise multiplier 1.1/2 (it has no accountant for the event under
+  add/remove);
 * shuffled batches (shuffle and iterate): tightdp's certified lower bound of one explicit attack
   (`tightdp shuffle`; under add/remove its input is also the random-allocation pair with one step per record,
   so the number is a lower bound for random allocation k = 1 too).
@@ -41,9 +44,9 @@ def poisson(binary, epochs, nb):
     return ("", "", "", err, f"{secs:.2f}") if r is None else (r["epsilon_lo"], r["epsilon_hi"], r["digits"], r["method"], f"{secs:.2f}")
 
 
-def fixed(binary, epochs):
+def fixed(binary, epochs, nb):
     r, secs, err = cli(binary, ["epsilon", "--mech", f"gauss:sigma={SIGMA},mu=2,sampling=wor,m={B},pop={N},n={T * epochs}",
-                                "--delta", DELTA, "--neighbors", "replace"])
+                                "--delta", DELTA, "--neighbors", nb])
     return ("", "", "", err, f"{secs:.2f}") if r is None else (r["epsilon_lo"], r["epsilon_hi"], r["digits"], r["method"], f"{secs:.2f}")
 
 
@@ -67,20 +70,27 @@ def dp_poisson(epochs, nb):
     return repr(float(acc.get_epsilon(float(DELTA)))), f"{time.time() - t:.2f}"
 
 
-def dp_fixed(epochs):
-    """dp_accounting's RDP accountant on the fixed-size batches (REPLACE_ONE; the noise multiplier halved, as
-    its GaussianDpEvent has sensitivity 1 and the sum moves by 2)."""
+def dp_fixed(epochs, nb):
+    """dp_accounting on the fixed-size batches' pair, the noise multiplier halved (its GaussianDpEvent has
+    sensitivity 1 and the sum moves by 2): under replace its RDP accountant on the event (REPLACE_ONE), under
+    add/remove its PLD accountant (1e-4, pessimistic) on the Poisson pair at q = B/N."""
     try:
         from dp_accounting import dp_event
+        from dp_accounting.pld import pld_privacy_accountant
         from dp_accounting.rdp import rdp_privacy_accountant
         from dp_accounting.privacy_accountant import NeighboringRelation
     except ImportError:
-        return "", ""
+        return "", "", ""
     t = time.time()
-    acc = rdp_privacy_accountant.RdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    ev = dp_event.SampledWithoutReplacementDpEvent(N, B, dp_event.GaussianDpEvent(float(SIGMA) / 2))
+    g = dp_event.GaussianDpEvent(float(SIGMA) / 2)
+    if nb == "replace":
+        acc = rdp_privacy_accountant.RdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        ev, how = dp_event.SampledWithoutReplacementDpEvent(N, B, g), "RDP, the event"
+    else:
+        acc = pld_privacy_accountant.PLDAccountant(NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=1e-4)
+        ev, how = dp_event.PoissonSampledDpEvent(B / N, g), "PLD 1e-4, the Poisson pair"
     acc.compose(dp_event.SelfComposedDpEvent(ev, T * epochs))
-    return repr(float(acc.get_epsilon(float(DELTA)))), f"{time.time() - t:.2f}"
+    return repr(float(acc.get_epsilon(float(DELTA)))), f"{time.time() - t:.2f}", how
 
 
 def main():
@@ -95,17 +105,17 @@ def main():
             p = poisson(a.bin, e, nb)
             d = dp_poisson(e, nb)
             s = shuffled(a.bin, e, nb)
-            f = fixed(a.bin, e) if nb == "replace" else ("", "", "", "add/remove: not defined for fixed-size batches", "")
-            fr = dp_fixed(e) if nb == "replace" else ("", "")
+            f = fixed(a.bin, e, nb)
+            fr = dp_fixed(e, nb)
             row = {"epochs": e, "neighbors": nb,
                    "poisson_lo": p[0], "poisson_hi": p[1], "poisson_digits": p[2], "poisson_method": p[3], "poisson_secs": p[4],
                    "dp_accounting_1e-4": d[0], "dp_accounting_secs": d[1],
                    "fixed_lo": f[0], "fixed_hi": f[1], "fixed_digits": f[2], "fixed_method": f[3], "fixed_secs": f[4],
-                   "fixed_dp_accounting_rdp": fr[0], "fixed_dp_accounting_rdp_secs": fr[1],
+                   "fixed_dp_accounting": fr[0], "fixed_dp_accounting_secs": fr[1], "fixed_dp_accounting_how": fr[2],
                    "shuffled_at_least": s[0], "shuffled_secs": s[2], "verdict": s[1]}
             rows.append(row)
             print(f"E={e:3d} {nb:10s} Poisson [{p[0][:10]}, {p[1][:10]}] {p[2]} digits {p[4]} s (dp_accounting {d[0][:10]} {d[1]} s) | "
-                  f"fixed [{f[0][:8]}, {f[1][:8]}] {f[2]} digits {f[4]} s {f[3] if not f[0] else ''} (RDP {fr[0][:8]} {fr[1]} s) | shuffled >= {s[0]} {s[2]} s", flush=True)
+                  f"fixed [{f[0][:8]}, {f[1][:8]}] {f[2]} digits {f[4]} s {f[3] if not f[0] else ''} ({fr[2]} {fr[0][:8]} {fr[1]} s) | shuffled >= {s[0]} {s[2]} s", flush=True)
     with open(a.out, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()

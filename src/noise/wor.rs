@@ -27,8 +27,20 @@
 //! come from the totals (1 − A*[L = +∞]), where they are at least 1/2, so no cancellation.
 //!
 //! The mechanism's sensitivity `mu` is its sensitivity under replace (a clipped gradient sum: 2C): the
-//! pair (A, B) is one shift of it, so [`LossLaw::shifts`] is 1 under replace; add/remove is refused
-//! (the batch size would change).
+//! pair (A, B) is one shift of it, so [`LossLaw::shifts`] is 1 under replace.
+//!
+//! **Add/remove.** A neighbour has one record more or fewer, and every batch still has m records. Of the
+//! larger data set, a batch holds the extra record x with probability γ = m/pop (m/(pop + 1) where x was
+//! added: smaller, and the pairs below grow with γ), and then m − 1 of the others: a batch B of m of the
+//! others less one uniformly chosen member y. So with B drawn alike on both sides, the larger set's run is
+//! (1 − γ)M(B) + γ·avg_y M(B − y + x) against M(B): the sum moves by g(x) − g(y), at most `mu` (2C for
+//! gradients clipped to C, the same `mu` as under replace). By joint convexity of the hockey-stick
+//! divergence (over B and y), and its growth with the shift, each run is dominated by the Poisson `Remove`
+//! pair ((1 − γ)B + γA, B) of the mechanism at q = m/pop and sensitivity `mu` in one order, and by its
+//! reverse in the other; runs dominated one by one compose to the dominating pairs' composition [ZDW22]
+//! (adaptive composition of dominating pairs). With every other record's value equal, the runs are exactly
+//! these pairs, so the result is exact. T runs under add/remove are thus T Poisson-subsampled runs, both
+//! orders ([`LossLaw::under`]). m = pop is refused (the smaller neighbour has fewer than m records).
 
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
@@ -191,16 +203,32 @@ impl LossLaw for SampledWithoutReplacement {
         None
     }
 
-    /// The pair is the replace pair (one shift of the replace sensitivity); add/remove would change the batch.
+    /// The pair is the replace pair (one shift of the replace sensitivity). Under add/remove the law is
+    /// replaced by the Poisson pair ([`LossLaw::under`]), so this law is never composed there.
     fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
         match neighbors {
             Neighbors::Replace => Ok(1),
-            Neighbors::AddRemove => crate::fallible!(
-                Input,
-                "{}: sampling without replacement (fixed-size batches) is accounted under replace neighbours; give --neighbors replace (mu is then the query's sensitivity when one record is replaced)",
-                self.spec()
-            ),
+            Neighbors::AddRemove => {
+                crate::fallible!(Internal, "{}: the fixed-size batches' symmetric pair composed under add/remove", self.spec())
+            }
         }
+    }
+
+    /// Under add/remove: the Poisson pair of the mechanism at q = m/pop, whose sensitivity is `mu`, the
+    /// distance a record's displacement moves the batch's sum (module doc, "Add/remove").
+    fn under(&self, neighbors: Neighbors) -> Option<Fallible<Arc<dyn LossLaw>>> {
+        if neighbors != Neighbors::AddRemove {
+            return None;
+        }
+        if self.m == self.pop {
+            return Some(crate::fallible!(
+                Input,
+                "{}: under add/remove the neighbour with one record fewer has fewer than m = pop = {} records to draw a batch from; give m < pop, or --neighbors replace",
+                self.spec(),
+                self.pop
+            ));
+        }
+        Some(Ok(Arc::new(self.inner.clone())))
     }
 
     /// The Gaussian's and the Laplace mechanism's laws (2) have certified moment generating functions

@@ -1,9 +1,9 @@
-//! Sampling without replacement (`sampling=wor,m=M,pop=P`, replace neighbours): certified brackets against
+//! Sampling without replacement (`sampling=wor,m=M,pop=P`, replace and add/remove neighbours): certified brackets against
 //! scripts/reference/wor_subsampled_gaussian.{py,txt} (mpmath: closed forms of the symmetric pair of
 //! noise/wor.rs (2) [DRS22, Thm 9], and exact enumeration for randomized response), the refusals, and the
 //! difference from Poisson subsampling under composition.
 
-use crate::common::{csv_row, float, get, holds, inside_the_grids_bracket, refused};
+use crate::common::{csv_row, float, get, holds, holds_rounded, inside_the_grids_bracket, refused};
 
 const G: &str = "gauss:sigma2=4,mu=2,sampling=wor,m=5,pop=50";
 
@@ -25,6 +25,32 @@ fn two_runs_compose_the_symmetric_pair_not_the_poisson_directions() {
     assert!(float(get(&row, "delta_lo")) > float("0.0005141701558630807163587691"));
     let row = csv_row(&["epsilon", "--mech", &g2, "--delta", "1e-5", "--neighbors", "replace", "--grid", "1/500"]);
     holds(&row, "epsilon", "1.9248677414183069697");
+}
+
+/// Under add/remove a fixed-size batch of the larger data set holds the added record in place of one of the
+/// others (noise/wor.rs, "Add/remove"): the runs are exactly the Poisson pair at q = m/pop and the same mu,
+/// both orders. The reference's "fixed pair (a)" (mpmath: two concrete data sets, every other record equal)
+/// and its Poisson value at q = 1/10 (directions composed separately), one and two runs; exact, not a bound.
+#[test]
+fn add_remove_is_the_poisson_pair_at_the_batch_fraction() {
+    for (n, want) in [("1", "0.0002071214860213921137553426"), ("2", "0.0005141701558630807163587691")] {
+        let mech = format!("{G},n={n}");
+        let row = csv_row(&["delta", "--mech", &mech, "--epsilon", "1", "--neighbors", "add-remove"]);
+        holds_rounded(&row, "delta", want);
+        assert_eq!(get(&row, "trust"), "certified", "{row:?}");
+        // one run: the Poisson pair's closed form; two: few steps, the pld grid's bracket
+        let least = if n == "1" { 20 } else { 3 };
+        assert!(get(&row, "digits").parse::<u32>().unwrap() >= least, "{row:?}");
+    }
+    // randomized response: the record displacing another in the batch is reported instead of it (the
+    // mechanism's replace pair), so one run's total variation is the replace value's (the reference's T=1)
+    let row = csv_row(&["delta", "--epsilon", "0", "--neighbors", "add-remove", "--mech", "rr:epsilon=1,k=2,sampling=wor,m=1,pop=4"]);
+    holds_rounded(&row, "delta", "0.115529289315002439625579620911");
+    // the smaller neighbour of a batch of every record has too few records
+    refused(
+        &["delta", "--epsilon", "1", "--neighbors", "add-remove", "--mech", "gauss:sigma2=4,mu=2,sampling=wor,m=50,pop=50"],
+        &["fewer than m = pop = 50 records", "give m < pop, or --neighbors replace"],
+    );
 }
 
 #[test]
@@ -62,7 +88,6 @@ fn bad_sampling_is_refused() {
         v.push(m);
         v
     };
-    refused(&["delta", "--epsilon", "1", "--mech", G], &["give --neighbors replace"]);
     refused(&with("gauss:sigma2=4,q=1/10,sampling=wor,m=5,pop=50"), &["not both"]);
     refused(&with("gauss:sigma2=4,sampling=wor,m=51,pop=50"), &["batch size m between 1 and pop = 50", "got 51"]);
     refused(&with("gauss:sigma2=4,sampling=wor,m=0,pop=50"), &["got 0"]);

@@ -65,7 +65,15 @@ fn refusals_say_what_to_give() {
     assert!(e.contains("got 11"), "{e}");
     let w = SampledWithoutReplacement::new(gauss("1", "1"), 2, 10).unwrap();
     assert_eq!(w.shifts(Neighbors::Replace).unwrap(), 1);
-    let e = w.shifts(Neighbors::AddRemove).unwrap_err().to_string();
-    assert!(e.contains("give --neighbors replace"), "{e}");
+    // under add/remove the composition takes the Poisson pair at q = m/pop instead (`under`); the symmetric
+    // law itself is never composed there, and m = pop has no smaller neighbour to draw from
+    assert!(w.shifts(Neighbors::AddRemove).is_err());
+    assert!(w.under(Neighbors::Replace).is_none());
+    let poisson = w.under(Neighbors::AddRemove).unwrap().unwrap();
+    assert_eq!(poisson.spec(), "gauss:sigma2=1,mu=1,q=1/5");
+    assert_eq!(poisson.shifts(Neighbors::AddRemove).unwrap(), 1);
+    let all = SampledWithoutReplacement::new(gauss("1", "1"), 10, 10).unwrap();
+    let e = all.under(Neighbors::AddRemove).unwrap().unwrap_err().to_string();
+    assert!(e.contains("give m < pop, or --neighbors replace"), "{e}");
     assert_eq!(w.spec(), "gauss:sigma2=1,mu=1,sampling=wor,m=2,pop=10");
 }
