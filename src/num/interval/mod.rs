@@ -41,8 +41,10 @@ impl Interval {
         Interval::new(lo, hi)
     }
 
+    /// The integer v rounded outward at `prec` (exact where it fits): the enclosure of
+    /// [`Interval::from_rational`] of v, to the bit, without building the rational.
     pub fn from_i64(v: i64, prec: u32) -> Self {
-        Self::from_rational(&Rational::from(v), prec)
+        Interval::new(Float::with_val_round(prec, v, Round::Down).0, Float::with_val_round(prec, v, Round::Up).0)
     }
 
     pub fn zero(prec: u32) -> Self {
