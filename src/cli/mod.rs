@@ -33,11 +33,13 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "tightdp",
     version,
-    about = "Certified, exact privacy accounting for the 2020 US Census (discrete Gaussian compositions)",
-    long_about = "tightdp computes exact privacy profiles δ(ε), ε(δ) and trade-off functions of discrete \
-Gaussian mechanisms and their compositions, with certified error bounds (MPFR interval arithmetic), next \
-to the Census Bureau's zCDP-based figures.\n\nExamples:\n  tightdp epsilon --sigma2 5 --n 10 --delta 1e-11\n  \
+    about = "Certified, exact privacy accounting: the 2020 US Census's mechanisms, DP-SGD and the laws they compose",
+    long_about = "tightdp computes exact privacy profiles δ(ε), ε(δ), trade-off functions and attack risk of \
+compositions of noise mechanisms (discrete and continuous Gaussian and Laplace, randomized response, Poisson-subsampled \
+and fixed-size-batch DP-SGD steps, mixtures), with certified error bounds (MPFR interval arithmetic), next to the \
+Census Bureau's zCDP-based figures.\n\nExamples:\n  tightdp epsilon --sigma2 5 --n 10 --delta 1e-11\n  \
 tightdp epsilon --allocation data/allocations/dhc-2022-08-25.toml --level State --delta 1e-11 --format json\n  \
+tightdp epsilon --mech gauss:sigma=1.1,q=256/60000,n=14070 --delta 1e-5\n  \
 tightdp delta --sigma2 456.62 --n 10 --epsilon 1 --method zcdp-cks\n  tightdp reproduce --out results/"
 )]
 pub struct Cli {
