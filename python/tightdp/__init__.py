@@ -51,6 +51,7 @@ __all__ = [
     "RandomizedResponse",
     "ApproxDp",
     "Zcdp",
+    "RandomAllocation",
     "from_mechs",
     "from_dp_event",
     "PLDAccountant",
@@ -598,6 +599,22 @@ def Zcdp(rho: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
     return from_mechs([f"zcdp:rho={_q(rho, 'rho')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
 
 
+def RandomAllocation(sigma: Number, steps: int, epochs: int = 1, sensitivity: Number = 1) -> Composition:
+    """Random allocation (balls in bins) of the Gaussian mechanism: in each of `epochs` epochs every record
+    joins one of `steps` steps uniformly at random, and each step releases its records' sum (L2 sensitivity
+    `sensitivity`) plus N(0, σ²). Add/remove neighbours. Accounted through its Rényi divergences: a
+    certified upper bound (trust ``certified-bound``); `tightdp.shuffle(..., neighbors="add-remove")` gives a
+    certified lower bound from the same pair.
+
+    >>> c = tightdp.RandomAllocation("1.1", 234, epochs=60)
+    >>> 2.5 < float(c.epsilon("1e-5").hi) < 2.6
+    True
+    """
+    parts = [f"sigma={_q(sigma, 'sigma')}", f"mu={_q(sensitivity, 'sensitivity')}",
+             f"steps={_int(steps, 'steps', 1, 2**40)}", f"n={_int(epochs, 'epochs', 1, MAX_N)}"]
+    return from_mechs(["alloc:" + ",".join(parts)], "add-remove")
+
+
 def _exact(x, what: str) -> Fraction:
     """A dp_accounting float parameter as the exact decimal it prints as (0.1 → 1/10, not the binary
     double), the value a user wrote."""
@@ -625,6 +642,17 @@ def _base_spec(event) -> str:
         if a <= 0:
             raise InputError("DiscreteLaplaceDpEvent: noise_parameter must be positive")
         return f"dlap:scale={1 / a},mu={_int(event.sensitivity, 'DiscreteLaplaceDpEvent.sensitivity', 1, MAX_SENSITIVITY)}"
+    if name == "DiscreteGaussianDpEvent":
+        return _discrete_gaussian_spec(event)
+    if name in ("EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"):
+        # a stated (epsilon, delta)-DP guarantee, by its worst-case pair (a certified bound): the exponential
+        # mechanism and permute-and-flip are epsilon-DP (dp_accounting's PLD accountant takes the same pair
+        # for the exponential mechanism, and the Laplace mechanism's loss law for permute-and-flip)
+        eps = _exact(event.epsilon, f"{name}.epsilon")
+        delta = _exact(getattr(event, "delta", 0), f"{name}.delta")
+        if eps < 0 or not 0 <= delta < 1:
+            raise InputError(f"{name}: epsilon must be >= 0 and delta in [0, 1), got {event.epsilon} and {delta}")
+        return f"dp:epsilon={eps},delta={delta}"
     if name == "ZCDpEvent":
         if float(getattr(event, "xi", 0.0)) != 0.0:
             raise InputError("ZCDpEvent with xi != 0 (approximate zCDP) is not supported")
@@ -680,6 +708,8 @@ def _base_spec(event) -> str:
         pop = _int(event.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size", 1, 2**50)
         m = _int(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size", 1, 2**50)
         return f"{inner},sampling=wor,m={m},pop={pop}"
+    if name == "RandomAllocationDpEvent":
+        return _allocation_spec(event)
     if name == "SampledWithReplacementDpEvent":
         raise InputError("SampledWithReplacementDpEvent is not supported: a record drawn with replacement can enter a batch "
                          "several times, and no certified bound for that is implemented (dp_accounting's accountants refuse "
@@ -690,8 +720,43 @@ def _base_spec(event) -> str:
     raise InputError(f"{name} is not supported yet (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                      "ZCDpEvent, RandomizedResponseDpEvent, MixtureOfGaussiansDpEvent, "
                      "SingleEpochTreeAggregationDpEvent, TruncatedSubsampledGaussianDpEvent, "
-                     "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, RepeatAndSelectDpEvent, "
+                     "PoissonSampledDpEvent and SampledWithoutReplacementDpEvent of these, RandomAllocationDpEvent "
+                     "of a GaussianDpEvent, DiscreteGaussianDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, "
+                     "PermuteAndFlipDpEvent, RepeatAndSelectDpEvent, "
                      "SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent, NonPrivateDpEvent in PLDAccountant)")
+
+
+def _discrete_gaussian_spec(event) -> str:
+    """A DiscreteGaussianDpEvent: one coordinate (dimension=1) is the discrete Gaussian itself, exact, with
+    the integer shift floor(sensitivity) (the query is integer-valued); any other dimension (or None) by its
+    zCDP guarantee rho = sensitivity^2/(2 sigma^2) [CKS20, Prop. 5], which holds coordinate by coordinate and
+    adds up over independent coordinates (a certified bound)."""
+    sigma = _exact(event.sigma, "DiscreteGaussianDpEvent.sigma")
+    sens = _exact(getattr(event, "sensitivity", 1), "DiscreteGaussianDpEvent.sensitivity")
+    if sigma <= 0 or sens < 0:
+        raise InputError("DiscreteGaussianDpEvent: sigma must be positive and sensitivity non-negative")
+    if getattr(event, "dimension", None) == 1:
+        return f"dgauss:sigma2={sigma * sigma},mu={_int(math.floor(sens), 'DiscreteGaussianDpEvent.sensitivity', 1, MAX_SENSITIVITY)}"
+    return f"zcdp:rho={sens * sens / (2 * sigma * sigma)}"
+
+
+def _allocation_spec(event) -> str:
+    """The `alloc:` term of a RandomAllocationDpEvent (each record in num_selected of num_steps steps):
+    one step per record, of a Gaussian, a certified upper bound through Renyi divergences."""
+    inner = type(event.event).__name__
+    if inner != "GaussianDpEvent":
+        raise InputError(f"RandomAllocationDpEvent of a {inner}: only a GaussianDpEvent inside is supported (as dp_accounting)")
+    k = _int(event.num_selected, "RandomAllocationDpEvent.num_selected", 0, 2**40)
+    t = _int(event.num_steps, "RandomAllocationDpEvent.num_steps", 1, 2**40)
+    if k > t:
+        raise InputError(f"RandomAllocationDpEvent: num_selected ({k}) must be at most num_steps ({t})")
+    if k != 1:
+        raise InputError(f"RandomAllocationDpEvent with num_selected = {k}: only one step per record (num_selected = 1) "
+                         "is accounted yet")
+    nm = _exact(event.event.noise_multiplier, "RandomAllocationDpEvent.event.noise_multiplier")
+    if nm < 0:
+        raise InputError("RandomAllocationDpEvent: noise_multiplier must be non-negative")
+    return f"alloc:sigma={nm},steps={t}"
 
 
 def _tree_depth(event) -> int:
@@ -788,6 +853,14 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
                                                            getattr(event, "truncated_batch_size", None),
                                                            getattr(event, "dataset_size", None)):
         return []  # no record is ever sampled, or every batch is empty: nothing is released (as dp_accounting)
+    if name in ("ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent") and _exact(event.epsilon, f"{name}.epsilon") == 0:
+        return []  # epsilon 0: the output does not depend on the data (as dp_accounting)
+    if name == "EpsilonDeltaDpEvent" and _exact(event.epsilon, "EpsilonDeltaDpEvent.epsilon") == 0 and _exact(event.delta, "EpsilonDeltaDpEvent.delta") == 0:
+        return []  # (0, 0)-DP: nothing about the record is released
+    if name == "DiscreteGaussianDpEvent" and getattr(event, "dimension", None) == 1 and _exact(getattr(event, "sensitivity", 1), "DiscreteGaussianDpEvent.sensitivity") < 1:
+        return []  # an integer-valued query that moves by less than 1 does not move
+    if name == "RandomAllocationDpEvent" and getattr(event, "num_selected", None) == 0:
+        return []  # the record is in no step: nothing about it is released (as dp_accounting)
     if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
         return []  # trees of no steps: nothing is released
     if (name == "PoissonSampledDpEvent" and _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability") == 0) or (
@@ -814,6 +887,7 @@ _NOISE_OF = {
     "TruncatedSubsampledGaussianDpEvent": "noise_multiplier",
     "SingleEpochTreeAggregationDpEvent": "noise_multiplier",
     "MixtureOfGaussiansDpEvent": "standard_deviation",
+    "DiscreteGaussianDpEvent": "sigma",
 }
 
 
@@ -832,6 +906,8 @@ def _zero_noise(event) -> bool:
         return _exact(event.sampling_probability, "PoissonSampledDpEvent.sampling_probability") > 0 and _zero_noise(event.event)
     if name == "SampledWithoutReplacementDpEvent":
         return _exact(event.sample_size, "SampledWithoutReplacementDpEvent.sample_size") > 0 and _zero_noise(event.event)
+    if name == "RandomAllocationDpEvent":
+        return _zero_noise(event.event)
     attr = _NOISE_OF.get(name)
     return attr is not None and _exact(getattr(event, attr), f"{name}.{attr}") == 0
 

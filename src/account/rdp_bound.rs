@@ -1,5 +1,5 @@
 //! Compositions that hold a mechanism known only by a bound on its Rényi divergences (repeat-and-select,
-//! `noise::repeat`). The whole composition is then accounted as the RDP accountants do: Rényi divergences
+//! `noise::repeat`; random allocation, `noise::allocation`). The whole composition is then accounted as the RDP accountants do: Rényi divergences
 //! add up over independent mechanisms [Mir17, Prop. 1], every other mechanism enters by its own certified
 //! D_α (`account::renyi`: formulas, atoms, moment generating functions; a stated zCDP guarantee by ρα), on
 //! dp_accounting's orders, and the total is converted at the best of them [CKS20, Prop. 12]
@@ -34,7 +34,7 @@ impl Accountant {
                 Query::Tradeoff(_) => {
                     return fallible!(
                         Input,
-                        "the trade-off function of a composition holding a repeat-and-select mechanism is not computed (give epsilon or delta; it is accounted through Renyi divergences)"
+                        "the trade-off function of a composition holding a mechanism known by Renyi bounds only (repeat-and-select, random allocation) is not computed (give epsilon or delta; it is accounted through Renyi divergences)"
                     )
                 }
             };
@@ -45,9 +45,16 @@ impl Accountant {
         }
         let v = worst.expect("law_directions gives at least one direction");
         let detail = format!(
-            "Renyi divergences on dp_accounting's {} orders added up and converted at the best order (a repeat-and-select mechanism is known only by its Renyi bound)",
-            orders.len()
+            "Renyi divergences on dp_accounting's {} orders added up and converted at the best order ({} known only by Renyi bounds)",
+            orders.len(),
+            only_renyi(&laws)
         );
         Certified::new(v, Engine::Renyi, Trust::Bound, detail)
     }
+}
+
+/// The laws known by Rényi bounds only, by their spellings.
+fn only_renyi(laws: &[(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)]) -> String {
+    let specs: Vec<String> = laws.iter().filter(|(l, _)| l.rdp_only()).map(|(l, _)| l.spec()).collect();
+    specs.join(", ")
 }

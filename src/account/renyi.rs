@@ -94,7 +94,7 @@ pub(super) fn law_directions(laws: &Laws) -> Vec<Direction> {
 /// Exact, unless a law is known by a stated zCDP ρ only: its D_α enters as the bound ρα (so the sum is a
 /// certified upper bound).
 fn trust(laws: &Laws) -> Trust {
-    if laws.iter().any(|(l, _)| l.rho_only() || l.renyi_only().is_some()) {
+    if laws.iter().any(|(l, _)| l.rho_only() || l.rdp_only()) {
         Trust::Bound
     } else {
         Trust::Exact

@@ -294,7 +294,7 @@ impl Composition {
     /// True if some group is known only by a bound on its Rényi divergences (repeat-and-select,
     /// `noise::repeat`).
     pub fn has_renyi_only(&self) -> bool {
-        self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.renyi_only().is_some()))
+        self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.rdp_only()))
     }
 
     pub fn has_law(&self) -> bool {

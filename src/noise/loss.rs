@@ -242,6 +242,14 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     fn renyi_only(&self) -> Option<&dyn RenyiOnly> {
         None
     }
+
+    /// True if the law is known only by upper bounds on its Rényi divergences: an inner composition's
+    /// ([`LossLaw::renyi_only`]) or its own ([`LossLaw::renyi`]: random allocation, `noise::allocation`). It
+    /// has no loss law, and a composition holding one is accounted through Rényi divergences
+    /// (`account::rdp_bound`), as a certified bound.
+    fn rdp_only(&self) -> bool {
+        self.renyi_only().is_some()
+    }
 }
 
 /// The Rényi bound of a mechanism built on an inner composition ([`LossLaw::renyi_only`]).

@@ -1,6 +1,7 @@
 //! Noise distributions: the discrete Gaussian N_Z(0, σ²) and discrete Laplace with certified normaliser, pmf, tails,
 //! variance and characteristic function; their exact samplers and the one random-number stack (`sampler`:
 //! ChaCha20 keyed from the operating system or, not for release, a seed).
+pub mod allocation;
 pub mod blackbox;
 pub mod dgauss;
 pub mod dgauss_loss;

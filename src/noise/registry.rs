@@ -44,6 +44,12 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
         &["sigma", "sigma2", "prob", "batch", "records"],
         crate::noise::truncated::TruncatedPoissonGaussian::law_from_params,
     ),
+    (
+        "alloc",
+        "random allocation of the Gaussian mechanism, each record in one of T steps per epoch, add/remove neighbours, accounted through Renyi divergences (a certified upper bound): alloc:sigma=S,steps=T[,mu=M], n= epochs",
+        &["sigma", "sigma2", "mu", "steps"],
+        crate::noise::allocation::RandomAllocation::law_from_params,
+    ),
     ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {
         Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))
     }),
@@ -130,6 +136,11 @@ impl Sampling {
                     Some(_) if base.rho_only() => fallible!(
                         Input,
                         "mechanism '{spec}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself"
+                    ),
+                    Some(_) if base.rdp_only() => fallible!(
+                        Input,
+                        "mechanism '{spec}': q= is not defined for {}, which samples its own batches",
+                        base.spec()
                     ),
                     Some(q) => {
                         let q = crate::num::parse_rational(&q).map_err(|e| e.context(format!("mechanism '{spec}': q")))?;

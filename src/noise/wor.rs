@@ -76,6 +76,13 @@ impl SampledWithoutReplacement {
                 "sampling without replacement is not defined for a zCDP guarantee (it has no loss law); give the subsampled mechanism itself"
             );
         }
+        if base.rdp_only() {
+            return crate::fallible!(
+                Input,
+                "sampling without replacement is not defined for {}, which is known by Renyi bounds only",
+                base.spec()
+            );
+        }
         if !base.symmetric() {
             return crate::fallible!(
                 Input,

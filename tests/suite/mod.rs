@@ -1,6 +1,7 @@
 //! The integration tests, one module each (one test binary: `tests/tests.rs`).
 
 mod all_or_nothing;
+mod allocation_cli;
 mod arith_cli;
 mod blackbox_cli;
 mod calibrate_sigma_cli;

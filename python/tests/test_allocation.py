@@ -1,0 +1,50 @@
+"""Random allocation from Python (issue 54 item 1): tightdp.RandomAllocation and dp_accounting's
+RandomAllocationDpEvent (duck-typed on the class name: dp_accounting 0.6.0 has no such class; its attributes
+are those of dp_accounting's dp_event.py at the commit that added it), a certified upper bound through
+Renyi divergences, beside the shuffled batches' certified lower bound of the same pair."""
+from decimal import Decimal
+
+import pytest
+
+import tightdp
+from dp_accounting import dp_event
+
+
+class RandomAllocationDpEvent:
+    """dp_accounting's RandomAllocationDpEvent(event, num_selected, num_steps)."""
+
+    def __init__(self, event, num_selected, num_steps):
+        self.event, self.num_selected, self.num_steps = event, num_selected, num_steps
+
+
+def test_one_step_is_the_gaussian_rdp_conversion():
+    # scripts/reference/allocation.txt: mpmath's conversion of 10 x D_alpha = alpha/8 on dp_accounting's orders
+    c = tightdp.RandomAllocation(2, 1, epochs=10)
+    e = c.epsilon("1e-5")
+    ref = Decimal("8.07940622242049231582392419857")  # 30 significant digits
+    assert abs(e.lo - ref) < Decimal("1e-28") and abs(e.hi - ref) < Decimal("1e-28") and e.trust == "certified-bound"
+
+
+def test_the_event_is_the_constructor_and_lies_above_the_attack():
+    ev = dp_event.SelfComposedDpEvent(RandomAllocationDpEvent(dp_event.GaussianDpEvent(1.1), 1, 234), 60)
+    up = tightdp.from_dp_event(ev).epsilon("1e-5")
+    same = tightdp.RandomAllocation("1.1", 234, epochs=60).epsilon("1e-5")
+    assert up.lo == same.lo and up.hi == same.hi
+    low = tightdp.shuffle("1.1", 234, epochs=60, delta="1e-5", neighbors="add-remove")
+    assert low.at_least < up.lo
+    acc = tightdp.PLDAccountant()
+    assert acc.supports(ev)
+    assert abs(acc.compose(ev).get_epsilon(1e-5) - float(up.hi)) < 1e-12
+
+
+def test_mistakes_are_refused():
+    g = dp_event.GaussianDpEvent(1.0)
+    with pytest.raises(tightdp.InputError, match="num_selected = 2"):
+        tightdp.from_dp_event(RandomAllocationDpEvent(g, 2, 10))
+    with pytest.raises(tightdp.InputError, match="only a GaussianDpEvent"):
+        tightdp.from_dp_event(RandomAllocationDpEvent(dp_event.LaplaceDpEvent(1.0), 1, 10))
+    assert not tightdp.PLDAccountant().supports(RandomAllocationDpEvent(g, 1, 0))
+    with pytest.raises(tightdp.InputError, match="add/remove"):
+        tightdp.PLDAccountant(neighboring_relation="replace").compose(RandomAllocationDpEvent(g, 1, 10)).get_epsilon(1e-5)
+    # the record in no step: nothing released
+    assert tightdp.PLDAccountant().compose(RandomAllocationDpEvent(g, 0, 10)).get_epsilon(1e-5) == 0

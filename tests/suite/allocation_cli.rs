@@ -1,0 +1,51 @@
+//! Random allocation (`--mech alloc:sigma=S,steps=T[,mu=M]`, `n=` epochs; `noise/allocation.rs`): the
+//! certified upper bound through Rényi divergences, against scripts/reference/allocation.{py,txt} (mpmath:
+//! the one-step case's conversion on dp_accounting's orders computed independently; the exact second moment
+//! at MNIST size), beside the shuffled-batches lower bound of the same pair, and the refusals.
+
+use crate::common::{csv_row, float, get, holds_rounded, refused};
+
+/// One step per epoch is the Gaussian mechanism, D_α = αμ²/(2σ²): the conversion of ten epochs at the best
+/// of dp_accounting's orders, in both queries.
+#[test]
+fn one_step_is_the_gaussian_rdp_conversion() {
+    let row = csv_row(&["epsilon", "--mech", "alloc:sigma=2,steps=1,n=10", "--delta", "1e-5"]);
+    holds_rounded(&row, "epsilon", "8.07940622242049231582392419857");
+    assert_eq!(get(&row, "trust"), "certified-bound");
+    let row = csv_row(&["delta", "--mech", "alloc:sigma=2,steps=1,n=10", "--epsilon", "1"]);
+    holds_rounded(&row, "delta", "0.584161715712831353302631921424");
+}
+
+/// At MNIST size the worse direction at α = 2 is the remove direction's exact ln E[M²] = ln((e^{μ²} + t − 1)/t).
+#[test]
+fn order_two_is_the_exact_second_moment() {
+    let row = csv_row(&["renyi", "--mech", "alloc:sigma=1.1,steps=234", "--alpha", "2"]);
+    let want = float("1.00549223672561670388362644057").ln();
+    let got = float(get(&row, "value_lo"));
+    assert!(rug::Float::with_val(256, &got - &want).abs() < 1e-28, "{got} against {want}");
+    assert_eq!(get(&row, "trust"), "certified-bound");
+}
+
+/// The truth lies between the shuffled batches' certified lower bound (one attack on the same pair) and
+/// this upper bound; sixty MNIST epochs: about 0.87 and 2.55.
+#[test]
+fn the_bound_lies_above_the_attack() {
+    for epochs in ["1", "60"] {
+        let mech = format!("alloc:sigma=1.1,steps=234,n={epochs}");
+        let up = csv_row(&["epsilon", "--mech", &mech, "--delta", "1e-5"]);
+        let low =
+            csv_row(&["shuffle", "--sigma", "1.1", "--steps", "234", "--epochs", epochs, "--delta", "1e-5", "--neighbors", "add-remove"]);
+        let (u, l) = (float(get(&up, "epsilon_lo")), float(get(&low, "shuffled_at_least")));
+        assert!(l < u, "{epochs} epochs: lower {l} above upper {u}");
+    }
+}
+
+#[test]
+fn refusals() {
+    refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,n=3", "--delta", "1e-5", "--neighbors", "replace"], &["add/remove"]);
+    refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,q=1/2", "--delta", "1e-5"], &["q=", "samples its own batches"]);
+    refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,sampling=wor,m=1,pop=5", "--delta", "1e-5"], &["without replacement"]);
+    refused(&["epsilon", "--mech", "alloc:sigma=1,steps=0", "--delta", "1e-5"], &["steps"]);
+    refused(&["epsilon", "--mech", "alloc:sigma=1", "--delta", "1e-5"], &["missing steps"]);
+    refused(&["tradeoff", "--mech", "alloc:sigma=1,steps=10", "--alpha", "0.1"], &["Renyi"]);
+}
