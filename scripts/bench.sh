@@ -131,7 +131,7 @@ if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mog* ]]; then
   fi
 fi
 # The samplers of DP-SGD at MNIST size (issue 54): Poisson (beside dp_accounting's PLD at 1e-4), fixed-size batches,
-# shuffled batches' certified lower bound, 1, 10 and 60 epochs, both relations (scripts/bench/samplers.py; ~5 min).
+# random allocation's certified upper bound, shuffled batches' certified lower bound, 1, 10 and 60 epochs, both relations (scripts/bench/samplers.py; ~5 min).
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *samplers* ]]; then
   echo
   echo "== samplers of DP-SGD at MNIST size, eps(1e-5)"

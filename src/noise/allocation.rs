@@ -10,8 +10,11 @@
 //! * **What is certified: an upper bound through Rényi divergences.** The pair has no known privacy-loss
 //!   law in closed form, but its Rényi divergences have the moments of one likelihood ratio
 //!   (`allocation::moments`): D_α(A‖B) = ln E_B[M^α]/(α − 1) exactly at integer α, and
-//!   D_α(B‖A) = ln E_B[M^{−(α−1)}]/(α − 1) bounded from above at integer α. Between integers both use that
-//!   β ↦ ln E[M^β] is convex (Hölder), so it lies below its chords. Divergences of independent products add
+//!   D_α(B‖A) = ln E_B[M^{−(α−1)}]/(α − 1) bounded from above at integer α, and never above the one-step
+//!   Gaussian's (m ↦ m^{−β} is convex, so E[M^{−β}] ≤ E[X^{−β}] by Jensen). Between integers both use that
+//!   β ↦ ln E[M^β] is convex (Hölder), so it lies below its chords. Neither direction exceeds the one-step
+//!   Gaussian's αμ²/(2σ²) (m ↦ m^β is convex for β ≥ 1 and β ≤ 0, and M is a mean: Jensen), which caps both
+//!   where the noise is small, and stands in for orders beyond the moments' reach. Divergences of independent products add
 //!   [Mir17, Prop. 1] and the total converts to (ε, δ) at the best order [CKS20, Prop. 12]
 //!   (`account::rdp_bound`): trust `certified-bound`. The exact ε can only be lower; a lower bound of it is
 //!   `tightdp shuffle --neighbors add-remove`'s (`attack::shuffle`, the same pair).
@@ -96,10 +99,19 @@ impl RandomAllocation {
         }
         match dir {
             Direction::Remove => Ok(self.positive_moment(beta, prec).ln()),
-            Direction::Add => match self.negative_moment(beta) {
-                Some(m) => Ok(m.ln()),
-                None => fallible!(Resource, "{}: the bound of E[M^-{beta}] overflows", self.spec()),
-            },
+            Direction::Add => {
+                // m ↦ m^{−β} is convex and M a mean of the Xᵢ: E[M^{−β}] ≤ E[X^{−β}] = e^{μ²β(β+1)/2} (Jensen),
+                // the one-step Gaussian's, which caps the bound where the noise is small
+                let k = Rational::from(beta * (beta + 1));
+                let gauss = Interval::from_rational(&((&self.mu2 * k) / 2u32), prec);
+                match self.negative_moment(beta) {
+                    Some(m) => {
+                        let m = m.ln();
+                        Ok(if m.hi() <= gauss.hi() { m } else { gauss })
+                    }
+                    None => Ok(gauss),
+                }
+            }
         }
     }
 
@@ -134,31 +146,38 @@ impl RandomAllocation {
         if *alpha <= 1 {
             return fallible!(Input, "the Renyi order alpha must be greater than 1, got {}", fmt_rational(alpha));
         }
+        // the one-step Gaussian's D_α = αμ²/(2σ²); exact at one step, and a cap at any other: m ↦ m^β is
+        // convex for β ≥ 1 and β ≤ 0 and M is a mean of the Xᵢ, so E[M^β] ≤ E[X^β] (Jensen)
+        let gauss = Interval::from_rational(&(Rational::from(&self.mu2 * alpha) / 2u32), prec);
         if self.steps == 1 {
-            // the Gaussian mechanism: D_α = αμ²/(2σ²) in both directions, at every order
-            return Ok(Interval::from_rational(&(Rational::from(&self.mu2 * alpha) / 2u32), prec));
+            return Ok(gauss);
         }
         // the moment's order: β = α for Remove (E[M^α]), α − 1 for Add (E[M^{−(α−1)}])
         let x = match dir {
             Direction::Remove => alpha.clone(),
             Direction::Add => Rational::from(alpha - 1u32),
         };
-        let c = x
-            .clone()
-            .floor()
-            .numer()
-            .to_u64()
-            .ok_or_else(|| err!(Resource, "{}: Renyi order {} is too large", self.spec(), alpha.to_f64()))?;
-        let f = x.clone() - Rational::from(c);
-        let g = if f == 0 {
-            self.ln_moment(dir, c, prec)?
-        } else {
-            let fi = Interval::from_rational(&f, prec);
-            let lo = self.ln_moment(dir, c, prec)?;
-            let hi = self.ln_moment(dir, c + 1, prec)?;
-            Interval::one(prec).sub(&fi).mul(&lo).add(&fi.mul(&hi))
+        let own = match self.chord(dir, &x, prec) {
+            Ok(g) => g.div(&Interval::from_rational(&Rational::from(alpha - 1u32), prec)),
+            Err(e) if e.kind() == crate::error::ErrorKind::Resource => return Ok(gauss),
+            Err(e) => return Err(e),
         };
-        Ok(g.div(&Interval::from_rational(&Rational::from(alpha - 1u32), prec)))
+        Ok(if own.hi() <= gauss.hi() { own } else { gauss })
+    }
+
+    /// An upper bound of ln E[M^x] (Remove) or ln E[M^{−x}] (Add) at the real x ≥ 0: the moment's at an
+    /// integer, else the chord between the integers around x (β ↦ ln E[M^β] is convex).
+    fn chord(&self, dir: Direction, x: &Rational, prec: u32) -> Fallible<Interval> {
+        let c =
+            x.clone().floor().numer().to_u64().ok_or_else(|| err!(Resource, "{}: Renyi order {} is too large", self.spec(), x.to_f64()))?;
+        let f = x.clone() - Rational::from(c);
+        if f == 0 {
+            return self.ln_moment(dir, c, prec);
+        }
+        let fi = Interval::from_rational(&f, prec);
+        let lo = self.ln_moment(dir, c, prec)?;
+        let hi = self.ln_moment(dir, c + 1, prec)?;
+        Ok(Interval::one(prec).sub(&fi).mul(&lo).add(&fi.mul(&hi)))
     }
 }
 
