@@ -8,8 +8,10 @@
 //! Monotonicity: a Gaussian of standard deviation σ' > σ is the Gaussian of σ followed by independent
 //! Gaussian noise of variance σ'² − σ², a post-processing that commutes with Poisson subsampling and with
 //! composition; so ε(δ), the advantage and the TPR at any FPR do not increase with σ, and the search on
-//! the lattice of σ is sound. This holds for `gauss:` terms (with or without `q=`), the only ones a hole
-//! `sigma=?` is accepted in.
+//! the lattice of σ is sound. This holds for `gauss:` terms (with or without `q=`) and for random
+//! allocation (`alloc:`, each step's output noised on its own), the only ones a hole `sigma=?` is accepted
+//! in. Random allocation is known by a certified upper bound: the bound is calibrated (the returned σ's
+//! bound meets the target, the next smaller σ's bound misses it; trust `certified-bound`).
 
 use crate::account::{Accountant, Certified, Options};
 use crate::calibrate::hole::Hole;
@@ -42,10 +44,10 @@ impl SigmaHole {
     /// Exactly one term holds `sigma=?`, and that term is a `gauss:` mechanism.
     pub fn parse(terms: &[String], neighbors: Neighbors) -> Fallible<SigmaHole> {
         let check = |t: &str| {
-            if !t.starts_with("gauss:") || !Hole::keys(t).contains(&"sigma=?") {
+            if !(t.starts_with("gauss:") || t.starts_with("alloc:")) || !Hole::keys(t).contains(&"sigma=?") {
                 return fallible!(
                     Input,
-                    "'{t}': the unknown must be the noise multiplier of a Gaussian term, written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070)"
+                    "'{t}': the unknown must be the noise multiplier of a Gaussian term (gauss: or alloc:), written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070)"
                 );
             }
             Ok(())

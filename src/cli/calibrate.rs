@@ -19,13 +19,13 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "FILE", required_unless_present = "mech", conflicts_with = "mech")]
     pub allocation: Option<PathBuf>,
     /// DP-SGD calibration: mechanism terms as in `epsilon --mech`, one of them with an unknown. A Gaussian's
-    /// noise multiplier written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070): the smallest sigma on
+    /// noise multiplier (gauss: or alloc:) written sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070): the smallest sigma on
     /// --resolution that meets --target-epsilon at --delta, certified, with the next smaller sigma certified
     /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
     /// largest n that meets it, with n + 1 certified to miss it. A sampling rate written q=? (e.g.
     /// gauss:sigma=1.1,q=?,n=14070): the largest q on --resolution that meets it, with the next q certified
     /// to miss it. Where the guarantee is known only by a certified upper bound (fixed-size batches,
-    /// sampling=wor) the bound is calibrated: the trust column reads certified-bound, and the miss is the
+    /// sampling=wor; random allocation, alloc:) the bound is calibrated: the trust column reads certified-bound, and the miss is the
     /// bound's. Instead of --target-epsilon, an attack target: --target-advantage, or --target-tpr with
     /// --at-fpr. Repeat for further (fixed) terms
     #[arg(long, value_name = "SPEC")]

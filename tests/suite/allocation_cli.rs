@@ -49,3 +49,20 @@ fn refusals() {
     refused(&["epsilon", "--mech", "alloc:sigma=1", "--delta", "1e-5"], &["missing steps"]);
     refused(&["tradeoff", "--mech", "alloc:sigma=1,steps=10", "--alpha", "0.1"], &["Renyi"]);
 }
+
+/// `calibrate` takes the noise multiplier of an `alloc:` term: the bound at the returned σ meets ε = 8 and
+/// at one resolution step less misses it, as `epsilon` computes them.
+#[test]
+fn calibrate_finds_the_noise_multiplier_of_the_bound() {
+    let row = csv_row(&["calibrate", "--mech", "alloc:sigma=?,steps=234,n=60", "--target-epsilon", "8", "--delta", "1e-5"]);
+    assert_eq!(get(&row, "trust"), "certified-bound");
+    let (sigma, below) = (get(&row, "sigma").to_string(), get(&row, "sigma_below").to_string());
+    let at = |s: &str| {
+        let mech = format!("alloc:sigma={s},steps=234,n=60");
+        let r = csv_row(&["epsilon", "--mech", &mech, "--delta", "1e-5"]);
+        (float(get(&r, "epsilon_lo")), float(get(&r, "epsilon_hi")))
+    };
+    assert!(at(&sigma).1 <= 8 && at(&below).0 > 8, "{sigma} / {below}");
+    let step = rug::Float::with_val(256, float(&sigma) - float(&below));
+    assert!(rug::Float::with_val(256, &step - float("0.001")).abs() < 1e-12, "{sigma} - {below}");
+}
