@@ -313,7 +313,7 @@ impl Riemann {
         for (k, m) in self.mass.iter().enumerate() {
             if g[k].hi() < tiny {
                 // every later cell, and the mass above, is below g(z_k): bound their total by it
-                return sum.hi() + g[k].hi();
+                return sum.add(Ball::exact(g[k].hi())).hi();
             }
             let (tx0, tx1) = (theta.mul(self.x[k]), theta.mul(self.x[k + 1]));
             let cell = if tx0.lo() >= 1.0 {
