@@ -3,6 +3,7 @@ RandomAllocationDpEvent (duck-typed on the class name: dp_accounting 0.6.0 has n
 are those of dp_accounting's dp_event.py at the commit that added it), a certified upper bound through
 Renyi divergences, beside the shuffled batches' certified lower bound of the same pair."""
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 
@@ -48,3 +49,15 @@ def test_mistakes_are_refused():
         tightdp.PLDAccountant(neighboring_relation="replace").compose(RandomAllocationDpEvent(g, 1, 10)).get_epsilon(1e-5)
     # the record in no step: nothing released
     assert tightdp.PLDAccountant().compose(RandomAllocationDpEvent(g, 0, 10)).get_epsilon(1e-5) == 0
+
+
+def test_noise_multiplier_calibrates_the_bound():
+    nm = tightdp.noise_multiplier(8, "1e-5", steps=234 * 60, allocation_steps=234)
+    assert nm.epsilon.trust == "certified-bound" and nm.epsilon <= 8 < nm.epsilon_below
+    assert nm.sigma - nm.sigma_below == Fraction(1, 1000)
+    # the same question as the constructor's epsilon at the returned noise multiplier
+    assert tightdp.RandomAllocation(nm.sigma, 234, epochs=60).epsilon("1e-5").hi <= 8
+    with pytest.raises(tightdp.InputError, match="whole number of epochs"):
+        tightdp.noise_multiplier(8, "1e-5", steps=1000, allocation_steps=234)
+    with pytest.raises(tightdp.InputError, match="not both"):
+        tightdp.noise_multiplier(8, "1e-5", steps=234, allocation_steps=234, sample_rate="0.01")

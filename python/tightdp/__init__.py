@@ -1560,7 +1560,8 @@ def _calibrate(spec, neighbors, resolution, targets):
 def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
                      sample_rate: Optional[Number] = None, steps: int = 1, resolution: Number = "0.001",
                      neighbors: str = "add-remove", *, target_advantage: Optional[Number] = None,
-                     target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None) -> NoiseMultiplier:
+                     target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None,
+                     allocation_steps: Optional[int] = None) -> NoiseMultiplier:
     """DP-SGD calibration, certified (Opacus's ``get_noise_multiplier(target_epsilon, target_delta,
     sample_rate, steps)``): the smallest noise multiplier σ, a multiple of ``resolution``, for which
     ``steps`` Poisson-subsampled Gaussian steps (sampling rate ``sample_rate``; None: every step sees all
@@ -1570,15 +1571,28 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
     Instead of ε, an attack target (as riskcal calibrates): ``target_advantage`` bounds the most powerful
     membership test's sup(TPR − FPR); ``target_tpr`` with ``at_fpr`` its TPR at that FPR.
 
+    ``allocation_steps=T`` calibrates random allocation instead of Poisson subsampling (each record in one
+    of T steps per epoch, ``steps`` a multiple of T; no ``sample_rate``): its certified upper bound, as
+    ``tightdp calibrate --mech alloc:sigma=?,steps=T,n=EPOCHS``.
+
     >>> nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
     >>> nm.sigma, nm.epsilon <= 2 < nm.epsilon_below
     (Fraction(1261, 200), True)
     >>> tightdp.noise_multiplier(steps=10, target_tpr="0.01", at_fpr="0.001").sigma
     Fraction(207, 50)
     """
-    spec = "gauss:sigma=?,n=" + str(_int(steps, "steps", 1, MAX_N))
-    if sample_rate is not None:
-        spec += ",q=" + _q(sample_rate, "sample_rate")
+    steps = _int(steps, "steps", 1, MAX_N)
+    if allocation_steps is not None:
+        per_epoch = _int(allocation_steps, "allocation_steps", 1, 2**40)
+        if sample_rate is not None:
+            raise InputError("give either sample_rate (Poisson subsampling) or allocation_steps (random allocation), not both")
+        if steps % per_epoch:
+            raise InputError(f"steps ({steps}) must be a whole number of epochs of allocation_steps ({per_epoch}) steps")
+        spec = f"alloc:sigma=?,steps={per_epoch},n={steps // per_epoch}"
+    else:
+        spec = "gauss:sigma=?,n=" + str(steps)
+        if sample_rate is not None:
+            spec += ",q=" + _q(sample_rate, "sample_rate")
     targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
     row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
     name = "epsilon" if "epsilon_lo" in row else "measure"

@@ -114,6 +114,7 @@ def noise_multiplier(
     target_advantage: Optional[Number] = ...,
     target_tpr: Optional[Number] = ...,
     at_fpr: Optional[Number] = ...,
+    allocation_steps: Optional[int] = ...,
 ) -> NoiseMultiplier: ...
 
 class ShuffleBound:
