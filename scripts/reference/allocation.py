@@ -15,7 +15,9 @@ M = (1/t) sum_i X_i, X_i = exp(mu Z_i - mu^2/2) independent.
    converted at the best of dp_accounting's orders (1.1, 1.2, ..., 10.9, 11, ..., 63, 128, 256, 512, 1024) by
    [CKS20, Prop. 12], eps = tau + ln(1 - 1/alpha) - (ln delta + ln alpha)/(alpha - 1), and
    delta = min(1, exp((alpha-1)(tau - eps + ln(1-1/alpha)))/alpha, sqrt(1 - exp(-tau))): lines
-   "cks-epsilon mu2 epochs delta value" and "cks-delta mu2 epochs eps value".
+   "cks-epsilon mu2 epochs delta value" and "cks-delta mu2 epochs eps value". And the exact trade-off
+   function of those E epochs of the Gaussian mechanism (mu-GDP with mu = sqrt(E mu2) [DRS22]),
+   Phi(Phi^-1(1 - alpha) - mu): "gdp-tradeoff mu2 epochs alpha value" (every bound must lie below it).
 
 Each line of 1 and 2: kind t mu2 order value (30 significant digits for 1; 12 for 2, the quadrature's own agreement
 between two degrees being better than 1e-14 relative).
@@ -23,7 +25,7 @@ between two degrees being better than 1e-14 relative).
 Run: python3 scripts/reference/allocation.py > scripts/reference/allocation.txt
 """
 from itertools import product
-from mpmath import mp, mpf, exp, quad, npdf, gamma, factorial, log, nstr
+from mpmath import mp, mpf, exp, quad, npdf, ncdf, gamma, factorial, log, nstr
 
 mp.dps = 30
 
@@ -82,8 +84,16 @@ def cks(mu2, epochs):
         print("cks-delta", nstr(mu2, 20), epochs, "1", nstr(min(cands), 30))
 
 
+def gdp_tradeoff(mu2, epochs, alpha):
+    mp.dps = 40
+    mu = mp.sqrt(epochs * mu2)
+    z = mp.sqrt(2) * mp.erfinv(1 - 2 * alpha)  # Phi^-1(1 - alpha)
+    print("gdp-tradeoff", nstr(mu2, 20), epochs, nstr(alpha, 10), nstr(ncdf(z - mu), 30))
+
+
 def main():
     cks(mpf(1) / 4, 10)
+    gdp_tradeoff(mpf(1) / 4, 10, mpf("0.01"))
     mp.dps = 30
     for t, mu2, orders in [(3, mpf(1) / 2, range(2, 8)), (4, mpf(121) / 100, range(2, 7)), (2, mpf(9) / 4, range(2, 9))]:
         for a in orders:

@@ -5,6 +5,8 @@
 //! dp_accounting's orders, and the total is converted at the best of them [CKS20, Prop. 12]
 //! (`noise::renyi_dp`). The result is a certified *bound* (trust `certified-bound`): the value printed is
 //! the enclosure of the bound at the order chosen, and the composition's exact profile can only be lower.
+//! The trade-off function f(α) is bounded from below through those δ(ε): f(α) ≥ 1 − δ(ε) − e^ε α at the
+//! best ε found (`tradeoff_of_renyi`), so the attack measures built on it are bounds too.
 
 use super::renyi::{curve, law_directions};
 use super::vocabulary::Query;
@@ -28,18 +30,24 @@ impl Accountant {
             let v = match &q {
                 Query::Epsilon(delta) => match epsilon_of_renyi(&orders, &d, delta, prec) {
                     Some(e) => e,
-                    None => return fallible!(Input, "{}: no Renyi divergence of it is finite, so no epsilon follows from them", self.comp.describe()),
+                    None => {
+                        return fallible!(
+                            Input,
+                            "{}: no Renyi divergence of it is finite, so no epsilon follows from them",
+                            self.comp.describe()
+                        )
+                    }
                 },
                 Query::Delta(eps) => delta_of_renyi(&orders, &d, &Interval::from_rational(eps, prec), prec),
-                Query::Tradeoff(_) => {
-                    return fallible!(
-                        Input,
-                        "the trade-off function of a composition holding a mechanism known by Renyi bounds only (repeat-and-select, random allocation) is not computed (give epsilon or delta; it is accounted through Renyi divergences)"
-                    )
-                }
+                Query::Tradeoff(alpha) => tradeoff_of_renyi(&orders, &d, alpha, prec),
+            };
+            // the worse direction: the larger epsilon or delta, the smaller trade-off
+            let worse = match &q {
+                Query::Tradeoff(_) => |w: &Interval, v: &Interval| w.lo() <= v.lo(),
+                _ => |w: &Interval, v: &Interval| w.hi() >= v.hi(),
             };
             worst = Some(match worst {
-                Some(w) if w.hi() >= v.hi() => w,
+                Some(w) if worse(&w, &v) => w,
                 _ => v,
             });
         }
@@ -57,4 +65,45 @@ impl Accountant {
 fn only_renyi(laws: &[(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)]) -> String {
     let specs: Vec<String> = laws.iter().filter(|(l, _)| l.rdp_only()).map(|(l, _)| l.spec()).collect();
     specs.join(", ")
+}
+
+/// Points of epsilon tried for the trade-off bound: 0 and a geometric grid up to `TRADEOFF_EPS_MAX`.
+const TRADEOFF_POINTS: usize = 160;
+const TRADEOFF_EPS_MAX: f64 = 60.0;
+
+/// A certified lower bound of the trade-off function f(α) of a pair whose hockey-stick divergences are
+/// bounded by `delta_of_renyi`: every test's type II error is at least 1 − δ(ε) − e^ε α, for every ε ≥ 0
+/// (the test's rejection region S has Q(S) ≤ e^ε P(S) + δ(ε): the duality of [DRS22, Prop. 2.12]; both directions are bounded, so
+/// either order of the pair). The best ε of a grid (in f64, then refined) is taken and enclosed; 0 at worst.
+fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>], alpha: &rug::Rational, prec: u32) -> Interval {
+    let a = Interval::from_rational(alpha, prec);
+    let at = |eps: f64| -> Interval {
+        let e = Interval::from_rational(&rug::Rational::from_f64(eps).unwrap_or_default(), prec);
+        Interval::one(prec).sub(&delta_of_renyi(orders, d, &e, prec)).sub(&e.exp().mul(&a))
+    };
+    let grid: Vec<f64> = std::iter::once(0.0)
+        .chain((0..TRADEOFF_POINTS).map(|i| 1e-4 * (TRADEOFF_EPS_MAX / 1e-4).powf(i as f64 / (TRADEOFF_POINTS - 1) as f64)))
+        .collect();
+    let values: Vec<f64> = grid.iter().map(|&e| at(e).lo().to_f64()).collect();
+    let best = (0..grid.len()).max_by(|&i, &j| values[i].total_cmp(&values[j])).unwrap_or(0);
+    // golden-section refinement between the best point's neighbours (f64 midpoints; any point is valid)
+    let (mut lo, mut hi) = (grid[best.saturating_sub(1)], grid[(best + 1).min(grid.len() - 1)]);
+    let mut best_eps = grid[best];
+    let mut best_val = values[best];
+    for _ in 0..24 {
+        let (m1, m2) = (lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo));
+        let (v1, v2) = (at(m1).lo().to_f64(), at(m2).lo().to_f64());
+        for (m, v) in [(m1, v1), (m2, v2)] {
+            if v > best_val {
+                best_val = v;
+                best_eps = m;
+            }
+        }
+        if v1 >= v2 {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    at(best_eps).max(&Interval::zero(prec))
 }

@@ -54,6 +54,18 @@ fn what_the_bound_cannot_give_is_refused() {
     refused(&m("repsel:mean=2,shape=1,q=1/10,of=gauss:sigma=2"), &["unknown key 'q'", "of= comes last"]);
     refused(&m("repsel:mean=2,shape=-1,of=gauss:sigma=2"), &["shape must be >= 0"]);
     refused(&m("repsel:mean=2,shape=1,of=dp:epsilon=1,delta=1e-5"), &["no Renyi divergence of it is finite"]);
-    refused(&["tradeoff", "--alpha", "0.1", "--mech", "repsel:mean=2,shape=1,of=gauss:sigma=2"], &["trade-off function", "Renyi"]);
     refused(&["renyi", "--rho", "--mech", "repsel:mean=2,shape=1,of=gauss:sigma=2"], &["large alpha"]);
+}
+
+/// The trade-off function is bounded from below through the δ(ε) the divergences give (`account::rdp_bound`):
+/// the best ε is at least as good as ε = 0, so the bound is at least 1 − δ(0) − α, and at most 1 − α.
+#[test]
+fn the_tradeoff_is_a_lower_bound_from_the_divergences() {
+    let mech = "repsel:mean=2,shape=1,of=gauss:sigma=2";
+    let row = csv_row(&["tradeoff", "--alpha", "0.1", "--mech", mech]);
+    assert_eq!(get(&row, "trust"), "certified-bound");
+    let beta = crate::common::float(get(&row, "beta_hi"));
+    let d0 = csv_row(&["delta", "--epsilon", "0", "--mech", mech]);
+    let at_zero = rug::Float::with_val(256, 0.9f64 - crate::common::float(get(&d0, "delta_hi")));
+    assert!(beta >= at_zero && beta <= 0.9, "{beta} against {at_zero}");
 }
