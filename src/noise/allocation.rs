@@ -10,12 +10,11 @@
 //! * **What is certified: an upper bound through Rényi divergences.** The pair has no known privacy-loss
 //!   law in closed form, but its Rényi divergences have the moments of one likelihood ratio
 //!   (`allocation::moments`): D_α(A‖B) = ln E_B[M^α]/(α − 1) exactly at integer α, and
-//!   D_α(B‖A) = ln E_B[M^{−(α−1)}]/(α − 1) bounded from above at integer α, and never above the one-step
-//!   Gaussian's (m ↦ m^{−β} is convex, so E[M^{−β}] ≤ E[X^{−β}] by Jensen). Between integers both use that
+//!   D_α(B‖A) = ln E_B[M^{−(α−1)}]/(α − 1) bounded from above at integer α. Between integers both use that
 //!   β ↦ ln E[M^β] is convex (Hölder), so it lies below its chords. Neither direction exceeds the one-step
-//!   Gaussian's αμ²/(2σ²) (m ↦ m^β is convex for β ≥ 1 and β ≤ 0, and M is a mean: Jensen), which caps both
-//!   where the noise is small, and stands in for orders beyond the moments' reach. Divergences of independent products add
-//!   [Mir17, Prop. 1] and the total converts to (ε, δ) at the best order [CKS20, Prop. 12]
+//!   Gaussian's αμ²/(2σ²) (m ↦ m^β is convex for β ≥ 1 and β ≤ 0, and M is a mean: Jensen), which caps
+//!   both where the noise is small, and stands in for orders beyond the moments' reach. Divergences of
+//!   independent products add [Mir17, Prop. 1] and the total converts to (ε, δ) at the best order [CKS20, Prop. 12]
 //!   (`account::rdp_bound`): trust `certified-bound`. The exact ε can only be lower; a lower bound of it is
 //!   `tightdp shuffle --neighbors add-remove`'s (`attack::shuffle`, the same pair).
 //! * One step (T = 1) is the Gaussian mechanism: E[M^β] = e^{μ²β(β−1)/(2σ²)} exactly, for every real β.

@@ -38,8 +38,8 @@ use crate::num::Interval;
 use rug::float::Round;
 use rug::{Float, Rational};
 
-/// The least order b (of E[M^{−b}]) or a (of E[M^a]) beyond which nothing is computed: the Rényi
-/// divergences there are left to the other orders (any order gives a valid bound).
+/// The largest order b (of E[M^{−b}]) or a (of E[M^a]) computed: beyond it the law takes the one-step
+/// Gaussian's divergence, which bounds it (`noise::allocation`).
 pub const MAX_ORDER: u64 = 256;
 
 /// The cells of the sum over z ∈ [−Z_EDGE, Z_EDGE] (edges and middles exact binary fractions).
