@@ -57,5 +57,8 @@ def test_mistakes_are_refused():
     with pytest.raises(tightdp.InputError, match="delta in"):
         tightdp.from_dp_event(stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=1.5))
     assert not tightdp.PLDAccountant().supports(stand_in("DiscreteGaussianDpEvent", sigma=-1.0, sensitivity=1.0, dimension=1))
+    # sensitivity 0, any dimension: nothing moves (dp_accounting: rho = 0)
+    for dim in (None, 3):
+        assert tightdp.PLDAccountant().compose(stand_in("DiscreteGaussianDpEvent", sigma=1.0, sensitivity=0.0, dimension=dim)).get_epsilon(1e-6) == 0
     # no noise: not private, as dp_accounting
     assert tightdp.PLDAccountant().compose(stand_in("DiscreteGaussianDpEvent", sigma=0.0, sensitivity=1.0, dimension=1)).get_epsilon(1e-6) == float("inf")

@@ -857,8 +857,10 @@ def _event_specs(event, k: int, non_private: Optional[List[bool]] = None) -> Lis
         return []  # epsilon 0: the output does not depend on the data (as dp_accounting)
     if name == "EpsilonDeltaDpEvent" and _exact(event.epsilon, "EpsilonDeltaDpEvent.epsilon") == 0 and _exact(event.delta, "EpsilonDeltaDpEvent.delta") == 0:
         return []  # (0, 0)-DP: nothing about the record is released
-    if name == "DiscreteGaussianDpEvent" and getattr(event, "dimension", None) == 1 and _exact(getattr(event, "sensitivity", 1), "DiscreteGaussianDpEvent.sensitivity") < 1:
-        return []  # an integer-valued query that moves by less than 1 does not move
+    if name == "DiscreteGaussianDpEvent" and (
+            _exact(getattr(event, "sensitivity", 1), "DiscreteGaussianDpEvent.sensitivity") == 0
+            or (getattr(event, "dimension", None) == 1 and _exact(getattr(event, "sensitivity", 1), "DiscreteGaussianDpEvent.sensitivity") < 1)):
+        return []  # a query that does not move (an integer-valued one moves by whole steps only)
     if name == "RandomAllocationDpEvent" and getattr(event, "num_selected", None) == 0:
         return []  # the record is in no step: nothing about it is released (as dp_accounting)
     if name == "SingleEpochTreeAggregationDpEvent" and _tree_depth(event) == 0:
