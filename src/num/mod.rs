@@ -4,6 +4,7 @@ pub mod ball;
 pub mod boundary;
 pub mod cancel;
 pub mod cinterval;
+pub mod convolve;
 pub mod dd;
 pub mod format;
 pub mod interval;

@@ -22,6 +22,7 @@ use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::noise::loss::{directions, Direction, End, LossLaw};
+use crate::num::convolve::{convolve, power, WHOLE};
 use crate::num::Interval;
 use rug::float::Round;
 use rug::{Float, Rational};
@@ -224,8 +225,8 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, pre
     let mut p = vec![one.clone()];
     let (mut k0, mut offset, mut keep) = (0i64, Rational::new(), one.clone());
     for (a, n, off) in atoms {
-        let pw = power(&a.p, n);
-        p = convolve(&p, &pw);
+        let pw = power(&a.p, n, WHOLE);
+        p = convolve(&p, &pw, WHOLE);
         k0 += a.k0 * n as i64;
         offset += off * Rational::from(n);
         keep = keep.mul(&one.sub(&a.inf).pow_u64(n));
@@ -270,37 +271,6 @@ fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Lattice, prec: u32) -> Fall
     }
     let (inf, _) = l.infinite(dir, prec)?;
     Ok(Some(Atoms { k0: k_lo, p, inf }))
-}
-
-/// The n-th convolution power of a vector (binary powering).
-fn power(v: &[Interval], mut n: u64) -> Vec<Interval> {
-    let prec = v[0].prec();
-    let mut out = vec![Interval::one(prec)];
-    let mut base = v.to_vec();
-    while n > 0 {
-        if n & 1 == 1 {
-            out = convolve(&out, &base);
-        }
-        n >>= 1;
-        if n > 0 {
-            base = convolve(&base, &base);
-        }
-    }
-    out
-}
-
-fn convolve(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
-    let prec = a[0].prec();
-    let mut out = vec![Interval::zero(prec); a.len() + b.len() - 1];
-    for (i, x) in a.iter().enumerate() {
-        if *x.hi() == 0 {
-            continue;
-        }
-        for (j, y) in b.iter().enumerate() {
-            out[i + j] = out[i + j].add(&x.mul(y));
-        }
-    }
-    out
 }
 
 impl Composed {

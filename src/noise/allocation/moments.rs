@@ -66,7 +66,7 @@ pub fn positive_moments(t: u64, mu2: &Rational, a_max: usize, prec: u32) -> Vec<
         }
         f.push(w(k).div(&fact));
     }
-    let power = series_power(&f, t, p);
+    let power = crate::num::convolve::power(&f, t, a_max + 1);
     let mut out = Vec::with_capacity(a_max + 1);
     let mut fact = Interval::one(p);
     let ti = Interval::from_i64(t as i64, p);
@@ -85,35 +85,6 @@ pub fn positive_moments(t: u64, mu2: &Rational, a_max: usize, prec: u32) -> Vec<
 fn weight(mu2: &Rational, k: u64, prec: u32) -> Interval {
     let e = (mu2 * Rational::from(k * k.saturating_sub(1))) / 2u32;
     Interval::from_rational(&e, prec).exp()
-}
-
-/// The series `f` to the power `n`, truncated at `f`'s degree (all coefficients non-negative).
-fn series_power(f: &[Interval], n: u64, prec: u32) -> Vec<Interval> {
-    let len = f.len();
-    let mul = |a: &[Interval], b: &[Interval]| -> Vec<Interval> {
-        (0..len)
-            .map(|d| {
-                let mut s = Interval::zero(prec);
-                for i in 0..=d {
-                    s = s.add(&a[i].mul(&b[d - i]));
-                }
-                s
-            })
-            .collect()
-    };
-    let mut result: Vec<Interval> = (0..len).map(|d| if d == 0 { Interval::one(prec) } else { Interval::zero(prec) }).collect();
-    let mut base = f.to_vec();
-    let mut n = n;
-    while n > 0 {
-        if n & 1 == 1 {
-            result = mul(&result, &base);
-        }
-        n >>= 1;
-        if n > 0 {
-            base = mul(&base, &base);
-        }
-    }
-    result
 }
 
 /// Upper bounds of t·ln ψ(s/t) at the nodes of the grid in s (module doc), for the negative moments.
