@@ -22,7 +22,7 @@
 pub mod moments;
 
 use crate::error::Fallible;
-use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::neighbors::Neighbors;
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
@@ -189,21 +189,7 @@ impl LossLaw for RandomAllocation {
         self.steps == 1
     }
 
-    fn split(&self, _dir: Direction, _l: &Rational, _prec: u32) -> Fallible<Split> {
-        Err(self.no_loss_law())
-    }
-
-    fn infinite(&self, _dir: Direction, _prec: u32) -> Fallible<(Interval, Interval)> {
-        Err(self.no_loss_law())
-    }
-
-    fn range(&self, _dir: Direction) -> LossRange {
-        LossRange { lo: End::Open, hi: End::Open }
-    }
-
-    fn quantile(&self, _dir: Direction, _ln_p: f64, _upper: bool) -> f64 {
-        0.0
-    }
+    crate::noise::loss::without_loss_law!();
 
     fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
         Some(self.divergence(dir, alpha, prec))

@@ -161,21 +161,7 @@ impl LossLaw for Zcdp {
         true
     }
 
-    fn split(&self, _dir: Direction, _l: &Rational, _prec: u32) -> Fallible<Split> {
-        Err(self.no_loss_law())
-    }
-
-    fn infinite(&self, _dir: Direction, _prec: u32) -> Fallible<(Interval, Interval)> {
-        Err(self.no_loss_law())
-    }
-
-    fn range(&self, _dir: Direction) -> LossRange {
-        LossRange { lo: End::Open, hi: End::Open }
-    }
-
-    fn quantile(&self, _dir: Direction, _ln_p: f64, _upper: bool) -> f64 {
-        0.0
-    }
+    crate::noise::loss::without_loss_law!();
 
     fn rho(&self) -> Option<Rational> {
         Some(self.rho.clone())

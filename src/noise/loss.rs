@@ -106,6 +106,39 @@ pub struct LossRange {
     pub hi: End,
 }
 
+/// The loss-law methods of a mechanism that has none (a stated zCDP guarantee, repeat-and-select, random
+/// allocation), inside its `impl LossLaw`: `split` and `infinite` decline with the type's own
+/// `no_loss_law()` error, the range is open and the quantile 0 (no engine plans a law it cannot split).
+macro_rules! without_loss_law {
+    () => {
+        fn split(
+            &self,
+            _dir: $crate::noise::loss::Direction,
+            _l: &rug::Rational,
+            _prec: u32,
+        ) -> $crate::error::Fallible<$crate::noise::loss::Split> {
+            Err(self.no_loss_law())
+        }
+
+        fn infinite(
+            &self,
+            _dir: $crate::noise::loss::Direction,
+            _prec: u32,
+        ) -> $crate::error::Fallible<($crate::num::Interval, $crate::num::Interval)> {
+            Err(self.no_loss_law())
+        }
+
+        fn range(&self, _dir: $crate::noise::loss::Direction) -> $crate::noise::loss::LossRange {
+            $crate::noise::loss::LossRange { lo: $crate::noise::loss::End::Open, hi: $crate::noise::loss::End::Open }
+        }
+
+        fn quantile(&self, _dir: $crate::noise::loss::Direction, _ln_p: f64, _upper: bool) -> f64 {
+            0.0
+        }
+    };
+}
+pub(crate) use without_loss_law;
+
 /// The privacy-loss law of one mechanism (module doc). Implementations live in one file each under
 /// `src/noise/` and are checked there against an independent computation.
 pub trait LossLaw: Send + Sync + fmt::Debug {

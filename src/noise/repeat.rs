@@ -18,7 +18,7 @@
 //! certified lies below the root, so ln(1/γ₋) ≥ ln(1/γ): the bound holds with γ₋ in its place.
 
 use crate::error::Fallible;
-use crate::noise::loss::{CurveMemo, Direction, End, LossLaw, LossRange, RenyiOnly, Split};
+use crate::noise::loss::{CurveMemo, LossLaw, RenyiOnly};
 use crate::noise::neighbors::Neighbors;
 use crate::noise::renyi_dp::{delta_of_renyi, least};
 use crate::num::Interval;
@@ -178,21 +178,7 @@ impl LossLaw for RepeatSelect {
         true
     }
 
-    fn split(&self, _dir: Direction, _l: &Rational, _prec: u32) -> Fallible<Split> {
-        Err(self.no_loss_law())
-    }
-
-    fn infinite(&self, _dir: Direction, _prec: u32) -> Fallible<(Interval, Interval)> {
-        Err(self.no_loss_law())
-    }
-
-    fn range(&self, _dir: Direction) -> LossRange {
-        LossRange { lo: End::Open, hi: End::Open }
-    }
-
-    fn quantile(&self, _dir: Direction, _ln_p: f64, _upper: bool) -> f64 {
-        0.0
-    }
+    crate::noise::loss::without_loss_law!();
 
     /// The inner laws under the relation (their own pairs, their shifts counted); one selection per query.
     fn under(&self, neighbors: Neighbors) -> Option<Fallible<Arc<dyn LossLaw>>> {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::noise::loss::Direction;
 use crate::noise::renyi_dp::{default_orders, epsilon_of_renyi};
 
 fn q(s: &str) -> Rational {
