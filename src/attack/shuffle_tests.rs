@@ -13,18 +13,14 @@ fn rel(s: &str) -> Relation {
 }
 
 fn reference(kind: &str) -> Vec<Vec<&'static str>> {
-    include_str!("../../scripts/reference/shuffle.txt")
-        .lines()
-        .filter(|l| l.starts_with(kind))
-        .map(|l| l.split_whitespace().collect())
-        .collect()
+    crate::num::reference::kind_rows(include_str!("../../scripts/reference/shuffle.txt"), kind)
 }
 
 /// The per-epoch probabilities of the largest output against mpmath's closed forms
 /// (scripts/reference/shuffle.{py,txt}, 25 digits).
 #[test]
 fn the_largest_outputs_tails_hold_mpmaths() {
-    let rows = reference("above ");
+    let rows = reference("above");
     assert_eq!(rows.len(), 3);
     for r in rows {
         let s = Shuffle::new(q(r[2]), r[3].parse().unwrap(), 1, rel(r[4])).unwrap();
@@ -45,7 +41,7 @@ fn the_largest_outputs_tails_hold_mpmaths() {
 /// scripts/reference/shuffle.txt), and not far below (the largest output is nearly the sufficient statistic).
 #[test]
 fn the_bound_lies_below_the_exact_two_step_delta() {
-    for r in reference("delta_t2 ") {
+    for r in reference("delta_t2") {
         let s = Shuffle::new(q(r[2]), 2, 1, Relation::AddRemove).unwrap();
         let b = s.delta_lower(&q(r[1])).unwrap().unwrap();
         let exact = q(r[3]).to_f64();

@@ -156,13 +156,7 @@ mod tests {
     /// scripts/reference/sigma_calibration.txt (mpmath quadrature of the Gaussian's privacy profile).
     fn reference() -> Vec<[String; 7]> {
         let text = include_str!("../../scripts/reference/sigma_calibration.txt");
-        text.lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| {
-                let v: Vec<String> = l.split_whitespace().map(String::from).collect();
-                std::array::from_fn(|i| v[i].clone())
-            })
-            .collect()
+        crate::num::reference::rows(text).into_iter().map(|v| std::array::from_fn(|i| v[i].to_string())).collect()
     }
 
     /// The bracket meets the reference's rounding interval (the engines' test helper).

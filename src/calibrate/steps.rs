@@ -137,8 +137,9 @@ mod tests {
     fn the_gaussian_steps_are_the_mpmath_ones() {
         let text = include_str!("../../scripts/reference/steps_calibration.txt");
         let mut seen = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-            let [sigma, delta, target, n, eps_at, eps_above]: [&str; 6] = line.split_whitespace().collect::<Vec<_>>().try_into().unwrap();
+        for f in crate::num::reference::rows(text) {
+            let [sigma, delta, target, n, eps_at, eps_above]: [&str; 6] = f.try_into().unwrap();
+            let line = format!("{sigma} {delta} {target} {n}");
             let hole = StepsHole::parse(&[format!("gauss:sigma={sigma},n=?")], Neighbors::AddRemove).unwrap();
             let fit = largest_steps(&hole, &Target::Epsilon { delta: q(delta), eps: q(target) }, &Options::default()).unwrap();
             assert_eq!(fit.n.to_string(), n, "{line}");

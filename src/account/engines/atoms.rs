@@ -474,15 +474,14 @@ mod tests {
     fn rr_epsilon_rows(max_n: u64) {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/randomized_response_epsilon.txt"));
         let mut seen = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let f: Vec<&str> = line.split_whitespace().collect();
+        for f in crate::num::reference::rows(text) {
             let n: u64 = f[0].parse().unwrap();
             if n > max_n {
                 continue;
             }
             let spec = format!("rr:epsilon={},n={n}", f[1]);
             let c = answer(&laws(&[&spec], Neighbors::Replace), Query::Epsilon(&q(f[2])), 30, Trust::Exact).unwrap().unwrap();
-            assert!(holds(&c.interval(), f[3]) && c.meets(30), "{line}: {c:?}");
+            assert!(holds(&c.interval(), f[3]) && c.meets(30), "{f:?}: {c:?}");
             seen += 1;
         }
         assert!(seen >= 2);
@@ -495,8 +494,7 @@ mod tests {
     fn randomized_response_tradeoff_holds_the_neyman_pearson_tests() {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/randomized_response_tradeoff.txt"));
         let mut seen = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let f: Vec<&str> = line.split_whitespace().collect();
+        for f in crate::num::reference::rows(text) {
             // ε0 = ln(r): the report given by its keep probability p = r/(r + k − 1)
             let spec = match f[1].strip_prefix("ln(").and_then(|r| r.strip_suffix(')')) {
                 Some(r) => {
@@ -506,7 +504,7 @@ mod tests {
                 None => format!("rr:epsilon={},k={},n={}", f[1], f[2], f[0]),
             };
             let c = answer(&laws(&[&spec], Neighbors::Replace), Query::Tradeoff(&q(f[3])), 30, Trust::Exact).unwrap().unwrap();
-            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{line}: {c:?}");
+            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{f:?}: {c:?}");
             assert_eq!(c.engine(), Engine::Atoms);
             seen += 1;
         }
@@ -524,16 +522,15 @@ mod tests {
     fn keep_probabilities_compose_on_the_log_lattice() {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/randomized_response_keep.txt"));
         let mut seen = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let f: Vec<&str> = line.split_whitespace().collect();
+        for f in crate::num::reference::rows(text) {
             let l = laws(&[&format!("rr:keep={},k={},n={}", f[0], f[1], f[2])], Neighbors::Replace);
             let c = answer(&l, Query::Delta(&q(f[3])), 30, Trust::Exact).unwrap().unwrap();
-            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{line}: {c:?}");
+            assert!(holds(&c.interval(), f[4]) && c.meets(30), "{f:?}: {c:?}");
             assert!(c.describe().contains("(ln "), "{c:?}");
             let d = q(&f[4][..25]);
             let e = answer(&l, Query::Epsilon(&d), 30, Trust::Exact).unwrap().unwrap();
             // δ(ε) rounded to 25 digits: ε(δ) lies within the resolution of that rounding around ε
-            assert!((e.interval().to_f64() - q(f[3]).to_f64()).abs() < 1e-12 && e.meets(30), "{line}: {e:?}");
+            assert!((e.interval().to_f64() - q(f[3]).to_f64()).abs() < 1e-12 && e.meets(30), "{f:?}: {e:?}");
             seen += 1;
         }
         assert!(seen >= 3);

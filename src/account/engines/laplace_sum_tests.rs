@@ -72,8 +72,7 @@ fn composed_releases_hold_the_exact_convolution_at_one_hundred() {
 fn reference_rows(max_n: u64) {
     let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/laplace_many.txt"));
     let mut seen = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(text) {
         let (b, mu, n, x, want) = (q(f[1]), q(f[2]), f[3].parse::<u64>().unwrap(), q(f[4]), f[5]);
         if n > max_n {
             continue;
@@ -84,7 +83,7 @@ fn reference_rows(max_n: u64) {
             "delta" => s.delta(&x, prec),
             _ => s.epsilon(&x, 22, prec),
         };
-        assert!(holds(&got, want) && digits_of(&got) >= 20.0, "{line}: {got:?} ({:.1} digits)", digits_of(&got));
+        assert!(holds(&got, want) && digits_of(&got) >= 20.0, "{f:?}: {got:?} ({:.1} digits)", digits_of(&got));
         seen += 1;
     }
     assert!(seen >= 8, "{seen} rows");
@@ -98,18 +97,17 @@ fn reference_rows(max_n: u64) {
 fn tradeoff_holds_the_neyman_pearson_values() {
     let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/laplace_tradeoff.txt"));
     let mut seen = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(text) {
         let (n, b, alpha) = (f[0].parse::<u64>().unwrap(), q(f[1]), q(f[2]));
         let s = LaplaceSum::new(&(Rational::from(1) / b), n).unwrap();
         let prec = s.first_prec(22);
         let got = s.tradeoff(&alpha, 21, prec).unwrap().unwrap();
         let want = Float::with_val(prec, Float::parse(f[3]).unwrap());
         let tol = Float::with_val(prec, &want * 1e-30f64);
-        assert!(got.lo() <= &Float::with_val(prec, &want + &tol) && &Float::with_val(prec, &want - &tol) <= got.hi(), "{line}: {got:?}");
-        assert!(digits_of(&got) >= 20.0, "{line}: {got:?}");
+        assert!(got.lo() <= &Float::with_val(prec, &want + &tol) && &Float::with_val(prec, &want - &tol) <= got.hi(), "{f:?}: {got:?}");
+        assert!(digits_of(&got) >= 20.0, "{f:?}: {got:?}");
         let off = s.tradeoff(&(alpha + q("1e-12")), 21, prec).unwrap().unwrap();
-        assert!(off.hi() < &Float::with_val(prec, &want - &tol), "{line}: alpha + 1e-12 gives {off:?}");
+        assert!(off.hi() < &Float::with_val(prec, &want - &tol), "{f:?}: alpha + 1e-12 gives {off:?}");
         seen += 1;
     }
     assert_eq!(seen, 18);
@@ -140,14 +138,13 @@ fn tails_agree_with_delta_on_and_off_the_knots() {
 fn epsilon_past_three_hundred_releases_lies_between_the_peers_bounds() {
     let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/laplace_sum_peers.txt"));
     let mut seen = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(text) {
         let (b, n) = (q(f[0]), f[1].parse::<u64>().unwrap());
         let laws: Vec<(Arc<dyn LossLaw>, u64)> = vec![(Arc::new(crate::noise::laplace::Laplace::new(b, q("1")).unwrap()), n)];
         let c = answer(&laws, Query::Epsilon(&q(f[2])), 20, Trust::Exact).unwrap().unwrap();
         let (pess, opt): (f64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
         let iv = c.interval();
-        assert!(c.meets(20) && iv.lo().to_f64() <= pess && iv.hi().to_f64() >= opt, "{line}: {c:?}");
+        assert!(c.meets(20) && iv.lo().to_f64() <= pess && iv.hi().to_f64() >= opt, "{f:?}: {c:?}");
         seen += 1;
     }
     assert_eq!(seen, 1);
@@ -164,10 +161,9 @@ fn dp_accountings_pessimistic_epsilon_of_a_hundred_releases_is_below_the_truth()
     let p = s.first_prec(30);
     let target = Interval::from_rational(&q("1e-5"), p);
     let mut above = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split_whitespace().collect();
+    for f in crate::num::reference::rows(text) {
         let d = s.delta(&q(f[2]), p);
-        assert!(holds(&d, f[3]) && digits_of(&d) > 25.0, "{line}: {d:?}");
+        assert!(holds(&d, f[3]) && digits_of(&d) > 25.0, "{f:?}: {d:?}");
         above.push(if d.lo() > target.hi() {
             Some(true)
         } else if d.hi() < target.lo() {

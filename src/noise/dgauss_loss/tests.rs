@@ -8,11 +8,8 @@ fn q(s: &str) -> Rational {
 /// The rows `KIND …` of scripts/reference/lattice_loss_laws.txt (mpmath, brute-force sums over the integer
 /// outputs with L = ln(A(x)/B(x)) from the pmfs; 40 digits).
 pub(crate) fn reference_rows(kind: &str) -> Vec<Vec<String>> {
-    include_str!("../../../scripts/reference/lattice_loss_laws.txt")
-        .lines()
-        .filter(|l| l.split_whitespace().next() == Some(kind))
-        .map(|l| l.split_whitespace().map(String::from).collect())
-        .collect()
+    let text = include_str!("../../../scripts/reference/lattice_loss_laws.txt");
+    crate::num::reference::kind_rows(text, kind).into_iter().map(|f| f.into_iter().map(String::from).collect()).collect()
 }
 
 /// `v` holds the decimal `want` up to a relative 1e-35 (the reference's 40 digits).

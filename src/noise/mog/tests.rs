@@ -14,13 +14,9 @@ fn cases() -> Vec<(&'static str, MixtureOfGaussians)> {
 
 /// The reference rows of one kind: (spec, direction, value, numbers).
 fn reference(kind: &str) -> Vec<(String, String, String, Vec<f64>)> {
-    include_str!("../../../scripts/reference/mog.txt")
-        .lines()
-        .filter(|l| l.starts_with(&format!("{kind} ")))
-        .map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f[1].to_string(), f[2].to_string(), f[3].to_string(), f[4..].iter().map(|x| x.parse().unwrap()).collect())
-        })
+    crate::num::reference::kind_rows(include_str!("../../../scripts/reference/mog.txt"), kind)
+        .into_iter()
+        .map(|f| (f[1].to_string(), f[2].to_string(), f[3].to_string(), f[4..].iter().map(|x| x.parse().unwrap()).collect()))
         .collect()
 }
 

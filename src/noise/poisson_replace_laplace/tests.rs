@@ -23,11 +23,7 @@ fn delta(law: &dyn LossLaw, eps: &str, p: u32) -> Interval {
 
 #[test]
 fn one_release_holds_the_quadrature() {
-    let rows: Vec<Vec<&str>> = include_str!("../../../scripts/reference/poisson_replace_others.txt")
-        .lines()
-        .filter(|l| l.starts_with("laplace-one"))
-        .map(|l| l.split_whitespace().collect())
-        .collect();
+    let rows = crate::num::reference::kind_rows(include_str!("../../../scripts/reference/poisson_replace_others.txt"), "laplace-one");
     assert_eq!(rows.len(), 4);
     let p = 160;
     for f in rows {

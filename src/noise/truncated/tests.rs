@@ -43,11 +43,8 @@ fn binomial_tails_hold_the_exact_sums() {
 
 /// The reference rows of one kind.
 fn reference(kind: &str) -> Vec<Vec<String>> {
-    include_str!("../../../scripts/reference/truncated.txt")
-        .lines()
-        .filter(|l| l.starts_with(&format!("{kind} ")))
-        .map(|l| l.split_whitespace().map(str::to_string).collect())
-        .collect()
+    let text = include_str!("../../../scripts/reference/truncated.txt");
+    crate::num::reference::kind_rows(text, kind).into_iter().map(|f| f.into_iter().map(str::to_string).collect()).collect()
 }
 
 fn law(spec: &str) -> TruncatedPoissonGaussian {
