@@ -21,6 +21,15 @@ def test_the_bound_lies_below_the_exact_two_step_delta():
     assert b.poisson.lo > 0
 
 
+def test_the_upper_bound_is_the_known_order_gaussian():
+    # scripts/reference/shuffle.txt, row "upper 1 3 replace delta 1": mpmath's delta(1) of the Gaussian of
+    # mu = 2 sqrt(3), three epochs of one release each, the record's +1 replaced by -1
+    exact = Fraction("0.8666807945971746203827847")
+    b = tightdp.shuffle(1, 50, epochs=3, epsilon=1, neighbors="replace", digits=2)
+    assert exact <= b.at_most <= exact * (1 + Fraction(1, 10**11))
+    assert b.at_least < b.at_most and b.upper_bound.startswith("certified-upper-bound: 3 Gaussian release(s) of sensitivity 2")
+
+
 def test_mistakes_are_refused():
     with pytest.raises(tightdp.InputError, match="exactly one of delta"):
         tightdp.shuffle(1, 10)

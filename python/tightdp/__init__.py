@@ -1606,21 +1606,26 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
 class ShuffleBound:
     """What :func:`shuffle` returns: ``at_least``, the certified lower bound (a Fraction; None where no test of
     the family gives a positive one) of ε (or δ) for shuffled batches; ``test``, the attack that certifies
-    it; ``poisson``, the :class:`Certified` Poisson accounting of the same expected batch size (None where no
+    it; ``at_most``, the certified upper bound (a Fraction, rounded up to 12 digits) that holds for every
+    shuffled run: E Gaussian releases, as if the batch order were known (``upper_bound`` says so);
+    ``poisson``, the :class:`Certified` Poisson accounting of the same expected batch size (None where no
     engine certifies it, a tiny noise multiplier: the verdict says why); ``verdict``."""
 
-    __slots__ = ("at_least", "test", "poisson", "verdict", "measure")
+    __slots__ = ("at_least", "at_most", "upper_bound", "test", "poisson", "verdict", "measure")
 
     def __init__(self, row: dict):
         self.measure = row["measure"]
         self.at_least = Fraction(row["shuffled_at_least"]) if row["shuffled_at_least"] else None
         self.test = row["test"]
+        self.at_most = Fraction(row["shuffled_at_most"])
+        self.upper_bound = row["upper_bound"]
         self.poisson = Certified(row["poisson_lo"], row["poisson_hi"], row["poisson_method"], "certified",
                                  f"{self.measure} of Poisson subsampling at q = 1/steps", None, None) if row["poisson_lo"] else None
         self.verdict = row["verdict"]
 
     def __repr__(self) -> str:
-        return f"ShuffleBound({self.measure} >= {self.at_least}, Poisson {self.poisson!s}: {self.verdict})"
+        return (f"ShuffleBound({self.at_least} <= {self.measure} <= {float(self.at_most)}, Poisson {self.poisson!s}: "
+                f"{self.verdict})")
 
 
 def shuffle(sigma: Number, steps: int, epochs: int = 1, delta: Optional[Number] = None, epsilon: Optional[Number] = None,

@@ -10,7 +10,7 @@
 
 Run: python3 scripts/reference/shuffle.py > scripts/reference/shuffle.txt
 """
-from mpmath import mp, mpf, ncdf, npdf, quad, log, exp, inf
+from mpmath import mp, mpf, ncdf, npdf, quad, log, exp, inf, sqrt
 
 mp.dps = 30
 
@@ -54,6 +54,21 @@ def delta_t2(eps, s):
     return a, b
 
 
+def known_order(sigma, epochs, rel, measure, at):
+    """The upper bound of shuffled batches (src/app/shuffle.rs): E Gaussian releases of sensitivity 1
+    (add/remove as zero-out) or 2 (replace) with noise sigma, i.e. the Gaussian of mu = Delta sqrt(E)/sigma,
+    whose delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) [DRS22]; eps(delta) by root finding."""
+    mu = (2 if rel == "replace" else 1) * sqrt(epochs) / mpf(sigma)
+    d = lambda e: ncdf(-e / mu + mu / 2) - exp(e) * ncdf(-e / mu - mu / 2)
+    if measure == "delta":
+        return d(mpf(at))
+    lo, hi = mpf(0), 20 * mu * mu + 20  # delta(eps) decreases: bisection to 2^-200
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if d(mid) > mpf(at) else (lo, mid)
+    return (lo + hi) / 2
+
+
 if __name__ == "__main__":
     for tau, s, T, rel in [("2.5", "1", 100, "add-remove"), ("3.75", "0.8", 1000, "replace"), ("1.5", "2", 10, "add-remove")]:
         p, q = above(tau, s, T, rel)
@@ -61,3 +76,6 @@ if __name__ == "__main__":
     for eps, s in [("0.5", "1"), ("1", "0.7")]:
         a, b = delta_t2(eps, s)
         print(f"delta_t2 {eps} {s} {mp.nstr(max(a, b), 20)}")
+    for sigma, epochs, rel, measure, at in [("1.1", 60, "add-remove", "epsilon", "1e-5"), ("1", 1, "add-remove", "epsilon", "1e-5"),
+                                            ("1", 3, "replace", "delta", "1"), ("0.5", 10, "replace", "epsilon", "1e-8")]:
+        print(f"upper {sigma} {epochs} {rel} {measure} {at} {mp.nstr(known_order(sigma, epochs, rel, measure, at), 25)}")

@@ -59,8 +59,8 @@ pub enum Command {
     Attack(attack::AttackArgs),
     /// Rényi divergences D_α at given orders and the tight zCDP parameter ρ = sup D_α/α, certified
     Renyi(renyi::RenyiArgs),
-    /// Shuffled batches: a certified lower bound on ε (or δ) from one explicit attack, beside the Poisson
-    /// accounting of the same expected batch size
+    /// Shuffled batches: a certified lower bound on ε (or δ) from one explicit attack and an upper bound (the
+    /// batch order known), beside the Poisson accounting of the same expected batch size
     Shuffle(shuffle::ShuffleArgs),
     /// What an allocation file says: per level and query, ρ, σ², sensitivity and neighbour relation
     Describe(describe::DescribeArgs),
