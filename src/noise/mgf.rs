@@ -57,7 +57,7 @@ use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
 pub use super::mgf_quad::RESTART_BITS;
-use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, log_sum_exp, trapezoid_window, PIECES};
+use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid_on, log_sum_exp, trapezoid_grid, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
 use super::mgf_wor::{WorGauss, WorLaplace};
 use crate::noise::direction::Direction;
@@ -229,16 +229,30 @@ impl Mgf {
 
     /// Planning (not certified): ln M(λ) for real λ ≥ 0 in double precision.
     pub fn ln_real_f64(&self, dir: Direction, lam: f64) -> f64 {
+        self.ln_real_f64_on(dir, lam, None)
+    }
+
+    /// Planning: what [`Mgf::ln_real_f64`]'s trapezoid sum reads on its fixed grid, for the laws whose
+    /// planning is that sum (the subsampled Gaussian, mixtures of Gaussians; None for the others). Computed
+    /// once per composition, it leaves each planning evaluation one exponential per point.
+    pub fn planning_grid(&self) -> Option<Vec<f64>> {
+        match self {
+            Mgf::PoissonGaussian { q, eta } => Some(trapezoid_grid(poisson_ln_r(q, eta).0)),
+            Mgf::Mixture { parts } => Some(trapezoid_grid(mixture_ln_r(parts).0)),
+            _ => None,
+        }
+    }
+
+    /// [`Mgf::ln_real_f64`], reading the trapezoid's values from `grid` ([`Mgf::planning_grid`] of this law)
+    /// where given: the same value, bit for bit.
+    pub fn ln_real_f64_on(&self, dir: Direction, lam: f64, grid: Option<&[f64]>) -> f64 {
         match self {
             Mgf::Gaussian { eta } => eta.to_f64() * lam * (lam + 1.0),
             Mgf::PoissonGaussian { q, eta } => {
-                let (q, eta) = (q.to_f64(), eta.to_f64());
-                let mu = (2.0 * eta).sqrt();
+                let (inner, mu) = poisson_ln_r(q, eta);
                 let kr = kappa_re(dir, lam);
                 // the log of the integrand at its largest, then a trapezoid sum relative to it
-                // ln r(x), stable where e^{μx − η} overflows
-                let ln_r = |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
-                ln_gauss_trapezoid(|x: f64| kr * ln_r(mu * x - eta), 14.0 + kr.max(0.0) * mu)
+                ln_gauss_trapezoid_on(inner, kr, 14.0 + kr.max(0.0) * mu, grid)
             }
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
@@ -246,17 +260,10 @@ impl Mgf {
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).ln_real_f64(lam),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).ln_real_f64(lam),
             Mgf::Mixture { parts } => {
-                let comps: Vec<(f64, f64, f64)> =
-                    parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
-                let ln_p0 = (1.0 - parts.iter().map(|(p, _)| p.to_f64()).sum::<f64>()).ln();
-                let mu_max = comps.iter().map(|c| c.1).fold(0.0, f64::max);
+                let (inner, mu_max) = mixture_ln_r(parts);
                 let kr = kappa_re(dir, lam);
-                // ln r(x) as a log-sum-exp, then the same trapezoid sum as the subsampled Gaussian's
-                let ln_r = |x: f64| {
-                    let ts: Vec<f64> = std::iter::once(ln_p0).chain(comps.iter().map(|(lp, mu, e)| lp + mu * x - e)).collect();
-                    log_sum_exp(&ts)
-                };
-                ln_gauss_trapezoid(|x: f64| kr * ln_r(x), 14.0 + kr.max(0.0) * mu_max)
+                // the same trapezoid sum as the subsampled Gaussian's
+                ln_gauss_trapezoid_on(inner, kr, 14.0 + kr.max(0.0) * mu_max, grid)
             }
             Mgf::Laplace { eps0 } => {
                 // λε₀ + ln[(1 + λ)/(1 + 2λ) + λ/(1 + 2λ) e^{−(1+2λ)ε₀}], without overflow
@@ -441,6 +448,26 @@ impl Decay {
             }
         }
     }
+}
+
+/// Planning: x ↦ ln r(μx − η) of the subsampled Gaussian in f64 (stable where e^{μx − η} overflows), and μ.
+fn poisson_ln_r(q: &Rational, eta: &Rational) -> (impl Fn(f64) -> f64, f64) {
+    let (q, eta) = (q.to_f64(), eta.to_f64());
+    let mu = (2.0 * eta).sqrt();
+    let ln_r = move |z: f64| if z > 0.0 { z + (q + (1.0 - q) * (-z).exp()).ln() } else { (1.0 - q + q * z.exp()).ln() };
+    (move |x: f64| ln_r(mu * x - eta), mu)
+}
+
+/// Planning: x ↦ ln r(x) of a mixture of Gaussians in f64, a log-sum-exp, and μ_max.
+fn mixture_ln_r(parts: &[(Rational, Rational)]) -> (impl Fn(f64) -> f64, f64) {
+    let comps: Vec<(f64, f64, f64)> = parts.iter().map(|(p, e)| (p.to_f64().ln(), (2.0 * e.to_f64()).sqrt(), e.to_f64())).collect();
+    let ln_p0 = (1.0 - parts.iter().map(|(p, _)| p.to_f64()).sum::<f64>()).ln();
+    let mu_max = comps.iter().map(|c| c.1).fold(0.0, f64::max);
+    let ln_r = move |x: f64| {
+        let ts: Vec<f64> = std::iter::once(ln_p0).chain(comps.iter().map(|(lp, mu, e)| lp + mu * x - e)).collect();
+        log_sum_exp(&ts)
+    };
+    (ln_r, mu_max)
 }
 
 /// An enclosure whose upper end bounds sup_{s ≥ s₀} |sin s / s| (module doc), for s₀ ≥ 0.

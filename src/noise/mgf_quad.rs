@@ -5,7 +5,8 @@ use crate::num::cinterval::CInterval;
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
-use rug::Float;
+use rug::ops::AddAssignRound;
+use rug::{Assign, Float};
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
 pub const CHUNK: usize = 64;
@@ -31,13 +32,39 @@ pub fn ln_gauss_trapezoid(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
 
 pub fn ln_gauss_trapezoid_within(g: impl Fn(f64) -> f64, hi: f64, points: usize) -> f64 {
     let f = |x: f64| -x * x / 2.0 + g(x);
-    let step = 0.05;
-    let window = |lo: f64, hi: f64| -> Vec<f64> { (0..=((hi - lo) / step) as usize).map(|i| f(lo + i as f64 * step)).collect() };
+    trapezoid(|_, x| f(x), f, hi, points)
+}
+
+/// The step of [`ln_gauss_trapezoid`]'s sum.
+const STEP: f64 = 0.05;
+
+/// `inner` at the points −14 + i·0.05, i ≤ [`TRAPEZOID_POINTS`], where [`ln_gauss_trapezoid`]'s first
+/// window reads it: with g = κ·inner, [`ln_gauss_trapezoid_on`] then costs one exponential per point.
+pub fn trapezoid_grid(inner: impl Fn(f64) -> f64) -> Vec<f64> {
+    (0..=TRAPEZOID_POINTS).map(|i| -14.0 + i as f64 * STEP).map(inner).collect()
+}
+
+/// [`ln_gauss_trapezoid`] of g = κ·inner, the first window's values of `inner` read from `grid`
+/// ([`trapezoid_grid`] of the same `inner`) where given: the same value, bit for bit.
+pub fn ln_gauss_trapezoid_on(inner: impl Fn(f64) -> f64, kappa: f64, hi: f64, grid: Option<&[f64]>) -> f64 {
+    let f = |x: f64| -x * x / 2.0 + kappa * inner(x);
+    match grid {
+        Some(grid) => trapezoid(|i, x| -x * x / 2.0 + kappa * grid[i], f, hi, TRAPEZOID_POINTS),
+        None => trapezoid(|_, x| f(x), f, hi, TRAPEZOID_POINTS),
+    }
+}
+
+/// The sum of [`ln_gauss_trapezoid`] of the log-integrand f, `first(i, x)` giving f at the i-th point x of
+/// the window that starts at −14.
+fn trapezoid(first: impl Fn(usize, f64) -> f64, f: impl Fn(f64) -> f64, hi: f64, points: usize) -> f64 {
+    let step = STEP;
+    let from_low = |hi: f64| -> Vec<f64> { (0..=((hi - -14.0) / step) as usize).map(|i| first(i, -14.0 + i as f64 * step)).collect() };
     let fs = if (hi + 14.0) / step <= points as f64 {
-        window(-14.0, hi)
+        from_low(hi)
     } else {
-        let mut fs = window(-14.0, 14.0);
-        fs.extend(window(hi - 28.0, hi));
+        let mut fs = from_low(14.0);
+        let lo = hi - 28.0;
+        fs.extend((0..=((hi - lo) / step) as usize).map(|i| f(lo + i as f64 * step)));
         fs
     };
     let top = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -85,20 +112,23 @@ pub fn layers(pieces: &[(Float, Float)]) -> Vec<(Float, Float)> {
     levels.dedup_by(|a, b| a == b);
     let mut out = Vec::with_capacity(levels.len());
     let mut below = Float::with_val(p, 0);
+    // (in place: the same roundings as fresh values, without an allocation per piece)
+    let (mut best, mut run) = (Float::new(p), Float::new(p));
     for y in levels {
-        let (mut best, mut run) = (Float::with_val(p, 0), Float::with_val(p, 0));
+        best.assign(0);
+        run.assign(0);
         for (m, l) in pieces {
             if m >= y {
-                run = Float::with_val_round(p, &run + l, Round::Down).0;
+                run.add_assign_round(l, Round::Down);
                 if run > best {
-                    best = run.clone();
+                    best.assign(&run);
                 }
             } else {
-                run = Float::with_val(p, 0);
+                run.assign(0);
             }
         }
         let height = Float::with_val_round(p, y - &below, Round::Down).0;
-        out.push((Float::with_val_round(p, &height * &best, Round::Down).0, best));
+        out.push((Float::with_val_round(p, &height * &best, Round::Down).0, best.clone()));
         below = y.clone();
     }
     out

@@ -18,6 +18,7 @@ pub mod mgf;
 mod mgf_check;
 mod mgf_dgauss;
 mod mgf_laplace_sub;
+pub mod mgf_plan;
 mod mgf_quad;
 mod mgf_replace;
 mod mgf_wor;

@@ -34,7 +34,8 @@ use crate::account::{Certified, Engine, Trust};
 use crate::err;
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
-use crate::noise::mgf::{Decay, Mgf};
+use crate::noise::mgf::Mgf;
+use crate::noise::mgf_plan::{planning_decay, PlanDecay};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
 use rug::{Float, Rational};
@@ -153,8 +154,10 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
     let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
     let prec = 96 + (3.33 * f64::from(digits + 2)).ceil() as u32 + (64 - n_total.leading_zeros());
     // the two directions are independent: one on each core
+    // (the planning sums' fixed values, once for both directions)
+    let grids = planning_grids(&mgfs);
     let run = |dir: Direction| -> Fallible<Option<(Interval, String)>> {
-        let comp = Composition { laws: &mgfs, dir, prec, digits, lines };
+        let comp = Composition { laws: &mgfs, grids: &grids, dir, prec, digits, lines };
         match q {
             Query::Delta(e) if *e >= 0 => comp.delta(&Interval::from_rational(e, prec)),
             Query::Epsilon(d) => comp.epsilon(d),
@@ -178,6 +181,11 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
     // δ and ε: the worse direction is the larger; f(α): the smaller
     let iv = if matches!(q, Query::Tradeoff(_)) { r.min(&a) } else { r.max(&a) };
     Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
+}
+
+/// Each law's [`Mgf::planning_grid`], in the order of the laws.
+fn planning_grids(mgfs: &[(Mgf, u64)]) -> Vec<Option<Vec<f64>>> {
+    mgfs.iter().map(|(m, _)| m.planning_grid()).collect()
 }
 
 /// The kinds of law in the composition, in words ("Poisson-subsampled Gaussian, Laplace").
@@ -207,6 +215,8 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
 /// One direction of the composition.
 struct Composition<'a> {
     laws: &'a [(Mgf, u64)],
+    /// each law's [`Mgf::planning_grid`]
+    grids: &'a [Option<Vec<f64>>],
     dir: Direction,
     prec: u32,
     digits: u32,
@@ -254,7 +264,7 @@ impl Composition<'_> {
 
     /// Planning: ln M(λ) of the composition.
     fn ln_mgf(&self, lam: f64) -> f64 {
-        self.laws.iter().map(|(m, n)| *n as f64 * m.ln_real_f64(self.dir, lam)).sum()
+        self.laws.iter().zip(self.grids).map(|((m, n), g)| *n as f64 * m.ln_real_f64_on(self.dir, lam, g.as_deref())).sum()
     }
 
     /// Planning: the tilt minimising the Chernoff bound at ε (the objective is convex in c), and the bound's log.
@@ -360,11 +370,11 @@ impl Composition<'_> {
             // the quadrature's share: n tol_q e^{ln M(c) − cε} (h/(2πc(c + 1)) + 1/(2c)) ≤ tol/4
             let spread = (h / (2.0 * PI * c * (c + 1.0)) + 0.5 / c).ln();
             let tol_q = (ln_tol - 4f64.ln() - ln_s - n_total.ln() - spread).exp();
-            let cf = Float::with_val(64, c);
-            let planned: Vec<Decay> = self
+            let planned: Vec<PlanDecay> = self
                 .laws
                 .iter()
-                .map(|(m, _)| m.decay(self.dir, &cf, &Float::with_val(64, m.ln_real_f64(self.dir, c).exp() * (1.0 + 1e-9)), 64))
+                .zip(self.grids)
+                .map(|((m, _), g)| planning_decay(m, self.dir, c, m.ln_real_f64_on(self.dir, c, g.as_deref()).exp() * (1.0 + 1e-9)))
                 .collect();
             let Some(reach) = self.reach(&planned, c, eps, h, ln_tol) else { continue };
             let k_max = (reach / h).ceil() as usize;
@@ -411,9 +421,9 @@ impl Composition<'_> {
     }
 
     /// Planning: the smallest t* (to 1%) where the rest of the sum e^{−cε} ρ(t*)/(π t*) is below e^{ln_tol}.
-    fn reach(&self, decays: &[Decay], c: f64, eps: f64, h: f64, ln_tol: f64) -> Option<f64> {
+    fn reach(&self, decays: &[PlanDecay], c: f64, eps: f64, h: f64, ln_tol: f64) -> Option<f64> {
         let rest = |t: f64| -> f64 {
-            let r: f64 = decays.iter().zip(self.laws).map(|(d, (_, n))| d.ln_upper(t).to_f64() * *n as f64).sum();
+            let r: f64 = decays.iter().zip(self.laws).map(|(d, (_, n))| d.ln_upper(t) * *n as f64).sum();
             r - c * eps - (PI * t).ln()
         };
         let mut hi = 4.0 * h;
@@ -547,7 +557,14 @@ impl Composition<'_> {
     /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
     /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
     fn tradeoff_below_zero(&self, alpha: &Rational, al: &Interval) -> Fallible<Option<(Interval, String)>> {
-        let other = Composition { laws: self.laws, dir: self.dir.swapped(), prec: self.prec, digits: self.digits, lines: self.lines };
+        let other = Composition {
+            laws: self.laws,
+            grids: self.grids,
+            dir: self.dir.swapped(),
+            prec: self.prec,
+            digits: self.digits,
+            lines: self.lines,
+        };
         let beta = Rational::from(1) - alpha.clone();
         let target = Interval::from_rational(&beta, self.prec);
         // planning: where the swapped pair's Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ') meets 1 − α

@@ -19,7 +19,8 @@ fn gaussian_compositions_hold_the_closed_form() {
     let mgfs: Vec<(Mgf, u64)> = etas.iter().map(|(e, n)| (Mgf::Gaussian { eta: e.clone() }, *n)).collect();
     let total: Rational = etas.iter().map(|(e, n)| e.clone() * Rational::from(*n)).sum();
     for digits in [10, 20] {
-        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
+        let comp =
+            Composition { laws: &mgfs, grids: &planning_grids(&mgfs), dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
         for e in ["0", "0.5", "2", "5"] {
             let line = comp.line(q(e).to_f64()).unwrap().unwrap();
             let d = line.delta(&Interval::from_rational(&q(e), 192));
@@ -135,7 +136,8 @@ fn gaussian_tradeoff_holds_the_closed_form() {
     let mgfs: Vec<(Mgf, u64)> = etas.iter().map(|(e, n)| (Mgf::Gaussian { eta: e.clone() }, *n)).collect();
     let total: Rational = etas.iter().map(|(e, n)| e.clone() * Rational::from(*n)).sum();
     for digits in [10, 20] {
-        let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
+        let comp =
+            Composition { laws: &mgfs, grids: &planning_grids(&mgfs), dir: Direction::Remove, prec: 192, digits, lines: &Lines::default() };
         // (thresholds above 0, then below it: 1/2, 9/10 and 99/100 from the swapped pair's line)
         for a in ["1e-6", "1e-3", "1/10", "1/2", "9/10", "99/100"] {
             let (f, _) = comp.tradeoff(&q(a)).unwrap().unwrap_or_else(|| panic!("f({a}) declined"));
@@ -147,7 +149,8 @@ fn gaussian_tradeoff_holds_the_closed_form() {
     }
     // the four points placed off the threshold (the maximiser then in an outer piece, or the spacing grown
     // until it is inside): the bound still holds the closed form
-    let comp = Composition { laws: &mgfs, dir: Direction::Remove, prec: 192, digits: 20, lines: &Lines::default() };
+    let comp =
+        Composition { laws: &mgfs, grids: &planning_grids(&mgfs), dir: Direction::Remove, prec: 192, digits: 20, lines: &Lines::default() };
     let al = Interval::from_rational(&q("1/1000"), 192);
     let want = crate::noise::gauss::tradeoff(&total, &q("1/1000"), 192).unwrap();
     let line = comp.line(3.0).unwrap().unwrap();
