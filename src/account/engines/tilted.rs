@@ -75,7 +75,13 @@ enum Estimate {
 pub(super) struct Lines {
     lines: Mutex<HashMap<LineKey, Option<Arc<Line>>>>,
     cells: Mutex<HashMap<CellKey, Option<f64>>>,
+    /// planning values ln M(λ) of the composition, by direction and λ's bits: the tilt searches of nearby
+    /// points (a crossing's bisection, the next query's) walk mostly the same λ
+    ln_mgf: Mutex<HashMap<(Direction, u64), f64>>,
 }
+
+/// Planning values kept at most (past it the map starts afresh: the same values, computed again).
+const LN_MGF_KEPT: usize = 1 << 16;
 
 /// The value of `key` in `map`, computed by `f` and kept there the first time (the lock is not held while
 /// `f` runs: two threads may both compute a key, and both get the same value, a function of the key).
@@ -264,7 +270,19 @@ impl Composition<'_> {
 
     /// Planning: ln M(λ) of the composition.
     fn ln_mgf(&self, lam: f64) -> f64 {
-        self.laws.iter().zip(self.grids).map(|((m, n), g)| *n as f64 * m.ln_real_f64_on(self.dir, lam, g.as_deref())).sum()
+        let key = (self.dir, lam.to_bits());
+        // (a poisoned map only loses its speed: the value is computed afresh)
+        if let Some(v) = self.lines.ln_mgf.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return v;
+        }
+        let v = self.laws.iter().zip(self.grids).map(|((m, n), g)| *n as f64 * m.ln_real_f64_on(self.dir, lam, g.as_deref())).sum();
+        if let Ok(mut m) = self.lines.ln_mgf.lock() {
+            if m.len() >= LN_MGF_KEPT {
+                m.clear();
+            }
+            m.insert(key, v);
+        }
+        v
     }
 
     /// Planning: the tilt minimising the Chernoff bound at ε (the objective is convex in c), and the bound's log.
