@@ -86,6 +86,8 @@ pub fn add_phases(w: &Interval, theta: &Interval, acc: &mut [CInterval]) {
     let step = CInterval::exp_of(&Interval::zero(p), theta);
     let mut z = CInterval::real(w.clone());
     let mut since = 0.0;
+    // (in place: the same roundings as fresh values, without allocating per point)
+    let mut scratch: [Interval; 4] = std::array::from_fn(|_| Interval::zero(p));
     for (k, a) in acc.iter_mut().enumerate() {
         if k > 0 {
             if since + grow > RESTART_BITS {
@@ -93,11 +95,11 @@ pub fn add_phases(w: &Interval, theta: &Interval, acc: &mut [CInterval]) {
                 z = CInterval::exp_of(&Interval::zero(p), &phase).scale(w);
                 since = 0.0;
             } else {
-                z = z.mul(&step);
+                z.mul_assign(&step, &mut scratch);
                 since += grow;
             }
         }
-        *a = a.add(&z);
+        a.add_assign(&z);
     }
 }
 

@@ -59,6 +59,24 @@ impl CInterval {
         CInterval { re: self.re.mul(&o.re).sub(&self.im.mul(&o.im)), im: self.re.mul(&o.im).add(&self.im.mul(&o.re)) }
     }
 
+    /// self + o in place: [`CInterval::add`] bit for bit.
+    pub fn add_assign(&mut self, o: &CInterval) {
+        self.re.add_assign(&o.re);
+        self.im.add_assign(&o.im);
+    }
+
+    /// self · o in place, with four scratch intervals at the working precision: [`CInterval::mul`] bit for
+    /// bit, without allocating in the phase recurrences' loops.
+    pub fn mul_assign(&mut self, o: &CInterval, scratch: &mut [Interval; 4]) {
+        let [ac, bd, ad, bc] = scratch;
+        self.re.mul_into(&o.re, ac);
+        self.im.mul_into(&o.im, bd);
+        self.re.mul_into(&o.im, ad);
+        self.im.mul_into(&o.re, bc);
+        Interval::sub_into(ac, bd, &mut self.re);
+        Interval::add_into(ad, bc, &mut self.im);
+    }
+
     pub fn scale(&self, x: &Interval) -> CInterval {
         CInterval { re: self.re.mul(x), im: self.im.mul(x) }
     }

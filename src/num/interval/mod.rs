@@ -5,6 +5,7 @@
 //! correctly rounded `Round::Down` / `Round::Up`), so errors never accumulate silently.
 
 use rug::float::{Constant, Round, Special};
+use rug::ops::{AddAssignRound, AssignRound};
 use rug::{Float, Rational};
 use std::fmt;
 
@@ -214,6 +215,62 @@ impl Interval {
             }
         }
         Interval::new(lo.expect("invariant: a non-empty set of end points"), hi.expect("invariant: a non-empty set of end points"))
+    }
+
+    /// [`Interval::mul`] into `out`, the same ends bit for bit; without allocating where `out` holds the
+    /// product's precision and every end is finite (the hot loops' case), by [`Interval::mul`] otherwise.
+    pub fn mul_into(&self, o: &Interval, out: &mut Interval) {
+        let p = self.prec().max(o.prec());
+        let finite = [&self.lo, &self.hi, &o.lo, &o.hi].into_iter().all(|f| f.is_finite());
+        if finite && out.lo.prec() == p && out.hi.prec() == p {
+            // (the branches of `mul`: both non-negative first, then the sign cases)
+            let corners =
+                if self.lo >= 0 && o.lo >= 0 { Some(((&self.lo, &o.lo), (&self.hi, &o.hi))) } else { sign_corners(self, o, false) };
+            if let Some((l, h)) = corners {
+                out.lo.assign_round(l.0 * l.1, Round::Down);
+                out.hi.assign_round(h.0 * h.1, Round::Up);
+                assert!(out.lo <= out.hi, "internal error: interval with lo > hi or a NaN end: [{}, {}]", out.lo, out.hi);
+                return;
+            }
+        }
+        *out = self.mul(o);
+    }
+
+    /// self + o in place, the same ends as [`Interval::add`] bit for bit (without allocating where self
+    /// holds the sum's precision).
+    pub fn add_assign(&mut self, o: &Interval) {
+        if self.lo.prec() == self.prec().max(o.prec()) && self.hi.prec() == self.lo.prec() {
+            self.lo.add_assign_round(&o.lo, Round::Down);
+            self.hi.add_assign_round(&o.hi, Round::Up);
+            assert!(self.lo <= self.hi, "internal error: interval with lo > hi or a NaN end: [{}, {}]", self.lo, self.hi);
+        } else {
+            *self = self.add(o);
+        }
+    }
+
+    /// a − b into `out`, the same ends as [`Interval::sub`] bit for bit (without allocating where `out`
+    /// holds the difference's precision).
+    pub fn sub_into(a: &Interval, b: &Interval, out: &mut Interval) {
+        let p = a.prec().max(b.prec());
+        if out.lo.prec() == p && out.hi.prec() == p {
+            out.lo.assign_round(&a.lo - &b.hi, Round::Down);
+            out.hi.assign_round(&a.hi - &b.lo, Round::Up);
+            assert!(out.lo <= out.hi, "internal error: interval with lo > hi or a NaN end: [{}, {}]", out.lo, out.hi);
+        } else {
+            *out = a.sub(b);
+        }
+    }
+
+    /// a + b into `out`, the same ends as [`Interval::add`] bit for bit.
+    pub fn add_into(a: &Interval, b: &Interval, out: &mut Interval) {
+        let p = a.prec().max(b.prec());
+        if out.lo.prec() == p && out.hi.prec() == p {
+            out.lo.assign_round(&a.lo + &b.lo, Round::Down);
+            out.hi.assign_round(&a.hi + &b.hi, Round::Up);
+            assert!(out.lo <= out.hi, "internal error: interval with lo > hi or a NaN end: [{}, {}]", out.lo, out.hi);
+        } else {
+            *out = a.add(b);
+        }
     }
 
     /// Quotient; the divisor must not contain zero. A corner ±∞/±∞ (ends that overflowed) is left out:

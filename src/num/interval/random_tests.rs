@@ -9,6 +9,7 @@
 //! operations. A failure names the test's seed and the case number (`xorshift::gen::case(seed, i)` replays it).
 
 use super::*;
+use crate::num::cinterval::CInterval;
 use crate::num::xorshift::gen::{case, Range};
 use crate::num::xorshift::XorShift;
 use rug::ops::Pow;
@@ -498,4 +499,46 @@ fn functional_equations_hold() {
 #[should_panic(expected = "lo > hi")]
 fn new_refuses_reversed_ends() {
     let _ = Interval::new(Float::with_val(53, 2), Float::with_val(53, 1));
+}
+
+/// The in-place operations of the hot loops (`mul_into`, `add_assign`, `sub_into`, `add_into`, and the
+/// complex `mul_assign`, `add_assign` built on them) give the allocating operations' ends bit for bit: the
+/// same values, signs of zero and precisions, over every sign case, zeros, infinite ends and mixed
+/// precisions, into outputs of the result's precision (the fast path) and of another (the fallback).
+#[test]
+fn in_place_operations_are_the_allocating_ones() {
+    let same = |x: &Interval, y: &Interval| {
+        let f = |a: &Float, b: &Float| {
+            a.prec() == b.prec() && (a == b || (a.is_nan() && b.is_nan())) && a.is_sign_negative() == b.is_sign_negative()
+        };
+        f(&x.lo, &y.lo) && f(&x.hi, &y.hi)
+    };
+    run(0x1a7, n_cases(), |g, ctx| {
+        let (a, b) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
+        let ctx = &|| format!("{}: a = {a:?}, b = {b:?}", ctx());
+        let p = a.prec().max(b.prec());
+        for q in [p, p + 7] {
+            let mut out = Interval::zero(q);
+            a.mul_into(&b, &mut out);
+            assert!(same(&out, &a.mul(&b)), "mul_into {out:?}\n{}", ctx());
+            Interval::sub_into(&a, &b, &mut out);
+            assert!(same(&out, &a.sub(&b)), "sub_into {out:?}\n{}", ctx());
+            Interval::add_into(&a, &b, &mut out);
+            assert!(same(&out, &a.add(&b)), "add_into {out:?}\n{}", ctx());
+        }
+        let mut s = a.clone();
+        s.add_assign(&b);
+        assert!(same(&s, &a.add(&b)), "add_assign {s:?}\n{}", ctx());
+        let (c, d) = (g.interval(Range::Extreme), g.interval(Range::Extreme));
+        let (z, w) = (CInterval::new(a.clone(), b.clone()), CInterval::new(c, d));
+        let mut scratch: [Interval; 4] = std::array::from_fn(|_| Interval::zero(p));
+        let mut m = z.clone();
+        m.mul_assign(&w, &mut scratch);
+        let want = z.mul(&w);
+        assert!(same(m.re(), want.re()) && same(m.im(), want.im()), "mul_assign {m:?} vs {want:?}\n{}", ctx());
+        let mut s = z.clone();
+        s.add_assign(&w);
+        let want = z.add(&w);
+        assert!(same(s.re(), want.re()) && same(s.im(), want.im()), "complex add_assign\n{}", ctx());
+    });
 }
