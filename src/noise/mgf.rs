@@ -645,18 +645,21 @@ impl Sub {
         let t_max = h.to_f64() * k_max as f64;
         let plan = self.plan(kr.to_f64(), t_max, tol);
         let err = self.error(&plan, &kr, t_max);
-        chunked_sum(plan.nodes, k_max, p, &err, |n, acc| self.add_node(&plan, n, &kr, sign, h, acc))
+        // ln √(2π), once per line (it was a logarithm per node)
+        let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
+        chunked_sum(plan.nodes, k_max, p, &err, |n, acc| self.add_node(&plan, n, &kr, sign, h, &ln_norm, acc))
     }
 
     /// Node n's terms ϑ φ(x) r(x)^{κr} e^{±ikhℓ(x)} added to acc[k].
-    fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, acc: &mut [CInterval]) {
+    /// (`ln_norm` = ln √(2π), enclosed.)
+    #[allow(clippy::too_many_arguments)]
+    fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, ln_norm: &Interval, acc: &mut [CInterval]) {
         let p = self.prec;
         let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
         let (u, _) = self.terms(&x);
         let l = self.p0().add(&u).ln();
-        let two_pi = Interval::pi(p).add(&Interval::pi(p));
         let half = Interval::from_float(&Float::with_val(p, 0.5), p);
-        let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(&two_pi.ln().mul(&half));
+        let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(ln_norm);
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = l.mul(&Interval::from_float(h, p)).mul(&Interval::from_i64(i64::from(sign), p));
         add_phases(&w, &theta, acc);

@@ -146,22 +146,20 @@ impl Replace {
         let t_max = h.to_f64() * k_max as f64;
         let plan = self.plan(c.to_f64(), t_max, tol);
         let err = self.error(&plan, c, t_max);
-        chunked_sum(plan.nodes, k_max, self.prec, &err, |n, acc| self.add_node(&plan, n, c, h, acc))
+        // ln √(2π), once per line (it was a logarithm per node)
+        let p = self.prec;
+        let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
+        chunked_sum(plan.nodes, k_max, self.prec, &err, |n, acc| self.add_node(&plan, n, c, h, &ln_norm, acc))
     }
 
     /// Node n's terms ϑ φ(x) r^{1+c} r̃^{−c} e^{ikhℓ(x)} added to acc[k].
-    fn add_node(&self, plan: &Plan, n: usize, c: &Float, h: &Float, acc: &mut [CInterval]) {
+    fn add_node(&self, plan: &Plan, n: usize, c: &Float, h: &Float, ln_norm: &Interval, acc: &mut [CInterval]) {
         let p = self.prec;
         let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
         let (ln_r, ln_rt, _, _) = self.at(&x);
         let half = Interval::from_float(&Float::with_val(p, 0.5), p);
         let ci = Interval::from_float(c, p);
-        let ln_w = Interval::one(p)
-            .add(&ci)
-            .mul(&ln_r)
-            .sub(&ci.mul(&ln_rt))
-            .sub(&x.mul(&x).mul(&half))
-            .sub(&Interval::pi(p).add(&Interval::pi(p)).ln().mul(&half));
+        let ln_w = Interval::one(p).add(&ci).mul(&ln_r).sub(&ci.mul(&ln_rt)).sub(&x.mul(&x).mul(&half)).sub(ln_norm);
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = ln_r.sub(&ln_rt).mul(&Interval::from_float(h, p));
         add_phases(&w, &theta, acc);
