@@ -40,8 +40,12 @@ def test_the_event_is_the_constructor_and_lies_above_the_attack():
 
 def test_mistakes_are_refused():
     g = dp_event.GaussianDpEvent(1.0)
-    with pytest.raises(tightdp.InputError, match="num_selected = 2"):
-        tightdp.from_dp_event(RandomAllocationDpEvent(g, 2, 10))
+    with pytest.raises(tightdp.InputError, match=r"num_selected \(11\) must be at most num_steps \(10\)"):
+        tightdp.from_dp_event(RandomAllocationDpEvent(g, 11, 10))
+    with pytest.raises(tightdp.InputError, match="selected must be"):
+        tightdp.RandomAllocation(1, 10, selected=0)
+    with pytest.raises(tightdp.InputError, match="from 1 to steps"):
+        tightdp.RandomAllocation(1, 10, selected=11)
     with pytest.raises(tightdp.InputError, match="only a GaussianDpEvent"):
         tightdp.from_dp_event(RandomAllocationDpEvent(dp_event.LaplaceDpEvent(1.0), 1, 10))
     assert not tightdp.PLDAccountant().supports(RandomAllocationDpEvent(g, 1, 0))
@@ -61,3 +65,23 @@ def test_noise_multiplier_calibrates_the_bound():
         tightdp.noise_multiplier(8, "1e-5", steps=1000, allocation_steps=234)
     with pytest.raises(tightdp.InputError, match="not both"):
         tightdp.noise_multiplier(8, "1e-5", steps=234, allocation_steps=234, sample_rate="0.01")
+
+
+def test_k_of_t_steps_is_the_composition_of_its_groups():
+    # scripts/reference/allocation_k.txt (mpmath): sigma^2 = 2, k = 3 of t = 7 steps, D_3 of the composition of
+    # two one-of-two and one one-of-three allocations
+    d = tightdp.from_mechs(["alloc:sigma2=2,steps=7,k=3"], "add-remove").renyi(3)
+    ref = Decimal("1.15660959610559021932606690038")
+    assert abs(d.lo - ref) < Decimal("1e-19") and abs(d.hi - ref) < Decimal("1e-19") and d.trust == "certified-bound"
+    ev = RandomAllocationDpEvent(dp_event.GaussianDpEvent(1.1), 2, 234)
+    up = tightdp.from_dp_event(dp_event.SelfComposedDpEvent(ev, 60)).epsilon("1e-5")
+    same = tightdp.RandomAllocation("1.1", 234, epochs=60, selected=2).epsilon("1e-5")
+    # two steps of 234 per record: two one-of-117 allocations per epoch, as 120 epochs of 117 steps
+    half = tightdp.RandomAllocation("1.1", 117, epochs=120).epsilon("1e-5")
+    assert up.lo == same.lo == half.lo and up.hi == same.hi == half.hi and up.trust == "certified-bound"
+    assert tightdp.RandomAllocation("1.1", 234, epochs=60).epsilon("1e-5").hi < up.lo
+    assert tightdp.PLDAccountant().supports(ev)
+    nm = tightdp.noise_multiplier(8, "1e-5", steps=234 * 60, allocation_steps=234, allocation_selected=2)
+    assert tightdp.RandomAllocation(nm.sigma, 234, epochs=60, selected=2).epsilon("1e-5").hi <= 8 < nm.epsilon_below
+    with pytest.raises(tightdp.InputError, match="needs allocation_steps"):
+        tightdp.noise_multiplier(8, "1e-5", steps=100, allocation_selected=2)

@@ -599,12 +599,14 @@ def Zcdp(rho: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
     return from_mechs([f"zcdp:rho={_q(rho, 'rho')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
 
 
-def RandomAllocation(sigma: Number, steps: int, epochs: int = 1, sensitivity: Number = 1) -> Composition:
+def RandomAllocation(sigma: Number, steps: int, epochs: int = 1, sensitivity: Number = 1, selected: int = 1) -> Composition:
     """Random allocation (balls in bins) of the Gaussian mechanism: in each of `epochs` epochs every record
-    joins one of `steps` steps uniformly at random, and each step releases its records' sum (L2 sensitivity
-    `sensitivity`) plus N(0, σ²). Add/remove neighbours. Accounted through its Rényi divergences: a
-    certified upper bound (trust ``certified-bound``); `tightdp.shuffle(..., neighbors="add-remove")` gives a
-    certified lower bound from the same pair.
+    joins `selected` (default one) of `steps` steps uniformly at random, and each step releases its records'
+    sum (L2 sensitivity `sensitivity`) plus N(0, σ²). Add/remove neighbours. Accounted through its Rényi
+    divergences: a certified upper bound (trust ``certified-bound``); `tightdp.shuffle(...,
+    neighbors="add-remove")` gives a certified lower bound from the same pair (one step per record). With
+    ``selected=k`` the bound is that of k one-step allocations of about steps/k steps each
+    (``alloc:...,k=K``).
 
     >>> c = tightdp.RandomAllocation("1.1", 234, epochs=60)
     >>> 2.5 < float(c.epsilon("1e-5").hi) < 2.6
@@ -612,6 +614,9 @@ def RandomAllocation(sigma: Number, steps: int, epochs: int = 1, sensitivity: Nu
     """
     parts = [f"sigma={_q(sigma, 'sigma')}", f"mu={_q(sensitivity, 'sensitivity')}",
              f"steps={_int(steps, 'steps', 1, 2**40)}", f"n={_int(epochs, 'epochs', 1, MAX_N)}"]
+    k = _int(selected, "selected", 1, 2**40)
+    if k > 1:
+        parts.append(f"k={k}")
     return from_mechs(["alloc:" + ",".join(parts)], "add-remove")
 
 
@@ -741,8 +746,8 @@ def _discrete_gaussian_spec(event) -> str:
 
 
 def _allocation_spec(event) -> str:
-    """The `alloc:` term of a RandomAllocationDpEvent (each record in num_selected of num_steps steps):
-    one step per record, of a Gaussian, a certified upper bound through Renyi divergences."""
+    """The `alloc:` term of a RandomAllocationDpEvent (each record in num_selected of num_steps steps) of a
+    Gaussian: a certified upper bound through Renyi divergences (num_selected > 1: `k=`)."""
     inner = type(event.event).__name__
     if inner != "GaussianDpEvent":
         raise InputError(f"RandomAllocationDpEvent of a {inner}: only a GaussianDpEvent inside is supported (as dp_accounting)")
@@ -750,13 +755,10 @@ def _allocation_spec(event) -> str:
     t = _int(event.num_steps, "RandomAllocationDpEvent.num_steps", 1, 2**40)
     if k > t:
         raise InputError(f"RandomAllocationDpEvent: num_selected ({k}) must be at most num_steps ({t})")
-    if k != 1:
-        raise InputError(f"RandomAllocationDpEvent with num_selected = {k}: only one step per record (num_selected = 1) "
-                         "is accounted yet")
     nm = _exact(event.event.noise_multiplier, "RandomAllocationDpEvent.event.noise_multiplier")
     if nm < 0:
         raise InputError("RandomAllocationDpEvent: noise_multiplier must be non-negative")
-    return f"alloc:sigma={nm},steps={t}"
+    return f"alloc:sigma={nm},steps={t}" + (f",k={k}" if k > 1 else "")
 
 
 def _tree_depth(event) -> int:
@@ -1563,7 +1565,7 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
                      sample_rate: Optional[Number] = None, steps: int = 1, resolution: Number = "0.001",
                      neighbors: str = "add-remove", *, target_advantage: Optional[Number] = None,
                      target_tpr: Optional[Number] = None, at_fpr: Optional[Number] = None,
-                     allocation_steps: Optional[int] = None) -> NoiseMultiplier:
+                     allocation_steps: Optional[int] = None, allocation_selected: int = 1) -> NoiseMultiplier:
     """DP-SGD calibration, certified (Opacus's ``get_noise_multiplier(target_epsilon, target_delta,
     sample_rate, steps)``): the smallest noise multiplier σ, a multiple of ``resolution``, for which
     ``steps`` Poisson-subsampled Gaussian steps (sampling rate ``sample_rate``; None: every step sees all
@@ -1575,7 +1577,8 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
 
     ``allocation_steps=T`` calibrates random allocation instead of Poisson subsampling (each record in one
     of T steps per epoch, ``steps`` a multiple of T; no ``sample_rate``): its certified upper bound, as
-    ``tightdp calibrate --mech alloc:sigma=?,steps=T,n=EPOCHS``.
+    ``tightdp calibrate --mech alloc:sigma=?,steps=T,n=EPOCHS``; ``allocation_selected=k`` puts each record
+    in k of the T steps (``k=K``).
 
     >>> nm = tightdp.noise_multiplier(2, "1e-5", steps=10)
     >>> nm.sigma, nm.epsilon <= 2 < nm.epsilon_below
@@ -1591,7 +1594,12 @@ def noise_multiplier(target_epsilon: Optional[Number] = None, target_delta: Opti
         if steps % per_epoch:
             raise InputError(f"steps ({steps}) must be a whole number of epochs of allocation_steps ({per_epoch}) steps")
         spec = f"alloc:sigma=?,steps={per_epoch},n={steps // per_epoch}"
+        k = _int(allocation_selected, "allocation_selected", 1, per_epoch)
+        if k > 1:
+            spec += f",k={k}"
     else:
+        if allocation_selected != 1:
+            raise InputError("allocation_selected needs allocation_steps (random allocation)")
         spec = "gauss:sigma=?,n=" + str(steps)
         if sample_rate is not None:
             spec += ",q=" + _q(sample_rate, "sample_rate")

@@ -18,8 +18,10 @@
 //!   (`account::rdp_bound`): trust `certified-bound`. The exact ε can only be lower; a lower bound of it is
 //!   `tightdp shuffle --neighbors add-remove`'s (`attack::shuffle`, the same pair).
 //! * One step (T = 1) is the Gaussian mechanism: E[M^β] = e^{μ²β(β−1)/(2σ²)} exactly, for every real β.
+//! * k of the T steps for each record (`k=K`): `selected`, the composition of k one-step allocations.
 
 pub mod moments;
+pub mod selected;
 
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
@@ -69,7 +71,7 @@ impl RandomAllocation {
         Ok(RandomAllocation { sigma2, mu, steps, mu2, positive: Mutex::new(None), negative: Mutex::new(None) })
     }
 
-    /// From `--mech alloc:sigma=S,steps=T[,mu=M]` (or `sigma2=`).
+    /// From `--mech alloc:sigma=S,steps=T[,k=K][,mu=M]` (or `sigma2=`); k > 1 is `selected::SelectedAllocation`.
     pub fn law_from_params(p: &mut crate::noise::params::Params) -> Fallible<Arc<dyn LossLaw>> {
         let sigma2 = p.variance("sigma (the noise multiplier)")?;
         let mu = p.positive_or("mu", Rational::from(1))?;
@@ -80,7 +82,21 @@ impl RandomAllocation {
             .ok()
             .filter(|x| (1..=1u64 << 40).contains(x))
             .ok_or_else(|| err!(Input, "mechanism '{}': steps must be a whole number between 1 and 2^40, got '{v}'", p.spec()))?;
-        let law = RandomAllocation::new(sigma2, mu, steps).map_err(|e| e.context(format!("mechanism '{}'", p.spec())))?;
+        let k = match p.take("k") {
+            None => 1,
+            Some(v) => v.trim().parse::<u64>().ok().filter(|k| (1..=steps).contains(k)).ok_or_else(|| {
+                err!(
+                    Input,
+                    "mechanism '{}': k (the steps each record is in) must be a whole number from 1 to steps ({steps}), got '{v}'",
+                    p.spec()
+                )
+            })?,
+        };
+        let context = |e: crate::error::Error| e.context(format!("mechanism '{}'", p.spec()));
+        if k > 1 {
+            return Ok(Arc::new(selected::SelectedAllocation::new(sigma2, mu, steps, k).map_err(context)?));
+        }
+        let law = RandomAllocation::new(sigma2, mu, steps).map_err(context)?;
         Ok(Arc::new(law))
     }
 

@@ -46,8 +46,8 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ),
     (
         "alloc",
-        "random allocation of the Gaussian mechanism, each record in one of T steps per epoch, add/remove neighbours, accounted through Renyi divergences (a certified upper bound): alloc:sigma=S,steps=T[,mu=M], n= epochs",
-        &["sigma", "sigma2", "mu", "steps"],
+        "random allocation of the Gaussian mechanism, each record in k (default 1) of T steps per epoch, add/remove neighbours, accounted through Renyi divergences (a certified upper bound): alloc:sigma=S,steps=T[,k=K][,mu=M], n= epochs",
+        &["sigma", "sigma2", "mu", "steps", "k"],
         crate::noise::allocation::RandomAllocation::law_from_params,
     ),
     ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {

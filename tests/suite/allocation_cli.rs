@@ -1,4 +1,4 @@
-//! Random allocation (`--mech alloc:sigma=S,steps=T[,mu=M]`, `n=` epochs; `noise/allocation.rs`): the
+//! Random allocation (`--mech alloc:sigma=S,steps=T[,k=K][,mu=M]`, `n=` epochs; `noise/allocation.rs`): the
 //! certified upper bound through Rényi divergences, against scripts/reference/allocation.{py,txt} (mpmath:
 //! the one-step case's conversion on dp_accounting's orders computed independently; the exact second moment
 //! at MNIST size), beside the shuffled-batches lower bound of the same pair, and the refusals.
@@ -54,8 +54,48 @@ fn the_tradeoff_bound_lies_below_the_exact_one() {
     assert!(out.contains("certified-bound"), "{out}");
 }
 
+/// k of t steps (`k=`, `noise/allocation/selected.rs`): the composition of k − r one-of-t₀ and r
+/// one-of-(t₀ + 1) allocations, t = k·t₀ + r; mpmath's divergence of that composition at α = 3
+/// (scripts/reference/allocation_k.txt, σ² = 2, t = 7, k = 3), and a record in more steps loses more.
+#[test]
+fn k_of_t_steps_composes_its_groups() {
+    let row = csv_row(&["renyi", "--mech", "alloc:sigma2=2,steps=7,k=3", "--alpha", "3"]);
+    let want = float("1.15660959610559021932606690038");
+    for end in ["value_lo", "value_hi"] {
+        let got = float(get(&row, end));
+        assert!(rug::Float::with_val(256, &got - &want).abs() < 1e-28, "{end}: {got} against {want}");
+    }
+    assert_eq!(get(&row, "trust"), "certified-bound");
+    let eps = |k: &str| {
+        let mech = format!("alloc:sigma=1.1,steps=234,k={k},n=60");
+        float(get(&csv_row(&["epsilon", "--mech", &mech, "--delta", "1e-5"]), "epsilon_lo"))
+    };
+    assert!(eps("1") < eps("2") && eps("2") < eps("3"));
+}
+
+/// The `random-allocation` package (1.0.5, Feldman–Shenfeld's; `allocation_epsilon_direct`, integer orders
+/// 2–60, in double precision, run 2026-11-29) bounds k of t steps by k allocations of ⌊t/k⌋ steps: MNIST
+/// size, 60 epochs, ε(1e-5). Where k divides t the bounds agree to its double precision; at k = 4 (234 =
+/// 4·58 + 2) the two groups of 59 here give a lower bound than its four groups of 58.
+#[test]
+fn k_of_t_agrees_with_the_random_allocation_package() {
+    let eps = |k: &str| {
+        let mech = format!("alloc:sigma=1.1,steps=234,k={k},n=60");
+        float(get(&csv_row(&["epsilon", "--mech", &mech, "--delta", "1e-5"]), "epsilon_hi")).to_f64()
+    };
+    for (k, theirs) in [("1", 2.5486332957970648), ("2", 5.5778266084994295)] {
+        assert!((eps(k) - theirs).abs() < 1e-12 * theirs, "k = {k}: {} against {theirs}", eps(k));
+    }
+    let four = eps("4");
+    assert!(four < 12.76125810548098 && four > 12.6, "{four}");
+}
+
 #[test]
 fn refusals() {
+    for k in ["0", "11", "two"] {
+        let mech = format!("alloc:sigma=1,steps=10,k={k},n=3");
+        refused(&["epsilon", "--mech", &mech, "--delta", "1e-5"], &["k (the steps each record is in)", "from 1 to steps (10)"]);
+    }
     refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,n=3", "--delta", "1e-5", "--neighbors", "replace"], &["add/remove"]);
     refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,q=1/2", "--delta", "1e-5"], &["q=", "samples its own batches"]);
     refused(&["epsilon", "--mech", "alloc:sigma=1,steps=10,sampling=wor,m=1,pop=5", "--delta", "1e-5"], &["without replacement"]);

@@ -1,0 +1,104 @@
+//! Random allocation of k of T steps per epoch (k > 1): each record is used in k steps drawn uniformly
+//! from the T, `alloc:sigma=S,steps=T,k=K[,mu=M]`, `n=E` epochs, add/remove neighbours.
+//!
+//! * **The decomposition** [FS25]. Write T = k·t₀ + r (0 ≤ r < k). A uniform k-subset of the steps is
+//!   drawn by shuffling the steps into k − r groups of t₀ and r groups of t₀ + 1 (a partition that does
+//!   not depend on the data) and taking one uniform step of each group: the law of the chosen set is
+//!   invariant under every permutation of the steps and it always has k members, so it is uniform. Given
+//!   the partition the record is allocated to one step in each group, and [FS25] show the k-of-T scheme is
+//!   dominated by the composition of these k one-of-tᵢ allocations, adaptive steps included; the
+//!   partition is a data-independent mixture, and the hockey-stick divergence is jointly convex.
+//!   dp_accounting's `allocation_directional_pld` composes the same k − r and r parts.
+//! * **What is certified.** Rényi divergences of a composition add [Mir17, Prop. 1]: one epoch's D_α is
+//!   at most (k − r)·D_α(t₀) + r·D_α(t₀ + 1), each term the one-of-tᵢ law's upper bound
+//!   (`RandomAllocation`). Trust `certified-bound`, as for k = 1.
+//! * k = T is k Gaussian releases (t₀ = 1): exactly kαμ²/(2σ²) in both directions.
+
+use super::RandomAllocation;
+use crate::error::Fallible;
+use crate::fallible;
+use crate::noise::loss::{Direction, LossLaw};
+use crate::noise::neighbors::Neighbors;
+use crate::num::format::fmt_rational;
+use crate::num::Interval;
+use rug::Rational;
+
+/// k of `steps` steps per epoch for each record (module doc): the one-of-t₀ law `k − r` times and the
+/// one-of-(t₀ + 1) law `r` times.
+#[derive(Debug, Clone)]
+pub struct SelectedAllocation {
+    selected: u64,
+    steps: u64,
+    /// (the one-step-per-record law of a group, how many groups of that size)
+    parts: Vec<(RandomAllocation, u64)>,
+}
+
+impl SelectedAllocation {
+    /// σ² the noise variance, μ the sensitivity, `selected` of `steps` steps per epoch for each record.
+    pub fn new(sigma2: Rational, mu: Rational, steps: u64, selected: u64) -> Fallible<SelectedAllocation> {
+        if selected == 0 || selected > steps {
+            return fallible!(
+                Input,
+                "random allocation: k (the steps each record is in) must be between 1 and the steps of an epoch ({steps}), got {selected}"
+            );
+        }
+        let (t0, r) = (steps / selected, steps % selected);
+        let mut parts = vec![(RandomAllocation::new(sigma2.clone(), mu.clone(), t0)?, selected - r)];
+        if r > 0 {
+            parts.push((RandomAllocation::new(sigma2, mu, t0 + 1)?, r));
+        }
+        Ok(SelectedAllocation { selected, steps, parts })
+    }
+
+    fn no_loss_law(&self) -> crate::error::Error {
+        crate::err!(Declined, "{}: random allocation has no privacy-loss law here; it is accounted through Renyi divergences", self.spec())
+    }
+}
+
+impl LossLaw for SelectedAllocation {
+    fn spec(&self) -> String {
+        let one = &self.parts[0].0;
+        format!("alloc:sigma2={},mu={},steps={},k={}", fmt_rational(&one.sigma2), fmt_rational(&one.mu), self.steps, self.selected)
+    }
+
+    fn symmetric(&self) -> bool {
+        self.parts.iter().all(|(p, _)| p.symmetric())
+    }
+
+    crate::noise::loss::without_loss_law!();
+
+    /// Σ count·D_α(part): the composition of the groups' one-step allocations (module doc).
+    fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
+        let mut total = Interval::zero(prec);
+        for (part, count) in &self.parts {
+            match part.divergence(dir, alpha, prec) {
+                Ok(d) => total = total.add(&d.mul_u64(*count)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(total))
+    }
+
+    fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
+        match neighbors {
+            Neighbors::AddRemove => Ok(1),
+            Neighbors::Replace => fallible!(
+                Input,
+                "{}: random allocation is accounted under add/remove neighbours only (give --neighbors add-remove)",
+                self.spec()
+            ),
+        }
+    }
+
+    fn is_bound(&self) -> bool {
+        true
+    }
+
+    fn rdp_only(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+#[path = "selected_tests.rs"]
+mod tests;
