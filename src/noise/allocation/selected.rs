@@ -5,10 +5,11 @@
 //!   drawn by shuffling the steps into k − r groups of t₀ and r groups of t₀ + 1 (a partition that does
 //!   not depend on the data) and taking one uniform step of each group: the law of the chosen set is
 //!   invariant under every permutation of the steps and it always has k members, so it is uniform. Given
-//!   the partition the record is allocated to one step in each group, and [FS25] show the k-of-T scheme is
-//!   dominated by the composition of these k one-of-tᵢ allocations, adaptive steps included; the
-//!   partition is a data-independent mixture, and the hockey-stick divergence is jointly convex.
-//!   dp_accounting's `allocation_directional_pld` composes the same k − r and r parts.
+//!   the partition (data-independent), the k-of-T pair E_S N(μ1_S, σ²I) against N(0, σ²I) is the product
+//!   of the groups' one-step pairs, since different groups' outputs are independent; the hockey-stick and
+//!   Rényi divergences are jointly convex, so the mixture over partitions is dominated by that composition.
+//!   That this pair dominates k-of-T allocation of any (adaptive) steps rests on [FS25], as for k = 1; their
+//!   `random-allocation` package and dp_accounting's `allocation_directional_pld` bound it the same way.
 //! * **What is certified.** Rényi divergences of a composition add [Mir17, Prop. 1]: one epoch's D_α is
 //!   at most (k − r)·D_α(t₀) + r·D_α(t₀ + 1), each term the one-of-tᵢ law's upper bound
 //!   (`RandomAllocation`). Trust `certified-bound`, as for k = 1.
