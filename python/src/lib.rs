@@ -378,7 +378,7 @@ impl RawComposition {
         }
         let o = Self::options(digits, method, grid_budget)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
-        run(py, move || tightdp::attack::reconstruction_success(&*accountant(&comp, &cache, o)?, &k).map(|c| bracket(&c)))
+        run(py, move || tightdp::reconstruction_success(&*accountant(&comp, &cache, o)?, &k).map(|c| bracket(&c)))
     }
 
     /// D_α, the Rényi divergence at order α > 1 (the CLI's `renyi --alpha`); the method and budget are the
@@ -433,16 +433,15 @@ impl RawComposition {
         let o = Self::options(digits, method, None)?;
         let (comp, cache) = (self.comp.clone(), self.accountants.clone());
         run(py, move || {
-            use tightdp::attack;
             let acc = accountant(&comp, &cache, o)?;
             let rho = acc.rho().map(|r| r.to_f64()).unwrap_or(f64::NAN);
             // (the attack measures still report bare messages)
-            let adv = bracket(&attack::advantage(&acc)?);
-            let tpr = fprs.iter().map(|f| attack::tpr_at_fpr(&acc, f).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
-            let bayes = priors.iter().map(|p| attack::bayes_success(&acc, p).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
-            let tpr_b = fprs.iter().map(|f| 1.0 - attack::bureau_tradeoff(rho, f.to_f64())).collect();
-            let bayes_b = priors.iter().map(|p| attack::bureau_bayes_success(rho, p.to_f64())).collect();
-            Fallible::Ok((adv, tpr, bayes, attack::bureau_advantage(rho), tpr_b, bayes_b))
+            let adv = bracket(&tightdp::advantage(&acc)?);
+            let tpr = fprs.iter().map(|f| tightdp::tpr_at_fpr(&acc, f).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            let bayes = priors.iter().map(|p| tightdp::bayes_success(&acc, p).map(|c| bracket(&c))).collect::<Result<Vec<_>, _>>()?;
+            let tpr_b = fprs.iter().map(|f| 1.0 - tightdp::bureau_tradeoff(rho, f.to_f64())).collect();
+            let bayes_b = priors.iter().map(|p| tightdp::bureau_bayes_success(rho, p.to_f64())).collect();
+            Fallible::Ok((adv, tpr, bayes, tightdp::bureau_advantage(rho), tpr_b, bayes_b))
         })
     }
 
@@ -464,7 +463,7 @@ impl RawComposition {
         let l = (1.0 / d.to_f64()).ln();
         let e = t.to_f64();
         let c_bs = rho / ((l + e).sqrt() - l.sqrt()).powi(2);
-        let max = tightdp::calibrate::MAX_FACTOR;
+        let max = tightdp::MAX_FACTOR;
         if !(c_bs.is_finite() && c_bs <= max) {
             return Err(raise(
                 "InputError",
@@ -482,7 +481,7 @@ impl RawComposition {
         }
         run(py, move || {
             let target = rug::Float::with_val(256, &t);
-            let b = tightdp::calibrate::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)?;
+            let b = tightdp::calibrate_factor(&groups, &d, &target, 128, 256, 1e-12)?;
             let iv = |c: &Certified| (fmt_down(c.lo(), OUT), fmt_up(c.hi(), OUT));
             let ((a, b_), (c, d_)) = (iv(&b.at_lo), iv(&b.at_hi));
             Fallible::Ok((b.lo.to_string(), b.hi.to_string(), a, b_, c, d_))
@@ -562,7 +561,7 @@ fn zcdp_bs(rho: &str, delta: &str) -> PyResult<(String, String)> {
     let (r, d) = (q(rho, "rho")?, q(delta, "delta")?);
     check_rho_delta(&r, &d, rho, delta)?;
     quick(|| {
-        let e = tightdp::budget::zcdp::eps_bs(&r, &d, 256);
+        let e = tightdp::zcdp::eps_bs(&r, &d, 256);
         Fallible::Ok((fmt_down(e.lo(), OUT), fmt_up(e.hi(), OUT)))
     })
 }
@@ -573,7 +572,7 @@ fn zcdp_cks(py: Python<'_>, rho: &str, delta: &str) -> PyResult<(String, String)
     let (r, d) = (q(rho, "rho")?, q(delta, "delta")?);
     check_rho_delta(&r, &d, rho, delta)?;
     run(py, move || {
-        let (e, _) = tightdp::budget::zcdp::eps_cks(&r, &d, 256);
+        let (e, _) = tightdp::zcdp::eps_cks(&r, &d, 256);
         Fallible::Ok((fmt_down(e.lo(), OUT), fmt_up(e.hi(), OUT)))
     })
 }
@@ -629,7 +628,7 @@ fn noise_multiplier(
             target_tpr: target_tpr.as_deref(),
             at_fpr: at_fpr.as_deref(),
             resolution: &resolution,
-            format: tightdp::record::Format::Csv,
+            format: tightdp::Format::Csv,
         })
     })?;
     Ok(row.fields)

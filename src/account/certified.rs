@@ -110,12 +110,10 @@ impl Trust {
 /// on a bracket of x gives a bracket of m(x)).
 #[derive(Clone, Debug)]
 pub enum Map {
-    /// 1 − x (decreasing): a TPR 1 − f(α), a total error 1 − δ(0)
+    /// 1 − x (decreasing): a TPR 1 − f(α), a reconstruction success 1 − f(κ)
     Complement,
     /// 1 − w(1 − x) for a weight w ∈ [0, 1] (increasing): a Bayes success 1 − m(1 − δ)
     TowardOne(Rational),
-    /// p x / (p x + q) for p, q > 0 and x ≥ 0 (increasing): a posterior p·TPR / (p·TPR + (1 − p)·FPR)
-    Odds { p: Rational, q: Rational },
 }
 
 /// A certified bracket with the engine that produced it.
@@ -218,20 +216,6 @@ impl Certified {
                     return fallible!(Internal, "Map::TowardOne needs a weight in [0, 1], got {w}");
                 }
                 one.sub(&one.sub(&x).mul_rational(w))
-            }
-            Map::Odds { p, q } => {
-                if *p <= 0 || *q <= 0 || self.lo < 0 {
-                    return fallible!(Internal, "Map::Odds needs p, q > 0 and x >= 0");
-                }
-                // p x / (p x + q) is increasing in x ≥ 0: evaluated at both ends of p·x
-                let px = x.mul_rational(p);
-                let qi = Interval::from_rational(q, prec);
-                let at = |y: &Float| -> Interval {
-                    let yi = Interval::from_float(y, prec);
-                    yi.div(&yi.add(&qi))
-                };
-                let (lo, hi) = (at(px.lo()), at(px.hi()));
-                Interval::new(lo.into_parts().0, hi.into_parts().1)
             }
         };
         let mut c = Certified::new(iv, self.engine, self.trust, detail)?;
@@ -408,12 +392,6 @@ mod tests {
         let w = q(1, 3);
         let toward = |x: &Rational| one.clone() - w.clone() * (one.clone() - x.clone());
         tight(&x.map(&Map::TowardOne(w.clone()), 256, String::new()).unwrap(), &toward(&lo), &toward(&hi));
-        let (p, qq) = (q(1, 5), q(3, 7));
-        let odds = |x: &Rational| Rational::from(&p * x) / (Rational::from(&p * x) + qq.clone());
-        tight(&x.map(&Map::Odds { p: p.clone(), q: qq.clone() }, 256, String::new()).unwrap(), &odds(&lo), &odds(&hi));
-        // a point maps to (a tight bracket of) a point
-        let z = bracket(&q(0, 1), &q(0, 1));
-        tight(&z.map(&Map::Odds { p, q: qq }, 256, String::new()).unwrap(), &q(0, 1), &q(0, 1));
     }
 
     /// Outside their domains the maps refuse (an internal error: callers pass constants).
@@ -422,9 +400,6 @@ mod tests {
         let x = bracket(&q(1, 4), &q(1, 2));
         assert!(x.map(&Map::TowardOne(q(3, 2)), 128, String::new()).is_err());
         assert!(x.map(&Map::TowardOne(q(-1, 2)), 128, String::new()).is_err());
-        assert!(x.map(&Map::Odds { p: q(0, 1), q: q(1, 2) }, 128, String::new()).is_err());
-        let neg = bracket(&q(-1, 4), &q(1, 2));
-        assert!(neg.map(&Map::Odds { p: q(1, 2), q: q(1, 2) }, 128, String::new()).is_err());
     }
 
     /// `restated` keeps the claim (bracket, engine, trust, note) and changes only the detail; `max_of`

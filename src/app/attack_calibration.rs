@@ -14,7 +14,7 @@
 
 use crate::account::{Accountant, Certified};
 use crate::app::calibration::Sigma2;
-use crate::calibrate::{self, scale_groups, scaled_composition, Calibration, CalibrationOptions, Monotone, Query, Search};
+use crate::calibrate::{self, scale_groups, scaled_composition, Calibration, CalibrationOptions, Query, Search};
 use crate::census::Allocation;
 use crate::error::Fallible;
 use crate::fallible;
@@ -198,7 +198,7 @@ pub fn calibrate_to_attack(groups: &[GaussGroup], target: &AttackTarget, prec: O
     let arith = prec.map(Arith::from_legacy_prec);
     let at_one = query.eval(&make(&Rational::from(1))?, arith)?;
     let t = Float::with_val(256, target.value());
-    let opts = CalibrationOptions { arith, rel_width: REL_WIDTH, start: start.max(1e-12), monotone: Monotone::Decreasing };
+    let opts = CalibrationOptions { arith, rel_width: REL_WIDTH, start: start.max(1e-12) };
     let br = calibrate::calibrate(&make, &query, &t, &Search::Query(None), &opts)?;
     Ok((br, at_one))
 }

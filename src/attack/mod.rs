@@ -74,20 +74,6 @@ pub fn reconstruction_success(acc: &Accountant, kappa: &Rational) -> Fallible<Ce
     f.map(&Map::Complement, PREC, format!("1 - f(kappa), the reconstruction-robustness bound; {}", f.describe()))
 }
 
-/// The smallest FPR at which some test reaches TPR t: f(1 − t) (symmetric trade-off), certified.
-pub fn fpr_at_tpr(acc: &Accountant, t: &Rational) -> Fallible<Certified> {
-    check_unit("TPR", t)?;
-    let f = acc.tradeoff(&(Rational::from(1) - t.clone()))?;
-    let d = format!("f(1 - t), the trade-off being symmetric; {}", f.describe());
-    Ok(f.restated(d))
-}
-
-/// min over tests of FPR + FNR = min_α (α + f(α)) = 1 − δ(0), certified.
-pub fn min_total_error(acc: &Accountant) -> Fallible<Certified> {
-    let a = advantage(acc)?;
-    a.map(&Map::Complement, PREC, "1 - delta(0)".into())
-}
-
 /// Success probability of the best membership test (Bayes) for a prior p ∈ (0, 1), certified.
 pub fn bayes_success(acc: &Accountant, p: &Rational) -> Fallible<Certified> {
     if !(*p > 0 && *p < 1) {
@@ -103,21 +89,6 @@ pub fn bayes_success(acc: &Accountant, p: &Rational) -> Fallible<Certified> {
     // 1 − m (1 − δ)
     let detail = format!("1 - m (1 - delta(ln((1 - m)/m))), m = min(p, 1 - p); {}", delta.describe());
     delta.map(&Map::TowardOne(m), PREC, detail)
-}
-
-/// Posterior probability of membership of a record the best test flags at FPR α, for prior p.
-pub fn posterior_at_fpr(acc: &Accountant, alpha: &Rational, p: &Rational) -> Fallible<Certified> {
-    if !(*p > 0 && *p < 1) {
-        return fallible!(Input, "the prior must be in (0, 1), got {}", crate::num::format::fmt_rational(p));
-    }
-    if *alpha == 0 {
-        return fallible!(Input, "the posterior at FPR 0 is undefined (no record is flagged by chance)");
-    }
-    let t = tpr_at_fpr(acc, alpha)?;
-    // p·TPR/(p·TPR + (1−p)α), increasing in TPR
-    let q = (Rational::from(1) - p.clone()) * alpha.clone();
-    let detail = format!("p TPR / (p TPR + (1 - p) FPR); {}", t.describe());
-    t.map(&Map::Odds { p: p.clone(), q }, PREC, detail)
 }
 
 fn check_unit(what: &str, x: &Rational) -> Fallible<()> {
@@ -331,31 +302,12 @@ mod tests {
             let t = tpr_at_fpr(&acc, &alpha).unwrap();
             let want = np.tpr(alpha.to_f64());
             assert!(within(&t, want, tol), "TPR at {a}: {t} vs {want}");
-            let f = fpr_at_tpr(&acc, &t.lo().to_rational().unwrap()).unwrap();
-            assert!(f.hi().to_f64() <= alpha.to_f64() + tol, "FPR at TPR({a}) = {f} exceeds {a}");
         }
         for pr in ["1/2", "1/1000", "9/10"] {
             let p = crate::num::parse_rational(pr).unwrap();
             let b = bayes_success(&acc, &p).unwrap();
             let want = np.bayes(p.to_f64());
             assert!(within(&b, want, tol), "Bayes success at p = {pr}: {b} vs {want}");
-        }
-        let m = min_total_error(&acc).unwrap();
-        assert!(within(&m, 1.0 - np.advantage(), tol));
-    }
-
-    /// The posterior of a flagged record, p·TPR / (p·TPR + (1 − p)·FPR), against the same reference
-    /// (through `Map::Odds`).
-    #[test]
-    fn posterior_matches_neyman_pearson() {
-        let np = reference(1.5);
-        let acc = Accountant::new(Composition::gaussian(Rational::from((3, 2)), 2, 1).unwrap(), Options::default()).unwrap();
-        for (a, pr) in [("1/1000", "1/2"), ("1/100", "1/1000"), ("1/10", "9/10")] {
-            let (alpha, p) = (crate::num::parse_rational(a).unwrap(), crate::num::parse_rational(pr).unwrap());
-            let post = posterior_at_fpr(&acc, &alpha, &p).unwrap();
-            let (t, pf, af) = (np.tpr(alpha.to_f64()), p.to_f64(), alpha.to_f64());
-            let want = pf * t / (pf * t + (1.0 - pf) * af);
-            assert!(within(&post, want, 1e-12), "posterior at FPR {a}, prior {pr}: {post} vs {want}");
         }
     }
 
@@ -365,7 +317,6 @@ mod tests {
         assert!(tpr_at_fpr(&acc, &Rational::from(2)).is_err());
         assert!(bayes_success(&acc, &Rational::from(0)).is_err());
         assert!(bayes_success(&acc, &Rational::from(1)).is_err());
-        assert!(posterior_at_fpr(&acc, &Rational::from(0), &Rational::from((1, 2))).is_err());
     }
 
     /// The sweep gives the direct maximum bit for bit, along the grids of the Bureau measures and after

@@ -4,7 +4,7 @@
 //!
 //! [`calibrate`] takes a family `c ↦ composition(c)` (c > 0 the noise factor, e.g. every σ² multiplied
 //! by c), a [`Query`] (ε at δ, the first term of δ at ε, or any certified measure of an accountant such
-//! as an attack's TPR), the target value and how the measure moves with c ([`Monotone`]). It locates the
+//! as an attack's TPR, each falling as c grows) and the target value. It locates the
 //! root on uncertified values ([`Search`]: the query's midpoints at a cheap precision, or a fast
 //! estimate with the same root), then *certifies* it: two factors c_lo < c_hi are returned with the
 //! certified brackets m(c_lo) > target > m(c_hi) (decreasing m), both proven by the accountant, so the
@@ -71,15 +71,6 @@ impl Query<'_> {
     }
 }
 
-/// How the measure moves as the noise factor grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Monotone {
-    /// ε, δ, an attack's TPR or advantage: more noise, less
-    Decreasing,
-    /// β = f(α), a total error: more noise, more
-    Increasing,
-}
-
 /// How the root is located before it is certified (uncertified values only steer the search).
 pub enum Search<'a> {
     /// on the query itself, the midpoint of its bracket, in the lattice arithmetic given (`None`: the
@@ -100,7 +91,6 @@ pub struct CalibrationOptions {
     /// an estimate of the factor: the search brackets the root from [start/2, start] (dp_accounting's
     /// `LowerEndpointAndGuess`)
     pub start: f64,
-    pub monotone: Monotone,
 }
 
 /// A certified bracket [lo, hi] of the calibrated noise factor, with the certified measure at both ends
@@ -123,8 +113,6 @@ pub fn calibrate(
     search: &Search,
     opts: &CalibrationOptions,
 ) -> Fallible<Calibration> {
-    // the search runs on a decreasing function: an increasing measure's gap is negated
-    let sign = if opts.monotone == Monotone::Decreasing { 1.0 } else { -1.0 };
     let logscale = target.to_f64() < 1e-3;
     let tr = |x: f64| if logscale { x.max(1e-300).ln() } else { x };
     let t = tr(target.to_f64());
@@ -134,11 +122,11 @@ pub fn calibrate(
             Search::Query(arith) => tr(query.eval(&comp, *arith)?.mid().to_f64()) - t,
             Search::Estimate(f) => f(&comp)?,
         };
-        Ok(sign * v)
+        Ok(v)
     };
     let c = find_root_from(&gap, opts.rel_width, opts.start)?;
     let measure = |c: &Rational| query.eval(&make(c)?, opts.arith);
-    let (lo, hi, at_lo, at_hi) = certify(&measure, target, opts.monotone, c, opts.rel_width)?;
+    let (lo, hi, at_lo, at_hi) = certify(&measure, target, c, opts.rel_width)?;
     Ok(Calibration { lo, hi, at_lo, at_hi })
 }
 
@@ -196,7 +184,7 @@ pub fn calibrate_factor(
         // few groups, any counts: 10^6 queries of N_Z(0, 10^4)): every evaluation is the accountant's
         // choice, whose cost does not grow with n, and 25+ digits resolve the 1e-12-wide factor bracket
         let make = |c: &Rational| scaled_composition(groups, c);
-        let opts = CalibrationOptions { arith: None, rel_width, start, monotone: Monotone::Decreasing };
+        let opts = CalibrationOptions { arith: None, rel_width, start };
         return calibrate(&make, &Query::Epsilon { delta: delta.clone() }, target, &Search::Query(None), &opts);
     }
     if window > CALIBRATION_WINDOW {
@@ -207,7 +195,7 @@ pub fn calibrate_factor(
         );
     }
     let make = |c: &Rational| scaled_composition(groups, c);
-    let opts = CalibrationOptions { arith: Some(Arith::from_legacy_prec(prec)), rel_width, start, monotone: Monotone::Decreasing };
+    let opts = CalibrationOptions { arith: Some(Arith::from_legacy_prec(prec)), rel_width, start };
     let search = Search::Query(Some(Arith::from_legacy_prec(search_prec)));
     calibrate(&make, &Query::Epsilon { delta: delta.clone() }, target, &search, &opts)
 }
@@ -235,7 +223,7 @@ pub fn calibrate_uniform(
         Ok(v.max(1e-300).ln() - ld)
     };
     let make = |c: &Rational| scaled_composition(groups, c);
-    let opts = CalibrationOptions { arith: Some(Arith::from_legacy_prec(prec)), rel_width, start: 1.0, monotone: Monotone::Decreasing };
+    let opts = CalibrationOptions { arith: Some(Arith::from_legacy_prec(prec)), rel_width, start: 1.0 };
     let (query, target) = if first_only {
         (Query::FirstTerm { eps: eps_target.clone() }, Float::with_val(prec, delta))
     } else {
@@ -260,7 +248,7 @@ pub fn calibrate_uniform_smoothed(
         Ok(0.5 * (e.lo().to_f64() + e.hi().to_f64()) - t)
     };
     let make = |c: &Rational| scaled_composition(groups, c);
-    let opts = CalibrationOptions { arith: None, rel_width: rel_width.max(1e-10), start: 1.0, monotone: Monotone::Decreasing };
+    let opts = CalibrationOptions { arith: None, rel_width: rel_width.max(1e-10), start: 1.0 };
     let query = Query::EpsilonSmoothed { delta: delta.clone(), width: 1e-9 };
     calibrate(&make, &query, &Float::with_val(prec, eps_target), &Search::Estimate(&estimate), &opts)
 }

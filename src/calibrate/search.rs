@@ -1,7 +1,6 @@
 //! The two stages of a calibration: locate the root of a monotone function of the noise factor on
 //! uncertified f64 values, then certify a bracket around it with certified brackets of the measure.
 
-use super::Monotone;
 use crate::account::Certified;
 use crate::err;
 use crate::error::Fallible;
@@ -72,12 +71,9 @@ pub(super) fn find_root_from(f: &dyn Fn(f64) -> Fallible<f64>, rel_width: f64, s
 }
 
 /// True when the certified brackets prove the target lies strictly between the measure at the two
-/// factors: m(lo) > target > m(hi) for a decreasing measure, m(lo) < target < m(hi) for an increasing one.
-pub(super) fn brackets(at_lo: &Certified, at_hi: &Certified, target: &Float, monotone: Monotone) -> bool {
-    match monotone {
-        Monotone::Decreasing => *at_lo.lo() > *target && *at_hi.hi() < *target,
-        Monotone::Increasing => *at_lo.hi() < *target && *at_hi.lo() > *target,
-    }
+/// factors: m(lo) > target > m(hi) (every measure calibrated here falls as the noise grows).
+pub(super) fn brackets(at_lo: &Certified, at_hi: &Certified, target: &Float) -> bool {
+    *at_lo.lo() > *target && *at_hi.hi() < *target
 }
 
 /// Widen [c(1 − w), c(1 + w)] (w from `rel_width`/2, ×4 per try) until the certified measure at its two
@@ -85,7 +81,6 @@ pub(super) fn brackets(at_lo: &Certified, at_hi: &Certified, target: &Float, mon
 pub(super) fn certify(
     measure: &dyn Fn(&Rational) -> Fallible<Certified>,
     target: &Float,
-    monotone: Monotone,
     c: f64,
     rel_width: f64,
 ) -> Fallible<(Rational, Rational, Certified, Certified)> {
@@ -98,7 +93,7 @@ pub(super) fn certify(
         let chi = rat(c * (1.0 + w))?;
         let elo = measure(&clo)?;
         let ehi = measure(&chi)?;
-        if brackets(&elo, &ehi, target, monotone) {
+        if brackets(&elo, &ehi, target) {
             return Ok((clo, chi, elo, ehi));
         }
         w *= 4.0;

@@ -47,30 +47,29 @@ fn uniform_smoothed_agrees_with_lattice() {
     assert_eq!(format!("{:.2}", 100.0 * (1.0 - smo.lo.to_f64())), "12.28");
 }
 
-/// The generic calibration on an *increasing* measure: β = f(1/100) of one query N_Z(0, 10·c) meets 0.98.
-/// Independent check: the continuous Gaussian's f(α) = Φ(Φ⁻¹(1 − α) − μ), μ = 1/σ, meets it at
-/// μ = Φ⁻¹(0.99) − Φ⁻¹(0.98) = 0.27259896 (Python's statistics.NormalDist), σ² = 13.4571, c = 1.34571
-/// (the discrete Gaussian's lies within 1% of it at this σ²). Searched on the query itself and on a fast
-/// estimate of the same root, the two certified factor brackets intersect; each end's certified β lies on
-/// its side of the target.
+/// The generic calibration on an accountant's measure: the TPR at FPR 1/100, 1 − f(1/100), of one query
+/// N_Z(0, 10·c) meets 0.02. Independent check: the continuous Gaussian's f(α) = Φ(Φ⁻¹(1 − α) − μ), μ = 1/σ,
+/// meets 0.98 at μ = Φ⁻¹(0.99) − Φ⁻¹(0.98) = 0.27259896 (Python's statistics.NormalDist), σ² = 13.4571,
+/// c = 1.34571 (the discrete Gaussian's lies within 1% of it at this σ²). Searched on the query itself and
+/// on a fast estimate of the same root, the two certified factor brackets intersect; each end's certified
+/// TPR lies on its side of the target.
 #[test]
-fn increasing_measure_is_calibrated() {
+fn a_measure_is_calibrated() {
     let groups = vec![GaussGroup { sigma2: Rational::from(10), count: 1, mu: 1 }];
     let make = |c: &Rational| scaled_composition(&groups, c);
     let alpha = Rational::from((1, 100));
-    let beta = |acc: &Accountant| acc.tradeoff(&alpha);
-    let query = Query::Measure(&beta);
-    let target = Float::with_val(128, 0.98);
-    let opts = CalibrationOptions { arith: Some(Arith::Mpfr(128)), rel_width: 1e-9, start: 1.0, monotone: Monotone::Increasing };
+    let tpr = |acc: &Accountant| crate::attack::tpr_at_fpr(acc, &alpha);
+    let query = Query::Measure(&tpr);
+    let target = Float::with_val(128, 0.02);
+    let opts = CalibrationOptions { arith: Some(Arith::Mpfr(128)), rel_width: 1e-9, start: 1.0 };
     let on_query = calibrate(&make, &query, &target, &Search::Query(Some(Arith::F64)), &opts).unwrap();
     assert!(on_query.lo < on_query.hi && Rational::from(&on_query.hi - &on_query.lo).to_f64() < 1e-7);
-    assert!(*on_query.at_lo.hi() < target && *on_query.at_hi.lo() > target);
+    assert!(*on_query.at_lo.lo() > target && *on_query.at_hi.hi() < target);
     assert!((on_query.lo.to_f64() - 1.34571).abs() < 0.0135, "{}", on_query.lo.to_f64());
-    // a fast estimate with the same root: the f64 lattice's midpoint minus the target, negated (the
-    // search runs on a decreasing function; an increasing measure's gap is negated by `calibrate`)
+    // a fast estimate with the same root: the f64 lattice's TPR minus the target
     let estimate = |comp: &Composition| -> Fallible<f64> {
         let acc = Accountant::new(comp.clone(), Options { arith: Some(Arith::F64), ..Options::default() })?;
-        Ok(acc.tradeoff(&alpha)?.mid().to_f64() - 0.98)
+        Ok(1.0 - acc.tradeoff(&alpha)?.mid().to_f64() - 0.02)
     };
     let on_estimate = calibrate(&make, &query, &target, &Search::Estimate(&estimate), &opts).unwrap();
     assert!(on_estimate.lo <= on_query.hi && on_query.lo <= on_estimate.hi);
@@ -82,7 +81,7 @@ fn refusals_end_the_calibration() {
     let groups = vec![GaussGroup { sigma2: Rational::from(10), count: 1, mu: 1 }];
     let refuse = |_: &Rational| -> Fallible<Composition> { crate::fallible!(Input, "no such factor") };
     let q = Query::Epsilon { delta: Rational::from((1, 1_000_000)) };
-    let opts = CalibrationOptions { arith: Some(Arith::F64), rel_width: 1e-6, start: 1.0, monotone: Monotone::Decreasing };
+    let opts = CalibrationOptions { arith: Some(Arith::F64), rel_width: 1e-6, start: 1.0 };
     let e = calibrate(&refuse, &q, &Float::with_val(64, 1), &Search::Query(Some(Arith::F64)), &opts).unwrap_err();
     assert!(e.to_string().contains("no such factor"), "{e}");
     // a measure that stays below the target however small the noise: refused after the bracketing

@@ -31,7 +31,7 @@ pub mod decisions;
 pub mod figures;
 pub mod hier;
 pub mod paper;
-pub mod postproc;
+pub(crate) mod postproc;
 pub mod single;
 
 use rug::Rational;

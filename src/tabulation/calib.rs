@@ -63,9 +63,7 @@ pub fn dg_level_total(moe: u32, s: u32, gamma: &Rational) -> Rational {
 /// One row of the budget table (P Table 7 / RE Table 4 DG column), printed values as exact decimals.
 #[derive(Clone, Debug)]
 pub struct DgBudgetRow {
-    pub moe: u32,
     pub total_exact: Rational,
-    pub step2_exact: Rational,
     pub total_u: Rational,
     pub step2_u: Rational,
     pub total_b: Rational,
@@ -75,13 +73,10 @@ pub struct DgBudgetRow {
 /// Calibrate one MOE target with the printing rule that reproduces the papers.
 pub fn dg_budget_row(moe: u32, s: u32, gamma: &Rational) -> DgBudgetRow {
     let total_exact = dg_level_total(moe, s, gamma);
-    let step2_exact = rho_base(moe) * Rational::from(s);
     let total_u = round_half_even(&total_exact, 3);
     let step2_u = round_half_even(&(Rational::from((9, 10)) * total_u.clone()), 3);
     DgBudgetRow {
-        moe,
         total_exact,
-        step2_exact,
         total_b: Rational::from(2) * total_u.clone(),
         step2_b: Rational::from(2) * step2_u.clone(),
         total_u,
@@ -289,7 +284,7 @@ mod tests {
             assert_eq!(dec(&r.step2_u, 3), s2);
         }
         // exact Step 2 of MOE 6 is 0.4802 → 0.480: the printed 0.481 is round3(0.9 × 0.534) (notes §1)
-        assert_eq!(dec(&dg_budget_row(6, 9, &g).step2_exact, 3), "0.480");
+        assert_eq!(dec(&(rho_base(6) * Rational::from(9u32)), 3), "0.480");
     }
 
     /// RE Table 4, geometric column, under H1 (research notes §2): totals 4.27 / 2.49 / 0.59.

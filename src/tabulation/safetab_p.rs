@@ -38,12 +38,6 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    pub fn load(config: &Path, iterations: &Path, codes: &Path, geography: &Path) -> Fallible<Inputs> {
-        use crate::tabulation::safetab_spec::Spec;
-        let p = |x: &Path| Spec::Path(x.to_path_buf());
-        Self::from_specs(&p(config), &p(iterations), &p(codes), geography)
-    }
-
     /// The inputs from a configuration and iteration files that may be built-in defaults.
     pub fn from_files(
         config: &crate::tabulation::safetab_spec::Spec,
@@ -51,20 +45,6 @@ impl Inputs {
         geography: &Path,
     ) -> Fallible<Inputs> {
         Ok(Inputs { config: Config::from_spec(config)?, iterations: files.load()?, geography: Geography::load(geography)? })
-    }
-
-    /// The inputs from specification files that may be built-in defaults (`Spec`).
-    pub fn from_specs(
-        config: &crate::tabulation::safetab_spec::Spec,
-        iterations: &crate::tabulation::safetab_spec::Spec,
-        codes: &crate::tabulation::safetab_spec::Spec,
-        geography: &Path,
-    ) -> Fallible<Inputs> {
-        Ok(Inputs {
-            config: Config::from_spec(config)?,
-            iterations: Iterations::from_specs(iterations, codes)?,
-            geography: Geography::load(geography)?,
-        })
     }
 }
 
@@ -280,12 +260,6 @@ pub fn write_table(p: &Path, header: &str, parts: &mut dyn Iterator<Item = &Stri
         w.flush()
     };
     go().map_err(|e| err!(Io, "cannot write '{}': {e}", p.display()))
-}
-
-/// Run SafeTab-P: validate + tabulate, then noise, then write `t1.txt`, `t2.txt` and `manifest.json`
-/// into `out` (all or nothing).
-pub fn run(inp: &Inputs, persons: &Path, out: &Path, seed: Option<u64>, progress: bool) -> Fallible<RunSummary> {
-    run_with(inp, persons, out, seed, progress, true)
 }
 
 /// The run's summary before any level is noised: the persons read and skipped, the passes, the manifest's

@@ -189,10 +189,6 @@ fn boolean(o: &serde_json::Map<String, serde_json::Value>, key: &str) -> Fallibl
 }
 
 impl Config {
-    pub fn from_path(p: &Path) -> Fallible<Config> {
-        Self::from_spec(&Spec::Path(p.to_path_buf()))
-    }
-
     /// A TOML configuration (data/safetab/config.toml, `Config::from_toml`), or the Bureau's
     /// `config.json` as it is (`config_from_json`), told apart by the first character.
     pub fn from_spec(spec: &Spec) -> Fallible<Config> {

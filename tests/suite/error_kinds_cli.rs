@@ -57,7 +57,7 @@ fn a_failed_write_is_an_io_error_and_exits_2() {
     assert_eq!(line, e.to_string());
     assert!(line.starts_with(&format!("cannot create '{}'", file.display())), "{line}");
     // an atomic write into a missing directory's file: Io, the path named
-    let e = tightdp::record::write_atomic(&under_file.join("x.csv"), b"a\n").unwrap_err();
+    let e = tightdp::write_atomic(&under_file.join("x.csv"), b"a\n").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.to_string().contains("a-file"), "{e}");
 }

@@ -16,11 +16,11 @@
 use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Float, Rational};
-use tightdp::budget::zcdp;
 use tightdp::model::{GaussGroup, Group, Noise};
 use tightdp::num::Arith;
 use tightdp::pld::compose_groups;
 use tightdp::pld::{compose::lattice_profile, frame::LatticeOpts};
+use tightdp::zcdp;
 
 /// A composition of one to three groups with σ²_i = S/k_i for a random S and k_i ∈ 1..=8 (so the loss
 /// slopes μ_i k_i/S share the step 1/S: a practical common lattice), σ² ∈ [0.3, 400], n and μ bounded so

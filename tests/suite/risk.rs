@@ -5,13 +5,13 @@
 
 use crate::common::{cli, repo};
 use rug::Rational;
-use tightdp::budget::zcdp;
 use tightdp::census::Allocation;
 use tightdp::num::{parse_rational, Interval};
 use tightdp::risk::decisions::{prob_correct, Procedure};
 use tightdp::risk::hier::{Prior2, Sampler};
 use tightdp::risk::paper::{self, rounds_to};
 use tightdp::risk::single::SingleLevel;
+use tightdp::zcdp;
 
 fn r(s: &str) -> Rational {
     parse_rational(s).unwrap()
