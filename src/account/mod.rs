@@ -18,12 +18,12 @@
 //! says why it is wider. `Options::arith` (an expert override) forces the lattice arithmetic
 //! ([`crate::num::Arith`]: f64, double-double, or MPFR at a precision).
 
-pub mod analysis;
-pub mod certified;
+pub(crate) mod analysis;
+pub(crate) mod certified;
 mod choice;
 mod conditioned;
-pub mod engines;
-pub mod geometric;
+pub(crate) mod engines;
+pub(crate) mod geometric;
 pub mod gridprofile;
 mod honesty;
 mod lattice;

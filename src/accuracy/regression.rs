@@ -107,7 +107,6 @@ pub fn linear_mae(areas: &[AcsArea], var: f64) -> f64 {
 
 #[derive(Clone, Debug)]
 pub struct NoiseRun {
-    pub noise: &'static str,
     pub sigma2: Rational,
     pub sampler_tv: f64,
     /// β̂_σ − β̂ per trial (None: the noisy fit was undefined)
@@ -184,7 +183,7 @@ pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -
         })?;
         let (sb, sr) = table1_sigma2(alloc, &level, &opt.delta)?;
         let mut runs = Vec::new();
-        for (ni, (name, s2)) in [("Bureau", sb), ("reduced", sr)].into_iter().enumerate() {
+        for (ni, (_, s2)) in [("Bureau", sb), ("reduced", sr)].into_iter().enumerate() {
             let t = DgTable::new(&s2)?;
             let stream = 0x100 | ((ni as u64) << 4) | lv.geo as u64;
             let (res, tv) = if opt.exact_sampler {
@@ -201,7 +200,6 @@ pub fn study(levels: &[AcsLevel], alloc: &Allocation, opt: &RegressionOptions) -
             let (mae, mae_se) = mean_se(&abs);
             let dropped_mean = res.iter().map(|r| r.1 as f64).sum::<f64>() / res.len() as f64;
             runs.push(NoiseRun {
-                noise: name,
                 sigma2: s2,
                 sampler_tv: tv,
                 deltas: res.iter().map(|r| r.0).collect(),

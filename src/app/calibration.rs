@@ -141,13 +141,8 @@ pub fn rows_of_brackets(alloc: &Allocation, brackets: &[(Float, Calibration)]) -
     rows
 }
 
-/// One common factor for all levels so that the overall exact ε matches the overall target.
-pub fn uniform_row(alloc: &Allocation, delta: &Rational, conv: Conversion, explicit: &Option<Rational>, prec: u32) -> Fallible<Record> {
-    let (target, br) = uniform_bracket(alloc, delta, conv, explicit, prec)?;
-    Ok(uniform_row_of(&target, &br))
-}
-
-/// The calibration behind [`uniform_row`]: (overall target ε, certified common factor bracket).
+/// The calibration of one common variance factor for every level: (overall target ε, certified common
+/// factor bracket).
 pub fn uniform_bracket(
     alloc: &Allocation,
     delta: &Rational,
@@ -169,7 +164,7 @@ pub fn uniform_bracket(
     Ok((target, br))
 }
 
-/// The row of [`uniform_row`] from its bracket.
+/// The output row of a common-factor calibration from its bracket.
 pub fn uniform_row_of(target: &Float, br: &Calibration) -> Record {
     let mut r = Record::new();
     r.push("level", "overall (uniform factor)");

@@ -42,7 +42,6 @@ struct Noise {
 #[derive(Clone, Debug)]
 pub struct DeploymentPoint {
     pub label: String,
-    pub census: bool,
     pub stated: f64,
     pub exact: Option<f64>,
     pub bun_steinke: Option<f64>,
@@ -155,14 +154,8 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let stated_f = Float::with_val(PREC, &stated.eps);
     r.push("stated_epsilon", stated.printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
     r.push("stated_epsilon_from", stated.how);
-    let mut point = DeploymentPoint {
-        label: d.short_name.clone(),
-        census: d.census,
-        stated: stated_f.to_f64(),
-        exact: None,
-        bun_steinke: None,
-        verdict: String::new(),
-    };
+    let mut point =
+        DeploymentPoint { label: d.short_name.clone(), stated: stated_f.to_f64(), exact: None, bun_steinke: None, verdict: String::new() };
     let mut certificates = Vec::new();
     let n = match noise(d, data)? {
         Err(why) => {

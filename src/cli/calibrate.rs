@@ -1,8 +1,8 @@
 //! `tightdp calibrate`: per-level (Table 1) or uniform variance reductions that keep a target ε.
 
 use crate::app::attack_calibration::AttackTarget;
+use crate::app::calibration::Conversion;
 use crate::app::calibration::{calibrated_toml, level_brackets, rows_of_brackets, uniform_bracket, uniform_row_of};
-pub use crate::app::calibration::{level_rows, push_bracket, uniform_row, Conversion, REL_WIDTH};
 use crate::census::Allocation;
 use crate::cli::common::{check_prec, parse_delta};
 use crate::error::Fallible;

@@ -1,31 +1,31 @@
 //! Command-line interface (docs/design.md "Command-line contract"). One file per subcommand.
 
-pub mod accuracy;
-pub mod accuracy_nhgis;
-pub mod attack;
-pub mod builtin_data;
-pub mod calibrate;
+pub(crate) mod accuracy;
+pub(crate) mod accuracy_nhgis;
+pub(crate) mod attack;
+pub(crate) mod builtin_data;
+pub(crate) mod calibrate;
 pub mod calibrate_sigma;
-pub mod certify;
-pub mod common;
-pub mod describe;
-pub mod downstream;
-pub mod epsilon;
-pub mod plot;
-pub mod progress;
+pub(crate) mod certify;
+pub(crate) mod common;
+pub(crate) mod describe;
+pub(crate) mod downstream;
+pub(crate) mod epsilon;
+pub(crate) mod plot;
+pub(crate) mod progress;
 pub mod renyi;
-pub mod reproduce;
-pub mod reproduce_realdata;
-pub mod risk;
-pub mod safetab;
-pub mod safetab_p;
-pub mod safetab_tables;
-pub mod sample;
-pub mod shuffle;
-pub mod synth;
-pub mod topdown;
-pub mod tradeoff;
-pub mod verify;
+pub(crate) mod reproduce;
+pub(crate) mod reproduce_realdata;
+pub(crate) mod risk;
+pub(crate) mod safetab;
+pub(crate) mod safetab_p;
+pub(crate) mod safetab_tables;
+pub(crate) mod sample;
+pub(crate) mod shuffle;
+pub(crate) mod synth;
+pub(crate) mod topdown;
+pub(crate) mod tradeoff;
+pub(crate) mod verify;
 
 use clap::{Parser, Subcommand};
 

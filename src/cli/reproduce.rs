@@ -1,10 +1,10 @@
 //! `tightdp reproduce`: the main job — every table, figure and the verification, into one directory.
 //! Everything is computed first and written at the end (atomically per file): a failure writes nothing.
 
+use crate::app::calibration::Conversion;
 use crate::app::calibration::{level_brackets, rows_of_brackets};
 use crate::app::tables;
 use crate::census::Allocation;
-use crate::cli::calibrate::Conversion;
 use crate::cli::common::check_prec;
 use crate::err;
 use crate::error::Fallible;

@@ -106,12 +106,8 @@ impl Verified {
     }
 }
 
-/// Run verification; returns (rows, summary line, has_unexplained).
-pub fn verify_rows(published: &Path, data: &Path, prec: u32) -> Fallible<(Vec<Record>, String, bool)> {
-    verify_rows_with(published, data, &data.join("extracts"), prec)
-}
-
-/// As `verify_rows`, with the user's extracts (NHGIS, ACS) in `extracts`: rows of quantities that need
+/// Run verification; returns (rows, summary line, has_unexplained). With the user's extracts (NHGIS, ACS)
+/// in `extracts`: rows of quantities that need
 /// them are recomputed when they are there, and judged `needs-data` otherwise.
 pub fn verify_rows_with(published: &Path, data: &Path, extracts: &Path, prec: u32) -> Fallible<(Vec<Record>, String, bool)> {
     verify_rows_timed(published, data, extracts, prec, false)

@@ -41,8 +41,6 @@ pub enum Geo {
 }
 
 impl Geo {
-    pub const ALL: [Geo; 5] = [Geo::State, Geo::County, Geo::Tract, Geo::BlockGroup, Geo::Block];
-
     /// Level of a 2010 GISJOIN code by its length (NHGIS: "G" + FIPS codes, each followed by "0" up to
     /// the county).
     pub fn of_gisjoin(g: &str) -> Option<Geo> {

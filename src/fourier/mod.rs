@@ -23,9 +23,9 @@
 pub mod boole;
 pub mod clt;
 pub mod fast;
-pub mod lattice;
+pub(crate) mod lattice;
 pub mod smooth;
-pub mod theta;
+pub(crate) mod theta;
 
 use crate::error::{Error, Fallible};
 use crate::model::GaussGroup;

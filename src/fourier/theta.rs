@@ -54,6 +54,7 @@ pub fn ln_periodized(s: f64, v: f64) -> f64 {
 
 /// P_v(s) for real s.
 #[inline]
+#[cfg(test)]
 pub fn periodized(s: f64, v: f64) -> f64 {
     ln_periodized(s, v).exp()
 }
@@ -242,10 +243,6 @@ impl CF {
     pub fn add(&self, o: &CF) -> CF {
         let p = self.re.prec();
         CF { re: Float::with_val(p, &self.re + &o.re), im: Float::with_val(p, &self.im + &o.im) }
-    }
-    pub fn scale(&self, x: &Float) -> CF {
-        let p = self.re.prec();
-        CF { re: Float::with_val(p, &self.re * x), im: Float::with_val(p, &self.im * x) }
     }
     pub fn div(&self, o: &CF) -> CF {
         let p = self.re.prec();

@@ -34,14 +34,6 @@ impl GaussTable {
         }
         GaussTable { lo, hi }
     }
-
-    pub fn len(&self) -> usize {
-        self.lo.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lo.is_empty()
-    }
 }
 
 /// Upper bound on Σ_{y ≥ m} exp(-y²/(2v)) for an integer m ≥ 0: the ratio of consecutive terms

@@ -60,7 +60,7 @@ impl DD {
     /// normalisation |lo| ≤ ulp(hi)/2 bounds lo from above only (from_float of a value just above an f64, or
     /// a sum that nearly cancels, leaves a lo far below ulp(hi)), so the precision is 128 bits or the gap plus
     /// 54, whichever is larger.
-    pub fn to_float(&self) -> Float {
+    pub fn to_float(self) -> Float {
         let e = |x: f64| Float::with_val(53, x).get_exp().unwrap_or(0);
         let gap = if self.lo == 0.0 || self.hi == 0.0 { 0 } else { (e(self.hi) - e(self.lo)).max(0) as u32 };
         Float::with_val(128.max(gap + 54), self.hi) + self.lo

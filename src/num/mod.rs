@@ -1,18 +1,18 @@
 //! Numeric foundations: certified intervals over MPFR, exact decimal parsing, directed decimal output.
-pub mod arith;
-pub mod ball;
-pub mod boundary;
+pub(crate) mod arith;
+pub(crate) mod ball;
+pub(crate) mod boundary;
 pub mod cancel;
-pub mod cinterval;
-pub mod convolve;
-pub mod dd;
+pub(crate) mod cinterval;
+pub(crate) mod convolve;
+pub(crate) mod dd;
 pub mod format;
-pub mod interval;
+pub(crate) mod interval;
 pub mod parse;
-pub mod progress;
+pub(crate) mod progress;
 #[cfg(test)]
 pub(crate) mod reference;
-pub mod special;
+pub(crate) mod special;
 #[cfg(test)]
 pub(crate) mod xorshift;
 

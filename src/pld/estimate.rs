@@ -3,9 +3,8 @@
 //! choice, its up-front refusals and the progress bar's estimate; none is a guarantee. The MPFR engine's
 //! rates per operation are measured in `account::lattice` (docs/lattice-fourier.md).
 
-use super::frame::{check_lattice, common_step, fixed_use_power, slope, LatticeOpts, FIXED_RESIDUE_MAX_OPS, POWER_FROM};
-use crate::error::Fallible;
-use crate::model::{GaussGroup, Group, Noise};
+use super::frame::{check_lattice, common_step, fixed_use_power, slope, FIXED_RESIDUE_MAX_OPS, POWER_FROM};
+use crate::model::{Group, Noise};
 use crate::num::Arith;
 use rug::Rational;
 
@@ -68,22 +67,11 @@ pub fn estimated_bytes(window: u64, arith: Arith, laplace: bool) -> f64 {
     }
 }
 
-/// Estimated multiply-adds of `lattice_profile` (for engine choice and refusals, not a guarantee):
-/// residue recursion n²K or binary powering ~2nK² per Gaussian group (K its one-query half-window),
-/// plus one convolution per further group (accumulated half-window × the group's window).
-pub fn estimated_ops(shifts: &[Group], depth: u32) -> f64 {
-    estimated_ops_for(shifts, depth, false)
-}
-
-/// [`estimated_ops`] for the MPFR engine (`fixed` false) or the fixed-precision ones (`fixed` true,
-/// which square where [`fixed_use_power`] says so).
-pub fn estimated_ops_for(shifts: &[Group], depth: u32, fixed: bool) -> f64 {
-    let (recursion, convolution) = estimated_ops_split(shifts, depth, fixed);
-    recursion + convolution
-}
-
-/// [`estimated_ops_for`] in two parts: the residue recursions' n²K, and the rest (binary powering and
-/// convolutions), which the MPFR engine runs at a different rate per operation.
+/// Estimated multiply-adds of `lattice_profile` (for engine choice and refusals, not a guarantee), for the
+/// MPFR engine (`fixed` false) or the fixed-precision ones (`fixed` true, which square where
+/// [`fixed_use_power`] says so), in two parts: the residue recursions' n²K (or binary powering ~2nK²) per
+/// Gaussian group, and the rest (binary powering and one convolution per further group), which the MPFR
+/// engine runs at a different rate per operation.
 pub fn estimated_ops_split(shifts: &[Group], depth: u32, fixed: bool) -> (f64, f64) {
     let slopes: Vec<Rational> = shifts.iter().map(slope).collect();
     let (_, w) = common_step(&slopes);
@@ -124,7 +112,7 @@ pub fn estimated_ops_split(shifts: &[Group], depth: u32, fixed: bool) -> (f64, f
 /// The part of a fixed-precision lattice build (f64 or double-double, `fixed_half`) that runs in MPFR: the
 /// residue-class recursion (eq. A.5) of each distinct Gaussian group [`fixed_use_power`] leaves to it, n²K
 /// multiply-adds at the engine's source precision, one group per thread. The blocked kernels' estimate
-/// ([`estimated_ops_for`]) prices these at the kernels' rate, ~100× too cheap: 300 × N_Z(0, 10⁴) at 1e-10
+/// ([`estimated_ops_split`]) prices these at the kernels' rate, ~100× too cheap: 300 × N_Z(0, 10⁴) at 1e-10
 /// was estimated at 0.01 s and took 2.9 s (measured 22–24 ns per n²K operation, 300 ≤ n ≤ 500).
 pub fn estimated_residue_ops(shifts: &[Group], depth: u32) -> f64 {
     let mut seen: Vec<(&Rational, u64)> = Vec::new();
@@ -142,11 +130,4 @@ pub fn estimated_residue_ops(shifts: &[Group], depth: u32) -> f64 {
         }
     }
     ops
-}
-
-/// Estimated window of the composed lattice (entries) of discrete Gaussian groups at the default depth.
-/// (`prec` read by [`Arith::from_legacy_prec`]: 53 the f64 engine, 106 the double-double one.)
-pub fn estimated_window(groups: &[GaussGroup], prec: u32) -> Fallible<u64> {
-    let shifts: Vec<Group> = groups.iter().map(Group::from).collect();
-    Ok(estimated_window_shifts(&shifts, LatticeOpts::new(Arith::from_legacy_prec(prec)).depth))
 }

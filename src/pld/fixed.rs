@@ -41,7 +41,9 @@ pub trait Scalar: Copy + Send + Sync + 'static {
     fn from_float(x: &Float) -> Self;
     /// Relative error bound of `from_float`.
     fn convert_rel() -> f64;
-    /// Σ a_i·b_i of a non-negative window, accumulated as the module doc says.
+    /// Σ a_i·b_i of a non-negative window, accumulated as the module doc says (`conv_block` sums each output
+    /// so; the tests check the bound `gamma` on this one).
+    #[cfg(test)]
     fn dot(terms: impl Iterator<Item = (Self, Self)>) -> Self;
     /// Outputs o ∈ [v0, v1) of out(o) = Σ_t taps[t]·A[base + o − w·t] over the t whose index lies in A's
     /// full window (A as `prepare` laid it out): for each tap the contiguous slice of A is multiplied by
@@ -53,7 +55,6 @@ pub trait Scalar: Copy + Send + Sync + 'static {
     fn prepare(a_full: Vec<Self>) -> Self::Prepared;
     /// Relative error bound of `dot` over K terms (rounded up).
     fn gamma(k: u64) -> Float;
-    fn hi(self) -> f64;
     fn to_dd(self) -> DD;
     fn zero() -> Self;
 }
@@ -65,7 +66,7 @@ impl Scalar for f64 {
     fn convert_rel() -> f64 {
         U
     }
-    #[inline(always)]
+    #[cfg(test)]
     fn dot(terms: impl Iterator<Item = (f64, f64)>) -> f64 {
         let mut acc = 0.0;
         for (a, b) in terms {
@@ -104,9 +105,6 @@ impl Scalar for f64 {
         let den = Float::with_val_round(EPREC, 1 - Float::with_val(EPREC, &ku), Round::Down).0;
         Float::with_val_round(EPREC, &ku / &den, Round::Up).0
     }
-    fn hi(self) -> f64 {
-        self
-    }
     fn to_dd(self) -> DD {
         DD { hi: self, lo: 0.0 }
     }
@@ -136,7 +134,7 @@ impl Scalar for DD {
     fn convert_rel() -> f64 {
         U * U * (1.0 + U) * (1.0 + 1e-9)
     }
-    #[inline(always)]
+    #[cfg(test)]
     fn dot(terms: impl Iterator<Item = (DD, DD)>) -> DD {
         let (mut s, mut c) = (0.0f64, 0.0f64);
         for (a, b) in terms {
@@ -186,9 +184,6 @@ impl Scalar for DD {
     }
     fn gamma(k: u64) -> Float {
         dd_gamma(k)
-    }
-    fn hi(self) -> f64 {
-        self.hi
     }
     fn to_dd(self) -> DD {
         self
@@ -538,6 +533,7 @@ impl<S: Scalar> SymHalf<S> {
     /// Both tails of the symmetric law, P[V ≥ m] accumulated from the top in double-double with the
     /// accurate addition (each partial sum of k terms within γ_k(ADD_REL) of its value, on top of e),
     /// kept in double-double: no MPFR copy of the window.
+    #[cfg(test)]
     pub fn tails(&self) -> Tails {
         self.copy().into_tails()
     }

@@ -15,7 +15,9 @@
 use crate::error::Fallible;
 use crate::num::Interval;
 use crate::pld::discretize::LossGrid;
-use rug::{Float, Rational};
+use rug::Float;
+#[cfg(test)]
+use rug::Rational;
 
 /// Largest composed support (entries) this engine builds.
 pub const MAX_DIRECT: usize = 200_000;
@@ -127,6 +129,7 @@ fn truncate(g: &mut LossGrid, bits: u32) {
 
 /// δ(ε) of a grid law, enclosed: the upper law's value for `upper`, the lower law's (at ε + slack) for
 /// the lower.
+#[cfg(test)]
 pub fn delta(g: &LossGrid, eps: &Rational) -> Interval {
     let p = g.inf.prec();
     let e = eps.clone() + g.slack.clone();
@@ -142,6 +145,7 @@ pub fn delta(g: &LossGrid, eps: &Rational) -> Interval {
 }
 
 /// The bracket [δ_lower(ε).lo, δ_upper(ε).hi] of the true δ(ε).
+#[cfg(test)]
 pub fn delta_bracket(upper: &LossGrid, lower: &LossGrid, eps: &Rational) -> Interval {
     let u = delta(upper, eps);
     let l = delta(lower, eps);
@@ -151,6 +155,7 @@ pub fn delta_bracket(upper: &LossGrid, lower: &LossGrid, eps: &Rational) -> Inte
 }
 
 /// ε(δ) bracket: [ε of the lower law, ε of the upper law], each end certified by bisection.
+#[cfg(test)]
 pub fn epsilon_bracket(upper: &LossGrid, lower: &LossGrid, target: &Rational, rel_tol: f64) -> Fallible<Interval> {
     let p = upper.inf.prec();
     let guess = Rational::from(1);

@@ -14,6 +14,7 @@ use crate::num::dd::DD;
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
+#[cfg(test)]
 use rug::ops::Pow;
 use rug::ops::{AddAssignRound, AssignRound};
 use rug::{Float, Rational};
@@ -531,6 +532,7 @@ pub(crate) fn div_ceil(a: i64, b: i64) -> i64 {
 }
 
 /// Drop window entries at both ends whose total upper mass is below 2^-bits, adding it to the outside bound.
+#[cfg(test)]
 pub fn truncate(mut d: LatticeDist, bits: u32) -> LatticeDist {
     let p = d.prec;
     let thresh = Float::with_val(p, Float::with_val(p, 2).pow(-(bits as i32)));

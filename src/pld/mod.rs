@@ -2,16 +2,16 @@
 //! privacy profile (δ(ε), ε(δ), trade-off knots) read off them.
 pub mod compose;
 pub mod discretize;
-pub mod estimate;
-pub mod fixed;
+pub(crate) mod estimate;
+pub(crate) mod fixed;
 pub mod frame;
 pub mod grid;
-pub mod gridpair;
-pub mod lattice;
-pub mod profile;
-pub mod pure;
-pub mod search;
-pub mod symdist;
+pub(crate) mod gridpair;
+pub(crate) mod lattice;
+pub(crate) mod profile;
+pub(crate) mod pure;
+pub(crate) mod search;
+pub(crate) mod symdist;
 
 pub use compose::compose_groups;
 pub use lattice::{LatticeDist, Tails};

@@ -169,10 +169,6 @@ impl LaplaceSum {
         Ok(LaplaceSum { a: a.clone(), n, w: weights(n) })
     }
 
-    pub fn releases(&self) -> u64 {
-        self.n as u64
-    }
-
     /// Interval steps of one δ(ε) (the work budget's unit): one per (m, k) with x_k > ε, at most (n + 1)².
     pub fn work(&self) -> u64 {
         ((self.n + 1) * (self.n + 1)) as u64

@@ -134,15 +134,6 @@ impl FourierTails {
         (self.mean, self.var.sqrt())
     }
 
-    pub fn support(&self) -> Option<(i128, i128)> {
-        self.support
-    }
-
-    /// Nodes evaluated by all inversions so far.
-    pub fn nodes_evaluated(&self) -> u64 {
-        *self.evaluated.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Certified P[V ≥ m].
     pub fn ge(&self, m: i64) -> Fallible<Interval> {
         self.cached(m, true)

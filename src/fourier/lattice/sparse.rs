@@ -32,7 +32,6 @@ pub struct SparseLaw {
     /// mass midpoints and radii (f64, outward: [m − r, m + r] contains the certified enclosure)
     m: Vec<f64>,
     r: Vec<f64>,
-    len: i64,
     tilts: Mutex<HashMap<u64, Arc<Tilted>>>,
 }
 
@@ -65,15 +64,7 @@ impl SparseLaw {
             m.push(b.m);
             r.push(b.r);
         }
-        SparseLaw { idx, m, r, len: masses.len() as i64, tilts: Mutex::new(HashMap::new()) }
-    }
-
-    pub fn len(&self) -> i64 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.idx.is_empty()
+        SparseLaw { idx, m, r, tilts: Mutex::new(HashMap::new()) }
     }
 
     /// The index of the largest tilted mass m_x e^{ax} (f64).
