@@ -218,6 +218,15 @@ def test_more_dp_events():
         tightdp.from_dp_event(dp_event.SampledWithReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)))
     with pytest.raises(tightdp.InputError, match="amplification"):
         tightdp.from_dp_event(dp_event.PoissonSampledDpEvent(0.1, dp_event.ZCDpEvent(0.5)))
+    # approximate (xi, rho)-zCDP with exact inputs, as scripts/reference/zcdp_xi.txt (mpmath) has them;
+    # dp_accounting's own RDP accountant gives 9.079406222420491 for the same event (double precision)
+    ev = dp_event.SelfComposedDpEvent(dp_event.ZCDpEvent(Fraction(1, 8), Fraction(1, 10)), 10)
+    e = tightdp.from_dp_event(ev).epsilon("1e-5")
+    assert e.trust == "certified-bound" and holds(e, "9.07940622242049231582392419857")
+    assert abs(float(e.hi) - 9.079406222420491) < 1e-12
+    assert tightdp.PLDAccountant().supports(ev)
+    with pytest.raises(tightdp.InputError, match="xi must be >= 0"):
+        tightdp.from_dp_event(dp_event.ZCDpEvent(0.5, -0.1))
 
 
 def test_poisson_sampled_gaussian_under_replace_one_matches_dp_accounting():

@@ -659,9 +659,11 @@ def _base_spec(event) -> str:
             raise InputError(f"{name}: epsilon must be >= 0 and delta in [0, 1), got {event.epsilon} and {delta}")
         return f"dp:epsilon={eps},delta={delta}"
     if name == "ZCDpEvent":
-        if float(getattr(event, "xi", 0.0)) != 0.0:
-            raise InputError("ZCDpEvent with xi != 0 (approximate zCDP) is not supported")
-        return f"zcdp:rho={_exact(event.rho, 'ZCDpEvent.rho')}"
+        # (xi, rho)-zCDP: D_alpha <= xi + rho alpha, a certified bound through Renyi divergences; xi = 0 through rho
+        xi = _exact(getattr(event, "xi", 0), "ZCDpEvent.xi")
+        if xi < 0:
+            raise InputError(f"ZCDpEvent: xi must be >= 0, got {event.xi}")
+        return f"zcdp:rho={_exact(event.rho, 'ZCDpEvent.rho')}" + (f",xi={xi}" if xi else "")
     if name == "RandomizedResponseDpEvent":
         # with probability l a uniformly random bucket, else the own: the own value with 1 - l (k - 1)/k
         lam = _exact(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")

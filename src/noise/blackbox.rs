@@ -12,6 +12,10 @@
 //!   mechanism, so it has no loss law here: a composition holding one is accounted through its total ρ
 //!   (zCDP composes additively [BS16, Lemma 2.3]) and the optimal conversion [CKS20, Prop. 12]
 //!   (`account::laws`). Subsampling is refused (zCDP has no general amplification by subsampling).
+//! * `zcdp:rho=R,xi=X` — approximate (ξ, ρ)-zCDP, D_α ≤ ξ + ρα for every α > 1 [BS16, Def. 1.1; dp_accounting's
+//!   `ZCDpEvent`]: known only by that bound on its Rényi divergences, so a composition holding one is
+//!   accounted through Rényi divergences on dp_accounting's orders (`account::rdp_bound`), a certified
+//!   bound. ξ = 0 is `zcdp:rho=R`.
 //!
 //! Both hold under whatever neighbour relation they were stated for: one record's change is one copy.
 
@@ -128,23 +132,41 @@ impl LossLaw for ApproxDp {
     }
 }
 
-/// A ρ-zCDP mechanism by its stated guarantee (no loss law; see the module doc).
+/// A (ξ, ρ)-zCDP mechanism by its stated guarantee (no loss law; see the module doc): ρ-zCDP at ξ = 0.
 #[derive(Clone, Debug)]
 pub struct Zcdp {
     rho: Rational,
+    xi: Rational,
 }
 
 impl Zcdp {
+    #[cfg(test)]
     pub fn new(rho: Rational) -> Fallible<Zcdp> {
+        Zcdp::approximate(rho, Rational::new())
+    }
+
+    /// (ξ, ρ)-zCDP: D_α ≤ ξ + ρα for every α > 1, ξ ≥ 0.
+    pub fn approximate(rho: Rational, xi: Rational) -> Fallible<Zcdp> {
         if rho <= 0 {
             return fallible!(Input, "a zCDP mechanism needs rho > 0, got {rho}");
         }
-        Ok(Zcdp { rho })
+        if xi < 0 {
+            return fallible!(Input, "an approximate zCDP mechanism needs xi >= 0, got {xi}");
+        }
+        Ok(Zcdp { rho, xi })
     }
 
-    /// `zcdp:rho=R`.
+    /// `zcdp:rho=R[,xi=X]`.
     pub fn from_params(p: &mut crate::noise::params::Params) -> Fallible<Zcdp> {
-        Zcdp::new(p.positive("rho")?)
+        let rho = p.positive("rho")?;
+        let xi = match p.take("xi") {
+            None => Rational::new(),
+            Some(v) => crate::num::parse_rational(v.trim())
+                .ok()
+                .filter(|x| *x >= 0)
+                .ok_or_else(|| err!(Input, "mechanism '{}': xi must be a number >= 0, got '{v}'", p.spec()))?,
+        };
+        Zcdp::approximate(rho, xi)
     }
 
     fn no_loss_law(&self) -> crate::error::Error {
@@ -154,7 +176,11 @@ impl Zcdp {
 
 impl LossLaw for Zcdp {
     fn spec(&self) -> String {
-        format!("zcdp:rho={}", fmt_rational(&self.rho))
+        if self.xi == 0 {
+            format!("zcdp:rho={}", fmt_rational(&self.rho))
+        } else {
+            format!("zcdp:rho={},xi={}", fmt_rational(&self.rho), fmt_rational(&self.xi))
+        }
     }
 
     fn symmetric(&self) -> bool {
@@ -163,8 +189,14 @@ impl LossLaw for Zcdp {
 
     crate::noise::loss::without_loss_law!();
 
+    /// ρ of a ρ-zCDP guarantee; none for ξ > 0 (not ρ-zCDP for any ρ).
     fn rho(&self) -> Option<Rational> {
-        Some(self.rho.clone())
+        (self.xi == 0).then(|| self.rho.clone())
+    }
+
+    /// ξ + ρα, the stated bound, where ξ > 0 (ξ = 0 is accounted through ρ).
+    fn renyi(&self, _dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
+        (self.xi > 0).then(|| Ok(Interval::from_rational(&(self.xi.clone() + self.rho.clone() * alpha), prec)))
     }
 
     fn shifts(&self, _neighbors: Neighbors) -> Fallible<u64> {
@@ -176,7 +208,11 @@ impl LossLaw for Zcdp {
     }
 
     fn rho_only(&self) -> bool {
-        true
+        self.xi == 0
+    }
+
+    fn rdp_only(&self) -> bool {
+        self.xi > 0
     }
 }
 
@@ -209,5 +245,19 @@ mod tests {
         assert!(Zcdp::new(q("0")).is_err());
         let z = Zcdp::new(q("1/2")).unwrap();
         assert!(z.rho_only() && z.split(Direction::Remove, &q("0"), 64).is_err());
+        assert!(z.renyi(Direction::Remove, &q("2"), 64).is_none() && !z.rdp_only());
+    }
+
+    /// (ξ, ρ)-zCDP: D_α = ξ + ρα exactly as stated (ξ = 1/10, ρ = 1/8: 1/10 + 3/16 at α = 3/2), known by
+    /// that bound only; ξ < 0 refused.
+    #[test]
+    fn approximate_zcdp_is_its_renyi_bound() {
+        let z = Zcdp::approximate(q("1/8"), q("1/10")).unwrap();
+        assert!(z.rdp_only() && !z.rho_only() && z.rho().is_none() && z.is_bound());
+        let d = z.renyi(Direction::Add, &q("3/2"), 128).unwrap().unwrap();
+        let want = rug::Float::with_val(256, &q("23/80"));
+        assert!(d.contains(&want) && d.hi().to_f64() - d.lo().to_f64() < 1e-30, "{}", d.to_f64());
+        assert_eq!(z.spec(), "zcdp:rho=1/8,xi=1/10");
+        assert!(Zcdp::approximate(q("1/8"), q("-1/10")).is_err());
     }
 }

@@ -50,7 +50,7 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
         &["sigma", "sigma2", "mu", "steps", "k"],
         crate::noise::allocation::RandomAllocation::law_from_params,
     ),
-    ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R", &["rho"], |p| {
+    ("zcdp", "a stated rho-zCDP guarantee, accounted through rho: zcdp:rho=R; approximate (xi, rho)-zCDP, D_alpha <= xi + rho alpha, accounted through Renyi divergences: zcdp:rho=R,xi=X", &["rho", "xi"], |p| {
         Ok(Arc::new(crate::noise::blackbox::Zcdp::from_params(p)?))
     }),
 ];
@@ -133,7 +133,7 @@ impl Sampling {
                 match self.q {
                     None if self.kind.is_some() => fallible!(Input, "mechanism '{spec}': sampling=poisson needs q=Q, the sampling probability"),
                     None => Ok(base),
-                    Some(_) if base.rho_only() => fallible!(
+                    Some(_) if base.rho_only() || base.spec().starts_with("zcdp:") => fallible!(
                         Input,
                         "mechanism '{spec}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself"
                     ),

@@ -1,6 +1,6 @@
 //! Issue 35: stated guarantees as building blocks — `dp:epsilon=E[,delta=D]` (an (ε, δ)-DP mechanism,
 //! bounded by its worst case, the four-point pair of [KOV15]) and `zcdp:rho=R` (accounted through ρ by the
-//! optimal conversion [CKS20, Prop. 12]). References: scripts/reference/approx_dp_composition.txt
+//! optimal conversion [CKS20, Prop. 12]), `zcdp:rho=R,xi=X` (through its Rényi bound). References: scripts/reference/approx_dp_composition.txt
 //! (mpmath, 60 digits, from the pair and the conversion formula directly, not by tightdp).
 
 use crate::common::{csv_row as row, get as field, holds, refused};
@@ -34,8 +34,30 @@ fn a_zcdp_guarantee_is_accounted_through_rho() {
     holds(&r, "epsilon", "7.188480362156053370229996916975955475957");
 }
 
+/// Approximate (ξ, ρ)-zCDP (dp_accounting's `ZCDpEvent` with xi): D_α ≤ ξ + ρα, accounted through Rényi
+/// divergences on dp_accounting's orders; scripts/reference/zcdp_xi.txt (mpmath: the divergences added and
+/// converted by [CKS20, Prop. 12] directly, 30 digits). ξ = 1/10 over 10 releases adds exactly 1 to the
+/// ρ-zCDP ε (allocation.txt's 8.0794…): the conversion's ξ term is a constant.
+#[test]
+fn approximate_zcdp_is_accounted_through_its_renyi_bound() {
+    let r = row(&["epsilon", "--mech", "zcdp:rho=1/8,xi=1/10,n=10", "--delta", "1e-5"]);
+    assert_eq!((field(&r, "trust"), field(&r, "method")), ("certified-bound", "renyi"));
+    crate::common::holds_rounded(&r, "epsilon", "9.07940622242049231582392419857");
+    let r = row(&["delta", "--mech", "zcdp:rho=1/8,xi=1/10,n=10", "--epsilon", "3"]);
+    crate::common::holds_rounded(&r, "delta", "0.34498977931524912803250558079");
+    let r = row(&["epsilon", "--mech", "zcdp:rho=0.5,xi=0.01,n=3", "--delta", "1e-5"]);
+    crate::common::holds_rounded(&r, "epsilon", "9.03995899168389669864691638909");
+    let r = row(&["delta", "--mech", "zcdp:rho=0.5,xi=0.01,n=3", "--epsilon", "3"]);
+    crate::common::holds_rounded(&r, "delta", "0.233977379318761666055373336343");
+    // xi = 0 is the rho-zCDP guarantee, through rho as before
+    let r = row(&["epsilon", "--mech", "zcdp:rho=1/8,xi=0,n=10", "--delta", "1e-5"]);
+    assert_eq!(field(&r, "method"), "zcdp-cks");
+}
+
 #[test]
 fn bad_stated_guarantees_are_refused() {
+    refused(&["epsilon", "--mech", "zcdp:rho=1,xi=-1", "--delta", "1e-6"], &["xi must be a number >= 0"]);
+    refused(&["epsilon", "--mech", "zcdp:rho=1,xi=1/10,q=0.1", "--delta", "1e-6"], &["q=", "zCDP"]);
     refused(&["epsilon", "--mech", "dp:epsilon=0", "--delta", "1e-6"], &["epsilon"]);
     refused(&["epsilon", "--mech", "dp:epsilon=1,delta=1", "--delta", "1e-6"], &["delta < 1"]);
     refused(&["epsilon", "--mech", "dp:delta=1e-6", "--delta", "1e-6"], &["missing epsilon"]);
