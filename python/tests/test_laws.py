@@ -225,6 +225,10 @@ def test_more_dp_events():
     assert e.trust == "certified-bound" and holds(e, "9.07940622242049231582392419857")
     assert abs(float(e.hi) - 9.079406222420491) < 1e-12
     assert tightdp.PLDAccountant().supports(ev)
+    # a stated rho-zCDP guarantee bounds the trade-off function from below, under the exact one of the
+    # Gaussian with that rho (sqrt(5/2)-GDP: Phi(Phi^-1(0.99) - sqrt(5/2)) = 0.77192732..., mpmath)
+    f = tightdp.Zcdp(Fraction(5, 4)).tradeoff("0.01")
+    assert f.trust == "certified-bound" and Fraction("0.62") < f.lo <= f.hi < Fraction("0.7719273218")
     with pytest.raises(tightdp.InputError, match="xi must be >= 0"):
         tightdp.from_dp_event(dp_event.ZCDpEvent(0.5, -0.1))
 

@@ -591,7 +591,7 @@ def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: str = "a
 def Zcdp(rho: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
     """n mechanisms known only by a stated ρ-zCDP guarantee. A composition holding one is accounted
     through its total ρ (every other mechanism by its own ρ) and the optimal conversion: a certified
-    bound.
+    bound. Its trade-off function and attack measures are bounded through D_α ≤ ρα (from below for f).
 
     >>> tightdp.Zcdp("0.5").compose(tightdp.Gaussian(sigma2=4, n=3)).epsilon("1e-6").method
     'zcdp-cks'

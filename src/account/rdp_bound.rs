@@ -75,7 +75,7 @@ const TRADEOFF_EPS_MAX: f64 = 60.0;
 /// bounded by `delta_of_renyi`: every test's type II error is at least 1 − δ(ε) − e^ε α, for every ε ≥ 0
 /// (the test's rejection region S has Q(S) ≤ e^ε P(S) + δ(ε): the duality of [DRS22, Prop. 2.12]; both directions are bounded, so
 /// either order of the pair). The best ε of a grid (in f64, then refined) is taken and enclosed; 0 at worst.
-fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>], alpha: &rug::Rational, prec: u32) -> Interval {
+pub(super) fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>], alpha: &rug::Rational, prec: u32) -> Interval {
     let a = Interval::from_rational(alpha, prec);
     let at = |eps: f64| -> Interval {
         let e = Interval::from_rational(&rug::Rational::from_f64(eps).unwrap_or_default(), prec);

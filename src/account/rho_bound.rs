@@ -4,7 +4,10 @@
 //! continuous Gaussian μ²/(2σ²) [CKS20], [BS16], a pure ε-DP one ε²/2 [BS16, Prop. 1.4]), and the total
 //! is converted by the optimal conversion [CKS20, Prop. 12] (δ(ε) at one Rényi order α, which is a valid
 //! bound at every α > 1; the order is searched, the bound at it enclosed). The result is a certified
-//! *bound* (trust `certified-bound`): the composition's exact profile can only be lower.
+//! *bound* (trust `certified-bound`): the composition's exact profile can only be lower. The trade-off
+//! function is bounded from below through the same divergences, D_α ≤ ρα on dp_accounting's orders
+//! (`rdp_bound::tradeoff_of_renyi`: f(α) ≥ 1 − δ(ε) − e^ε α at the best ε), as for the laws known only by
+//! Rényi bounds.
 
 use super::vocabulary::Query;
 use super::{Accountant, Certified, Engine, Trust};
@@ -51,10 +54,18 @@ impl Accountant {
                 let (d, a) = delta_cks(&rho, e, p);
                 Certified::new(d, Engine::ZcdpCks, Trust::Bound, detail(&a))
             }
-            Query::Tradeoff(_) => fallible!(
-                Input,
-                "the trade-off function of a composition holding a zCDP guarantee is not computed (give epsilon or delta; it is accounted through rho)"
-            ),
+            Query::Tradeoff(alpha) => {
+                let orders = crate::noise::renyi_dp::default_orders();
+                let d: Vec<Option<crate::num::Interval>> =
+                    orders.iter().map(|a| Some(crate::num::Interval::from_rational(&(rho.clone() * a), p))).collect();
+                let f = super::rdp_bound::tradeoff_of_renyi(&orders, &d, alpha, p);
+                let detail = format!(
+                    "zCDP: total rho = {} (a zCDP guarantee is known only through rho); f(alpha) >= 1 - delta(eps) - e^eps alpha at the best eps, delta(eps) from D_alpha <= rho alpha on dp_accounting's {} orders",
+                    fmt_nearest(&Float::with_val(64, &rho), 12),
+                    orders.len()
+                );
+                Certified::new(f, Engine::ZcdpCks, Trust::Bound, detail)
+            }
         }
     }
 }
