@@ -75,16 +75,21 @@ const TRADEOFF_EPS_MAX: f64 = 60.0;
 /// bounded by `delta_of_renyi`: every test's type II error is at least 1 − δ(ε) − e^ε α, for every ε ≥ 0
 /// (the test's rejection region S has Q(S) ≤ e^ε P(S) + δ(ε): the duality of [DRS22, Prop. 2.12]; both directions are bounded, so
 /// either order of the pair). The best ε of a grid (in f64, then refined) is taken and enclosed; 0 at worst.
+/// The search only chooses ε, so it runs on the f64 model of the bound (`Cks64`); the value returned is the
+/// certified enclosure at the ε chosen.
 pub(super) fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>], alpha: &rug::Rational, prec: u32) -> Interval {
     let a = Interval::from_rational(alpha, prec);
-    let at = |eps: f64| -> Interval {
+    let certified = |eps: f64| -> Interval {
         let e = Interval::from_rational(&rug::Rational::from_f64(eps).unwrap_or_default(), prec);
         Interval::one(prec).sub(&delta_of_renyi(orders, d, &e, prec)).sub(&e.exp().mul(&a))
     };
+    let model = Cks64::new(orders, d);
+    let af = alpha.to_f64();
+    let at = |eps: f64| 1.0 - model.delta(eps) - eps.exp() * af;
     let grid: Vec<f64> = std::iter::once(0.0)
         .chain((0..TRADEOFF_POINTS).map(|i| 1e-4 * (TRADEOFF_EPS_MAX / 1e-4).powf(i as f64 / (TRADEOFF_POINTS - 1) as f64)))
         .collect();
-    let values: Vec<f64> = grid.iter().map(|&e| at(e).lo().to_f64()).collect();
+    let values: Vec<f64> = grid.iter().map(|&e| at(e)).collect();
     let best = (0..grid.len()).max_by(|&i, &j| values[i].total_cmp(&values[j])).unwrap_or(0);
     // golden-section refinement between the best point's neighbours (f64 midpoints; any point is valid)
     let (mut lo, mut hi) = (grid[best.saturating_sub(1)], grid[(best + 1).min(grid.len() - 1)]);
@@ -92,7 +97,7 @@ pub(super) fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>]
     let mut best_val = values[best];
     for _ in 0..24 {
         let (m1, m2) = (lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo));
-        let (v1, v2) = (at(m1).lo().to_f64(), at(m2).lo().to_f64());
+        let (v1, v2) = (at(m1), at(m2));
         for (m, v) in [(m1, v1), (m2, v2)] {
             if v > best_val {
                 best_val = v;
@@ -105,5 +110,63 @@ pub(super) fn tradeoff_of_renyi(orders: &[rug::Rational], d: &[Option<Interval>]
             lo = m1;
         }
     }
-    at(best_eps).max(&Interval::zero(prec))
+    certified(best_eps).max(&Interval::zero(prec))
+}
+
+/// `delta_of_renyi` in f64, for choosing test points only: per order the ε-free part of the [CKS20,
+/// Prop. 12] bound, c = (α − 1)(τ + ln(1 − 1/α)) − ln α, so that the bound at ε is e^{c − (α − 1)ε}, and
+/// the Bretagnolle–Huber bound √(1 − e^{−τ}), which does not depend on ε (τ the upper end of D_α).
+struct Cks64 {
+    /// (α − 1, c) per order with a finite bound
+    cks: Vec<(f64, f64)>,
+    /// the least Bretagnolle–Huber bound, and 1
+    flat: f64,
+}
+
+impl Cks64 {
+    fn new(orders: &[rug::Rational], d: &[Option<Interval>]) -> Cks64 {
+        let mut cks = Vec::with_capacity(orders.len());
+        let mut flat = 1.0f64;
+        for (a, tau) in orders.iter().zip(d) {
+            let Some(tau) = tau else { continue };
+            let (a, t) = (a.to_f64(), tau.hi().to_f64());
+            cks.push((a - 1.0, (a - 1.0) * (t + (1.0 - 1.0 / a).ln()) - a.ln()));
+            if t >= 0.0 {
+                flat = flat.min((1.0 - (-t).exp()).sqrt());
+            }
+        }
+        Cks64 { cks, flat }
+    }
+
+    fn delta(&self, eps: f64) -> f64 {
+        self.cks.iter().fold(self.flat, |m, &(am1, c)| m.min((c - am1 * eps).exp()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The f64 model the ε search runs on is `delta_of_renyi` (within f64 rounding) at every ε tried, with
+    /// finite and infinite orders: τ = 5α/4 (ten σ = 2 Gaussian releases) and a curve infinite above α = 2.
+    #[test]
+    fn the_search_model_is_the_certified_bound() {
+        let orders = default_orders();
+        for cut in [None, Some(rug::Rational::from(2))] {
+            let d: Vec<Option<Interval>> = orders
+                .iter()
+                .map(|a| match &cut {
+                    Some(c) if a > c => None,
+                    _ => Some(Interval::from_rational(&(rug::Rational::from((5, 4)) * a), 128)),
+                })
+                .collect();
+            let model = Cks64::new(&orders, &d);
+            for eps in [0.0, 1e-3, 0.5, 2.0, 5.0, 9.0, 20.0] {
+                let e = Interval::from_rational(&rug::Rational::from_f64(eps).unwrap(), 128);
+                let want = delta_of_renyi(&orders, &d, &e, 128).mid().to_f64();
+                let got = model.delta(eps);
+                assert!((got - want).abs() <= 1e-12 * want.max(1e-300), "eps = {eps}: {got} against {want}");
+            }
+        }
+    }
 }
