@@ -56,8 +56,6 @@ pub struct FourierTails {
     cache: Mutex<HashMap<(i64, bool), (Interval, u64)>>,
     /// precision of the returned intervals
     out_prec: u32,
-    /// nodes evaluated so far (for the engine's detail line)
-    evaluated: Mutex<u64>,
     /// bits of mass beyond the search window (each tail beyond it is below 2^-window_bits)
     window_bits: u32,
     /// the first error met by the oracle interface
@@ -114,7 +112,6 @@ impl FourierTails {
             support,
             cache: Mutex::new(HashMap::new()),
             out_prec,
-            evaluated: Mutex::new(0),
             window_bits: bits + 64,
             first_error: Mutex::new(None),
         })
@@ -203,7 +200,6 @@ impl FourierTails {
         let ci = Interval::from_rational(&cq, wp);
         let inv = Inversion { nodes: n_nodes, live: 0 };
         let (t, inv) = self.trapezoid(s, m, &ci, c, inv, wp)?;
-        *self.evaluated.lock().unwrap_or_else(|e| e.into_inner()) += inv.live;
         meter_add(inv.live);
         if std::env::var_os("TIGHTDP_TRACE").is_some() {
             eprintln!(
