@@ -115,11 +115,18 @@ impl Error {
     }
 }
 
+/// An error is one line: a line break the message carries from the input (a JSON string's "\n" in a
+/// manifest's names) is shown escaped.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = if self.message.contains(['\n', '\r']) {
+            std::borrow::Cow::Owned(self.message.replace('\n', "\\n").replace('\r', "\\r"))
+        } else {
+            std::borrow::Cow::Borrowed(self.message.as_str())
+        };
         match self.kind {
-            ErrorKind::Internal => write!(f, "internal error, please report it: {}", self.message),
-            _ => f.write_str(&self.message),
+            ErrorKind::Internal => write!(f, "internal error, please report it: {message}"),
+            _ => f.write_str(&message),
         }
     }
 }
@@ -176,6 +183,14 @@ mod tests {
             return fallible!(Input, "x must be non-negative, got {x}");
         }
         Ok(x)
+    }
+
+    /// A line break carried from the input is shown escaped: an error is one line.
+    #[test]
+    fn an_error_is_one_line() {
+        let e = err!(Input, "unknown noise distribution '{}'", "\ndiscrete-gaussian\r");
+        assert_eq!(e.to_string(), "unknown noise distribution '\\ndiscrete-gaussian\\r'");
+        assert!(!err!(Internal, "a\nb").to_string().contains('\n'));
     }
 
     #[test]
