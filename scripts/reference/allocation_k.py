@@ -17,29 +17,17 @@ X_i = exp(mu Z_i - mu^2/2) independent.
 
 Run: python3 scripts/reference/allocation_k.py > scripts/reference/allocation_k.txt
 """
+import os
+import sys
 from itertools import combinations, product
-from mpmath import mp, mpf, exp, factorial, log, nstr, binomial
+from mpmath import mp, mpf, log, nstr, binomial
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the one-of-s moment E[M_1^a; s] (the compositions of a into s parts) and its weight, as the k = 1
+# reference computes them
+from allocation import positive_moment as one_of, w  # noqa: E402
 
 mp.dps = 40
-
-
-def w(mu2, c):
-    return exp(mu2 * c * (c - 1) / 2)
-
-
-def one_of(s, mu2, a):
-    """E[M_1^a] for one of s steps: the compositions of a into s parts."""
-    total = mpf(0)
-    for ks in product(range(a + 1), repeat=s):
-        if sum(ks) != a:
-            continue
-        coef = factorial(a)
-        term = mpf(1)
-        for k in ks:
-            coef /= factorial(k)
-            term *= w(mu2, k)
-        total += coef * term
-    return total / mpf(s) ** a
 
 
 def split(t, k, mu2, a):

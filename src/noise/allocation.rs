@@ -25,7 +25,6 @@ pub mod selected;
 
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
-use crate::noise::neighbors::Neighbors;
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
 use crate::{err, fallible};
@@ -98,10 +97,6 @@ impl RandomAllocation {
         }
         let law = RandomAllocation::new(sigma2, mu, steps).map_err(context)?;
         Ok(Arc::new(law))
-    }
-
-    fn no_loss_law(&self) -> crate::error::Error {
-        err!(Declined, "{}: random allocation has no privacy-loss law here; it is accounted through Renyi divergences", self.spec())
     }
 
     /// ln E_B[M^β] at the integer β ≥ 0 (Remove) or ln E_B[M^{−β}] (Add): exact, or an upper bound (Add).
@@ -196,6 +191,46 @@ impl RandomAllocation {
     }
 }
 
+/// What every random-allocation law shares, inside its `impl LossLaw` (`RandomAllocation`, and
+/// `allocation::selected` for k of T): no loss law (split and infinite decline, [`without_loss_law`]), add/remove
+/// neighbours only, an upper bound known through Rényi divergences only, its batches its own (no `q=`).
+///
+/// [`without_loss_law`]: crate::noise::loss::without_loss_law
+macro_rules! allocation_law {
+    () => {
+        crate::noise::loss::without_loss_law!(by |law: &Self| crate::noise::allocation::no_loss_law(law.spec()));
+
+        fn shifts(&self, neighbors: crate::noise::neighbors::Neighbors) -> crate::error::Fallible<u64> {
+            match neighbors {
+                crate::noise::neighbors::Neighbors::AddRemove => Ok(1),
+                crate::noise::neighbors::Neighbors::Replace => crate::fallible!(
+                    Input,
+                    "{}: random allocation is accounted under add/remove neighbours only (give --neighbors add-remove)",
+                    self.spec()
+                ),
+            }
+        }
+
+        fn is_bound(&self) -> bool {
+            true
+        }
+
+        fn rdp_only(&self) -> bool {
+            true
+        }
+
+        fn not_subsampled(&self) -> Option<String> {
+            Some(format!("{}, which samples its own batches", self.spec()))
+        }
+    };
+}
+pub(crate) use allocation_law;
+
+/// The error of [`allocation_law`]'s `split` and `infinite`.
+pub(crate) fn no_loss_law(spec: String) -> crate::error::Error {
+    err!(Declined, "{spec}: random allocation has no privacy-loss law here; it is accounted through Renyi divergences")
+}
+
 impl LossLaw for RandomAllocation {
     fn spec(&self) -> String {
         format!("alloc:sigma2={},mu={},steps={}", fmt_rational(&self.sigma2), fmt_rational(&self.mu), self.steps)
@@ -205,30 +240,11 @@ impl LossLaw for RandomAllocation {
         self.steps == 1
     }
 
-    crate::noise::loss::without_loss_law!();
-
     fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
         Some(self.divergence(dir, alpha, prec))
     }
 
-    fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
-        match neighbors {
-            Neighbors::AddRemove => Ok(1),
-            Neighbors::Replace => fallible!(
-                Input,
-                "{}: random allocation is accounted under add/remove neighbours only (give --neighbors add-remove)",
-                self.spec()
-            ),
-        }
-    }
-
-    fn is_bound(&self) -> bool {
-        true
-    }
-
-    fn rdp_only(&self) -> bool {
-        true
-    }
+    allocation_law!();
 }
 
 #[cfg(test)]

@@ -214,6 +214,11 @@ impl LossLaw for Zcdp {
     fn rdp_only(&self) -> bool {
         self.xi > 0
     }
+
+    /// Exact or approximate, a zCDP guarantee has no general amplification by subsampling.
+    fn not_subsampled(&self) -> Option<String> {
+        Some("a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself".into())
+    }
 }
 
 #[cfg(test)]

@@ -108,16 +108,19 @@ pub struct LossRange {
 
 /// The loss-law methods of a mechanism that has none (a stated zCDP guarantee, repeat-and-select, random
 /// allocation), inside its `impl LossLaw`: `split` and `infinite` decline with the type's own
-/// `no_loss_law()` error, the range is open and the quantile 0 (no engine plans a law it cannot split).
+/// `no_loss_law()` error (or, `without_loss_law!(by f)`, with `f(self)`), the range is open and the quantile 0 (no engine plans a law it cannot split).
 macro_rules! without_loss_law {
     () => {
+        $crate::noise::loss::without_loss_law!(by |law: &Self| law.no_loss_law());
+    };
+    (by $why:expr) => {
         fn split(
             &self,
             _dir: $crate::noise::loss::Direction,
             _l: &rug::Rational,
             _prec: u32,
         ) -> $crate::error::Fallible<$crate::noise::loss::Split> {
-            Err(self.no_loss_law())
+            Err(($why)(self))
         }
 
         fn infinite(
@@ -125,7 +128,7 @@ macro_rules! without_loss_law {
             _dir: $crate::noise::loss::Direction,
             _prec: u32,
         ) -> $crate::error::Fallible<($crate::num::Interval, $crate::num::Interval)> {
-            Err(self.no_loss_law())
+            Err(($why)(self))
         }
 
         fn range(&self, _dir: $crate::noise::loss::Direction) -> $crate::noise::loss::LossRange {
@@ -282,6 +285,19 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// (`account::rdp_bound`), as a certified bound.
     fn rdp_only(&self) -> bool {
         self.renyi_only().is_some()
+    }
+
+    /// Why this law cannot be run on a subsample (Poisson or without replacement), as words completing
+    /// "… is not defined for …"; None where it can. Every sampler and the registry ask the law, so a law
+    /// with a reason of its own (a zCDP guarantee, a law that samples its own batches) says it once.
+    fn not_subsampled(&self) -> Option<String> {
+        if self.rho_only() {
+            Some("a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself".into())
+        } else if self.rdp_only() {
+            Some(format!("{}, which is known by Renyi bounds only", self.spec()))
+        } else {
+            None
+        }
     }
 }
 

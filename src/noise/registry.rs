@@ -131,17 +131,13 @@ impl Sampling {
                     return fallible!(Input, "mechanism '{spec}': m= and pop= are the batch and population of sampling=wor (sampling without replacement); Poisson subsampling takes q= only");
                 }
                 match self.q {
-                    None if self.kind.is_some() => fallible!(Input, "mechanism '{spec}': sampling=poisson needs q=Q, the sampling probability"),
+                    None if self.kind.is_some() => {
+                        fallible!(Input, "mechanism '{spec}': sampling=poisson needs q=Q, the sampling probability")
+                    }
                     None => Ok(base),
-                    Some(_) if base.rho_only() || base.spec().starts_with("zcdp:") => fallible!(
-                        Input,
-                        "mechanism '{spec}': q= is not defined for a zCDP guarantee (zCDP has no general amplification by subsampling); give the subsampled mechanism itself"
-                    ),
-                    Some(_) if base.rdp_only() => fallible!(
-                        Input,
-                        "mechanism '{spec}': q= is not defined for {}, which samples its own batches",
-                        base.spec()
-                    ),
+                    Some(_) if base.not_subsampled().is_some() => {
+                        fallible!(Input, "mechanism '{spec}': q= is not defined for {}", base.not_subsampled().unwrap_or_default())
+                    }
                     Some(q) => {
                         let q = crate::num::parse_rational(&q).map_err(|e| e.context(format!("mechanism '{spec}': q")))?;
                         if q == 1 {
@@ -236,5 +232,31 @@ mod tests {
         }
         assert!(help.contains("`laplace:scale=B[,mu=M]` or `laplace:epsilon=E`, the Laplace mechanism"), "{help}");
         assert_eq!(kinds().split(", ").count(), LATTICE_LAWS.len() + LAWS.len() + WRAPPERS.len());
+    }
+
+    /// A law that cannot be subsampled says why itself, and both samplers quote it: a zCDP guarantee,
+    /// exact or approximate (ξ > 0 is Rényi-only, yet still zCDP's reason), random allocation (its own
+    /// batches); a law that can (the Gaussian) has no reason.
+    #[test]
+    fn subsampling_refusals_are_the_laws_own_reasons() {
+        let base = |kind: &str, body: &str| law(kind, &mut Params::parse(kind, body).unwrap()).unwrap();
+        let refusal = |kind: &str, body: &str, sampling: &str| {
+            let mut p = Params::parse(kind, &format!("{body},{sampling}")).unwrap();
+            let s = Sampling::take(&mut p);
+            s.apply(kind, base(kind, body)).unwrap_err().to_string()
+        };
+        for (kind, body, why) in [
+            ("zcdp", "rho=1", "no general amplification by subsampling"),
+            ("zcdp", "rho=1,xi=1/10", "no general amplification by subsampling"),
+            ("alloc", "sigma=1,steps=10", "which samples its own batches"),
+            ("alloc", "sigma=1,steps=10,k=2", "which samples its own batches"),
+        ] {
+            assert!(base(kind, body).not_subsampled().unwrap().contains(why), "{kind}:{body}");
+            let poisson = refusal(kind, body, "q=1/2");
+            assert!(poisson.contains("q= is not defined for") && poisson.contains(why), "{poisson}");
+            let wor = refusal(kind, body, "sampling=wor,m=2,pop=10");
+            assert!(wor.contains("sampling without replacement is not defined for") && wor.contains(why), "{wor}");
+        }
+        assert_eq!(base("gauss", "sigma=1").not_subsampled(), None);
     }
 }

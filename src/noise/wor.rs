@@ -70,18 +70,8 @@ impl SampledWithoutReplacement {
         if !(1..=pop).contains(&m) {
             return crate::fallible!(Input, "sampling without replacement needs a batch size m between 1 and pop = {pop}, got {m}");
         }
-        if base.rho_only() {
-            return crate::fallible!(
-                Input,
-                "sampling without replacement is not defined for a zCDP guarantee (it has no loss law); give the subsampled mechanism itself"
-            );
-        }
-        if base.rdp_only() {
-            return crate::fallible!(
-                Input,
-                "sampling without replacement is not defined for {}, which is known by Renyi bounds only",
-                base.spec()
-            );
+        if let Some(why) = base.not_subsampled() {
+            return crate::fallible!(Input, "sampling without replacement is not defined for {why}");
         }
         if !base.symmetric() {
             return crate::fallible!(

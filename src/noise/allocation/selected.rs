@@ -19,7 +19,6 @@ use super::RandomAllocation;
 use crate::error::Fallible;
 use crate::fallible;
 use crate::noise::loss::{Direction, LossLaw};
-use crate::noise::neighbors::Neighbors;
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
 use rug::Rational;
@@ -50,10 +49,6 @@ impl SelectedAllocation {
         }
         Ok(SelectedAllocation { selected, steps, parts })
     }
-
-    fn no_loss_law(&self) -> crate::error::Error {
-        crate::err!(Declined, "{}: random allocation has no privacy-loss law here; it is accounted through Renyi divergences", self.spec())
-    }
 }
 
 impl LossLaw for SelectedAllocation {
@@ -65,8 +60,6 @@ impl LossLaw for SelectedAllocation {
     fn symmetric(&self) -> bool {
         self.parts.iter().all(|(p, _)| p.symmetric())
     }
-
-    crate::noise::loss::without_loss_law!();
 
     /// Σ count·D_α(part): the composition of the groups' one-step allocations (module doc).
     fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
@@ -80,24 +73,7 @@ impl LossLaw for SelectedAllocation {
         Some(Ok(total))
     }
 
-    fn shifts(&self, neighbors: Neighbors) -> Fallible<u64> {
-        match neighbors {
-            Neighbors::AddRemove => Ok(1),
-            Neighbors::Replace => fallible!(
-                Input,
-                "{}: random allocation is accounted under add/remove neighbours only (give --neighbors add-remove)",
-                self.spec()
-            ),
-        }
-    }
-
-    fn is_bound(&self) -> bool {
-        true
-    }
-
-    fn rdp_only(&self) -> bool {
-        true
-    }
+    super::allocation_law!();
 }
 
 #[cfg(test)]

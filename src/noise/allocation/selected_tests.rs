@@ -3,6 +3,7 @@
 //! quadrature, and the refusals.
 
 use super::*;
+use crate::noise::neighbors::Neighbors;
 
 fn q(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()

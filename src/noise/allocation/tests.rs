@@ -2,6 +2,7 @@
 //! step, the chord between integer orders against mpmath's moments, and the refusals.
 
 use super::*;
+use crate::noise::neighbors::Neighbors;
 
 fn q(s: &str) -> Rational {
     crate::num::parse_rational(s).unwrap()
