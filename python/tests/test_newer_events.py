@@ -40,10 +40,10 @@ def test_discrete_gaussian_of_unknown_dimension_is_its_zcdp_bound():
 
 
 def test_stated_and_epsilon_dp_events_are_their_worst_case_pairs():
+    ev = dp_event.SelfComposedDpEvent(stand_in("PermuteAndFlipDpEvent", epsilon=0.5), 4)
+    assert same(tightdp.from_dp_event(ev).delta(1), tightdp.ApproxDp("0.5", n=4).delta(1))
     for name in ("ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"):
-        ev = dp_event.SelfComposedDpEvent(stand_in(name, epsilon=0.5), 4)
-        assert same(tightdp.from_dp_event(ev).delta(1), tightdp.ApproxDp("0.5", n=4).delta(1))
-        assert tightdp.PLDAccountant().supports(ev)
+        assert tightdp.PLDAccountant().supports(dp_event.SelfComposedDpEvent(stand_in(name, epsilon=0.5), 4))
         # epsilon 0: the output does not depend on the data
         assert tightdp.PLDAccountant().compose(stand_in(name, epsilon=0.0)).get_epsilon(1e-6) == 0
     ev = dp_event.SelfComposedDpEvent(stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=1e-6), 3)
@@ -62,3 +62,25 @@ def test_mistakes_are_refused():
         assert tightdp.PLDAccountant().compose(stand_in("DiscreteGaussianDpEvent", sigma=1.0, sensitivity=0.0, dimension=dim)).get_epsilon(1e-6) == 0
     # no noise: not private, as dp_accounting
     assert tightdp.PLDAccountant().compose(stand_in("DiscreteGaussianDpEvent", sigma=0.0, sensitivity=1.0, dimension=1)).get_epsilon(1e-6) == float("inf")
+
+
+def test_the_exponential_mechanism_is_bounded_range():
+    """ExponentialMechanismDpEvent(epsilon) is the epsilon-bounded-range class (src/noise/bounded_range.rs),
+    below dp_accounting's epsilon-DP pair and below the epsilon^2/8-zCDP budget its users take; references
+    from scripts/reference/bounded_range.txt (mpmath, 30 digits, from the two-point pairs and the densities)."""
+    em = lambda eps, k: tightdp.from_dp_event(dp_event.SelfComposedDpEvent(stand_in("ExponentialMechanismDpEvent", epsilon=eps), k))
+    # two releases: the dominating pair's exact sum; mpmath's root 0.966443923364365661232505551359
+    got = em(0.5, 2).epsilon("1e-5")
+    assert got.lo <= Fraction("0.96644392336436566123250555136") <= got.hi and got.trust == "certified-bound"
+    assert got.method == "laplace-sum"
+    # three: the class's Renyi divergences give the smaller bound, mpmath's 1.38666240903489116397980710922
+    # (the pair's own composition is 1.39462959298960615705406623016)
+    got = em(0.5, 3).epsilon("1e-5")
+    assert got.method == "renyi" and abs(Fraction(got.lo) - Fraction("1.38666240903489116397980710922")) < Fraction(1, 10**28)
+    assert same(got, tightdp.ExponentialMechanism("0.5", n=3).epsilon("1e-5"))
+    # a hundred: below the epsilon-DP pair's composition and below epsilon^2/8-zCDP (rho = 25/8)
+    got = em(0.5, 100).epsilon("1e-5")
+    assert got.hi < tightdp.ApproxDp("0.5", n=100).epsilon("1e-5").lo
+    assert got.hi < tightdp.Zcdp(Fraction(25, 8)).epsilon("1e-5").lo
+    with pytest.raises(tightdp.InputError, match="epsilon must be >= 0"):
+        tightdp.from_dp_event(stand_in("ExponentialMechanismDpEvent", epsilon=-1.0))

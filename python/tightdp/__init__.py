@@ -50,6 +50,7 @@ __all__ = [
     "Laplace",
     "RandomizedResponse",
     "ApproxDp",
+    "ExponentialMechanism",
     "Zcdp",
     "RandomAllocation",
     "from_mechs",
@@ -588,6 +589,19 @@ def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: str = "a
     return from_mechs([f"dp:epsilon={_q(epsilon, 'epsilon')},delta={_q(delta, 'delta')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
 
 
+def ExponentialMechanism(epsilon: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
+    """n exponential mechanisms, each at ε-DP (probabilities ∝ e^{εu/(2Δ)}, or e^{εu/Δ} for a monotone
+    score): each is ε-bounded-range, and any adaptive composition of such mechanisms is bounded by the
+    smaller of two certified bounds, the composition of the class's dominating pair and the class's Rényi
+    divergences (``trust == "certified-bound"``); one release is exact. dp_accounting's
+    ``ExponentialMechanismDpEvent(epsilon)`` maps here.
+
+    >>> tightdp.ExponentialMechanism("0.5", n=2).epsilon("1e-5").method
+    'laplace-sum'
+    """
+    return from_mechs([f"expmech:epsilon={_q(epsilon, 'epsilon')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
+
+
 def Zcdp(rho: Number, n: int = 1, neighbors: str = "add-remove") -> Composition:
     """n mechanisms known only by a stated ρ-zCDP guarantee. A composition holding one is accounted
     through its total ρ (every other mechanism by its own ρ) and the optimal conversion: a certified
@@ -649,10 +663,17 @@ def _base_spec(event) -> str:
         return f"dlap:scale={1 / a},mu={_int(event.sensitivity, 'DiscreteLaplaceDpEvent.sensitivity', 1, MAX_SENSITIVITY)}"
     if name == "DiscreteGaussianDpEvent":
         return _discrete_gaussian_spec(event)
-    if name in ("EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"):
-        # a stated (epsilon, delta)-DP guarantee, by its worst-case pair (a certified bound): the exponential
-        # mechanism and permute-and-flip are epsilon-DP (dp_accounting's PLD accountant takes the same pair
-        # for the exponential mechanism, and the Laplace mechanism's loss law for permute-and-flip)
+    if name == "ExponentialMechanismDpEvent":
+        # the exponential mechanism at epsilon-DP is epsilon-bounded-range: the class's dominating pair and its
+        # Renyi divergences, the smaller bound (a certified bound; dp_accounting's PLD accountant takes the
+        # looser epsilon-DP pair, its users budget it as epsilon^2/8-zCDP)
+        eps = _exact(event.epsilon, f"{name}.epsilon")
+        if eps < 0:
+            raise InputError(f"{name}: epsilon must be >= 0, got {event.epsilon}")
+        return f"expmech:epsilon={eps}"
+    if name in ("EpsilonDeltaDpEvent", "PermuteAndFlipDpEvent"):
+        # a stated (epsilon, delta)-DP guarantee, by its worst-case pair (a certified bound): permute-and-flip
+        # is epsilon-DP (dp_accounting's PLD accountant takes the Laplace mechanism's loss law for it)
         eps = _exact(event.epsilon, f"{name}.epsilon")
         delta = _exact(getattr(event, "delta", 0), f"{name}.delta")
         if eps < 0 or not 0 <= delta < 1:

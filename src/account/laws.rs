@@ -30,6 +30,25 @@ impl Accountant {
         if self.comp.has_rho_only() {
             return self.rho_bound(q);
         }
+        let c = self.law_engines_query(q)?;
+        if self.opts.method != Method::Auto || !self.comp.has_renyi_sharper() {
+            return Ok(c);
+        }
+        // two certified bounds of one mechanism (`LossLaw::renyi_sharper`): the smaller ε or δ, the larger f
+        let r = match self.rdp_bound(q) {
+            Ok(r) => r,
+            Err(e) if e.is_declined() || e.kind() == crate::error::ErrorKind::Input => return Ok(c),
+            Err(e) => return Err(e),
+        };
+        let renyi_better = match q {
+            Query::Tradeoff(_) => r.interval().lo() > c.interval().lo(),
+            _ => r.interval().hi() < c.interval().hi(),
+        };
+        Ok(if renyi_better { r } else { c })
+    }
+
+    /// [`Accountant::law_query`] past the Rényi-only and ρ-only compositions: the law engines' planner.
+    fn law_engines_query(&self, q: Query) -> Fallible<Certified> {
         // the lattice laws (discrete Gaussian, discrete Laplace) enter as their loss laws
         let laws: Vec<(Arc<dyn LossLaw>, u64)> = self.comp.law_shifts()?;
         let trust = if self.comp.is_exact() { Trust::Exact } else { Trust::Bound };

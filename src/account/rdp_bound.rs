@@ -53,7 +53,7 @@ impl Accountant {
         }
         let v = worst.expect("law_directions gives at least one direction");
         let detail = format!(
-            "Renyi divergences on dp_accounting's {} orders added up and converted at the best order ({} known only by Renyi bounds)",
+            "Renyi divergences on dp_accounting's {} orders added up and converted at the best order ({})",
             orders.len(),
             only_renyi(&laws)
         );
@@ -61,10 +61,22 @@ impl Accountant {
     }
 }
 
-/// The laws known by Rényi bounds only, by their spellings.
+/// Why the composition went through Rényi divergences: the laws known by Rényi bounds only, or else those
+/// whose class has sharper ones than their loss law (`LossLaw::renyi_sharper`), by their spellings.
 fn only_renyi(laws: &[(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)]) -> String {
-    let specs: Vec<String> = laws.iter().filter(|(l, _)| l.rdp_only()).map(|(l, _)| l.spec()).collect();
-    specs.join(", ")
+    let specs = |keep: fn(&dyn crate::noise::loss::LossLaw) -> bool| -> String {
+        let s: Vec<String> = laws.iter().filter(|(l, _)| keep(l.as_ref())).map(|(l, _)| l.spec()).collect();
+        s.join(", ")
+    };
+    let only = specs(|l| l.rdp_only());
+    if only.is_empty() {
+        format!(
+            "the class's Renyi divergences of {}, below its dominating pair's: the smaller of the two bounds",
+            specs(|l| l.renyi_sharper())
+        )
+    } else {
+        format!("{only} known only by Renyi bounds")
+    }
 }
 
 /// Points of epsilon tried for the trade-off bound: 0 and a geometric grid up to `TRADEOFF_EPS_MAX`.

@@ -297,6 +297,14 @@ impl Composition {
         self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.rdp_only()))
     }
 
+    /// True if some group's law has a sharper Rényi bound than its loss law ([`LossLaw::renyi_sharper`]:
+    /// the exponential mechanism's bounded range).
+    ///
+    /// [`LossLaw::renyi_sharper`]: crate::noise::loss::LossLaw::renyi_sharper
+    pub fn has_renyi_sharper(&self) -> bool {
+        self.groups.iter().any(|g| matches!(&g.noise, Noise::Law(l) if l.0.renyi_sharper()))
+    }
+
     pub fn has_law(&self) -> bool {
         self.groups.iter().any(|g| matches!(g.noise, Noise::Law(_)))
     }

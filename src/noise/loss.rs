@@ -264,6 +264,13 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// ε of the bounded-range pair (`noise::bounded_range`: the Laplace law's continuous part on (−ε, ε),
+    /// conditioned): compositions of such laws with one ε are the exact sum's continuous part
+    /// (`account::engines::laplace_sum`).
+    fn bounded_range_eps(&self) -> Option<Rational> {
+        None
+    }
+
     /// The Rényi divergence D_α(A‖B) of this direction's pair at order α > 1, certified, where the law has
     /// a formula of its own: the Gaussian's αη by default (a law with [`LossLaw::gaussian_eta`]). None: the
     /// accountant tries the generic routes (`account::renyi`: the moment generating function, finitely many
@@ -285,6 +292,15 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// (`account::rdp_bound`), as a certified bound.
     fn rdp_only(&self) -> bool {
         self.renyi_only().is_some()
+    }
+
+    /// True if the law's [`LossLaw::renyi`] bounds the mechanism's Rényi divergences more tightly than its
+    /// loss law's own: the law is a dominating pair of a class (ε-bounded-range mechanisms,
+    /// `noise::bounded_range`) whose divergences exceed the supremum over the class. A composition holding
+    /// one is then also bounded through Rényi divergences (`account::rdp_bound`), and the smaller of the two
+    /// certified bounds is the answer.
+    fn renyi_sharper(&self) -> bool {
+        false
     }
 
     /// Why this law cannot be run on a subsample (Poisson or without replacement), as words completing

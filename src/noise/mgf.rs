@@ -99,6 +99,9 @@ pub enum Mgf {
     Branches { t_lo: Rational, t_hi: Rational, cut: Box<Mgf>, plain: Box<Mgf> },
     /// the discrete Gaussian N_Z(0, σ²) on an integer query of sensitivity μ (`noise::mgf_dgauss`)
     DiscreteGaussian { sigma2: Rational, mu: u32 },
+    /// the dominating pair of ε-bounded-range mechanisms (the exponential mechanism, `noise::bounded_range`;
+    /// `noise::mgf_bounded_range`), the same law in both directions
+    BoundedRange { eps: Rational },
 }
 
 /// Pieces of the Laplace law's continuous part for its decay (its density is one exponential: a few
@@ -119,6 +122,7 @@ impl Mgf {
                 | Mgf::WorGaussian { .. }
                 | Mgf::WorLaplace { .. }
                 | Mgf::Laplace { .. }
+                | Mgf::BoundedRange { .. }
                 | Mgf::DiscreteGaussian { .. }
         )
     }
@@ -152,6 +156,7 @@ impl Mgf {
             (Mgf::PoissonGaussian { q, .. }, Direction::Add) => Some(Interval::one(prec).sub(&Interval::from_rational(q, prec)).ln().neg()),
             (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
+            (Mgf::BoundedRange { eps }, _) => Some(Interval::from_rational(eps, prec)),
             (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
             (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
             (Mgf::WorLaplace { q, eps0 }, _) => Some(WorLaplace::new(q, eps0, prec).loss_sup()),
@@ -194,6 +199,7 @@ impl Mgf {
                     .collect()
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
+            Mgf::BoundedRange { eps } => super::mgf_bounded_range::line(eps, c, h, k_max, prec),
             Mgf::Branches { t_lo, t_hi, cut, plain } => {
                 // each branch within tol: the mixture within t tol + (1 − t) tol
                 let (a, b) = (cut.line(dir, c, h, k_max, tol, prec), plain.line(dir, c, h, k_max, tol, prec));
@@ -220,6 +226,7 @@ impl Mgf {
             | Mgf::Branches { .. }
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
+            | Mgf::BoundedRange { .. }
             | Mgf::DiscreteGaussian { .. } => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
@@ -272,6 +279,7 @@ impl Mgf {
                 lam * e + ((1.0 + lam) / d + lam / d * (-d * e).exp()).ln()
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::ln_real_f64(sigma2, *mu, lam),
+            Mgf::BoundedRange { eps } => super::mgf_bounded_range::ln_real_f64(eps, lam),
             Mgf::Branches { t_lo, cut, plain, .. } => {
                 let (t, a, b) = (t_lo.to_f64(), cut.ln_real_f64(dir, lam), plain.ln_real_f64(dir, lam));
                 let top = a.max(b);
@@ -285,7 +293,7 @@ impl Mgf {
         match self {
             Mgf::Gaussian { .. } => 0,
             // (one closed form per point: the line's length is the work)
-            Mgf::Laplace { .. } => 1,
+            Mgf::Laplace { .. } | Mgf::BoundedRange { .. } => 1,
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
@@ -339,6 +347,7 @@ impl Mgf {
             }
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
             Mgf::DiscreteGaussian { .. } => Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] },
+            Mgf::BoundedRange { eps } => Decay::BoundedRange { eps: eps.clone(), c: c.clone() },
             Mgf::Laplace { eps0 } => Decay::Min(vec![
                 Decay::Laplace { eps0: eps0.clone(), c: c.clone() },
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: laplace_layers(eps0, c) },
@@ -404,6 +413,8 @@ pub enum Decay {
     Components { m_c_hi: Float, parts: Vec<(Float, Float)> },
     /// e^{cε₀}|1 + c + it*|/|1 + 2c + 2it*| + ½e^{−(1+c)ε₀} (module doc)
     Laplace { eps0: Rational, c: Float },
+    /// e^{ε/2} cosh((c + ½)ε)/((e^ε − 1)|c + ½ + it*|) (`noise::mgf_bounded_range`)
+    BoundedRange { eps: Rational, c: Float },
     /// the smallest of several bounds
     Min(Vec<Decay>),
 }
@@ -443,6 +454,7 @@ impl Decay {
                 let bound = c.mul(&e).exp().mul(&ratio).add(&half.mul(&c1.mul(&e).neg().exp()));
                 bound.ln().hi().clone()
             }
+            Decay::BoundedRange { eps, c } => super::mgf_bounded_range::ln_decay(eps, c, t_star),
             Decay::Min(bounds) => {
                 bounds.iter().map(|b| b.ln_upper(t_star)).fold(Float::with_val(p, f64::INFINITY), |a, b| if b < a { b } else { a })
             }

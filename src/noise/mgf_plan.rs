@@ -16,6 +16,7 @@ pub enum PlanDecay {
     Gaussian { eta: f64, c: f64 },
     Components { m_c: f64, parts: Vec<(f64, f64)> },
     Laplace { eps0: f64, c: f64 },
+    BoundedRange { eps: f64, c: f64 },
     Min(Vec<PlanDecay>),
 }
 
@@ -39,6 +40,7 @@ impl PlanDecay {
                 PlanDecay::Components { m_c: m_c_hi.to_f64(), parts: parts.iter().map(|(m, l)| (m.to_f64(), l.to_f64())).collect() }
             }
             Decay::Laplace { eps0, c } => PlanDecay::Laplace { eps0: eps0.to_f64(), c: c.to_f64() },
+            Decay::BoundedRange { eps, c } => PlanDecay::BoundedRange { eps: eps.to_f64(), c: c.to_f64() },
             Decay::Min(bounds) => PlanDecay::Min(bounds.iter().map(PlanDecay::of).collect()),
         }
     }
@@ -53,6 +55,12 @@ impl PlanDecay {
                 let (c1, c2) = (1.0 + c, 1.0 + 2.0 * c);
                 let ratio = ((c1 * c1 + t * t) / (c2 * c2 + 4.0 * t * t)).sqrt();
                 ((c * e).exp() * ratio + 0.5 * (-c1 * e).exp()).ln()
+            }
+            PlanDecay::BoundedRange { eps: e, c } => {
+                // e^{ε/2} cosh((c + ½)ε)/((e^ε − 1)|c + ½ + it|), in logarithms
+                let w = c + 0.5;
+                let ln_cosh = w * e + (-2.0 * w * e).exp().ln_1p() - std::f64::consts::LN_2;
+                e / 2.0 - e.exp_m1().ln() + ln_cosh - 0.5 * (w * w + t * t).ln()
             }
             PlanDecay::Min(bounds) => bounds.iter().map(|b| b.ln_upper(t)).fold(f64::INFINITY, f64::min),
         }

@@ -3,6 +3,7 @@
 //! ChaCha20 keyed from the operating system or, not for release, a seed).
 pub(crate) mod allocation;
 pub(crate) mod blackbox;
+pub(crate) mod bounded_range;
 pub(crate) mod dgauss;
 pub(crate) mod dgauss_loss;
 #[cfg(test)]
@@ -15,6 +16,7 @@ pub(crate) mod gauss_terms;
 pub(crate) mod laplace;
 pub mod loss;
 pub(crate) mod mgf;
+mod mgf_bounded_range;
 #[cfg(test)]
 mod mgf_check;
 mod mgf_dgauss;

@@ -29,6 +29,12 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ("rr", "k-ary randomized response (replace neighbours): rr:epsilon=E[,k=K] or rr:keep=P[,k=K]", &["epsilon", "keep", "k"], |p| {
         Ok(Arc::new(crate::noise::rr::RandomizedResponse::from_params(p)?))
     }),
+    (
+        "expmech",
+        "the exponential mechanism at epsilon-DP, by its epsilon-bounded-range guarantee (a certified upper bound for any such mechanism, adaptively composed): expmech:epsilon=E",
+        &["epsilon"],
+        |p| Ok(Arc::new(crate::noise::bounded_range::BoundedRange::from_params(p)?)),
+    ),
     ("dp", "a stated (epsilon, delta)-DP guarantee, bounded by its worst case: dp:epsilon=E[,delta=D]", &["epsilon", "delta"], |p| {
         Ok(Arc::new(crate::noise::blackbox::ApproxDp::from_params(p)?))
     }),

@@ -82,3 +82,30 @@ fn bad_stated_guarantees_are_refused() {
     refused(&["epsilon", "--mech", "zcdp:rho=1", "--mech", "dp:epsilon=1,delta=1e-9", "--delta", "1e-6"], &["no rho"]);
     refused(&["epsilon", "--mech", "zcdp:rho=1,sigma=2", "--delta", "1e-6"], &["unknown key 'sigma'"]);
 }
+
+/// The exponential mechanism at ε-DP, by its ε-bounded-range class (`expmech:epsilon=E`,
+/// `src/noise/bounded_range.rs`): one release is the supremum over the class's two-point pairs; two are the
+/// class's dominating pair composed (the exact sum); from three on the class's Rényi divergences give the
+/// smaller bound and are reported. References: scripts/reference/bounded_range.txt (mpmath, 30 digits: a
+/// search over the two-point pairs, quadrature of the composed density, the conversion of the summed
+/// divergences on dp_accounting's orders).
+#[test]
+fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
+    let r = row(&["delta", "--mech", "expmech:epsilon=1/2", "--epsilon", "1/8"]);
+    assert_eq!((field(&r, "trust"), field(&r, "method")), ("certified-bound", "closed-form"));
+    crate::common::holds_rounded(&r, "delta", "0.0742905213626629707240570998791");
+    let r = row(&["epsilon", "--mech", "expmech:epsilon=1/2,n=2", "--delta", "1e-5"]);
+    assert_eq!(field(&r, "method"), "laplace-sum");
+    crate::common::holds_rounded(&r, "epsilon", "0.966443923364365661232505551359");
+    let r = row(&["delta", "--mech", "expmech:epsilon=1/2,n=2", "--epsilon", "1/4"]);
+    crate::common::holds_rounded(&r, "delta", "0.0785856851157458052453045549334");
+    // three: the pair composed gives 1.39462959…, the Rényi route 1.38666240…, which is reported
+    let r = row(&["epsilon", "--mech", "expmech:epsilon=1/2,n=3", "--delta", "1e-5"]);
+    assert_eq!(field(&r, "method"), "renyi");
+    crate::common::holds_rounded(&r, "epsilon", "1.38666240903489116397980710922");
+    assert!(field(&r, "detail").contains("class's Renyi divergences of expmech:epsilon=1/2"), "{r:?}");
+    let r = row(&["epsilon", "--mech", "expmech:epsilon=1/2,n=100", "--delta", "1e-5"]);
+    crate::common::holds_rounded(&r, "epsilon", "13.9409730963964697210082941964");
+    refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
+    refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
+}

@@ -82,24 +82,27 @@ impl super::LawEngine for LaplaceSumEngine {
 
 /// The one ε₀ and the number of releases of a composition this engine takes, or why it does not: every law
 /// a Laplace loss law with one ε₀, at most [`MAX_RELEASES`] of them.
-fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<(Rational, u64), String> {
-    let Some(a) = laws.first().and_then(|(l, _)| l.laplace_eps0()) else { return Err("not a Laplace mechanism".into()) };
-    if laws.iter().any(|(l, _)| l.laplace_eps0().as_ref() != Some(&a)) {
-        return Err("not Laplace mechanisms with one eps0".into());
+fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<(Rational, u64, bool), String> {
+    // Laplace mechanisms with one ε₀, or bounded-range pairs with one ε (the Laplace law's continuous part)
+    let eps_of = |l: &Arc<dyn LossLaw>, bounded: bool| if bounded { l.bounded_range_eps() } else { l.laplace_eps0() };
+    let bounded = laws.first().is_some_and(|(l, _)| l.bounded_range_eps().is_some());
+    let Some(a) = laws.first().and_then(|(l, _)| eps_of(l, bounded)) else { return Err("not a Laplace mechanism".into()) };
+    if laws.iter().any(|(l, _)| eps_of(l, bounded).as_ref() != Some(&a)) {
+        return Err(if bounded { "not bounded-range mechanisms with one epsilon" } else { "not Laplace mechanisms with one eps0" }.into());
     }
     let n: u64 = laws.iter().map(|(_, c)| *c).sum();
     if n > MAX_RELEASES {
         return Err(format!("more than {MAX_RELEASES} releases"));
     }
-    Ok((a, n))
+    Ok((a, n, bounded))
 }
 
 /// The accountant's query on a composition of laws, where every law is a Laplace loss law with one ε₀
 /// and there are at most [`MAX_RELEASES`] of them: ε(δ), δ(ε) or f(α) to the digits asked (None: not this
 /// engine's composition).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let Ok((a, n)) = releases(laws) else { return Ok(None) };
-    let sum = LaplaceSum::new(&a, n)?;
+    let Ok((a, n, bounded)) = releases(laws) else { return Ok(None) };
+    let sum = if bounded { LaplaceSum::bounded_range(&a, n)? } else { LaplaceSum::new(&a, n)? };
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)² steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
     // needs ~1.5·n·ε₀ bits) the pld grid answers
@@ -124,8 +127,9 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
                 None => return Ok(None),
             },
         };
+        let (what, name) = if bounded { ("bounded-range release", "epsilon") } else { ("Laplace release", "epsilon0") };
         let detail = format!(
-            "{n} Laplace release{} with epsilon0 = {}: the exact finite sum, {prec} bits",
+            "{n} {what}{} with {name} = {}: the exact finite sum, {prec} bits",
             if n == 1 { "" } else { "s" },
             crate::num::format::fmt_rational(&a)
         );
@@ -155,6 +159,9 @@ pub struct LaplaceSum {
     n: usize,
     /// W_{m,k} of (2), rows m = 0..=n (row 0: the binomial atoms C(n,k))
     w: Vec<Vec<Integer>>,
+    /// the bounded-range pair's law (`noise::bounded_range`): the Laplace law's continuous part conditioned,
+    /// ν′ = (2/(1 − e^{−a}))·¼Leb(−a, a), so only the row m = n of (2) is kept, times (2/(1 − e^{−a}))^n
+    bounded: bool,
 }
 
 impl LaplaceSum {
@@ -166,7 +173,32 @@ impl LaplaceSum {
             return fallible!(Declined, "the exact Laplace sum takes 1 to {MAX_RELEASES} releases, not {n}");
         }
         let n = n as usize;
-        Ok(LaplaceSum { a: a.clone(), n, w: weights(n) })
+        Ok(LaplaceSum { a: a.clone(), n, w: weights(n), bounded: false })
+    }
+
+    /// n releases of the bounded-range pair with ε = a (the exponential mechanism's class,
+    /// `noise::bounded_range` (1)): A has the density e^{−a/2} e^{ℓ/2} ν′ with ν′ of [`LaplaceSum`]'s
+    /// `bounded`, so (1)–(3) hold with the atoms and every m < n dropped and the factor (2/(1 − e^{−a}))^n.
+    pub fn bounded_range(a: &Rational, n: u64) -> Fallible<LaplaceSum> {
+        let mut sum = LaplaceSum::new(a, n)?;
+        for row in sum.w.iter_mut().take(sum.n) {
+            row.iter_mut().for_each(|w| *w = Integer::new());
+        }
+        sum.bounded = true;
+        Ok(sum)
+    }
+
+    /// e^{−na/2}/2^n, times (2/(1 − e^{−a}))^n for the bounded-range law: the factor of (3) and of the tails.
+    fn norm(&self, prec: u32) -> Interval {
+        let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
+        let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
+        let base = scale.div(&two_n);
+        if !self.bounded {
+            return base;
+        }
+        let a = Interval::from_rational(&self.a, prec + 32);
+        let ln_kappa = Interval::ln2(prec + 32).sub(&a.neg().exp_m1().neg().ln());
+        base.mul(&ln_kappa.mul_u64(self.n as u64).exp())
     }
 
     /// Interval steps of one δ(ε) (the work budget's unit): one per (m, k) with x_k > ε, at most (n + 1)².
@@ -202,11 +234,9 @@ impl LaplaceSum {
         for [atoms, continuous] in &terms {
             total = total.add(atoms).add(continuous);
         }
-        let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
-        let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
-        total.mul(&scale).div(&two_n).clamp_to(&zero, &one)
+        total.mul(&self.norm(prec)).clamp_to(&zero, &one)
     }
 
     /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
@@ -299,10 +329,9 @@ impl LaplaceSum {
                 b_gt = b_gt.add(atom_b).add(cb);
             }
         }
-        let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
-        let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
         let (zero, one) = (Float::with_val(prec, 0), Float::with_val(prec, 1));
-        let norm = |x: Interval| x.mul(&scale).div(&two_n).clamp_to(&zero, &one);
+        let factor = self.norm(prec);
+        let norm = |x: Interval| x.mul(&factor).clamp_to(&zero, &one);
         (norm(a_ge), norm(b_ge), norm(b_gt))
     }
 

@@ -189,3 +189,29 @@ fn a_wrong_epsilon0_misses_the_reference() {
     let s = LaplaceSum::new(&(q("1") + q("1/1000000000000000")), 6).unwrap();
     assert!(!holds(&s.delta(&q("1"), 300), "0.5635747438886490180847427"));
 }
+
+/// The bounded-range rows (`LaplaceSum::bounded_range`, the exponential mechanism's dominating pair):
+/// δ_n(ε′) against mpmath's quadrature of the n-fold density between the B-spline's knots
+/// (`scripts/reference/bounded_range.txt`, "composed"), to 25 digits, and ε(1e-5) of two releases against
+/// mpmath's root of it ("epsilon").
+#[test]
+fn bounded_range_sums_match_the_quadrature_of_their_density() {
+    let text = include_str!("../../../scripts/reference/bounded_range.txt");
+    let rows = crate::num::reference::kind_rows(text, "composed");
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        let (eps, n, e1) = (q(r[1]), r[2].parse::<u64>().unwrap(), q(r[3]));
+        let want = rug::Float::with_val(256, rug::Float::parse(r[4]).unwrap());
+        let d = LaplaceSum::bounded_range(&eps, n).unwrap().delta(&e1, 256);
+        let slack = rug::Float::with_val(256, &want * 1e-25);
+        assert!(
+            *d.lo() <= rug::Float::with_val(256, &want + &slack) && *d.hi() >= rug::Float::with_val(256, &want - &slack),
+            "eps = {eps}, n = {n}: {d:?} against {want}"
+        );
+        assert!(d.width() < 1e-40, "{d:?}");
+    }
+    let r = &crate::num::reference::kind_rows(text, "epsilon")[0];
+    let want = r[4].parse::<f64>().unwrap();
+    let e = LaplaceSum::bounded_range(&q("1/2"), 2).unwrap().epsilon(&q("1e-5"), 22, 256);
+    assert!((e.to_f64() - want).abs() < 1e-15 && e.width() < 1e-20, "{e:?} against {want}");
+}

@@ -128,6 +128,14 @@ mod tests {
             (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=10,n=1001"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            // the exponential mechanism's bounded-range pair: the exact sum alone up to 50 releases (the
+            // inversion's line is long there), then the inversion first (the accountant also bounds it through
+            // Renyi divergences and keeps the smaller: `account::laws`)
+            (&["expmech:epsilon=1/2,n=50"], Query::Epsilon(&d), &["laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=51"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/2,n=20"], Query::Delta(&e), &["laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/4,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
+            (&["expmech:epsilon=1/2,n=10", "laplace:scale=1,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             // finitely many atoms on one lattice: exact
             (&["rr:epsilon=1,n=50"], Query::Epsilon(&d), &["atoms", grid]),
             (&["dp:epsilon=1,delta=1e-6,n=10"], Query::Delta(&e), &["atoms", grid]),

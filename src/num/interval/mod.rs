@@ -339,6 +339,16 @@ impl Interval {
         Interval::new(lo, hi)
     }
 
+    /// e^x − 1 (monotone increasing), without the cancellation of `exp` minus one near 0 (MPFR's expm1,
+    /// each end rounded outward).
+    pub fn exp_m1(&self) -> Interval {
+        let mut lo = self.lo.clone();
+        lo.exp_m1_round(Round::Down);
+        let mut hi = self.hi.clone();
+        hi.exp_m1_round(Round::Up);
+        Interval::new(lo, hi)
+    }
+
     /// ln x for x > 0 (monotone increasing).
     pub fn ln(&self) -> Interval {
         assert!(self.lo > 0, "ln of an interval not strictly positive");

@@ -118,3 +118,19 @@ fn sign_tests_are_certain() {
     assert!(!iv(-0.0, 1.0).is_positive() && iv(-0.0, 1.0).is_nonneg());
     assert!(!iv(-1e-300, 1.0).is_positive() && !iv(-1e-300, 1.0).is_nonneg());
 }
+
+/// e^x − 1 at x = 2⁻⁶⁶ is 2⁻⁶⁶ + 2⁻¹³³ + 2⁻²⁰¹/3 + … (the series): enclosed to 64 bits, where exp minus one
+/// would leave nothing of it; and e¹ − 1 against e's digits above.
+#[test]
+fn exp_m1_keeps_the_small_value() {
+    let p = 64;
+    let x = Interval::from_rational(&rug::Rational::from((1, rug::Integer::from(1) << 66u32)), p);
+    let m = x.exp_m1();
+    let want = Float::with_val(256, (Float::with_val(256, 1) >> 66u32) + (Float::with_val(256, 1) >> 133u32));
+    assert!(m.lo <= want && want <= m.hi, "{m:?}");
+    let width = Float::with_val(p, &m.hi - &m.lo);
+    assert!(Float::with_val(p, width / &want) < 1e-18);
+    let e1 = Interval::one(128).exp_m1();
+    let r = Float::with_val(256, Float::parse("1.718281828459045235360287471352662497757247093699959574966").unwrap());
+    assert!(e1.lo <= r && r <= e1.hi && e1.width() < Float::with_val(128, 1e-37));
+}
