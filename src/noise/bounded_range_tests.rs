@@ -82,5 +82,6 @@ fn bad_parameters_are_refused() {
     assert!(BoundedRange::from_params(&mut p).unwrap_err().to_string().contains("epsilon"));
     let law = BoundedRange::new(q("1/2")).unwrap();
     assert_eq!((law.spec(), law.pure_epsilon(), law.is_bound()), ("expmech:epsilon=1/2".to_string(), Some(q("1/2")), true));
+    assert_eq!(law.rho(), Some(q("1/32")));
     assert_eq!(law.scaled(&q("2")).unwrap().unwrap().spec(), "expmech:epsilon=1/4");
 }

@@ -106,6 +106,11 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     assert!(field(&r, "detail").contains("class's Renyi divergences of expmech:epsilon=1/2"), "{r:?}");
     let r = row(&["epsilon", "--mech", "expmech:epsilon=1/2,n=100", "--delta", "1e-5"]);
     crate::common::holds_rounded(&r, "epsilon", "13.9409730963964697210082941964");
+    // beside a stated zCDP guarantee: through rho, the class's epsilon^2/8 [CR21] (1/2 + 3/32)
+    let r = row(&["epsilon", "--mech", "zcdp:rho=1/2", "--mech", "expmech:epsilon=1/2,n=3", "--delta", "1e-5"]);
+    let z = row(&["epsilon", "--mech", "zcdp:rho=19/32", "--delta", "1e-5"]);
+    assert_eq!((field(&r, "method"), field(&r, "rho")), ("zcdp-cks", "0.59375"));
+    assert_eq!(field(&r, "epsilon_hi"), field(&z, "epsilon_hi"));
     refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }
