@@ -116,6 +116,9 @@ peer_section calibration "DP-SGD calibration: noise multiplier, sampling rate, s
 # Laplace (issue 53): n releases, eps(1e-5), tightdp's tilted engine and exact sum beside dp_accounting's PLD in the same run
 # (scripts/bench/laplace.py; ~2 min with the peer).
 peer_section laplace "Laplace compositions, eps(delta)"
+# The exponential mechanism (issue 54 item 5): n releases at epsilon-DP, eps(1e-5), tightdp's bounded-range bound beside
+# dp_accounting's eps-DP pair and the eps^2/8-zCDP budget in the same run (scripts/bench/expmech.py; ~10 s with the peer).
+peer_section expmech "the exponential mechanism, eps(delta)"
 # Continuous and lattice laws mixed (issue 53): Gaussian + discrete Gaussian, Laplace + subsampled Gaussian,
 # tightdp's tilted engine beside dp_accounting's PLD in the same run (scripts/bench/mixes.py; ~1 min with the peer).
 peer_section mixes "continuous and lattice mixes, eps(delta)"

@@ -13,6 +13,7 @@
 #   scripts/bench/peers.sh --scaling --out scripts/bench/scaling_results.csv   (the scaling table, ~1 h)
 #   scripts/bench/peers.sh --laplace --out scripts/bench/laplace_results.csv   (Laplace compositions, ~2 min)
 #   scripts/bench/peers.sh --mixes --out scripts/bench/mixes_results.csv       (continuous + lattice mixes, ~1 min)
+#   scripts/bench/peers.sh --expmech --out scripts/bench/expmech_results.csv   (the exponential mechanism, ~10 s)
 # --scaling also times tightdp in-process, so it installs tightdp's Python package (./python, built with the
 # repo's target/ as CARGO_TARGET_DIR) into the venv when `import tightdp` fails there, or always when
 # --reinstall-tightdp is given (pass it after a rebuild: an installed package is not checked against the
@@ -48,6 +49,10 @@ elif [ "${1:-}" = "--laplace" ]; then
   # n releases of the Laplace mechanism, tightdp's exact sum beside dp_accounting's PLD (laplace.py)
   shift
   bench="$here/laplace.py"
+elif [ "${1:-}" = "--expmech" ]; then
+  # the exponential mechanism: tightdp's bounded-range bound beside dp_accounting's eps-DP pair (expmech.py)
+  shift
+  bench="$here/expmech.py"
 elif [ "${1:-}" = "--mixes" ]; then
   # continuous and lattice laws mixed (Gaussian + discrete Gaussian, Laplace + subsampled Gaussian; mixes.py)
   shift
