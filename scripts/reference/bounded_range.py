@@ -101,7 +101,7 @@ def main():
         print("composed", nstr(eps, 5), n, nstr(e1, 5), nstr(composed(eps, n, e1), 30))
     for eps, n in [(half, 2), (half, 3)]:
         print("epsilon", nstr(eps, 5), n, "1e-5", nstr(epsilon(eps, n, mpf("1e-5")), 30))
-    for eps, n in [(half, 3), (half, 100)]:
+    for eps, n in [(half, 3), (half, 19), (half, 20), (half, 100)]:
         print("rdp_epsilon", nstr(eps, 5), n, "1e-5", nstr(rdp_epsilon(eps, n, "1e-5"), 30))
 
 

@@ -111,6 +111,11 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     let z = row(&["epsilon", "--mech", "zcdp:rho=19/32", "--delta", "1e-5"]);
     assert_eq!((field(&r, "method"), field(&r, "rho")), ("zcdp-cks", "0.59375"));
     assert_eq!(field(&r, "epsilon_hi"), field(&z, "epsilon_hi"));
+    // the most releases within eps = 5: 19 (4.98715…), 20 miss (5.14710…), both by the Renyi route
+    let r = row(&["calibrate", "--mech", "expmech:epsilon=1/2,n=?", "--target-epsilon", "5", "--delta", "1e-5"]);
+    assert_eq!((field(&r, "n"), field(&r, "n_above"), field(&r, "trust")), ("19", "20", "certified-bound"));
+    crate::common::holds_rounded(&r, "epsilon", "4.98715467491730520704272936062");
+    crate::common::holds_rounded(&r, "epsilon_above", "5.14710478938754624500784600277");
     refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }
