@@ -174,8 +174,9 @@ impl LossLaw for BoundedRange {
         let beta = Rational::from(alpha - 1u32);
         let (e, b) = (Interval::from_rational(&self.eps, p), Interval::from_rational(&beta, p));
         let big_e = e.exp();
-        let small = b.mul(&e).neg().exp();
-        let (a_, b_) = (big_e.sub(&small), Interval::one(p).sub(&small));
+        // A = (e^ε − 1) − (e^{−βε} − 1) and B = −(e^{−βε} − 1), without cancellation at a small βε
+        let small_m1 = b.mul(&e).neg().exp_m1();
+        let (a_, b_) = (e.exp_m1().sub(&small_m1), small_m1.neg());
         let x_star = b.mul(&a_).div(&Interval::from_rational(alpha, p).mul(&b_));
         let x = x_star.clamp_to(&rug::Float::with_val(p, 1), big_e.hi());
         let ln_h = b.mul(&x.ln()).add(&a_.sub(&b_.mul(&x)).ln()).sub(&e.exp_m1().ln());

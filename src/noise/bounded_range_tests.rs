@@ -59,6 +59,15 @@ fn renyi_is_the_supremum_over_the_class() {
         assert!(d.to_f64() < own, "the class's {} not below the pair's {own}", d.to_f64());
     }
     assert!(BoundedRange::new(q("1")).unwrap().renyi(Direction::Remove, &q("1"), 64).unwrap().is_err());
+    // a tiny ε (1e-300, found by trying the CLI: 1 − e^{−βε} cancelled to an interval holding 0, a division
+    // by it panicked): D_α ≈ αε²/8 = 2.5e-601 lies in an enclosure whose width is the working precision's
+    // absolute rounding (terms of size ε cancel to ε²), far below any ε that matters
+    let eps = q("1e-300");
+    for alpha in ["2", "1024"] {
+        let d = BoundedRange::new(eps.clone()).unwrap().renyi(Direction::Remove, &q(alpha), 128).unwrap().unwrap();
+        let first = rug::Float::with_val(2048, &(Rational::from(&eps * &eps) * q(alpha) / 8u32));
+        assert!(*d.lo() <= first && first <= *d.hi() && *d.hi() < 1e-40, "alpha = {alpha}: {d:?}");
+    }
 }
 
 /// The planning quantile inverts (1) on both sides, within the support.
