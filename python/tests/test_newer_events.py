@@ -84,3 +84,16 @@ def test_the_exponential_mechanism_is_bounded_range():
     assert got.hi < tightdp.Zcdp(Fraction(25, 8)).epsilon("1e-5").lo
     with pytest.raises(tightdp.InputError, match="epsilon must be >= 0"):
         tightdp.from_dp_event(stand_in("ExponentialMechanismDpEvent", epsilon=-1.0))
+
+
+def test_the_exponential_mechanisms_epsilon_is_calibrated():
+    """The largest epsilon of three exponential mechanisms within the Renyi route's value at 1/2 (mpmath,
+    scripts/reference/bounded_range.txt: 1.38666240903489116397980710922) is 1/2 on the resolution 1/100."""
+    m = tightdp.max_exponential_mechanism_epsilon("1.3866624090348911639798071093", "1e-5", releases=3, resolution="1/100")
+    assert (m.mech_epsilon, m.mech_epsilon_above) == (Fraction(1, 2), Fraction(51, 100))
+    assert m.measure.hi <= Fraction("1.3866624090348911639798071093") < m.measure_above.lo
+    assert m.measure.trust == "certified-bound"
+    adv = tightdp.max_exponential_mechanism_epsilon(releases=10, target_advantage="0.5")
+    assert adv.measure.hi <= Fraction("0.5") < adv.measure_above.lo
+    with pytest.raises(tightdp.InputError, match="missed even at epsilon"):
+        tightdp.max_exponential_mechanism_epsilon("0.01", "1e-5", releases=1000, resolution="0.1")

@@ -51,6 +51,8 @@ __all__ = [
     "RandomizedResponse",
     "ApproxDp",
     "ExponentialMechanism",
+    "max_exponential_mechanism_epsilon",
+    "MechanismEpsilon",
     "Zcdp",
     "RandomAllocation",
     "from_mechs",
@@ -1725,6 +1727,48 @@ def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Nu
     name = "epsilon" if "epsilon_lo" in row else "measure"
     cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "steps calibration")
     return Steps(int(row["n"]), cert(name), cert(name + "_above"), int(row["probes"]), name == "epsilon")
+
+
+class MechanismEpsilon:
+    """The answer of :func:`max_exponential_mechanism_epsilon`: the exponential mechanisms' ε ``mech_epsilon``
+    (a ``Fraction``, a multiple of the resolution) meets the target — ``measure``, its :class:`Certified`
+    bound of ε (or of the attack measure), is at or below it — and ``mech_epsilon_above``, one resolution
+    step more, provably misses it (``measure_above`` is above the target)."""
+
+    __slots__ = ("mech_epsilon", "measure", "mech_epsilon_above", "measure_above", "probes")
+
+    def __init__(self, mech_epsilon, measure, mech_epsilon_above, measure_above, probes):
+        self.mech_epsilon, self.measure, self.mech_epsilon_above = mech_epsilon, measure, mech_epsilon_above
+        self.measure_above, self.probes = measure_above, probes
+
+    def __float__(self) -> float:
+        return float(self.mech_epsilon)
+
+    def __repr__(self) -> str:
+        return (f"MechanismEpsilon(mech_epsilon={self.mech_epsilon}, measure=[{self.measure.lo}, {self.measure.hi}], "
+                f"mech_epsilon_above={self.mech_epsilon_above}, measure_above=[{self.measure_above.lo}, {self.measure_above.hi}])")
+
+
+def max_exponential_mechanism_epsilon(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+                                      releases: int = 1, resolution: Number = "0.001", neighbors: str = "add-remove", *,
+                                      target_advantage: Optional[Number] = None, target_tpr: Optional[Number] = None,
+                                      at_fpr: Optional[Number] = None) -> MechanismEpsilon:
+    """The largest ε of ``releases`` exponential mechanisms a budget allows: the largest multiple of
+    ``resolution`` whose certified bound (:func:`ExponentialMechanism`) meets ε ≤ ``target_epsilon`` at
+    δ = ``target_delta`` — or an attack target as in :func:`noise_multiplier`; one resolution step more
+    provably misses it. As ``tightdp calibrate --mech expmech:epsilon=?,n=…``.
+
+    >>> m = tightdp.max_exponential_mechanism_epsilon(5, "1e-5", releases=10)
+    >>> m.mech_epsilon, m.measure.hi <= 5 < m.measure_above.lo
+    (Fraction(719, 1000), True)
+    """
+    spec = "expmech:epsilon=?,n=" + str(_int(releases, "releases", 1, MAX_N))
+    targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
+    row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
+    name = "epsilon" if "epsilon_lo" in row else "measure"
+    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "exponential mechanism calibration")
+    return MechanismEpsilon(Fraction(row["mech_epsilon"]), cert(name), Fraction(row["mech_epsilon_above"]), cert(name + "_above"),
+                            int(row["probes"]))
 
 
 class SampleRate:

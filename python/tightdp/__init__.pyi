@@ -204,3 +204,16 @@ class PLDAccountant:
     def delta(self, epsilon: Number) -> Certified: ...
     def get_epsilon(self, target_delta: float) -> float: ...
     def get_delta(self, target_epsilon: float) -> float: ...
+
+class MechanismEpsilon:
+    mech_epsilon: Fraction
+    measure: Certified
+    mech_epsilon_above: Fraction
+    measure_above: Certified
+    probes: int
+    def __float__(self) -> float: ...
+
+def max_exponential_mechanism_epsilon(target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+                                      releases: int = 1, resolution: Number = "0.001", neighbors: str = "add-remove", *,
+                                      target_advantage: Optional[Number] = None, target_tpr: Optional[Number] = None,
+                                      at_fpr: Optional[Number] = None) -> MechanismEpsilon: ...

@@ -17,6 +17,7 @@
 //! variances so that the overall guarantee matches, the paper's 8.59%); `app::attack_calibration` calls
 //! [`calibrate`] with an attack measure.
 
+pub mod expmech;
 pub mod hole;
 pub mod rate;
 mod search;

@@ -14,6 +14,7 @@
 
 use crate::account::{Certified, Options};
 use crate::calibrate::hole::Hole;
+use crate::calibrate::search::refine_largest;
 use crate::calibrate::sigma::meets;
 use crate::calibrate::target::{show, CalibrationTarget as Target};
 use crate::error::Fallible;
@@ -82,7 +83,7 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
     };
     // down by factors of 16 until a rate meets the target: a tiny rate is the dearest composition to
     // account (a spiky loss law), so the bottom of the lattice is probed only when the answer is near it
-    let mut lo = loop {
+    let lo = loop {
         if hi.0 == 1 {
             return fallible!(
                 Input,
@@ -99,38 +100,8 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
             (false, c) => hi = (k, c),
         }
     };
-    // interpolation, or bisection after two probes in a row moved the same end (each probe is only a
-    // decision; the guess never leaves the open bracket, so the search is as sound as bisection).
-    // `run`: the side of the last probe (true: it met the target) and how many in a row moved that end
-    let mut run: (bool, u32) = (true, 0);
-    while Integer::from(&hi.0 - &lo.0) > 1 {
-        let mid = match interpolate(&lo, &hi, target.value()) {
-            Some(g) if run.1 < 2 => g,
-            _ => Integer::from(&lo.0 + &hi.0) / 2,
-        };
-        let (side, c) = probe(&mid)?;
-        if side {
-            lo = (mid, c);
-        } else {
-            hi = (mid, c);
-        }
-        run = if run.0 == side { (side, run.1 + 1) } else { (side, 1) };
-    }
+    let (lo, hi) = refine_largest(lo, hi, target.value(), &mut probe)?;
     Ok(RateFit { q: at(&lo.0), measure: lo.1, above: at(&hi.0), measure_above: hi.1, probes })
-}
-
-/// Where the measure m reaches the target on the line through (ln k, ln m) at the bracket's ends (m at each
-/// end the middle of its certified bracket), strictly inside the bracket; None where that is undefined.
-fn interpolate(lo: &(Integer, Certified), hi: &(Integer, Certified), target: &Rational) -> Option<Integer> {
-    let (ml, mh) = (lo.1.interval().to_f64(), hi.1.interval().to_f64());
-    let t = target.to_f64();
-    if !(ml > 0.0 && mh > ml && t > ml && t < mh) {
-        return None;
-    }
-    let (kl, kh) = (lo.0.to_f64().ln(), hi.0.to_f64().ln());
-    let g = (kl + (kh - kl) * (t.ln() - ml.ln()) / (mh.ln() - ml.ln())).exp();
-    let g = Integer::from_f64(g.floor())?;
-    Some(Ord::clamp(g, Integer::from(&lo.0 + 1), Integer::from(&hi.0 - 1)))
 }
 
 #[cfg(test)]

@@ -100,3 +100,45 @@ pub(super) fn certify(
     }
     Err(err!(Input, "calibration: could not certify a bracket"))
 }
+
+/// The largest k of a lattice meeting the target, from lo (meets it) and hi (misses it), k_lo < k_hi:
+/// interpolation on (ln k, ln m), or bisection after two probes in a row moved the same end (each probe is
+/// only a decision; the guess never leaves the open bracket, so the search is as sound as bisection). The
+/// measure must not decrease with k. Returns the final (lo, hi), one step apart.
+pub(super) fn refine_largest(
+    mut lo: (rug::Integer, Certified),
+    mut hi: (rug::Integer, Certified),
+    target: &Rational,
+    probe: &mut dyn FnMut(&rug::Integer) -> Fallible<(bool, Certified)>,
+) -> Fallible<((rug::Integer, Certified), (rug::Integer, Certified))> {
+    // `run`: the side of the last probe (true: it met the target) and how many in a row moved that end
+    let mut run: (bool, u32) = (true, 0);
+    while rug::Integer::from(&hi.0 - &lo.0) > 1 {
+        let mid = match interpolate(&lo, &hi, target) {
+            Some(g) if run.1 < 2 => g,
+            _ => rug::Integer::from(&lo.0 + &hi.0) / 2,
+        };
+        let (side, c) = probe(&mid)?;
+        if side {
+            lo = (mid, c);
+        } else {
+            hi = (mid, c);
+        }
+        run = if run.0 == side { (side, run.1 + 1) } else { (side, 1) };
+    }
+    Ok((lo, hi))
+}
+
+/// Where the measure m reaches the target on the line through (ln k, ln m) at the bracket's ends (m at each
+/// end the middle of its certified bracket), strictly inside the bracket; None where that is undefined.
+fn interpolate(lo: &(rug::Integer, Certified), hi: &(rug::Integer, Certified), target: &Rational) -> Option<rug::Integer> {
+    let (ml, mh) = (lo.1.interval().to_f64(), hi.1.interval().to_f64());
+    let t = target.to_f64();
+    if !(ml > 0.0 && mh > ml && t > ml && t < mh) {
+        return None;
+    }
+    let (kl, kh) = (lo.0.to_f64().ln(), hi.0.to_f64().ln());
+    let g = (kl + (kh - kl) * (t.ln() - ml.ln()) / (mh.ln() - ml.ln())).exp();
+    let g = rug::Integer::from_f64(g.floor())?;
+    Some(Ord::clamp(g, rug::Integer::from(&lo.0 + 1), rug::Integer::from(&hi.0 - 1)))
+}

@@ -1,9 +1,11 @@
 //! `tightdp calibrate --mech …sigma=?…`: the DP-SGD noise multiplier that meets a target ε at δ, or an
 //! attack target (`--target-advantage`, `--target-tpr` at `--at-fpr`), certified both ways
 //! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`); `…q=?…`:
-//! the largest sampling rate (`calibrate::rate`).
+//! the largest sampling rate (`calibrate::rate`); `expmech:epsilon=?`: the largest ε of an exponential
+//! mechanism (`calibrate::expmech`).
 
 use crate::account::{Certified, Options, Trust};
+use crate::calibrate::expmech::{largest_epsilon, EpsilonHole};
 use crate::calibrate::hole::Hole;
 use crate::calibrate::rate::{largest_rate, RateHole};
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
@@ -126,6 +128,43 @@ pub const ATTACK_RATE_COLUMNS: &[&str] = &[
     "probes",
 ];
 
+/// The columns of `calibrate --mech expmech:epsilon=?,…`: the largest ε of the exponential mechanism
+/// (`mech_epsilon`) meeting the target.
+pub const EXPMECH_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "delta",
+    "target_epsilon",
+    "resolution",
+    "mech_epsilon",
+    "epsilon_lo",
+    "epsilon_hi",
+    "mech_epsilon_above",
+    "epsilon_above_lo",
+    "epsilon_above_hi",
+    "method",
+    "trust",
+    "probes",
+];
+
+/// The columns of `calibrate --mech expmech:epsilon=?,…` with an attack target.
+pub const ATTACK_EXPMECH_COLUMNS: &[&str] = &[
+    "target",
+    "neighbors",
+    "measure",
+    "target_value",
+    "resolution",
+    "mech_epsilon",
+    "measure_lo",
+    "measure_hi",
+    "mech_epsilon_above",
+    "measure_above_lo",
+    "measure_above_hi",
+    "method",
+    "trust",
+    "probes",
+];
+
 /// An exact decimal string of `x`, a multiple of `res` (as many decimals as the resolution has).
 fn decimal_of(x: &Rational, res: &str) -> String {
     let places = res.trim().split_once('.').map(|(_, f)| f.trim_end_matches(|c: char| !c.is_ascii_digit()).len()).unwrap_or(0);
@@ -220,6 +259,9 @@ pub fn record(a: &SigmaArgs) -> Fallible<Record> {
     if a.mech.iter().any(|t| Hole::keys(t).contains(&"q=?")) {
         return rate_record(a, nb, &t, &res);
     }
+    if a.mech.iter().any(|t| Hole::keys(t).contains(&"epsilon=?")) {
+        return expmech_record(a, nb, &t, &res);
+    }
     let hole = SigmaHole::parse(a.mech, nb)?;
     let fit = smallest_sigma(&hole, &t, &res, &Options::default())?;
     let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", COLUMNS) } else { ("measure", ATTACK_COLUMNS) };
@@ -295,6 +337,24 @@ fn rate_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fall
     r.push("q", decimal_of(&fit.q, a.resolution));
     push_bracket(&mut r, name, &fit.measure);
     r.push("q_above", decimal_of(&fit.above, a.resolution));
+    push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
+    r.push("method", fit.measure.engine().as_str());
+    r.push("trust", trust(&fit.measure, &fit.measure_above));
+    r.push("probes", fit.probes.to_string());
+    r.with_columns(cols)
+}
+
+/// The largest ε of the exponential mechanism meeting the target, and its certificate, as one row of
+/// [`EXPMECH_COLUMNS`] ([`ATTACK_EXPMECH_COLUMNS`] for an attack target).
+fn expmech_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fallible<Record> {
+    let hole = EpsilonHole::parse(a.mech, nb)?;
+    let fit = largest_epsilon(&hole, t, res, &Options::default())?;
+    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", EXPMECH_COLUMNS) } else { ("measure", ATTACK_EXPMECH_COLUMNS) };
+    let mut r = question(a, nb);
+    r.push("resolution", a.resolution.trim().to_string());
+    r.push("mech_epsilon", decimal_of(&fit.epsilon, a.resolution));
+    push_bracket(&mut r, name, &fit.measure);
+    r.push("mech_epsilon_above", decimal_of(&fit.above, a.resolution));
     push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
     r.push("method", fit.measure.engine().as_str());
     r.push("trust", trust(&fit.measure, &fit.measure_above));

@@ -116,6 +116,12 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     assert_eq!((field(&r, "n"), field(&r, "n_above"), field(&r, "trust")), ("19", "20", "certified-bound"));
     crate::common::holds_rounded(&r, "epsilon", "4.98715467491730520704272936062");
     crate::common::holds_rounded(&r, "epsilon_above", "5.14710478938754624500784600277");
+    // the largest epsilon of ten within eps = 5: its bracket is the accountant's at that epsilon
+    let r = row(&["calibrate", "--mech", "expmech:epsilon=?,n=10", "--target-epsilon", "5", "--delta", "1e-5"]);
+    assert_eq!((field(&r, "mech_epsilon"), field(&r, "mech_epsilon_above")), ("0.719", "0.720"));
+    let at = row(&["epsilon", "--mech", "expmech:epsilon=0.719,n=10", "--delta", "1e-5"]);
+    assert_eq!(field(&r, "epsilon_hi"), field(&at, "epsilon_hi"));
+    refused(&["calibrate", "--mech", "laplace:epsilon=?,n=10", "--target-epsilon", "5", "--delta", "1e-5"], &["expmech:epsilon=?"]);
     refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }
