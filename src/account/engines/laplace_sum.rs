@@ -1,5 +1,7 @@
 //! The exact privacy profile of n releases of Laplace mechanisms with one ε₀ = Δ/b, as a finite sum:
-//! no grid, no truncation, every digit the working precision carries.
+//! no grid, no truncation, every digit the working precision carries. The same sum's last row (m = n
+//! below) is the profile of n releases of the bounded-range pair of the exponential mechanism
+//! (`noise::bounded_range`, the Laplace law's continuous part conditioned: [`LaplaceSum::bounded_range`]).
 //!
 //! One release (`noise::laplace`): under A the loss L is an atom at ε₀ (mass ½), an atom at −ε₀ (mass
 //! ½e^{−ε₀}) and the density ¼e^{−(ε₀ − ℓ)/2} on (−ε₀, ε₀) [DRS22, Ex. 2.9]. Writing a = ε₀, the law is

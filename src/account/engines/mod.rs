@@ -16,7 +16,8 @@
 //! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian,
 //!   Laplace, with Gaussians and discrete Gaussians), by a tilted Fourier inversion whose cost does not
 //!   grow with the number of releases.
-//! * [`laplace_sum`] — n releases of Laplace mechanisms with one ε₀, as an exact finite sum.
+//! * [`laplace_sum`] — n releases of Laplace mechanisms with one ε₀, as an exact finite sum (and, by its last
+//!   row, n exponential mechanisms' bounded-range pairs with one ε).
 //! * [`pld_grid`] — any composition of laws, on a grid, dominating and dominated: the last rung, and the
 //!   independent cross-check.
 //!
