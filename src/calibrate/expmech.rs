@@ -13,7 +13,7 @@
 
 use crate::account::{Certified, Options};
 use crate::calibrate::hole::Hole;
-use crate::calibrate::search::refine_largest;
+use crate::calibrate::search::{down_to_a_meet, refine_largest};
 use crate::calibrate::sigma::meets;
 use crate::calibrate::target::{show, CalibrationTarget as Target};
 use crate::error::Fallible;
@@ -89,26 +89,7 @@ pub fn largest_epsilon(hole: &EpsilonHole, target: &Target, resolution: &Rationa
                 }
             }
         }
-        (false, c) => {
-            let mut hi = (start, c);
-            loop {
-                if hi.0 == 1 {
-                    return fallible!(
-                        Input,
-                        "the target {} is missed even at epsilon = {} (its certified {} is at least {}): give a finer --resolution",
-                        target.name(),
-                        show(resolution),
-                        target.name(),
-                        hi.1.lo_str(8)
-                    );
-                }
-                let k = Integer::from(&hi.0 / 16).max(Integer::from(1));
-                match probe(&k)? {
-                    (true, c) => break ((k, c), hi),
-                    (false, c) => hi = (k, c),
-                }
-            }
-        }
+        (false, c) => down_to_a_meet((start, c), "epsilon", resolution, target, &mut probe)?,
     };
     let (lo, hi) = refine_largest(lo, hi, target.value(), &mut probe)?;
     Ok(EpsilonFit { epsilon: at(&lo.0), measure: lo.1, above: at(&hi.0), measure_above: hi.1, probes })

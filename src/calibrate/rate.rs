@@ -14,7 +14,7 @@
 
 use crate::account::{Certified, Options};
 use crate::calibrate::hole::Hole;
-use crate::calibrate::search::refine_largest;
+use crate::calibrate::search::{down_to_a_meet, refine_largest};
 use crate::calibrate::sigma::meets;
 use crate::calibrate::target::{show, CalibrationTarget as Target};
 use crate::error::Fallible;
@@ -70,7 +70,7 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
         let comp = hole.composition(&at(k))?;
         meets(&comp, target, opts, "give a coarser --resolution").map_err(|e| e.context(format!("at q = {}", show(&at(k)))))
     };
-    let mut hi = match probe(&top)? {
+    let hi = match probe(&top)? {
         (false, c) => (top.clone(), c),
         (true, _) => {
             return fallible!(
@@ -83,23 +83,7 @@ pub fn largest_rate(hole: &RateHole, target: &Target, resolution: &Rational, opt
     };
     // down by factors of 16 until a rate meets the target: a tiny rate is the dearest composition to
     // account (a spiky loss law), so the bottom of the lattice is probed only when the answer is near it
-    let lo = loop {
-        if hi.0 == 1 {
-            return fallible!(
-                Input,
-                "the target {} is missed even at q = {} (its certified {} is at least {}): give a finer --resolution",
-                target.name(),
-                show(resolution),
-                target.name(),
-                hi.1.lo_str(8)
-            );
-        }
-        let k = Integer::from(&hi.0 / 16).max(Integer::from(1));
-        match probe(&k)? {
-            (true, c) => break (k, c),
-            (false, c) => hi = (k, c),
-        }
-    };
+    let (lo, hi) = down_to_a_meet(hi, "q", resolution, target, &mut probe)?;
     let (lo, hi) = refine_largest(lo, hi, target.value(), &mut probe)?;
     Ok(RateFit { q: at(&lo.0), measure: lo.1, above: at(&hi.0), measure_above: hi.1, probes })
 }

@@ -101,6 +101,35 @@ pub(super) fn certify(
     Err(err!(Input, "calibration: could not certify a bracket"))
 }
 
+/// Down a lattice k·resolution by factors of 16 from `hi` (which misses the target) to a k that meets it,
+/// the bracket (lo, hi) it leaves; refused where k = 1 misses too. `what` names the parameter in the
+/// refusal ("q", "epsilon"). The measure must not decrease with k.
+pub(super) fn down_to_a_meet(
+    mut hi: (rug::Integer, Certified),
+    what: &str,
+    resolution: &Rational,
+    target: &crate::calibrate::target::CalibrationTarget,
+    probe: &mut dyn FnMut(&rug::Integer) -> Fallible<(bool, Certified)>,
+) -> Fallible<((rug::Integer, Certified), (rug::Integer, Certified))> {
+    loop {
+        if hi.0 == 1 {
+            return fallible!(
+                Input,
+                "the target {} is missed even at {what} = {} (its certified {} is at least {}): give a finer --resolution",
+                target.name(),
+                crate::calibrate::target::show(resolution),
+                target.name(),
+                hi.1.lo_str(8)
+            );
+        }
+        let k = rug::Integer::from(&hi.0 / 16).max(rug::Integer::from(1));
+        match probe(&k)? {
+            (true, c) => return Ok(((k, c), hi)),
+            (false, c) => hi = (k, c),
+        }
+    }
+}
+
 /// The largest k of a lattice meeting the target, from lo (meets it) and hi (misses it), k_lo < k_hi:
 /// interpolation on (ln k, ln m), or bisection after two probes in a row moved the same end (each probe is
 /// only a decision; the guess never leaves the open bracket, so the search is as sound as bisection). The

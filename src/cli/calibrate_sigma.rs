@@ -331,17 +331,9 @@ fn steps_record(a: &SigmaArgs, nb: Neighbors, t: &Target) -> Fallible<Record> {
 fn rate_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fallible<Record> {
     let hole = RateHole::parse(a.mech, nb)?;
     let fit = largest_rate(&hole, t, res, &Options::default())?;
-    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", RATE_COLUMNS) } else { ("measure", ATTACK_RATE_COLUMNS) };
-    let mut r = question(a, nb);
-    r.push("resolution", a.resolution.trim().to_string());
-    r.push("q", decimal_of(&fit.q, a.resolution));
-    push_bracket(&mut r, name, &fit.measure);
-    r.push("q_above", decimal_of(&fit.above, a.resolution));
-    push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
-    r.push("method", fit.measure.engine().as_str());
-    r.push("trust", trust(&fit.measure, &fit.measure_above));
-    r.push("probes", fit.probes.to_string());
-    r.with_columns(cols)
+    let cols = if matches!(t, Target::Epsilon { .. }) { RATE_COLUMNS } else { ATTACK_RATE_COLUMNS };
+    let found = Found { key: "q", value: &fit.q, above: &fit.above, measure: &fit.measure, measure_above: &fit.measure_above };
+    lattice_record(a, nb, t, &found, fit.probes, cols)
 }
 
 /// The largest ε of the exponential mechanism meeting the target, and its certificate, as one row of
@@ -349,15 +341,35 @@ fn rate_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fall
 fn expmech_record(a: &SigmaArgs, nb: Neighbors, t: &Target, res: &Rational) -> Fallible<Record> {
     let hole = EpsilonHole::parse(a.mech, nb)?;
     let fit = largest_epsilon(&hole, t, res, &Options::default())?;
-    let (name, cols) = if matches!(t, Target::Epsilon { .. }) { ("epsilon", EXPMECH_COLUMNS) } else { ("measure", ATTACK_EXPMECH_COLUMNS) };
+    let cols = if matches!(t, Target::Epsilon { .. }) { EXPMECH_COLUMNS } else { ATTACK_EXPMECH_COLUMNS };
+    let found =
+        Found { key: "mech_epsilon", value: &fit.epsilon, above: &fit.above, measure: &fit.measure, measure_above: &fit.measure_above };
+    lattice_record(a, nb, t, &found, fit.probes, cols)
+}
+
+/// The answer of a search for the largest value on a resolution: the value (column `key`) and one step above
+/// it (`key_above`), with their certified measures.
+struct Found<'a> {
+    key: &'a str,
+    value: &'a Rational,
+    above: &'a Rational,
+    measure: &'a Certified,
+    measure_above: &'a Certified,
+}
+
+/// One row of a search for the largest value on a resolution (the sampling rate, the exponential
+/// mechanism's ε): what was asked, the value and its measure, one step above and its measure, the method,
+/// trust and probes.
+fn lattice_record(a: &SigmaArgs, nb: Neighbors, t: &Target, f: &Found, probes: usize, cols: &[&str]) -> Fallible<Record> {
+    let name = if matches!(t, Target::Epsilon { .. }) { "epsilon" } else { "measure" };
     let mut r = question(a, nb);
     r.push("resolution", a.resolution.trim().to_string());
-    r.push("mech_epsilon", decimal_of(&fit.epsilon, a.resolution));
-    push_bracket(&mut r, name, &fit.measure);
-    r.push("mech_epsilon_above", decimal_of(&fit.above, a.resolution));
-    push_bracket(&mut r, &format!("{name}_above"), &fit.measure_above);
-    r.push("method", fit.measure.engine().as_str());
-    r.push("trust", trust(&fit.measure, &fit.measure_above));
-    r.push("probes", fit.probes.to_string());
+    r.push(f.key, decimal_of(f.value, a.resolution));
+    push_bracket(&mut r, name, f.measure);
+    r.push(&format!("{}_above", f.key), decimal_of(f.above, a.resolution));
+    push_bracket(&mut r, &format!("{name}_above"), f.measure_above);
+    r.push("method", f.measure.engine().as_str());
+    r.push("trust", trust(f.measure, f.measure_above));
+    r.push("probes", probes.to_string());
     r.with_columns(cols)
 }
