@@ -33,10 +33,16 @@
 //! E_n by its series (a certified tail), the lower m by the backward recurrence
 //! E_{m−1} = e^{βd}d^{m−1}/(m−1)! − βE_m (integration by parts; |β| = ½ damps its errors).
 //!
-//! The sum (3) cancels heavily (W alternates, C(n,m) 2^n is large): it is evaluated in outward-rounded
-//! interval arithmetic, so the bracket holds the truth at any precision and its width says what the
-//! cancellation cost; the engine raises the precision until the digits asked are met. The work is
-//! (n + 1)² terms per δ, counted ([`LaplaceSum::work`]), never timed. ε(δ) by a certified regula falsi on
+//! The sum (3) cancels (W alternates, C(n,m) 2^n is large): it is evaluated in outward-rounded interval
+//! arithmetic, so the bracket holds the truth at any precision and its width says what the cancellation
+//! cost; the engine raises the precision until the digits asked are met.
+//!
+//! Row m of (3) is δ's part from the configurations with m continuous factors, each part ≥ 0 and at most
+//! their mass, which is binomial: under A (and B) each release is continuous with probability
+//! p = ½(1 − e^{−a}). The engine keeps the rows up to the M whose Chernoff bound of P[Bin(n, p) > M]
+//! [Hoe63, Thm 1] is far below the digits asked, and adds that bound to every upper end
+//! ([`LaplaceSum::truncated`]): at a = 1/10, 1,000 releases keep some 140 rows. The work is
+//! (n + 1)(M + 1) terms per δ, counted ([`LaplaceSum::work`]), never timed. ε(δ) by a certified regula falsi on
 //! δ(ε) (decreasing), each end moved only on a decided comparison.
 
 use crate::account::vocabulary::Query;
@@ -48,8 +54,9 @@ use crate::num::Interval;
 use rug::{Float, Integer, Rational};
 use std::sync::Arc;
 
-/// Largest work of one δ the engine takes, in (n + 1)²·bits (n = 300: 7.4e7 at ε₀ = 1/10, ε(δ) in 0.8 s;
-/// n = 600: 5.3e8, 5.8 s; n = 1000: 2.3e9 at ε₀ = 1/10, where the tilted engine takes over).
+/// Largest work of one δ the engine takes, in (n + 1)(rows + 1)·bits (every row kept, this was n = 300:
+/// 7.4e7 at ε₀ = 1/10, ε(δ) in 0.8 s; n = 600: 5.3e8, 5.8 s; with the rows truncated n = 1000 at ε₀ = 1/10 is
+/// 6e7, 3 s).
 const MAX_WORK: f64 = 2.5e9;
 
 /// Highest first precision the engine takes (bits). The work model above is linear in the bits, which holds
@@ -72,7 +79,14 @@ impl super::LawEngine for LaplaceSumEngine {
 
     fn offer(&self, job: &super::Job) -> super::Offer {
         match releases(job.laws) {
-            Ok(_) => super::Offer::Takes { stands: true, expects: None },
+            Ok((a, n, bounded)) => {
+                let cheap = if bounded {
+                    n <= BOUNDED_RANGE_CHEAP_UP_TO
+                } else {
+                    estimated_seconds(&a, n, job.q, job.digits) <= super::CHEAP_SECONDS
+                };
+                super::Offer::Takes { stands: true, expects: None, cheap }
+            }
             Err(why) => super::Offer::Declined(why),
         }
     }
@@ -80,6 +94,38 @@ impl super::LawEngine for LaplaceSumEngine {
     fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
         answer(job.laws, job.q, job.digits, job.trust)
     }
+}
+
+/// Most bounded-range releases (the exponential mechanism, alone) whose exact sum is cheap: few releases' moment
+/// generating function decays like t^{−n} only, so the inversion's line is long, where this sum answers in
+/// milliseconds (measured at ε = 1/10, 1/2, 2: 3, 5 and 10 releases 0.2–1.2 s there against 3–4 ms here;
+/// even at 50, 17–24 ms against 20–27 ms).
+const BOUNDED_RANGE_CHEAP_UP_TO: u64 = 50;
+
+/// The bits of left-out mass 2^−bits the sum allows itself at first ([`LaplaceSum::truncated`]): far below
+/// the digits asked of the value (δ at ε and f at α assumed above 2^−64; a smaller value misses the
+/// digits, and the engine's raises keep more rows).
+fn tail_bits(q: Query, digits: u32) -> f64 {
+    let value_bits = match q {
+        Query::Epsilon(d) => -d.to_f64().max(1e-300).log2(),
+        Query::Delta(_) | Query::Tradeoff(_) => 64.0,
+    };
+    3.33 * f64::from(digits + 2) + value_bits.max(0.0) + 8.0
+}
+
+/// The exact sum's time for a query, estimated from its count of work (never timed): some 10 δ for an ε(δ),
+/// 25 for an f(α), each (n + 1)(rows + 1) steps at the first precision, ~3e-9 s per step and bit on this
+/// project's 2-core machine.
+fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
+    let n = n as usize;
+    let rows = rows_for(n, continuous_mass(a), tail_bits(q, digits));
+    let evaluations = match q {
+        Query::Delta(_) => 1.0,
+        Query::Epsilon(_) => 10.0,
+        Query::Tradeoff(_) => 25.0,
+    };
+    let prec = f64::from(first_prec(n, rows, a, false, digits + 1));
+    3e-9 * ((n + 1) * (rows + 1)) as f64 * prec * evaluations
 }
 
 /// The one ε₀ and the number of releases of a composition this engine takes, or why it does not: every law
@@ -104,7 +150,10 @@ fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<(Rational, u64, bool), S
 /// engine's composition).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
     let Ok((a, n, bounded)) = releases(laws) else { return Ok(None) };
-    let sum = if bounded { LaplaceSum::bounded_range(&a, n)? } else { LaplaceSum::new(&a, n)? };
+    // the rows kept: their left-out mass at most 2^−bits
+    let mut bits = tail_bits(q, digits);
+    let build = |bits: f64| if bounded { LaplaceSum::bounded_range(&a, n) } else { LaplaceSum::truncated(&a, n, bits) };
+    let mut sum = build(bits)?;
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)² steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
     // needs ~1.5·n·ε₀ bits) the pld grid answers
@@ -130,8 +179,13 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             },
         };
         let (what, name) = if bounded { ("bounded-range release", "epsilon") } else { ("Laplace release", "epsilon0") };
+        let rows = if sum.rows < sum.n {
+            format!(" of the configurations with at most {} continuous parts (the rest, at most {:.1e} under either law, added to the upper ends)", sum.rows, sum.tail.to_f64())
+        } else {
+            String::new()
+        };
         let detail = format!(
-            "{n} {what}{} with {name} = {}: the exact finite sum, {prec} bits",
+            "{n} {what}{} with {name} = {}: the exact finite sum{rows}, {prec} bits",
             if n == 1 { "" } else { "s" },
             crate::num::format::fmt_rational(&a)
         );
@@ -142,16 +196,22 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             break;
         }
         prec += prec / 2;
+        // (and more rows, where some were left out: the bracket may be short by their mass)
+        if sum.rows < sum.n {
+            bits *= 1.5;
+            sum = build(bits)?;
+        }
     }
     Ok(best)
 }
 
-/// Most releases the engine takes: a δ costs (n + 1)²/2 interval steps at ~2n + 3.3·digits bits, so
-/// its time grows like n³ (measured on 2 cores, ε(1e-5) at 20+ digits, b = 10: n = 100 0.13 s, 300 0.81 s,
-/// 500 3.2 s, 600 5.8 s, 800 13.5 s, the knots' sums in parallel; one thread and the general interval
-/// products took 0.3, 4, 18, 33 and 93 s; the pld grid took 100 s for 3 digits at 500); beyond, the pld
-/// grid answers. The tilted Fourier engine, tried first, answers from ~150 releases of ε₀ = 1 and ~1,000 of
-/// ε₀ = 1/10: between, this engine is long (a progress bar shows it) but the only certified one.
+/// Most releases the engine takes: a δ costs (n + 1)(M + 1)/2 interval steps with M ≈ n·p + O(√n) rows
+/// kept, at ~M/2 + 3.3·digits + 1.5·n·ε₀ bits (measured on 2 cores, ε(1e-5) at 21 digits, b = 10: n = 100
+/// 0.05 s, 300 0.25–0.4 s, 500 0.5–0.8 s, 800 1.3–1.8 s, 1000 3.0 s; with every row kept and 2n bits more,
+/// 0.13, 0.81, 3.2, 13.5 s and beyond the cap; the pld grid took 100 s for 3 digits at 500); beyond, the
+/// pld grid answers. Where its estimated work is cheap ([`estimated_seconds`]) it is tried before the tilted
+/// Fourier engine, which answers from ~150 releases of ε₀ = 1 and ~1,000 of ε₀ = 1/10 but may spend long
+/// finding fewer beyond its reach.
 pub const MAX_RELEASES: u64 = 1000;
 
 /// The composed law of n releases of Laplace mechanisms with one ε₀ = a, ready for any number of queries.
@@ -159,15 +219,37 @@ pub const MAX_RELEASES: u64 = 1000;
 pub struct LaplaceSum {
     a: Rational,
     n: usize,
-    /// W_{m,k} of (2), rows m = 0..=n (row 0: the binomial atoms C(n,k))
+    /// W_{m,k} of (2), rows m = 0..=`rows` (row 0: the binomial atoms C(n,k))
     w: Vec<Vec<Integer>>,
+    /// the last row of (2) kept: the configurations with more continuous factors are left out of the sums,
+    /// and their mass under A and under B, at most `tail`, is added to the upper ends ([`LaplaceSum::truncated`])
+    rows: usize,
+    /// an upper bound of P[Bin(n, p) > rows], p = ½(1 − e^{−a}) (0 where every row is kept)
+    tail: Float,
     /// the bounded-range pair's law (`noise::bounded_range`): the Laplace law's continuous part conditioned,
     /// ν′ = (2/(1 − e^{−a}))·¼Leb(−a, a), so only the row m = n of (2) is kept, times (2/(1 − e^{−a}))^n
     bounded: bool,
 }
 
 impl LaplaceSum {
+    /// Every row of (2) kept: the exact sum.
     pub fn new(a: &Rational, n: u64) -> Fallible<LaplaceSum> {
+        LaplaceSum::new_rows(a, n, |n, _| n)
+    }
+
+    /// The sum (3) with the rows m > M left out, M the fewest rows whose left-out mass is at most 2^−`bits`.
+    /// Under A (and under B alike: e^{∓ℓ/2} ν^{*n} gives each release the same continuous mass) the number of
+    /// continuous factors is Bin(n, p) with p = ½(1 − e^{−a}), and row m is E_A[(1 − e^{ε − L})₊; m of them]
+    /// ≥ 0, at most their mass: so δ lies in [the kept rows' sum, that sum + P[Bin(n, p) > M]], and so does
+    /// each tail. Few continuous factors carry the mass where a is small: 1,000 releases of a = 1/10 keep
+    /// 141 rows at 2^−90 (p = 0.048), and the work falls by n/M.
+    pub fn truncated(a: &Rational, n: u64, bits: f64) -> Fallible<LaplaceSum> {
+        let mut sum = LaplaceSum::new_rows(a, n, |n, p| rows_for(n, p, bits))?;
+        sum.tail = binomial_tail(sum.n, &sum.a, sum.rows);
+        Ok(sum)
+    }
+
+    fn new_rows(a: &Rational, n: u64, rows: impl Fn(usize, f64) -> usize) -> Fallible<LaplaceSum> {
         if *a <= 0 {
             return fallible!(Input, "the Laplace sum needs epsilon0 > 0");
         }
@@ -175,7 +257,8 @@ impl LaplaceSum {
             return fallible!(Declined, "the exact Laplace sum takes 1 to {MAX_RELEASES} releases, not {n}");
         }
         let n = n as usize;
-        Ok(LaplaceSum { a: a.clone(), n, w: weights(n), bounded: false })
+        let m = rows(n, continuous_mass(a)).min(n);
+        Ok(LaplaceSum { a: a.clone(), n, w: weights(n, m), rows: m, tail: Float::new(64), bounded: false })
     }
 
     /// n releases of the bounded-range pair with ε = a (the exponential mechanism's class,
@@ -203,16 +286,33 @@ impl LaplaceSum {
         base.mul(&ln_kappa.mul_u64(self.n as u64).exp())
     }
 
-    /// Interval steps of one δ(ε) (the work budget's unit): one per (m, k) with x_k > ε, at most (n + 1)².
+    /// Interval steps of one δ(ε) (the work budget's unit): one per kept row m and knot k with x_k > ε, at
+    /// most (n + 1)(rows + 1) (the bounded-range law: one row).
     pub fn work(&self) -> u64 {
-        ((self.n + 1) * (self.n + 1)) as u64
+        ((self.n + 1) * (self.rows + 1 - self.low().min(self.rows))) as u64
     }
 
-    /// A working precision (bits) that usually meets `digits` at once: the cancellation of (3) costs
-    /// about log2(C(n, n/2) 2^n) ≤ 2n bits, the backward recurrence of E_m(½, ·) up to ~1.5·n·a more.
+    /// The lowest row of (2) with weights: 1, or n for the bounded-range law (its only row).
+    fn low(&self) -> usize {
+        if self.bounded {
+            self.n
+        } else {
+            1
+        }
+    }
+
+    /// `x` with the left-out rows' mass added to its upper end, clipped to [0, 1].
+    fn with_tail(&self, x: Interval) -> Interval {
+        let p = x.prec();
+        let (lo, hi) = x.into_parts();
+        let hi = Float::with_val_round(p, &hi + &self.tail, rug::float::Round::Up).0;
+        Interval::new(lo, hi).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
+    }
+
+    /// A working precision (bits) that usually meets `digits` at once: the cancellation of the kept rows of
+    /// (3), the backward recurrence of E_m(½, ·) up to ~1.5·n·a more ([`first_prec`]).
     pub fn first_prec(&self, digits: u32) -> u32 {
-        let na = (Rational::from(self.n) * &self.a).to_f64().min(1e6);
-        (96.0 + 3.33 * f64::from(digits) + 2.0 * self.n as f64 + 1.5 * na).ceil() as u32
+        first_prec(self.n, self.rows, &self.a, self.bounded, digits)
     }
 
     /// δ_n(ε) of (3), enclosed at `prec` bits, clipped to [0, 1].
@@ -238,7 +338,7 @@ impl LaplaceSum {
         }
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
-        total.mul(&self.norm(prec)).clamp_to(&zero, &one)
+        self.with_tail(total.mul(&self.norm(prec)).clamp_to(&zero, &one))
     }
 
     /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
@@ -264,16 +364,19 @@ impl LaplaceSum {
         prec: u32,
         pick: impl Fn(&Interval, &Interval) -> [Interval; K],
     ) -> [Interval; K] {
-        let n = self.n;
+        let (n, low) = (self.rows, self.low());
         let half = Rational::from((1, 2));
         let di = Interval::from_rational(d, prec);
+        let mut acc: [Interval; K] = std::array::from_fn(|_| Interval::zero(prec));
+        if n == 0 {
+            return acc;
+        }
         let (mut em, mut ep) = (series(n, -1, d, prec), series(n, 1, d, prec));
-        // t_m = e^{βd} d^{m−1}/(m−1)! at m = n
+        // t_m = e^{βd} d^{m−1}/(m−1)! at m = rows
         let pow = di.pow_u64(n as u64 - 1).div(&int(&Integer::from(Integer::factorial(n as u32 - 1)), prec));
         let hd = di.mul_rational(&half);
         let (mut tm, mut tp) = (pow.mul(&hd.neg().exp()), pow.mul(&hd.exp()));
-        let mut acc: [Interval; K] = std::array::from_fn(|_| Interval::zero(prec));
-        for m in (1..=n).rev() {
+        for m in (low..=n).rev() {
             let w = &self.w[m][k];
             if *w != 0 {
                 // (−1)^m 2^{−m} W_{m,k}, once for the K sums (the power of two and the sign are exact, so
@@ -286,7 +389,7 @@ impl LaplaceSum {
                     *a = a.add(&j.mul(&weight));
                 }
             }
-            if m == 1 {
+            if m == low {
                 break;
             }
             // E_{m−1} = t_m − βE_m, then t_{m−1} = t_m (m − 1)/d
@@ -303,6 +406,12 @@ impl LaplaceSum {
     /// tails above ε are the two halves of (3): the atoms at x_k ≥ ε (> ε for the strict tail) weighted by
     /// C(n,k) e^{±x_k/2}, and the continuous parts e^{x_k/2} E_m(−½, d_k), e^{−x_k/2} E_m(½, d_k).
     pub fn upper_tails(&self, eps: &Rational, prec: u32) -> (Interval, Interval, Interval) {
+        let (a_ge, b_ge, b_gt) = self.kept_upper_tails(eps, prec);
+        (self.with_tail(a_ge), self.with_tail(b_ge), self.with_tail(b_gt))
+    }
+
+    /// [`LaplaceSum::upper_tails`] of the kept rows alone (each end below the truth by at most `tail`).
+    fn kept_upper_tails(&self, eps: &Rational, prec: u32) -> (Interval, Interval, Interval) {
         let half = Rational::from((1, 2));
         // per knot x_k ≥ ε: its atoms under A and B, and (x_k > ε) its continuous parts, in parallel
         let terms = self.per_knot(|k| {
@@ -390,9 +499,10 @@ impl LaplaceSum {
         // δ_n(x) = A[L ≥ x] − e^x B[L ≥ x] (an atom at x adds a − e^x·a e^{−x} = 0), where it lies against the
         // target, ln δ_n(x) − ln δ and the slope of ln δ_n, −e^x B[L > x]/δ_n(x) (its right derivative)
         let f = |x: &Rational| -> (Side, Float, Float) {
-            let (a_ge, b_ge, b_gt) = self.upper_tails(x, prec);
+            // (the kept rows' δ_m = A_m[L ≥ x] − e^x B_m[L ≥ x] ≥ 0 each: the left-out ones add [0, tail])
+            let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
             let ex = Interval::from_rational(x, prec).exp();
-            let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
+            let d = self.with_tail(a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1)));
             let side = if d.lo() > t.hi() {
                 Side::Above
             } else if d.hi() < t.lo() {
@@ -534,14 +644,70 @@ fn newton_point(x: &Rational, g: &Float, slope: &Float) -> Option<Rational> {
     Some(x - step.to_rational()?)
 }
 
-/// W_{m,k} of (2) for m, k = 0..=n.
-fn weights(n: usize) -> Vec<Vec<Integer>> {
+/// [`LaplaceSum::first_prec`] of n releases of ε₀ = a with `rows` kept.
+fn first_prec(n: usize, rows: usize, a: &Rational, bounded: bool, digits: u32) -> u32 {
+    let na = (Rational::from(n) * a).to_f64().min(1e6);
+    // (measured: the kept rows' sums lose 10–45 bits to cancellation at 100–1,000 releases of ε₀ = 1/100 to 2,
+    // far below the 2n once allowed; the bounded-range row keeps that allowance)
+    let cancel = if bounded { 2.0 * n as f64 } else { 0.5 * rows as f64 };
+    (96.0 + 3.33 * f64::from(digits) + cancel + 1.5 * na).ceil() as u32
+}
+
+/// p = ½(1 − e^{−a}), a release's continuous mass under A (and under B), in double precision: it only
+/// chooses the rows kept; [`binomial_tail`] bounds what they leave out.
+fn continuous_mass(a: &Rational) -> f64 {
+    -0.5 * (-a.to_f64()).exp_m1()
+}
+
+/// The fewest rows M whose left-out mass P[Bin(n, p) > M] has the Chernoff bound exp(−n D((M + 1)/n ‖ p))
+/// ≤ 2^−`bits` (n: every row).
+fn rows_for(n: usize, p: f64, bits: f64) -> usize {
+    let need = bits * std::f64::consts::LN_2;
+    let kl = |x: f64| {
+        let right = if x < 1.0 { (1.0 - x) * ((1.0 - x) / (1.0 - p)).ln() } else { 0.0 };
+        x * (x / p).ln() + right
+    };
+    (0..n)
+        .find(|&m| {
+            let x = (m + 1) as f64 / n as f64;
+            x > p && n as f64 * kl(x) >= need
+        })
+        .unwrap_or(n)
+}
+
+/// An upper bound of P[Bin(n, p) > rows], p = ½(1 − e^{−a}): the Chernoff bound
+/// P[Bin(n, p) ≥ k] ≤ exp(−n D(k/n ‖ p)) for k/n ≥ p [Hoe63, Thm 1], D the Kullback–Leibler divergence of
+/// two coin flips, in outward-rounded intervals (0 where every row is kept; 1 where k/n < p).
+fn binomial_tail(n: usize, a: &Rational, rows: usize) -> Float {
+    const BITS: u32 = 128;
+    if rows >= n {
+        return Float::new(64);
+    }
+    let k = rows + 1;
+    let p = Interval::from_rational(&-a.clone(), BITS).exp_m1().neg().mul_rational(&Rational::from((1, 2)));
+    let x = Interval::from_rational(&Rational::from((k, n)), BITS);
+    if x.hi() <= p.lo() || !p.is_positive() {
+        return Float::with_val(64, 1);
+    }
+    // D(x ‖ p) = x ln(x/p) + (1 − x) ln((1 − x)/(1 − p)), the second term 0 at x = 1
+    let one = Interval::one(BITS);
+    let mut d = x.mul(&x.div(&p).ln());
+    if k < n {
+        let (xc, pc) = (one.sub(&x), one.sub(&p));
+        d = d.add(&xc.mul(&xc.div(&pc).ln()));
+    }
+    let bound = d.mul_u64(n as u64).neg().exp();
+    Float::with_val_round(64, bound.hi(), rug::float::Round::Up).0.min(&Float::with_val(64, 1)).clone()
+}
+
+/// W_{m,k} of (2) for m = 0..=rows, k = 0..=n.
+fn weights(n: usize, rows: usize) -> Vec<Vec<Integer>> {
     let mut row: Vec<Integer> = (0..=n).map(|k| Integer::from(Integer::binomial_u(n as u32, k as u32))).collect();
     let mut c = Integer::from(1);
     let mut out = Vec::with_capacity(n + 1);
     for m in 0..=n {
         out.push(row.iter().map(|p| Integer::from(p * &c)).collect());
-        if m == n {
+        if m == rows {
             break;
         }
         // P_{m+1}(z)(1 + z) = P_m(z)(1 − z): p'_k = p_k − p_{k−1} − p'_{k−1}

@@ -77,13 +77,16 @@ fn reference_rows(max_n: u64) {
         if n > max_n {
             continue;
         }
-        let s = LaplaceSum::new(&(mu / b), n).unwrap();
-        let prec = s.first_prec(22);
-        let got = match f[0] {
-            "delta" => s.delta(&x, prec),
-            _ => s.epsilon(&x, 22, prec),
-        };
-        assert!(holds(&got, want) && digits_of(&got) >= 20.0, "{f:?}: {got:?} ({:.1} digits)", digits_of(&got));
+        let a = mu / b;
+        // every row, and the rows the engine keeps (`LaplaceSum::truncated`, the left-out mass ≤ 2^−150)
+        for s in [LaplaceSum::new(&a, n).unwrap(), LaplaceSum::truncated(&a, n, 150.0).unwrap()] {
+            let prec = s.first_prec(22);
+            let got = match f[0] {
+                "delta" => s.delta(&x, prec),
+                _ => s.epsilon(&x, 22, prec),
+            };
+            assert!(holds(&got, want) && digits_of(&got) >= 20.0, "{f:?}, {} rows: {got:?} ({:.1} digits)", s.rows, digits_of(&got));
+        }
         seen += 1;
     }
     assert!(seen >= 8, "{seen} rows");
@@ -214,4 +217,37 @@ fn bounded_range_sums_match_the_quadrature_of_their_density() {
     let want = r[4].parse::<f64>().unwrap();
     let e = LaplaceSum::bounded_range(&q("1/2"), 2).unwrap().epsilon(&q("1e-5"), 22, 256);
     assert!((e.to_f64() - want).abs() < 1e-15 && e.width() < 1e-20, "{e:?} against {want}");
+}
+
+/// The rows left out (`LaplaceSum::truncated`): 100 releases of ε₀ = 1/10 keep fewer than 50 rows at 2^−98, and the
+/// Chernoff bound of the left-out mass lies above the binomial tail summed term by term (in intervals at 256
+/// bits, p = ½(1 − e^{−1/10}) from MPFR's expm1); at 2^−20 fewer rows are kept, the bracket of δ_100(1)
+/// still holds the reference (scripts/reference/laplace_many.txt) and is wide by the tail, and with the tail
+/// dropped from its upper end it misses the reference (the left-out mass is counted, not ignored).
+#[test]
+fn the_rows_left_out_are_bounded_and_counted() {
+    let a = q("1/10");
+    let exact_tail = |n: u64, rows: usize| {
+        let p = Interval::from_rational(&-a.clone(), 256).exp_m1().neg().mul_rational(&q("1/2"));
+        let pc = Interval::one(256).sub(&p);
+        let mut t = Interval::zero(256);
+        for k in rows as u64 + 1..=n {
+            let c = Interval::from_rational(&Rational::from(Integer::binomial_u(n as u32, k as u32)), 256);
+            t = t.add(&c.mul(&p.pow_u64(k)).mul(&pc.pow_u64(n - k)));
+        }
+        t
+    };
+    let s = LaplaceSum::truncated(&a, 100, 98.0).unwrap();
+    assert!(s.rows < 50, "{} rows", s.rows);
+    let t = exact_tail(100, s.rows);
+    assert!(t.hi().to_f64() > 0.0 && *t.hi() <= s.tail && s.tail.to_f64() <= 2f64.powi(-97), "{t:?} against {}", s.tail);
+    let coarse = LaplaceSum::truncated(&a, 100, 20.0).unwrap();
+    assert!(coarse.rows < s.rows, "{} rows", coarse.rows);
+    assert!(*exact_tail(100, coarse.rows).hi() <= coarse.tail);
+    let want = "0.1212517879730129945228510";
+    let d = coarse.delta(&q("1"), 256);
+    assert!(holds(&d, want) && d.width().to_f64() >= coarse.tail.to_f64() * 0.99, "{d:?}");
+    let mut dropped = coarse;
+    dropped.tail = Float::new(64);
+    assert!(!holds(&dropped.delta(&q("1"), 256), want));
 }

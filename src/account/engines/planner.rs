@@ -14,7 +14,8 @@ pub(in crate::account) struct Rung {
     pub expects: Option<u32>,
 }
 
-/// The planner: the ladder from the engines' offers (in the list's order), and the reasons of those that
+/// The planner: the ladder from the engines' offers (in the list's order, the exact answers estimated cheap
+/// moved before the first rung whose answer may not stand), and the reasons of those that
 /// declined ("name: why"). With `forced` (an engine's name), the ladder is that engine alone, if it takes
 /// the job.
 pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<&str>) -> (Vec<Rung>, Vec<String>) {
@@ -26,7 +27,13 @@ pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<
         }
         match offer {
             Offer::Declined(why) => reasons.push(format!("{name}: {why}")),
-            Offer::Takes { stands, expects } => {
+            // (an exact answer estimated cheap goes before the first rung whose answer may not stand: the
+            // general engines, whose cost it cannot foresee)
+            Offer::Takes { stands, expects, cheap: true } => {
+                let at = ladder.iter().position(|r: &Rung| !r.stands).unwrap_or(ladder.len());
+                ladder.insert(at, Rung { engine: i, stands: *stands, expects: *expects });
+            }
+            Offer::Takes { stands, expects, cheap: false } => {
                 ladder.push(Rung { engine: i, stands: *stands, expects: *expects });
             }
         }
@@ -118,22 +125,26 @@ mod tests {
             // one release: its distribution functions, then the inversion (short answers of which go on)
             (&["gauss:sigma=1,q=0.01"], Query::Delta(&e), &["single-release", "tilted-fourier", grid]),
             (&["laplace:scale=1,q=1/4"], Query::Epsilon(&d), &["single-release", "tilted-fourier", grid]),
+            (&["laplace:scale=2"], Query::Delta(&e), &["single-release", "laplace-sum", "tilted-fourier", grid]),
             // the subsampled Laplace: the inversion, the grid behind it
             (&["laplace:scale=1,q=0.01,n=1000"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             // DP-SGD: the inversion, the grid behind it
             (&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             (&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Tradeoff(&a), &["tilted-fourier", grid]),
-            // Laplace: the inversion, then the exact sum up to its 1,000 releases
-            (&["laplace:scale=1,n=30"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
-            (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
+            // Laplace with one ε₀: the exact sum first where its estimated work is cheap (`CHEAP_SECONDS`), else
+            // the inversion, then the exact sum up to its 1,000 releases
+            (&["laplace:scale=1,n=30"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
+            (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
+            (&["laplace:scale=10,n=1000"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
+            (&["laplace:scale=1,n=300"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=10,n=1001"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
-            // the exponential mechanism's bounded-range pair: the exact sum alone up to 50 releases (the
+            // the exponential mechanism's bounded-range pair: the exact sum first up to 50 releases (the
             // inversion's line is long there), then the inversion first (the accountant also bounds it through
             // Renyi divergences and keeps the smaller: `account::laws`)
-            (&["expmech:epsilon=1/2,n=50"], Query::Epsilon(&d), &["laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=50"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=51"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
-            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/2,n=20"], Query::Delta(&e), &["laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/2,n=20"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/4,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "laplace:scale=1,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             // finitely many atoms on one lattice: exact
@@ -214,16 +225,16 @@ mod tests {
     }
 
     /// The loop: a short answer is kept and a later rung that expects no more digits is not run; one that may
-    /// do better runs and the narrower stands; an engine beyond its reach hands on; nothing answers: the
-    /// refusal names every engine's reason.
+    /// do better runs and the narrower stands; an exact answer estimated cheap is tried first; an engine beyond
+    /// its reach hands on; nothing answers: the refusal names every engine's reason.
     #[test]
     fn the_loop_keeps_short_answers_and_skips_rungs_that_cannot_beat_them() {
         let laws =
             Composition::new(vec![parse_mech("gauss:sigma=1,q=0.01,n=30").unwrap()], Neighbors::AddRemove).unwrap().law_shifts().unwrap();
         let d = parse_rational("1e-5").unwrap();
         let job = Job { laws: &laws, q: Query::Epsilon(&d), digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
-        let short = Offer::Takes { stands: false, expects: None };
-        let grid = Offer::Takes { stands: true, expects: Some(4) };
+        let short = Offer::Takes { stands: false, expects: None, cheap: false };
+        let grid = Offer::Takes { stands: true, expects: Some(4), cheap: false };
         // 11 digits from the first: the second (expects 4) is not asked (had it run, its 15 digits would win)
         let es = vec![fake("first", short.clone(), Some(11)), fake("grid", grid.clone(), Some(15))];
         let c = super::run(&es, &job, None).unwrap();
@@ -237,6 +248,15 @@ mod tests {
         // beyond its reach: the next answers; nothing answers: the reasons
         let es = vec![fake("first", short.clone(), None), fake("grid", grid.clone(), Some(2))];
         assert_eq!(super::run(&es, &job, None).unwrap().detail(), "grid");
+        // an exact answer estimated cheap goes before the first engine whose answer may not stand, in the list's
+        // order; not before one whose answer stands
+        let cheap = Offer::Takes { stands: true, expects: None, cheap: true };
+        let exact = Offer::Takes { stands: true, expects: None, cheap: false };
+        let names = ["exact", "first", "grid", "cheap", "cheaper"];
+        let (rungs, _) = super::plan(&names, &[exact, short.clone(), grid.clone(), cheap.clone(), cheap.clone()], None);
+        assert_eq!(rungs.iter().map(|r| names[r.engine]).collect::<Vec<_>>(), ["exact", "cheap", "cheaper", "first", "grid"]);
+        let es = vec![fake("first", short.clone(), Some(20)), fake("cheap", cheap, Some(20))];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "cheap");
         let es = vec![fake("first", short, None), fake("other", Offer::Declined("not its law".into()), Some(20))];
         let e = super::run(&es, &job, None).unwrap_err();
         assert!(e.is_declined() && e.message().contains("other: not its law") && e.message().contains("first: beyond its reach"), "{e:?}");

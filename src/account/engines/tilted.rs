@@ -109,7 +109,7 @@ impl super::LawEngine for Tilted {
     fn offer(&self, job: &super::Job) -> super::Offer {
         match mgfs(job.laws) {
             // (short of the digits where its work cap binds: the next rung may do better)
-            Ok(_) => super::Offer::Takes { stands: false, expects: None },
+            Ok(_) => super::Offer::Takes { stands: false, expects: None, cheap: false },
             Err(why) => super::Offer::Declined(why.into()),
         }
     }
@@ -135,9 +135,6 @@ impl super::LawEngine for Tilted {
     }
 }
 
-/// Most bounded-range releases (the exponential mechanism, alone) left to the exact sum (`mgfs`).
-const BOUNDED_RANGE_SUM_UP_TO: u64 = 50;
-
 /// Each law's moment generating function with its count, or why the engine does not take the composition.
 fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static str> {
     let Some(mgfs) = laws.iter().map(|(l, n)| l.mgf().map(|m| (m, *n))).collect::<Option<Vec<_>>>() else {
@@ -145,13 +142,6 @@ fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static st
     };
     if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
         return Err("every law is a Gaussian (the closed forms answer)");
-    }
-    // few bounded-range releases with one ε: their moment generating function decays like t^{−n} only, so the line is
-    // long, where the exact sum (`laplace_sum`) answers in milliseconds (measured at ε = 1/10, 1/2, 2: 3, 5
-    // and 10 releases 0.2–1.2 s here against 3–4 ms there; even at 50, 17–24 ms against 20–27 ms)
-    let one_eps = |m: &Mgf| matches!((m, &mgfs[0].0), (Mgf::BoundedRange { eps: a }, Mgf::BoundedRange { eps: b }) if a == b);
-    if mgfs.iter().all(|(m, _)| one_eps(m)) && mgfs.iter().map(|(_, n)| n).sum::<u64>() <= BOUNDED_RANGE_SUM_UP_TO {
-        return Err("few bounded-range releases (the exact sum answers them)");
     }
     Ok(mgfs)
 }
