@@ -515,8 +515,9 @@ def Gaussian(sigma: Optional[Number] = None, n: int = 1, sensitivity: Number = 1
     `sensitivity`; with `sampling_prob` each release sees a Poisson subsample (DP-SGD's steps). Give σ
     (`sigma`, dp_accounting's `noise_multiplier` × sensitivity) or its variance `sigma2`. Exact numbers
     are best given as strings or fractions ("1.1", "256/60000"). Without subsampling the composition is
-    accounted by the closed form (20 digits); with it by the certified pld grid (a few digits, the note
-    says how many and why). Under ``neighbors="replace"`` with ``sampling_prob``, `sensitivity` is the
+    accounted by the closed form (20 digits); with it by the tilted Fourier inversion of its moment
+    generating function (20 digits; few steps, below ~30, by the certified pld grid or short of the digits:
+    the note says how many and why). Under ``neighbors="replace"`` with ``sampling_prob``, `sensitivity` is the
     distance of a record's contribution from none (dp_accounting's REPLACE_ONE pair: a replaced record
     moves the sum by up to twice it). ``batch=(m, population)`` runs each release on m records drawn without
     replacement instead (neighbours replace one record by default; `sensitivity` is then what one record
@@ -553,7 +554,9 @@ def Laplace(scale: Optional[Number] = None, n: int = 1, sensitivity: Number = 1,
     or the pure ε = sensitivity/b. With `sampling_prob` each release sees a Poisson subsample, with
     ``batch=(m, population)`` m records drawn without replacement (neighbours replace by default;
     `sensitivity` is what one record displacing another moves the query by, under either relation). Accounted
-    by the certified pld grid (the note says how many digits and why).
+    by an exact finite sum (one scale, up to 1,000 releases) or the tilted Fourier inversion of its moment
+    generating function, 20 digits; what neither takes, by the certified pld grid (the note says how many
+    digits and why).
 
     >>> tightdp.Laplace(epsilon=1, n=5).delta(1) > 0
     True
@@ -1041,7 +1044,7 @@ class PLDAccountant:
     dp_accounting's ``calibrate_dp_mechanism`` runs on it unchanged. ``get_epsilon`` / ``get_delta``
     return floats as dp_accounting's do — the certified bracket's upper end, rounded up — and
     ``epsilon`` / ``delta`` the :class:`Certified` bracket itself. ``digits`` is asked of every bracket
-    (the pld grid refines until it meets them or its work budget; the note says which).
+    (an engine that cannot meet them returns its narrowest certified bracket; the note says why).
     ``neighboring_relation``: ``ADD_OR_REMOVE_ONE`` (the default), ``REPLACE_ONE``, or ``REPLACE_SPECIAL``
     (for noise added to sums, as tree aggregation, the add-remove pair; sampled events are refused there).
 

@@ -169,7 +169,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     };
     let _progress = crate::num::progress::begin("exact Laplace sum", 3e-9 * sum.work() as f64 * f64::from(prec) * evaluations);
     let mut best = None;
-    for _ in 0..=RAISES {
+    for raise in 0..=RAISES {
         let iv = match q {
             Query::Delta(e) => sum.delta(e, prec),
             Query::Epsilon(d) => sum.epsilon(d, digits + 1, prec),
@@ -189,6 +189,11 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             if n == 1 { "" } else { "s" },
             crate::num::format::fmt_rational(&a)
         );
+        // (a δ or f below the 2^−64 assumed: the left-out mass is then sized by the value's lower end)
+        let value_bits = match q {
+            Query::Delta(_) | Query::Tradeoff(_) if *iv.lo() > 0 => -iv.lo().to_f64().max(f64::MIN_POSITIVE).log2(),
+            _ => 0.0,
+        };
         let c = Certified::new(iv, Engine::LaplaceSum, trust, detail)?;
         let done = c.meets(digits);
         best = Some(c);
@@ -197,8 +202,13 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         }
         prec += prec / 2;
         // (and more rows, where some were left out: the bracket may be short by their mass)
+        // (and more rows, where some were left out: the bracket may be short by their mass; every row for the
+        // last raise, where the work cap allows, so that the truncation never costs digits)
         if sum.rows < sum.n {
-            bits *= 1.5;
+            bits = (bits * 1.5).max(3.33 * f64::from(digits + 2) + value_bits + 16.0);
+            if raise + 1 == RAISES && ((n + 1) * (n + 1)) as f64 * f64::from(prec) <= MAX_WORK {
+                bits = f64::INFINITY;
+            }
             sum = build(bits)?;
         }
     }
@@ -301,6 +311,11 @@ impl LaplaceSum {
         }
     }
 
+    /// Whether the loss exceeds ε nowhere: L ≤ na in every configuration, kept or left out.
+    fn beyond_the_loss(&self, eps: &Rational) -> bool {
+        *eps >= Rational::from(self.n) * &self.a
+    }
+
     /// `x` with the left-out rows' mass added to its upper end, clipped to [0, 1].
     fn with_tail(&self, x: Interval) -> Interval {
         let p = x.prec();
@@ -338,7 +353,12 @@ impl LaplaceSum {
         }
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
-        self.with_tail(total.mul(&self.norm(prec)).clamp_to(&zero, &one))
+        let total = total.mul(&self.norm(prec)).clamp_to(&zero, &one);
+        // (no configuration has a loss above ε ≥ na: the left-out rows add nothing)
+        if self.beyond_the_loss(eps) {
+            return total;
+        }
+        self.with_tail(total)
     }
 
     /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
@@ -407,6 +427,10 @@ impl LaplaceSum {
     /// C(n,k) e^{±x_k/2}, and the continuous parts e^{x_k/2} E_m(−½, d_k), e^{−x_k/2} E_m(½, d_k).
     pub fn upper_tails(&self, eps: &Rational, prec: u32) -> (Interval, Interval, Interval) {
         let (a_ge, b_ge, b_gt) = self.kept_upper_tails(eps, prec);
+        // (the left-out configurations' losses are below na: nothing of theirs lies at or above ε ≥ na)
+        if self.beyond_the_loss(eps) {
+            return (a_ge, b_ge, b_gt);
+        }
         (self.with_tail(a_ge), self.with_tail(b_ge), self.with_tail(b_gt))
     }
 
@@ -502,7 +526,8 @@ impl LaplaceSum {
             // (the kept rows' δ_m = A_m[L ≥ x] − e^x B_m[L ≥ x] ≥ 0 each: the left-out ones add [0, tail])
             let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
             let ex = Interval::from_rational(x, prec).exp();
-            let d = self.with_tail(a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1)));
+            let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
+            let d = if self.beyond_the_loss(x) { d } else { self.with_tail(d) };
             let side = if d.lo() > t.hi() {
                 Side::Above
             } else if d.hi() < t.lo() {
@@ -660,8 +685,11 @@ fn continuous_mass(a: &Rational) -> f64 {
 }
 
 /// The fewest rows M whose left-out mass P[Bin(n, p) > M] has the Chernoff bound exp(−n D((M + 1)/n ‖ p))
-/// ≤ 2^−`bits` (n: every row).
+/// ≤ 2^−`bits` (n: every row, as for infinite `bits`).
 fn rows_for(n: usize, p: f64, bits: f64) -> usize {
+    if !bits.is_finite() {
+        return n;
+    }
     let need = bits * std::f64::consts::LN_2;
     let kl = |x: f64| {
         let right = if x < 1.0 { (1.0 - x) * ((1.0 - x) / (1.0 - p)).ln() } else { 0.0 };

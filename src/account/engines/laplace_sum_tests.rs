@@ -251,3 +251,19 @@ fn the_rows_left_out_are_bounded_and_counted() {
     dropped.tail = Float::new(64);
     assert!(!holds(&dropped.delta(&q("1"), 256), want));
 }
+
+/// A δ far below the 2^−64 the first truncation assumes (1,000 releases of ε₀ = 1/100 at ε = 5: about 6e-60)
+/// still gets its digits: the raise sizes the left-out mass by the value's lower end, and the bracket
+/// overlaps the sum with every row kept. At ε ≥ nε₀ no configuration's loss exceeds ε, so δ is 0 exactly,
+/// with rows left out or not.
+#[test]
+fn a_small_delta_sizes_the_rows_left_out_by_itself() {
+    let laws: Vec<(Arc<dyn LossLaw>, u64)> = vec![(Arc::new(crate::noise::laplace::Laplace::new(q("100"), q("1")).unwrap()), 1000)];
+    let c = answer(&laws, Query::Delta(&q("5")), 20, Trust::Exact).unwrap().unwrap();
+    let full = LaplaceSum::new(&q("1/100"), 1000).unwrap().delta(&q("5"), 400);
+    assert!(c.meets(20) && c.interval().overlaps(&full) && full.hi().to_f64() < 1e-50, "{c:?} against {full:?}");
+    let s = LaplaceSum::truncated(&q("1/100"), 1000, 20.0).unwrap();
+    assert!(s.rows < 1000);
+    let d = s.delta(&q("10"), 128);
+    assert!(d.lo().is_zero() && d.hi().is_zero(), "{d:?}");
+}
