@@ -110,22 +110,34 @@ fn tail_bits(q: Query, digits: u32) -> f64 {
         Query::Epsilon(d) => -d.to_f64().max(1e-300).log2(),
         Query::Delta(_) | Query::Tradeoff(_) => 64.0,
     };
+    bits_below(digits, value_bits)
+}
+
+/// The bits of left-out mass 2^−bits that leave `digits` of a value of 2^−`value_bits` untouched.
+fn bits_below(digits: u32, value_bits: f64) -> f64 {
     3.33 * f64::from(digits + 2) + value_bits.max(0.0) + 8.0
 }
 
-/// The exact sum's time for a query, estimated from its count of work (never timed): some 10 δ for an ε(δ),
-/// 25 for an f(α), each (n + 1)(rows + 1) steps at the first precision, ~3e-9 s per step and bit on this
-/// project's 2-core machine.
-fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
-    let n = n as usize;
-    let rows = rows_for(n, continuous_mass(a), tail_bits(q, digits));
-    let evaluations = match q {
+/// The δ evaluations a query takes, about (the time estimates' factor): one for δ(ε), some 10 for an ε(δ),
+/// 25 for an f(α).
+fn evaluations(q: Query) -> f64 {
+    match q {
         Query::Delta(_) => 1.0,
         Query::Epsilon(_) => 10.0,
         Query::Tradeoff(_) => 25.0,
-    };
+    }
+}
+
+/// Seconds per interval step and bit of precision, on this project's 2-core machine (the estimates only).
+const SECONDS_PER_STEP_BIT: f64 = 3e-9;
+
+/// The exact sum's time for a query, estimated from its count of work (never timed): its [`evaluations`],
+/// each (n + 1)(rows + 1) steps at the first precision.
+fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
+    let n = n as usize;
+    let rows = rows_for(n, continuous_mass(a), tail_bits(q, digits));
     let prec = f64::from(first_prec(n, rows, a, false, digits + 1));
-    3e-9 * ((n + 1) * (rows + 1)) as f64 * prec * evaluations
+    SECONDS_PER_STEP_BIT * ((n + 1) * (rows + 1)) as f64 * prec * evaluations(q)
 }
 
 /// The one ε₀ and the number of releases of a composition this engine takes, or why it does not: every law
@@ -155,19 +167,14 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let build = |bits: f64| if bounded { LaplaceSum::bounded_range(&a, n) } else { LaplaceSum::truncated(&a, n, bits) };
     let mut sum = build(bits)?;
     let mut prec = sum.first_prec(digits + 1);
-    // the work of one δ, (n + 1)² steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
+    // the work of one δ, (n + 1)(rows + 1) steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
     // needs ~1.5·n·ε₀ bits) the pld grid answers
     if sum.work() as f64 * f64::from(prec) > MAX_WORK || prec > MAX_PREC {
         return Ok(None);
     }
-    // (the progress bar's estimate only: ~3e-9 s per step and bit on this 2-core machine, some 10 δ for an
-    // ε(δ), 25 for an f(α))
-    let evaluations = match q {
-        Query::Delta(_) => 1.0,
-        Query::Epsilon(_) => 10.0,
-        Query::Tradeoff(_) => 25.0,
-    };
-    let _progress = crate::num::progress::begin("exact Laplace sum", 3e-9 * sum.work() as f64 * f64::from(prec) * evaluations);
+    // (the progress bar's estimate only)
+    let seconds = SECONDS_PER_STEP_BIT * sum.work() as f64 * f64::from(prec) * evaluations(q);
+    let _progress = crate::num::progress::begin("exact Laplace sum", seconds);
     let mut best = None;
     for raise in 0..=RAISES {
         let iv = match q {
@@ -201,11 +208,10 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             break;
         }
         prec += prec / 2;
-        // (and more rows, where some were left out: the bracket may be short by their mass)
         // (and more rows, where some were left out: the bracket may be short by their mass; every row for the
         // last raise, where the work cap allows, so that the truncation never costs digits)
         if sum.rows < sum.n {
-            bits = (bits * 1.5).max(3.33 * f64::from(digits + 2) + value_bits + 16.0);
+            bits = (bits * 1.5).max(bits_below(digits, value_bits) + 8.0);
             if raise + 1 == RAISES && ((n + 1) * (n + 1)) as f64 * f64::from(prec) <= MAX_WORK {
                 bits = f64::INFINITY;
             }
@@ -252,7 +258,7 @@ impl LaplaceSum {
     /// continuous factors is Bin(n, p) with p = ½(1 − e^{−a}), and row m is E_A[(1 − e^{ε − L})₊; m of them]
     /// ≥ 0, at most their mass: so δ lies in [the kept rows' sum, that sum + P[Bin(n, p) > M]], and so does
     /// each tail. Few continuous factors carry the mass where a is small: 1,000 releases of a = 1/10 keep
-    /// 141 rows at 2^−90 (p = 0.048), and the work falls by n/M.
+    /// 144 rows at 2^−98 (p = 0.048, ε(1e-5) to 21 digits), and the work falls by n/M.
     pub fn truncated(a: &Rational, n: u64, bits: f64) -> Fallible<LaplaceSum> {
         let mut sum = LaplaceSum::new_rows(a, n, |n, p| rows_for(n, p, bits))?;
         sum.tail = binomial_tail(sum.n, &sum.a, sum.rows);
@@ -299,7 +305,8 @@ impl LaplaceSum {
     /// Interval steps of one δ(ε) (the work budget's unit): one per kept row m and knot k with x_k > ε, at
     /// most (n + 1)(rows + 1) (the bounded-range law: one row).
     pub fn work(&self) -> u64 {
-        ((self.n + 1) * (self.rows + 1 - self.low().min(self.rows))) as u64
+        let kept = if self.bounded { 1 } else { self.rows + 1 };
+        ((self.n + 1) * kept) as u64
     }
 
     /// The lowest row of (2) with weights: 1, or n for the bounded-range law (its only row).
@@ -311,16 +318,14 @@ impl LaplaceSum {
         }
     }
 
-    /// Whether the loss exceeds ε nowhere: L ≤ na in every configuration, kept or left out.
-    fn beyond_the_loss(&self, eps: &Rational) -> bool {
-        *eps >= Rational::from(self.n) * &self.a
-    }
-
-    /// `x` with the left-out rows' mass added to its upper end, clipped to [0, 1].
-    fn with_tail(&self, x: Interval) -> Interval {
+    /// `x`, a probability of the loss at or above ε from the kept rows, with the left-out rows' mass added to
+    /// its upper end, clipped to [0, 1]; nothing is added at ε ≥ na (L ≤ na in every configuration, and below
+    /// it in every left-out one).
+    fn with_tail(&self, x: Interval, eps: &Rational) -> Interval {
         let p = x.prec();
         let (lo, hi) = x.into_parts();
-        let hi = Float::with_val_round(p, &hi + &self.tail, rug::float::Round::Up).0;
+        let hi =
+            if *eps >= Rational::from(self.n) * &self.a { hi } else { Float::with_val_round(p, &hi + &self.tail, rug::float::Round::Up).0 };
         Interval::new(lo, hi).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
     }
 
@@ -353,12 +358,7 @@ impl LaplaceSum {
         }
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
-        let total = total.mul(&self.norm(prec)).clamp_to(&zero, &one);
-        // (no configuration has a loss above ε ≥ na: the left-out rows add nothing)
-        if self.beyond_the_loss(eps) {
-            return total;
-        }
-        self.with_tail(total)
+        self.with_tail(total.mul(&self.norm(prec)).clamp_to(&zero, &one), eps)
     }
 
     /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
@@ -427,11 +427,7 @@ impl LaplaceSum {
     /// C(n,k) e^{±x_k/2}, and the continuous parts e^{x_k/2} E_m(−½, d_k), e^{−x_k/2} E_m(½, d_k).
     pub fn upper_tails(&self, eps: &Rational, prec: u32) -> (Interval, Interval, Interval) {
         let (a_ge, b_ge, b_gt) = self.kept_upper_tails(eps, prec);
-        // (the left-out configurations' losses are below na: nothing of theirs lies at or above ε ≥ na)
-        if self.beyond_the_loss(eps) {
-            return (a_ge, b_ge, b_gt);
-        }
-        (self.with_tail(a_ge), self.with_tail(b_ge), self.with_tail(b_gt))
+        (self.with_tail(a_ge, eps), self.with_tail(b_ge, eps), self.with_tail(b_gt, eps))
     }
 
     /// [`LaplaceSum::upper_tails`] of the kept rows alone (each end below the truth by at most `tail`).
@@ -527,7 +523,7 @@ impl LaplaceSum {
             let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
             let ex = Interval::from_rational(x, prec).exp();
             let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
-            let d = if self.beyond_the_loss(x) { d } else { self.with_tail(d) };
+            let d = self.with_tail(d, x);
             let side = if d.lo() > t.hi() {
                 Side::Above
             } else if d.hi() < t.lo() {
