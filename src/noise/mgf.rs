@@ -25,7 +25,7 @@
 //!   (Lyapunov's inequality); F(κ) ≤ 1 on [0, 1] (Jensen, E r = 1); F(κ) ≤ (1 − q)^κ for κ < 0 (r ≥ 1 − q).
 //!   The nodes beyond the window are bounded by normal tails: r ≤ 1 for x ≤ 0 and r ≤ e^{μx} for x ≥ 0.
 //!   Every node is evaluated in MPFR interval arithmetic; the phases e^{±ikhℓ} by a recurrence restarted
-//!   from MPFR's sine and cosine before the rectangles' widths may have grown by [`RESTART_BITS`] bits
+//!   from MPFR's sine and cosine before the rectangles' widths may have grown by `num::cinterval::RESTART_BITS` bits
 //!   (a rectangle rotated by θ grows by at most |cos θ| + |sin θ|).
 //!
 //!   For the truncation of the Fourier sum, a bound of sup_{t ≥ t*} |M(c + it)| that decays with t*: the
@@ -56,14 +56,14 @@
 use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
-pub use super::mgf_quad::RESTART_BITS;
 use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid_on, log_sum_exp, trapezoid_grid, trapezoid_window, PIECES};
 use super::mgf_replace::Replace;
 use super::mgf_wor::{WorGauss, WorLaplace};
 use crate::noise::direction::Direction;
-use crate::num::cinterval::CInterval;
+use crate::num::cinterval::{CInterval, Phases};
 use crate::num::special::normal_sf;
 use crate::num::Interval;
+use rayon::prelude::*;
 use rug::float::Round;
 use rug::{Float, Rational};
 
@@ -187,17 +187,7 @@ impl Mgf {
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, prec).line(c, h, k_max, tol),
-            Mgf::Laplace { eps0 } => {
-                let e = Interval::from_rational(eps0, prec);
-                let one = Interval::one(prec);
-                let c = Interval::from_float(c, prec);
-                (0..=k_max)
-                    .map(|k| {
-                        let t = Interval::from_float(h, prec).mul(&Interval::from_i64(k as i64, prec));
-                        laplace_m(&e, &CInterval::new(c.clone(), t), &one)
-                    })
-                    .collect()
-            }
+            Mgf::Laplace { eps0 } => laplace_line(eps0, c, h, k_max, prec),
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
             Mgf::BoundedRange { eps } => super::mgf_bounded_range::line(eps, c, h, k_max, prec),
             Mgf::Branches { t_lo, t_hi, cut, plain } => {
@@ -375,16 +365,42 @@ fn laplace_layers(eps0: &Rational, c: &Float) -> Vec<(Float, Float)> {
     layers(&pieces)
 }
 
-/// The Laplace law's M(s) = [(1 + s) e^{sε₀} + s e^{−(1+s)ε₀}]/(1 + 2s) [Mir17, Prop. 6] at complex s
-/// (module doc), enclosed; `one` is 1 at the working precision.
-fn laplace_m(e: &Interval, s: &CInterval, one: &Interval) -> CInterval {
-    let (c, t) = (s.re(), s.im());
-    let up = CInterval::exp_of(&c.mul(e), &t.mul(e));
-    let down = CInterval::exp_of(&one.add(c).mul(e).neg(), &t.mul(e).neg());
-    let s1 = CInterval::new(one.add(c), t.clone());
-    let den = CInterval::new(one.add(&c.add(c)), t.add(t));
-    s1.mul(&up).add(&s.mul(&down)).mul(&den.inv().expect("invariant: Re(1 + 2s) = 1 + 2c >= 1"))
+/// The Laplace law's M(c + ikh), k ≤ k_max, enclosed: M(s) = [(1 + s) e^{sε₀} + s e^{−(1+s)ε₀}]/(1 + 2s)
+/// [Mir17, Prop. 6] (module doc), where e^{sε₀} = e^{cε₀} z_k and e^{−(1+s)ε₀} = e^{−(1+c)ε₀} z̄_k with the
+/// phases z_k = e^{ikhε₀} (`num::cinterval::Phases`: one complex product per point, not two exponentials),
+/// in parallel chunks of [`LINE_CHUNK`] points, each from MPFR's sine and cosine at its start (the same line
+/// on any number of threads).
+fn laplace_line(eps0: &Rational, c: &Float, h: &Float, k_max: usize, prec: u32) -> Vec<CInterval> {
+    let e = Interval::from_rational(eps0, prec);
+    let one = Interval::one(prec);
+    let c = Interval::from_float(c, prec);
+    let h = Interval::from_float(h, prec);
+    let (up, down) = (c.mul(&e).exp(), one.add(&c).mul(&e).neg().exp());
+    let theta = h.mul(&e);
+    let (c1, c2) = (one.add(&c), one.add(&c.add(&c)));
+    let chunk = |k0: usize| -> Vec<CInterval> {
+        let mut z = Phases::from_k(&one, &theta, k0 as i64);
+        (k0..=k_max.min(k0 + LINE_CHUNK - 1))
+            .map(|k| {
+                if k > k0 {
+                    z.advance();
+                }
+                let t = h.mul(&Interval::from_i64(k as i64, prec));
+                let (zr, zi) = (z.current().re(), z.current().im());
+                let s = CInterval::new(c.clone(), t.clone());
+                let s1 = CInterval::new(c1.clone(), t.clone());
+                let den = CInterval::new(c2.clone(), t.add(&t));
+                let up = CInterval::new(zr.mul(&up), zi.mul(&up));
+                let down = CInterval::new(zr.mul(&down), zi.neg().mul(&down));
+                s1.mul(&up).add(&s.mul(&down)).mul(&den.inv().expect("invariant: Re(1 + 2s) = 1 + 2c >= 1"))
+            })
+            .collect()
+    };
+    (0..=k_max).step_by(LINE_CHUNK).collect::<Vec<_>>().into_par_iter().flat_map_iter(chunk).collect()
 }
+
+/// Points of a closed-form line per parallel chunk ([`laplace_line`]).
+const LINE_CHUNK: usize = 1024;
 
 /// The cut branch's probability t ∈ [t_lo, t_hi] of [`Mgf::Branches`], enclosed.
 fn branch_weight(t_lo: &Rational, t_hi: &Rational, prec: u32) -> Interval {

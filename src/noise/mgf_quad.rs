@@ -1,7 +1,7 @@
 //! The quadrature pieces the certified moment generating functions share (`mgf.rs`, `mgf_replace.rs`): the
 //! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sums.
 
-use crate::num::cinterval::CInterval;
+use crate::num::cinterval::{CInterval, Phases};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
@@ -10,9 +10,6 @@ use rug::{Assign, Float};
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
 pub const CHUNK: usize = 64;
-/// Bits a phase recurrence's rectangles may widen by before it restarts from MPFR's sine and cosine (far
-/// below the working precision's guard bits).
-pub const RESTART_BITS: f64 = 16.0;
 /// Pieces of the partition of the lower bound of the decay.
 pub const PIECES: usize = 256;
 
@@ -81,25 +78,12 @@ pub fn log_sum_exp(terms: &[f64]) -> f64 {
 /// acc[k] += w e^{ikθ} for every k: the phases by a recurrence restarted from MPFR's sine and cosine before
 /// the rectangles may have widened by [`RESTART_BITS`] bits (module doc).
 pub fn add_phases(w: &Interval, theta: &Interval, acc: &mut [CInterval]) {
-    let p = w.prec();
-    let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
-    let step = CInterval::exp_of(&Interval::zero(p), theta);
-    let mut z = CInterval::real(w.clone());
-    let mut since = 0.0;
-    // (in place: the same roundings as fresh values, without allocating per point)
-    let mut scratch: [Interval; 4] = std::array::from_fn(|_| Interval::zero(p));
+    let mut z = Phases::new(w, theta);
     for (k, a) in acc.iter_mut().enumerate() {
         if k > 0 {
-            if since + grow > RESTART_BITS {
-                let phase = theta.mul(&Interval::from_i64(k as i64, p));
-                z = CInterval::exp_of(&Interval::zero(p), &phase).scale(w);
-                since = 0.0;
-            } else {
-                z.mul_assign(&step, &mut scratch);
-                since += grow;
-            }
+            z.advance();
         }
-        a.add_assign(&z);
+        a.add_assign(z.current());
     }
 }
 

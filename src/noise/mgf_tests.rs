@@ -130,6 +130,29 @@ fn laplace_line_matches_the_data_space_integral() {
     assert_eq!(n, 15);
 }
 
+/// The same references far along a line: the point k = 2,560 of the line with step t/2,560 (exact in binary
+/// for the references' t), after two chunk starts and many restarts of the phase recurrence.
+#[test]
+fn laplace_line_holds_the_references_far_along_it() {
+    let p = 160;
+    let k = 2_560;
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/laplace_mgf.txt")) {
+        let m = Mgf::Laplace { eps0: parse_fraction(f[1]) / parse_fraction(f[0]) };
+        let (c, t) = (Float::with_val(p, Float::parse(f[2]).unwrap()), Float::with_val(p, Float::parse(f[3]).unwrap()));
+        let h = Float::with_val(p, &t / k);
+        if t == 0 || Float::with_val(p, &h * k) != t {
+            continue;
+        }
+        let v = m.line(Direction::Remove, &c, &h, k, 1e-30, p);
+        assert_eq!(v.len(), k + 1);
+        assert!(holds(v[k].re(), f[4]) && holds(v[k].im(), f[5]), "{f:?}: {:?}", v[k]);
+        n += 1;
+    }
+    // (the nine with t ≠ 0 whose t/2,560 is exact)
+    assert_eq!(n, 9);
+}
+
 /// The Laplace law's decay bound holds every later point of a line (to t = 600), falls below M(c) (it is
 /// useful), and tends to the atoms' ½(e^{cε₀} + e^{−(1+c)ε₀}) from above.
 #[test]

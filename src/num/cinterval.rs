@@ -14,6 +14,71 @@ pub fn rotation_growth_bits(theta: f64) -> f64 {
     (theta.cos().abs() + theta.sin().abs()).log2().max(0.0)
 }
 
+/// Bits a phase recurrence's rectangles may widen by before it restarts from MPFR's sine and cosine (far
+/// below the working precision's guard bits).
+pub const RESTART_BITS: f64 = 16.0;
+
+/// The phases w e^{ikθ}, k = 0, 1, 2, …, by the recurrence z_k = z_{k−1} e^{iθ}, restarted from MPFR's
+/// sine and cosine, w e^{i(kθ)}, before the rectangles may have widened by [`RESTART_BITS`] bits
+/// ([`rotation_growth_bits`] per step). In place: one complex product per step, no allocation.
+pub struct Phases {
+    w: Interval,
+    theta: Interval,
+    step: CInterval,
+    grow: f64,
+    since: f64,
+    k: i64,
+    z: CInterval,
+    scratch: [Interval; 4],
+}
+
+impl Phases {
+    /// The phases of step θ scaled by w, at k = 0 (the value w).
+    pub fn new(w: &Interval, theta: &Interval) -> Phases {
+        Phases::from_k(w, theta, 0)
+    }
+
+    /// The phases of step θ scaled by w, at k = k0 (the value w e^{ik0θ}, from MPFR's sine and cosine where
+    /// k0 > 0).
+    pub fn from_k(w: &Interval, theta: &Interval, k0: i64) -> Phases {
+        let p = w.prec();
+        let z = if k0 == 0 {
+            CInterval::real(w.clone())
+        } else {
+            CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k0, p))).scale(w)
+        };
+        Phases {
+            w: w.clone(),
+            theta: theta.clone(),
+            step: CInterval::exp_of(&Interval::zero(p), theta),
+            grow: rotation_growth_bits(theta.mid().to_f64()),
+            since: 0.0,
+            k: k0,
+            z,
+            scratch: std::array::from_fn(|_| Interval::zero(p)),
+        }
+    }
+
+    /// w e^{ikθ} at the current k.
+    pub fn current(&self) -> &CInterval {
+        &self.z
+    }
+
+    /// On to k + 1.
+    pub fn advance(&mut self) {
+        self.k += 1;
+        if self.since + self.grow > RESTART_BITS {
+            let p = self.w.prec();
+            let phase = self.theta.mul(&Interval::from_i64(self.k, p));
+            self.z = CInterval::exp_of(&Interval::zero(p), &phase).scale(&self.w);
+            self.since = 0.0;
+        } else {
+            self.z.mul_assign(&self.step, &mut self.scratch);
+            self.since += self.grow;
+        }
+    }
+}
+
 /// A complex number known to lie in the rectangle re × im. The parts are private (read through
 /// [`CInterval::re`] / [`CInterval::im`]), like the ends of an [`Interval`].
 #[derive(Clone, Debug)]
@@ -68,13 +133,50 @@ impl CInterval {
     /// self · o in place, with four scratch intervals at the working precision: [`CInterval::mul`] bit for
     /// bit, without allocating in the phase recurrences' loops.
     pub fn mul_assign(&mut self, o: &CInterval, scratch: &mut [Interval; 4]) {
+        self.products(o, scratch);
+        let [ac, bd, ad, bc] = scratch;
+        Interval::sub_into(ac, bd, &mut self.re);
+        Interval::add_into(ad, bc, &mut self.im);
+    }
+
+    /// self · o into `out`, with four scratch intervals: [`CInterval::mul`] bit for bit, without allocating
+    /// where `out` and the scratch hold the working precision.
+    pub fn mul_into(&self, o: &CInterval, out: &mut CInterval, scratch: &mut [Interval; 4]) {
+        self.products(o, scratch);
+        let [ac, bd, ad, bc] = scratch;
+        Interval::sub_into(ac, bd, &mut out.re);
+        Interval::add_into(ad, bc, &mut out.im);
+    }
+
+    /// The four products of the parts, ac, bd, ad, bc, into the scratch.
+    fn products(&self, o: &CInterval, scratch: &mut [Interval; 4]) {
         let [ac, bd, ad, bc] = scratch;
         self.re.mul_into(&o.re, ac);
         self.im.mul_into(&o.im, bd);
         self.re.mul_into(&o.im, ad);
         self.im.mul_into(&o.re, bc);
-        Interval::sub_into(ac, bd, &mut self.re);
-        Interval::add_into(ad, bc, &mut self.im);
+    }
+
+    /// z^k by repeated squaring, in place (composition counts up to 2^64). Each product may widen the
+    /// rectangle by at most √2 beyond the product of the parts' widths: relative widths grow like k^{3/2}
+    /// (64 bits at most over the 64 squarings), where exp(k ln z) would grow them like k.
+    pub fn pow_u64(&self, mut k: u64) -> CInterval {
+        let p = self.re.prec();
+        let mut scratch: [Interval; 4] = std::array::from_fn(|_| Interval::zero(p));
+        let mut acc = CInterval::one(p);
+        let mut b = self.clone();
+        let mut sq = CInterval::one(p);
+        while k > 0 {
+            if k & 1 == 1 {
+                acc.mul_assign(&b, &mut scratch);
+            }
+            k >>= 1;
+            if k > 0 {
+                b.mul_into(&b, &mut sq, &mut scratch);
+                std::mem::swap(&mut b, &mut sq);
+            }
+        }
+        acc
     }
 
     pub fn scale(&self, x: &Interval) -> CInterval {
@@ -263,6 +365,67 @@ mod tests {
             assert!(l.re.width().to_f64() < 1e-35 && l.im.width().to_f64() < 1e-35);
         }
         assert!(ci(0.0, 0.0).ln().is_none());
+    }
+
+    /// x e^{iy} at 2,048 bits by MPFR's exponential, sine and cosine (an independent evaluation: no
+    /// recurrence, no squaring), as f64 pairs of its parts to compare rectangles with.
+    fn polar(r_ln: &Float, y: &Float) -> (Float, Float) {
+        let p = 2048;
+        let r = Float::with_val(p, r_ln.exp_ref());
+        (Float::with_val(p, &r * Float::with_val(p, y.cos_ref())), Float::with_val(p, &r * Float::with_val(p, y.sin_ref())))
+    }
+
+    /// x in i, up to the reference's own rounding (2^−2000 relative: a point rectangle, exact, holds an
+    /// exact value the reference rounded).
+    fn contains(i: &Interval, x: &Float) -> bool {
+        let slack = Float::with_val(2048, x.clone().abs() >> 2000u32);
+        *i.lo() <= Float::with_val(2048, x + &slack) && Float::with_val(2048, x - &slack) <= *i.hi()
+    }
+
+    /// The phase recurrence, from k = 0 and from a later start, holds w e^{ikθ} at every k to 5,000 (past
+    /// many restarts), and its rectangles stay within the restart's bits of the working precision.
+    #[test]
+    fn phases_hold_the_rotations_at_every_step() {
+        let p = 128;
+        let w = Interval::from_float(&Float::with_val(p, 3), p);
+        let theta = Interval::from_float(&Float::with_val(p, 0.7), p);
+        let ln_w = Float::with_val(2048, 3).ln();
+        for k0 in [0i64, 1_234] {
+            let mut z = Phases::from_k(&w, &theta, k0);
+            for k in k0..k0 + 5_000 {
+                if k > k0 {
+                    z.advance();
+                }
+                let y = Float::with_val(2048, Float::with_val(2048, 0.7) * k);
+                let (re, im) = polar(&ln_w, &y);
+                assert!(contains(z.current().re(), &re) && contains(z.current().im(), &im), "k = {k}: {:?}", z.current());
+                let width = z.current().re().width().to_f64().max(z.current().im().width().to_f64());
+                assert!(width < 3.0 * 2f64.powf(-(p as f64) + RESTART_BITS + 8.0), "k = {k}: width {width:e}");
+            }
+        }
+    }
+
+    /// z^k by squaring holds |z|^k e^{ik arg z} (MPFR's polar form at 2,048 bits) up to a million, with the
+    /// relative width its doc allows (k^{3/2} times a few roundings).
+    #[test]
+    fn powers_by_squaring_hold_the_polar_form() {
+        let p = 160;
+        for (a, b) in [(0.75, 0.5), (-0.3125, 0.9375), (0.5, -0.875)] {
+            let z = CInterval::new(Interval::from_float(&Float::with_val(p, a), p), Interval::from_float(&Float::with_val(p, b), p));
+            let (fa, fb) = (Float::with_val(2048, a), Float::with_val(2048, b));
+            let ln_r = Float::with_val(2048, Float::with_val(2048, &fa * &fa) + Float::with_val(2048, &fb * &fb)).ln() / 2u32;
+            let arg = Float::with_val(2048, fb.atan2_ref(&fa));
+            for k in [1u64, 2, 3, 1_000, 14_070, 1_000_000] {
+                let zk = z.pow_u64(k);
+                let (re, im) = polar(&Float::with_val(2048, &ln_r * k), &Float::with_val(2048, &arg * k));
+                assert!(contains(zk.re(), &re) && contains(zk.im(), &im), "({a}, {b})^{k}: {zk:?}");
+                // (in MPFR: |z|^k is below f64's range from k = 14,070 on)
+                let modulus = Float::with_val(2048, &ln_r * k).exp();
+                let width = Float::with_val(2048, zk.re().width().max(&zk.im().width()));
+                let rel = Float::with_val(2048, width / modulus).to_f64();
+                assert!(rel < (k as f64).powf(1.5) * 2f64.powi(-(p as i32) + 6), "({a}, {b})^{k}: relative width {rel:e}");
+            }
+        }
     }
 }
 

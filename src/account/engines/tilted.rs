@@ -38,6 +38,7 @@ use crate::noise::mgf::Mgf;
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
+use rayon::prelude::*;
 use rug::{Float, Rational};
 use std::collections::HashMap;
 use std::f64::consts::{LN_10, PI};
@@ -48,6 +49,10 @@ use std::sync::{Arc, Mutex};
 const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
+
+/// Points of the line per parallel chunk of its sums (fixed, so the sums are the same on any number of
+/// threads).
+const SUM_CHUNK: usize = 2048;
 
 /// Width of a planning cell, in nepers of the estimate's level (two decades).
 const CELL: f64 = 2.0 * LN_10;
@@ -230,19 +235,6 @@ struct Composition<'a> {
     lines: &'a Lines,
 }
 
-/// The composed law's sum at one tilt: G_k = M(c + ikh) H(kh), k = 0..=K, and the error terms' ingredients.
-struct Line {
-    dir: Direction,
-    c: Float,
-    h: Float,
-    g: Vec<CInterval>,
-    /// λ > c and an upper bound of ln M(λ), for the aliased copies with m < 0
-    lambda: Float,
-    ln_m_lambda: Float,
-    /// an upper bound of ln sup_{t ≥ hK} |M(c + it)|
-    ln_rest: Float,
-}
-
 /// The planned tilt c, step h, λ of the aliased copies below, line points k_max + 1, the quadrature's
 /// absolute tolerance and its work.
 struct Plan {
@@ -366,7 +358,7 @@ impl Composition<'_> {
                 ln_m_lambda.add(&Interval::from_float(&m.ln_real_upper(self.dir, &lf, p), p).mul(&Interval::from_i64(*n as i64, p)));
         }
         let ln_m_lambda = ln_m_lambda.hi().clone();
-        Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest }))
+        Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest, g64: Default::default() }))
     }
 
     /// Planning: the cheapest tilt, step and reach for ε near `eps`. The Chernoff-optimal tilt c₀ makes the
@@ -464,33 +456,19 @@ impl Composition<'_> {
         Some(hi)
     }
 
-    /// G_k = M(c + ikh) H(kh) with M = exp(Σ n_i ln M_i) (a disk of radius Π |M_i|^{n_i} where a factor's
-    /// enclosure may hold 0).
+    /// G_k = M(c + ikh) H(kh) with M = Π M_i^{n_i}, each power by repeated squaring (the nodes in
+    /// parallel: each is a function of its own values, so the line is the same on any number of threads).
     fn compose(&self, values: &[Vec<CInterval>], c: &Float, h: &Float) -> Vec<CInterval> {
         let p = self.prec;
         let ci = Interval::from_float(c, p);
         let c1 = ci.add(&Interval::one(p));
         (0..values[0].len())
+            .into_par_iter()
             .map(|k| {
-                let mut ln = Some(CInterval::real(Interval::zero(p)));
+                let mut m = CInterval::one(p);
                 for ((_, n), v) in self.laws.iter().zip(values) {
-                    let n = Interval::from_i64(*n as i64, p);
-                    ln = match (ln, v[k].ln()) {
-                        (Some(acc), Some(l)) => Some(acc.add(&l.scale(&n))),
-                        _ => None,
-                    };
+                    m = m.mul(&v[k].pow_u64(*n));
                 }
-                let m = match ln {
-                    Some(l) => CInterval::exp_of(l.re(), l.im()),
-                    None => {
-                        let mut r = Float::with_val(p, 1);
-                        for ((_, n), v) in self.laws.iter().zip(values) {
-                            let a = Interval::new(v[k].abs_hi(), v[k].abs_hi()).pow_u64(*n);
-                            r = Float::with_val_round(p, &r * a.hi(), rug::float::Round::Up).0;
-                        }
-                        CInterval::real(Interval::zero(p)).widen(&r)
-                    }
-                };
                 let t = Interval::from_float(h, p).mul(&Interval::from_i64(k as i64, p));
                 let den = CInterval::new(ci.clone(), t.clone()).mul(&CInterval::new(c1.clone(), t));
                 m.mul(&den.inv().expect("invariant: c > 0: (c + it)(c + 1 + it) is not 0"))
@@ -516,7 +494,7 @@ impl Composition<'_> {
             if *line.delta(&zero).hi() <= *d.lo() {
                 return Ok(Some((zero, line.describe())));
             }
-            let e = line.solve(&d.mid(), guess);
+            let e = line.solve(&d.mid(), guess, self.digits + 6);
             let iv = line.bracket(&e, &d, self.digits);
             if meets(&iv, self.digits) || (round == 1 && iv.is_some()) {
                 return Ok(iv.map(|iv| (iv, line.describe())));
@@ -557,7 +535,7 @@ impl Composition<'_> {
         let Some(mut guess) = self.planned(Estimate::Tradeoff, est, ln_a)? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&al.mid(), guess, false) else {
+            let Some(e) = line.threshold(&al.mid(), guess, false, self.digits / 2 + 8) else {
                 // the line puts the threshold below 0 (the swapped pair's line, unless it was asked already)
                 return if below_tried { Ok(None) } else { self.tradeoff_below_zero(alpha, &al) };
             };
@@ -594,7 +572,7 @@ impl Composition<'_> {
         let Some(mut guess) = other.planned(Estimate::Swapped, est, beta.to_f64().ln())? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = other.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&target.mid(), guess, true) else { return Ok(None) };
+            let Some(e) = line.threshold(&target.mid(), guess, true, self.digits / 2 + 8) else { return Ok(None) };
             let iv = line.tradeoff_bracket(&e, al, self.digits, true);
             if round == 1 || meets(&iv, self.digits) {
                 let detail = format!("{}: threshold below 0, from the swapped pair's line ({})", self.dir.as_str(), line.describe());
@@ -649,265 +627,9 @@ fn meets(iv: &Option<Interval>, digits: u32) -> bool {
     })
 }
 
-impl Line {
-    fn describe(&self) -> String {
-        format!("{}: c = {:.4}, h = {:.4}, {} points of the line", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
-    }
-
-    /// U(ε) = (h/2π)[G_0 + 2 Σ_{k≥1} Re(G_k e^{−ikhε})] and U'(ε), enclosed.
-    fn sums(&self, eps: &Interval) -> (Interval, Interval) {
-        let p = self.c.prec();
-        let h = Interval::from_float(&self.h, p);
-        let theta = h.mul(eps).neg();
-        let grow = crate::num::cinterval::rotation_growth_bits(theta.mid().to_f64());
-        let step = CInterval::exp_of(&Interval::zero(p), &theta);
-        let mut z = CInterval::one(p);
-        let mut since = 0.0;
-        let mut u = Interval::zero(p);
-        let mut du = Interval::zero(p);
-        for (k, g) in self.g.iter().enumerate() {
-            if k == 0 {
-                u = g.re().clone();
-                continue;
-            }
-            if since + grow > crate::noise::mgf::RESTART_BITS {
-                z = CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k as i64, p)));
-                since = 0.0;
-            } else {
-                z = z.mul(&step);
-                since += grow;
-            }
-            let w = g.mul(&z);
-            let two = Interval::from_i64(2, p);
-            u = u.add(&w.re().mul(&two));
-            // d/dε Re(G e^{−ikhε}) = Re(−ikh G e^{−ikhε}) = kh Im(G e^{−ikhε})
-            du = du.add(&w.im().mul(&h).mul(&Interval::from_i64(2 * k as i64, p)));
-        }
-        let scale = h.div(&Interval::pi(p).add(&Interval::pi(p)));
-        (u.mul(&scale), du.mul(&scale))
-    }
-
-    /// δ(ε) in this direction for every ε of the enclosure `e`, certified: [S − A − R, S + R] ∩ [0, 1]
-    /// (module doc).
-    fn delta(&self, e: &Interval) -> Interval {
-        let p = self.c.prec();
-        let c = Interval::from_float(&self.c, p);
-        let h = Interval::from_float(&self.h, p);
-        let one = Interval::one(p);
-        let two_pi = Interval::pi(p).add(&Interval::pi(p));
-        let tilt = c.mul(e).neg().exp();
-        let s = self.sums(e).0.mul(&tilt);
-        // aliased copies: m > 0, then m < 0 through λ
-        let r1 = two_pi.mul(&c).div(&h).neg().exp();
-        let a1 = r1.div(&one.sub(&r1));
-        let lam = Interval::from_float(&self.lambda, p);
-        let r2 = two_pi.mul(&lam.sub(&c)).div(&h).neg().exp();
-        let a2 = Interval::from_float(&self.ln_m_lambda, p).sub(&lam.mul(e)).exp().mul(&r2).div(&one.sub(&r2));
-        let alias = a1.add(&a2);
-        // the rest of the sum beyond K
-        let reach = h.mul(&Interval::from_i64(self.g.len() as i64 - 1, p));
-        let rest = Interval::from_float(&self.ln_rest, p).exp().mul(&tilt).div(&Interval::pi(p).mul(&reach));
-        let lo = Interval::from_float(s.lo(), p).sub(&alias).sub(&rest);
-        let hi = Interval::from_float(s.hi(), p).add(&rest);
-        let lo = if *lo.lo() < 0 { Float::with_val(p, 0) } else { lo.lo().clone() };
-        let hi = if *hi.hi() > 1 { Float::with_val(p, 1) } else { hi.hi().clone() };
-        Interval::new(lo, hi)
-    }
-
-    /// A safeguarded Newton iteration on the logarithm of the midpoint of S(ε) = δ, from `guess`.
-    fn solve(&self, d: &Float, guess: f64) -> Float {
-        let p = self.c.prec();
-        let c = self.c.clone();
-        let mut e = Float::with_val(p, guess);
-        let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1.0) * 4.0));
-        for _ in 0..100 {
-            let (u, du) = self.sums(&Interval::from_float(&e, p));
-            let tilt = (-Float::with_val(p, &c * &e)).exp();
-            let s = Float::with_val(p, u.mid() * &tilt);
-            let ds = Float::with_val(p, (du.mid() - Float::with_val(p, &c * u.mid())) * &tilt);
-            if s > *d {
-                lo = e.clone();
-            } else {
-                hi = e.clone();
-            }
-            // Newton on ln S (δ falls about exponentially: on S itself, a start far on the small side jumps
-            // out of the line's window)
-            let ln_ratio = Float::with_val(p, Float::with_val(p, s.ln_ref()) - Float::with_val(p, d.ln_ref()));
-            let mut next = Float::with_val(p, &e - Float::with_val(p, ln_ratio * &s / ds));
-            if !(next > lo && next < hi) || next.is_nan() {
-                next = Float::with_val(p, &lo + &hi) / 2u32;
-            }
-            let step = Float::with_val(p, &next - &e).abs();
-            e = next;
-            if step
-                <= Float::with_val(p, Float::i_exp(1, -(p as i32) + 24)) * Float::with_val(p, e.clone().abs().max(&Float::with_val(p, 1)))
-            {
-                break;
-            }
-        }
-        e
-    }
-
-    /// The threshold ε ≥ 0 where a decreasing mass meets `target` (midpoints, a bracketed secant on its
-    /// logarithm with the Illinois safeguard), from `guess`; None if it is below 0. The mass is the
-    /// alternative's above ε, −S'(ε) e^{−ε} = (cU − U') e^{−(c+1)ε}, or, `swapped`, the swapped pair's
-    /// (S − S')(ε) = ((1 + c)U − U') e^{−cε} (`Composition::tradeoff_below_zero`).
-    fn threshold(&self, target: &Float, guess: f64, swapped: bool) -> Option<Float> {
-        let p = self.c.prec();
-        let ln_a = Float::with_val(p, target.ln_ref());
-        let (cu, ce) = if swapped {
-            (Float::with_val(p, &self.c + 1u32), self.c.clone())
-        } else {
-            (self.c.clone(), Float::with_val(p, &self.c + 1u32))
-        };
-        // ln of the mass minus ln target (None: the midpoint is not positive there, far in the tail: below it)
-        let f = |e: &Float| -> Option<Float> {
-            let (u, du) = self.sums(&Interval::from_float(e, p));
-            let m = Float::with_val(p, Float::with_val(p, &cu * u.mid()) - du.mid());
-            if m <= 0 {
-                return None;
-            }
-            let ce = Float::with_val(p, &ce * e);
-            Some(Float::with_val(p, m.ln() - ce - &ln_a))
-        };
-        let (mut lo, mut hi) = (Float::with_val(p, 0), Float::with_val(p, guess.max(1e-3)));
-        let mut f_lo = f(&lo).filter(|v| *v > 0)?;
-        let mut f_hi = f(&hi);
-        let mut grow = 0;
-        while let Some(v) = f_hi.clone().filter(|v| *v > 0) {
-            (lo, f_lo) = (hi.clone(), v);
-            hi = Float::with_val(p, &hi * 2u32) + 1u32;
-            f_hi = f(&hi);
-            grow += 1;
-            if grow > 60 {
-                return None;
-            }
-        }
-        // Illinois: the end kept twice in a row has its value halved
-        let mut side = 0i8;
-        for _ in 0..400 {
-            let width = Float::with_val(p, &hi - &lo);
-            let tol =
-                Float::with_val(p, Float::i_exp(1, -(p as i32) + 24)) * Float::with_val(p, hi.clone().abs().max(&Float::with_val(p, 1)));
-            if width <= tol {
-                break;
-            }
-            let mid = Float::with_val(p, &lo + &hi) / 2u32;
-            let x = match &f_hi {
-                Some(fh) => {
-                    let x = Float::with_val(p, &hi - Float::with_val(p, fh * &width) / Float::with_val(p, fh - &f_lo));
-                    if x > lo && x < hi {
-                        x
-                    } else {
-                        mid
-                    }
-                }
-                None => mid,
-            };
-            match f(&x) {
-                Some(v) if v > 0 => {
-                    (lo, f_lo) = (x, v);
-                    if side == -1 {
-                        f_hi = f_hi.map(|v| v / 2u32);
-                    }
-                    side = -1;
-                }
-                v => {
-                    (hi, f_hi) = (x, v);
-                    if side == 1 {
-                        f_lo /= 2u32;
-                    }
-                    side = 1;
-                }
-            }
-        }
-        Some(Float::with_val(p, &lo + &hi) / 2u32)
-    }
-
-    /// A certified bracket of f(α) = sup_{u > 0} g(u), g(u) = 1 − δ(ln u) − uα, from four points u₁ < u₂ <
-    /// u₃ < u₄ around û = e^ε. g is concave (δ(ln u) = E[(1 − u e^{−L})_+] is convex in u); where δ's brackets
-    /// show it rising from u₁ to u₂ and falling from u₃ to u₄, its maximiser u* lies in [u₁, u₄], and
-    /// extended chords bound g(u*) in each piece: on [u₂, u₃] the chord through u₁, u₂ (or through u₃, u₄)
-    /// carried to the far end; on [u₁, u₂] the chord through u₂, u₃ carried back to u₁ (slope at most
-    /// max(0, (g₂ − g₃)/(u₃ − u₂)) going left), on [u₃, u₄] likewise. The supremum is at most the largest of
-    /// the three and at least every g_i. The excess is second order in the spacing, which starts near the
-    /// square root of the digits asked and grows until the brackets decide the rises (None if they never do).
-    /// `swapped`: this is the swapped pair's line, ε is ε' = −ε* and g(u) = u (1 − α − δ'(ln(1/u)))
-    /// (`Composition::tradeoff_below_zero`).
-    fn tradeoff_bracket(&self, e: &Float, al: &Interval, digits: u32, swapped: bool) -> Option<Interval> {
-        let p = self.c.prec();
-        let u0 = if swapped { Float::with_val(p, (-e.clone()).exp_ref()) } else { Float::with_val(p, e.exp_ref()) };
-        let mut w = Float::with_val(p, &u0 * Float::with_val(p, 10f64.powi(-(digits as i32) / 2 - 3)));
-        let one = Interval::one(p);
-        let g = |u: &Float| -> Interval {
-            let ui = Interval::from_float(u, p);
-            if swapped {
-                ui.mul(&one.sub(al).sub(&self.delta(&ui.ln().neg())))
-            } else {
-                one.sub(&self.delta(&ui.ln())).sub(&ui.mul(al))
-            }
-        };
-        for _ in 0..16 {
-            let us: Vec<Float> = [-2i32, -1, 1, 2].iter().map(|j| Float::with_val(p, &u0 + Float::with_val(p, &w * *j))).collect();
-            if us[0] <= 0 {
-                return None;
-            }
-            let gs: Vec<Interval> = us.iter().map(&g).collect();
-            if gs[1].lo() >= gs[0].hi() && gs[2].lo() >= gs[3].hi() {
-                let hi = chords(&us, &gs, p);
-                let lo = gs
-                    .iter()
-                    .map(|g| g.lo())
-                    .max_by(|x, y| x.total_cmp(y))
-                    .expect("invariant: at least one bracket to take the maximum of")
-                    .clone();
-                let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
-                let hi = if hi > 1 { Float::with_val(p, 1) } else { hi };
-                return Some(Interval::new(lo, hi));
-            }
-            w *= 8u32;
-        }
-        None
-    }
-
-    /// A certified bracket of ε(δ) around `e`: ε₋ with δ(ε₋) > δ and ε₊ with δ(ε₊) ≤ δ, as narrow as the
-    /// digits asked need (None if δ's brackets are too wide to decide).
-    fn bracket(&self, e: &Float, d: &Interval, digits: u32) -> Option<Interval> {
-        let p = self.c.prec();
-        let scale = Float::with_val(p, e.clone().abs().max(&Float::with_val(p, 1e-3)));
-        let mut w = Float::with_val(p, &scale * Float::with_val(p, 10f64.powi(-(digits as i32) - 2)));
-        for _ in 0..12 {
-            let lo = Float::with_val(p, e - &w);
-            let hi = Float::with_val(p, e + &w);
-            let lo = if lo < 0 { Float::with_val(p, 0) } else { lo };
-            let at = |x: &Float| self.delta(&Interval::from_float(x, p));
-            if *at(&lo).lo() > *d.hi() && *at(&hi).hi() <= *d.lo() {
-                return Some(Interval::new(lo, hi));
-            }
-            w *= 16u32;
-        }
-        None
-    }
-}
-
-/// The upper bound of `Line::tradeoff_bracket`: the largest of the extended chords over [u₁, u₂], [u₂, u₃]
-/// and [u₃, u₄], from the points `us` and the enclosures `gs` of g there (upper ends where g enters with a
-/// plus sign, lower ends where with a minus), rounded outward.
-fn chords(us: &[Float], gs: &[Interval], p: u32) -> Float {
-    let u = |i: usize| Interval::from_float(&us[i], p);
-    let hi = |i: usize| Interval::from_float(gs[i].hi(), p);
-    let lo = |i: usize| Interval::from_float(gs[i].lo(), p);
-    let zero = Interval::zero(p);
-    let (d12, d23, d34) = (u(1).sub(&u(0)), u(2).sub(&u(1)), u(3).sub(&u(2)));
-    // [u₂, u₃]: the rising chord carried forward, the falling one carried back; the smaller holds
-    let a = hi(1).add(&hi(1).sub(&lo(0)).mul(&d23.div(&d12)));
-    let b = hi(2).add(&hi(2).sub(&lo(3)).mul(&d23.div(&d34)));
-    let middle = if a.hi() <= b.hi() { a.hi().clone() } else { b.hi().clone() };
-    // [u₁, u₂]: going left from u₂, g rises at most by max(0, (g₂ − g₃)/(u₃ − u₂)) per unit; [u₃, u₄] alike
-    let left = hi(1).add(&hi(1).sub(&lo(2)).max(&zero).mul(&d12.div(&d23)));
-    let right = hi(2).add(&hi(2).sub(&lo(1)).max(&zero).mul(&d34.div(&d23)));
-    [middle, left.hi().clone(), right.hi().clone()].into_iter().max_by(|x, y| x.total_cmp(y)).expect("invariant: three candidates")
-}
+#[path = "tilted_line.rs"]
+mod line;
+use line::Line;
 
 #[cfg(test)]
 #[path = "tilted_tests.rs"]

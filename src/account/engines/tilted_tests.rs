@@ -94,6 +94,45 @@ fn answers_are_reproducible() {
     assert_eq!(a.interval().hi(), b.interval().hi());
 }
 
+/// The line's values, its composition and its sums run in parallel chunks of fixed size (the Laplace law's
+/// phases, `SUM_CHUNK`): a line of 6,001 points and its sums (three chunks), and ε(δ), δ(ε) and f(α) end to
+/// end, are the same enclosures, to the bit, on one thread and on three.
+#[test]
+fn answers_do_not_depend_on_the_number_of_threads() {
+    let p = 180;
+    let (c, h) = (Float::with_val(p, 1.5), Float::with_val(p, 0.15));
+    let l = laws(&["laplace:scale=3,n=1000"]);
+    let ends = |x: &Interval| (x.lo().clone(), x.hi().clone());
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let g = Mgf::Laplace { eps0: q("1/10") }.line(Direction::Remove, &c, &h, 6_000, 0.0, p);
+            let values: Vec<_> = g.iter().map(|z| (ends(z.re()), ends(z.im()))).collect();
+            let zero = Float::with_val(p, 0);
+            let line = Line {
+                dir: Direction::Remove,
+                c: c.clone(),
+                h: h.clone(),
+                g,
+                lambda: zero.clone(),
+                ln_m_lambda: zero.clone(),
+                ln_rest: zero,
+                g64: Default::default(),
+            };
+            let (u, du) = line.sums(&Interval::from_rational(&q("17/2"), p), true);
+            let answers = [Query::Epsilon(&q("1e-5")), Query::Delta(&q("3")), Query::Tradeoff(&q("1/10"))].map(|query| {
+                let c = answer(&Lines::default(), &l, query, 20, Trust::Exact).unwrap().unwrap();
+                assert_eq!(c.engine(), Engine::Tilted);
+                ends(&c.interval())
+            });
+            (values, ends(&u), ends(&du), answers)
+        })
+    };
+    let (one, three) = (on(1), on(3));
+    assert!(one.0.len() > 2 * SUM_CHUNK);
+    assert!(one == three);
+}
+
 /// The composition's state only makes a second query faster: queries asked one after another on one state
 /// give, bit for bit, the brackets each gives on a fresh state, in either order; and a query whose cell was
 /// met before computes no new line.
@@ -154,7 +193,7 @@ fn gaussian_tradeoff_holds_the_closed_form() {
     let al = Interval::from_rational(&q("1/1000"), 192);
     let want = crate::noise::gauss::tradeoff(&total, &q("1/1000"), 192).unwrap();
     let line = comp.line(3.0).unwrap().unwrap();
-    let e = line.threshold(&al.mid(), 3.0, false).unwrap();
+    let e = line.threshold(&al.mid(), 3.0, false, 18).unwrap();
     for off in [-3e-13, -1.5e-13, 1.5e-13, 3e-13, 1e-6, -1e-4] {
         let moved = Float::with_val(192, &e + off);
         let f = line.tradeoff_bracket(&moved, &al, 20, false).unwrap();

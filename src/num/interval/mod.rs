@@ -48,6 +48,12 @@ impl Interval {
         Interval::new(Float::with_val_round(prec, v, Round::Down).0, Float::with_val_round(prec, v, Round::Up).0)
     }
 
+    /// The integer v in place ([`Interval::from_i64`] bit for bit, at the interval's precision).
+    pub fn assign_i64(&mut self, v: i64) {
+        self.lo.assign_round(v, Round::Down);
+        self.hi.assign_round(v, Round::Up);
+    }
+
     pub fn zero(prec: u32) -> Self {
         Interval::new(Float::with_val(prec, 0), Float::with_val(prec, 0))
     }
