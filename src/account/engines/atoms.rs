@@ -101,7 +101,7 @@ impl super::LawEngine for AtomsEngine {
 
     fn offer(&self, job: &super::Job) -> super::Offer {
         match common_lattice(job.laws) {
-            Some(_) => super::Offer::Takes { stands: true, expects: None, cheap: false },
+            Some(_) => super::Offer::Takes { stands: true, expects: None, seconds: None },
             None => super::Offer::Declined("a law's losses are not finitely many atoms on one lattice".into()),
         }
     }

@@ -23,7 +23,7 @@ impl LawEngine for GaussianClosed {
 
     fn offer(&self, job: &Job) -> Offer {
         match eta(job) {
-            Some(_) => Offer::Takes { stands: true, expects: None, cheap: false },
+            Some(_) => Offer::Takes { stands: true, expects: None, seconds: None },
             None => Offer::Declined("a law is not a Gaussian".into()),
         }
     }

@@ -80,12 +80,12 @@ impl super::LawEngine for LaplaceSumEngine {
     fn offer(&self, job: &super::Job) -> super::Offer {
         match releases(job.laws) {
             Ok((a, n, bounded)) => {
-                let cheap = if bounded {
-                    n <= BOUNDED_RANGE_CHEAP_UP_TO
+                let seconds = if bounded {
+                    (n <= BOUNDED_RANGE_CHEAP_UP_TO).then_some(BOUNDED_RANGE_SECONDS)
                 } else {
-                    estimated_seconds(&a, n, job.q, job.digits) <= super::CHEAP_SECONDS
+                    Some(estimated_seconds(&a, n, job.q, job.digits))
                 };
-                super::Offer::Takes { stands: true, expects: None, cheap }
+                super::Offer::Takes { stands: true, expects: None, seconds }
             }
             Err(why) => super::Offer::Declined(why),
         }
@@ -101,6 +101,8 @@ impl super::LawEngine for LaplaceSumEngine {
 /// milliseconds (measured at ε = 1/10, 1/2, 2: 3, 5 and 10 releases 0.2–1.2 s there against 3–4 ms here;
 /// even at 50, 17–24 ms against 20–27 ms).
 const BOUNDED_RANGE_CHEAP_UP_TO: u64 = 50;
+/// What those take at most, as measured (above).
+const BOUNDED_RANGE_SECONDS: f64 = 0.03;
 
 /// The bits of left-out mass 2^−bits the sum allows itself at first ([`LaplaceSum::truncated`]): far below
 /// the digits asked of the value (δ at ε and f at α assumed above 2^−64; a smaller value misses the
@@ -226,8 +228,8 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
 /// 0.05 s, 300 0.25–0.4 s, 500 0.5–0.8 s, 800 1.3–1.8 s, 1000 3.0 s; with every row kept and 2n bits more,
 /// 0.13, 0.81, 3.2, 13.5 s and beyond the cap; the pld grid took 100 s for 3 digits at 500); beyond, the
 /// pld grid answers. Where its estimated work is cheap ([`estimated_seconds`]) it is tried before the tilted
-/// Fourier engine, which answers from ~150 releases of ε₀ = 1 and ~1,000 of ε₀ = 1/10 but may spend long
-/// finding fewer beyond its reach.
+/// Fourier engine (unless that one's own estimate is lower), which answers from ~150 releases of ε₀ = 1 and
+/// ~1,000 of ε₀ = 1/10 but may spend long finding fewer beyond its reach.
 pub const MAX_RELEASES: u64 = 1000;
 
 /// The composed law of n releases of Laplace mechanisms with one ε₀ = a, ready for any number of queries.

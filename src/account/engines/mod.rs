@@ -3,7 +3,7 @@
 //! slot: each engine says cheaply whether it takes a query ([`LawEngine::offer`]: declined with its reason,
 //! or taken), and answers it ([`LawEngine::answer`]). The planner ([`planner::plan`]) turns the offers into a
 //! ladder of rungs (the engines' order, those whose offer is an exact answer estimated cheap moved before the
-//! first rung whose answer may not stand), and one loop ([`planner::run`]) climbs it: an engine that declines, before or while
+//! first rung whose answer may not stand and whose estimate is unknown or dearer), and one loop ([`planner::run`]) climbs it: an engine that declines, before or while
 //! answering, hands the query to the next rung; a short answer of an engine whose answer does not stand is
 //! kept (the narrower of those met) and the next rung tried, unless that rung expects no more digits than
 //! the kept answer has; the first answer that meets the digits, or stands, ends it; any other error
@@ -63,23 +63,25 @@ pub(in crate::account) struct Job<'a> {
 }
 
 /// An engine's answer to "do you take this query?", from what it knows without computing the answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(in crate::account) enum Offer {
     /// not this engine's: why, in words
     Declined(String),
     /// taken; `stands`: its answer stands even short of the digits asked (it is exact up to the precision it
     /// raises, so no later rung would be narrower), else a short answer lets the next rung try; `expects`:
     /// the most digits it expects to certify where that is fewer than asked (None: the digits asked), so
-    /// that it is not run where an earlier rung's short answer already has as many; `cheap`: an exact answer
-    /// whose estimated work is small ([`CHEAP_SECONDS`]): the planner tries it before the general engines in
-    /// front of it (those whose answer may not stand), whose cost it cannot foresee
-    Takes { stands: bool, expects: Option<u32>, cheap: bool },
+    /// that it is not run where an earlier rung's short answer already has as many; `seconds`: its estimated
+    /// time (on this project's 2-core machine, from its own count of its work, never a clock; None: not
+    /// estimated). An answer that stands, estimated cheap ([`CHEAP_SECONDS`]), is tried before the rungs in
+    /// front of it whose answer may not stand, unless such a rung is estimated no dearer
+    Takes { stands: bool, expects: Option<u32>, seconds: Option<f64> },
 }
 
-/// The most an offer marked `cheap` may be estimated to take (seconds on this project's 2-core machine, from
-/// the engine's count of its work, never a clock): an exact answer this cheap goes first, since a general
-/// engine before it may spend far longer finding the query beyond its reach (a few Laplace releases on the
-/// tilted inversion: δ(1) of 60 × Laplace(1) took 71 s there, against 0.02 s for the exact sum).
+/// The most an answer that stands may be estimated to take to be tried first (seconds on this project's
+/// 2-core machine, from the engine's count of its work, never a clock): before a general engine in front of
+/// it whose cost is not estimated or dearer, which may spend far longer finding the query beyond its reach
+/// (a few Laplace releases on the tilted inversion: δ(1) of 60 × Laplace(1) took 71 s there, against 0.02 s
+/// for the exact sum).
 pub(in crate::account) const CHEAP_SECONDS: f64 = 0.5;
 
 /// One engine of compositions with laws (module doc).

@@ -1,17 +1,18 @@
 //! The law engines' planner: the whole policy as one pure function from the engines' offers to a ladder
 //! ([`plan`]), and the one loop that climbs it ([`run`]); the module doc of `account::engines` says how.
 
-use super::{Job, LawEngine, Offer};
+use super::{Job, LawEngine, Offer, CHEAP_SECONDS};
 use crate::account::Certified;
 use crate::error::{Error, ErrorKind, Fallible};
 
 /// One rung of the ladder: the engine's index in the list, whether its answer stands short of the digits, and
 /// the digits it expects where fewer than asked (`Offer::Takes`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(in crate::account) struct Rung {
     pub engine: usize,
     pub stands: bool,
     pub expects: Option<u32>,
+    pub seconds: Option<f64>,
 }
 
 /// The planner: the ladder from the engines' offers (in the list's order, the exact answers estimated cheap
@@ -27,14 +28,18 @@ pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<
         }
         match offer {
             Offer::Declined(why) => reasons.push(format!("{name}: {why}")),
-            // (an exact answer estimated cheap goes before the first rung whose answer may not stand: the
-            // general engines, whose cost it cannot foresee)
-            Offer::Takes { stands, expects, cheap: true } => {
-                let at = ladder.iter().position(|r: &Rung| !r.stands).unwrap_or(ladder.len());
-                ladder.insert(at, Rung { engine: i, stands: *stands, expects: *expects });
-            }
-            Offer::Takes { stands, expects, cheap: false } => {
-                ladder.push(Rung { engine: i, stands: *stands, expects: *expects });
+            Offer::Takes { stands, expects, seconds } => {
+                let rung = Rung { engine: i, stands: *stands, expects: *expects, seconds: *seconds };
+                // (an answer that stands, estimated cheap, goes before the first rung whose answer may not
+                // stand and whose cost is unknown or dearer: a general engine may spend far longer finding
+                // the query beyond its reach)
+                let at = match seconds {
+                    Some(s) if *stands && *s <= CHEAP_SECONDS => {
+                        ladder.iter().position(|r: &Rung| !r.stands && r.seconds.is_none_or(|t| t > *s)).unwrap_or(ladder.len())
+                    }
+                    _ => ladder.len(),
+                };
+                ladder.insert(at, rung);
             }
         }
     }
@@ -131,20 +136,24 @@ mod tests {
             // DP-SGD: the inversion, the grid behind it
             (&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             (&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Tradeoff(&a), &["tilted-fourier", grid]),
-            // Laplace with one ε₀: the exact sum first where its estimated work is cheap (`CHEAP_SECONDS`), else
-            // the inversion, then the exact sum up to its 1,000 releases
+            // Laplace with one ε₀: the exact sum first where its estimated work is cheap (`CHEAP_SECONDS`) and the
+            // inversion's is not estimated lower, else the inversion, then the exact sum up to its 1,000 releases
             (&["laplace:scale=1,n=30"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
-            (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
+            (&["laplace:scale=2,n=100"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
+            (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=10,n=1000"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=1,n=300"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=10,n=1001"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             // the exponential mechanism's bounded-range pair: the exact sum first up to 50 releases (the
-            // inversion's line is long there), then the inversion first (the accountant also bounds it through
-            // Renyi divergences and keeps the smaller: `account::laws`)
-            (&["expmech:epsilon=1/2,n=50"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
+            // inversion's line is long there) unless the inversion's estimate is lower (from about 30 releases,
+            // where both take milliseconds), then the inversion first (the accountant also bounds it through Renyi divergences and
+            // keeps the smaller: `account::laws`)
+            (&["expmech:epsilon=1/2,n=50"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=5"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=51"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
-            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/2,n=20"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
+            (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/2,n=20"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
+            (&["expmech:epsilon=1/2,n=4", "expmech:epsilon=1/2,n=6"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/4,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "laplace:scale=1,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             // finitely many atoms on one lattice: exact
@@ -233,8 +242,8 @@ mod tests {
             Composition::new(vec![parse_mech("gauss:sigma=1,q=0.01,n=30").unwrap()], Neighbors::AddRemove).unwrap().law_shifts().unwrap();
         let d = parse_rational("1e-5").unwrap();
         let job = Job { laws: &laws, q: Query::Epsilon(&d), digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
-        let short = Offer::Takes { stands: false, expects: None, cheap: false };
-        let grid = Offer::Takes { stands: true, expects: Some(4), cheap: false };
+        let short = Offer::Takes { stands: false, expects: None, seconds: None };
+        let grid = Offer::Takes { stands: true, expects: Some(4), seconds: None };
         // 11 digits from the first: the second (expects 4) is not asked (had it run, its 15 digits would win)
         let es = vec![fake("first", short.clone(), Some(11)), fake("grid", grid.clone(), Some(15))];
         let c = super::run(&es, &job, None).unwrap();
@@ -250,11 +259,19 @@ mod tests {
         assert_eq!(super::run(&es, &job, None).unwrap().detail(), "grid");
         // an exact answer estimated cheap goes before the first engine whose answer may not stand, in the list's
         // order; not before one whose answer stands
-        let cheap = Offer::Takes { stands: true, expects: None, cheap: true };
-        let exact = Offer::Takes { stands: true, expects: None, cheap: false };
+        let cheap = Offer::Takes { stands: true, expects: None, seconds: Some(0.2) };
+        let exact = Offer::Takes { stands: true, expects: None, seconds: None };
         let names = ["exact", "first", "grid", "cheap", "cheaper"];
-        let (rungs, _) = super::plan(&names, &[exact, short.clone(), grid.clone(), cheap.clone(), cheap.clone()], None);
+        let (rungs, _) = super::plan(&names, &[exact.clone(), short.clone(), grid.clone(), cheap.clone(), cheap.clone()], None);
         assert_eq!(rungs.iter().map(|r| names[r.engine]).collect::<Vec<_>>(), ["exact", "cheap", "cheaper", "first", "grid"]);
+        // ... not before a general engine estimated no dearer, nor where it is not cheap
+        let quick = Offer::Takes { stands: false, expects: None, seconds: Some(0.05) };
+        let names_ = ["exact", "first", "cheap", "cheaper", "grid"];
+        let (rungs, _) = super::plan(&names_, &[exact.clone(), quick, cheap.clone(), cheap.clone(), grid.clone()], None);
+        assert_eq!(rungs.iter().map(|r| names_[r.engine]).collect::<Vec<_>>(), ["exact", "first", "cheap", "cheaper", "grid"]);
+        let dear = Offer::Takes { stands: true, expects: None, seconds: Some(2.0) };
+        let (rungs, _) = super::plan(&names, &[exact, short.clone(), grid.clone(), dear, cheap.clone()], None);
+        assert_eq!(rungs.iter().map(|r| names[r.engine]).collect::<Vec<_>>(), ["exact", "cheaper", "first", "grid", "cheap"]);
         let es = vec![fake("first", short.clone(), Some(20)), fake("cheap", cheap, Some(20))];
         assert_eq!(super::run(&es, &job, None).unwrap().detail(), "cheap");
         let es = vec![fake("first", short, None), fake("other", Offer::Declined("not its law".into()), Some(20))];

@@ -54,7 +54,7 @@ impl LawEngine for PldGrid {
         // caller fixed is run as asked
         let expects = (job.grid.is_none() && exact_step(job.laws).is_none() && job.grid_work <= crate::account::DEFAULT_GRID_WORK)
             .then_some(GRID_DIGITS);
-        Offer::Takes { stands: true, expects, cheap: false }
+        Offer::Takes { stands: true, expects, seconds: None }
     }
 
     fn answer(&self, job: &Job) -> Fallible<Option<Certified>> {

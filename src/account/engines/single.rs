@@ -15,7 +15,7 @@ impl LawEngine for SingleRelease {
 
     fn offer(&self, job: &Job) -> Offer {
         match job.laws {
-            [(_, 1)] => Offer::Takes { stands: true, expects: None, cheap: false },
+            [(_, 1)] => Offer::Takes { stands: true, expects: None, seconds: None },
             _ => Offer::Declined("more than one release".into()),
         }
     }
