@@ -42,11 +42,7 @@ impl Phases {
     /// k0 > 0).
     pub fn from_k(w: &Interval, theta: &Interval, k0: i64) -> Phases {
         let p = w.prec();
-        let z = if k0 == 0 {
-            CInterval::real(w.clone())
-        } else {
-            CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k0, p))).scale(w)
-        };
+        let z = if k0 == 0 { CInterval::real(w.clone()) } else { Phases::direct(w, theta, k0) };
         Phases {
             w: w.clone(),
             theta: theta.clone(),
@@ -59,6 +55,12 @@ impl Phases {
         }
     }
 
+    /// w e^{ikθ} from MPFR's sine and cosine of kθ (a start, or a restart).
+    fn direct(w: &Interval, theta: &Interval, k: i64) -> CInterval {
+        let p = w.prec();
+        CInterval::exp_of(&Interval::zero(p), &theta.mul(&Interval::from_i64(k, p))).scale(w)
+    }
+
     /// w e^{ikθ} at the current k.
     pub fn current(&self) -> &CInterval {
         &self.z
@@ -68,9 +70,7 @@ impl Phases {
     pub fn advance(&mut self) {
         self.k += 1;
         if self.since + self.grow > RESTART_BITS {
-            let p = self.w.prec();
-            let phase = self.theta.mul(&Interval::from_i64(self.k, p));
-            self.z = CInterval::exp_of(&Interval::zero(p), &phase).scale(&self.w);
+            self.z = Phases::direct(&self.w, &self.theta, self.k);
             self.since = 0.0;
         } else {
             self.z.mul_assign(&self.step, &mut self.scratch);
@@ -183,20 +183,9 @@ impl CInterval {
         CInterval { re: self.re.mul(x), im: self.im.mul(x) }
     }
 
-    /// z^k by repeated squaring.
-    pub fn powu(&self, mut k: u32) -> CInterval {
-        let mut acc = CInterval::one(self.re.prec());
-        let mut b = self.clone();
-        while k > 0 {
-            if k & 1 == 1 {
-                acc = acc.mul(&b);
-            }
-            k >>= 1;
-            if k > 0 {
-                b = b.mul(&b);
-            }
-        }
-        acc
+    /// z^k by repeated squaring ([`CInterval::pow_u64`]).
+    pub fn powu(&self, k: u32) -> CInterval {
+        self.pow_u64(u64::from(k))
     }
 
     /// e^{a + ib} for real intervals a, b.

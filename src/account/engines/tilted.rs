@@ -50,10 +50,6 @@ const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
 
-/// Points of the line per parallel chunk of its sums (fixed, so the sums are the same on any number of
-/// threads).
-const SUM_CHUNK: usize = 2048;
-
 /// Width of a planning cell, in nepers of the estimate's level (two decades).
 const CELL: f64 = 2.0 * LN_10;
 
@@ -175,14 +171,15 @@ fn estimate(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option
     let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
     let prec = working_prec(digits, n_total);
     let grids = planning_grids(mgfs);
-    let dirs: &[Direction] =
-        if mgfs.iter().all(|(m, _)| m.symmetric()) { &[Direction::Remove] } else { &[Direction::Remove, Direction::Add] };
     let mut most: f64 = 0.0;
-    for &dir in dirs {
+    for &dir in directions(mgfs) {
         let comp = Composition { laws: mgfs, grids: &grids, dir, prec, digits, lines };
         let chernoff = |x: f64| comp.tilt(x).1;
         let (at, sums) = match q {
-            Query::Delta(e) if *e >= 0 => (comp.planned(Estimate::Chernoff, chernoff, chernoff(e.to_f64())).ok()??, 1.0),
+            // (the planning point as `Composition::delta` takes it: ε enclosed at the working precision)
+            Query::Delta(e) if *e >= 0 => {
+                (comp.planned(Estimate::Chernoff, chernoff, chernoff(Interval::from_rational(e, prec).to_f64())).ok()??, 1.0)
+            }
             Query::Epsilon(d) if *d > 0 && *d < 1 => (comp.planned(Estimate::Chernoff, chernoff, d.to_f64().ln()).ok()??, 6.0),
             _ => return None,
         };
@@ -193,6 +190,15 @@ fn estimate(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option
         most = most.max(seconds);
     }
     Some(most)
+}
+
+/// The directions computed: one where every law is symmetric (one law in both directions), else both.
+fn directions(mgfs: &[(Mgf, u64)]) -> &'static [Direction] {
+    if mgfs.iter().all(|(m, _)| m.symmetric()) {
+        &[Direction::Remove]
+    } else {
+        &[Direction::Remove, Direction::Add]
+    }
 }
 
 /// The working precision of the engine's lines at the digits asked (guard bits, and the bits of the count).
@@ -237,7 +243,7 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
         }
     };
     // (a composition of symmetric laws has one law in both directions: one direction is computed)
-    let (remove, add) = if mgfs.iter().all(|(m, _)| m.symmetric()) {
+    let (remove, add) = if directions(&mgfs).len() == 1 {
         let r = run(Direction::Remove)?;
         let a = r.as_ref().map(|(iv, _)| (iv.clone(), "add: the same law".to_string()));
         (Ok(r), Ok(a))

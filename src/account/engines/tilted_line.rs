@@ -1,13 +1,16 @@
 //! The tilted engine's line (`engines::tilted`, module doc): the sums of one planned line at any ε, δ's
 //! certified bracket from them, and the iterations and brackets of ε(δ) and f(α) on it.
 
-use super::SUM_CHUNK;
 use crate::noise::loss::Direction;
 use crate::num::cinterval::{CInterval, Phases};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::Float;
 use std::sync::OnceLock;
+
+/// Points of the line per parallel chunk of its sums (fixed, so the sums are the same on any number of
+/// threads).
+pub(super) const SUM_CHUNK: usize = 2048;
 
 /// The composed law's sum at one tilt: G_k = M(c + ikh) H(kh), k = 0..=K, and the error terms' ingredients.
 pub(super) struct Line {

@@ -129,7 +129,7 @@ fn answers_do_not_depend_on_the_number_of_threads() {
         })
     };
     let (one, three) = (on(1), on(3));
-    assert!(one.0.len() > 2 * SUM_CHUNK);
+    assert!(one.0.len() > 2 * line::SUM_CHUNK);
     assert!(one == three);
 }
 
