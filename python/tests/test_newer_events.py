@@ -86,6 +86,19 @@ def test_the_exponential_mechanism_is_bounded_range():
         tightdp.from_dp_event(stand_in("ExponentialMechanismDpEvent", epsilon=-1.0))
 
 
+def test_the_exponential_mechanism_on_a_subsample_is_inverted():
+    """PoissonSampledDpEvent(q, ExponentialMechanismDpEvent(epsilon)): the class's pair, subsampled, on the
+    tilted Fourier inversion (src/noise/mgf_laplace_sub.rs), 20 digits, the same as
+    ``ExponentialMechanism(..., sampling_prob=...)`` (the CLI's tests put it inside the pld grid's bracket); two
+    releases hold mpmath's double integral of the pair's densities (scripts/reference/poisson_bounded_range_two.txt)."""
+    ev = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.1, stand_in("ExponentialMechanismDpEvent", epsilon=1.0)), 100)
+    got = tightdp.from_dp_event(ev).epsilon("1e-5")
+    assert got.method == "tilted-fourier" and got.trust == "certified-bound" and got.digits >= 20
+    assert same(got, tightdp.ExponentialMechanism(1, n=100, sampling_prob="0.1").epsilon("1e-5"))
+    two = tightdp.ExponentialMechanism(2, n=2, sampling_prob="0.1").delta("1/4", digits=4)
+    assert two.lo <= Fraction("0.017546838765570974599558801935932") <= two.hi
+
+
 def test_the_exponential_mechanisms_epsilon_is_calibrated():
     """The largest epsilon of three exponential mechanisms within the Renyi route's value at 1/2 (mpmath,
     scripts/reference/bounded_range.txt: 1.38666240903489116397980710922) is 1/2 on the resolution 1/100."""

@@ -102,6 +102,9 @@ pub enum Mgf {
     /// the dominating pair of ε-bounded-range mechanisms (the exponential mechanism, `noise::bounded_range`;
     /// `noise::mgf_bounded_range`), the same law in both directions
     BoundedRange { eps: Rational },
+    /// that dominating pair on a Poisson subsample with probability q ∈ (0, 1), add/remove neighbours
+    /// (`noise::mgf_laplace_sub`, the exponential mechanism on a subsample)
+    PoissonBoundedRange { q: Rational, eps: Rational },
 }
 
 /// Pieces of the Laplace law's continuous part for its decay (its density is one exponential: a few
@@ -141,6 +144,7 @@ impl Mgf {
                 | Mgf::PoissonReplace { .. }
                 | Mgf::Mixture { .. }
                 | Mgf::PoissonLaplace { .. }
+                | Mgf::PoissonBoundedRange { .. }
                 | Mgf::PoissonReplaceLaplace { .. }
                 | Mgf::WorGaussian { .. }
                 | Mgf::WorLaplace { .. }
@@ -158,6 +162,7 @@ impl Mgf {
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             (Mgf::BoundedRange { eps }, _) => Some(Interval::from_rational(eps, prec)),
             (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
+            (Mgf::PoissonBoundedRange { q, eps }, dir) => Some(LaplaceSub::bounded_range(q, eps, prec).loss_sup(dir)),
             (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
             (Mgf::WorLaplace { q, eps0 }, _) => Some(WorLaplace::new(q, eps0, prec).loss_sup()),
             _ => None,
@@ -184,6 +189,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
+            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, prec).line(c, h, k_max, tol),
@@ -210,6 +216,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. }
             | Mgf::PoissonReplace { .. }
             | Mgf::PoissonLaplace { .. }
+            | Mgf::PoissonBoundedRange { .. }
             | Mgf::PoissonReplaceLaplace { .. }
             | Mgf::WorGaussian { .. }
             | Mgf::WorLaplace { .. }
@@ -253,6 +260,7 @@ impl Mgf {
             }
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
+            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, 64).ln_real_f64(dir, lam),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_replace_f64(lam),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).ln_real_f64(lam),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).ln_real_f64(lam),
@@ -288,6 +296,7 @@ impl Mgf {
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
             Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
+            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, 64).nodes(dir, c, t_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).nodes(c, t_max, tol),
@@ -303,6 +312,10 @@ impl Mgf {
             Mgf::PoissonLaplace { q, eps0 } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
                 parts: LaplaceSub::new(q, eps0, prec).decay_parts(dir, c),
+            },
+            Mgf::PoissonBoundedRange { q, eps } => Decay::Components {
+                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                parts: LaplaceSub::bounded_range(q, eps, prec).decay_parts(dir, c),
             },
             Mgf::PoissonReplaceLaplace { q, eps0 } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,

@@ -27,6 +27,18 @@
 //!   and last factors at b (both fall) and r^{Re κ} at its smaller end, and the layer cake of `mgf_quad`
 //!   gives uniform components. The atoms do not decay: n-fold powers bring them down, as the Laplace
 //!   mechanism's own.
+//!
+//! **The exponential mechanism on a Poisson subsample** (`expmech:epsilon=E,q=Q`, [`LaplaceSub::bounded_range`]).
+//! Every ε-bounded-range mechanism is dominated, in both orders of every pair of neighbours, by the pair
+//! whose loss has the density e^{(ε+ℓ)/2}/(2(e^ε − 1)) under A and e^{(ε−ℓ)/2}/(2(e^ε − 1)) under B on
+//! (−ε, ε) (`noise::bounded_range`; [DDR20, §4]), so the subsampled pairs of `noise::subsample` are built on
+//! it as on any law. Its B-density is the Laplace mechanism's continuous part at ε₀ = ε with the front
+//! F = e^ε/(2(e^ε − 1)) in place of ¼, and it has no atoms:
+//!
+//!   M(s) = ∫_{−ε}^{ε} F e^{−(ℓ+ε)/2} r(ℓ)^κ dℓ.
+//!
+//! The quadrature, its error bound (M scales by F/¼) and the decay's layer cake are the ones above with F in
+//! place of ¼; without atoms the whole tilted measure decays.
 
 use super::mgf_quad::{add_phases, arg_bound, arg_bound_f64, chunked_sum, clenshaw_curtis, layers, log_sum_exp};
 use crate::noise::direction::Direction;
@@ -49,6 +61,8 @@ pub(super) struct LaplaceSub {
     prec: u32,
     /// the continuous part on [0, ε₀] only (fixed-size batches, `mgf_wor`), not on [−ε₀, ε₀]
     from_zero: bool,
+    /// the bounded-range pair's law (module doc): no atoms, the continuous part's front e^{ε₀}/(2(e^{ε₀} − 1))
+    bounded_range: bool,
 }
 
 /// The quadrature's plan: `panels` equal panels of [−ε₀, ε₀], each with Clenshaw–Curtis of degree n (n + 1
@@ -83,6 +97,37 @@ impl LaplaceSub {
             e0r: eps0.clone(),
             prec,
             from_zero: false,
+            bounded_range: false,
+        }
+    }
+
+    /// The bounded-range pair's law on a Poisson subsample (module doc): its loss has no atoms and the
+    /// density e^{ε₀}/(2(e^{ε₀} − 1)) · e^{−(ℓ+ε₀)/2} on (−ε₀, ε₀) under B, ε₀ the mechanisms' range ε.
+    pub(super) fn bounded_range(q: &Rational, eps: &Rational, prec: u32) -> LaplaceSub {
+        LaplaceSub { bounded_range: true, ..LaplaceSub::new(q, eps, prec) }
+    }
+
+    /// The same law at another precision.
+    fn at(&self, prec: u32) -> LaplaceSub {
+        LaplaceSub { from_zero: self.from_zero, bounded_range: self.bounded_range, ..LaplaceSub::new(&self.qr, &self.e0r, prec) }
+    }
+
+    /// The continuous part's front F, its density being F e^{−(ℓ+ε₀)/2}: ¼ (the Laplace mechanism) or
+    /// e^{ε₀}/(2(e^{ε₀} − 1)) (the bounded-range pair), enclosed.
+    fn front(&self) -> Interval {
+        if self.bounded_range {
+            self.e0.exp().div(&self.e0.exp_m1().mul(&Interval::from_i64(2, self.prec)))
+        } else {
+            self.f(0.25)
+        }
+    }
+
+    /// ln F in f64 (planning).
+    fn ln_front_f64(&self) -> f64 {
+        if self.bounded_range {
+            self.e0f - (2.0 * self.e0f.exp_m1()).ln()
+        } else {
+            0.25f64.ln()
         }
     }
 
@@ -156,7 +201,7 @@ impl LaplaceSub {
         let alpha_w = (w * w + beta * beta).sqrt();
         let a = self.e0f + alpha_w - w;
         let ln_r = if kr >= 0.0 { kr * self.ln_r_f64(a) } else { kr * (self.ln_r_f64(-a) + (beta / 2.0).cos().ln()) };
-        0.25f64.ln() + (alpha_w - w) / 2.0 + ln_r + t_max * arg_bound_f64(self.qf, beta, a)
+        self.ln_front_f64() + (alpha_w - w) / 2.0 + ln_r + t_max * arg_bound_f64(self.qf, beta, a)
     }
 
     /// Planning: ln of the composite rule's error bound, 8ε₀ M ρ_w^{−n}/(ρ_w − 1) (module doc).
@@ -223,7 +268,7 @@ impl LaplaceSub {
         let ln_r =
             if *kr >= 0 { kri.mul(&self.r(&a_hi).ln()) } else { kri.mul(&self.r(&a_hi.neg()).ln().add(&beta.mul(&half).cos().ln())) };
         let spread = alpha_w.sub(&w).mul(&half);
-        let ln_m = self.f(0.25).ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&arg_bound(&self.q, &beta, &a_hi)));
+        let ln_m = self.front().ln().add(&spread).add(&ln_r).add(&self.f(t_max).mul(&arg_bound(&self.q, &beta, &a_hi)));
         let n = Interval::from_i64(plan.n as i64, p);
         let err = factor.mul(&ln_m.sub(&n.mul(&rho.ln())).exp()).div(&rho.sub(&one));
         err.hi().clone()
@@ -244,8 +289,11 @@ impl LaplaceSub {
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
         let half = self.f(0.5);
-        // the atoms: ½ at −ε₀, ½e^{−ε₀} at ε₀
         let mut sum = self.continuous(dir, c, h, k_max, tol);
+        if self.bounded_range {
+            return sum;
+        }
+        // the atoms: ½ at −ε₀, ½e^{−ε₀} at ε₀
         for (mass, l) in [(half.clone(), self.e0.neg()), (half.mul(&self.e0.neg().exp()), self.e0.clone())] {
             let ln_r = self.r(&l).ln();
             add_phases(&mass.mul(&kri.mul(&ln_r).exp()), &ln_r.mul(&step), &mut sum);
@@ -253,7 +301,7 @@ impl LaplaceSub {
         sum
     }
 
-    /// The continuous part ∫_{lo}^{ε₀} ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ e^{±ikh ln r(ℓ)} dℓ, k = 0..=k_max, enclosed with the
+    /// The continuous part ∫_{lo}^{ε₀} F e^{−(ℓ+ε₀)/2} r(ℓ)^κ e^{±ikh ln r(ℓ)} dℓ, k = 0..=k_max, enclosed with the
     /// rule's certified error (module doc).
     pub(super) fn continuous(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
         let p = self.prec;
@@ -264,18 +312,18 @@ impl LaplaceSub {
         let (xs, ws) = clenshaw_curtis(plan.n, p);
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
-        let (half, quarter) = (self.f(0.5), self.f(0.25));
+        let (half, front) = (self.f(0.5), self.front());
         let width = self.panel_half(plan.panels).0;
         let lo = self.lo();
         let total = plan.panels * (plan.n + 1);
-        // Σ_panels w Σ_j w_j ¼e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = lo + (2i + 1)w
+        // Σ_panels w Σ_j w_j F e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = lo + (2i + 1)w
         chunked_sum(total, k_max, p, &err, |node, acc| {
             let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
             let centre = lo.add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
             let l = centre.add(&width.mul(&xs[j]));
             let ln_r = self.r(&l).ln();
             let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
-            let w = ln_w.exp().mul(&quarter).mul(&ws[j]).mul(&width);
+            let w = ln_w.exp().mul(&front).mul(&ws[j]).mul(&width);
             add_phases(&w, &ln_r.mul(&step), acc);
         })
     }
@@ -317,7 +365,11 @@ impl LaplaceSub {
     pub(super) fn ln_real_f64(&self, dir: Direction, lam: f64) -> f64 {
         let (kr, _) = kappa(dir, lam);
         let e0 = self.e0f;
-        let mut terms = vec![0.5f64.ln() + kr * self.ln_r_f64(-e0), 0.5f64.ln() - e0 + kr * self.ln_r_f64(e0)];
+        let mut terms = if self.bounded_range {
+            vec![]
+        } else {
+            vec![0.5f64.ln() + kr * self.ln_r_f64(-e0), 0.5f64.ln() - e0 + kr * self.ln_r_f64(e0)]
+        };
         terms.extend(self.continuous_terms_f64(kr));
         log_sum_exp(&terms)
     }
@@ -328,6 +380,7 @@ impl LaplaceSub {
         let (lo, span) = self.lo_span_f64();
         let m = 2000;
         let width = span / m as f64;
+        let ln_front = self.ln_front_f64();
         (0..=m)
             .map(|i| {
                 let l = lo + width * i as f64;
@@ -338,7 +391,7 @@ impl LaplaceSub {
                 } else {
                     2.0
                 };
-                (simpson * width / 3.0 * 0.25).ln() - (l + e0) / 2.0 + kr * self.ln_r_f64(l)
+                (simpson * width / 3.0).ln() + ln_front - (l + e0) / 2.0 + kr * self.ln_r_f64(l)
             })
             .collect()
     }
@@ -400,7 +453,7 @@ impl LaplaceSub {
     /// The uniform components of the tilted continuous part (module doc), at 64 bits: (height × length,
     /// length), lower ends.
     pub(super) fn decay_parts(&self, dir: Direction, c: &Float) -> Vec<(Float, Float)> {
-        let s = LaplaceSub { from_zero: self.from_zero, ..LaplaceSub::new(&self.qr, &self.e0r, 64) };
+        let s = self.at(64);
         let p = 64;
         let kr = match dir {
             Direction::Remove => Interval::from_float(c, p).add(&Interval::one(p)),
@@ -409,14 +462,14 @@ impl LaplaceSub {
         let width = if s.from_zero { s.e0.mul(&s.f(1.0 / LAYER_PIECES as f64)) } else { s.e0.mul(&s.f(2.0 / LAYER_PIECES as f64)) };
         let lo = s.lo();
         let (half, ln_q) = (s.f(0.5), s.q.ln());
-        let ln_quarter = s.f(0.25).ln();
+        let ln_front = s.front().ln();
         let pieces: Vec<(Float, Float)> = (0..LAYER_PIECES)
             .map(|j| {
                 let a = lo.add(&width.mul(&Interval::from_i64(j as i64, p)));
                 let b = lo.add(&width.mul(&Interval::from_i64(j as i64 + 1, p)));
                 let (ln_ra, ln_rb) = (s.r(&a).ln(), s.r(&b).ln());
                 let ln_r_kr = if *kr.lo() >= 0 { kr.mul(&ln_ra) } else { kr.mul(&ln_rb) };
-                let ln_m = ln_quarter.sub(&b.add(&s.e0).mul(&half)).add(&ln_r_kr).add(&ln_rb).sub(&ln_q).sub(&b);
+                let ln_m = ln_front.sub(&b.add(&s.e0).mul(&half)).add(&ln_r_kr).add(&ln_rb).sub(&ln_q).sub(&b);
                 let lambda = ln_rb.sub(&ln_ra);
                 if *lambda.lo() <= 0 || !ln_m.exp().lo().is_finite() {
                     return (Float::with_val(p, 0), Float::with_val(p, 0));

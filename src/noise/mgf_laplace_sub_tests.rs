@@ -82,3 +82,46 @@ fn clenshaw_curtis_integrates_its_degree_exactly() {
     assert!(moment(8).contains(&(Float::with_val(p, 2) / 9u32)));
     assert!(!moment(10).contains(&(Float::with_val(p, 2) / 11u32)));
 }
+
+/// The exponential mechanism's bounded-range pair on a Poisson subsample: every point of
+/// scripts/reference/poisson_bounded_range_mgf.txt (mpmath's quadrature of the pair's densities, 40 digits)
+/// lies in the line's enclosure, 1e-28 wide or less; at t = 0 the planning value and the certified upper bound
+/// of ln M agree with it.
+#[test]
+fn the_bounded_range_line_matches_mpmath_over_the_data() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_bounded_range_mgf.txt")) {
+        let m = Mgf::PoissonBoundedRange { q: parse_fraction(f[0]), eps: parse_fraction(f[1]) };
+        let dir = if f[2] == "add" { Direction::Add } else { Direction::Remove };
+        line_point_holds(&m, &[dir], f[3], f[4], f[5], f[6]);
+        if f[4] == "0" {
+            real_point_holds(&m, dir, dir, f[3], f[5], 1e-9);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 9);
+}
+
+/// The bounded-range pair's decay bound holds every later point of its line in both directions and falls
+/// below M(c) (without atoms, the whole tilted measure decays).
+#[test]
+fn the_bounded_range_decay_bounds_every_later_point_of_the_line() {
+    for (q, eps, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
+        let m = Mgf::PoissonBoundedRange { q: Rational::from(q), eps: Rational::from(eps) };
+        for dir in [Direction::Remove, Direction::Add] {
+            let d = decay_bounds_the_line(&m, dir, c, 0.5, 200, &[2.0, 10.0, 50.0]);
+            assert!(matches!(d, Decay::Components { .. }));
+        }
+    }
+}
+
+/// The bounded-range pair's largest loss is the Laplace law's at ε₀ = ε (the same support, no atoms):
+/// ln(1 − q + q e^ε) removing, −ln(1 − q + q e^{−ε}) adding (by hand in f64).
+#[test]
+fn the_bounded_range_loss_is_bounded_by_the_ends_of_its_support() {
+    let m = Mgf::PoissonBoundedRange { q: Rational::from((1, 4)), eps: Rational::from(2) };
+    let up = m.loss_sup(Direction::Remove, 128).unwrap().mid().to_f64();
+    let down = m.loss_sup(Direction::Add, 128).unwrap().mid().to_f64();
+    assert!((up - (0.75 + 0.25 * 2f64.exp()).ln()).abs() < 1e-15, "{up}");
+    assert!((down + (0.75 + 0.25 * (-2f64).exp()).ln()).abs() < 1e-15, "{down}");
+}

@@ -125,8 +125,8 @@ impl LossLaw for PoissonSampled {
         self.q == 1
     }
 
-    /// The Gaussian or the Laplace mechanism on a subsample (q < 1): its moment generating function by
-    /// certified quadrature (`noise::mgf`, `noise::mgf_laplace_sub`).
+    /// The Gaussian, the Laplace mechanism or the exponential mechanism's bounded-range pair on a subsample
+    /// (q < 1): its moment generating function by certified quadrature (`noise::mgf`, `noise::mgf_laplace_sub`).
     fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
         use crate::noise::mgf::Mgf;
         if self.q >= 1 {
@@ -137,6 +137,7 @@ impl LossLaw for PoissonSampled {
         }
         match self.base.mgf()? {
             Mgf::Laplace { eps0 } => Some(Mgf::PoissonLaplace { q: self.q.clone(), eps0 }),
+            Mgf::BoundedRange { eps } => Some(Mgf::PoissonBoundedRange { q: self.q.clone(), eps }),
             _ => None,
         }
     }

@@ -125,3 +125,28 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }
+
+/// The exponential mechanism on a Poisson subsample (`expmech:epsilon=E,q=Q`): its class's dominating pair,
+/// subsampled (`noise::subsample`), goes to the tilted Fourier inversion (`noise::mgf_laplace_sub`, the pair's
+/// moment generating function) with 20 digits, inside the pld grid's bracket (an independent method: the
+/// grid discretises the pair's distribution functions). Two releases (few for the inversion, so the grid) hold
+/// mpmath's double integral of the pair's densities (scripts/reference/poisson_bounded_range_two.txt).
+#[test]
+fn the_exponential_mechanism_on_a_subsample_is_inverted() {
+    for mech in ["expmech:epsilon=1,q=1/10,n=100", "expmech:epsilon=1/2,q=1/100,n=1000"] {
+        let r = crate::common::inside_the_grids_bracket(&["epsilon", "--mech", mech, "--delta", "1e-5"], "epsilon", "1/1000");
+        assert_eq!((field(&r, "method"), field(&r, "trust")), ("tilted-fourier", "certified-bound"), "{mech}: {r:?}");
+        assert!(field(&r, "digits").parse::<u32>().unwrap() >= 20, "{mech}: {r:?}");
+    }
+    let mut seen = 0;
+    for line in include_str!("../../scripts/reference/poisson_bounded_range_two.txt").lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let mech = format!("expmech:epsilon={},q={},n=2", f[1], f[0]);
+        let r = row(&["delta", "--mech", &mech, "--epsilon", f[2], "--grid", "1/1000"]);
+        let (lo, hi, want) =
+            (crate::common::float(field(&r, "delta_lo")), crate::common::float(field(&r, "delta_hi")), crate::common::float(f[5]));
+        assert!(lo <= want && want <= hi, "{mech}: {} outside [{lo}, {hi}]", f[5]);
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}

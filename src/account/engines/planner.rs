@@ -156,6 +156,9 @@ mod tests {
             (&["expmech:epsilon=1/2,n=4", "expmech:epsilon=1/2,n=6"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "expmech:epsilon=1/4,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
             (&["expmech:epsilon=1/2,n=10", "laplace:scale=1,n=10"], Query::Delta(&e), &["tilted-fourier", grid]),
+            // the exponential mechanism on a subsample: its pair's quadrature on the inversion, the grid behind it
+            (&["expmech:epsilon=1,q=1/10,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            (&["expmech:epsilon=1,q=1/10,n=100"], Query::Tradeoff(&a), &["tilted-fourier", grid]),
             // finitely many atoms on one lattice: exact
             (&["rr:epsilon=1,n=50"], Query::Epsilon(&d), &["atoms", grid]),
             (&["dp:epsilon=1,delta=1e-6,n=10"], Query::Delta(&e), &["atoms", grid]),

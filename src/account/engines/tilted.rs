@@ -282,6 +282,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::Branches { .. } => "truncated Poisson-subsampled Gaussian",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
             Mgf::BoundedRange { .. } => "exponential mechanism (bounded range)",
+            Mgf::PoissonBoundedRange { .. } => "Poisson-subsampled exponential mechanism (bounded range)",
         };
         if !out.contains(&k) {
             out.push(k);
