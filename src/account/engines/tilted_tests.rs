@@ -287,3 +287,77 @@ fn gaussian_and_discrete_gaussian_mixes_hold_the_exact_sums() {
     }
     assert_eq!(seen, 4);
 }
+
+/// The bound without a line ([`Composition::below`]) against one Laplace release, where it is nearly tight
+/// (the loss's atom at ε₀ dominates): δ(x) = 1 − e^{(x−ε₀)/2}, the Laplace mechanism's profile, an independent
+/// closed form. The certified bound at the planned λ lies above δ and within 15% of it; a level just below δ
+/// is refused, one 15% above it is claimed.
+#[test]
+fn the_bound_without_a_line_holds_one_laplace_release_tightly() {
+    let p = 192;
+    let laplace = vec![(Mgf::Laplace { eps0: q("1") }, 1u64)];
+    let grids = planning_grids(&laplace);
+    let comp = Composition { laws: &laplace, grids: &grids, dir: Direction::Remove, prec: p, digits: 20, lines: &Lines::default() };
+    for x in ["1/2", "9/10", "1/5"] {
+        let xf = Interval::from_rational(&q(x), p).lo().clone();
+        let half = Interval::from_rational(&q("1/2"), p);
+        let want = Interval::one(p).sub(&Interval::from_float(&xf, p).sub(&Interval::one(p)).mul(&half).exp());
+        let lam = comp.bound_lambda(xf.to_f64()).unwrap();
+        let bound = comp.ln_bound(lam, &xf).exp();
+        assert!(bound.lo() >= want.hi(), "x = {x}: bound {bound:?} below delta {want:?}");
+        assert!(bound.hi().to_f64() < 1.15 * want.hi().to_f64(), "x = {x}: bound {bound:?}, delta {want:?}");
+        assert!(comp.below(&xf, &Float::with_val(p, want.lo() * 0.999_999f64)).is_none(), "x = {x}");
+        assert!(comp.below(&xf, &Float::with_val(p, want.hi() * 1.15f64)).is_some(), "x = {x}");
+    }
+}
+
+/// The bound without a line ([`Composition::below`], Chernoff's bound for the hockey stick) never claims a
+/// level under the true δ: against the Gaussian's closed form [BW18, Thm 8] (an independent formula) and the
+/// subsampled Gaussian's added-record direction against mpmath (scripts/reference/poisson_gaussian_delta.txt),
+/// a level just below the true δ is refused; and the bound does claim levels far enough above it.
+#[test]
+fn the_bound_without_a_line_never_claims_below_the_true_delta() {
+    let p = 192;
+    let below_true = |d: &Interval| Float::with_val(p, d.lo() * 0.999_999f64);
+    let gauss = vec![(Mgf::Gaussian { eta: q("1/50") }, 40u64)];
+    let grids = planning_grids(&gauss);
+    let comp = Composition { laws: &gauss, grids: &grids, dir: Direction::Remove, prec: p, digits: 20, lines: &Lines::default() };
+    let mut claimed = 0;
+    for e in ["0.5", "2", "5", "8"] {
+        let x = Interval::from_rational(&q(e), p).lo().clone();
+        let want = crate::noise::gauss::delta(&q("4/5"), &q(e), p);
+        assert!(comp.below(&x, &below_true(&want)).is_none(), "claimed below delta({e}) = {want:?}");
+        // the bound is within a factor of 100 of δ here (the Gaussian's tail): claimed at 100 δ and above
+        if comp.below(&x, &Float::with_val(p, want.hi() * 100u32)).is_some() {
+            claimed += 1;
+        }
+    }
+    assert!(claimed >= 3, "the bound claimed {claimed} of 4 levels at 100 delta");
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_delta.txt")) {
+        let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
+        let mgfs = mgfs(&laws(&[&spec])).unwrap();
+        let grids = planning_grids(&mgfs);
+        let add = Composition { laws: &mgfs, grids: &grids, dir: Direction::Add, prec: p, digits: 20, lines: &Lines::default() };
+        let x = Interval::from_rational(&q(f[3]), p).lo().clone();
+        let want = Interval::from_float(&Float::with_val(p, Float::parse(f[5]).unwrap()), p);
+        assert!(add.below(&x, &below_true(&want)).is_none(), "{spec}: claimed below the add direction's delta({})", f[3]);
+    }
+}
+
+/// A direction whose loss is bounded below the other's answer is not inverted (δ = 0 there): ε(1e-5) of 100
+/// exponential mechanisms at ε = 8 on subsamples of 1/10, whose added record's loss is at most
+/// 100 × −ln(0.9 + 0.1e^{−8}) ≈ 10.5. The bracket is the removed record's direction's own, and the added
+/// record's δ at its lower end, by its own line, is 0.
+#[test]
+fn a_direction_below_the_others_answer_is_not_inverted() {
+    let l = laws(&["expmech:epsilon=8,q=1/10,n=100"]);
+    let d = q("1e-5");
+    let t = answer(&Lines::default(), &l, Query::Epsilon(&d), 6, Trust::Exact).unwrap().unwrap();
+    assert!(t.detail().contains("add: δ = 0 there"), "{t:?}");
+    assert!(t.meets(6) && t.interval().lo().to_f64() > 11.0, "{t:?}");
+    let mgfs = mgfs(&l).unwrap();
+    let grids = planning_grids(&mgfs);
+    let add = Composition { laws: &mgfs, grids: &grids, dir: Direction::Add, prec: 128, digits: 6, lines: &Lines::default() };
+    let (zero, _) = add.delta(&Interval::from_float(t.interval().lo(), 128)).unwrap().unwrap();
+    assert!(zero.hi().is_zero(), "{zero:?}");
+}
