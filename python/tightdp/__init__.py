@@ -610,8 +610,7 @@ def ExponentialMechanism(epsilon: Number, n: int = 1, neighbors: str = "add-remo
     'tilted-fourier'
     """
     parts = [f"epsilon={_q(epsilon, 'epsilon')}", f"n={_int(n, 'n', 1, MAX_N)}"]
-    if sampling_prob is not None:
-        parts.append(f"q={_q(sampling_prob, 'sampling_prob')}")
+    neighbors = _sampling(parts, sampling_prob, None, neighbors)
     return from_mechs(["expmech:" + ",".join(parts)], neighbors)
 
 

@@ -161,8 +161,7 @@ impl Mgf {
             (Mgf::Mixture { .. }, Direction::Add) => Some(Sub::of(self, prec).p0().ln().neg()),
             (Mgf::Laplace { eps0 }, _) => Some(Interval::from_rational(eps0, prec)),
             (Mgf::BoundedRange { eps }, _) => Some(Interval::from_rational(eps, prec)),
-            (Mgf::PoissonLaplace { q, eps0 }, dir) => Some(LaplaceSub::new(q, eps0, prec).loss_sup(dir)),
-            (Mgf::PoissonBoundedRange { q, eps }, dir) => Some(LaplaceSub::bounded_range(q, eps, prec).loss_sup(dir)),
+            (Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. }, dir) => Some(laplace_sub(self, prec).loss_sup(dir)),
             (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
             (Mgf::WorLaplace { q, eps0 }, _) => Some(WorLaplace::new(q, eps0, prec).loss_sup()),
             _ => None,
@@ -188,8 +187,7 @@ impl Mgf {
             }
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
-            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).line(dir, c, h, k_max, tol),
-            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, prec).line(dir, c, h, k_max, tol),
+            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => laplace_sub(self, prec).line(dir, c, h, k_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, prec).line(c, h, k_max, tol),
@@ -259,8 +257,7 @@ impl Mgf {
                 ln_gauss_trapezoid_on(inner, kr, 14.0 + kr.max(0.0) * mu, grid)
             }
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).ln_real_f64(lam),
-            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_real_f64(dir, lam),
-            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, 64).ln_real_f64(dir, lam),
+            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => laplace_sub(self, 64).ln_real_f64(dir, lam),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).ln_replace_f64(lam),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).ln_real_f64(lam),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).ln_real_f64(lam),
@@ -295,8 +292,7 @@ impl Mgf {
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
-            Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).nodes(dir, c, t_max, tol),
-            Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, 64).nodes(dir, c, t_max, tol),
+            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => laplace_sub(self, 64).nodes(dir, c, t_max, tol),
             Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, 64).replace_nodes(c, t_max, tol),
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).nodes(c, t_max, tol),
@@ -309,13 +305,9 @@ impl Mgf {
         match self {
             Mgf::Gaussian { eta } => Decay::Gaussian { eta: eta.clone(), c: c.clone() },
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).decay(dir, c, m_c_hi),
-            Mgf::PoissonLaplace { q, eps0 } => Decay::Components {
+            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
-                parts: LaplaceSub::new(q, eps0, prec).decay_parts(dir, c),
-            },
-            Mgf::PoissonBoundedRange { q, eps } => Decay::Components {
-                m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
-                parts: LaplaceSub::bounded_range(q, eps, prec).decay_parts(dir, c),
+                parts: laplace_sub(self, prec).decay_parts(dir, c),
             },
             Mgf::PoissonReplaceLaplace { q, eps0 } => Decay::Components {
                 m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
@@ -418,6 +410,16 @@ const LINE_CHUNK: usize = 1024;
 /// The cut branch's probability t ∈ [t_lo, t_hi] of [`Mgf::Branches`], enclosed.
 fn branch_weight(t_lo: &Rational, t_hi: &Rational, prec: u32) -> Interval {
     Interval::new(Interval::from_rational(t_lo, prec).lo().clone(), Interval::from_rational(t_hi, prec).hi().clone())
+}
+
+/// The quadrature's quantities of the subsampled Laplace mechanism or the subsampled bounded-range pair
+/// (`mgf_laplace_sub.rs`) at `prec` bits.
+fn laplace_sub(m: &Mgf, prec: u32) -> LaplaceSub {
+    match m {
+        Mgf::PoissonLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec),
+        Mgf::PoissonBoundedRange { q, eps } => LaplaceSub::bounded_range(q, eps, prec),
+        _ => unreachable!("LaplaceSub holds the subsampled Laplace mechanism and bounded-range pair only"),
+    }
 }
 
 /// The replace pair of the subsampled Gaussian (`mgf_replace.rs`), with the add/remove law's bound of F.

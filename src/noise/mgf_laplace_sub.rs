@@ -284,15 +284,15 @@ impl LaplaceSub {
 
     /// M(c + ikh), k = 0..=k_max, in direction `dir` (module doc).
     pub(super) fn line(&self, dir: Direction, c: &Float, h: &Float, k_max: usize, tol: f64) -> Vec<CInterval> {
+        let mut sum = self.continuous(dir, c, h, k_max, tol);
+        if self.bounded_range {
+            return sum;
+        }
         let p = self.prec;
         let (kr, sign) = self.kappa_float(dir, c);
         let kri = Interval::from_float(&kr, p);
         let step = Interval::from_float(h, p).mul(&Interval::from_i64(sign, p));
         let half = self.f(0.5);
-        let mut sum = self.continuous(dir, c, h, k_max, tol);
-        if self.bounded_range {
-            return sum;
-        }
         // the atoms: ½ at −ε₀, ½e^{−ε₀} at ε₀
         for (mass, l) in [(half.clone(), self.e0.neg()), (half.mul(&self.e0.neg().exp()), self.e0.clone())] {
             let ln_r = self.r(&l).ln();

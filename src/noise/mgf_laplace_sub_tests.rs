@@ -19,33 +19,61 @@ fn law(q: Rational, scale: Rational) -> Mgf {
 /// of ln M agree with it.
 #[test]
 fn the_line_matches_mpmath_over_the_data() {
-    let mut n = 0;
-    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_laplace_mgf.txt")) {
+    let text = include_str!("../../scripts/reference/poisson_laplace_mgf.txt");
+    let seen = reference_rows_hold(text, |f| {
         let (q, scale) = (parse_fraction(f[0]), parse_fraction(f[1]));
-        let m = if f[2] == "replace" { Mgf::PoissonReplaceLaplace { q, eps0: Rational::from(1) / scale } } else { law(q, scale) };
-        // (the replace pair is its own mirror: its rows hold in both directions)
-        let dir = if f[2] == "add" { Direction::Add } else { Direction::Remove };
-        let dirs: &[Direction] = if f[2] == "replace" { &[Direction::Remove, Direction::Add] } else { &[dir] };
-        line_point_holds(&m, dirs, f[3], f[4], f[5], f[6]);
+        if f[2] == "replace" {
+            // (the replace pair is its own mirror: its rows hold in both directions)
+            (Mgf::PoissonReplaceLaplace { q, eps0: Rational::from(1) / scale }, vec![Direction::Remove, Direction::Add])
+        } else {
+            (law(q, scale), vec![direction(f[2])])
+        }
+    });
+    assert_eq!(seen, 12);
+}
+
+/// `add` or `remove` of a reference row.
+fn direction(word: &str) -> Direction {
+    if word == "add" {
+        Direction::Add
+    } else {
+        Direction::Remove
+    }
+}
+
+/// Every row of a reference line (q, the law's parameter, direction, c, t, re, im): the law `law` gives for
+/// it holds the point in each direction it names, and at t = 0 (M(c)) the planning value and the certified
+/// upper bound of ln M in the first agree with it. Returns the rows seen.
+fn reference_rows_hold(text: &'static str, law: impl Fn(&[&str]) -> (Mgf, Vec<Direction>)) -> usize {
+    let mut n = 0;
+    for f in crate::num::reference::rows(text) {
+        let (m, dirs) = law(&f);
+        line_point_holds(&m, &dirs, f[3], f[4], f[5], f[6]);
         if f[4] == "0" {
-            real_point_holds(&m, dir, dir, f[3], f[5], 1e-9);
+            real_point_holds(&m, dirs[0], dirs[0], f[3], f[5], 1e-9);
         }
         n += 1;
     }
-    assert_eq!(n, 12);
+    n
+}
+
+/// The decay bound of each law `law(q, parameter)` over three settings holds every later point of its line in
+/// both directions and falls below M(c); it is made of uniform components.
+fn decays_in_both_directions(law: impl Fn(Rational, Rational) -> Mgf) {
+    for (q, x, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
+        let m = law(Rational::from(q), Rational::from(x));
+        for dir in [Direction::Remove, Direction::Add] {
+            let d = decay_bounds_the_line(&m, dir, c, 0.5, 200, &[2.0, 10.0, 50.0]);
+            assert!(matches!(d, Decay::Components { .. }));
+        }
+    }
 }
 
 /// sup_{t ≥ t*} |M(c + it)| stays below the decay bound on every later point of the line in both directions,
 /// and the bound falls below M(c).
 #[test]
 fn the_decay_bounds_every_later_point_of_the_line() {
-    for (q, scale, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
-        let m = law(Rational::from(q), Rational::from(scale));
-        for dir in [Direction::Remove, Direction::Add] {
-            let d = decay_bounds_the_line(&m, dir, c, 0.5, 200, &[2.0, 10.0, 50.0]);
-            assert!(matches!(d, Decay::Components { .. }));
-        }
-    }
+    decays_in_both_directions(law);
 }
 
 /// The replace pair's decay bound holds every later point of its line and falls below M(c).
@@ -89,30 +117,18 @@ fn clenshaw_curtis_integrates_its_degree_exactly() {
 /// of ln M agree with it.
 #[test]
 fn the_bounded_range_line_matches_mpmath_over_the_data() {
-    let mut n = 0;
-    for f in crate::num::reference::rows(include_str!("../../scripts/reference/poisson_bounded_range_mgf.txt")) {
-        let m = Mgf::PoissonBoundedRange { q: parse_fraction(f[0]), eps: parse_fraction(f[1]) };
-        let dir = if f[2] == "add" { Direction::Add } else { Direction::Remove };
-        line_point_holds(&m, &[dir], f[3], f[4], f[5], f[6]);
-        if f[4] == "0" {
-            real_point_holds(&m, dir, dir, f[3], f[5], 1e-9);
-        }
-        n += 1;
-    }
-    assert_eq!(n, 9);
+    let text = include_str!("../../scripts/reference/poisson_bounded_range_mgf.txt");
+    let seen = reference_rows_hold(text, |f| {
+        (Mgf::PoissonBoundedRange { q: parse_fraction(f[0]), eps: parse_fraction(f[1]) }, vec![direction(f[2])])
+    });
+    assert_eq!(seen, 9);
 }
 
 /// The bounded-range pair's decay bound holds every later point of its line in both directions and falls
 /// below M(c) (without atoms, the whole tilted measure decays).
 #[test]
 fn the_bounded_range_decay_bounds_every_later_point_of_the_line() {
-    for (q, eps, c) in [((1, 10), (1, 1), 0.75), ((1, 100), (1, 2), 2.0), ((1, 4), (3, 1), 0.25)] {
-        let m = Mgf::PoissonBoundedRange { q: Rational::from(q), eps: Rational::from(eps) };
-        for dir in [Direction::Remove, Direction::Add] {
-            let d = decay_bounds_the_line(&m, dir, c, 0.5, 200, &[2.0, 10.0, 50.0]);
-            assert!(matches!(d, Decay::Components { .. }));
-        }
-    }
+    decays_in_both_directions(|q, eps| Mgf::PoissonBoundedRange { q, eps });
 }
 
 /// The bounded-range pair's largest loss is the Laplace law's at ε₀ = ε (the same support, no atoms):

@@ -233,8 +233,9 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
     // the two directions are independent: one on each core
     // (the planning sums' fixed values, once for both directions)
     let grids = planning_grids(&mgfs);
+    let comp = |dir| Composition { laws: &mgfs, grids: &grids, dir, prec, digits, lines };
     let run = |dir: Direction| -> Fallible<Option<(Interval, String)>> {
-        let comp = Composition { laws: &mgfs, grids: &grids, dir, prec, digits, lines };
+        let comp = comp(dir);
         match q {
             Query::Delta(e) if *e >= 0 => comp.delta(&Interval::from_rational(e, prec)),
             Query::Epsilon(d) => comp.epsilon(d),
@@ -247,26 +248,24 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
         let r = run(Direction::Remove)?;
         let a = r.as_ref().map(|(iv, _)| (iv.clone(), "add: the same law".to_string()));
         (Ok(r), Ok(a))
-    } else if !likely_below(&mgfs, &grids, prec, digits, lines, q)? {
+    } else if !likely_below(&comp(Direction::Remove), &comp(Direction::Add), q) {
         rayon::join(|| run(Direction::Remove), || run(Direction::Add))
     } else {
         // δ and ε where planning expects the added record's direction below the removed one's: that one
         // first; the added record's is not computed where a bound without a line puts it below that answer
         // (its δ at the answer's lower end below the δ asked, or below the answer's δ)
         let r = run(Direction::Remove)?;
-        let add = Composition { laws: &mgfs, grids: &grids, dir: Direction::Add, prec, digits, lines };
-        let below = match (&r, q) {
-            (Some((iv, _)), Query::Epsilon(d)) => add.below(iv.lo(), &Interval::from_rational(d, prec).lo().clone()),
-            (Some((iv, _)), Query::Delta(e)) if *e >= 0 => add.below(&Interval::from_rational(e, prec).lo().clone(), iv.lo()),
+        let add = comp(Direction::Add);
+        let why = r.as_ref().and_then(|(iv, _)| match q {
+            Query::Epsilon(d) => add.below(iv.lo(), Interval::from_rational(d, prec).lo()),
+            Query::Delta(e) if *e >= 0 => add.below(Interval::from_rational(e, prec).lo(), iv.lo()),
             _ => None,
+        });
+        let a = match why {
+            Some(why) => Ok(r.as_ref().map(|(iv, _)| (iv.clone(), why))),
+            None => run(Direction::Add),
         };
-        match (below, &r) {
-            (Some(why), Some((iv, _))) => {
-                let a = Some((iv.clone(), why));
-                (Ok(r), Ok(a))
-            }
-            _ => (Ok(r), run(Direction::Add)),
-        }
+        (Ok(r), a)
     };
     let (Some((r, r_line)), Some((a, a_line))) = (remove?, add?) else { return Ok(None) };
     let detail = format!(
@@ -283,10 +282,8 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
 /// removed direction's Chernoff estimate of ε (ε(δ)), or below that direction's Chernoff estimate of δ (δ(ε)). Then the removed
 /// record's direction is computed first and the other only where the certified bound fails; otherwise both
 /// at once, one on each core. (Only the order and the work depend on it, not the bracket's validity.)
-fn likely_below(mgfs: &[(Mgf, u64)], grids: &[Option<Vec<f64>>], prec: u32, digits: u32, lines: &Lines, q: Query) -> Fallible<bool> {
-    let comp = |dir| Composition { laws: mgfs, grids, dir, prec, digits, lines };
-    let (rem, add) = (comp(Direction::Remove), comp(Direction::Add));
-    Ok(match q {
+fn likely_below(rem: &Composition, add: &Composition, q: Query) -> bool {
+    match q {
         Query::Epsilon(d) if *d > 0 && *d < 1 => {
             let level = d.to_f64().ln();
             crossing(|e| rem.tilt(e).1, level).is_some_and(|g| add.bound_f64(g) <= level - MARGIN)
@@ -296,7 +293,7 @@ fn likely_below(mgfs: &[(Mgf, u64)], grids: &[Option<Vec<f64>>], prec: u32, digi
             add.bound_f64(e) <= rem.tilt(e).1 - MARGIN
         }
         _ => false,
-    })
+    }
 }
 
 /// How far below (in ln δ) planning must expect the added record's direction to compute the removed
