@@ -99,6 +99,23 @@ def test_the_exponential_mechanism_on_a_subsample_is_inverted():
     assert two.lo <= Fraction("0.017546838765570974599558801935932") <= two.hi
 
 
+def test_a_stated_guarantee_on_a_subsample_is_composed_exactly():
+    """PoissonSampledDpEvent(q, EpsilonDeltaDpEvent(epsilon, delta)), which dp_accounting's PLD accountant
+    refuses: the four-point pair subsampled, whose losses share no lattice, composed as its exact multinomial
+    sum (src/account/engines/atoms_listed.rs), against scripts/reference/poisson_approx_dp.txt (mpmath's
+    hockey-stick sum over the outcomes' count vectors); PermuteAndFlipDpEvent is the pure case."""
+    ev = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.1, stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=0.0)), 100)
+    got = tightdp.from_dp_event(ev).epsilon("1e-5", digits=30)
+    assert got.method == "exact-atoms" and got.trust == "certified-bound" and got.digits >= 30
+    assert got.lo <= Fraction("4.73235464450878418173976774654218125") and Fraction("4.73235464450878418173976774654218115") <= got.hi
+    pf = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.1, stand_in("PermuteAndFlipDpEvent", epsilon=1.0)), 100)
+    assert same(tightdp.from_dp_event(pf).epsilon("1e-5", digits=30), got)
+    assert same(tightdp.ApproxDp(1, n=100, sampling_prob="0.1").epsilon("1e-5", digits=30), got)
+    two = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.1, stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=1e-7)), 30)
+    d = tightdp.from_dp_event(two).delta(1)
+    assert d.lo <= Fraction("0.015950746433414927434934376380883660") and Fraction("0.015950746433414927434934376380883650") <= d.hi
+
+
 def test_the_exponential_mechanisms_epsilon_is_calibrated():
     """The largest epsilon of three exponential mechanisms within the Renyi route's value at 1/2 (mpmath,
     scripts/reference/bounded_range.txt: 1.38666240903489116397980710922) is 1/2 on the resolution 1/100."""

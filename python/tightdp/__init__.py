@@ -583,15 +583,22 @@ def RandomizedResponse(epsilon: Optional[Number] = None, k: int = 2, n: int = 1,
     return from_mechs([f"rr:{p},k={_int(k, 'k', 2, 2**40)},n={_int(n, 'n', 1, MAX_N)}"], "replace")
 
 
-def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: str = "add-remove") -> Composition:
+def ApproxDp(epsilon: Number, delta: Number = 0, n: int = 1, neighbors: Optional[str] = None,
+             sampling_prob: Optional[Number] = None) -> Composition:
     """n mechanisms known only by a stated (ε, δ)-DP guarantee: bounded by the worst (ε, δ)-DP mechanism,
     so results are certified bounds (``trust == "certified-bound"``), the optimal composition of the
-    guarantees.
+    guarantees. With `sampling_prob` each runs on a Poisson subsample (add/remove neighbours): the worst
+    pair subsampled, composed exactly by its multinomial sum (dp_accounting's ``PoissonSampledDpEvent`` of an
+    ``EpsilonDeltaDpEvent`` or ``PermuteAndFlipDpEvent``).
 
     >>> tightdp.ApproxDp(1, "1e-6", n=10).epsilon("1e-5").trust
     'certified-bound'
+    >>> tightdp.ApproxDp(1, n=100, sampling_prob="0.1").epsilon("1e-5").method
+    'exact-atoms'
     """
-    return from_mechs([f"dp:epsilon={_q(epsilon, 'epsilon')},delta={_q(delta, 'delta')},n={_int(n, 'n', 1, MAX_N)}"], neighbors)
+    parts = [f"epsilon={_q(epsilon, 'epsilon')}", f"delta={_q(delta, 'delta')}", f"n={_int(n, 'n', 1, MAX_N)}"]
+    neighbors = _sampling(parts, sampling_prob, None, neighbors)
+    return from_mechs(["dp:" + ",".join(parts)], neighbors)
 
 
 def ExponentialMechanism(epsilon: Number, n: int = 1, neighbors: str = "add-remove",

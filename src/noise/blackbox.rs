@@ -20,7 +20,7 @@
 //! Both hold under whatever neighbour relation they were stated for: one record's change is one copy.
 
 use crate::error::Fallible;
-use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::noise::loss::{Direction, End, FiniteLaw, LossLaw, LossRange, Split};
 use crate::noise::neighbors::Neighbors;
 use crate::num::format::fmt_rational;
 use crate::num::Interval;
@@ -87,6 +87,14 @@ impl LossLaw for ApproxDp {
 
     fn infinite_exact(&self, _dir: Direction) -> Option<(Rational, Rational)> {
         Some((self.delta.clone(), self.delta.clone()))
+    }
+
+    /// The atoms ±ε of (1) and the masses δ at ±∞.
+    fn finite(&self, _dir: Direction, prec: u32) -> Option<Fallible<FiniteLaw>> {
+        let [(at, bt), (ab, bb)] = self.masses(prec);
+        let d = Interval::from_rational(&self.delta, prec);
+        let atoms = vec![(Interval::from_rational(&self.eps, prec), at, bt), (Interval::from_rational(&-self.eps.clone(), prec), ab, bb)];
+        Some(Ok(FiniteLaw { atoms, a_inf: d.clone(), b_neg_inf: d }))
     }
 
     fn range(&self, _dir: Direction) -> LossRange {

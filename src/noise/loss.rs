@@ -66,6 +66,17 @@ impl Split {
     }
 }
 
+/// A law with finitely many finite losses, in one direction: its atoms (loss, A-mass, B-mass), each loss
+/// enclosed (exactly where it is exact: a loss 0 is [0, 0]), no atom of zero mass, and its masses at the
+/// ends, A[L = +∞] and B[L = −∞]. The exact-atoms engine composes such laws by their multinomial sums
+/// where their losses share no lattice (`account::engines::atoms_listed`).
+#[derive(Clone, Debug)]
+pub struct FiniteLaw {
+    pub atoms: Vec<(Interval, Interval, Interval)>,
+    pub a_inf: Interval,
+    pub b_neg_inf: Interval,
+}
+
 /// Planning quantile (see [`LossLaw::quantile`]) of a law whose finite losses lie in [−e, e] with atoms at
 /// both ends: A[L ≥ e] = e^{ln_top}, A[L < −e]… = A[L = −e] = e^{ln_bottom}. A smaller upper tail than the
 /// top atom's is at e, else at −e; likewise below.
@@ -234,6 +245,11 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
     /// for a law with no rational lattice (randomized response given by its keep probability:
     /// r = p(k − 1)/(1 − p)): the exact-atoms engine composes such laws on (ln r)ℤ.
     fn log_lattice(&self) -> Option<Rational> {
+        None
+    }
+
+    /// The law's atoms where it has finitely many finite losses ([`FiniteLaw`]); None otherwise.
+    fn finite(&self, _dir: Direction, _prec: u32) -> Option<Fallible<FiniteLaw>> {
         None
     }
 

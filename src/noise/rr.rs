@@ -14,7 +14,7 @@
 //! losses (no lattice, no rational ρ).
 
 use crate::error::Fallible;
-use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::noise::loss::{Direction, End, FiniteLaw, LossLaw, LossRange, Split};
 use crate::noise::neighbors::Neighbors;
 use crate::num::Interval;
 use rug::Rational;
@@ -169,6 +169,18 @@ impl LossLaw for RandomizedResponse {
 
     fn infinite(&self, _dir: Direction, prec: u32) -> Fallible<(Interval, Interval)> {
         Ok((Interval::zero(prec), Interval::zero(prec)))
+    }
+
+    /// The atoms ℓ₁, 0 (k > 2) and −ℓ₁ with their masses; nothing at ±∞.
+    fn finite(&self, _dir: Direction, prec: u32) -> Option<Fallible<FiniteLaw>> {
+        let [(at, bt), (am, bm), (ab, bb)] = self.masses(prec);
+        let t = self.top_loss(prec);
+        let mut atoms = vec![(t.clone(), at, bt)];
+        if self.k > 2 {
+            atoms.push((Interval::zero(prec), am, bm));
+        }
+        atoms.push((t.neg(), ab, bb));
+        Some(Ok(FiniteLaw { atoms, a_inf: Interval::zero(prec), b_neg_inf: Interval::zero(prec) }))
     }
 
     fn range(&self, _dir: Direction) -> LossRange {

@@ -15,7 +15,7 @@
 //! −∞ under Add.
 
 use crate::error::Fallible;
-use crate::noise::loss::{Direction, End, LossLaw, LossRange, Split};
+use crate::noise::loss::{Direction, End, FiniteLaw, LossLaw, LossRange, Split};
 use crate::num::Interval;
 use rug::{Float, Rational};
 use std::sync::Arc;
@@ -251,6 +251,47 @@ impl LossLaw for PoissonSampled {
             Direction::Remove => (qa, Interval::zero(prec)),
             Direction::Add => (Interval::zero(prec), qa),
         })
+    }
+
+    /// A mechanism with finitely many losses keeps finitely many: each atom (ℓ, A, B) of its pair moves to
+    /// g(ℓ) with masses ((1 − q)B + qA, B) under Remove, and to −g(ℓ) with (B, (1 − q)B + qA) under Add
+    /// (the module's pairs); B's mass at −∞ becomes the atom ±ln(1 − q), A's at +∞ stays at +∞ with mass
+    /// q·A[L = ∞] (Remove) or goes to −∞ (Add). A loss 0 stays exactly 0 (g(0) = 0).
+    fn finite(&self, dir: Direction, prec: u32) -> Option<Fallible<FiniteLaw>> {
+        let base = match self.base.finite(Direction::Remove, prec + 16)? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        if self.q == 1 {
+            return Some(Ok(base));
+        }
+        let p = prec + 16;
+        let qi = Interval::from_rational(&self.q, p);
+        let omq = Interval::one(p).sub(&qi);
+        let mix = |a: &Interval, b: &Interval| omq.mul(b).add(&qi.mul(a));
+        let sign = |l: Interval| if dir == Direction::Add { l.neg() } else { l };
+        let mut atoms = Vec::with_capacity(base.atoms.len() + 1);
+        for (l, a, b) in &base.atoms {
+            let gl = if l.lo().is_zero() && l.hi().is_zero() { Interval::zero(p) } else { sign(self.g(l)) };
+            atoms.push(match dir {
+                Direction::Remove => (gl, mix(a, b), b.clone()),
+                Direction::Add => (gl, b.clone(), mix(a, b)),
+            });
+        }
+        let zero = Interval::zero(p);
+        if *base.b_neg_inf.hi() > 0 {
+            let l = sign(self.ln_one_minus_q(p).expect("invariant: q < 1 here"));
+            let m = mix(&zero, &base.b_neg_inf);
+            atoms.push(match dir {
+                Direction::Remove => (l, m, base.b_neg_inf.clone()),
+                Direction::Add => (l, base.b_neg_inf.clone(), m),
+            });
+        }
+        let qa = qi.mul(&base.a_inf);
+        Some(Ok(match dir {
+            Direction::Remove => FiniteLaw { atoms, a_inf: qa, b_neg_inf: zero },
+            Direction::Add => FiniteLaw { atoms, a_inf: zero, b_neg_inf: qa },
+        }))
     }
 
     fn infinite_exact(&self, dir: Direction) -> Option<(Rational, Rational)> {

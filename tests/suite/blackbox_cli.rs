@@ -126,6 +126,28 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }
 
+/// A stated (ε, δ) guarantee on a Poisson subsample (`dp:epsilon=E,delta=D,q=Q`; dp_accounting's
+/// `PoissonSampledDpEvent` of an `EpsilonDeltaDpEvent`): its losses ln(1 − q + q e^{±ε}) and ln(1 − q) share no
+/// lattice, and its composition is the exact multinomial sum (`exact-atoms`), 30 digits against
+/// scripts/reference/poisson_approx_dp.txt (mpmath's hockey-stick sum over count vectors), inside the pld
+/// grid's bracket at five releases.
+#[test]
+fn a_stated_guarantee_on_a_subsample_is_composed_exactly() {
+    let r = row(&["epsilon", "--mech", "dp:epsilon=1,q=1/10,n=100", "--delta", "1e-5", "--digits", "30"]);
+    assert_eq!((field(&r, "method"), field(&r, "trust")), ("exact-atoms", "certified-bound"), "{r:?}");
+    let (lo, hi) = (crate::common::float(field(&r, "epsilon_lo")), crate::common::float(field(&r, "epsilon_hi")));
+    // the reference, 4.7323546445087841817397677465421812, within half a unit of its 35th digit
+    let (wlo, whi) =
+        (crate::common::float("4.73235464450878418173976774654218115"), crate::common::float("4.73235464450878418173976774654218125"));
+    assert!(lo <= whi && wlo <= hi && field(&r, "digits").parse::<u32>().unwrap() >= 30, "{r:?}");
+    let r = crate::common::inside_the_grids_bracket(
+        &["delta", "--mech", "dp:epsilon=1,delta=1e-4,q=1/5,n=5", "--epsilon", "1/2"],
+        "delta",
+        "1/1000",
+    );
+    assert_eq!(field(&r, "method"), "exact-atoms", "{r:?}");
+}
+
 /// The exponential mechanism on a Poisson subsample (`expmech:epsilon=E,q=Q`): its class's dominating pair,
 /// subsampled (`noise::subsample`), goes to the tilted Fourier inversion (`noise::mgf_laplace_sub`, the pair's
 /// moment generating function) with 20 digits, inside the pld grid's bracket (an independent method: the

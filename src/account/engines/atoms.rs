@@ -17,7 +17,13 @@
 //! worse direction counts (the smaller f). Every mass is an interval (the laws' own enclosures, convolved in
 //! outward-rounded arithmetic): no cancellation, so a precision of the digits asked plus a few guard bits
 //! meets them. The work is the convolutions', counted from the vectors' lengths ([`MAX_WORK`]).
+//!
+//! Laws with finitely many losses on no common lattice (a stated (ε, δ) pair on a Poisson subsample: losses
+//! ln(1 − q + q e^{±ε}) and ln(1 − q)) are composed by their multinomial sums instead, every atom listed
+//! with its enclosed loss (`atoms_listed`), and queried the same way; their knots may be many, so δ at every
+//! knot comes from one pass ([`Composed::knot_deltas`]).
 
+use super::atoms_listed;
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
@@ -28,6 +34,8 @@ use rug::float::Round;
 use rug::{Float, Rational};
 use std::sync::Arc;
 
+/// Estimated seconds per composed atom on no common lattice (both directions, 20 digits; measured).
+const LISTED_SECONDS_PER_ATOM: f64 = 1.4e-5;
 /// Most lattice points one law may span (its atoms' k_hi − k_lo + 1).
 const MAX_POINTS: i64 = 4096;
 /// Largest convolution work taken: the composed vector's length squared (2,000 atoms: 50 reports of
@@ -76,10 +84,12 @@ enum Knot {
     Atom(usize),
 }
 
-/// The composed law's step: a rational (exact losses), or ln r enclosed well beyond the working precision.
+/// The composed law's step: a rational (exact losses), or ln r enclosed well beyond the working precision;
+/// or no step: every atom's loss listed, enclosed, in increasing order and separated (`atoms_listed`).
 enum Step {
     Exact(Rational),
     Enclosed(Interval),
+    Listed(Vec<Interval>),
 }
 
 /// The composed law of one direction: atoms at `offset + (k0 + j)·step` with masses p[j], and A[L = +∞].
@@ -100,9 +110,18 @@ impl super::LawEngine for AtomsEngine {
     }
 
     fn offer(&self, job: &super::Job) -> super::Offer {
-        match common_lattice(job.laws) {
-            Some(_) => super::Offer::Takes { stands: true, expects: None, seconds: None },
-            None => super::Offer::Declined("a law's losses are not finitely many atoms on one lattice".into()),
+        if common_lattice(job.laws).is_some() {
+            return super::Offer::Takes { stands: true, expects: None, seconds: None };
+        }
+        match atoms_listed::count(job.laws) {
+            Some(c) if c <= atoms_listed::MAX_ATOMS => {
+                super::Offer::Takes { stands: true, expects: None, seconds: Some(c * LISTED_SECONDS_PER_ATOM) }
+            }
+            Some(c) => super::Offer::Declined(format!(
+                "the laws' losses are finitely many atoms on no common lattice, and their composition has {c:.3e} of them (most {:.0e})",
+                atoms_listed::MAX_ATOMS
+            )),
+            None => super::Offer::Declined("a law's losses are not finitely many atoms".into()),
         }
     }
 
@@ -122,13 +141,25 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             return crate::fallible!(Input, "alpha must be in [0, 1], got {a}");
         }
     }
-    let Some(step) = common_lattice(laws) else { return Ok(None) };
+    let step = common_lattice(laws);
+    if step.is_none() && atoms_listed::count(laws).is_none_or(|c| c > atoms_listed::MAX_ATOMS) {
+        return Ok(None);
+    }
     let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
     let dirs: &[Direction] =
         if laws.iter().all(|(l, _)| l.symmetric()) { &[Direction::Remove] } else { &[Direction::Remove, Direction::Add] };
+    let composed: Vec<Option<Composed>> = match (&step, dirs) {
+        (Some(step), _) => dirs.iter().map(|&d| compose(laws, d, step, prec)).collect::<Fallible<_>>()?,
+        // (listed atoms may be many: the two directions on the two cores)
+        (None, [a, b]) => {
+            let (x, y) = rayon::join(|| listed(laws, *a, prec), || listed(laws, *b, prec));
+            vec![x?, y?]
+        }
+        (None, _) => dirs.iter().map(|&d| listed(laws, d, prec)).collect::<Fallible<_>>()?,
+    };
     let mut out: Option<Interval> = None;
-    for &dir in dirs {
-        let Some(c) = compose(laws, dir, &step, prec)? else { return Ok(None) };
+    for c in composed {
+        let Some(c) = c else { return Ok(None) };
         let iv = match q {
             Query::Delta(e) => {
                 // (a transcendental loss within 2^-prec of ε leaves the comparison undecided: the grid answers)
@@ -147,11 +178,15 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     }
     let Some(iv) = out else { return Ok(None) };
     let n: u64 = laws.iter().map(|(_, c)| *c).sum();
-    let detail = format!(
-        "{n} loss law{} with finitely many losses on the lattice {}Z, composed exactly, {prec} bits",
-        if n == 1 { "" } else { "s" },
-        step.describe()
-    );
+    let plural = if n == 1 { "" } else { "s" };
+    let detail = match &step {
+        Some(step) => {
+            format!("{n} loss law{plural} with finitely many losses on the lattice {}Z, composed exactly, {prec} bits", step.describe())
+        }
+        None => format!(
+            "{n} loss law{plural} with finitely many losses on no common lattice, composed exactly by their multinomial sums, {prec} bits"
+        ),
+    };
     Certified::new(iv, Engine::Atoms, trust, detail).map(Some)
 }
 
@@ -206,6 +241,13 @@ fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Lattice> {
         });
     }
     g
+}
+
+/// The composed law of one direction of laws on no common lattice, every atom listed (`atoms_listed`); None
+/// where the enclosures cannot order the atoms.
+fn listed(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, prec: u32) -> Fallible<Option<Composed>> {
+    let Some(l) = atoms_listed::compose(laws, dir, prec)? else { return Ok(None) };
+    Ok(Some(Composed { offset: Rational::new(), step: Step::Listed(l.losses), k0: 0, p: l.masses, inf: l.inf }))
 }
 
 /// The composed law of one direction, or None beyond the work cap.
@@ -280,6 +322,7 @@ impl Composed {
         match &self.step {
             Step::Exact(s) => Interval::from_rational(&(&self.offset + Rational::from(m) * s), prec),
             Step::Enclosed(s) => s.mul(&Interval::from_rational(&Rational::from(m), prec + 64)),
+            Step::Listed(v) => v[j].clone(),
         }
     }
 
@@ -293,6 +336,11 @@ impl Composed {
             Step::Enclosed(_) => {
                 let l = self.loss(j, 64);
                 (*l.lo() > *eps).then_some(true).or((*l.hi() < *eps).then_some(false))
+            }
+            // (a point enclosure is the loss itself)
+            Step::Listed(v) => {
+                let l = &v[j];
+                (*l.lo() > *eps).then_some(true).or((*l.hi() < *eps || (l.lo() == l.hi() && *l.lo() == *eps)).then_some(false))
             }
         }
     }
@@ -380,9 +428,13 @@ impl Composed {
         let mut knots: Vec<Knot> = (0..self.p.len()).filter(|&j| self.above_knot(j, Knot::Zero)).map(Knot::Atom).collect();
         knots.insert(0, Knot::Zero);
         let top = knots.len() - 1;
+        let known = self.knot_deltas(&knots, &t, prec);
         // δ at the top knot is A[L = +∞] (≤ δ, else the accountant has answered ∞ before)
         for i in (0..=top).rev() {
-            let d = self.delta_knot(knots[i], prec);
+            let d = match &known {
+                Some(v) => v[i].clone(),
+                None => self.delta_knot(knots[i], prec),
+            };
             if d.hi() <= t.lo() {
                 continue;
             }
@@ -405,6 +457,41 @@ impl Composed {
         }
         // δ(0) ≤ δ
         Interval::zero(prec)
+    }
+
+    /// δ at every knot at once, for listed atoms (whose knots may be many: one sum per knot would cost their
+    /// number squared): from the top atom down, with g = ℓ_{j+1} − ℓ_j > 0 and R_j = Σ_{i>j} p_i e^{ℓ_j − ℓ_i},
+    ///
+    ///   δ(ℓ_j) = δ(ℓ_{j+1}) + (1 − e^{−g})(p_{j+1} + R_{j+1}),   R_j = e^{−g}(p_{j+1} + R_{j+1}),
+    ///
+    /// from δ(ℓ_top) = A[L = +∞] (δ(ℓ_j) = P_j − e^{ℓ_j} Q_j written in non-negative terms: no cancellation),
+    /// and the knot 0 as one more step below the lowest atom above it; down to the first knot whose δ may
+    /// exceed the target `t` (the knots below it are not read: left [0, 1]). None on a lattice (its sums per
+    /// knot).
+    fn knot_deltas(&self, knots: &[Knot], t: &Interval, prec: u32) -> Option<Vec<Interval>> {
+        let Step::Listed(losses) = &self.step else { return None };
+        let mut out = vec![Interval::new(Float::with_val(prec, 0), Float::with_val(prec, 1)); knots.len()];
+        out[knots.len() - 1] = self.inf.clone();
+        if self.inf.hi() > t.lo() {
+            return Some(out);
+        }
+        let (mut d, mut r) = (self.inf.clone(), Interval::zero(prec));
+        for i in (0..knots.len().saturating_sub(1)).rev() {
+            let Knot::Atom(up) = knots[i + 1] else { return None };
+            let here = match knots[i] {
+                Knot::Atom(j) => losses[j].clone(),
+                Knot::Zero => Interval::zero(prec),
+            };
+            let e = here.sub(&losses[up]).exp();
+            let mass = self.p[up].add(&r);
+            d = d.add(&Interval::one(prec).sub(&e).clamp_unit().mul(&mass));
+            r = e.mul(&mass);
+            out[i] = d.clamp_unit();
+            if out[i].hi() > t.lo() {
+                break;
+            }
+        }
+        Some(out)
     }
 
     /// The solution ln((P − δ)/Q) of δ(ε) = δ on the segment [x, y] (P, Q over the atoms above x), clipped
@@ -435,7 +522,7 @@ mod tests {
         crate::num::parse_rational(s).unwrap()
     }
 
-    use crate::account::engines::holds;
+    use crate::account::engines::{holds, Offer};
     use crate::model::{Composition, Neighbors};
 
     fn laws(specs: &[&str], nb: Neighbors) -> Vec<(Arc<dyn LossLaw>, u64)> {
@@ -534,7 +621,8 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 3);
-        // mixed with a rational lattice: no common lattice, not this engine's
+        // mixed with a rational lattice: no common lattice, and the multinomial sums cannot order their atoms
+        // (the sums ±ln r of two reports tie): not this engine's
         let mixed = laws(&["rr:keep=5/8,k=4,n=2", "rr:epsilon=1,n=2"], Neighbors::Replace);
         assert!(answer(&mixed, Query::Delta(&q("1")), 20, Trust::Exact).unwrap().is_none());
     }
@@ -552,5 +640,68 @@ mod tests {
         assert!(answer(&laws(&["laplace:scale=1,n=2"], Neighbors::AddRemove), Query::Epsilon(&q("1e-5")), 20, Trust::Exact)
             .unwrap()
             .is_none());
+    }
+
+    /// Stated (ε, δ) guarantees on a Poisson subsample (losses on no common lattice), composed by their
+    /// multinomial sums: every row of scripts/reference/poisson_approx_dp.txt (the hockey-stick divergence
+    /// summed over the outcomes' count vectors in mpmath, both directions — no loss law) to 30 digits,
+    /// ε(δ), δ(ε), f(α) and a mix of two guarantees; the offer prices the atoms and declines beyond the cap.
+    #[test]
+    fn subsampled_stated_guarantees_hold_the_multinomial_sums() {
+        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/poisson_approx_dp.txt"));
+        let mut seen = 0;
+        for f in crate::num::reference::rows(text) {
+            let l = laws(&f[3..], Neighbors::AddRemove);
+            let arg = q(f[1]);
+            let query = match f[0] {
+                "epsilon" => Query::Epsilon(&arg),
+                "delta" => Query::Delta(&arg),
+                _ => Query::Tradeoff(&arg),
+            };
+            let c = answer(&l, query, 30, Trust::Bound).unwrap().unwrap();
+            assert!(holds(&c.interval(), f[2]) && c.meets(30), "{f:?}: {c:?}");
+            assert!(c.describe().contains("multinomial sums"), "{c:?}");
+            seen += 1;
+        }
+        assert_eq!(seen, 6);
+        let job = |specs: &[&str]| {
+            let l = laws(specs, Neighbors::AddRemove);
+            let e = q("1e-5");
+            let j =
+                super::super::Job { laws: &l, q: Query::Epsilon(&e), digits: 20, trust: Trust::Bound, prec: 128, grid_work: 1, grid: None };
+            super::super::LawEngine::offer(&AtomsEngine, &j)
+        };
+        // two atoms per direction: n + 1 composed atoms; three (δ > 0): (n + 1)(n + 2)/2
+        let Offer::Takes { seconds: Some(s), .. } = job(&["dp:epsilon=1,q=1/10,n=100"]) else { panic!() };
+        assert!((s - 101.0 * LISTED_SECONDS_PER_ATOM).abs() < 1e-12);
+        let Offer::Declined(why) = job(&["dp:epsilon=1,delta=1e-9,q=1/10,n=1000"]) else { panic!() };
+        assert!(why.contains("5.015e5"), "{why}");
+    }
+
+    /// Composed losses the enclosures cannot order are refused, not guessed: a pure and an approximate
+    /// guarantee at the same ε and q share their losses ln(1 − q + q e^{±ε}), so distinct count vectors tie.
+    #[test]
+    fn ties_between_listed_losses_are_declined() {
+        let l = laws(&["dp:epsilon=1,q=1/10,n=3", "dp:epsilon=1,delta=1e-6,q=1/10,n=2"], Neighbors::AddRemove);
+        assert!(answer(&l, Query::Epsilon(&q("1e-5")), 20, Trust::Bound).unwrap().is_none());
+    }
+
+    /// δ at every knot from the non-negative recurrence equals the direct sum at each knot (every enclosure
+    /// pair overlaps), on a composition with 3 atoms per direction and one at +∞.
+    #[test]
+    fn knot_deltas_agree_with_the_direct_sums() {
+        let l = laws(&["dp:epsilon=1,delta=1e-3,q=1/3,n=12"], Neighbors::AddRemove);
+        for dir in [Direction::Remove, Direction::Add] {
+            let c = listed(&l, dir, 160).unwrap().unwrap();
+            let mut knots: Vec<Knot> = (0..c.p.len()).filter(|&j| c.above_knot(j, Knot::Zero)).map(Knot::Atom).collect();
+            knots.insert(0, Knot::Zero);
+            let none = Interval::one(160).mul_u64(2);
+            let all = c.knot_deltas(&knots, &none, 160).unwrap();
+            assert!(knots.len() > 20);
+            for (k, d) in knots.iter().zip(&all) {
+                let direct = c.delta_knot(*k, 160);
+                assert!(d.overlaps(&direct) && d.width().to_f64() < 1e-40, "{dir:?}: {d:?} against {direct:?}");
+            }
+        }
     }
 }

@@ -12,8 +12,9 @@
 //!
 //! * [`gaussian`] — every law a Gaussian loss law: the closed forms of their one Gaussian.
 //! * [`single`] — one release of one mechanism: its own distribution functions.
-//! * [`atoms`] — laws with finitely many losses on one lattice (randomized response, stated (ε, δ)
-//!   pairs), composed exactly.
+//! * [`atoms`] — laws with finitely many losses (randomized response, stated (ε, δ) pairs), composed
+//!   exactly: on one lattice, or by their multinomial sums where the losses share none (a stated pair on a
+//!   Poisson subsample: `atoms_listed`).
 //! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian,
 //!   Laplace, with Gaussians and discrete Gaussians), by a tilted Fourier inversion whose cost does not
 //!   grow with the number of releases.
@@ -27,6 +28,7 @@
 //! which the accountant runs (`account/choice.rs`).
 
 pub mod atoms;
+mod atoms_listed;
 pub mod gaussian;
 pub mod laplace_sum;
 pub mod planner;
