@@ -99,7 +99,7 @@ def test_the_exponential_mechanism_on_a_subsample_is_inverted():
     assert two.lo <= Fraction("0.017546838765570974599558801935932") <= two.hi
 
 
-def test_a_stated_guarantee_on_a_subsample_is_composed_exactly():
+def test_a_stated_guarantee_on_a_sample_is_composed_exactly():
     """PoissonSampledDpEvent(q, EpsilonDeltaDpEvent(epsilon, delta)), which dp_accounting's PLD accountant
     refuses: the four-point pair subsampled, whose losses share no lattice, composed as its exact multinomial
     sum (src/account/engines/atoms_listed.rs), against scripts/reference/poisson_approx_dp.txt (mpmath's
@@ -114,6 +114,12 @@ def test_a_stated_guarantee_on_a_subsample_is_composed_exactly():
     two = dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.1, stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=1e-7)), 30)
     d = tightdp.from_dp_event(two).delta(1)
     assert d.lo <= Fraction("0.015950746433414927434934376380883660") and Fraction("0.015950746433414927434934376380883650") <= d.hi
+    # on batches drawn without replacement (replace neighbours): the law -a, 0, a on its own step a, exact
+    # (scripts/reference/wor_approx_dp.txt: C_g(f)'s tensor power worked out in mpmath)
+    wor = dp_event.SelfComposedDpEvent(dp_event.SampledWithoutReplacementDpEvent(1000, 100, stand_in("EpsilonDeltaDpEvent", epsilon=1.0, delta=0.0)), 10)
+    w = tightdp.from_dp_event(wor).epsilon("1e-5", digits=30)
+    assert w.method == "exact-atoms" and w.trust == "certified-bound"
+    assert w.lo <= Fraction("1.36179909030900791197449130468453045") and Fraction("1.36179909030900791197449130468453035") <= w.hi
 
 
 def test_the_exponential_mechanisms_epsilon_is_calibrated():

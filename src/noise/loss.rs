@@ -253,6 +253,14 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// A transcendental step s > 0, enclosed at the precision asked, such that every finite loss of both
+    /// directions is an integer multiple of s, for a law with neither a rational nor a logarithmic lattice (a
+    /// stated guarantee on a batch drawn without replacement: s = ln(1 − γ + γe^ε)); the exact-atoms engine
+    /// composes such a law on sℤ.
+    fn enclosed_lattice(&self, _prec: u32) -> Option<Interval> {
+        None
+    }
+
     /// The offset a of that lattice: every finite loss of both directions lies in a + sℤ (s =
     /// [`LossLaw::lattice`]); 0 unless the law says otherwise (the discrete Gaussian's losses are
     /// μ²/(2σ²) + (μ/σ²)ℤ). The grid engine puts the grid of a law whose support has no atom at an end on

@@ -196,6 +196,17 @@ impl LossLaw for SampledWithoutReplacement {
         }
     }
 
+    /// A mechanism with finitely many losses and one positive loss a under the Remove pair (a stated
+    /// guarantee: a = ln(1 − γ + γe^ε); randomized response): the law (2) has the finite losses −a, 0 and a
+    /// only, on aℤ.
+    fn enclosed_lattice(&self, prec: u32) -> Option<Interval> {
+        let f = self.inner.finite(Direction::Remove, prec)?.ok()?;
+        let mut positive = f.atoms.iter().filter(|(l, a, _)| *l.lo() > 0 && *a.hi() > 0);
+        let (step, ..) = positive.next()?;
+        let undecided = f.atoms.iter().any(|(l, ..)| *l.lo() <= 0 && *l.hi() > 0);
+        (positive.next().is_none() && !undecided).then(|| step.clone())
+    }
+
     fn pure_epsilon(&self) -> Option<Rational> {
         None
     }

@@ -130,7 +130,7 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
 /// `PoissonSampledDpEvent` of an `EpsilonDeltaDpEvent`): its losses ln(1 − q + q e^{±ε}) and ln(1 − q) share no
 /// lattice, and its composition is the exact multinomial sum (`exact-atoms`), 30 digits against
 /// scripts/reference/poisson_approx_dp.txt (mpmath's hockey-stick sum over count vectors), inside the pld
-/// grid's bracket at five releases.
+/// grid's bracket at five releases; on batches drawn without replacement too.
 #[test]
 fn a_stated_guarantee_on_a_subsample_is_composed_exactly() {
     let r = row(&["epsilon", "--mech", "dp:epsilon=1,q=1/10,n=100", "--delta", "1e-5", "--digits", "30"]);
@@ -146,6 +146,13 @@ fn a_stated_guarantee_on_a_subsample_is_composed_exactly() {
         "1/1000",
     );
     assert_eq!(field(&r, "method"), "exact-atoms", "{r:?}");
+    // on batches drawn without replacement: its own transcendental step ln(1 − γ + γe^ε)
+    // (and randomized response, whose law there has the same three losses)
+    for mech in ["dp:epsilon=1,delta=1e-4,sampling=wor,m=1,pop=5,n=5", "rr:epsilon=1,k=3,sampling=wor,m=10,pop=100,n=5"] {
+        let args = ["delta", "--mech", mech, "--epsilon", "1/2", "--neighbors", "replace"];
+        let r = crate::common::inside_the_grids_bracket(&args, "delta", "1/1000");
+        assert_eq!(field(&r, "method"), "exact-atoms", "{mech}: {r:?}");
+    }
 }
 
 /// The exponential mechanism on a Poisson subsample (`expmech:epsilon=E,q=Q`): its class's dominating pair,
