@@ -165,7 +165,7 @@ mod tests {
             // on no common lattice (a stated pair on a subsample): the multinomial sums, up to their cap
             (&["dp:epsilon=1,q=1/10,n=100"], Query::Epsilon(&d), &["atoms", grid]),
             (&["dp:epsilon=1,q=1/10,n=10", "dp:epsilon=2,delta=1e-6,q=1/20,n=5"], Query::Tradeoff(&a), &["atoms", grid]),
-            (&["dp:epsilon=1,delta=1e-9,q=1/10,n=1000"], Query::Epsilon(&d), &[grid]),
+            (&["dp:epsilon=1,delta=1e-9,q=1/10,n=1100"], Query::Epsilon(&d), &[grid]),
             // lattice and continuous laws mixed
             (&["dgauss:sigma2=4,n=10", "gauss:sigma=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             (&["gauss:sigma=1,q=0.01,n=100", "laplace:scale=1,n=3"], Query::Delta(&e), &["tilted-fourier", grid]),
