@@ -1,7 +1,8 @@
 //! Compositions of laws with finitely many losses that share no lattice — a stated (ε, δ) pair on a
 //! Poisson subsample (losses ln(1 − q + q e^{±ε}) and ln(1 − q): dp_accounting's `PoissonSampledDpEvent` of
-//! an `EpsilonDeltaDpEvent`), randomized response by its keep probability beside a stated pair — composed
-//! exactly, by their multinomial sums.
+//! an `EpsilonDeltaDpEvent`), alone or with others — composed exactly, by their multinomial sums. (Laws
+//! whose losses are ± each other, such as randomized response, tie here: distinct count vectors give one
+//! loss; they compose on their lattice instead.)
 //!
 //! n independent copies of a law with finite atoms ℓ_j of A-masses p_j (j < m) have the finite atoms
 //!
