@@ -69,7 +69,7 @@ impl Lattice {
         match self {
             Lattice::Rational(s) => s.to_f64(),
             Lattice::Log(r) => r.to_f64().ln(),
-            Lattice::Enclosed(l) => self.enclosed(l, 64).to_f64(),
+            Lattice::Enclosed(_) => self.at(64).to_f64(),
         }
     }
 
@@ -77,13 +77,8 @@ impl Lattice {
         match self {
             Lattice::Rational(s) => crate::num::format::fmt_rational(s),
             Lattice::Log(r) => format!("(ln {})", crate::num::format::fmt_rational(r)),
-            Lattice::Enclosed(l) => format!("({}…, the step of {})", crate::num::format::fmt_down(self.enclosed(l, 64).lo(), 12), l.spec()),
+            Lattice::Enclosed(l) => format!("({}…, the step of {})", crate::num::format::fmt_down(self.at(64).lo(), 12), l.spec()),
         }
-    }
-
-    /// The step of a law that declares one (`common_lattice` took it only so).
-    fn enclosed(&self, l: &Arc<dyn LossLaw>, prec: u32) -> Interval {
-        l.enclosed_lattice(prec).expect("invariant: an enclosed lattice is a law's declared step")
     }
 
     /// The step enclosed at `prec` bits.
@@ -91,7 +86,8 @@ impl Lattice {
         match self {
             Lattice::Rational(s) => Interval::from_rational(s, prec),
             Lattice::Log(r) => Interval::from_rational(r, prec).ln(),
-            Lattice::Enclosed(l) => self.enclosed(l, prec),
+            // (`common_lattice` takes a law's step only where it declares one)
+            Lattice::Enclosed(l) => l.enclosed_lattice(prec).expect("invariant: an enclosed lattice is a law's declared step"),
         }
     }
 }
@@ -170,8 +166,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         (None, _) => return Ok(None),
     };
     let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
-    let dirs: &[Direction] =
-        if laws.iter().all(|(l, _)| l.symmetric()) { &[Direction::Remove] } else { &[Direction::Remove, Direction::Add] };
+    let dirs = super::directions(laws);
     let composed: Vec<Option<Composed>> = match (&step, dirs) {
         (Some(step), _) => dirs.iter().map(|&d| compose(laws, d, step, prec)).collect::<Fallible<_>>()?,
         // (listed atoms may be many: the two directions on the two cores)
