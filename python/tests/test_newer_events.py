@@ -133,3 +133,27 @@ def test_the_exponential_mechanisms_epsilon_is_calibrated():
     assert adv.measure.hi <= Fraction("0.5") < adv.measure_above.lo
     with pytest.raises(tightdp.InputError, match="missed even at epsilon"):
         tightdp.max_exponential_mechanism_epsilon("0.01", "1e-5", releases=1000, resolution="0.1")
+
+
+def test_other_mechanisms_epsilon_is_calibrated():
+    """The largest per-release epsilon of a stated guarantee on a Poisson sample, of randomized response and of
+    the Laplace mechanism, against mpmath references at eps0 (independent of the code; the search decides at
+    up to 6 digits, so each target sits a few millionths above its reference): 100 x (1, 0)-DP at q = 1/10,
+    4.73235464450878418173976774654218 (scripts/reference/poisson_approx_dp.txt); 50 binary reports at 1,
+    45.676142751655838404328901406403 (randomized_response_epsilon.txt); 100 Laplace releases at 1/10,
+    4.220347325080359582009961 (laplace_many.txt)."""
+    cases = [
+        ("approx_dp", "4.73237", "4.73235464450878418173976774654218", 1, {"releases": 100, "sampling_prob": "1/10"}),
+        ("randomized_response", "45.6763", "45.676142751655838404328901406403", 1, {"releases": 50}),
+        ("laplace", "4.22036", "4.220347325080359582009961", Fraction(1, 10), {"releases": 100}),
+    ]
+    for mechanism, target, reference, eps0, kw in cases:
+        m = tightdp.max_mechanism_epsilon(mechanism, target, "1e-5", resolution="1/100", **kw)
+        assert (m.mech_epsilon, m.mech_epsilon_above) == (eps0, eps0 + Fraction(1, 100)), mechanism
+        assert m.measure.lo <= Fraction(reference) <= m.measure.hi <= Fraction(target) < m.measure_above.lo, mechanism
+    with pytest.raises(tightdp.InputError, match="mechanism must be one of"):
+        tightdp.max_mechanism_epsilon("gaussian", 1, "1e-5")
+    with pytest.raises(tightdp.InputError, match="delta= is the stated guarantee's"):
+        tightdp.max_mechanism_epsilon("laplace", 1, "1e-5", delta="1e-6")
+    with pytest.raises(tightdp.InputError, match="not calibrated on a Poisson sample under replace"):
+        tightdp.max_mechanism_epsilon("laplace", 1, "1e-5", sampling_prob="0.1", neighbors="replace")

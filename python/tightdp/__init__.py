@@ -52,6 +52,7 @@ __all__ = [
     "ApproxDp",
     "ExponentialMechanism",
     "max_exponential_mechanism_epsilon",
+    "max_mechanism_epsilon",
     "MechanismEpsilon",
     "Zcdp",
     "RandomAllocation",
@@ -1747,7 +1748,7 @@ def max_steps(target_epsilon: Optional[Number] = None, target_delta: Optional[Nu
 
 
 class MechanismEpsilon:
-    """The answer of :func:`max_exponential_mechanism_epsilon`: the exponential mechanisms' ε ``mech_epsilon``
+    """The answer of :func:`max_mechanism_epsilon`: the mechanisms' ε ``mech_epsilon``
     (a ``Fraction``, a multiple of the resolution) meets the target — ``measure``, its :class:`Certified`
     bound of ε (or of the attack measure), is at or below it — and ``mech_epsilon_above``, one resolution
     step more, provably misses it (``measure_above`` is above the target)."""
@@ -1773,17 +1774,55 @@ def max_exponential_mechanism_epsilon(target_epsilon: Optional[Number] = None, t
     """The largest ε of ``releases`` exponential mechanisms a budget allows: the largest multiple of
     ``resolution`` whose certified bound (:func:`ExponentialMechanism`) meets ε ≤ ``target_epsilon`` at
     δ = ``target_delta`` — or an attack target as in :func:`noise_multiplier`; one resolution step more
-    provably misses it. As ``tightdp calibrate --mech expmech:epsilon=?,n=…``.
+    provably misses it. As ``tightdp calibrate --mech expmech:epsilon=?,n=…``; other mechanisms:
+    :func:`max_mechanism_epsilon`.
 
     >>> m = tightdp.max_exponential_mechanism_epsilon(5, "1e-5", releases=10)
     >>> m.mech_epsilon, m.measure.hi <= 5 < m.measure_above.lo
     (Fraction(719, 1000), True)
     """
-    spec = "expmech:epsilon=?,n=" + str(_int(releases, "releases", 1, MAX_N))
+    return max_mechanism_epsilon("exponential", target_epsilon, target_delta, releases, resolution=resolution,
+                                 neighbors=neighbors, target_advantage=target_advantage, target_tpr=target_tpr,
+                                 at_fpr=at_fpr)
+
+
+_EPSILON_KINDS = {"exponential": "expmech", "approx_dp": "dp", "randomized_response": "rr", "laplace": "laplace"}
+
+
+def max_mechanism_epsilon(mechanism: str, target_epsilon: Optional[Number] = None, target_delta: Optional[Number] = None,
+                          releases: int = 1, *, delta: Optional[Number] = None, k: int = 2, sampling_prob: Optional[Number] = None,
+                          resolution: Number = "0.001", neighbors: Optional[str] = None,
+                          target_advantage: Optional[Number] = None, target_tpr: Optional[Number] = None,
+                          at_fpr: Optional[Number] = None) -> MechanismEpsilon:
+    """The largest per-release ε a budget allows for ``releases`` copies of one mechanism: ``"exponential"``
+    (:func:`ExponentialMechanism`), ``"approx_dp"`` (a stated (ε, ``delta``) guarantee, ``delta`` 0 by default, :func:`ApproxDp`),
+    ``"randomized_response"`` (``k``-ary, replace neighbours, :func:`RandomizedResponse`) or ``"laplace"``
+    (the Laplace mechanism at ε = sensitivity/scale, :func:`Laplace`); with ``sampling_prob`` each release
+    sees a Poisson subsample. The answer's ``mech_epsilon`` is the largest multiple of ``resolution`` whose
+    certified ε (or bound) meets ε ≤ ``target_epsilon`` at δ = ``target_delta`` — or an attack target as in
+    :func:`noise_multiplier`; one resolution step more provably misses it. As
+    ``tightdp calibrate --mech dp:epsilon=?,…`` (``expmech:``, ``rr:``, ``laplace:``).
+
+    >>> m = tightdp.max_mechanism_epsilon("approx_dp", 3, "1e-6", releases=1000, sampling_prob="1/100")
+    >>> m.mech_epsilon, m.measure.hi <= 3 < m.measure_above.lo, m.measure.method
+    (Fraction(1747, 1000), True, 'exact-atoms')
+    """
+    kind = _EPSILON_KINDS.get(mechanism) if isinstance(mechanism, str) else None
+    if kind is None:
+        raise InputError(f"mechanism must be one of {', '.join(map(repr, _EPSILON_KINDS))}, got {mechanism!r}")
+    parts = ["epsilon=?", f"n={_int(releases, 'releases', 1, MAX_N)}"]
+    if kind == "dp":
+        parts.insert(1, f"delta={_q(0 if delta is None else delta, 'delta')}")
+    elif delta is not None:
+        raise InputError(f"delta= is the stated guarantee's (mechanism='approx_dp'), not the {mechanism} mechanism's")
+    if kind == "rr":
+        parts.insert(1, f"k={_int(k, 'k', 2, 2**40)}")
+        neighbors = "replace" if neighbors is None else neighbors
+    neighbors = _sampling(parts, sampling_prob, None, neighbors)
     targets = _targets(target_epsilon, target_delta, target_advantage, target_tpr, at_fpr)
-    row = _calibrate(spec, neighbors, _q(resolution, "resolution"), targets)
+    row = _calibrate(kind + ":" + ",".join(parts), neighbors, _q(resolution, "resolution"), targets)
     name = "epsilon" if "epsilon_lo" in row else "measure"
-    cert = lambda k: Certified(row[k + "_lo"], row[k + "_hi"], row["method"], row["trust"], "exponential mechanism calibration")
+    cert = lambda c: Certified(row[c + "_lo"], row[c + "_hi"], row["method"], row["trust"], f"{mechanism} epsilon calibration")
     return MechanismEpsilon(Fraction(row["mech_epsilon"]), cert(name), Fraction(row["mech_epsilon_above"]), cert(name + "_above"),
                             int(row["probes"]))
 

@@ -1,5 +1,6 @@
 //! A composition with one unknown: `--mech` terms, one of which holds a `?` (`gauss:sigma=?,…` for the
-//! noise multiplier, `…,n=?` for the number of steps, `…,q=?` for the sampling rate), all under one
+//! noise multiplier, `…,n=?` for the number of steps, `…,q=?` for the sampling rate, `epsilon=?` for one
+//! mechanism's ε), all under one
 //! neighbour relation. The searches (`calibrate::sigma`, `calibrate::steps`, `calibrate::rate`) fill the
 //! hole with each value they probe.
 
@@ -23,7 +24,7 @@ impl Hole {
         let [hole] = holes[..] else {
             return fallible!(
                 Input,
-                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070), the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?) or the sampling rate as q=? (e.g. gauss:sigma=1.1,q=?,n=14070), got {}",
+                "calibrate --mech needs exactly one term with an unknown: the noise multiplier as sigma=? (e.g. gauss:sigma=?,q=256/60000,n=14070), the number of steps as n=? (e.g. gauss:sigma=1.1,q=256/60000,n=?), the sampling rate as q=? (e.g. gauss:sigma=1.1,q=?,n=14070) or a mechanism's epsilon as epsilon=? (e.g. dp:epsilon=?,q=1/100,n=1000), got {}",
                 holes.len()
             );
         };
@@ -31,7 +32,7 @@ impl Hole {
         if t.matches('?').count() != 1 {
             return fallible!(
                 Input,
-                "'{t}': one unknown at a time: the noise multiplier sigma=?, the number of steps n=? or the sampling rate q=?"
+                "'{t}': one unknown at a time: the noise multiplier sigma=?, the number of steps n=?, the sampling rate q=? or the epsilon epsilon=?"
             );
         }
         check(t)?;

@@ -17,8 +17,8 @@
 //! variances so that the overall guarantee matches, the paper's 8.59%); `app::attack_calibration` calls
 //! [`calibrate`] with an attack measure.
 
-pub mod expmech;
 pub mod hole;
+pub mod mech_epsilon;
 pub mod rate;
 mod search;
 pub mod sigma;

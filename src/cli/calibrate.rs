@@ -24,7 +24,8 @@ pub struct CalibrateArgs {
     /// to miss it. A number of steps written n=? in any term (e.g. gauss:sigma=1.1,q=256/60000,n=?): the
     /// largest n that meets it, with n + 1 certified to miss it. A sampling rate written q=? (e.g.
     /// gauss:sigma=1.1,q=?,n=14070): the largest q on --resolution that meets it, with the next q certified
-    /// to miss it. Where the guarantee is known only by a certified upper bound (fixed-size batches,
+    /// to miss it. A mechanism's epsilon written epsilon=? in an expmech:, dp:, rr: or laplace: term (e.g.
+    /// dp:epsilon=?,q=1/100,n=1000): the largest on --resolution, likewise. Where the guarantee is known only by a certified upper bound (fixed-size batches,
     /// sampling=wor; random allocation, alloc:) the bound is calibrated: the trust column reads certified-bound, and the miss is the
     /// bound's. Instead of --target-epsilon, an attack target: --target-advantage, or --target-tpr with
     /// --at-fpr. Repeat for further (fixed) terms

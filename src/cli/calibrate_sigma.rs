@@ -2,11 +2,11 @@
 //! attack target (`--target-advantage`, `--target-tpr` at `--at-fpr`), certified both ways
 //! (`calibrate::sigma`); `…n=?…`: the largest number of steps that meets it (`calibrate::steps`); `…q=?…`:
 //! the largest sampling rate (`calibrate::rate`); `expmech:epsilon=?`: the largest ε of an exponential
-//! mechanism (`calibrate::expmech`).
+//! mechanism (`calibrate::mech_epsilon`).
 
 use crate::account::{Certified, Options, Trust};
-use crate::calibrate::expmech::{largest_epsilon, EpsilonHole};
 use crate::calibrate::hole::Hole;
+use crate::calibrate::mech_epsilon::{largest_epsilon, EpsilonHole};
 use crate::calibrate::rate::{largest_rate, RateHole};
 use crate::calibrate::sigma::{smallest_sigma, SigmaHole};
 use crate::calibrate::steps::{largest_steps, StepsHole};
