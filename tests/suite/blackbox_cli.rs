@@ -121,7 +121,10 @@ fn the_exponential_mechanism_takes_the_smaller_of_two_certified_bounds() {
     assert_eq!((field(&r, "mech_epsilon"), field(&r, "mech_epsilon_above")), ("0.719", "0.720"));
     let at = row(&["epsilon", "--mech", "expmech:epsilon=0.719,n=10", "--delta", "1e-5"]);
     assert_eq!(field(&r, "epsilon_hi"), field(&at, "epsilon_hi"));
-    refused(&["calibrate", "--mech", "gauss:epsilon=?,n=10", "--target-epsilon", "5", "--delta", "1e-5"], &["expmech:, dp:, rr: or laplace: term"]);
+    refused(
+        &["calibrate", "--mech", "gauss:epsilon=?,n=10", "--target-epsilon", "5", "--delta", "1e-5"],
+        &["expmech:, dp:, rr: or laplace: term"],
+    );
     refused(&["epsilon", "--mech", "expmech:epsilon=0", "--delta", "1e-5"], &["epsilon must be positive"]);
     refused(&["epsilon", "--mech", "expmech:scale=1", "--delta", "1e-5"], &["unknown key 'scale'"]);
 }

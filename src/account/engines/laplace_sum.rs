@@ -1,5 +1,6 @@
 //! The exact privacy profile of n releases of Laplace mechanisms with one ε₀ = Δ/b, as a finite sum:
-//! no grid, no truncation, every digit the working precision carries. The same sum's last row (m = n
+//! no grid, no truncation, every digit the working precision carries; and of releases with several ε₀, the
+//! same sum over the sums of their knots ([`LaplaceSum::mixed`]). The same sum's last row (m = n
 //! below) is the profile of n releases of the bounded-range pair of the exponential mechanism
 //! (`noise::bounded_range`, the Laplace law's continuous part conditioned: [`LaplaceSum::bounded_range`]).
 //!
@@ -79,11 +80,14 @@ impl super::LawEngine for LaplaceSumEngine {
 
     fn offer(&self, job: &super::Job) -> super::Offer {
         match releases(job.laws) {
-            Ok((a, n, bounded)) => {
-                let seconds = if bounded {
+            Ok(shape) => {
+                let n = shape.n();
+                let seconds = if shape.bounded {
                     (n <= BOUNDED_RANGE_CHEAP_UP_TO).then_some(BOUNDED_RANGE_SECONDS)
+                } else if let [(a, _)] = &shape.scales[..] {
+                    Some(estimated_seconds(a, n, job.q, job.digits))
                 } else {
-                    Some(estimated_seconds(&a, n, job.q, job.digits))
+                    Some(mixed_seconds(&shape, job.q, job.digits))
                 };
                 super::Offer::Takes { stands: true, expects: None, seconds }
             }
@@ -138,35 +142,129 @@ const SECONDS_PER_STEP_BIT: f64 = 3e-9;
 fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
     let n = n as usize;
     let rows = rows_for(n, continuous_mass(a), tail_bits(q, digits));
-    let prec = f64::from(first_prec(n, rows, a, false, digits + 1));
+    let prec = f64::from(first_prec(n, rows, &(Rational::from(n) * a), false, digits + 1));
     SECONDS_PER_STEP_BIT * ((n + 1) * (rows + 1)) as f64 * prec * evaluations(q)
 }
 
-/// The one ε₀ and the number of releases of a composition this engine takes, or why it does not: every law
-/// a Laplace loss law with one ε₀, at most [`MAX_RELEASES`] of them.
-fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<(Rational, u64, bool), String> {
-    // Laplace mechanisms with one ε₀, or bounded-range pairs with one ε (the Laplace law's continuous part)
-    let eps_of = |l: &Arc<dyn LossLaw>, bounded: bool| if bounded { l.bounded_range_eps() } else { l.laplace_eps0() };
-    let bounded = laws.first().is_some_and(|(l, _)| l.bounded_range_eps().is_some());
-    let Some(a) = laws.first().and_then(|(l, _)| eps_of(l, bounded)) else { return Err("not a Laplace mechanism".into()) };
-    if laws.iter().any(|(l, _)| eps_of(l, bounded).as_ref() != Some(&a)) {
-        return Err(if bounded { "not bounded-range mechanisms with one epsilon" } else { "not Laplace mechanisms with one eps0" }.into());
+/// The releases a composition holds, as this engine takes them: Laplace mechanisms, their number at each ε₀
+/// (increasing ε₀), or bounded-range pairs with one ε (`bounded`).
+struct Shape {
+    scales: Vec<(Rational, u64)>,
+    bounded: bool,
+}
+
+impl Shape {
+    /// The number of releases.
+    fn n(&self) -> u64 {
+        self.scales.iter().map(|(_, n)| n).sum()
     }
-    let n: u64 = laws.iter().map(|(_, c)| *c).sum();
-    if n > MAX_RELEASES {
+
+    /// The knots of the composed law with several ε₀: the distinct Σ_i (2k_i − n_i)a_i, counted where there are
+    /// at most [`COUNTED_KNOTS`] sums (commensurate ε₀ share many: 201 of 2,601 for 50 + 50 releases of 1/3
+    /// and 1), else their number Π(n_i + 1), an upper bound.
+    fn knots(&self) -> f64 {
+        let sums: f64 = self.scales.iter().map(|(_, n)| *n as f64 + 1.0).product();
+        if sums > COUNTED_KNOTS {
+            return sums;
+        }
+        let mut knots = std::collections::BTreeSet::from([Rational::new()]);
+        for (a, n) in &self.scales {
+            let steps: Vec<Rational> = (0..=*n).map(|k| Rational::from(2 * k as i64 - *n as i64) * a).collect();
+            knots = knots.iter().flat_map(|x| steps.iter().map(move |y| Rational::from(x + y))).collect();
+        }
+        knots.len() as f64
+    }
+
+    /// The products of weights [`LaplaceSum::mixed`] takes, at most: each ε₀ in turn, the knots and rows so
+    /// far times its own (n_i + 1)² weights.
+    fn products(&self) -> f64 {
+        let (mut knots, mut rows, mut total) = (1.0, 1.0, 0.0);
+        for (_, n) in &self.scales {
+            let k = *n as f64 + 1.0;
+            total += knots * rows * k * k;
+            knots *= k;
+            rows += *n as f64;
+        }
+        total
+    }
+}
+
+/// Most products of weights with several ε₀ ([`Shape::products`]: 923,521 at 30 + 30 releases, 0.2 s).
+const MAX_MIXED_PRODUCTS: f64 = 2e7;
+
+/// Most interval steps of one δ with several ε₀, knots × (n + 1) (20,301 at 50 + 50 releases of 1/3 and 1).
+const MAX_MIXED_STEPS: f64 = 2e6;
+
+/// Most sums Π(n_i + 1) whose distinct values [`Shape::knots`] counts.
+const COUNTED_KNOTS: f64 = 2e5;
+
+/// The releases of a composition this engine takes, or why it does not: every law a Laplace loss law (one
+/// ε₀, or several whose weights take at most [`MAX_MIXED_PRODUCTS`] products), or every law a bounded-range
+/// pair with one ε; at most [`MAX_RELEASES`] releases.
+fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
+    // Laplace mechanisms, or bounded-range pairs with one ε (the Laplace law's continuous part)
+    let bounded = laws.first().is_some_and(|(l, _)| l.bounded_range_eps().is_some());
+    let eps_of = |l: &Arc<dyn LossLaw>| if bounded { l.bounded_range_eps() } else { l.laplace_eps0() };
+    let mut scales: Vec<(Rational, u64)> = Vec::new();
+    for (l, c) in laws {
+        let Some(a) = eps_of(l) else { return Err("not a Laplace mechanism".into()) };
+        match scales.iter_mut().find(|(b, _)| *b == a) {
+            Some((_, n)) => *n += c,
+            None => scales.push((a, *c)),
+        }
+    }
+    scales.sort_by(|x, y| x.0.cmp(&y.0));
+    let shape = Shape { scales, bounded };
+    if shape.scales.is_empty() {
+        return Err("not a Laplace mechanism".into());
+    }
+    if bounded && shape.scales.len() > 1 {
+        return Err("not bounded-range mechanisms with one epsilon".into());
+    }
+    if shape.n() > MAX_RELEASES {
         return Err(format!("more than {MAX_RELEASES} releases"));
     }
-    Ok((a, n, bounded))
+    let steps = shape.knots() * (shape.n() + 1) as f64;
+    if shape.scales.len() > 1 && (shape.products() > MAX_MIXED_PRODUCTS || steps > MAX_MIXED_STEPS) {
+        return Err(format!(
+            "Laplace mechanisms with {} eps0, whose exact sum would take {:.1e} products and {steps:.1e} steps a delta",
+            shape.scales.len(),
+            shape.products()
+        ));
+    }
+    Ok(shape)
 }
+
+/// The exact sum's time for a query with several ε₀, estimated from its count of work (never timed): the
+/// weights' products, and its [`evaluations`], each knots·(n + 1) steps at the first precision.
+fn mixed_seconds(shape: &Shape, q: Query, digits: u32) -> f64 {
+    let n = shape.n() as usize;
+    let top = shape.scales.iter().map(|(a, c)| Rational::from(a * *c)).fold(Rational::new(), |t, x| t + x);
+    let prec = f64::from(first_prec(n, n, &top, false, digits + 1));
+    SECONDS_PER_PRODUCT * shape.products() + MIXED_SECONDS_PER_STEP_BIT * shape.knots() * (n + 1) as f64 * prec * evaluations(q)
+}
+
+/// Seconds per product of two weights (big integers), on this project's 2-core machine (the estimates only;
+/// measured 3.8e-8 at 50 + 50 releases, 3.7e-8 at 60 + 60).
+const SECONDS_PER_PRODUCT: f64 = 4e-8;
+/// Seconds per interval step and bit with several ε₀ (measured 3.8e-9 at 50 + 50 and 60 + 60 releases, 8e-9 at
+/// 30 + 30, 1.2e-8 at 10 + 10, where fixed costs weigh more).
+const MIXED_SECONDS_PER_STEP_BIT: f64 = 5e-9;
 
 /// The accountant's query on a composition of laws, where every law is a Laplace loss law with one ε₀
 /// and there are at most [`MAX_RELEASES`] of them: ε(δ), δ(ε) or f(α) to the digits asked (None: not this
 /// engine's composition).
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let Ok((a, n, bounded)) = releases(laws) else { return Ok(None) };
-    // the rows kept: their left-out mass at most 2^−bits
+    let Ok(shape) = releases(laws) else { return Ok(None) };
+    let (n, bounded) = (shape.n(), shape.bounded);
+    let a = shape.scales[0].0.clone();
+    // the rows kept: their left-out mass at most 2^−bits (every row, with several ε₀)
     let mut bits = tail_bits(q, digits);
-    let build = |bits: f64| if bounded { LaplaceSum::bounded_range(&a, n) } else { LaplaceSum::truncated(&a, n, bits) };
+    let build = |bits: f64| match (bounded, shape.scales.len()) {
+        (true, _) => LaplaceSum::bounded_range(&a, n),
+        (false, 1) => LaplaceSum::truncated(&a, n, bits),
+        _ => LaplaceSum::mixed(&shape.scales),
+    };
     let mut sum = build(bits)?;
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)(rows + 1) steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
@@ -193,11 +291,11 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         } else {
             String::new()
         };
-        let detail = format!(
-            "{n} {what}{} with {name} = {}: the exact finite sum{rows}, {prec} bits",
-            if n == 1 { "" } else { "s" },
-            crate::num::format::fmt_rational(&a)
-        );
+        let values = match &shape.scales[..] {
+            [(a, _)] => crate::num::format::fmt_rational(a),
+            several => several.iter().map(|(a, c)| format!("{} ({c})", crate::num::format::fmt_rational(a))).collect::<Vec<_>>().join(", "),
+        };
+        let detail = format!("{n} {what}{} with {name} = {values}: the exact finite sum{rows}, {prec} bits", if n == 1 { "" } else { "s" });
         // (a δ or f below the 2^−64 assumed: the left-out mass is then sized by the value's lower end)
         let value_bits = match q {
             Query::Delta(_) | Query::Tradeoff(_) if *iv.lo() > 0 => -iv.lo().to_f64().max(f64::MIN_POSITIVE).log2(),
@@ -235,9 +333,14 @@ pub const MAX_RELEASES: u64 = 1000;
 /// The composed law of n releases of Laplace mechanisms with one ε₀ = a, ready for any number of queries.
 #[derive(Debug)]
 pub struct LaplaceSum {
+    /// ε₀ (with several ε₀, the smallest: it only scales the search near ε = 0)
     a: Rational,
     n: usize,
-    /// W_{m,k} of (2), rows m = 0..=`rows` (row 0: the binomial atoms C(n,k))
+    /// the knots x_k, increasing: (2k − n)a for one ε₀; with several, every Σ_i (2k_i − n_i)a_i ([`LaplaceSum::mixed`])
+    knots: Vec<Rational>,
+    /// the largest loss, Σ_i n_i a_i (na for one ε₀): the last knot
+    top: Rational,
+    /// W_{m,k} of (2), rows m = 0..=`rows` (row 0: the binomial atoms C(n,k)), k indexing `knots`
     w: Vec<Vec<Integer>>,
     /// the last row of (2) kept: the configurations with more continuous factors are left out of the sums,
     /// and their mass under A and under B, at most `tail`, is added to the upper ends ([`LaplaceSum::truncated`])
@@ -276,7 +379,54 @@ impl LaplaceSum {
         }
         let n = n as usize;
         let m = rows(n, continuous_mass(a)).min(n);
-        Ok(LaplaceSum { a: a.clone(), n, w: weights(n, m), rows: m, tail: Float::new(64), bounded: false })
+        let knots = (0..=n).map(|k| Rational::from(2 * k as i64 - n as i64) * a).collect();
+        let top = Rational::from(n) * a;
+        Ok(LaplaceSum { a: a.clone(), n, knots, top, w: weights(n, m), rows: m, tail: Float::new(64), bounded: false })
+    }
+
+    /// n_i releases at each of several ε₀ = a_i: the law ν_{a_1}^{*n_1} * ν_{a_2}^{*n_2} * ⋯, every row kept.
+    /// Each factor is (2), its own W_{m,k} at its own knots; truncated powers convolve as
+    /// (ℓ − x)₊^{p−1}/(p−1)! * (ℓ − y)₊^{q−1}/(q−1)! = (ℓ − x − y)₊^{p+q−1}/(p+q−1)! (a Beta integral; an atom
+    /// is p = 0) and the factors 2^{−n_i}, 2^{−m_i} multiply, so the product is (2) with rows m = Σ m_i, knots
+    /// Σ_i (2k_i − n_i)a_i, and weights the sums of the products Π_i W^{(i)}_{m_i,k_i} that reach them. Every
+    /// row has compact support (a convolution of compactly supported parts), so its polynomial vanishes and
+    /// (3) holds as for one ε₀, with e^{−Σ n_i a_i/2} for e^{−na/2}. The weights take Π(n_i + 1)² products.
+    pub fn mixed(scales: &[(Rational, u64)]) -> Fallible<LaplaceSum> {
+        let n_total: u64 = scales.iter().map(|(_, n)| n).sum();
+        if scales.is_empty() || scales.iter().any(|(a, n)| *a <= 0 || *n == 0) || n_total > MAX_RELEASES {
+            return fallible!(Declined, "the exact Laplace sum takes 1 to {MAX_RELEASES} releases of positive epsilon0");
+        }
+        // knot → its weights by row m
+        let mut acc: std::collections::BTreeMap<Rational, Vec<Integer>> = [(Rational::new(), vec![Integer::from(1)])].into();
+        for (a, n) in scales {
+            let n = *n as usize;
+            let w = weights(n, n);
+            let mut next: std::collections::BTreeMap<Rational, Vec<Integer>> = std::collections::BTreeMap::new();
+            for (x, row) in &acc {
+                for k in 0..=n {
+                    let y = x + Rational::from(2 * k as i64 - n as i64) * a;
+                    let entry = next.entry(y).or_default();
+                    entry.resize(entry.len().max(row.len() + n), Integer::new());
+                    for (m1, w1) in row.iter().enumerate().filter(|(_, w1)| **w1 != 0) {
+                        for (m2, w2) in w.iter().map(|r| &r[k]).enumerate().filter(|(_, w2)| **w2 != 0) {
+                            entry[m1 + m2] += Integer::from(w1 * w2);
+                        }
+                    }
+                }
+            }
+            acc = next;
+        }
+        let n = n_total as usize;
+        let knots: Vec<Rational> = acc.keys().cloned().collect();
+        let mut w = vec![vec![Integer::new(); knots.len()]; n + 1];
+        for (j, row) in acc.into_values().enumerate() {
+            for (m, x) in row.into_iter().enumerate() {
+                w[m][j] = x;
+            }
+        }
+        let a = scales.iter().map(|(a, _)| a.clone()).min().expect("invariant: scales is not empty");
+        let top = scales.iter().map(|(a, n)| Rational::from(a * *n)).fold(Rational::new(), |t, x| t + x);
+        Ok(LaplaceSum { a, n, knots, top, w, rows: n, tail: Float::new(64), bounded: false })
     }
 
     /// n releases of the bounded-range pair with ε = a (the exponential mechanism's class,
@@ -293,7 +443,7 @@ impl LaplaceSum {
 
     /// e^{−na/2}/2^n, times (2/(1 − e^{−a}))^n for the bounded-range law: the factor of (3) and of the tails.
     fn norm(&self, prec: u32) -> Interval {
-        let scale = Interval::from_rational(&(-(Rational::from(self.n) * &self.a) / 2u32), prec).exp();
+        let scale = Interval::from_rational(&(-Rational::from(&self.top / 2u32)), prec).exp();
         let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
         let base = scale.div(&two_n);
         if !self.bounded {
@@ -308,7 +458,7 @@ impl LaplaceSum {
     /// most (n + 1)(rows + 1) (the bounded-range law: one row).
     pub fn work(&self) -> u64 {
         let kept = if self.bounded { 1 } else { self.rows + 1 };
-        ((self.n + 1) * kept) as u64
+        (self.knots.len() * kept) as u64
     }
 
     /// The lowest row of (2) with weights: 1, or n for the bounded-range law (its only row).
@@ -326,15 +476,14 @@ impl LaplaceSum {
     fn with_tail(&self, x: Interval, eps: &Rational) -> Interval {
         let p = x.prec();
         let (lo, hi) = x.into_parts();
-        let hi =
-            if *eps >= Rational::from(self.n) * &self.a { hi } else { Float::with_val_round(p, &hi + &self.tail, rug::float::Round::Up).0 };
+        let hi = if *eps >= self.top { hi } else { Float::with_val_round(p, &hi + &self.tail, rug::float::Round::Up).0 };
         Interval::new(lo, hi).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
     }
 
     /// A working precision (bits) that usually meets `digits` at once: the cancellation of the kept rows of
     /// (3), the backward recurrence of E_m(½, ·) up to ~1.5·n·a more ([`first_prec`]).
     pub fn first_prec(&self, digits: u32) -> u32 {
-        first_prec(self.n, self.rows, &self.a, self.bounded, digits)
+        first_prec(self.n, self.rows, &self.top, self.bounded, digits)
     }
 
     /// δ_n(ε) of (3), enclosed at `prec` bits, clipped to [0, 1].
@@ -343,15 +492,15 @@ impl LaplaceSum {
         let ie = Interval::from_rational(eps, prec);
         // the knots' terms in parallel, summed in the order of k (the same enclosure on any number of threads)
         let terms = self.per_knot(|k| {
-            let x = Rational::from(2 * k as i64 - self.n as i64) * &self.a;
-            if x <= *eps {
+            let x = &self.knots[k];
+            if *x <= *eps {
                 return None;
             }
-            let hx = Interval::from_rational(&x, prec).mul_rational(&half);
+            let hx = Interval::from_rational(x, prec).mul_rational(&half);
             let ex = hx.exp();
             let emx = ie.sub(&hx).exp();
             let atoms = ex.sub(&emx).mul(&int(&self.w[0][k], prec));
-            let d = Rational::from(&x - eps);
+            let d = Rational::from(x - eps);
             Some([atoms, self.continuous(k, &d, &ex, &emx, prec)])
         });
         let mut total = Interval::zero(prec);
@@ -368,7 +517,7 @@ impl LaplaceSum {
     /// not depend on the number of threads.
     fn per_knot<T: Send>(&self, term: impl Fn(usize) -> Option<T> + Sync + Send) -> Vec<T> {
         use rayon::prelude::*;
-        (0..=self.n).into_par_iter().filter_map(term).collect()
+        (0..self.knots.len()).into_par_iter().filter_map(term).collect()
     }
 
     /// Σ_{m≥1} (−1)^m 2^{−m} W_{m,k} (e^{x/2} E_m(−½, d) − e^{ε−x/2} E_m(½, d)) of (3), for one knot x_k > ε.
@@ -437,16 +586,16 @@ impl LaplaceSum {
         let half = Rational::from((1, 2));
         // per knot x_k ≥ ε: its atoms under A and B, and (x_k > ε) its continuous parts, in parallel
         let terms = self.per_knot(|k| {
-            let x = Rational::from(2 * k as i64 - self.n as i64) * &self.a;
-            if x < *eps {
+            let x = &self.knots[k];
+            if *x < *eps {
                 return None;
             }
-            let hx = Interval::from_rational(&x, prec).mul_rational(&half);
+            let hx = Interval::from_rational(x, prec).mul_rational(&half);
             let (ex, emx) = (hx.exp(), hx.neg().exp());
             let c = int(&self.w[0][k], prec);
             let atoms = [ex.mul(&c), emx.mul(&c)];
-            let continuous = (x != *eps).then(|| {
-                let d = Rational::from(&x - eps);
+            let continuous = (*x != *eps).then(|| {
+                let d = Rational::from(x - eps);
                 self.continuous_by(k, &d, prec, |em, ep| [ex.mul(em), emx.mul(ep)])
             });
             Some((atoms, continuous))
@@ -489,187 +638,24 @@ impl LaplaceSum {
         crate::account::single::tradeoff_concave(&at, &|lo, hi| self.knot_between(lo, hi), &al, digits)
     }
 
-    /// The knot x_k = (2k − n)a strictly between `lo` and `hi` nearest their midpoint, if any.
+    /// The knot x_k strictly between `lo` and `hi` nearest their midpoint, if any.
     fn knot_between(&self, lo: &Rational, hi: &Rational) -> Option<Rational> {
-        let n = self.n as i64;
         let mid = Rational::from(lo + hi) / 2u32;
-        // k nearest (mid/a + n)/2
-        let kf = ((Rational::from(&mid / &self.a) + n) / 2u32).to_f64().round();
-        let k0 = kf.clamp(0.0, n as f64) as i64;
-        let x = |k: i64| Rational::from(2 * k - n) * &self.a;
-        [k0, k0 - 1, k0 + 1]
+        // the knots either side of the midpoint (they are increasing)
+        let i = self.knots.partition_point(|x| *x < mid);
+        [i.checked_sub(1), Some(i)]
             .into_iter()
-            .filter(|k| (0..=n).contains(k))
-            .map(x)
-            .filter(|x| x > lo && x < hi)
-            .min_by(|p, q| Rational::from(p - &mid).abs().cmp(&Rational::from(q - &mid).abs()))
+            .flatten()
+            .filter_map(|k| self.knots.get(k))
+            .filter(|x| *x > lo && *x < hi)
+            .min_by(|p, q| Rational::from(*p - &mid).abs().cmp(&Rational::from(*q - &mid).abs()))
+            .cloned()
     }
 }
 
-impl LaplaceSum {
-    /// ε(δ) = min{ε ≥ 0 : δ_n(ε) ≤ δ}, certified: Newton's method on ln δ_n(ε) − ln δ, the slope
-    /// −e^ε B[L > ε]/δ_n(ε) from the same sums ([`LaplaceSum::upper_tails`]), safeguarded by the bracket
-    /// (a regula falsi, Illinois, or the midpoint, every fourth step, where Newton's point falls outside
-    /// it or after [`MAX_NEWTON`] Newton steps). Every end moves only where the enclosure of δ_n decides
-    /// the comparison, until the bracket is narrower than 10^−digits relative (Newton's last step below a
-    /// quarter of that: the two points a quarter of it either side are tested) or the enclosures decide no
-    /// more (the bracket is then wider, and says so by its width). δ_n(na) = 0: the pure-DP bound is the
-    /// first upper end.
-    pub fn epsilon(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
-        let t = Interval::from_rational(target, prec);
-        let ln_t = Float::with_val(SEARCH_BITS, t.mid().ln_ref());
-        // δ_n(x) = A[L ≥ x] − e^x B[L ≥ x] (an atom at x adds a − e^x·a e^{−x} = 0), where it lies against the
-        // target, ln δ_n(x) − ln δ and the slope of ln δ_n, −e^x B[L > x]/δ_n(x) (its right derivative)
-        let f = |x: &Rational| -> (Side, Float, Float) {
-            // (the kept rows' δ_m = A_m[L ≥ x] − e^x B_m[L ≥ x] ≥ 0 each: the left-out ones add [0, tail])
-            let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
-            let ex = Interval::from_rational(x, prec).exp();
-            let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
-            let d = self.with_tail(d, x);
-            let side = if d.lo() > t.hi() {
-                Side::Above
-            } else if d.hi() < t.lo() {
-                Side::Below
-            } else {
-                Side::Undecided
-            };
-            let (g, slope) = if *d.hi() > 0 {
-                let dm = Float::with_val(SEARCH_BITS, d.mid());
-                let g = Float::with_val(SEARCH_BITS, dm.ln_ref()) - &ln_t;
-                let slope = -Float::with_val(SEARCH_BITS, ex.mid() * b_gt.mid()) / dm;
-                (g, slope)
-            } else {
-                (Float::with_val(SEARCH_BITS, rug::float::Special::NegInfinity), Float::with_val(SEARCH_BITS, 0))
-            };
-            (side, g, slope)
-        };
-        let zero = Rational::from(0);
-        let (s0, f0, d0) = f(&zero);
-        if s0 != Side::Above {
-            // δ_n(0) ≤ δ (or too close to tell: ε* is then 0 or below the first test point)
-            let hi = if s0 == Side::Below { Interval::zero(prec) } else { self.epsilon_near_zero(target, digits, prec) };
-            return hi;
-        }
-        let (mut lo, mut flo) = (zero.clone(), f0.clone());
-        let (mut hi, mut fhi) = (Rational::from(self.n) * &self.a, Float::with_val(SEARCH_BITS, rug::float::Special::NegInfinity));
-        let tol = Rational::from((1, Integer::from(Integer::u_pow_u(10, digits))));
-        let mut last_kept = Side::Undecided;
-        // the last point evaluated, its ln δ_n − ln δ and slope: Newton's step from there
-        let mut last = (zero, f0, d0);
-        let mut newton_steps = 0;
-        for step in 0..MAX_SEARCH_STEPS {
-            let width = Rational::from(&hi - &lo);
-            if width <= Rational::from(&tol * &hi) {
-                break;
-            }
-            // Newton on ln δ_n where its step falls inside the bracket; else the secant of ln δ where both
-            // ends have one and it falls inside; else the midpoint (every fourth step too)
-            let newton = newton_point(&last.0, &last.1, &last.2).filter(|x| *x > lo && *x < hi && newton_steps < MAX_NEWTON);
-            newton_steps += u32::from(newton.is_some());
-            // a Newton step below the tolerance: ε* is within it of the point; close the bracket around it
-            let close = newton.as_ref().is_some_and(|x| Rational::from(x - &last.0).abs() * 8u32 <= Rational::from(&tol * x));
-            let mid = Rational::from(&lo + &hi) / 2u32;
-            let x = match (newton, secant(&lo, &flo, &hi, &fhi)) {
-                (Some(x), _) => x,
-                (None, Some(x)) if step % 4 != 3 && x > lo && x < hi => x,
-                _ => mid,
-            };
-            let (side, fx, dx) = f(&x);
-            last = (x.clone(), fx.clone(), dx);
-            match side {
-                Side::Above => {
-                    lo = x.clone();
-                    flo = fx;
-                    if last_kept == Side::Above {
-                        fhi /= 2u32;
-                    }
-                    last_kept = Side::Above;
-                }
-                Side::Below => {
-                    hi = x.clone();
-                    fhi = fx;
-                    if last_kept == Side::Below {
-                        flo /= 2u32;
-                    }
-                    last_kept = Side::Below;
-                }
-                Side::Undecided => {}
-            }
-            if close || side == Side::Undecided {
-                // ε* is within the enclosure's resolution (or Newton's last step) of x: close the bracket
-                let r = Rational::from(&x * &tol) / 4u32;
-                let (a, b) = (Rational::from(&x - &r), Rational::from(&x + &r));
-                if a > lo && f(&a).0 == Side::Above {
-                    lo = a;
-                }
-                if b < hi && f(&b).0 == Side::Below {
-                    hi = b;
-                }
-                if side == Side::Undecided || Rational::from(&hi - &lo) <= Rational::from(&tol * &hi) {
-                    break;
-                }
-            }
-        }
-        let l = Interval::from_rational(&lo, prec).into_parts().0;
-        let h = Interval::from_rational(&hi, prec).into_parts().1;
-        Interval::new(l, h)
-    }
-
-    /// ε* where δ_n(0) is within the enclosure's resolution of δ: [0, the first ε the enclosure puts below].
-    fn epsilon_near_zero(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
-        let t = Interval::from_rational(target, prec);
-        let mut x = &self.a * Rational::from((1, Integer::from(Integer::u_pow_u(10, digits))));
-        for _ in 0..MAX_SEARCH_STEPS {
-            if self.delta(&x, prec).hi() < t.lo() {
-                break;
-            }
-            x *= 2u32;
-        }
-        Interval::new(Float::with_val(prec, 0), Interval::from_rational(&x, prec).into_parts().1)
-    }
-}
-
-/// Where δ_n(x) lies against the target, as far as its enclosure tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Above,
-    Below,
-    Undecided,
-}
-
-/// Bits of the search's own arithmetic (the secant only chooses test points; every decision is the
-/// enclosure's).
-const SEARCH_BITS: u32 = 160;
-/// Newton steps of one ε(δ) at most (it takes 5–8 from the first point inside the bracket); the
-/// safeguarded secant after.
-const MAX_NEWTON: u32 = 16;
-/// Test points of one ε(δ) at most.
-const MAX_SEARCH_STEPS: usize = 400;
-
-/// The zero of the secant through (lo, flo) and (hi, fhi), where both values are finite and of opposite signs.
-fn secant(lo: &Rational, flo: &Float, hi: &Rational, fhi: &Float) -> Option<Rational> {
-    if !flo.is_finite() || !fhi.is_finite() || *flo <= 0 || *fhi >= 0 {
-        return None;
-    }
-    let w = Rational::from(hi - lo);
-    let frac = Float::with_val(SEARCH_BITS, flo / Float::with_val(SEARCH_BITS, flo - fhi));
-    let frac = frac.to_rational()?;
-    Some(lo + w * frac)
-}
-
-/// Newton's next point on ln δ_n from x, where ln δ_n(x) − ln δ = g and its slope is `slope` (< 0), as an
-/// exact rational; None where the step is not finite.
-fn newton_point(x: &Rational, g: &Float, slope: &Float) -> Option<Rational> {
-    if !g.is_finite() || !slope.is_finite() || *slope >= 0 {
-        return None;
-    }
-    let step = Float::with_val(SEARCH_BITS, g / slope);
-    Some(x - step.to_rational()?)
-}
-
-/// [`LaplaceSum::first_prec`] of n releases of ε₀ = a with `rows` kept.
-fn first_prec(n: usize, rows: usize, a: &Rational, bounded: bool, digits: u32) -> u32 {
-    let na = (Rational::from(n) * a).to_f64().min(1e6);
+/// [`LaplaceSum::first_prec`] of n releases whose largest loss is `top` (na for one ε₀ = a) with `rows` kept.
+fn first_prec(n: usize, rows: usize, top: &Rational, bounded: bool, digits: u32) -> u32 {
+    let na = top.to_f64().min(1e6);
     // (measured: the kept rows' sums lose 10–45 bits to cancellation at 100–1,000 releases of ε₀ = 1/100 to 2,
     // far below the 2n once allowed; the bounded-range row keeps that allowance)
     let cancel = if bounded { 2.0 * n as f64 } else { 0.5 * rows as f64 };
@@ -804,6 +790,9 @@ fn int(w: &Integer, prec: u32) -> Interval {
     let hi = Float::with_val_round(prec, w, rug::float::Round::Up).0;
     Interval::new(lo, hi)
 }
+
+#[path = "laplace_sum_search.rs"]
+mod search;
 
 #[cfg(test)]
 #[path = "laplace_sum_tests.rs"]

@@ -267,3 +267,31 @@ fn a_small_delta_sizes_the_rows_left_out_by_itself() {
     let d = s.delta(&q("10"), 128);
     assert!(d.lo().is_zero() && d.hi().is_zero(), "{d:?}");
 }
+
+/// Several ε₀: δ against mpmath's nested quadrature, one release at a time with its own ε₀ (no B-spline, no
+/// truncated powers: `scripts/reference/laplace_mixed.{py,txt}`, the digits on which dps 30 and 40 agree),
+/// to every printed digit; and one ε₀ given as a mix is the one-ε₀ sum, enclosure for enclosure.
+#[test]
+fn several_eps0_hold_the_nested_quadrature() {
+    let text = std::fs::read_to_string("scripts/reference/laplace_mixed.txt").unwrap();
+    let mut rows = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let [eps0s, eps, want] = line.split_whitespace().collect::<Vec<_>>()[..] else { panic!("{line}") };
+        let mut scales: Vec<(Rational, u64)> = Vec::new();
+        for a in eps0s.split(':').map(q) {
+            match scales.iter_mut().find(|(b, _)| *b == a) {
+                Some((_, n)) => *n += 1,
+                None => scales.push((a, 1)),
+            }
+        }
+        let sum = LaplaceSum::mixed(&scales).unwrap();
+        let d = sum.delta(&q(eps), 200);
+        assert!(holds(&d, want) && digits_of(&d) > 40.0, "{line}: {d:?}");
+        rows += 1;
+    }
+    assert_eq!(rows, 4);
+    let (one, mix) = (LaplaceSum::new(&q("2/5"), 7).unwrap(), LaplaceSum::mixed(&[(q("2/5"), 7)]).unwrap());
+    for e in ["0", "1/3", "2"] {
+        assert_eq!(one.delta(&q(e), 160), mix.delta(&q(e), 160), "{e}");
+    }
+}

@@ -144,7 +144,13 @@ mod tests {
             (&["laplace:scale=10,n=1000"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=1,n=300"], Query::Epsilon(&d), &["tilted-fourier", "laplace-sum", grid]),
             (&["laplace:scale=10,n=1001"], Query::Delta(&e), &["tilted-fourier", grid]),
-            (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            (&["laplace:scale=1,n=10", "laplace:scale=2,n=10"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
+            (
+                &["laplace:scale=1,n=2", "laplace:scale=3,n=3", "laplace:scale=7,n=1"],
+                Query::Delta(&e),
+                &["laplace-sum", "tilted-fourier", grid],
+            ),
+            (&["laplace:scale=2,n=300", "laplace:scale=3,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             // the exponential mechanism's bounded-range pair: the exact sum first up to 50 releases (the
             // inversion's line is long there) unless the inversion's estimate is lower (from about 30 releases,
             // where both take milliseconds), then the inversion first (the accountant also bounds it through Renyi divergences and
