@@ -14,6 +14,7 @@
 #   scripts/bench/peers.sh --laplace --out scripts/bench/laplace_results.csv   (Laplace compositions, ~2 min)
 #   scripts/bench/peers.sh --mixes --out scripts/bench/mixes_results.csv       (continuous + lattice mixes, ~1 min)
 #   scripts/bench/peers.sh --expmech --out scripts/bench/expmech_results.csv   (the exponential mechanism, ~10 s)
+#   scripts/bench/peers.sh --matched --out scripts/bench/matched_results.csv   (tightdp at dp_accounting's accuracy, ~5 min)
 # --scaling also times tightdp in-process, so it installs tightdp's Python package (./python, built with the
 # repo's target/ as CARGO_TARGET_DIR) into the venv when `import tightdp` fails there, or always when
 # --reinstall-tightdp is given (pass it after a rebuild: an installed package is not checked against the
@@ -57,6 +58,10 @@ elif [ "${1:-}" = "--mixes" ]; then
   # continuous and lattice laws mixed (Gaussian + discrete Gaussian, Laplace + subsampled Gaussian; mixes.py)
   shift
   bench="$here/mixes.py"
+elif [ "${1:-}" = "--matched" ]; then
+  # issue 53's criterion: tightdp at the digits dp_accounting's 1e-4 answer gets right, beside its time (matched.py)
+  shift
+  bench="$here/matched.py"
 elif [ "${1:-}" = "--rows" ]; then
   # both peers on every row of the side-by-side table (inputs: `cargo bench --bench table -- --groups`)
   shift

@@ -50,8 +50,39 @@ pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<
 /// engine's reason.
 pub(in crate::account) fn run(engines: &[Box<dyn LawEngine>], job: &Job, forced: Option<&str>) -> Fallible<Certified> {
     let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
-    let offers: Vec<Offer> = engines.iter().map(|e| e.offer(job)).collect();
-    let (ladder, mut reasons) = plan(&names, &offers, forced);
+    // The first engine in the list that takes the job, where its answer stands, is the ladder's first rung
+    // whatever the later offers (a cheap rung moves only before rungs that may not stand), and its answer
+    // ends the climb: it runs before the later engines make their offers (a closed form then costs no
+    // planning of the inversion's lines). Where it finds the job beyond its reach, the rest of the ladder runs.
+    let wanted = |name: &str| forced.is_none_or(|f| f == name);
+    let mut offers: Vec<Offer> = Vec::with_capacity(engines.len());
+    let mut tried: Option<(usize, String)> = None;
+    for (i, engine) in engines.iter().enumerate() {
+        let offer = if wanted(names[i]) { engine.offer(job) } else { Offer::Declined(String::new()) };
+        let (taken, stands) = match &offer {
+            Offer::Declined(_) => (false, false),
+            Offer::Takes { stands, .. } => (true, *stands),
+        };
+        offers.push(offer);
+        if stands {
+            match engine.answer(job) {
+                Ok(Some(c)) => return Ok(c),
+                Ok(None) => tried = Some((i, format!("{}: beyond its reach", names[i]))),
+                Err(e) if e.is_declined() => tried = Some((i, format!("{}: {}", names[i], e.message()))),
+                Err(e) => return Err(e),
+            }
+        }
+        if taken {
+            break;
+        }
+    }
+    let rest = engines[offers.len()..].iter().zip(&names[offers.len()..]);
+    offers.extend(rest.map(|(e, n)| if wanted(n) { e.offer(job) } else { Offer::Declined(String::new()) }));
+    let (mut ladder, mut reasons) = plan(&names, &offers, forced);
+    if let Some((i, why)) = tried {
+        ladder.retain(|r| r.engine != i);
+        reasons.push(why);
+    }
     let mut best: Option<Certified> = None;
     for rung in ladder {
         let engine = &engines[rung.engine];
@@ -290,5 +321,63 @@ mod tests {
         let es = vec![fake("first", short, None), fake("other", Offer::Declined("not its law".into()), Some(20))];
         let e = super::run(&es, &job, None).unwrap_err();
         assert!(e.is_declined() && e.message().contains("other: not its law") && e.message().contains("first: beyond its reach"), "{e:?}");
+    }
+
+    /// An engine that counts the offers asked of it.
+    struct Counted(std::sync::atomic::AtomicUsize);
+
+    impl super::super::LawEngine for Counted {
+        fn name(&self) -> &'static str {
+            "later"
+        }
+        fn offer(&self, _job: &Job) -> Offer {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Offer::Takes { stands: false, expects: None, seconds: Some(0.01) }
+        }
+        fn answer(&self, _job: &Job) -> crate::error::Fallible<Option<crate::account::Certified>> {
+            fake("later", Offer::Declined(String::new()), Some(20)).answer(_job)
+        }
+    }
+
+    /// The first engine that takes the job with an answer that stands answers before the later engines are
+    /// asked for their offers (it is the ladder's first rung whatever they offer), even short of the digits;
+    /// where it finds the job beyond its reach, the later ones are asked, and it is not run twice.
+    #[test]
+    fn a_first_answer_that_stands_is_given_before_the_later_offers() {
+        let laws = Composition::new(vec![parse_mech("laplace:scale=1").unwrap()], Neighbors::AddRemove).unwrap().law_shifts().unwrap();
+        let d = parse_rational("1e-5").unwrap();
+        let job = Job { laws: &laws, q: Query::Epsilon(&d), digits: 20, trust: Trust::Exact, prec: 128, grid_work: 1, grid: None };
+        let exact = Offer::Takes { stands: true, expects: None, seconds: None };
+        let count = std::sync::Arc::new(Counted(std::sync::atomic::AtomicUsize::new(0)));
+        // it answers (3 digits of 20, and it stands): the later engine is never asked
+        let es: Vec<Box<dyn super::super::LawEngine>> = vec![
+            fake("declines", Offer::Declined("no".into()), None),
+            fake("exact", exact.clone(), Some(3)),
+            Box::new(CountedRef(count.clone())),
+        ];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "exact");
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // beyond its reach: the later engine is asked and answers; the refusal had it named the first
+        let es: Vec<Box<dyn super::super::LawEngine>> = vec![fake("exact", exact.clone(), None), Box::new(CountedRef(count.clone()))];
+        assert_eq!(super::run(&es, &job, None).unwrap().detail(), "later");
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let es = vec![fake("exact", exact, None), fake("other", Offer::Declined("not its law".into()), Some(20))];
+        let e = super::run(&es, &job, None).unwrap_err();
+        assert!(e.message().contains("exact: beyond its reach") && e.message().contains("other: not its law"), "{e:?}");
+    }
+
+    /// [`Counted`] shared with the test.
+    struct CountedRef(std::sync::Arc<Counted>);
+
+    impl super::super::LawEngine for CountedRef {
+        fn name(&self) -> &'static str {
+            self.0.name()
+        }
+        fn offer(&self, job: &Job) -> Offer {
+            self.0.offer(job)
+        }
+        fn answer(&self, job: &Job) -> crate::error::Fallible<Option<crate::account::Certified>> {
+            self.0.answer(job)
+        }
     }
 }
