@@ -2,8 +2,9 @@
 //! mechanisms, Laplace, randomized response, …, and the lattice laws beside them), one file each, behind one
 //! slot: each engine says cheaply whether it takes a query ([`LawEngine::offer`]: declined with its reason,
 //! or taken), and answers it ([`LawEngine::answer`]). The planner ([`planner::plan`]) turns the offers into a
-//! ladder of rungs (the engines' order, those whose offer is an exact answer estimated cheap moved before the
-//! first rung whose answer may not stand and whose estimate is unknown or dearer), and one loop ([`planner::run`]) climbs it: an engine that declines, before or while
+//! ladder of rungs (the engines' order, those whose offer is an exact answer moved before the first rung
+//! whose answer may not stand and whose estimate is dearer, or unknown where the exact one is estimated
+//! cheap), and one loop ([`planner::run`]) climbs it: an engine that declines, before or while
 //! answering, hands the query to the next rung; a short answer of an engine whose answer does not stand is
 //! kept (the narrower of those met) and the next rung tried, unless that rung expects no more digits than
 //! the kept answer has; the first answer that meets the digits, or stands, ends it; any other error
@@ -74,14 +75,15 @@ pub(in crate::account) enum Offer {
     /// the most digits it expects to certify where that is fewer than asked (None: the digits asked), so
     /// that it is not run where an earlier rung's short answer already has as many; `seconds`: its estimated
     /// time (on this project's 2-core machine, from its own count of its work, never a clock; None: not
-    /// estimated). An answer that stands, estimated cheap ([`CHEAP_SECONDS`]), is tried before the rungs in
-    /// front of it whose answer may not stand, unless such a rung is estimated no dearer
+    /// estimated). An answer that stands is tried before the rungs in front of it whose answer may not stand
+    /// and that are estimated dearer, or not estimated where it is cheap ([`CHEAP_SECONDS`])
     Takes { stands: bool, expects: Option<u32>, seconds: Option<f64> },
 }
 
 /// The most an answer that stands may be estimated to take to be tried first (seconds on this project's
-/// 2-core machine, from the engine's count of its work, never a clock): before a general engine in front of
-/// it whose cost is not estimated or dearer, which may spend far longer finding the query beyond its reach
+/// 2-core machine, from the engine's count of its work, never a clock) before a general engine in front of
+/// it whose cost is not estimated (before one estimated dearer, whatever its estimate), which may spend far
+/// longer finding the query beyond its reach
 /// (a few Laplace releases on the tilted inversion: δ(1) of 60 × Laplace(1) took 71 s there, against 0.02 s
 /// for the exact sum).
 pub(in crate::account) const CHEAP_SECONDS: f64 = 0.5;

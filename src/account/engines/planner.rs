@@ -30,13 +30,14 @@ pub(in crate::account) fn plan(names: &[&str], offers: &[Offer], forced: Option<
             Offer::Declined(why) => reasons.push(format!("{name}: {why}")),
             Offer::Takes { stands, expects, seconds } => {
                 let rung = Rung { engine: i, stands: *stands, expects: *expects, seconds: *seconds };
-                // (an answer that stands, estimated cheap, goes before the first rung whose answer may not
-                // stand and whose cost is unknown or dearer: a general engine may spend far longer finding
-                // the query beyond its reach)
+                // (an answer that stands goes before the first rung whose answer may not stand and whose
+                // cost is estimated dearer, or is unknown where the standing one's is cheap: a general engine
+                // may spend far longer finding the query beyond its reach)
                 let at = match seconds {
-                    Some(s) if *stands && *s <= CHEAP_SECONDS => {
-                        ladder.iter().position(|r: &Rung| !r.stands && r.seconds.is_none_or(|t| t > *s)).unwrap_or(ladder.len())
-                    }
+                    Some(s) if *stands => ladder
+                        .iter()
+                        .position(|r: &Rung| !r.stands && r.seconds.map_or(*s <= CHEAP_SECONDS, |t| t > *s))
+                        .unwrap_or(ladder.len()),
                     _ => ladder.len(),
                 };
                 ladder.insert(at, rung);
@@ -167,8 +168,9 @@ mod tests {
             // DP-SGD: the inversion, the grid behind it
             (&["gauss:sigma=1,q=0.01,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
             (&["gauss:sigma=1.1,q=256/60000,n=14070"], Query::Tradeoff(&a), &["tilted-fourier", grid]),
-            // Laplace with one ε₀: the exact sum first where its estimated work is cheap (`CHEAP_SECONDS`) and the
-            // inversion's is not estimated lower, else the inversion, then the exact sum up to its 1,000 releases
+            // Laplace with one ε₀: the exact sum first where its estimated work is below the inversion's (or cheap,
+            // `CHEAP_SECONDS`, where the inversion's is not estimated), else the inversion, then the exact sum up
+            // to its 1,000 releases
             (&["laplace:scale=1,n=30"], Query::Epsilon(&d), &["laplace-sum", "tilted-fourier", grid]),
             (&["laplace:scale=2,n=100"], Query::Delta(&e), &["laplace-sum", "tilted-fourier", grid]),
             (&["laplace:scale=10,n=1000"], Query::Delta(&e), &["tilted-fourier", "laplace-sum", grid]),
@@ -182,6 +184,12 @@ mod tests {
                 &["laplace-sum", "tilted-fourier", grid],
             ),
             (&["laplace:scale=2,n=300", "laplace:scale=3,n=100"], Query::Epsilon(&d), &["tilted-fourier", grid]),
+            // f(α): the inversion's estimate beside the exact sum's (40 + 40 mixed releases are beyond the
+            // inversion's work cap at 20 digits, so its estimate is that of its shorter answers; 1,000 releases
+            // of one ε₀ are the exact sum's slowest f(α))
+            (&["laplace:scale=1,n=40", "laplace:scale=3,n=40"], Query::Tradeoff(&a), &["laplace-sum", "tilted-fourier", grid]),
+            (&["laplace:scale=1,n=1000"], Query::Tradeoff(&a), &["tilted-fourier", "laplace-sum", grid]),
+            (&["laplace:scale=1,n=10"], Query::Tradeoff(&a), &["laplace-sum", "tilted-fourier", grid]),
             // the exponential mechanism's bounded-range pair: the exact sum first up to 50 releases (the
             // inversion's line is long there) unless the inversion's estimate is lower (from about 30 releases,
             // where both take milliseconds), then the inversion first (the accountant also bounds it through Renyi divergences and

@@ -159,14 +159,29 @@ fn seconds_per_point(m: &Mgf) -> Option<f64> {
     }
 }
 
-/// The engine's estimated seconds for δ(ε) and ε(δ) at the digits asked, from its plans of the lines it
-/// would compute first (the larger direction's): the planning, the line's points, and the points times the
+/// The engine's estimated seconds for δ(ε), ε(δ) and f(α) at the digits asked, from its plans of the lines
+/// it would compute first (the larger direction's): the planning, the line's points, and the points times the
 /// sums it takes (one for δ, about six for ε: the check at 0, three steps of the iteration, the bracket's
-/// two), in proportion to the precision. Only where every law's line is a closed form
-/// ([`seconds_per_point`]); None elsewhere, for f(α), and where no
-/// line is planned within the work cap (the engine then tries fewer digits). Planned from the query alone
-/// (the plans are kept in the state, a function of their keys): the same estimate on a fresh state.
+/// two; about twelve for f), in proportion to the precision. Where no line is planned within the work cap,
+/// those of the fewer digits it then answers at. Only where every law's line is a closed form
+/// ([`seconds_per_point`]); None elsewhere. Planned from the query alone (the plans are kept in the state, a
+/// function of their keys): the same estimate on a fresh state.
 fn estimate(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option<f64> {
+    // (beyond the work cap at the digits asked, the engine answers at fewer: their cost, and the plannings
+    // before it)
+    let mut spent = 0.0;
+    for d in std::iter::once(digits).chain(fewer_digits(digits)) {
+        match estimate_at(lines, mgfs, q, d)? {
+            Some(seconds) => return Some(spent + seconds),
+            None => spent += PLANNING_SECONDS,
+        }
+    }
+    None
+}
+
+/// [`estimate`] at `digits`: None where it is not estimated, Some(None) where no line is planned within the
+/// work cap.
+fn estimate_at(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option<Option<f64>> {
     let own: f64 = mgfs.iter().map(|(m, _)| seconds_per_point(m)).sum::<Option<f64>>()?;
     let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
     let prec = working_prec(digits, n_total);
@@ -175,21 +190,35 @@ fn estimate(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option
     for &dir in directions(mgfs) {
         let comp = Composition { laws: mgfs, grids: &grids, dir, prec, digits, lines };
         let chernoff = |x: f64| comp.tilt(x).1;
+        // (f(α) with its threshold below 0 is found on the swapped pair's line)
+        let mut on = comp;
         let (at, sums) = match q {
             // (the planning point as `Composition::delta` takes it: ε enclosed at the working precision)
             Query::Delta(e) if *e >= 0 => {
                 (comp.planned(Estimate::Chernoff, chernoff, chernoff(Interval::from_rational(e, prec).to_f64())).ok()??, 1.0)
             }
             Query::Epsilon(d) if *d > 0 && *d < 1 => (comp.planned(Estimate::Chernoff, chernoff, d.to_f64().ln()).ok()??, 6.0),
+            // (the threshold's iteration, about six sums, the bracket's four and more; twice where the retry
+            // on finer lines runs)
+            Query::Tradeoff(a) if *a > 0 && *a < 1 => {
+                let ln_a = a.to_f64().ln();
+                let at = if comp.threshold_below_zero(ln_a) {
+                    on = comp.swapped();
+                    on.swapped_threshold_point((1.0 - a.to_f64()).ln())
+                } else {
+                    comp.threshold_point(ln_a)
+                };
+                (at.ok()??, 12.0)
+            }
             _ => return None,
         };
-        let plan = comp.planned_line(at).ok()??;
+        let Some(plan) = on.planned_line(at).ok()? else { return Some(None) };
         let points = (plan.k_max + 1) as f64;
         let per_point = own + mgfs.len() as f64 * SECONDS_PER_POWER_POINT + sums * SECONDS_PER_SUM_POINT;
         let seconds = PLANNING_SECONDS + points * per_point * f64::from(prec) / 180.0;
         most = most.max(seconds);
     }
-    Some(most)
+    Some(Some(most))
 }
 
 /// The directions computed: one where every law is symmetric (one law in both directions), else both.
@@ -332,6 +361,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
 }
 
 /// One direction of the composition.
+#[derive(Clone, Copy)]
 struct Composition<'a> {
     laws: &'a [(Mgf, u64)],
     /// each law's [`Mgf::planning_grid`]
@@ -690,23 +720,35 @@ impl Composition<'_> {
     /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; a threshold
     /// below 0 (α near 1) is found on the swapped pair's line (`tradeoff_below_zero`). None: not decided.
     fn tradeoff(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
+        let first = self.tradeoff_at(alpha)?;
+        // f = g(u*) is a difference (1 − α − δ' below 0, 1 − δ − uα above) smaller than the δ the line
+        // certifies to the digits asked, so its bracket may fall a few digits short: once more on lines
+        // planned for that many more digits (measured: 1,000 to 100,000 Laplace releases, 15–19 of 20)
+        let Some(more) = first.as_ref().and_then(|(iv, _)| shortfall(iv, self.digits)) else { return Ok(first) };
+        let finer = Composition { digits: self.digits + more + 2, ..*self };
+        Ok(match finer.tradeoff_at(alpha)? {
+            Some(f) if width_ratio(&f.0) < first.as_ref().map_or(f64::INFINITY, |f| width_ratio(&f.0)) => Some(f),
+            _ => first,
+        })
+    }
+
+    /// [`Composition::tradeoff`] on lines planned for `self.digits`.
+    fn tradeoff_at(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
         let p = self.prec;
         if *alpha <= 0 || *alpha >= 1 {
             return Ok(None);
         }
         let al = Interval::from_rational(alpha, p);
-        // planning: the threshold where the Chernoff estimate of δ, times e^{−ε}, meets α
         let ln_a = alpha.to_f64().ln();
-        let est = |e: f64| self.tilt(e).1 - e;
         // the estimate puts the threshold below 0: the swapped pair's line first (its own line at 0 would
         // only find that out)
-        let below_tried = est(0.0) <= ln_a;
+        let below_tried = self.threshold_below_zero(ln_a);
         if below_tried {
             if let Some(r) = self.tradeoff_below_zero(alpha, &al)? {
                 return Ok(Some(r));
             }
         }
-        let Some(mut guess) = self.planned(Estimate::Tradeoff, est, ln_a)? else { return Ok(None) };
+        let Some(mut guess) = self.threshold_point(ln_a)? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&al.mid(), guess, false, self.digits / 2 + 8) else {
@@ -723,27 +765,42 @@ impl Composition<'_> {
         Ok(None)
     }
 
+    /// Planning: whether the Chernoff estimate puts f(α)'s threshold below 0 (its estimate of the
+    /// alternative's mass above 0 is at most α = e^`ln_a`).
+    fn threshold_below_zero(&self, ln_a: f64) -> bool {
+        self.tilt(0.0).1 <= ln_a
+    }
+
+    /// Planning: the threshold of f(α) at or above 0, where the Chernoff estimate of δ times e^{−ε} meets
+    /// α = e^`ln_a`, in its cell.
+    fn threshold_point(&self, ln_a: f64) -> Fallible<Option<f64>> {
+        self.planned(Estimate::Tradeoff, |e| self.tilt(e).1 - e, ln_a)
+    }
+
+    /// Planning, on the swapped pair: where its Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ')
+    /// meets 1 − α = e^`ln_b`, in its cell.
+    fn swapped_threshold_point(&self, ln_b: f64) -> Fallible<Option<f64>> {
+        let est = |e: f64| {
+            let (c, lb) = self.tilt(e);
+            lb + (1.0 + c).ln()
+        };
+        self.planned(Estimate::Swapped, est, ln_b)
+    }
+
+    /// The swapped pair's composition (the other direction), at the same precision and digits.
+    fn swapped(&self) -> Composition<'_> {
+        Composition { dir: self.dir.swapped(), ..*self }
+    }
+
     /// f(α) in this direction when its threshold ε* is below 0, from the swapped pair's line at ε' = −ε*:
     /// there δ(ε) = 1 − e^ε + e^ε δ'(−ε) (δ' the swapped pair's; complements of the sets in
     /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
     /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
     fn tradeoff_below_zero(&self, alpha: &Rational, al: &Interval) -> Fallible<Option<(Interval, String)>> {
-        let other = Composition {
-            laws: self.laws,
-            grids: self.grids,
-            dir: self.dir.swapped(),
-            prec: self.prec,
-            digits: self.digits,
-            lines: self.lines,
-        };
+        let other = self.swapped();
         let beta = Rational::from(1) - alpha.clone();
         let target = Interval::from_rational(&beta, self.prec);
-        // planning: where the swapped pair's Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ') meets 1 − α
-        let est = |e: f64| {
-            let (c, lb) = other.tilt(e);
-            lb + (1.0 + c).ln()
-        };
-        let Some(mut guess) = other.planned(Estimate::Swapped, est, beta.to_f64().ln())? else { return Ok(None) };
+        let Some(mut guess) = other.swapped_threshold_point(beta.to_f64().ln())? else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = other.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&target.mid(), guess, true, self.digits / 2 + 8) else { return Ok(None) };
@@ -795,10 +852,29 @@ fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
 
 /// The bracket is as narrow as the digits asked.
 fn meets(iv: &Option<Interval>, digits: u32) -> bool {
-    iv.as_ref().is_some_and(|iv| {
-        let w = Float::with_val(64, iv.hi() - iv.lo()).to_f64();
-        w <= iv.hi().to_f64() * 10f64.powi(-(digits as i32))
-    })
+    iv.as_ref().is_some_and(|iv| width_ratio(iv) <= 10f64.powi(-(digits as i32)))
+}
+
+/// The bracket's width relative to its upper end, rounded up (in MPFR: the ends of an f(α) of 10⁴ releases
+/// are far below the smallest double); infinite where the upper end is 0 and the width is not.
+fn width_ratio(iv: &Interval) -> f64 {
+    let w = Float::with_val_round(64, iv.hi() - iv.lo(), rug::float::Round::Up).0;
+    if w == 0 {
+        return 0.0;
+    }
+    if *iv.hi() <= 0 {
+        return f64::INFINITY;
+    }
+    Float::with_val_round(64, &w / iv.hi(), rug::float::Round::Up).0.to_f64()
+}
+
+/// The digits a bracket falls short of `digits` by, where a retry on finer lines may make them up (at most
+/// 12; None where it holds nothing or is wider still).
+fn shortfall(iv: &Interval, digits: u32) -> Option<u32> {
+    let r = width_ratio(iv);
+    let got = if r > 0.0 { -r.log10() } else { return None };
+    let short = (f64::from(digits) - got).ceil();
+    (1.0..=12.0).contains(&short).then_some(short as u32)
 }
 
 #[path = "tilted_line.rs"]
