@@ -59,7 +59,20 @@ fn fmt_dir(x: &Float, digits: usize, r: Round) -> String {
 /// Equal ends support every digit: `u32::MAX`.
 pub fn digits_between(lo: &str, hi: &str) -> u32 {
     use rug::ops::Pow;
-    let (Ok(l), Ok(h)) = (crate::num::parse_rational(lo), crate::num::parse_rational(hi)) else {
+    // (the relative width does not change when both ends are scaled by one power of ten: the larger exponent
+    // is taken out, so ends past the parser's exponent range, such as δ ≈ 1e-579063, are compared too)
+    let split = |s: &str| -> (String, i64) {
+        let s = s.trim();
+        match s.find(['e', 'E']) {
+            Some(i) => (s[..i].to_string(), s[i + 1..].parse().unwrap_or(0)),
+            None => (s.to_string(), 0),
+        }
+    };
+    let ((lm, le), (hm, he)) = (split(lo), split(hi));
+    let top = le.max(he);
+    let (Ok(l), Ok(h)) =
+        (crate::num::parse_rational(&format!("{lm}e{}", le - top)), crate::num::parse_rational(&format!("{hm}e{}", he - top)))
+    else {
         return 0;
     };
     if l == h {
@@ -94,6 +107,20 @@ pub fn fmt_rational(q: &rug::Rational) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ends past the parser's exponent range (|e| ≤ 100000) are compared as any others: δ of 14,070 DP-SGD
+    /// steps at ε = 1e5 is near 2.36e-579063, and its 22-digit bracket printed 0 digits.
+    #[test]
+    fn digits_between_ends_far_below_the_parsers_exponent_range() {
+        let lo = "2.357573587015105753180855951047776097001e-579063";
+        let hi = "2.357573587015105753181015350521045214239e-579063";
+        assert_eq!(digits_between(lo, hi), 22);
+        assert_eq!(digits_between("0.2357573587015105753180855951047776097001", "0.2357573587015105753181015350521045214239"), 22);
+        // the exponents differ: 9.9e-200001 and 1.0e-200000 are 1/100 apart relative to the larger
+        assert_eq!(digits_between("9.9e-200001", "1.0e-200000"), 2);
+        assert_eq!(digits_between("0", "1e-579063"), 0);
+        assert_eq!(digits_between("1e-600000", "1e-5"), 0);
+    }
 
     #[test]
     fn directed_rounding_brackets() {
