@@ -61,18 +61,22 @@ pub fn digits_between(lo: &str, hi: &str) -> u32 {
     use rug::ops::Pow;
     // (the relative width does not change when both ends are scaled by one power of ten: the larger exponent
     // is taken out, so ends past the parser's exponent range, such as δ ≈ 1e-579063, are compared too)
-    let split = |s: &str| -> (String, i64) {
+    // (an end that does not parse, its exponent included, supports no digits)
+    let split = |s: &str| -> Option<(String, i64)> {
         let s = s.trim();
         match s.find(['e', 'E']) {
-            Some(i) => (s[..i].to_string(), s[i + 1..].parse().unwrap_or(0)),
-            None => (s.to_string(), 0),
+            Some(i) => Some((s[..i].to_string(), s[i + 1..].parse().ok()?)),
+            None => Some((s.to_string(), 0)),
         }
     };
-    let ((lm, le), (hm, he)) = (split(lo), split(hi));
+    let (Some((lm, le)), Some((hm, he))) = (split(lo), split(hi)) else {
+        return 0;
+    };
     let top = le.max(he);
-    let (Ok(l), Ok(h)) =
-        (crate::num::parse_rational(&format!("{lm}e{}", le - top)), crate::num::parse_rational(&format!("{hm}e{}", he - top)))
-    else {
+    let (Some(ls), Some(hs)) = (le.checked_sub(top), he.checked_sub(top)) else {
+        return 0;
+    };
+    let (Ok(l), Ok(h)) = (crate::num::parse_rational(&format!("{lm}e{ls}")), crate::num::parse_rational(&format!("{hm}e{hs}"))) else {
         return 0;
     };
     if l == h {
@@ -120,6 +124,19 @@ mod tests {
         assert_eq!(digits_between("9.9e-200001", "1.0e-200000"), 2);
         assert_eq!(digits_between("0", "1e-579063"), 0);
         assert_eq!(digits_between("1e-600000", "1e-5"), 0);
+    }
+
+    /// An end that does not parse supports no digits: before, a bad exponent counted as e0, so "1.5e" and
+    /// "1.5ex" against 1.5000001 printed 7 digits.
+    #[test]
+    fn digits_between_ends_that_do_not_parse() {
+        assert_eq!(digits_between("1.5", "1.5000001"), 7);
+        assert_eq!(digits_between("1.5e", "1.5000001"), 0);
+        assert_eq!(digits_between("1.5ex", "1.5000001"), 0);
+        assert_eq!(digits_between("1.5", "1.5000001e"), 0);
+        assert_eq!(digits_between("1.5e99999999999999999999", "1.5000001e99999999999999999999"), 0);
+        assert_eq!(digits_between("1e-9223372036854775808", "1e9223372036854775807"), 0);
+        assert_eq!(digits_between("abc", "1"), 0);
     }
 
     #[test]
