@@ -259,21 +259,10 @@ impl Certified {
         Float::with_val_round(self.lo.prec().max(self.hi.prec()), &self.hi - &self.lo, Round::Up).0
     }
 
-    /// log10 of the relative width (hi − lo)/max(|lo|, |hi|), in MPFR so that values like 1e-431 keep
-    /// their digits: −∞ for a point, +∞ for a bracket of positive width around 0.
+    /// log10 of the relative width (hi − lo)/max(|lo|, |hi|) ([`crate::num::interval::log10_rel_width`]):
+    /// −∞ for a point, at least 0 (no digits) for a bracket around 0.
     pub fn log10_rel_width(&self) -> f64 {
-        if self.hi == self.lo {
-            return f64::NEG_INFINITY;
-        }
-        let m = if self.hi.clone().abs() > self.lo.clone().abs() { self.hi.clone().abs() } else { self.lo.clone().abs() };
-        if m == 0 {
-            return f64::INFINITY;
-        }
-        let r = Float::with_val_round(64, self.width() / &m, Round::Up).0;
-        // r = f·2^e with f ∈ [0.5, 1): log10 r = log10 f + e·log10 2 in f64 (a digits count, not a bound;
-        // MPFR's log10 cost more than a loose smoothed query's arithmetic)
-        let (f, e) = r.to_f64_exp();
-        f.log10() + e as f64 * std::f64::consts::LOG10_2
+        crate::num::interval::log10_rel_width(&self.lo, &self.hi)
     }
 
     /// Relative width (hi − lo)/max(|lo|, |hi|) as an f64 (0 when below f64's range).

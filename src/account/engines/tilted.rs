@@ -727,7 +727,7 @@ impl Composition<'_> {
         let Some(more) = first.as_ref().and_then(|(iv, _)| shortfall(iv, self.digits)) else { return Ok(first) };
         let finer = Composition { digits: self.digits + more + 2, ..*self };
         Ok(match finer.tradeoff_at(alpha)? {
-            Some(f) if width_ratio(&f.0) < first.as_ref().map_or(f64::INFINITY, |f| width_ratio(&f.0)) => Some(f),
+            Some(f) if f.0.log10_rel_width() < first.as_ref().map_or(f64::INFINITY, |f| f.0.log10_rel_width()) => Some(f),
             _ => first,
         })
     }
@@ -852,28 +852,17 @@ fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
 
 /// The bracket is as narrow as the digits asked.
 fn meets(iv: &Option<Interval>, digits: u32) -> bool {
-    iv.as_ref().is_some_and(|iv| width_ratio(iv) <= 10f64.powi(-(digits as i32)))
-}
-
-/// The bracket's width relative to its upper end, rounded up (in MPFR: the ends of an f(α) of 10⁴ releases
-/// are far below the smallest double); infinite where the upper end is 0 and the width is not.
-fn width_ratio(iv: &Interval) -> f64 {
-    let w = Float::with_val_round(64, iv.hi() - iv.lo(), rug::float::Round::Up).0;
-    if w == 0 {
-        return 0.0;
-    }
-    if *iv.hi() <= 0 {
-        return f64::INFINITY;
-    }
-    Float::with_val_round(64, &w / iv.hi(), rug::float::Round::Up).0.to_f64()
+    iv.as_ref().is_some_and(|iv| iv.meets(digits))
 }
 
 /// The digits a bracket falls short of `digits` by, where a retry on finer lines may make them up (at most
 /// 12; None where it holds nothing or is wider still).
 fn shortfall(iv: &Interval, digits: u32) -> Option<u32> {
-    let r = width_ratio(iv);
-    let got = if r > 0.0 { -r.log10() } else { return None };
-    let short = (f64::from(digits) - got).ceil();
+    let l = iv.log10_rel_width();
+    if !l.is_finite() {
+        return None;
+    }
+    let short = (f64::from(digits) + l).ceil();
     (1.0..=12.0).contains(&short).then_some(short as u32)
 }
 

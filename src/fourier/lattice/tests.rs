@@ -10,9 +10,7 @@ fn q(s: &str) -> Rational {
 }
 
 fn rel_width(v: &Interval) -> f64 {
-    let w = v.width().to_f64();
-    let m = v.hi().to_f64().abs().max(1e-300);
-    w / m
+    10f64.powf(v.log10_rel_width())
 }
 
 /// n × N_Z(0, σ²): every tail P[V ≥ m], P[V ≤ m] overlaps the lattice engine's, down to 1e-600 (the

@@ -117,6 +117,16 @@ impl Interval {
         Float::with_val_round(self.prec(), &self.hi - &self.lo, Round::Up).0
     }
 
+    /// log10 of the relative width (hi − lo)/max(|lo|, |hi|): see [`log10_rel_width`].
+    pub fn log10_rel_width(&self) -> f64 {
+        log10_rel_width(&self.lo, &self.hi)
+    }
+
+    /// True if the bracket has at least `digits` correct significant digits (relative width ≤ 10^-digits).
+    pub fn meets(&self, digits: u32) -> bool {
+        self.log10_rel_width() <= -f64::from(digits)
+    }
+
     /// A float in [lo, hi] near the midpoint (lo + hi)/2 (halved before the sum when that sum would overflow).
     pub fn mid(&self) -> Float {
         let p = self.prec() + 1;
@@ -526,6 +536,28 @@ fn sign_corners<'a>(x: &'a Interval, y: &'a Interval, quotient: bool) -> Option<
 
 /// The corners of the least and of the greatest value, as (a, b) pairs.
 type Corners<'a> = ((&'a Float, &'a Float), (&'a Float, &'a Float));
+
+/// log10 of the relative width (hi − lo)/max(|lo|, |hi|) of a bracket, the width rounded up, in MPFR so
+/// that ends far below the smallest double (δ ≈ 1e-579063) keep their digits: −∞ for a point (also one at
+/// infinity), at least 0 (no digits) for a bracket around 0 or with one infinite end. A digits count, not a
+/// bound: the last step, log10 f + e·log10 2 of the ratio f·2^e, is in f64 (MPFR's log10 cost more than a
+/// loose query's arithmetic).
+pub fn log10_rel_width(lo: &Float, hi: &Float) -> f64 {
+    if hi == lo {
+        return f64::NEG_INFINITY;
+    }
+    let m = if hi.clone().abs() > lo.clone().abs() { hi.clone().abs() } else { lo.clone().abs() };
+    if m == 0 {
+        return f64::INFINITY;
+    }
+    let w = Float::with_val_round(lo.prec().max(hi.prec()), hi - lo, Round::Up).0;
+    let r = Float::with_val_round(64, &w / &m, Round::Up).0;
+    if r.is_nan() || r.is_infinite() {
+        return f64::INFINITY;
+    }
+    let (f, e) = r.to_f64_exp();
+    f.log10() + e as f64 * std::f64::consts::LOG10_2
+}
 
 #[cfg(test)]
 mod random_tests;

@@ -134,3 +134,19 @@ fn exp_m1_keeps_the_small_value() {
     let r = Float::with_val(256, Float::parse("1.718281828459045235360287471352662497757247093699959574966").unwrap());
     assert!(e1.lo <= r && r <= e1.hi && e1.width() < Float::with_val(128, 1e-37));
 }
+
+/// The relative width is taken in MPFR: ends at 1e-600000 keep their 22 digits (in f64 both ends are 0);
+/// a point is −∞; a bracket around 0 and one with an infinite end have no digits.
+#[test]
+fn relative_width_of_brackets_below_the_smallest_double() {
+    let f = |s: &str| Float::with_val(200, Float::parse(s).unwrap());
+    let deep = Interval::new(f("2.3575735870151057531808e-600000"), f("2.3575735870151057531810e-600000"));
+    let l = deep.log10_rel_width();
+    assert!((-22.1..-21.9).contains(&l), "{l}");
+    assert!(deep.meets(21) && !deep.meets(23));
+    assert_eq!(Interval::from_i64(3, 64).log10_rel_width(), f64::NEG_INFINITY);
+    let around_zero = Interval::new(Float::with_val(64, -1e-30), Float::with_val(64, 1e-30));
+    assert!(around_zero.log10_rel_width() >= 0.0 && !around_zero.meets(1));
+    let unbounded = Interval::new(Float::with_val(64, 1), Float::with_val(64, rug::float::Special::Infinity));
+    assert!(!unbounded.meets(0));
+}
