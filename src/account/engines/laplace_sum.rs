@@ -151,28 +151,14 @@ fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
 struct Shape {
     scales: Vec<(Rational, u64)>,
     bounded: bool,
+    /// [`count_knots`] of the scales, counted once
+    knots: f64,
 }
 
 impl Shape {
     /// The number of releases.
     fn n(&self) -> u64 {
         self.scales.iter().map(|(_, n)| n).sum()
-    }
-
-    /// The knots of the composed law with several ε₀: the distinct Σ_i (2k_i − n_i)a_i, counted where there are
-    /// at most [`COUNTED_KNOTS`] sums (commensurate ε₀ share many: 201 of 2,601 for 50 + 50 releases of 1/3
-    /// and 1), else their number Π(n_i + 1), an upper bound.
-    fn knots(&self) -> f64 {
-        let sums: f64 = self.scales.iter().map(|(_, n)| *n as f64 + 1.0).product();
-        if sums > COUNTED_KNOTS {
-            return sums;
-        }
-        let mut knots = std::collections::BTreeSet::from([Rational::new()]);
-        for (a, n) in &self.scales {
-            let steps: Vec<Rational> = (0..=*n).map(|k| Rational::from(2 * k as i64 - *n as i64) * a).collect();
-            knots = knots.iter().flat_map(|x| steps.iter().map(move |y| Rational::from(x + y))).collect();
-        }
-        knots.len() as f64
     }
 
     /// The products of weights [`LaplaceSum::mixed`] takes, at most: each ε₀ in turn, the knots and rows so
@@ -195,8 +181,29 @@ const MAX_MIXED_PRODUCTS: f64 = 2e7;
 /// Most interval steps of one δ with several ε₀, knots × (n + 1) (20,301 at 50 + 50 releases of 1/3 and 1).
 const MAX_MIXED_STEPS: f64 = 2e6;
 
-/// Most sums Π(n_i + 1) whose distinct values [`Shape::knots`] counts.
+/// Most sums Π(n_i + 1) whose distinct values [`count_knots`] counts.
 const COUNTED_KNOTS: f64 = 2e5;
+
+/// The knots of the composed law with several ε₀: the distinct Σ_i (2k_i − n_i)a_i, counted where there are
+/// at most [`COUNTED_KNOTS`] sums (commensurate ε₀ share many: 201 of 2,601 for 50 + 50 releases of 1/3
+/// and 1), else their number Π(n_i + 1), an upper bound.
+fn count_knots(scales: &[(Rational, u64)]) -> f64 {
+    let sums: f64 = scales.iter().map(|(_, n)| *n as f64 + 1.0).product();
+    if sums > COUNTED_KNOTS {
+        return sums;
+    }
+    let mut knots = std::collections::BTreeSet::from([Rational::new()]);
+    for (a, n) in scales {
+        let steps: Vec<Rational> = (0..=*n).map(|k| Rational::from(2 * k as i64 - *n as i64) * a).collect();
+        knots = knots.iter().flat_map(|x| steps.iter().map(move |y| Rational::from(x + y))).collect();
+    }
+    knots.len() as f64
+}
+
+/// The largest loss of these releases, Σ_i n_i a_i (na for one ε₀).
+fn largest_loss(scales: &[(Rational, u64)]) -> Rational {
+    scales.iter().map(|(a, n)| Rational::from(a * *n)).fold(Rational::new(), |t, x| t + x)
+}
 
 /// The releases of a composition this engine takes, or why it does not: every law a Laplace loss law (one
 /// ε₀, or several whose weights take at most [`MAX_MIXED_PRODUCTS`] products), or every law a bounded-range
@@ -214,7 +221,8 @@ fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
         }
     }
     scales.sort_by(|x, y| x.0.cmp(&y.0));
-    let shape = Shape { scales, bounded };
+    let knots = count_knots(&scales);
+    let shape = Shape { scales, bounded, knots };
     if shape.scales.is_empty() {
         return Err("not a Laplace mechanism".into());
     }
@@ -224,7 +232,7 @@ fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
     if shape.n() > MAX_RELEASES {
         return Err(format!("more than {MAX_RELEASES} releases"));
     }
-    let steps = shape.knots() * (shape.n() + 1) as f64;
+    let steps = shape.knots * (shape.n() + 1) as f64;
     if shape.scales.len() > 1 && (shape.products() > MAX_MIXED_PRODUCTS || steps > MAX_MIXED_STEPS) {
         return Err(format!(
             "Laplace mechanisms with {} eps0, whose exact sum would take {:.1e} products and {steps:.1e} steps a delta",
@@ -239,9 +247,9 @@ fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
 /// weights' products, and its [`evaluations`], each knots·(n + 1) steps at the first precision.
 fn mixed_seconds(shape: &Shape, q: Query, digits: u32) -> f64 {
     let n = shape.n() as usize;
-    let top = shape.scales.iter().map(|(a, c)| Rational::from(a * *c)).fold(Rational::new(), |t, x| t + x);
+    let top = largest_loss(&shape.scales);
     let prec = f64::from(first_prec(n, n, &top, false, digits + 1));
-    SECONDS_PER_PRODUCT * shape.products() + MIXED_SECONDS_PER_STEP_BIT * shape.knots() * (n + 1) as f64 * prec * evaluations(q)
+    SECONDS_PER_PRODUCT * shape.products() + MIXED_SECONDS_PER_STEP_BIT * shape.knots * (n + 1) as f64 * prec * evaluations(q)
 }
 
 /// Seconds per product of two weights (big integers), on this project's 2-core machine (the estimates only;
@@ -425,7 +433,7 @@ impl LaplaceSum {
             }
         }
         let a = scales.iter().map(|(a, _)| a.clone()).min().expect("invariant: scales is not empty");
-        let top = scales.iter().map(|(a, n)| Rational::from(a * *n)).fold(Rational::new(), |t, x| t + x);
+        let top = largest_loss(scales);
         Ok(LaplaceSum { a, n, knots, top, w, rows: n, tail: Float::new(64), bounded: false })
     }
 
