@@ -487,11 +487,16 @@ impl Composition<'_> {
         // tilts weigh): on to 1e5, by golden section on ln c (g is convex in c, so unimodal in ln c). Large
         // tilts are the compositions with much noise, where ε is small against the loss's spread: at 10
         // Gaussian and 10 discrete Gaussian releases of σ² = 10⁶, c ≈ 1,150
-        if c < 63.0 || !self.laws.iter().all(|(m, _)| m.exact_real()) {
+        if c < 63.0 || !self.exact_real() {
             return (c, g(c));
         }
         let c = dyadic(golden(&|u: f64| g(u.exp()), 64f64.ln(), 1e5f64.ln()).exp());
         (c, g(c))
+    }
+
+    /// Planning: every law's planning values are closed forms or direct sums at every tilt ([`Mgf::exact_real`]).
+    fn exact_real(&self) -> bool {
+        self.laws.iter().all(|(m, _)| m.exact_real())
     }
 
     /// The line planned at `eps`, from the composition's state or computed and kept there.
@@ -524,7 +529,7 @@ impl Composition<'_> {
         if let Some(cell) = self.planned(Estimate::Chernoff, chernoff, chernoff(at))? {
             if let Some(line) = self.line(cell)? {
                 let d = line.delta(e);
-                if meets(&Some(d.clone()), self.digits) {
+                if d.meets(self.digits) {
                     return Ok(Some((d, line.describe())));
                 }
                 short = Some((d, line.describe()));
@@ -577,17 +582,13 @@ impl Composition<'_> {
         // from c₀ down, then up; the work is unimodal in c in practice: two worse in a row end each way. Up
         // only on laws whose planning values are closed forms or direct sums at every tilt (the subsampled
         // Gaussian's quadrature on a fixed window misses the mass that larger tilts weigh, as in `tilt`)
-        let ratios: &[f64] = if self.laws.iter().all(|(m, _)| m.exact_real()) { &[0.75, 1.0 / 0.75] } else { &[0.75] };
+        let ratios: &[f64] = if self.exact_real() { &[0.75, 1.0 / 0.75] } else { &[0.75] };
         for &ratio in ratios {
             let mut worse = 0;
             for j in u8::from(ratio > 1.0)..16 {
                 let c = dyadic(c0 * ratio.powi(j.into()));
-                let Some(plan) = self.plan_at(c, eps, ln_chern) else {
-                    if self.past_tilts(c, eps, ln_chern) {
-                        break;
-                    }
-                    continue;
-                };
+                let Some(ln_s) = self.tilted_sum(c, eps, ln_chern) else { break };
+                let Some(plan) = self.plan_at(c, eps, ln_chern, ln_s) else { continue };
                 match &best {
                     Some(b) if plan.work >= b.work => {
                         worse += 1;
@@ -606,22 +607,20 @@ impl Composition<'_> {
         best
     }
 
-    /// Planning: whether tilt `c` is past those [`Composition::plan`] takes (its sum more than 20 nepers above
-    /// the bound at c₀, or no moment there).
-    fn past_tilts(&self, c: f64, eps: f64, ln_chern: f64) -> bool {
+    /// Planning: ln of the line's sum at tilt `c` for ε near `eps`, ln M(c) − cε, where `c` is among the tilts
+    /// [`Composition::plan`] takes (None past them: the sum more than 20 nepers above the bound at c₀, or no
+    /// moment there).
+    fn tilted_sum(&self, c: f64, eps: f64, ln_chern: f64) -> Option<f64> {
         let ln_s = self.ln_mgf(c) - c * eps;
-        c <= 0.0 || !ln_s.is_finite() || ln_s - (c * (c + 1.0)).ln() - ln_chern > 20.0
+        let past = c <= 0.0 || !ln_s.is_finite() || ln_s - (c * (c + 1.0)).ln() - ln_chern > 20.0;
+        (!past).then_some(ln_s)
     }
 
-    /// Planning: the step, reach and work of the line at tilt `c` for ε near `eps` (None: past the tilts
-    /// taken, or no step or reach fits).
-    fn plan_at(&self, c: f64, eps: f64, ln_chern: f64) -> Option<Plan> {
-        if self.past_tilts(c, eps, ln_chern) {
-            return None;
-        }
+    /// Planning: the step, reach and work of the line at tilt `c` for ε near `eps`, its sum e^`ln_s`
+    /// ([`Composition::tilted_sum`]); None where no step or reach fits.
+    fn plan_at(&self, c: f64, eps: f64, ln_chern: f64, ln_s: f64) -> Option<Plan> {
         let ln_tol = ln_chern - f64::from(self.digits + 4) * LN_10 - 4f64.ln();
         let n_total: f64 = self.laws.iter().map(|(_, n)| *n as f64).sum();
-        let ln_s = self.ln_mgf(c) - c * eps;
         let (h, lambda) = self.step(c, eps, ln_tol)?;
         // the quadrature's share: n tol_q e^{ln M(c) − cε} (h/(2πc(c + 1)) + 1/(2c)) ≤ tol/4
         let spread = (h / (2.0 * PI * c * (c + 1.0)) + 0.5 / c).ln();
@@ -796,12 +795,12 @@ impl Composition<'_> {
                 return if below_tried { Ok(None) } else { self.tradeoff_below_zero(alpha, &al, None) };
             };
             let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
+            let found = e.to_f64().max(0.0);
             if round == 1 || meets(&iv, self.digits) {
-                let found = Threshold::Above(e.to_f64().max(0.0));
-                return Ok(iv.map(|iv| (iv, line.describe(), found)));
+                return Ok(iv.map(|iv| (iv, line.describe(), Threshold::Above(found))));
             }
             // the line was planned far from the threshold: once more at it
-            guess = e.to_f64().max(0.0);
+            guess = found;
         }
         Ok(None)
     }
@@ -813,7 +812,7 @@ impl Composition<'_> {
         // (on laws whose planning values are closed forms or direct sums: on the subsampled Gaussian's the
         // estimate is near enough that the coarse line cost more than it saved, measured on MNIST, prv's
         // README and q = 0.1, σ = 0.6, T = 100 at α = 1/2, 1/10, 1/1000)
-        if self.digits <= LOCATE_DIGITS || !self.laws.iter().all(|(m, _)| m.exact_real()) {
+        if self.digits <= LOCATE_DIGITS || !self.exact_real() {
             return Ok(None);
         }
         let coarse = Composition { digits: LOCATE_DIGITS, ..*self };
@@ -867,12 +866,12 @@ impl Composition<'_> {
             let Some(line) = other.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&target.mid(), guess, true, self.digits / 2 + 8) else { return Ok(None) };
             let iv = line.tradeoff_bracket(&e, al, self.digits, true);
+            let found = e.to_f64().max(0.0);
             if round == 1 || meets(&iv, self.digits) {
                 let detail = format!("{}: threshold below 0, from the swapped pair's line ({})", self.dir.as_str(), line.describe());
-                let found = Threshold::Below(e.to_f64().max(0.0));
-                return Ok(iv.map(|iv| (iv, detail, found)));
+                return Ok(iv.map(|iv| (iv, detail, Threshold::Below(found))));
             }
-            guess = e.to_f64().max(0.0);
+            guess = found;
         }
         Ok(None)
     }

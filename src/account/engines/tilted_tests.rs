@@ -411,7 +411,8 @@ fn near_the_bulk_a_larger_tilt_plans_less_work() {
     let add = Composition { laws: &mgfs, grids: &grids, dir: Direction::Add, prec: 184, digits: 20, lines: &Lines::default() };
     let eps = 3574.8;
     let (c0, ln_chern) = add.tilt(eps);
-    let at_c0 = add.plan_at(dyadic(c0), eps, ln_chern).expect("a line at the optimal tilt");
+    let ln_s = add.tilted_sum(dyadic(c0), eps, ln_chern).expect("the optimal tilt is among those taken");
+    let at_c0 = add.plan_at(dyadic(c0), eps, ln_chern, ln_s).expect("a line at the optimal tilt");
     let best = add.plan(eps).expect("a line");
     assert!(best.c > 2.0 * c0 && best.work * 4.0 < at_c0.work, "c0 = {c0}: {:?} against {:?}", (best.c, best.work), (at_c0.c, at_c0.work));
     // (a shortcut that took the located line's bracket without a second look once printed 0 digits at 1/1000)
