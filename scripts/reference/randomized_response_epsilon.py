@@ -4,6 +4,7 @@ summation in mpmath: a report is true with probability p = e^eps0/(1 + e^eps0); 
 loss (2k - n) eps0 with A-mass C(n, k) p^k (1 - p)^(n - k), and
     delta(eps) = sum over losses l > eps of mass * (1 - exp(eps - l)),
 decreasing in eps; epsilon(delta) by bisection on eps to 1e-45 relative (mp.dps = 60).
+(the losses at or below 0 add nothing to delta at eps >= 0.)
 Run (Python with mpmath): python3 scripts/reference/randomized_response_epsilon.py > scripts/reference/randomized_response_epsilon.txt
 """
 from mpmath import mp, mpf, binomial, exp
@@ -11,21 +12,26 @@ from mpmath import mp, mpf, binomial, exp
 mp.dps = 60
 
 
-def delta(n, e0, eps):
+def atoms(n, e0):
+    """(loss, A-mass) of every k with a positive loss: C(n, k) p^k (1 - p)^(n - k) at (2k - n) eps0."""
     p = exp(e0) / (1 + exp(e0))
+    return [((2 * k - n) * e0, binomial(n, k) * p**k * (1 - p) ** (n - k)) for k in range(n // 2, n + 1)]
+
+
+def delta(terms, eps):
     s = mpf(0)
-    for k in range(n + 1):
-        l = (2 * k - n) * e0
+    for l, m in terms:
         if l > eps:
-            s += binomial(n, k) * p**k * (1 - p) ** (n - k) * (1 - exp(eps - l))
+            s += m * (1 - exp(eps - l))
     return s
 
 
 def epsilon(n, e0, d):
+    terms = atoms(n, e0)
     lo, hi = mpf(0), mpf(n) * e0
     for _ in range(400):
         mid = (lo + hi) / 2
-        if delta(n, e0, mid) > d:
+        if delta(terms, mid) > d:
             lo = mid
         else:
             hi = mid
@@ -35,5 +41,5 @@ def epsilon(n, e0, d):
 
 
 print("# n eps0 delta epsilon  (binary randomized response, replace neighbours; mpmath direct sum, 40 digits)")
-for n, e0, d in [(50, 1, "1e-5"), (1000, 1, "1e-5"), (7, "0.5", "1e-3")]:
+for n, e0, d in [(50, 1, "1e-5"), (1000, 1, "1e-5"), (7, "0.5", "1e-3"), (10000, 1, "1e-5"), (100000, "0.1", "1e-6")]:
     print(n, e0, d, mp.nstr(epsilon(n, mpf(e0), mpf(d)), 40))
