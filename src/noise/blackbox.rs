@@ -75,6 +75,16 @@ impl LossLaw for ApproxDp {
         true
     }
 
+    /// At δ = 0 the pair (1) is binary randomized response with the same ε: its two atoms' finite sum
+    /// (`noise::mgf_atoms`). With δ > 0 the loss +∞ has mass δ: no moment generating function.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        if self.delta != 0 {
+            return None;
+        }
+        let rr = crate::noise::rr::RandomizedResponse::new(self.eps.clone(), 2).ok()?;
+        Some(crate::noise::mgf::Mgf::RandomizedResponse(rr))
+    }
+
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {
         let [(at, bt), (ab, bb)] = self.masses(prec + 8);
         Ok(Split::of_atoms([(self.eps.clone(), at, bt), (-self.eps.clone(), ab, bb)], l, prec + 8))

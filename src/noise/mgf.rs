@@ -105,6 +105,8 @@ pub enum Mgf {
     /// that dominating pair on a Poisson subsample with probability q ∈ (0, 1), add/remove neighbours
     /// (`noise::mgf_laplace_sub`, the exponential mechanism on a subsample)
     PoissonBoundedRange { q: Rational, eps: Rational },
+    /// k-ary randomized response (`noise::mgf_atoms`: three atoms), the same law in both directions
+    RandomizedResponse(crate::noise::rr::RandomizedResponse),
 }
 
 /// Pieces of the Laplace law's continuous part for its decay (its density is one exponential: a few
@@ -127,12 +129,19 @@ impl Mgf {
                 | Mgf::Laplace { .. }
                 | Mgf::BoundedRange { .. }
                 | Mgf::DiscreteGaussian { .. }
+                | Mgf::RandomizedResponse(_)
         )
     }
 
     /// A Gaussian loss law (whose compositions have closed forms).
     pub fn is_gaussian(&self) -> bool {
         matches!(self, Mgf::Gaussian { .. })
+    }
+
+    /// A law on a lattice: its characteristic function is periodic, |M(c + it)| ≤ M(c) is all its decay
+    /// (a composition of such laws alone never comes down on a vertical line).
+    pub fn is_lattice(&self) -> bool {
+        matches!(self, Mgf::DiscreteGaussian { .. } | Mgf::RandomizedResponse(_))
     }
 
     /// Planning: `ln_real_f64` is a closed form or a direct sum at every λ (the subsampled Gaussian's is a
@@ -164,6 +173,7 @@ impl Mgf {
             (Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. }, dir) => Some(laplace_sub(self, prec).loss_sup(dir)),
             (Mgf::PoissonReplaceLaplace { q, eps0 }, _) => Some(LaplaceSub::new(q, eps0, prec).replace_loss_sup()),
             (Mgf::WorLaplace { q, eps0 }, _) => Some(WorLaplace::new(q, eps0, prec).loss_sup()),
+            (Mgf::RandomizedResponse(rr), _) => Some(rr.top_loss(prec)),
             _ => None,
         }
     }
@@ -194,6 +204,7 @@ impl Mgf {
             Mgf::Laplace { eps0 } => laplace_line(eps0, c, h, k_max, prec),
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
             Mgf::BoundedRange { eps } => super::mgf_bounded_range::line(eps, c, h, k_max, prec),
+            Mgf::RandomizedResponse(rr) => super::mgf_atoms::line(rr, c, h, k_max, prec),
             Mgf::Branches { t_lo, t_hi, cut, plain } => {
                 // each branch within tol: the mixture within t tol + (1 − t) tol
                 let (a, b) = (cut.line(dir, c, h, k_max, tol, prec), plain.line(dir, c, h, k_max, tol, prec));
@@ -222,7 +233,8 @@ impl Mgf {
             | Mgf::Mixture { .. }
             | Mgf::Laplace { .. }
             | Mgf::BoundedRange { .. }
-            | Mgf::DiscreteGaussian { .. } => {
+            | Mgf::DiscreteGaussian { .. }
+            | Mgf::RandomizedResponse(_) => {
                 let m = self.line(dir, lam, &Float::with_val(prec, 0), 0, 1e-30, prec);
                 Interval::new(m[0].re().hi().clone(), m[0].re().hi().clone()).ln().hi().clone()
             }
@@ -275,6 +287,7 @@ impl Mgf {
             }
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::ln_real_f64(sigma2, *mu, lam),
             Mgf::BoundedRange { eps } => super::mgf_bounded_range::ln_real_f64(eps, lam),
+            Mgf::RandomizedResponse(rr) => super::mgf_atoms::ln_real_f64(rr, lam),
             Mgf::Branches { t_lo, cut, plain, .. } => {
                 let (t, a, b) = (t_lo.to_f64(), cut.ln_real_f64(dir, lam), plain.ln_real_f64(dir, lam));
                 let top = a.max(b);
@@ -288,7 +301,7 @@ impl Mgf {
         match self {
             Mgf::Gaussian { .. } => 0,
             // (one closed form per point: the line's length is the work)
-            Mgf::Laplace { .. } | Mgf::BoundedRange { .. } => 1,
+            Mgf::Laplace { .. } | Mgf::BoundedRange { .. } | Mgf::RandomizedResponse(_) => 1,
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::terms(sigma2, *mu, c, t_max, tol),
             Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, 64).plan(kappa_re(dir, c), t_max, tol).nodes,
             Mgf::PoissonReplace { q, eta } => replace(q, eta, 64).nodes(c, t_max, tol),
@@ -341,7 +354,9 @@ impl Mgf {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }
             }
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
-            Mgf::DiscreteGaussian { .. } => Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] },
+            Mgf::DiscreteGaussian { .. } | Mgf::RandomizedResponse(_) => {
+                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: vec![] }
+            }
             Mgf::BoundedRange { eps } => Decay::BoundedRange { eps: eps.clone(), c: c.clone() },
             Mgf::Laplace { eps0 } => Decay::Min(vec![
                 Decay::Laplace { eps0: eps0.clone(), c: c.clone() },

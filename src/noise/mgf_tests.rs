@@ -291,3 +291,33 @@ fn the_planning_grid_gives_the_same_values_bit_for_bit() {
     }
     assert!(Mgf::Laplace { eps0: q("1/10") }.planning_grid().is_none());
 }
+
+/// Randomized response's three-atom sum (`noise::mgf_atoms`) against scripts/reference/randomized_response_mixed.txt
+/// ("mgf" rows: mpmath's sum over one report's outputs from the response probabilities, 40 digits), by ε and by
+/// keep probability, k = 2, 3, 5: every point in both directions to 25 digits and 1e-28 wide; at t = 0 the
+/// planning value of ln M(c) within 1e-12 and the certified upper bound above it; the decay bound is M(c).
+#[test]
+fn randomized_response_line_is_its_atoms_sum() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../scripts/reference/randomized_response_mixed.txt"))
+        .into_iter()
+        .filter(|f| f[0] == "mgf")
+    {
+        let k: u64 = f[3].parse().unwrap();
+        let rr = match f[1] {
+            "epsilon" => crate::noise::rr::RandomizedResponse::new(parse_fraction(f[2]), k),
+            _ => crate::noise::rr::RandomizedResponse::with_keep(parse_fraction(f[2]), k),
+        };
+        let m = Mgf::RandomizedResponse(rr.unwrap());
+        crate::noise::mgf_check::line_point_holds(&m, &[Direction::Remove, Direction::Add], f[4], f[5], f[6], f[7]);
+        if f[5] == "0" {
+            crate::noise::mgf_check::real_point_holds(&m, Direction::Remove, Direction::Add, f[4], f[6], 1e-12);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 12);
+    let m = Mgf::RandomizedResponse(crate::noise::rr::RandomizedResponse::new(Rational::from(1), 2).unwrap());
+    let (c, m_c) = (Float::with_val(64, 0.5), Float::with_val(64, 2));
+    assert!(matches!(m.decay(Direction::Remove, &c, &m_c, 64), Decay::Components { parts, .. } if parts.is_empty()));
+    assert!(m.symmetric() && m.exact_real());
+}

@@ -16,6 +16,7 @@ pub(crate) mod gauss_terms;
 pub(crate) mod laplace;
 pub mod loss;
 pub(crate) mod mgf;
+mod mgf_atoms;
 mod mgf_bounded_range;
 #[cfg(test)]
 mod mgf_check;

@@ -22,14 +22,14 @@ use rug::Rational;
 /// How the report's probability is given: by ε (own value e^ε/Z, losses ±ε exact) or by the keep
 /// probability p (own value p, each other value (1 − p)/(k − 1); losses ±ln r, r = p(k − 1)/(1 − p), a
 /// transcendental number enclosed to any precision).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 enum Param {
     Epsilon(Rational),
     Keep(Rational),
 }
 
 /// k-ary randomized response with an exact rational ε > 0 or keep probability p ∈ (1/k, 1).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RandomizedResponse {
     param: Param,
     k: u64,
@@ -86,7 +86,7 @@ impl RandomizedResponse {
     }
 
     /// The three (A-mass, B-mass) pairs of (1) at losses ℓ₁, 0, −ℓ₁.
-    fn masses(&self, prec: u32) -> [(Interval, Interval); 3] {
+    pub(super) fn masses(&self, prec: u32) -> [(Interval, Interval); 3] {
         let (top, one) = match &self.param {
             Param::Epsilon(eps) => {
                 let e = Interval::from_rational(eps, prec).exp();
@@ -108,7 +108,7 @@ impl RandomizedResponse {
     }
 
     /// The top loss ℓ₁ enclosed (ε, or ln r).
-    fn top_loss(&self, prec: u32) -> Interval {
+    pub(super) fn top_loss(&self, prec: u32) -> Interval {
         match &self.param {
             Param::Epsilon(eps) => Interval::from_rational(eps, prec),
             Param::Keep(p) => Interval::from_rational(&Self::ratio(p, self.k), prec).ln(),
@@ -141,6 +141,11 @@ impl RandomizedResponse {
 }
 
 impl LossLaw for RandomizedResponse {
+    /// The three atoms' finite sum (`noise::mgf_atoms`), for compositions with decaying laws.
+    fn mgf(&self) -> Option<crate::noise::mgf::Mgf> {
+        Some(crate::noise::mgf::Mgf::RandomizedResponse(self.clone()))
+    }
+
     fn spec(&self) -> String {
         match &self.param {
             Param::Epsilon(eps) => format!("rr:epsilon={},k={}", crate::num::format::fmt_rational(eps), self.k),

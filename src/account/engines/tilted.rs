@@ -243,6 +243,9 @@ fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static st
     if mgfs.is_empty() || mgfs.iter().all(|(m, _)| m.is_gaussian()) {
         return Err("every law is a Gaussian (the closed forms answer)");
     }
+    if mgfs.iter().all(|(m, _)| m.is_lattice()) {
+        return Err("every law lives on a lattice, whose characteristic function does not decay (the lattice engines' exact sums answer)");
+    }
     Ok(mgfs)
 }
 
@@ -350,6 +353,7 @@ fn kinds(mgfs: &[(Mgf, u64)]) -> String {
             Mgf::WorLaplace { .. } => "Laplace on fixed-size batches",
             Mgf::Branches { .. } => "truncated Poisson-subsampled Gaussian",
             Mgf::DiscreteGaussian { .. } => "discrete Gaussian",
+            Mgf::RandomizedResponse(_) => "randomized response",
             Mgf::BoundedRange { .. } => "exponential mechanism (bounded range)",
             Mgf::PoissonBoundedRange { .. } => "Poisson-subsampled exponential mechanism (bounded range)",
         };
