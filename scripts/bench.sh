@@ -122,6 +122,18 @@ peer_section expmech "the exponential mechanism, eps(delta)"
 # Continuous and lattice laws mixed (issue 53): Gaussian + discrete Gaussian, Laplace + subsampled Gaussian,
 # tightdp's tilted engine beside dp_accounting's PLD in the same run (scripts/bench/mixes.py; ~1 min with the peer).
 peer_section mixes "continuous and lattice mixes, eps(delta)"
+# Issue 53's timing criteria, tightdp alone (no peer computes f(alpha) or certifies these digits): eps(1e-5) at
+# T = 1e3..1e6 releases with the fitted exponent of time in T, and delta(eps) and f(alpha) against eps(delta)'s time
+# (scripts/bench/queries.py, in process from target/pyvenv; ~5 min).
+if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *queries* ]]; then
+  echo
+  echo "== time against the number of releases, and delta and f against eps (issue 53)"
+  if [ -x target/pyvenv/bin/python ]; then
+    target/pyvenv/bin/python scripts/bench/queries.py --out scripts/bench/queries_results.csv
+  else
+    echo "(tightdp's Python package runs in target/pyvenv: run ./scripts/test.sh first)"
+  fi
+fi
 # The mixture-of-Gaussians mechanism (issue 54 item 4): n = 1, 10, 100, 1000 releases, eps(1e-5), tightdp's CLI beside
 # dp_accounting's PLD at 1e-3 and 1e-4 in the same run (scripts/bench/mog.py; ~5 min, the peer in the package's venv).
 if [ -z "${args[*]:-}" ] || [[ "${args[*]}" == *mog* ]]; then
