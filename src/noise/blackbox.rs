@@ -26,6 +26,7 @@ use crate::num::format::fmt_rational;
 use crate::num::Interval;
 use crate::{err, fallible};
 use rug::Rational;
+use std::sync::Arc;
 
 /// An (ε, δ)-DP mechanism by its stated guarantee, ε > 0, 0 ≤ δ < 1.
 #[derive(Clone, Debug)]
@@ -83,6 +84,17 @@ impl LossLaw for ApproxDp {
         }
         let rr = crate::noise::rr::RandomizedResponse::new(self.eps.clone(), 2).ok()?;
         Some(crate::noise::mgf::Mgf::RandomizedResponse(rr))
+    }
+
+    /// With δ > 0: the pair (1) given a finite loss is the pure guarantee's, with probability 1 − δ in both
+    /// directions (A's +∞ and B's −∞ outputs have mass δ each, and the rest of each is (1 − δ) times the pure
+    /// pair's).
+    fn finite_part(&self) -> Option<(Arc<dyn LossLaw>, Rational)> {
+        if self.delta == 0 {
+            return None;
+        }
+        let pure = ApproxDp::new(self.eps.clone(), Rational::new()).ok()?;
+        Some((Arc::new(pure), Rational::from(1) - self.delta.clone()))
     }
 
     fn split(&self, _dir: Direction, l: &Rational, prec: u32) -> Fallible<Split> {

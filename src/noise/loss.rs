@@ -223,6 +223,13 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         None
     }
 
+    /// The law given that its loss is finite, and the probability 1 − δ of that, where both directions put
+    /// the same mass δ at ±∞ and the rest is that law (a stated (ε, δ) guarantee: δ at +∞ under A, at −∞
+    /// under B, binary randomized response otherwise). None: no infinite loss, or not of that form.
+    fn finite_part(&self) -> Option<(Arc<dyn LossLaw>, Rational)> {
+        None
+    }
+
     /// True if the law stands for a stated guarantee rather than a mechanism (an (ε, δ)-DP or ρ-zCDP black
     /// box): results are then certified *bounds* (trust `certified-bound`), not the mechanism's exact values.
     fn is_bound(&self) -> bool {

@@ -454,3 +454,34 @@ fn randomized_response_with_gaussians_holds_the_mpmath_sum() {
     }
     assert_eq!(n, 3);
 }
+
+/// Stated (ε, δ) guarantees with δ > 0 beside Gaussian releases: their pure parts on the line, the chance K of
+/// no infinite loss outside it (`finite_laws`). ε(δ) and δ(ε) against scripts/reference/stated_guarantee_mixed.txt
+/// (mpmath: the hockey-stick sum over every count of infinite, +ε₀ and −ε₀ outputs, the Gaussian composition's
+/// closed form at each finite loss, 40 digits), to 19 digits, trust `certified-bound`; f(α) = K f_f(α/K) is 0 from
+/// α = K on, and for smaller α at least 1 − δ(3) − e³α (f is the supremum of 1 − δ(ε) − e^ε α over ε).
+#[test]
+fn stated_guarantees_with_gaussians_hold_the_mpmath_sum() {
+    let mut n = 0;
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/stated_guarantee_mixed.txt")) {
+        let dp = format!("dp:epsilon={},delta={},n={}", f[1], f[2], f[3]);
+        let l = laws(&[&dp, f[4]]);
+        let at = q(f[6]);
+        let query = if f[0] == "epsilon" { Query::Epsilon(&at) } else { Query::Delta(&at) };
+        let c = answer(&Lines::default(), &l, query, 20, Trust::Bound).unwrap().unwrap();
+        assert!(super::super::holds(&c.interval(), f[7]) && c.meets(19), "{dp} + {} {} {}: {c:?} vs {}", f[4], f[0], f[6], f[7]);
+        assert_eq!((c.engine(), c.trust()), (Engine::Tilted, Trust::Bound));
+        n += 1;
+    }
+    assert_eq!(n, 8);
+    let l = laws(&["dp:epsilon=1,delta=1/1000,n=10", "gauss:sigma=2,n=10"]);
+    let keep = Rational::from(rug::ops::Pow::pow(&Rational::from((999, 1000)), 10u32));
+    let zero = answer(&Lines::default(), &l, Query::Tradeoff(&keep), 20, Trust::Bound).unwrap().unwrap();
+    assert!(*zero.interval().hi() == 0);
+    let f = answer(&Lines::default(), &l, Query::Tradeoff(&q("1/10")), 20, Trust::Bound).unwrap().unwrap();
+    let d3 = answer(&Lines::default(), &l, Query::Delta(&q("3")), 20, Trust::Bound).unwrap().unwrap();
+    let lower = Interval::one(192)
+        .sub(&d3.interval())
+        .sub(&Interval::from_rational(&q("3"), 192).exp().mul(&Interval::from_rational(&q("1/10"), 192)));
+    assert!(f.interval().lo() >= lower.lo() && f.meets(19), "{f:?} below the bound {lower:?}");
+}
