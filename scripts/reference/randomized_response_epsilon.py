@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""epsilon(delta) of n reports of binary randomized response (replace neighbours, parameter eps0), by direct
+"""epsilon(delta) of n reports of randomized response (binary, and one row of 3-ary; replace neighbours, parameter eps0), by direct
 summation in mpmath: a report is true with probability p = e^eps0/(1 + e^eps0); k true reports of n give the
 loss (2k - n) eps0 with A-mass C(n, k) p^k (1 - p)^(n - k), and
     delta(eps) = sum over losses l > eps of mass * (1 - exp(eps - l)),
@@ -40,6 +40,37 @@ def epsilon(n, e0, d):
     return hi
 
 
-print("# n eps0 delta epsilon  (binary randomized response, replace neighbours; mpmath direct sum, 40 digits)")
+def kary_atoms(n, e0, k):
+    """k-ary reports: j own values and i neighbour's among n (the rest among the k - 2 others, loss 0) give the
+    loss (j - i) eps0 with A-mass n!/(j! i! (n-j-i)!) a^j b^i c^(n-j-i), a = e^eps0/Z, b = 1/Z, c = (k - 2)/Z,
+    Z = e^eps0 + k - 1; aggregated by loss, the positive ones."""
+    z = exp(e0) + k - 1
+    a, b, c = exp(e0) / z, 1 / z, mpf(k - 2) / z
+    out = {}
+    for j in range(n + 1):
+        for i in range(0, min(j, n - j + 1)):
+            out[j - i] = out.get(j - i, mpf(0)) + binomial(n, j) * binomial(n - j, i) * a**j * b**i * c ** (n - j - i)
+    return [(d * e0, m) for d, m in out.items()]
+
+
+def kary_epsilon(n, e0, k, d):
+    terms = kary_atoms(n, e0, k)
+    lo, hi = mpf(0), mpf(n) * e0
+    for _ in range(400):
+        mid = (lo + hi) / 2
+        if delta(terms, mid) > d:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < hi * mpf(10) ** -45:
+            break
+    return hi
+
+
+print("# n eps0 delta epsilon [k]  (randomized response, binary unless k is given, replace neighbours; mpmath direct")
+print("# sum, 40 digits)")
 for n, e0, d in [(50, 1, "1e-5"), (1000, 1, "1e-5"), (7, "0.5", "1e-3"), (10000, 1, "1e-5"), (100000, "0.1", "1e-6")]:
     print(n, e0, d, mp.nstr(epsilon(n, mpf(e0), mpf(d)), 40))
+
+for n, e0, k, d in [(2000, "1/2", 3, "1e-6")]:
+    print(n, e0, d, mp.nstr(kary_epsilon(n, mpf(1) / 2, k, mpf(d)), 40), k)

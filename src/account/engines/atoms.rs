@@ -636,9 +636,10 @@ mod tests {
         }
     }
 
-    /// ε(δ) of n binary reports: scripts/reference/randomized_response_epsilon.txt (a direct binomial sum
-    /// in mpmath, bisection to 45 digits); the default tier takes the rows up to n = 10⁴ (the binomial
-    /// power by the recurrence of `num::convolve`: 20,001 lattice points, ~0.05 s), the heavy tier all.
+    /// ε(δ) of n reports: scripts/reference/randomized_response_epsilon.txt (a direct binomial sum in mpmath,
+    /// or for k = 3 the trinomial one aggregated by loss; bisection to 45 digits); the default tier takes the
+    /// rows up to n = 10⁴ (the binomial and trinomial powers by the recurrence of `num::convolve`, from both
+    /// ends for three points: 20,001 lattice points, ~0.05 s), the heavy tier all.
     #[test]
     fn randomized_response_epsilon_holds_the_direct_sums() {
         rr_epsilon_rows(10_000);
@@ -658,7 +659,8 @@ mod tests {
             if n > max_n {
                 continue;
             }
-            let spec = format!("rr:epsilon={},n={n}", f[1]);
+            let k = f.get(4).copied().unwrap_or("2");
+            let spec = format!("rr:epsilon={},k={k},n={n}", f[1]);
             let c = answer(&laws(&[&spec], Neighbors::Replace), Query::Epsilon(&q(f[2])), 30, Trust::Exact).unwrap().unwrap();
             assert!(holds(&c.interval(), f[3]) && c.meets(30), "{f:?}: {c:?}");
             seen += 1;
