@@ -26,9 +26,9 @@ def delta(terms, eps):
     return s
 
 
-def epsilon(n, e0, d):
-    terms = atoms(n, e0)
-    lo, hi = mpf(0), mpf(n) * e0
+def solve(terms, top, d):
+    """The least eps in [0, top] with delta(terms, eps) <= d, by bisection to 1e-45 relative."""
+    lo, hi = mpf(0), top
     for _ in range(400):
         mid = (lo + hi) / 2
         if delta(terms, mid) > d:
@@ -53,24 +53,10 @@ def kary_atoms(n, e0, k):
     return [(d * e0, m) for d, m in out.items()]
 
 
-def kary_epsilon(n, e0, k, d):
-    terms = kary_atoms(n, e0, k)
-    lo, hi = mpf(0), mpf(n) * e0
-    for _ in range(400):
-        mid = (lo + hi) / 2
-        if delta(terms, mid) > d:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < hi * mpf(10) ** -45:
-            break
-    return hi
-
-
 print("# n eps0 delta epsilon [k]  (randomized response, binary unless k is given, replace neighbours; mpmath direct")
 print("# sum, 40 digits)")
 for n, e0, d in [(50, 1, "1e-5"), (1000, 1, "1e-5"), (7, "0.5", "1e-3"), (10000, 1, "1e-5"), (100000, "0.1", "1e-6")]:
-    print(n, e0, d, mp.nstr(epsilon(n, mpf(e0), mpf(d)), 40))
+    print(n, e0, d, mp.nstr(solve(atoms(n, mpf(e0)), n * mpf(e0), mpf(d)), 40))
 
 for n, e0, k, d in [(2000, "1/2", 3, "1e-6")]:
-    print(n, e0, d, mp.nstr(kary_epsilon(n, mpf(1) / 2, k, mpf(d)), 40), k)
+    print(n, e0, d, mp.nstr(solve(kary_atoms(n, mpf(1) / 2, k), n * mpf(1) / 2, mpf(d)), 40), k)
