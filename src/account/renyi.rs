@@ -273,8 +273,8 @@ fn tail_bound(laws: &Laws, dir: Direction, prec: u32) -> Fallible<Tail> {
         let rho = l.rho().map(|r| Interval::from_rational(&r, prec));
         let d_inf = match (l.range(dir).hi, l.mgf(), l.laplace_eps0()) {
             (_, _, Some(e0)) => Some(Interval::from_rational(&e0, prec)),
-            // (a top atom is D_∞; randomized response's moment generating function is its atoms' sum)
-            (End::Atom(hi), None | Some(crate::noise::mgf::Mgf::RandomizedResponse(_)), _) => Some(hi),
+            // (a top atom is D_∞, whatever else the law gives)
+            (End::Atom(hi), _, _) => Some(hi),
             _ => None,
         };
         if rho.is_none() && d_inf.is_none() {

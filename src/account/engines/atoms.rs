@@ -370,6 +370,16 @@ impl Composed {
         }
     }
 
+    /// e^{σs} (σ = −1 if `neg`, else +1), the exponential of the lattice's step s (None: listed atoms).
+    fn step_exp(&self, neg: bool, prec: u32) -> Option<Interval> {
+        let sign = |x: Interval| if neg { x.neg() } else { x };
+        match &self.step {
+            Step::Exact(s) => Some(sign(Interval::from_rational(s, prec)).exp()),
+            Step::Enclosed(s) => Some(sign(s.clone()).exp()),
+            Step::Listed(_) => None,
+        }
+    }
+
     /// e^{σℓ_j} (σ = −1 if `neg`, else +1) for the atoms j of `order`, in that order: on a lattice one
     /// exponential, then one product by e^{±σs} per step to the next index (ℓ_{j±1} = ℓ_j ± s; the relative
     /// width grows by a few roundings per atom, against the 64 guard bits of the precision); listed atoms
@@ -381,11 +391,7 @@ impl Composed {
         prec: u32,
     ) -> impl Iterator<Item = (usize, Interval)> + 'a {
         let sign = move |x: Interval| if neg { x.neg() } else { x };
-        let up = match &self.step {
-            Step::Exact(s) => Some(sign(Interval::from_rational(s, prec)).exp()),
-            Step::Enclosed(s) => Some(sign(s.clone()).exp()),
-            Step::Listed(_) => None,
-        };
+        let up = self.step_exp(neg, prec);
         let down = up.as_ref().map(|u| Interval::one(prec).div(u));
         let mut prev: Option<(usize, Interval)> = None;
         order.map(move |j| {
@@ -564,11 +570,7 @@ impl Composed {
         }
         let (mut d, mut r) = (self.inf.clone(), Interval::zero(prec));
         // e^{−g} between consecutive atoms of a lattice: one exponential
-        let lattice_gap = match &self.step {
-            Step::Exact(s) => Some(Interval::from_rational(s, prec).neg().exp()),
-            Step::Enclosed(s) => Some(s.neg().exp()),
-            Step::Listed(_) => None,
-        };
+        let lattice_gap = self.step_exp(true, prec);
         for i in (0..knots.len().saturating_sub(1)).rev() {
             let Knot::Atom(up) = knots[i + 1] else { unreachable!("invariant: only the lowest knot is 0") };
             let e = match (knots[i], &lattice_gap) {
