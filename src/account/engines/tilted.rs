@@ -33,6 +33,7 @@ use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::err;
 use crate::error::Fallible;
+use crate::noise::gauss::normal_quantile_f64;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::mgf::Mgf;
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
@@ -310,7 +311,8 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
             let Some(c) = answer_finite(lines, &laws, q, digits, trust)? else { return Ok(None) };
             let p = c.interval().prec().max(64);
             let k = Interval::from_rational(&keep, p + 32);
-            given(c.clone(), Interval::one(p).sub(&k.mul(&Interval::one(p).sub(&c.interval()))).clamp_unit())
+            let iv = Interval::one(p).sub(&k.mul(&Interval::one(p).sub(&c.interval()))).clamp_unit();
+            given(c, iv)
         }
         Query::Epsilon(d) => {
             let d_f = one.clone() - (one - d.clone()) / keep.clone();
@@ -334,7 +336,8 @@ pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, 
             let a_f = a.clone() / keep.clone();
             let Some(c) = answer_finite(lines, &laws, Query::Tradeoff(&a_f), digits, trust)? else { return Ok(None) };
             let p = c.interval().prec().max(64);
-            given(c.clone(), c.interval().mul(&Interval::from_rational(&keep, p + 32)))
+            let iv = c.interval().mul(&Interval::from_rational(&keep, p + 32));
+            given(c, iv)
         }
     }
 }
@@ -628,8 +631,16 @@ impl Composition<'_> {
     /// The sum for ε near `eps` (planning value), certified; None beyond the work cap.
     fn fresh_line(&self, eps: f64) -> Fallible<Option<Line>> {
         let p = self.prec;
-        let Some(Plan { c, h, lambda, k_max, tol_q, .. }) = self.planned_line(eps)? else { return Ok(None) };
+        let Some(Plan { c, h, lambda, k_max, tol_q, work }) = self.planned_line(eps)? else { return Ok(None) };
         crate::num::cancel::check()?;
+        if std::env::var_os("TIGHTDP_TRACE").is_some() {
+            eprintln!(
+                "tilted line: {} at {eps:.6}, {} digits: c = {c}, h = {h}, {} points, work {work:.3e}",
+                self.dir.as_str(),
+                self.digits,
+                k_max + 1
+            );
+        }
         let cf = Float::with_val(p, c);
         let hf = Float::with_val(p, h);
         let values: Vec<Vec<CInterval>> = self.laws.iter().map(|(m, _)| m.line(self.dir, &cf, &hf, k_max, tol_q, p)).collect();
@@ -857,13 +868,15 @@ impl Composition<'_> {
         let ln_a = alpha.to_f64().ln();
         // the estimate puts the threshold below 0: the swapped pair's line first (its own line at 0 would
         // only find that out)
+        // (the swapped pair's α-quantile: where it is above 0, the threshold is below 0 and there)
+        let quantile = self.swapped().loss_quantile(alpha.to_f64());
         let below_tried = match start {
-            Some(Threshold::Below(g)) => return self.tradeoff_below_zero(alpha, &al, Some(g)),
+            Some(Threshold::Below(g)) => return self.tradeoff_below_zero(alpha, &al, Some(Guess::Found(g))),
             Some(Threshold::Above(_)) => false,
-            None => self.threshold_below_zero(ln_a),
+            None => quantile.map_or_else(|| self.threshold_below_zero(ln_a), |x| x > 0.0),
         };
         if below_tried {
-            if let Some(r) = self.tradeoff_below_zero(alpha, &al, None)? {
+            if let Some(r) = self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))? {
                 return Ok(Some(r));
             }
         }
@@ -878,11 +891,15 @@ impl Composition<'_> {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&al.mid(), guess, false, self.digits / 2 + 8) else {
                 // the line puts the threshold below 0 (the swapped pair's line, unless it was asked already)
-                return if below_tried { Ok(None) } else { self.tradeoff_below_zero(alpha, &al, None) };
+                return if below_tried {
+                    Ok(None)
+                } else {
+                    self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))
+                };
             };
             let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
             let found = e.to_f64().max(0.0);
-            if round == 1 || meets(&iv, self.digits) {
+            if round == 1 || meets(&iv, self.digits) || (iv.is_some() && line.near(guess, found)) {
                 return Ok(iv.map(|iv| (iv, line.describe(), Threshold::Above(found))));
             }
             // the line was planned far from the threshold: once more at it
@@ -894,7 +911,10 @@ impl Composition<'_> {
     /// Planning, on the swapped pair: the threshold where its P[L > ε'] = `target`, located on a line of
     /// [`LOCATE_DIGITS`] digits at the planning's `guess` (the Chernoff estimate is 10–1,600% off there, near
     /// the bulk of the loss, and a line at full digits so far off is spent only to find that out).
-    fn located(&self, guess: f64, target: &Interval) -> Fallible<Option<f64>> {
+    /// Also the digits f's bracket `al` falls short by on that line, where the threshold is near its point
+    /// (else 0): f is a difference smaller than the δ the line certifies, so the full line lacks them too and
+    /// is planned for them at once (1,000 Laplace releases at α = 1/1000: 4 digits, a line saved).
+    fn located(&self, guess: f64, target: &Interval, al: &Interval) -> Fallible<Option<(f64, u32)>> {
         // (on laws whose planning values are closed forms or direct sums: on the subsampled Gaussian's the
         // estimate is near enough that the coarse line cost more than it saved, measured on MNIST, prv's
         // README and q = 0.1, σ = 0.6, T = 100 at α = 1/2, 1/10, 1/1000)
@@ -903,13 +923,46 @@ impl Composition<'_> {
         }
         let coarse = Composition { digits: LOCATE_DIGITS, ..*self };
         let Some(line) = coarse.line(guess)? else { return Ok(None) };
-        Ok(line.threshold(&target.mid(), guess, true, LOCATE_DIGITS).map(|e| e.to_f64().max(0.0)))
+        let Some(e) = line.threshold(&target.mid(), guess, true, LOCATE_DIGITS) else { return Ok(None) };
+        let found = e.to_f64().max(0.0);
+        let short = match line.near(guess, found) {
+            true => line.tradeoff_bracket(&e, al, LOCATE_DIGITS, true).and_then(|iv| shortfall(&iv, LOCATE_DIGITS)),
+            false => None,
+        };
+        Ok(Some((found, short.filter(|s| *s < LOCATE_DIGITS).unwrap_or(0))))
     }
 
     /// Planning: whether the Chernoff estimate puts f(α)'s threshold below 0 (its estimate of the
     /// alternative's mass above 0 is at most α = e^`ln_a`).
     fn threshold_below_zero(&self, ln_a: f64) -> bool {
         self.tilt(0.0).1 <= ln_a
+    }
+
+    /// Planning: the α-quantile x of the loss under this direction's first measure (A[L ≤ x] = α), by the
+    /// Cornish–Fisher expansion from the loss's first three cumulants [CF37], read off ln M at three small
+    /// tilts (ln M(c) = κ₁c + κ₂c²/2 + κ₃c³/6 + O(c⁴)). None where they are not finite or the variance is
+    /// not positive. Under the other direction's second measure the loss is −L: there f(α)'s threshold
+    /// is −x, below 0 where x > 0 (the Chernoff bound of δ(0) cannot tell that near the bulk of the loss:
+    /// for α = 1/2, and for 1,000 Laplace releases at α = 1/1000, it put the threshold above 0 and a
+    /// full line was spent to find it below).
+    fn loss_quantile(&self, alpha: f64) -> Option<f64> {
+        let cumulants = |h: f64| -> Option<(f64, f64, f64)> {
+            let (k1, k2, k3) = (self.ln_mgf(h), self.ln_mgf(2.0 * h), self.ln_mgf(3.0 * h));
+            let a = (18.0 * k1 - 9.0 * k2 + 2.0 * k3) / 6.0;
+            let b = (4.0 * k2 - 5.0 * k1 - k3) / 2.0;
+            let d = (k3 - 3.0 * k2 + 3.0 * k1) / 6.0;
+            let (m, v, t) = (a / h, 2.0 * b / (h * h), 6.0 * d / (h * h * h));
+            (m.is_finite() && v > 0.0 && t.is_finite()).then_some((m, v, t))
+        };
+        // (the step a twentieth of a standard deviation's reciprocal: the c⁴ term small, the differences
+        // well above the rounding)
+        let (_, v0, _) = cumulants(1.0 / 1024.0)?;
+        let h = dyadic((0.05 / v0.sqrt()).clamp(1.0 / 1048576.0, 0.25));
+        let (m, v, k3) = cumulants(h)?;
+        let s = v.sqrt();
+        let z = if alpha < 0.5 { -normal_quantile_f64(alpha.ln()) } else { normal_quantile_f64((1.0 - alpha).ln()) };
+        let x = m + s * (z + (z * z - 1.0) * k3 / (6.0 * s * s * s));
+        x.is_finite().then_some(x)
     }
 
     /// Planning: the threshold of f(α) at or above 0, where the Chernoff estimate of δ times e^{−ε} meets
@@ -937,23 +990,33 @@ impl Composition<'_> {
     /// there δ(ε) = 1 − e^ε + e^ε δ'(−ε) (δ' the swapped pair's; complements of the sets in
     /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
     /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
-    fn tradeoff_below_zero(&self, alpha: &Rational, al: &Interval, start: Option<f64>) -> Fallible<Option<(Interval, String, Threshold)>> {
+    fn tradeoff_below_zero(
+        &self,
+        alpha: &Rational,
+        al: &Interval,
+        start: Option<Guess>,
+    ) -> Fallible<Option<(Interval, String, Threshold)>> {
         let other = self.swapped();
         let beta = Rational::from(1) - alpha.clone();
         let target = Interval::from_rational(&beta, self.prec);
-        let mut guess = match start {
-            Some(g) => g,
-            None => match other.swapped_threshold_point(beta.to_f64().ln())? {
-                Some(g) => other.located(g, &target)?.unwrap_or(g),
-                None => return Ok(None),
-            },
+        let planned = match start {
+            Some(Guess::Found(_)) => None,
+            Some(Guess::Planned(g)) => Some(g),
+            None => other.swapped_threshold_point(beta.to_f64().ln())?,
         };
+        let (mut guess, short) = match (start, planned) {
+            (Some(Guess::Found(g)), _) => (g, 0),
+            (_, Some(g)) => other.located(g, &target, al)?.unwrap_or((g, 0)),
+            (_, None) => return Ok(None),
+        };
+        // (the digits the coarse line showed short, as `tradeoff`'s retry would ask them)
+        let other = Composition { digits: self.digits + if short > 0 { short + 2 } else { 0 }, ..other };
         for round in 0..2 {
             let Some(line) = other.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&target.mid(), guess, true, self.digits / 2 + 8) else { return Ok(None) };
             let iv = line.tradeoff_bracket(&e, al, self.digits, true);
             let found = e.to_f64().max(0.0);
-            if round == 1 || meets(&iv, self.digits) {
+            if round == 1 || meets(&iv, self.digits) || (iv.is_some() && line.near(guess, found)) {
                 let detail = format!("{}: threshold below 0, from the swapped pair's line ({})", self.dir.as_str(), line.describe());
                 return Ok(iv.map(|iv| (iv, detail, Threshold::Below(found))));
             }
@@ -961,6 +1024,14 @@ impl Composition<'_> {
         }
         Ok(None)
     }
+}
+
+/// Where a line for f(α)'s threshold below 0 is planned: at a planning estimate (located first on a
+/// coarse line, where that is cheap), or at a threshold found on an earlier line.
+#[derive(Clone, Copy, Debug)]
+enum Guess {
+    Planned(f64),
+    Found(f64),
 }
 
 /// The digits of the line that locates f(α)'s threshold below 0 before the line at full digits.

@@ -298,6 +298,14 @@ impl Line {
         Some(Float::with_val(p, &lo + &hi) / 2u32)
     }
 
+    /// Whether `found` is near enough the line's planned point `at` that a line planned at `found` would
+    /// do no better: the sum's error, relative to δ at the point, grows like e^{c|ε − at|} away from it, and
+    /// here by at most e (a bracket short of the digits asked is short of them for another reason: f is a
+    /// difference smaller than the δ the line certifies, and only more digits help).
+    pub(super) fn near(&self, at: f64, found: f64) -> bool {
+        self.c.to_f64() * (found - at).abs() <= 1.0
+    }
+
     /// A certified bracket of f(α) = sup_{u > 0} g(u), g(u) = 1 − δ(ln u) − uα, from four points u₁ < u₂ <
     /// u₃ < u₄ around û = e^ε. g is concave (δ(ln u) = E[(1 − u e^{−L})_+] is convex in u); where δ's brackets
     /// show it rising from u₁ to u₂ and falling from u₃ to u₄, its maximiser u* lies in [u₁, u₄], and

@@ -485,3 +485,43 @@ fn stated_guarantees_with_gaussians_hold_the_mpmath_sum() {
         .sub(&Interval::from_rational(&q("3"), 192).exp().mul(&Interval::from_rational(&q("1/10"), 192)));
     assert!(f.interval().lo() >= lower.lo() && f.meets(19), "{f:?} below the bound {lower:?}");
 }
+
+/// The planning's quantile of the loss against the Gaussian's closed form: under the first measure the
+/// loss of n Gaussian releases of η = μ²/(2σ²) is N(nη, 2nη) [BW18, Thm 8], so its α-quantile is
+/// nη + √(2nη) z_α (z_α from the normal tables: Φ⁻¹(0.001) = −3.090232306167813, Φ⁻¹(0.1) =
+/// −1.2815515655446004). The three cumulants come from ln M at three small tilts.
+#[test]
+fn the_loss_quantile_of_gaussians_is_the_closed_form() {
+    let mgfs = vec![(Mgf::Gaussian { eta: q("1/8") }, 10), (Mgf::Gaussian { eta: q("1/1800") }, 1000)];
+    let grids = planning_grids(&mgfs);
+    let comp = Composition { laws: &mgfs, grids: &grids, dir: Direction::Remove, prec: 128, digits: 20, lines: &Lines::default() };
+    let eta: f64 = 10.0 / 8.0 + 1000.0 / 1800.0;
+    for (alpha, z) in [(0.001, -3.090232306167813), (0.1, -1.2815515655446004), (0.5, 0.0), (0.9, 1.2815515655446004)] {
+        let want = eta + (2.0 * eta).sqrt() * z;
+        let got = comp.loss_quantile(alpha).unwrap();
+        assert!((got - want).abs() <= 1e-6 * want.abs().max(1.0), "alpha = {alpha}: {got} against {want}");
+    }
+}
+
+/// f(α) whose threshold is below 0 costs one coarse line and one full line: the loss's quantile puts the
+/// threshold below 0 and near where it is (the Chernoff bound of δ(0) put it above 0 at α = 1/1000 and 1/10,
+/// and a 20-digit line was spent to find out), the coarse line locates it, and the digits it shows short are
+/// asked of the full line at once. Before: five lines at 1/1000 (257 points), three at 1/2. The brackets meet
+/// the digits.
+#[test]
+fn a_threshold_below_zero_costs_one_coarse_line_and_one_full_line() {
+    let l = laws(&["laplace:scale=1,n=1000"]);
+    for alpha in ["1/1000", "1/10", "1/2"] {
+        let state = Lines::default();
+        let f = answer(&state, &l, Query::Tradeoff(&q(alpha)), 20, Trust::Exact).unwrap().unwrap();
+        assert!(f.meets(20), "f({alpha}): {f:?}");
+        let lines = state.lines.lock().unwrap();
+        assert_eq!(lines.len(), 2, "f({alpha}): lines at {:?}", lines.keys().map(|k| (k.2, f64::from_bits(k.3))).collect::<Vec<_>>());
+    }
+    // the subsampled Gaussian (no coarse line: its planning values are quadratures): one line per direction
+    let l = laws(&["gauss:sigma=0.6,q=0.1,n=100"]);
+    let state = Lines::default();
+    let f = answer(&state, &l, Query::Tradeoff(&q("1/2")), 20, Trust::Exact).unwrap().unwrap();
+    assert!(f.meets(20), "{f:?}");
+    assert_eq!(state.lines.lock().unwrap().len(), 2);
+}
