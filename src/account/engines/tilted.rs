@@ -33,7 +33,6 @@ use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::err;
 use crate::error::Fallible;
-use crate::noise::gauss::normal_quantile_f64;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::mgf::Mgf;
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
@@ -145,88 +144,6 @@ impl super::LawEngine for Tilted {
     }
 }
 
-/// Estimated seconds, at 180 bits on this project's 2-core machine, of a point of a line: the composition's
-/// powers, and each law's closed form (below); of a point in one evaluation of the sums (`tilted_line.rs`);
-/// and of the planning. Measured 2026-11-30: 1,000 × Laplace(10), 54,785 points, 0.25 s for the Laplace
-/// law's values, 0.25 s for the powers, 0.06 s per sum, 2–5 ms of planning; 10 bounded-range releases of
-/// ε = 1/2, about 2,000 points, 0.05–0.08 s.
-const SECONDS_PER_POWER_POINT: f64 = 4.5e-6;
-const SECONDS_PER_SUM_POINT: f64 = 1.1e-6;
-const PLANNING_SECONDS: f64 = 0.005;
-
-/// A law's closed form at one point (seconds, as above); None: a quadrature or a direct sum, whose cost per
-/// node is not foreseen well by its count of nodes (10–40 times off).
-fn seconds_per_point(m: &Mgf) -> Option<f64> {
-    match m {
-        Mgf::Gaussian { .. } => Some(2e-6),
-        Mgf::Laplace { .. } => Some(4.5e-6),
-        Mgf::BoundedRange { .. } => Some(30e-6),
-        _ => None,
-    }
-}
-
-/// The engine's estimated seconds for δ(ε), ε(δ) and f(α) at the digits asked, from its plans of the lines
-/// it would compute first (the larger direction's): the planning, the line's points, and the points times the
-/// sums it takes (one for δ, about six for ε: the check at 0, three steps of the iteration, the bracket's
-/// two; about twelve for f), in proportion to the precision. Where no line is planned within the work cap,
-/// those of the fewer digits it then answers at. Only where every law's line is a closed form
-/// ([`seconds_per_point`]); None elsewhere. Planned from the query alone (the plans are kept in the state, a
-/// function of their keys): the same estimate on a fresh state.
-fn estimate(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option<f64> {
-    // (beyond the work cap at the digits asked, the engine answers at fewer: their cost, and the plannings
-    // before it)
-    let mut spent = 0.0;
-    for d in std::iter::once(digits).chain(fewer_digits(digits)) {
-        match estimate_at(lines, mgfs, q, d)? {
-            Some(seconds) => return Some(spent + seconds),
-            None => spent += PLANNING_SECONDS,
-        }
-    }
-    None
-}
-
-/// [`estimate`] at `digits`: None where it is not estimated, Some(None) where no line is planned within the
-/// work cap.
-fn estimate_at(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Option<Option<f64>> {
-    let own: f64 = mgfs.iter().map(|(m, _)| seconds_per_point(m)).sum::<Option<f64>>()?;
-    let n_total: u64 = mgfs.iter().map(|(_, n)| *n).sum();
-    let prec = working_prec(digits, n_total);
-    let grids = planning_grids(mgfs);
-    let mut most: f64 = 0.0;
-    for &dir in directions(mgfs) {
-        let comp = Composition { laws: mgfs, grids: &grids, dir, prec, digits, lines };
-        let chernoff = |x: f64| comp.tilt(x).1;
-        // (f(α) with its threshold below 0 is found on the swapped pair's line)
-        let mut on = comp;
-        let (at, sums) = match q {
-            // (the planning point as `Composition::delta` takes it: ε enclosed at the working precision)
-            Query::Delta(e) if *e >= 0 => {
-                (comp.planned(Estimate::Chernoff, chernoff, chernoff(Interval::from_rational(e, prec).to_f64())).ok()??, 1.0)
-            }
-            Query::Epsilon(d) if *d > 0 && *d < 1 => (comp.planned(Estimate::Chernoff, chernoff, d.to_f64().ln()).ok()??, 6.0),
-            // (the threshold's iteration, about six sums, the bracket's four and more; twice where the retry
-            // on finer lines runs)
-            Query::Tradeoff(a) if *a > 0 && *a < 1 => {
-                let ln_a = a.to_f64().ln();
-                let at = if comp.threshold_below_zero(ln_a) {
-                    on = comp.swapped();
-                    on.swapped_threshold_point((1.0 - a.to_f64()).ln())
-                } else {
-                    comp.threshold_point(ln_a)
-                };
-                (at.ok()??, 12.0)
-            }
-            _ => return None,
-        };
-        let Some(plan) = on.planned_line(at).ok()? else { return Some(None) };
-        let points = (plan.k_max + 1) as f64;
-        let per_point = own + mgfs.len() as f64 * SECONDS_PER_POWER_POINT + sums * SECONDS_PER_SUM_POINT;
-        let seconds = PLANNING_SECONDS + points * per_point * f64::from(prec) / 180.0;
-        most = most.max(seconds);
-    }
-    Some(Some(most))
-}
-
 /// The directions computed: one where every law is symmetric (one law in both directions), else both.
 fn directions(mgfs: &[(Mgf, u64)]) -> &'static [Direction] {
     if mgfs.iter().all(|(m, _)| m.symmetric()) {
@@ -260,86 +177,6 @@ fn fewer_digits(digits: u32) -> Vec<u32> {
     // (the work grows quickly with the digits there: 30 steps at q = 0.01 take 1.4 s for 7 digits, 3.8 s for
     // 11, 15 s for 16; ten digits at most keeps the short answer within the pld grid's time)
     [10, 6, 3].into_iter().filter(|&d| d < digits).collect()
-}
-
-/// Most bits of the exact rational K = Π (1 − δᵢ)^{nᵢ} of [`finite_laws`] (10,000 stated guarantees of a δ with a
-/// 24-bit denominator: 480,000).
-const MAX_KEEP_BITS: f64 = 1e6;
-
-/// The composition given that no loss is infinite: each stated (ε, δ) guarantee replaced by its pure part
-/// ([`LossLaw::finite_part`]), and the probability K = Π (1 − δᵢ)^{nᵢ} of that (1 if none), exact. None: K's
-/// rational beyond [`MAX_KEEP_BITS`].
-fn finite_laws(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<(Vec<(Arc<dyn LossLaw>, u64)>, Rational)> {
-    let mut keep = Rational::from(1);
-    let mut bits = 0f64;
-    let mut out = Vec::with_capacity(laws.len());
-    for (l, n) in laws {
-        match l.finite_part() {
-            Some((f, k)) => {
-                bits += f64::from(k.numer().significant_bits() + k.denom().significant_bits()) * *n as f64;
-                if bits > MAX_KEEP_BITS {
-                    return None;
-                }
-                keep *= Rational::from(rug::ops::Pow::pow(&k, u32::try_from(*n).ok()?));
-                out.push((f, *n));
-            }
-            None => out.push((Arc::clone(l), *n)),
-        }
-    }
-    Some((out, keep))
-}
-
-/// The accountant's ε(δ), δ(ε) or f(α) (None: a law without a moment generating function, or beyond the work
-/// cap), from the composition's state `lines`. Stated (ε, δ) guarantees enter by their pure parts: with K the
-/// chance of no infinite loss and δ_f, f_f the profile and trade-off function given none, both directions
-/// have δ(ε) = 1 − K + K δ_f(ε) (E_A[(1 − e^{ε−L})₊] splits on L = +∞), so ε(δ) = ε_f(1 − (1 − δ)/K) and
-/// f(α) = sup_ε [K(1 − δ_f(ε)) − e^ε α] = K f_f(α/K) (0 for α ≥ K); each keeps the relative width of its
-/// part's bracket.
-pub(super) fn answer(lines: &Lines, laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
-    let Some((laws, keep)) = finite_laws(laws) else { return Ok(None) };
-    if keep == 1 {
-        return answer_finite(lines, &laws, q, digits, trust);
-    }
-    let one = Rational::from(1);
-    let k_str = crate::num::format::fmt_nearest(&rug::Float::with_val(64, &keep), 12);
-    let given = |c: Certified, iv: Interval| -> Fallible<Option<Certified>> {
-        let detail = format!("{}; given no infinite loss, of probability K = {k_str}…", c.detail());
-        Certified::new(iv, Engine::Tilted, trust, detail).map(Some)
-    };
-    match q {
-        Query::Delta(_) => {
-            let Some(c) = answer_finite(lines, &laws, q, digits, trust)? else { return Ok(None) };
-            let p = c.interval().prec().max(64);
-            let k = Interval::from_rational(&keep, p + 32);
-            let iv = Interval::one(p).sub(&k.mul(&Interval::one(p).sub(&c.interval()))).clamp_unit();
-            given(c, iv)
-        }
-        Query::Epsilon(d) => {
-            let d_f = one.clone() - (one - d.clone()) / keep.clone();
-            if d_f <= 0 {
-                return Ok(None);
-            }
-            let Some(c) = answer_finite(lines, &laws, Query::Epsilon(&d_f), digits, trust)? else { return Ok(None) };
-            let iv = c.interval();
-            given(c, iv)
-        }
-        Query::Tradeoff(a) => {
-            if *a >= keep {
-                return Certified::new(
-                    Interval::zero(64),
-                    Engine::Tilted,
-                    trust,
-                    "alpha at least the chance K of no infinite loss: f = 0".to_string(),
-                )
-                .map(Some);
-            }
-            let a_f = a.clone() / keep.clone();
-            let Some(c) = answer_finite(lines, &laws, Query::Tradeoff(&a_f), digits, trust)? else { return Ok(None) };
-            let p = c.interval().prec().max(64);
-            let iv = c.interval().mul(&Interval::from_rational(&keep, p + 32));
-            given(c, iv)
-        }
-    }
 }
 
 /// [`answer`] on laws with no infinite loss.
@@ -836,215 +673,6 @@ impl Composition<'_> {
     }
 }
 
-impl Composition<'_> {
-    /// f(α) = sup_ε [1 − δ(ε) − e^ε α] in this direction (the convex conjugate of its privacy profile
-    /// [DRS22, Prop. 2.12]), certified, and the line's description. The supremum sits at the threshold ε*
-    /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; a threshold
-    /// below 0 (α near 1) is found on the swapped pair's line (`tradeoff_below_zero`). None: not decided.
-    fn tradeoff(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
-        let Some(first) = self.tradeoff_at(alpha, None)? else { return Ok(None) };
-        // f = g(u*) is a difference (1 − α − δ' below 0, 1 − δ − uα above) smaller than the δ the line
-        // certifies to the digits asked, so its bracket may fall a few digits short: once more on a line
-        // planned for that many more digits, at the threshold found (measured: 1,000 to 100,000 Laplace
-        // releases, 15–19 of 20; starting there saves the line at the planned guess, which below 0 is
-        // 10–1,600% off the threshold)
-        let Some(more) = shortfall(&first.0, self.digits) else { return Ok(Some((first.0, first.1))) };
-        let finer = Composition { digits: self.digits + more + 2, ..*self };
-        let best = match finer.tradeoff_at(alpha, Some(first.2))? {
-            Some(f) if f.0.log10_rel_width() < first.0.log10_rel_width() => f,
-            _ => first,
-        };
-        Ok(Some((best.0, best.1)))
-    }
-
-    /// [`Composition::tradeoff`] on lines planned for `self.digits`, from the threshold `start` (else the
-    /// planning's), with the threshold found.
-    fn tradeoff_at(&self, alpha: &Rational, start: Option<Threshold>) -> Fallible<Option<(Interval, String, Threshold)>> {
-        let p = self.prec;
-        if *alpha <= 0 || *alpha >= 1 {
-            return Ok(None);
-        }
-        let al = Interval::from_rational(alpha, p);
-        let ln_a = alpha.to_f64().ln();
-        // the estimate puts the threshold below 0: the swapped pair's line first (its own line at 0 would
-        // only find that out)
-        // (the swapped pair's α-quantile: where it is above 0, the threshold is below 0 and there)
-        let quantile = self.swapped().loss_quantile(alpha.to_f64());
-        let below_tried = match start {
-            Some(Threshold::Below(g)) => return self.tradeoff_below_zero(alpha, &al, Some(Guess::Found(g))),
-            Some(Threshold::Above(_)) => false,
-            None => quantile.map_or_else(|| self.threshold_below_zero(ln_a), |x| x > 0.0),
-        };
-        if below_tried {
-            if let Some(r) = self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))? {
-                return Ok(Some(r));
-            }
-        }
-        let mut guess = match start {
-            Some(Threshold::Above(g)) => g,
-            _ => match self.threshold_point(ln_a)? {
-                Some(g) => g,
-                None => return Ok(None),
-            },
-        };
-        for round in 0..2 {
-            let Some(line) = self.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&al.mid(), guess, false, self.digits / 2 + 8) else {
-                // the line puts the threshold below 0 (the swapped pair's line, unless it was asked already)
-                return if below_tried {
-                    Ok(None)
-                } else {
-                    self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))
-                };
-            };
-            let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
-            let found = e.to_f64().max(0.0);
-            if round == 1 || meets(&iv, self.digits) || (iv.is_some() && line.near(guess, found)) {
-                return Ok(iv.map(|iv| (iv, line.describe(), Threshold::Above(found))));
-            }
-            // the line was planned far from the threshold: once more at it
-            guess = found;
-        }
-        Ok(None)
-    }
-
-    /// Planning, on the swapped pair: the threshold where its P[L > ε'] = `target`, located on a line of
-    /// [`LOCATE_DIGITS`] digits at the planning's `guess` (the Chernoff estimate is 10–1,600% off there, near
-    /// the bulk of the loss, and a line at full digits so far off is spent only to find that out).
-    /// Also the digits f's bracket `al` falls short by on that line, where the threshold is near its point
-    /// (else 0): f is a difference smaller than the δ the line certifies, so the full line lacks them too and
-    /// is planned for them at once (1,000 Laplace releases at α = 1/1000: 4 digits, a line saved).
-    fn located(&self, guess: f64, target: &Interval, al: &Interval) -> Fallible<Option<(f64, u32)>> {
-        // (on laws whose planning values are closed forms or direct sums: on the subsampled Gaussian's the
-        // estimate is near enough that the coarse line cost more than it saved, measured on MNIST, prv's
-        // README and q = 0.1, σ = 0.6, T = 100 at α = 1/2, 1/10, 1/1000)
-        if self.digits <= LOCATE_DIGITS || !self.exact_real() {
-            return Ok(None);
-        }
-        let coarse = Composition { digits: LOCATE_DIGITS, ..*self };
-        let Some(line) = coarse.line(guess)? else { return Ok(None) };
-        let Some(e) = line.threshold(&target.mid(), guess, true, LOCATE_DIGITS) else { return Ok(None) };
-        let found = e.to_f64().max(0.0);
-        let short = match line.near(guess, found) {
-            true => line.tradeoff_bracket(&e, al, LOCATE_DIGITS, true).and_then(|iv| shortfall(&iv, LOCATE_DIGITS)),
-            false => None,
-        };
-        Ok(Some((found, short.filter(|s| *s < LOCATE_DIGITS).unwrap_or(0))))
-    }
-
-    /// Planning: whether the Chernoff estimate puts f(α)'s threshold below 0 (its estimate of the
-    /// alternative's mass above 0 is at most α = e^`ln_a`).
-    fn threshold_below_zero(&self, ln_a: f64) -> bool {
-        self.tilt(0.0).1 <= ln_a
-    }
-
-    /// Planning: the α-quantile x of the loss under this direction's first measure (A[L ≤ x] = α), by the
-    /// Cornish–Fisher expansion from the loss's first three cumulants [CF37], read off ln M at three small
-    /// tilts (ln M(c) = κ₁c + κ₂c²/2 + κ₃c³/6 + O(c⁴)). None where they are not finite or the variance is
-    /// not positive. Under the other direction's second measure the loss is −L: there f(α)'s threshold
-    /// is −x, below 0 where x > 0 (the Chernoff bound of δ(0) cannot tell that near the bulk of the loss:
-    /// for α = 1/2, and for 1,000 Laplace releases at α = 1/1000, it put the threshold above 0 and a
-    /// full line was spent to find it below).
-    fn loss_quantile(&self, alpha: f64) -> Option<f64> {
-        let cumulants = |h: f64| -> Option<(f64, f64, f64)> {
-            let (k1, k2, k3) = (self.ln_mgf(h), self.ln_mgf(2.0 * h), self.ln_mgf(3.0 * h));
-            let a = (18.0 * k1 - 9.0 * k2 + 2.0 * k3) / 6.0;
-            let b = (4.0 * k2 - 5.0 * k1 - k3) / 2.0;
-            let d = (k3 - 3.0 * k2 + 3.0 * k1) / 6.0;
-            let (m, v, t) = (a / h, 2.0 * b / (h * h), 6.0 * d / (h * h * h));
-            (m.is_finite() && v > 0.0 && t.is_finite()).then_some((m, v, t))
-        };
-        // (the step a twentieth of a standard deviation's reciprocal: the c⁴ term small, the differences
-        // well above the rounding)
-        let (_, v0, _) = cumulants(1.0 / 1024.0)?;
-        let h = dyadic((0.05 / v0.sqrt()).clamp(1.0 / 1048576.0, 0.25));
-        let (m, v, k3) = cumulants(h)?;
-        let s = v.sqrt();
-        let z = if alpha < 0.5 { -normal_quantile_f64(alpha.ln()) } else { normal_quantile_f64((1.0 - alpha).ln()) };
-        let x = m + s * (z + (z * z - 1.0) * k3 / (6.0 * s * s * s));
-        x.is_finite().then_some(x)
-    }
-
-    /// Planning: the threshold of f(α) at or above 0, where the Chernoff estimate of δ times e^{−ε} meets
-    /// α = e^`ln_a`, in its cell.
-    fn threshold_point(&self, ln_a: f64) -> Fallible<Option<f64>> {
-        self.planned(Estimate::Tradeoff, |e| self.tilt(e).1 - e, ln_a)
-    }
-
-    /// Planning, on the swapped pair: where its Chernoff estimate of δ' times 1 + c (δ' − δ'' ≈ (1 + c) δ')
-    /// meets 1 − α = e^`ln_b`, in its cell.
-    fn swapped_threshold_point(&self, ln_b: f64) -> Fallible<Option<f64>> {
-        let est = |e: f64| {
-            let (c, lb) = self.tilt(e);
-            lb + (1.0 + c).ln()
-        };
-        self.planned(Estimate::Swapped, est, ln_b)
-    }
-
-    /// The swapped pair's composition (the other direction), at the same precision and digits.
-    fn swapped(&self) -> Composition<'_> {
-        Composition { dir: self.dir.swapped(), ..*self }
-    }
-
-    /// f(α) in this direction when its threshold ε* is below 0, from the swapped pair's line at ε' = −ε*:
-    /// there δ(ε) = 1 − e^ε + e^ε δ'(−ε) (δ' the swapped pair's; complements of the sets in
-    /// sup_S A(S) − e^ε B(S)), so g(u) = 1 − δ(ln u) − uα = u (1 − α − δ'(ln(1/u))) for u = e^ε < 1, and
-    /// the threshold solves 1 − δ'(ε') + δ''(ε') = α, i.e. (δ' − δ'')(ε') = 1 − α (δ'' the derivative).
-    fn tradeoff_below_zero(
-        &self,
-        alpha: &Rational,
-        al: &Interval,
-        start: Option<Guess>,
-    ) -> Fallible<Option<(Interval, String, Threshold)>> {
-        let other = self.swapped();
-        let beta = Rational::from(1) - alpha.clone();
-        let target = Interval::from_rational(&beta, self.prec);
-        let planned = match start {
-            Some(Guess::Found(_)) => None,
-            Some(Guess::Planned(g)) => Some(g),
-            None => other.swapped_threshold_point(beta.to_f64().ln())?,
-        };
-        let (mut guess, short) = match (start, planned) {
-            (Some(Guess::Found(g)), _) => (g, 0),
-            (_, Some(g)) => other.located(g, &target, al)?.unwrap_or((g, 0)),
-            (_, None) => return Ok(None),
-        };
-        // (the digits the coarse line showed short, as `tradeoff`'s retry would ask them)
-        let other = Composition { digits: self.digits + if short > 0 { short + 2 } else { 0 }, ..other };
-        for round in 0..2 {
-            let Some(line) = other.line(guess)? else { return Ok(None) };
-            let Some(e) = line.threshold(&target.mid(), guess, true, self.digits / 2 + 8) else { return Ok(None) };
-            let iv = line.tradeoff_bracket(&e, al, self.digits, true);
-            let found = e.to_f64().max(0.0);
-            if round == 1 || meets(&iv, self.digits) || (iv.is_some() && line.near(guess, found)) {
-                let detail = format!("{}: threshold below 0, from the swapped pair's line ({})", self.dir.as_str(), line.describe());
-                return Ok(iv.map(|iv| (iv, detail, Threshold::Below(found))));
-            }
-            guess = found;
-        }
-        Ok(None)
-    }
-}
-
-/// Where a line for f(α)'s threshold below 0 is planned: at a planning estimate (located first on a
-/// coarse line, where that is cheap), or at a threshold found on an earlier line.
-#[derive(Clone, Copy, Debug)]
-enum Guess {
-    Planned(f64),
-    Found(f64),
-}
-
-/// The digits of the line that locates f(α)'s threshold below 0 before the line at full digits.
-const LOCATE_DIGITS: u32 = 6;
-
-/// Where f(α)'s threshold was found: at ε* ≥ 0 on this direction's line, or at ε' = −ε* > 0 on the swapped
-/// pair's (a planning value: a retry on finer lines starts there).
-#[derive(Clone, Copy, Debug)]
-enum Threshold {
-    Above(f64),
-    Below(f64),
-}
-
 /// Planning: the minimiser of a unimodal `f` on [a, b], by 40 golden-section steps (the midpoint of the
 /// last bracket).
 fn golden(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
@@ -1085,20 +713,20 @@ fn meets(iv: &Option<Interval>, digits: u32) -> bool {
     iv.as_ref().is_some_and(|iv| iv.meets(digits))
 }
 
-/// The digits a bracket falls short of `digits` by, where a retry on finer lines may make them up (at most
-/// 12; None where it holds nothing or is wider still).
-fn shortfall(iv: &Interval, digits: u32) -> Option<u32> {
-    let l = iv.log10_rel_width();
-    if !l.is_finite() {
-        return None;
-    }
-    let short = (f64::from(digits) + l).ceil();
-    (1.0..=12.0).contains(&short).then_some(short as u32)
-}
-
 #[path = "tilted_line.rs"]
 mod line;
 use line::Line;
+
+#[path = "tilted_tradeoff.rs"]
+mod tradeoff;
+
+#[path = "tilted_finite.rs"]
+mod finite;
+use finite::{answer, finite_laws};
+
+#[path = "tilted_price.rs"]
+mod price;
+use price::estimate;
 
 #[cfg(test)]
 #[path = "tilted_tests.rs"]
