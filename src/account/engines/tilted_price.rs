@@ -78,6 +78,7 @@ fn estimate_at(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Opt
                         on = comp.swapped();
                         on.swapped_threshold_point((1.0 - a.to_f64()).ln())
                     }
+                    (false, Some(x)) if x < 0.0 && tradeoff::near_the_bulk(a.to_f64()) => Ok(Some(-x)),
                     (false, _) => comp.threshold_point(ln_a),
                 };
                 (at.ok()??, 12.0)

@@ -507,7 +507,7 @@ fn the_loss_quantile_of_gaussians_is_the_closed_form() {
 /// threshold below 0 and near where it is (the Chernoff bound of δ(0) put it above 0 at α = 1/1000 and 1/10,
 /// and a 20-digit line was spent to find out), the coarse line locates it, and the digits it shows short are
 /// asked of the full line at once. Before: five lines at 1/1000 (257 points), three at 1/2. The brackets meet
-/// the digits.
+/// the digits (their values: the exact-sum and mpmath tests above).
 #[test]
 fn a_threshold_below_zero_costs_one_coarse_line_and_one_full_line() {
     let l = laws(&["laplace:scale=1,n=1000"]);
@@ -518,10 +518,14 @@ fn a_threshold_below_zero_costs_one_coarse_line_and_one_full_line() {
         let lines = state.lines.lock().unwrap();
         assert_eq!(lines.len(), 2, "f({alpha}): lines at {:?}", lines.keys().map(|k| (k.2, f64::from_bits(k.3))).collect::<Vec<_>>());
     }
-    // the subsampled Gaussian (no coarse line: its planning values are quadratures): one line per direction
+    // the subsampled Gaussian (no coarse line: its planning values are quadratures): one line per direction,
+    // at α = 1/2 (both thresholds below 0) and at α = 1/10 (the add direction's above 0, near it: the
+    // quantile's guess, where the Chernoff estimate's cost a line)
     let l = laws(&["gauss:sigma=0.6,q=0.1,n=100"]);
-    let state = Lines::default();
-    let f = answer(&state, &l, Query::Tradeoff(&q("1/2")), 20, Trust::Exact).unwrap().unwrap();
-    assert!(f.meets(20), "{f:?}");
-    assert_eq!(state.lines.lock().unwrap().len(), 2);
+    for alpha in ["1/2", "1/10"] {
+        let state = Lines::default();
+        let f = answer(&state, &l, Query::Tradeoff(&q(alpha)), 20, Trust::Exact).unwrap().unwrap();
+        assert!(f.meets(20), "f({alpha}): {f:?}");
+        assert_eq!(state.lines.lock().unwrap().len(), 2, "f({alpha})");
+    }
 }
