@@ -54,7 +54,6 @@ fn estimate_at(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Opt
     for &dir in directions(mgfs) {
         let comp = Composition { laws: mgfs, grids: &grids, dir, prec, digits, lines };
         let chernoff = |x: f64| comp.tilt(x).1;
-        // (f(α) with its threshold below 0 is found on the swapped pair's line)
         let mut on = comp;
         let (at, sums) = match q {
             // (the planning point as `Composition::delta` takes it: ε enclosed at the working precision)
@@ -65,23 +64,13 @@ fn estimate_at(lines: &Lines, mgfs: &[(Mgf, u64)], q: Query, digits: u32) -> Opt
             // (the threshold's iteration, about six sums, the bracket's four and more; twice where the retry
             // on finer lines runs)
             Query::Tradeoff(a) if *a > 0 && *a < 1 => {
-                // (the side of 0 as `Composition::tradeoff_at` decides it, and its first guess below 0)
-                let ln_a = a.to_f64().ln();
-                let quantile = comp.swapped().loss_quantile(a.to_f64());
-                let below = quantile.map_or_else(|| comp.threshold_below_zero(ln_a), |x| x > 0.0);
-                let at = match (below, quantile) {
-                    (true, Some(x)) if x > 0.0 => {
-                        on = comp.swapped();
-                        Ok(Some(x))
-                    }
-                    (true, _) => {
-                        on = comp.swapped();
-                        on.swapped_threshold_point((1.0 - a.to_f64()).ln())
-                    }
-                    (false, Some(x)) if x < 0.0 && tradeoff::near_the_bulk(a.to_f64()) => Ok(Some(-x)),
-                    (false, _) => comp.threshold_point(ln_a),
-                };
-                (at.ok()??, 12.0)
+                // (the first line as the query plans it: f(α) with its threshold below 0 is found on the
+                // swapped pair's line)
+                let plan = comp.first_line(a).ok()?;
+                if plan.below {
+                    on = comp.swapped();
+                }
+                (plan.at?, 12.0)
             }
             _ => return None,
         };

@@ -11,7 +11,11 @@ impl Composition<'_> {
     /// of the Neyman–Pearson test, where the alternative's mass above it, −δ'(ε) e^{−ε}, is α; a threshold
     /// below 0 (α near 1) is found on the swapped pair's line (`tradeoff_below_zero`). None: not decided.
     pub(super) fn tradeoff(&self, alpha: &Rational) -> Fallible<Option<(Interval, String)>> {
-        let Some(first) = self.tradeoff_at(alpha, None)? else { return Ok(None) };
+        if *alpha <= 0 || *alpha >= 1 {
+            return Ok(None);
+        }
+        let plan = self.first_line(alpha)?;
+        let Some(first) = self.tradeoff_at(alpha, &plan, None)? else { return Ok(None) };
         // f = g(u*) is a difference (1 − α − δ' below 0, 1 − δ − uα above) smaller than the δ the line
         // certifies to the digits asked, so its bracket may fall a few digits short: once more on a line
         // planned for that many more digits, at the threshold found (measured: 1,000 to 100,000 Laplace
@@ -19,7 +23,7 @@ impl Composition<'_> {
         // 10–1,600% off the threshold)
         let Some(more) = shortfall(&first.0, self.digits) else { return Ok(Some((first.0, first.1))) };
         let finer = Composition { digits: self.digits + more + 2, ..*self };
-        let best = match finer.tradeoff_at(alpha, Some(first.2))? {
+        let best = match finer.tradeoff_at(alpha, &plan, Some(first.2))? {
             Some(f) if f.0.log10_rel_width() < first.0.log10_rel_width() => f,
             _ => first,
         };
@@ -27,47 +31,31 @@ impl Composition<'_> {
     }
 
     /// [`Composition::tradeoff`] on lines planned for `self.digits`, from the threshold `start` (else the
-    /// planning's), with the threshold found.
-    fn tradeoff_at(&self, alpha: &Rational, start: Option<Threshold>) -> Fallible<Option<(Interval, String, Threshold)>> {
-        let p = self.prec;
-        if *alpha <= 0 || *alpha >= 1 {
-            return Ok(None);
-        }
-        let al = Interval::from_rational(alpha, p);
-        let ln_a = alpha.to_f64().ln();
-        // where the swapped pair's α-quantile is above 0, the threshold is below 0, and there: the swapped
-        // pair's line first (its own line at 0 would only find that out)
-        let quantile = self.swapped().loss_quantile(alpha.to_f64());
+    /// first line `plan`), with the threshold found.
+    fn tradeoff_at(&self, alpha: &Rational, plan: &FirstLine, start: Option<Threshold>) -> Fallible<Option<(Interval, String, Threshold)>> {
+        let al = Interval::from_rational(alpha, self.prec);
         let below_tried = match start {
             Some(Threshold::Below(g)) => return self.tradeoff_below_zero(alpha, &al, Some(Guess::Found(g))),
             Some(Threshold::Above(_)) => false,
-            None => quantile.map_or_else(|| self.threshold_below_zero(ln_a), |x| x > 0.0),
+            None => plan.below,
         };
         if below_tried {
-            if let Some(r) = self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))? {
+            if let Some(r) = self.tradeoff_below_zero(alpha, &al, plan.at.map(Guess::Planned))? {
                 return Ok(Some(r));
             }
         }
-        let mut guess = match (start, quantile) {
-            (Some(Threshold::Above(g)), _) => g,
-            // (near the bulk, α ≥ 1/100, the quantile is the nearer guess: for q = 0.1, σ = 0.6, T = 100 at
-            // α = 1/10 the Chernoff estimate said 3.49 and the threshold is at 0.59, a line spent; in the far
-            // tail the Chernoff estimate is)
-            (_, Some(x)) if x < 0.0 && near_the_bulk(alpha.to_f64()) => -x,
-            _ => match self.threshold_point(ln_a)? {
-                Some(g) => g,
-                None => return Ok(None),
-            },
+        let guess = match start {
+            Some(Threshold::Above(g)) => Some(g),
+            // (the swapped pair's line did not decide it: the threshold above 0 after all)
+            None if plan.below => self.threshold_point(alpha.to_f64().ln())?,
+            _ => plan.at,
         };
+        let Some(mut guess) = guess else { return Ok(None) };
         for round in 0..2 {
             let Some(line) = self.line(guess)? else { return Ok(None) };
             let Some(e) = line.threshold(&al.mid(), guess, false, self.digits / 2 + 8) else {
                 // the line puts the threshold below 0 (the swapped pair's line, unless it was asked already)
-                return if below_tried {
-                    Ok(None)
-                } else {
-                    self.tradeoff_below_zero(alpha, &al, quantile.filter(|x| *x > 0.0).map(Guess::Planned))
-                };
+                return if below_tried { Ok(None) } else { self.tradeoff_below_zero(alpha, &al, plan.below_guess()) };
             };
             let iv = line.tradeoff_bracket(&e, &al, self.digits, false);
             let found = e.to_f64().max(0.0);
@@ -78,6 +66,27 @@ impl Composition<'_> {
             guess = found;
         }
         Ok(None)
+    }
+
+    /// Planning: where f(α)'s first line goes, from the query alone (the query and the engine's price
+    /// both start here). The side of 0 of the threshold: below where the swapped pair's α-quantile of the
+    /// loss is above 0 ([`Composition::loss_quantile`]), else (no quantile) by the Chernoff test
+    /// ([`Composition::threshold_below_zero`]). The point: below 0, on the swapped pair's line at the
+    /// quantile, else at its Chernoff estimate ([`Composition::swapped_threshold_point`]); above 0, near the
+    /// bulk (α ≥ 1/100) at minus the quantile where it is below 0 (for q = 0.1, σ = 0.6, T = 100 at α = 1/10
+    /// the Chernoff estimate said 3.49 and the threshold is at 0.59, a line spent), else at the Chernoff
+    /// estimate ([`Composition::threshold_point`]), the better guess in the far tail.
+    pub(super) fn first_line(&self, alpha: &Rational) -> Fallible<FirstLine> {
+        let a = alpha.to_f64();
+        let quantile = self.swapped().loss_quantile(a);
+        let below = quantile.map_or_else(|| self.threshold_below_zero(a.ln()), |x| x > 0.0);
+        let at = match quantile {
+            Some(x) if x > 0.0 => Some(x),
+            _ if below => self.swapped().swapped_threshold_point((Rational::from(1) - alpha).to_f64().ln())?,
+            Some(x) if x < 0.0 && near_the_bulk(a) => Some(-x),
+            _ => self.threshold_point(a.ln())?,
+        };
+        Ok(FirstLine { below, at, quantile })
     }
 
     /// Planning, on the swapped pair: the threshold where its P[L > ε'] = `target`, located on a line of
@@ -195,6 +204,25 @@ impl Composition<'_> {
             guess = found;
         }
         Ok(None)
+    }
+}
+
+/// Where f(α)'s first line goes ([`Composition::first_line`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FirstLine {
+    /// whether f's threshold is below 0 (found on the swapped pair's line)
+    pub(super) below: bool,
+    /// the first line's point (below 0, ε' = −ε* on the swapped pair's line); None: none planned
+    pub(super) at: Option<f64>,
+    /// the swapped pair's α-quantile of the loss
+    quantile: Option<f64>,
+}
+
+impl FirstLine {
+    /// The planned guess of a threshold below 0 where the query turns there later (its own line put the
+    /// threshold below 0): the quantile, where it is above 0.
+    fn below_guess(&self) -> Option<Guess> {
+        self.quantile.filter(|x| *x > 0.0).map(Guess::Planned)
     }
 }
 
