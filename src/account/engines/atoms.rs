@@ -23,76 +23,24 @@
 //! with its enclosed loss (`atoms_listed`), and queried the same way. The knots may be thousands, so δ at
 //! every knot comes from one pass ([`Composed::knot_deltas`]).
 
-use super::atoms_listed;
+use super::atoms_lattice::{common_lattice, law_atoms, Lattice};
+use super::{atoms_binomial, atoms_listed};
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
-use crate::noise::loss::{directions, Direction, End, LossLaw};
+use crate::noise::loss::{Direction, LossLaw};
 use crate::num::convolve::{convolve, power, WHOLE};
 use crate::num::Interval;
-use rug::float::Round;
 use rug::{Float, Rational};
 use std::sync::Arc;
 
 /// Estimated seconds per composed atom on no common lattice (both directions, 20 digits; measured).
 const LISTED_SECONDS_PER_ATOM: f64 = 1.3e-5;
-/// Most lattice points one law may span (its atoms' k_hi − k_lo + 1).
-const MAX_POINTS: i64 = 4096;
 /// Largest convolution work taken, in products of two enclosures (4,000 atoms of a law's power by
 /// squaring: 200 reports of 20-ary randomized response; ~1 s at 20 digits).
 const MAX_WORK: f64 = 1.6e7;
 /// Longest composed vector taken (its queries take an exponential per atom above the point asked).
 const MAX_LEN: f64 = 2.1e6;
-
-/// One law's finite atoms on the common lattice and its mass at +∞, for one direction.
-struct Atoms {
-    /// the lattice index of the first entry
-    k0: i64,
-    /// A-masses of the consecutive lattice points from k0
-    p: Vec<Interval>,
-    /// A[L = +∞]
-    inf: Interval,
-}
-
-/// The common lattice of the laws' losses: a rational step s (losses in offset + sℤ, exact rationals), or
-/// ln r for a rational r > 1 (losses in (ln r)ℤ, transcendental: enclosed; randomized response given by
-/// its keep probability, as dp_accounting's `RandomizedResponseDpEvent`), or one law's own transcendental
-/// step ([`LossLaw::enclosed_lattice`]: a stated guarantee on batches drawn without replacement), enclosed
-/// by the law at the precision asked.
-#[derive(Debug)]
-enum Lattice {
-    Rational(Rational),
-    Log(Rational),
-    Enclosed(Arc<dyn LossLaw>),
-}
-
-impl Lattice {
-    fn step_f64(&self) -> f64 {
-        match self {
-            Lattice::Rational(s) => s.to_f64(),
-            Lattice::Log(r) => r.to_f64().ln(),
-            Lattice::Enclosed(_) => self.at(64).to_f64(),
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Lattice::Rational(s) => crate::num::format::fmt_rational(s),
-            Lattice::Log(r) => format!("(ln {})", crate::num::format::fmt_rational(r)),
-            Lattice::Enclosed(l) => format!("({}…, the step of {})", crate::num::format::fmt_down(self.at(64).lo(), 12), l.spec()),
-        }
-    }
-
-    /// The step enclosed at `prec` bits.
-    fn at(&self, prec: u32) -> Interval {
-        match self {
-            Lattice::Rational(s) => Interval::from_rational(s, prec),
-            Lattice::Log(r) => Interval::from_rational(r, prec).ln(),
-            // (`common_lattice` takes a law's step only where it declares one)
-            Lattice::Enclosed(l) => l.enclosed_lattice(prec).expect("invariant: an enclosed lattice is a law's declared step"),
-        }
-    }
-}
 
 /// A point where the accountant's knots sit: ε = 0, or the loss of atom j.
 #[derive(Clone, Copy)]
@@ -170,6 +118,17 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         (None, _) => return Ok(None),
     };
     let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
+    // (many copies of one two-atom law: a binomial law, from the masses near the point asked)
+    if let Some(step) = &step {
+        if let Some(iv) = atoms_binomial::answer(laws, q, step, prec)? {
+            let detail = format!(
+                "{} loss laws with two finite losses each on the lattice {}Z, composed exactly as a binomial law from its masses near the point asked, {prec} bits",
+                laws[0].1,
+                step.describe()
+            );
+            return Certified::new(iv, Engine::Atoms, trust, detail).map(Some);
+        }
+    }
     let dirs = super::directions(laws);
     let composed: Vec<Option<Composed>> = match (&step, dirs) {
         (Some(step), _) => dirs.iter().map(|&d| compose(laws, d, step, prec)).collect::<Fallible<_>>()?,
@@ -237,36 +196,6 @@ pub(in crate::account) fn ln_moment(
     Ok(Some((lam.mul(&top).add(&m.ln()), a.inf)))
 }
 
-/// The common lattice of laws that all have finitely many atoms on one (None otherwise): the gcd of
-/// rational steps, or one ln r shared by every law.
-fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Lattice> {
-    let mut g: Option<Lattice> = None;
-    for (l, _) in laws {
-        if l.rho_only() {
-            return None;
-        }
-        for &dir in directions(l.as_ref()) {
-            let r = l.range(dir);
-            if !matches!((&r.lo, &r.hi), (End::Atom(_), End::Atom(_))) {
-                return None;
-            }
-        }
-        let this = match (l.lattice(), l.log_lattice()) {
-            (Some(s), _) => Lattice::Rational(s),
-            (None, Some(r)) if r > 1 && l.lattice_offset() == 0 => Lattice::Log(r),
-            (None, None) if l.lattice_offset() == 0 && l.enclosed_lattice(64).is_some() => Lattice::Enclosed(Arc::clone(l)),
-            _ => return None,
-        };
-        g = Some(match (g, this) {
-            (None, t) => t,
-            (Some(Lattice::Rational(a)), Lattice::Rational(b)) => Lattice::Rational(crate::num::rational_gcd(&a, &b)),
-            (Some(Lattice::Log(a)), Lattice::Log(b)) if a == b => Lattice::Log(a),
-            _ => return None,
-        });
-    }
-    g
-}
-
 /// The composed law of one direction of laws on no common lattice, every atom listed (`atoms_listed`); None
 /// where the enclosures cannot order the atoms.
 fn listed(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, prec: u32) -> Fallible<Option<Composed>> {
@@ -323,40 +252,6 @@ fn power_work(points: usize, len: f64) -> f64 {
     } else {
         len * len
     }
-}
-
-/// One law's atoms on the lattice `step` (from its distribution functions: the A-mass of [ℓ_k, ℓ_{k+1});
-/// on a `Log` lattice the masses of [x_k, x_{k+1}) with x_k a rational between ℓ_{k−1} and ℓ_k, the same).
-fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Atoms>> {
-    let r = l.range(dir);
-    let (End::Atom(lo), End::Atom(hi)) = (&r.lo, &r.hi) else { return Ok(None) };
-    let off = l.lattice_offset();
-    let index = |x: &Interval| -> Option<i64> {
-        let k = (x.to_f64() - off.to_f64()) / step.step_f64();
-        (k.is_finite() && k.abs() < 1e15).then(|| k.round() as i64)
-    };
-    let (Some(k_lo), Some(k_hi)) = (index(lo), index(hi)) else { return Ok(None) };
-    if k_hi < k_lo || k_hi - k_lo >= MAX_POINTS {
-        return Ok(None);
-    }
-    let at = |k: i64| match step {
-        Lattice::Rational(s) => &off + Rational::from(k) * s,
-        // (k − ½)·ln r in f64: its error, ~1e-16·|k|·ln r, keeps it strictly between the atoms
-        Lattice::Log(_) | Lattice::Enclosed(_) => Rational::from_f64((k as f64 - 0.5) * step.step_f64()).unwrap_or_default(),
-    };
-    let zero = Float::with_val(prec, 0);
-    let mut above = l.split(dir, &at(k_lo), prec + 16)?.a_above;
-    let mut p = Vec::with_capacity((k_hi - k_lo + 1) as usize);
-    for k in k_lo..=k_hi {
-        let next = if k == k_hi { Interval::zero(prec + 16) } else { l.split(dir, &at(k + 1), prec + 16)?.a_above };
-        let m = above.sub(&next);
-        // (rounded outward to the working precision)
-        let lo = if *m.lo() < 0 { zero.clone() } else { Float::with_val_round(prec, m.lo(), Round::Down).0 };
-        p.push(Interval::new(lo, Float::with_val_round(prec, m.hi(), Round::Up).0));
-        above = next;
-    }
-    let (inf, _) = l.infinite(dir, prec)?;
-    Ok(Some(Atoms { k0: k_lo, p, inf }))
 }
 
 impl Composed {
@@ -621,6 +516,43 @@ mod tests {
     fn laws(specs: &[&str], nb: Neighbors) -> Vec<(Arc<dyn LossLaw>, u64)> {
         let groups = specs.iter().map(|s| crate::model::spec::parse_mech(s).unwrap()).collect();
         Composition::new(groups, nb).unwrap().law_shifts().unwrap()
+    }
+
+    /// The binomial path (`atoms_binomial`, from the masses near the point asked) against the whole composed
+    /// vector, two exact computations that share nothing but the law's masses: 30,000 copies of binary
+    /// randomized response by ε₀ and by keep probability, and of a stated (1/2, 1e-9) guarantee (mass at
+    /// +∞); δ at three ε, ε at three δ, f at four α, both at 30 digits, the brackets overlapping.
+    #[test]
+    fn the_binomial_path_agrees_with_the_whole_vector() {
+        let prec = 64 + (3.33 * 32f64).ceil() as u32;
+        for spec in ["rr:epsilon=1,n=30000", "rr:keep=3/4,n=30000", "dp:epsilon=1/2,delta=1e-9,n=30000"] {
+            let l = laws(&[spec], Neighbors::Replace);
+            let step = common_lattice(&l).unwrap();
+            let whole = compose(&l, Direction::Remove, &step, prec).unwrap().unwrap();
+            let cases = [("d", "0"), ("d", "1"), ("d", "50"), ("e", "1e-5"), ("e", "1e-100"), ("e", "1/2")];
+            let cases = cases.into_iter().chain(["1e-6", "1/1000", "1/10", "1/2"].map(|a| ("f", a)));
+            let mut n = 0;
+            for (kind, x) in cases {
+                let x = q(x);
+                let query = match kind {
+                    "d" => Query::Delta(&x),
+                    "e" => Query::Epsilon(&x),
+                    _ => Query::Tradeoff(&x),
+                };
+                let b = atoms_binomial::answer(&l, query, &step, prec).unwrap();
+                let b = b.unwrap_or_else(|| panic!("{spec} {kind} {x}: the binomial path answers"));
+                let w = match query {
+                    Query::Delta(e) => whole.delta(e, prec).unwrap(),
+                    Query::Epsilon(d) => whole.epsilon(d, prec),
+                    Query::Tradeoff(a) => whole.tradeoff(a, prec),
+                };
+                // (ε not reached where A[L = +∞] > δ: [ℓ_top, ∞) both)
+                let same_end = w.hi().is_infinite() && b.hi().is_infinite() && b.lo() == w.lo();
+                assert!(b.overlaps(&w) && (same_end || b.meets(30) && w.meets(30)), "{spec} {x}: binomial {b:?}, whole {w:?}");
+                n += 1;
+            }
+            assert_eq!(n, 10);
+        }
     }
 
     /// k-ary randomized response, n reports, under replace neighbours: scripts/reference/randomized_response.txt

@@ -29,6 +29,8 @@
 //! which the accountant runs (`account/choice.rs`).
 
 pub mod atoms;
+mod atoms_binomial;
+mod atoms_lattice;
 mod atoms_listed;
 pub mod gaussian;
 pub mod laplace_sum;
