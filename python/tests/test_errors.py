@@ -207,7 +207,9 @@ def test_membership_of_a_non_number():
 def test_ctrl_c_stops_a_long_computation():
     # 30000 queries of N_Z(0, 37.7) on the MPFR lattice: over a minute of convolution (100000 discrete
     # Laplace queries, the first choice, now take 0.3 s); Ctrl-C used to be ignored until the end. An
-    # interrupt 1 s in must raise KeyboardInterrupt within a few seconds.
+    # interrupt 1 s in must raise KeyboardInterrupt well before the computation could have ended (within
+    # 30 s: usually about 1 s; the bound of 6 s it had failed once, in a full run at 3.5 times its usual
+    # time on a slow machine).
     comp = tightdp.DiscreteGaussian("37.7", n=30_000)
     timer = threading.Timer(1.0, _thread.interrupt_main)
     t0 = time.time()
@@ -218,7 +220,7 @@ def test_ctrl_c_stops_a_long_computation():
             time.sleep(60)  # (the interrupt would arrive here if the computation ignored it)
     finally:
         timer.cancel()
-    assert time.time() - t0 < 6, f"KeyboardInterrupt after {time.time() - t0:.1f} s"
+    assert time.time() - t0 < 30, f"KeyboardInterrupt after {time.time() - t0:.1f} s"
     # the next computation runs normally (the cancellation does not linger) and is right
     c = tightdp.DiscreteGaussian("50000/10001", n=10).epsilon("1e-11")
     assert c.lo <= Decimal("10.1254170441117538580") and Decimal("10.1254170441117538578") <= c.hi
