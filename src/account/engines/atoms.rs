@@ -23,7 +23,7 @@
 //! with its enclosed loss (`atoms_listed`), and queried the same way. The knots may be thousands, so δ at
 //! every knot comes from one pass ([`Composed::knot_deltas`]).
 
-use super::atoms_lattice::{common_lattice, law_atoms, Lattice};
+use super::atoms_lattice::{common_lattice, law_atoms, tradeoff_end, working_prec, Lattice};
 use super::{atoms_binomial, atoms_listed};
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
@@ -117,7 +117,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
         }
         (None, _) => return Ok(None),
     };
-    let prec = 64 + (3.33 * f64::from(digits + 2)).ceil() as u32;
+    let prec = working_prec(digits);
     // (many copies of one two-atom law: a binomial law, from the masses near the point asked)
     if let Some(step) = &step {
         if let Some(iv) = atoms_binomial::answer(laws, q, step, prec)? {
@@ -384,14 +384,10 @@ impl Composed {
     /// ends exactly (f(0) = 1 − A[L = +∞], f(1) = 0), else every atom's value, the masses below summed
     /// upwards and the B-masses above downwards (no cancellation against 1 when f is tiny).
     fn tradeoff(&self, alpha: &Rational, prec: u32) -> Interval {
-        let zero = Float::with_val(prec, 0);
-        let one = Float::with_val(prec, 1);
-        if *alpha == 1 {
-            return Interval::zero(prec);
+        if let Some(end) = tradeoff_end(alpha, &self.inf, prec) {
+            return end;
         }
-        if *alpha == 0 {
-            return Interval::one(prec).sub(&self.inf).clamp_to(&zero, &one);
-        }
+        let (zero, one) = (Float::with_val(prec, 0), Float::with_val(prec, 1));
         let a = Interval::from_rational(alpha, prec);
         let el: Vec<Interval> = self.loss_exps(0..self.p.len(), false, prec).map(|(_, e)| e).collect();
         // B[L > ℓ_j] for every j, from the top
@@ -524,7 +520,7 @@ mod tests {
     /// +∞); δ at three ε, ε at three δ, f at four α, both at 30 digits, the brackets overlapping.
     #[test]
     fn the_binomial_path_agrees_with_the_whole_vector() {
-        let prec = 64 + (3.33 * 32f64).ceil() as u32;
+        let prec = working_prec(30);
         for spec in ["rr:epsilon=1,n=30000", "rr:keep=3/4,n=30000", "dp:epsilon=1/2,delta=1e-9,n=30000"] {
             let l = laws(&[spec], Neighbors::Replace);
             let step = common_lattice(&l).unwrap();

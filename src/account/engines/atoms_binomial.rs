@@ -25,7 +25,7 @@
 //! at the last atom where B[L ≥ ℓ_j] > α (found by bisection). Where an enclosure cannot decide a
 //! comparison the answer is None and `atoms` composes the whole vector.
 
-use super::atoms_lattice::{law_atoms, Lattice};
+use super::atoms_lattice::{index_range, tradeoff_end, Lattice};
 use crate::account::vocabulary::Query;
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 /// Copies from which the binomial path answers (below it the whole vector is as fast: measured, 10⁴ reports
 /// 0.02 s either way), and up to which (10¹¹: about a minute, the progress bar shown; beyond, the pld grid).
-pub(super) const FROM_COPIES: u64 = 20_000;
+const FROM_COPIES: u64 = 20_000;
 const MAX_COPIES: u64 = 100_000_000_000;
 /// Estimated seconds of a query per √n (measured at 20 digits: 10⁶ reports 0.16 s, 10⁸ 1.6 s).
 const SECONDS_PER_ROOT: f64 = 1.6e-4;
@@ -117,7 +117,7 @@ fn ln_factorial(m: u64, prec: u32) -> Interval {
 impl Binomial {
     /// The composition of `n` copies of `law` in direction `dir`, or None if its finite atoms are not
     /// exactly two, both of positive mass.
-    pub(super) fn new(law: &dyn LossLaw, n: u64, dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Binomial>> {
+    fn new(law: &dyn LossLaw, n: u64, dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Binomial>> {
         let d = if law.symmetric() { Direction::Remove } else { dir };
         // (the law's own list of its atoms, with both measures' masses; the lattice's indices of its ends)
         let Some(fin) = law.finite(d, prec) else { return Ok(None) };
@@ -127,8 +127,8 @@ impl Binomial {
         if *lo.1.lo() <= 0 || *hi.1.lo() <= 0 || *lo.2.lo() <= 0 || *hi.2.lo() <= 0 {
             return Ok(None);
         }
-        let Some(atoms) = law_atoms(law, d, step, prec)? else { return Ok(None) };
-        let g = atoms.p.len() as i64 - 1;
+        let Some((k_lo, k_hi)) = index_range(law, d, step) else { return Ok(None) };
+        let g = k_hi - k_lo;
         let Ok(n_i) = i64::try_from(n) else { return Ok(None) };
         if g <= 0 {
             return Ok(None);
@@ -139,7 +139,7 @@ impl Binomial {
         let one = Interval::one(prec);
         let inf = one.sub(&one.sub(&fin.a_inf).pow_u64(n)).clamp_unit();
         // (the lattice indices of the atoms, k0 … k0 + g·n, within i64)
-        let Some(k0) = atoms.k0.checked_mul(n_i).filter(|k0| g.checked_mul(n_i).and_then(|w| k0.checked_add(w)).is_some()) else {
+        let Some(k0) = k_lo.checked_mul(n_i).filter(|k0| g.checked_mul(n_i).and_then(|w| k0.checked_add(w)).is_some()) else {
             return Ok(None);
         };
         let offset = off * Rational::from(n);
@@ -326,13 +326,10 @@ impl Binomial {
     /// B[L ≥ ℓ_{J+2}] ≤ α is not decided either (the maximum not shown to be among them).
     fn tradeoff(&self, alpha: &Rational) -> Option<Interval> {
         let p = self.prec;
+        if let Some(end) = tradeoff_end(alpha, &self.inf, p) {
+            return Some(end);
+        }
         let (zero, one) = (Float::with_val(p, 0), Float::with_val(p, 1));
-        if *alpha == 1 {
-            return Some(Interval::zero(p));
-        }
-        if *alpha == 0 {
-            return Some(Interval::one(p).sub(&self.inf).clamp_to(&zero, &one));
-        }
         let a = Interval::from_rational(alpha, p);
         let gt = |j: u64| *self.upper(Measure::B, j).lo() > *a.hi();
         let le = |j: u64| j > self.n || *self.upper(Measure::B, j).hi() <= *a.lo();
@@ -381,7 +378,7 @@ mod tests {
             "delta" => Query::Delta(&x),
             _ => Query::Tradeoff(&x),
         };
-        let prec = 64 + (3.33 * 32f64).ceil() as u32;
+        let prec = super::super::atoms_lattice::working_prec(30);
         answer_any(&laws, query, &step, prec).unwrap().expect("the binomial path answers")
     }
 

@@ -101,20 +101,39 @@ pub(super) fn common_lattice(laws: &[(Arc<dyn LossLaw>, u64)]) -> Option<Lattice
     g
 }
 
+/// The lattice indices (k_lo, k_hi) of one law's two finite ends in direction `dir`, or None if an end is
+/// not an atom, an index is out of reach, or the law spans more than [`MAX_POINTS`] lattice points.
+pub(super) fn index_range(l: &dyn LossLaw, dir: Direction, step: &Lattice) -> Option<(i64, i64)> {
+    let r = l.range(dir);
+    let (End::Atom(lo), End::Atom(hi)) = (&r.lo, &r.hi) else { return None };
+    let off = l.lattice_offset().to_f64();
+    let index = |x: &Interval| -> Option<i64> {
+        let k = (x.to_f64() - off) / step.step_f64();
+        (k.is_finite() && k.abs() < 1e15).then(|| k.round() as i64)
+    };
+    let (k_lo, k_hi) = (index(lo)?, index(hi)?);
+    (k_hi >= k_lo && k_hi - k_lo < MAX_POINTS).then_some((k_lo, k_hi))
+}
+
+/// The working precision (bits) of an exact-atoms answer to `digits` significant digits: 3.33 bits a
+/// digit, two guard digits and 64 bits for the sums' rounding.
+pub(super) fn working_prec(digits: u32) -> u32 {
+    64 + (3.33 * f64::from(digits + 2)).ceil() as u32
+}
+
+/// f at the ends of [0, 1], exactly: f(0) = 1 − A[L = +∞] (`inf`), f(1) = 0; None inside.
+pub(super) fn tradeoff_end(alpha: &Rational, inf: &Interval, prec: u32) -> Option<Interval> {
+    if *alpha == 1 {
+        return Some(Interval::zero(prec));
+    }
+    (*alpha == 0).then(|| Interval::one(prec).sub(inf).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1)))
+}
+
 /// One law's atoms on the lattice `step` (from its distribution functions: the A-mass of [ℓ_k, ℓ_{k+1});
 /// on a `Log` lattice the masses of [x_k, x_{k+1}) with x_k a rational between ℓ_{k−1} and ℓ_k, the same).
 pub(super) fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Lattice, prec: u32) -> Fallible<Option<Atoms>> {
-    let r = l.range(dir);
-    let (End::Atom(lo), End::Atom(hi)) = (&r.lo, &r.hi) else { return Ok(None) };
+    let Some((k_lo, k_hi)) = index_range(l, dir, step) else { return Ok(None) };
     let off = l.lattice_offset();
-    let index = |x: &Interval| -> Option<i64> {
-        let k = (x.to_f64() - off.to_f64()) / step.step_f64();
-        (k.is_finite() && k.abs() < 1e15).then(|| k.round() as i64)
-    };
-    let (Some(k_lo), Some(k_hi)) = (index(lo), index(hi)) else { return Ok(None) };
-    if k_hi < k_lo || k_hi - k_lo >= MAX_POINTS {
-        return Ok(None);
-    }
     let at = |k: i64| match step {
         Lattice::Rational(s) => &off + Rational::from(k) * s,
         // (k − ½)·ln r in f64: its error, ~1e-16·|k|·ln r, keeps it strictly between the atoms

@@ -236,7 +236,7 @@ enum Guess {
 
 /// Whether α is near enough the bulk (α ≥ 1/100) that the loss's quantile guesses a threshold above 0 better
 /// than the Chernoff estimate (which in the far tail is the better one).
-pub(super) fn near_the_bulk(alpha: f64) -> bool {
+fn near_the_bulk(alpha: f64) -> bool {
     alpha >= 0.01
 }
 
