@@ -243,6 +243,22 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, pre
     Ok(Some(Composed { offset, step, k0, p, inf, zero_from: Default::default() }))
 }
 
+/// The composed law of one direction of laws on one rational lattice: each finite atom's exact loss with its
+/// A-mass enclosed (masses that are 0 left out), and A[L = +∞]; None off a rational lattice or beyond the
+/// work cap.
+pub(super) fn exact_atoms(
+    laws: &[(Arc<dyn LossLaw>, u64)],
+    dir: Direction,
+    prec: u32,
+) -> Fallible<Option<(Vec<(Rational, Interval)>, Interval)>> {
+    let Some(step) = common_lattice(laws) else { return Ok(None) };
+    let Lattice::Rational(s) = &step else { return Ok(None) };
+    let Some(c) = compose(laws, dir, &step, prec)? else { return Ok(None) };
+    let atoms = c.p.into_iter().enumerate().filter(|(_, m)| *m.hi() > 0);
+    let atoms = atoms.map(|(j, m)| (&c.offset + Rational::from(c.k0 + j as i64) * s, m)).collect();
+    Ok(Some((atoms, c.inf)))
+}
+
 /// The products of two enclosures that the `len`-entry power of a law of `points` lattice points costs
 /// (`num::convolve::power`): a few per entry by the recurrence for two or three points, the length squared
 /// by squaring.

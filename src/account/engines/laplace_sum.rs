@@ -58,17 +58,17 @@ use std::sync::Arc;
 /// Largest work of one δ the engine takes, in (n + 1)(rows + 1)·bits (every row kept, this was n = 300:
 /// 7.4e7 at ε₀ = 1/10, ε(δ) in 0.8 s; n = 600: 5.3e8, 5.8 s; with the rows truncated n = 1000 at ε₀ = 1/10 is
 /// 6e7, 3 s).
-const MAX_WORK: f64 = 2.5e9;
+pub(super) const MAX_WORK: f64 = 2.5e9;
 
 /// Highest first precision the engine takes (bits). The work model above is linear in the bits, which holds
 /// to a few thousand; the cancellation of (3) needs ~1.5·n·ε₀ bits, so a large ε₀ of a few releases ran
 /// for minutes in a handful of steps (a scale of 1e-6 given for an ε₀ of 1e-6: 1.5 million bits at n = 3;
 /// ε₀ = 1e4: 45,000 bits, over 120 s; ε₀ = 1000: 4,672 bits, 2.3 s, now 0.22 s). n = 1000 at ε₀ = 1 needs
 /// 3,700.
-const MAX_PREC: u32 = 1 << 13;
+pub(super) const MAX_PREC: u32 = 1 << 13;
 
 /// Precision raises (×1.5 each) after the first, where the cancellation of (3) ate more than foreseen.
-const RAISES: u32 = 3;
+pub(super) const RAISES: u32 = 3;
 
 /// The engine: the exact sum of n Laplace releases with one ε₀.
 pub(in crate::account) struct LaplaceSumEngine;
@@ -80,23 +80,25 @@ impl super::LawEngine for LaplaceSumEngine {
 
     fn offer(&self, job: &super::Job) -> super::Offer {
         match releases(job.laws) {
-            Ok(shape) => {
-                let n = shape.n();
-                let seconds = if shape.bounded {
-                    (n <= BOUNDED_RANGE_CHEAP_UP_TO).then_some(BOUNDED_RANGE_SECONDS)
-                } else if let [(a, _)] = &shape.scales[..] {
-                    Some(estimated_seconds(a, n, job.q, job.digits))
-                } else {
-                    Some(mixed_seconds(&shape, job.q, job.digits))
-                };
-                super::Offer::Takes { stands: true, expects: None, seconds }
-            }
+            Ok(shape) => super::Offer::Takes { stands: true, expects: None, seconds: seconds(&shape, job.q, job.digits) },
             Err(why) => super::Offer::Declined(why),
         }
     }
 
     fn answer(&self, job: &super::Job) -> Fallible<Option<Certified>> {
         answer(job.laws, job.q, job.digits, job.trust)
+    }
+}
+
+/// The exact sum's estimated time for a query on these releases (None: not estimated).
+pub(super) fn seconds(shape: &Shape, q: Query, digits: u32) -> Option<f64> {
+    let n = shape.n();
+    if shape.bounded {
+        (n <= BOUNDED_RANGE_CHEAP_UP_TO).then_some(BOUNDED_RANGE_SECONDS)
+    } else if let [(a, _)] = &shape.scales[..] {
+        Some(estimated_seconds(a, n, q, digits))
+    } else {
+        Some(mixed_seconds(shape, q, digits))
     }
 }
 
@@ -111,7 +113,7 @@ const BOUNDED_RANGE_SECONDS: f64 = 0.03;
 /// The bits of left-out mass 2^−bits the sum allows itself at first ([`LaplaceSum::truncated`]): far below
 /// the digits asked of the value (δ at ε and f at α assumed above 2^−64; a smaller value misses the
 /// digits, and the engine's raises keep more rows).
-fn tail_bits(q: Query, digits: u32) -> f64 {
+pub(super) fn tail_bits(q: Query, digits: u32) -> f64 {
     let value_bits = match q {
         Query::Epsilon(d) => -d.to_f64().max(1e-300).log2(),
         Query::Delta(_) | Query::Tradeoff(_) => 64.0,
@@ -126,7 +128,7 @@ fn bits_below(digits: u32, value_bits: f64) -> f64 {
 
 /// The δ evaluations a query takes, about (the time estimates' factor): one for δ(ε), some 10 for an ε(δ),
 /// 25 for an f(α).
-fn evaluations(q: Query) -> f64 {
+pub(super) fn evaluations(q: Query) -> f64 {
     match q {
         Query::Delta(_) => 1.0,
         Query::Epsilon(_) => 10.0,
@@ -135,7 +137,7 @@ fn evaluations(q: Query) -> f64 {
 }
 
 /// Seconds per interval step and bit of precision, on this project's 2-core machine (the estimates only).
-const SECONDS_PER_STEP_BIT: f64 = 3e-9;
+pub(super) const SECONDS_PER_STEP_BIT: f64 = 3e-9;
 
 /// The exact sum's time for a query, estimated from its count of work (never timed): its [`evaluations`],
 /// each (n + 1)(rows + 1) steps at the first precision.
@@ -148,16 +150,27 @@ fn estimated_seconds(a: &Rational, n: u64, q: Query, digits: u32) -> f64 {
 
 /// The releases a composition holds, as this engine takes them: Laplace mechanisms, their number at each ε₀
 /// (increasing ε₀), or bounded-range pairs with one ε (`bounded`).
-struct Shape {
-    scales: Vec<(Rational, u64)>,
-    bounded: bool,
+pub(super) struct Shape {
+    pub(super) scales: Vec<(Rational, u64)>,
+    pub(super) bounded: bool,
     /// [`count_knots`] of the scales, counted once
     knots: f64,
 }
 
 impl Shape {
+    /// The composed law of these releases, the rows left out at most 2^−`bits` of mass (one ε₀; with
+    /// several, or bounded-range pairs, every row).
+    pub(super) fn build(&self, bits: f64) -> Fallible<LaplaceSum> {
+        let (a, n) = (&self.scales[0].0, self.n());
+        match (self.bounded, self.scales.len()) {
+            (true, _) => LaplaceSum::bounded_range(a, n),
+            (false, 1) => LaplaceSum::truncated(a, n, bits),
+            _ => LaplaceSum::mixed(&self.scales),
+        }
+    }
+
     /// The number of releases.
-    fn n(&self) -> u64 {
+    pub(super) fn n(&self) -> u64 {
         self.scales.iter().map(|(_, n)| n).sum()
     }
 
@@ -208,7 +221,7 @@ fn largest_loss(scales: &[(Rational, u64)]) -> Rational {
 /// The releases of a composition this engine takes, or why it does not: every law a Laplace loss law (one
 /// ε₀, or several whose weights take at most [`MAX_MIXED_PRODUCTS`] products), or every law a bounded-range
 /// pair with one ε; at most [`MAX_RELEASES`] releases.
-fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
+pub(super) fn releases(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Shape, String> {
     // Laplace mechanisms, or bounded-range pairs with one ε (the Laplace law's continuous part)
     let bounded = laws.first().is_some_and(|(l, _)| l.bounded_range_eps().is_some());
     let eps_of = |l: &Arc<dyn LossLaw>| if bounded { l.bounded_range_eps() } else { l.laplace_eps0() };
@@ -265,14 +278,9 @@ const MIXED_SECONDS_PER_STEP_BIT: f64 = 5e-9;
 pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, digits: u32, trust: Trust) -> Fallible<Option<Certified>> {
     let Ok(shape) = releases(laws) else { return Ok(None) };
     let (n, bounded) = (shape.n(), shape.bounded);
-    let a = shape.scales[0].0.clone();
     // the rows kept: their left-out mass at most 2^−bits (every row, with several ε₀)
     let mut bits = tail_bits(q, digits);
-    let build = |bits: f64| match (bounded, shape.scales.len()) {
-        (true, _) => LaplaceSum::bounded_range(&a, n),
-        (false, 1) => LaplaceSum::truncated(&a, n, bits),
-        _ => LaplaceSum::mixed(&shape.scales),
-    };
+    let build = |bits: f64| shape.build(bits);
     let mut sum = build(bits)?;
     let mut prec = sum.first_prec(digits + 1);
     // the work of one δ, (n + 1)(rows + 1) steps at `prec` bits: beyond the cap (a large ε₀·n, whose cancellation
@@ -294,11 +302,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
             },
         };
         let (what, name) = if bounded { ("bounded-range release", "epsilon") } else { ("Laplace release", "epsilon0") };
-        let rows = if sum.rows < sum.n {
-            format!(" of the configurations with at most {} continuous parts (the rest, at most {:.1e} under either law, added to the upper ends)", sum.rows, sum.tail.to_f64())
-        } else {
-            String::new()
-        };
+        let rows = sum.rows_note();
         let values = match &shape.scales[..] {
             [(a, _)] => crate::num::format::fmt_rational(a),
             several => several.iter().map(|(a, c)| format!("{} ({c})", crate::num::format::fmt_rational(a))).collect::<Vec<_>>().join(", "),
@@ -349,7 +353,12 @@ pub struct LaplaceSum {
     /// the largest loss, Σ_i n_i a_i (na for one ε₀): the last knot
     top: Rational,
     /// W_{m,k} of (2), rows m = 0..=`rows` (row 0: the binomial atoms C(n,k)), k indexing `knots`
-    w: Vec<Vec<Integer>>,
+    w: Weights,
+    /// the factor's largest loss: e^{−norm_top/2} in (3) (`top` but where the law is conditioned on atoms,
+    /// [`LaplaceSum::conditioned`])
+    norm_top: Rational,
+    /// A[L = +∞] (0 but where the law is conditioned on atoms)
+    inf: Option<Interval>,
     /// the last row of (2) kept: the configurations with more continuous factors are left out of the sums,
     /// and their mass under A and under B, at most `tail`, is added to the upper ends ([`LaplaceSum::truncated`])
     rows: usize,
@@ -358,6 +367,24 @@ pub struct LaplaceSum {
     /// the bounded-range pair's law (`noise::bounded_range`): the Laplace law's continuous part conditioned,
     /// ν′ = (2/(1 − e^{−a}))·¼Leb(−a, a), so only the row m = n of (2) is kept, times (2/(1 − e^{−a}))^n
     bounded: bool,
+}
+
+/// W_{m,k} of (2): exact integers, or enclosures where the law is conditioned on atoms
+/// ([`LaplaceSum::conditioned`]; None: 0).
+#[derive(Debug)]
+enum Weights {
+    Exact(Vec<Vec<Integer>>),
+    Enclosed(Vec<Vec<Option<Interval>>>),
+}
+
+impl Weights {
+    /// W_{m,k} enclosed at `prec` bits (an enclosure at its own); None where it is 0.
+    fn at(&self, m: usize, k: usize, prec: u32) -> Option<Interval> {
+        match self {
+            Weights::Exact(w) => (w[m][k] != 0).then(|| int(&w[m][k], prec)),
+            Weights::Enclosed(w) => w[m][k].clone(),
+        }
+    }
 }
 
 impl LaplaceSum {
@@ -389,7 +416,8 @@ impl LaplaceSum {
         let m = rows(n, continuous_mass(a)).min(n);
         let knots = (0..=n).map(|k| Rational::from(2 * k as i64 - n as i64) * a).collect();
         let top = Rational::from(n) * a;
-        Ok(LaplaceSum { a: a.clone(), n, knots, top, w: weights(n, m), rows: m, tail: Float::new(64), bounded: false })
+        let (w, norm_top) = (Weights::Exact(weights(n, m)), top.clone());
+        Ok(LaplaceSum { a: a.clone(), n, knots, top, w, norm_top, inf: None, rows: m, tail: Float::new(64), bounded: false })
     }
 
     /// n_i releases at each of several ε₀ = a_i: the law ν_{a_1}^{*n_1} * ν_{a_2}^{*n_2} * ⋯, every row kept.
@@ -434,7 +462,8 @@ impl LaplaceSum {
         }
         let a = scales.iter().map(|(a, _)| a.clone()).min().expect("invariant: scales is not empty");
         let top = largest_loss(scales);
-        Ok(LaplaceSum { a, n, knots, top, w, rows: n, tail: Float::new(64), bounded: false })
+        let (w, norm_top) = (Weights::Exact(w), top.clone());
+        Ok(LaplaceSum { a, n, knots, top, w, norm_top, inf: None, rows: n, tail: Float::new(64), bounded: false })
     }
 
     /// n releases of the bounded-range pair with ε = a (the exponential mechanism's class,
@@ -442,16 +471,69 @@ impl LaplaceSum {
     /// `bounded`, so (1)–(3) hold with the atoms and every m < n dropped and the factor (2/(1 − e^{−a}))^n.
     pub fn bounded_range(a: &Rational, n: u64) -> Fallible<LaplaceSum> {
         let mut sum = LaplaceSum::new(a, n)?;
-        for row in sum.w.iter_mut().take(sum.n) {
-            row.iter_mut().for_each(|w| *w = Integer::new());
+        if let Weights::Exact(w) = &mut sum.w {
+            for row in w.iter_mut().take(sum.n) {
+                row.iter_mut().for_each(|w| *w = Integer::new());
+            }
         }
         sum.bounded = true;
         Ok(sum)
     }
 
+    /// This law beside an independent law of atoms (`laplace_atoms`): A-masses a_j at exact losses ℓ_j
+    /// (`atoms`), `inf` at +∞, and atoms left out of mass at most `left` under A (and under B where f is
+    /// asked) whose losses are at most `max_loss`. Under A the sum's finite part is
+    /// Σ_j a_j·(this law shifted by ℓ_j) = e^{−na/2} 2^{−n} e^{z/2} Σ_j a_j e^{−ℓ_j/2} ν^{*n}(dz − ℓ_j), so (2)
+    /// holds with the knots x_k + ℓ_j (merged where they meet) and the weights Σ_j a_j e^{−ℓ_j/2} W_{m,k},
+    /// enclosed at `prec` bits, and (3) with e^{−na/2} as before; under B = e^{−L}A alike. The rows left out
+    /// weigh at most `tail` under either law (Σ_j a_j ≤ 1 and Σ_j a_j e^{−ℓ_j} ≤ 1), and the atoms left
+    /// out at most `left`: both are added to the upper ends below the largest loss, max ℓ + na.
+    pub(super) fn conditioned(
+        &self,
+        atoms: &[(Rational, Interval)],
+        inf: &Interval,
+        left: &Float,
+        max_loss: &Rational,
+        prec: u32,
+    ) -> LaplaceSum {
+        let mut merged: std::collections::BTreeMap<Rational, Vec<Option<Interval>>> = Default::default();
+        for (l, a) in atoms {
+            let c = a.mul(&Interval::from_rational(&(-Rational::from(l / 2u32)), prec).exp());
+            for (k, x) in self.knots.iter().enumerate() {
+                let row = merged.entry(Rational::from(x + l)).or_insert_with(|| vec![None; self.rows + 1]);
+                for (m, entry) in row.iter_mut().enumerate() {
+                    if let Some(w) = self.w.at(m, k, prec) {
+                        let t = w.mul(&c);
+                        *entry = Some(entry.take().map_or(t.clone(), |e| e.add(&t)));
+                    }
+                }
+            }
+        }
+        let knots: Vec<Rational> = merged.keys().cloned().collect();
+        let mut w = vec![vec![None; knots.len()]; self.rows + 1];
+        for (k, row) in merged.into_values().enumerate() {
+            for (m, x) in row.into_iter().enumerate() {
+                w[m][k] = x;
+            }
+        }
+        let tail = Float::with_val_round(64, &self.tail + left, rug::float::Round::Up).0;
+        LaplaceSum {
+            a: self.a.clone(),
+            n: self.n,
+            knots,
+            top: Rational::from(max_loss + &self.top),
+            w: Weights::Enclosed(w),
+            norm_top: self.norm_top.clone(),
+            inf: Some(inf.clone()),
+            rows: self.rows,
+            tail,
+            bounded: self.bounded,
+        }
+    }
+
     /// e^{−na/2}/2^n, times (2/(1 − e^{−a}))^n for the bounded-range law: the factor of (3) and of the tails.
     fn norm(&self, prec: u32) -> Interval {
-        let scale = Interval::from_rational(&(-Rational::from(&self.top / 2u32)), prec).exp();
+        let scale = Interval::from_rational(&(-Rational::from(&self.norm_top / 2u32)), prec).exp();
         let two_n = Interval::from_rational(&Rational::from(Integer::from(1) << self.n as u32), prec);
         let base = scale.div(&two_n);
         if !self.bounded {
@@ -488,10 +570,19 @@ impl LaplaceSum {
         Interval::new(lo, hi).clamp_to(&Float::with_val(p, 0), &Float::with_val(p, 1))
     }
 
+    /// Where rows are left out, which and their mass (the detail's words); else nothing.
+    pub(super) fn rows_note(&self) -> String {
+        if self.rows < self.n {
+            format!(" of the configurations with at most {} continuous parts (the rest, at most {:.1e} under either law, added to the upper ends)", self.rows, self.tail.to_f64())
+        } else {
+            String::new()
+        }
+    }
+
     /// A working precision (bits) that usually meets `digits` at once: the cancellation of the kept rows of
     /// (3), the backward recurrence of E_m(½, ·) up to ~1.5·n·a more ([`first_prec`]).
     pub fn first_prec(&self, digits: u32) -> u32 {
-        first_prec(self.n, self.rows, &self.top, self.bounded, digits)
+        first_prec(self.n, self.rows, &self.norm_top, self.bounded, digits)
     }
 
     /// δ_n(ε) of (3), enclosed at `prec` bits, clipped to [0, 1].
@@ -507,7 +598,7 @@ impl LaplaceSum {
             let hx = Interval::from_rational(x, prec).mul_rational(&half);
             let ex = hx.exp();
             let emx = ie.sub(&hx).exp();
-            let atoms = ex.sub(&emx).mul(&int(&self.w[0][k], prec));
+            let atoms = ex.sub(&emx).mul(&self.w.at(0, k, prec).unwrap_or_else(|| Interval::zero(prec)));
             let d = Rational::from(x - eps);
             Some([atoms, self.continuous(k, &d, &ex, &emx, prec)])
         });
@@ -517,7 +608,11 @@ impl LaplaceSum {
         }
         let zero = Float::with_val(prec, 0);
         let one = Float::with_val(prec, 1);
-        self.with_tail(total.mul(&self.norm(prec)).clamp_to(&zero, &one), eps)
+        total = total.mul(&self.norm(prec));
+        if let Some(inf) = &self.inf {
+            total = total.add(inf);
+        }
+        self.with_tail(total.clamp_to(&zero, &one), eps)
     }
 
     /// `term`(k) for the knots k = 0..=n, computed in parallel (each knot's O(n) sum over m is independent
@@ -556,11 +651,10 @@ impl LaplaceSum {
         let hd = di.mul_rational(&half);
         let (mut tm, mut tp) = (pow.mul(&hd.neg().exp()), pow.mul(&hd.exp()));
         for m in (low..=n).rev() {
-            let w = &self.w[m][k];
-            if *w != 0 {
+            if let Some(w) = self.w.at(m, k, prec) {
                 // (−1)^m 2^{−m} W_{m,k}, once for the K sums (the power of two and the sign are exact, so
                 // each term rounds as j·W_{m,k} would)
-                let mut weight = int(w, prec).mul_pow2(-(m as i32));
+                let mut weight = w.mul_pow2(-(m as i32));
                 if m % 2 == 1 {
                     weight = weight.neg();
                 }
@@ -600,7 +694,7 @@ impl LaplaceSum {
             }
             let hx = Interval::from_rational(x, prec).mul_rational(&half);
             let (ex, emx) = (hx.exp(), hx.neg().exp());
-            let c = int(&self.w[0][k], prec);
+            let c = self.w.at(0, k, prec).unwrap_or_else(|| Interval::zero(prec));
             let atoms = [ex.mul(&c), emx.mul(&c)];
             let continuous = (*x != *eps).then(|| {
                 let d = Rational::from(x - eps);
@@ -622,7 +716,11 @@ impl LaplaceSum {
         let (zero, one) = (Float::with_val(prec, 0), Float::with_val(prec, 1));
         let factor = self.norm(prec);
         let norm = |x: Interval| x.mul(&factor).clamp_to(&zero, &one);
-        (norm(a_ge), norm(b_ge), norm(b_gt))
+        let a_ge = match &self.inf {
+            Some(inf) => a_ge.mul(&factor).add(inf).clamp_to(&zero, &one),
+            None => norm(a_ge),
+        };
+        (a_ge, norm(b_ge), norm(b_gt))
     }
 
     /// (A[L < ε], B[L ≥ ε], B[L > ε]) of [`LaplaceSum::upper_tails`].
@@ -670,137 +768,12 @@ fn first_prec(n: usize, rows: usize, top: &Rational, bounded: bool, digits: u32)
     (96.0 + 3.33 * f64::from(digits) + cancel + 1.5 * na).ceil() as u32
 }
 
-/// p = ½(1 − e^{−a}), a release's continuous mass under A (and under B), in double precision: it only
-/// chooses the rows kept; [`binomial_tail`] bounds what they leave out.
-fn continuous_mass(a: &Rational) -> f64 {
-    -0.5 * (-a.to_f64()).exp_m1()
-}
-
-/// The fewest rows M whose left-out mass P[Bin(n, p) > M] has the Chernoff bound exp(−n D((M + 1)/n ‖ p))
-/// ≤ 2^−`bits` (n: every row, as for infinite `bits`).
-fn rows_for(n: usize, p: f64, bits: f64) -> usize {
-    if !bits.is_finite() {
-        return n;
-    }
-    let need = bits * std::f64::consts::LN_2;
-    let kl = |x: f64| {
-        let right = if x < 1.0 { (1.0 - x) * ((1.0 - x) / (1.0 - p)).ln() } else { 0.0 };
-        x * (x / p).ln() + right
-    };
-    (0..n)
-        .find(|&m| {
-            let x = (m + 1) as f64 / n as f64;
-            x > p && n as f64 * kl(x) >= need
-        })
-        .unwrap_or(n)
-}
-
-/// An upper bound of P[Bin(n, p) > rows], p = ½(1 − e^{−a}): the Chernoff bound
-/// P[Bin(n, p) ≥ k] ≤ exp(−n D(k/n ‖ p)) for k/n ≥ p [Hoe63, Thm 1], D the Kullback–Leibler divergence of
-/// two coin flips, in outward-rounded intervals (0 where every row is kept; 1 where k/n < p).
-fn binomial_tail(n: usize, a: &Rational, rows: usize) -> Float {
-    const BITS: u32 = 128;
-    if rows >= n {
-        return Float::new(64);
-    }
-    let k = rows + 1;
-    let p = Interval::from_rational(&-a.clone(), BITS).exp_m1().neg().mul_rational(&Rational::from((1, 2)));
-    let x = Interval::from_rational(&Rational::from((k, n)), BITS);
-    if x.hi() <= p.lo() || !p.is_positive() {
-        return Float::with_val(64, 1);
-    }
-    // D(x ‖ p) = x ln(x/p) + (1 − x) ln((1 − x)/(1 − p)), the second term 0 at x = 1
-    let one = Interval::one(BITS);
-    let mut d = x.mul(&x.div(&p).ln());
-    if k < n {
-        let (xc, pc) = (one.sub(&x), one.sub(&p));
-        d = d.add(&xc.mul(&xc.div(&pc).ln()));
-    }
-    let bound = d.mul_u64(n as u64).neg().exp();
-    Float::with_val_round(64, bound.hi(), rug::float::Round::Up).0.min(&Float::with_val(64, 1)).clone()
-}
-
-/// W_{m,k} of (2) for m = 0..=rows, k = 0..=n.
-fn weights(n: usize, rows: usize) -> Vec<Vec<Integer>> {
-    let mut row: Vec<Integer> = (0..=n).map(|k| Integer::from(Integer::binomial_u(n as u32, k as u32))).collect();
-    let mut c = Integer::from(1);
-    let mut out = Vec::with_capacity(n + 1);
-    for m in 0..=n {
-        out.push(row.iter().map(|p| Integer::from(p * &c)).collect());
-        if m == rows {
-            break;
-        }
-        // P_{m+1}(z)(1 + z) = P_m(z)(1 − z): p'_k = p_k − p_{k−1} − p'_{k−1}
-        let mut next: Vec<Integer> = Vec::with_capacity(n + 1);
-        for k in 0..=n {
-            let mut v = row[k].clone();
-            if k > 0 {
-                v -= &row[k - 1];
-                v -= &next[k - 1];
-            }
-            next.push(v);
-        }
-        row = next;
-        c = c * (n - m) as u32 / (m + 1) as u32;
-    }
-    out
-}
-
-/// E_n(β, d) = e^{βd} Σ_{j≥0} (−β)^j d^{n+j}/(n+j)! for β = sign·½, d > 0, with the tail after the last
-/// term enclosed: once the ratio |β|d/(n+j+1) of consecutive terms is at most ½, the rest is at most twice
-/// the next term in absolute value.
-fn series(n: usize, sign: i32, d: &Rational, prec: u32) -> Interval {
-    let di = Interval::from_rational(d, prec);
-    let bd = di.mul_rational(&Rational::from((-sign, 2)));
-    let lead = di.pow_u64(n as u64).div(&int(&Integer::from(Integer::factorial(n as u32)), prec));
-    let mut term = Interval::one(prec);
-    let mut sum = Interval::zero(prec);
-    let tiny = Float::with_val(prec, Float::i_exp(1, -(prec as i32) - 8));
-    let half_d = d.to_f64() / 2.0;
-    for j in 0usize.. {
-        sum = sum.add(&term);
-        term = term.mul(&bd).div_u64((n + j + 1) as u64);
-        let ratio_small = half_d <= 0.5 * (n + j + 2) as f64;
-        let mag = abs_hi(&term);
-        // (the tail bound holds once the ratio is small; the stop only chooses how much of it to sum)
-        if ratio_small && (mag <= Float::with_val(prec, abs_lo(&sum) * &tiny) || j > 4 * (n + prec as usize)) {
-            let r = Float::with_val_round(prec, &mag * 2u32, rug::float::Round::Up).0;
-            return sum.widen(&r).mul(&lead).mul(&bd.neg().exp());
-        }
-    }
-    unreachable!("the series loop returns")
-}
-
-fn abs_hi(x: &Interval) -> Float {
-    let (a, b) = (Float::with_val(x.prec(), x.lo().abs_ref()), Float::with_val(x.prec(), x.hi().abs_ref()));
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-fn abs_lo(x: &Interval) -> Float {
-    if x.contains(&Float::with_val(x.prec(), 0)) {
-        return Float::with_val(x.prec(), 0);
-    }
-    let (a, b) = (Float::with_val(x.prec(), x.lo().abs_ref()), Float::with_val(x.prec(), x.hi().abs_ref()));
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-/// An exact integer as an interval (outward rounded where it has more bits than `prec`).
-fn int(w: &Integer, prec: u32) -> Interval {
-    let lo = Float::with_val_round(prec, w, rug::float::Round::Down).0;
-    let hi = Float::with_val_round(prec, w, rug::float::Round::Up).0;
-    Interval::new(lo, hi)
-}
+#[path = "laplace_sum_terms.rs"]
+mod terms;
+use terms::*;
 
 #[path = "laplace_sum_search.rs"]
-mod search;
+pub(super) mod search;
 
 #[cfg(test)]
 #[path = "laplace_sum_tests.rs"]

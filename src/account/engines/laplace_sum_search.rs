@@ -6,25 +6,51 @@ use crate::num::Interval;
 use rug::{Float, Integer, Rational};
 
 impl LaplaceSum {
-    /// ε(δ) = min{ε ≥ 0 : δ_n(ε) ≤ δ}, certified: Newton's method on ln δ_n(ε) − ln δ, the slope
-    /// −e^ε B[L > ε]/δ_n(ε) from the same sums ([`LaplaceSum::upper_tails`]), safeguarded by the bracket
-    /// (a regula falsi, Illinois, or the midpoint, every fourth step, where Newton's point falls outside
-    /// it or after [`MAX_NEWTON`] Newton steps). Every end moves only where the enclosure of δ_n decides
-    /// the comparison, until the bracket is narrower than 10^−digits relative (Newton's last step below a
-    /// quarter of that: the two points a quarter of it either side are tested) or the enclosures decide no
-    /// more (the bracket is then wider, and says so by its width). δ_n(na) = 0: the pure-DP bound is the
-    /// first upper end.
+    /// ε(δ) = min{ε ≥ 0 : δ_n(ε) ≤ δ}, certified ([`epsilon_search`] on this sum's enclosures). δ_n(na) = 0:
+    /// the pure-DP bound is the first upper end.
+    pub fn epsilon(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
+        let search = Search { f: &|x| self.delta_and_push(x, prec), delta: &|x| self.delta(x, prec), top: &self.top, scale: &self.a };
+        search.epsilon(target, digits, prec)
+    }
+
+    /// δ_n(x) enclosed, from the tails: A[L ≥ x] − e^x B[L ≥ x] (an atom at x adds a − e^x·a e^{−x} = 0); and
+    /// e^x B[L > x], in the search's precision (the slope of δ_n is its negative).
+    pub(in crate::account::engines) fn delta_and_push(&self, x: &Rational, prec: u32) -> (Interval, Float) {
+        // (the kept rows' δ_m = A_m[L ≥ x] − e^x B_m[L ≥ x] ≥ 0 each: the left-out ones add [0, tail])
+        let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
+        let ex = Interval::from_rational(x, prec).exp();
+        let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
+        (self.with_tail(d, x), Float::with_val(SEARCH_BITS, ex.mid() * b_gt.mid()))
+    }
+}
+
+/// A decreasing δ(x) as [`Search::epsilon`] sees it.
+pub(in crate::account::engines) struct Search<'a> {
+    /// δ(x) enclosed, and e^x B[L > x] (δ's slope is −e^x B[L > x]; planning only, any precision)
+    pub f: &'a dyn Fn(&Rational) -> (Interval, Float),
+    /// δ(x) enclosed (the search near 0)
+    pub delta: &'a dyn Fn(&Rational) -> Interval,
+    /// a point where δ(x) ≤ δ is known (the largest finite loss, where δ is the mass at +∞ and that is at
+    /// most δ)
+    pub top: &'a Rational,
+    /// a loss scale (the search near 0 starts at it times 10^−digits)
+    pub scale: &'a Rational,
+}
+
+impl Search<'_> {
+    /// ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ}, certified: Newton's method on ln δ(ε) − ln δ, the slope
+    /// −e^ε B[L > ε]/δ(ε), safeguarded by the bracket (a regula falsi, Illinois, or the midpoint, every fourth
+    /// step, where Newton's point falls outside it or after [`MAX_NEWTON`] Newton steps). Every end moves only
+    /// where the enclosure of δ decides the comparison, until the bracket is narrower than 10^−digits
+    /// relative (Newton's last step below a quarter of that: the two points a quarter of it either side are
+    /// tested) or the enclosures decide no more (the bracket is then wider, and says so by its width).
     pub fn epsilon(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
         let t = Interval::from_rational(target, prec);
         let ln_t = Float::with_val(SEARCH_BITS, t.mid().ln_ref());
-        // δ_n(x) = A[L ≥ x] − e^x B[L ≥ x] (an atom at x adds a − e^x·a e^{−x} = 0), where it lies against the
-        // target, ln δ_n(x) − ln δ and the slope of ln δ_n, −e^x B[L > x]/δ_n(x) (its right derivative)
+        // where δ(x) lies against the target, ln δ(x) − ln δ and the slope of ln δ, −e^x B[L > x]/δ(x) (its
+        // right derivative)
         let f = |x: &Rational| -> (Side, Float, Float) {
-            // (the kept rows' δ_m = A_m[L ≥ x] − e^x B_m[L ≥ x] ≥ 0 each: the left-out ones add [0, tail])
-            let (a_ge, b_ge, b_gt) = self.kept_upper_tails(x, prec);
-            let ex = Interval::from_rational(x, prec).exp();
-            let d = a_ge.sub(&ex.mul(&b_ge)).clamp_to(&Float::with_val(prec, 0), &Float::with_val(prec, 1));
-            let d = self.with_tail(d, x);
+            let (d, push) = (self.f)(x);
             let side = if d.lo() > t.hi() {
                 Side::Above
             } else if d.hi() < t.lo() {
@@ -35,7 +61,7 @@ impl LaplaceSum {
             let (g, slope) = if *d.hi() > 0 {
                 let dm = Float::with_val(SEARCH_BITS, d.mid());
                 let g = Float::with_val(SEARCH_BITS, dm.ln_ref()) - &ln_t;
-                let slope = -Float::with_val(SEARCH_BITS, ex.mid() * b_gt.mid()) / dm;
+                let slope = -push / dm;
                 (g, slope)
             } else {
                 (Float::with_val(SEARCH_BITS, rug::float::Special::NegInfinity), Float::with_val(SEARCH_BITS, 0))
@@ -114,12 +140,12 @@ impl LaplaceSum {
         Interval::new(l, h)
     }
 
-    /// ε* where δ_n(0) is within the enclosure's resolution of δ: [0, the first ε the enclosure puts below].
+    /// ε* where δ(0) is within the enclosure's resolution of δ: [0, the first ε the enclosure puts below].
     fn epsilon_near_zero(&self, target: &Rational, digits: u32, prec: u32) -> Interval {
         let t = Interval::from_rational(target, prec);
-        let mut x = &self.a * Rational::from((1, Integer::from(Integer::u_pow_u(10, digits))));
+        let mut x = self.scale * Rational::from((1, Integer::from(Integer::u_pow_u(10, digits))));
         for _ in 0..MAX_SEARCH_STEPS {
-            if self.delta(&x, prec).hi() < t.lo() {
+            if (self.delta)(&x).hi() < t.lo() {
                 break;
             }
             x *= 2u32;
@@ -128,7 +154,7 @@ impl LaplaceSum {
     }
 }
 
-/// Where δ_n(x) lies against the target, as far as its enclosure tells.
+/// Where δ(x) lies against the target, as far as its enclosure tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
     Above,
@@ -138,7 +164,7 @@ enum Side {
 
 /// Bits of the search's own arithmetic (the secant only chooses test points; every decision is the
 /// enclosure's).
-const SEARCH_BITS: u32 = 160;
+pub(in crate::account::engines) const SEARCH_BITS: u32 = 160;
 /// Newton steps of one ε(δ) at most (it takes 5–8 from the first point inside the bracket); the
 /// safeguarded secant after.
 const MAX_NEWTON: u32 = 16;

@@ -16,6 +16,8 @@
 //! * [`atoms`] — laws with finitely many losses (randomized response, stated (ε, δ) pairs), composed
 //!   exactly: on one lattice, or by their multinomial sums where the losses share none (a stated pair on a
 //!   Poisson subsample: `atoms_listed`).
+//! * `laplace_atoms` — Laplace releases (or bounded-range pairs) beside laws with finitely many losses on one
+//!   rational lattice, exactly: one Laplace sum conditioned on the atoms.
 //! * [`tilted`] — laws with a certified moment generating function (the Poisson-subsampled Gaussian,
 //!   Laplace, with Gaussians and discrete Gaussians), by a tilted Fourier inversion whose cost does not
 //!   grow with the number of releases.
@@ -33,6 +35,7 @@ mod atoms_binomial;
 mod atoms_lattice;
 mod atoms_listed;
 pub mod gaussian;
+mod laplace_atoms;
 pub mod laplace_sum;
 pub mod planner;
 pub mod pld_grid;
@@ -101,13 +104,15 @@ pub(in crate::account) trait LawEngine: Send + Sync {
 }
 
 /// The law engines, in the order of the ladder: exact answers of special forms first (closed forms, one
-/// release, finitely many atoms), then the inversion whose cost does not grow with the counts, the exact
+/// release, finitely many atoms, Laplace releases beside finitely many atoms: the atoms' characteristic
+/// function does not decay, so the inversion's lines on such mixes are long), then the inversion whose cost does not grow with the counts, the exact
 /// Laplace sum (the few releases the inversion declines), and the grid, which takes everything.
 pub(in crate::account) fn law_engines() -> Vec<Box<dyn LawEngine>> {
     vec![
         Box::new(gaussian::GaussianClosed),
         Box::new(single::SingleRelease),
         Box::new(atoms::AtomsEngine),
+        Box::new(laplace_atoms::LaplaceAtomsEngine),
         Box::new(tilted::Tilted::default()),
         Box::new(laplace_sum::LaplaceSumEngine),
         Box::new(pld_grid::PldGrid),
