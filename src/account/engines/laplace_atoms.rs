@@ -100,11 +100,12 @@ fn split(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Parts, String> {
     };
     let mut atoms = 1.0;
     for (l, n) in &others {
-        for &dir in crate::noise::loss::directions(l.as_ref()) {
+        let dirs = crate::noise::loss::directions(l.as_ref());
+        for &dir in dirs {
             let Some((lo, hi)) = index_range(l.as_ref(), dir, &step) else {
                 return Err("a law's atoms are beyond the lattice's reach".into());
             };
-            atoms += *n as f64 * (hi - lo) as f64 / crate::noise::loss::directions(l.as_ref()).len() as f64;
+            atoms += *n as f64 * (hi - lo) as f64 / dirs.len() as f64;
         }
     }
     if atoms > MAX_ATOMS {
@@ -178,20 +179,13 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     for _ in 0..=laplace_sum::RAISES {
         let mut out: Option<Interval> = None;
         let mut kept = (0, 0.0f64);
+        if prec > laplace_sum::MAX_PREC {
+            return Ok(None);
+        }
         for &dir in dirs {
             let Some((c, n_kept, left)) = conditioned(&y, &parts, dir, q, bits, prec)? else { return Ok(None) };
-            if prec > laplace_sum::MAX_PREC {
-                return Ok(None);
-            }
             kept = (kept.0.max(n_kept), kept.1.max(left.to_f64()));
-            let iv = match q {
-                Query::Delta(e) => c.delta(e, prec),
-                Query::Epsilon(d) => c.epsilon(d, digits + 1, prec),
-                Query::Tradeoff(al) => match c.tradeoff(al, digits + 1, prec)? {
-                    Some(iv) => iv,
-                    None => return Ok(None),
-                },
-            };
+            let Some(iv) = c.query(q, digits + 1, prec)? else { return Ok(None) };
             out = Some(match (out, q) {
                 (None, _) => iv,
                 (Some(o), Query::Tradeoff(_)) => o.min(&iv),

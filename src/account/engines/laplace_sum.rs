@@ -293,14 +293,7 @@ pub(in crate::account) fn answer(laws: &[(Arc<dyn LossLaw>, u64)], q: Query, dig
     let _progress = crate::num::progress::begin("exact Laplace sum", seconds);
     let mut best = None;
     for raise in 0..=RAISES {
-        let iv = match q {
-            Query::Delta(e) => sum.delta(e, prec),
-            Query::Epsilon(d) => sum.epsilon(d, digits + 1, prec),
-            Query::Tradeoff(al) => match sum.tradeoff(al, digits + 1, prec)? {
-                Some(iv) => iv,
-                None => return Ok(None),
-            },
-        };
+        let Some(iv) = sum.query(q, digits + 1, prec)? else { return Ok(None) };
         let (what, name) = if bounded { ("bounded-range release", "epsilon") } else { ("Laplace release", "epsilon0") };
         let rows = sum.rows_note();
         let values = match &shape.scales[..] {
@@ -496,15 +489,21 @@ impl LaplaceSum {
         max_loss: &Rational,
         prec: u32,
     ) -> LaplaceSum {
+        // (this law's weights enclosed once, knot by knot, not once per atom)
+        let own: Vec<Vec<Option<Interval>>> =
+            (0..self.knots.len()).map(|k| (0..=self.rows).map(|m| self.w.at(m, k, prec)).collect()).collect();
         let mut merged: std::collections::BTreeMap<Rational, Vec<Option<Interval>>> = Default::default();
         for (l, a) in atoms {
             let c = a.mul(&Interval::from_rational(&(-Rational::from(l / 2u32)), prec).exp());
-            for (k, x) in self.knots.iter().enumerate() {
+            for (x, weights) in self.knots.iter().zip(&own) {
                 let row = merged.entry(Rational::from(x + l)).or_insert_with(|| vec![None; self.rows + 1]);
-                for (m, entry) in row.iter_mut().enumerate() {
-                    if let Some(w) = self.w.at(m, k, prec) {
+                for (entry, w) in row.iter_mut().zip(weights) {
+                    if let Some(w) = w {
                         let t = w.mul(&c);
-                        *entry = Some(entry.take().map_or(t.clone(), |e| e.add(&t)));
+                        *entry = Some(match entry.take() {
+                            Some(e) => e.add(&t),
+                            None => t,
+                        });
                     }
                 }
             }
@@ -529,6 +528,18 @@ impl LaplaceSum {
             tail,
             bounded: self.bounded,
         }
+    }
+
+    /// The query on this law at `prec` bits, ε and f searched to `digits` (None: f's threshold beyond reach).
+    pub(super) fn query(&self, q: Query, digits: u32, prec: u32) -> Fallible<Option<Interval>> {
+        Ok(Some(match q {
+            Query::Delta(e) => self.delta(e, prec),
+            Query::Epsilon(d) => self.epsilon(d, digits, prec),
+            Query::Tradeoff(al) => match self.tradeoff(al, digits, prec)? {
+                Some(iv) => iv,
+                None => return Ok(None),
+            },
+        }))
     }
 
     /// e^{−na/2}/2^n, times (2/(1 − e^{−a}))^n for the bounded-range law: the factor of (3) and of the tails.
