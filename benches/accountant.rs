@@ -3,9 +3,9 @@
 
 mod common;
 use common::time;
-use tightdp::census::Allocation;
-use tightdp::num::{parse_rational, DEFAULT_PREC};
-use tightdp::pld::compose_groups;
+use tightdp::compose_groups;
+use tightdp::Allocation;
+use tightdp::{parse_rational, DEFAULT_PREC};
 
 fn main() {
     let filter = common::filter();
@@ -36,9 +36,9 @@ fn main() {
     for width in [2e-6, 1e-9] {
         let name = format!("redistricting-2021/smoothed/width={width:e}");
         if want(&name) {
-            let p = tightdp::fourier::smooth::SmoothParams { width, ..Default::default() };
+            let p = tightdp::SmoothParams { width, ..Default::default() };
             let (med, min) = time(5, || {
-                std::hint::black_box(tightdp::fourier::smooth::epsilon_smooth(&groups, &d10, &p).unwrap());
+                std::hint::black_box(tightdp::epsilon_smooth(&groups, &d10, &p).unwrap());
             });
             println!("{:<58} {:>12.3} {:>12.3} {:>10}", name, med * 1e3, min * 1e3, 30000);
         }
@@ -47,7 +47,7 @@ fn main() {
     if want(name) {
         let g = parse_rational("1/20000").unwrap();
         let (med, min) = time(1, || {
-            std::hint::black_box(tightdp::pld::grid::epsilon_by_grid(&groups, &g, &d10).unwrap());
+            std::hint::black_box(tightdp::epsilon_by_grid(&groups, &g, &d10).unwrap());
         });
         println!("{:<58} {:>12.3} {:>12.3} {:>10}", name, med * 1e3, min * 1e3, "-");
     }

@@ -3,8 +3,8 @@
 
 mod common;
 use common::time;
-use tightdp::num::DEFAULT_PREC;
-use tightdp::risk::{figures, hier::Prior2, paper};
+use tightdp::DEFAULT_PREC;
+use tightdp::{paper, risk_figures as figures, Prior2};
 
 fn main() {
     let filter = common::filter();

@@ -12,10 +12,10 @@
 
 #[allow(dead_code)] // the shared helpers: this binary uses the filter only
 mod common;
-use tightdp::account::{Accountant, Method, Options};
-use tightdp::census::Allocation;
-use tightdp::model::{Composition, Noise};
-use tightdp::num::parse_rational;
+use tightdp::parse_rational;
+use tightdp::Allocation;
+use tightdp::{Accountant, Method, Options};
+use tightdp::{Composition, Noise};
 
 /// (name, composition, δ) of every row of the table.
 fn workloads() -> Vec<(&'static str, Composition, &'static str)> {
@@ -23,7 +23,7 @@ fn workloads() -> Vec<(&'static str, Composition, &'static str)> {
     let load = |f: &str| Allocation::from_path(&root.join(f)).unwrap();
     let dhc22 = load("dhc-2022-08-25.toml");
     let state = dhc22.level_composition(dhc22.level("State").unwrap()).unwrap();
-    let safetab_p = tightdp::tabulation::manifest::composition(&tightdp::tabulation::manifest::safetab_p_production(false), 0).unwrap().0;
+    let safetab_p = tightdp::manifest_composition(&tightdp::safetab_p_production(false), 0).unwrap().0;
     vec![
         ("state", state, "1e-11"),
         ("dhc-2022-overall", dhc22.composition().unwrap(), "1e-10"),
@@ -36,7 +36,7 @@ fn workloads() -> Vec<(&'static str, Composition, &'static str)> {
 }
 
 fn main() {
-    tightdp::cli::keep_freed_memory(); // as the command does
+    tightdp::keep_freed_memory(); // as the command does
     let filter = common::filter();
     let groups_only = std::env::args().any(|a| a == "--groups");
     for (name, comp, delta) in workloads() {
@@ -58,7 +58,7 @@ fn main() {
         let d = parse_rational(delta).unwrap();
         let mut configs = vec![
             ("default".to_string(), Options::default()),
-            ("prec:53".to_string(), Options { arith: Some(tightdp::num::Arith::F64), ..Options::default() }),
+            ("prec:53".to_string(), Options { arith: Some(tightdp::Arith::F64), ..Options::default() }),
         ];
         for w in [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8] {
             configs.push((format!("smoothed:{w:e}"), Options { method: Method::Smoothed, width: Some(w), ..Options::default() }));
@@ -84,8 +84,8 @@ fn main() {
                     "{{\"row\": \"{name}\", \"config\": \"{config}\", \"seconds\": {:.6e}, \"reps\": {}, \"lo\": \"{}\", \"hi\": \"{}\", \"method\": \"{}\"}}",
                     times[times.len() / 2],
                     times.len(),
-                    tightdp::num::fmt_down(c.lo(), 30),
-                    tightdp::num::fmt_up(c.hi(), 30),
+                    tightdp::fmt_down(c.lo(), 30),
+                    tightdp::fmt_up(c.hi(), 30),
                     c.engine().as_str()
                 ),
                 Err(e) => println!("{{\"row\": \"{name}\", \"config\": \"{config}\", \"error\": {:?}}}", e),

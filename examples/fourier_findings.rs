@@ -2,11 +2,11 @@
 //!   cargo run --release --example fourier_findings [-- quick]
 use rug::{Float, Rational};
 use std::time::Instant;
-use tightdp::fourier::boole::{self, BooleParams};
-use tightdp::fourier::fast::{self, CharSource, FastParams};
-use tightdp::fourier::{clt, dhc_table3_groups, dhc_table3_mechs, first_above, paper_lattice};
-use tightdp::num::parse_rational;
-use tightdp::pld::compose::compose_groups;
+use tightdp::boole::{self, BooleParams};
+use tightdp::compose_groups;
+use tightdp::fast::{self, CharSource, FastParams};
+use tightdp::parse_rational;
+use tightdp::{clt, dhc_table3_groups, dhc_table3_mechs, first_above, paper_lattice};
 
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");

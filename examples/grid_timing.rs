@@ -1,13 +1,13 @@
 //! Scratch timing of the grid engine on DP-SGD (not shipped): q sigma2 h steps delta
 use std::sync::Arc;
 use std::time::Instant;
-use tightdp::account::gridprofile::{FourierGridTails, GridProfile};
-use tightdp::noise::gauss::Gaussian;
-use tightdp::noise::loss::Direction;
-use tightdp::noise::subsample::PoissonSampled;
-use tightdp::pld::discretize::{lower, upper};
+use tightdp::Direction;
+use tightdp::Gaussian;
+use tightdp::PoissonSampled;
+use tightdp::{grid_lower as lower, grid_upper as upper};
+use tightdp::{FourierGridTails, GridProfile};
 fn main() {
-    let q = |s: &str| tightdp::num::parse_rational(s).unwrap();
+    let q = |s: &str| tightdp::parse_rational(s).unwrap();
     let a: Vec<String> = std::env::args().collect();
     let m = PoissonSampled::new(Arc::new(Gaussian::new(q(&a[2]), q("1")).unwrap()), q(&a[1])).unwrap();
     let h = q(&a[3]);

@@ -17,7 +17,7 @@ fn main() {
         if trace.status() == std::backtrace::BacktraceStatus::Captured {
             eprintln!("{trace}");
         }
-        std::process::exit(tightdp::error::ErrorKind::Internal.exit_code());
+        std::process::exit(tightdp::ErrorKind::Internal.exit_code());
     }));
-    std::process::exit(tightdp::cli::run());
+    std::process::exit(tightdp::run());
 }

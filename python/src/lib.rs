@@ -12,7 +12,7 @@
 //!
 //! Interrupts: a computation runs in a worker thread with the GIL released while the calling thread polls
 //! Python's signal handlers every 50 ms; on Ctrl-C (or any exception a handler raises) it asks the
-//! engines to stop (`tightdp::num::cancel`), waits for the worker, and raises the handler's exception.
+//! engines to stop (`tightdp::cancel`), waits for the worker, and raises the handler's exception.
 
 // PyO3 0.22's #[pymethods] expansion converts PyResult errors into themselves (a known false positive)
 #![allow(clippy::useless_conversion)]
@@ -23,18 +23,18 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
-use tightdp::account::{Accountant, Certified, Method, Options};
-use tightdp::error::{Error, ErrorKind, Fallible};
-use tightdp::model::{Composition, Group, Neighbors};
-use tightdp::num::cancel;
-use tightdp::num::format::{fmt_down, fmt_up};
-use tightdp::num::parse_rational;
+use tightdp::cancel;
+use tightdp::parse_rational;
+use tightdp::{fmt_down, fmt_up};
+use tightdp::{Accountant, Certified, Method, Options};
+use tightdp::{Composition, Group, Neighbors};
+use tightdp::{Error, ErrorKind, Fallible};
 
 /// Significant digits of the decimal strings handed to Python (outward rounded).
 const OUT: usize = 40;
 
-/// The CLI's limits on a group's query count and sensitivity (`tightdp::model::spec::parse_count`).
-const MAX_N: u64 = tightdp::model::spec::MAX_N;
+/// The CLI's limits on a group's query count and sensitivity (`tightdp::parse_count`).
+const MAX_N: u64 = tightdp::MAX_N;
 const MAX_SENSITIVITY: u64 = 1_000_000;
 
 /// An exception of `tightdp._errors` by class name, with the message.
@@ -156,7 +156,7 @@ fn run<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> Fallible<T> + Send
         .stack_size(64 << 20)
         .spawn(move || {
             let r = guard(f);
-            // a cancelled computation's result is meaningless (see tightdp::num::cancel): read the flag
+            // a cancelled computation's result is meaningless (see tightdp::cancel): read the flag
             // before the session ends
             let cancelled = cancel::requested();
             let _ = tx.send((r, cancelled));
@@ -216,7 +216,7 @@ fn bracket(c: &Certified) -> Bracket {
 
 type Cache = Arc<Mutex<HashMap<(u32, String, u64), Arc<Accountant>>>>;
 
-/// A composition of discrete Gaussian and discrete Laplace query groups (`tightdp::model::Composition`)
+/// A composition of discrete Gaussian and discrete Laplace query groups (`tightdp::Composition`)
 /// with one accountant per (digits, method), kept so that repeated queries reuse the computed law.
 #[pyclass(module = "tightdp._tightdp", frozen)]
 struct RawComposition {
@@ -235,7 +235,7 @@ impl RawComposition {
             return Err(raise("InputError", format!("digits must be between 1 and 1000, got {digits}")));
         }
         let grid_work = match grid_budget {
-            None => tightdp::account::DEFAULT_GRID_WORK,
+            None => tightdp::DEFAULT_GRID_WORK,
             Some(b) if b > 0 => b,
             Some(b) => return Err(raise("InputError", format!("grid_budget must be a positive number of work units, got {b}"))),
         };
@@ -298,7 +298,7 @@ impl RawComposition {
     fn from_mechs(specs: Vec<String>, neighbors_: &str) -> PyResult<Self> {
         let nb = neighbors(neighbors_)?;
         quick(|| {
-            let groups = specs.iter().map(|m| tightdp::model::spec::parse_mech(m)).collect::<Fallible<Vec<_>>>()?;
+            let groups = specs.iter().map(|m| tightdp::parse_mech(m)).collect::<Fallible<Vec<_>>>()?;
             Composition::new(groups, nb)
         })
         .map(Self::new)
@@ -459,7 +459,7 @@ impl RawComposition {
         let groups = quick(|| self.comp.gauss_shifts())?;
         // the factor where the Bun–Steinke bound meets the target (calibrate_factor's start): the exact
         // root lies within a small factor of it; refuse targets whose factor is out of the supported range
-        let rho = tightdp::model::gauss_rho(&groups).to_f64();
+        let rho = tightdp::gauss_rho(&groups).to_f64();
         let l = (1.0 / d.to_f64()).ln();
         let e = t.to_f64();
         let c_bs = rho / ((l + e).sqrt() - l.sqrt()).powi(2);
@@ -492,13 +492,13 @@ impl RawComposition {
 /// An allocation file (TOML) of the Census: its levels and their compositions.
 #[pyclass(module = "tightdp._tightdp", frozen)]
 struct RawAllocation {
-    alloc: tightdp::census::Allocation,
+    alloc: tightdp::Allocation,
 }
 
 /// Read and parse an allocation file with the CLI's messages; a read failure is an OSError. As on the
 /// command line, a bare name with no such file is the built-in allocation of that name (`dhc-2022-08-25`).
-fn load_allocation(path: &str) -> PyResult<tightdp::census::Allocation> {
-    use tightdp::census::allocation::{builtin, BUILTIN};
+fn load_allocation(path: &str) -> PyResult<tightdp::Allocation> {
+    use tightdp::{builtin_allocation as builtin, BUILTIN_ALLOCATIONS as BUILTIN};
     let bare = std::path::Path::new(path).components().count() == 1;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -511,7 +511,7 @@ fn load_allocation(path: &str) -> PyResult<tightdp::census::Allocation> {
             return Err(io_err(&e, format!("cannot read allocation file '{path}': {e}{hint}"), path));
         }
     };
-    quick(|| tightdp::census::Allocation::from_toml(&text).map_err(|e| e.context(format!("allocation file '{path}'"))))
+    quick(|| tightdp::Allocation::from_toml(&text).map_err(|e| e.context(format!("allocation file '{path}'"))))
 }
 
 #[pymethods]
@@ -523,7 +523,7 @@ impl RawAllocation {
 
     #[staticmethod]
     fn from_toml(text: &str) -> PyResult<Self> {
-        Ok(RawAllocation { alloc: quick(|| tightdp::census::Allocation::from_toml(text).map_err(|e| e.context("allocation")))? })
+        Ok(RawAllocation { alloc: quick(|| tightdp::Allocation::from_toml(text).map_err(|e| e.context("allocation")))? })
     }
 
     fn name(&self) -> String {
@@ -598,7 +598,7 @@ fn certify(py: Python<'_>, paths: Vec<String>, delta: &str) -> PyResult<Vec<Vec<
         return Err(raise("InputError", "certify needs at least one allocation file".into()));
     }
     let allocs = paths.iter().map(|p| load_allocation(p)).collect::<PyResult<Vec<_>>>()?;
-    let rows = run(py, move || tightdp::certificate(&allocs, &d, None, true, tightdp::account::CERT_WIDTH))?;
+    let rows = run(py, move || tightdp::certificate(&allocs, &d, None, true, tightdp::CERT_WIDTH))?;
     Ok(rows.into_iter().map(|r| r.fields).collect())
 }
 
@@ -619,7 +619,7 @@ fn noise_multiplier(
     at_fpr: Option<String>,
 ) -> PyResult<Vec<(String, String)>> {
     let row = run(py, move || {
-        tightdp::cli::calibrate_sigma::record(&tightdp::cli::calibrate_sigma::SigmaArgs {
+        tightdp::calibrate_sigma_record(&tightdp::SigmaArgs {
             mech: &mech,
             neighbors: Some(&neighbors),
             delta: delta.as_deref(),

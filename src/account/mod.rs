@@ -42,12 +42,9 @@ mod vocabulary;
 pub use crate::fourier::smooth::MIN_WIDTH;
 /// Largest lattice (entries) any lattice engine builds.
 pub use crate::pld::frame::MAX_WINDOW as MAX_LATTICE_ENTRIES;
-pub use certified::{Certified, Engine, Estimate, Map, Printed, Trust};
+pub use certified::{Certified, Engine, Estimate, Map, Trust};
 pub use profile::{lattice_depth, Knot, Profile};
-pub use vocabulary::{
-    DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_WORK, DEFAULT_TIME_BUDGET, F64_MAX_DEPTH, FAST_WINDOW,
-    MAX_DEPTH, MAX_DIGITS, SMOOTHED_AUTO_WIDTH,
-};
+pub use vocabulary::{DeltaResult, Method, Options, CERT_WIDTH, DEFAULT_DIGITS, DEFAULT_GRID_WORK, FAST_WINDOW, MAX_DIGITS};
 
 use crate::budget::zcdp;
 use crate::error::{Error, ErrorKind, Fallible};

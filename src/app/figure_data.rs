@@ -62,7 +62,7 @@ pub struct OverallData {
 pub fn overall_data(alloc: &Allocation, prec: u32) -> Fallible<OverallData> {
     let groups: Vec<GaussGroup> = alloc.all_mechanisms();
     let rho = alloc.total_rho();
-    // the truncation depth of a 128-bit lattice at least, whatever the engine: prec = DD_PREC (the default
+    // the truncation depth of a 128-bit lattice at least, whatever the engine: prec = 128 (double-double, the default
     // of `reproduce`) convolves in double-double with a rigorous bound, ~100× faster than 128-bit MPFR
     let (arith, depth) = (Arith::from_legacy_prec(prec), Some(lattice_depth(Arith::Mpfr(prec.max(128)))));
     let profile = |g: &[GaussGroup]| -> Fallible<Profile> { Accountant::of_gauss(g)?.lattice_profile(arith, depth) };

@@ -123,6 +123,3 @@ pub fn fixed_use_power(sigma2: &Rational, n: u32, depth: u32) -> bool {
 pub const F64_PREC: u32 = Arith::F64_BITS;
 /// Truncation level (bits of mass) of the f64 engine.
 pub const TRUNC_BITS_F64: u32 = 160;
-/// [`Arith::DoubleDouble`], the double-double engine (`pld::fixed`): ~25 digits at a few times the f64
-/// cost. Its precision in bits, as [`F64_PREC`].
-pub const DD_PREC: u32 = Arith::DD_BITS;

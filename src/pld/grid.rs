@@ -170,12 +170,11 @@ pub struct GridLawProfile {
     /// suffix sums Σ_{i ≥ j} q_i e^{−g i}
     b: Vec<Interval>,
     outside: Float,
-    pub up: bool,
     prec: u32,
 }
 
 impl GridLawProfile {
-    pub fn new(law: &GridLaw, g: &Rational, up: bool) -> GridLawProfile {
+    pub fn new(law: &GridLaw, g: &Rational) -> GridLawProfile {
         let prec = 96;
         let one = Float::with_val(prec, 1);
         let flo = Float::with_val_round(prec, &one - Float::with_val(prec, &law.e), Round::Down).0;
@@ -199,7 +198,7 @@ impl GridLawProfile {
             b[k] = sb.clone();
             w = w.mul(&eg);
         }
-        GridLawProfile { g: g.clone(), min: law.min, a, b, outside: Float::with_val(prec, &law.outside), up, prec }
+        GridLawProfile { g: g.clone(), min: law.min, a, b, outside: Float::with_val(prec, &law.outside), prec }
     }
 
     /// (A, B) at the first index j ≥ m: P[J ≥ m] and E[e^{−gJ}; J ≥ m], with the outside mass added to
@@ -304,7 +303,7 @@ pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational)
         for l in &laws {
             acc = acc.convolve(l)?;
         }
-        ends.push(GridLawProfile::new(&acc, grid, up).epsilon(delta)?);
+        ends.push(GridLawProfile::new(&acc, grid).epsilon(delta)?);
     }
     Ok(Interval::new(ends[0].lo().clone(), ends[1].hi().clone()))
 }
@@ -313,7 +312,7 @@ pub fn epsilon_by_grid(groups: &[GaussGroup], grid: &Rational, delta: &Rational)
 mod tests {
     use super::*;
     use crate::num::parse_rational;
-    use crate::pld::compose_groups;
+    use crate::pld::compose::compose_groups;
 
     /// On a commensurate composition the grid bracket must contain the exact lattice value and shrink
     /// with the grid.

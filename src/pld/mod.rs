@@ -13,6 +13,4 @@ pub(crate) mod pure;
 pub(crate) mod search;
 pub(crate) mod symdist;
 
-pub use compose::compose_groups;
-pub use lattice::{LatticeDist, Tails};
-pub use profile::{DeltaValue, LatticeKnot, PrivacyProfile};
+pub use profile::PrivacyProfile;

@@ -81,12 +81,6 @@ pub fn check_count(x: i64, what: &str, nonneg: bool) -> Fallible<()> {
     Ok(())
 }
 
-/// KR's ρ that describes the noise actually drawn by TopDown for a query with zCDP budget ρ_q under
-/// the "replace" relation: N_Z(0, 1/ρ_q) = KR's DG(0, 1/(2·ρ_q/2)), so ρ_KR = ρ_q/2.
-pub fn production_rho(rho_query: &Rational) -> Rational {
-    Rational::from(rho_query / 2u32)
-}
-
 /// Deterministic pseudo-random numbers for the Monte Carlo modes: the one RNG stack of the crate
 /// (`noise::sampler::NoiseSource`, ChaCha20 keyed by the seed), read as uniforms.
 #[derive(Clone, Debug)]

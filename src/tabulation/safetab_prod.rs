@@ -120,7 +120,7 @@ pub fn iterations(s: &ProductionSpecs) -> Fallible<Iterations> {
                 return fallible!(Input, "{path} line {line}: iteration {code} is both DETAILED_ONLY and COARSE_ONLY");
             }
             idx.insert(code.clone(), list.len());
-            list.push(Iteration { code, name: f[1].clone(), detailed, alone, ethnicity, total_only, coarse_only });
+            list.push(Iteration { code, detailed, alone, ethnicity, total_only, coarse_only });
         }
     }
     let cpath = s.codes.name();

@@ -341,7 +341,6 @@ impl Config {
 #[derive(Clone, Debug)]
 pub struct Iteration {
     pub code: String,
-    pub name: String,
     pub detailed: bool,
     pub alone: bool,
     pub ethnicity: bool,
@@ -457,7 +456,7 @@ impl Iterations {
             if idx.insert(f[0].clone(), list.len()).is_some() {
                 return fallible!(Input, "{} line {line}: duplicate ITERATION_CODE {}", iter_path, f[0]);
             }
-            list.push(Iteration { code: f[0].clone(), name: f[1].clone(), detailed, alone, ethnicity, total_only, coarse_only: false });
+            list.push(Iteration { code: f[0].clone(), detailed, alone, ethnicity, total_only, coarse_only: false });
         }
         let rows = parse_pipe(&codes.text()?, &codes_path, &["ITERATION_CODE", "CODE"])?;
         let (race, eth, order) = code_maps(&list, &idx, &Default::default(), rows, &codes_path)?;

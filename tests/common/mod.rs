@@ -16,7 +16,7 @@ pub fn bin() -> Command {
     Command::cargo_bin("tightdp").unwrap()
 }
 
-/// The command line run in this process (`tightdp::cli::execute`), as the process would have ended: exit
+/// The command line run in this process (`tightdp::execute`), as the process would have ended: exit
 /// status, stdout and the error line on stderr.
 pub fn cli<I, S>(args: I) -> Output
 where
@@ -25,7 +25,7 @@ where
 {
     let mut v: Vec<OsString> = vec!["tightdp".into()];
     v.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
-    let o = tightdp::cli::execute(v);
+    let o = tightdp::execute(v);
     Output { status: ExitStatus::from_raw((o.code & 0xff) << 8), stdout: o.stdout.into_bytes(), stderr: o.stderr.into_bytes() }
 }
 
@@ -50,7 +50,7 @@ pub fn ok(args: &[&str]) -> String {
 pub fn proptest_cases(base: u32) -> u32 {
     match std::env::var("PROPTEST_CASES").ok().and_then(|v| v.trim().parse::<u32>().ok()) {
         Some(n) => n,
-        None => u32::try_from(tightdp::num::test_cases(base as u64)).unwrap_or(u32::MAX),
+        None => u32::try_from(tightdp::test_cases(base as u64)).unwrap_or(u32::MAX),
     }
 }
 

@@ -478,18 +478,18 @@ fn safetab_p_allocation_total() {
 /// P[X ≤ c − 1 − μ], computed here from the discrete Gaussian's own tails (a different code path).
 #[test]
 fn tradeoff_knots_match_theorem_a7() {
-    use tightdp::noise::DiscreteGaussian;
+    use tightdp::DiscreteGaussian;
     let out = cli(["tradeoff", "--sigma2", "2.5", "--n", "1", "--sensitivity", "2", "--points", "0", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
-    let dg = DiscreteGaussian::new(tightdp::num::parse_rational("2.5").unwrap()).unwrap();
+    let dg = DiscreteGaussian::new(tightdp::parse_rational("2.5").unwrap()).unwrap();
     let mut checked = 0;
     for r in v.as_array().unwrap() {
         // knot k rejects for L ≥ ρ + hk; for one query that is X ≥ c with c = D + k, D = nμ = 2
         let c: i64 = r["k"].as_str().unwrap().parse::<i64>().unwrap() + 2;
         // P[X ≤ c − 1 − μ] = 1 − P[X > c − 1 − μ]
         let t = rug::Rational::from(c - 1 - 2);
-        let want = tightdp::num::Interval::one(200).sub(&dg.tail_gt(&t, 200));
+        let want = tightdp::Interval::one(200).sub(&dg.tail_gt(&t, 200));
         let lo = f(r, "beta_lo");
         let hi = f(r, "beta_hi");
         assert!(lo <= *want.hi() && *want.lo() <= hi, "c = {c}: [{lo}, {hi}] vs {want}");
@@ -779,7 +779,7 @@ fn section_labels_cite_the_right_sections() {
 /// `--grid`, which every query command honours (#56).
 #[test]
 fn the_mech_help_names_every_kind_the_parser_knows() {
-    let kinds = tightdp::noise::registry::kinds();
+    let kinds = tightdp::mech_kinds();
     assert!(kinds.split(", ").count() >= 7, "{kinds}");
     for cmd in ["epsilon", "delta", "tradeoff", "attack"] {
         let out = cli([cmd, "--help"]);
@@ -788,7 +788,7 @@ fn the_mech_help_names_every_kind_the_parser_knows() {
         for k in kinds.split(", ") {
             assert!(help.contains(&format!("`{k}:")), "{cmd} --help does not name '{k}:'");
         }
-        assert!(help.contains(&tightdp::noise::registry::mech_help()), "{cmd} --help: not the registry's text");
+        assert!(help.contains(&tightdp::mech_help()), "{cmd} --help: not the registry's text");
         assert!(!help.contains("epsilon only"), "{cmd} --help");
     }
 }
@@ -828,6 +828,6 @@ fn every_flag_of_every_subcommand_has_a_description() {
         }
     }
     let mut missing = Vec::new();
-    walk(&tightdp::cli::Cli::command(), "tightdp", &mut missing);
+    walk(&tightdp::Cli::command(), "tightdp", &mut missing);
     assert!(missing.is_empty(), "{} flags without a description:\n{}", missing.len(), missing.join("\n"));
 }

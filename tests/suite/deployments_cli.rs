@@ -156,7 +156,7 @@ fn bad_registry_files_are_refused_with_one_line() {
 
 /// An exact decimal of the configuration ("2.134") as a fraction.
 fn decimal(s: &str) -> rug::Rational {
-    tightdp::num::parse_rational(s).unwrap()
+    tightdp::parse_rational(s).unwrap()
 }
 
 /// SafeTab-P's budgets come from the Bureau's production configuration, committed verbatim with its
@@ -167,7 +167,7 @@ fn decimal(s: &str) -> rug::Rational {
 /// guarantee per person is the larger of the two) totals 2.643.
 #[test]
 fn safetab_p_allocation_is_the_production_configuration() {
-    use tightdp::census::allocation::Allocation;
+    use tightdp::Allocation;
     let config = std::fs::read_to_string(repo().join("data/deployments/sources/safetab-p/config.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&config).unwrap();
     assert_eq!(json["privacy_defn"], "zcdp");

@@ -6,7 +6,7 @@
 
 use crate::common::bin;
 use std::path::Path;
-use tightdp::error::ErrorKind;
+use tightdp::ErrorKind;
 
 fn synth(out: &Path) -> assert_cmd::Command {
     let mut c = bin();
@@ -70,7 +70,7 @@ fn a_bad_request_is_an_input_error_and_exits_2() {
     let t = tempfile::tempdir().unwrap();
     let f = t.path().join("bad.toml");
     std::fs::write(&f, "rho = \"1/2\"\n[[level]]\nname = \"US\"\nshare = \"2\"\nqueries = 1\n").unwrap();
-    let e = tightdp::census::Allocation::from_path(&f).unwrap_err();
+    let e = tightdp::Allocation::from_path(&f).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Input);
     let line = failed(bin().args(["describe", "--allocation", f.to_str().unwrap()]), 2);
     assert_eq!(line, e.to_string());

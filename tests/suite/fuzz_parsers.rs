@@ -8,10 +8,10 @@ use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::Rational;
 use std::path::Path;
-use tightdp::census::Allocation;
-use tightdp::model::spec::{parse_count, parse_mech, parse_sensitivity};
-use tightdp::num::parse::{parse_count_field, parse_rational, COUNT_FIELD_MAX};
+use tightdp::Allocation;
 use tightdp::GeoSpec;
+use tightdp::{parse_count, parse_mech, parse_sensitivity};
+use tightdp::{parse_count_field, parse_rational, COUNT_FIELD_MAX};
 
 fn one_line(e: &str) -> bool {
     !e.is_empty() && !e.contains('\n')
@@ -102,7 +102,7 @@ proptest! {
         let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/allocations").join(files[which]);
         let text = std::fs::read_to_string(p).unwrap();
         if let Err(e) = Allocation::from_toml(&mutate(&text, at, cut, &insert)) {
-            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::error::ErrorKind::Internal, "{e:?}");
+            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::ErrorKind::Internal, "{e:?}");
         }
     }
 
@@ -111,28 +111,28 @@ proptest! {
     fn safetab_configs_never_panic(at in 0usize..3500, cut in 0usize..20, insert in texty(), dg in any::<bool>()) {
         let name = if dg { "safetab-dgauss.toml" } else { "safetab-geometric.toml" };
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/safetab").join(name)).unwrap();
-        if let Err(e) = tightdp::tabulation::safetab::ReConfig::parse(&mutate(&text, at, cut, &insert), name) {
-            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::error::ErrorKind::Internal, "{e:?}");
+        if let Err(e) = tightdp::ReConfig::parse(&mutate(&text, at, cut, &insert), name) {
+            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::ErrorKind::Internal, "{e:?}");
         }
     }
 
     #[test]
     fn manifests_never_panic(at in 0usize..3000, cut in 0usize..20, insert in texty()) {
-        let m = tightdp::tabulation::manifest::safetab_p_production(false);
+        let m = tightdp::safetab_p_production(false);
         let text = serde_json::to_string_pretty(&m).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("m.json");
         std::fs::write(&f, mutate(&text, at, cut, &insert)).unwrap();
-        match tightdp::tabulation::manifest::Manifest::from_path(&f) {
+        match tightdp::Manifest::from_path(&f) {
             Ok(m) => { let _ = m.validate(); }
-            Err(e) => prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::error::ErrorKind::Internal, "{e:?}"),
+            Err(e) => prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::ErrorKind::Internal, "{e:?}"),
         }
     }
 
     #[test]
     fn geography_specs_never_panic(levels in "[A-Za-z, ]{0,30}", fanout in "[0-9,\\- ]{0,30}", ose in "[a-z:0-9., ]{0,20}") {
         if let Err(e) = GeoSpec::parse(&levels, &fanout, 1, &ose) {
-            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::error::ErrorKind::Internal, "{e:?}");
+            prop_assert!(one_line(&e.to_string()) && e.kind() != tightdp::ErrorKind::Internal, "{e:?}");
         }
     }
 }

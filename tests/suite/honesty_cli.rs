@@ -12,7 +12,7 @@ use rug::{Integer, Rational};
 
 /// The exact rational of a printed decimal.
 fn rat(s: &str) -> Rational {
-    tightdp::num::parse_rational(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    tightdp::parse_rational(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 /// The digits a printed bracket supports, decided here from its definition: the largest d with

@@ -6,9 +6,9 @@
 //! must lie in the certified bracket (to the reference's own 1e-40 relative accuracy).
 
 use rug::{Float, Rational};
-use tightdp::account::{Accountant, Method, Options};
-use tightdp::model::Composition;
-use tightdp::num::parse_rational;
+use tightdp::parse_rational;
+use tightdp::Composition;
+use tightdp::{Accountant, Method, Options};
 
 #[test]
 fn lattice_fourier_brackets_hold_the_reference_values() {

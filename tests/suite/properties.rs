@@ -16,11 +16,11 @@
 use proptest::prelude::*;
 use rug::ops::Pow;
 use rug::{Float, Rational};
-use tightdp::model::{GaussGroup, Group, Noise};
-use tightdp::num::Arith;
-use tightdp::pld::compose_groups;
-use tightdp::pld::{compose::lattice_profile, frame::LatticeOpts};
+use tightdp::compose_groups;
 use tightdp::zcdp;
+use tightdp::Arith;
+use tightdp::{lattice_profile, LatticeOpts};
+use tightdp::{GaussGroup, Group, Noise};
 
 /// A composition of one to three groups with σ²_i = S/k_i for a random S and k_i ∈ 1..=8 (so the loss
 /// slopes μ_i k_i/S share the step 1/S: a practical common lattice), σ² ∈ [0.3, 400], n and μ bounded so
@@ -93,7 +93,7 @@ proptest! {
             prop_assert!(a.overlaps(&b), "prec {p1}: {a} vs prec 192 {b}");
         }
         if d > (1, 1u64 << 60) {
-            if let Ok(b) = tightdp::pld::grid::epsilon_by_grid(&groups, &Rational::from((1, 64)), &d) {
+            if let Ok(b) = tightdp::epsilon_by_grid(&groups, &Rational::from((1, 64)), &d) {
                 prop_assert!(a.overlaps(&b), "prec {p1}: {a} vs grid {b}");
             }
         }
@@ -118,7 +118,7 @@ proptest! {
 /// on coarse lattices — few queries, large δ — and that is allowed).
 #[test]
 fn smoothed_overlaps_lattice() {
-    use tightdp::fourier::smooth::{epsilon_smooth, SmoothParams};
+    use tightdp::{epsilon_smooth, SmoothParams};
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 6, ..ProptestConfig::default() });
     // σ²_i = S/k_i (a common step), 2–3 groups of 5–40 queries: the regime the smoothed inversion is for
     let strat = (24u32..=500, prop::collection::vec((1u32..=8, 5u32..=40), 2..=3), 3u32..=40);
@@ -153,7 +153,7 @@ struct RefRow {
 fn reference_rows() -> Vec<RefRow> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/profile_reference_values.csv");
     let mut rd = csv::Reader::from_path(path).expect("reference CSV");
-    let q = |s: &str| tightdp::num::parse_rational(s).unwrap();
+    let q = |s: &str| tightdp::parse_rational(s).unwrap();
     rd.records()
         .map(|r| {
             let r = r.unwrap();

@@ -8,7 +8,7 @@ use crate::common::{cli, dhc, repo};
 use rug::Rational;
 use std::path::Path;
 use tightdp::count_errors;
-use tightdp::noise::DiscreteGaussian;
+use tightdp::DiscreteGaussian;
 
 fn syn(sub: &str) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(repo().join("data/synthetic-extracts").join(sub))
@@ -83,7 +83,7 @@ fn accuracy_nhgis_exact_matches_closed_forms_and_simulation() {
     let block_file = repo().join("data/synthetic-extracts/nhgis/nhgis0000_ds172_2010_block.csv");
     let cells = p8_cells(&block_file);
     for r in &rows {
-        let s2: Rational = tightdp::num::parse_rational(r["sigma2"].as_str().unwrap()).unwrap();
+        let s2: Rational = tightdp::parse_rational(r["sigma2"].as_str().unwrap()).unwrap();
         // the Bureau's σ² is printed to 12 digits; the reduced one is used as printed
         let var = DiscreteGaussian::new(s2.clone()).unwrap().variance_theta(128).mid().to_f64();
         assert!((num(r, "mse_exact") - var).abs() < 1e-9 * var, "{r}");
@@ -189,7 +189,7 @@ fn downstream_acs_slope_and_state_level_improvement() {
     assert_eq!(st["areas"], "52");
     assert_eq!(format!("{:.4}", sxy / sxx), st["slope_true"].as_str().unwrap());
     let var = |k: &str| {
-        let s2 = tightdp::num::parse_rational(st[k].as_str().unwrap()).unwrap();
+        let s2 = tightdp::parse_rational(st[k].as_str().unwrap()).unwrap();
         DiscreteGaussian::new(s2).unwrap().variance_theta(128).mid().to_f64()
     };
     let first = 100.0 * (1.0 - (var("sigma2_reduced") / var("sigma2_bureau")).sqrt());
@@ -264,7 +264,7 @@ fn verify_needs_data_then_recomputes_with_extracts() {
     assert_ne!(rows[0]["verdict"], "needs-data");
     let cells = p8_cells(&ex.join("nhgis0000_ds172_2010_block.csv"));
     let s2b = Rational::from((100000, 219)); // 10 queries / (2 · 0.003 · 3.65)
-    let s2r = tightdp::num::parse_rational("343.269046762").unwrap();
+    let s2r = tightdp::parse_rational("343.269046762").unwrap();
     let m = |s2: &Rational| mean_closed_form(s2, &cells, 2);
     let want = 100.0 * (1.0 - m(&s2r) / m(&s2b));
     let got: f64 = rows[0]["recomputed"].as_str().unwrap().parse().unwrap();

@@ -7,10 +7,10 @@
 //! construction in src/pld/lattice.rs. Its stated worst-case absolute error is below 1.2e-55.
 
 use rug::{Float, Rational};
-use tightdp::noise::DiscreteGaussian;
-use tightdp::num::parse_rational;
-use tightdp::pld::PrivacyProfile;
+use tightdp::parse_rational;
 use tightdp::zcdp;
+use tightdp::DiscreteGaussian;
+use tightdp::PrivacyProfile;
 
 const PREC: u32 = 256;
 

@@ -5,13 +5,13 @@
 
 use crate::common::{cli, repo};
 use rug::Rational;
-use tightdp::census::Allocation;
-use tightdp::num::{parse_rational, Interval};
-use tightdp::risk::decisions::{prob_correct, Procedure};
-use tightdp::risk::hier::{Prior2, Sampler};
-use tightdp::risk::paper::{self, rounds_to};
-use tightdp::risk::single::SingleLevel;
+use tightdp::paper::{self, rounds_to};
 use tightdp::zcdp;
+use tightdp::Allocation;
+use tightdp::SingleLevel;
+use tightdp::{parse_rational, Interval};
+use tightdp::{prob_correct, Procedure};
+use tightdp::{Prior2, Sampler};
 
 fn r(s: &str) -> Rational {
     parse_rational(s).unwrap()

@@ -8,7 +8,6 @@ use super::group::Step;
 use super::shape::{Lattice, Shape};
 use crate::error::Fallible;
 use crate::fallible;
-use crate::model::GaussGroup;
 use crate::num::ball::{Ball, TAU};
 
 /// The tilts c′ > c of the Chernoff bound on the aliasing m ≥ 1 (parameter choice only: every c′ > c gives
@@ -68,10 +67,6 @@ pub(super) fn fit_to_period(lat: &Lattice, h: f64, n_nodes: usize) -> (Step, usi
 }
 
 /// Saddle point: the c > 0 minimising ln M(c) − cε − ln(c(c+1)).
-pub fn saddle(groups: &[GaussGroup], eps: f64) -> f64 {
-    saddle_of(&Shape::new(groups), eps)
-}
-
 pub(super) fn saddle_of(sh: &Shape, eps: f64) -> f64 {
     let f = |c: f64| sh.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
     let (mut a, mut b) = (1e-3f64, 60.0f64);

@@ -53,6 +53,7 @@ fn check_params(p: &SmoothParams) -> Fallible<()> {
 }
 
 /// Certified bracket of δ(ε) by smoothed inversion.
+#[cfg(test)]
 pub fn delta_smooth(groups: &[GaussGroup], eps: &Rational, p: &SmoothParams) -> Fallible<SmoothResult> {
     delta_smooth_mixed(groups, &[], eps, p)
 }

@@ -68,11 +68,8 @@ mod shape;
 mod sieve;
 mod theta;
 
-pub use design::{saddle, MAX_NODES};
-pub use dlap::{check_lap, LapGroup, MAX_LAP_MU};
-pub use drivers::{check_groups, delta_smooth, delta_smooth_mixed, epsilon_smooth, epsilon_smooth_mixed, SIGMA2_RANGE};
-pub use nodes::MAX_LIVE;
-pub use theta::ln_mgf;
+pub use dlap::{check_lap, LapGroup};
+pub use drivers::{check_groups, delta_smooth_mixed, epsilon_smooth, epsilon_smooth_mixed};
 
 /// MPFR precision of the constants.
 const CP: u32 = 128;

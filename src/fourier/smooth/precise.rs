@@ -309,7 +309,7 @@ mod tests {
             vec![mg("600", 3, 1), mg("900", 2, 2), mg("1", 3, 1)],
         ];
         for gs in &cases {
-            let prof = crate::pld::compose_groups(gs, 128).unwrap();
+            let prof = crate::pld::compose::compose_groups(gs, 128).unwrap();
             let (sh, th) = (Shape::new(gs), Thetas::new(gs));
             for (d, width) in [("1e-10", 1e-6), ("1e-6", 4e-7)] {
                 let delta = crate::num::parse_rational(d).unwrap();

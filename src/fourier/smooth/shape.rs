@@ -75,6 +75,7 @@ struct ShapePart {
 }
 
 impl Shape {
+    #[cfg(test)]
     pub(super) fn new(groups: &[GaussGroup]) -> Shape {
         Shape::with_lap(groups, &[])
     }

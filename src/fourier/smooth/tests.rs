@@ -3,12 +3,13 @@
 //! mpmath values (`scripts/reference/smooth_reference.py`).
 
 use super::design::fit_to_period;
+use super::drivers::delta_smooth;
 use super::drivers::verified_crossing;
 use super::group::Comp;
 use super::kernels::kernel_max;
 use super::nodes::{block_ln_sup, comp_ratio, prepare_with, Table, DEAD};
 use super::shape::Lattice;
-use super::theta::{one_plus, scale_two_f64, theta_d, Thetas};
+use super::theta::{ln_mgf, one_plus, scale_two_f64, theta_d, Thetas};
 use super::*;
 use crate::error::{ErrorKind, Fallible};
 use crate::model::GaussGroup;
@@ -276,7 +277,7 @@ fn delta_bracket_contains_lattice_value() {
     let cases = [vec![mg("5", 3, 1)], vec![mg("2", 2, 1), mg("3", 4, 1), mg("7/2", 1, 2)], vec![mg("1/2", 6, 1), mg("9", 5, 1)]];
     let mut narrow_checked = 0;
     for gs in &cases {
-        let prof = crate::pld::compose_groups(gs, 128).unwrap();
+        let prof = crate::pld::compose::compose_groups(gs, 128).unwrap();
         for &e in &["1/2", "2", "37/10", "3.75", "4.31"] {
             let eps = crate::num::parse_rational(e).unwrap();
             let exact = prof.delta(&eps).delta;
@@ -302,7 +303,7 @@ fn epsilon_bracket_contains_lattice_value() {
         vec![mg("5", 10, 1), mg("45", 30, 1), mg("15/2", 4, 2)],
     ];
     for gs in &cases {
-        let prof = crate::pld::compose_groups(gs, 128).unwrap();
+        let prof = crate::pld::compose::compose_groups(gs, 128).unwrap();
         for &d in &["1e-10", "1e-5"] {
             let delta = crate::num::parse_rational(d).unwrap();
             let exact = prof.epsilon(&delta).unwrap();
@@ -338,7 +339,7 @@ fn random_compositions_contain_lattice_epsilon() {
             .collect();
         let d = ["1e-3", "1e-6", "1e-9"][case % 3];
         let delta = crate::num::parse_rational(d).unwrap();
-        let Ok(prof) = crate::pld::compose_groups(&gs, 96) else { continue };
+        let Ok(prof) = crate::pld::compose::compose_groups(&gs, 96) else { continue };
         let exact = prof.epsilon(&delta).unwrap();
         let width = [1e-2, 1e-5, 1e-9][(case / 3) % 3];
         match epsilon_smooth(&gs, &delta, &SmoothParams { width, ..Default::default() }) {

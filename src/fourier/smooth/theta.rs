@@ -67,6 +67,7 @@ pub(super) fn theta_d(sigma2: &Rational, c: f64, mu: u32) -> Interval {
 
 /// ln M(c) = Σ_q n_q [ (c + c²) μ²/(2σ²) + ln D_q(c) − ln D_q(0) ], certified in MPFR: the reference
 /// the ball evaluation of [`Thetas`] is checked against, and the one the 20-digit tier uses.
+#[cfg(test)]
 pub fn ln_mgf(groups: &[GaussGroup], c: f64) -> Interval {
     let mut acc = Interval::zero(CP);
     for g in groups {
