@@ -22,6 +22,7 @@ mod mgf_bounded_range;
 mod mgf_check;
 mod mgf_dgauss;
 mod mgf_laplace_sub;
+pub(crate) mod mgf_modulus;
 pub(crate) mod mgf_plan;
 mod mgf_quad;
 mod mgf_replace;

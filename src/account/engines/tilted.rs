@@ -34,7 +34,7 @@ use crate::account::{Certified, Engine, Trust};
 use crate::err;
 use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
-use crate::noise::mgf::Mgf;
+use crate::noise::mgf::{Decay, Mgf};
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
@@ -308,6 +308,10 @@ struct Plan {
     k_max: usize,
     tol_q: f64,
     work: f64,
+    /// where the rest is bounded point by point: its far end F (`tilted_rest`; 0: the sup bound from k_max)
+    far: usize,
+    /// the tolerance of the rest (ln)
+    ln_tol: f64,
 }
 
 /// Round x down to a multiple of 2^-30 (tilts and steps are dyadic: c + 1 and kh are exact).
@@ -468,7 +472,7 @@ impl Composition<'_> {
     /// The sum for ε near `eps` (planning value), certified; None beyond the work cap.
     fn fresh_line(&self, eps: f64) -> Fallible<Option<Line>> {
         let p = self.prec;
-        let Some(Plan { c, h, lambda, k_max, tol_q, work }) = self.planned_line(eps)? else { return Ok(None) };
+        let Some(Plan { c, h, lambda, k_max, tol_q, work, far, .. }) = self.planned_line(eps)? else { return Ok(None) };
         crate::num::cancel::check()?;
         if std::env::var_os("TIGHTDP_TRACE").is_some() {
             eprintln!(
@@ -481,13 +485,20 @@ impl Composition<'_> {
         let cf = Float::with_val(p, c);
         let hf = Float::with_val(p, h);
         let values: Vec<Vec<CInterval>> = self.laws.iter().map(|(m, _)| m.line(self.dir, &cf, &hf, k_max, tol_q, p)).collect();
-        // the certified rest: each law's decay from its certified M_i(c)
+        // the certified rest: each law's decay from its certified M_i(c), beyond the line's end or, where the
+        // rest is bounded point by point to F, beyond F (`tilted_rest`)
+        let decays: Vec<Decay> = self.laws.iter().zip(&values).map(|((m, _), v)| m.decay(self.dir, &cf, v[0].re().hi(), p)).collect();
+        let sup_from = if far > 0 { far } else { k_max };
         let mut ln_rest = Interval::zero(64);
-        for ((m, n), v) in self.laws.iter().zip(&values) {
-            let d = m.decay(self.dir, &cf, v[0].re().hi(), p);
-            ln_rest = ln_rest.add(&Interval::from_float(&d.ln_upper(h * k_max as f64), 64).mul(&Interval::from_i64(*n as i64, 64)));
+        for ((_, n), d) in self.laws.iter().zip(&decays) {
+            ln_rest = ln_rest.add(&Interval::from_float(&d.ln_upper(h * sup_from as f64), 64).mul(&Interval::from_i64(*n as i64, 64)));
         }
         let ln_rest = ln_rest.hi().clone();
+        let near = (far > 0).then(|| {
+            let scale = values.iter().zip(self.laws).map(|(v, (_, n))| v[0].re().hi().to_f64().ln() * *n as f64).sum::<f64>();
+            let factors = self.rest_factors(c, Some(&decays));
+            (tilted_rest::ln_near_float(&factors, h, k_max, far, scale), far)
+        });
         let g = self.compose(&values, &cf, &hf);
         let lf = Float::with_val(p, lambda);
         let mut ln_m_lambda = Interval::zero(p);
@@ -496,7 +507,7 @@ impl Composition<'_> {
                 ln_m_lambda.add(&Interval::from_float(&m.ln_real_upper(self.dir, &lf, p), p).mul(&Interval::from_i64(*n as i64, p)));
         }
         let ln_m_lambda = ln_m_lambda.hi().clone();
-        Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest, g64: Default::default() }))
+        Ok(Some(Line { dir: self.dir, c: cf, h: hf, g, lambda: lf, ln_m_lambda, ln_rest, near, g64: Default::default() }))
     }
 
     /// [`Composition::plan`] at `eps`, from the composition's state or planned and kept there.
@@ -541,7 +552,53 @@ impl Composition<'_> {
                 }
             }
         }
-        best
+        best.map(|b| self.shortened(b, eps))
+    }
+
+    /// Planning: the plan's line cut where the rest, bounded point by point by the laws' moduli
+    /// (`tilted_rest`), is below the tolerance, where that is shorter than the sup bound's reach; the plan as
+    /// it is otherwise.
+    fn shortened(&self, plan: Plan, eps: f64) -> Plan {
+        if plan.k_max <= tilted_rest::FROM_POINTS || !tilted_rest::applies(self.laws, plan.c) {
+            return plan;
+        }
+        let factors = self.rest_factors(plan.c, None);
+        let decays: Vec<PlanDecay> = self
+            .laws
+            .iter()
+            .zip(self.grids)
+            .map(|((m, _), g)| planning_decay(m, self.dir, plan.c, m.ln_real_f64_on(self.dir, plan.c, g.as_deref()).exp() * (1.0 + 1e-9)))
+            .collect();
+        let far_t = plan.h * (plan.k_max * tilted_rest::FAR_FACTOR) as f64;
+        let ln_sup_far: f64 = decays.iter().zip(self.laws).map(|(d, (_, n))| d.ln_upper(far_t) * *n as f64).sum();
+        let Some((k_max, far)) = tilted_rest::shorter(&factors, plan.h, plan.c * eps, plan.k_max, ln_sup_far, plan.ln_tol) else {
+            return plan;
+        };
+        let work = self.laws.iter().map(|(m, _)| m.nodes(self.dir, plan.c, plan.h * k_max as f64, plan.tol_q) as f64).sum::<f64>()
+            * (k_max + 1) as f64;
+        Plan { k_max, far, work, ..plan }
+    }
+
+    /// The laws as the point-by-point rest takes them at tilt `c`: each law's modulus where it has one, else
+    /// its decay bound (certified from `decays`, else the planning one).
+    fn rest_factors<'d>(&self, c: f64, decays: Option<&'d [Decay]>) -> Vec<tilted_rest::Factor<'d>> {
+        self.laws
+            .iter()
+            .zip(self.grids)
+            .enumerate()
+            .map(|(i, ((m, n), g))| {
+                let decay = match decays {
+                    Some(d) => tilted_rest::Bound::Certified(&d[i]),
+                    None => tilted_rest::Bound::Plan(planning_decay(
+                        m,
+                        self.dir,
+                        c,
+                        m.ln_real_f64_on(self.dir, c, g.as_deref()).exp() * (1.0 + 1e-9),
+                    )),
+                };
+                tilted_rest::Factor { n: *n, modulus: m.modulus(c), decay }
+            })
+            .collect()
     }
 
     /// Planning: ln of the line's sum at tilt `c` for ε near `eps`, ln M(c) − cε, where `c` is among the tilts
@@ -572,7 +629,7 @@ impl Composition<'_> {
         let k_max = (reach / h).ceil() as usize;
         let work: f64 =
             self.laws.iter().map(|(m, _)| m.nodes(self.dir, c, h * k_max as f64, tol_q) as f64).sum::<f64>() * (k_max + 1) as f64;
-        Some(Plan { c, h, lambda, k_max, tol_q, work })
+        Some(Plan { c, h, lambda, k_max, tol_q, work, far: 0, ln_tol })
     }
 
     /// Planning: the largest step h (from 2πc/h = 1 − ln_tol down by factors 0.85) whose aliased copies
@@ -718,6 +775,9 @@ fn meets(iv: &Option<Interval>, digits: u32) -> bool {
 
 #[path = "tilted_line.rs"]
 mod line;
+
+#[path = "tilted_rest.rs"]
+mod tilted_rest;
 use line::Line;
 
 #[path = "tilted_tradeoff.rs"]

@@ -21,8 +21,11 @@ pub(super) struct Line {
     /// λ > c and an upper bound of ln M(λ), for the aliased copies with m < 0
     pub(super) lambda: Float,
     pub(super) ln_m_lambda: Float,
-    /// an upper bound of ln sup_{t ≥ hK} |M(c + it)|
+    /// an upper bound of ln sup_{t ≥ hK} |M(c + it)| (with `near`: of ln sup_{t ≥ hF} |M(c + it)|)
     pub(super) ln_rest: Float,
+    /// where the rest is bounded point by point (`tilted_rest`): an upper bound of
+    /// ln[(h/π) Σ_{K < k ≤ F} |M(c + ikh)|/(kh)²], and F
+    pub(super) near: Option<(Float, usize)>,
     /// the midpoints of the G_k in double precision, for the iterations' first steps ([`Line::newton64`])
     pub(super) g64: OnceLock<Scaled>,
 }
@@ -40,7 +43,8 @@ const RESTART64: usize = 512;
 
 impl Line {
     pub(super) fn describe(&self) -> String {
-        format!("{}: c = {:.4}, h = {:.4}, {} points of the line", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
+        let rest = self.near.as_ref().map_or(String::new(), |(_, far)| format!(" (the rest bounded point by point to {far})"));
+        format!("{}: c = {:.4}, h = {:.4}, {} points of the line{rest}", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
     }
 
     /// U(ε) = (h/2π)[G_0 + 2 Σ_{k≥1} Re(G_k e^{−ikhε})] and U'(ε), enclosed: the points in chunks of
@@ -113,9 +117,13 @@ impl Line {
         let r2 = two_pi.mul(&lam.sub(&c)).div(&h).neg().exp();
         let a2 = Interval::from_float(&self.ln_m_lambda, p).sub(&lam.mul(e)).exp().mul(&r2).div(&one.sub(&r2));
         let alias = a1.add(&a2);
-        // the rest of the sum beyond K
-        let reach = h.mul(&Interval::from_i64(self.g.len() as i64 - 1, p));
-        let rest = Interval::from_float(&self.ln_rest, p).exp().mul(&tilt).div(&Interval::pi(p).mul(&reach));
+        // the rest of the sum beyond K: the sup bound's, or the point-by-point sum to F and the sup bound's beyond
+        let sup_from = self.near.as_ref().map_or(self.g.len() - 1, |(_, far)| *far);
+        let reach = h.mul(&Interval::from_i64(sup_from as i64, p));
+        let mut rest = Interval::from_float(&self.ln_rest, p).exp().mul(&tilt).div(&Interval::pi(p).mul(&reach));
+        if let Some((ln_near, _)) = &self.near {
+            rest = rest.add(&Interval::from_float(ln_near, p).exp().mul(&tilt));
+        }
         let lo = Interval::from_float(s.lo(), p).sub(&alias).sub(&rest);
         let hi = Interval::from_float(s.hi(), p).add(&rest);
         let lo = if *lo.lo() < 0 { Float::with_val(p, 0) } else { lo.lo().clone() };
