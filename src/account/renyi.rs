@@ -178,6 +178,16 @@ fn law_renyi_at(
             );
         }
         let m = mgf.line(dir, &c, &Float::with_val(p, 1), 0, tol, p);
+        // (a rule whose certified error swallows M(α − 1): the add direction of the subsampled Gaussian at
+        // α = 1,024, whose enclosure reached below 0 and whose logarithm panicked)
+        if !m[0].re().is_positive() {
+            return fallible!(
+                Resource,
+                "the Renyi divergence of {} at alpha = {} is beyond the quadrature's reach (its error bound exceeds the moment)",
+                l.spec(),
+                alpha.to_f64()
+            );
+        }
         return Ok(m[0].re().ln().div(&lam));
     }
     fallible!(Input, "no certified Renyi divergence for {} yet (laws with one: Gaussian, discrete Gaussian, Laplace, discrete Laplace, randomized response, stated pure-DP pairs, the Poisson-subsampled Gaussian, and stated zCDP guarantees as the bound rho alpha)", l.spec())
@@ -441,5 +451,23 @@ mod tests {
         assert!(acc("dlap:scale=4").renyi(&q("1")).unwrap_err().message().contains("greater than 1"));
         assert!(acc("dp:epsilon=1,delta=1e-6").renyi(&q("2")).unwrap_err().message().contains("infinite"));
         assert!(acc("gauss:sigma=1,q=1/100").tight_rho().unwrap_err().message().contains("does not give"));
+    }
+
+    /// The subsampled Gaussian's add direction at α = 1,024 (dp_accounting's largest order, which the Rényi
+    /// bound of a composition holding an exponential mechanism walks): the quadrature's window was NaN there and
+    /// then its error swallowed the moment, and the logarithm panicked (exit 3 on `delta --mech
+    /// gauss:sigma=1,q=0.1 --mech expmech:epsilon=1 --epsilon 0.5`). Now a resource refusal, which the curve
+    /// leaves out, and the orders below it still answer.
+    #[test]
+    fn an_order_beyond_the_quadrature_is_refused_not_a_panic() {
+        let laws = Composition::new(vec![parse_mech("gauss:sigma=1,q=1/10").unwrap()], Neighbors::AddRemove).unwrap().law_shifts().unwrap();
+        let l = &laws[0].0;
+        let e = law_renyi(l, Direction::Add, &q("1024"), 128, 20, CURVE_NODES).unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::Resource, "{e:?}");
+        let d = law_renyi(l, Direction::Add, &q("2"), 128, 20, CURVE_NODES).unwrap();
+        assert!(d.is_positive() && *d.hi() < 1, "{d:?}");
+        let orders = crate::noise::renyi_dp::default_orders();
+        let c = curve(&laws, Direction::Add, &orders, 128, 20).unwrap();
+        assert!(c.last().unwrap().is_none() && c[0].is_some());
     }
 }

@@ -213,8 +213,25 @@ pub fn chunked_sum(nodes: usize, k_max: usize, prec: u32, err: &Float, node: imp
 /// e^{ln_c + shift²/2}φ(x − shift) on the right, aiming at `tol` (`mgf.rs`, `mgf_replace.rs`): the first
 /// node, a multiple of `step`, and the number of nodes.
 pub fn trapezoid_window(step: f64, tol: f64, ln_c: f64, shift: f64) -> (f64, usize) {
-    let left = (2.0 * ((4.0 / tol).ln() + ln_c)).sqrt() + 1.0;
-    let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0)).sqrt() + 1.0;
+    // (a tail factor C = e^{ln_c} below tol/4 needs no window on its side: the argument clamped at 0 — the add
+    // direction of a high order, ln C = −κ_r ln(1 − q) < 0, made it negative, the window NaN and the line panic)
+    let left = (2.0 * ((4.0 / tol).ln() + ln_c).max(0.0)).sqrt() + 1.0;
+    let right = shift + (2.0 * ((4.0 / tol).ln() + ln_c + shift * shift / 2.0).max(0.0)).sqrt() + 1.0;
     let x_lo = (-left / step).floor() * step;
     (x_lo, ((right - x_lo) / step).ceil() as usize + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A tail factor C = e^{ln_c} below tol/4 needs no window on its side: the window is finite (its argument
+    /// was negative there, the window NaN, and the line's nodes NaN).
+    #[test]
+    fn a_small_tail_factor_gives_a_finite_window() {
+        let (x_lo, nodes) = super::trapezoid_window(1.0 / 64.0, 1e-26, -107.8, 0.0);
+        assert!(x_lo == -1.0 && nodes == 129, "{x_lo} {nodes}");
+        // (an ordinary factor: the window reaches past √(2 ln(4C/tol)) on both sides)
+        let (x_lo, nodes) = super::trapezoid_window(1.0 / 64.0, 1e-26, 2.0, 0.0);
+        let reach = (2.0 * ((4e26f64).ln() + 2.0)).sqrt();
+        assert!(x_lo <= -reach && x_lo + nodes as f64 / 64.0 >= reach, "{x_lo} {nodes}");
+    }
 }
