@@ -23,8 +23,8 @@
 //! with its enclosed loss (`atoms_listed`), and queried the same way. The knots may be thousands, so δ at
 //! every knot comes from one pass ([`Composed::knot_deltas`]).
 
-use super::atoms_lattice::{common_lattice, law_atoms, tradeoff_end, working_prec, Lattice};
-use super::{atoms_binomial, atoms_listed};
+use super::atoms_lattice::{common_lattice, law_atoms, power_work, tradeoff_end, working_prec, Lattice};
+use super::{atoms_binomial, atoms_listed, atoms_sparse};
 use crate::account::vocabulary::Query;
 use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
@@ -222,18 +222,41 @@ fn compose(laws: &[(Arc<dyn LossLaw>, u64)], dir: Direction, step: &Lattice, pre
         len += power_len - 1.0;
         atoms.push((a, *n, l.lattice_offset()));
     }
-    if work > MAX_WORK || len > MAX_LEN {
+    if len > MAX_LEN {
         return Ok(None);
     }
+    // (beyond the cap densely: few atoms far apart on a fine common lattice, composed atom by atom)
+    let sparse = match work > MAX_WORK {
+        true => {
+            let parts: Option<Vec<_>> = atoms
+                .iter()
+                .zip(laws)
+                .map(|((a, n, _), (l, _))| {
+                    let d = if l.symmetric() { Direction::Remove } else { dir };
+                    atoms_sparse::atom_indices(l.as_ref(), d, step, a, prec).map(|nz| (a, *n, nz))
+                })
+                .collect();
+            match parts.and_then(|parts| atoms_sparse::compose(&parts, prec, MAX_WORK)) {
+                Some(s) => Some(s),
+                None => return Ok(None),
+            }
+        }
+        false => None,
+    };
     let one = Interval::one(prec);
     let mut p = vec![one.clone()];
     let (mut k0, mut offset, mut keep) = (0i64, Rational::new(), one.clone());
     for (i, (a, n, off)) in atoms.into_iter().enumerate() {
-        let pw = power(&a.p, n, WHOLE);
-        p = if i == 0 { pw } else { convolve(&p, &pw, WHOLE) };
-        k0 += a.k0 * n as i64;
+        if sparse.is_none() {
+            let pw = power(&a.p, n, WHOLE);
+            p = if i == 0 { pw } else { convolve(&p, &pw, WHOLE) };
+            k0 += a.k0 * n as i64;
+        }
         offset += off * Rational::from(n);
         keep = keep.mul(&one.sub(&a.inf).pow_u64(n));
+    }
+    if let Some((k, q)) = sparse {
+        (k0, p) = (k, q);
     }
     let inf = one.sub(&keep).clamp_unit();
     let step = match step {
@@ -257,17 +280,6 @@ pub(super) fn exact_atoms(
     let atoms = c.p.into_iter().enumerate().filter(|(_, m)| *m.hi() > 0);
     let atoms = atoms.map(|(j, m)| (&c.offset + Rational::from(c.k0 + j as i64) * s, m)).collect();
     Ok(Some((atoms, c.inf)))
-}
-
-/// The products of two enclosures that the `len`-entry power of a law of `points` lattice points costs
-/// (`num::convolve::power`): a few per entry by the recurrence for two or three points, the length squared
-/// by squaring.
-fn power_work(points: usize, len: f64) -> f64 {
-    if points <= 3 {
-        4.0 * len
-    } else {
-        len * len
-    }
 }
 
 impl Composed {

@@ -153,3 +153,14 @@ pub(super) fn law_atoms(l: &dyn LossLaw, dir: Direction, step: &Lattice, prec: u
     let (inf, _) = l.infinite(dir, prec)?;
     Ok(Some(Atoms { k0: k_lo, p, inf }))
 }
+
+/// The products of two enclosures that the `len`-entry power of a law of `points` lattice points costs
+/// (`num::convolve::power`): a few per entry by the recurrence for two or three points, the length squared
+/// by squaring.
+pub(super) fn power_work(points: usize, len: f64) -> f64 {
+    if points <= 3 {
+        4.0 * len
+    } else {
+        len * len
+    }
+}

@@ -34,6 +34,7 @@ pub mod atoms;
 mod atoms_binomial;
 mod atoms_lattice;
 mod atoms_listed;
+mod atoms_sparse;
 pub mod gaussian;
 mod laplace_atoms;
 pub mod laplace_sum;
