@@ -61,8 +61,8 @@ pub struct TargetArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Work the pld grid (continuous and subsampled mechanisms) may spend refining its grid, in work units
-    /// (atoms of its discretised laws times inversion nodes, summed over its steps, and checked before every
-    /// inversion: a step that would overrun it is not finished): a count, not seconds,
+    /// (atoms of its discretised laws times inversion nodes, ten per product of a direct convolution, summed over
+    /// its steps, and checked before every inversion and convolution: a step that would overrun it is not finished): a count, not seconds,
     /// so the answer is the same on every machine (the default is about 10 s for DP-SGD here); the bracket
     /// narrows like h², the work grows like 1/h
     #[arg(long, value_name = "UNITS", default_value_t = crate::account::DEFAULT_GRID_WORK)]

@@ -88,6 +88,9 @@ pub(in crate::account) fn run(engines: &[Box<dyn LawEngine>], job: &Job, forced:
         let rungs: Vec<String> =
             ladder.iter().map(|r| format!("{} ({:?} s{})", names[r.engine], r.seconds, if r.stands { ", stands" } else { "" })).collect();
         eprintln!("[plan] {}", rungs.join(" -> "));
+        for why in reasons.iter().filter(|w| !w.is_empty()) {
+            eprintln!("[plan] {why}");
+        }
     }
     let mut best: Option<Certified> = None;
     for rung in ladder {
