@@ -115,8 +115,9 @@ impl LossLaw for ApproxDp {
     fn finite(&self, _dir: Direction, prec: u32) -> Option<Fallible<FiniteLaw>> {
         let [(at, bt), (ab, bb)] = self.masses(prec);
         let d = Interval::from_rational(&self.delta, prec);
-        let atoms = vec![(Interval::from_rational(&self.eps, prec), at, bt), (Interval::from_rational(&-self.eps.clone(), prec), ab, bb)];
-        Some(Ok(FiniteLaw { atoms, a_inf: d.clone(), b_neg_inf: d }))
+        let e = Interval::from_rational(&self.eps, prec);
+        let atoms = vec![(e.clone(), at, bt), (e.neg(), ab, bb)];
+        Some(Ok(FiniteLaw { atoms, a_inf: d.clone(), b_neg_inf: d, mirrored: true }))
     }
 
     fn range(&self, _dir: Direction) -> LossRange {

@@ -75,6 +75,11 @@ pub struct FiniteLaw {
     pub atoms: Vec<(Interval, Interval, Interval)>,
     pub a_inf: Interval,
     pub b_neg_inf: Interval,
+    /// true where the law promises that its first and last losses are ℓ and −ℓ (the last built as the
+    /// first's exact negation) and a middle atom's, if any, exactly 0: the composition then writes a count
+    /// vector's loss (k_first − k_last)·ℓ, exactly 0 where the counts balance (randomized response, a stated
+    /// guarantee)
+    pub mirrored: bool,
 }
 
 /// Planning quantile (see [`LossLaw::quantile`]) of a law whose finite losses lie in [−e, e] with atoms at

@@ -185,7 +185,7 @@ impl LossLaw for RandomizedResponse {
             atoms.push((Interval::zero(prec), am, bm));
         }
         atoms.push((t.neg(), ab, bb));
-        Some(Ok(FiniteLaw { atoms, a_inf: Interval::zero(prec), b_neg_inf: Interval::zero(prec) }))
+        Some(Ok(FiniteLaw { atoms, a_inf: Interval::zero(prec), b_neg_inf: Interval::zero(prec), mirrored: true }))
     }
 
     fn range(&self, _dir: Direction) -> LossRange {

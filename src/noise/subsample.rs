@@ -289,8 +289,8 @@ impl LossLaw for PoissonSampled {
         }
         let qa = qi.mul(&base.a_inf);
         Some(Ok(match dir {
-            Direction::Remove => FiniteLaw { atoms, a_inf: qa, b_neg_inf: zero },
-            Direction::Add => FiniteLaw { atoms, a_inf: zero, b_neg_inf: qa },
+            Direction::Remove => FiniteLaw { atoms, a_inf: qa, b_neg_inf: zero, mirrored: false },
+            Direction::Add => FiniteLaw { atoms, a_inf: zero, b_neg_inf: qa, mirrored: false },
         }))
     }
 

@@ -141,7 +141,8 @@ pub(crate) fn holds(x: &Interval, want: &str) -> bool {
     let w = Float::with_val(p, Float::parse(want).unwrap());
     let last = want.split(['e', 'E']).next().unwrap().rsplit('.').next().map_or(0, |f| f.len() as i32);
     let exp = want.split(['e', 'E']).nth(1).map_or(0, |e| e.parse::<i32>().unwrap());
-    let ulp = Float::with_val(p, 10f64.powi(exp - last) * 0.5000001);
+    // (in MPFR: 10^(exp − last) of a value near 1e-305 is below f64's range)
+    let ulp = Float::with_val(p, rug::ops::Pow::pow(Float::with_val(p, 10), exp - last)) * 0.5000001f64;
     let r = Interval::new(Float::with_val(p, &w - &ulp), Float::with_val(p, &w + &ulp));
     x.overlaps(&r)
 }
