@@ -563,14 +563,9 @@ impl Composition<'_> {
             return plan;
         }
         let factors = self.rest_factors(plan.c, None);
-        let decays: Vec<PlanDecay> = self
-            .laws
-            .iter()
-            .zip(self.grids)
-            .map(|((m, _), g)| planning_decay(m, self.dir, plan.c, m.ln_real_f64_on(self.dir, plan.c, g.as_deref()).exp() * (1.0 + 1e-9)))
-            .collect();
+        // (the sup bound beyond the far point, from the factors' own planning decays)
         let far_t = plan.h * (plan.k_max * tilted_rest::FAR_FACTOR) as f64;
-        let ln_sup_far: f64 = decays.iter().zip(self.laws).map(|(d, (_, n))| d.ln_upper(far_t) * *n as f64).sum();
+        let ln_sup_far: f64 = factors.iter().map(|f| f.decay.ln_upper(far_t) * f.n as f64).sum();
         let Some((k_max, far)) = tilted_rest::shorter(&factors, plan.h, plan.c * eps, plan.k_max, ln_sup_far, plan.ln_tol) else {
             return plan;
         };

@@ -45,7 +45,7 @@ pub(super) enum Bound<'a> {
 
 impl Bound<'_> {
     /// ln sup_{t ≥ t*} |M(c + it)|: approximately (planning) or an upper bound (certified).
-    fn ln_upper(&self, t: f64) -> f64 {
+    pub(super) fn ln_upper(&self, t: f64) -> f64 {
         match self {
             Bound::Plan(d) => d.ln_upper(t),
             Bound::Certified(d) => d.ln_upper(t).to_f64_round(Round::Up),
@@ -95,6 +95,10 @@ pub(super) fn shorter(factors: &[Factor], h: f64, c_eps: f64, k_sup: usize, ln_s
 /// ln[(h/π) Σ_{k_max < k ≤ F} |M(c + ikh)|/(kh)²], |M| = Π |M_i|^{n_i} bounded law by law (module doc).
 /// `scale` is any value near ln M(c) (the terms are summed relative to it, so that none overflows).
 pub(super) fn ln_near(factors: &[Factor], h: f64, k_max: usize, far: usize, scale: f64) -> f64 {
+    // (a scale beyond f64's range — some M_i(c) past it — would meet −∞ + ∞ below: +∞, sound and useless)
+    if !scale.is_finite() {
+        return f64::INFINITY;
+    }
     let starts: Vec<usize> = (k_max + 1..=far).step_by(CHUNK).collect();
     // (None: a law without a bound there, so no bound of the rest)
     let chunk = |&k0: &usize| -> Option<BallSum> {
@@ -198,6 +202,10 @@ mod tests {
             assert!(bound >= want, "{laws:?}: {bound} below the direct {want}");
             if *tight {
                 assert!(bound - want < 1e-7, "{laws:?}: {bound} against the direct {want}");
+            }
+            // a scale beyond f64's range: no bound (+∞), never NaN
+            for scale in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                assert_eq!(ln_near(&factors, *h, *k_max, *far, scale), f64::INFINITY);
             }
         }
     }
