@@ -41,15 +41,28 @@ def make(sigma, parts):
         return log(a(x) / b(x))
 
     def root(l):
-        # L rises in x; None where every loss is above l (l <= ln p0)
+        # L rises in x; None where every loss is above l (l <= ln p0), or every loss from -80 on (the mass
+        # below -80 is below 1e-1300)
         if p0 > 0 and l <= log(p0):
+            return None
+        if loss(mpf(-80)) >= l:
             return None
         lo, hi = mpf(-1), mpf(1)
         while loss(hi) < l:
             hi *= 2
         while loss(lo) >= l:
             lo *= 2
-        return findroot(lambda x: loss(x) - l, (lo, hi), solver="anderson")
+        try:
+            return findroot(lambda x: loss(x) - l, (lo, hi), solver="anderson")
+        except ValueError:
+            # (near l = ln p0 the root runs off to -infinity and the secant steps fail: bisection)
+            for _ in range(mp.prec + 8):
+                m = (lo + hi) / 2
+                if loss(m) >= l:
+                    hi = m
+                else:
+                    lo = m
+            return (lo + hi) / 2
 
     return a, b, loss, root, p0
 
@@ -90,7 +103,16 @@ def hockey2(a, b, loss, root, eps, direction):
             t = -(eps + loss(x))
             x0 = root(t)
             return b(x) * below(b, x0) - exp(eps) * a(x) * below(a, x0)
-    return quad(g, [-inf, -5, 0, 5, inf])
+    # the inner root is None (every loss above the level) past the x where the level reaches ln p0: the
+    # integrand changes branch there, and the rule is split at it (unsplit, two removes at eps = 1/2 came out
+    # 0.0302471430 where the split value is 0.0302471442)
+    pts = [mpf(-5), mpf(0), mpf(5)]
+    if p0 > 0:
+        level = eps - log(p0) if direction == "remove" else -log(p0) - eps
+        x = root(level)
+        if x is not None:
+            pts.append(x)
+    return quad(g, [-inf] + sorted(set(pts)) + [inf])
 
 
 print("# split <spec> <direction> <l> <A[L>=l]> <B[L>=l]>")

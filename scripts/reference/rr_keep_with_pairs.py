@@ -1,13 +1,16 @@
 """Two-atom laws on no common lattice, or on one too fine to lay out, composed exactly: an independent reference for
 the exact-atoms engine's listed path (`src/account/engines/atoms_listed.rs`).
 
-Each law has A-masses (1 - delta) p at the loss t and (1 - delta)(1 - p) at -t, and delta at +infinity:
-- binary randomized response reporting the true bit with probability p (`rr:keep=p,k=2`, [KOV16, Sec. 2]):
-  t = ln(p/(1 - p)), delta = 0 (under the replace neighbour);
-- randomized response by eps (`rr:epsilon=eps,k=2`): t = eps, p = e^eps/(1 + e^eps), delta = 0;
-- a stated guarantee (`dp:epsilon=eps,delta=d`), its optimal pair [KOV15]: t = eps, p = e^eps/(1 + e^eps).
-Every vector of counts of the upper atoms gives the loss sum of (2k - n) t with binomial masses, in mpmath at 60
-digits; delta(e) = A[+inf] + sum over losses l > e of A[l] (1 - e^{e - l}) [SSW24, Lemma A.9]; f(alpha) from the
+Each law has A-masses (1 - delta) p at the loss t, (1 - delta) p0 at 0 and (1 - delta) p1 at -t, and delta at
++infinity:
+- k-ary randomized response reporting the true value with probability p (`rr:keep=p,k=K`, [KOV16, Sec. 2]),
+  under the replace neighbour: the neighbour's value has probability (1 - p)/(K - 1), so t = ln(p (K - 1)/(1 - p)),
+  p1 = (1 - p)/(K - 1), p0 = (K - 2)(1 - p)/(K - 1), delta = 0;
+- randomized response by eps (`rr:epsilon=eps,k=K`): t = eps, p = e^eps/Z, p1 = 1/Z, p0 = (K - 2)/Z,
+  Z = e^eps + K - 1, delta = 0;
+- a stated guarantee (`dp:epsilon=eps,delta=d`), its optimal pair [KOV15]: t = eps, p = e^eps/(1 + e^eps), p0 = 0.
+Every count of the three atoms gives the loss (k_top - k_bottom) t with multinomial masses (the atoms of one loss
+added), in mpmath at 60 digits; delta(e) = A[+inf] + sum over losses l > e of A[l] (1 - e^{e - l}) [SSW24, Lemma A.9]; f(alpha) from the
 Neyman-Pearson test itself [DRS22, Def. 2.1] (the B-mass it leaves, summed without cancellation); epsilon(delta) by
 bisection to 1e-45. Run: python3 rr_keep_with_pairs.py > rr_keep_with_pairs.txt
 """
@@ -27,6 +30,16 @@ CASES = [
         [("rr:epsilon=2.773,k=2", 325), ("rr:epsilon=2.481,k=2", 1)],
         [("tradeoff", "2.166e-05"), ("epsilon", "1e-6")],
     ),
+    # three atoms each: many count vectors share a loss
+    (
+        [("rr:epsilon=2.526,k=3", 1), ("rr:keep=0.8981,k=3", 347)],
+        [("tradeoff", "7.005e-05"), ("epsilon", "1e-6")],
+    ),
+    # two reports of each: the sums +-ln r of the two four-ary reports tie
+    (
+        [("rr:keep=5/8,k=4", 2), ("rr:epsilon=1,k=2", 2)],
+        [("delta", "1")],
+    ),
 ]
 
 
@@ -35,22 +48,32 @@ def mpq(x):
     return mp.mpf(x.numerator) / x.denominator
 
 
-def two_atoms(spec):
+def three_atoms(spec):
+    """(t, p, p0, p1, delta) of the law: A-masses (1 - delta) p at t, (1 - delta) p0 at 0, (1 - delta) p1 at -t."""
     kind, params = spec.split(":")
     kv = dict(p.split("=") for p in params.split(","))
+    k = int(kv.get("k", "2"))
     if "keep" in kv:
         p = mpq(kv["keep"])
-        return mp.log(p / (1 - p)), p, mp.mpf(0)
+        p1 = (1 - p) / (k - 1)
+        return mp.log(p / p1), p, (k - 2) * p1, p1, mp.mpf(0)
     e = mpq(kv["epsilon"])
-    return e, mp.e**e / (1 + mp.e**e), mpq(kv.get("delta", "0"))
+    z = mp.e**e + k - 1
+    return e, mp.e**e / z, (k - 2) / z, 1 / z, mpq(kv.get("delta", "0"))
 
 
 def law(laws):
     atoms, keep = [(mp.mpf(0), mp.mpf(1))], mp.mpf(1)
     for spec, n in laws:
-        t, p, d = two_atoms(spec)
+        t, p, p0, p1, d = three_atoms(spec)
         keep *= (1 - d) ** n
-        own = [((2 * k - n) * t, mp.binomial(n, k) * p**k * (1 - p) ** (n - k) * (1 - d) ** n) for k in range(n + 1)]
+        by_diff = {}
+        for a in range(n + 1):
+            for b in range(n + 1 - a):
+                m = mp.factorial(n) / (mp.factorial(a) * mp.factorial(b) * mp.factorial(n - a - b))
+                m *= p**a * p1**b * (p0 ** (n - a - b) if n - a - b else 1) * (1 - d) ** n
+                by_diff[a - b] = by_diff.get(a - b, 0) + m
+        own = [(j * t, m) for j, m in by_diff.items()]
         atoms = [(l0 + l1, m0 * m1) for l0, m0 in atoms for l1, m1 in own]
     atoms.sort(key=lambda a: a[0])
     return atoms, 1 - keep

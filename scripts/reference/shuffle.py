@@ -49,8 +49,14 @@ def delta_t2(eps, s):
         p = (pdf(y1, 1) * ncdf(c, 0, s) + pdf(y1, 0) * ncdf(c, 1, s)) / 2
         return q - exp(eps) * p
 
-    a = quad(pq, [-inf, -5, 0, 1, 3, 8, inf])
-    b = quad(qp, [-inf, -5, 0, 1, 3, 8, inf])
+    # lr_cut switches to "every y2" where r = 0: y1 = v ln(2 level) + 1/2; the integrands change branch there
+    # (a flat but not smooth join: unsplit, (eps, s) = (1, 0.7) came out 0.1901457925 where the split
+    # value is 0.1901458128)
+    ya = v * log(2 * exp(eps)) + mpf(1) / 2
+    yb = v * log(2 * exp(-eps)) + mpf(1) / 2
+    base = [mpf(x) for x in (-5, 0, 1, 3, 8)]
+    a = quad(pq, [-inf] + sorted(set(base + [ya])) + [inf])
+    b = quad(qp, [-inf] + sorted(set(base + [yb])) + [inf])
     return a, b
 
 

@@ -47,13 +47,21 @@ for q, s2, mu, d, e in [("0.01", "1", "1", "remove", "0.01"), ("0.01", "1", "1",
 
 def delta2(q, s2, mu, eps, direction):
     # two compositions: delta_2(eps) = E_{x1 ~ A}[delta_1(eps - L(x1))] (tower property of
-    # E_{A x A}[(1 - e^{eps - L1 - L2})_+]); the outer integrand is smooth
+    # E_{A x A}[(1 - e^{eps - L1 - L2})_+]); the outer integrand is smooth but for one kink
     A, B = pair(q, s2, mu, direction)
     L = lambda x: log(A(x) / B(x))
     s = sqrt(mpf(s2))
     f = lambda x: A(x) * delta1(q, s2, mu, mpf(eps) - L(x), direction)
     m = mpf(mu)
-    return quad(f, [-inf, -8 * s, -2 * s, 0, m, m + 2 * s, m + 8 * s, inf])
+    pts = [-8 * s, -2 * s, mpf(0), m, m + 2 * s, m + 8 * s]
+    # delta_1 switches its branch (no crossing) where its argument is ln(1 - q) (remove) or -ln(1 - q) (add):
+    # the outer integrand has a kink at the x where eps - L(x) is that value; the rule is split there (unsplit,
+    # two removes at eps = 0.5 came out 0.0751423683 where the split value is 0.0751423704)
+    qq, sign = mpf(q), (1 if direction == "remove" else -1)
+    inner = (exp(sign * (mpf(eps) - sign * log(1 - qq))) - 1 + qq) / qq
+    if inner > 0:
+        pts.append((2 * mpf(s2) * log(inner) + m * m) / (2 * m))
+    return quad(f, [-inf] + sorted(set(pts)) + [inf])
 
 mp.dps = 25
 print("# two mechanisms: q sigma2 mu direction eps delta")
