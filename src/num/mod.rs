@@ -5,6 +5,7 @@ pub(crate) mod boundary;
 pub mod cancel;
 pub(crate) mod cinterval;
 pub(crate) mod convolve;
+pub(crate) mod convolve_f64;
 pub(crate) mod dd;
 pub mod format;
 pub(crate) mod interval;

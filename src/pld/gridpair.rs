@@ -107,18 +107,16 @@ pub fn convolve(x: &LossGrid, y: &LossGrid, bits: u32) -> Fallible<LossGrid> {
     if len > MAX_DIRECT {
         return crate::fallible!(Declined, "the direct convolution would hold {len} grid points (limit {MAX_DIRECT})");
     }
-    let mut m = vec![Interval::zero(p); len];
-    // (a mass that is exactly 0 adds exact zeros: only the nonzero pairs are multiplied)
-    let ys: Vec<(usize, &Interval)> = y.masses.iter().enumerate().filter(|(_, b)| *b.hi() != 0).collect();
-    for (i, a) in x.masses.iter().enumerate() {
-        if *a.hi() == 0 {
-            continue;
-        }
-        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
-        for &(j, b) in &ys {
-            m[i + j] = m[i + j].add(&a.mul(b));
-        }
-    }
+    // (in MPFR intervals where the products are few, a fraction of a second; else in f64, enclosed with the
+    // rounding's bound, `num::convolve_f64`: about 1e-13 relative, and ten times faster; in MPFR again where
+    // a mass leaves f64's range)
+    let m = match products(x, y) <= MPFR_PRODUCTS {
+        true => convolve_mpfr(x, y, len, p)?,
+        false => match crate::num::convolve_f64::convolve_nonneg(&x.masses, &y.masses)? {
+            Some(m) => m,
+            None => convolve_mpfr(x, y, len, p)?,
+        },
+    };
     // +∞: 1 − (1 − x∞)(1 − y∞)
     let one = Interval::one(p);
     let inf = one.sub(&one.sub(&x.inf).mul(&one.sub(&y.inf)));
@@ -133,6 +131,27 @@ pub fn convolve(x: &LossGrid, y: &LossGrid, bits: u32) -> Fallible<LossGrid> {
     };
     truncate(&mut g, bits);
     Ok(g)
+}
+
+/// Most products a convolution computes in MPFR intervals (about 0.02 s; their 64 bits keep an exact grid's
+/// 14 digits, where f64's rounding bound leaves 13).
+const MPFR_PRODUCTS: u64 = 1_000_000;
+
+/// The masses' convolution in MPFR intervals.
+fn convolve_mpfr(x: &LossGrid, y: &LossGrid, len: usize, p: u32) -> Fallible<Vec<Interval>> {
+    let mut m = vec![Interval::zero(p); len];
+    // (a mass that is exactly 0 adds exact zeros: only the nonzero pairs are multiplied)
+    let ys: Vec<(usize, &Interval)> = y.masses.iter().enumerate().filter(|(_, b)| *b.hi() != 0).collect();
+    for (i, a) in x.masses.iter().enumerate() {
+        if *a.hi() == 0 {
+            continue;
+        }
+        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+        for &(j, b) in &ys {
+            m[i + j] = m[i + j].add(&a.mul(b));
+        }
+    }
+    Ok(m)
 }
 
 /// Entries whose upper mass is below 2^-bits at either end removed: to +∞ (upper laws) or dropped.
@@ -297,6 +316,36 @@ mod tests {
             let rel = Float::with_val(p, b.width() / &w).to_f64();
             let max_rel = widen * max_rel[i];
             assert!(rel < max_rel, "q={qs} {dir:?} n={n} ε={e}: relative width {rel:.3e}");
+        }
+    }
+
+    /// The f64 convolution (`num::convolve_f64`) against the MPFR one it replaced, on the grids of a
+    /// subsampled Gaussian and of a stated guarantee: every entry of each holds the other's midpoint within
+    /// both widths (both enclose the same exact sums), the zeros are the same, and the f64 enclosure is
+    /// within 1e-11 relative of the MPFR one.
+    #[test]
+    fn f64_convolution_encloses_what_the_mpfr_one_encloses() {
+        use crate::noise::subsample::PoissonSampled;
+        use std::sync::Arc;
+        let h = q("1/400");
+        let sg = PoissonSampled::new(Arc::new(Gaussian::new(q("1"), q("1")).unwrap()), q("0.05")).unwrap();
+        let dp = crate::noise::blackbox::ApproxDp::new(q("0.7"), q("1e-6")).unwrap();
+        for (x, y) in [
+            (upper(&sg, Direction::Remove, &h, 90, 64).unwrap(), lower(&sg, Direction::Add, &h, 90, 64).unwrap()),
+            (upper(&sg, Direction::Remove, &h, 90, 64).unwrap(), upper(&dp, Direction::Remove, &h, 90, 64).unwrap()),
+        ] {
+            let len = x.len() + y.len() - 1;
+            let fast = crate::num::convolve_f64::convolve_nonneg(&x.masses, &y.masses).unwrap().unwrap();
+            let slow = convolve_mpfr(&x, &y, len, 64).unwrap();
+            assert_eq!(fast.len(), slow.len());
+            for (k, (f, s)) in fast.iter().zip(&slow).enumerate() {
+                assert_eq!(*f.hi() == 0, *s.hi() == 0, "entry {k}: {f} against {s}");
+                assert!(f.lo() <= s.hi() && s.lo() <= f.hi(), "entry {k}: {f} and {s} are disjoint");
+                if *s.lo() > 1e-200 {
+                    let rel = (f.hi().to_f64() - f.lo().to_f64()) / s.lo().to_f64();
+                    assert!(rel < 1e-11, "entry {k}: relative width {rel:e}");
+                }
+            }
         }
     }
 

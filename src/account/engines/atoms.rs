@@ -536,6 +536,30 @@ impl Composed {
     }
 }
 
+/// Test helper: every row `spec … | query x | value` of a reference table (composed under replace), answered
+/// by [`answer`] to `digits`: the bracket holds the value and meets the digits. The rows checked.
+#[cfg(test)]
+pub(crate) fn reference_rows(text: &str, digits: u32) -> usize {
+    use crate::model::{spec::parse_mech, Composition, Neighbors};
+    let mut seen = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split(" | ").collect();
+        let groups = f[0].split(' ').map(|s| parse_mech(s).unwrap()).collect();
+        let laws = Composition::new(groups, Neighbors::Replace).unwrap().law_shifts().unwrap();
+        let (kind, x) = f[1].split_once(' ').unwrap();
+        let x = crate::num::parse_rational(x).unwrap();
+        let query = match kind {
+            "epsilon" => Query::Epsilon(&x),
+            "delta" => Query::Delta(&x),
+            _ => Query::Tradeoff(&x),
+        };
+        let c = answer(&laws, query, digits, Trust::Bound).unwrap().unwrap_or_else(|| panic!("{line}: declined"));
+        assert!(super::holds(&c.interval(), f[2].trim()) && c.meets(digits), "{line}: {c:?}");
+        seen += 1;
+    }
+    seen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,56 +133,43 @@ fn multinomial(own: &[(Interval, Interval)], n: u64, mirrored: bool, prec: u32) 
         })
         .collect();
     let start = (Interval::zero(prec), Interval::one(prec));
-    descend(own, &powers, 0, n, start, &mut out);
-    if mirrored {
-        // (descend's leaves in its order, their counts recomputed alongside: the same walk); count vectors
-        // with the same k_first − k_last have one loss, so their masses are added: 2n + 1 atoms for three
-        let mut merged: std::collections::BTreeMap<i64, (Interval, Interval)> = Default::default();
-        let mut i = 0;
-        mirrored_losses(own.len(), n, &mut Vec::new(), &mut |c: &[u64]| {
-            let (top, bottom) = (c[0], c[own.len() - 1]);
-            let loss = match top.cmp(&bottom) {
-                Ordering::Equal => Interval::zero(prec),
-                Ordering::Greater => own[0].0.mul_u64(top - bottom),
-                Ordering::Less => own[own.len() - 1].0.mul_u64(bottom - top),
-            };
-            let mass = out[i].1.clone();
-            merged.entry(top as i64 - bottom as i64).and_modify(|e| e.1 = e.1.add(&mass)).or_insert((loss, mass));
-            i += 1;
-        });
-        return merged.into_values().collect();
+    if !mirrored {
+        descend(own, &powers, 0, n, start, &mut Vec::new(), &mut |_, loss, mass| out.push((loss, mass)));
+        return out;
     }
-    out
+    // count vectors with the same k_first − k_last have one loss, (k_first − k_last)·ℓ, so their masses are
+    // added: 2n + 1 atoms for three
+    let mut merged: std::collections::BTreeMap<i64, (Interval, Interval)> = Default::default();
+    let last = own.len() - 1;
+    descend(own, &powers, 0, n, start, &mut Vec::new(), &mut |c, _, mass| {
+        let (top, bottom) = (c[0], c[last]);
+        let loss = match top.cmp(&bottom) {
+            Ordering::Equal => Interval::zero(prec),
+            Ordering::Greater => own[0].0.mul_u64(top - bottom),
+            Ordering::Less => own[last].0.mul_u64(bottom - top),
+        };
+        merged.entry(top as i64 - bottom as i64).and_modify(|e| e.1 = e.1.add(&mass)).or_insert((loss, mass));
+    });
+    merged.into_values().collect()
 }
 
-/// Calls `f` with every count vector of `m` atoms summing to `rest`, in [`descend`]'s order.
-fn mirrored_losses(m: usize, rest: u64, counts: &mut Vec<u64>, f: &mut impl FnMut(&[u64])) {
-    if counts.len() + 1 == m {
-        counts.push(rest);
-        f(counts);
-        counts.pop();
-        return;
-    }
-    for k in 0..=rest {
-        counts.push(k);
-        mirrored_losses(m, rest - k, counts, f);
-        counts.pop();
-    }
-}
-
-/// The count of atom j from 0 to `rest` (all of it for the last), each with its coefficient C(rest, k).
+/// The count of atom j from 0 to `rest` (all of it for the last), each with its coefficient C(rest, k);
+/// `leaf` gets every count vector with its loss Σ_j k_j ℓ_j and multinomial mass.
 fn descend(
     own: &[(Interval, Interval)],
     powers: &[Vec<Interval>],
     j: usize,
     rest: u64,
     at: (Interval, Interval),
-    out: &mut Vec<(Interval, Interval)>,
+    counts: &mut Vec<u64>,
+    leaf: &mut impl FnMut(&[u64], Interval, Interval),
 ) {
     let (loss, mass) = at;
     let (l, _) = &own[j];
     if j + 1 == own.len() {
-        out.push((plus_times(&loss, l, rest), mass.mul(&powers[j][rest as usize])));
+        counts.push(rest);
+        leaf(counts, plus_times(&loss, l, rest), mass.mul(&powers[j][rest as usize]));
+        counts.pop();
         return;
     }
     let mut coef = Interval::one(loss.prec());
@@ -191,7 +178,9 @@ fn descend(
             coef = coef.mul_u64(rest - k + 1).div_u64(k);
         }
         let here = (plus_times(&loss, l, k), mass.mul(&coef).mul(&powers[j][k as usize]));
-        descend(own, powers, j + 1, rest - k, here, out);
+        counts.push(k);
+        descend(own, powers, j + 1, rest - k, here, counts, leaf);
+        counts.pop();
     }
 }
 
@@ -207,10 +196,7 @@ fn plus_times(x: &Interval, l: &Interval, k: u64) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::mirrored;
-    use crate::account::engines::{atoms, holds};
-    use crate::account::vocabulary::Query;
-    use crate::account::Trust;
-    use crate::model::{Composition, Neighbors};
+    use crate::account::engines::atoms;
     use crate::num::Interval;
 
     /// Randomized response by keep probability (losses ±ln r, transcendental) beside stated guarantees
@@ -224,23 +210,7 @@ mod tests {
     #[test]
     fn keep_probability_response_beside_stated_pairs_holds_the_mpmath_sums() {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/rr_keep_with_pairs.txt"));
-        let mut seen = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let f: Vec<&str> = line.split(" | ").collect();
-            let groups = f[0].split(' ').map(|s| crate::model::spec::parse_mech(s).unwrap()).collect();
-            let laws = Composition::new(groups, Neighbors::Replace).unwrap().law_shifts().unwrap();
-            let (kind, x) = f[1].split_once(' ').unwrap();
-            let x = crate::num::parse_rational(x).unwrap();
-            let query = match kind {
-                "epsilon" => Query::Epsilon(&x),
-                "delta" => Query::Delta(&x),
-                _ => Query::Tradeoff(&x),
-            };
-            let c = atoms::answer(&laws, query, 30, Trust::Bound).unwrap().unwrap_or_else(|| panic!("{line}: declined"));
-            assert!(holds(&c.interval(), f[2].trim()) && c.meets(30), "{line}: {c:?}");
-            seen += 1;
-        }
-        assert_eq!(seen, 8);
+        assert_eq!(atoms::reference_rows(text, 30), 8);
     }
 
     /// The shape a `mirrored` law promises, checked on what remains: ℓ, [0,] −ℓ exactly; not a loss that is

@@ -88,10 +88,7 @@ pub(super) fn atom_indices(law: &dyn LossLaw, dir: Direction, step: &Lattice, a:
 
 #[cfg(test)]
 mod tests {
-    use crate::account::engines::{atoms, holds};
-    use crate::account::vocabulary::Query;
-    use crate::account::Trust;
-    use crate::model::{Composition, Neighbors};
+    use crate::account::engines::atoms;
 
     /// Stated guarantees with ε of 1.757 and 1.74 (their common step 1/1000: 70,000 lattice points, beyond the
     /// dense powers' cap, composed atom by atom) and of 1/2 and 0.49 (the dense path), against
@@ -99,18 +96,6 @@ mod tests {
     #[test]
     fn far_apart_atoms_hold_the_mpmath_sums() {
         let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reference/approx_dp_heterogeneous.txt"));
-        let mut seen = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let f: Vec<&str> = line.split(" | ").collect();
-            let groups = f[0].split(' ').map(|s| crate::model::spec::parse_mech(s).unwrap()).collect();
-            let laws = Composition::new(groups, Neighbors::Replace).unwrap().law_shifts().unwrap();
-            let (kind, x) = f[1].split_once(' ').unwrap();
-            let x = crate::num::parse_rational(x).unwrap();
-            let query = if kind == "epsilon" { Query::Epsilon(&x) } else { Query::Delta(&x) };
-            let c = atoms::answer(&laws, query, 30, Trust::Bound).unwrap().unwrap_or_else(|| panic!("{line}: declined"));
-            assert!(holds(&c.interval(), f[2].trim()) && c.meets(30), "{line}: {c:?}");
-            seen += 1;
-        }
-        assert_eq!(seen, 3);
+        assert_eq!(atoms::reference_rows(text, 30), 3);
     }
 }

@@ -463,20 +463,20 @@ fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction, allow: u64
             .collect()
     };
     let atoms = laws.iter().any(|(l, _)| rounds_well(l.as_ref(), if l.symmetric() { Direction::Remove } else { dir }));
-    // the composed law and its building work: the interval products of the direct convolutions (ten
-    // units each: an MPFR product costs about ten of the inversion's ball operations), or the atoms;
-    // counts, functions of the laws and the step, never time. (The inversions' own work is counted
-    // per query, below.)
+    // the composed law and its building work: the products of the direct convolutions (one unit each: a
+    // pair of f64 products, `num::convolve_f64`, costs about one of the inversion's ball operations; ten
+    // while they were MPFR interval products), or the atoms; counts, functions of the laws and the step,
+    // never time. (The inversions' own work is counted per query, below.)
     let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
         let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
         let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
-            // (the products within what `allow` leaves, ten units each: a first step of 13 stated
+            // (the products within what `allow` leaves: a first step of 13 stated
             // guarantees beside a subsampled Gaussian convolved 8e10 dense products for a minute)
-            let (composed, ops) = compose_within(&g, mass_bits, allow / 10).map_err(|e| match e.message().starts_with(OVER_LIMIT) {
+            let (composed, ops) = compose_within(&g, mass_bits, allow).map_err(|e| match e.message().starts_with(OVER_LIMIT) {
                 true => err!(Resource, "{OVER_BUDGET} h = {h} (its direct convolution: {}; raise --grid-budget)", e.message()),
                 false => e,
             })?;
-            (Box::new(DirectTails::new(&composed)), ops.saturating_mul(10).saturating_add(atoms))
+            (Box::new(DirectTails::new(&composed)), ops.saturating_add(atoms))
         } else {
             (Box::new(FourierGridTails::new(&g, tail_bits)?), atoms)
         };
