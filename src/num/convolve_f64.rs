@@ -1,8 +1,8 @@
 //! The convolution of two vectors of non-negative enclosures, computed in f64 and enclosed: each entry of the
 //! result is an interval that holds every convolution of values taken from the inputs' intervals. Two f64
 //! convolutions (of the low ends and of the high ends) and an a-priori bound of their rounding replace one
-//! MPFR interval product and sum per pair: the pld grid's direct compositions, a hundred million pairs and
-//! more, run about fifty times faster.
+//! MPFR interval product and sum per pair: the pld grid's step h = 1/2000 of eight MNIST steps (1.3·10⁸
+//! products) took 24.5 s with them in MPFR, and takes 0.7 s.
 //!
 //! The bound [Hig02, §2.2, Lemma 3.1, §4.2]: every term a·b ≥ 0, so an entry's exact sum S of K products
 //! and its computed sum ŝ (products rounded to nearest, fl(a·b) = ab(1 + δ) + η with |δ| ≤ u = 2⁻⁵³ and
@@ -66,7 +66,7 @@ fn least_nonzero(hi: &[f64]) -> f64 {
 
 /// The enclosed convolution of `a` and `b` (non-negative enclosures), at the inputs' precision; Ok(None)
 /// where an input does not fit f64 (the caller convolves in MPFR then). Cancellation is checked once per
-/// entry of `a` (a cancelled command stops within one row).
+/// block of rows of `a`.
 pub fn convolve_nonneg(a: &[Interval], b: &[Interval]) -> Fallible<Option<Vec<Interval>>> {
     if a.is_empty() || b.is_empty() {
         return Ok(Some(Vec::new()));
@@ -130,7 +130,7 @@ fn reached_by_pairs(ahi: &[f64], bhi: &[f64]) -> Vec<bool> {
 /// Each computed entry's enclosure of the exact sums (the bound of the module's head): `k` products at most,
 /// each rounded once and then through at most `terms` additions.
 fn enclose(slo: &[f64], shi: &[f64], reached: &[bool], k: u64, terms: u64, prec: u32) -> Vec<Interval> {
-    // γ = (terms + 1) u / (1 − (terms + 1) u), rounded up; 2Kη = K·2⁻¹⁰⁷⁴, exact
+    // γ = (m + 1) u / (1 − (m + 1) u), m = min(terms, k), rounded up; 2Kη = K·2⁻¹⁰⁷⁴, exact
     let ku = Float::with_val(prec, terms.min(k) + 1) >> 53u32;
     let mut gamma = Float::with_val(prec, 1);
     gamma.sub_assign_round(&ku, Round::Down);

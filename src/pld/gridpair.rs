@@ -146,7 +146,7 @@ fn convolve_mpfr(x: &LossGrid, y: &LossGrid, len: usize, p: u32) -> Fallible<Vec
         if *a.hi() == 0 {
             continue;
         }
-        crate::num::cancel::check().map_err(|e| crate::err!(Interrupted, "{e}"))?;
+        crate::num::cancel::check()?;
         for &(j, b) in &ys {
             m[i + j] = m[i + j].add(&a.mul(b));
         }
@@ -320,9 +320,8 @@ mod tests {
     }
 
     /// The f64 convolution (`num::convolve_f64`) against the MPFR one it replaced, on the grids of a
-    /// subsampled Gaussian and of a stated guarantee: every entry of each holds the other's midpoint within
-    /// both widths (both enclose the same exact sums), the zeros are the same, and the f64 enclosure is
-    /// within 1e-11 relative of the MPFR one.
+    /// subsampled Gaussian and of a stated guarantee: every entry of the two meets (both enclose the same
+    /// exact sums), the zeros are the same, and the f64 enclosure is narrower than 1e-11 relative.
     #[test]
     fn f64_convolution_encloses_what_the_mpfr_one_encloses() {
         use crate::noise::subsample::PoissonSampled;
