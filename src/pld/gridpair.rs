@@ -66,6 +66,71 @@ fn counted(x: &LossGrid, y: &LossGrid, bits: u32, ops: &mut u64, limit: u64) -> 
     convolve(x, y, bits)
 }
 
+/// An a-priori bound of what [`compose_within`] builds, before any truncation: the composed support's
+/// points and the products of its convolutions, walked in the order it convolves (binary powering of each
+/// factor, then the powers in turn). A convolution's nonzero masses are at most its points and at most the
+/// product of its factors' nonzero masses (a stated guarantee's two masses give three in two copies, bounded
+/// by four). A function of the grids and counts only.
+pub fn direct_size(factors: &[(LossGrid, u64)]) -> (u64, u64) {
+    // (points, nonzero masses) of a grid and of a composition
+    type Size = (u64, u64);
+    let mut products = 0u64;
+    let mut conv = |x: Size, y: Size, nonzero: u64| -> Size {
+        products = products.saturating_add(x.1.saturating_mul(y.1));
+        let len = (x.0 + y.0).saturating_sub(1);
+        (len, len.min(nonzero))
+    };
+    let mut acc: Option<Size> = None;
+    for (g, n) in factors {
+        let (points, m) = (g.len() as u64, g.masses.iter().filter(|m| *m.hi() != 0).count() as u64);
+        // k copies of m nonzero masses: at most C(k + m − 1, m − 1) sums (multisets) of them
+        let power = |k: u64| -> Size {
+            let len = k.saturating_mul(points.max(1) - 1).saturating_add(1);
+            (len, len.min(multisets(k, m)))
+        };
+        let (mut n, mut k, mut done) = (*n, 1u64, 0u64);
+        let mut out: Option<Size> = None;
+        while n > 0 {
+            if n & 1 == 1 {
+                out = Some(match out {
+                    None => power(k),
+                    Some(o) => conv(o, power(k), multisets(done + k, m)),
+                });
+                done += k;
+            }
+            n >>= 1;
+            if n > 0 {
+                conv(power(k), power(k), multisets(2 * k, m));
+                k *= 2;
+            }
+        }
+        if let Some(pw) = out {
+            acc = Some(match acc {
+                None => pw,
+                Some(a) => conv(a, pw, a.1.saturating_mul(pw.1)),
+            });
+        }
+    }
+    (acc.map_or(0, |a| a.0), products)
+}
+
+/// C(k + m − 1, m − 1), the multisets of k among m, saturating at u64::MAX.
+fn multisets(k: u64, m: u64) -> u64 {
+    if m == 0 {
+        return 0;
+    }
+    let r = (m - 1).min(k);
+    let mut c: u128 = 1;
+    for i in 0..r {
+        // c · (k + m − 1 − i) / (i + 1) stays an integer (a binomial coefficient at every step)
+        c = c.saturating_mul((k + m - 1 - i) as u128) / (i as u128 + 1);
+        if c > u64::MAX as u128 {
+            return u64::MAX;
+        }
+    }
+    c as u64
+}
+
 /// How the refusal of [`compose_within`] starts.
 pub const OVER_LIMIT: &str = "the direct convolution's products would pass their limit";
 
@@ -377,5 +442,37 @@ mod tests {
         let (within, _) = compose_within(&[(d, 13), (n, 1)], 90, all).unwrap();
         assert_eq!(within.masses.len(), both.masses.len());
         assert!(within.masses.iter().zip(&both.masses).all(|(x, y)| x.lo() == y.lo() && x.hi() == y.hi()));
+    }
+
+    /// [`direct_size`] bounds what [`compose_within`] builds: the products it counts and the points it holds,
+    /// for a dense grid (a Gaussian's: equal where the truncation cuts nothing) and a sparse one (a stated
+    /// guarantee's powers: the bound within a few times the count, not the dense points squared).
+    #[test]
+    fn direct_size_bounds_the_composition_before_it_is_built() {
+        let p = 128;
+        let h = q("1/50");
+        let dp = crate::noise::blackbox::ApproxDp::new(q("1.452"), q("4.529e-6")).unwrap();
+        let g = Gaussian::new(q("4"), q("1")).unwrap();
+        let d = upper(&dp, Direction::Remove, &h, 90, p).unwrap();
+        let n = upper(&g, Direction::Remove, &h, 90, p).unwrap();
+        for factors in [vec![(n.clone(), 5)], vec![(d.clone(), 13)], vec![(d.clone(), 13), (n.clone(), 3)], vec![(n.clone(), 1)]] {
+            let (points, products) = direct_size(&factors);
+            let (composed, ops) = compose(&factors, 90).unwrap();
+            assert!(products >= ops && points >= composed.len() as u64, "{products} {ops} {points} {}", composed.len());
+        }
+        // untruncated (2^-4000 of the mass cut: nothing): the points are the count
+        let (composed, ops) = compose(&[(n.clone(), 5)], 4000).unwrap();
+        let (points, products) = direct_size(&[(n.clone(), 5)]);
+        assert_eq!(points, composed.len() as u64);
+        assert!(products >= ops && products < 3 * ops, "{products} {ops}");
+        // 13 stated guarantees: at most 4 masses each, so far below their points squared
+        // 13 stated guarantees at h = 1/500: at most 4 masses each (as above), so far below their points
+        // squared and within a few times the count
+        let d = upper(&dp, Direction::Remove, &q("1/500"), 90, p).unwrap();
+        let (points, products) = direct_size(&[(d.clone(), 13)]);
+        let (composed, ops) = compose(&[(d, 13)], 90).unwrap();
+        assert!(products >= ops && points >= composed.len() as u64);
+        assert!(products < 20_000 && products * 1000 < points * points, "{products} {points}");
+        assert_eq!((multisets(13, 4), multisets(0, 4), multisets(5, 1), multisets(3, 0)), (560, 1, 1, 0));
     }
 }

@@ -117,6 +117,7 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     let first_default = Rational::from(PLD_FIRST_STEP);
     let mut best: Option<(Interval, Rational)> = None;
     let mut limit: Option<String> = None;
+    let mut limits = SizeLimits::default();
     loop {
         let t0 = std::time::Instant::now(); // (the trace only)
         let (iv, points) = match pld_bracket(q, laws, &h, budget.saturating_sub(spent)) {
@@ -129,8 +130,13 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
                 ));
                 break;
             }
-            // a finer grid beyond a limit: the best bracket so far stands
+            // a finer grid beyond a limit: a step between it and the last one built (`SizeLimits`), or else
+            // the best bracket so far stands
             Err(e) if best.is_some() && refused_by_limits(&e) => {
+                if let Some(between) = limits.refused(&h, e.message(), last.map(|(h_last, _)| h_last)) {
+                    h = on_lattices(between, laws);
+                    continue;
+                }
                 limit = Some(format!("the next finer step, h = {}, exceeds a size limit ({e})", fmt_rational(&h)));
                 break;
             }
@@ -168,8 +174,9 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
             break;
         }
         let refinement = Refinement { digits: job.digits, budget, spent, points, cost_exp, model_exp };
-        match refinement.next(&h, &iv) {
-            Ok(next) => h = on_lattices(step_rational(next), laws),
+        // (not at or past a step already beyond a size limit: one between, or none)
+        match refinement.next(&h, &iv).and_then(|next| limits.next(h.to_f64(), next)) {
+            Ok(next) => h = on_lattices(next, laws),
             Err(why) => {
                 limit = Some(why);
                 break;
@@ -257,6 +264,72 @@ fn step_rational(h: f64) -> Rational {
     }
 }
 
+/// Most steps the refinement tries between a step it built and a finer one beyond a size limit.
+const MAX_BETWEENS: u32 = 3;
+
+/// The steps beyond a size limit the refinement met: the coarsest, with the limit's words, and the steps it
+/// tried between one of them and a step it built. (The refinement's stride is extrapolated from the last step's
+/// work, and a cheap direct convolution there does not say what the Fourier tails cost a step finer: 16 stated
+/// guarantees beside a subsampled Gaussian went from h = 1/200 to 1/5000, past the inversion's node limit, where
+/// 1/1000 and 1/2000 give two digits more.)
+#[derive(Default)]
+struct SizeLimits {
+    too_fine: Option<(Rational, String)>,
+    betweens: u32,
+}
+
+impl SizeLimits {
+    /// After the step `h` was refused by a size limit (`why`): a step between it and the last step built, if any.
+    fn refused(&mut self, h: &Rational, why: &str, last_built: Option<f64>) -> Option<Rational> {
+        if self.too_fine.as_ref().is_none_or(|(f, _)| h > f) {
+            self.too_fine = Some((h.clone(), why.to_string()));
+        }
+        let between = self.between(last_built?, h)?;
+        if std::env::var_os("TIGHTDP_TRACE").is_some() {
+            eprintln!("pld grid: h = {h} exceeds a size limit ({why}); h = {between} between");
+        }
+        Some(between)
+    }
+
+    /// The refinement's next step after `h`: `next` as a short decimal, or, where it is at or past a refused step,
+    /// a step between, or why there is none.
+    fn next(&mut self, h: f64, next: f64) -> Result<Rational, String> {
+        match self.too_fine.clone() {
+            Some((f, why)) if next <= f.to_f64() * (1.0 + 1e-12) => {
+                self.between(h, &f).ok_or_else(|| format!("the next finer step, h = {}, exceeds a size limit ({why})", fmt_rational(&f)))
+            }
+            _ => Ok(step_rational(next)),
+        }
+    }
+
+    fn between(&mut self, h_last: f64, h: &Rational) -> Option<Rational> {
+        if self.betweens >= MAX_BETWEENS {
+            return None;
+        }
+        let b = step_between(h_last, h)?;
+        self.betweens += 1;
+        Some(b)
+    }
+}
+
+/// A short decimal step near the geometric mean of the last step built, `h_last`, and a finer one beyond a
+/// limit, `h`, if the two are at least 2x apart and such a step lies strictly between them.
+fn step_between(h_last: f64, h: &Rational) -> Option<Rational> {
+    let hf = h.to_f64();
+    if h_last < 2.0 * hf {
+        return None;
+    }
+    // (the short step at or above the mean, or else at or below it: the coarser one of the two that is between)
+    let mean = (h_last * hf).sqrt();
+    let between = |m: f64| m > hf * (1.0 + 1e-12) && m < h_last / 1.2;
+    let up = step_rational_up(mean);
+    if between(up) {
+        return Some(step_rational(up));
+    }
+    let down = step_rational(mean);
+    between(down.to_f64()).then_some(down)
+}
+
 /// The short decimal step (1, 2 or 5 times a power of ten) at or above h, as an f64 (∞ stays ∞).
 fn step_rational_up(h: f64) -> f64 {
     if !h.is_finite() || h <= 0.0 {
@@ -281,9 +354,31 @@ fn pld_detail(laws: &Laws, h: &Rational) -> String {
 /// give 7), and the grids are convolved directly.
 const FOURIER_MIN_N: u64 = 16;
 
-/// True if the composition is convolved directly (few compositions).
-fn direct(laws: &Laws) -> bool {
+/// Most products (pairs of nonzero masses, about 0.6 ns each in f64) a composition of `FOURIER_MIN_N` or more
+/// releases is convolved directly within, by their a-priori bound (`pld::gridpair::direct_size`), whatever the
+/// budget (a step the caller fixes has no budget).
+const DIRECT_PRODUCTS: u64 = 4_000_000_000;
+
+/// True if the composition has few releases (convolved directly at every step).
+fn few(laws: &Laws) -> bool {
     laws.iter().map(|(_, n)| *n).sum::<u64>() < FOURIER_MIN_N
+}
+
+/// True if the grids are convolved directly: few releases, or more whose direct composition is bounded a
+/// priori within `MAX_DIRECT` points and `DIRECT_PRODUCTS` products and the work `allow` leaves — sparse
+/// grids (stated guarantees, the exponential mechanism) or coarse ones. The direct composition is exact up
+/// to rounding, where the Fourier tails add their truncation and aliasing and cost nodes times atoms per
+/// query: 6 + 5 stated guarantees beside 5 discrete Gaussians (16 releases) took 42 s for 3 digits of f(α)
+/// on the Fourier tails, 2.9 s for 4 convolved directly. A function of the grids, counts and budget only.
+fn direct(laws: &Laws, grids: &[(LossGrid, u64)], allow: u64) -> bool {
+    if few(laws) {
+        return true;
+    }
+    let (points, products) = crate::pld::gridpair::direct_size(grids);
+    if std::env::var_os("TIGHTDP_TRACE").is_some() {
+        eprintln!("pld grid: a direct composition holds at most {points} points and {products} products");
+    }
+    points <= crate::pld::gridpair::MAX_DIRECT as u64 && products <= DIRECT_PRODUCTS.min(allow)
 }
 
 /// The largest step g such that every law's losses lie on its lattice offset + gℤ, if every law has a
@@ -337,7 +432,7 @@ fn first_step(laws: &Laws) -> (Rational, f64) {
     } else {
         Rational::from(PLD_FIRST_STEP)
     };
-    if direct(laws) && n > 1 {
+    if few(laws) && n > 1 {
         (step, 2.0)
     } else {
         (step, 1.0)
@@ -469,7 +564,7 @@ fn one_direction(q: Query, laws: &Laws, h: &Rational, dir: Direction, allow: u64
     // never time. (The inversions' own work is counted per query, below.)
     let tails = |g: Vec<(LossGrid, u64)>| -> Fallible<(GridProfile, u64)> {
         let atoms: u64 = g.iter().map(|(l, _)| l.masses.len() as u64).sum();
-        let (t, work): (Box<dyn GridTails>, u64) = if direct(laws) {
+        let (t, work): (Box<dyn GridTails>, u64) = if direct(laws, &g, allow) {
             // (the products within what `allow` leaves: a first step of 13 stated
             // guarantees beside a subsampled Gaussian convolved 8e10 dense products for a minute)
             let (composed, ops) = compose_within(&g, mass_bits, allow).map_err(|e| match e.message().starts_with(OVER_LIMIT) {
@@ -575,8 +670,34 @@ fn pld_bracket(q: Query, laws: &Laws, h: &Rational, allow: u64) -> Fallible<(Int
 
 #[cfg(test)]
 mod tests {
-    use super::step_rational;
+    use super::{direct, step_between, step_rational, upper, Direction, Laws, PLD_PREC};
     use rug::Rational;
+
+    fn laws(specs: &[&str]) -> Vec<(std::sync::Arc<dyn crate::noise::loss::LossLaw>, u64)> {
+        let groups = specs.iter().map(|s| crate::model::spec::parse_mech(s).unwrap()).collect();
+        crate::model::Composition::new(groups, crate::model::Neighbors::AddRemove).unwrap().law_shifts().unwrap()
+    }
+
+    /// Sixteen releases or more are convolved directly where the a-priori bound of the direct composition
+    /// fits (sparse grids: stated guarantees and discrete Gaussians, the sweep's case that took 42 s on the
+    /// Fourier tails and takes 3 s convolved), and not where it does not (a thousand subsampled Gaussians:
+    /// millions of points) or beyond the work left; fewer than sixteen always.
+    #[test]
+    fn many_releases_are_convolved_directly_where_their_bound_fits() {
+        let grids = |laws: &Laws, h: &str| -> Vec<_> {
+            let h = crate::num::parse_rational(h).unwrap();
+            laws.iter().map(|(l, n)| (upper(l.as_ref(), Direction::Remove, &h, 90, PLD_PREC).unwrap(), *n)).collect()
+        };
+        let sparse = laws(&["dp:epsilon=1.207,delta=3.693e-05,n=6", "dp:epsilon=0.7401,delta=5.091e-06,n=5", "dgauss:sigma2=92.83,n=5"]);
+        let g = grids(&sparse, "1/1000");
+        // (at most 44,427 points and 4.9e8 products where the masses are kept to 2^-90)
+        assert!(direct(&sparse, &g, u64::MAX) && direct(&sparse, &g, 1_000_000_000));
+        assert!(!direct(&sparse, &g, 100_000_000));
+        let dense = laws(&["gauss:sigma=1.1,q=0.0042667,n=1000"]);
+        assert!(!direct(&dense, &grids(&dense, "1/100"), u64::MAX));
+        let few = laws(&["gauss:sigma=1.1,q=0.0042667,n=15"]);
+        assert!(direct(&few, &grids(&few, "1/100"), 0));
+    }
 
     #[test]
     fn steps_are_short_decimals_at_most_h() {
@@ -584,5 +705,14 @@ mod tests {
         assert_eq!(step_rational(1e-3), Rational::from((1, 1000)));
         assert_eq!(step_rational(0.07), Rational::from((5, 100)));
         assert_eq!(step_rational(12.0), Rational::from(10));
+    }
+
+    #[test]
+    fn a_step_between_lies_strictly_between_or_there_is_none() {
+        let q = |s: &str| crate::num::parse_rational(s).unwrap();
+        assert_eq!(step_between(783.0 / 157000.0, &q("1/5000")), Some(Rational::from((1, 1000))));
+        assert_eq!(step_between(1e-3, &q("1/2000")), None);
+        assert_eq!(step_between(1e-3, &q("1/1500")), None);
+        assert_eq!(step_between(1e-2, &q("1/1000")), Some(Rational::from((5, 1000))));
     }
 }
