@@ -68,9 +68,9 @@ fn counted(x: &LossGrid, y: &LossGrid, bits: u32, ops: &mut u64, limit: u64) -> 
 
 /// An a-priori bound of what [`compose_within`] builds, before any truncation: the composed support's
 /// points and the products of its convolutions, walked in the order it convolves (binary powering of each
-/// factor, then the powers in turn). A convolution's nonzero masses are at most its points and at most the
-/// product of its factors' nonzero masses (a stated guarantee's two masses give three in two copies, bounded
-/// by four). A function of the grids and counts only.
+/// factor, then the powers in turn). A convolution's nonzero masses are at most its points, at most the
+/// product of its factors' nonzero masses, and, for k copies of m masses, at most the multisets of k among
+/// them (a stated guarantee's two masses give three in two copies). A function of the grids and counts only.
 pub fn direct_size(factors: &[(LossGrid, u64)]) -> (u64, u64) {
     // (points, nonzero masses) of a grid and of a composition
     type Size = (u64, u64);
@@ -82,7 +82,7 @@ pub fn direct_size(factors: &[(LossGrid, u64)]) -> (u64, u64) {
     };
     let mut acc: Option<Size> = None;
     for (g, n) in factors {
-        let (points, m) = (g.len() as u64, g.masses.iter().filter(|m| *m.hi() != 0).count() as u64);
+        let (points, m) = (g.len() as u64, nonzero(g));
         // k copies of m nonzero masses: at most C(k + m − 1, m − 1) sums (multisets) of them
         let power = |k: u64| -> Size {
             let len = k.saturating_mul(points.max(1) - 1).saturating_add(1);
@@ -138,8 +138,12 @@ pub const OVER_LIMIT: &str = "the direct convolution's products would pass their
 /// exactly 0 (a stated guarantee's grid has two, its powers one per binomial term: 13 such guarantees
 /// beside a subsampled Gaussian at h = 1/5000 are 27 masses among 188,761 points).
 pub fn products(x: &LossGrid, y: &LossGrid) -> u64 {
-    let nonzero = |g: &LossGrid| g.masses.iter().filter(|m| *m.hi() != 0).count() as u64;
     nonzero(x).saturating_mul(nonzero(y))
+}
+
+/// The masses of a grid that are not exactly 0 (their upper ends: an enclosure of 0 is [0, 0]).
+fn nonzero(g: &LossGrid) -> u64 {
+    g.masses.iter().filter(|m| *m.hi() != 0).count() as u64
 }
 
 fn round_prec(x: &Interval, p: u32) -> Interval {
@@ -421,13 +425,7 @@ mod tests {
     /// unchanged.
     #[test]
     fn sparse_grids_count_their_nonzero_products_and_the_limit_holds() {
-        let p = 128;
-        let h = q("1/500");
-        let dp = crate::noise::blackbox::ApproxDp::new(q("1.452"), q("4.529e-6")).unwrap();
-        let g = Gaussian::new(q("4"), q("1")).unwrap();
-        let d = upper(&dp, Direction::Remove, &h, 90, p).unwrap();
-        let n = upper(&g, Direction::Remove, &h, 90, p).unwrap();
-        let nonzero = |x: &LossGrid| x.masses.iter().filter(|m| *m.hi() != 0).count() as u64;
+        let (d, n) = guarantee_and_gaussian("1/500");
         // (the atoms ±ε, and upper enclosures of 0 at most 1e-39 at the losses 0 and 2ε of the grid's frame)
         assert!(nonzero(&d) <= 4);
         let (d13, ops) = compose(&[(d.clone(), 13)], 90).unwrap();
@@ -444,17 +442,21 @@ mod tests {
         assert!(within.masses.iter().zip(&both.masses).all(|(x, y)| x.lo() == y.lo() && x.hi() == y.hi()));
     }
 
-    /// [`direct_size`] bounds what [`compose_within`] builds: the products it counts and the points it holds,
-    /// for a dense grid (a Gaussian's: equal where the truncation cuts nothing) and a sparse one (a stated
-    /// guarantee's powers: the bound within a few times the count, not the dense points squared).
-    #[test]
-    fn direct_size_bounds_the_composition_before_it_is_built() {
-        let p = 128;
-        let h = q("1/50");
+    /// The dominating grids at step `h` of a stated guarantee (ε = 1.452, δ = 4.529e-6) and of a Gaussian
+    /// mechanism, masses kept to 2^-90, 128 bits.
+    fn guarantee_and_gaussian(h: &str) -> (LossGrid, LossGrid) {
         let dp = crate::noise::blackbox::ApproxDp::new(q("1.452"), q("4.529e-6")).unwrap();
         let g = Gaussian::new(q("4"), q("1")).unwrap();
-        let d = upper(&dp, Direction::Remove, &h, 90, p).unwrap();
-        let n = upper(&g, Direction::Remove, &h, 90, p).unwrap();
+        (upper(&dp, Direction::Remove, &q(h), 90, 128).unwrap(), upper(&g, Direction::Remove, &q(h), 90, 128).unwrap())
+    }
+
+    /// [`direct_size`] bounds what [`compose_within`] builds: the products it counts and the points it holds,
+    /// for a dense grid (a Gaussian's: the points equal and the products within 3x where the truncation cuts
+    /// nothing) and a sparse one (a stated guarantee's powers: the bound within a few times the count, not the
+    /// dense points squared).
+    #[test]
+    fn direct_size_bounds_the_composition_before_it_is_built() {
+        let (d, n) = guarantee_and_gaussian("1/50");
         for factors in [vec![(n.clone(), 5)], vec![(d.clone(), 13)], vec![(d.clone(), 13), (n.clone(), 3)], vec![(n.clone(), 1)]] {
             let (points, products) = direct_size(&factors);
             let (composed, ops) = compose(&factors, 90).unwrap();
@@ -465,10 +467,9 @@ mod tests {
         let (points, products) = direct_size(&[(n.clone(), 5)]);
         assert_eq!(points, composed.len() as u64);
         assert!(products >= ops && products < 3 * ops, "{products} {ops}");
-        // 13 stated guarantees: at most 4 masses each, so far below their points squared
         // 13 stated guarantees at h = 1/500: at most 4 masses each (as above), so far below their points
         // squared and within a few times the count
-        let d = upper(&dp, Direction::Remove, &q("1/500"), 90, p).unwrap();
+        let (d, _) = guarantee_and_gaussian("1/500");
         let (points, products) = direct_size(&[(d.clone(), 13)]);
         let (composed, ops) = compose(&[(d, 13)], 90).unwrap();
         assert!(products >= ops && points >= composed.len() as u64);

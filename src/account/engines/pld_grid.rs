@@ -368,8 +368,8 @@ fn few(laws: &Laws) -> bool {
 /// priori within `MAX_DIRECT` points and `DIRECT_PRODUCTS` products and the work `allow` leaves — sparse
 /// grids (stated guarantees, the exponential mechanism) or coarse ones. The direct composition is exact up
 /// to rounding, where the Fourier tails add their truncation and aliasing and cost nodes times atoms per
-/// query: 6 + 5 stated guarantees beside 5 discrete Gaussians (16 releases) took 42 s for 3 digits of f(α)
-/// on the Fourier tails, 2.9 s for 4 convolved directly. A function of the grids, counts and budget only.
+/// query: 6 + 5 stated guarantees beside 5 discrete Gaussians (16 releases) took 40 s for 3 digits of f(α)
+/// on the Fourier tails, 2.0 s for 4 convolved directly (`docs/speed.md`). A function of the grids, counts and budget only.
 fn direct(laws: &Laws, grids: &[(LossGrid, u64)], allow: u64) -> bool {
     if few(laws) {
         return true;
