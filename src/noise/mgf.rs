@@ -56,7 +56,7 @@
 use super::mgf_laplace_sub::LaplaceSub;
 #[cfg(test)]
 use super::mgf_quad::ln_gauss_trapezoid_within;
-use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid_on, log_sum_exp, trapezoid_grid, trapezoid_window, PIECES};
+use super::mgf_quad::{chunked_sum, layers, ln_gauss_trapezoid_on, log_sum_exp, trapezoid_grid, trapezoid_window, PhaseAcc, PIECES};
 use super::mgf_replace::Replace;
 use super::mgf_wor::{WorGauss, WorLaplace};
 use crate::noise::direction::Direction;
@@ -310,6 +310,27 @@ impl Mgf {
             Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, 64).nodes(c, t_max, tol),
             Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, 64).nodes(c, t_max, tol),
             Mgf::Branches { cut, plain, .. } => cut.nodes(dir, c, t_max, tol) + plain.nodes(dir, c, t_max, tol),
+        }
+    }
+
+    /// Planning: whether the line sums its quadrature's nodes by phase recurrences (`mgf_quad::chunked_sum`,
+    /// in double-double balls where they hold the tolerance) rather than by closed forms or direct sums.
+    pub fn phase_sums(&self) -> bool {
+        match self {
+            Mgf::Gaussian { .. }
+            | Mgf::Laplace { .. }
+            | Mgf::BoundedRange { .. }
+            | Mgf::RandomizedResponse(_)
+            | Mgf::DiscreteGaussian { .. } => false,
+            Mgf::PoissonGaussian { .. }
+            | Mgf::Mixture { .. }
+            | Mgf::PoissonReplace { .. }
+            | Mgf::PoissonLaplace { .. }
+            | Mgf::PoissonBoundedRange { .. }
+            | Mgf::PoissonReplaceLaplace { .. }
+            | Mgf::WorGaussian { .. }
+            | Mgf::WorLaplace { .. } => true,
+            Mgf::Branches { cut, plain, .. } => cut.phase_sums() && plain.phase_sums(),
         }
     }
 
@@ -705,13 +726,13 @@ impl Sub {
         let err = self.error(&plan, &kr, t_max);
         // ln √(2π), once per line (it was a logarithm per node)
         let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
-        chunked_sum(plan.nodes, k_max, p, &err, |n, acc| self.add_node(&plan, n, &kr, sign, h, &ln_norm, acc))
+        chunked_sum(plan.nodes, k_max, p, &err, tol, |n, acc| self.add_node(&plan, n, &kr, sign, h, &ln_norm, acc))
     }
 
     /// Node n's terms ϑ φ(x) r(x)^{κr} e^{±ikhℓ(x)} added to acc[k].
     /// (`ln_norm` = ln √(2π), enclosed.)
     #[allow(clippy::too_many_arguments)]
-    fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, ln_norm: &Interval, acc: &mut [CInterval]) {
+    fn add_node(&self, plan: &Plan, n: usize, kr: &Float, sign: i32, h: &Float, ln_norm: &Interval, acc: &mut PhaseAcc) {
         let p = self.prec;
         let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
         let (u, _) = self.terms(&x);
@@ -720,7 +741,7 @@ impl Sub {
         let ln_w = Interval::from_float(kr, p).mul(&l).sub(&x.mul(&x).mul(&half)).sub(ln_norm);
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = l.mul(&Interval::from_float(h, p)).mul(&Interval::from_i64(i64::from(sign), p));
-        add_phases(&w, &theta, acc);
+        acc.add(&w, &theta);
     }
 
     /// The uniform components of the tilted law of the loss (module doc), at 64 bits.

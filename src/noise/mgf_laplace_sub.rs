@@ -317,14 +317,14 @@ impl LaplaceSub {
         let lo = self.lo();
         let total = plan.panels * (plan.n + 1);
         // Σ_panels w Σ_j w_j F e^{−(ℓ+ε₀)/2} r(ℓ)^κ at ℓ = c_i + w x_j, c_i = lo + (2i + 1)w
-        chunked_sum(total, k_max, p, &err, |node, acc| {
+        chunked_sum(total, k_max, p, &err, tol, |node, acc| {
             let (i, j) = (node / (plan.n + 1), node % (plan.n + 1));
             let centre = lo.add(&width.mul(&Interval::from_i64(2 * i as i64 + 1, p)));
             let l = centre.add(&width.mul(&xs[j]));
             let ln_r = self.r(&l).ln();
             let ln_w = kri.mul(&ln_r).sub(&l.add(&self.e0).mul(&half));
             let w = ln_w.exp().mul(&front).mul(&ws[j]).mul(&width);
-            add_phases(&w, &ln_r.mul(&step), acc);
+            acc.add(&w, &ln_r.mul(&step));
         })
     }
 

@@ -2,11 +2,13 @@
 //! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sums.
 
 use crate::num::cinterval::{CInterval, Phases};
+use crate::num::dd_phases::{add_phases_dd, CDd};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::ops::AddAssignRound;
 use rug::{Assign, Float};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
 pub const CHUNK: usize = 64;
@@ -186,18 +188,70 @@ pub fn arg_bound_f64(q: f64, beta: f64, a: f64) -> f64 {
     theta
 }
 
+/// Planning: the cost of a double-double node evaluation against an MPFR one (measured: a line of the
+/// subsampled Gaussian, 30 and 60 releases at q = 256/60000, takes 8–10× less time in double-double balls).
+pub const DD_COST: f64 = 0.125;
+
+/// Planning: whether [`chunked_sum`] is expected to keep its sums in double-double balls, for `nodes` nodes,
+/// k = 0..=`k_max`, node weights summing to about e^`ln_sum` and the rule's error about `tol`: the balls' radii
+/// grow by about 24u²·|w| per step of the phase recurrence and 8u²·Σ|w| per addition (`num::dd_phases`),
+/// which must stay below half the tolerance (the rule's certified error is planned at or below it).
+pub fn dd_expected(nodes: usize, k_max: usize, tol: f64, ln_sum: f64) -> bool {
+    let u2 = (f64::EPSILON / 2.0).powi(2);
+    let adds = (CHUNK + nodes.div_ceil(CHUNK)) as f64;
+    let radius = (24.0 * k_max as f64 + 8.0 * adds) * u2 * ln_sum.exp();
+    radius <= 0.5 * tol
+}
+
+/// A line sum's accumulator: MPFR rectangles, or double-double balls (`num::dd_phases`) while every node
+/// has one.
+pub enum PhaseAcc {
+    Mpfr(Vec<CInterval>),
+    Dd { acc: Vec<CDd>, ok: bool },
+}
+
+impl PhaseAcc {
+    /// acc[k] += w e^{ikθ} for every k.
+    pub fn add(&mut self, w: &Interval, theta: &Interval) {
+        match self {
+            PhaseAcc::Mpfr(acc) => add_phases(w, theta, acc),
+            PhaseAcc::Dd { acc, ok } => {
+                if *ok {
+                    *ok = add_phases_dd(w, theta, acc);
+                }
+            }
+        }
+    }
+}
+
 /// Σ over `nodes` quadrature nodes of each node's terms at k = 0..=k_max (`node(n, acc)` adds node n's), in
 /// parallel chunks of [`CHUNK`] summed in a fixed order (the same sums on any number of threads), each value
-/// widened by the rule's certified error `err`.
-pub fn chunked_sum(nodes: usize, k_max: usize, prec: u32, err: &Float, node: impl Fn(usize, &mut [CInterval]) + Sync) -> Vec<CInterval> {
+/// widened by the rule's certified error `err`. In double-double balls where every node has one and their
+/// rounding r keeps r + err within the tolerance `tol` the rule was planned for, or r within err where err
+/// is above tol/2 (then at most twice as wide as MPFR's sums), else in MPFR intervals at `prec`: either way a
+/// function of the arguments alone.
+pub fn chunked_sum(
+    nodes: usize,
+    k_max: usize,
+    prec: u32,
+    err: &Float,
+    tol: f64,
+    node: impl Fn(usize, &mut PhaseAcc) + Sync,
+) -> Vec<CInterval> {
+    if let Some(sum) = dd_sum(nodes, k_max, prec, err, tol, &node) {
+        return sum;
+    }
     let chunks: Vec<Vec<CInterval>> = (0..nodes.div_ceil(CHUNK))
         .into_par_iter()
         .map(|b| {
-            let mut acc = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
+            let mut acc = PhaseAcc::Mpfr(vec![CInterval::real(Interval::zero(prec)); k_max + 1]);
             for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
                 node(n, &mut acc);
             }
-            acc
+            match acc {
+                PhaseAcc::Mpfr(a) => a,
+                PhaseAcc::Dd { .. } => unreachable!("invariant: an MPFR accumulator stays one"),
+            }
         })
         .collect();
     let mut sum = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
@@ -207,6 +261,53 @@ pub fn chunked_sum(nodes: usize, k_max: usize, prec: u32, err: &Float, node: imp
         }
     }
     sum.iter().map(|s| s.widen(err)).collect()
+}
+
+/// [`chunked_sum`] in double-double balls, the same chunks in the same order; None where a node has no ball
+/// or a radius exceeds the cap, max(`tol` − `err`, `err`) (a chunk that finds one tells the others to stop:
+/// the outcome, the sums or None, is the same whichever chunk finds it first).
+fn dd_sum(
+    nodes: usize,
+    k_max: usize,
+    prec: u32,
+    err: &Float,
+    tol: f64,
+    node: &(impl Fn(usize, &mut PhaseAcc) + Sync),
+) -> Option<Vec<CInterval>> {
+    let cap = ((tol - err.to_f64_round(Round::Up)) * (1.0 - 1e-15)).max(err.to_f64_round(Round::Down));
+    let failed = AtomicBool::new(false);
+    let chunks: Vec<Option<Vec<CDd>>> = (0..nodes.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|b| {
+            let mut acc = PhaseAcc::Dd { acc: vec![CDd::ZERO; k_max + 1], ok: true };
+            for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
+                if failed.load(Ordering::Relaxed) {
+                    return None;
+                }
+                node(n, &mut acc);
+                if let PhaseAcc::Dd { acc: a, ok } = &acc {
+                    if !ok || a.iter().any(|z| !(z.r <= cap)) {
+                        failed.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                }
+            }
+            match acc {
+                PhaseAcc::Dd { acc, ok: true } => Some(acc),
+                PhaseAcc::Dd { .. } | PhaseAcc::Mpfr(_) => None,
+            }
+        })
+        .collect();
+    let mut sum = vec![CDd::ZERO; k_max + 1];
+    for part in chunks {
+        for (s, v) in sum.iter_mut().zip(&part?) {
+            s.add_assign(v);
+        }
+    }
+    if !sum.iter().all(|s| s.is_finite() && s.r <= cap) {
+        return None;
+    }
+    Some(sum.iter().map(|s| s.to_cinterval(prec).widen(err)).collect())
 }
 
 /// The trapezoidal rule's window on ℝ for an integrand at most e^{ln_c}φ(x) on the left and
@@ -233,5 +334,56 @@ mod tests {
         let (x_lo, nodes) = super::trapezoid_window(1.0 / 64.0, 1e-26, 2.0, 0.0);
         let reach = (2.0 * ((4e26f64).ln() + 2.0)).sqrt();
         assert!(x_lo <= -reach && x_lo + nodes as f64 / 64.0 >= reach, "{x_lo} {nodes}");
+    }
+
+    /// The phase sums of a trapezoid rule for the standard normal's characteristic function (257 nodes on
+    /// [−8, 8], exact dyadic points; 500 points of the line): in double-double balls where the tolerance allows, in MPFR where it
+    /// does not, and both hold the same sums taken directly at 300 bits (MPFR's sine and cosine of each kθ, no
+    /// recurrence); the balls' radius stays within half the tolerance, as `dd_expected` planned.
+    #[test]
+    fn double_double_and_mpfr_phase_sums_hold_the_direct_sums() {
+        use super::*;
+        let (nodes, k_max, prec) = (257usize, 500usize, 160u32);
+        let step = Float::with_val(prec, 0.0625);
+        let h = Float::with_val(prec, 0.05);
+        let x = |n: usize| Interval::from_float(&Float::with_val(prec, -8 + Float::with_val(prec, &step * n as u32)), prec);
+        let weight = |x: &Interval| {
+            let ln_norm = Interval::pi(prec).add(&Interval::pi(prec)).ln().mul(&Interval::from_float(&Float::with_val(prec, 0.5), prec));
+            x.mul(x)
+                .mul(&Interval::from_float(&Float::with_val(prec, -0.5), prec))
+                .sub(&ln_norm)
+                .exp()
+                .mul(&Interval::from_float(&step, prec))
+        };
+        let node = |n: usize, acc: &mut PhaseAcc| {
+            let x = x(n);
+            acc.add(&weight(&x), &x.mul(&Interval::from_float(&h, prec)));
+        };
+        let zero = Float::with_val(prec, 0);
+        let generous = 1e-20;
+        assert!(dd_expected(nodes, k_max, generous, 0.0) && !dd_expected(nodes, k_max, 1e-40, 0.0));
+        let dd = dd_sum(nodes, k_max, prec, &zero, generous, &node).expect("the balls hold a tolerance of 1e-20");
+        assert!(dd_sum(nodes, k_max, prec, &zero, 1e-40, &node).is_none(), "the balls cannot hold 1e-40");
+        let mpfr = chunked_sum(nodes, k_max, prec, &zero, 1e-40, node);
+        for k in (0..=k_max).step_by(7) {
+            let (mut re, mut im) = (Float::with_val(300, 0), Float::with_val(300, 0));
+            for n in 0..nodes {
+                let xn = Float::with_val(300, -8 + Float::with_val(300, &step * n as u32));
+                let w = Float::with_val(300, -Float::with_val(300, xn.square_ref()) / 2u32).exp()
+                    / (Float::with_val(300, rug::float::Constant::Pi) * 2u32).sqrt()
+                    * &step;
+                let a = Float::with_val(300, &xn * &h) * k as u32;
+                re += Float::with_val(300, a.cos_ref()) * &w;
+                im += Float::with_val(300, a.sin_ref()) * &w;
+            }
+            for (name, z) in [("double-double", &dd[k]), ("MPFR", &mpfr[k])] {
+                assert!(
+                    *z.re().lo() <= re && re <= *z.re().hi() && *z.im().lo() <= im && im <= *z.im().hi(),
+                    "k = {k}: the {name} sum {z:?} misses ({re}, {im})"
+                );
+            }
+            let width = Float::with_val(prec, dd[k].re().hi() - dd[k].re().lo()).to_f64();
+            assert!(width <= generous, "k = {k}: the balls' width {width:e} exceeds the tolerance");
+        }
     }
 }

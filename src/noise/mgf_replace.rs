@@ -26,7 +26,7 @@
 //!   r̃^{−c} at x₀ (r grows, r̃ falls), μu/r at x₁ and μũ/r̃ at x₀ (the first grows, the second falls) bound g
 //!   from below, and the layer cake of `mgf.rs` turns the pieces into uniform components.
 
-use super::mgf_quad::{add_phases, chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PIECES};
+use super::mgf_quad::{chunked_sum, layers, ln_gauss_trapezoid, trapezoid_window, PhaseAcc, PIECES};
 use crate::num::cinterval::CInterval;
 use crate::num::special::normal_sf;
 use crate::num::Interval;
@@ -149,11 +149,11 @@ impl Replace {
         // ln √(2π), once per line (it was a logarithm per node)
         let p = self.prec;
         let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&Interval::from_float(&Float::with_val(p, 0.5), p));
-        chunked_sum(plan.nodes, k_max, self.prec, &err, |n, acc| self.add_node(&plan, n, c, h, &ln_norm, acc))
+        chunked_sum(plan.nodes, k_max, self.prec, &err, tol, |n, acc| self.add_node(&plan, n, c, h, &ln_norm, acc))
     }
 
     /// Node n's terms ϑ φ(x) r^{1+c} r̃^{−c} e^{ikhℓ(x)} added to acc[k].
-    fn add_node(&self, plan: &Plan, n: usize, c: &Float, h: &Float, ln_norm: &Interval, acc: &mut [CInterval]) {
+    fn add_node(&self, plan: &Plan, n: usize, c: &Float, h: &Float, ln_norm: &Interval, acc: &mut PhaseAcc) {
         let p = self.prec;
         let x = Interval::from_float(&(Float::with_val(p, plan.x_lo) + Float::with_val(p, plan.step) * n as u32), p);
         let (ln_r, ln_rt, _, _) = self.at(&x);
@@ -162,7 +162,7 @@ impl Replace {
         let ln_w = Interval::one(p).add(&ci).mul(&ln_r).sub(&ci.mul(&ln_rt)).sub(&x.mul(&x).mul(&half)).sub(ln_norm);
         let w = ln_w.exp().mul(&Interval::from_float(&Float::with_val(p, plan.step), p));
         let theta = ln_r.sub(&ln_rt).mul(&Interval::from_float(h, p));
-        add_phases(&w, &theta, acc);
+        acc.add(&w, &theta);
     }
 
     /// Planning (not certified): ln M(λ) in double precision.

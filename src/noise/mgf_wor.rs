@@ -254,14 +254,14 @@ impl WorGauss {
         let ln_norm = Interval::pi(p).add(&Interval::pi(p)).ln().mul(&half);
         let w = self.f(plan.w);
         let x0 = self.x0();
-        chunked_sum(plan.nodes(), k_max, p, &err, |node, acc| {
+        chunked_sum(plan.nodes(), k_max, p, &err, tol, |node, acc| {
             let i = starts.partition_point(|&s| s <= node) - 1;
             let j = node - starts[i];
             let (_, xs, ws) = rules.iter().find(|r| r.0 == plan.degrees[i]).expect("invariant: a rule per degree used");
             let x = x0.add(&w.mul(&Interval::from_i64(2 * i as i64 + 1, p))).add(&w.mul(&xs[j]));
             let ln_r = self.ln_r(&x);
             let ln_v = kri.mul(&ln_r).sub(&x.mul(&x).mul(&half)).sub(&ln_norm);
-            add_phases(&ln_v.exp().mul(&ws[j]).mul(&w), &ln_r.mul(&step), acc);
+            acc.add(&ln_v.exp().mul(&ws[j]).mul(&w), &ln_r.mul(&step));
         })
     }
 

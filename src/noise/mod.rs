@@ -24,7 +24,7 @@ mod mgf_dgauss;
 mod mgf_laplace_sub;
 pub(crate) mod mgf_modulus;
 pub(crate) mod mgf_plan;
-mod mgf_quad;
+pub(crate) mod mgf_quad;
 mod mgf_replace;
 mod mgf_wor;
 pub(crate) mod mog;

@@ -36,6 +36,7 @@ use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::mgf::{Decay, Mgf};
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
+use crate::noise::mgf_quad::{dd_expected, DD_COST};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
 use rayon::prelude::*;
@@ -44,8 +45,9 @@ use std::collections::HashMap;
 use std::f64::consts::{LN_10, PI};
 use std::sync::{Arc, Mutex};
 
-/// Largest quadrature work taken: nodes × line points, summed over laws and directions (~5 s; the pld grid,
-/// the alternative, takes its ~10 s budget for a few digits where this cap binds: δ of 1e-30 and below).
+/// Largest quadrature work taken: nodes × line points in MPFR node evaluations (a double-double one counts
+/// `DD_COST`), summed over laws and directions (~5 s; the pld grid, the alternative, takes its ~10 s budget for
+/// a few digits where this cap binds: δ of 1e-30 and below).
 const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
@@ -134,7 +136,7 @@ impl super::LawEngine for Tilted {
         for d in fewer_digits(job.digits) {
             if let Some(c) = answer(&self.lines, job.laws, job.q, d, job.trust)? {
                 let why = format!(
-                    "the tilted Fourier inversion's work cap ({MAX_WORK:.1e} node evaluations) allows no more here (few releases, \
+                    "the tilted Fourier inversion's work cap ({MAX_WORK:.1e} MPFR node evaluations) allows no more here (few releases, \
                      whose moment generating function decays slowly on its vertical lines)"
                 );
                 return Ok(Some(c.with_note(why)));
@@ -174,9 +176,10 @@ fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static st
 
 /// The fewer digits the engine tries where the digits asked are beyond its work cap, most first.
 fn fewer_digits(digits: u32) -> Vec<u32> {
-    // (the work grows quickly with the digits there: 30 steps at q = 0.01 take 1.4 s for 7 digits, 3.8 s for
-    // 11, 15 s for 16; ten digits at most keeps the short answer within the pld grid's time)
-    [10, 6, 3].into_iter().filter(|&d| d < digits).collect()
+    // (the work grows quickly with the digits there; up to about 17 digits the phase sums are double-doubles,
+    // priced at an eighth (`DD_COST`): 30 MNIST steps take 4.1 s for 17 digits where MPFR's sums took 5.8 s
+    // for 11, `docs/speed.md`)
+    [16, 13, 10, 6, 3].into_iter().filter(|&d| d < digits).collect()
 }
 
 /// [`answer`] on laws with no infinite loss.
@@ -569,8 +572,7 @@ impl Composition<'_> {
         let Some((k_max, far)) = tilted_rest::shorter(&factors, plan.h, plan.c * eps, plan.k_max, ln_sup_far, plan.ln_tol) else {
             return plan;
         };
-        let work = self.laws.iter().map(|(m, _)| m.nodes(self.dir, plan.c, plan.h * k_max as f64, plan.tol_q) as f64).sum::<f64>()
-            * (k_max + 1) as f64;
+        let work = self.work(plan.c, plan.h, k_max, plan.tol_q);
         Plan { k_max, far, work, ..plan }
     }
 
@@ -622,9 +624,23 @@ impl Composition<'_> {
             .collect();
         let reach = self.reach(&planned, c, eps, h, ln_tol)?;
         let k_max = (reach / h).ceil() as usize;
-        let work: f64 =
-            self.laws.iter().map(|(m, _)| m.nodes(self.dir, c, h * k_max as f64, tol_q) as f64).sum::<f64>() * (k_max + 1) as f64;
+        let work = self.work(c, h, k_max, tol_q);
         Some(Plan { c, h, lambda, k_max, tol_q, work, far: 0, ln_tol })
+    }
+
+    /// Planning: the quadrature work of a line, in MPFR node evaluations (nodes × points, summed over the
+    /// laws), a law whose phase sums are expected in double-double balls counted at their cost
+    /// (`mgf_quad::dd_expected`, `DD_COST`).
+    fn work(&self, c: f64, h: f64, k_max: usize, tol_q: f64) -> f64 {
+        self.laws
+            .iter()
+            .zip(self.grids)
+            .map(|((m, _), g)| {
+                let nodes = m.nodes(self.dir, c, h * k_max as f64, tol_q);
+                let dd = m.phase_sums() && dd_expected(nodes, k_max, tol_q, m.ln_real_f64_on(self.dir, c, g.as_deref()));
+                nodes as f64 * (k_max + 1) as f64 * if dd { DD_COST } else { 1.0 }
+            })
+            .sum()
     }
 
     /// Planning: the largest step h (from 2πc/h = 1 − ln_tol down by factors 0.85) whose aliased copies
