@@ -543,3 +543,17 @@ fn a_threshold_below_zero_costs_one_coarse_line_and_one_full_line() {
         assert_eq!(state.lines.lock().unwrap().len(), 2, "f({alpha})");
     }
 }
+
+/// A rung whose removed-record line is beyond the work cap computes no line at all: 16 MNIST steps (σ = 1.1,
+/// q = 256/60000), ε(1e-5) at 13 digits, where the added record's line fits the cap and the removed one's does
+/// not; the plans alone decide it (the added record's line was computed, then thrown away). At 6 digits both
+/// fit and the answer comes.
+#[test]
+fn a_rung_beyond_the_cap_computes_no_line() {
+    let laws = laws(&["gauss:sigma=1.1,q=256/60000,n=16"]);
+    let lines = Lines::default();
+    assert!(answer(&lines, &laws, Query::Epsilon(&q("1e-5")), 13, Trust::Exact).unwrap().is_none());
+    assert!(lines.lines.lock().unwrap().is_empty(), "a line was computed for a rung beyond the cap");
+    let c = answer(&lines, &laws, Query::Epsilon(&q("1e-5")), 6, Trust::Exact).unwrap().unwrap();
+    assert!(c.meets(6) && !lines.lines.lock().unwrap().is_empty());
+}
