@@ -195,12 +195,6 @@ impl Mgf {
                     })
                     .collect()
             }
-            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => Sub::of(self, prec).line(dir, c, h, k_max, tol),
-            Mgf::PoissonReplace { q, eta } => replace(q, eta, prec).line(c, h, k_max, tol),
-            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => laplace_sub(self, prec).line(dir, c, h, k_max, tol),
-            Mgf::PoissonReplaceLaplace { q, eps0 } => LaplaceSub::new(q, eps0, prec).replace_line(c, h, k_max, tol),
-            Mgf::WorGaussian { q, eta } => WorGauss::new(q, eta, prec).line(c, h, k_max, tol),
-            Mgf::WorLaplace { q, eps0 } => WorLaplace::new(q, eps0, prec).line(c, h, k_max, tol),
             Mgf::Laplace { eps0 } => laplace_line(eps0, c, h, k_max, prec),
             Mgf::DiscreteGaussian { sigma2, mu } => super::mgf_dgauss::line(sigma2, *mu, c, h, k_max, tol, prec),
             Mgf::BoundedRange { eps } => super::mgf_bounded_range::line(eps, c, h, k_max, prec),
@@ -212,6 +206,8 @@ impl Mgf {
                 let rest = Interval::one(prec).sub(&t);
                 a.iter().zip(&b).map(|(a, b)| a.scale(&t).add(&b.scale(&rest))).collect()
             }
+            // the laws without a closed form or direct sum: [`Mgf::quadrature`] names them and their rules
+            _ => self.quadrature(prec).expect("invariant: every other law has a quadrature")(dir, c, h, k_max, tol),
         }
     }
 
@@ -317,21 +313,47 @@ impl Mgf {
     /// in double-double balls where they hold the tolerance) rather than by closed forms or direct sums.
     pub fn phase_sums(&self) -> bool {
         match self {
+            Mgf::Branches { cut, plain, .. } => cut.phase_sums() && plain.phase_sums(),
+            _ => self.quadrature(64).is_some(),
+        }
+    }
+
+    /// The certified quadrature that evaluates this law's line in [`Mgf::line`] (its phase sums through
+    /// `mgf_quad::chunked_sum`), as a function of (direction, c, h, k_max, tol); None for the laws with a
+    /// closed form or a direct sum, and for [`Mgf::Branches`] (a mixture of two laws' lines).
+    fn quadrature(&self, prec: u32) -> Option<QuadratureLine> {
+        Some(match self {
+            Mgf::PoissonGaussian { .. } | Mgf::Mixture { .. } => {
+                let s = Sub::of(self, prec);
+                Box::new(move |dir, c, h, k, tol| s.line(dir, c, h, k, tol))
+            }
+            Mgf::PoissonReplace { q, eta } => {
+                let r = replace(q, eta, prec);
+                Box::new(move |_, c, h, k, tol| r.line(c, h, k, tol))
+            }
+            Mgf::PoissonLaplace { .. } | Mgf::PoissonBoundedRange { .. } => {
+                let l = laplace_sub(self, prec);
+                Box::new(move |dir, c, h, k, tol| l.line(dir, c, h, k, tol))
+            }
+            Mgf::PoissonReplaceLaplace { q, eps0 } => {
+                let l = LaplaceSub::new(q, eps0, prec);
+                Box::new(move |_, c, h, k, tol| l.replace_line(c, h, k, tol))
+            }
+            Mgf::WorGaussian { q, eta } => {
+                let w = WorGauss::new(q, eta, prec);
+                Box::new(move |_, c, h, k, tol| w.line(c, h, k, tol))
+            }
+            Mgf::WorLaplace { q, eps0 } => {
+                let w = WorLaplace::new(q, eps0, prec);
+                Box::new(move |_, c, h, k, tol| w.line(c, h, k, tol))
+            }
             Mgf::Gaussian { .. }
             | Mgf::Laplace { .. }
             | Mgf::BoundedRange { .. }
             | Mgf::RandomizedResponse(_)
-            | Mgf::DiscreteGaussian { .. } => false,
-            Mgf::PoissonGaussian { .. }
-            | Mgf::Mixture { .. }
-            | Mgf::PoissonReplace { .. }
-            | Mgf::PoissonLaplace { .. }
-            | Mgf::PoissonBoundedRange { .. }
-            | Mgf::PoissonReplaceLaplace { .. }
-            | Mgf::WorGaussian { .. }
-            | Mgf::WorLaplace { .. } => true,
-            Mgf::Branches { cut, plain, .. } => cut.phase_sums() && plain.phase_sums(),
-        }
+            | Mgf::DiscreteGaussian { .. }
+            | Mgf::Branches { .. } => return None,
+        })
     }
 
     /// The decay of |M(c + it)| for t ≥ t*: [`Decay::ln_upper`] (`m_c_hi` an upper bound of M(c)).
@@ -457,6 +479,10 @@ fn laplace_sub(m: &Mgf, prec: u32) -> LaplaceSub {
         _ => unreachable!("LaplaceSub holds the subsampled Laplace mechanism and bounded-range pair only"),
     }
 }
+
+/// A quadrature law's line M(c + ikh), k = 0..=k_max, within tol, as a function of (direction, c, h, k_max,
+/// tol) ([`Mgf::quadrature`]).
+type QuadratureLine = Box<dyn Fn(Direction, &Float, &Float, usize, f64) -> Vec<CInterval> + Send + Sync>;
 
 /// The replace pair of the subsampled Gaussian (`mgf_replace.rs`), with the add/remove law's bound of F.
 fn replace(q: &Rational, eta: &Rational, prec: u32) -> Replace {

@@ -265,7 +265,7 @@ pub fn chunked_sum(
 
 /// [`chunked_sum`] in double-double balls, the same chunks in the same order; None where a node has no ball
 /// or a radius exceeds the cap, max(`tol` − `err`, `err`) (a chunk that finds one tells the others to stop:
-/// the outcome, the sums or None, is the same whichever chunk finds it first).
+/// the outcome, the sums or None, is the same whichever chunk finds it first and whenever it looks).
 fn dd_sum(
     nodes: usize,
     k_max: usize,
@@ -285,16 +285,21 @@ fn dd_sum(
                     return None;
                 }
                 node(n, &mut acc);
+                // the last point's radius, the one the recurrence widens most, after every node; every radius
+                // at the chunk's end (a radius only grows as nodes are added, so the outcome is the same)
                 if let PhaseAcc::Dd { acc: a, ok } = &acc {
-                    if !ok || a.iter().any(|z| !(z.r <= cap)) {
+                    if !ok || !(a[k_max].r <= cap) {
                         failed.store(true, Ordering::Relaxed);
                         return None;
                     }
                 }
             }
             match acc {
-                PhaseAcc::Dd { acc, ok: true } => Some(acc),
-                PhaseAcc::Dd { .. } | PhaseAcc::Mpfr(_) => None,
+                PhaseAcc::Dd { acc, ok: true } if acc.iter().all(|z| z.r <= cap) => Some(acc),
+                PhaseAcc::Dd { .. } | PhaseAcc::Mpfr(_) => {
+                    failed.store(true, Ordering::Relaxed);
+                    None
+                }
             }
         })
         .collect();

@@ -188,6 +188,11 @@ mod random_tests {
         }
     }
 
+    /// A random `px`-bit float of moderate exponent, scaled by 2^j with j uniform in [−`shift`, `shift`).
+    fn random_float(g: &mut XorShift, px: u32, shift: i32) -> Float {
+        g.float(px, Range::Moderate) << (g.below(2 * shift as u64) as i32 - shift)
+    }
+
     /// A normalised double-double: hi = fl(hi + lo).
     fn normalised(d: DD) -> bool {
         d.hi + d.lo == d.hi
@@ -198,7 +203,7 @@ mod random_tests {
         for i in 0..crate::num::test_cases(2_000) {
             let mut g = case(0xdd1, i);
             let px = 60 + g.below(340) as u32;
-            let x = g.float(px, Range::Moderate) << (g.below(1200) as i32 - 600);
+            let x = random_float(&mut g, px, 600);
             let dx = DD::from_float(&x);
             assert!(
                 normalised(dx) && Float::with_val(P, dx.to_float() - &x).abs() <= Float::with_val(P, x.abs_ref()) * (U * U * (1.0 + U)),
@@ -210,7 +215,7 @@ mod random_tests {
                 let d = Float::with_val(px, g.next_f64()) >> (g.below(120) as i32);
                 Float::with_val(px + 130, -Float::with_val(px + 130, &x * (1 + d)))
             } else {
-                g.float(px, Range::Moderate) << (g.below(1200) as i32 - 600)
+                random_float(&mut g, px, 600)
             };
             let dy = DD::from_float(&y);
             let s = dx.add(dy);
@@ -228,8 +233,7 @@ mod random_tests {
         for i in 0..crate::num::test_cases(2_000) {
             let mut g = case(0xdd2, i);
             let px = 60 + g.below(340) as u32;
-            let x = g.float(px, Range::Moderate) << (g.below(600) as i32 - 300);
-            let y = g.float(px, Range::Moderate) << (g.below(600) as i32 - 300);
+            let (x, y) = (random_float(&mut g, px, 300), random_float(&mut g, px, 300));
             let y = if g.chance(1, 2) { -y } else { y };
             let (dx, dy) = (DD::from_float(&x), DD::from_float(&y));
             let p = dx.mul(dy);

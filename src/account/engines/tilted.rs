@@ -441,22 +441,22 @@ impl Composition<'_> {
     }
 
     /// Planning: true where this direction's answer to `q` is certainly None because the first line it takes
-    /// is beyond the work cap (the plans [`Composition::epsilon`] and [`Composition::delta`] make first, kept in
-    /// the composition's state for them); false where that is not known without a line (f(α)).
+    /// is beyond the work cap (the first plans of [`Composition::epsilon`] and [`Composition::delta`], from the
+    /// same steps, kept in the composition's state for them); false where that is not known without a line
+    /// (f(α)).
     fn beyond_cap(&self, q: Query) -> Fallible<bool> {
         match q {
-            Query::Epsilon(d) if *d > 0 && *d < 1 => {
-                let Some(guess) = self.planned(Estimate::Chernoff, |e| self.tilt(e).1, d.to_f64().ln())? else { return Ok(false) };
-                Ok(self.planned_line(guess)?.is_none())
-            }
+            Query::Epsilon(d) if *d > 0 && *d < 1 => match self.epsilon_guess(d)? {
+                Some(guess) => Ok(self.planned_line(guess)?.is_none()),
+                None => Ok(false),
+            },
             Query::Delta(e) if *e >= 0 => {
                 let e = Interval::from_rational(e, self.prec);
-                if self.loss_sup().is_some_and(|s| s.hi() <= e.lo()) {
+                if self.loss_below(&e) {
                     return Ok(false);
                 }
                 let at = e.to_f64();
-                let chernoff = |x: f64| self.tilt(x).1;
-                let cell = match self.planned(Estimate::Chernoff, chernoff, chernoff(at))? {
+                let cell = match self.delta_cell(at)? {
                     Some(cell) => self.planned_line(cell)?.is_some(),
                     None => false,
                 };
@@ -464,6 +464,23 @@ impl Composition<'_> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// Planning, ε(δ)'s first step: where the Chernoff bound meets δ (an upper estimate of ε), in δ's cell.
+    fn epsilon_guess(&self, delta: &Rational) -> Fallible<Option<f64>> {
+        self.planned(Estimate::Chernoff, |e| self.tilt(e).1, delta.to_f64().ln())
+    }
+
+    /// Planning, δ(ε)'s first step: the point of the Chernoff bound's cell at ε, whose line serves every ε of
+    /// the cell.
+    fn delta_cell(&self, at: f64) -> Fallible<Option<f64>> {
+        let chernoff = |x: f64| self.tilt(x).1;
+        self.planned(Estimate::Chernoff, chernoff, chernoff(at))
+    }
+
+    /// True where the loss is certainly at most ε, so δ(ε) = E[(1 − e^{ε − L})_+] = 0 exactly.
+    fn loss_below(&self, e: &Interval) -> bool {
+        self.loss_sup().is_some_and(|s| s.hi() <= e.lo())
     }
 
     /// The line planned at `eps`, from the composition's state or computed and kept there.
@@ -486,14 +503,12 @@ impl Composition<'_> {
     /// δ(ε) in this direction, certified, and the line's description: from the line of ε's cell, or, where
     /// that one falls short of the digits, from a line planned at ε itself (None: beyond the work cap).
     fn delta(&self, e: &Interval) -> Fallible<Option<(Interval, String)>> {
-        // a loss certainly below ε: δ = E[(1 − e^{ε − L})_+] = 0 exactly
-        if self.loss_sup().is_some_and(|s| s.hi() <= e.lo()) {
+        if self.loss_below(e) {
             return Ok(Some((Interval::zero(self.prec), format!("{}: the loss is at most ε, δ = 0", self.dir.as_str()))));
         }
         let at = e.to_f64();
-        let chernoff = |x: f64| self.tilt(x).1;
         let mut short = None;
-        if let Some(cell) = self.planned(Estimate::Chernoff, chernoff, chernoff(at))? {
+        if let Some(cell) = self.delta_cell(at)? {
             if let Some(line) = self.line(cell)? {
                 let d = line.delta(e);
                 if d.meets(self.digits) {
@@ -752,8 +767,7 @@ impl Composition<'_> {
             return Ok(None);
         }
         let d = Interval::from_rational(delta, p);
-        // planning: where the Chernoff bound meets δ (an upper estimate of ε), in δ's cell
-        let Some(mut guess) = self.planned(Estimate::Chernoff, |e| self.tilt(e).1, delta.to_f64().ln())? else { return Ok(None) };
+        let Some(mut guess) = self.epsilon_guess(delta)? else { return Ok(None) };
         let mut first = None;
         for round in 0..2 {
             // (the second line beyond the work cap: the first's short bracket, if any)
