@@ -2,13 +2,12 @@
 //! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sums.
 
 use crate::num::cinterval::{CInterval, Phases};
-use crate::num::dd_phases::{add_phases_dd, CDd};
+use crate::num::fixed_phases::phase_sums_fixed;
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
 use rug::ops::AddAssignRound;
 use rug::{Assign, Float};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Nodes per parallel chunk of the quadrature (fixed, so the sums are the same on any number of threads).
 pub const CHUNK: usize = 64;
@@ -188,48 +187,39 @@ pub fn arg_bound_f64(q: f64, beta: f64, a: f64) -> f64 {
     theta
 }
 
-/// Planning: the cost of a double-double node evaluation against an MPFR one (measured: a line of the
-/// subsampled Gaussian, 30 and 60 releases at q = 256/60000, takes 8–10× less time in double-double balls).
-pub const DD_COST: f64 = 0.125;
+/// Planning: the cost of a node evaluation in fixed point against one in MPFR (measured: lines of the
+/// subsampled Gaussian, 60 and 100 releases at q = 256/60000 and 20 digits, 4.0 → 0.29 s and 1.3 → 0.14 s
+/// for the whole query; the sums alone more).
+pub const FIXED_COST: f64 = 1.0 / 14.0;
 
-/// Planning: whether [`chunked_sum`] is expected to keep its sums in double-double balls, for `nodes` nodes,
-/// k = 0..=`k_max`, node weights summing to about e^`ln_sum` and the rule's error about `tol`: the balls' radii
-/// grow by about 24u²·|w| per step of the phase recurrence and 8u²·Σ|w| per addition (`num::dd_phases`),
-/// which must stay below half the tolerance (the rule's certified error is planned at or below it).
-pub fn dd_expected(nodes: usize, k_max: usize, tol: f64, ln_sum: f64) -> bool {
-    let u2 = (f64::EPSILON / 2.0).powi(2);
-    let adds = (CHUNK + nodes.div_ceil(CHUNK)) as f64;
-    let radius = (24.0 * k_max as f64 + 8.0 * adds) * u2 * ln_sum.exp();
+/// Planning: whether [`chunked_sum`] is expected to keep its sums in fixed point, for `nodes` nodes,
+/// k = 0..=`k_max`, node weights summing to about e^`ln_sum` and the rule's error about `tol`: the bound
+/// grows by about 3·2^−125·|w| per step of the phase recurrence, 2^−126 more for the step's rounding, and
+/// by two units of the sum per term (`num::fixed_phases`), which must stay below half the tolerance (the
+/// rule's certified error is planned at or below it).
+pub fn fixed_expected(nodes: usize, k_max: usize, tol: f64, ln_sum: f64) -> bool {
+    let n = nodes as f64;
+    let radius = (4.0 * k_max as f64 * 2f64.powi(-125) + 4.0 * n * n * 2f64.powi(-183)) * ln_sum.exp();
     radius <= 0.5 * tol
 }
 
-/// A line sum's accumulator: MPFR rectangles, or double-double balls (`num::dd_phases`) while every node
-/// has one.
-pub enum PhaseAcc {
-    Mpfr(Vec<CInterval>),
-    Dd { acc: Vec<CDd>, ok: bool },
-}
+/// A line sum's terms: each node adds its (w, θ), in order, and [`chunked_sum`] sums w e^{ikθ} over them.
+#[derive(Default)]
+pub struct PhaseAcc(Vec<(Interval, Interval)>);
 
 impl PhaseAcc {
-    /// acc[k] += w e^{ikθ} for every k.
+    /// The term w e^{ikθ}, k = 0..=k_max.
     pub fn add(&mut self, w: &Interval, theta: &Interval) {
-        match self {
-            PhaseAcc::Mpfr(acc) => add_phases(w, theta, acc),
-            PhaseAcc::Dd { acc, ok } => {
-                if *ok {
-                    *ok = add_phases_dd(w, theta, acc);
-                }
-            }
-        }
+        self.0.push((w.clone(), theta.clone()));
     }
 }
 
-/// Σ over `nodes` quadrature nodes of each node's terms at k = 0..=k_max (`node(n, acc)` adds node n's), in
-/// parallel chunks of [`CHUNK`] summed in a fixed order (the same sums on any number of threads), each value
-/// widened by the rule's certified error `err`. In double-double balls where every node has one and their
-/// rounding r keeps r + err within the tolerance `tol` the rule was planned for, or r within err where err
-/// is above tol/2 (then at most twice as wide as MPFR's sums), else in MPFR intervals at `prec`: either way a
-/// function of the arguments alone.
+/// Σ over `nodes` quadrature nodes of each node's terms at k = 0..=k_max (`node(n, acc)` adds node n's, in
+/// parallel chunks of [`CHUNK`] taken in order), each value widened by the rule's certified error `err`. In
+/// fixed point (`num::fixed_phases`) where its bound r keeps r + err within the tolerance `tol` the rule was
+/// planned for, or r within err where err is above tol/2 (then at most twice as wide as MPFR's sums), else in
+/// MPFR intervals at `prec` summed in the same chunks in a fixed order: either way a function of the
+/// arguments alone, on any number of threads.
 pub fn chunked_sum(
     nodes: usize,
     k_max: usize,
@@ -238,20 +228,33 @@ pub fn chunked_sum(
     tol: f64,
     node: impl Fn(usize, &mut PhaseAcc) + Sync,
 ) -> Vec<CInterval> {
-    if let Some(sum) = dd_sum(nodes, k_max, prec, err, tol, &node) {
-        return sum;
-    }
-    let chunks: Vec<Vec<CInterval>> = (0..nodes.div_ceil(CHUNK))
+    let chunks: Vec<PhaseAcc> = (0..nodes.div_ceil(CHUNK))
         .into_par_iter()
         .map(|b| {
-            let mut acc = PhaseAcc::Mpfr(vec![CInterval::real(Interval::zero(prec)); k_max + 1]);
+            let mut acc = PhaseAcc::default();
             for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
                 node(n, &mut acc);
             }
-            match acc {
-                PhaseAcc::Mpfr(a) => a,
-                PhaseAcc::Dd { .. } => unreachable!("invariant: an MPFR accumulator stays one"),
+            acc
+        })
+        .collect();
+    let terms: Vec<(Interval, Interval)> = chunks.into_iter().flat_map(|c| c.0).collect();
+    let cap = ((tol - err.to_f64_round(Round::Up)) * (1.0 - 1e-15)).max(err.to_f64_round(Round::Down));
+    let sum = phase_sums_fixed(&terms, k_max, prec, cap).unwrap_or_else(|| mpfr_sum(&terms, k_max, prec));
+    sum.iter().map(|s| s.widen(err)).collect()
+}
+
+/// The sums of the `terms` in MPFR intervals at `prec`, by the phase recurrence ([`add_phases`]), in chunks
+/// of [`CHUNK`] added in order.
+fn mpfr_sum(terms: &[(Interval, Interval)], k_max: usize, prec: u32) -> Vec<CInterval> {
+    let chunks: Vec<Vec<CInterval>> = terms
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut acc = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
+            for (w, theta) in chunk {
+                add_phases(w, theta, &mut acc);
             }
+            acc
         })
         .collect();
     let mut sum = vec![CInterval::real(Interval::zero(prec)); k_max + 1];
@@ -260,59 +263,7 @@ pub fn chunked_sum(
             *s = s.add(v);
         }
     }
-    sum.iter().map(|s| s.widen(err)).collect()
-}
-
-/// [`chunked_sum`] in double-double balls, the same chunks in the same order; None where a node has no ball
-/// or a radius exceeds the cap, max(`tol` − `err`, `err`) (a chunk that finds one tells the others to stop:
-/// the outcome, the sums or None, is the same whichever chunk finds it first and whenever it looks).
-fn dd_sum(
-    nodes: usize,
-    k_max: usize,
-    prec: u32,
-    err: &Float,
-    tol: f64,
-    node: &(impl Fn(usize, &mut PhaseAcc) + Sync),
-) -> Option<Vec<CInterval>> {
-    let cap = ((tol - err.to_f64_round(Round::Up)) * (1.0 - 1e-15)).max(err.to_f64_round(Round::Down));
-    let failed = AtomicBool::new(false);
-    let chunks: Vec<Option<Vec<CDd>>> = (0..nodes.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|b| {
-            let mut acc = PhaseAcc::Dd { acc: vec![CDd::ZERO; k_max + 1], ok: true };
-            for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
-                if failed.load(Ordering::Relaxed) {
-                    return None;
-                }
-                node(n, &mut acc);
-                // the last point's radius, the one the recurrence widens most, after every node; every radius
-                // at the chunk's end (a radius only grows as nodes are added, so the outcome is the same)
-                if let PhaseAcc::Dd { acc: a, ok } = &acc {
-                    if !ok || !(a[k_max].r <= cap) {
-                        failed.store(true, Ordering::Relaxed);
-                        return None;
-                    }
-                }
-            }
-            match acc {
-                PhaseAcc::Dd { acc, ok: true } if acc.iter().all(|z| z.r <= cap) => Some(acc),
-                PhaseAcc::Dd { .. } | PhaseAcc::Mpfr(_) => {
-                    failed.store(true, Ordering::Relaxed);
-                    None
-                }
-            }
-        })
-        .collect();
-    let mut sum = vec![CDd::ZERO; k_max + 1];
-    for part in chunks {
-        for (s, v) in sum.iter_mut().zip(&part?) {
-            s.add_assign(v);
-        }
-    }
-    if !sum.iter().all(|s| s.is_finite() && s.r <= cap) {
-        return None;
-    }
-    Some(sum.iter().map(|s| s.to_cinterval(prec).widen(err)).collect())
+    sum
 }
 
 /// The trapezoidal rule's window on ℝ for an integrand at most e^{ln_c}φ(x) on the left and
@@ -341,12 +292,11 @@ mod tests {
         assert!(x_lo <= -reach && x_lo + nodes as f64 / 64.0 >= reach, "{x_lo} {nodes}");
     }
 
-    /// The phase sums of a trapezoid rule for the standard normal's characteristic function (257 nodes on
-    /// [−8, 8], exact dyadic points; 500 points of the line): in double-double balls where the tolerance allows, in MPFR where it
-    /// does not, and both hold the same sums taken directly at 300 bits (MPFR's sine and cosine of each kθ, no
-    /// recurrence); the balls' radius stays within half the tolerance, as `dd_expected` planned.
+    /// A trapezoid rule of the normal characteristic function (257 nodes, 500 points): the fixed-point path
+    /// is taken at tolerance 1e-30 and refused at 1e-40 (as `fixed_expected` plans), and both it and MPFR's
+    /// sums hold the direct sums at 300 bits (MPFR's sine and cosine of each kθ, no recurrence).
     #[test]
-    fn double_double_and_mpfr_phase_sums_hold_the_direct_sums() {
+    fn fixed_point_and_mpfr_phase_sums_hold_the_direct_sums() {
         use super::*;
         let (nodes, k_max, prec) = (257usize, 500usize, 160u32);
         let step = Float::with_val(prec, 0.0625);
@@ -364,12 +314,15 @@ mod tests {
             let x = x(n);
             acc.add(&weight(&x), &x.mul(&Interval::from_float(&h, prec)));
         };
+        let mut terms = PhaseAcc::default();
+        (0..nodes).for_each(|n| node(n, &mut terms));
         let zero = Float::with_val(prec, 0);
-        let generous = 1e-20;
-        assert!(dd_expected(nodes, k_max, generous, 0.0) && !dd_expected(nodes, k_max, 1e-40, 0.0));
-        let dd = dd_sum(nodes, k_max, prec, &zero, generous, &node).expect("the balls hold a tolerance of 1e-20");
-        assert!(dd_sum(nodes, k_max, prec, &zero, 1e-40, &node).is_none(), "the balls cannot hold 1e-40");
-        let mpfr = chunked_sum(nodes, k_max, prec, &zero, 1e-40, node);
+        assert!(fixed_expected(nodes, k_max, 1e-30, 0.0) && !fixed_expected(nodes, k_max, 1e-40, 0.0));
+        let fixed = phase_sums_fixed(&terms.0, k_max, prec, 1e-30).expect("fixed point holds a tolerance of 1e-30");
+        assert!(phase_sums_fixed(&terms.0, k_max, prec, 1e-40).is_none(), "fixed point cannot hold 1e-40");
+        let mpfr = mpfr_sum(&terms.0, k_max, prec);
+        let chunked = chunked_sum(nodes, k_max, prec, &zero, 1e-30, node);
+        let chunked_mpfr = chunked_sum(nodes, k_max, prec, &zero, 1e-40, node);
         for k in (0..=k_max).step_by(7) {
             let (mut re, mut im) = (Float::with_val(300, 0), Float::with_val(300, 0));
             for n in 0..nodes {
@@ -381,14 +334,17 @@ mod tests {
                 re += Float::with_val(300, a.cos_ref()) * &w;
                 im += Float::with_val(300, a.sin_ref()) * &w;
             }
-            for (name, z) in [("double-double", &dd[k]), ("MPFR", &mpfr[k])] {
+            for (name, z) in [("fixed-point", &fixed[k]), ("MPFR", &mpfr[k]), ("chunked", &chunked[k]), ("chunked MPFR", &chunked_mpfr[k])]
+            {
                 assert!(
                     *z.re().lo() <= re && re <= *z.re().hi() && *z.im().lo() <= im && im <= *z.im().hi(),
                     "k = {k}: the {name} sum {z:?} misses ({re}, {im})"
                 );
             }
-            let width = Float::with_val(prec, dd[k].re().hi() - dd[k].re().lo()).to_f64();
-            assert!(width <= generous, "k = {k}: the balls' width {width:e} exceeds the tolerance");
+            let width = Float::with_val(prec, fixed[k].re().hi() - fixed[k].re().lo()).to_f64();
+            assert!(width <= 1e-30, "k = {k}: the fixed-point width {width:e} exceeds the tolerance");
+            assert_eq!(chunked[k].re().hi(), fixed[k].re().hi(), "k = {k}: chunked_sum did not take fixed point");
+            assert_eq!(chunked_mpfr[k].re().hi(), mpfr[k].re().hi(), "k = {k}: chunked_sum did not take MPFR");
         }
     }
 }

@@ -82,36 +82,6 @@ impl DD {
 /// Relative error bound of [`DD::add`] (rounded up): 3u²/(1 − 4u) < 2^-104.4.
 pub const ADD_REL: f64 = 3.0 * U * U * (1.0 + 5.0 * U);
 
-impl DD {
-    /// x·y, [JMP17, Algorithm 12] (DWTimesDW3, with a fused multiply-add), whose relative
-    /// error they bound by 5u²; [`MUL_REL`] takes 8u² (the randomized test below checks it against MPFR).
-    #[inline(always)]
-    pub fn mul(self, y: DD) -> DD {
-        let (ch, cl1) = two_prod(self.hi, y.hi);
-        let tl0 = self.lo * y.lo;
-        let tl1 = self.hi.mul_add(y.lo, tl0);
-        let cl2 = self.lo.mul_add(y.hi, tl1);
-        let cl3 = cl1 + cl2;
-        let (hi, lo) = fast_two_sum(ch, cl3);
-        DD { hi, lo }
-    }
-
-    /// −x, exactly.
-    #[inline(always)]
-    pub fn neg(self) -> DD {
-        DD { hi: -self.hi, lo: -self.lo }
-    }
-
-    /// An upper bound of |x|: |hi| + |lo| rounded up (one rounding, within a factor 1 + 2u).
-    #[inline(always)]
-    pub fn abs_hi(self) -> f64 {
-        (self.hi.abs() + self.lo.abs()) * (1.0 + 4.0 * U)
-    }
-}
-
-/// The relative error bound [`DD::mul`] is taken with: 8u² (Joldes–Muller–Popescu prove 5u²).
-pub const MUL_REL: f64 = 8.0 * U * U;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,25 +195,6 @@ mod random_tests {
                 normalised(s) && err <= Float::with_val(P, ex.abs_ref()) * ADD_REL,
                 "{dx:?} + {dy:?} = {s:?}: error {err:e} above ADD_REL·|x + y|, case {i}"
             );
-        }
-    }
-
-    #[test]
-    fn mul_meets_its_bound() {
-        for i in 0..crate::num::test_cases(2_000) {
-            let mut g = case(0xdd2, i);
-            let px = 60 + g.below(340) as u32;
-            let (x, y) = (random_float(&mut g, px, 300), random_float(&mut g, px, 300));
-            let y = if g.chance(1, 2) { -y } else { y };
-            let (dx, dy) = (DD::from_float(&x), DD::from_float(&y));
-            let p = dx.mul(dy);
-            let ex = Float::with_val(P, dx.to_float() * dy.to_float());
-            let err = Float::with_val(P, p.to_float() - &ex).abs();
-            assert!(
-                normalised(p) && err <= Float::with_val(P, ex.abs_ref()) * MUL_REL,
-                "{dx:?} * {dy:?} = {p:?}: error {err:e} above MUL_REL·|xy|, case {i}"
-            );
-            assert!(p.abs_hi() >= Float::with_val(P, p.to_float().abs_ref()), "abs_hi below |p|, case {i}");
         }
     }
 }

@@ -7,7 +7,7 @@ pub(crate) mod cinterval;
 pub(crate) mod convolve;
 pub(crate) mod convolve_f64;
 pub(crate) mod dd;
-pub(crate) mod dd_phases;
+pub(crate) mod fixed_phases;
 pub mod format;
 pub(crate) mod interval;
 pub mod parse;

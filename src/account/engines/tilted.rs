@@ -36,7 +36,7 @@ use crate::error::Fallible;
 use crate::noise::loss::{Direction, LossLaw};
 use crate::noise::mgf::{Decay, Mgf};
 use crate::noise::mgf_plan::{planning_decay, PlanDecay};
-use crate::noise::mgf_quad::{dd_expected, DD_COST};
+use crate::noise::mgf_quad::{fixed_expected, FIXED_COST};
 use crate::num::cinterval::CInterval;
 use crate::num::Interval;
 use rayon::prelude::*;
@@ -45,8 +45,8 @@ use std::collections::HashMap;
 use std::f64::consts::{LN_10, PI};
 use std::sync::{Arc, Mutex};
 
-/// Largest quadrature work taken: nodes × line points in MPFR node evaluations (a double-double one counts
-/// `DD_COST`), summed over laws and directions (~5 s; the pld grid, the alternative, takes its ~10 s budget for
+/// Largest quadrature work taken: nodes × line points in MPFR node evaluations (a fixed-point one counts
+/// `FIXED_COST`), summed over laws and directions (~5 s; the pld grid, the alternative, takes its ~10 s budget for
 /// a few digits where this cap binds: δ of 1e-30 and below).
 const MAX_WORK: f64 = 1.5e7;
 /// Largest reach of the line t* = hK before the engine declines.
@@ -176,9 +176,8 @@ fn mgfs(laws: &[(Arc<dyn LossLaw>, u64)]) -> Result<Vec<(Mgf, u64)>, &'static st
 
 /// The fewer digits the engine tries where the digits asked are beyond its work cap, most first.
 fn fewer_digits(digits: u32) -> Vec<u32> {
-    // (the work grows quickly with the digits there; up to about 17 digits the phase sums are double-doubles,
-    // priced at an eighth (`DD_COST`): 30 MNIST steps take 4.1 s for 17 digits where MPFR's sums took 5.8 s
-    // for 11, `docs/speed.md`)
+    // (the work grows quickly with the digits there; the phase sums in fixed point are priced at a fourteenth
+    // of MPFR's (`FIXED_COST`), `docs/speed.md`)
     [16, 13, 10, 6, 3].into_iter().filter(|&d| d < digits).collect()
 }
 
@@ -678,16 +677,16 @@ impl Composition<'_> {
     }
 
     /// Planning: the quadrature work of a line, in MPFR node evaluations (nodes × points, summed over the
-    /// laws), a law whose phase sums are expected in double-double balls counted at their cost
-    /// (`mgf_quad::dd_expected`, `DD_COST`).
+    /// laws), a law whose phase sums are expected in fixed point counted at their cost
+    /// (`mgf_quad::fixed_expected`, `FIXED_COST`).
     fn work(&self, c: f64, h: f64, k_max: usize, tol_q: f64) -> f64 {
         self.laws
             .iter()
             .zip(self.grids)
             .map(|((m, _), g)| {
                 let nodes = m.nodes(self.dir, c, h * k_max as f64, tol_q);
-                let dd = m.phase_sums() && dd_expected(nodes, k_max, tol_q, m.ln_real_f64_on(self.dir, c, g.as_deref()));
-                nodes as f64 * (k_max + 1) as f64 * if dd { DD_COST } else { 1.0 }
+                let fixed = m.phase_sums() && fixed_expected(nodes, k_max, tol_q, m.ln_real_f64_on(self.dir, c, g.as_deref()));
+                nodes as f64 * (k_max + 1) as f64 * if fixed { FIXED_COST } else { 1.0 }
             })
             .sum()
     }
