@@ -309,6 +309,41 @@ mod tests {
         }
     }
 
+    /// A phase's own width is kept: θ = [0.731, 0.731 + 10⁻²⁰] and K = 1,000, the sums at both ends (MPFR at
+    /// 400 bits, k·10⁻²⁰ apart, far above the rounding) lie in every rectangle.
+    #[test]
+    fn a_phases_width_is_kept() {
+        let prec = 160;
+        let lo = Float::with_val(prec, 0.731);
+        let hi = Float::with_val(prec, &lo + Float::with_val(prec, 1e-20));
+        let (w, theta) = (Interval::one(prec), Interval::new(lo.clone(), hi.clone()));
+        let k_max = 1000;
+        let sums = phase_sums_fixed(&[(w, theta)], k_max, prec, 1.0).expect("held");
+        for (k, z) in sums.iter().enumerate() {
+            for end in [&lo, &hi] {
+                let a = Float::with_val(400, end * k as u32);
+                let (c, s) = (Float::with_val(400, a.cos_ref()), Float::with_val(400, a.sin_ref()));
+                assert!(z.re().lo() <= &c && &c <= z.re().hi() && z.im().lo() <= &s && &s <= z.im().hi(), "k = {k}: misses e^(ik{end})");
+            }
+        }
+    }
+
+    /// The sum's own floors are bounded: 1 and a thousand terms −2^−300 at θ = 0 and k_max = 0, where nothing
+    /// else rounds (exact weights, the step exactly 1), so the radius is the floors' two units per term alone
+    /// and must hold 1 − 1000·2^−300 (each tiny term floors to −1 unit of the sum).
+    #[test]
+    fn the_sums_floors_are_bounded() {
+        // (at 400 bits, so the rectangle's own rounding does not cover the floors)
+        let prec = 400;
+        let zero = Interval::zero(prec);
+        let tiny = Interval::from_float(&(Float::with_val(prec, -1) >> 300), prec);
+        let mut terms = vec![(Interval::one(prec), zero.clone())];
+        terms.extend(std::iter::repeat_n((tiny, zero), 1000));
+        let z = &phase_sums_fixed(&terms, 0, prec, 1.0).expect("held")[0];
+        let exact = Float::with_val(400, 1) - (Float::with_val(400, 1000) >> 300);
+        assert!(z.re().lo() <= &exact && &exact <= z.re().hi(), "{z:?} misses 1 − 1000·2^−300");
+    }
+
     /// A weight's own width is kept (w = [1, 1 + 2^-80]: widths of at least 2^-80), a cap below the bound
     /// refuses, and a wide phase (k_max·ε_s above 0.1) refuses.
     #[test]
