@@ -310,7 +310,7 @@ impl Mgf {
     }
 
     /// Planning: whether the line sums its quadrature's nodes by phase recurrences (`mgf_quad::chunked_sum`,
-    /// in double-double balls where they hold the tolerance) rather than by closed forms or direct sums.
+    /// in fixed point where its bound holds the tolerance) rather than by closed forms or direct sums.
     pub fn phase_sums(&self) -> bool {
         match self {
             Mgf::Branches { cut, plain, .. } => cut.phase_sums() && plain.phase_sums(),

@@ -2,7 +2,7 @@
 //! node chunking and phase recurrence of the line sums, the layer cake of the decay bounds, the f64 planning sums.
 
 use crate::num::cinterval::{CInterval, Phases};
-use crate::num::fixed_phases::phase_sums_fixed;
+use crate::num::fixed_phases::{phase_sums_fixed, ACC_BITS, NODE_BITS};
 use crate::num::Interval;
 use rayon::prelude::*;
 use rug::float::Round;
@@ -195,11 +195,11 @@ pub const FIXED_COST: f64 = 1.0 / 14.0;
 /// Planning: whether [`chunked_sum`] is expected to keep its sums in fixed point, for `nodes` nodes,
 /// k = 0..=`k_max`, node weights summing to about e^`ln_sum` and the rule's error about `tol`: the bound
 /// grows by about 3·2^−125·|w| per step of the phase recurrence, 2^−126 more for the step's rounding, and
-/// by two units of the sum per term (`num::fixed_phases`), which must stay below half the tolerance (the
-/// rule's certified error is planned at or below it).
+/// by two units of the sum per term, a unit about 2N·2^−184 of the largest weight (`num::fixed_phases`),
+/// which must stay below half the tolerance (the rule's certified error is planned at or below it).
 pub fn fixed_expected(nodes: usize, k_max: usize, tol: f64, ln_sum: f64) -> bool {
     let n = nodes as f64;
-    let radius = (4.0 * k_max as f64 * 2f64.powi(-125) + 4.0 * n * n * 2f64.powi(-183)) * ln_sum.exp();
+    let radius = (4.0 * k_max as f64 * 2f64.powi(-NODE_BITS) + 4.0 * n * n * 2f64.powi(1 - ACC_BITS)) * ln_sum.exp();
     radius <= 0.5 * tol
 }
 
@@ -228,17 +228,16 @@ pub fn chunked_sum(
     tol: f64,
     node: impl Fn(usize, &mut PhaseAcc) + Sync,
 ) -> Vec<CInterval> {
-    let chunks: Vec<PhaseAcc> = (0..nodes.div_ceil(CHUNK))
+    let terms: Vec<(Interval, Interval)> = (0..nodes.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|b| {
+        .flat_map_iter(|b| {
             let mut acc = PhaseAcc::default();
             for n in b * CHUNK..((b + 1) * CHUNK).min(nodes) {
                 node(n, &mut acc);
             }
-            acc
+            acc.0
         })
         .collect();
-    let terms: Vec<(Interval, Interval)> = chunks.into_iter().flat_map(|c| c.0).collect();
     let cap = ((tol - err.to_f64_round(Round::Up)) * (1.0 - 1e-15)).max(err.to_f64_round(Round::Down));
     let sum = phase_sums_fixed(&terms, k_max, prec, cap).unwrap_or_else(|| mpfr_sum(&terms, k_max, prec));
     sum.iter().map(|s| s.widen(err)).collect()

@@ -1,7 +1,7 @@
 //! Phase sums in fixed point: S_k = Σ_n w_n e^{ikθ_n}, k = 0..=K, the inner loop of the certified
 //! quadratures of moment generating functions on vertical lines (`noise::mgf_quad::chunked_sum`), where the
-//! tilted engine's 20-digit lines ask more than double-double balls hold (`num::dd_phases`: a radius of about
-//! 24u²·K·Σ|w|, some 10⁻²⁸ of the sum at K = 2,000, where the line asks 10⁻³¹).
+//! tilted engine's 20-digit lines ask more than double-double balls hold (they were tried, 3b49e17: a radius
+//! of about 24u²·K·Σ|w|, some 10⁻²⁸ of the sum at K = 2,000, where the line asks 10⁻³¹).
 //!
 //! Every rounding is a truncation to an integer grid, at most one unit, so the bound of the whole sum is
 //! known from the nodes before any phase is taken, and no radius is carried through the loop:
@@ -103,13 +103,12 @@ struct Node {
     bound: f64,
 }
 
-/// A term's node at scale 2^{e_n} ≥ |w| (its bound relative to 2^{e_n}), or None where its values could
-/// leave their range: a bound above a quarter of the scale, or k_max·ε_s above 0.1.
-fn node((w, theta): &(Interval, Interval), e_n: i32, k: f64, big_e: i32) -> Option<Node> {
+/// A term's node at scale 2^{e_n} > `mag` ≥ |w| (its bound relative to 2^{e_n}), or None where its values
+/// could leave their range: a bound above a quarter of the scale, or k_max·ε_s above 0.1.
+fn node((w, theta): &(Interval, Interval), mag: &Float, e_n: i32, k: f64, big_e: i32) -> Option<Node> {
     let (w_int, w_back) = rounded(&w.mid(), NODE_BITS - e_n)?;
     let r_w = distance(w, &w_back, e_n);
-    let w_abs =
-        (Float::with_val(w.prec(), w.lo().abs_ref()).max(&Float::with_val(w.prec(), w.hi().abs_ref())) >> e_n).to_f64_round(Round::Up);
+    let w_abs = Float::with_val(mag.prec(), mag >> e_n).to_f64_round(Round::Up);
     let step = CInterval::exp_of(&Interval::zero(theta.prec()), theta);
     let (re, re_back) = rounded(&step.re().mid(), PHASE_BITS as i32)?;
     let (im, im_back) = rounded(&step.im().mid(), PHASE_BITS as i32)?;
@@ -146,25 +145,27 @@ pub fn phase_sums_fixed(terms: &[(Interval, Interval)], k_max: usize, prec: u32,
     if terms.is_empty() || terms.len() >= 100_000_000 {
         return None;
     }
-    // the scale: every |w| ≤ 2^{e_n}, the sum ≤ N·2^{e_max} ≤ 2^{E − 1}
-    let mags: Vec<Option<i32>> = terms
-        .iter()
-        .map(|(w, _)| {
-            let a = Float::with_val(w.prec(), w.lo().abs_ref()).max(&Float::with_val(w.prec(), w.hi().abs_ref()));
-            a.is_finite().then(|| a.get_exp()).flatten()
-        })
-        .collect();
     if terms.iter().any(|(w, t)| !w.lo().is_finite() || !w.hi().is_finite() || !t.lo().is_finite() || !t.hi().is_finite()) {
         return None;
     }
-    let e_max = mags.iter().flatten().copied().max()?;
+    // the scale: every |w| < 2^{e_n} (None: a zero weight, no node), the sum ≤ N·2^{e_max} ≤ 2^{E − 1}
+    let mags: Vec<(Float, Option<i32>)> = terms
+        .iter()
+        .map(|(w, _)| {
+            let a = Float::with_val(w.prec(), w.lo().abs_ref()).max(&Float::with_val(w.prec(), w.hi().abs_ref()));
+            let e = a.get_exp();
+            (a, e)
+        })
+        .collect();
+    let e_max = mags.iter().filter_map(|(_, e)| *e).max()?;
     let big_e = e_max + (usize::BITS - terms.len().leading_zeros()) as i32 + 1;
     let k = k_max as f64;
-    let nodes: Vec<Option<Option<Node>>> = terms.par_iter().zip(&mags).map(|(t, mag)| mag.map(|e_n| node(t, e_n, k, big_e))).collect();
-    // (a zero weight has no node; a node that cannot be held refuses the whole sum)
+    let nodes: Vec<Option<Option<Node>>> =
+        terms.par_iter().zip(&mags).map(|(t, (mag, e))| e.map(|e_n| node(t, mag, e_n, k, big_e))).collect();
+    // (a node that cannot be held refuses the whole sum)
     let nodes: Vec<Node> = nodes.into_iter().flatten().collect::<Option<Vec<Node>>>()?;
-    // each node's bound relative to 2^{e_n}, scaled to 2^{e_max} (a scale below 2^−1000 taken as 2^−1000)
-    // (a share below 1e-290, or one that underflows, taken as 1e-290)
+    // each node's bound relative to 2^{e_n}, scaled to 2^{e_max}: a scale below 2^−1000 taken as 2^−1000, and
+    // a share below 1e-290 (or one that underflows) as 1e-290
     let scaled: f64 = nodes.iter().map(|n| (n.bound * 2f64.powi((n.e - e_max).max(-1000))).max(1e-290)).sum();
     let units = 2.0 * terms.len() as f64 * 2f64.powi(big_e - ACC_BITS - e_max);
     let radius = Float::with_val(64, (scaled + units) * (1.0 + 1e-7)) << e_max;
