@@ -203,7 +203,6 @@ mod tests {
     fn the_policy_is_the_table() {
         use AutoEngine::*;
         let priced: &dyn Fn() -> Result<Option<f64>, ()> = &|| Ok(Some(30.0));
-        type Row<'a> = (&'static str, LatticeOffers<'a>, Result<AutoEngine, Refusal>);
         let rows: Vec<Row> = vec![
             ("a small lattice: the exact lattice in MPFR", small(), Ok(Lattice { mpfr: true })),
             ("--arith f64 forced", LatticeOffers { arith: Some(Arith::F64), ..small() }, Ok(Lattice { mpfr: false })),
@@ -239,6 +238,24 @@ mod tests {
                 LatticeOffers { few_groups: false, exact_secs: 2.0, fourier: priced, ..small() },
                 Ok(Lattice { mpfr: true }),
             ),
+        ];
+        check(&rows);
+    }
+
+    type Row<'a> = (&'static str, LatticeOffers<'a>, Result<AutoEngine, Refusal>);
+
+    fn check(rows: &[Row]) {
+        for (what, offers, want) in rows {
+            assert_eq!(&choose(offers), want, "{what}");
+        }
+    }
+
+    /// The table's second half: where the inversion declines or the lattice is out of reach, the fallbacks
+    /// and the refusals.
+    #[test]
+    fn the_fallbacks_and_refusals_are_the_table() {
+        use AutoEngine::*;
+        let rows: Vec<Row> = vec![
             (
                 "the inversion declines, the exact lattice beyond the budget, f64 within it",
                 LatticeOffers { exact_secs: 20.0, f64_secs: 1.0, fourier: &DECLINES, ..small() },
@@ -305,9 +322,7 @@ mod tests {
                 Err(Refusal::NoLattice),
             ),
         ];
-        for (what, offers, want) in &rows {
-            assert_eq!(&choose(offers), want, "{what}");
-        }
+        check(&rows);
     }
 
     /// The inversion's price is asked only where the policy needs it (it may walk the inversion's nodes): not

@@ -164,7 +164,6 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
         |why: &str| crate::err!(Resource, "the grid step {} is too fine for {}{why}", crate::num::format::fmt_rational(h), law.spec());
     let too_wide = || too_fine(&format!(": its discretised law would span more than {MAX_DENSE} grid points"));
     let c = offset(law, dir, h);
-    let range = law.range(dir);
     let (hf, cf) = (h.to_f64(), c.to_f64());
     let index = |x: f64| -> Fallible<i64> {
         let k = ((x - cf) / hf).round();
@@ -173,23 +172,7 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
         }
         Ok(k as i64)
     };
-    // grid indices bounding the support (an atom at an end gets a unit cell of its own)
-    let top = match &range.hi {
-        End::Open => None,
-        e => Some(index(e.to_f64(1.0))? + 1),
-    };
-    let bottom = match &range.lo {
-        End::Open => None,
-        e => Some(index(e.to_f64(-1.0))? - 1),
-    };
-    let median = law.quantile(dir, -std::f64::consts::LN_2, true);
-    let mut k0 = index(if median.is_finite() { median } else { 0.0 })?;
-    if let Some(t) = top {
-        k0 = k0.min(t - 1);
-    }
-    if let Some(b) = bottom {
-        k0 = k0.max(b + 1);
-    }
+    let (bottom, top, mut k0) = support_indices(law, dir, &index)?;
     // a law whose losses lie on a lattice aligned with this grid, of step k grid steps: cells of exactly one
     // lattice step from lattice point to lattice point, each holding one loss at its lower edge, which both
     // discretisations then place exactly (coarser cells would spread their atoms)
@@ -259,6 +242,29 @@ fn cells_within(law: &dyn LossLaw, dir: Direction, h: &Rational, bits: u32, p: u
     let down = walk(-1, &s0, max_cells - up.len(), MAX_DENSE - up_reach)?;
     let (edges, splits) = in_order(down, (k0, s0), up);
     Ok(Cells { c, h: h.clone(), edges, splits })
+}
+
+/// The grid indices bounding the law's support (an atom at an end gets a unit cell of its own; None where
+/// it is open), and where the walks start: its median's index, inside them.
+fn support_indices(law: &dyn LossLaw, dir: Direction, index: &dyn Fn(f64) -> Fallible<i64>) -> Fallible<(Option<i64>, Option<i64>, i64)> {
+    let range = law.range(dir);
+    let top = match &range.hi {
+        End::Open => None,
+        e => Some(index(e.to_f64(1.0))? + 1),
+    };
+    let bottom = match &range.lo {
+        End::Open => None,
+        e => Some(index(e.to_f64(-1.0))? - 1),
+    };
+    let median = law.quantile(dir, -std::f64::consts::LN_2, true);
+    let mut k0 = index(if median.is_finite() { median } else { 0.0 })?;
+    if let Some(t) = top {
+        k0 = k0.min(t - 1);
+    }
+    if let Some(b) = bottom {
+        k0 = k0.max(b + 1);
+    }
+    Ok((bottom, top, k0))
 }
 
 /// True if the walks from k0 must span more than `MAX_DENSE` grid points, known from a few splits before

@@ -88,21 +88,8 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     let budget = job.grid_work;
     let (mass_bits, _) = bits_for(q, laws);
     let _progress = crate::num::progress::begin("pld grid", estimated_seconds(budget));
-    // losses on a common lattice (randomized response, the discrete Gaussian and Laplace): one exact
-    // step, unless it is finer than the engine refines to, beyond the budget or over a limit (then the
-    // refinement below)
-    if let Some(step) = exact_step(laws) {
-        // (a hundred nodes per atom: the work of a smooth law's inversion)
-        if 100.0 * estimated_points(laws, &step, mass_bits) <= budget as f64 {
-            match pld_bracket(q, laws, &step, budget) {
-                Ok((iv, _)) => {
-                    let detail = pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)";
-                    return Certified::new(iv, Engine::Pld, trust, detail);
-                }
-                Err(e) if refused_by_limits(&e) => {}
-                Err(e) => return Err(e),
-            }
-        }
+    if let Some(exact) = on_common_lattice(job, mass_bits)? {
+        return Ok(exact);
     }
     let (h, model_exp) = first_step(laws);
     let mut h = on_lattices(h, laws);
@@ -190,6 +177,26 @@ pub(in crate::account) fn refined(job: &Job) -> Fallible<Certified> {
     }
     let why = limit.unwrap_or_else(|| "the grid refinement stopped".into());
     Ok(c.with_note(format!("the pld grid's step h = {} bounds it: {why}", fmt_rational(&h))))
+}
+
+/// Losses on a common lattice (randomized response, the discrete Gaussian and Laplace): one exact step,
+/// unless it is finer than the engine refines to, beyond the budget or over a limit (None: then
+/// [`refined`]'s refinement).
+fn on_common_lattice(job: &Job, mass_bits: u32) -> Fallible<Option<Certified>> {
+    let (q, laws, budget) = (job.q, job.laws, job.grid_work);
+    let Some(step) = exact_step(laws) else { return Ok(None) };
+    // (a hundred nodes per atom: the work of a smooth law's inversion)
+    if 100.0 * estimated_points(laws, &step, mass_bits) > budget as f64 {
+        return Ok(None);
+    }
+    match pld_bracket(q, laws, &step, budget) {
+        Ok((iv, _)) => {
+            let detail = pld_detail(laws, &step) + " (every loss on this grid: exact up to rounding)";
+            Certified::new(iv, Engine::Pld, job.trust, detail).map(Some)
+        }
+        Err(e) if refused_by_limits(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Where the refinement stands after a step: the digits asked, the work budget and the work spent, the last
