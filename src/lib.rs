@@ -41,7 +41,7 @@ pub use budget::zcdp;
 pub use calibrate::{calibrate_factor, MAX_FACTOR};
 pub use census::allocation::{builtin as builtin_allocation, Allocation, BUILTIN as BUILTIN_ALLOCATIONS};
 pub use cli::calibrate_sigma::{record as calibrate_sigma_record, SigmaArgs};
-pub use cli::renyi::RENYI_COLUMNS;
+pub use cli::renyi::renyi_columns;
 pub use cli::{execute, keep_freed_memory, run, Cli};
 pub use data::table::visit as visit_csv;
 pub use error::{Error, ErrorKind, Fallible};

@@ -1,4 +1,9 @@
-//! A result record (ordered string fields) rendered as an aligned table, CSV with a header, or JSON.
+//! A result record (ordered string fields) rendered as an aligned table, CSV with a header, or JSON; a
+//! command's rows are typed structs made records by [`row`] (`record/row.rs`).
+
+mod row;
+
+pub use row::{columns, row};
 
 use crate::error::Fallible;
 use crate::{err, fallible};
@@ -53,11 +58,11 @@ impl Record {
 impl Record {
     /// The record with exactly these columns, in this order: an empty value where a field does not apply.
     /// A field of the record outside `cols` is an internal error (a command's columns are fixed).
-    pub fn with_columns(&self, cols: &[&str]) -> Fallible<Record> {
-        if let Some((k, _)) = self.fields.iter().find(|(k, _)| !cols.contains(&k.as_str())) {
+    pub fn with_columns<S: AsRef<str>>(&self, cols: &[S]) -> Fallible<Record> {
+        if let Some((k, _)) = self.fields.iter().find(|(k, _)| !cols.iter().any(|c| c.as_ref() == k)) {
             return fallible!(Internal, "field '{k}' outside the command's columns");
         }
-        Ok(Record { fields: cols.iter().map(|c| (c.to_string(), self.get(c).unwrap_or("").to_string())).collect() })
+        Ok(Record { fields: cols.iter().map(|c| (c.as_ref().to_string(), self.get(c.as_ref()).unwrap_or("").to_string())).collect() })
     }
 }
 

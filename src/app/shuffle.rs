@@ -21,8 +21,9 @@ use crate::error::{ErrorKind, Fallible};
 use crate::fallible;
 use crate::model::{spec::parse_mech, Composition, Neighbors};
 use crate::num::format::{fmt_down, fmt_rational, fmt_up};
-use crate::record::Record;
+use crate::record::{row, Record};
 use rug::Rational;
+use serde::Serialize;
 
 /// What is asked: ε at δ, or δ at ε.
 #[derive(Clone, Debug)]
@@ -31,26 +32,28 @@ pub enum ShuffleQuery {
     Delta(Rational),
 }
 
-/// The CSV columns of the row.
-pub const SHUFFLE_COLUMNS: &[&str] = &[
-    "sampler",
-    "neighbors",
-    "sigma",
-    "steps_per_epoch",
-    "epochs",
-    "measure",
-    "at",
-    "shuffled_at_least",
-    "trust",
-    "test",
-    "shuffled_at_most",
-    "upper_bound",
-    "poisson_lo",
-    "poisson_hi",
-    "poisson_method",
-    "poisson_digits",
-    "verdict",
-];
+/// The row of `shuffle` (its fields are the CSV columns, in order; every field present, empty where it
+/// does not apply).
+#[derive(Serialize, Default)]
+pub struct ShuffleRow {
+    pub sampler: String,
+    pub neighbors: String,
+    pub sigma: String,
+    pub steps_per_epoch: String,
+    pub epochs: String,
+    pub measure: String,
+    pub at: String,
+    pub shuffled_at_least: String,
+    pub trust: String,
+    pub test: String,
+    pub shuffled_at_most: String,
+    pub upper_bound: String,
+    pub poisson_lo: String,
+    pub poisson_hi: String,
+    pub poisson_method: String,
+    pub poisson_digits: String,
+    pub verdict: String,
+}
 
 /// The row: the bound, its test, the Poisson bracket at `digits` and the verdict.
 pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQuery, neighbors: &str, digits: u32) -> Fallible<Record> {
@@ -87,49 +90,38 @@ pub fn shuffle_row(sigma: &Rational, steps: u64, epochs: u64, query: &ShuffleQue
         Err(e) if matches!(e.kind(), ErrorKind::Declined | ErrorKind::Resource | ErrorKind::Input) => Err(e.to_string()),
         Err(e) => return Err(e),
     };
-    let mut r = Record::new();
-    r.push("sampler", "shuffle and iterate");
-    r.push("neighbors", nb.as_str());
-    r.push("sigma", fmt_rational(sigma));
-    r.push("steps_per_epoch", steps.to_string());
-    r.push("epochs", epochs.to_string());
-    r.push("measure", measure);
-    r.push("at", fmt_rational(&at));
-    match &bound {
-        Some(b) => {
-            r.push("shuffled_at_least", fmt_down(b.value.lo(), 12));
-            r.push("trust", "certified-lower-bound");
-            r.push("test", describe(b, epochs, relation));
-        }
-        None => {
-            r.push("shuffled_at_least", "");
-            r.push("trust", "");
-            r.push("test", "no test of the family gives a positive bound here");
-        }
-    }
-    r.push("shuffled_at_most", fmt_up(upper.hi(), 12));
+    let (shuffled_at_least, trust, test) = match &bound {
+        Some(b) => (fmt_down(b.value.lo(), 12), "certified-lower-bound".to_string(), describe(b, epochs, relation)),
+        None => (String::new(), String::new(), "no test of the family gives a positive bound here".to_string()),
+    };
     let (rel, sens) = if nb == Neighbors::Replace { ("replace", 2) } else { ("zero-out: the record's gradient 0, its slot kept", 1) };
-    r.push(
-        "upper_bound",
-        format!("certified-upper-bound: {epochs} Gaussian release(s) of sensitivity {sens} ({rel}), as if the batch order were known; every shuffled run is a mixture of such runs"),
-    );
+    let mut r = ShuffleRow {
+        sampler: "shuffle and iterate".into(),
+        neighbors: nb.as_str().into(),
+        sigma: fmt_rational(sigma),
+        steps_per_epoch: steps.to_string(),
+        epochs: epochs.to_string(),
+        measure: measure.into(),
+        at: fmt_rational(&at),
+        shuffled_at_least,
+        trust,
+        test,
+        shuffled_at_most: fmt_up(upper.hi(), 12),
+        upper_bound: format!("certified-upper-bound: {epochs} Gaussian release(s) of sensitivity {sens} ({rel}), as if the batch order were known; every shuffled run is a mixture of such runs"),
+        ..ShuffleRow::default()
+    };
     match &poisson {
         Ok(c) => {
             let p = c.printed(digits as usize + 5);
-            r.push("poisson_lo", p.lo.clone());
-            r.push("poisson_hi", p.hi.clone());
-            r.push("poisson_method", c.engine().as_str());
-            r.push("poisson_digits", p.digits_field());
-            r.push("verdict", verdict(&bound, c.hi(), measure));
+            r.poisson_lo = p.lo.clone();
+            r.poisson_hi = p.hi.clone();
+            r.poisson_method = c.engine().as_str().into();
+            r.poisson_digits = p.digits_field();
+            r.verdict = verdict(&bound, c.hi(), measure);
         }
-        Err(why) => {
-            for k in ["poisson_lo", "poisson_hi", "poisson_method", "poisson_digits"] {
-                r.push(k, "");
-            }
-            r.push("verdict", format!("no comparison: the Poisson accounting of the same expected batches is not certified here ({why})"));
-        }
+        Err(why) => r.verdict = format!("no comparison: the Poisson accounting of the same expected batches is not certified here ({why})"),
     }
-    Ok(r)
+    row(&r)
 }
 
 /// The certified upper end of ε (or δ) for shuffled batches: E releases of the Gaussian mechanism at the

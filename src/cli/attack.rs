@@ -10,9 +10,10 @@ use crate::error::Fallible;
 use crate::fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
-use crate::record::{render_csv, Format, Record};
+use crate::record::{render_csv, row, Format, Record};
 use clap::Args;
 use rug::Rational;
+use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct AttackArgs {
@@ -44,11 +45,22 @@ fn pct_up(c: &Certified) -> String {
     format!("{}%", fmt_up(&(c.hi().clone() * 100u32), 4))
 }
 
-/// The CSV columns of `attack`: one row per measure (the advantage, the TPR at each FPR, the Bayes success
+/// A row of `attack`'s CSV, its fields the columns in order: one row per measure (the advantage, the TPR at each FPR, the Bayes success
 /// at each prior, the reconstruction success at each baseline κ, in the `prior` column), an empty cell where a field does not apply. `zcdp_bs` is what the Bun–Steinke zCDP
 /// accounting of the same ρ allows (double precision, approximate in its favour).
-pub const ATTACK_COLUMNS: &[&str] =
-    &["target", "neighbors", "method", "trust", "measure", "fpr", "prior", "value_lo", "value_hi", "zcdp_bs"];
+#[derive(Serialize)]
+pub struct AttackRow<'a> {
+    pub target: &'a str,
+    pub neighbors: &'static str,
+    pub method: &'static str,
+    pub trust: &'static str,
+    pub measure: &'a str,
+    pub fpr: &'a str,
+    pub prior: &'a str,
+    pub value_lo: String,
+    pub value_hi: String,
+    pub zcdp_bs: String,
+}
 
 /// A double-precision value in the decimal style of the certified ones (7 significant digits).
 /// A zCDP comparison value (empty where the composition has no ρ: NaN).
@@ -117,18 +129,18 @@ fn render_attack_csv(m: &Measures) -> Fallible<String> {
         (m.t, &m.fprs, &m.priors, &m.adv, &m.tprs, &m.bayes, &m.tpr_bs, &m.bayes_bs, m.adv_bs);
     let d = 25;
     let row = |measure: &str, fpr: &str, prior: &str, c: &Certified, bs: f64| -> Fallible<Record> {
-        let mut r = Record::new();
-        r.push("target", t.label.clone());
-        r.push("neighbors", t.comp.neighbors().as_str());
-        r.push("method", c.engine().as_str());
-        r.push("trust", c.trust().as_str());
-        r.push("measure", measure);
-        r.push("fpr", fpr);
-        r.push("prior", prior);
-        r.push("value_lo", fmt_down(c.lo(), d));
-        r.push("value_hi", fmt_up(c.hi(), d));
-        r.push("zcdp_bs", dec(bs));
-        r.with_columns(ATTACK_COLUMNS)
+        row(&AttackRow {
+            target: &t.label,
+            neighbors: t.comp.neighbors().as_str(),
+            method: c.engine().as_str(),
+            trust: c.trust().as_str(),
+            measure,
+            fpr,
+            prior,
+            value_lo: fmt_down(c.lo(), d),
+            value_hi: fmt_up(c.hi(), d),
+            zcdp_bs: dec(bs),
+        })
     };
     let mut rows = vec![row("advantage", "", "", adv, adv_bs)?];
     for (((fs, _), c), bs) in fprs.iter().zip(tprs).zip(tpr_bs) {

@@ -6,9 +6,10 @@ use crate::census::allocation::{Allocation, Level};
 use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::num::format::fmt_nearest;
-use crate::record::{render_rows, Format, Record};
+use crate::record::{columns, render_rows, row, Format};
 use clap::Args;
 use rug::{Float, Rational};
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -21,10 +22,21 @@ pub struct DescribeArgs {
     pub format: Format,
 }
 
-/// The columns of `describe`, the same for every row (an empty cell where a field does not apply: a total
-/// row has no σ²).
-pub const COLUMNS: &[&str] =
-    &["level", "query", "queries", "rho", "rho_decimal", "sigma2", "sigma2_decimal", "sensitivity", "neighbors", "shifts_per_query"];
+/// A row of `describe`: one query, or a total (which has no σ²); its fields are the columns, the same for
+/// every row (an empty cell where a field does not apply).
+#[derive(Serialize, Default)]
+pub struct DescribeRow {
+    pub level: String,
+    pub query: String,
+    pub queries: String,
+    pub rho: String,
+    pub rho_decimal: String,
+    pub sigma2: Option<String>,
+    pub sigma2_decimal: Option<String>,
+    pub sensitivity: &'static str,
+    pub neighbors: &'static str,
+    pub shifts_per_query: &'static str,
+}
 
 /// Decimal digits of the `_decimal` columns (rounded to nearest; the exact value is beside it).
 const DIGITS: usize = 17;
@@ -49,31 +61,39 @@ fn shifts(nb: Neighbors) -> &'static str {
     }
 }
 
-fn total_row(level: &str, query: &str, n: usize, rho: &Rational, nb: Neighbors) -> Record {
-    let mut r = Record::new();
-    r.push("level", level).push("query", query).push("queries", n.to_string());
-    r.push("rho", rho.to_string()).push("rho_decimal", decimal(rho));
-    r.push("sensitivity", "1").push("neighbors", nb.as_str()).push("shifts_per_query", shifts(nb));
-    r
+fn total_row(level: &str, query: &str, n: usize, rho: &Rational, nb: Neighbors) -> DescribeRow {
+    DescribeRow {
+        level: level.into(),
+        query: query.into(),
+        queries: n.to_string(),
+        rho: rho.to_string(),
+        rho_decimal: decimal(rho),
+        sigma2: None,
+        sigma2_decimal: None,
+        sensitivity: "1",
+        neighbors: nb.as_str(),
+        shifts_per_query: shifts(nb),
+    }
 }
 
-fn level_rows(alloc: &Allocation, level: &Level, rows: &mut Vec<Record>) {
+fn level_rows(alloc: &Allocation, level: &Level, rows: &mut Vec<DescribeRow>) {
     let nb = alloc.neighbors;
     for (i, q) in level.query_rho.iter().enumerate() {
         let name = level.query_names.get(i).cloned().unwrap_or_else(|| (i + 1).to_string());
         let s2 = sigma2(q, nb);
-        let mut r = Record::new();
-        r.push("level", level.name.clone()).push("query", name).push("queries", "1");
-        r.push("rho", q.to_string()).push("rho_decimal", decimal(q));
-        r.push("sigma2", s2.to_string()).push("sigma2_decimal", decimal(&s2));
-        r.push("sensitivity", "1").push("neighbors", nb.as_str()).push("shifts_per_query", shifts(nb));
-        rows.push(r);
+        rows.push(DescribeRow {
+            query: name,
+            queries: "1".into(),
+            sigma2: Some(s2.to_string()),
+            sigma2_decimal: Some(decimal(&s2)),
+            ..total_row(&level.name, "", 1, q, nb)
+        });
     }
     rows.push(total_row(&level.name, "(level total)", level.query_rho.len(), &level.rho, nb));
 }
 
 /// One row per query, a total row per level and one for the whole allocation.
-pub fn rows(alloc: &Allocation) -> Vec<Record> {
+pub fn rows(alloc: &Allocation) -> Vec<DescribeRow> {
     let mut rows = Vec::new();
     for level in &alloc.levels {
         level_rows(alloc, level, &mut rows);
@@ -85,7 +105,8 @@ pub fn rows(alloc: &Allocation) -> Vec<Record> {
 
 pub fn run(a: DescribeArgs) -> Fallible<String> {
     let alloc = Allocation::from_path(&a.allocation)?;
-    let rows = rows(&alloc).iter().map(|r| r.with_columns(COLUMNS)).collect::<Result<Vec<_>, _>>()?;
+    let cols = columns::<DescribeRow>();
+    let rows = rows(&alloc).iter().map(|r| row(r)?.with_columns(&cols)).collect::<Result<Vec<_>, _>>()?;
     Ok(render_rows(&rows, a.format))
 }
 
@@ -98,7 +119,7 @@ mod tests {
     fn budgets_and_variances_by_hand() {
         let t = "rho = \"1\"\n[[level]]\nname = \"A\"\nshare = \"1/2\"\nquery_shares = [\"1/4\", \"3/4\"]\n";
         let a = Allocation::from_toml(t).unwrap();
-        let r = rows(&a);
+        let r: Vec<_> = rows(&a).iter().map(|r| row(r).unwrap()).collect();
         assert_eq!(r.len(), 4);
         assert_eq!((r[0].get("rho"), r[0].get("sigma2")), (Some("1/8"), Some("4")));
         assert_eq!((r[1].get("rho"), r[1].get("sigma2")), (Some("3/8"), Some("4/3")));
@@ -106,7 +127,7 @@ mod tests {
         assert_eq!((r[2].get("query"), r[2].get("rho"), r[2].get("queries")), (Some("(level total)"), Some("1/2"), Some("2")));
         assert_eq!(r[3].get("rho"), Some("1/2"));
         let b = Allocation::from_toml(&format!("neighbors = \"replace\"\n{t}")).unwrap();
-        let r = rows(&b);
+        let r: Vec<_> = rows(&b).iter().map(|r| row(r).unwrap()).collect();
         assert_eq!((r[0].get("sigma2"), r[0].get("shifts_per_query")), (Some("8"), Some("2")));
     }
 }

@@ -2,12 +2,13 @@
 //! accountants' currency, `account::renyi`), and with `--rho` its tight zCDP parameter sup_α D_α/α.
 
 use crate::cli::common::{accountant, parse_list, resolve, TargetArgs};
-use crate::cli::epsilon::{header, out_digits, push_bracket};
+use crate::cli::epsilon::{out_digits, printed};
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::parse_rational;
-use crate::record::{render_rows, Format};
+use crate::record::{columns, render_rows, row, Format};
 use clap::Args;
+use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct RenyiArgs {
@@ -21,9 +22,28 @@ pub struct RenyiArgs {
     pub rho: bool,
 }
 
-/// The CSV columns of `renyi` (an empty cell where a field does not apply: `alpha` on the ρ row).
-pub const RENYI_COLUMNS: &[&str] =
-    &["target", "neighbors", "method", "trust", "measure", "alpha", "value_lo", "value_hi", "value_width", "digits", "detail", "note"];
+/// A row of `renyi`: a divergence at one order, or the tight ρ (`alpha` empty); its fields are the CSV
+/// columns, in order.
+#[derive(Serialize, Default)]
+pub struct RenyiRow {
+    pub target: String,
+    pub neighbors: String,
+    pub method: String,
+    pub trust: String,
+    pub measure: String,
+    pub alpha: String,
+    pub value_lo: String,
+    pub value_hi: String,
+    pub value_width: String,
+    pub digits: String,
+    pub detail: Option<String>,
+    pub note: Option<String>,
+}
+
+/// The CSV columns of `renyi` (an empty cell where a field does not apply).
+pub fn renyi_columns() -> Vec<String> {
+    columns::<RenyiRow>()
+}
 
 pub fn run(a: RenyiArgs) -> Fallible<String> {
     if a.alpha.is_none() && !a.rho {
@@ -53,13 +73,22 @@ pub fn run(a: RenyiArgs) -> Fallible<String> {
         results.push(("tight_zcdp_rho", String::new(), acc.tight_rho()?));
     }
     for (measure, s, c) in results {
-        let mut r = header(&t);
-        r.push("method", c.engine().as_str());
-        r.push("trust", c.trust().as_str());
-        r.push("measure", measure);
-        r.push("alpha", s);
-        push_bracket(&mut r, "value", &c, out_digits(&a.target));
-        rows.push(if a.target.format == Format::Csv { r.with_columns(RENYI_COLUMNS)? } else { r });
+        let p = printed(&c, out_digits(&a.target));
+        let r = row(&RenyiRow {
+            target: t.label.clone(),
+            neighbors: t.comp.neighbors().as_str().into(),
+            method: c.engine().as_str().into(),
+            trust: c.trust().as_str().into(),
+            measure: measure.into(),
+            alpha: s,
+            value_lo: p.lo,
+            value_hi: p.hi,
+            value_width: p.width,
+            digits: p.digits,
+            detail: p.detail,
+            note: p.note,
+        })?;
+        rows.push(if a.target.format == Format::Csv { r.with_columns(&renyi_columns())? } else { r });
     }
     Ok(render_rows(&rows, a.target.format))
 }

@@ -2,7 +2,7 @@
 //! explicit attack (`attack::shuffle`), beside the certified Poisson accounting of the same expected batch
 //! size (q = 1/T over T·E steps), which practitioners often quote for shuffled training.
 
-use crate::app::shuffle::{shuffle_row, ShuffleQuery, SHUFFLE_COLUMNS};
+use crate::app::shuffle::{shuffle_row, ShuffleQuery, ShuffleRow};
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::parse_rational;
@@ -47,6 +47,6 @@ pub fn run(a: ShuffleArgs) -> Fallible<String> {
         _ => return fallible!(Input, "give --delta D (a lower bound of epsilon) or --epsilon E (a lower bound of delta)"),
     };
     let r = shuffle_row(&sigma, a.steps, a.epochs, &query, &a.neighbors, a.digits)?;
-    let row = if a.format == Format::Csv { r.with_columns(SHUFFLE_COLUMNS)? } else { r };
+    let row = if a.format == Format::Csv { r.with_columns(&crate::record::columns::<ShuffleRow>())? } else { r };
     Ok(render_rows(&[row], a.format))
 }

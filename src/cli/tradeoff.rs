@@ -4,13 +4,14 @@
 
 use crate::account::Method;
 use crate::cli::common::{accountant, parse_list, resolve, TargetArgs};
-use crate::cli::epsilon::{header, out_digits, push_bracket};
+use crate::cli::epsilon::{out_digits, printed};
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
-use crate::record::{render_rows, Format};
+use crate::record::{columns, render_rows, row, Format};
 use clap::Args;
+use serde::Serialize;
 
 #[derive(Args, Debug)]
 pub struct TradeoffArgs {
@@ -24,9 +25,31 @@ pub struct TradeoffArgs {
     pub alpha: Option<String>,
 }
 
-/// The CSV columns of `tradeoff --alpha` (an empty cell where a field does not apply).
-pub const ALPHA_COLUMNS: &[&str] =
-    &["target", "neighbors", "method", "trust", "alpha", "beta_lo", "beta_hi", "beta_width", "digits", "detail", "note"];
+/// A row of `tradeoff --alpha`: f(α) (its fields are the CSV columns, in order).
+#[derive(Serialize, Default)]
+pub struct AlphaRow {
+    pub target: String,
+    pub neighbors: String,
+    pub method: String,
+    pub trust: String,
+    pub alpha: String,
+    pub beta_lo: String,
+    pub beta_hi: String,
+    pub beta_width: String,
+    pub digits: String,
+    pub detail: Option<String>,
+    pub note: Option<String>,
+}
+
+/// A row of `tradeoff`'s list of knots: the k-th vertex (α_k, β_k), its ends to 25 digits outward.
+#[derive(Serialize)]
+pub struct KnotRow {
+    pub k: String,
+    pub alpha_lo: String,
+    pub alpha_hi: String,
+    pub beta_lo: String,
+    pub beta_hi: String,
+}
 
 pub fn run(a: TradeoffArgs) -> Fallible<String> {
     if let (Some(_), Some(_)) = (a.points, &a.alpha) {
@@ -61,23 +84,33 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
         })?;
         for (s, al) in alphas {
             let f = acc.tradeoff(&al)?;
-            let mut r = header(&t);
-            r.push("method", f.engine().as_str());
-            r.push("trust", f.trust().as_str());
-            r.push("alpha", s);
-            push_bracket(&mut r, "beta", &f, out_digits(&a.target));
-            rows.push(if a.target.format == Format::Csv { r.with_columns(ALPHA_COLUMNS)? } else { r });
+            let p = printed(&f, out_digits(&a.target));
+            let r = row(&AlphaRow {
+                target: t.label.clone(),
+                neighbors: t.comp.neighbors().as_str().into(),
+                method: f.engine().as_str().into(),
+                trust: f.trust().as_str().into(),
+                alpha: s,
+                beta_lo: p.lo,
+                beta_hi: p.hi,
+                beta_width: p.width,
+                digits: p.digits,
+                detail: p.detail,
+                note: p.note,
+            })?;
+            let cols = columns::<AlphaRow>();
+            rows.push(if a.target.format == Format::Csv { r.with_columns(&cols)? } else { r });
         }
         return Ok(render_rows(&rows, a.target.format));
     }
     for k in acc.knots(a.points.unwrap_or(200))? {
-        let mut r = crate::record::Record::new();
-        r.push("k", k.k.to_string());
-        r.push("alpha_lo", fmt_down(k.alpha.lo(), 25));
-        r.push("alpha_hi", fmt_up(k.alpha.hi(), 25));
-        r.push("beta_lo", fmt_down(k.beta.lo(), 25));
-        r.push("beta_hi", fmt_up(k.beta.hi(), 25));
-        rows.push(r);
+        rows.push(row(&KnotRow {
+            k: k.k.to_string(),
+            alpha_lo: fmt_down(k.alpha.lo(), 25),
+            alpha_hi: fmt_up(k.alpha.hi(), 25),
+            beta_lo: fmt_down(k.beta.lo(), 25),
+            beta_hi: fmt_up(k.beta.hi(), 25),
+        })?);
     }
     Ok(render_rows(&rows, a.target.format))
 }
