@@ -12,6 +12,8 @@ Cases (the --mech spellings; add/remove neighbours, sensitivity mu):
   laplace:scale=4       densities of Lap(0, 4) and Lap(1, 4)
   gauss:sigma=1,q=1/100 Poisson-subsampled Gaussian, one step: remove (A_q || B) and add (B || A_q),
                         A_q = 0.99 N(0,1) + 0.01 N(1,1), B = N(0,1)
+  gauss:sigma=11/10,q=256/60000, laplace:scale=1,q=1/10
+                        the remove direction (A_q || B) at integer orders up to 256
 The tight zCDP parameter rho = sup_{alpha>1} D_alpha/alpha: for these pure-DP laws D_alpha/alpha decreases
 in alpha (checked below on a grid), so rho is the limit at alpha -> 1, the KL divergence.
 
@@ -103,3 +105,19 @@ bq = normal(0)
 for a in ["2", "2.5", "8"]:
     show(f"gauss:sigma=1,q=1/100 remove D_{a}", renyi_real(aq, bq, mpf(a), [-inf, -5, 0, 5, inf]))
     show(f"gauss:sigma=1,q=1/100 add D_{a}", renyi_real(bq, aq, mpf(a), [-inf, -5, 0, 5, inf]))
+
+# Poisson-subsampled Gaussian and Laplace mechanism, one step, the remove direction (A_q || B) at integer
+# orders up to 256 (src/noise/subsample.rs expands these binomially; here, the defining integral)
+s = mpf(11) / 10
+qq = mpf(256) / 60000
+normal_s = lambda mu: (lambda x: exp(-(x - mu) ** 2 / (2 * s * s)) / (s * sqrt(2 * pi)))
+aq = lambda x: (1 - qq) * normal_s(0)(x) + qq * normal_s(1)(x)
+bq = normal_s(0)
+for a in ["3", "64", "256"]:
+    pts = [-inf, -5, 0, 5] + [mpf(k) for k in range(25, int(a) + 60, 25)] + [inf]
+    show(f"gauss:sigma=11/10,q=256/60000 remove D_{a}", renyi_real(aq, bq, mpf(a), pts))
+qq = mpf(1) / 10
+aq = lambda x: (1 - qq) * lap_pdf(mpf(1), 0)(x) + qq * lap_pdf(mpf(1), 1)(x)
+bq = lap_pdf(mpf(1), 0)
+for a in ["2", "20"]:
+    show(f"laplace:scale=1,q=1/10 remove D_{a}", renyi_real(aq, bq, mpf(a), [-inf, 0, 1, inf]))

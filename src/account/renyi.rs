@@ -4,7 +4,8 @@
 //! For the composition's pair in one direction, D_α(A‖B) = Σ_i n_i D_α(A_i‖B_i) (the divergences of
 //! independent products add [Mir17, Prop. 1]); the worse direction is the larger. Each law's D_α comes
 //! from, in order: its own formula (`LossLaw::renyi`: the Gaussian's αη, the discrete Gaussian's θ-ratio,
-//! Mironov's Laplace closed form), its finitely many atoms (E_A[e^{(α−1)L}] as a finite sum:
+//! Mironov's Laplace closed form, a Poisson-subsampled mechanism's remove pair at integer orders as a
+//! binomial sum of the mechanism's own [MTZ19, §3.3]), its finitely many atoms (E_A[e^{(α−1)L}] as a finite sum:
 //! discrete Laplace, randomized response, stated ε-DP pairs; +∞ where A[L = +∞] > 0), or its moment
 //! generating function M(α − 1) by the certified quadrature of `noise::mgf` (the Poisson-subsampled
 //! Gaussian). D_α = ln E_A[e^{(α−1)L}]/(α − 1).
