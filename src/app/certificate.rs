@@ -12,17 +12,22 @@ use crate::census::allocation::Allocation;
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::record::Record;
+use crate::record::{row, Record};
 use rug::{Float, Rational};
+use serde::Serialize;
 
-fn rec(product: &str, nb: &str, quantity: &str, value: String, note: &str) -> Record {
-    let mut r = Record::new();
-    r.push("product", product);
-    r.push("neighbors", nb);
-    r.push("quantity", quantity);
-    r.push("value", value);
-    r.push("note", note);
-    r
+/// A row of the certificate: one quantity of the release.
+#[derive(Serialize)]
+struct CertificateRow<'a> {
+    product: &'a str,
+    neighbors: &'a str,
+    quantity: &'a str,
+    value: String,
+    note: &'a str,
+}
+
+fn rec(product: &str, neighbors: &str, quantity: &str, value: String, note: &str) -> Record {
+    row(&CertificateRow { product, neighbors, quantity, value, note }).expect("invariant: a flat row")
 }
 
 fn dec(q: &Rational, d: usize) -> String {

@@ -6,14 +6,33 @@ use crate::census::Allocation;
 use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::{Arith, Interval};
-use crate::record::Record;
+use crate::record::{row, Record};
 use rug::{Float, Rational};
+use serde::Serialize;
 
 /// Significant digits printed for certified values in result tables.
 pub const DIGITS: usize = 30;
 
 pub fn rat_dec(q: &Rational, digits: usize) -> String {
     fmt_nearest(&Float::with_val(256, q), digits)
+}
+
+/// A row of [`geolevel_epsilons`]: one level at one δ (σ² exact and as a decimal where the level has one
+/// variance).
+#[derive(Serialize)]
+struct GeolevelRow<'a> {
+    level: &'a str,
+    share: String,
+    queries: usize,
+    sigma2_exact: String,
+    sigma2: String,
+    rho: String,
+    delta: String,
+    eps_bureau: String,
+    eps_exact_lo: String,
+    eps_exact_hi: String,
+    reduction_percent: String,
+    neighbors: &'static str,
 }
 
 /// Per-level exact ε vs the Bureau's zCDP ε (issue: "First table", [SSW24]
@@ -31,22 +50,21 @@ pub fn geolevel_epsilons(alloc: &Allocation, deltas: &[Rational], prec: u32) -> 
             let hundred = Interval::from_i64(100, prec);
             // reduction = 100(1 − exact/bureau), enclosed
             let red = hundred.mul(&one.sub(&exact.div(&bureau)));
-            let mut r = Record::new();
-            r.push("level", level.name.clone());
-            r.push("share", level.share.as_ref().map(|s| rat_dec(s, 12)).unwrap_or_default());
-            r.push("queries", level.query_rho.len().to_string());
-            let s2 = if groups.len() == 1 { groups[0].sigma2.to_string() } else { "heterogeneous".into() };
-            let s2d = if groups.len() == 1 { rat_dec(&groups[0].sigma2, DIGITS) } else { String::new() };
-            r.push("sigma2_exact", s2);
-            r.push("sigma2", s2d);
-            r.push("rho", rat_dec(&level.rho, DIGITS));
-            r.push("delta", rat_dec(delta, 6));
-            r.push("eps_bureau", fmt_nearest(&bureau.mid(), DIGITS));
-            r.push("eps_exact_lo", fmt_down(exact.lo(), DIGITS));
-            r.push("eps_exact_hi", fmt_up(exact.hi(), DIGITS));
-            r.push("reduction_percent", fmt_nearest(&red.mid(), 12));
-            r.push("neighbors", alloc.neighbors.as_str());
-            rows.push(r);
+            let one_group = (groups.len() == 1).then(|| &groups[0].sigma2);
+            rows.push(row(&GeolevelRow {
+                level: &level.name,
+                share: level.share.as_ref().map(|s| rat_dec(s, 12)).unwrap_or_default(),
+                queries: level.query_rho.len(),
+                sigma2_exact: one_group.map_or_else(|| "heterogeneous".into(), |s2| s2.to_string()),
+                sigma2: one_group.map(|s2| rat_dec(s2, DIGITS)).unwrap_or_default(),
+                rho: rat_dec(&level.rho, DIGITS),
+                delta: rat_dec(delta, 6),
+                eps_bureau: fmt_nearest(&bureau.mid(), DIGITS),
+                eps_exact_lo: fmt_down(exact.lo(), DIGITS),
+                eps_exact_hi: fmt_up(exact.hi(), DIGITS),
+                reduction_percent: fmt_nearest(&red.mid(), 12),
+                neighbors: alloc.neighbors.as_str(),
+            })?);
         }
     }
     Ok(rows)
