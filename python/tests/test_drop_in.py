@@ -130,3 +130,22 @@ def test_events_without_noise_are_non_private_as_dp_accountings_accountants_coun
         theirs = pld_privacy_accountant.PLDAccountant(*([relation] if relation else [])).compose(event)
         ours = tightdp.PLDAccountant(relation).compose(event)
         assert ours.get_epsilon(1e-5) == theirs.get_epsilon(1e-5) == 0.0, event
+
+
+def test_a_sequence_where_one_number_is_expected_is_refused_in_the_interfaces_words():
+    # (dp_accounting's get_epsilon and get_delta take one value; a list once leaked an AttributeError)
+    acc = tightdp.PLDAccountant().compose(dpsgd(1.1, steps=100))
+    with pytest.raises(tightdp.InputError, match="get_epsilon takes one target_delta"):
+        acc.get_epsilon([1e-5, 1e-6])
+    with pytest.raises(tightdp.InputError, match="get_delta takes one target_epsilon"):
+        acc.get_delta((1.0, 2.0))
+    opacus = tightdp.OpacusAccountant()
+    opacus.step(noise_multiplier=1.1, sample_rate=0.01)
+    with pytest.raises(tightdp.InputError, match="get_epsilon takes one delta"):
+        opacus.get_epsilon([1e-5])
+    # one value, as a float, a numpy scalar or a 0-d array, is answered
+    np = pytest.importorskip("numpy")
+    assert acc.get_epsilon(np.float64(1e-5)) == acc.get_epsilon(1e-5) == acc.get_epsilon(np.array(1e-5))
+    # a negative noise multiplier is refused; zero is dp_accounting's non-private event (above)
+    with pytest.raises(tightdp.InputError, match="must not be negative"):
+        tightdp.PLDAccountant().compose(dp_event.GaussianDpEvent(-1.0))

@@ -20,6 +20,7 @@ message: :class:`InputError` (a ``ValueError``), :class:`ResourceLimitError` (a 
 Certified(lo=10.1254170441117538579..., hi=10.1254170441117538579..., method='lattice-dd', ...)
 """
 
+import collections.abc
 import math
 import numbers
 import operator
@@ -113,6 +114,8 @@ def _is_bool(x) -> bool:
 
 def _q(x: Number, what: str) -> str:
     """The exact value of x as a string the library parses ('p/q' or a decimal)."""
+    if getattr(x, "ndim", None) == 0 and hasattr(x, "item"):
+        x = x.item()  # a 0-d numpy array: its one value
     if _is_bool(x):
         raise InputTypeError(f"{what} must be a number, got {x!r}")
     if isinstance(x, str):
@@ -452,6 +455,9 @@ class Composition:
 
 
 def _is_seq(x) -> bool:
+    # (a 0-d numpy array is one value: iterating it raises, and its tolist() is a float)
+    if getattr(x, "ndim", None) == 0:
+        return False
     return not isinstance(x, (str, bytes, int, float, Fraction, Decimal)) and hasattr(x, "__iter__")
 
 
@@ -663,18 +669,26 @@ def _exact(x, what: str) -> Fraction:
         raise InputError(f"{what}: not a number: {x!r}") from None
 
 
+def _one_value(x, method: str, arg: str, many: str) -> None:
+    """Refuse a sequence where one number is expected (dp_accounting's get_epsilon and get_delta take one)."""
+    if isinstance(x, (str, bytes)) or getattr(x, "ndim", None) == 0:
+        return
+    if isinstance(x, collections.abc.Iterable):
+        raise InputError(f"{method} takes one {arg} (a number), got a sequence; {many}(...) answers a sequence of them")
+
+
 def _base_spec(event) -> str:
     """The --mech term (without n) of one dp_accounting mechanism event."""
     name = type(event).__name__
     if name == "GaussianDpEvent":
         nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
         if nm <= 0:
-            raise InputError("GaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+            raise InputError("GaussianDpEvent: noise_multiplier must not be negative (a zero noise multiplier is accounted as not private: epsilon inf, as dp_accounting's)")
         return f"gauss:sigma={nm}"
     if name == "LaplaceDpEvent":
         nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
         if nm <= 0:
-            raise InputError("LaplaceDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+            raise InputError("LaplaceDpEvent: noise_multiplier must not be negative (a zero noise multiplier is accounted as not private: epsilon inf, as dp_accounting's)")
         return f"laplace:scale={nm}"
     if name == "DiscreteLaplaceDpEvent":
         a = _exact(event.noise_parameter, "DiscreteLaplaceDpEvent.noise_parameter")
@@ -720,7 +734,7 @@ def _base_spec(event) -> str:
         # s per node, so sigma^2 = s^2 / D at sensitivity 1
         nm = _exact(event.noise_multiplier, "SingleEpochTreeAggregationDpEvent.noise_multiplier")
         if nm <= 0:
-            raise InputError("SingleEpochTreeAggregationDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+            raise InputError("SingleEpochTreeAggregationDpEvent: noise_multiplier must not be negative (a zero noise multiplier is accounted as not private: epsilon inf, as dp_accounting's)")
         return f"gauss:sigma2={nm * nm / _tree_depth(event)}"
     if name == "PoissonSampledDpEvent":
         inner = _base_spec(event.event)
@@ -743,7 +757,7 @@ def _base_spec(event) -> str:
         nm = _exact(event.noise_multiplier, "TruncatedSubsampledGaussianDpEvent.noise_multiplier")
         q = _exact(event.sampling_probability, "TruncatedSubsampledGaussianDpEvent.sampling_probability")
         if nm <= 0:
-            raise InputError("TruncatedSubsampledGaussianDpEvent: noise_multiplier must be positive (a zero noise multiplier is not private)")
+            raise InputError("TruncatedSubsampledGaussianDpEvent: noise_multiplier must not be negative (a zero noise multiplier is accounted as not private: epsilon inf, as dp_accounting's)")
         if not (0 < q < 1):
             raise InputError(f"TruncatedSubsampledGaussianDpEvent: sampling_probability must be in (0, 1), got {event.sampling_probability}")
         b = _int(event.truncated_batch_size, "TruncatedSubsampledGaussianDpEvent.truncated_batch_size", 1, 2**50)
@@ -1195,6 +1209,7 @@ class PLDAccountant:
     def get_epsilon(self, target_delta: float) -> float:
         """The smallest certified ε for ``target_delta`` (0 before any event; inf after a NonPrivateDpEvent),
         rounded up to a float."""
+        _one_value(target_delta, "get_epsilon", "target_delta", "epsilon")
         if self._non_private:
             return math.inf
         if not self._specs:
@@ -1204,6 +1219,7 @@ class PLDAccountant:
     def get_delta(self, target_epsilon: float) -> float:
         """The certified δ(ε), upper end rounded up to a float (0 before any event; 1 after a
         NonPrivateDpEvent)."""
+        _one_value(target_epsilon, "get_delta", "target_epsilon", "delta")
         if self._non_private:
             return 1.0
         if not self._specs:
@@ -1308,6 +1324,7 @@ class OpacusAccountant:
         after a step without noise)."""
         if args:
             raise InputError("get_epsilon takes delta, and Opacus's keyword arguments only")
+        _one_value(delta, "get_epsilon", "delta", "epsilon")
         c, infinite = self._state()
         if infinite:
             return math.inf

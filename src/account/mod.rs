@@ -410,6 +410,13 @@ impl Accountant {
     /// The vertices (α, β) of the trade-off function inside the resolved window, at the accountant's
     /// precision, thinned to at most `max_points` (0: all).
     pub fn knots(&self, max_points: usize) -> Fallible<Vec<Knot>> {
+        // (the lattice's cost estimate of a composition with other laws is infinite: say why instead)
+        if self.comp.has_law() {
+            return fallible!(
+                Input,
+                "the list of the trade-off function's knots is computed on the lattice of discrete Gaussian and discrete Laplace noise only; give --alpha A,B,... for f(alpha) of this composition"
+            );
+        }
         let opts = self.initial_opts(Query::Tradeoff(&Rational::from((1, 2))), true);
         // the knots need the whole MPFR lattice, whose cost grows with n: refused up front past the budget
         // (10⁶ × … took minutes unannounced), pointing to f(α), which the inversion answers at any size

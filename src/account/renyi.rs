@@ -65,9 +65,12 @@ impl Accountant {
         let prec = self.renyi_prec();
         let digits = self.opts.digits;
         let mut worst: Option<(Interval, usize)> = None;
+        // whether a direction's search stopped at its cap of evaluations
+        let mut capped = false;
         for dir in law_directions(&laws) {
             let tail = tail_bound(&laws, dir, prec)?;
             let (iv, work) = sup_over_alpha(&|a: &Rational| composed(&laws, dir, a, prec, digits), &tail, digits, prec)?;
+            capped |= work >= MAX_EVALUATIONS;
             worst = Some(match worst {
                 None => (iv, work),
                 Some((w, k)) => (w.max(&iv), k + work),
@@ -75,7 +78,17 @@ impl Accountant {
         }
         let (iv, work) = worst.ok_or_else(|| err!(Input, "an empty composition has no zCDP parameter"))?;
         let detail = format!("sup over alpha of D_alpha/alpha, {work} evaluations of D_alpha; {}", describe(&laws));
-        Certified::new(iv, Engine::Renyi, trust(&laws), detail)
+        let c = Certified::new(iv, Engine::Renyi, trust(&laws), detail)?;
+        if c.meets(digits) {
+            return Ok(c);
+        }
+        // short of the digits asked: say why (the output's rule: a bracket short of them names its limit)
+        let why = if capped {
+            format!("the search over alpha stopped at its cap of {MAX_EVALUATIONS} evaluations of D_alpha")
+        } else {
+            "the enclosures of D_alpha and the bound beyond the largest order evaluated resolve no more".to_string()
+        };
+        Ok(c.with_note(format!("wider than the {digits} digits asked: {why}")))
     }
 
     fn renyi_prec(&self) -> u32 {

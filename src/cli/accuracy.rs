@@ -34,7 +34,7 @@ pub struct AccuracyArgs {
     #[arg(long, value_name = "NAME", default_value = "count")]
     pub column: String,
     /// δ at which the reduced noise keeps the Bureau's ε (Table 1 uses 1e-11)
-    #[arg(long, value_name = "D", default_value = "1e-11")]
+    #[arg(long, allow_hyphen_values = true, value_name = "D", default_value = "1e-11")]
     pub delta: String,
     /// Simulation trials per count (0: exact expectations only)
     #[arg(long, value_name = "N", default_value_t = 20)]

@@ -20,15 +20,15 @@ pub struct AttackArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// False positive rates at which to bound the attacker's true positive rate (repeatable or comma list)
-    #[arg(long, value_name = "F", value_delimiter = ',', default_values_t = ["1e-4".to_string(), "1e-3".to_string(), "1e-2".to_string()])]
+    #[arg(long, allow_hyphen_values = true, value_name = "F", value_delimiter = ',', default_values_t = ["1e-4".to_string(), "1e-3".to_string(), "1e-2".to_string()])]
     pub fpr: Vec<String>,
     /// Prior probabilities of membership for the Bayes success of the best test (repeatable or comma list)
-    #[arg(long, value_name = "P", value_delimiter = ',', default_values_t = ["0.5".to_string(), "1e-3".to_string()])]
+    #[arg(long, allow_hyphen_values = true, value_name = "P", value_delimiter = ',', default_values_t = ["0.5".to_string(), "1e-3".to_string()])]
     pub prior: Vec<String>,
     /// Baseline success κ of a reconstruction attack (its best guess without the data: e.g. 1/1000 for a
     /// value drawn from 1,000 equally likely ones): the certified bound 1 − f(κ) on its success with the
     /// output (reconstruction robustness, Kaissis et al. 2023; repeatable or comma list)
-    #[arg(long, value_name = "K", value_delimiter = ',')]
+    #[arg(long, allow_hyphen_values = true, value_name = "K", value_delimiter = ',')]
     pub reconstruction_prior: Vec<String>,
 }
 

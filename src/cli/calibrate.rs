@@ -36,7 +36,7 @@ pub struct CalibrateArgs {
     pub neighbors: Option<String>,
     /// Resolution of the calibrated noise multiplier or sampling rate (with --mech): the answer is a multiple
     /// of it (a fraction such as 1/60000 is exact)
-    #[arg(long, value_name = "R", default_value = "0.001", requires = "mech")]
+    #[arg(long, allow_hyphen_values = true, value_name = "R", default_value = "0.001", requires = "mech")]
     pub resolution: String,
     /// Also write the calibrated allocation to FILE (TOML: the same levels, every query's budget as an exact
     /// `query_rho` fraction at the certified end of the factor bracket), loadable by every command; written
@@ -52,15 +52,15 @@ pub struct CalibrateArgs {
     pub target_epsilon: Option<String>,
     /// Calibrate to an attack target instead of ε: the largest noise reduction keeping the certified
     /// advantage sup(TPR − FPR) at or below A (with --mech: the smallest sigma, or the most steps, keeping it)
-    #[arg(long, value_name = "A", conflicts_with_all = ["target_epsilon", "target_tpr"])]
+    #[arg(long, allow_hyphen_values = true, value_name = "A", conflicts_with_all = ["target_epsilon", "target_tpr"])]
     pub target_advantage: Option<String>,
     /// Calibrate to an attack target: TPR of the best membership test at FPR --at-fpr at or below T (with
     /// --allocation or --mech). The same number bounds reconstruction: --target-tpr R --at-fpr K keeps a
     /// reconstruction attack of baseline success K at or below R (`attack --reconstruction-prior`)
-    #[arg(long, value_name = "T", requires = "at_fpr", conflicts_with = "target_epsilon")]
+    #[arg(long, allow_hyphen_values = true, value_name = "T", requires = "at_fpr", conflicts_with = "target_epsilon")]
     pub target_tpr: Option<String>,
     /// The FPR of --target-tpr
-    #[arg(long, value_name = "F", requires = "target_tpr")]
+    #[arg(long, allow_hyphen_values = true, value_name = "F", requires = "target_tpr")]
     pub at_fpr: Option<String>,
     /// Conversion that defines the default ε target (default zcdp-bs; not with an attack target)
     #[arg(long, value_enum)]

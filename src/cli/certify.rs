@@ -29,7 +29,7 @@ pub struct CertifyArgs {
     pub delta: String,
     /// Largest width of the certified ε bracket where the budgets share no practical lattice
     /// (smoothed Fourier inversion; lattice results are narrower anyway); --allocation only, default 1e-9
-    #[arg(long, value_name = "W")]
+    #[arg(long, allow_hyphen_values = true, value_name = "W")]
     pub width: Option<String>,
     /// Output format: table (for reading), csv or json
     #[arg(long, value_enum, default_value = "table")]

@@ -27,7 +27,7 @@ pub struct TargetArgs {
     pub n: Option<String>,
     /// Integer sensitivity μ ≥ 1 of each query (with --sigma2 only, default 1; a --mech term states its own
     /// as `mu=M`)
-    #[arg(long, value_name = "MU")]
+    #[arg(long, allow_hyphen_values = true, value_name = "MU")]
     pub sensitivity: Option<String>,
     /// Allocation file (TOML, see docs/design.md "Allocation files"), or the name of a built-in allocation
     /// (e.g. dhc-2022-08-25); with --mech, the level(s) composed with those mechanisms
@@ -69,13 +69,13 @@ pub struct TargetArgs {
     pub grid_budget: u64,
     /// Round every group's loss up and down onto the grid of this width (loss units) and report the
     /// certified bracket (an independent, slower cross-check; implies --method grid)
-    #[arg(long, value_name = "G")]
+    #[arg(long, allow_hyphen_values = true, value_name = "G")]
     pub grid: Option<String>,
     /// Target width of the certified ε bracket of the smoothed inversion (default: from --digits, at least
     /// 1e-21; at least 1e-24). Below 1e-11 it runs its 20-digit tier (128-bit nodes, ~1e11-1e12 sieved
     /// nodes: ~0.3 s for 20 digits of the 2021 redistricting budget); a width it cannot reach within
     /// 4e12 nodes gives the narrowest bracket it can, said so in the note
-    #[arg(long, value_name = "W")]
+    #[arg(long, allow_hyphen_values = true, value_name = "W")]
     pub width: Option<String>,
     /// Force the lattice arithmetic: f64 (certified double precision, ~12 digits), dd (certified
     /// double-double, ~25 digits) or mpfr (MPFR intervals at --prec BITS, default 256). By default the

@@ -35,7 +35,7 @@ pub struct DownstreamArgs {
     #[arg(long, value_name = "LEVEL=ALLOCATION_LEVEL")]
     pub map: Vec<String>,
     /// δ at which the reduced noise keeps the Bureau's ε (Table 1 uses 1e-11)
-    #[arg(long, value_name = "D", default_value = "1e-11")]
+    #[arg(long, allow_hyphen_values = true, value_name = "D", default_value = "1e-11")]
     pub delta: String,
     /// Noisy releases K per noise level (the paper: 3)
     #[arg(long, value_name = "K", default_value_t = 2000)]

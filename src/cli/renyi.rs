@@ -15,7 +15,7 @@ pub struct RenyiArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Rényi orders α > 1 at which to give D_α (comma-separated)
-    #[arg(long, value_name = "A,B,…")]
+    #[arg(long, allow_hyphen_values = true, value_name = "A,B,…")]
     pub alpha: Option<String>,
     /// The tight zCDP parameter ρ = sup over α > 1 of D_α/α
     #[arg(long)]

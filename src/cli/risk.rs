@@ -64,7 +64,7 @@ pub enum RiskCmd {
 #[derive(Args, Debug)]
 pub struct SingleArgs {
     /// Adversary's prior P[X₁ = m+1], in (0, 1)
-    #[arg(long, value_name = "P")]
+    #[arg(long, allow_hyphen_values = true, value_name = "P")]
     pub p: String,
     /// KR's ρ (noise pmf ∝ e^{−ρ(x*−x)²}); default the Table 2 block GVHR value
     #[arg(long, value_name = "RHO", allow_hyphen_values = true, conflicts_with = "allocation")]
@@ -109,7 +109,7 @@ pub struct T78Args {
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Adversary's prior P[X₁ = m+1]
-    #[arg(long, value_name = "P", default_value = "1/2")]
+    #[arg(long, allow_hyphen_values = true, value_name = "P", default_value = "1/2")]
     pub p: String,
     /// Known count m = x_{1,−t}
     #[arg(long, value_name = "M", default_value_t = 0, allow_hyphen_values = true)]
@@ -194,7 +194,7 @@ pub struct DecArgs {
 #[derive(Args, Debug)]
 pub struct MultiArgs {
     /// Adversary's prior P[X₁ = m+1], in (0, 1)
-    #[arg(long, value_name = "P")]
+    #[arg(long, allow_hyphen_values = true, value_name = "P")]
     pub p: String,
     /// Known count m = x_{1,−t}
     #[arg(long, value_name = "M", default_value_t = 0, allow_hyphen_values = true)]
@@ -212,7 +212,7 @@ pub struct MultiArgs {
 #[derive(Args, Debug)]
 pub struct PpArgs {
     /// Adversary's prior P[X₁ = m+1], in (0, 1)
-    #[arg(long, value_name = "P", default_value = "1/2")]
+    #[arg(long, allow_hyphen_values = true, value_name = "P", default_value = "1/2")]
     pub p: String,
     /// ρ₁ (block)
     #[arg(long, value_name = "RHO", default_value = BLOCK, allow_hyphen_values = true)]

@@ -13,7 +13,7 @@ use clap::Args;
 pub struct ShuffleArgs {
     /// Noise multiplier σ: the standard deviation of the Gaussian noise on each batch's sum of gradients
     /// clipped to norm 1 (decimal or fraction)
-    #[arg(long, value_name = "S")]
+    #[arg(long, allow_hyphen_values = true, value_name = "S")]
     pub sigma: String,
     /// Batches (steps) per epoch T
     #[arg(long, value_name = "T")]
@@ -22,10 +22,10 @@ pub struct ShuffleArgs {
     #[arg(long, value_name = "E", default_value_t = 1)]
     pub epochs: u64,
     /// δ at which to bound ε from below
-    #[arg(long, value_name = "D", conflicts_with = "epsilon")]
+    #[arg(long, allow_hyphen_values = true, value_name = "D", conflicts_with = "epsilon")]
     pub delta: Option<String>,
     /// ε at which to bound δ from below
-    #[arg(long, value_name = "E")]
+    #[arg(long, allow_hyphen_values = true, value_name = "E")]
     pub epsilon: Option<String>,
     /// Neighbour relation: add-remove (the record, gradient +1, present or absent; the others' gradients 0)
     /// or replace (its gradient +1 replaced by −1; the others' −1)

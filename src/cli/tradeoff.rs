@@ -21,7 +21,7 @@ pub struct TradeoffArgs {
     #[arg(long, value_name = "N")]
     pub points: Option<usize>,
     /// Evaluate f(α) at these type I errors instead of listing knots (comma-separated)
-    #[arg(long, value_name = "A,B,…")]
+    #[arg(long, allow_hyphen_values = true, value_name = "A,B,…")]
     pub alpha: Option<String>,
 }
 

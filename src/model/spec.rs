@@ -33,7 +33,7 @@ pub fn parse_sensitivity(s: &str) -> Fallible<u32> {
 pub fn parse_mech(spec: &str) -> Fallible<Group> {
     let (kind, body) = spec
         .split_once(':')
-        .ok_or_else(|| err!(Input, "mechanism '{spec}': expected 'dgauss:sigma2=S,n=N[,mu=M]' or 'dlap:scale=B,n=N[,mu=M]'"))?;
+        .ok_or_else(|| err!(Input, "mechanism '{spec}': expected KIND:key=value,... ({}; see --help)", crate::noise::registry::kinds()))?;
     let param = match kind.trim() {
         "dgauss" => "sigma2",
         "dlap" => "scale",

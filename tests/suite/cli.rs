@@ -118,6 +118,24 @@ fn bad_input_is_one_line_exit_2() {
     assert_bad(&["delta", "--mech", "dgauss:sigma2=0,n=1", "--epsilon", "1"], "sigma2");
 }
 
+/// Found by a new-user sweep (2026-12-02): a negative value was taken for a flag (clap's "unexpected argument
+/// '-0'"), an empty --mech named 2 of the kinds, and the knots of a composition with continuous laws were
+/// refused with an estimate of "inf s". Each is refused in the interface's words now.
+#[test]
+fn negative_values_empty_terms_and_knots_of_laws_are_refused_in_words() {
+    use crate::common::refused;
+    refused(&["tradeoff", "--mech", "gauss:sigma=1.1,n=10", "--alpha", "-0.1"], &["alpha must be in [0, 1]", "-0.1"]);
+    refused(&["attack", "--mech", "gauss:sigma=1.1,n=10", "--fpr", "-0.1"], &["--fpr must be in [0, 1]"]);
+    refused(&["renyi", "--mech", "gauss:sigma=1,n=2", "--alpha", "-2"], &["greater than 1", "-2"]);
+    refused(&["shuffle", "--sigma", "-1", "--steps", "10", "--delta", "1e-5"], &["sigma must be positive"]);
+    refused(&["epsilon", "--mech", "gauss:sigma=1,n=2", "--delta", "1e-5", "--width", "-1"], &["--width"]);
+    refused(&["epsilon", "--mech", "", "--delta", "1e-5"], &["KIND:key=value", "gauss", "laplace", "rr", "mog", "repsel"]);
+    refused(
+        &["tradeoff", "--mech", "rr:epsilon=1,n=2", "--neighbors", "replace"],
+        &["knots", "discrete Gaussian and discrete Laplace noise only", "--alpha"],
+    );
+}
+
 #[test]
 fn bad_allocation_files_are_rejected() {
     let dir = tempfile::tempdir().unwrap();
