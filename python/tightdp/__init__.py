@@ -20,7 +20,6 @@ message: :class:`InputError` (a ``ValueError``), :class:`ResourceLimitError` (a 
 Certified(lo=10.1254170441117538579..., hi=10.1254170441117538579..., method='lattice-dd', ...)
 """
 
-import collections.abc
 import math
 import numbers
 import operator
@@ -671,9 +670,7 @@ def _exact(x, what: str) -> Fraction:
 
 def _one_value(x, method: str, arg: str, many: str) -> None:
     """Refuse a sequence where one number is expected (dp_accounting's get_epsilon and get_delta take one)."""
-    if isinstance(x, (str, bytes)) or getattr(x, "ndim", None) == 0:
-        return
-    if isinstance(x, collections.abc.Iterable):
+    if _is_seq(x):
         raise InputError(f"{method} takes one {arg} (a number), got a sequence; {many}(...) answers a sequence of them")
 
 

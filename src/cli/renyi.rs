@@ -72,6 +72,7 @@ pub fn run(a: RenyiArgs) -> Fallible<String> {
     if a.rho {
         results.push(("tight_zcdp_rho", String::new(), acc.tight_rho()?));
     }
+    let cols = renyi_columns();
     for (measure, s, c) in results {
         let p = printed(&c, out_digits(&a.target));
         let r = row(&RenyiRow {
@@ -88,7 +89,7 @@ pub fn run(a: RenyiArgs) -> Fallible<String> {
             detail: p.detail,
             note: p.note,
         })?;
-        rows.push(if a.target.format == Format::Csv { r.with_columns(&renyi_columns())? } else { r });
+        rows.push(if a.target.format == Format::Csv { r.with_columns(&cols)? } else { r });
     }
     Ok(render_rows(&rows, a.target.format))
 }

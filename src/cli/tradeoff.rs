@@ -82,6 +82,7 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
             }
             Ok(al)
         })?;
+        let cols = columns::<AlphaRow>();
         for (s, al) in alphas {
             let f = acc.tradeoff(&al)?;
             let p = printed(&f, out_digits(&a.target));
@@ -98,7 +99,6 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
                 detail: p.detail,
                 note: p.note,
             })?;
-            let cols = columns::<AlphaRow>();
             rows.push(if a.target.format == Format::Csv { r.with_columns(&cols)? } else { r });
         }
         return Ok(render_rows(&rows, a.target.format));

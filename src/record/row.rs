@@ -79,6 +79,51 @@ macro_rules! refuse_scalars {
     };
 }
 
+/// Refuses the compound forms (sequences, tuples, maps, variants with values): a row is flat.
+macro_rules! refuse_compounds {
+    ($ok:ty) => {
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ok, RowError> {
+            refuse("a variant with a value")
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, RowError> {
+            refuse("a sequence")
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, RowError> {
+            refuse("a tuple")
+        }
+        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, RowError> {
+            refuse("a tuple struct")
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, RowError> {
+            refuse("a tuple variant")
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
+            refuse("a map")
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, RowError> {
+            refuse("a struct variant")
+        }
+    };
+}
+
 impl Serializer for Fields {
     type Ok = Record;
     type Error = RowError;
@@ -106,33 +151,7 @@ impl Serializer for Fields {
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, _: &T) -> Result<Record, RowError> {
         refuse("a newtype")
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Result<Record, RowError> {
-        refuse("a variant")
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, RowError> {
-        refuse("a sequence")
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, RowError> {
-        refuse("a tuple")
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, RowError> {
-        refuse("a tuple struct")
-    }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeTupleVariant, RowError> {
-        refuse("a tuple variant")
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
-        refuse("a map")
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, RowError> {
-        refuse("a struct variant")
-    }
+    refuse_compounds!(Record);
 }
 
 /// One field's value: its text, or None for `None` and `()`.
@@ -208,35 +227,10 @@ impl Serializer for Scalar {
 
     refuse_scalars!(Text; serialize_bytes(&[u8]), serialize_unit_struct(&'static str));
 
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Result<Text, RowError> {
-        refuse("a variant with a value")
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, RowError> {
-        refuse("a sequence")
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, RowError> {
-        refuse("a tuple")
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, RowError> {
-        refuse("a tuple struct")
-    }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeTupleVariant, RowError> {
-        refuse("a tuple variant")
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
-        refuse("a map")
-    }
+    refuse_compounds!(Text);
+
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, RowError> {
         refuse("a nested struct")
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, RowError> {
-        refuse("a struct variant")
     }
 }
 
