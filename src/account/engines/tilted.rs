@@ -49,6 +49,11 @@ use std::sync::{Arc, Mutex};
 /// `FIXED_COST`), summed over laws and directions (~5 s; the pld grid, the alternative, takes its ~10 s budget for
 /// a few digits where this cap binds: δ of 1e-30 and below).
 const MAX_WORK: f64 = 1.5e7;
+/// Largest ε (or ε's cell) the planning searches for: 10^12 subsampled Gaussians of DP-SGD (q = 256/60000,
+/// σ = 1.1) have ε ≈ 1.2·10^7 at δ = 10^-5, past the former 10^6, where the engine declined and the pld grid
+/// spent minutes for no digit. (Sixty doublings at most where the estimate never comes down.)
+const MAX_CROSSING: f64 = 1e18;
+
 /// Largest reach of the line t* = hK before the engine declines.
 const MAX_REACH: f64 = 2e4;
 
@@ -427,6 +432,15 @@ impl Composition<'_> {
         // tilts weigh): on to 1e5, by golden section on ln c (g is convex in c, so unimodal in ln c). Large
         // tilts are the compositions with much noise, where ε is small against the loss's spread: at 10
         // Gaussian and 10 discrete Gaussian releases of σ² = 10⁶, c ≈ 1,150
+        // the optimum at the search's lower end (to its resolution): on down to 2^-30, the dyadic grid's
+        // step, by golden section on ln c. Tiny tilts are the compositions whose loss spreads far wider than
+        // its distance to ε: 10^12 Laplace releases of scale 1 (c ≈ 5e-6, where the bound at 1e-4 is 3,000
+        // nepers too high and the engine declined)
+        if c < 1e-4 + 1e-6 {
+            let floor = 1.0 / 1073741824.0;
+            let c = dyadic(golden(&|u: f64| g(u.exp()), f64::ln(floor), 2e-4f64.ln()).exp()).max(floor);
+            return (c, g(c));
+        }
         if c < 63.0 || !self.exact_real() {
             return (c, g(c));
         }
@@ -694,10 +708,17 @@ impl Composition<'_> {
     /// Planning: the largest step h (from 2πc/h = 1 − ln_tol down by factors 0.85) whose aliased copies
     /// below, e^{2πc/h} P[L > ε + 2π/h] by Chernoff at the best λ > c, are under the tolerance too; and λ.
     fn step(&self, c: f64, eps: f64, ln_tol: f64) -> Option<(f64, f64)> {
+        // λ − c from 0.05 up; where no step fits and c is small, from c/8 up (the loss's spread so wide that
+        // λ = c + 0.05 weighs its tail by e^{10^8}: 10^12 Laplace releases, c ≈ 9e-6)
+        self.step_from(0.05, c, eps, ln_tol).or_else(|| (c < 0.05).then(|| self.step_from(c / 8.0, c, eps, ln_tol)).flatten())
+    }
+
+    /// [`Composition::step`] with the candidate λ at c + `d0`·1.1^j.
+    fn step_from(&self, d0: f64, c: f64, eps: f64, ln_tol: f64) -> Option<(f64, f64)> {
         // the candidate λ and their Chernoff exponents ln M(λ) − λε, once
         let cands: Vec<(f64, f64)> = (0..=80)
-            .map(|j| dyadic(c + 0.05 * 1.1f64.powi(j)))
-            .filter(|l| *l <= c + 20.0)
+            .map(|j| dyadic(c + d0 * 1.1f64.powi(j)))
+            .filter(|l| *l <= c + 20.0 && *l > c)
             .map(|l| (l, self.ln_mgf(l) - l * eps))
             .filter(|(_, v)| v.is_finite())
             .collect();
@@ -806,12 +827,12 @@ fn golden(f: &dyn Fn(f64) -> f64, mut a: f64, mut b: f64) -> f64 {
 }
 
 /// Planning: where a decreasing estimate `est` (a logarithm) comes down to `target`, from above, by doubling
-/// from 1 and 36 bisections, to 2^-36 of the bracket (None past 1e6).
+/// from 1 and 36 bisections, to 2^-36 of the bracket (None past [`MAX_CROSSING`]).
 fn crossing(est: impl Fn(f64) -> f64, target: f64) -> Option<f64> {
     let (mut a, mut b) = (0.0f64, 1.0f64);
     while est(b) > target {
         b *= 2.0;
-        if b > 1e6 {
+        if b > MAX_CROSSING {
             return None;
         }
     }

@@ -41,10 +41,21 @@ pub(super) struct Scaled {
 /// cosine (the recurrence's rounding, about 10^−16 per step, stays near 10^−13).
 const RESTART64: usize = 512;
 
+/// A tilt or step for the detail: four decimals, or four significant digits below 0.001 (10^12 Laplace
+/// releases: c = 8.987e-6, not 0.0000).
+fn four(x: f64) -> String {
+    if x >= 1e-3 {
+        format!("{x:.4}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
 impl Line {
     pub(super) fn describe(&self) -> String {
         let rest = self.near.as_ref().map_or(String::new(), |(_, far)| format!(" (the rest bounded point by point to {far})"));
-        format!("{}: c = {:.4}, h = {:.4}, {} points of the line{rest}", self.dir.as_str(), self.c.to_f64(), self.h.to_f64(), self.g.len())
+        let (c, h) = (self.c.to_f64(), self.h.to_f64());
+        format!("{}: c = {}, h = {}, {} points of the line{rest}", self.dir.as_str(), four(c), four(h), self.g.len())
     }
 
     /// U(ε) = (h/2π)[G_0 + 2 Σ_{k≥1} Re(G_k e^{−ikhε})] and U'(ε), enclosed: the points in chunks of

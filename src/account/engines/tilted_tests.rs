@@ -82,6 +82,40 @@ fn mnist_epsilon_lies_inside_the_peers_bounds() {
     }
 }
 
+/// 10^12 releases (the model's largest count) of MNIST's subsampled Gaussian and of the Laplace mechanism: ε
+/// at δ = 1e-5 to 20 digits in the tilted engine (its planning's reach: ε ≈ 1.2·10^7 was past the ε search's
+/// 10^6, and the Laplace composition's tilt c ≈ 9e-6 below the tilt search's 1e-4 and the aliasing's λ − c ≥
+/// 0.05, so both fell to the pld grid, which spent minutes for no digit), against the Edgeworth expansion of
+/// the composed loss to order 2 (scripts/reference/huge_n_edgeworth.txt, mpmath, independent of the engines),
+/// within a thousandth of that series' last correction or 1e-18 relative.
+#[test]
+fn a_trillion_releases_hold_the_edgeworth_expansion() {
+    let mut seen = 0;
+    for f in crate::num::reference::rows(include_str!("../../../scripts/reference/huge_n_edgeworth.txt")) {
+        let c = answer(&Lines::default(), &laws(&[f[0]]), Query::Epsilon(&q(f[1])), 20, Trust::Exact).unwrap().unwrap();
+        assert!(c.meets(20) && c.engine() == Engine::Tilted, "{}: {c:?}", f[0]);
+        // (in MPFR: f64's ulp at 3.7e11 is 6e-5)
+        let big = |s: &str| Float::with_val(192, Float::parse(s).unwrap());
+        let (e1, e2) = (big(f[3]), big(f[4]));
+        let tol = (Float::with_val(192, &e2 - &e1).abs() * 1e-3f64).max(&(Float::with_val(192, &e2 * 1e-18f64)));
+        let off = Float::with_val(192, c.interval().mid() - &e2).abs();
+        assert!(off <= tol, "{}: {c:?} vs the Edgeworth value {e2} (off by {off:e}, tolerance {tol:e})", f[0]);
+        seen += 1;
+    }
+    assert_eq!(seen, 2);
+}
+
+/// δ(ε) of 10^12 MNIST steps at ε = 11,629,738 (just below the ε of δ = 1e-5), both directions, to 20 digits:
+/// scripts/reference/poisson_gaussian_huge_n.txt (mpmath: the inversion integral at the saddle tilt, M − 1 at
+/// 65 digits, checked at a second tilt to 44 digits or more).
+#[test]
+fn a_trillion_subsampled_gaussians_hold_the_mpmath_integral() {
+    let f = crate::num::reference::rows(include_str!("../../../scripts/reference/poisson_gaussian_huge_n.txt")).remove(0);
+    let spec = format!("gauss:sigma={},q={},n={}", f[1], f[0], f[2]);
+    let c = answer(&Lines::default(), &laws(&[&spec]), Query::Delta(&q(f[3])), 20, Trust::Exact).unwrap().unwrap();
+    assert!(super::super::holds(&c.interval(), f[6]) && c.meets(20) && c.engine() == Engine::Tilted, "{c:?} vs {}", f[6]);
+}
+
 /// The same query twice, and after another composition, gives the same bracket to the last bit (no state,
 /// no time in any decision).
 #[test]

@@ -196,13 +196,21 @@ fn a_work_limit_refuses_tails_cached_or_not_within_its_scope() {
     assert_eq!(work_meter() - before, nodes);
     // room for one tail: the first is served, the second (the same, cached) refused
     let start = work_meter();
-    let (r, refused) = with_work_limit(start + 1, || (ft.ge(m), ft.ge(m), ft.ge(m + 1)));
+    let (r, refused) = with_work_limit(start + nodes, || (ft.ge(m), ft.ge(m), ft.ge(m + 1)));
     assert!(refused);
     assert_eq!(r.0.unwrap(), first);
     for e in [r.1.unwrap_err(), r.2.unwrap_err()] {
         assert_eq!(e.kind(), crate::error::ErrorKind::Resource, "{e}");
         assert!(e.message().contains("work limit"), "{e}");
     }
+    // room for less than one tail: refused before its nodes are evaluated (the meter does not move), fresh
+    // or cached alike
+    let fresh = m + 2;
+    let before = work_meter();
+    let (r, refused) = with_work_limit(before + 1, || (ft.ge(fresh), ft.ge(m)));
+    assert!(refused && r.0.is_err() && r.1.is_err(), "{r:?}");
+    assert_eq!(work_meter(), before, "a refused tail evaluated nodes");
+    assert!(r.0.unwrap_err().message().contains("work limit would be passed"));
     // a scope whose tails all fit says so; outside any scope the tails are served again
     assert!(!with_work_limit(work_meter() + nodes + 1, || ft.ge(m).unwrap()).1);
     assert_eq!(ft.ge(m).unwrap(), first);
