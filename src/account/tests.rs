@@ -291,3 +291,19 @@ fn a_short_answer_escalates_to_a_dear_inversion() {
     let c = beyond.dear_fourier(Query::Tradeoff(&alpha), short()).unwrap();
     assert_eq!(c.engine(), Engine::Conditioned, "{c}");
 }
+
+/// 10^12 exponential mechanisms (ε₀ = 1/10, add/remove): no law engine answers (the tilted line's reach; the
+/// pld grid's budget, here a small one), and the Rényi bound on dp_accounting's orders (ε ≤ 1.37·10^9) misses
+/// the optimal order 1 + 10^-4: the accountant answers with the certified zCDP bound of ρ = n ε₀²/8 instead,
+/// CKS's conversion [CKS20, Prop 12] at its best α, 1250239916.0440898212736142518821 by mpmath's evaluation
+/// of the formula at α = 1.0000959701182637879 (it grows by 1.3e-11 at α ± 10^-12). Once this took an hour
+/// and a half on the pld grid.
+#[test]
+fn huge_bounded_range_compositions_fall_back_to_their_certified_bounds() {
+    let group = crate::model::spec::parse_mech("expmech:epsilon=0.1,n=1000000000000").unwrap();
+    let comp = Composition::new(vec![group], Neighbors::AddRemove).unwrap();
+    let a = Accountant::new(comp, Options { grid_work: 50_000_000, ..Options::default() }).unwrap();
+    let c = a.epsilon(&q("1e-5")).unwrap();
+    assert_eq!((c.engine(), c.trust()), (Engine::ZcdpCks, Trust::Bound), "{c:?}");
+    assert!(crate::account::engines::holds(&c.interval(), "1250239916.0440898212736142518821"), "{c:?}");
+}
