@@ -431,13 +431,12 @@ impl Accountant {
         let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
         let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| *k.alpha.hi() > 1e-300 && *k.beta.hi() > 1e-300).collect();
-        let step = if max_points == 0 || ks.len() <= max_points { 1 } else { ks.len().div_ceil(max_points) };
-        let n = ks.len();
+        let keep = thinned(ks.len(), max_points);
         let (engine, detail) = (self.engine_of(&opts), self.detail(&opts));
         let cert = |iv| Certified::new(iv, engine, Trust::Exact, detail.clone());
         ks.into_iter()
             .enumerate()
-            .filter(|(i, _)| i % step == 0 || i + 1 == n)
+            .filter(|(i, _)| keep.binary_search(i).is_ok())
             .map(|(_, k)| Ok(Knot { k: k.k, alpha: cert(k.alpha)?, beta: cert(k.beta)? }))
             .collect()
     }
@@ -481,3 +480,13 @@ const SINGLE_RELEASE_FROM: u64 = 100_000;
 
 #[cfg(test)]
 mod tests;
+
+/// The indices of `n` items kept when at most `max` are (0: all): evenly spread, the first and the last
+/// among them (`--points 4` listed five knots: every ⌈n/4⌉-th and the last).
+fn thinned(n: usize, max: usize) -> Vec<usize> {
+    match max {
+        _ if max == 0 || n <= max => (0..n).collect(),
+        1 => vec![0],
+        _ => (0..max).map(|j| j * (n - 1) / (max - 1)).collect(),
+    }
+}

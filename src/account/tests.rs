@@ -307,3 +307,19 @@ fn huge_bounded_range_compositions_fall_back_to_their_certified_bounds() {
     assert_eq!((c.engine(), c.trust()), (Engine::ZcdpCks, Trust::Bound), "{c:?}");
     assert!(crate::account::engines::holds(&c.interval(), "1250239916.0440898212736142518821"), "{c:?}");
 }
+
+/// `--points N` lists at most N knots, evenly spread, the first and the last among them (it listed N + 1:
+/// every ⌈n/N⌉-th and the last); N at or above the count, or 0, lists all.
+#[test]
+fn knots_are_thinned_to_at_most_the_points_asked() {
+    assert_eq!(thinned(101, 4), vec![0, 33, 66, 100]);
+    assert_eq!(thinned(5, 4), vec![0, 1, 2, 4]);
+    assert_eq!(thinned(3, 1), vec![0]);
+    assert_eq!(thinned(3, 3), vec![0, 1, 2]);
+    assert_eq!(thinned(3, 0), vec![0, 1, 2]);
+    let a = Accountant::new(Composition::gaussian(q("4"), 3, 1).unwrap(), Options::default()).unwrap();
+    let all = a.knots(0).unwrap();
+    let four = a.knots(4).unwrap();
+    assert_eq!(four.len(), 4);
+    assert_eq!((four[0].k, four[3].k), (all[0].k, all[all.len() - 1].k));
+}
