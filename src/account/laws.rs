@@ -62,16 +62,11 @@ impl Accountant {
     fn bound_without_engines(&self, q: Query) -> Fallible<Certified> {
         let r = self.rdp_bound(q)?;
         let (Query::Epsilon(delta), Some(rho)) = (q, self.rho()) else { return Ok(r) };
-        let (e, alpha) = crate::budget::zcdp::eps_cks(&rho, delta, self.work_prec());
-        if e.hi() >= r.interval().hi() {
-            return Ok(r);
-        }
-        let detail = format!(
-            "rho = {} converted at alpha = {} (below the Renyi bound on dp_accounting's orders)",
-            fmt_rational(&rho),
-            crate::num::format::fmt_nearest(&alpha, 20)
-        );
-        Certified::new(e, Engine::ZcdpCks, Trust::Bound, detail)
+        let rho_text = fmt_rational(&rho);
+        let c = self.cks_epsilon(&rho, delta, |a| {
+            format!("rho = {rho_text} converted at alpha = {a} (below the Renyi bound on dp_accounting's orders)")
+        })?;
+        Ok(if c.interval().hi() < r.interval().hi() { c } else { r })
     }
 
     /// [`Accountant::law_query`] past the Rényi-only and ρ-only compositions: the law engines' planner.

@@ -218,15 +218,7 @@ impl Accountant {
             Method::ZcdpBs => {
                 return Certified::new(zcdp::eps_bs(&self.rho_required()?, delta, p), Engine::ZcdpBs, Trust::Bound, String::new())
             }
-            Method::ZcdpCks => {
-                let (e, alpha) = zcdp::eps_cks(&self.rho_required()?, delta, p);
-                return Certified::new(
-                    e,
-                    Engine::ZcdpCks,
-                    Trust::Bound,
-                    format!("alpha = {}", crate::num::format::fmt_nearest(&alpha, 20)),
-                );
-            }
+            Method::ZcdpCks => return self.cks_epsilon(&self.rho_required()?, delta, |a| format!("alpha = {a}")),
             Method::Fourier | Method::FourierFast => {
                 return fallible!(Input, "the Fourier methods evaluate delta(epsilon) only (approximately); use `tightdp delta`")
             }
@@ -251,6 +243,14 @@ impl Accountant {
             Method::Conditioned => self.conditioned_query(Query::Epsilon(delta)),
             _ => self.auto(Query::Epsilon(delta)),
         }
+    }
+
+    /// ε(δ) bounded from ρ by Canonne–Kamath–Steinke's conversion [CKS20, Prop 12] (a certified bound), its
+    /// detail `detail` of the optimal α as printed (the `zcdp-cks` method, and the law queries' fallback).
+    pub(super) fn cks_epsilon(&self, rho: &Rational, delta: &Rational, detail: impl FnOnce(String) -> String) -> Fallible<Certified> {
+        let (e, alpha) = zcdp::eps_cks(rho, delta, self.work_prec());
+        let detail = detail(crate::num::format::fmt_nearest(&alpha, 20));
+        Certified::new(e, Engine::ZcdpCks, Trust::Bound, detail)
     }
 
     /// One release of the discrete Laplace whose lattice is large (DLap(4) with sensitivity 10⁶: two million
