@@ -36,7 +36,9 @@
 //!   |M(c + it)| ≤ M(c) − Σ_j (y_j − y_{j−1}) Λ_j (1 − |sinc(tΛ_j/2)|) (a sum of uniform laws'
 //!   characteristic functions plus the rest's mass; for small t this is t²/24 Σ_j (y_j − y_{j−1}) Λ_j³, the
 //!   whole variance's t²/2 for a Gaussian-like density), with sup_{s ≥ s₀} |sinc s| ≤ max(1 − s₀²/6 + s₀⁴/120, 1/π) for
-//!   s₀ ≤ π (sinc decreases on [0, π], the alternating Taylor series) and 1/s₀ beyond.
+//!   s₀ ≤ π (sinc decreases on [0, π], the alternating Taylor series) and 1/s₀ beyond. Its gain stops at the
+//!   mass the pieces miss; the bound taken is the smaller of it and the shifted contour's (`noise::mgf_strip`),
+//!   which keeps decaying with t* (a few releases need it).
 //! * **Mixture of Gaussians** (`noise::mog`): r(x) = p₀ + Σᵢ pᵢ e^{μᵢx − ηᵢ} (μᵢ = cᵢ/σ, ηᵢ = μᵢ²/2, p₀ > 0),
 //!   the same rule and bounds with μ replaced by μ_max = maxᵢ μᵢ: at x + iy every term of r turns by an angle
 //!   in [0, μ_max y] (y > 0; likewise below), so for μ_max a < π r lies in a sector of half-angle μ_max|y|/2:
@@ -381,13 +383,14 @@ impl Mgf {
                 // the mixture's tilted measure is (1 − t)ν_plain + t ν_cut: each branch's uniform components,
                 // scaled by the lower end of its weight, lie inside it (the branches' own M(c) bounds unused)
                 let t = branch_weight(t_lo, t_hi, 64);
+                // (a branch's layer cake: its decay, or the layer cake among its smallest-of bounds)
                 let parts = |d: Decay, w: Float| -> Vec<(Float, Float)> {
-                    match d {
-                        Decay::Components { parts, .. } => {
-                            parts.into_iter().map(|(m, l)| (Float::with_val_round(64, &m * &w, Round::Down).0, l)).collect()
-                        }
-                        _ => vec![],
-                    }
+                    let cake = |d: Decay| if let Decay::Components { parts, .. } = d { Some(parts) } else { None };
+                    let parts = match d {
+                        Decay::Min(bounds) => bounds.into_iter().find_map(cake).unwrap_or_default(),
+                        d => cake(d).unwrap_or_default(),
+                    };
+                    parts.into_iter().map(|(m, l)| (Float::with_val_round(64, &m * &w, Round::Down).0, l)).collect()
                 };
                 let mut all = parts(cut.decay(dir, c, m_c_hi, prec), t.lo().clone());
                 all.extend(parts(plain.decay(dir, c, m_c_hi, prec), Interval::one(64).sub(&t).lo().clone()));
@@ -508,6 +511,8 @@ pub enum Decay {
     Laplace { eps0: Rational, c: Float },
     /// e^{ε/2} cosh((c + ½)ε)/((e^ε − 1)|c + ½ + it*|) (`noise::mgf_bounded_range`)
     BoundedRange { eps: Rational, c: Float },
+    /// the shifted contour's bound (`noise::mgf_strip`)
+    Strip(super::mgf_strip::Strip),
     /// the smallest of several bounds
     Min(Vec<Decay>),
 }
@@ -548,6 +553,7 @@ impl Decay {
                 bound.ln().hi().clone()
             }
             Decay::BoundedRange { eps, c } => super::mgf_bounded_range::ln_decay(eps, c, t_star),
+            Decay::Strip(s) => s.ln_upper(t_star),
             Decay::Min(bounds) => {
                 bounds.iter().map(|b| b.ln_upper(t_star)).fold(Float::with_val(p, f64::INFINITY), |a, b| if b < a { b } else { a })
             }
@@ -812,7 +818,9 @@ impl Sub {
             pieces.push(piece.unwrap_or_else(|| (zero.clone(), zero)));
             prev = next;
         }
-        Decay::Components { m_c_hi: Float::with_val_round(p, m_c_hi, Round::Up).0, parts: layers(&pieces) }
+        let cake = Decay::Components { m_c_hi: Float::with_val_round(p, m_c_hi, Round::Up).0, parts: layers(&pieces) };
+        let strips = super::mgf_strip::strips(&self.q, &self.eta, &self.mu, &self.p0(), self.muf, kr);
+        Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::mgf::{Decay, Mgf};
 use super::mgf_quad::PIECES;
+use super::mgf_strip::{plan_strips, PlanStrip};
 use crate::noise::direction::Direction;
 use rug::{Float, Rational};
 use std::f64::consts::PI;
@@ -17,6 +18,7 @@ pub enum PlanDecay {
     Components { m_c: f64, parts: Vec<(f64, f64)> },
     Laplace { eps0: f64, c: f64 },
     BoundedRange { eps: f64, c: f64 },
+    Strip(PlanStrip),
     Min(Vec<PlanDecay>),
 }
 
@@ -25,8 +27,8 @@ pub enum PlanDecay {
 pub fn planning_decay(m: &Mgf, dir: Direction, c: f64, m_c: f64) -> PlanDecay {
     let f64_parts = |parts: &[(Rational, Rational)]| -> Vec<(f64, f64)> { parts.iter().map(|(q, e)| (q.to_f64(), e.to_f64())).collect() };
     match m {
-        Mgf::PoissonGaussian { q, eta } => sub_components(&f64_parts(&[(q.clone(), eta.clone())]), dir, c, m_c),
-        Mgf::Mixture { parts } => sub_components(&f64_parts(parts), dir, c, m_c),
+        Mgf::PoissonGaussian { q, eta } => sub_decay(&f64_parts(&[(q.clone(), eta.clone())]), dir, c, m_c),
+        Mgf::Mixture { parts } => sub_decay(&f64_parts(parts), dir, c, m_c),
         _ => PlanDecay::of(&m.decay(dir, &Float::with_val(64, c), &Float::with_val(64, m_c), 64)),
     }
 }
@@ -41,6 +43,7 @@ impl PlanDecay {
             }
             Decay::Laplace { eps0, c } => PlanDecay::Laplace { eps0: eps0.to_f64(), c: c.to_f64() },
             Decay::BoundedRange { eps, c } => PlanDecay::BoundedRange { eps: eps.to_f64(), c: c.to_f64() },
+            Decay::Strip(s) => PlanDecay::Strip(PlanStrip::of(s)),
             Decay::Min(bounds) => PlanDecay::Min(bounds.iter().map(PlanDecay::of).collect()),
         }
     }
@@ -62,6 +65,7 @@ impl PlanDecay {
                 let ln_cosh = w * e + (-2.0 * w * e).exp().ln_1p() - std::f64::consts::LN_2;
                 e / 2.0 - e.exp_m1().ln() + ln_cosh - 0.5 * (w * w + t * t).ln()
             }
+            PlanDecay::Strip(s) => s.ln_upper(t),
             PlanDecay::Min(bounds) => bounds.iter().map(|b| b.ln_upper(t)).fold(f64::INFINITY, f64::min),
         }
     }
@@ -86,6 +90,18 @@ fn sinc_sup(s0: f64) -> f64 {
     }
     let s2 = s * s;
     (1.0 - s2 / 6.0 + s2 * s2 / 120.0).max(1.0 / PI)
+}
+
+/// `Sub::decay` of `mgf.rs` in f64: the smallest of the layer cake ([`sub_components`]) and the shifted
+/// contour's bounds (`mgf_strip`).
+pub fn sub_decay(parts: &[(f64, f64)], dir: Direction, c: f64, m_c: f64) -> PlanDecay {
+    let kr = match dir {
+        Direction::Remove => c + 1.0,
+        Direction::Add => -c,
+    };
+    PlanDecay::Min(
+        std::iter::once(sub_components(parts, dir, c, m_c)).chain(plan_strips(parts, kr).into_iter().map(PlanDecay::Strip)).collect(),
+    )
 }
 
 /// The layer cake of the tilted loss of a mixture of Gaussians r(x) = p₀ + Σᵢ pᵢ e^{μᵢx − ηᵢ} (components
@@ -173,7 +189,7 @@ mod tests {
                 for c in [0.5, 2.0, 8.0] {
                     let m_c = m.ln_real_f64(dir, c).exp() * (1.0 + 1e-9);
                     let exact = m.decay(dir, &Float::with_val(64, c), &Float::with_val(64, m_c), 64);
-                    let plan = sub_components(&parts, dir, c, m_c);
+                    let plan = sub_decay(&parts, dir, c, m_c);
                     for t in [0.1, 1.0, 10.0, 100.0, 1e4] {
                         let (a, b) = (exact.ln_upper(t).to_f64(), plan.ln_upper(t));
                         let f = PlanDecay::of(&exact).ln_upper(t);

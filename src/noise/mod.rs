@@ -26,6 +26,7 @@ pub(crate) mod mgf_modulus;
 pub(crate) mod mgf_plan;
 pub(crate) mod mgf_quad;
 mod mgf_replace;
+pub(crate) mod mgf_strip;
 mod mgf_wor;
 pub(crate) mod mog;
 pub(crate) mod neighbors;
