@@ -431,13 +431,11 @@ impl Accountant {
         let prof = self.profile(&opts).map_err(Error::settle)?;
         let (lo, hi) = prof.knots_window();
         let ks: Vec<_> = prof.knots(lo, hi).into_iter().filter(|k| *k.alpha.hi() > 1e-300 && *k.beta.hi() > 1e-300).collect();
-        let keep = thinned(ks.len(), max_points);
         let (engine, detail) = (self.engine_of(&opts), self.detail(&opts));
-        let cert = |iv| Certified::new(iv, engine, Trust::Exact, detail.clone());
-        ks.into_iter()
-            .enumerate()
-            .filter(|(i, _)| keep.binary_search(i).is_ok())
-            .map(|(_, k)| Ok(Knot { k: k.k, alpha: cert(k.alpha)?, beta: cert(k.beta)? }))
+        let cert = |iv: &Interval| Certified::new(iv.clone(), engine, Trust::Exact, detail.clone());
+        thinned(ks.len(), max_points)
+            .into_iter()
+            .map(|i| Ok(Knot { k: ks[i].k, alpha: cert(&ks[i].alpha)?, beta: cert(&ks[i].beta)? }))
             .collect()
     }
 

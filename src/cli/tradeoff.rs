@@ -7,7 +7,6 @@ use crate::cli::common::{accountant, parse_list, resolve, TargetArgs};
 use crate::cli::epsilon::{out_digits, printed};
 use crate::error::Fallible;
 use crate::fallible;
-use crate::num::format::{fmt_down, fmt_up};
 use crate::num::parse_rational;
 use crate::record::{columns, render_rows, row, Format};
 use clap::Args;
@@ -41,14 +40,17 @@ pub struct AlphaRow {
     pub note: Option<String>,
 }
 
-/// A row of `tradeoff`'s list of knots: the k-th vertex (α_k, β_k), its ends to 25 digits outward.
+/// A row of `tradeoff`'s list of knots: the k-th vertex (α_k, β_k), its ends to 25 digits outward, and the
+/// digits each printed bracket supports (few where a coordinate is tiny beside its bracket's certified error).
 #[derive(Serialize)]
 pub struct KnotRow {
     pub k: String,
     pub alpha_lo: String,
     pub alpha_hi: String,
+    pub alpha_digits: String,
     pub beta_lo: String,
     pub beta_hi: String,
+    pub beta_digits: String,
 }
 
 pub fn run(a: TradeoffArgs) -> Fallible<String> {
@@ -104,12 +106,15 @@ pub fn run(a: TradeoffArgs) -> Fallible<String> {
         return Ok(render_rows(&rows, a.target.format));
     }
     for k in acc.knots(a.points.unwrap_or(200))? {
+        let (alpha, beta) = (k.alpha.printed(25), k.beta.printed(25));
         rows.push(row(&KnotRow {
             k: k.k.to_string(),
-            alpha_lo: fmt_down(k.alpha.lo(), 25),
-            alpha_hi: fmt_up(k.alpha.hi(), 25),
-            beta_lo: fmt_down(k.beta.lo(), 25),
-            beta_hi: fmt_up(k.beta.hi(), 25),
+            alpha_digits: alpha.digits_field(),
+            alpha_lo: alpha.lo,
+            alpha_hi: alpha.hi,
+            beta_digits: beta.digits_field(),
+            beta_lo: beta.lo,
+            beta_hi: beta.hi,
         })?);
     }
     Ok(render_rows(&rows, a.target.format))

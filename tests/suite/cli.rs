@@ -501,7 +501,7 @@ fn tradeoff_knots_match_theorem_a7() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let dg = DiscreteGaussian::new(tightdp::parse_rational("2.5").unwrap()).unwrap();
-    let mut checked = 0;
+    let (mut checked, mut digits_seen) = (0, Vec::new());
     for r in v.as_array().unwrap() {
         // knot k rejects for L ≥ ρ + hk; for one query that is X ≥ c with c = D + k, D = nμ = 2
         let c: i64 = r["k"].as_str().unwrap().parse::<i64>().unwrap() + 2;
@@ -511,9 +511,25 @@ fn tradeoff_knots_match_theorem_a7() {
         let lo = f(r, "beta_lo");
         let hi = f(r, "beta_hi");
         assert!(lo <= *want.hi() && *want.lo() <= hi, "c = {c}: [{lo}, {hi}] vs {want}");
+        // each coordinate's digits are supported by its printed ends: hi − lo ≤ 10^−d max(|lo|, |hi|); the
+        // knots of α and β both above 1e-10 carry 20 digits or more, the extreme ones' tiny β few
+        for x in ["alpha", "beta"] {
+            let (a, b) = (f(r, &format!("{x}_lo")), f(r, &format!("{x}_hi")));
+            let d: i32 = r[format!("{x}_digits")].as_str().unwrap().parse().unwrap();
+            let scale = rug::ops::Pow::pow(rug::Float::with_val(200, 10), -d);
+            assert!(
+                rug::Float::with_val(200, &b - &a) <= scale * b.clone().abs().max(&a.clone().abs()),
+                "c = {c}: {x} [{a}, {b}] claims {d} digits"
+            );
+            if f(r, "alpha_lo") > 1e-10 && f(r, "beta_lo") > 1e-10 {
+                assert!(d >= 20, "c = {c}: {x} has {d} digits");
+            }
+            digits_seen.push(d);
+        }
         checked += 1;
     }
     assert!(checked > 20);
+    assert!(digits_seen.iter().any(|&d| d < 5), "the extreme knots' tiny coordinates carry few digits");
     assert_bad(&["tradeoff", "--sigma2", "2", "--n", "1", "--alpha", "1.5"], "alpha");
 }
 

@@ -329,9 +329,12 @@ struct Plan {
     ln_tol: f64,
 }
 
-/// Round x down to a multiple of 2^-30 (tilts and steps are dyadic: c + 1 and kh are exact).
+/// The dyadic grid's step of tilts and steps, 2^-30 (also the smallest tilt taken).
+const DYADIC: f64 = 1.0 / 1073741824.0;
+
+/// Round x down to a multiple of [`DYADIC`] (tilts and steps are dyadic: c + 1 and kh are exact).
 fn dyadic(x: f64) -> f64 {
-    (x * 1073741824.0).floor() / 1073741824.0
+    (x / DYADIC).floor() * DYADIC
 }
 
 impl Composition<'_> {
@@ -426,7 +429,7 @@ impl Composition<'_> {
     fn tilt(&self, eps: f64) -> (f64, f64) {
         let g = |c: f64| self.ln_mgf(c) - c * eps - (c * (c + 1.0)).ln();
         // (to 64 × 0.618^40 ≈ 3e-7: the bound is flat there, and c is a planning choice — any c > 0 is sound)
-        let c = dyadic(golden(&g, 1e-4, 64.0)).max(1.0 / 1073741824.0);
+        let c = dyadic(golden(&g, 1e-4, 64.0)).max(DYADIC);
         // the optimum at the search's end, on laws whose ln M is a closed form or a direct sum in double
         // precision (not the subsampled Gaussian's quadrature, whose fixed window misses the mass that large
         // tilts weigh): on to 1e5, by golden section on ln c (g is convex in c, so unimodal in ln c). Large
@@ -437,8 +440,7 @@ impl Composition<'_> {
         // its distance to ε: 10^12 Laplace releases of scale 1 (c ≈ 5e-6, where the bound at 1e-4 is 3,000
         // nepers too high and the engine declined)
         if c < 1e-4 + 1e-6 {
-            let floor = 1.0 / 1073741824.0;
-            let c = dyadic(golden(&|u: f64| g(u.exp()), f64::ln(floor), 2e-4f64.ln()).exp()).max(floor);
+            let c = dyadic(golden(&|u: f64| g(u.exp()), DYADIC.ln(), 2e-4f64.ln()).exp()).max(DYADIC);
             return (c, g(c));
         }
         if c < 63.0 || !self.exact_real() {
