@@ -397,7 +397,13 @@ impl Mgf {
                 Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: all }
             }
             Mgf::PoissonReplace { q, eta } => {
-                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: replace(q, eta, prec).decay_parts(c) }
+                let cake = Decay::Components {
+                    m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0,
+                    parts: replace(q, eta, prec).decay_parts(c),
+                };
+                let (qi, ei) = (Interval::from_rational(q, 64), Interval::from_rational(eta, 64));
+                let strips = super::mgf_strip::replace_strips(&qi, &ei, (2.0 * eta.to_f64()).sqrt(), c.to_f64());
+                Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
             }
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
             Mgf::DiscreteGaussian { .. } | Mgf::RandomizedResponse(_) => {

@@ -1,7 +1,8 @@
-//! A decay bound of |M(c + it)| for the Poisson-subsampled Gaussian and the mixtures of Gaussians from the
-//! shifted contour: the bound that lets a few DP-SGD steps (2 to ~16) reach 20 digits, where the layer
-//! cake of `mgf.rs` (uniform components, |M| ≤ M(c) − the components' gain) stalls at the mass its pieces
-//! miss, a few parts in a thousand of M(c), which n factors bring down only for large n.
+//! A decay bound of |M(c + it)| for the Poisson-subsampled Gaussian (add/remove, and the replace-one pair:
+//! [`replace_strips`]) and the mixtures of Gaussians from the shifted contour: the bound that lets a few
+//! DP-SGD steps (2 to ~16) reach 20 digits, where the layer cake of `mgf.rs` (uniform components, |M| ≤
+//! M(c) − the components' gain) stalls at the mass its pieces miss, a few parts in a thousand of M(c), which
+//! n factors bring down only for large n.
 //!
 //! With r(x) = p₀ + Σᵢ pᵢ e^{μᵢx − ηᵢ}, uᵢ(x) = pᵢ e^{μᵢx − ηᵢ} and φ the standard normal density,
 //! M(c + it) = F(κ), F(κ) = ∫ φ(x) r(x)^κ dx, κ = 1 + c + it (`Remove`) or −c − it (`Add`) (`mgf.rs`
@@ -110,7 +111,6 @@ pub fn strips(q: &[Interval], eta: &[Interval], mu: &[Interval], p0: &Interval, 
     let fl = |x: f64| Interval::from_float(&Float::with_val(p, x), p);
     let s = fl(kr);
     let half_pi = Interval::pi(p).mul_pow2(-1);
-    let ln_sqrt_2pi = Interval::pi(p).mul_pow2(1).ln().mul_pow2(-1);
     let mut out = Vec::new();
     for frac in ANGLES {
         let y = fl(frac * 0.999 * FRAC_PI_2 / mu_max_f);
@@ -126,22 +126,90 @@ pub fn strips(q: &[Interval], eta: &[Interval], mu: &[Interval], p0: &Interval, 
             let im = u.iter().zip(&sines).fold(Interval::zero(p), |acc, (u, s)| acc.add(&u.mul(s)));
             (re, im)
         };
-        let ln_modulus = |(re, im): &(Interval, Interval)| re.mul(re).add(&im.mul(im)).ln().mul_pow2(-1);
-        let mut terms = Vec::new();
-        let mut left = xy(&u(LEFT));
-        for (a, b) in pieces(kr, mu_max_f) {
-            let right = xy(&u(b));
-            // s ln|r| at the piece's worse end
+        let piece = |a: f64, b: f64| {
+            let (left, right) = (xy(&u(a)), xy(&u(b)));
+            // s ln|r| at the piece's worse end; A from Y at its left end over X at its right end
             let s_ln_r = s.mul(&ln_modulus(if kr >= 0.0 { &right } else { &left }));
-            let ln_w = fl(b).sub(&fl(a)).ln().add(&s_ln_r).sub(&min_square_iv(a, b, p).mul_pow2(-1));
-            let (im, re) = (left.1.lo().clone(), right.0.hi().clone());
-            let angle = Interval::new(im.clone(), im).div(&Interval::new(re.clone(), re)).atan();
-            terms.push((ln_w.hi().clone(), angle.lo().clone().max(&Float::with_val(p, 0))));
-            left = right;
+            (s_ln_r, angle_lo(&left.1, &right.0))
+        };
+        out.push(assemble(&y, &pieces(kr, mu_max_f), piece, tails(q, eta, mu, p0, kr, mu_max_f)));
+    }
+    out
+}
+
+/// ln |X + iY| of an enclosure of (X, Y).
+fn ln_modulus((re, im): &(Interval, Interval)) -> Interval {
+    re.mul(re).add(&im.mul(im)).ln().mul_pow2(-1)
+}
+
+/// A lower bound of atan(Y/X) from a lower bound of Y ≥ 0 and an upper bound of X > 0.
+fn angle_lo(im: &Interval, re: &Interval) -> Interval {
+    let (im, re) = (im.lo().clone(), re.hi().clone());
+    let a = Interval::new(im.clone(), im).div(&Interval::new(re.clone(), re)).atan();
+    let lo = a.lo().clone().max(&Float::with_val(a.prec(), 0));
+    Interval::new(lo.clone(), lo)
+}
+
+/// One shift's bound from its pieces: `piece(a, b)` encloses, on [a, b], an upper bound of ln of the
+/// integrand's modulus over φ(x)e^{y²/2} e^{−tA} and a lower bound of A; `ln_tail` the tails' ln without
+/// 1/√(2π) (module doc).
+fn assemble(y: &Interval, pieces: &[(f64, f64)], piece: impl Fn(f64, f64) -> (Interval, Interval), ln_tail: Interval) -> Strip {
+    let p = 64;
+    let fl = |x: f64| Interval::from_float(&Float::with_val(p, x), p);
+    let ln_sqrt_2pi = Interval::pi(p).mul_pow2(1).ln().mul_pow2(-1);
+    let terms = pieces
+        .iter()
+        .map(|&(a, b)| {
+            let (ln_mod, angle) = piece(a, b);
+            let ln_w = fl(b).sub(&fl(a)).ln().add(&ln_mod).sub(&min_square_iv(a, b, p).mul_pow2(-1));
+            (ln_w.hi().clone(), angle.lo().clone())
+        })
+        .collect();
+    let ln_pre = y.mul(y).mul_pow2(-1).sub(&ln_sqrt_2pi).hi().clone();
+    Strip { ln_pre, terms, ln_tail: ln_tail.hi().clone() }
+}
+
+/// The certified bounds of the Poisson-subsampled Gaussian's replace-one pair (`noise::mgf_replace`), whose
+/// M(c + it) = ∫ φ r^{1+s} r̃^{−s}, r̃(x) = r(−x) = 1 − q + ũ, ũ = q e^{−μx − η}. On Im x = y > 0, r̃ turns the
+/// other way (X̃ = 1 − q + ũ cos μy, Ỹ = −ũ sin μy), so both factors damp: |r^{1+s} r̃^{−s}| =
+/// |r|^{1+c} |r̃|^{−c} e^{−t(atan(Y/X) + atan(|Ỹ|/X̃))}, |r| increasing and |r̃| decreasing in x (so on a
+/// piece |r| at its right end and |r̃| at its right end, ũ at the right end over X̃ at the left). Beyond the
+/// pieces |r̃|^{−c} ≤ (1 − q)^{−c} (X̃ ≥ 1 − q), and r as in the module doc with s = 1 + c.
+pub fn replace_strips(q: &Interval, eta: &Interval, mu_f: f64, c: f64) -> Vec<Strip> {
+    let p = 64;
+    let fl = |x: f64| Interval::from_float(&Float::with_val(p, x), p);
+    let mu = eta.add(eta).sqrt();
+    let p0 = Interval::one(p).sub(q);
+    let (s, sc) = (fl(1.0 + c), fl(c));
+    let half_pi = Interval::pi(p).mul_pow2(-1);
+    let mut out = Vec::new();
+    for frac in ANGLES {
+        let y = fl(frac * 0.999 * FRAC_PI_2 / mu_f);
+        let theta = mu.mul(&y);
+        if theta.hi() > half_pi.lo() {
+            continue;
         }
-        let ln_tail = tails(q, eta, mu, p0, kr, mu_max_f).hi().clone();
-        let ln_pre = y.mul(&y).mul_pow2(-1).sub(&ln_sqrt_2pi).hi().clone();
-        out.push(Strip { ln_pre, terms, ln_tail });
+        let (sin, cos) = (theta.sin(), theta.cos());
+        let u = |x: f64, sign: f64| q.mul(&mu.mul(&fl(sign * x)).sub(eta).exp());
+        let xy = |u: &Interval| (p0.add(&u.mul(&cos)), u.mul(&sin));
+        let piece = |a: f64, b: f64| {
+            let (r_a, r_b) = (xy(&u(a, 1.0)), xy(&u(b, 1.0)));
+            let (m_a, m_b) = (xy(&u(a, -1.0)), xy(&u(b, -1.0)));
+            let ln_mod = s.mul(&ln_modulus(&r_b)).sub(&sc.mul(&ln_modulus(&m_b)));
+            (ln_mod, angle_lo(&r_a.1, &r_b.0).add(&angle_lo(&m_b.1, &m_a.0)))
+        };
+        let layout = pieces(1.0 + c, mu_f);
+        let right = layout.last().map_or(LEFT, |&(_, b)| b);
+        let ln_mills = |b: &Interval| b.mul(b).mul_pow2(-1).neg().sub(&b.ln());
+        let r_left = p0.add(&u(LEFT, 1.0));
+        let guard = sc.mul(&p0.ln()).neg();
+        let left = s.mul(&r_left.ln()).add(&guard).add(&ln_mills(&fl(-LEFT)));
+        let m = s.mul(&mu);
+        let m_hi = Interval::new(m.hi().clone(), m.hi().clone());
+        let c_right = p0.add(&q.mul(&eta.neg().exp()));
+        let right_tail = s.mul(&c_right.ln()).add(&guard).add(&m_hi.mul(&m_hi).mul_pow2(-1)).add(&ln_mills(&fl(right).sub(&m_hi)));
+        let ln_tail = left.exp().add(&right_tail.exp()).ln();
+        out.push(assemble(&y, &layout, piece, ln_tail));
     }
     out
 }
