@@ -11,6 +11,8 @@ Settings (delta 1e-5 unless said):
   prv       q = 5e-3, noise multiplier 0.8, 1,000 steps, delta 1e-6 - prv_accountant's README example
   large     q = 4096/1,281,167 (ImageNet), noise multiplier 2, 10^5 and 10^6 steps
   small     q = 0.1, noise multiplier 0.6, 100 steps (small noise)
+  few-5     q = 0.1, noise multiplier 1, 5 steps, and mnist-10, the MNIST setting's first 10 steps: a few
+            releases, whose lines end by the shifted contour's decay bound (src/noise/mgf_strip.rs)
   mnist-wor the mnist setting with batches of 256 drawn without replacement (replace-one neighbours),
             beside dp_accounting's RDP accountant, its only one for SampledWithoutReplacementDpEvent
 
@@ -31,6 +33,8 @@ SETTINGS = [
     ("large-1e5", "4096/1281167", "2", 100000, "1e-5"),
     ("large-1e6", "4096/1281167", "2", 1000000, "1e-5"),
     ("small", "1/10", "0.6", 100, "1e-5"),
+    ("few-5", "1/10", "1", 5, "1e-5"),
+    ("mnist-10", "256/60000", "1.1", 10, "1e-5"),
 ]
 
 
