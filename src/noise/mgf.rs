@@ -402,8 +402,7 @@ impl Mgf {
                     parts: replace(q, eta, prec).decay_parts(c),
                 };
                 let (qi, ei) = (Interval::from_rational(q, 64), Interval::from_rational(eta, 64));
-                let strips = super::mgf_strip::replace_strips(&qi, &ei, (2.0 * eta.to_f64()).sqrt(), c.to_f64());
-                Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
+                Decay::with_strips(cake, super::mgf_strip::replace_strips(&qi, &ei, (2.0 * eta.to_f64()).sqrt(), c.to_f64()))
             }
             // a lattice law's characteristic function is periodic: |M(c + it)| ≤ M(c), no more
             Mgf::DiscreteGaussian { .. } | Mgf::RandomizedResponse(_) => {
@@ -524,6 +523,12 @@ pub enum Decay {
 }
 
 impl Decay {
+    /// The smallest of a layer cake and the shifted contours' bounds (the cake first: truncated Poisson
+    /// sampling's branches read it there).
+    fn with_strips(cake: Decay, strips: Vec<super::mgf_strip::Strip>) -> Decay {
+        Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
+    }
+
     /// The bound at t* ≥ 0 (rounded up); +∞ when the components do not bring it below M(c).
     pub fn ln_upper(&self, t_star: f64) -> Float {
         let p = 64;
@@ -825,8 +830,7 @@ impl Sub {
             prev = next;
         }
         let cake = Decay::Components { m_c_hi: Float::with_val_round(p, m_c_hi, Round::Up).0, parts: layers(&pieces) };
-        let strips = super::mgf_strip::strips(&self.q, &self.eta, &self.mu, &self.p0(), self.muf, kr);
-        Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
+        Decay::with_strips(cake, super::mgf_strip::strips(&self.q, &self.eta, &self.mu, &self.p0(), self.muf, kr))
     }
 }
 

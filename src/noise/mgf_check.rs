@@ -26,6 +26,36 @@ pub(super) fn decay_bounds_the_line(m: &Mgf, dir: Direction, c: f64, h: f64, k_m
     d
 }
 
+/// Every shifted contour's bound (`noise::mgf_strip`), not only the smallest of the decay bounds, holds every
+/// later point of the line M(c + ikh), k ≤ 150, h = 4, at each t* of 10, 100 and 400 (at 128 bits), and there
+/// are five (every shift's angle at most π/2). Returns the line and the decay's bounds (the layer cake first),
+/// for further checks.
+pub(super) fn every_strip_bounds_the_line(m: &Mgf, dir: Direction, c: f64) -> (Vec<crate::num::cinterval::CInterval>, Vec<Decay>) {
+    let (p, h) = (128, 4.0);
+    let (cf, hf) = (Float::with_val(p, c), Float::with_val(p, h));
+    let v = m.line(dir, &cf, &hf, 150, 1e-30, p);
+    let m_c = v[0].re().hi().clone();
+    let Decay::Min(bounds) = m.decay(dir, &cf, &m_c, p) else { panic!("{m:?}: the decay is the smallest of several bounds") };
+    let strips: Vec<&crate::noise::mgf_strip::Strip> =
+        bounds.iter().filter_map(|b| if let Decay::Strip(s) = b { Some(s) } else { None }).collect();
+    assert_eq!(strips.len(), 5, "{m:?} {dir:?}: every shift's angle is at most π/2");
+    for t_star in [10.0, 100.0, 400.0] {
+        for s in &strips {
+            let b = s.ln_upper(t_star).to_f64();
+            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
+                let at = z.abs_hi().to_f64().ln();
+                assert!(at <= b, "{m:?} {dir:?} c = {c}: |M(c + i{})| = e^{at} above a shift's bound e^{b} at t* = {t_star}", k as f64 * h);
+            }
+        }
+    }
+    (v, bounds)
+}
+
+/// The smallest of the shifted contours' bounds at t*.
+pub(super) fn best_strip(bounds: &[Decay], t_star: f64) -> f64 {
+    bounds.iter().filter(|b| matches!(b, Decay::Strip(_))).map(|b| b.ln_upper(t_star).to_f64()).fold(f64::INFINITY, f64::min)
+}
+
 /// The reference `want` (~32 digits) lies in the enclosure widened by 1e-25 relative.
 pub(super) fn holds(z: &Interval, want: &str) -> bool {
     let p = z.prec();

@@ -75,26 +75,10 @@ fn the_real_bound_holds_and_tiny_noise_is_summed() {
 /// before, 21 in 1.3 s with it.)
 #[test]
 fn every_shifted_contour_bounds_the_replace_line() {
-    use crate::noise::mgf::Decay;
     let m = pair(Rational::from((1, 10)), Rational::from(1));
-    let (p, h) = (128, 4.0);
     for c in [0.75, 3.0] {
-        let (cf, hf) = (Float::with_val(p, c), Float::with_val(p, h));
-        let v = m.line(Direction::Remove, &cf, &hf, 150, 1e-30, p);
-        let m_c = v[0].re().hi().clone();
-        let Decay::Min(bounds) = m.decay(Direction::Remove, &cf, &m_c, p) else { panic!("the smallest of several bounds") };
-        let strips: Vec<_> = bounds.iter().filter_map(|b| if let Decay::Strip(s) = b { Some(s) } else { None }).collect();
-        assert_eq!(strips.len(), 5, "c = {c}: every shift's angle is at most π/2");
-        for t_star in [10.0, 100.0, 400.0] {
-            for s in &strips {
-                let b = s.ln_upper(t_star).to_f64();
-                for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
-                    let at = z.abs_hi().to_f64().ln();
-                    assert!(at <= b, "c = {c}: |M(c + i{})| = e^{at} above a shift's bound e^{b} at t* = {t_star}", k as f64 * h);
-                }
-            }
-        }
-        let best = strips.iter().map(|s| s.ln_upper(100.0).to_f64()).fold(f64::INFINITY, f64::min);
+        let (_, bounds) = crate::noise::mgf_check::every_strip_bounds_the_line(&m, Direction::Remove, c);
+        let best = crate::noise::mgf_check::best_strip(&bounds, 100.0);
         let cake = bounds[0].ln_upper(100.0).to_f64();
         assert!(best < cake, "c = {c}: best shift e^{best}, layer cake e^{cake}");
     }

@@ -333,31 +333,11 @@ fn randomized_response_line_is_its_atoms_sum() {
 /// nepers of |M(c + 400i)| itself (measured: e^{−0.42} against e^{−0.53}; the cake's e^{−0.34}).
 #[test]
 fn every_shifted_contour_bounds_every_later_point_of_the_line() {
-    let (p, h, k_max) = (128, 4.0, 150);
     for (m, c) in [(sub((256, 60000), (11, 10)), 7.0), (sub((1, 10), (2, 1)), 0.75)] {
         for dir in [Direction::Remove, Direction::Add] {
-            let (cf, hf) = (Float::with_val(p, c), Float::with_val(p, h));
-            let v = m.line(dir, &cf, &hf, k_max, 1e-30, p);
-            let m_c = v[0].re().hi().clone();
-            let Decay::Min(bounds) = m.decay(dir, &cf, &m_c, p) else { panic!("{m:?}: the decay is the smallest of several bounds") };
-            let strips: Vec<&crate::noise::mgf_strip::Strip> =
-                bounds.iter().filter_map(|b| if let Decay::Strip(s) = b { Some(s) } else { None }).collect();
-            assert_eq!(strips.len(), 5, "{m:?} {dir:?}: every shift's angle is at most π/2");
-            for t_star in [10.0, 100.0, 400.0] {
-                for s in &strips {
-                    let b = s.ln_upper(t_star).to_f64();
-                    for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
-                        let at = z.abs_hi().to_f64().ln();
-                        assert!(
-                            at <= b,
-                            "{m:?} {dir:?} c = {c}: |M(c + i{})| = e^{at} above a shift's bound e^{b} at t* = {t_star}",
-                            k as f64 * h
-                        );
-                    }
-                }
-            }
+            let (v, bounds) = crate::noise::mgf_check::every_strip_bounds_the_line(&m, dir, c);
             if c == 7.0 {
-                let best = strips.iter().map(|s| s.ln_upper(400.0).to_f64()).fold(f64::INFINITY, f64::min);
+                let best = crate::noise::mgf_check::best_strip(&bounds, 400.0);
                 let cake = bounds[0].ln_upper(400.0).to_f64();
                 let at = v[100].abs_hi().to_f64().ln();
                 assert!(
