@@ -38,7 +38,9 @@
 //!   whole variance's t²/2 for a Gaussian-like density), with sup_{s ≥ s₀} |sinc s| ≤ max(1 − s₀²/6 + s₀⁴/120, 1/π) for
 //!   s₀ ≤ π (sinc decreases on [0, π], the alternating Taylor series) and 1/s₀ beyond. Its gain stops at the
 //!   mass the pieces miss; the bound taken is the smaller of it and the shifted contour's (`noise::mgf_strip`),
-//!   which keeps decaying with t* (a few releases need it).
+//!   which keeps decaying with t* (a few releases need it). A branch-revealing mixture (truncated Poisson
+//!   sampling) takes the smaller of its branches' layer cakes against its own M(c) and t|M_cut| + (1 − t)|M_plain|,
+//!   each branch by its whole bound against its own M(c) (`Decay::Mix`).
 //! * **Mixture of Gaussians** (`noise::mog`): r(x) = p₀ + Σᵢ pᵢ e^{μᵢx − ηᵢ} (μᵢ = cᵢ/σ, ηᵢ = μᵢ²/2, p₀ > 0),
 //!   the same rule and bounds with μ replaced by μ_max = maxᵢ μᵢ: at x + iy every term of r turns by an angle
 //!   in [0, μ_max y] (y > 0; likewise below), so for μ_max a < π r lies in a sector of half-angle μ_max|y|/2:
@@ -380,21 +382,23 @@ impl Mgf {
                 parts: WorLaplace::new(q, eps0, prec).decay_parts(c),
             },
             Mgf::Branches { t_lo, t_hi, cut, plain } => {
-                // the mixture's tilted measure is (1 − t)ν_plain + t ν_cut: each branch's uniform components,
-                // scaled by the lower end of its weight, lie inside it (the branches' own M(c) bounds unused)
-                let t = branch_weight(t_lo, t_hi, 64);
-                // (a branch's layer cake: its decay, or the layer cake among its smallest-of bounds)
-                let parts = |d: Decay, w: Float| -> Vec<(Float, Float)> {
-                    let cake = |d: Decay| if let Decay::Components { parts, .. } = d { Some(parts) } else { None };
-                    let parts = match d {
-                        Decay::Min(bounds) => bounds.into_iter().find_map(cake).unwrap_or_default(),
-                        d => cake(d).unwrap_or_default(),
-                    };
-                    parts.into_iter().map(|(m, l)| (Float::with_val_round(64, &m * &w, Round::Down).0, l)).collect()
+                // each branch's whole bound (shifted contours included) against its own M(c)
+                let own = |m: &Mgf| {
+                    let m_c = m.line(dir, c, &Float::with_val(prec, 0), 0, 1e-12, prec)[0].re().hi().clone();
+                    m.decay(dir, c, &m_c, prec)
                 };
-                let mut all = parts(cut.decay(dir, c, m_c_hi, prec), t.lo().clone());
-                all.extend(parts(plain.decay(dir, c, m_c_hi, prec), Interval::one(64).sub(&t).lo().clone()));
-                Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: all }
+                let (d_cut, d_plain) = (own(cut), own(plain));
+                // the mixture's tilted measure is (1 − t)ν_plain + t ν_cut: each branch's uniform components,
+                // scaled by the lower end of its weight, lie inside it, a layer cake against the mixture's M(c)
+                let t = branch_weight(t_lo, t_hi, 64);
+                let scaled = |d: &Decay, w: &Float| -> Vec<(Float, Float)> {
+                    d.cake().iter().map(|(m, l)| (Float::with_val_round(64, m * w, Round::Down).0, l.clone())).collect()
+                };
+                let mut all = scaled(&d_cut, t.lo());
+                all.extend(scaled(&d_plain, Interval::one(64).sub(&t).lo()));
+                let cake = Decay::Components { m_c_hi: Float::with_val_round(64, m_c_hi, Round::Up).0, parts: all };
+                let (cut, plain) = (Box::new(d_cut), Box::new(d_plain));
+                Decay::Min(vec![cake, Decay::Mix { t_lo: t.lo().clone(), t_hi: t.hi().clone(), cut, plain }])
             }
             Mgf::PoissonReplace { q, eta } => {
                 let cake = Decay::Components {
@@ -518,6 +522,9 @@ pub enum Decay {
     BoundedRange { eps: Rational, c: Float },
     /// the shifted contour's bound (`noise::mgf_strip`)
     Strip(super::mgf_strip::Strip),
+    /// a branch-revealing mixture's (`Mgf::Branches`): |M| ≤ t|M_cut| + (1 − t)|M_plain|, each branch by its
+    /// own bound, at the worse end of t ∈ [t_lo, t_hi] (the bound is linear in t)
+    Mix { t_lo: Float, t_hi: Float, cut: Box<Decay>, plain: Box<Decay> },
     /// the smallest of several bounds
     Min(Vec<Decay>),
 }
@@ -527,6 +534,16 @@ impl Decay {
     /// sampling's branches read it there).
     fn with_strips(cake: Decay, strips: Vec<super::mgf_strip::Strip>) -> Decay {
         Decay::Min(std::iter::once(cake).chain(strips.into_iter().map(Decay::Strip)).collect())
+    }
+
+    /// The layer cake's uniform components: its own, or those of the layer cake among the smallest-of bounds
+    /// (none for the other bounds).
+    pub fn cake(&self) -> &[(Float, Float)] {
+        match self {
+            Decay::Components { parts, .. } => parts,
+            Decay::Min(bounds) => bounds.iter().map(Decay::cake).find(|p| !p.is_empty()).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The bound at t* ≥ 0 (rounded up); +∞ when the components do not bring it below M(c).
@@ -565,11 +582,35 @@ impl Decay {
             }
             Decay::BoundedRange { eps, c } => super::mgf_bounded_range::ln_decay(eps, c, t_star),
             Decay::Strip(s) => s.ln_upper(t_star),
+            Decay::Mix { t_lo, t_hi, cut, plain } => mix_ln_upper(t_lo, t_hi, &cut.ln_upper(t_star), &plain.ln_upper(t_star)),
             Decay::Min(bounds) => {
                 bounds.iter().map(|b| b.ln_upper(t_star)).fold(Float::with_val(p, f64::INFINITY), |a, b| if b < a { b } else { a })
             }
         }
     }
+}
+
+/// ln max_{t ∈ {t_lo, t_hi}} (t e^a + (1 − t) e^b), rounded up: [`Decay::Mix`]'s bound from its branches' `a`
+/// and `b` (+∞ where either is).
+fn mix_ln_upper(t_lo: &Float, t_hi: &Float, a: &Float, b: &Float) -> Float {
+    let p = 64;
+    let inf = Float::with_val(p, f64::INFINITY);
+    if a.is_nan() || b.is_nan() || a.is_infinite() && *a > 0 || b.is_infinite() && *b > 0 {
+        return inf;
+    }
+    let up = |x: &Float| if x.is_infinite() { Interval::zero(p) } else { Interval::from_float(x, p).exp() };
+    let (ea, eb) = (up(a), up(b));
+    let one = Interval::one(p);
+    let sum = |t: &Float| {
+        let t = Interval::from_float(t, p);
+        t.mul(&ea).add(&one.sub(&t).mul(&eb)).hi().clone()
+    };
+    let (x, y) = (sum(t_lo), sum(t_hi));
+    let top = if x > y { x } else { y };
+    if top <= 0 {
+        return Float::with_val(p, f64::NEG_INFINITY);
+    }
+    Interval::new(top.clone(), top).ln().hi().clone()
 }
 
 /// Planning: x ↦ ln r(μx − η) of the subsampled Gaussian in f64 (stable where e^{μx − η} overflows), and μ.

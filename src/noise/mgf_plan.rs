@@ -19,6 +19,7 @@ pub enum PlanDecay {
     Laplace { eps0: f64, c: f64 },
     BoundedRange { eps: f64, c: f64 },
     Strip(PlanStrip),
+    Mix { t_lo: f64, t_hi: f64, cut: Box<PlanDecay>, plain: Box<PlanDecay> },
     Min(Vec<PlanDecay>),
 }
 
@@ -29,6 +30,15 @@ pub fn planning_decay(m: &Mgf, dir: Direction, c: f64, m_c: f64) -> PlanDecay {
     match m {
         Mgf::PoissonGaussian { q, eta } => sub_decay(&f64_parts(&[(q.clone(), eta.clone())]), dir, c, m_c),
         Mgf::Mixture { parts } => sub_decay(&f64_parts(parts), dir, c, m_c),
+        Mgf::Branches { t_lo, t_hi, cut, plain } => {
+            // `Mgf::decay`'s: each branch's own bound against its M(c), mixed, or their layer cakes together
+            let own = |m: &Mgf| planning_decay(m, dir, c, m.ln_real_f64(dir, c).exp());
+            let (d_cut, d_plain, t_lo, t_hi) = (own(cut), own(plain), t_lo.to_f64(), t_hi.to_f64());
+            let mut parts: Vec<(f64, f64)> = d_cut.cake().iter().map(|(m, l)| (m * t_lo, *l)).collect();
+            parts.extend(d_plain.cake().iter().map(|(m, l)| (m * (1.0 - t_hi), *l)));
+            let mix = PlanDecay::Mix { t_lo, t_hi, cut: Box::new(d_cut), plain: Box::new(d_plain) };
+            PlanDecay::Min(vec![PlanDecay::Components { m_c, parts }, mix])
+        }
         _ => PlanDecay::of(&m.decay(dir, &Float::with_val(64, c), &Float::with_val(64, m_c), 64)),
     }
 }
@@ -44,7 +54,22 @@ impl PlanDecay {
             Decay::Laplace { eps0, c } => PlanDecay::Laplace { eps0: eps0.to_f64(), c: c.to_f64() },
             Decay::BoundedRange { eps, c } => PlanDecay::BoundedRange { eps: eps.to_f64(), c: c.to_f64() },
             Decay::Strip(s) => PlanDecay::Strip(PlanStrip::of(s)),
+            Decay::Mix { t_lo, t_hi, cut, plain } => PlanDecay::Mix {
+                t_lo: t_lo.to_f64(),
+                t_hi: t_hi.to_f64(),
+                cut: Box::new(PlanDecay::of(cut)),
+                plain: Box::new(PlanDecay::of(plain)),
+            },
             Decay::Min(bounds) => PlanDecay::Min(bounds.iter().map(PlanDecay::of).collect()),
+        }
+    }
+
+    /// The layer cake's uniform components (`Decay::cake`).
+    fn cake(&self) -> &[(f64, f64)] {
+        match self {
+            PlanDecay::Components { parts, .. } => parts,
+            PlanDecay::Min(bounds) => bounds.iter().map(PlanDecay::cake).find(|p| !p.is_empty()).unwrap_or(&[]),
+            _ => &[],
         }
     }
 
@@ -66,6 +91,15 @@ impl PlanDecay {
                 e / 2.0 - e.exp_m1().ln() + ln_cosh - 0.5 * (w * w + t * t).ln()
             }
             PlanDecay::Strip(s) => s.ln_upper(t),
+            PlanDecay::Mix { t_lo, t_hi, cut, plain } => {
+                let (a, b) = (cut.ln_upper(t), plain.ln_upper(t));
+                let top = a.max(b);
+                if top.is_infinite() {
+                    return top;
+                }
+                let mix = |w: f64| w * (a - top).exp() + (1.0 - w) * (b - top).exp();
+                top + mix(*t_lo).max(mix(*t_hi)).ln()
+            }
             PlanDecay::Min(bounds) => bounds.iter().map(|b| b.ln_upper(t)).fold(f64::INFINITY, f64::min),
         }
     }
@@ -196,6 +230,31 @@ mod tests {
                         assert!(a == b || (a - b).abs() < 1e-9 * a.abs().max(1.0), "{m:?} {dir:?} c = {c}, t = {t}: {a} vs {b}");
                         assert!(a == f || (a - f).abs() < 1e-9 * a.abs().max(1.0), "{m:?} {dir:?} c = {c}, t = {t}: {a} vs {f}");
                     }
+                }
+            }
+        }
+    }
+
+    /// For a branch-revealing mixture (truncated Poisson sampling's pair, as in `mgf_tests`), the f64
+    /// planning decay follows the certified one within 1e-6 in ln (both directions, tilts 0.75 and 3, t* from
+    /// 1 to 10³): the branches' M(c) are read from their f64 planning sums there, from certified lines here.
+    #[test]
+    fn planning_follows_a_mixture_of_branches() {
+        let q = |s: &str| crate::num::parse_rational(s).unwrap();
+        let m = Mgf::Branches {
+            t_lo: q("68/1000"),
+            t_hi: q("68/1000"),
+            cut: Box::new(Mgf::PoissonReplace { q: q("89/1000"), eta: Rational::from(2) }),
+            plain: Box::new(Mgf::PoissonGaussian { q: q("1/10"), eta: q("1/2") }),
+        };
+        for dir in [Direction::Remove, Direction::Add] {
+            for c in [0.75, 3.0] {
+                let m_c = m.ln_real_f64(dir, c).exp() * (1.0 + 1e-9);
+                let exact = PlanDecay::of(&m.decay(dir, &Float::with_val(64, c), &Float::with_val(64, m_c), 64));
+                let plan = planning_decay(&m, dir, c, m_c);
+                for t in [1.0, 10.0, 100.0, 1e3] {
+                    let (a, b) = (exact.ln_upper(t), plan.ln_upper(t));
+                    assert!((a - b).abs() < 1e-6 * a.abs().max(1.0), "{dir:?} c = {c}, t = {t}: {a} vs {b}");
                 }
             }
         }
