@@ -503,7 +503,7 @@ fn replace(q: &Rational, eta: &Rational, prec: u32) -> Replace {
 }
 
 /// The real part of the exponent κ of r at s = λ: 1 + λ (`Remove`), −λ (`Add`).
-fn kappa_re(dir: Direction, lam: f64) -> f64 {
+pub(super) fn kappa_re(dir: Direction, lam: f64) -> f64 {
     match dir {
         Direction::Remove => 1.0 + lam,
         Direction::Add => -lam,

@@ -39,16 +39,35 @@ pub(super) fn every_strip_bounds_the_line(m: &Mgf, dir: Direction, c: f64) -> (V
     let strips: Vec<&crate::noise::mgf_strip::Strip> =
         bounds.iter().filter_map(|b| if let Decay::Strip(s) = b { Some(s) } else { None }).collect();
     assert_eq!(strips.len(), 5, "{m:?} {dir:?}: every shift's angle is at most π/2");
-    for t_star in [10.0, 100.0, 400.0] {
-        for s in &strips {
-            let b = s.ln_upper(t_star).to_f64();
-            for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
-                let at = z.abs_hi().to_f64().ln();
-                assert!(at <= b, "{m:?} {dir:?} c = {c}: |M(c + i{})| = e^{at} above a shift's bound e^{b} at t* = {t_star}", k as f64 * h);
-            }
-        }
+    for s in &strips {
+        holds_every_later_point(&|t| s.ln_upper(t).to_f64(), &v, h, &format!("{m:?} {dir:?} c = {c}: a shift's bound"));
     }
     (v, bounds)
+}
+
+/// A bound of ln sup_{t ≥ t*} |M(c + it)| holds every point of the line `v` (spacing `h`) at or after t*, for
+/// t* = 10, 100 and 400.
+pub(super) fn holds_every_later_point(bound: &dyn Fn(f64) -> f64, v: &[crate::num::cinterval::CInterval], h: f64, what: &str) {
+    for t_star in [10.0, 100.0, 400.0] {
+        let b = bound(t_star);
+        for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
+            let at = z.abs_hi().to_f64().ln();
+            assert!(at <= b, "{what}: |M(c + i{})| = e^{at} above the bound e^{b} at t* = {t_star}", k as f64 * h);
+        }
+    }
+}
+
+/// dp_accounting's truncated Poisson pair at q = 1/10, σ = 1, 100 records and batches of 15 as a
+/// branch-revealing mixture (`noise::truncated`): t = 0.0677 and the cut branch's q′ = 0.0884 (σ/2, η = 2)
+/// rounded up to 1/1000.
+pub(super) fn truncated_pair() -> Mgf {
+    let q = |s: &str| crate::num::parse_rational(s).unwrap();
+    Mgf::Branches {
+        t_lo: q("68/1000"),
+        t_hi: q("68/1000"),
+        cut: Box::new(Mgf::PoissonReplace { q: q("89/1000"), eta: rug::Rational::from(2) }),
+        plain: Box::new(Mgf::PoissonGaussian { q: q("1/10"), eta: q("1/2") }),
+    }
 }
 
 /// The smallest of the shifted contours' bounds at t*.

@@ -129,10 +129,7 @@ fn sinc_sup(s0: f64) -> f64 {
 /// `Sub::decay` of `mgf.rs` in f64: the smallest of the layer cake ([`sub_components`]) and the shifted
 /// contour's bounds (`mgf_strip`).
 pub fn sub_decay(parts: &[(f64, f64)], dir: Direction, c: f64, m_c: f64) -> PlanDecay {
-    let kr = match dir {
-        Direction::Remove => c + 1.0,
-        Direction::Add => -c,
-    };
+    let kr = super::mgf::kappa_re(dir, c);
     PlanDecay::Min(
         std::iter::once(sub_components(parts, dir, c, m_c)).chain(plan_strips(parts, kr).into_iter().map(PlanDecay::Strip)).collect(),
     )
@@ -144,10 +141,7 @@ pub fn sub_components(parts: &[(f64, f64)], dir: Direction, c: f64, m_c: f64) ->
     let comps: Vec<(f64, f64, f64)> = parts.iter().map(|&(q, eta)| (q, (2.0 * eta).sqrt(), eta)).collect();
     let p0 = 1.0 - parts.iter().map(|(q, _)| q).sum::<f64>();
     let mu_max = comps.iter().map(|c| c.1).fold(0.0, f64::max);
-    let kr = match dir {
-        Direction::Remove => c + 1.0,
-        Direction::Add => -c,
-    };
+    let kr = super::mgf::kappa_re(dir, c);
     let (x0, x1) = (-6.0, 6.0 + kr.max(0.0) * mu_max);
     let width = (x1 - x0) / PIECES as f64;
     // (ln r′, ln r, ln φ) at x, None where r′ or r is not positive in f64
@@ -240,13 +234,7 @@ mod tests {
     /// 1 to 10³): the branches' M(c) are read from their f64 planning sums there, from certified lines here.
     #[test]
     fn planning_follows_a_mixture_of_branches() {
-        let q = |s: &str| crate::num::parse_rational(s).unwrap();
-        let m = Mgf::Branches {
-            t_lo: q("68/1000"),
-            t_hi: q("68/1000"),
-            cut: Box::new(Mgf::PoissonReplace { q: q("89/1000"), eta: Rational::from(2) }),
-            plain: Box::new(Mgf::PoissonGaussian { q: q("1/10"), eta: q("1/2") }),
-        };
+        let m = crate::noise::mgf_check::truncated_pair();
         for dir in [Direction::Remove, Direction::Add] {
             for c in [0.75, 3.0] {
                 let m_c = m.ln_real_f64(dir, c).exp() * (1.0 + 1e-9);

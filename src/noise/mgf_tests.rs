@@ -282,13 +282,7 @@ fn branches_are_a_probability_law_whose_decay_bound_holds() {
 /// few releases never bring down).
 #[test]
 fn a_mixture_of_branches_is_bounded_by_its_branches_whole_bounds() {
-    let q = |s: &str| crate::num::parse_rational(s).unwrap();
-    let m = Mgf::Branches {
-        t_lo: q("68/1000"),
-        t_hi: q("68/1000"),
-        cut: Box::new(Mgf::PoissonReplace { q: q("89/1000"), eta: Rational::from(2) }),
-        plain: Box::new(Mgf::PoissonGaussian { q: q("1/10"), eta: q("1/2") }),
-    };
+    let m = crate::noise::mgf_check::truncated_pair();
     let (p, h) = (128, 4.0);
     for dir in [Direction::Remove, Direction::Add] {
         for c in [0.75, 3.0] {
@@ -297,14 +291,8 @@ fn a_mixture_of_branches_is_bounded_by_its_branches_whole_bounds() {
             let m_c = v[0].re().hi().clone();
             let Decay::Min(bounds) = m.decay(dir, &cf, &m_c, p) else { panic!("the smallest of two bounds") };
             assert!(matches!(&bounds[..], [Decay::Components { .. }, Decay::Mix { .. }]));
-            for t_star in [10.0, 100.0, 400.0] {
-                for b in &bounds {
-                    let b = b.ln_upper(t_star).to_f64();
-                    for (k, z) in v.iter().enumerate().filter(|(k, _)| *k as f64 * h >= t_star) {
-                        let at = z.abs_hi().to_f64().ln();
-                        assert!(at <= b, "{dir:?} c = {c}: |M(c + i{})| = e^{at} above a bound e^{b} at t* = {t_star}", k as f64 * h);
-                    }
-                }
+            for b in &bounds {
+                crate::noise::mgf_check::holds_every_later_point(&|t| b.ln_upper(t).to_f64(), &v, h, &format!("{dir:?} c = {c}"));
             }
             let (cake, mix) = (bounds[0].ln_upper(400.0).to_f64(), bounds[1].ln_upper(400.0).to_f64());
             assert!(mix < cake - 2.0, "{dir:?} c = {c}: the mixed bound e^{mix} against the layer cakes' e^{cake}");
