@@ -14,7 +14,8 @@
 //! Thm 3], so on α ∈ [a, b], D_α/α ≤ D_b/a, and on (1, a], D_α/α ≤ D_a; (α − 1)D_α = ln E_A[e^{(α−1)L}] is
 //! convex, so on [a, b] it lies below its chord, which bounds D_α/α to second order in b − a (`chord_bound`); beyond A, D_α/α ≤ Σ ρ_i n_i +
 //! Σ n_i D_∞,i/A for laws with a stated zCDP ρ_i (D_α ≤ ρ_i α) or a largest finite loss D_∞,i. Pieces of
-//! ln(α − 1) are halved until each one's bound is within the digits of the best value seen (the lower end);
+//! ln(α − 1) are halved until each one's bound is within the digits of the best value seen (the lower end), or
+//! of its own ends' values (then halving meets only the enclosures of D at its ends);
 //! the count of evaluations is capped, so the bracket is what that work certifies.
 
 use crate::account::engines::atoms;
@@ -415,7 +416,12 @@ fn sup_over_alpha(d: &dyn Fn(&Rational) -> Fallible<Interval>, tail: &Tail, digi
         lower = lower.max(ratio(&p.b, &p.d_b).lo());
         let want = Float::with_val(prec, &lower * (Float::with_val(prec, 1) + &tol));
         let bound = piece_bound_of(&p);
-        if bound <= want || work.get() >= MAX_EVALUATIONS {
+        // a piece whose bound is already its ends' own values (to the digits) is left: halving it can only
+        // meet the enclosures of D at its ends, which no further order narrows
+        let at = |x: &Rational, d: &Interval| Float::with_val_round(prec, d.hi() / Float::with_val(prec, x), rug::float::Round::Up).0;
+        let ends = at(&p.a, &p.d_a).max(&at(&p.b, &p.d_b));
+        let flat = bound <= Float::with_val(prec, &ends * (Float::with_val(prec, 1) + &tol));
+        if bound <= want || flat || work.get() >= MAX_EVALUATIONS {
             upper = upper.max(&bound);
             continue;
         }
@@ -580,6 +586,27 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 2);
+    }
+
+    /// Five Laplace releases on fixed-size batches (replace neighbours): D_α/α is flat to first order as α → 1,
+    /// where its supremum is, and every bound of a piece there is first order in α − 1, so the search halved the
+    /// same pieces until its cap (20,000 evaluations, 102 s, 0 digits at 15 asked). A piece whose bound is its
+    /// ends' own values to the digits is left now: 15 digits asked are met in under 2,000 evaluations (779
+    /// measured, 2.7 s), and the bracket lies above D_α/α at orders inside (a supremum's lower end).
+    #[test]
+    fn a_flat_supremum_is_met_without_halving_to_the_cap() {
+        let a = Accountant::new(
+            Composition::new(vec![parse_mech("laplace:scale=1,sampling=wor,m=10,pop=100,n=5").unwrap()], Neighbors::Replace).unwrap(),
+            Options { digits: 15, ..Options::default() },
+        )
+        .unwrap();
+        let c = a.tight_rho().unwrap();
+        let evaluations: usize = c.detail().split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert!(c.meets(15) && evaluations < 2_000, "{c:?}");
+        for alpha in ["1001/1000", "3/2", "2", "10"] {
+            let d = a.renyi(&q(alpha)).unwrap();
+            assert!(d.hi().to_f64() / q(alpha).to_f64() <= c.hi().to_f64() * (1.0 + 1e-15), "D at {alpha}: {d:?} against {c:?}");
+        }
     }
 
     #[test]
