@@ -307,7 +307,13 @@ def test_renyi_refuses_orders_at_or_below_one_and_infinite_divergences():
     with pytest.raises(tightdp.InputError, match="infinite"):
         tightdp.ApproxDp(1, "1e-6").renyi(2)
     with pytest.raises(tightdp.InputError, match="does not give"):
-        tightdp.Gaussian(sigma=1, sampling_prob="0.01", n=10).tight_rho()
+        tightdp.Laplace(scale=1, sampling_prob="0.1", n=10).compose(tightdp.Gaussian(sigma=1, sampling_prob="0.01")).tight_rho()
+
+
+def test_subsampling_does_not_lower_the_tight_rho():
+    # D_alpha <= alpha eta (quasi-convexity) and D_alpha/alpha -> eta = 1/(2 sigma^2) as alpha -> oo
+    r = tightdp.Gaussian(sigma=1, sampling_prob="0.01", n=10).tight_rho()
+    assert r.lo == r.hi == Fraction(5) and r.method == "renyi"
 
 
 def test_mixture_of_gaussians_with_one_sensitivity_is_the_subsampled_gaussian():

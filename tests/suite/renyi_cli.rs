@@ -26,6 +26,6 @@ fn mistakes_are_refused_in_one_line() {
     refused(&["renyi", "--mech", "dlap:scale=4", "--alpha", "1"], &["greater than 1"]);
     refused(&["renyi", "--mech", "dlap:scale=4", "--alpha", "two"], &["alpha"]);
     refused(&["renyi", "--mech", "dp:epsilon=1,delta=1e-6", "--alpha", "2"], &["infinite"]);
-    refused(&["renyi", "--mech", "gauss:sigma=1,q=0.01,n=10", "--rho"], &["does not give"]);
+    refused(&["renyi", "--mech", "dgauss:sigma2=4,q=0.1,n=10", "--rho"], &["does not give"]);
     refused(&["renyi", "--mech", "dlap:scale=4", "--alpha", "2", "--method", "lattice"], &["--method"]);
 }
