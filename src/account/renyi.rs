@@ -64,15 +64,14 @@ impl Accountant {
     /// The tight zCDP parameter ρ = sup_{α>1} D_α/α of the composition, certified (module doc).
     pub fn tight_rho(&self) -> Fallible<Certified> {
         let laws = self.comp.law_shifts()?;
+        let prec = self.renyi_prec();
         if let Some(rho) = rho_at_infinity(&laws) {
             let detail = format!(
                 "rho = sum of n eta exactly: Poisson subsampling does not lower it (D_alpha <= alpha eta, D_alpha/alpha -> eta as alpha -> oo); {}",
                 describe(&laws)
             );
-            let prec = self.renyi_prec();
             return Certified::new(Interval::from_rational(&rho, prec), Engine::Renyi, trust(&laws), detail);
         }
-        let prec = self.renyi_prec();
         let digits = self.opts.digits;
         let mut worst: Option<(Interval, usize)> = None;
         // whether a direction's search stopped at its cap of evaluations
@@ -415,10 +414,9 @@ fn sup_over_alpha(d: &dyn Fn(&Rational) -> Fallible<Interval>, tail: &Tail, digi
     };
     // a piece [a, b] is bounded by D(b)/a (D non-decreasing) and by the laws' own bounds for α ≥ a, and, given
     // D(a), by the chord of the convex (α − 1)D_α ([`chord_bound`])
-    let piece_bound = |a: &Rational, d_b: &Interval| -> Float {
-        let by_d = Float::with_val_round(prec, d_b.hi() / Float::with_val(prec, a), rug::float::Round::Up).0;
-        by_d.min(tail.at(a, prec).hi())
-    };
+    // D's upper end at one order over another, rounded up
+    let over = |d: &Interval, x: &Rational| Float::with_val_round(prec, d.hi() / Float::with_val(prec, x), rug::float::Round::Up).0;
+    let piece_bound = |a: &Rational, d_b: &Interval| -> Float { over(d_b, a).min(tail.at(a, prec).hi()) };
     let piece_bound_of = |p: &Piece| -> Float {
         let b = piece_bound(&p.a, &p.d_b);
         match chord_bound(&p.a, &p.b, &p.d_a, &p.d_b, prec) {
@@ -456,8 +454,7 @@ fn sup_over_alpha(d: &dyn Fn(&Rational) -> Fallible<Interval>, tail: &Tail, digi
         let bound = piece_bound_of(&p);
         // a piece whose bound is already its ends' own values (to the digits) is left: halving it can only
         // meet the enclosures of D at its ends, which no further order narrows
-        let at = |x: &Rational, d: &Interval| Float::with_val_round(prec, d.hi() / Float::with_val(prec, x), rug::float::Round::Up).0;
-        let ends = at(&p.a, &p.d_a).max(&at(&p.b, &p.d_b));
+        let ends = over(&p.d_a, &p.a).max(&over(&p.d_b, &p.b));
         let flat = bound <= Float::with_val(prec, &ends * (Float::with_val(prec, 1) + &tol));
         if bound <= want || flat || work.get() >= MAX_EVALUATIONS {
             upper = upper.max(&bound);
@@ -629,6 +626,11 @@ mod tests {
         }
     }
 
+    /// The evaluations of D_α a ρ search took, from its detail.
+    fn evaluations_of(c: &Certified) -> usize {
+        c.detail().split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+    }
+
     /// ρ of ten subsampled Laplace releases against mpmath (scripts/reference/subsampled_laplace_rho.txt: the
     /// defining integrals of D_α, a golden-section search over α, 40 digits): the peak of D_α/α is inside
     /// (α ≈ 10.6), where the first-order bound D_b/a stopped the search at its cap of 20,000 evaluations with
@@ -644,7 +646,7 @@ mod tests {
             .unwrap();
             let c = a.tight_rho().unwrap();
             assert!(holds(&c.interval(), f[1]) && c.meets(digits), "{}: {c:?} vs {}", f[0], f[1]);
-            let evaluations: usize = c.detail().split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+            let evaluations = evaluations_of(&c);
             assert!(evaluations < 2_000, "{}: {evaluations} evaluations", f[0]);
             n += 1;
         }
@@ -664,7 +666,7 @@ mod tests {
         )
         .unwrap();
         let c = a.tight_rho().unwrap();
-        let evaluations: usize = c.detail().split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        let evaluations = evaluations_of(&c);
         assert!(c.meets(15) && evaluations < 2_000, "{c:?}");
         for alpha in ["1001/1000", "3/2", "2", "10"] {
             let d = a.renyi(&q(alpha)).unwrap();
