@@ -24,13 +24,66 @@ use crate::error::Fallible;
 use crate::fallible;
 use crate::model::{Composition, Group};
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
-use crate::record::Record;
+use crate::record::{row, Record};
 use rug::{Float, Rational};
+use serde::Serialize;
 use std::path::Path;
 
 const PREC: u32 = 256;
 /// FPR of the attack column.
 pub const ATTACK_FPR: &str = "1/1000";
+
+/// One row of `deployments.csv` (its fields are the columns, in order; empty where a field does not apply).
+#[derive(Serialize, Default)]
+struct DeploymentRow {
+    id: String,
+    organisation: String,
+    product: String,
+    year: String,
+    privacy_unit: String,
+    neighbors: String,
+    stated: String,
+    stated_kind: String,
+    stated_rho: String,
+    delta: String,
+    delta_from: String,
+    stated_epsilon: String,
+    stated_epsilon_from: String,
+    rho: String,
+    eps_zcdp_bun_steinke: String,
+    eps_zcdp_cks: String,
+    eps_exact_lo: String,
+    eps_exact_hi: String,
+    digits: String,
+    method: String,
+    difference_percent: String,
+    verdict: String,
+    explanation: String,
+    #[serde(rename = "tpr_at_fpr_1e-3_lo")]
+    tpr_lo: String,
+    #[serde(rename = "tpr_at_fpr_1e-3_hi")]
+    tpr_hi: String,
+    depends_on_assumptions: String,
+    sources: String,
+}
+
+/// One row of `deployment-certificates.csv`: a Census product's level (or all its levels).
+#[derive(Serialize)]
+struct CertificateRow {
+    deployment: String,
+    product: String,
+    level: String,
+    neighbors: String,
+    rho: String,
+    rho_decimal: String,
+    delta: String,
+    eps_zcdp_bun_steinke: String,
+    eps_zcdp_cks: String,
+    eps_exact_lo: String,
+    eps_exact_hi: String,
+    digits: String,
+    note: String,
+}
 
 /// One deployment's noise, ready for the accountant: per level and composed.
 struct Noise {
@@ -148,28 +201,21 @@ fn join_ids(v: &[String]) -> String {
 /// Evaluate one deployment (`data`: the data directory, for allocation references).
 pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let st = &d.stated;
-    let mut r = Record::new();
-    push_identity(d, &mut r);
+    let mut r = identity(d);
     let stated = stated_epsilon(d)?;
     let stated_f = Float::with_val(PREC, &stated.eps);
-    r.push("stated_epsilon", stated.printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12)));
-    r.push("stated_epsilon_from", stated.how);
+    r.stated_epsilon = stated.printed.clone().unwrap_or_else(|| fmt_up(&stated_f, 12));
+    r.stated_epsilon_from = stated.how.into();
     let mut point =
         DeploymentPoint { label: d.short_name.clone(), stated: stated_f.to_f64(), exact: None, bun_steinke: None, verdict: String::new() };
     let mut certificates = Vec::new();
     let n = match noise(d, data)? {
         Err(why) => {
-            let tail =
-                ["rho", "eps_zcdp_bun_steinke", "eps_zcdp_cks", "eps_exact_lo", "eps_exact_hi", "digits", "method", "difference_percent"];
-            push_empty(&mut r, &tail);
             let v = format!("stated, not recomputable: {why}");
-            r.push("verdict", v.clone());
-            r.push("explanation", "");
-            r.push("tpr_at_fpr_1e-3_lo", "");
-            r.push("tpr_at_fpr_1e-3_hi", "");
+            r.verdict = v.clone();
             point.verdict = v;
             finish(d, &mut r);
-            return Ok(Evaluated { row: r, certificates, point });
+            return Ok(Evaluated { row: row(&r)?, certificates, point });
         }
         Ok(n) => n,
     };
@@ -177,49 +223,50 @@ pub fn evaluate(d: &Deployment, data: &Path) -> Fallible<Evaluated> {
     let rho_opt = n.all.rho();
     let gaussian_only = !n.all.has_laplace() && rho_opt.is_some();
     let rho = rho_opt.unwrap_or_default();
-    r.push("rho", if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() });
+    r.rho = if gaussian_only { fmt_nearest(&Float::with_val(PREC, &rho), 12) } else { String::new() };
     let acc = Accountant::new(n.all.clone(), options())?;
     let v = if st.kind == StatedKind::PureDp {
         judge_pure(&mut r, &n, &stated)
     } else {
         judge_approx(d, &mut r, &acc, (&rho, gaussian_only), &stated, &mut point)?
     };
-    r.push("difference_percent", v.pct.map(|p| format!("{p:.4}")).unwrap_or_default());
-    r.push("verdict", v.verdict.clone());
-    r.push("explanation", v.explanation);
+    r.difference_percent = v.pct.map(|p| format!("{p:.4}")).unwrap_or_default();
+    r.verdict = v.verdict.clone();
+    r.explanation = v.explanation;
     point.verdict = v.verdict;
     point.exact = v.exact;
-    push_tpr(&mut r, &acc);
+    tpr(&mut r, &acc);
     finish(d, &mut r);
     if d.census && st.kind != StatedKind::PureDp {
         certificates = level_certificates(d, &n, st.delta.as_ref().expect("invariant: approx and zcdp statements carry delta"), v.overall)?;
     }
-    Ok(Evaluated { row: r, certificates, point })
+    Ok(Evaluated { row: row(&r)?, certificates, point })
 }
 
-/// The deployment's identity and its statement as published: id … delta_from.
-fn push_identity(d: &Deployment, r: &mut Record) {
+/// The deployment's identity and its statement as published (id … delta_from), the rest of its row empty.
+fn identity(d: &Deployment) -> DeploymentRow {
     let st = &d.stated;
-    r.push("id", d.id.clone());
-    r.push("organisation", d.organisation.clone());
-    r.push("product", d.product.clone());
-    r.push("year", d.year.to_string());
-    r.push("privacy_unit", d.privacy_unit.clone());
-    r.push("neighbors", d.neighbors.as_str());
-    r.push("stated", st.text.clone());
-    r.push("stated_kind", st.kind.as_str());
-    r.push("stated_rho", st.rho.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 12)).unwrap_or_default());
-    r.push("delta", st.delta.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 6)).unwrap_or_else(|| "0".into()));
-    r.push(
-        "delta_from",
-        if st.delta_assumption.is_some() {
+    DeploymentRow {
+        id: d.id.clone(),
+        organisation: d.organisation.clone(),
+        product: d.product.clone(),
+        year: d.year.to_string(),
+        privacy_unit: d.privacy_unit.clone(),
+        neighbors: d.neighbors.as_str().into(),
+        stated: st.text.clone(),
+        stated_kind: st.kind.as_str().into(),
+        stated_rho: st.rho.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 12)).unwrap_or_default(),
+        delta: st.delta.as_ref().map(|q| fmt_nearest(&Float::with_val(PREC, q), 6)).unwrap_or_else(|| "0".into()),
+        delta_from: if st.delta_assumption.is_some() {
             "assumed"
         } else if st.delta.is_some() {
             "published"
         } else {
             "pure DP"
-        },
-    );
+        }
+        .into(),
+        ..DeploymentRow::default()
+    }
 }
 
 /// The ε the exact value is compared with: its value, its text as printed (None: derived here), and where
@@ -245,12 +292,6 @@ fn stated_epsilon(d: &Deployment) -> Fallible<StatedEpsilon> {
     })
 }
 
-fn push_empty(r: &mut Record, keys: &[&str]) {
-    for k in keys {
-        r.push(k, "");
-    }
-}
-
 /// A deployment's verdict: the words, the difference in percent, the explanation, the exact ε (its upper
 /// end) and the certified bracket it came from.
 struct Verdict {
@@ -262,24 +303,23 @@ struct Verdict {
 }
 
 /// A pure-DP statement against the noise's pure ε (an exact rational; none for Gaussian noise).
-fn judge_pure(r: &mut Record, n: &Noise, stated: &StatedEpsilon) -> Verdict {
-    push_empty(r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
+fn judge_pure(r: &mut DeploymentRow, n: &Noise, stated: &StatedEpsilon) -> Verdict {
     match pure_eps(&n.all) {
         Some(e) => {
             let ef = Float::with_val(PREC, &e);
-            r.push("eps_exact_lo", fmt_down(&ef, 20));
-            r.push("eps_exact_hi", fmt_up(&ef, 20));
-            r.push("digits", "exact");
-            r.push("method", "pure epsilon: sum of n mu / b (exact rational)");
+            r.eps_exact_lo = fmt_down(&ef, 20);
+            r.eps_exact_hi = fmt_up(&ef, 20);
+            r.digits = "exact".into();
+            r.method = "pure epsilon: sum of n mu / b (exact rational)".into();
             let (verdict, p) = judge(&ef, &ef, &stated.eps, stated.printed.as_deref());
             let explanation = format!("pure epsilon of the noise = {e} (exact)");
             Verdict { verdict, pct: Some(p), explanation, exact: Some(ef.to_f64()), overall: None }
         }
         None => {
-            r.push("eps_exact_lo", "inf");
-            r.push("eps_exact_hi", "inf");
-            r.push("digits", "exact");
-            r.push("method", "Gaussian noise has no pure epsilon");
+            r.eps_exact_lo = "inf".into();
+            r.eps_exact_hi = "inf".into();
+            r.digits = "exact".into();
+            r.method = "Gaussian noise has no pure epsilon".into();
             Verdict {
                 verdict: "stated guarantee too optimistic".to_string(),
                 pct: None,
@@ -295,7 +335,7 @@ fn judge_pure(r: &mut Record, n: &Noise, stated: &StatedEpsilon) -> Verdict {
 /// conversions of its ρ).
 fn judge_approx(
     d: &Deployment,
-    r: &mut Record,
+    r: &mut DeploymentRow,
     acc: &Accountant,
     (rho, gaussian_only): (&Rational, bool),
     stated: &StatedEpsilon,
@@ -306,11 +346,9 @@ fn judge_approx(
     if gaussian_only {
         let bs = zcdp::eps_bs(rho, &dl, PREC).into_parts().1;
         let cks = zcdp::eps_cks(rho, &dl, PREC).0.into_parts().1;
-        r.push("eps_zcdp_bun_steinke", fmt_up(&bs, 12));
-        r.push("eps_zcdp_cks", fmt_up(&cks, 12));
+        r.eps_zcdp_bun_steinke = fmt_up(&bs, 12);
+        r.eps_zcdp_cks = fmt_up(&cks, 12);
         point.bun_steinke = Some(bs.to_f64());
-    } else {
-        push_empty(r, &["eps_zcdp_bun_steinke", "eps_zcdp_cks"]);
     }
     let t0 = std::time::Instant::now();
     let e = acc.epsilon(&dl)?;
@@ -318,10 +356,10 @@ fn judge_approx(
         eprintln!("{}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
     }
     let p = e.printed(25);
-    r.push("eps_exact_lo", p.lo.clone());
-    r.push("eps_exact_hi", p.hi.clone());
-    r.push("digits", p.digits_field());
-    r.push("method", e.describe());
+    r.eps_exact_lo = p.lo.clone();
+    r.eps_exact_hi = p.hi.clone();
+    r.digits = p.digits_field();
+    r.method = e.describe();
     let (verdict, pct) = judge(e.lo(), e.hi(), &stated.eps, stated.printed.as_deref());
     let mut ex = String::new();
     if let Some(srho) = &st.rho {
@@ -345,12 +383,13 @@ fn judge_approx(
 }
 
 /// The attack's TPR at FPR 1e-3 from the certified trade-off function, or why it is not computed.
-fn push_tpr(r: &mut Record, acc: &Accountant) {
+fn tpr(r: &mut DeploymentRow, acc: &Accountant) {
     let alpha: Rational = crate::num::parse_rational(ATTACK_FPR).expect("invariant: a decimal constant");
     // the certified trade-off function needs a common lattice of the losses, or the conditioning on the
     // coarse groups that gave the exact ε: where the exact ε came from the smoothed inversion there is
     // neither (the lattice search alone costs seconds before it declines)
-    let lattice = r.get("method").is_some_and(|m| m.starts_with("lattice") || m.starts_with("pure") || m.starts_with("conditioned"));
+    let m = &r.method;
+    let lattice = m.starts_with("lattice") || m.starts_with("pure") || m.starts_with("conditioned");
     let tpr = if lattice {
         crate::attack::tpr_at_fpr(acc, &alpha)
     } else {
@@ -361,21 +400,18 @@ fn push_tpr(r: &mut Record, acc: &Accountant) {
     };
     match tpr {
         Ok(t) => {
-            r.push("tpr_at_fpr_1e-3_lo", fmt_down(t.lo(), 12));
-            r.push("tpr_at_fpr_1e-3_hi", fmt_up(t.hi(), 12));
+            r.tpr_lo = fmt_down(t.lo(), 12);
+            r.tpr_hi = fmt_up(t.hi(), 12);
         }
-        Err(e) => {
-            r.push("tpr_at_fpr_1e-3_lo", "");
-            r.push("tpr_at_fpr_1e-3_hi", format!("not computed: {e}"));
-        }
+        Err(e) => r.tpr_hi = format!("not computed: {e}"),
     }
 }
 
-fn finish(d: &Deployment, r: &mut Record) {
+fn finish(d: &Deployment, r: &mut DeploymentRow) {
     let used = d.assumptions_used();
     let texts: Vec<String> =
         used.iter().filter_map(|id| d.assumptions.iter().find(|a| &a.id == id)).map(|a| format!("{}: {}", a.id, a.text)).collect();
-    r.push("depends_on_assumptions", texts.join(" | "));
+    r.depends_on_assumptions = texts.join(" | ");
     let mut srcs: Vec<String> = d.stated.sources.clone();
     match &d.mechanisms {
         Mechanisms::Allocation { sources, .. } => srcs.extend(sources.iter().cloned()),
@@ -389,7 +425,7 @@ fn finish(d: &Deployment, r: &mut Record) {
         .filter_map(|id| d.sources.iter().find(|s| &s.id == id))
         .map(|s| format!("{}: {} ({})", s.id, s.location, s.at))
         .collect();
-    r.push("sources", join_ids(&locs));
+    r.sources = join_ids(&locs);
 }
 
 /// Per-level certificate rows of a Census product, and the whole release.
@@ -411,22 +447,22 @@ fn level_certificates(d: &Deployment, n: &Noise, delta: &Rational, overall: Opti
             if std::env::var_os("TIGHTDP_DEPLOY_TIMINGS").is_some() {
                 eprintln!("{} {level}: epsilon {:.2} s", d.id, t0.elapsed().as_secs_f64());
             }
-            let mut r = Record::new();
-            r.push("deployment", d.id.clone());
-            r.push("product", d.product.clone());
-            r.push("level", level.clone());
-            r.push("neighbors", d.neighbors.as_str());
-            r.push("rho", rho.to_string());
-            r.push("rho_decimal", fmt_nearest(&Float::with_val(PREC, &rho), 12));
-            r.push("delta", fmt_nearest(&Float::with_val(PREC, delta), 6));
-            r.push("eps_zcdp_bun_steinke", fmt_up(zcdp::eps_bs(&rho, delta, PREC).hi(), 12));
-            r.push("eps_zcdp_cks", fmt_up(zcdp::eps_cks(&rho, delta, PREC).0.hi(), 12));
             let p = e.printed(22);
-            r.push("eps_exact_lo", p.lo.clone());
-            r.push("eps_exact_hi", p.hi.clone());
-            r.push("digits", p.digits_field());
-            r.push("note", e.describe());
-            Ok(r)
+            row(&CertificateRow {
+                deployment: d.id.clone(),
+                product: d.product.clone(),
+                level: level.clone(),
+                neighbors: d.neighbors.as_str().into(),
+                rho: rho.to_string(),
+                rho_decimal: fmt_nearest(&Float::with_val(PREC, &rho), 12),
+                delta: fmt_nearest(&Float::with_val(PREC, delta), 6),
+                eps_zcdp_bun_steinke: fmt_up(zcdp::eps_bs(&rho, delta, PREC).hi(), 12),
+                eps_zcdp_cks: fmt_up(zcdp::eps_cks(&rho, delta, PREC).0.hi(), 12),
+                eps_exact_lo: p.lo.clone(),
+                eps_exact_hi: p.hi.clone(),
+                digits: p.digits_field(),
+                note: e.describe(),
+            })
         })
         .collect()
 }

@@ -16,6 +16,7 @@ use crate::topdown::spine::{Bypass, Spine};
 use crate::{err, fallible};
 use clap::Args;
 use rug::Rational;
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -162,18 +163,18 @@ pub fn run_accuracy(a: TopdownAccuracyArgs) -> Fallible<String> {
     let mut rng = seeded(a.seed);
     for (name, s2) in &settings {
         for row in accuracy(&sp, s2, &truth, a.trials, &mut rng)? {
-            let mut r = Record::new();
-            r.push("noise", name.clone());
-            r.push("kind", row.group.clone());
-            r.push("name", row.name.clone());
-            r.push("count", row.count.to_string());
-            r.push("osed_mean", format!("{:.3}", row.mean_osed));
-            r.push("mse_closed_form", format!("{:.6}", row.mse_closed));
-            r.push("mse_simulated", format!("{:.6}", row.mse_sim));
-            r.push("mc_se", format!("{:.6}", row.mse_sim_se));
-            r.push("z", format!("{:.2}", row.z()));
-            r.push("mse_nonneg_simulated", format!("{:.6}", row.mse_nonneg_sim));
-            rows.push(r);
+            rows.push(crate::record::row(&AccuracyRow {
+                noise: name.clone(),
+                kind: row.group.clone(),
+                name: row.name.clone(),
+                count: row.count.to_string(),
+                osed_mean: format!("{:.3}", row.mean_osed),
+                mse_closed_form: format!("{:.6}", row.mse_closed),
+                mse_simulated: format!("{:.6}", row.mse_sim),
+                mc_se: format!("{:.6}", row.mse_sim_se),
+                z: format!("{:.2}", row.z()),
+                mse_nonneg_simulated: format!("{:.6}", row.mse_nonneg_sim),
+            })?);
         }
     }
     if let Some(out) = &a.out {
@@ -265,48 +266,83 @@ pub(super) fn run_postprocess(a: PostprocessArgs) -> Fallible<String> {
     };
     let secs = t0.elapsed().as_secs_f64();
     let n_inv = run.invariant.iter().filter(|&&t| t >= 0).count();
-    let mut r = Record::new();
-    r.push("allocation", m.allocation.clone());
-    r.push("geounits", run.spine.n_units().to_string());
-    r.push("blocks", run.spine.blocks.len().to_string());
-    r.push("cells", run.schema.cells().to_string());
-    r.push("parents_solved", stats.solved.to_string());
-    r.push("parents_copied", stats.copied.to_string());
-    r.push("by_state", if split { "yes: the US and states first, then each state's subtree on its own" } else { "no" });
-    r.push("invariants", n_inv.to_string());
-    if !run.cons.groups.is_empty() {
-        r.push("group_invariants", run.cons.groups.len().to_string());
-    }
-    r.push("passes", describe_passes(&run, &passes));
     let zeros = run.cons.structural_zero.iter().filter(|&&z| z).count();
-    r.push("structural_zero_cells", zeros.to_string());
-    r.push("gq_bounds", if run.cons.units.is_empty() { "none" } else { "every geounit (units.csv)" });
-    r.push(
-        "checked",
-        "non-negative integers; every parent = sum of its children in every cell; invariants exact; structural zeros, group-quarters bounds and group invariants held",
-    );
-    r.push("rows", rows.to_string());
-    r.push("out", a.out.display().to_string());
-    r.push("seconds_read", format!("{t_load:.2}"));
-    r.push("seconds_solve", format!("{t_solve:.2}"));
-    r.push("seconds", format!("{secs:.2}"));
+    let mut r = EstimateRow {
+        allocation: m.allocation.clone(),
+        geounits: run.spine.n_units().to_string(),
+        blocks: run.spine.blocks.len().to_string(),
+        cells: run.schema.cells().to_string(),
+        parents_solved: stats.solved.to_string(),
+        parents_copied: stats.copied.to_string(),
+        by_state: if split { "yes: the US and states first, then each state's subtree on its own" } else { "no" }.into(),
+        invariants: n_inv.to_string(),
+        group_invariants: (!run.cons.groups.is_empty()).then(|| run.cons.groups.len().to_string()),
+        passes: describe_passes(&run, &passes),
+        structural_zero_cells: zeros.to_string(),
+        gq_bounds: if run.cons.units.is_empty() { "none" } else { "every geounit (units.csv)" }.into(),
+        checked: "non-negative integers; every parent = sum of its children in every cell; invariants exact; structural zeros, group-quarters bounds and group invariants held".into(),
+        rows: rows.to_string(),
+        out: a.out.display().to_string(),
+        seconds_read: format!("{t_load:.2}"),
+        seconds_solve: format!("{t_solve:.2}"),
+        seconds: format!("{secs:.2}"),
+        ..EstimateRow::default()
+    };
     // the guarantee: post-processing of the measurements does not change it
     match certify(&m, &delta, prec) {
         Ok(c) => {
-            r.push("delta", a.delta.trim());
-            r.push("epsilon_lo", fmt_down(c.epsilon.lo(), 20));
-            r.push("epsilon_hi", fmt_up(c.epsilon.hi(), 20));
-            r.push("epsilon_method", c.epsilon.describe());
-            r.push(
-                "privacy",
-                "unchanged by post-processing: the output is a function of the noisy measurements (certified epsilon above), the public geography and the invariants; the invariants are published exactly, outside the guarantee",
-            );
+            r.delta = Some(a.delta.trim().into());
+            r.epsilon_lo = Some(fmt_down(c.epsilon.lo(), 20));
+            r.epsilon_hi = Some(fmt_up(c.epsilon.hi(), 20));
+            r.epsilon_method = Some(c.epsilon.describe());
+            r.privacy = "unchanged by post-processing: the output is a function of the noisy measurements (certified epsilon above), the public geography and the invariants; the invariants are published exactly, outside the guarantee".into();
         }
-        Err(e) => {
-            r.push("privacy", format!("NOT CERTIFIED: {e}"));
-        }
+        Err(e) => r.privacy = format!("NOT CERTIFIED: {e}"),
     }
-    Ok(r.render(a.format))
+    Ok(crate::record::row(&r)?.render(a.format))
+}
+
+/// The summary of `topdown estimate` (`None`: a field that does not apply is left out).
+#[derive(Serialize, Default)]
+struct EstimateRow {
+    allocation: String,
+    geounits: String,
+    blocks: String,
+    cells: String,
+    parents_solved: String,
+    parents_copied: String,
+    by_state: String,
+    invariants: String,
+    group_invariants: Option<String>,
+    passes: String,
+    structural_zero_cells: String,
+    gq_bounds: String,
+    checked: String,
+    rows: String,
+    out: String,
+    seconds_read: String,
+    seconds_solve: String,
+    seconds: String,
+    delta: Option<String>,
+    epsilon_lo: Option<String>,
+    epsilon_hi: Option<String>,
+    epsilon_method: Option<String>,
+    privacy: String,
+}
+
+/// One row of `topdown accuracy`: a geographic level's or group's mean squared errors, closed form and simulated.
+#[derive(Serialize)]
+struct AccuracyRow {
+    noise: String,
+    kind: String,
+    name: String,
+    count: String,
+    osed_mean: String,
+    mse_closed_form: String,
+    mse_simulated: String,
+    mc_se: String,
+    z: String,
+    mse_nonneg_simulated: String,
 }
 
 fn run_pp_accuracy(a: TopdownAccuracyArgs, sp: &Spine) -> Fallible<String> {
