@@ -1,9 +1,12 @@
 //! Engine choice: the working precision and truncation depth a query needs, the estimated cost of a
-//! lattice build, the `auto` policy and its fallbacks.
+//! lattice build, the `auto` policy (`lattice_plan`) and the climb of its ladder (`lattice_ladder`).
 
+use super::lattice::REFUSE_FACTOR;
+use super::lattice_fourier::CONDITIONED_FIRST_SECS;
+use super::lattice_ladder::{ladder, Cond, Refuse, Run, Rung, Then};
 use super::lattice_plan::{choose, Kind, LatticeOffers, Refusal};
 pub(super) use super::lattice_plan::{AutoEngine, FOURIER_FEW_GROUPS};
-use super::vocabulary::{Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
+use super::vocabulary::{DeltaResult, Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
 use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::err;
@@ -172,11 +175,7 @@ impl Accountant {
             eprintln!("auto: window {window}, exact engine ~{exact_secs:.2} s (budget {} s)", self.opts.time_budget);
         }
         LatticeOffers {
-            kind: match q {
-                Query::Epsilon(_) => Kind::Epsilon,
-                Query::Delta(_) => Kind::Delta,
-                Query::Tradeoff(_) => Kind::Tradeoff,
-            },
+            kind: Kind::of(q),
             forced_lattice: self.opts.method == Method::Lattice,
             arith: self.opts.arith,
             lattice_max: self.opts.lattice_max,
@@ -250,126 +249,157 @@ impl Accountant {
         }
     }
 
-    pub(super) fn auto(&self, q: Query) -> Fallible<Certified> {
-        match self.auto_engine(q)? {
-            AutoEngine::Smoothed => match q {
-                Query::Epsilon(d) => {
-                    // a few coarse groups and a fine rest on a practical lattice: conditioning on the coarse
-                    // ones gives the digits the smoothed inversion cannot (conditioned.rs)
-                    if let Some(r) = self.try_conditioned(q) {
-                        return self.dear_fourier(q, r);
-                    }
-                    let r = self.epsilon_smoothed(d, None);
-                    // the smoothed inversion declines on coarse lattices (few queries, large δ): the lattice
-                    // is exact there, use it when it fits (only a refusal is replaced)
-                    let e = match r {
-                        Err(e) if e.is_declined() => e,
-                        r => return r,
-                    };
-                    let mpfr = self.opts.arith != Some(Arith::F64);
-                    let o = self.initial_opts(q, mpfr);
-                    let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
-                    let secs = match self.dd_opts(q) {
-                        Some(d) if mpfr => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
-                        _ => self.estimated_seconds(&o),
-                    };
-                    if fits && secs <= 4.0 * self.opts.time_budget {
-                        return self.lattice_query(q, mpfr);
-                    }
-                    // the lattice is out of reach: a wider smoothed bracket (its digits stated by the note)
-                    if self.opts.width.is_none() {
-                        for w in [1e-12, 1e-9, 1e-6, 1e-3] {
-                            match self.epsilon_smoothed(d, Some(w)) {
-                                Err(e) if e.is_declined() => {}
-                                r => return r,
-                            }
-                        }
-                    }
-                    // chosen over an f64 lattice short of bits (see auto_engine): that lattice's partial bracket
-                    // is still better than none (the honesty gate refuses it if it has no digit)
-                    let f = LatticeOpts { arith: Arith::F64, depth: o.depth.min(F64_MAX_DEPTH) };
-                    if self.opts.arith.is_none()
-                        && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW
-                        && self.estimated_seconds(&f) <= self.opts.time_budget
-                    {
-                        match self.lattice_query(q, false) {
-                            Err(e) if e.is_declined() => {}
-                            r => return r,
-                        }
-                    }
-                    // every engine declined: the lattice's cost, or the smoothed inversion's own refusal
-                    Err(if fits {
-                        err!(
-                            Resource,
-                            "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
-                             the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
-                            e.message().trim_end_matches("; use the lattice method"),
-                            4.0 * self.opts.time_budget
-                        )
-                    } else {
-                        e
-                    })
+    /// `auto` on the lattice laws: the ladder (`lattice_ladder::ladder`) from the engine `choose` picks,
+    /// climbed.
+    pub(super) fn auto(&self, q: Query) -> Fallible<DeltaResult> {
+        let forced = self.opts.method == Method::Lattice;
+        let (rungs, refuse) = ladder(self.auto_engine(q)?, Kind::of(q), forced, self.opts.arith == Some(Arith::F64));
+        self.climb(q, &rungs, refuse, None)
+    }
+
+    /// Climb a ladder of the lattice engines by its rules (`lattice_ladder`'s module doc), from `seed`, an
+    /// answer already in hand (None: none).
+    pub(super) fn climb(&self, q: Query, rungs: &[Rung], refuse: Refuse, seed: Option<DeltaResult>) -> Fallible<DeltaResult> {
+        let digits = self.opts.digits;
+        if let Some(s) = seed.as_ref().filter(|s| s.delta.meets(digits)) {
+            return Ok(s.clone());
+        }
+        let mut best = seed;
+        let mut declined: Option<Error> = None;
+        for r in rungs {
+            if !r.when.iter().all(|c| self.holds(*c, q, best.is_some())) {
+                continue;
+            }
+            let Some(answer) = self.run_rung(r.run, q) else { continue };
+            match (r.then, answer) {
+                (Then::Final, a) => return a,
+                (Then::IfMeets, Ok(a)) if a.delta.meets(digits) => return Ok(a),
+                (Then::IfMeets, _) => {}
+                (_, Err(e)) if e.is_declined() => {
+                    declined.get_or_insert(e);
                 }
-                _ => unreachable!("auto for delta/tradeoff is dispatched by the callers"),
-            },
-            AutoEngine::Lattice { mpfr } => {
-                let r = self.lattice_query(q, mpfr);
-                self.or_fourier(q, r)
-            }
-            AutoEngine::LatticeFourier => match self.conditioned_first(q) {
-                Some(c) => Ok(c),
-                None => self.wide_fallback(q, self.fourier_query(q)),
-            },
-        }
-    }
-
-    /// The inversion of a composition with wide weights short of the digits asked (its priced estimate
-    /// missed the tails this query needed, dearer than those it walked): the conditioned engine's and, for
-    /// ε, the smoothed inversion's answers where narrower. Other answers pass unchanged.
-    pub(super) fn wide_fallback(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        if !self.falls_short(&r) || self.fourier_secs().is_none() {
-            return r;
-        }
-        let mut best = r;
-        if let Some(c) = self.try_conditioned(q) {
-            best = narrower(c, best, Certified::log10_rel_width);
-        }
-        if let Query::Epsilon(d) = q {
-            if self.smooth_range_error().is_none() {
-                best = narrower(self.epsilon_smoothed(d, None).map_err(super::smooth_refusal), best, Certified::log10_rel_width);
+                (_, Err(e)) => return Err(e),
+                (then, Ok(a)) => {
+                    // (the earlier answer is kept unless the new one is strictly narrower)
+                    let b = match best.take() {
+                        Some(b) if a.delta.log10_rel_width() >= b.delta.log10_rel_width() => b,
+                        _ => a,
+                    };
+                    if then == Then::Narrow && b.delta.meets(digits) {
+                        return Ok(b);
+                    }
+                    best = Some(b);
+                }
             }
         }
-        best
-    }
-
-    /// Whether an engine's answer leaves room for another: a bracket short of the digits asked, or a refusal
-    /// (any other error surfaces as it is).
-    pub(super) fn falls_short(&self, r: &Fallible<Certified>) -> bool {
-        match r {
-            Ok(c) => !c.meets(self.opts.digits),
-            Err(e) => e.is_declined(),
+        match best {
+            Some(b) => Ok(b),
+            None => Err(self.ladder_refusal(q, refuse, declined)),
         }
     }
 
-    /// A lattice answer short of the digits asked (or a lattice refusal) is compared with the lattice
-    /// Fourier inversion's where that applies: the narrower certified bracket is returned (the lattice's
-    /// truncation depth is what limits it in the far tails, e.g. 1,000 × N_Z(0, 0.01) at δ = 1e-10).
-    pub(super) fn or_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable() {
-            return r;
+    /// Whether a rung's condition holds, from the accountant's cached estimates (`answered`: an answer is
+    /// kept).
+    fn holds(&self, c: Cond, q: Query, answered: bool) -> bool {
+        let free = self.opts.arith.is_none();
+        let limit = REFUSE_FACTOR * self.opts.time_budget;
+        match c {
+            Cond::FourierApplies => free && self.fourier_applicable(),
+            Cond::FourierDear => free && !self.fourier_applicable() && self.fourier_priced().is_some_and(|s| s <= limit),
+            Cond::FourierWide => self.fourier_secs().is_some(),
+            Cond::ConditionedCheaper => {
+                // (only where its own estimate is the lower: 1,000 × N_Z(0, 10⁴) with DLap(1) has the inversion
+                // priced at 4 s, the conditioned engine's exact law of the Gaussian group ~40 s)
+                let dear = self.fourier_secs().filter(|&s| s > CONDITIONED_FIRST_SECS);
+                dear.is_some_and(|f| self.conditioned_seconds(q).is_some_and(|c| c < f))
+            }
+            Cond::SmoothRangeOk => self.smooth_range_error().is_none(),
+            Cond::Answered => answered,
+            Cond::NothingYet => !answered,
+            Cond::NoWidth => self.opts.width.is_none(),
+            Cond::LatticeNear => {
+                let (fits, secs) = self.lattice_reach(q);
+                fits && secs <= limit
+            }
+            Cond::F64Near => {
+                let f = LatticeOpts { arith: Arith::F64, depth: self.depth_for(q).min(F64_MAX_DEPTH) };
+                free && estimated_window_shifts(&self.shifts, f.depth) <= MAX_WINDOW && self.estimated_seconds(&f) <= self.opts.time_budget
+            }
+            Cond::Tiered => self.tiered(q),
+            Cond::NotTiered => !self.tiered(q),
         }
-        narrower(self.fourier_query(q), r, Certified::log10_rel_width)
     }
-}
 
-/// Of two engines' answers to one query, the narrower certified bracket (`a` only when strictly narrower);
-/// only refusals are replaced: any other error of either engine surfaces (`b`'s first).
-pub(super) fn narrower<T>(a: Fallible<T>, b: Fallible<T>, width: impl Fn(&T) -> f64) -> Fallible<T> {
-    match (a, b) {
-        (_, Err(e)) if !e.is_declined() => Err(e),
-        (Err(e), _) if !e.is_declined() => Err(e),
-        (Ok(x), Ok(y)) => Ok(if width(&x) < width(&y) { x } else { y }),
-        (Ok(x), Err(_)) => Ok(x),
-        (Err(_), y) => y,
+    /// The trade-off's tiers apart (double-double, the inversion, MPFR): double-double serves and the
+    /// inversion applies, no arithmetic forced.
+    fn tiered(&self, q: Query) -> bool {
+        self.dd_opts(q).is_some() && self.opts.arith.is_none() && self.fourier_applicable()
+    }
+
+    /// Whether the exact lattice (in the arithmetic forced, else double-double or MPFR) fits, and its
+    /// estimated seconds.
+    fn lattice_reach(&self, q: Query) -> (bool, f64) {
+        let mpfr = self.opts.arith != Some(Arith::F64);
+        let o = self.initial_opts(q, mpfr);
+        let fits = estimated_window_shifts(&self.shifts, o.depth) <= MAX_WINDOW;
+        let secs = match self.dd_opts(q) {
+            Some(d) if mpfr => self.estimated_seconds(&d).min(self.estimated_seconds(&o)),
+            _ => self.estimated_seconds(&o),
+        };
+        (fits, secs)
+    }
+
+    /// A rung's engine on the query; None where it passes silently (the conditioned engine without a split,
+    /// or declining).
+    fn run_rung(&self, run: Run, q: Query) -> Option<Fallible<DeltaResult>> {
+        let plain = |c: Certified| DeltaResult { delta: c, first: None, second: None };
+        Some(match (run, q) {
+            (Run::Lattice(t), Query::Delta(e)) => self.delta_lattice(e, t),
+            (Run::Lattice(t), q) => self.lattice_query_tiers(q, t).map(plain),
+            (Run::Fourier, Query::Delta(e)) => self.delta_fourier(e),
+            (Run::Fourier, q) => self.fourier_query(q).map(plain),
+            (Run::Conditioned, q) => return self.try_conditioned(q).map(|r| r.map(plain)),
+            (Run::Smoothed { width, input_declines }, q) => {
+                let r = match q {
+                    Query::Epsilon(d) => self.epsilon_smoothed(d, width),
+                    Query::Delta(e) => self.delta_smoothed(e),
+                    Query::Tradeoff(_) => Err(err!(Internal, "the smoothed inversion gives no trade-off function")),
+                };
+                let r = if input_declines { r.map_err(super::smooth_refusal) } else { r };
+                r.map(plain)
+            }
+        })
+    }
+
+    /// The refusal of a ladder every rung of which declined (`declined`: the first refusal met).
+    fn ladder_refusal(&self, q: Query, refuse: Refuse, declined: Option<Error>) -> Error {
+        let e = declined.unwrap_or_else(|| err!(Declined, "no engine answers"));
+        let why = |e: &Error| e.message().trim_end_matches("; use the lattice method").to_string();
+        match refuse {
+            Refuse::AsFirst => e,
+            Refuse::SmoothedDelta => err!(
+                Resource,
+                "no certified engine answers this composition: the lattice is out of reach and the smoothed \
+                 inversion declines ({}); --method zcdp-cks gives a certified upper bound",
+                why(&e)
+            ),
+            Refuse::SmoothedEpsilon => {
+                // the smoothed inversion's own refusal, or the lattice's cost where it fits
+                let (fits, secs) = self.lattice_reach(q);
+                if !fits {
+                    return e;
+                }
+                err!(
+                    Resource,
+                    "no certified engine answers this in reasonable time: the smoothed inversion declined ({}) and \
+                     the lattice would take about {secs:.0} s (limit {:.0} s); --method zcdp-cks gives a certified upper bound",
+                    why(&e),
+                    REFUSE_FACTOR * self.opts.time_budget
+                )
+            }
+            Refuse::Tradeoff => {
+                err!(Resource, "no practical common lattice for this composition: the certified trade-off function needs one")
+            }
+        }
     }
 }

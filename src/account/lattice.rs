@@ -281,11 +281,11 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_lattice(&self, eps: &Rational, mpfr: bool) -> Fallible<DeltaResult> {
+    pub(super) fn delta_lattice(&self, eps: &Rational, tiers: Tiers) -> Fallible<DeltaResult> {
         injected(Engine::Lattice)?;
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
-        let (v, o, note) = self.lattice_loop(q, if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed }, &eval, &|d| d.delta.clone())?;
+        let (v, o, note) = self.lattice_loop(q, tiers, &eval, &|d| d.delta.clone())?;
         let c = Certified::new(v.delta.clone(), self.engine_of(&o), Trust::Exact, self.detail(&o))?;
         let c = match note {
             Some(n) => c.with_note(n),

@@ -27,7 +27,7 @@ const SECS_PER_NODE_FACTOR: f64 = 0.25e-3;
 /// Priced seconds of the wide-weight inversion above which the conditioned engine is asked first: 10 ×
 /// N_Z(0, 10⁴) with 1,000 × DLap(1) (weights 1 and 20,000) has ~7,900 live nodes a tail, 36–58 s by
 /// inversion, 0.3 s by conditioning on the Gaussian group.
-const CONDITIONED_FIRST_SECS: f64 = 2.0;
+pub(super) const CONDITIONED_FIRST_SECS: f64 = 2.0;
 /// Tails an ε(δ) search evaluates (measured 6 in one round; up to three rounds at rising precision).
 const TAILS_PER_QUERY: f64 = 12.0;
 
@@ -110,44 +110,13 @@ impl Accountant {
     }
 
     /// The inversion's priced seconds even where above the time budget (the progress bar's estimate when
-    /// it runs anyway: forced, or escalated to by [`Accountant::dear_fourier`]).
+    /// it runs anyway: forced, or escalated to where a cheaper answer falls short: `lattice_ladder::Cond::FourierDear`).
     pub(super) fn fourier_priced(&self) -> Option<f64> {
         self.fourier_price().ok().flatten().map(|(s, _)| s)
     }
 
-    /// An answer short of the digits asked (the conditioned engine's upper bound on a β far below its
-    /// resolution: f(10⁻³) of 10 × N_Z(0, 10⁴) + 1,000 × DLap(1), β ≈ 5.2·10⁻¹⁶⁷) escalates to the
-    /// inversion that the time budget declined, where its price is within the refusal limit (4× the budget;
-    /// that one took 40 s for 28 digits on a price of 81 s): the narrower bracket is returned. Other
-    /// answers, and compositions the inversion cannot take at all, pass unchanged.
-    pub(super) fn dear_fourier(&self, q: Query, r: Fallible<Certified>) -> Fallible<Certified> {
-        if !self.falls_short(&r) || self.opts.arith.is_some() || self.fourier_check().is_ok() {
-            return r;
-        }
-        let limit = super::lattice::REFUSE_FACTOR * self.opts.time_budget;
-        if !self.fourier_priced().is_some_and(|s| s <= limit) {
-            return r;
-        }
-        super::choice::narrower(self.fourier_query(q), r, Certified::log10_rel_width)
-    }
-
     pub(super) fn fourier_applicable(&self) -> bool {
         self.fourier_check().is_ok()
-    }
-
-    /// Where the inversion is priced dear (wide weights, [`CONDITIONED_FIRST_SECS`]) and the conditioned
-    /// engine's estimate is lower, its answer when it meets the digits asked (None: ask the inversion).
-    pub(super) fn conditioned_first(&self, q: Query) -> Option<Certified> {
-        let fourier = self.fourier_secs().filter(|&s| s > CONDITIONED_FIRST_SECS)?;
-        // only where its own estimate is the lower (1,000 × N_Z(0, 10⁴) with DLap(1): the inversion is
-        // priced at 4 s, the conditioned engine's exact law of the Gaussian group costs ~40 s)
-        if !self.conditioned_seconds(q).is_some_and(|c| c < fourier) {
-            return None;
-        }
-        match self.try_conditioned(q) {
-            Some(Ok(c)) if c.meets(self.opts.digits) => Some(c),
-            _ => None,
-        }
     }
 
     /// The inversion's estimated seconds where its weights are wide enough to price it (None otherwise, or

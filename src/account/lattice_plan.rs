@@ -6,7 +6,7 @@
 //! what it returns and words its refusals; the table test below is the policy, checked in milliseconds.
 
 use super::lattice::REFUSE_FACTOR;
-use super::vocabulary::F64_MAX_DEPTH;
+use super::vocabulary::{Query, F64_MAX_DEPTH};
 use crate::num::Arith;
 use crate::pld::frame::MAX_WINDOW;
 
@@ -47,6 +47,16 @@ pub(super) enum Kind {
     Epsilon,
     Delta,
     Tradeoff,
+}
+
+impl Kind {
+    pub(super) fn of(q: Query) -> Kind {
+        match q {
+            Query::Epsilon(_) => Kind::Epsilon,
+            Query::Delta(_) => Kind::Delta,
+            Query::Tradeoff(_) => Kind::Tradeoff,
+        }
+    }
 }
 
 /// What the engines offer for one query (module doc). `fourier` (whether the lattice Fourier inversion takes

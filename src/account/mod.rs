@@ -28,6 +28,7 @@ pub mod gridprofile;
 mod honesty;
 mod lattice;
 mod lattice_fourier;
+mod lattice_ladder;
 mod lattice_plan;
 mod laws;
 mod profile;
@@ -241,7 +242,7 @@ impl Accountant {
             Method::Lattice => self.lattice_query(Query::Epsilon(delta), true),
             Method::LatticeFourier => self.fourier_query(Query::Epsilon(delta)),
             Method::Conditioned => self.conditioned_query(Query::Epsilon(delta)),
-            _ => self.auto(Query::Epsilon(delta)),
+            _ => self.auto(Query::Epsilon(delta)).map(|r| r.delta),
         }
     }
 
@@ -310,39 +311,10 @@ impl Accountant {
             }
             Method::Grid => Err(err!(Input, "--grid gives epsilon brackets only; use --method lattice or smoothed for delta")),
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
-            Method::Lattice => self.delta_lattice(eps, true),
+            Method::Lattice => self.delta_lattice(eps, lattice::Tiers::DdThenMpfr),
             Method::LatticeFourier => self.delta_fourier(eps),
             Method::Conditioned => self.conditioned_query(Query::Delta(eps)).map(plain),
-            Method::Auto => match self.auto_engine(Query::Delta(eps))? {
-                AutoEngine::Smoothed => match self.try_conditioned(Query::Delta(eps)) {
-                    Some(r) => self.dear_fourier(Query::Delta(eps), r).map(plain),
-                    // the smoothed inversion's refusal advises the lattice, which auto has already ruled out
-                    None => self.delta_smoothed(eps).map(plain).map_err(|e| {
-                        if e.is_declined() {
-                            err!(
-                                Resource,
-                                "no certified engine answers this composition: the lattice is out of reach and the smoothed \
-                                 inversion declines ({}); --method zcdp-cks gives a certified upper bound",
-                                e.message().trim_end_matches("; use the lattice method")
-                            )
-                        } else {
-                            e
-                        }
-                    }),
-                },
-                AutoEngine::Lattice { mpfr } => {
-                    let r = self.delta_lattice(eps, mpfr);
-                    if r.as_ref().is_ok_and(|d| d.delta.meets(self.opts.digits)) || self.opts.arith.is_some() || !self.fourier_applicable()
-                    {
-                        return r;
-                    }
-                    choice::narrower(self.delta_fourier(eps), r, |d: &DeltaResult| d.delta.log10_rel_width())
-                }
-                AutoEngine::LatticeFourier => match self.conditioned_first(Query::Delta(eps)) {
-                    Some(c) => Ok(plain(c)),
-                    None => self.delta_fourier(eps),
-                },
-            },
+            Method::Auto => self.auto(Query::Delta(eps)),
         }
     }
 
@@ -361,50 +333,11 @@ impl Accountant {
             return self.law_query(Query::Tradeoff(alpha));
         }
         match self.opts.method {
-            Method::Auto | Method::Lattice => {}
-            Method::LatticeFourier => return self.fourier_query(Query::Tradeoff(alpha)),
-            Method::Conditioned => return self.conditioned_query(Query::Tradeoff(alpha)),
-            m => return fallible!(Input, "the trade-off function is computed on the lattice; --method {} does not give it", m.as_str()),
+            Method::Auto | Method::Lattice => self.auto(Query::Tradeoff(alpha)).map(|r| r.delta),
+            Method::LatticeFourier => self.fourier_query(Query::Tradeoff(alpha)),
+            Method::Conditioned => self.conditioned_query(Query::Tradeoff(alpha)),
+            m => fallible!(Input, "the trade-off function is computed on the lattice; --method {} does not give it", m.as_str()),
         }
-        let mpfr = match self.auto_engine(Query::Tradeoff(alpha))? {
-            AutoEngine::Lattice { mpfr } => mpfr || self.opts.method == Method::Lattice,
-            AutoEngine::LatticeFourier => {
-                return match self.conditioned_first(Query::Tradeoff(alpha)) {
-                    Some(c) => Ok(c),
-                    None => self.wide_fallback(Query::Tradeoff(alpha), self.fourier_query(Query::Tradeoff(alpha))),
-                }
-            }
-            AutoEngine::Smoothed => {
-                // a few coarse groups and a fine rest on a lattice: by conditioning, as for epsilon and delta
-                // (short of the digits, it escalates to an inversion priced above the budget: dear_fourier)
-                let q = Query::Tradeoff(alpha);
-                return match self.try_conditioned(q) {
-                    Some(r) => self.dear_fourier(q, r),
-                    None => match self.dear_fourier(q, Err(err!(Declined, "no engine"))) {
-                        Err(e) if e.is_declined() => fallible!(
-                            Resource,
-                            "no practical common lattice for this composition: the certified trade-off function needs one"
-                        ),
-                        r => r,
-                    },
-                };
-            }
-        };
-        let q = Query::Tradeoff(alpha);
-        if self.opts.method != Method::Auto {
-            return self.lattice_query(q, mpfr);
-        }
-        if !mpfr || self.opts.arith.is_some() || self.dd_opts(q).is_none() || !self.fourier_applicable() {
-            return self.or_fourier(q, self.lattice_query(q, mpfr));
-        }
-        // double-double, then the lattice Fourier inversion, then MPFR: where the double-double lattice misses
-        // the digits (β far below 1: 3,000 × N_Z(0, 37.7) at α = 1 − 1e-6 has β ≈ 7e-43, 16 digits) the
-        // inversion gives 28 in 0.3 s where the MPFR lattice took 5 s (24 s at 10,000 queries)
-        let r = self.or_fourier(q, self.lattice_query_tiers(q, lattice::Tiers::DdOnly));
-        if r.as_ref().is_ok_and(|c| c.meets(self.opts.digits)) || r.as_ref().is_err_and(|e| !e.is_declined()) {
-            return r;
-        }
-        choice::narrower(self.lattice_query_tiers(q, lattice::Tiers::MpfrOnly), r, Certified::log10_rel_width)
     }
 
     /// The vertices (α, β) of the trade-off function inside the resolved window, at the accountant's

@@ -265,6 +265,14 @@ fn tiny_tradeoff_values_keep_their_digits() {
     assert_eq!(rows.len(), 7);
 }
 
+/// The rung of a dear inversion (`lattice_ladder::Cond::FourierDear`) climbed from a short answer in hand.
+fn escalate(a: &Accountant, q: Query, short: Fallible<Certified>) -> Certified {
+    use super::lattice_ladder::{Cond, Refuse, Run, Rung, Then};
+    let rung = Rung { run: Run::Fourier, when: &[Cond::FourierDear], then: Then::Narrow };
+    let seed = DeltaResult { delta: short.unwrap(), first: None, second: None };
+    a.climb(q, &[rung], Refuse::AsFirst, Some(seed)).unwrap().delta
+}
+
 /// The small twin of the heavy `a_dear_inversion_is_escalated_to_when_conditioning_falls_short`
 /// (tests/suite/mixed_far_steps_cli.rs, ~35 s): on 1,000 × N_Z(0, 37.7) + 10 × DLap(4) (lattice weights
 /// 20 and 377, the inversion priced by its walk) with the time budget set below the inversion's price, an
@@ -283,12 +291,12 @@ fn a_short_answer_escalates_to_a_dear_inversion() {
     // the budget below the price (the inversion declined), the price within the refusal factor: escalated
     let dear = Accountant::new(comp(), Options { time_budget: price / 2.0, ..Options::default() }).unwrap();
     assert!(dear.fourier_check().is_err());
-    let c = dear.dear_fourier(Query::Tradeoff(&alpha), short()).unwrap();
+    let c = escalate(&dear, Query::Tradeoff(&alpha), short());
     assert_eq!(c.engine(), Engine::LatticeFourier, "{c}");
     assert!(c.meets(20) && *c.lo() >= 0 && *c.hi() <= 1, "{c}");
     // the price beyond the refusal factor: the short answer as it was
     let beyond = Accountant::new(comp(), Options { time_budget: price / (2.0 * lattice::REFUSE_FACTOR), ..Options::default() }).unwrap();
-    let c = beyond.dear_fourier(Query::Tradeoff(&alpha), short()).unwrap();
+    let c = escalate(&beyond, Query::Tradeoff(&alpha), short());
     assert_eq!(c.engine(), Engine::Conditioned, "{c}");
 }
 

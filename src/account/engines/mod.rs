@@ -27,8 +27,9 @@
 //!   independent cross-check.
 //!
 //! The lattice engines (`account/lattice.rs`, `lattice_fourier.rs`, `smoothed.rs`, `conditioned.rs`) are
-//! not behind this slot yet: their choice is one pure function of their offers (`account/lattice_plan.rs`),
-//! which the accountant runs (`account/choice.rs`).
+//! not behind this slot yet: the engine to start from is one pure function of their offers
+//! (`account/lattice_plan.rs`), the rungs after it another (`account/lattice_ladder.rs`); the accountant
+//! climbs them (`account/choice.rs`).
 
 pub mod atoms;
 mod atoms_binomial;
