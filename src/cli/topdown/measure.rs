@@ -7,7 +7,7 @@ use crate::error::Fallible;
 use crate::model::Neighbors;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
-use crate::record::{Format, Record};
+use crate::record::{row, Format};
 use crate::topdown::analysis::certify::certify;
 use crate::topdown::measurement::measure::{measure, read_manifest, MeasureOpts, Persons, Plan};
 use crate::topdown::measurement::schema::{read_persons, Schema};
@@ -15,6 +15,7 @@ use crate::topdown::spine::{Bypass, Spine};
 use crate::{err, fallible};
 use clap::Args;
 use rug::Float;
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -141,22 +142,58 @@ pub(super) fn run_measure(a: MeasureArgs) -> Fallible<String> {
     let m = measure(&plan, &sp, &persons, &opts)?;
     run.commit()?;
     let secs = t0.elapsed().as_secs_f64();
-    let mut r = Record::new();
-    r.push("allocation", m.allocation.clone());
-    r.push("neighbors", m.neighbors.clone());
-    r.push("bypass", format!("{} ({} geounits)", m.bypass, m.bypassed_units));
-    r.push("blocks", m.blocks.to_string());
-    r.push("noise_entries", m.noise.len().to_string());
-    r.push("budget_paths", m.paths.len().to_string());
-    r.push("rows", m.rows.to_string());
-    r.push("measurements", a.out_dir.join("measurements.csv").display().to_string());
-    r.push("invariants", a.out_dir.join(crate::topdown::measurement::rundir::INVARIANTS_FILE).display().to_string());
-    if a.no_noise {
-        r.push("noise", "NONE (--no-noise): exact counts, NOT PRIVATE, for testing only");
-    }
-    r.push("manifest", a.out_dir.join("manifest.json").display().to_string());
-    r.push("seconds", format!("{secs:.2}"));
-    Ok(r.render(a.format))
+    let r = MeasureRow {
+        allocation: m.allocation.clone(),
+        neighbors: m.neighbors.clone(),
+        bypass: format!("{} ({} geounits)", m.bypass, m.bypassed_units),
+        blocks: m.blocks.to_string(),
+        noise_entries: m.noise.len().to_string(),
+        budget_paths: m.paths.len().to_string(),
+        rows: m.rows.to_string(),
+        measurements: a.out_dir.join("measurements.csv").display().to_string(),
+        invariants: a.out_dir.join(crate::topdown::measurement::rundir::INVARIANTS_FILE).display().to_string(),
+        noise: a.no_noise.then(|| "NONE (--no-noise): exact counts, NOT PRIVATE, for testing only".into()),
+        manifest: a.out_dir.join("manifest.json").display().to_string(),
+        seconds: format!("{secs:.2}"),
+    };
+    Ok(row(&r)?.render(a.format))
+}
+
+/// The summary of `topdown measure` (`None`: a field left out).
+#[derive(Serialize)]
+struct MeasureRow {
+    allocation: String,
+    neighbors: String,
+    bypass: String,
+    blocks: String,
+    noise_entries: String,
+    budget_paths: String,
+    rows: String,
+    measurements: String,
+    invariants: String,
+    noise: Option<String>,
+    manifest: String,
+    seconds: String,
+}
+
+/// The row of `topdown certify` (`None`: a field left out).
+#[derive(Serialize)]
+struct CertifyRow {
+    allocation: String,
+    neighbors: String,
+    bypass: String,
+    neighbour_patterns: String,
+    worst_pattern: String,
+    rho: String,
+    delta: String,
+    epsilon_lo: String,
+    epsilon_hi: String,
+    epsilon_zcdp_bs: String,
+    epsilon_zcdp_cks: String,
+    method: String,
+    trust: String,
+    detail: String,
+    note: Option<String>,
 }
 
 pub fn run_certify(a: TopdownCertifyArgs) -> Fallible<String> {
@@ -189,27 +226,26 @@ pub fn run_certify(a: TopdownCertifyArgs) -> Fallible<String> {
             ),
         )
     })?;
-    let mut r = Record::new();
-    r.push("allocation", m.allocation.clone());
-    r.push("neighbors", m.neighbors.clone());
-    r.push("bypass", m.bypass.clone());
-    r.push("neighbour_patterns", c.patterns.to_string());
-    r.push("worst_pattern", c.worst.clone());
-    r.push("rho", format!("{} = {}", c.rho, fmt_nearest(&Float::with_val(256, &c.rho), 30)));
-    r.push("delta", a.delta.trim());
-    r.push("epsilon_lo", fmt_down(c.epsilon.lo(), 40));
-    r.push("epsilon_hi", fmt_up(c.epsilon.hi(), 40));
     let bs = zcdp::eps_bs(&c.rho, &delta, 256);
     let (cks, _) = zcdp::eps_cks(&c.rho, &delta, 256);
-    r.push("epsilon_zcdp_bs", fmt_up(bs.hi(), 20));
-    r.push("epsilon_zcdp_cks", fmt_up(cks.hi(), 20));
-    r.push("method", c.epsilon.engine().as_str());
-    r.push("trust", c.epsilon.trust().as_str());
-    r.push("detail", c.epsilon.describe());
-    if let Some(n) = c.epsilon.note() {
-        r.push("note", n);
-    }
-    Ok(r.render(a.format))
+    let r = CertifyRow {
+        allocation: m.allocation.clone(),
+        neighbors: m.neighbors.clone(),
+        bypass: m.bypass.clone(),
+        neighbour_patterns: c.patterns.to_string(),
+        worst_pattern: c.worst.clone(),
+        rho: format!("{} = {}", c.rho, fmt_nearest(&Float::with_val(256, &c.rho), 30)),
+        delta: a.delta.trim().into(),
+        epsilon_lo: fmt_down(c.epsilon.lo(), 40),
+        epsilon_hi: fmt_up(c.epsilon.hi(), 40),
+        epsilon_zcdp_bs: fmt_up(bs.hi(), 20),
+        epsilon_zcdp_cks: fmt_up(cks.hi(), 20),
+        method: c.epsilon.engine().as_str().into(),
+        trust: c.epsilon.trust().as_str().into(),
+        detail: c.epsilon.describe(),
+        note: c.epsilon.note().map(|n| n.to_string()),
+    };
+    Ok(row(&r)?.render(a.format))
 }
 
 pub(super) fn invariant_levels(sp: &Spine, arg: Option<&str>) -> Fallible<Vec<usize>> {
