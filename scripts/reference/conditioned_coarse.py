@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for the conditioned engine (src/account/conditioned.rs): compositions of discrete
+"""Reference values for the conditioned engine (src/account/engines/conditioned.rs): compositions of discrete
 Gaussian counts of sensitivity 1 with the structure of PHSafe and SafeTab-H (a group of small sigma^2,
 whose loss lattice is coarse, together with groups of large sigma^2), small enough to sum directly.
 

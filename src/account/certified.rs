@@ -36,7 +36,7 @@ pub enum Engine {
     /// certified rounding of every loss up and down onto a grid (src/pld/grid.rs)
     Grid,
     /// the exact lattice laws of a few coarse groups, each atom against the exact lattice profile of the
-    /// rest (src/account/conditioned.rs)
+    /// rest (src/account/engines/conditioned.rs)
     Conditioned,
     /// certified dominating and dominated privacy-loss laws on a grid, composed by the lattice Fourier
     /// inversion (src/pld/discretize.rs, src/account/laws.rs)

@@ -1,31 +1,20 @@
 //! Engine choice: the working precision and truncation depth a query needs, the estimated cost of a
 //! lattice build, the `auto` policy (`lattice_plan`) and the climb of its ladder (`lattice_ladder`).
 
-use super::lattice::REFUSE_FACTOR;
-use super::lattice_fourier::CONDITIONED_FIRST_SECS;
-use super::lattice_ladder::{ladder, Cond, Refuse, Run, Rung, Then};
-use super::lattice_plan::{choose, Kind, LatticeOffers, Refusal};
-pub(super) use super::lattice_plan::{AutoEngine, FOURIER_FEW_GROUPS};
+use super::engines::lattice::REFUSE_FACTOR;
+use super::engines::lattice_fourier::CONDITIONED_FIRST_SECS;
+use super::engines::lattice_ladder::{ladder, Cond, Refuse, Run, Rung, Then};
+use super::engines::lattice_plan::{choose, Kind, LatticeOffers, Refusal};
+pub(super) use super::engines::lattice_plan::{AutoEngine, FOURIER_FEW_GROUPS};
 use super::vocabulary::{DeltaResult, Method, Query, F64_MAX_DEPTH, MAX_DEPTH};
 use super::{Accountant, Certified};
 use crate::budget::zcdp;
 use crate::err;
 use crate::error::{Error, Fallible};
-use crate::num::Arith;
+use crate::num::{log2_of, Arith};
 use crate::pld::estimate::{estimated_bytes, estimated_ops_split, estimated_residue_ops, estimated_window_shifts, MAX_LATTICE_BYTES};
 use crate::pld::frame::{LatticeOpts, MAX_WINDOW};
 use rug::{Float, Rational};
-
-pub(super) fn log2_of(q: &Rational) -> f64 {
-    // log2 of a positive rational without overflow: via the bit lengths of numerator and denominator
-    let n = q.numer();
-    let d = q.denom();
-    let (nb, db) = (n.significant_bits() as i64, d.significant_bits() as i64);
-    let shift = (nb - 60).max(0) - (db - 60).max(0);
-    let nf = (n.clone() >> ((nb - 60).max(0) as u32)).to_f64();
-    let df = (d.clone() >> ((db - 60).max(0) as u32)).to_f64();
-    (nf / df).log2() + shift as f64
-}
 
 impl Accountant {
     pub(super) fn work_prec(&self) -> u32 {

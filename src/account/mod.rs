@@ -21,22 +21,16 @@
 pub(crate) mod analysis;
 pub(crate) mod certified;
 mod choice;
-mod conditioned;
 pub(crate) mod engines;
 pub(crate) mod geometric;
 pub mod gridprofile;
 mod honesty;
-mod lattice;
-mod lattice_fourier;
-mod lattice_ladder;
-mod lattice_plan;
 mod laws;
 mod profile;
 mod rdp_bound;
 mod renyi;
 mod rho_bound;
 mod single;
-mod smoothed;
 mod vocabulary;
 
 /// Narrowest smoothed ε bracket an accountant may be asked for (`Options::width`).
@@ -52,12 +46,9 @@ use crate::error::{Error, ErrorKind, Fallible};
 use crate::model::{Composition, Group};
 use crate::num::{Arith, Interval};
 use crate::pld::estimate::estimated_window_shifts;
-use crate::pld::frame::LatticeOpts;
-use crate::pld::profile::PrivacyProfile;
 use crate::{err, fallible};
 use choice::{AutoEngine, FOURIER_FEW_GROUPS};
 use rug::{Float, Rational};
-use std::sync::{Arc, Mutex};
 use vocabulary::Query;
 
 /// Certified ε(δ) of a composition on the lattice in a fixed arithmetic (`None`: the accountant's choice for
@@ -97,12 +88,10 @@ pub struct Accountant {
     comp: Composition,
     shifts: Vec<Group>,
     opts: Options,
-    cache: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
-    /// lattice Fourier profiles by (tail precision bits, window bits)
-    fcache: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
-    /// whether the lattice Fourier inversion takes the composition, and its priced cost and live nodes
-    /// where its weights are wide (`fourier_price`)
-    fprice: std::sync::OnceLock<Fallible<Option<(f64, u64)>>>,
+    /// the exact lattice's profiles (`engines::lattice`)
+    lattice: engines::lattice::LatticeState,
+    /// the lattice Fourier inversion's profiles and price (`engines::lattice_fourier`)
+    fourier: engines::lattice_fourier::FourierState,
     /// the engines of compositions with laws, each with its own state (`engines::law_engines`)
     law_engines: Vec<Box<dyn engines::LawEngine>>,
 }
@@ -160,15 +149,7 @@ impl Accountant {
             }
         }
         let shifts = comp.shifts();
-        Ok(Accountant {
-            comp,
-            shifts,
-            opts,
-            cache: Mutex::new(Vec::new()),
-            fcache: Mutex::new(Vec::new()),
-            fprice: std::sync::OnceLock::new(),
-            law_engines: engines::law_engines(),
-        })
+        Ok(Accountant { comp, shifts, opts, lattice: Default::default(), fourier: Default::default(), law_engines: engines::law_engines() })
     }
 
     pub fn composition(&self) -> &Composition {
@@ -311,7 +292,7 @@ impl Accountant {
             }
             Method::Grid => Err(err!(Input, "--grid gives epsilon brackets only; use --method lattice or smoothed for delta")),
             Method::Smoothed => self.delta_smoothed(eps).map(plain),
-            Method::Lattice => self.delta_lattice(eps, lattice::Tiers::DdThenMpfr),
+            Method::Lattice => self.delta_lattice(eps, engines::lattice::Tiers::DdThenMpfr),
             Method::LatticeFourier => self.delta_fourier(eps),
             Method::Conditioned => self.conditioned_query(Query::Delta(eps)).map(plain),
             Method::Auto => self.auto(Query::Delta(eps)),

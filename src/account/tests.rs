@@ -267,7 +267,7 @@ fn tiny_tradeoff_values_keep_their_digits() {
 
 /// The rung of a dear inversion (`lattice_ladder::Cond::FourierDear`) climbed from a short answer in hand.
 fn escalate(a: &Accountant, q: Query, short: Fallible<Certified>) -> Certified {
-    use super::lattice_ladder::{Cond, Refuse, Run, Rung, Then};
+    use super::engines::lattice_ladder::{Cond, Refuse, Run, Rung, Then};
     let rung = Rung { run: Run::Fourier, when: &[Cond::FourierDear], then: Then::Narrow };
     let seed = DeltaResult { delta: short.unwrap(), first: None, second: None };
     a.climb(q, &[rung], Refuse::AsFirst, Some(seed)).unwrap().delta
@@ -295,7 +295,8 @@ fn a_short_answer_escalates_to_a_dear_inversion() {
     assert_eq!(c.engine(), Engine::LatticeFourier, "{c}");
     assert!(c.meets(20) && *c.lo() >= 0 && *c.hi() <= 1, "{c}");
     // the price beyond the refusal factor: the short answer as it was
-    let beyond = Accountant::new(comp(), Options { time_budget: price / (2.0 * lattice::REFUSE_FACTOR), ..Options::default() }).unwrap();
+    let beyond =
+        Accountant::new(comp(), Options { time_budget: price / (2.0 * engines::lattice::REFUSE_FACTOR), ..Options::default() }).unwrap();
     let c = escalate(&beyond, Query::Tradeoff(&alpha), short());
     assert_eq!(c.engine(), Engine::Conditioned, "{c}");
 }

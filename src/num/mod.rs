@@ -38,6 +38,18 @@ pub fn rational_gcd(x: &rug::Rational, y: &rug::Rational) -> rug::Rational {
     rug::Rational::from((num, rug::Integer::from(x.denom() * y.denom())))
 }
 
+/// log2 of a positive rational without overflow, in f64 (planning only): from the bit lengths of its
+/// numerator and denominator and their leading 60 bits.
+pub fn log2_of(q: &rug::Rational) -> f64 {
+    let n = q.numer();
+    let d = q.denom();
+    let (nb, db) = (n.significant_bits() as i64, d.significant_bits() as i64);
+    let shift = (nb - 60).max(0) - (db - 60).max(0);
+    let nf = (n.clone() >> ((nb - 60).max(0) as u32)).to_f64();
+    let df = (d.clone() >> ((db - 60).max(0) as u32)).to_f64();
+    (nf / df).log2() + shift as f64
+}
+
 /// The test multiplier (as FLINT's `flint_test_multiplier()`): the factor on the case counts of the
 /// random-input tests, from the environment variable `TIGHTDP_TEST_MULTIPLIER` (1 by default, what a
 /// developer runs; 10 in the heavy tier, `./scripts/test.sh --heavy`). Not read outside tests.

@@ -1,4 +1,4 @@
-//! Conditioning on the coarse groups (src/account/conditioned.rs, docs/conditioned.md) on the two Census
+//! Conditioning on the coarse groups (src/account/engines/conditioned.rs, docs/conditioned.md) on the two Census
 //! products the smoothed inversion left at 11–12 digits: PHSafe (S-DHC, 46 queries, one of σ² = 15625/20718)
 //! and SafeTab-H (DDHC-B, 198 queries, 36 of σ² = 5625/2401), δ = 1e-10, the compositions of
 //! data/deployments/census-{phsafe-sdhc,safetab-h-ddhcb}.toml. The checks are against other routes to the

@@ -1,4 +1,4 @@
-//! The trade-off function by conditioning on the coarse groups (src/account/conditioned_tradeoff.rs) on
+//! The trade-off function by conditioning on the coarse groups (src/account/engines/conditioned_tradeoff.rs) on
 //! the two Census products without a common lattice, PHSafe (S-DHC) and SafeTab-H (DDHC-B), the
 //! compositions of data/deployments/census-{phsafe-sdhc,safetab-h-ddhcb}.toml, at α = 1e-3 (the attack
 //! column of results/deployments.csv). Checks against other routes: the smoothed inversion's certified δ

@@ -95,7 +95,7 @@ fn a_lattice_beyond_a_gigabyte_is_refused_up_front() {
 
 /// f(10⁻³) of 10 × N_Z(0, 10⁴) + 1,000 × DLap(1): the conditioned engine resolves β ≈ 5.2·10⁻¹⁶⁷ only as an
 /// upper bound (0 digits), and the inversion is priced at ~80 s, above the 60 s budget; `auto` escalates to
-/// it (within 4× the budget: the ladder's `FourierDear` rung, account/lattice_ladder.rs), ~40 s for 28 digits. Reference: the exact MPFR
+/// it (within 4× the budget: the ladder's `FourierDear` rung, account/engines/lattice_ladder.rs), ~40 s for 28 digits. Reference: the exact MPFR
 /// lattice of the previous main (01cfceb, `--method lattice`, 132 bits, 26.7 s and 9.2 GB, which the 1 GB
 /// limit now refuses), β ∈ [5.190766697283239025168242799569146338457e-167, …171844262e-167], 32 digits.
 /// Before, with the conditioned search bounded at |ε| ≤ 2^12, the same query at 100,000 × DLap(1) (its

@@ -26,22 +26,29 @@
 //! * [`pld_grid`] — any composition of laws, on a grid, dominating and dominated: the last rung, and the
 //!   independent cross-check.
 //!
-//! The lattice engines (`account/lattice.rs`, `lattice_fourier.rs`, `smoothed.rs`, `conditioned.rs`) are
-//! not behind this slot yet: the engine to start from is one pure function of their offers
-//! (`account/lattice_plan.rs`), the rungs after it another (`account/lattice_ladder.rs`); the accountant
-//! climbs them (`account/choice.rs`).
+//! The lattice engines are here too, not behind this slot yet: [`lattice`] (the exact lattice in its
+//! arithmetic tiers), [`lattice_fourier`] (its certified Fourier inversion), [`smoothed`] (the smoothed
+//! inversion) and [`conditioned`] (conditioning on the coarse groups). The engine to start from is one pure
+//! function of their offers ([`lattice_plan`]), the rungs after it another ([`lattice_ladder`]); the
+//! accountant climbs them (`account/choice.rs`).
 
 pub mod atoms;
 mod atoms_binomial;
 mod atoms_lattice;
 mod atoms_listed;
 mod atoms_sparse;
+pub(in crate::account) mod conditioned;
 pub mod gaussian;
 mod laplace_atoms;
 pub mod laplace_sum;
+pub(in crate::account) mod lattice;
+pub(in crate::account) mod lattice_fourier;
+pub(in crate::account) mod lattice_ladder;
+pub(in crate::account) mod lattice_plan;
 pub mod planner;
 pub mod pld_grid;
 pub mod single;
+pub(in crate::account) mod smoothed;
 pub mod tilted;
 
 use crate::account::vocabulary::Query;

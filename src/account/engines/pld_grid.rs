@@ -495,7 +495,7 @@ fn loss_spread(law: &dyn LossLaw) -> f64 {
 fn bits_for(q: Query, laws: &Laws) -> (u32, u32) {
     let n: f64 = laws.iter().map(|(_, n)| *n as f64).sum();
     let small = match q {
-        Query::Epsilon(d) => (-crate::account::choice::log2_of(d)).max(0.0),
+        Query::Epsilon(d) => (-crate::num::log2_of(d)).max(0.0),
         _ => 40.0,
     };
     let mass = (n.max(1.0).log2() + small + 30.0).ceil().clamp(70.0, 4000.0) as u32;

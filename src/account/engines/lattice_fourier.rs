@@ -2,14 +2,14 @@
 //! exact lattice law (`fourier::lattice`), and the loop that raises the tails' accuracy until the digits
 //! asked are met.
 
-use super::vocabulary::{DeltaResult, Query};
-use super::{injected, Accountant, Certified, Engine, Trust};
+use crate::account::vocabulary::{DeltaResult, Query};
+use crate::account::{injected, Accountant, Certified, Engine, Trust};
 use crate::err;
 use crate::error::Fallible;
 use crate::num::Interval;
 use crate::pld::profile::PrivacyProfile;
 use rug::{Float, Rational};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Largest lattice weight the Fourier inversion takes without pricing it first: the factor of weight w
 /// peaks w times per period, and where the other factors do not hold those side peaks down the nodes
@@ -27,13 +27,22 @@ const SECS_PER_NODE_FACTOR: f64 = 0.25e-3;
 /// Priced seconds of the wide-weight inversion above which the conditioned engine is asked first: 10 ×
 /// N_Z(0, 10⁴) with 1,000 × DLap(1) (weights 1 and 20,000) has ~7,900 live nodes a tail, 36–58 s by
 /// inversion, 0.3 s by conditioning on the Gaussian group.
-pub(super) const CONDITIONED_FIRST_SECS: f64 = 2.0;
+pub(in crate::account) const CONDITIONED_FIRST_SECS: f64 = 2.0;
 /// Tails an ε(δ) search evaluates (measured 6 in one round; up to three rounds at rising precision).
 const TAILS_PER_QUERY: f64 = 12.0;
 
+/// The lattice Fourier inversion's state, one per accountant: its profiles by (tail precision bits, window
+/// bits), and whether it takes the composition with its priced cost and live nodes where its weights are
+/// wide (`Accountant::fourier_price`).
+#[derive(Default)]
+pub(in crate::account) struct FourierState {
+    profiles: Mutex<Vec<(u32, u32, Arc<PrivacyProfile>)>>,
+    price: OnceLock<Fallible<Option<(f64, u64)>>>,
+}
+
 impl Accountant {
     /// The loss statistic's factors for `fourier::lattice`, or why the engine cannot take the composition.
-    pub(super) fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
+    pub(in crate::account) fn fourier_factors(&self) -> Fallible<Vec<crate::fourier::lattice::factor::Factor>> {
         use crate::fourier::lattice::factor::{Factor, Law};
         let (_, w, _) = crate::pld::frame::lattice_frame(&self.shifts);
         let mut out = Vec::new();
@@ -63,7 +72,7 @@ impl Accountant {
     /// Whether the inversion takes this composition, and (weights above [`FOURIER_MAX_WEIGHT`] only) its
     /// estimated seconds for one query ([`Accountant::fourier_price`]). Declined when the variance is out
     /// of range or the estimate exceeds the time budget.
-    pub(super) fn fourier_check(&self) -> Fallible<Option<f64>> {
+    pub(in crate::account) fn fourier_check(&self) -> Fallible<Option<f64>> {
         let price = self.fourier_price()?;
         if let Some((secs, live)) = price.filter(|&(s, _)| s > self.opts.time_budget) {
             return crate::fallible!(
@@ -78,9 +87,9 @@ impl Accountant {
 
     /// The inversion's priced seconds and live nodes a tail where its weights are wide (None: narrow
     /// weights, the flat cost), whatever the time budget; or why it cannot take the composition. Computed
-    /// once per accountant (`Accountant::fprice`).
+    /// once per accountant (`FourierState`).
     fn fourier_price(&self) -> Fallible<Option<(f64, u64)>> {
-        self.fprice.get_or_init(|| self.price_inversion()).clone()
+        self.fourier.price.get_or_init(|| self.price_inversion()).clone()
     }
 
     /// [`Accountant::fourier_price`], uncached: the most live nodes the inversion's own walk finds over
@@ -111,24 +120,24 @@ impl Accountant {
 
     /// The inversion's priced seconds even where above the time budget (the progress bar's estimate when
     /// it runs anyway: forced, or escalated to where a cheaper answer falls short: `lattice_ladder::Cond::FourierDear`).
-    pub(super) fn fourier_priced(&self) -> Option<f64> {
+    pub(in crate::account) fn fourier_priced(&self) -> Option<f64> {
         self.fourier_price().ok().flatten().map(|(s, _)| s)
     }
 
-    pub(super) fn fourier_applicable(&self) -> bool {
+    pub(in crate::account) fn fourier_applicable(&self) -> bool {
         self.fourier_check().is_ok()
     }
 
     /// The inversion's estimated seconds where its weights are wide enough to price it (None otherwise, or
     /// where it declines).
-    pub(super) fn fourier_secs(&self) -> Option<f64> {
+    pub(in crate::account) fn fourier_secs(&self) -> Option<f64> {
         self.fourier_check().ok().flatten()
     }
 
     /// The profile on tails computed by the inversion, each to about 2^-bits relative.
     fn fourier_profile(&self, bits: u32, window_bits: u32) -> Fallible<Arc<PrivacyProfile>> {
         {
-            let cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+            let cache = self.fourier.profiles.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
             if let Some((_, _, p)) = cache.iter().find(|(b, w, _)| *b >= bits && *w >= window_bits) {
                 return Ok(p.clone());
             }
@@ -139,7 +148,7 @@ impl Accountant {
         let outside = Float::with_val(prec, Float::i_exp(1, -(window_bits.min(1 << 20) as i32)));
         let tails = crate::pld::lattice::Tails::from_oracle(Arc::new(ft), outside, prec);
         let prof = Arc::new(PrivacyProfile::from_tails(tails, h, c)?);
-        let mut cache = self.fcache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+        let mut cache = self.fourier.profiles.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
         cache.push((bits, window_bits, prof.clone()));
         Ok(prof)
     }
@@ -205,7 +214,7 @@ impl Accountant {
         format!("certified inversion of the lattice law (step {}), tails to 2^-{bits}", crate::num::format::fmt_rational(&h))
     }
 
-    pub(super) fn fourier_query(&self, q: Query) -> Fallible<Certified> {
+    pub(in crate::account) fn fourier_query(&self, q: Query) -> Fallible<Certified> {
         injected(Engine::LatticeFourier)?;
         let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
             match q {
@@ -222,7 +231,7 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_fourier(&self, eps: &Rational) -> Fallible<DeltaResult> {
+    pub(in crate::account) fn delta_fourier(&self, eps: &Rational) -> Fallible<DeltaResult> {
         injected(Engine::LatticeFourier)?;
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };

@@ -6,7 +6,7 @@
 //! what it returns and words its refusals; the table test below is the policy, checked in milliseconds.
 
 use super::lattice::REFUSE_FACTOR;
-use super::vocabulary::{Query, F64_MAX_DEPTH};
+use crate::account::vocabulary::{Query, F64_MAX_DEPTH};
 use crate::num::Arith;
 use crate::pld::frame::MAX_WINDOW;
 
@@ -15,13 +15,13 @@ const FOURIER_FROM_SECS: f64 = 1.0;
 /// Compositions of at most this many groups take the inversion once the lattice has more than
 /// `FOURIER_FEW_WINDOW` entries or an estimated `FOURIER_FEW_SECS` seconds (measured: 1,000 × N_Z(0, 1e4)
 /// 1.5 s on the double-double lattice, 0.2 s by inversion; 10 × N_Z(0, 1e8) 3 s and 300 MB vs 0.2 s).
-pub(super) const FOURIER_FEW_GROUPS: usize = 4;
+pub(in crate::account) const FOURIER_FEW_GROUPS: usize = 4;
 const FOURIER_FEW_WINDOW: u64 = 100_000;
 const FOURIER_FEW_SECS: f64 = 0.1;
 
 /// The engine `auto` runs for a query on the lattice laws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum AutoEngine {
+pub(in crate::account) enum AutoEngine {
     Lattice { mpfr: bool },
     Smoothed,
     LatticeFourier,
@@ -29,7 +29,7 @@ pub(super) enum AutoEngine {
 
 /// Why no lattice engine is chosen (the accountant words it, with the engines' own reasons).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Refusal {
+pub(in crate::account) enum Refusal {
     /// discrete Laplace noise beyond the f64 lattice's depth: only the MPFR lattice certifies a digit, and it
     /// would take `secs`, above `limit`
     MpfrTooSlow { depth: u32, secs: f64, limit: f64 },
@@ -43,14 +43,14 @@ pub(super) enum Refusal {
 
 /// The query's kind, as far as the choice depends on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(in crate::account) enum Kind {
     Epsilon,
     Delta,
     Tradeoff,
 }
 
 impl Kind {
-    pub(super) fn of(q: Query) -> Kind {
+    pub(in crate::account) fn of(q: Query) -> Kind {
         match q {
             Query::Epsilon(_) => Kind::Epsilon,
             Query::Delta(_) => Kind::Delta,
@@ -63,7 +63,7 @@ impl Kind {
 /// the composition: `Err(())` if it declines, else its priced seconds where its weights are wide) and
 /// `smooth_ok` (whether the smoothed inversion's range holds the composition with its discrete Laplace
 /// factors) are asked only where the policy needs them: the first may walk the inversion's nodes.
-pub(super) struct LatticeOffers<'a> {
+pub(in crate::account) struct LatticeOffers<'a> {
     pub kind: Kind,
     /// `--method lattice` forced
     pub forced_lattice: bool,
@@ -98,7 +98,7 @@ pub(super) struct LatticeOffers<'a> {
 }
 
 /// The choice (module doc).
-pub(super) fn choose(o: &LatticeOffers) -> Result<AutoEngine, Refusal> {
+pub(in crate::account) fn choose(o: &LatticeOffers) -> Result<AutoEngine, Refusal> {
     let fourier_ok = || (o.fourier)().is_ok();
     let mpfr = o.arith != Some(Arith::F64);
     if o.forced_lattice {

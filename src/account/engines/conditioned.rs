@@ -15,8 +15,8 @@
 //! fixed, so there δ(ε) = A − e^ε B with A = Σ_c Q_C(c) A_{k_c} and B = Σ_c Q_C(c) e^{−c} B_{k_c}: the
 //! ε(δ) root on that segment is ln((A − δ)/B) in closed form, as on a single lattice.
 
-use super::vocabulary::{Query, F64_MAX_DEPTH};
-use super::{Accountant, Certified, Engine, Trust};
+use crate::account::vocabulary::{Query, F64_MAX_DEPTH};
+use crate::account::{Accountant, Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::model::{Composition, GaussGroup, Group, Neighbors, Noise};
 use crate::num::{Arith, Interval};
@@ -39,7 +39,7 @@ const MAX_ATOMS: f64 = 2.0e6;
 const MAX_STEPS: usize = 400;
 
 /// A split of the composition's shifts: the coarse groups conditioned on, and the fine rest.
-pub(super) struct Split {
+pub(in crate::account) struct Split {
     pub coarse: Vec<Group>,
     pub fine: Vec<Group>,
 }
@@ -280,7 +280,7 @@ impl Accountant {
     /// The split the conditioned engine uses for a query, if one is practical: the 1–3 coarsest discrete
     /// Gaussian groups (largest slope μ/σ²) conditioned on, the rest on a lattice within the size and
     /// time limits.
-    pub(super) fn conditioned_split(&self, q: Query) -> Option<Split> {
+    pub(in crate::account) fn conditioned_split(&self, q: Query) -> Option<Split> {
         if self.comp.has_law() || self.shifts.len() < 2 {
             return None;
         }
@@ -322,7 +322,7 @@ impl Accountant {
 
     /// Estimated seconds of the conditioned engine on a query, where it has a split: the coarse groups' exact
     /// laws and the fine lattice.
-    pub(super) fn conditioned_seconds(&self, q: Query) -> Option<f64> {
+    pub(in crate::account) fn conditioned_seconds(&self, q: Query) -> Option<f64> {
         let split = self.conditioned_split(q)?;
         let sub = self.fine_accountant(&split.fine).ok()?;
         Some(self.coarse_seconds(q, &split.coarse) + sub.estimated_seconds(&self.fine_opts(q, &split.fine)))
@@ -340,7 +340,7 @@ impl Accountant {
     fn coarse_bits(&self, q: Query) -> u32 {
         let digit_bits = self.opts.digits as f64 * std::f64::consts::LOG2_10;
         let ld = match q {
-            Query::Epsilon(d) => -super::choice::log2_of(d),
+            Query::Epsilon(d) => -crate::num::log2_of(d),
             Query::Delta(e) => {
                 let (d, _) = crate::budget::zcdp::delta_cks(&self.rho().unwrap_or_default(), e, 64);
                 -d.hi().to_f64().max(1e-300).log2()
@@ -392,7 +392,7 @@ impl Accountant {
     }
 
     /// δ(ε) by conditioning on the coarse groups.
-    pub(super) fn delta_conditioned(&self, eps: &Rational, split: &Split) -> Fallible<Certified> {
+    pub(in crate::account) fn delta_conditioned(&self, eps: &Rational, split: &Split) -> Fallible<Certified> {
         let (c, detail) = self.conditioned(Query::Delta(eps), split)?;
         let seg = c.segment(eps, 0.0);
         let d = seg.delta_at(eps);
@@ -402,7 +402,7 @@ impl Accountant {
     /// ε(δ) by conditioning on the coarse groups: a certified bracket [a, b] (δ(a) > δ > δ(b), each
     /// certified) narrowed by bisection and closed-form steps until the root's segment is found, where
     /// ln((A − δ)/B) encloses it.
-    pub(super) fn epsilon_conditioned(&self, delta: &Rational, split: &Split) -> Fallible<Certified> {
+    pub(in crate::account) fn epsilon_conditioned(&self, delta: &Rational, split: &Split) -> Fallible<Certified> {
         let (c, detail) = self.conditioned(Query::Epsilon(delta), split)?;
         let p = c.prec;
         let dl = Interval::from_rational(delta, p);
@@ -484,7 +484,7 @@ impl Accountant {
     }
 
     /// `--method conditioned`: the engine forced (an error when no split is practical).
-    pub(super) fn conditioned_query(&self, q: Query) -> Fallible<Certified> {
+    pub(in crate::account) fn conditioned_query(&self, q: Query) -> Fallible<Certified> {
         let split = self.conditioned_split(q).ok_or_else(|| {
             err!(
                 Resource,
@@ -502,7 +502,7 @@ impl Accountant {
     /// The conditioned engine where the accountant's choice is the smoothed inversion and a split exists
     /// (None: no split, or a smoothed width was asked for); a refusal gives None too, so that the
     /// smoothed inversion answers.
-    pub(super) fn try_conditioned(&self, q: Query) -> Option<Fallible<Certified>> {
+    pub(in crate::account) fn try_conditioned(&self, q: Query) -> Option<Fallible<Certified>> {
         if self.opts.width.is_some() || self.opts.lattice_max.is_some() {
             return None;
         }
@@ -540,16 +540,16 @@ mod tests {
     use super::*;
     use crate::account::{Method, Options};
 
-    pub(super) fn comp(groups: &[(&str, u64)]) -> Composition {
+    pub(in crate::account) fn comp(groups: &[(&str, u64)]) -> Composition {
         let gs = groups.iter().map(|(s, n)| Group::gaussian(crate::num::parse_rational(s).unwrap(), *n, 1)).collect();
         Composition::new(gs, Neighbors::AddRemove).unwrap()
     }
 
-    pub(super) fn acc(c: &Composition, method: Method) -> Accountant {
+    pub(in crate::account) fn acc(c: &Composition, method: Method) -> Accountant {
         Accountant::new(c.clone(), Options { method, ..Options::default() }).unwrap()
     }
 
-    pub(super) fn split(c: &Composition, coarse: usize) -> Split {
+    pub(in crate::account) fn split(c: &Composition, coarse: usize) -> Split {
         // the composition's groups in the order given: the first `coarse` conditioned on
         let s = c.shifts();
         Split { coarse: s[..coarse].to_vec(), fine: s[coarse..].to_vec() }

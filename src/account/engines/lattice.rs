@@ -1,8 +1,8 @@
 //! The lattice driver: exact lattice profiles in f64, double-double or MPFR, and the digits loop that
 //! escalates from double-double to MPFR, raising precision and depth until the bracket meets the target.
 
-use super::vocabulary::{DeltaResult, Query, F64_MAX_DEPTH, MAX_DEPTH};
-use super::{injected, Accountant, Certified, Engine, Trust};
+use crate::account::vocabulary::{DeltaResult, Query, F64_MAX_DEPTH, MAX_DEPTH};
+use crate::account::{injected, Accountant, Certified, Engine, Trust};
 use crate::err;
 use crate::error::{ErrorKind, Fallible};
 use crate::num::Arith;
@@ -14,10 +14,10 @@ use crate::pld::{
     frame::{LatticeOpts, MAX_WINDOW},
 };
 use rug::Rational;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Multiple of the time budget beyond which a lattice build is refused up front, with its estimate.
-pub(super) const REFUSE_FACTOR: f64 = 4.0;
+pub(in crate::account) const REFUSE_FACTOR: f64 = 4.0;
 /// Bits of a-priori depth beyond F64_MAX_DEPTH for which the double-double engine is still tried first.
 const DD_DEPTH_SLACK: u32 = 64;
 
@@ -25,17 +25,24 @@ const DD_DEPTH_SLACK: u32 = 64;
 /// given), or double-double then MPFR, or only one of those two (the trade-off under `auto` puts the lattice
 /// Fourier inversion between them).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Tiers {
+pub(in crate::account) enum Tiers {
     Fixed,
     DdThenMpfr,
     DdOnly,
     MpfrOnly,
 }
 
+/// The exact lattice's state, one per accountant: the profiles it built, by their options (a few; a profile
+/// at least as precise and as deep serves a query).
+#[derive(Default)]
+pub(in crate::account) struct LatticeState {
+    profiles: Mutex<Vec<(LatticeOpts, Arc<PrivacyProfile>)>>,
+}
+
 impl Accountant {
-    pub(super) fn profile(&self, o: &LatticeOpts) -> Fallible<Arc<PrivacyProfile>> {
+    pub(in crate::account) fn profile(&self, o: &LatticeOpts) -> Fallible<Arc<PrivacyProfile>> {
         {
-            let cache = self.cache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+            let cache = self.lattice.profiles.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
             // a cached profile at least as precise and as deep serves (the f64 and MPFR engines are distinct)
             let serves = |k: &LatticeOpts| tier(k.arith) == tier(o.arith) && k.arith.bits() >= o.arith.bits() && k.depth >= o.depth;
             if let Some((_, p)) = cache.iter().find(|(k, _)| serves(k)) {
@@ -77,7 +84,7 @@ impl Accountant {
         };
         let _progress = crate::num::progress::begin(what, secs);
         let prof = Arc::new(lattice_profile(&self.shifts, o)?);
-        let mut cache = self.cache.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
+        let mut cache = self.lattice.profiles.lock().map_err(|_| err!(Internal, "profile cache poisoned"))?;
         cache.push((*o, prof.clone()));
         if cache.len() > 4 {
             cache.remove(0);
@@ -85,7 +92,7 @@ impl Accountant {
         Ok(prof)
     }
 
-    pub(super) fn detail(&self, o: &LatticeOpts) -> String {
+    pub(in crate::account) fn detail(&self, o: &LatticeOpts) -> String {
         match self.engine_of(o) {
             Engine::LatticeF64 => format!("f64 convolution with rigorous error bound, truncation depth {} bits", o.depth),
             Engine::LatticeDD => format!("double-double convolution with rigorous error bound, truncation depth {} bits", o.depth),
@@ -93,7 +100,7 @@ impl Accountant {
         }
     }
 
-    pub(super) fn engine_of(&self, o: &LatticeOpts) -> Engine {
+    pub(in crate::account) fn engine_of(&self, o: &LatticeOpts) -> Engine {
         match o.arith {
             Arith::F64 => Engine::LatticeF64,
             // the double-double engine convolves the discrete Gaussian part; Laplace-only runs in MPFR
@@ -113,7 +120,7 @@ impl Accountant {
     /// and ε_BS ≥ ε, so up to DD_DEPTH_SLACK bits over it the bracket usually still meets the digits (the
     /// loop falls back to MPFR when not). 10,000 × N_Z(0, 37.7) at δ = 1e-10 asks 475 bits: double-double
     /// gives 23 digits in 0.3 s, MPFR at 123 bits 29 digits in 60 s, the brackets nested.
-    pub(super) fn dd_opts(&self, q: Query) -> Option<LatticeOpts> {
+    pub(in crate::account) fn dd_opts(&self, q: Query) -> Option<LatticeOpts> {
         let depth = self.depth_for(q);
         (self.opts.arith.is_none() && self.has_gauss() && depth <= F64_MAX_DEPTH + DD_DEPTH_SLACK)
             .then_some(LatticeOpts { arith: Arith::DoubleDouble, depth: depth.min(F64_MAX_DEPTH) })
@@ -260,11 +267,11 @@ impl Accountant {
         }
     }
 
-    pub(super) fn lattice_query(&self, q: Query, mpfr: bool) -> Fallible<Certified> {
+    pub(in crate::account) fn lattice_query(&self, q: Query, mpfr: bool) -> Fallible<Certified> {
         self.lattice_query_tiers(q, if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed })
     }
 
-    pub(super) fn lattice_query_tiers(&self, q: Query, tiers: Tiers) -> Fallible<Certified> {
+    pub(in crate::account) fn lattice_query_tiers(&self, q: Query, tiers: Tiers) -> Fallible<Certified> {
         injected(Engine::Lattice)?;
         let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
             match q {
@@ -281,7 +288,7 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_lattice(&self, eps: &Rational, tiers: Tiers) -> Fallible<DeltaResult> {
+    pub(in crate::account) fn delta_lattice(&self, eps: &Rational, tiers: Tiers) -> Fallible<DeltaResult> {
         injected(Engine::Lattice)?;
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };

@@ -1,19 +1,19 @@
 //! The smoothed driver: the certified smoothed Fourier inversion (`fourier::smooth`) of ε(δ) and δ(ε),
 //! and the certified grid rounding of ε(δ).
 
-use super::choice::log2_of;
-use super::vocabulary::SMOOTHED_AUTO_WIDTH;
-use super::{injected, smooth_refusal, Accountant, Certified, Engine, Trust};
+use crate::account::vocabulary::SMOOTHED_AUTO_WIDTH;
+use crate::account::{injected, smooth_refusal, Accountant, Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::fourier::smooth::LapGroup;
 use crate::model::{GaussGroup, Noise};
+use crate::num::log2_of;
 use crate::{err, fallible};
 use rug::Rational;
 
 impl Accountant {
     /// The composition's groups as the smoothed inversion takes them: discrete Gaussian groups and discrete
     /// Laplace groups (docs/smoothed-fourier.md §8); any other mechanism declines.
-    pub(super) fn smooth_groups(&self) -> Fallible<(Vec<GaussGroup>, Vec<LapGroup>)> {
+    pub(in crate::account) fn smooth_groups(&self) -> Fallible<(Vec<GaussGroup>, Vec<LapGroup>)> {
         let (mut gauss, mut lap) = (Vec::new(), Vec::new());
         for g in self.comp.shifts() {
             let count = u32::try_from(g.count).map_err(|_| {
@@ -31,7 +31,7 @@ impl Accountant {
     }
 
     /// Why the smoothed inversion cannot take this composition (None if it can try).
-    pub(super) fn smooth_range_error(&self) -> Option<crate::error::Error> {
+    pub(in crate::account) fn smooth_range_error(&self) -> Option<crate::error::Error> {
         let (g, l) = match self.smooth_groups() {
             Ok(v) => v,
             Err(e) => return Some(e),
@@ -45,7 +45,7 @@ impl Accountant {
 
     /// The smoothed inversion's certified ε bracket, at the width asked (`width`: an override, from the
     /// accountant's escalation when the lattice is out of reach).
-    pub(super) fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Fallible<Certified> {
+    pub(in crate::account) fn epsilon_smoothed(&self, delta: &Rational, width: Option<f64>) -> Fallible<Certified> {
         injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{epsilon_smooth_mixed, SmoothParams};
         let (groups, lap) = self.smooth_groups()?;
@@ -69,7 +69,7 @@ impl Accountant {
         })
     }
 
-    pub(super) fn delta_smoothed(&self, eps: &Rational) -> Fallible<Certified> {
+    pub(in crate::account) fn delta_smoothed(&self, eps: &Rational) -> Fallible<Certified> {
         injected(Engine::Smoothed)?;
         use crate::fourier::smooth::{delta_smooth_mixed, SmoothParams};
         let (groups, lap) = self.smooth_groups()?;
@@ -84,7 +84,7 @@ impl Accountant {
         })
     }
 
-    pub(super) fn epsilon_grid(&self, delta: &Rational) -> Fallible<Certified> {
+    pub(in crate::account) fn epsilon_grid(&self, delta: &Rational) -> Fallible<Certified> {
         let g = self.opts.grid.clone().ok_or_else(|| err!(Input, "--method grid needs --grid G"))?;
         let groups = self.comp.gauss_shifts()?;
         let e = crate::pld::grid::epsilon_by_grid(&groups, &g, delta)?;

@@ -16,7 +16,7 @@ use super::lattice_plan::{AutoEngine, Kind};
 
 /// The engine a rung runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Run {
+pub(in crate::account) enum Run {
     /// the exact lattice, in these arithmetic tiers
     Lattice(Tiers),
     /// the lattice Fourier inversion
@@ -31,7 +31,7 @@ pub(super) enum Run {
 
 /// A condition under which a rung runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Cond {
+pub(in crate::account) enum Cond {
     /// no arithmetic forced and the inversion takes the composition within the time budget
     FourierApplies,
     /// no arithmetic forced, the inversion declined on its price alone, and that price within the refusal
@@ -61,7 +61,7 @@ pub(super) enum Cond {
 
 /// What a rung's answer does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Then {
+pub(in crate::account) enum Then {
     /// kept if narrower; the climb ends once the kept answer meets the digits asked
     Narrow,
     /// kept if narrower; the climb goes on even where it meets them (the rungs after it may be narrower)
@@ -74,7 +74,7 @@ pub(super) enum Then {
 
 /// How the refusal is worded when every rung declined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Refuse {
+pub(in crate::account) enum Refuse {
     /// the first refusal, as it is
     AsFirst,
     /// δ with the lattice out of reach: the smoothed inversion's refusal, as the accountant's
@@ -87,7 +87,7 @@ pub(super) enum Refuse {
 
 /// One rung of the ladder.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Rung {
+pub(in crate::account) struct Rung {
     pub run: Run,
     pub when: &'static [Cond],
     pub then: Then,
@@ -102,7 +102,7 @@ const SMOOTHED: Run = Run::Smoothed { width: None, input_declines: false };
 /// The ladder `auto` climbs for a query of `kind` from the engine `choose` picked (`forced`: `--method
 /// lattice` on the trade-off function, which runs the lattice alone; `f64_forced`: `--arith f64`, the
 /// lattice a fallback of the smoothed inversion runs then).
-pub(super) fn ladder(first: AutoEngine, kind: Kind, forced: bool, f64_forced: bool) -> (Vec<Rung>, Refuse) {
+pub(in crate::account) fn ladder(first: AutoEngine, kind: Kind, forced: bool, f64_forced: bool) -> (Vec<Rung>, Refuse) {
     use Cond::*;
     use Then::*;
     let tiers = |mpfr: bool| if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed };
