@@ -7,8 +7,68 @@ use crate::err;
 use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_nearest, fmt_up};
 use crate::num::parse_rational;
-use crate::record::{render_csv, Record};
+use crate::record::{render_csv, row, Record};
 use rug::{Float, Rational};
+use serde::Serialize;
+
+/// A row of results/overall-profile.csv: δ(ε) of the whole allocation, the Bureau's and the exact one.
+#[derive(Serialize)]
+struct ProfileRow {
+    epsilon: String,
+    delta_bureau: String,
+    delta_exact_lo: String,
+    delta_exact_hi: String,
+    first_term: String,
+    second_term: String,
+    #[serde(rename = "delta_exact_paper_reduced_8.59pct")]
+    delta_paper: String,
+    #[serde(rename = "delta_exact_uniform_reduced")]
+    delta_uniform: String,
+}
+
+/// A row of results/overall-summary.csv.
+#[derive(Serialize)]
+struct SummaryRow {
+    quantity: String,
+    value: String,
+    note: String,
+}
+
+/// A row of the accuracy table: one level's errors under the Bureau's and the reduced variances.
+#[derive(Serialize)]
+struct AccuracyRow {
+    level: String,
+    true_count: String,
+    sigma2_bureau: String,
+    sigma2_reduced: String,
+    mse_bureau: String,
+    mse_reduced: String,
+    mse_change_percent: String,
+    mae_bureau: String,
+    mae_reduced: String,
+    mae_change_percent: String,
+    mse_nonneg_bureau: String,
+    mse_nonneg_reduced: String,
+    mse_nonneg_change_percent: String,
+    mae_nonneg_bureau: String,
+    mae_nonneg_reduced: String,
+    mae_nonneg_change_percent: String,
+}
+
+/// A row of results/production-certificates.csv: one product at δ = 1e-10.
+#[derive(Serialize)]
+struct CertificateRow {
+    product: String,
+    neighbors: String,
+    rho: String,
+    rho_decimal: String,
+    eps_reported_by_bureau: String,
+    eps_zcdp_bun_steinke: String,
+    eps_zcdp_cks: String,
+    eps_exact_lo: String,
+    eps_exact_hi: String,
+    note: String,
+}
 
 fn rat(x: f64) -> Rational {
     Rational::from_f64(x).expect("invariant: a finite value")
@@ -27,28 +87,24 @@ pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallD
     };
     for (i, (e, er)) in eps.iter().zip(&ers).enumerate() {
         let d = &same[i];
-        let mut r = Record::new();
-        r.push("epsilon", format!("{e}"));
-        r.push("delta_bureau", fmt_nearest(&zcdp::delta_bs(&rho, er, prec).mid(), 20));
-        r.push("delta_exact_lo", fmt_down(d.delta.lo(), 25));
-        r.push("delta_exact_hi", fmt_up(d.delta.hi(), 25));
-        r.push("first_term", fmt_nearest(&term(&d.first)?, 20));
-        r.push("second_term", fmt_nearest(&term(&d.second)?, 20));
-        r.push("delta_exact_paper_reduced_8.59pct", fmt_nearest(&paper[i].delta.mid(), 20));
-        r.push("delta_exact_uniform_reduced", fmt_nearest(&exact[i].delta.mid(), 20));
-        rows.push(r);
+        rows.push(row(&ProfileRow {
+            epsilon: format!("{e}"),
+            delta_bureau: fmt_nearest(&zcdp::delta_bs(&rho, er, prec).mid(), 20),
+            delta_exact_lo: fmt_down(d.delta.lo(), 25),
+            delta_exact_hi: fmt_up(d.delta.hi(), 25),
+            first_term: fmt_nearest(&term(&d.first)?, 20),
+            second_term: fmt_nearest(&term(&d.second)?, 20),
+            delta_paper: fmt_nearest(&paper[i].delta.mid(), 20),
+            delta_uniform: fmt_nearest(&exact[i].delta.mid(), 20),
+        })?);
     }
     let d10 = parse_rational("1e-10").expect("invariant: a decimal constant");
     let eb = zcdp::eps_bs(&rho, &d10, prec);
     let ee = od.same.epsilon(&d10)?;
     let at = od.same.delta(&ee.lo().to_rational().expect("invariant: a finite bracket end"))?;
     let mut s = Vec::new();
-    let mut push = |k: &str, v: String, note: &str| {
-        let mut r = Record::new();
-        r.push("quantity", k);
-        r.push("value", v);
-        r.push("note", note);
-        s.push(r);
+    let mut push = |quantity: &str, value: String, note: &str| {
+        s.push(SummaryRow { quantity: quantity.into(), value, note: note.into() });
     };
     push("rho_total", rho.to_string(), "sum of the level budgets (3.65)");
     push("eps_bureau_delta_1e-10", fmt_nearest(&eb.mid(), 25), "rho + 2 sqrt(rho log 1e10)");
@@ -66,6 +122,7 @@ pub fn overall_tables(alloc: &Allocation, od: &crate::app::figure_data::OverallD
     push("uniform_variance_factor_hi", fmt_up(&Float::with_val(prec, &od.exact_factor.1), 20), "");
     let ur = (1.0 - od.exact_factor.1.to_f64()) * 100.0;
     push("uniform_variance_reduction_percent", format!("{ur:.6}"), "paper: 8.59% (first term only)");
+    let s = s.iter().map(row).collect::<Fallible<Vec<Record>>>()?;
     Ok((render_csv(&rows), render_csv(&s)))
 }
 
@@ -85,24 +142,25 @@ pub fn accuracy_table(alloc: &Allocation, table1: &[Record]) -> Fallible<String>
         for y in [0i64, 1, 2, 5, 10, 100] {
             let (a, b, c, d) = crate::app::figure_data::count_errors(s2, y);
             let (ar, br, cr, dr) = crate::app::figure_data::count_errors(&s2r, y);
-            let mut r = Record::new();
-            r.push("level", l.name.clone());
-            r.push("true_count", y.to_string());
-            r.push("sigma2_bureau", fmt_nearest(&Float::with_val(128, s2), 10));
-            r.push("sigma2_reduced", fmt_nearest(&Float::with_val(128, &s2r), 10));
-            r.push("mse_bureau", format!("{a:.10}"));
-            r.push("mse_reduced", format!("{ar:.10}"));
-            r.push("mse_change_percent", format!("{:.4}", 100.0 * (ar / a - 1.0)));
-            r.push("mae_bureau", format!("{b:.10}"));
-            r.push("mae_reduced", format!("{br:.10}"));
-            r.push("mae_change_percent", format!("{:.4}", 100.0 * (br / b - 1.0)));
-            r.push("mse_nonneg_bureau", format!("{c:.10}"));
-            r.push("mse_nonneg_reduced", format!("{cr:.10}"));
-            r.push("mse_nonneg_change_percent", format!("{:.4}", 100.0 * (cr / c - 1.0)));
-            r.push("mae_nonneg_bureau", format!("{d:.10}"));
-            r.push("mae_nonneg_reduced", format!("{dr:.10}"));
-            r.push("mae_nonneg_change_percent", format!("{:.4}", 100.0 * (dr / d - 1.0)));
-            rows.push(r);
+            let pct = |new: f64, old: f64| format!("{:.4}", 100.0 * (new / old - 1.0));
+            rows.push(row(&AccuracyRow {
+                level: l.name.clone(),
+                true_count: y.to_string(),
+                sigma2_bureau: fmt_nearest(&Float::with_val(128, s2), 10),
+                sigma2_reduced: fmt_nearest(&Float::with_val(128, &s2r), 10),
+                mse_bureau: format!("{a:.10}"),
+                mse_reduced: format!("{ar:.10}"),
+                mse_change_percent: pct(ar, a),
+                mae_bureau: format!("{b:.10}"),
+                mae_reduced: format!("{br:.10}"),
+                mae_change_percent: pct(br, b),
+                mse_nonneg_bureau: format!("{c:.10}"),
+                mse_nonneg_reduced: format!("{cr:.10}"),
+                mse_nonneg_change_percent: pct(cr, c),
+                mae_nonneg_bureau: format!("{d:.10}"),
+                mae_nonneg_reduced: format!("{dr:.10}"),
+                mae_nonneg_change_percent: pct(dr, d),
+            })?);
         }
     }
     Ok(render_csv(&rows))
@@ -140,17 +198,18 @@ pub fn production_certificates(data: &std::path::Path) -> Fallible<(String, Vec<
             let note = e.describe();
             let (lo, hi) = (crate::num::fmt_down(e.lo(), 20), fmt_up(e.hi(), 20));
             let bars = [zcdp::eps_bs(&rho, &d10, 128).hi().to_f64(), zcdp::eps_cks(&rho, &d10, 128).0.hi().to_f64(), e.hi().to_f64()];
-            let mut r = Record::new();
-            r.push("product", *name);
-            r.push("neighbors", allocs[0].neighbors.as_str());
-            r.push("rho", rho.to_string());
-            r.push("rho_decimal", fmt_nearest(&Float::with_val(128, &rho), 12));
-            r.push("eps_reported_by_bureau", *reported);
-            r.push("eps_zcdp_bun_steinke", fmt_up(zcdp::eps_bs(&rho, &d10, 128).hi(), 10));
-            r.push("eps_zcdp_cks", fmt_up(zcdp::eps_cks(&rho, &d10, 128).0.hi(), 12));
-            r.push("eps_exact_lo", lo);
-            r.push("eps_exact_hi", hi);
-            r.push("note", note);
+            let r = row(&CertificateRow {
+                product: name.to_string(),
+                neighbors: allocs[0].neighbors.as_str().into(),
+                rho: rho.to_string(),
+                rho_decimal: fmt_nearest(&Float::with_val(128, &rho), 12),
+                eps_reported_by_bureau: reported.to_string(),
+                eps_zcdp_bun_steinke: fmt_up(zcdp::eps_bs(&rho, &d10, 128).hi(), 10),
+                eps_zcdp_cks: fmt_up(zcdp::eps_cks(&rho, &d10, 128).0.hi(), 12),
+                eps_exact_lo: lo,
+                eps_exact_hi: hi,
+                note,
+            })?;
             Ok((r, (name.to_string(), bars)))
         })
         .collect::<Result<_, _>>()?;
@@ -162,23 +221,19 @@ pub fn production_certificates(data: &std::path::Path) -> Fallible<(String, Vec<
         let m = crate::tabulation::manifest::safetab_p_production(bounded);
         let cert = crate::tabulation::manifest::certify(&m, &d10, None)?;
         let c = &cert[0];
-        let mut r = Record::new();
-        r.push("product", if bounded { "SafeTab-P (Table 7 budgets)" } else { "SafeTab-P (Table 7 budgets), unbounded accounting" });
-        r.push("neighbors", c.get("neighbors").unwrap_or(""));
-        r.push("rho", c.get("zcdp_rho").unwrap_or("").trim_end_matches('0').trim_end_matches('.').to_string());
-        r.push("rho_decimal", c.get("zcdp_rho").unwrap_or("").to_string());
-        r.push("eps_reported_by_bureau", "");
-        r.push("eps_zcdp_bun_steinke", c.get("epsilon_bureau_bs").unwrap_or("").to_string());
-        r.push("eps_zcdp_cks", c.get("epsilon_zcdp_cks").unwrap_or("").to_string());
-        r.push("eps_exact_lo", c.get("epsilon_exact_lo").unwrap_or("").to_string());
-        r.push("eps_exact_hi", c.get("epsilon_exact_hi").unwrap_or("").to_string());
-        r.push(
-            "note",
-            format!(
-                "src/tabulation manifest model (stability 9, gamma 0.1, adaptive stage as a product); {}",
-                c.get("detail").unwrap_or("")
-            ),
-        );
+        let field = |k: &str| c.get(k).unwrap_or("").to_string();
+        let r = row(&CertificateRow {
+            product: if bounded { "SafeTab-P (Table 7 budgets)" } else { "SafeTab-P (Table 7 budgets), unbounded accounting" }.into(),
+            neighbors: field("neighbors"),
+            rho: field("zcdp_rho").trim_end_matches('0').trim_end_matches('.').to_string(),
+            rho_decimal: field("zcdp_rho"),
+            eps_reported_by_bureau: String::new(),
+            eps_zcdp_bun_steinke: field("epsilon_bureau_bs"),
+            eps_zcdp_cks: field("epsilon_zcdp_cks"),
+            eps_exact_lo: field("epsilon_exact_lo"),
+            eps_exact_hi: field("epsilon_exact_hi"),
+            note: format!("src/tabulation manifest model (stability 9, gamma 0.1, adaptive stage as a product); {}", field("detail")),
+        })?;
         let num = |k: &str| c.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(f64::NAN);
         plot.push((
             if bounded { "SafeTab-P (replace)".to_string() } else { "SafeTab-P (add-remove)".to_string() },
