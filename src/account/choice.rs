@@ -269,9 +269,10 @@ impl Accountant {
                 }
                 (_, Err(e)) => return Err(e),
                 (then, Ok(a)) => {
-                    // (the earlier answer is kept unless the new one is strictly narrower)
+                    // (the earlier answer is kept unless the new one is strictly narrower; a width that is not a
+                    // number keeps it too)
                     let b = match best.take() {
-                        Some(b) if a.delta.log10_rel_width() >= b.delta.log10_rel_width() => b,
+                        Some(b) if !(a.delta.log10_rel_width() < b.delta.log10_rel_width()) => b,
                         _ => a,
                     };
                     if then == Then::Narrow && b.delta.meets(digits) {
