@@ -142,6 +142,14 @@ impl Certified {
         self
     }
 
+    /// [`Certified::with_note`] where there is a note (an engine's loop says why it stopped short).
+    pub(in crate::account) fn with_note_if(self, note: Option<String>) -> Certified {
+        match note {
+            Some(n) => self.with_note(n),
+            None => self,
+        }
+    }
+
     pub fn lo(&self) -> &Float {
         &self.lo
     }

@@ -32,6 +32,26 @@ pub(in crate::account) enum Tiers {
     MpfrOnly,
 }
 
+impl Tiers {
+    /// The tiers of an exact lattice (`mpfr`: double-double then MPFR) or of the one its options name.
+    pub(in crate::account) fn exact(mpfr: bool) -> Tiers {
+        if mpfr {
+            Tiers::DdThenMpfr
+        } else {
+            Tiers::Fixed
+        }
+    }
+}
+
+/// The query's value on a profile of the lattice law (the exact lattice's or the inversion's).
+pub(in crate::account) fn query_on(p: &PrivacyProfile, q: Query) -> Fallible<Interval> {
+    match q {
+        Query::Epsilon(d) => p.epsilon(d),
+        Query::Delta(e) => Ok(p.delta(e).delta),
+        Query::Tradeoff(a) => p.tradeoff(a),
+    }
+}
+
 /// The exact lattice's state, one per accountant: the profiles it built, by their options (a few; a profile
 /// at least as precise and as deep serves a query).
 #[derive(Default)]
@@ -268,24 +288,13 @@ impl Accountant {
     }
 
     pub(in crate::account) fn lattice_query(&self, q: Query, mpfr: bool) -> Fallible<Certified> {
-        self.lattice_query_tiers(q, if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed })
+        self.lattice_query_tiers(q, Tiers::exact(mpfr))
     }
 
     pub(in crate::account) fn lattice_query_tiers(&self, q: Query, tiers: Tiers) -> Fallible<Certified> {
         injected(Engine::Lattice)?;
-        let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
-            match q {
-                Query::Epsilon(d) => p.epsilon(d),
-                Query::Delta(e) => Ok(p.delta(e).delta),
-                Query::Tradeoff(a) => p.tradeoff(a),
-            }
-        };
-        let (iv, o, note) = self.lattice_loop(q, tiers, &eval, &|i: &Interval| i.clone())?;
-        let c = Certified::new(iv, self.engine_of(&o), Trust::Exact, self.detail(&o))?;
-        Ok(match note {
-            Some(n) => c.with_note(n),
-            None => c,
-        })
+        let (iv, o, note) = self.lattice_loop(q, tiers, &|p| query_on(p, q), &|i: &Interval| i.clone())?;
+        Ok(Certified::new(iv, self.engine_of(&o), Trust::Exact, self.detail(&o))?.with_note_if(note))
     }
 
     pub(in crate::account) fn delta_lattice(&self, eps: &Rational, tiers: Tiers) -> Fallible<DeltaResult> {
@@ -293,11 +302,7 @@ impl Accountant {
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
         let (v, o, note) = self.lattice_loop(q, tiers, &eval, &|d| d.delta.clone())?;
-        let c = Certified::new(v.delta.clone(), self.engine_of(&o), Trust::Exact, self.detail(&o))?;
-        let c = match note {
-            Some(n) => c.with_note(n),
-            None => c,
-        };
+        let c = Certified::new(v.delta.clone(), self.engine_of(&o), Trust::Exact, self.detail(&o))?.with_note_if(note);
         // the two terms, from the same lattice: certified by the same engine
         let term = |iv| Certified::new(iv, self.engine_of(&o), Trust::Exact, self.detail(&o));
         Ok(DeltaResult { delta: c, first: Some(term(v.first)?), second: Some(term(v.second)?) })

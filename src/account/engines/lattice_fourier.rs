@@ -216,19 +216,8 @@ impl Accountant {
 
     pub(in crate::account) fn fourier_query(&self, q: Query) -> Fallible<Certified> {
         injected(Engine::LatticeFourier)?;
-        let eval = |p: &PrivacyProfile| -> Fallible<Interval> {
-            match q {
-                Query::Epsilon(d) => p.epsilon(d),
-                Query::Delta(e) => Ok(p.delta(e).delta),
-                Query::Tradeoff(a) => p.tradeoff(a),
-            }
-        };
-        let (iv, bits, _, note) = self.fourier_loop(q, &eval, &|i: &Interval| i.clone())?;
-        let c = Certified::new(iv, Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?;
-        Ok(match note {
-            Some(n) => c.with_note(n),
-            None => c,
-        })
+        let (iv, bits, _, note) = self.fourier_loop(q, &|p| super::lattice::query_on(p, q), &|i: &Interval| i.clone())?;
+        Ok(Certified::new(iv, Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?.with_note_if(note))
     }
 
     pub(in crate::account) fn delta_fourier(&self, eps: &Rational) -> Fallible<DeltaResult> {
@@ -236,11 +225,7 @@ impl Accountant {
         let q = Query::Delta(eps);
         let eval = |p: &PrivacyProfile| -> Fallible<crate::pld::profile::DeltaValue> { Ok(p.delta(eps)) };
         let (v, bits, _, note) = self.fourier_loop(q, &eval, &|d| d.delta.clone())?;
-        let c = Certified::new(v.delta.clone(), Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?;
-        let c = match note {
-            Some(n) => c.with_note(n),
-            None => c,
-        };
+        let c = Certified::new(v.delta.clone(), Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits))?.with_note_if(note);
         // the two terms, from the same lattice: certified by the same engine
         let term = |iv| Certified::new(iv, Engine::LatticeFourier, Trust::Exact, self.fourier_detail(bits));
         Ok(DeltaResult { delta: c, first: Some(term(v.first)?), second: Some(term(v.second)?) })

@@ -105,7 +105,6 @@ const SMOOTHED: Run = Run::Smoothed { width: None, input_declines: false };
 pub(in crate::account) fn ladder(first: AutoEngine, kind: Kind, forced: bool, f64_forced: bool) -> (Vec<Rung>, Refuse) {
     use Cond::*;
     use Then::*;
-    let tiers = |mpfr: bool| if mpfr { Tiers::DdThenMpfr } else { Tiers::Fixed };
     let rungs = match (first, kind) {
         (AutoEngine::Lattice { .. }, Kind::Tradeoff) if forced => vec![rung(Run::Lattice(Tiers::DdThenMpfr), &[], Narrow)],
         // double-double, then the inversion, then MPFR: where the double-double lattice misses the digits
@@ -120,7 +119,7 @@ pub(in crate::account) fn ladder(first: AutoEngine, kind: Kind, forced: bool, f6
         // a lattice answer short of the digits (its truncation depth limits it in the far tails: 1,000 ×
         // N_Z(0, 0.01) at δ = 1e-10), or its refusal, against the inversion's
         (AutoEngine::Lattice { mpfr }, _) => {
-            vec![rung(Run::Lattice(tiers(mpfr)), &[], Narrow), rung(Run::Fourier, &[FourierApplies], Narrow)]
+            vec![rung(Run::Lattice(Tiers::exact(mpfr)), &[], Narrow), rung(Run::Fourier, &[FourierApplies], Narrow)]
         }
         // where the inversion is priced dear, the conditioned engine first if cheaper and it meets the digits;
         // an inversion short of them (its price missed the tails this query needed) against the conditioned
@@ -152,7 +151,7 @@ pub(in crate::account) fn ladder(first: AutoEngine, kind: Kind, forced: bool, f6
                 rung(Run::Conditioned, &[], Narrow),
                 rung(Run::Fourier, &[Answered, FourierDear], Narrow),
                 rung(SMOOTHED, &[NothingYet], Narrow),
-                rung(Run::Lattice(tiers(!f64_forced)), &[NothingYet, LatticeNear], Final),
+                rung(Run::Lattice(Tiers::exact(!f64_forced)), &[NothingYet, LatticeNear], Final),
             ];
             for w in [1e-12, 1e-9, 1e-6, 1e-3] {
                 r.push(rung(Run::Smoothed { width: Some(w), input_declines: false }, &[NothingYet, NoWidth], Narrow));
