@@ -11,10 +11,10 @@ noise multiplier 1.1, E epochs, epsilon(1e-5), both neighbour relations, one run
   Poisson pair at q = 256/60000 and sensitivity 2, noise/wor.rs): beside dp_accounting's PLD accountant
   (1e-4, pessimistic) on that Poisson pair, noise multiplier 1.1/2 (it has no accountant for the event under
   add/remove);
-* random allocation (each record in one of the T steps of an epoch, add/remove): tightdp's certified upper
-  bound through Renyi divergences (`alloc:`), beside dp_accounting's random-allocation PLDs (dominating and
-  dominated pairs, value_discretization_interval 1e-3) where the dp_accounting imported has them (not 0.6.0
-  on PyPI: put a newer source tree first on PYTHONPATH, with typing_extensions);
+* random allocation (each record in one of the T steps of an epoch, add/remove): tightdp's certified bracket
+  of the exact value (`alloc:`, its dominating and dominated pairs), beside dp_accounting's random-allocation
+  PLDs (dominating and dominated pairs, value_discretization_interval 1e-3) where the dp_accounting imported
+  has them (not 0.6.0 on PyPI: put a newer source tree first on PYTHONPATH, with typing_extensions);
 * shuffled batches (shuffle and iterate): tightdp's certified lower bound of one explicit attack
   (`tightdp shuffle`; under add/remove its input is also the random-allocation pair with one step per record,
   so the number is a lower bound for random allocation k = 1 too).
@@ -56,9 +56,11 @@ def fixed(binary, epochs, nb):
 
 def allocation(binary, epochs, nb):
     if nb != "add-remove":
-        return "", "", "under add/remove only", ""
+        return "", "", "under add/remove only", "", "", ""
     r, secs, err = cli(binary, ["epsilon", "--mech", f"alloc:sigma={SIGMA},steps={T},n={epochs}", "--delta", DELTA])
-    return ("", "", err, f"{secs:.2f}") if r is None else (r["epsilon_hi"], r["trust"], r["method"], f"{secs:.2f}")
+    if r is None:
+        return "", "", err, f"{secs:.2f}", "", ""
+    return r["epsilon_hi"], r["trust"], r["method"], f"{secs:.2f}", r["epsilon_lo"], r["digits"]
 
 
 def dp_allocation(epochs, nb):
@@ -143,14 +145,14 @@ def main():
                    "dp_accounting_1e-4": d[0], "dp_accounting_secs": d[1],
                    "fixed_lo": f[0], "fixed_hi": f[1], "fixed_digits": f[2], "fixed_method": f[3], "fixed_secs": f[4],
                    "fixed_dp_accounting": fr[0], "fixed_dp_accounting_secs": fr[1], "fixed_dp_accounting_how": fr[2],
-                   "allocation_hi": ra[0], "allocation_trust": ra[1], "allocation_method": ra[2], "allocation_secs": ra[3],
+                   "allocation_lo": ra[4], "allocation_hi": ra[0], "allocation_digits": ra[5], "allocation_trust": ra[1], "allocation_method": ra[2], "allocation_secs": ra[3],
                    "allocation_dp_accounting_dominating_1e-3": da[0], "allocation_dp_accounting_dominated_1e-3": da[1],
                    "allocation_dp_accounting_secs": da[2],
                    "shuffled_at_least": s[0], "shuffled_secs": s[2], "verdict": s[1]}
             rows.append(row)
             print(f"E={e:3d} {nb:10s} Poisson [{p[0][:10]}, {p[1][:10]}] {p[2]} digits {p[4]} s (dp_accounting {d[0][:10]} {d[1]} s) | "
                   f"fixed [{f[0][:8]}, {f[1][:8]}] {f[2]} digits {f[4]} s {f[3] if not f[0] else ''} ({fr[2]} {fr[0][:8]} {fr[1]} s) | "
-                  f"allocation <= {ra[0][:10]} {ra[3]} s (dp_accounting [{da[1][:8]}, {da[0][:8]}] {da[2]} s) | shuffled >= {s[0]} {s[2]} s",
+                  f"allocation [{ra[4][:10]}, {ra[0][:10]}] {ra[5]} digits {ra[3]} s (dp_accounting [{da[1][:8]}, {da[0][:8]}] {da[2]} s) | shuffled >= {s[0]} {s[2]} s",
                   flush=True)
     with open(a.out, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))

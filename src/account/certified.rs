@@ -9,8 +9,8 @@
 //!
 //! Outside `account` a certified value is obtained from the accountant's queries only, and carried on
 //! through a closed set of combinators: [`Certified::max_of`] (a worst case), [`Certified::map`] with one
-//! of the monotone maps [`Map`] declared here, and [`Certified::restated`] (the same bracket, another
-//! detail). No function takes an interval from a caller and returns it certified.
+//! of the monotone maps [`Map`] declared here, [`Certified::restated`] (the same bracket, another
+//! detail) and [`Certified::upper_end_as_bound`] (the upper end, as a certified upper bound). No function takes an interval from a caller and returns it certified.
 
 use crate::error::Fallible;
 use crate::num::format::{fmt_down, fmt_up};
@@ -48,6 +48,9 @@ pub enum Engine {
     /// laws with a certified moment generating function (the Poisson-subsampled Gaussian), composed by a
     /// tilted Fourier inversion (src/account/engines/tilted.rs)
     Tilted,
+    /// random allocation of the Gaussian mechanism from its dominating and dominated finite pairs
+    /// (src/account/engines/allocation.rs)
+    AllocationPairs,
     /// Rényi divergences: each law's closed form, finite sum over its atoms, or moment generating function
     /// by certified quadrature, added up (src/account/renyi.rs)
     Renyi,
@@ -77,6 +80,7 @@ impl Engine {
             Engine::LaplaceSum => "laplace-sum",
             Engine::Atoms => "exact-atoms",
             Engine::Tilted => "tilted-fourier",
+            Engine::AllocationPairs => "allocation-pairs",
             Engine::Renyi => "renyi",
             Engine::Closed => "closed-form",
             Engine::ZcdpBs => "zcdp-bs",
@@ -207,6 +211,14 @@ impl Certified {
     /// claim about the quantity is unchanged, so engine, trust and note are kept.
     pub fn restated(&self, detail: String) -> Certified {
         Certified { detail, ..self.clone() }
+    }
+
+    /// The upper end as a certified upper bound (trust [`Trust::Bound`], the bracket [hi, hi]): the value
+    /// is at most hi. For a caller that calibrates a bound where the bracket cannot be narrowed further.
+    pub fn upper_end_as_bound(&self, detail: String) -> Certified {
+        let note =
+            Some(format!("the upper end of the certified bracket [{}, {}], as an upper bound", fmt_down(&self.lo, 8), fmt_up(&self.hi, 8)));
+        Certified { lo: self.hi.clone(), trust: Trust::Bound, detail, note, ..self.clone() }
     }
 
     /// The certified value of m(x) for one of the account layer's monotone maps [`Map`], evaluated in

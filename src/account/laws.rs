@@ -25,7 +25,7 @@ impl Accountant {
     /// vocabulary before any lattice engine is considered).
     pub(super) fn law_query(&self, q: Query) -> Fallible<Certified> {
         if self.comp.has_renyi_only() {
-            return self.rdp_bound(q);
+            return self.renyi_only_query(q);
         }
         if self.comp.has_rho_only() {
             return self.rho_bound(q);
@@ -53,6 +53,35 @@ impl Accountant {
             _ => r.interval().hi() < c.interval().hi(),
         };
         Ok(if renyi_better { r } else { c })
+    }
+
+    /// A composition with laws known by Rényi bounds only: random allocation of the Gaussian alone has its
+    /// own pairs (`engines::allocation`: a bracket of the exact value), where they answer within the work
+    /// budget; else, and under a forced method, the Rényi bound.
+    fn renyi_only_query(&self, q: Query) -> Fallible<Certified> {
+        if self.opts.method == Method::Auto {
+            let laws: Vec<(Arc<dyn LossLaw>, u64)> = self.comp.law_shifts()?;
+            let job = Job {
+                laws: &laws,
+                q,
+                digits: self.opts.digits,
+                trust: Trust::Exact,
+                prec: self.work_prec(),
+                grid_work: self.opts.grid_work,
+                grid: None,
+            };
+            match super::engines::run(&self.law_engines, &job, Some("allocation-pairs")) {
+                Ok(c) => return Ok(c),
+                // one random allocation the pairs do not take (the trade-off function, a budget too small
+                // for the first grid): the Rényi bound, saying why
+                Err(e) if e.is_declined() && self.comp.law_shifts()?.iter().any(|(l, _)| l.allocation().is_some()) => {
+                    return Ok(self.rdp_bound(q)?.with_note(format!("the exact pairs declined ({})", e.message())));
+                }
+                Err(e) if e.is_declined() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.rdp_bound(q)
     }
 
     /// The Rényi bound where no law engine answers, or for ε the zCDP bound (Canonne–Kamath–Steinke's

@@ -10,10 +10,13 @@
 //! composition; so ε(δ), the advantage and the TPR at any FPR do not increase with σ, and the search on
 //! the lattice of σ is sound. This holds for `gauss:` terms (with or without `q=`) and for random
 //! allocation (`alloc:`, each step's output noised on its own), the only ones a hole `sigma=?` is accepted
-//! in. Random allocation is known by a certified upper bound: the bound is calibrated (the returned σ's
-//! bound meets the target, the next smaller σ's bound misses it; trust `certified-bound`).
+//! in. Random allocation (one step of t per record) is known by a bracket of its exact value that narrows
+//! like h² within the work budget (`account::engines::allocation`): where the last probe's bracket still
+//! straddles the target, its upper end is calibrated, a certified upper bound (the returned σ's upper end
+//! meets the target, the next smaller σ's misses it; trust `certified-bound`), as the Rényi bound of k of t
+//! steps is.
 
-use crate::account::{Accountant, Certified, Options};
+use crate::account::{Accountant, Certified, Engine, Options};
 use crate::calibrate::hole::Hole;
 use crate::calibrate::target::{show, CalibrationTarget as Target};
 use crate::error::Fallible;
@@ -81,6 +84,14 @@ pub(crate) fn meets(comp: &Composition, target: &Target, opts: &Options, advice:
         last = Some(c);
     }
     let c = last.ok_or_else(|| err!(Internal, "no probe ran"))?;
+    // random allocation's pairs narrow like h² within the work budget, short of the digits a search needs
+    // near its end: their upper end is calibrated, a certified upper bound (as the Rényi bound was)
+    if c.engine() == Engine::AllocationPairs {
+        let b = c.upper_end_as_bound(c.detail().to_string());
+        if let Some(side) = target.decides(&b) {
+            return Ok((side, b));
+        }
+    }
     fallible!(
         Resource,
         "the certified {} bracket [{}, {}] contains the target {}: {advice}",

@@ -7,8 +7,12 @@
 //!   A = (1/T) Σ_t N(μe_t, σ²I) with the record and B = N(0, σ²I) without; [FS25] show this pair dominates
 //!   random allocation of the Gaussian (for adaptive steps as well), and epochs reshuffle independently, so
 //!   E epochs are dominated by the E-fold product.
-//! * **What is certified: an upper bound through Rényi divergences.** The pair has no known privacy-loss
-//!   law in closed form, but its Rényi divergences have the moments of one likelihood ratio
+//! * **What is certified: the exact value, bracketed** (one step per record, ε and δ): the pair's epochs as
+//!   finite pairs that dominate it and that it dominates (`allocation::pairs`, the engine
+//!   `account::engines::allocation`); the pair is also the mechanism's own output on that input, so its
+//!   divergences are exact.
+//! * **Otherwise an upper bound through Rényi divergences** (k > 1, the trade-off function, budgets too
+//!   small for the pairs). The pair has no known privacy-loss law in closed form, but its Rényi divergences have the moments of one likelihood ratio
 //!   (`allocation::moments`): D_α(A‖B) = ln E_B[M^α]/(α − 1) exactly at integer α, and
 //!   D_α(B‖A) = ln E_B[M^{−(α−1)}]/(α − 1) bounded from above at integer α. Between integers both use that
 //!   β ↦ ln E[M^β] is convex (Hölder), so it lies below its chords. Neither direction exceeds the one-step
@@ -21,6 +25,7 @@
 //! * k of the T steps for each record (`k=K`): `selected`, the composition of k one-step allocations.
 
 pub mod moments;
+pub mod pairs;
 pub mod selected;
 
 use crate::error::Fallible;
@@ -242,6 +247,10 @@ impl LossLaw for RandomAllocation {
 
     fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
         Some(self.divergence(dir, alpha, prec))
+    }
+
+    fn allocation(&self) -> Option<(Rational, Vec<(u64, u64)>)> {
+        Some((self.mu2.clone(), vec![(self.steps, 1)]))
     }
 
     allocation_law!();

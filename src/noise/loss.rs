@@ -281,6 +281,13 @@ pub trait LossLaw: Send + Sync + fmt::Debug {
         Rational::from(0)
     }
 
+    /// Random allocation of the Gaussian mechanism, for the engine of its dominating and dominated pairs
+    /// (`account::engines::allocation`): μ²/σ², and one epoch as one-step-per-record allocations, each (t
+    /// steps, how many); one group of one is the law itself, several a composition that dominates it.
+    fn allocation(&self) -> Option<(Rational, Vec<(u64, u64)>)> {
+        None
+    }
+
     /// The mean η of a Gaussian loss law: L ~ N(η, 2η) under A and N(−η, 2η) under B, which compose by
     /// adding η (the continuous Gaussian: η = μ²/(2σ²)) — the closed-form engine takes such laws.
     fn gaussian_eta(&self) -> Option<Rational> {

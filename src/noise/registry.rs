@@ -52,7 +52,7 @@ pub const LAWS: &[(&str, &str, &[&str], Parser)] = &[
     ),
     (
         "alloc",
-        "random allocation of the Gaussian mechanism, each record in k (default 1) of T steps per epoch, add/remove neighbours, accounted through Renyi divergences (a certified upper bound): alloc:sigma=S,steps=T[,k=K][,mu=M], n= epochs",
+        "random allocation of the Gaussian mechanism, each record in k (default 1) of T steps per epoch, add/remove neighbours: with k = 1 a certified bracket of the exact epsilon and delta from its dominating and dominated pairs; with k > 1, and its trade-off function, a certified upper bound through Renyi divergences: alloc:sigma=S,steps=T[,k=K][,mu=M], n= epochs",
         &["sigma", "sigma2", "mu", "steps", "k"],
         crate::noise::allocation::RandomAllocation::law_from_params,
     ),

@@ -11,6 +11,8 @@
 //! surfaces; a forced method is a ladder of one rung. A new engine is one file here and one line in
 //! [`law_engines`].
 //!
+//! * `allocation` — random allocation of the Gaussian mechanism (known otherwise by Rényi bounds only): its
+//!   dominating and dominated finite pairs, a bracket of the exact value narrowing like h².
 //! * [`gaussian`] — every law a Gaussian loss law: the closed forms of their one Gaussian.
 //! * [`single`] — one release of one mechanism: its own distribution functions.
 //! * [`atoms`] — laws with finitely many losses (randomized response, stated (ε, δ) pairs), composed
@@ -32,6 +34,7 @@
 //! function of their offers ([`lattice_plan`]), the rungs after it another ([`lattice_ladder`]); the
 //! accountant climbs them (`account/choice.rs`).
 
+mod allocation;
 pub mod atoms;
 mod atoms_binomial;
 mod atoms_lattice;
@@ -118,6 +121,7 @@ pub(in crate::account) trait LawEngine: Send + Sync {
 /// Laplace sum (the few releases the inversion declines), and the grid, which takes everything.
 pub(in crate::account) fn law_engines() -> Vec<Box<dyn LawEngine>> {
     vec![
+        Box::new(allocation::AllocationPairs),
         Box::new(gaussian::GaussianClosed),
         Box::new(single::SingleRelease),
         Box::new(atoms::AtomsEngine),

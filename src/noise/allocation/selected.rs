@@ -61,6 +61,11 @@ impl LossLaw for SelectedAllocation {
         self.parts.iter().all(|(p, _)| p.symmetric())
     }
 
+    /// The groups' one-step allocations, whose composition dominates the law (module doc).
+    fn allocation(&self) -> Option<(Rational, Vec<(u64, u64)>)> {
+        Some((self.parts[0].0.mu2.clone(), self.parts.iter().map(|(p, n)| (p.steps, *n)).collect()))
+    }
+
     /// Σ count·D_α(part): the composition of the groups' one-step allocations (module doc).
     fn renyi(&self, dir: Direction, alpha: &Rational, prec: u32) -> Option<Fallible<Interval>> {
         let mut total = Interval::zero(prec);
