@@ -74,7 +74,7 @@ impl Accountant {
                 Ok(c) => return Ok(c),
                 // one random allocation the pairs do not take (the trade-off function, a budget too small
                 // for the first grid): the Rényi bound, saying why
-                Err(e) if e.is_declined() && self.comp.law_shifts()?.iter().any(|(l, _)| l.allocation().is_some()) => {
+                Err(e) if e.is_declined() && laws.iter().any(|(l, _)| l.allocation().is_some()) => {
                     return Ok(self.rdp_bound(q)?.with_note(format!("the exact pairs declined ({})", e.message())));
                 }
                 Err(e) if e.is_declined() => {}

@@ -38,6 +38,24 @@ pub fn rational_gcd(x: &rug::Rational, y: &rug::Rational) -> rug::Rational {
     rug::Rational::from((num, rug::Integer::from(x.denom() * y.denom())))
 }
 
+/// Bisection of [a, b] for a decreasing quantity: `above(x)` says it is still above the target at x (then
+/// x becomes the new a). Stops at adjacent doubles — re-testing an end point would reproduce its verdict,
+/// nothing moves any more — or after `iters` steps; returns the final (a, b).
+pub fn bisect_decreasing(mut a: f64, mut b: f64, iters: usize, above: impl Fn(f64) -> bool) -> (f64, f64) {
+    for _ in 0..iters {
+        let m = 0.5 * (a + b);
+        if m == a || m == b {
+            break;
+        }
+        if above(m) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    (a, b)
+}
+
 /// log2 of a positive rational without overflow, in f64 (planning only): from the bit lengths of its
 /// numerator and denominator and their leading 60 bits.
 pub fn log2_of(q: &rug::Rational) -> f64 {

@@ -19,7 +19,7 @@ use crate::account::{Certified, Engine, Trust};
 use crate::error::Fallible;
 use crate::noise::allocation::pairs::{self, Lower, Mass, Upper, Work};
 use crate::num::format::fmt_rational;
-use crate::num::Interval;
+use crate::num::{bisect_decreasing, Interval};
 use crate::{err, fallible};
 use rug::{Float, Rational};
 use std::sync::{Arc, Mutex};
@@ -34,7 +34,7 @@ const FINEST: u64 = 100 << 12;
 /// split to the ends or grouped, so still inside the bracket).
 const WINDOW_SDS: f64 = 10.0;
 /// Bisection steps of ε(δ) (f64: each end is checked where it is found, so any step count is valid).
-const SEARCH_STEPS: u32 = 64;
+const SEARCH_STEPS: usize = 64;
 /// The largest ε searched.
 const EPS_MAX: f64 = 1e4;
 
@@ -177,16 +177,25 @@ fn exp_f64(eps: f64) -> Mass {
     exp_of(&Rational::from_f64(eps).expect("invariant: a finite ε"))
 }
 
-/// δ(ε) bracketed: the larger direction's, from each build.
-fn delta_bracket(b: &Builds, x: Mass) -> (f64, f64) {
-    let (l, u) = (b.lo.delta(x), b.up.delta(&b.grid, x));
-    (l.0.max(l.1), u.0.max(u.1))
+/// δ(ε) from above: the larger direction's, from the dominating build.
+fn delta_above(b: &Builds, x: Mass) -> f64 {
+    let (remove, add) = b.up.delta(&b.grid, x);
+    remove.max(add)
+}
+
+/// δ(ε) from below: the larger direction's, from the dominated build.
+fn delta_below(b: &Builds, x: Mass) -> f64 {
+    let (remove, add) = b.lo.delta(x);
+    remove.max(add)
 }
 
 /// The certified answer of the job from one pair of builds.
 fn certified(job: &Job, b: &Builds) -> Fallible<Certified> {
     let (lo, hi) = match job.q {
-        Query::Delta(eps) => delta_bracket(b, exp_of(eps)),
+        Query::Delta(eps) => {
+            let x = exp_of(eps);
+            (delta_below(b, x), delta_above(b, x))
+        }
         Query::Epsilon(delta) => epsilon_bracket(b, delta.to_f64())?,
         Query::Tradeoff(_) => return fallible!(Declined, "the trade-off function of random allocation's pairs"),
     };
@@ -215,8 +224,8 @@ fn epsilon_bracket(b: &Builds, delta: f64) -> Fallible<(f64, f64)> {
     if !(delta > 0.0) {
         return fallible!(Declined, "random allocation's pairs: delta must be positive");
     }
-    let up_at = |eps: f64| delta_bracket(b, exp_f64(eps)).1;
-    let lo_at = |eps: f64| delta_bracket(b, exp_f64(eps)).0;
+    let up_at = |eps: f64| delta_above(b, exp_f64(eps));
+    let lo_at = |eps: f64| delta_below(b, exp_f64(eps));
     let mut top = 1.0;
     while up_at(top) > delta {
         top *= 2.0;
@@ -225,33 +234,12 @@ fn epsilon_bracket(b: &Builds, delta: f64) -> Fallible<(f64, f64)> {
         }
     }
     // the upper end: the least ε found with δ⁺(ε) ≤ δ
-    let (mut a, mut z) = (0.0, top);
-    if up_at(0.0) <= delta {
-        z = 0.0;
-    }
-    for _ in 0..SEARCH_STEPS {
-        let m = (a + z) / 2.0;
-        if up_at(m) > delta {
-            a = m
-        } else {
-            z = m
-        }
-    }
-    let hi = z;
+    let hi = if up_at(0.0) <= delta { 0.0 } else { bisect_decreasing(0.0, top, SEARCH_STEPS, |e| up_at(e) > delta).1 };
     // the lower end: the largest ε found with δ⁻(ε) > δ
     if lo_at(0.0) <= delta {
         return Ok((0.0, hi));
     }
-    let (mut a, mut z) = (0.0, hi);
-    for _ in 0..SEARCH_STEPS {
-        let m = (a + z) / 2.0;
-        if lo_at(m) > delta {
-            a = m
-        } else {
-            z = m
-        }
-    }
-    Ok((a, hi))
+    Ok((bisect_decreasing(0.0, hi, SEARCH_STEPS, |e| lo_at(e) > delta).0, hi))
 }
 
 #[cfg(test)]

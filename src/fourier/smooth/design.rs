@@ -9,6 +9,7 @@ use super::shape::{Lattice, Shape};
 use crate::error::Fallible;
 use crate::fallible;
 use crate::num::ball::{Ball, TAU};
+use crate::num::bisect_decreasing;
 
 /// The tilts c′ > c of the Chernoff bound on the aliasing m ≥ 1 (parameter choice only: every c′ > c gives
 /// a valid bound, the engine takes the smallest). The fixed ones c + 0.5, c + 1, 1.5c + 1, 2c + 1 suit a
@@ -98,24 +99,6 @@ pub(super) fn ln_delta_estimate(sh: &Shape, eps: f64) -> f64 {
 /// The saddle-point estimate of ln δ(ε) at tilt c, given K = ln M(c): K − cε − ln(c(c + 1)) − ½ln(2π·var).
 fn estimate_at(sh: &Shape, k: f64, c: f64, eps: f64) -> f64 {
     k - c * eps - (c * (c + 1.0)).ln() - 0.5 * (2.0 * std::f64::consts::PI * sh.var).ln()
-}
-
-/// Bisection of [a, b] for a decreasing quantity: `above(x)` says it is still above the target at x (then
-/// x becomes the new a). Stops at adjacent doubles — re-testing an end point would reproduce its verdict,
-/// nothing moves any more — or after `iters` steps; returns the final (a, b).
-fn bisect_decreasing(mut a: f64, mut b: f64, iters: usize, above: impl Fn(f64) -> bool) -> (f64, f64) {
-    for _ in 0..iters {
-        let m = 0.5 * (a + b);
-        if m == a || m == b {
-            break;
-        }
-        if above(m) {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    (a, b)
 }
 
 /// Largest number of nodes.

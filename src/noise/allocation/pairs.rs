@@ -265,66 +265,6 @@ impl Upper {
         self
     }
 
-    /// The pair of α parts of `self`'s steps and 1 − α of `y`'s (module doc: merged, then split).
-    pub fn merge(&self, y: &Upper, alpha: &Rational, h: &Rational) -> Upper {
-        let x = self;
-        let (nx, ny) = (x.m.len() as i64, y.m.len() as i64);
-        let (dmin, dmax) = (y.first - (x.first + nx - 1), y.first + ny - 1 - x.first);
-        let one_minus = Rational::from(1) - alpha.clone();
-        let (ai, bi) = (Interval::from_rational(alpha, PREC), Interval::from_rational(&one_minus, PREC));
-        // atoms i, j at d = k_j − k_i: ratio e^{k_i h}(α + (1 − α)e^{dh})
-        let splits: Vec<Split> =
-            (dmin..=dmax).map(|d| split(&ai.add(&bi.mul(&Interval::from_rational(&q(h, d), PREC).exp())), h)).collect();
-        // x's zero with y's atom j: ratio (1 − α)e^{k_j h}; x's atom i with y's zero: α e^{k_i h}
-        let (zx, zy) = (split(&bi, h), split(&ai, h));
-        let jmin = splits.iter().map(|s| s.j0).min().unwrap_or(0);
-        let jmax = splits.iter().map(|s| s.j1).max().unwrap_or(0);
-        let lo = (x.first + jmin).min(y.first + zx.j0).min(x.first + zy.j0);
-        let hi = (x.first + nx - 1 + jmax).max(y.first + ny - 1 + zx.j1).max(x.first + nx - 1 + zy.j1);
-        let mut acc = Acc::new((hi - lo + 1) as usize);
-        // the B-mass a·b of two outcomes, split at s
-        let mut put = |k: i64, a: Mass, b: Mass, s: &Split| {
-            let (pl, ph) = (a.lo * b.lo, a.hi * b.hi);
-            acc.add((k + s.j0 - lo) as usize, pl * s.l0.lo, ph * s.l0.hi);
-            acc.add((k + s.j1 - lo) as usize, pl * s.l1.lo, ph * s.l1.hi);
-        };
-        for (i, mi) in x.m.iter().enumerate() {
-            if mi.hi == 0.0 {
-                continue;
-            }
-            let ki = x.first + i as i64;
-            let row = &splits[(y.first - ki - dmin) as usize..];
-            for (mj, s) in y.m.iter().zip(row) {
-                put(ki, *mi, *mj, s);
-            }
-            put(ki, *mi, y.zero, &zy);
-        }
-        for (j, mj) in y.m.iter().enumerate() {
-            put(y.first + j as i64, x.zero, *mj, &zx);
-        }
-        let m = acc.finish();
-        let (mx, my) = (sum(&x.m).add(x.zero), sum(&y.m).add(y.zero));
-        let inf = Mass::of(&ai).mul(x.inf).mul(my).add(Mass::of(&bi).mul(mx).mul(y.inf));
-        Upper { first: lo, m, zero: x.zero.mul(y.zero), inf }.pruned(h.to_f64())
-    }
-
-    /// The product of two pairs on the lattice (two sets of epochs): B-masses convolve; an outcome at an end
-    /// of either is at that end, B[zero] = z + z′ − z z′ and A[inf] likewise.
-    pub fn product(&self, y: &Upper, h: &Rational) -> Upper {
-        let mut acc = Acc::new(self.m.len() + y.m.len() - 1);
-        for (i, mi) in self.m.iter().enumerate() {
-            if mi.hi == 0.0 {
-                continue;
-            }
-            for (j, mj) in y.m.iter().enumerate() {
-                acc.add(i + j, mi.lo * mj.lo, mi.hi * mj.hi);
-            }
-        }
-        let m = acc.finish();
-        let either = |a: Mass, b: Mass| Mass { lo: (a.lo + b.lo - a.hi * b.hi).next_down().max(0.0), hi: (a.hi + b.hi).next_up() };
-        Upper { first: self.first + y.first, m, zero: either(self.zero, y.zero), inf: either(self.inf, y.inf) }.pruned(h.to_f64())
-    }
-
     /// Upper bounds of δ(ε) in both directions, e^ε enclosed in `x`: remove (A against B)
     /// A[inf] + Σ (e^{kh} − e^ε)₊ m_k, add (B against A) B[zero] + Σ (1 − e^{ε + kh})₊ m_k.
     pub fn delta(&self, grid: &[Mass], x: Mass) -> (f64, f64) {
@@ -409,50 +349,6 @@ impl Lower {
         self.first + self.m.len() as i64 - 1
     }
 
-    /// The pair of α parts of `self`'s steps and 1 − α of `y`'s (module doc: merged, then grouped).
-    pub fn merge(&self, y: &Lower, alpha: &Rational, h: &Rational) -> Lower {
-        let one_minus = Rational::from(1) - alpha.clone();
-        let (a, b) = (Mass::of(&Interval::from_rational(alpha, PREC)), Mass::of(&Interval::from_rational(&one_minus, PREC)));
-        let (af, bf, inv_h) = (alpha.to_f64(), one_minus.to_f64(), 1.0 / h.to_f64());
-        // the merged ratio is a mean of the two: its loss lies between theirs
-        let (lo, hi) = (self.first.min(y.first) - 1, self.last().max(y.last()) + 1);
-        let (mut m, mut w) = (Acc::new((hi - lo + 1) as usize), Acc::new((hi - lo + 1) as usize));
-        let (rx, ry) = (self.ratios(), y.ratios());
-        for i in 0..self.m.len() {
-            let (mi, wi) = (self.m[i], self.w[i]);
-            if mi.hi == 0.0 && wi.hi == 0.0 {
-                continue;
-            }
-            let (ar, al, ah) = (af * rx[i], a.lo * wi.lo, a.hi * wi.hi);
-            let (bl, bh) = (b.lo * mi.lo, b.hi * mi.hi);
-            for j in 0..y.m.len() {
-                let k = (cell_of((ar + bf * ry[j]).ln(), inv_h, lo, hi) - lo) as usize;
-                let (mj, wj) = (y.m[j], y.w[j]);
-                m.add(k, mi.lo * mj.lo, mi.hi * mj.hi);
-                w.add(k, al * mj.lo + bl * wj.lo, ah * mj.hi + bh * wj.hi);
-            }
-        }
-        Lower { first: lo, w: w.finish(), m: m.finish() }.trimmed().pruned()
-    }
-
-    /// The product of two pairs (two sets of epochs): masses multiply, losses add, grouped again.
-    pub fn product(&self, y: &Lower, h: &Rational) -> Lower {
-        let inv_h = 1.0 / h.to_f64();
-        let (lo, hi) = (self.first + y.first - 1, self.last() + y.last() + 1);
-        let (mut m, mut w) = (Acc::new((hi - lo + 1) as usize), Acc::new((hi - lo + 1) as usize));
-        let lr = |l: &Lower| l.ratios().iter().map(|r| r.ln()).collect::<Vec<f64>>();
-        let (lx, ly) = (lr(self), lr(y));
-        for i in 0..self.m.len() {
-            let (mi, wi) = (self.m[i], self.w[i]);
-            for j in 0..y.m.len() {
-                let k = (cell_of(lx[i] + ly[j], inv_h, lo, hi) - lo) as usize;
-                m.add(k, mi.lo * y.m[j].lo, mi.hi * y.m[j].hi);
-                w.add(k, wi.lo * y.w[j].lo, wi.hi * y.w[j].hi);
-            }
-        }
-        Lower { first: lo, w: w.finish(), m: m.finish() }.trimmed().pruned()
-    }
-
     /// Without the empty atoms at the ends.
     fn trimmed(mut self) -> Lower {
         let live = |k: &usize| self.m[*k].hi > 0.0 || self.w[*k].hi > 0.0;
@@ -484,31 +380,125 @@ impl Lower {
 
 /// The two builds' shared steps: merging parts of an epoch and taking products of epochs.
 pub trait Build: Clone {
-    fn merge_parts(&self, y: &Self, alpha: &Rational, h: &Rational) -> Self;
-    fn times(&self, y: &Self, h: &Rational) -> Self;
+    /// The pair of α parts of `self`'s steps and 1 − α of `y`'s.
+    fn merge(&self, y: &Self, alpha: &Rational, h: &Rational) -> Self;
+    /// The product of two pairs (two sets of epochs).
+    fn product(&self, y: &Self, h: &Rational) -> Self;
     /// Its atoms (the work of a merge or product is the product of the two counts).
     fn atoms(&self) -> u64;
 }
 
 impl Build for Upper {
-    fn merge_parts(&self, y: &Self, alpha: &Rational, h: &Rational) -> Self {
-        self.merge(y, alpha, h)
+    /// The pair of α parts of `self`'s steps and 1 − α of `y`'s (module doc: merged, then split).
+    fn merge(&self, y: &Upper, alpha: &Rational, h: &Rational) -> Upper {
+        let x = self;
+        let (nx, ny) = (x.m.len() as i64, y.m.len() as i64);
+        let (dmin, dmax) = (y.first - (x.first + nx - 1), y.first + ny - 1 - x.first);
+        let one_minus = Rational::from(1) - alpha.clone();
+        let (ai, bi) = (Interval::from_rational(alpha, PREC), Interval::from_rational(&one_minus, PREC));
+        // atoms i, j at d = k_j − k_i: ratio e^{k_i h}(α + (1 − α)e^{dh})
+        let splits: Vec<Split> =
+            (dmin..=dmax).map(|d| split(&ai.add(&bi.mul(&Interval::from_rational(&q(h, d), PREC).exp())), h)).collect();
+        // x's zero with y's atom j: ratio (1 − α)e^{k_j h}; x's atom i with y's zero: α e^{k_i h}
+        let (zx, zy) = (split(&bi, h), split(&ai, h));
+        let jmin = splits.iter().map(|s| s.j0).min().unwrap_or(0);
+        let jmax = splits.iter().map(|s| s.j1).max().unwrap_or(0);
+        let lo = (x.first + jmin).min(y.first + zx.j0).min(x.first + zy.j0);
+        let hi = (x.first + nx - 1 + jmax).max(y.first + ny - 1 + zx.j1).max(x.first + nx - 1 + zy.j1);
+        let mut acc = Acc::new((hi - lo + 1) as usize);
+        // the B-mass a·b of two outcomes, split at s
+        let mut put = |k: i64, a: Mass, b: Mass, s: &Split| {
+            let (pl, ph) = (a.lo * b.lo, a.hi * b.hi);
+            acc.add((k + s.j0 - lo) as usize, pl * s.l0.lo, ph * s.l0.hi);
+            acc.add((k + s.j1 - lo) as usize, pl * s.l1.lo, ph * s.l1.hi);
+        };
+        for (i, mi) in x.m.iter().enumerate() {
+            if mi.hi == 0.0 {
+                continue;
+            }
+            let ki = x.first + i as i64;
+            let row = &splits[(y.first - ki - dmin) as usize..];
+            for (mj, s) in y.m.iter().zip(row) {
+                put(ki, *mi, *mj, s);
+            }
+            put(ki, *mi, y.zero, &zy);
+        }
+        for (j, mj) in y.m.iter().enumerate() {
+            put(y.first + j as i64, x.zero, *mj, &zx);
+        }
+        let m = acc.finish();
+        let (mx, my) = (sum(&x.m).add(x.zero), sum(&y.m).add(y.zero));
+        let inf = Mass::of(&ai).mul(x.inf).mul(my).add(Mass::of(&bi).mul(mx).mul(y.inf));
+        Upper { first: lo, m, zero: x.zero.mul(y.zero), inf }.pruned(h.to_f64())
     }
-    fn times(&self, y: &Self, h: &Rational) -> Self {
-        self.product(y, h)
+
+    /// The product of two pairs on the lattice (two sets of epochs): B-masses convolve; an outcome at an end
+    /// of either is at that end, B[zero] = z + z′ − z z′ and A[inf] likewise.
+    fn product(&self, y: &Upper, h: &Rational) -> Upper {
+        let mut acc = Acc::new(self.m.len() + y.m.len() - 1);
+        for (i, mi) in self.m.iter().enumerate() {
+            if mi.hi == 0.0 {
+                continue;
+            }
+            for (j, mj) in y.m.iter().enumerate() {
+                acc.add(i + j, mi.lo * mj.lo, mi.hi * mj.hi);
+            }
+        }
+        let m = acc.finish();
+        let either = |a: Mass, b: Mass| Mass { lo: (a.lo + b.lo - a.hi * b.hi).next_down().max(0.0), hi: (a.hi + b.hi).next_up() };
+        Upper { first: self.first + y.first, m, zero: either(self.zero, y.zero), inf: either(self.inf, y.inf) }.pruned(h.to_f64())
     }
+
     fn atoms(&self) -> u64 {
         self.m.len() as u64
     }
 }
 
 impl Build for Lower {
-    fn merge_parts(&self, y: &Self, alpha: &Rational, h: &Rational) -> Self {
-        self.merge(y, alpha, h)
+    /// The pair of α parts of `self`'s steps and 1 − α of `y`'s (module doc: merged, then grouped).
+    fn merge(&self, y: &Lower, alpha: &Rational, h: &Rational) -> Lower {
+        let one_minus = Rational::from(1) - alpha.clone();
+        let (a, b) = (Mass::of(&Interval::from_rational(alpha, PREC)), Mass::of(&Interval::from_rational(&one_minus, PREC)));
+        let (af, bf, inv_h) = (alpha.to_f64(), one_minus.to_f64(), 1.0 / h.to_f64());
+        // the merged ratio is a mean of the two: its loss lies between theirs
+        let (lo, hi) = (self.first.min(y.first) - 1, self.last().max(y.last()) + 1);
+        let (mut m, mut w) = (Acc::new((hi - lo + 1) as usize), Acc::new((hi - lo + 1) as usize));
+        let (rx, ry) = (self.ratios(), y.ratios());
+        for i in 0..self.m.len() {
+            let (mi, wi) = (self.m[i], self.w[i]);
+            if mi.hi == 0.0 && wi.hi == 0.0 {
+                continue;
+            }
+            let (ar, al, ah) = (af * rx[i], a.lo * wi.lo, a.hi * wi.hi);
+            let (bl, bh) = (b.lo * mi.lo, b.hi * mi.hi);
+            for j in 0..y.m.len() {
+                let k = (cell_of((ar + bf * ry[j]).ln(), inv_h, lo, hi) - lo) as usize;
+                let (mj, wj) = (y.m[j], y.w[j]);
+                m.add(k, mi.lo * mj.lo, mi.hi * mj.hi);
+                w.add(k, al * mj.lo + bl * wj.lo, ah * mj.hi + bh * wj.hi);
+            }
+        }
+        Lower { first: lo, w: w.finish(), m: m.finish() }.trimmed().pruned()
     }
-    fn times(&self, y: &Self, h: &Rational) -> Self {
-        self.product(y, h)
+
+    /// The product of two pairs (two sets of epochs): masses multiply, losses add, grouped again.
+    fn product(&self, y: &Lower, h: &Rational) -> Lower {
+        let inv_h = 1.0 / h.to_f64();
+        let (lo, hi) = (self.first + y.first - 1, self.last() + y.last() + 1);
+        let (mut m, mut w) = (Acc::new((hi - lo + 1) as usize), Acc::new((hi - lo + 1) as usize));
+        let lr = |l: &Lower| l.ratios().iter().map(|r| r.ln()).collect::<Vec<f64>>();
+        let (lx, ly) = (lr(self), lr(y));
+        for i in 0..self.m.len() {
+            let (mi, wi) = (self.m[i], self.w[i]);
+            for j in 0..y.m.len() {
+                let k = (cell_of(lx[i] + ly[j], inv_h, lo, hi) - lo) as usize;
+                m.add(k, mi.lo * y.m[j].lo, mi.hi * y.m[j].hi);
+                w.add(k, wi.lo * y.w[j].lo, wi.hi * y.w[j].hi);
+            }
+        }
+        Lower { first: lo, w: w.finish(), m: m.finish() }.trimmed().pruned()
     }
+
     fn atoms(&self) -> u64 {
         self.m.len() as u64
     }
@@ -549,7 +539,7 @@ pub fn epoch<B: Build>(one: &B, t: u64, h: &Rational, work: &mut Work) -> Option
     while powers.last().expect("invariant: one power at least").0 * 2 <= t {
         let (p, last) = powers.last().expect("invariant: one power at least");
         work.spend(last, last)?;
-        let next = last.merge_parts(last, &Rational::from((1, 2)), h);
+        let next = last.merge(last, &Rational::from((1, 2)), h);
         powers.push((p * 2, next));
     }
     let mut acc: Option<(u64, B)> = None;
@@ -563,7 +553,7 @@ pub fn epoch<B: Build>(one: &B, t: u64, h: &Rational, work: &mut Work) -> Option
             None => (*p, law.clone()),
             Some((n, sofar)) => {
                 work.spend(&sofar, law)?;
-                (n + p, sofar.merge_parts(law, &Rational::from((n, n + p)), h))
+                (n + p, sofar.merge(law, &Rational::from((n, n + p)), h))
             }
         });
     }
@@ -581,7 +571,7 @@ pub fn epochs<B: Build>(one: &B, groups: &[(u64, u64)], e: u64, h: &Rational, wo
             None => g,
             Some(a) => {
                 work.spend(&a, &g)?;
-                a.times(&g, h)
+                a.product(&g, h)
             }
         });
     }
@@ -599,14 +589,14 @@ pub fn power<B: Build>(one: &B, e: u64, h: &Rational, work: &mut Work) -> Option
                 None => base.clone(),
                 Some(a) => {
                     work.spend(&a, &base)?;
-                    a.times(&base, h)
+                    a.product(&base, h)
                 }
             });
         }
         n >>= 1;
         if n > 0 {
             work.spend(&base, &base)?;
-            base = base.times(&base, h);
+            base = base.product(&base, h);
         }
     }
     Some(acc.expect("invariant: e >= 1"))
